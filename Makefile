@@ -1,0 +1,147 @@
+# Tangram - build, test, demo, benchmarks.  See README.md.
+#
+#   make            everything: bin/, lib/
+#   make check      all tests (SANITIZE=1: tools and unit tests with ASan/UBSan)
+#   make demo       the main job on the bundled example
+#   make bench      benchmarks (tests/bench)
+#   make deps       install the Debian packages the project needs
+#   make install PREFIX=/usr/local
+
+PREFIX ?= /usr/local
+CC = gcc
+MPICC = mpicc.mpich
+PYTHON ?= python3
+
+WARN = -Wall -Wextra -Werror
+CFLAGS = -O2 -g -std=gnu11 $(WARN)
+ifeq ($(SANITIZE),1)
+TOOLSAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+BUILD = build/san
+else
+TOOLSAN =
+BUILD = build/opt
+endif
+
+JANSSON_LIBS = -ljansson
+ZLIB_LIBS = -lz
+
+COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
+	libcommon/text.c libcommon/util.c libcommon/calltab.gen.c
+COMMON_HDR = $(wildcard libcommon/*.h)
+# What the shim needs of libcommon (no stdio, no jansson).
+SHIM_COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
+	libcommon/calltab.gen.c
+SHIM_SRC = shim/core.c shim/hand.c shim/wrappers.gen.c
+SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
+
+TOOLS = trace-decode trace-run
+BINS = $(addprefix bin/,$(TOOLS))
+LIBS = lib/libtangram.so
+
+COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
+SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_COMMON_SRC))
+
+.PHONY: all check demo bench deps install clean regen lint-man test-apps
+.DELETE_ON_ERROR:
+
+all: $(BINS) $(LIBS)
+
+$(BUILD)/%.o: %.c $(COMMON_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOOLSAN) -c -o $@ $<
+
+$(BUILD)/libcommon.a: $(COMMON_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+bin/trace-decode: $(BUILD)/tools/trace-decode.o $(BUILD)/libcommon.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
+
+bin/trace-run: tools/trace-run.c $(COMMON_HDR)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) $(TOOLSAN) -DTG_LIBDIR='"$(PREFIX)/lib"' -o $@ tools/trace-run.c
+
+# The shim: position-independent, everything hidden but the wrappers, never
+# sanitized (it is preloaded into programs that are not).
+SHIM_CFLAGS = $(CFLAGS) -fPIC -fvisibility=hidden -fno-builtin -ftls-model=initial-exec
+
+build/shim/%.o: %.c $(SHIM_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_CFLAGS) -c -o $@ $<
+
+lib/libtangram.so: $(SHIM_OBJ)
+	@mkdir -p lib
+	$(CC) -shared -Wl,-z,defs -Wl,--no-undefined -o $@ $^ -ldl -lpthread
+
+# The call table is generated; the outputs are checked in.
+regen:
+	$(PYTHON) shim/gen-calls.py libcommon/calls.tab
+
+# ---- tests ---------------------------------------------------------------
+
+TEST_APPS_SRC = $(wildcard tests/apps/*.c)
+TEST_APPS = $(patsubst tests/apps/%.c,build/apps/%,$(TEST_APPS_SRC))
+UNIT_SRC = $(wildcard tests/unit/*.c)
+UNIT = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+HELPERS = $(BUILD)/helpers/trace-gen
+
+build/apps/%: tests/apps/%.c
+	@mkdir -p build/apps
+	$(CC) -O1 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -lpthread
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS)
+
+$(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS)
+
+test-apps: $(TEST_APPS) $(UNIT) $(HELPERS)
+
+check: all test-apps lint-man
+	TG_BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run-tests
+
+lint-man:
+	@out=$$(mandoc -T lint -W warning man/*.[0-9] 2>&1); \
+	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; \
+	echo "man pages: mandoc lint clean"
+
+# ---- demo and benchmarks -----------------------------------------------
+
+demo: all
+	tests/demo/run
+
+bench: all
+	tests/bench/run
+
+# ---- dependencies and installation ------------------------------------
+
+DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev \
+	libjansson-dev libsqlite3-dev bats libhdf5-mpich-dev hdf5-tools \
+	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=$$( [ $$(id -u) -eq 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "all Debian packages present"; fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(LIBS) $(DESTDIR)$(PREFIX)/lib
+	for m in man/*.1; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1; done
+	for m in man/*.5; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man5; done
+	for m in man/*.7; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man7; done
+
+clean:
+	rm -rf build bin lib

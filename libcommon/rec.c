@@ -1,0 +1,709 @@
+/*
+ * rec.c - reading and writing the raw record stream (tangram-rec(5)).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "rec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream.h"
+#include "varint.h"
+#include "banned.h"
+
+/* Per-thread decoding state: seq and tstart are delta-coded per thread. */
+struct tstate {
+	int64_t last_seq;
+	uint64_t last_t;
+};
+
+struct tg_reader {
+	struct tg_stream *s;
+	struct tg_header h;
+	unsigned char *frame;
+	size_t framecap;
+	uint64_t frame_off;	/* stream offset of the current frame */
+	char **strs;		/* string id -> string */
+	size_t nstrs;
+	struct tstate *ts;
+	size_t nts;
+	int64_t *arrs;		/* backing store of array arguments */
+	size_t arrcap;
+	char err[256];
+};
+
+int tg_rec_is_magic(const void *buf, size_t len)
+{
+	return len >= TG_REC_MAGIC_LEN &&
+	       memcmp(buf, TG_REC_MAGIC, TG_REC_MAGIC_LEN) == 0;
+}
+
+static unsigned char *put_str(unsigned char *p, unsigned char *end,
+			      const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!p || (size_t)(end - p) < n + TG_VARINT_MAX)
+		return NULL;
+	p = tg_put_uvar(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+size_t tg_header_encode(const struct tg_header *h, unsigned char *buf,
+			size_t cap)
+{
+	unsigned char *p = buf, *end = buf + cap, *body;
+	int i;
+
+	if (cap < 16 + 6 * TG_VARINT_MAX)
+		return 0;
+	memcpy(p, TG_REC_MAGIC, TG_REC_MAGIC_LEN);
+	p += TG_REC_MAGIC_LEN;
+	*p++ = TG_REC_VERSION & 0xff;
+	*p++ = TG_REC_VERSION >> 8;
+	*p++ = 0;
+	*p++ = 0;
+	body = p + 4;
+	p = body;
+	tg_put_le32(p, (uint32_t)(int32_t)h->rank);
+	tg_put_le32(p + 4, (uint32_t)h->world);
+	p += 8;
+	p = tg_put_uvar(p, h->pid);
+	p = tg_put_uvar(p, h->ppid);
+	p = tg_put_uvar(p, h->clock_base);
+	p = put_str(p, end, h->host);
+	p = put_str(p, end, h->cwd);
+	if (!p || end - p < TG_VARINT_MAX)
+		return 0;
+	p = tg_put_uvar(p, (uint64_t)h->argc);
+	for (i = 0; i < h->argc && p; i++)
+		p = put_str(p, end, h->argv[i]);
+	if (!p)
+		return 0;
+	tg_put_le32(body - 4, (uint32_t)(p - body));
+	return (size_t)(p - buf);
+}
+
+static char *get_str(const unsigned char **pp, const unsigned char *end)
+{
+	uint64_t n;
+	char *s;
+
+	if (tg_get_uvar(pp, end, &n) < 0 || n > (uint64_t)(end - *pp))
+		return NULL;
+	s = malloc(n + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, *pp, n);
+	s[n] = 0;
+	*pp += n;
+	return s;
+}
+
+static void header_release(struct tg_header *h)
+{
+	int i;
+
+	free(h->host);
+	free(h->cwd);
+	for (i = 0; i < h->argc; i++)
+		free(h->argv[i]);
+	free(h->argv);
+}
+
+static int header_decode(struct tg_header *h, const unsigned char *p,
+			 const unsigned char *end)
+{
+	uint64_t argc;
+	int64_t rank;
+	int i;
+
+	if (end - p < 8)
+		return -1;
+	rank = (int32_t)tg_get_le32(p);
+	h->world = tg_get_le32(p + 4);
+	p += 8;
+	if (tg_get_uvar(&p, end, &h->pid) < 0 ||
+	    tg_get_uvar(&p, end, &h->ppid) < 0 ||
+	    tg_get_uvar(&p, end, &h->clock_base) < 0)
+		return -1;
+	h->rank = rank;
+	if (!(h->host = get_str(&p, end)) || !(h->cwd = get_str(&p, end)))
+		return -1;
+	if (tg_get_uvar(&p, end, &argc) < 0 || argc > (uint64_t)(end - p))
+		return -1;
+	h->argv = calloc(argc + 1, sizeof(char *));
+	if (!h->argv)
+		return -1;
+	for (i = 0; i < (int)argc; i++) {
+		if (!(h->argv[i] = get_str(&p, end)))
+			return -1;
+		h->argc = i + 1;
+	}
+	return 0;
+}
+
+struct tg_reader *tg_reader_open(struct tg_stream *s, char *err, size_t errlen)
+{
+	unsigned char fixed[16];
+	struct tg_reader *r;
+	unsigned char *body = NULL;
+	uint32_t len;
+	long n;
+
+	n = tg_stream_read(s, fixed, sizeof(fixed));
+	if (n < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return NULL;
+	}
+	if (!tg_rec_is_magic(fixed, (size_t)n)) {
+		snprintf(err, errlen, "not a Tangram record stream (bad magic)");
+		return NULL;
+	}
+	if (n < 16) {
+		snprintf(err, errlen, "truncated header at byte %ld", n);
+		return NULL;
+	}
+	if (fixed[8] != TG_REC_VERSION || fixed[9] != 0) {
+		snprintf(err, errlen, "unsupported record stream version %u",
+			 fixed[8] | fixed[9] << 8);
+		return NULL;
+	}
+	len = tg_get_le32(fixed + 12);
+	if (len > TG_FRAME_MAX) {
+		snprintf(err, errlen, "corrupt header length %u at byte 12", len);
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	body = malloc(len ? len : 1);
+	if (!r || !body) {
+		free(r);
+		free(body);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	r->s = s;
+	n = tg_stream_read(s, body, len);
+	if (n != (long)len || header_decode(&r->h, body, body + len) < 0) {
+		snprintf(err, errlen, n != (long)len ? "truncated header at byte %ld"
+						   : "corrupt header at byte %ld",
+			 n < 0 ? 16L : 16L + n);
+		free(body);
+		tg_reader_free(r);
+		return NULL;
+	}
+	r->h.version = TG_REC_VERSION;
+	free(body);
+	return r;
+}
+
+const struct tg_header *tg_reader_header(const struct tg_reader *r)
+{
+	return &r->h;
+}
+
+const char *tg_reader_error(const struct tg_reader *r)
+{
+	return r->err;
+}
+
+void tg_reader_free(struct tg_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	header_release(&r->h);
+	for (i = 0; i < r->nstrs; i++)
+		free(r->strs[i]);
+	free(r->strs);
+	free(r->ts);
+	free(r->frame);
+	free(r->arrs);
+	free(r);
+}
+
+static int fail(struct tg_reader *r, const char *what)
+{
+	snprintf(r->err, sizeof(r->err), "%s at byte %llu", what,
+		 (unsigned long long)r->frame_off);
+	return -1;
+}
+
+static int define_str(struct tg_reader *r, const unsigned char *p,
+		      const unsigned char *end)
+{
+	uint64_t id, n;
+	char *s;
+
+	if (tg_get_uvar(&p, end, &id) < 0 || id == 0 || id > (1u << 28) ||
+	    tg_get_uvar(&p, end, &n) < 0 || n != (uint64_t)(end - p))
+		return fail(r, "corrupt string definition");
+	if (id >= r->nstrs) {
+		size_t nn = r->nstrs ? r->nstrs : 64;
+		char **ns;
+		while (nn <= id)
+			nn *= 2;
+		ns = realloc(r->strs, nn * sizeof(char *));
+		if (!ns)
+			return fail(r, "out of memory");
+		memset(ns + r->nstrs, 0, (nn - r->nstrs) * sizeof(char *));
+		r->strs = ns;
+		r->nstrs = nn;
+	}
+	s = malloc(n + 1);
+	if (!s)
+		return fail(r, "out of memory");
+	memcpy(s, p, n);
+	s[n] = 0;
+	free(r->strs[id]);
+	r->strs[id] = s;
+	return 0;
+}
+
+static struct tstate *thread_state(struct tg_reader *r, uint64_t tid)
+{
+	if (tid > 1u << 20)
+		return NULL;
+	if (tid >= r->nts) {
+		size_t nn = r->nts ? r->nts : 8, i;
+		struct tstate *nt;
+		while (nn <= tid)
+			nn *= 2;
+		nt = realloc(r->ts, nn * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		for (i = r->nts; i < nn; i++) {
+			nt[i].last_seq = -1;
+			nt[i].last_t = 0;
+		}
+		r->ts = nt;
+		r->nts = nn;
+	}
+	return &r->ts[tid];
+}
+
+/* Ensure room for @n more array elements at r->arrs[*used]. */
+static int64_t *arr_room(struct tg_reader *r, size_t used, uint64_t n)
+{
+	if (n > TG_FRAME_MAX)
+		return NULL;
+	if (used + n > r->arrcap) {
+		size_t nc = r->arrcap ? r->arrcap : 64;
+		int64_t *na;
+		while (nc < used + n)
+			nc *= 2;
+		na = realloc(r->arrs, nc * sizeof(int64_t));
+		if (!na)
+			return NULL;
+		r->arrs = na;
+		r->arrcap = nc;
+	}
+	return r->arrs + used;
+}
+
+static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
+		      const unsigned char *end, struct tg_val *v, size_t *used)
+{
+	uint64_t u, k;
+	int64_t *a;
+
+	memset(v, 0, sizeof(*v));
+	switch (kind) {
+	case TG_K_INT:
+	case TG_K_FD:
+	case TG_K_WHENCE:
+	case TG_K_FCNTL:
+	case TG_K_SIGNED_OFF:
+		return tg_get_svar(pp, end, &v->i);
+	case TG_K_UINT:
+	case TG_K_HEX:
+	case TG_K_OFLAGS:
+	case TG_K_MODE:
+	case TG_K_STREAM:
+	case TG_K_BUF:
+	case TG_K_DIR:
+		if (tg_get_uvar(pp, end, &u) < 0)
+			return -1;
+		v->i = (int64_t)u;
+		return 0;
+	case TG_K_STR:
+	case TG_K_PATH:
+		if (tg_get_uvar(pp, end, &u) < 0)
+			return -1;
+		v->i = (int64_t)u;
+		if (u == 0)
+			return 0;
+		if (u >= r->nstrs || !r->strs[u])
+			return -2;
+		v->s = r->strs[u];
+		return 0;
+	case TG_K_STAT:
+		if (tg_get_uvar(pp, end, &u) < 0 || u > 1)
+			return -1;
+		v->present = (int)u;
+		if (!u)
+			return 0;
+		if (tg_get_svar(pp, end, &v->i) < 0)
+			return -1;
+		return tg_get_uvar(pp, end, &v->u);
+	case TG_K_IOV:
+	case TG_K_INTARR:
+		if (tg_get_uvar(pp, end, &u) < 0 || u > (uint64_t)(end - *pp))
+			return -1;
+		if (!(a = arr_room(r, *used, u)))
+			return -1;
+		for (k = 0; k < u; k++) {
+			if (kind == TG_K_IOV) {
+				uint64_t x;
+				if (tg_get_uvar(pp, end, &x) < 0)
+					return -1;
+				a[k] = (int64_t)x;
+			} else if (tg_get_svar(pp, end, &a[k]) < 0)
+				return -1;
+		}
+		/* point into the store after all args are in: see fix_arrays */
+		v->i = (int64_t)u;
+		v->u = *used;
+		*used += u;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int decode_call(struct tg_reader *r, const unsigned char *p,
+		       const unsigned char *end, struct tg_rec *out)
+{
+	uint64_t func, tid, depth, parent, dur, err;
+	int64_t dseq, dt, ret;
+	const struct tg_calldesc *d;
+	struct tstate *ts;
+	size_t used = 0;
+	int i;
+
+	if (tg_get_uvar(&p, end, &func) < 0 || tg_get_uvar(&p, end, &tid) < 0 ||
+	    tg_get_svar(&p, end, &dseq) < 0 || tg_get_uvar(&p, end, &depth) < 0 ||
+	    tg_get_uvar(&p, end, &parent) < 0 || tg_get_svar(&p, end, &dt) < 0 ||
+	    tg_get_uvar(&p, end, &dur) < 0 || tg_get_svar(&p, end, &ret) < 0 ||
+	    tg_get_uvar(&p, end, &err) < 0)
+		return fail(r, "corrupt call record");
+	if (func > 0xffff || !(d = tg_call_lookup((unsigned)func)))
+		return fail(r, "unknown function id");
+	if (!(ts = thread_state(r, tid)))
+		return fail(r, "corrupt thread index");
+	if (depth > 1024 || err > 4095)
+		return fail(r, "corrupt call record");
+	out->type = TG_REC_CALL;
+	out->call = d;
+	out->func = (unsigned)func;
+	out->tid = (unsigned)tid;
+	out->seq = (uint64_t)(ts->last_seq + dseq);
+	ts->last_seq = (int64_t)out->seq;
+	out->depth = (unsigned)depth;
+	out->parent = (int64_t)parent - 1;
+	out->tstart = ts->last_t + (uint64_t)dt;
+	ts->last_t = out->tstart;
+	out->dur = dur;
+	out->ret = ret;
+	out->err = (int)err;
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
+		int rc = decode_arg(r, d->args[i].kind, &p, end, &out->args[i],
+				    &used);
+		if (rc == -2)
+			return fail(r, "string used before its definition");
+		if (rc < 0)
+			return fail(r, "corrupt call arguments");
+	}
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
+		if (d->args[i].kind == TG_K_IOV || d->args[i].kind == TG_K_INTARR)
+			out->args[i].arr = r->arrs + out->args[i].u;
+	if (p != end)
+		return fail(r, "trailing bytes in call record");
+	return 1;
+}
+
+int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
+{
+	for (;;) {
+		unsigned char lenb[4], nl;
+		const unsigned char *p, *end;
+		uint32_t len;
+		long n;
+
+		r->frame_off = tg_stream_offset(r->s);
+		n = tg_stream_read(r->s, lenb, 4);
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			return fail(r, strerror(errno));
+		if (n < 4)
+			return fail(r, "truncated frame");
+		len = tg_get_le32(lenb);
+		if (len == 0 || len > TG_FRAME_MAX)
+			return fail(r, "corrupt frame length");
+		if (len + 1 > r->framecap) {
+			unsigned char *nf = realloc(r->frame, len + 1);
+			if (!nf)
+				return fail(r, "out of memory");
+			r->frame = nf;
+			r->framecap = len + 1;
+		}
+		n = tg_stream_read(r->s, r->frame, len + 1);
+		if (n < 0)
+			return fail(r, strerror(errno));
+		if (n < (long)len + 1)
+			return fail(r, "truncated frame");
+		nl = r->frame[len];
+		if (nl != '\n')
+			return fail(r, "corrupt frame (no closing newline)");
+		p = r->frame + 1;
+		end = r->frame + len;
+		switch (r->frame[0]) {
+		case TG_REC_CALL:
+			return decode_call(r, p, end, out);
+		case TG_REC_STR:
+			if (define_str(r, p, end) < 0)
+				return -1;
+			continue;
+		case TG_REC_RANK:
+			memset(out, 0, sizeof(*out));
+			out->type = TG_REC_RANK;
+			if (tg_get_svar(&p, end, &out->rank) < 0 ||
+			    tg_get_uvar(&p, end, &out->world) < 0)
+				return fail(r, "corrupt rank record");
+			r->h.rank = out->rank;
+			r->h.world = out->world;
+			return 1;
+		case TG_REC_EXCLUDED:
+			memset(out, 0, sizeof(*out));
+			out->type = TG_REC_EXCLUDED;
+			if (tg_get_uvar(&p, end, &out->excluded) < 0)
+				return fail(r, "corrupt excluded record");
+			return 1;
+		default:
+			continue;	/* a newer record type: skip it */
+		}
+	}
+}
+
+/* ---- writer ---------------------------------------------------------- */
+
+struct wstr {
+	char *s;
+	uint64_t id;
+};
+
+struct tg_writer {
+	struct tg_stream *s;
+	struct wstr *strs;
+	size_t nstrs, capstrs;
+	struct tstate *ts;
+	size_t nts;
+	unsigned char *buf;
+	size_t cap;
+	int err;
+};
+
+struct tg_writer *tg_writer_open(struct tg_stream *s, const struct tg_header *h)
+{
+	struct tg_writer *w = calloc(1, sizeof(*w));
+	unsigned char hb[65536];
+	size_t n;
+
+	if (!w)
+		return NULL;
+	w->s = s;
+	n = tg_header_encode(h, hb, sizeof(hb));
+	if (n == 0 || tg_stream_write(s, hb, n) < 0) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int tg_writer_frame(struct tg_writer *w, const void *payload, size_t len)
+{
+	unsigned char lenb[4];
+
+	tg_put_le32(lenb, (uint32_t)len);
+	if (tg_stream_write(w->s, lenb, 4) < 0 ||
+	    tg_stream_write(w->s, payload, len) < 0 ||
+	    tg_stream_write(w->s, "\n", 1) < 0) {
+		w->err = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t writer_str(struct tg_writer *w, const char *s)
+{
+	unsigned char *b, *p;
+	size_t i, n;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < w->nstrs; i++)
+		if (strcmp(w->strs[i].s, s) == 0)
+			return w->strs[i].id;
+	if (w->nstrs == w->capstrs) {
+		size_t nc = w->capstrs ? 2 * w->capstrs : 32;
+		struct wstr *ns = realloc(w->strs, nc * sizeof(*ns));
+		if (!ns)
+			return (uint64_t)-1;
+		w->strs = ns;
+		w->capstrs = nc;
+	}
+	n = strlen(s);
+	b = malloc(n + 1 + 2 * TG_VARINT_MAX);
+	if (!b)
+		return (uint64_t)-1;
+	w->strs[w->nstrs].s = strdup(s);
+	w->strs[w->nstrs].id = w->nstrs + 1;
+	p = b;
+	*p++ = TG_REC_STR;
+	p = tg_put_uvar(p, w->nstrs + 1);
+	p = tg_put_uvar(p, n);
+	memcpy(p, s, n);
+	p += n;
+	tg_writer_frame(w, b, (size_t)(p - b));
+	free(b);
+	return w->strs[w->nstrs++].id;
+}
+
+static unsigned char *room(struct tg_writer *w, size_t used, size_t more)
+{
+	if (used + more > w->cap) {
+		size_t nc = w->cap ? w->cap : 4096;
+		unsigned char *nb;
+		while (nc < used + more)
+			nc *= 2;
+		nb = realloc(w->buf, nc);
+		if (!nb)
+			return NULL;
+		w->buf = nb;
+		w->cap = nc;
+	}
+	return w->buf + used;
+}
+
+int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
+{
+	uint64_t sids[TG_MAX_ARGS] = { 0 };
+	const struct tg_calldesc *d;
+	struct tstate *ts;
+	unsigned char *p;
+	size_t need;
+	int i;
+
+	if (rec->type == TG_REC_RANK || rec->type == TG_REC_EXCLUDED) {
+		unsigned char b[32], *q = b;
+		*q++ = (unsigned char)rec->type;
+		if (rec->type == TG_REC_RANK) {
+			q = tg_put_svar(q, rec->rank);
+			q = tg_put_uvar(q, rec->world);
+		} else {
+			q = tg_put_uvar(q, rec->excluded);
+		}
+		return tg_writer_frame(w, b, (size_t)(q - b));
+	}
+	d = rec->call ? rec->call : tg_call_lookup(rec->func);
+	if (!d)
+		return -1;
+	need = 16 * TG_VARINT_MAX;
+	for (i = 0; i < d->nargs; i++) {
+		int k = d->args[i].kind;
+		if (k == TG_K_STR || k == TG_K_PATH) {
+			sids[i] = writer_str(w, rec->args[i].s);
+			if (sids[i] == (uint64_t)-1)
+				return -1;
+		}
+		need += 3 * TG_VARINT_MAX;
+		if (k == TG_K_IOV || k == TG_K_INTARR)
+			need += (size_t)rec->args[i].i * TG_VARINT_MAX;
+	}
+	if (!(p = room(w, 0, need)))
+		return -1;
+	if (rec->tid >= w->nts) {
+		size_t nn = w->nts ? w->nts : 8, k;
+		struct tstate *nt;
+		while (nn <= rec->tid)
+			nn *= 2;
+		nt = realloc(w->ts, nn * sizeof(*nt));
+		if (!nt)
+			return -1;
+		for (k = w->nts; k < nn; k++) {
+			nt[k].last_seq = -1;
+			nt[k].last_t = 0;
+		}
+		w->ts = nt;
+		w->nts = nn;
+	}
+	ts = &w->ts[rec->tid];
+	*p++ = TG_REC_CALL;
+	p = tg_put_uvar(p, d->id);
+	p = tg_put_uvar(p, rec->tid);
+	p = tg_put_svar(p, (int64_t)rec->seq - ts->last_seq);
+	ts->last_seq = (int64_t)rec->seq;
+	p = tg_put_uvar(p, rec->depth);
+	p = tg_put_uvar(p, (uint64_t)(rec->parent + 1));
+	p = tg_put_svar(p, (int64_t)(rec->tstart - ts->last_t));
+	ts->last_t = rec->tstart;
+	p = tg_put_uvar(p, rec->dur);
+	p = tg_put_svar(p, rec->ret);
+	p = tg_put_uvar(p, (uint64_t)rec->err);
+	for (i = 0; i < d->nargs; i++) {
+		const struct tg_val *v = &rec->args[i];
+		int64_t k;
+		switch (d->args[i].kind) {
+		case TG_K_STR:
+		case TG_K_PATH:
+			p = tg_put_uvar(p, sids[i]);
+			break;
+		case TG_K_INT:
+		case TG_K_FD:
+		case TG_K_WHENCE:
+		case TG_K_FCNTL:
+		case TG_K_SIGNED_OFF:
+			p = tg_put_svar(p, v->i);
+			break;
+		case TG_K_STAT:
+			*p++ = v->present ? 1 : 0;
+			if (v->present) {
+				p = tg_put_svar(p, v->i);
+				p = tg_put_uvar(p, v->u);
+			}
+			break;
+		case TG_K_IOV:
+		case TG_K_INTARR:
+			p = tg_put_uvar(p, (uint64_t)v->i);
+			for (k = 0; k < v->i; k++)
+				p = d->args[i].kind == TG_K_IOV
+					    ? tg_put_uvar(p, (uint64_t)v->arr[k])
+					    : tg_put_svar(p, v->arr[k]);
+			break;
+		default:
+			p = tg_put_uvar(p, (uint64_t)v->i);
+		}
+	}
+	return tg_writer_frame(w, w->buf, (size_t)(p - w->buf));
+}
+
+int tg_writer_close(struct tg_writer *w)
+{
+	int rc = w->err || tg_stream_error(w->s) ? -1 : 0;
+	size_t i;
+
+	for (i = 0; i < w->nstrs; i++)
+		free(w->strs[i].s);
+	free(w->strs);
+	free(w->ts);
+	free(w->buf);
+	free(w);
+	return rc;
+}

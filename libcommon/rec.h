@@ -1,0 +1,135 @@
+/*
+ * rec.h - the raw record stream (.rec), as specified in tangram-rec(5).
+ *
+ *   header:  magic "\x89TGREC\r\n" (8 bytes), le16 version, le16 flags,
+ *            le32 length L, then L bytes of header fields: le32 rank (-1
+ *            until known), le32 world size (0 until known) -- fixed so the
+ *            shim can patch them in place at MPI_Init -- then varints and
+ *            length-prefixed strings (see struct tg_header); fields a
+ *            reader does not know are at the end and are skipped by L.
+ *   frames:  le32 payload length N (1 <= N <= TG_FRAME_MAX), N payload
+ *            bytes, one byte '\n'.  A frame whose length is out of range or
+ *            whose closing byte is not '\n' ends the readable stream.
+ *   payload: first byte the record type (enum tg_rectype); unknown types are
+ *            skipped whole.
+ *
+ * A reader owns every string it hands out; a record returned by
+ * tg_reader_next() stays valid until the next call.
+ */
+#ifndef TG_REC_H
+#define TG_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calltab.h"
+
+struct tg_stream;
+
+#define TG_REC_MAGIC "\x89TGREC\r\n"
+#define TG_REC_MAGIC_LEN 8
+#define TG_REC_VERSION 1
+/* Byte offset of the rank field in a stream (le32), for in-place patching. */
+#define TG_REC_RANK_OFFSET 16
+#define TG_FRAME_MAX (16u << 20)
+#define TG_MAX_ARGS 24
+
+/* Record types: the first payload byte.  Fixed forever, append only. */
+enum tg_rectype {
+	TG_REC_CALL = 1,	/* a traced call */
+	TG_REC_STR = 2,		/* string definition: id, length, bytes */
+	TG_REC_RANK = 3,	/* MPI rank and world size became known */
+	TG_REC_EXCLUDED = 4,	/* running count of calls left out by TANGRAM_EXCLUDE */
+};
+
+struct tg_header {
+	int version;
+	int64_t rank;		/* -1 until known (see TG_REC_RANK) */
+	uint64_t world;		/* 0 until known */
+	uint64_t pid, ppid;
+	uint64_t clock_base;	/* CLOCK_REALTIME ns at time zero of the stream */
+	char *host;
+	char *cwd;
+	int argc;
+	char **argv;
+};
+
+/* One decoded argument value; which fields are set depends on the kind. */
+struct tg_val {
+	int64_t i;		/* integers, ids, stat size, array count */
+	uint64_t u;		/* stat mode */
+	const char *s;		/* STR, PATH: the string, NULL for NULL */
+	const int64_t *arr;	/* IOV, INTARR: i elements */
+	int present;		/* STAT: 0 if the call failed */
+};
+
+struct tg_rec {
+	int type;		/* enum tg_rectype */
+	const struct tg_calldesc *call;	/* CALL */
+	unsigned func;
+	unsigned tid;
+	uint64_t seq;		/* per stream, in the order calls started */
+	unsigned depth;		/* 0 for calls made directly by the program */
+	int64_t parent;		/* seq of the enclosing traced call, or -1 */
+	uint64_t tstart;	/* ns since the header's clock_base */
+	uint64_t dur;		/* ns */
+	int64_t ret;
+	int err;		/* errno when the call failed, else 0 */
+	struct tg_val args[TG_MAX_ARGS];
+	int64_t rank;		/* RANK */
+	uint64_t world;		/* RANK */
+	uint64_t excluded;	/* EXCLUDED */
+};
+
+struct tg_reader;
+
+/*
+ * Read the header from @s.  Returns a reader, or NULL with a one-line
+ * message in @err (not a Tangram stream, short or corrupt header, unsupported
+ * version, out of memory).  The reader does not own @s.
+ */
+struct tg_reader *tg_reader_open(struct tg_stream *s, char *err, size_t errlen);
+
+const struct tg_header *tg_reader_header(const struct tg_reader *r);
+
+/*
+ * Decode the next record into *@out.  Returns 1, 0 at a clean end of stream,
+ * or -1 on damage: tg_reader_error() then says what and where.  String
+ * definitions are absorbed; unknown record types are skipped.
+ */
+int tg_reader_next(struct tg_reader *r, struct tg_rec *out);
+
+/* "what went wrong at byte N" after tg_reader_next() returned -1. */
+const char *tg_reader_error(const struct tg_reader *r);
+
+void tg_reader_free(struct tg_reader *r);
+
+/* Does @buf (of @len bytes) start with the .rec magic? */
+int tg_rec_is_magic(const void *buf, size_t len);
+
+/*
+ * Encode @h as the stream header into @buf (at most @cap bytes).  Returns
+ * the length, or 0 if it does not fit.  Used by the shim (no allocation, no
+ * I/O) and by tests.
+ */
+size_t tg_header_encode(const struct tg_header *h, unsigned char *buf, size_t cap);
+
+/*
+ * A writer produces the same frames the shim does, from decoded records; it
+ * is what tests and trace-gen use to make streams.  Strings are interned and
+ * defined in-band before first use.
+ */
+struct tg_writer;
+
+struct tg_writer *tg_writer_open(struct tg_stream *s, const struct tg_header *h);
+
+/* Append a call record (type CALL), or a RANK / EXCLUDED definition. */
+int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec);
+
+/* Append raw frame payload bytes (used to make corrupt test inputs). */
+int tg_writer_frame(struct tg_writer *w, const void *payload, size_t len);
+
+/* Free the writer (the stream stays open).  Returns 0 or -1 if any write failed. */
+int tg_writer_close(struct tg_writer *w);
+
+#endif

@@ -1,0 +1,325 @@
+/*
+ * text.c - the text and JSON forms of records (tangram-text(5)).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "text.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "calltab.h"
+#include "names.h"
+#include "tg.h"
+#include "banned.h"
+
+/* Print @s quoted, with C escapes for quotes, backslashes and non-printables. */
+static void put_quoted(FILE *out, const char *s)
+{
+	const unsigned char *p;
+
+	if (!s) {
+		fputs("NULL", out);
+		return;
+	}
+	putc('"', out);
+	for (p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\r': fputs("\\r", out); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "\\x%02x", *p);
+			else
+				putc(*p, out);
+		}
+	}
+	putc('"', out);
+}
+
+static void rank_str(char *buf, size_t cap, const struct tg_header *h)
+{
+	if (h->rank >= 0)
+		snprintf(buf, cap, "%" PRId64, h->rank);
+	else
+		snprintf(buf, cap, "p%" PRIu64, h->pid);
+}
+
+/* Symbolic rendering of value @v of kind @k into @buf, if it has one. */
+static const char *sym(char *buf, size_t cap, int k, const struct tg_val *v)
+{
+	const char *n;
+
+	switch (k) {
+	case TG_K_FD:
+		if (v->i == -100)
+			return "AT_FDCWD";
+		return NULL;
+	case TG_K_OFLAGS:
+		tg_oflags_str(buf, cap, (uint64_t)v->i);
+		return buf;
+	case TG_K_MODE:
+		snprintf(buf, cap, v->i ? "0%" PRIo64 : "%" PRIo64, (uint64_t)v->i);
+		return buf;
+	case TG_K_HEX:
+		snprintf(buf, cap, "0x%" PRIx64, (uint64_t)v->i);
+		return buf;
+	case TG_K_STREAM:
+		if (!v->i)
+			return "NULL";
+		snprintf(buf, cap, "s%" PRId64, v->i - 1);
+		return buf;
+	case TG_K_DIR:
+		if (!v->i)
+			return "NULL";
+		snprintf(buf, cap, "d%" PRId64, v->i - 1);
+		return buf;
+	case TG_K_BUF:
+		if (!v->i)
+			return "NULL";
+		snprintf(buf, cap, "b%" PRId64, v->i);
+		return buf;
+	case TG_K_WHENCE:
+		return tg_whence_name(v->i);
+	case TG_K_FCNTL:
+		n = tg_fcntl_name(v->i);
+		return n;
+	default:
+		return NULL;
+	}
+}
+
+static void text_val(FILE *out, int k, const struct tg_val *v)
+{
+	char buf[256];
+	const char *s;
+	int64_t i;
+
+	switch (k) {
+	case TG_K_STR:
+	case TG_K_PATH:
+		put_quoted(out, v->s);
+		return;
+	case TG_K_UINT:
+		fprintf(out, "%" PRIu64, (uint64_t)v->i);
+		return;
+	case TG_K_STAT:
+		if (!v->present)
+			fputs("-", out);
+		else
+			fprintf(out, "size:%" PRId64 ",mode:0%" PRIo64, v->i, v->u);
+		return;
+	case TG_K_IOV:
+	case TG_K_INTARR:
+		putc('[', out);
+		for (i = 0; i < v->i; i++)
+			fprintf(out, "%s%" PRId64, i ? "," : "", v->arr[i]);
+		putc(']', out);
+		return;
+	}
+	s = sym(buf, sizeof(buf), k, v);
+	if (s)
+		fputs(s, out);
+	else
+		fprintf(out, "%" PRId64, v->i);
+}
+
+static void text_time(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+}
+
+static uint64_t rel(const struct tg_header *h, uint64_t t,
+		    const struct tg_textopts *o)
+{
+	uint64_t abs = h->clock_base + t;
+
+	return abs >= o->zero ? abs - o->zero : 0;
+}
+
+static json_t *json_val(int k, const struct tg_val *v)
+{
+	char buf[256];
+	const char *s;
+	json_t *a;
+	int64_t i;
+
+	switch (k) {
+	case TG_K_STR:
+	case TG_K_PATH:
+		return v->s ? json_string(v->s) : json_null();
+	case TG_K_STAT:
+		if (!v->present)
+			return json_null();
+		return json_pack("{s:I,s:I}", "size", (json_int_t)v->i, "mode",
+				 (json_int_t)v->u);
+	case TG_K_IOV:
+	case TG_K_INTARR:
+		a = json_array();
+		for (i = 0; i < v->i; i++)
+			json_array_append_new(a, json_integer(v->arr[i]));
+		return a;
+	case TG_K_UINT:
+	case TG_K_INT:
+	case TG_K_SIGNED_OFF:
+		return json_integer(v->i);
+	}
+	s = sym(buf, sizeof(buf), k, v);
+	return s ? json_string(s) : json_integer(v->i);
+}
+
+static void json_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
+		     const struct tg_textopts *o)
+{
+	const struct tg_calldesc *d = r->call;
+	char rk[32];
+	json_t *obj, *args;
+	struct tg_val rv;
+	int i;
+
+	rank_str(rk, sizeof(rk), h);
+	obj = json_object();
+	if (h->rank >= 0)
+		json_object_set_new(obj, "rank", json_integer(h->rank));
+	else
+		json_object_set_new(obj, "rank", json_string(rk));
+	json_object_set_new(obj, "pid", json_integer((json_int_t)h->pid));
+	json_object_set_new(obj, "tid", json_integer(r->tid));
+	json_object_set_new(obj, "seq", json_integer((json_int_t)r->seq));
+	json_object_set_new(obj, "tstart_ns",
+			    json_integer((json_int_t)rel(h, r->tstart, o)));
+	json_object_set_new(obj, "tend_ns",
+			    json_integer((json_int_t)rel(h, r->tstart + r->dur, o)));
+	json_object_set_new(obj, "depth", json_integer(r->depth));
+	json_object_set_new(obj, "layer", json_string(tg_layer_name(d->layer)));
+	json_object_set_new(obj, "func", json_string(d->name));
+	memset(&rv, 0, sizeof(rv));
+	rv.i = r->ret;
+	if (d->retkind == TG_K_VOID)
+		json_object_set_new(obj, "ret", json_null());
+	else
+		json_object_set_new(obj, "ret", json_val(d->retkind, &rv));
+	args = json_object();
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
+		json_object_set_new(args, d->args[i].name,
+				    json_val(d->args[i].kind, &r->args[i]));
+	json_object_set_new(obj, "args", args);
+	if (r->err) {
+		const char *en = tg_errno_name(r->err);
+		json_object_set_new(obj, "errno", en ? json_string(en)
+						     : json_integer(r->err));
+	}
+	if (r->parent >= 0)
+		json_object_set_new(obj, "parent", json_integer(r->parent));
+	json_dumpf(obj, out, JSON_COMPACT | JSON_ENSURE_ASCII);
+	putc('\n', out);
+	json_decref(obj);
+}
+
+void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
+		 const struct tg_textopts *o)
+{
+	const struct tg_calldesc *d = r->call;
+	struct tg_val rv;
+	char rk[32];
+	int i;
+
+	rank_str(rk, sizeof(rk), h);
+	if (r->type == TG_REC_RANK) {
+		if (o->json)
+			fprintf(out, "{\"def\":\"rank\",\"pid\":%" PRIu64 ",\"rank\":%" PRId64
+				",\"world\":%" PRIu64 "}\n", h->pid, r->rank, r->world);
+		else
+			fprintf(out, "#rank\tpid=%" PRIu64 "\trank=%" PRId64 "\tworld=%" PRIu64
+				"\n", h->pid, r->rank, r->world);
+		return;
+	}
+	if (r->type == TG_REC_EXCLUDED) {
+		if (o->json)
+			fprintf(out, "{\"def\":\"excluded\",\"rank\":\"%s\",\"calls\":%" PRIu64
+				"}\n", rk, r->excluded);
+		else
+			fprintf(out, "#excluded\trank=%s\tcalls=%" PRIu64 "\n", rk,
+				r->excluded);
+		return;
+	}
+	if (r->type != TG_REC_CALL)
+		return;
+	if (o->json) {
+		json_rec(out, h, r, o);
+		return;
+	}
+	fprintf(out, "%s\t%u\t%" PRIu64 "\t", rk, r->tid, r->seq);
+	text_time(out, rel(h, r->tstart, o));
+	putc('\t', out);
+	text_time(out, rel(h, r->tstart + r->dur, o));
+	fprintf(out, "\t%u\t%s\t%s\t", r->depth, tg_layer_name(d->layer), d->name);
+	memset(&rv, 0, sizeof(rv));
+	rv.i = r->ret;
+	if (d->retkind == TG_K_VOID)
+		putc('-', out);
+	else
+		text_val(out, d->retkind, &rv);
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
+		fprintf(out, "\t%s=", d->args[i].name);
+		text_val(out, d->args[i].kind, &r->args[i]);
+	}
+	if (r->err) {
+		const char *en = tg_errno_name(r->err);
+		if (en)
+			fprintf(out, "\terrno=%s", en);
+		else
+			fprintf(out, "\terrno=%d", r->err);
+	}
+	if (r->parent >= 0)
+		fprintf(out, "\tparent=%" PRId64, r->parent);
+	putc('\n', out);
+}
+
+void tg_text_proc(FILE *out, const struct tg_header *h, const struct tg_textopts *o)
+{
+	char rk[32];
+	int i;
+
+	rank_str(rk, sizeof(rk), h);
+	if (o->json) {
+		json_t *obj = json_object(), *argv = json_array();
+		for (i = 0; i < h->argc; i++)
+			json_array_append_new(argv, json_string(h->argv[i]));
+		json_object_set_new(obj, "def", json_string("proc"));
+		if (h->rank >= 0)
+			json_object_set_new(obj, "rank", json_integer(h->rank));
+		else
+			json_object_set_new(obj, "rank", json_string(rk));
+		json_object_set_new(obj, "world", json_integer((json_int_t)h->world));
+		json_object_set_new(obj, "pid", json_integer((json_int_t)h->pid));
+		json_object_set_new(obj, "ppid", json_integer((json_int_t)h->ppid));
+		json_object_set_new(obj, "host", json_string(h->host));
+		json_object_set_new(obj, "cwd", json_string(h->cwd));
+		json_object_set_new(obj, "clock_base_ns",
+				    json_integer((json_int_t)h->clock_base));
+		json_object_set_new(obj, "argv", argv);
+		json_dumpf(obj, out, JSON_COMPACT | JSON_ENSURE_ASCII);
+		putc('\n', out);
+		json_decref(obj);
+		return;
+	}
+	fprintf(out, "#proc\trank=%s\tworld=%" PRIu64 "\tpid=%" PRIu64 "\tppid=%" PRIu64
+		"\thost=", rk, h->world, h->pid, h->ppid);
+	put_quoted(out, h->host);
+	fputs("\tcwd=", out);
+	put_quoted(out, h->cwd);
+	fprintf(out, "\tclock_base=%" PRIu64 "\targv=", h->clock_base);
+	for (i = 0; i < h->argc; i++) {
+		if (i)
+			putc(' ', out);
+		put_quoted(out, h->argv[i]);
+	}
+	putc('\n', out);
+}

@@ -1,0 +1,1142 @@
+/*
+ * core.c - the tracer's machinery: start-up from the environment, per-thread
+ * buffers, the sink, symbolic ids, paths, and surviving fork, exit and fatal
+ * signals.
+ *
+ * The shim never calls a function it wraps (that would trace itself): its
+ * own I/O goes through raw system calls.  When tracing cannot go on it warns
+ * once on standard error and switches itself off; the program runs on.
+ */
+#include "wrap-prelude.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+int tg_state;
+unsigned tg_layer_mask = (1u << TG_LAYER_COUNT) - 1;
+int tg_nested;
+int tg_flush_always;
+uint64_t tg_mono_base;
+_Atomic uint64_t tg_seq;
+__thread struct tg_thread *tg_self __attribute__((tls_model("initial-exec")));
+
+extern char **environ;
+
+static uint64_t real_base;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pthread_key_t thread_key;
+static pthread_mutex_t threads_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct tg_thread *threads;
+static _Atomic unsigned next_tid;
+static _Atomic uint64_t next_str_id = 1;
+static _Atomic uint64_t excluded_calls;
+
+/* The sink. */
+static pthread_mutex_t sink_mu = PTHREAD_MUTEX_INITIALIZER;
+static int sink_fd = -1;
+static int sink_is_pipe;
+static int sink_in_dir;		/* a file we named in TANGRAM_DIR */
+static pid_t sink_child;
+static char sink_name[TG_PATH_MAX];
+static char trace_dir[TG_PATH_MAX];
+static char sink_spec[TG_PATH_MAX];
+static int my_rank = -1, my_world;
+static int warned;
+
+/* Exclusions: prefixes; a leading '!' re-includes. */
+#define MAX_EXCL 32
+static char excl[MAX_EXCL][256];
+static size_t excl_len[MAX_EXCL];
+static int excl_neg[MAX_EXCL];
+static int nexcl;
+
+static char cwd[TG_PATH_MAX];
+static int cwd_valid;
+
+#define FD_TRACKED 65536
+static unsigned char fd_excl[FD_TRACKED / 8];
+
+/* ---- raw system calls ------------------------------------------------ */
+
+static long raw_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		long w = syscall(SYS_write, fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void warn_once(const char *what, const char *subject, int err)
+{
+	char msg[TG_PATH_MAX + 256];
+	int n;
+
+	if (warned)
+		return;
+	warned = 1;
+	n = snprintf(msg, sizeof(msg), "tangram: %s '%s': %s; tracing is off\n",
+		     what, subject, strerror(err));
+	if (n > 0)
+		raw_write_all(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+}
+
+static void sink_fail(const char *what, int err)
+{
+	int e = errno;
+
+	warn_once(what, sink_name[0] ? sink_name : sink_spec, err);
+	tg_state = 2;
+	if (sink_fd >= 0 && !sink_is_pipe)
+		syscall(SYS_close, sink_fd);
+	else if (sink_fd >= 0)
+		syscall(SYS_close, sink_fd);
+	sink_fd = -1;
+	errno = e;
+}
+
+/* ---- environment ------------------------------------------------------ */
+
+static void parse_layers(const char *s)
+{
+	char name[32];
+	unsigned mask = 0;
+
+	while (*s) {
+		size_t n = strcspn(s, ",: ");
+		if (n > 0 && n < sizeof(name)) {
+			int l;
+			memcpy(name, s, n);
+			name[n] = 0;
+			l = tg_layer_parse(name);
+			if (l >= 0)
+				mask |= 1u << l;
+		}
+		s += n;
+		s += strspn(s, ",: ");
+	}
+	tg_layer_mask = mask;
+}
+
+static void parse_exclude(const char *s)
+{
+	nexcl = 0;
+	while (*s && nexcl < MAX_EXCL) {
+		size_t n = strcspn(s, ",:");
+		int neg = s[0] == '!';
+		if (n > (size_t)neg && n - (size_t)neg < sizeof(excl[0])) {
+			memcpy(excl[nexcl], s + neg, n - (size_t)neg);
+			excl[nexcl][n - (size_t)neg] = 0;
+			excl_len[nexcl] = n - (size_t)neg;
+			while (excl_len[nexcl] > 1 &&
+			       excl[nexcl][excl_len[nexcl] - 1] == '/')
+				excl[nexcl][--excl_len[nexcl]] = 0;
+			excl_neg[nexcl] = neg;
+			nexcl++;
+		}
+		s += n;
+		s += strspn(s, ",:");
+	}
+}
+
+static int path_excluded(const char *p)
+{
+	size_t best = 0;
+	int res = 0, i;
+
+	for (i = 0; i < nexcl; i++) {
+		size_t n = excl_len[i];
+		if (strncmp(p, excl[i], n) == 0 &&
+		    (p[n] == 0 || p[n] == '/' || (n == 1 && excl[i][0] == '/')) &&
+		    n >= best) {
+			best = n;
+			res = !excl_neg[i];
+		}
+	}
+	return res;
+}
+
+/* Launchers and helpers whose own I/O is not the application's. */
+static int skipped_program(const char *list)
+{
+	const char *me = program_invocation_short_name, *p;
+	size_t n = strlen(me);
+
+	if (!list)
+		list = "mpiexec,mpiexec.hydra,mpiexec.mpich,mpirun,mpirun.mpich,"
+		       "hydra_pmi_proxy,orterun,prterun,srun";
+	for (p = list; *p;) {
+		size_t k = strcspn(p, ",:");
+		if (k == n && strncmp(p, me, n) == 0)
+			return 1;
+		p += k;
+		p += strspn(p, ",:");
+	}
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void thread_gone(void *arg);
+static void install_signals(void);
+static void atfork_prepare(void);
+static void atfork_parent(void);
+static void atfork_child(void);
+
+static void do_init(void)
+{
+	const char *s;
+
+	if ((s = getenv("TANGRAM_OFF")) && *s && strcmp(s, "0") != 0) {
+		tg_state = 2;
+		return;
+	}
+	if (skipped_program(getenv("TANGRAM_SKIP"))) {
+		tg_state = 2;
+		return;
+	}
+	tg_mono_base = clock_ns(CLOCK_MONOTONIC);
+	real_base = clock_ns(CLOCK_REALTIME);
+	if ((s = getenv("TANGRAM_LAYERS")) && *s)
+		parse_layers(s);
+	if ((s = getenv("TANGRAM_NESTED")))
+		tg_nested = *s && strcmp(s, "0") != 0;
+	if ((s = getenv("TANGRAM_FLUSH")))
+		tg_flush_always = strcmp(s, "always") == 0;
+	s = getenv("TANGRAM_EXCLUDE");
+	parse_exclude(s ? s : "/proc,/sys,/dev,!/dev/shm");
+	if ((s = getenv("TANGRAM_SINK")) && *s)
+		snprintf(sink_spec, sizeof(sink_spec), "%s", s);
+	s = getenv("TANGRAM_DIR");
+	if (!s || !*s)
+		s = "tangram-trace";
+	tg_path_prep(trace_dir, s, AT_FDCWD, &(int){ 0 });
+	if (pthread_key_create(&thread_key, thread_gone) != 0) {
+		tg_state = 2;
+		return;
+	}
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	install_signals();
+	tg_state = 1;
+}
+
+void tg_init(void)
+{
+	pthread_once(&init_once, do_init);
+}
+
+__attribute__((constructor)) static void tg_ctor(void)
+{
+	tg_init();
+	if (tg_state == 1 && !tg_self)
+		tg_thread_new();	/* the main thread is thread 0 */
+}
+
+void *tg_real(const char *name, const char *ver)
+{
+	void *p = ver ? dlvsym(RTLD_NEXT, name, ver) : NULL;
+
+	return p ? p : dlsym(RTLD_NEXT, name);
+}
+
+/* ---- the sink ---------------------------------------------------------- */
+
+static void expand(char *out, size_t cap, const char *spec)
+{
+	size_t o = 0;
+	const char *p;
+
+	for (p = spec; *p && o + 24 < cap; p++) {
+		if (*p == '%' && (p[1] == 'r' || p[1] == 'p' || p[1] == '%')) {
+			p++;
+			if (*p == '%')
+				out[o++] = '%';
+			else if (*p == 'r' && my_rank >= 0)
+				o += (size_t)snprintf(out + o, cap - o, "%d", my_rank);
+			else if (*p == 'r')
+				o += (size_t)snprintf(out + o, cap - o, "pid-%d", (int)getpid());
+			else
+				o += (size_t)snprintf(out + o, cap - o, "%d", (int)getpid());
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = 0;
+}
+
+static int mkdirs(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (syscall(SYS_mkdir, path, 0777) < 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	if (syscall(SYS_mkdir, path, 0777) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static int spawn_sink(const char *cmd)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+	char **env;
+	int pfd[2], n = 0, i, rc;
+
+	if (syscall(SYS_pipe2, pfd, O_CLOEXEC) < 0)
+		return -1;
+	while (environ && environ[n])
+		n++;
+	env = calloc((size_t)n + 2, sizeof(char *));
+	if (!env)
+		return -1;
+	for (i = 0; i < n; i++)
+		env[i] = environ[i];
+	env[n] = "TANGRAM_OFF=1";
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
+	rc = posix_spawn(&sink_child, "/bin/sh", &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	syscall(SYS_close, pfd[0]);
+	if (rc != 0) {
+		syscall(SYS_close, pfd[1]);
+		errno = rc;
+		return -1;
+	}
+	sink_is_pipe = 1;
+	return pfd[1];
+}
+
+static int read_cmdline(char *buf, size_t cap)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline",
+			      O_RDONLY | O_CLOEXEC);
+	long n, got = 0;
+
+	if (fd < 0)
+		return 0;
+	while ((size_t)got < cap &&
+	       (n = syscall(SYS_read, fd, buf + got, cap - (size_t)got)) > 0)
+		got += n;
+	syscall(SYS_close, fd);
+	return (int)got;
+}
+
+static int write_header(void)
+{
+	static char cmd[16384];
+	static unsigned char hb[32768];
+	char *argv[256];
+	struct tg_header h;
+	struct utsname u;
+	int n, i, argc = 0;
+	size_t len;
+
+	memset(&h, 0, sizeof(h));
+	h.rank = my_rank;
+	h.world = (uint64_t)my_world;
+	h.pid = (uint64_t)getpid();
+	h.ppid = (uint64_t)getppid();
+	h.clock_base = real_base;
+	h.host = uname(&u) == 0 ? u.nodename : "";
+	if (!cwd_valid)
+		tg_cwd_changed();
+	h.cwd = cwd;
+	n = read_cmdline(cmd, sizeof(cmd) - 1);
+	cmd[n] = 0;
+	for (i = 0; i < n && argc < 256; i += (int)strlen(cmd + i) + 1)
+		argv[argc++] = cmd + i;
+	h.argc = argc;
+	h.argv = argv;
+	len = tg_header_encode(&h, hb, sizeof(hb));
+	if (len == 0) {
+		h.argc = 0;
+		len = tg_header_encode(&h, hb, sizeof(hb));
+	}
+	return (int)raw_write_all(sink_fd, hb, len);
+}
+
+/* Open the sink; called with sink_mu held. */
+static int sink_open(void)
+{
+	char spec[TG_PATH_MAX];
+	int i;
+
+	if (sink_spec[0]) {
+		expand(spec, sizeof(spec), sink_spec);
+		if (spec[0] == '|') {
+			snprintf(sink_name, sizeof(sink_name), "%s", spec);
+			sink_fd = spawn_sink(spec + 1);
+		} else {
+			snprintf(sink_name, sizeof(sink_name), "%s", spec);
+			sink_fd = (int)syscall(SYS_openat, AT_FDCWD, spec,
+					       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+					       0666);
+		}
+		if (sink_fd < 0) {
+			sink_fail("cannot open trace sink", errno);
+			return -1;
+		}
+	} else {
+		snprintf(spec, sizeof(spec), "%s", trace_dir);
+		if (mkdirs(spec) < 0) {
+			snprintf(sink_name, sizeof(sink_name), "%s", trace_dir);
+			sink_fail("cannot create trace directory", errno);
+			return -1;
+		}
+		for (i = 0; i < 1000; i++) {
+			int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+			if (my_rank >= 0 && i == 0)
+				snprintf(sink_name, sizeof(sink_name), "%s/rank-%d.rec",
+					 trace_dir, my_rank);
+			else if (i == 0)
+				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d.rec",
+					 trace_dir, (int)getpid());
+			else
+				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d.%d.rec",
+					 trace_dir, (int)getpid(), i);
+			flags |= my_rank >= 0 && i == 0 ? O_TRUNC : O_EXCL;
+			sink_fd = (int)syscall(SYS_openat, AT_FDCWD, sink_name, flags,
+					       0666);
+			if (sink_fd >= 0 || errno != EEXIST)
+				break;
+		}
+		if (sink_fd < 0) {
+			sink_fail("cannot create trace file", errno);
+			return -1;
+		}
+		sink_in_dir = 1;
+	}
+	if (write_header() < 0) {
+		sink_fail("cannot write trace to", errno);
+		return -1;
+	}
+	return 0;
+}
+
+/* Write @n bytes of frames to the sink; called with sink_mu held. */
+static void sink_write(const void *buf, size_t n)
+{
+	if (tg_state != 1 || n == 0)
+		return;
+	if (sink_fd < 0 && sink_open() < 0)
+		return;
+	if (raw_write_all(sink_fd, buf, n) < 0)
+		sink_fail("cannot write trace to", errno);
+}
+
+void tg_flush_thread(struct tg_thread *t)
+{
+	int e = errno;
+
+	t->guard++;
+	pthread_mutex_lock(&sink_mu);
+	sink_write(t->buf, t->len);
+	pthread_mutex_unlock(&sink_mu);
+	t->len = 0;
+	t->guard--;
+	errno = e;
+}
+
+void tg_commit_slow(struct tg_thread *t)
+{
+	tg_flush_thread(t);
+}
+
+/* Write every thread's complete frames; others keep theirs (they may be
+ * writing), which only matters on paths after which nothing is recorded. */
+static void flush_all_locked(void)
+{
+	struct tg_thread *t;
+
+	for (t = threads; t; t = t->next) {
+		sink_write(t->buf, t->len);
+		if (t == tg_self)
+			t->len = 0;
+	}
+}
+
+void tg_flush_all(void)
+{
+	int e = errno;
+
+	if (tg_self)
+		tg_self->guard++;
+	pthread_mutex_lock(&threads_mu);
+	pthread_mutex_lock(&sink_mu);
+	flush_all_locked();
+	pthread_mutex_unlock(&sink_mu);
+	pthread_mutex_unlock(&threads_mu);
+	if (tg_self)
+		tg_self->guard--;
+	errno = e;
+}
+
+static void put_excluded(struct tg_thread *t)
+{
+	uint64_t n = atomic_load(&excluded_calls);
+	unsigned char *start, *p;
+
+	if (n == 0 || !t)
+		return;
+	if (TG_BUF_SIZE - t->len < TG_RESERVE)
+		tg_flush_thread(t);
+	start = t->buf + t->len;
+	p = start + 4;
+	*p++ = TG_REC_EXCLUDED;
+	p = tg_put_uvar(p, n);
+	tg_put_le32(start, (uint32_t)(p - start - 4));
+	*p++ = '\n';
+	t->len = (size_t)(p - t->buf);
+}
+
+void tg_shutdown(void)
+{
+	int e = errno;
+
+	if (tg_state != 1)
+		return;
+	put_excluded(tg_self);
+	tg_flush_all();
+	pthread_mutex_lock(&sink_mu);
+	if (tg_state == 1 && sink_fd < 0)
+		sink_open();	/* a process that recorded nothing still leaves its header */
+	tg_state = 2;
+	if (sink_fd >= 0)
+		syscall(SYS_close, sink_fd);
+	sink_fd = -1;
+	if (sink_is_pipe && sink_child > 0) {
+		int st;
+		while (waitpid(sink_child, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	pthread_mutex_unlock(&sink_mu);
+	errno = e;
+}
+
+__attribute__((destructor)) static void tg_dtor(void)
+{
+	tg_shutdown();
+}
+
+void tg_set_rank(int rank, int world)
+{
+	struct tg_thread *t = tg_self;
+	unsigned char *start, *p;
+	unsigned char fixed[8];
+
+	pthread_mutex_lock(&sink_mu);
+	my_rank = rank;
+	my_world = world;
+	if (sink_fd >= 0 && !sink_is_pipe) {
+		tg_put_le32(fixed, (uint32_t)rank);
+		tg_put_le32(fixed + 4, (uint32_t)world);
+		syscall(SYS_pwrite64, sink_fd, fixed, 8, (off_t)TG_REC_RANK_OFFSET);
+		if (sink_in_dir) {
+			char name[TG_PATH_MAX];
+			snprintf(name, sizeof(name), "%s/rank-%d.rec", trace_dir, rank);
+			if (syscall(SYS_rename, sink_name, name) == 0)
+				snprintf(sink_name, sizeof(sink_name), "%s", name);
+		}
+	}
+	pthread_mutex_unlock(&sink_mu);
+	if (!t && !(t = tg_thread_new()))
+		return;
+	if (TG_BUF_SIZE - t->len < TG_RESERVE)
+		tg_flush_thread(t);
+	start = t->buf + t->len;
+	p = start + 4;
+	*p++ = TG_REC_RANK;
+	p = tg_put_svar(p, rank);
+	p = tg_put_uvar(p, (uint64_t)world);
+	tg_put_le32(start, (uint32_t)(p - start - 4));
+	*p++ = '\n';
+	t->len = (size_t)(p - t->buf);
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+struct tg_thread *tg_thread_new(void)
+{
+	struct tg_thread *t;
+
+	if (tg_state != 1)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->buf = malloc(TG_BUF_SIZE);
+	if (!t->buf) {
+		free(t);
+		return NULL;
+	}
+	t->tid = atomic_fetch_add(&next_tid, 1);
+	t->last_seq = -1;
+	t->next_ptr_id = 1;
+	pthread_mutex_lock(&threads_mu);
+	t->next = threads;
+	threads = t;
+	pthread_mutex_unlock(&threads_mu);
+	tg_self = t;
+	pthread_setspecific(thread_key, t);
+	return t;
+}
+
+static void strmap_clear(struct tg_thread *t)
+{
+	unsigned i;
+
+	for (i = 0; i < TG_STRMAP; i++) {
+		free(t->strs[i].s);
+		t->strs[i].s = NULL;
+	}
+	t->nstrs = 0;
+}
+
+static void thread_gone(void *arg)
+{
+	struct tg_thread *t = arg, **pp;
+
+	if (tg_state == 1)
+		tg_flush_thread(t);
+	pthread_mutex_lock(&threads_mu);
+	for (pp = &threads; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	pthread_mutex_unlock(&threads_mu);
+	tg_self = NULL;
+	strmap_clear(t);
+	free(t->buf);
+	free(t);
+}
+
+/* ---- fork and signals ------------------------------------------------- */
+
+static void atfork_prepare(void)
+{
+	if (tg_state != 1)
+		return;
+	pthread_mutex_lock(&threads_mu);
+	pthread_mutex_lock(&sink_mu);
+	if (tg_self) {
+		sink_write(tg_self->buf, tg_self->len);
+		tg_self->len = 0;
+	}
+}
+
+static void atfork_parent(void)
+{
+	if (tg_state != 1 && !pthread_mutex_trylock(&sink_mu)) {
+		/* tracing stopped between prepare and now: nothing held */
+		pthread_mutex_unlock(&sink_mu);
+		return;
+	}
+	pthread_mutex_unlock(&sink_mu);
+	pthread_mutex_unlock(&threads_mu);
+}
+
+static void atfork_child(void)
+{
+	struct tg_thread *t = tg_self;
+
+	pthread_mutex_init(&threads_mu, NULL);
+	pthread_mutex_init(&sink_mu, NULL);
+	if (tg_state != 1)
+		return;
+	if (sink_fd >= 0)
+		syscall(SYS_close, sink_fd);
+	sink_fd = -1;
+	sink_is_pipe = 0;
+	sink_in_dir = 0;
+	sink_child = 0;
+	sink_name[0] = 0;
+	my_rank = -1;
+	my_world = 0;
+	atomic_store(&excluded_calls, 0);
+	atomic_store(&next_tid, 1);
+	threads = t;
+	if (t) {
+		t->next = NULL;
+		t->tid = 0;
+		t->len = 0;
+		t->last_seq = -1;
+		t->last_t = 0;
+		strmap_clear(t);
+	}
+	atomic_store(&tg_seq, 0);
+}
+
+void tg_after_fork_child(void)
+{
+	/* the atfork handler did the work; kept for callers that fork by other
+	 * means (clone) */
+}
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+				     SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGPIPE };
+
+static void on_fatal(int sig)
+{
+	struct tg_thread *t;
+	int e = errno;
+
+	if (tg_state == 1 && pthread_mutex_trylock(&sink_mu) == 0) {
+		for (t = threads; t; t = t->next)
+			sink_write(t->buf, t->len);
+		if (sink_fd >= 0 && !sink_is_pipe)
+			syscall(SYS_fsync, sink_fd);
+		pthread_mutex_unlock(&sink_mu);
+	}
+	tg_state = 2;
+	signal(sig, SIG_DFL);
+	errno = e;
+	raise(sig);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		if (sigaction(fatal_signals[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
+			sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
+/* ---- symbolic ids ------------------------------------------------------ */
+
+uint64_t tg_ptr_id(struct tg_thread *t, const void *p)
+{
+	uintptr_t h;
+	unsigned i;
+
+	if (!p)
+		return 0;
+	h = ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull;
+	i = (unsigned)(h >> 54) & (TG_PTRMAP - 1);
+	for (;;) {
+		if (t->ptrs[i].key == p)
+			return t->ptrs[i].id;
+		if (!t->ptrs[i].key)
+			break;
+		i = (i + 1) & (TG_PTRMAP - 1);
+	}
+	if (t->nptrs >= TG_PTRMAP * 3 / 4) {
+		memset(t->ptrs, 0, sizeof(t->ptrs));
+		t->nptrs = 0;
+		i = (unsigned)(h >> 54) & (TG_PTRMAP - 1);
+	}
+	t->ptrs[i].key = p;
+	t->ptrs[i].id = t->next_ptr_id++;
+	t->nptrs++;
+	return t->ptrs[i].id;
+}
+
+#define TG_STR_MAX 16384
+
+uint64_t tg_str(struct tg_thread *t, const char *s)
+{
+	uint64_t h = 1469598103934665603ull, id;
+	unsigned i;
+	size_t n;
+	unsigned char *start, *p;
+
+	if (!s)
+		return 0;
+	for (n = 0; s[n] && n < TG_STR_MAX; n++)
+		h = (h ^ (unsigned char)s[n]) * 1099511628211ull;
+	i = (unsigned)(h >> 52) & (TG_STRMAP - 1);
+	while (t->strs[i].s) {
+		if (t->strs[i].hash == h && strncmp(t->strs[i].s, s, n) == 0 &&
+		    t->strs[i].s[n] == 0)
+			return t->strs[i].id;
+		i = (i + 1) & (TG_STRMAP - 1);
+	}
+	id = atomic_fetch_add(&next_str_id, 1);
+	if (TG_BUF_SIZE - t->len < TG_RESERVE + n + 32)
+		tg_flush_thread(t);
+	start = t->buf + t->len;
+	p = start + 4;
+	*p++ = TG_REC_STR;
+	p = tg_put_uvar(p, id);
+	p = tg_put_uvar(p, n);
+	memcpy(p, s, n);
+	p += n;
+	tg_put_le32(start, (uint32_t)(p - start - 4));
+	*p++ = '\n';
+	t->len = (size_t)(p - t->buf);
+	if (t->nstrs >= TG_STRMAP * 3 / 4) {
+		strmap_clear(t);
+		i = (unsigned)(h >> 52) & (TG_STRMAP - 1);
+	}
+	t->strs[i].s = strndup(s, n);
+	if (t->strs[i].s) {
+		t->strs[i].hash = h;
+		t->strs[i].id = id;
+		t->nstrs++;
+	}
+	return id;
+}
+
+/* Streams and directories share one small table keyed by address. */
+#define OBJMAP 4096
+struct objslot {
+	const void *key;
+	uint32_t id;
+	uint8_t excluded;
+	uint8_t kind;	/* 1 stream, 2 dir */
+};
+static struct objslot objs[OBJMAP];
+static unsigned char used_ids[2][OBJMAP / 8];
+static pthread_mutex_t objs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned obj_hash(const void *p)
+{
+	return (unsigned)((((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull) >> 52) &
+	       (OBJMAP - 1);
+}
+
+static struct objslot *obj_find(const void *p, int kind)
+{
+	unsigned i = obj_hash(p), n;
+
+	for (n = 0; n < OBJMAP; n++, i = (i + 1) & (OBJMAP - 1)) {
+		if (objs[i].key == p && objs[i].kind == kind)
+			return &objs[i];
+		if (!objs[i].key)
+			return NULL;
+	}
+	return NULL;
+}
+
+static uint32_t obj_take_id(int kind)
+{
+	uint32_t id;
+
+	for (id = kind == 1 ? 3 : 0; id < OBJMAP; id++)
+		if (!(used_ids[kind - 1][id / 8] & (1u << (id % 8)))) {
+			used_ids[kind - 1][id / 8] |= (unsigned char)(1u << (id % 8));
+			return id;
+		}
+	return OBJMAP - 1;
+}
+
+static struct objslot *obj_add(const void *p, int kind, int excluded)
+{
+	unsigned i = obj_hash(p), n;
+	struct objslot *s = obj_find(p, kind);
+
+	if (s) {	/* a recycled address: the old object was not seen closing */
+		s->excluded = (uint8_t)excluded;
+		return s;
+	}
+	for (n = 0; n < OBJMAP; n++, i = (i + 1) & (OBJMAP - 1))
+		if (!objs[i].key || objs[i].key == (void *)1) {
+			objs[i].key = p;
+			objs[i].kind = (uint8_t)kind;
+			objs[i].excluded = (uint8_t)excluded;
+			if (kind == 1 && p == stdin)
+				objs[i].id = 0;
+			else if (kind == 1 && p == stdout)
+				objs[i].id = 1;
+			else if (kind == 1 && p == stderr)
+				objs[i].id = 2;
+			else
+				objs[i].id = obj_take_id(kind);
+			return &objs[i];
+		}
+	return NULL;
+}
+
+static void obj_drop(const void *p, int kind)
+{
+	struct objslot *s;
+
+	pthread_mutex_lock(&objs_mu);
+	s = obj_find(p, kind);
+	if (s) {
+		if (!(kind == 1 && s->id < 3))
+			used_ids[kind - 1][s->id / 8] &= (unsigned char)~(1u << (s->id % 8));
+		s->key = (void *)1;	/* tombstone keeps probe chains intact */
+		s->kind = 0;
+	}
+	pthread_mutex_unlock(&objs_mu);
+}
+
+uint64_t tg_stream_id(FILE *fp, int *excluded)
+{
+	struct objslot *s;
+	uint64_t id;
+
+	if (!fp)
+		return 0;
+	pthread_mutex_lock(&objs_mu);
+	s = obj_find(fp, 1);
+	if (!s)
+		s = obj_add(fp, 1, 0);
+	id = s ? s->id + 1u : 0;
+	if (excluded)
+		*excluded = s ? s->excluded : 0;
+	pthread_mutex_unlock(&objs_mu);
+	return id;
+}
+
+int tg_stream_excluded(FILE *fp)
+{
+	struct objslot *s;
+	int ex;
+
+	if (!fp)
+		return 0;
+	pthread_mutex_lock(&objs_mu);
+	s = obj_find(fp, 1);
+	ex = s ? s->excluded : 0;
+	pthread_mutex_unlock(&objs_mu);
+	return ex;
+}
+
+void tg_stream_new(FILE *fp, int excluded)
+{
+	pthread_mutex_lock(&objs_mu);
+	obj_add(fp, 1, excluded);
+	pthread_mutex_unlock(&objs_mu);
+}
+
+void tg_stream_drop(FILE *fp)
+{
+	obj_drop(fp, 1);
+}
+
+uint64_t tg_dir_id(const void *dirp)
+{
+	struct objslot *s;
+	uint64_t id;
+
+	if (!dirp)
+		return 0;
+	pthread_mutex_lock(&objs_mu);
+	s = obj_find(dirp, 2);
+	if (!s)
+		s = obj_add(dirp, 2, 0);
+	id = s ? s->id + 1u : 0;
+	pthread_mutex_unlock(&objs_mu);
+	return id;
+}
+
+void tg_dir_new(const void *dirp)
+{
+	pthread_mutex_lock(&objs_mu);
+	obj_add(dirp, 2, 0);
+	pthread_mutex_unlock(&objs_mu);
+}
+
+void tg_dir_drop(const void *dirp)
+{
+	obj_drop(dirp, 2);
+}
+
+/* ---- descriptors and paths --------------------------------------------- */
+
+int tg_fd_excluded(int fd)
+{
+	if (fd < 0 || fd >= FD_TRACKED)
+		return 0;
+	return (__atomic_load_n(&fd_excl[fd / 8], __ATOMIC_RELAXED) >> (fd % 8)) & 1;
+}
+
+void tg_fd_set(int fd, int excluded)
+{
+	unsigned char bit;
+
+	if (fd < 0 || fd >= FD_TRACKED)
+		return;
+	bit = (unsigned char)(1u << (fd % 8));
+	if (excluded)
+		__atomic_fetch_or(&fd_excl[fd / 8], bit, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&fd_excl[fd / 8], (unsigned char)~bit,
+				   __ATOMIC_RELAXED);
+}
+
+void tg_fd_dup(int oldfd, int newfd)
+{
+	tg_fd_set(newfd, tg_fd_excluded(oldfd));
+}
+
+void tg_count_excluded(void)
+{
+	atomic_fetch_add_explicit(&excluded_calls, 1, memory_order_relaxed);
+}
+
+void tg_cwd_changed(void)
+{
+	long n = syscall(SYS_getcwd, cwd, sizeof(cwd));
+
+	cwd_valid = n > 0;
+	if (!cwd_valid)
+		cwd[0] = 0;
+}
+
+/* Join @base and @rel into @out, removing ".", ".." and repeated slashes. */
+static void normalize(char *out, const char *base, const char *rel)
+{
+	size_t o = 0;
+	const char *parts[2] = { base, rel };
+	int k;
+
+	out[o++] = '/';
+	for (k = 0; k < 2; k++) {
+		const char *p = parts[k];
+		while (p && *p) {
+			size_t n;
+			while (*p == '/')
+				p++;
+			n = strcspn(p, "/");
+			if (n == 0)
+				break;
+			if (n == 1 && p[0] == '.') {
+				/* nothing */
+			} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+				while (o > 1 && out[o - 1] != '/')
+					o--;
+				if (o > 1)
+					o--;	/* the slash before it */
+				while (o > 1 && out[o - 1] != '/')
+					o--;
+			} else if (o + n + 2 < TG_PATH_MAX) {
+				if (out[o - 1] != '/')
+					out[o++] = '/';
+				memcpy(out + o, p, n);
+				o += n;
+			}
+			p += n;
+		}
+	}
+	if (o > 1 && out[o - 1] == '/')
+		o--;
+	out[o] = 0;
+}
+
+const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
+{
+	char base[TG_PATH_MAX];
+
+	if (!path)
+		return NULL;
+	if (path[0] == '/') {
+		normalize(out, NULL, path);
+	} else if (dirfd == AT_FDCWD) {
+		if (!cwd_valid)
+			tg_cwd_changed();
+		normalize(out, cwd, path);
+	} else {
+		char link[64];
+		long n;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+		n = syscall(SYS_readlinkat, AT_FDCWD, link, base, sizeof(base) - 1);
+		if (n <= 0 || base[0] != '/')
+			n = snprintf(base, sizeof(base), "/proc/self/fd/%d", dirfd);
+		base[n] = 0;
+		normalize(out, base, path);
+	}
+	if (nexcl && path_excluded(out))
+		*excluded = 1;
+	return out;
+}
+
+/* ---- compound arguments ------------------------------------------------ */
+
+void tg_put_stat(struct tg_call *c, const struct stat *st)
+{
+	if (!st) {
+		*c->p++ = 0;
+		return;
+	}
+	*c->p++ = 1;
+	tg_put_s(c, (int64_t)st->st_size);
+	tg_put_u(c, (uint64_t)st->st_mode);
+}
+
+void tg_put_stat64(struct tg_call *c, const struct stat64 *st)
+{
+	if (!st) {
+		*c->p++ = 0;
+		return;
+	}
+	*c->p++ = 1;
+	tg_put_s(c, (int64_t)st->st_size);
+	tg_put_u(c, (uint64_t)st->st_mode);
+}
+
+void tg_put_statx(struct tg_call *c, const void *p)
+{
+	const struct statx *stx = p;
+
+	if (!stx) {
+		*c->p++ = 0;
+		return;
+	}
+	*c->p++ = 1;
+	tg_put_s(c, (int64_t)stx->stx_size);
+	tg_put_u(c, (uint64_t)stx->stx_mode);
+}
+
+void tg_put_iov(struct tg_call *c, const struct iovec *iov, int n)
+{
+	int i;
+
+	if (!iov || n < 0)
+		n = 0;
+	if (n > 1024)
+		n = 1024;
+	tg_put_u(c, (uint64_t)n);
+	for (i = 0; i < n; i++)
+		tg_put_u(c, (uint64_t)iov[i].iov_len);
+}
+
+void tg_put_intarr(struct tg_call *c, const int *a, int n)
+{
+	int i;
+
+	if (!a)
+		n = 0;
+	tg_put_u(c, (uint64_t)n);
+	for (i = 0; i < n; i++)
+		tg_put_s(c, a[i]);
+}

@@ -1,0 +1,616 @@
+/*
+ * hand.c - wrappers too irregular to generate: variadic open/fcntl and the
+ * printf/scanf families, the fortified open entry points, and the calls that
+ * fork, replace or end the process.  Each still has its row in calls.tab,
+ * which gives its id and the schema the decoders use.
+ */
+#include "wrap-prelude.h"
+
+#include <limits.h>
+#include <sys/syscall.h>
+
+#define RESOLVE(var, name)                                  \
+	do {                                                \
+		if (tg_unlikely(!(var)))                    \
+			(var) = tg_real((name), NULL);      \
+	} while (0)
+
+/* ---- open ------------------------------------------------------------- */
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+typedef int (*open2_fn)(const char *, int);
+typedef int (*openat2_fn)(int, const char *, int);
+
+enum { OPEN_PLAIN, OPEN_AT, OPEN_2, OPEN_AT2 };
+
+static int has_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+static int call_open(int how, void *real, int dirfd, const char *path,
+		     int flags, mode_t mode)
+{
+	switch (how) {
+	case OPEN_PLAIN:
+		return ((open_fn)real)(path, flags, mode);
+	case OPEN_AT:
+		return ((openat_fn)real)(dirfd, path, flags, mode);
+	case OPEN_2:
+		return ((open2_fn)real)(path, flags);
+	default:
+		return ((openat2_fn)real)(dirfd, path, flags);
+	}
+}
+
+static int traced_open(int how, unsigned fn, void *real, int dirfd,
+		       const char *path, int flags, mode_t mode)
+{
+	char pb[TG_PATH_MAX];
+	const char *ap;
+	struct tg_call c;
+	uint64_t sid;
+	int ex = 0, ret, at = how == OPEN_AT || how == OPEN_AT2;
+
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!has_mode(flags))
+		mode = 0;
+	if (!tg_on(TG_LAYER_POSIX))
+		return call_open(how, real, dirfd, path, flags, mode);
+	ap = tg_path_prep(pb, path, at ? dirfd : AT_FDCWD, &ex);
+	if (ex || !tg_enter(&c, fn, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = call_open(how, real, dirfd, path, flags, mode);
+		if (ret >= 0) {
+			int e = errno;
+			tg_fd_set(ret, ex);
+			errno = e;
+		}
+		return ret;
+	}
+	sid = tg_str(c.t, ap);
+	ret = call_open(how, real, dirfd, path, flags, mode);
+	tg_end(&c);
+	tg_rec_begin(&c, ret, ret == -1);
+	if (at)
+		tg_put_s(&c, dirfd);
+	tg_put_u(&c, sid);
+	tg_put_u(&c, (unsigned)flags);
+	tg_put_u(&c, mode);
+	tg_rec_commit(&c);
+	if (ret >= 0) {
+		int e = errno;
+		tg_fd_set(ret, 0);
+		errno = e;
+	}
+	return ret;
+}
+
+#define VA_MODE(flags, last)                                   \
+	mode_t mode = 0;                                       \
+	if (has_mode(flags)) {                                 \
+		va_list ap;                                    \
+		va_start(ap, last);                            \
+		mode = (mode_t)va_arg(ap, unsigned int);       \
+		va_end(ap);                                    \
+	}
+
+TG_EXPORT int open(const char *path, int flags, ...)
+{
+	static void *real;
+	VA_MODE(flags, flags);
+	RESOLVE(real, "open");
+	return traced_open(OPEN_PLAIN, TG_FN_open, real, AT_FDCWD, path, flags, mode);
+}
+
+TG_EXPORT int open64(const char *path, int flags, ...)
+{
+	static void *real;
+	VA_MODE(flags, flags);
+	RESOLVE(real, "open64");
+	return traced_open(OPEN_PLAIN, TG_FN_open64, real, AT_FDCWD, path, flags, mode);
+}
+
+TG_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	static void *real;
+	VA_MODE(flags, flags);
+	RESOLVE(real, "openat");
+	return traced_open(OPEN_AT, TG_FN_openat, real, dirfd, path, flags, mode);
+}
+
+TG_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	static void *real;
+	VA_MODE(flags, flags);
+	RESOLVE(real, "openat64");
+	return traced_open(OPEN_AT, TG_FN_openat64, real, dirfd, path, flags, mode);
+}
+
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+TG_EXPORT int __open_2(const char *path, int flags)
+{
+	static void *real;
+	RESOLVE(real, "__open_2");
+	return traced_open(OPEN_2, TG_FN_open, real, AT_FDCWD, path, flags, 0);
+}
+
+TG_EXPORT int __open64_2(const char *path, int flags)
+{
+	static void *real;
+	RESOLVE(real, "__open64_2");
+	return traced_open(OPEN_2, TG_FN_open64, real, AT_FDCWD, path, flags, 0);
+}
+
+TG_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	static void *real;
+	RESOLVE(real, "__openat_2");
+	return traced_open(OPEN_AT2, TG_FN_openat, real, dirfd, path, flags, 0);
+}
+
+TG_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	static void *real;
+	RESOLVE(real, "__openat64_2");
+	return traced_open(OPEN_AT2, TG_FN_openat64, real, dirfd, path, flags, 0);
+}
+
+/* ---- fcntl ------------------------------------------------------------ */
+
+typedef int (*fcntl_fn)(int, int, ...);
+
+/* Commands whose third argument is an int (the rest take a pointer). */
+static int fcntl_int_arg(int cmd)
+{
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+	case F_SETFD:
+	case F_SETFL:
+	case F_SETOWN:
+	case F_SETSIG:
+	case F_SETLEASE:
+	case F_NOTIFY:
+	case F_SETPIPE_SZ:
+	case F_ADD_SEALS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int traced_fcntl(unsigned fn, void *real, int fd, int cmd, void *arg)
+{
+	struct tg_call c;
+	int ret, dup = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
+
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!tg_on(TG_LAYER_POSIX) || tg_fd_excluded(fd) ||
+	    !tg_enter(&c, fn, TG_LAYER_POSIX)) {
+		ret = ((fcntl_fn)real)(fd, cmd, arg);
+		if (dup && ret >= 0) {
+			int e = errno;
+			tg_fd_dup(fd, ret);
+			errno = e;
+		}
+		return ret;
+	}
+	ret = ((fcntl_fn)real)(fd, cmd, arg);
+	tg_end(&c);
+	tg_rec_begin(&c, ret, ret == -1);
+	tg_put_s(&c, fd);
+	tg_put_s(&c, cmd);
+	tg_put_s(&c, fcntl_int_arg(cmd) ? (int)(intptr_t)arg : 0);
+	tg_rec_commit(&c);
+	if (dup && ret >= 0) {
+		int e = errno;
+		tg_fd_dup(fd, ret);
+		errno = e;
+	}
+	return ret;
+}
+
+TG_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	static void *real;
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	RESOLVE(real, "fcntl");
+	return traced_fcntl(TG_FN_fcntl, real, fd, cmd, arg);
+}
+
+int fcntl64(int fd, int cmd, ...);
+TG_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	static void *real;
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	RESOLVE(real, "fcntl64");
+	return traced_fcntl(TG_FN_fcntl64, real, fd, cmd, arg);
+}
+
+/* ---- printf and scanf families ---------------------------------------- */
+
+/* How the formatted call reaches its v-variant. */
+enum { FMT_STREAM, FMT_STDOUT, FMT_FD };
+
+typedef int (*vf_stream)(FILE *, const char *, va_list);
+typedef int (*vf_stdout)(const char *, va_list);
+typedef int (*vf_fd)(int, const char *, va_list);
+typedef int (*vfchk_stream)(FILE *, int, const char *, va_list);
+typedef int (*vfchk_stdout)(int, const char *, va_list);
+typedef int (*vfchk_fd)(int, int, const char *, va_list);
+
+struct fmtcall {
+	unsigned fn;
+	int how;
+	int layer_failed_eof;	/* scanf: failure is EOF, not negative */
+	int chk;		/* fortified: pass @flag */
+	int flag;
+	void *real;
+	FILE *stream;
+	int fd;
+};
+
+static int fmt_invoke(const struct fmtcall *f, const char *fmt, va_list ap)
+{
+	if (f->chk) {
+		switch (f->how) {
+		case FMT_STREAM:
+			return ((vfchk_stream)f->real)(f->stream, f->flag, fmt, ap);
+		case FMT_STDOUT:
+			return ((vfchk_stdout)f->real)(f->flag, fmt, ap);
+		default:
+			return ((vfchk_fd)f->real)(f->fd, f->flag, fmt, ap);
+		}
+	}
+	switch (f->how) {
+	case FMT_STREAM:
+		return ((vf_stream)f->real)(f->stream, fmt, ap);
+	case FMT_STDOUT:
+		return ((vf_stdout)f->real)(fmt, ap);
+	default:
+		return ((vf_fd)f->real)(f->fd, fmt, ap);
+	}
+}
+
+static int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
+{
+	struct tg_call c;
+	uint64_t sid;
+	int ret, failed, ex = 0;
+
+	if (!f->real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!tg_on(TG_LAYER_STDIO))
+		return fmt_invoke(f, fmt, ap);
+	if (f->how == FMT_STREAM)
+		ex = tg_stream_excluded(f->stream);
+	else if (f->how == FMT_FD)
+		ex = tg_fd_excluded(f->fd);
+	if (ex || !tg_enter(&c, f->fn, TG_LAYER_STDIO)) {
+		if (ex)
+			tg_count_excluded();
+		return fmt_invoke(f, fmt, ap);
+	}
+	sid = tg_str(c.t, fmt);
+	ret = fmt_invoke(f, fmt, ap);
+	tg_end(&c);
+	failed = f->layer_failed_eof ? ret == EOF : ret < 0;
+	tg_rec_begin(&c, ret, failed);
+	if (f->how == FMT_STREAM)
+		tg_put_u(&c, tg_stream_id(f->stream, NULL));
+	else if (f->how == FMT_FD)
+		tg_put_s(&c, f->fd);
+	tg_put_u(&c, sid);
+	tg_rec_commit(&c);
+	return ret;
+}
+
+#define FMT_BODY(fcinit, last, fmtarg)                  \
+	static void *real;                              \
+	struct fmtcall f = fcinit;                      \
+	va_list ap;                                     \
+	int ret;                                        \
+	RESOLVE(real, real_name);                       \
+	f.real = real;                                  \
+	va_start(ap, last);                             \
+	ret = traced_fmt(&f, fmtarg, ap);               \
+	va_end(ap);                                     \
+	return ret
+
+TG_EXPORT int fprintf(FILE *stream, const char *format, ...)
+{
+	static const char real_name[] = "vfprintf";
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_fprintf, .how = FMT_STREAM,
+				    .stream = stream }),
+		 format, format);
+}
+
+TG_EXPORT int printf(const char *format, ...)
+{
+	static const char real_name[] = "vprintf";
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_printf, .how = FMT_STDOUT }),
+		 format, format);
+}
+
+TG_EXPORT int dprintf(int fd, const char *format, ...)
+{
+	static const char real_name[] = "vdprintf";
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_dprintf, .how = FMT_FD, .fd = fd }),
+		 format, format);
+}
+
+int tg_w_fscanf(FILE *stream, const char *format, ...) __asm__("fscanf");
+TG_EXPORT int tg_w_fscanf(FILE *stream, const char *format, ...)
+{
+	static const char real_name[] = "vfscanf";
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_fscanf, .how = FMT_STREAM,
+				    .layer_failed_eof = 1, .stream = stream }),
+		 format, format);
+}
+
+int __isoc99_fscanf(FILE *stream, const char *format, ...);
+TG_EXPORT int __isoc99_fscanf(FILE *stream, const char *format, ...)
+{
+	static const char real_name[] = "__isoc99_vfscanf";
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_fscanf, .how = FMT_STREAM,
+				    .layer_failed_eof = 1, .stream = stream }),
+		 format, format);
+}
+
+int __fprintf_chk(FILE *stream, int flag, const char *format, ...);
+TG_EXPORT int __fprintf_chk(FILE *stream, int flag, const char *format, ...)
+{
+	static const char real_name[] = "__vfprintf_chk";
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_fprintf, .how = FMT_STREAM,
+				    .chk = 1, .flag = flag, .stream = stream }),
+		 format, format);
+}
+
+int __printf_chk(int flag, const char *format, ...);
+TG_EXPORT int __printf_chk(int flag, const char *format, ...)
+{
+	static const char real_name[] = "__vprintf_chk";
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_printf, .how = FMT_STDOUT,
+				    .chk = 1, .flag = flag }),
+		 format, format);
+}
+
+int __dprintf_chk(int fd, int flag, const char *format, ...);
+TG_EXPORT int __dprintf_chk(int fd, int flag, const char *format, ...)
+{
+	static const char real_name[] = "__vdprintf_chk";
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_dprintf, .how = FMT_FD, .chk = 1,
+				    .flag = flag, .fd = fd }),
+		 format, format);
+}
+
+/* ---- fork, exec, exit --------------------------------------------------- */
+
+typedef pid_t (*fork_fn)(void);
+
+static pid_t traced_fork(unsigned fn)
+{
+	static void *real;
+	struct tg_call c;
+	pid_t ret;
+
+	RESOLVE(real, "fork");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!tg_on(TG_LAYER_POSIX) || !tg_enter(&c, fn, TG_LAYER_POSIX))
+		return ((fork_fn)real)();
+	ret = ((fork_fn)real)();
+	tg_end(&c);
+	if (ret == 0 && tg_state == 1) {
+		/* the child's stream starts with this call */
+		c.seq = atomic_fetch_add(&tg_seq, 1);
+		c.t->stack_seq[c.depth] = c.seq;
+	}
+	tg_rec_begin(&c, ret, ret == -1);
+	tg_rec_commit(&c);
+	return ret;
+}
+
+TG_EXPORT pid_t fork(void)
+{
+	return traced_fork(TG_FN_fork);
+}
+
+/* A wrapper cannot return twice from one stack frame, so vfork becomes
+ * fork; programs may not rely on vfork sharing memory anyway. */
+TG_EXPORT pid_t vfork(void)
+{
+	return traced_fork(TG_FN_vfork);
+}
+
+/*
+ * Record an exec before the image goes away and push every record out; if
+ * the exec fails, a second record carries its error.
+ */
+static void exec_record(unsigned fn, const char *path, int is_path, int ret, int err)
+{
+	char pb[TG_PATH_MAX];
+	struct tg_call c;
+	const char *ap = path;
+	uint64_t sid;
+	int ex = 0;
+
+	if (!tg_on(TG_LAYER_POSIX))
+		return;
+	if (is_path)
+		ap = tg_path_prep(pb, path, AT_FDCWD, &ex);
+	if (!tg_enter(&c, fn, TG_LAYER_POSIX))
+		return;
+	sid = tg_str(c.t, ap);
+	errno = err;
+	tg_end(&c);
+	tg_rec_begin(&c, ret, ret == -1);
+	tg_put_u(&c, sid);
+	tg_rec_commit(&c);
+	tg_flush_all();
+}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+
+static int exec_common(unsigned fn, void **realp, const char *realname,
+		       int is_path, int with_env, const char *path,
+		       char *const argv[], char *const envp[])
+{
+	int ret, e;
+
+	RESOLVE(*realp, realname);
+	if (!*realp) {
+		errno = ENOSYS;
+		return -1;
+	}
+	e = errno;
+	exec_record(fn, path, is_path, 0, 0);
+	errno = e;
+	ret = with_env ? ((execve_fn)*realp)(path, argv, envp)
+		       : ((execv_fn)*realp)(path, argv);
+	e = errno;
+	exec_record(fn, path, is_path, ret, e);
+	errno = e;
+	return ret;
+}
+
+static void *real_execve, *real_execv, *real_execvp, *real_execvpe;
+
+TG_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return exec_common(TG_FN_execve, &real_execve, "execve", 1, 1, path, argv, envp);
+}
+
+TG_EXPORT int execv(const char *path, char *const argv[])
+{
+	return exec_common(TG_FN_execv, &real_execv, "execv", 1, 0, path, argv, NULL);
+}
+
+TG_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return exec_common(TG_FN_execvp, &real_execvp, "execvp", 0, 0, file, argv, NULL);
+}
+
+TG_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return exec_common(TG_FN_execvpe, &real_execvpe, "execvpe", 0, 1, file, argv, envp);
+}
+
+/* Collect the variadic arguments of execl* into an argv array. */
+#define EXECL_ARGV(arg0, last_named, extra_env)                          \
+	va_list ap;                                                      \
+	size_t n = 1, i;                                                 \
+	va_start(ap, last_named);                                        \
+	while (va_arg(ap, char *))                                       \
+		n++;                                                     \
+	va_end(ap);                                                      \
+	char **argv = calloc(n + 1, sizeof(char *));                     \
+	if (!argv) {                                                     \
+		errno = ENOMEM;                                          \
+		return -1;                                               \
+	}                                                                \
+	argv[0] = (char *)(arg0);                                        \
+	va_start(ap, last_named);                                        \
+	for (i = 1; i <= n; i++)                                         \
+		argv[i] = i < n ? va_arg(ap, char *) : NULL;             \
+	if (extra_env)                                                   \
+		(void)va_arg(ap, char *);                                \
+	char *const *envp = extra_env ? va_arg(ap, char *const *) : NULL; \
+	va_end(ap)
+
+TG_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	int ret, e;
+	EXECL_ARGV(arg, arg, 0);
+	(void)envp;
+	ret = exec_common(TG_FN_execl, &real_execv, "execv", 1, 0, path, argv, NULL);
+	e = errno;
+	free(argv);
+	errno = e;
+	return ret;
+}
+
+TG_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	int ret, e;
+	EXECL_ARGV(arg, arg, 0);
+	(void)envp;
+	ret = exec_common(TG_FN_execlp, &real_execvp, "execvp", 0, 0, file, argv, NULL);
+	e = errno;
+	free(argv);
+	errno = e;
+	return ret;
+}
+
+TG_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	int ret, e;
+	EXECL_ARGV(arg, arg, 1);
+	ret = exec_common(TG_FN_execle, &real_execve, "execve", 1, 1, path, argv, envp);
+	e = errno;
+	free(argv);
+	errno = e;
+	return ret;
+}
+
+typedef void (*exit_fn)(int);
+
+__attribute__((noreturn)) static void traced_exit(unsigned fn, const char *name, int status)
+{
+	static void *reals[2];
+	struct tg_call c;
+	void *real;
+	int slot = fn == TG_FN__exit ? 0 : 1;
+
+	RESOLVE(reals[slot], name);
+	real = reals[slot];
+	if (tg_on(TG_LAYER_POSIX) && tg_enter(&c, fn, TG_LAYER_POSIX)) {
+		tg_end(&c);
+		tg_rec_begin(&c, 0, 0);
+		tg_put_s(&c, status);
+		tg_rec_commit(&c);
+	}
+	tg_shutdown();
+	if (real)
+		((exit_fn)real)(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+TG_EXPORT void _exit(int status)
+{
+	traced_exit(TG_FN__exit, "_exit", status);
+}
+
+TG_EXPORT void _Exit(int status)
+{
+	traced_exit(TG_FN__Exit, "_Exit", status);
+}

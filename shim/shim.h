@@ -1,0 +1,284 @@
+/*
+ * shim.h - the tracer's internal interface: what every wrapper (generated
+ * in wrappers.gen.c, or written by hand in hand.c) calls.
+ *
+ * A wrapper does, in order:
+ *   if (!tg_on(layer)) -> call the real function, return;
+ *   work out exclusions (tg_path_prep, tg_fd_excluded, tg_stream_excluded);
+ *   if (!tg_enter(&c, fn, layer)) -> call the real function, return;
+ *   intern strings (tg_str), call the real function, tg_end(&c);
+ *   tg_rec_begin(), tg_put_*() each argument, tg_rec_commit();
+ *   return the real result, errno as the real call left it.
+ * Everything here is hidden from the application (visibility "hidden"); only
+ * the wrapped functions are exported.
+ */
+#ifndef TG_SHIM_H
+#define TG_SHIM_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "../libcommon/funcid.gen.h"
+#include "../libcommon/rec.h"
+#include "../libcommon/tg.h"
+#include "../libcommon/varint.h"
+
+#define TG_HIDDEN __attribute__((visibility("hidden")))
+#define TG_EXPORT __attribute__((visibility("default")))
+#define tg_likely(x) __builtin_expect(!!(x), 1)
+#define tg_unlikely(x) __builtin_expect(!!(x), 0)
+
+#define TG_MAX_DEPTH 32
+#define TG_BUF_SIZE (1u << 20)
+#define TG_RESERVE (64u * 1024)	/* room kept free for one record */
+#define TG_PATH_MAX 4096
+
+struct tg_ptrslot {
+	const void *key;
+	uint64_t id;
+};
+
+struct tg_strslot {
+	uint64_t hash;
+	uint64_t id;
+	char *s;
+};
+
+#define TG_PTRMAP 1024
+#define TG_STRMAP 512
+
+/* Per-thread tracing state.  Buffers hold whole frames only: len is moved
+ * past a frame when it is complete, so a flush from a signal handler never
+ * writes half a record. */
+struct tg_thread {
+	unsigned char *buf;
+	volatile size_t len;
+	unsigned tid;
+	int guard;		/* > 0 while the shim itself runs */
+	int depth;		/* traced calls in flight */
+	int64_t last_seq;
+	uint64_t last_t;
+	uint64_t stack_seq[TG_MAX_DEPTH];
+	uint8_t stack_layer[TG_MAX_DEPTH];
+	uint64_t next_ptr_id;
+	unsigned nptrs, nstrs;
+	struct tg_ptrslot ptrs[TG_PTRMAP];
+	struct tg_strslot strs[TG_STRMAP];
+	struct tg_thread *next;
+};
+
+struct tg_call {
+	struct tg_thread *t;
+	unsigned char *p;
+	uint64_t seq;
+	uint64_t t0, t1;
+	int64_t parent;
+	int err;
+	uint16_t fn;
+	uint8_t layer;
+	uint8_t depth;
+};
+
+/* 0 not yet initialised, 1 tracing, 2 off for good. */
+extern int tg_state TG_HIDDEN;
+extern unsigned tg_layer_mask TG_HIDDEN;
+extern int tg_nested TG_HIDDEN;
+extern int tg_flush_always TG_HIDDEN;
+extern uint64_t tg_mono_base TG_HIDDEN;
+extern _Atomic uint64_t tg_seq TG_HIDDEN;
+extern __thread struct tg_thread *tg_self
+	__attribute__((tls_model("initial-exec"))) TG_HIDDEN;
+
+/* Initialise from the environment; safe to call many times. */
+void tg_init(void) TG_HIDDEN;
+
+/* The real definition of @name (of symbol version @ver if not NULL). */
+void *tg_real(const char *name, const char *ver) TG_HIDDEN;
+
+/* State of the calling thread, created on first use; NULL if impossible. */
+struct tg_thread *tg_thread_new(void) TG_HIDDEN;
+
+/* Write the thread's complete frames to the sink. */
+void tg_flush_thread(struct tg_thread *t) TG_HIDDEN;
+
+/* Flush every thread; used at exit, exec and fatal signals. */
+void tg_flush_all(void) TG_HIDDEN;
+
+/* Close the sink for good (exit paths). */
+void tg_shutdown(void) TG_HIDDEN;
+
+/* A forked child starts its own stream. */
+void tg_after_fork_child(void) TG_HIDDEN;
+
+/* The MPI rank became known: rename the stream, record it. */
+void tg_set_rank(int rank, int world) TG_HIDDEN;
+
+static inline uint64_t tg_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec -
+	       tg_mono_base;
+}
+
+/* Should a call of @layer be looked at at all? */
+static inline int tg_on(int layer)
+{
+	struct tg_thread *t;
+
+	if (tg_unlikely(tg_state != 1)) {
+		if (tg_state != 0)
+			return 0;
+		tg_init();
+		if (tg_state != 1)
+			return 0;
+	}
+	if (!(tg_layer_mask & (1u << layer)))
+		return 0;
+	t = tg_self;
+	return !t || !t->guard;
+}
+
+/* Begin a traced call: returns 1 if it is to be recorded. */
+static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
+{
+	struct tg_thread *t = tg_self;
+
+	if (tg_unlikely(!t) && !(t = tg_thread_new()))
+		return 0;
+	if (t->depth) {
+		if (t->depth >= TG_MAX_DEPTH)
+			return 0;
+		if (t->stack_layer[t->depth - 1] == layer && !tg_nested)
+			return 0;
+		c->parent = (int64_t)t->stack_seq[t->depth - 1];
+	} else {
+		c->parent = -1;
+	}
+	c->t = t;
+	c->fn = (uint16_t)fn;
+	c->layer = (uint8_t)layer;
+	c->depth = (uint8_t)t->depth;
+	c->seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
+	t->stack_seq[t->depth] = c->seq;
+	t->stack_layer[t->depth] = (uint8_t)layer;
+	t->depth++;
+	c->t0 = tg_now();
+	return 1;
+}
+
+/* The real call returned: take the time and its errno. */
+static inline void tg_end(struct tg_call *c)
+{
+	c->err = errno;
+	c->t1 = tg_now();
+}
+
+/* Start the record of @c with return value @ret; @failed says whether the
+ * call failed (errno is recorded only then). */
+static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
+{
+	struct tg_thread *t = c->t;
+	unsigned char *p;
+
+	if (tg_unlikely(TG_BUF_SIZE - t->len < TG_RESERVE))
+		tg_flush_thread(t);
+	p = t->buf + t->len + 4;
+	*p++ = TG_REC_CALL;
+	p = tg_put_uvar(p, c->fn);
+	p = tg_put_uvar(p, t->tid);
+	p = tg_put_svar(p, (int64_t)c->seq - t->last_seq);
+	t->last_seq = (int64_t)c->seq;
+	p = tg_put_uvar(p, c->depth);
+	p = tg_put_uvar(p, (uint64_t)(c->parent + 1));
+	p = tg_put_svar(p, (int64_t)(c->t0 - t->last_t));
+	t->last_t = c->t0;
+	p = tg_put_uvar(p, c->t1 - c->t0);
+	p = tg_put_svar(p, ret);
+	p = tg_put_uvar(p, failed ? (uint64_t)c->err : 0);
+	c->p = p;
+}
+
+static inline void tg_put_u(struct tg_call *c, uint64_t v)
+{
+	c->p = tg_put_uvar(c->p, v);
+}
+
+static inline void tg_put_s(struct tg_call *c, int64_t v)
+{
+	c->p = tg_put_svar(c->p, v);
+}
+
+void tg_put_stat(struct tg_call *c, const struct stat *st) TG_HIDDEN;
+void tg_put_stat64(struct tg_call *c, const struct stat64 *st) TG_HIDDEN;
+void tg_put_statx(struct tg_call *c, const void *stx) TG_HIDDEN;
+void tg_put_iov(struct tg_call *c, const struct iovec *iov, int n) TG_HIDDEN;
+void tg_put_intarr(struct tg_call *c, const int *a, int n) TG_HIDDEN;
+
+/* Finish the record, pop the call, restore errno. */
+void tg_commit_slow(struct tg_thread *t) TG_HIDDEN;
+
+static inline void tg_rec_commit(struct tg_call *c)
+{
+	struct tg_thread *t = c->t;
+	unsigned char *start = t->buf + t->len;
+	uint32_t n = (uint32_t)(c->p - start - 4);
+
+	tg_put_le32(start, n);
+	*c->p++ = '\n';
+	__atomic_store_n(&t->len, (size_t)(c->p - t->buf), __ATOMIC_RELEASE);
+	t->depth--;
+	if (tg_unlikely(tg_flush_always))
+		tg_commit_slow(t);
+	errno = c->err;
+}
+
+/* ---- symbolic ids and bookkeeping ------------------------------------ */
+
+/* Symbolic id (>= 1) of memory address @p in this thread; 0 for NULL. */
+uint64_t tg_ptr_id(struct tg_thread *t, const void *p) TG_HIDDEN;
+
+/* Intern @s: emit its definition on first use; returns its id (0 = NULL). */
+uint64_t tg_str(struct tg_thread *t, const char *s) TG_HIDDEN;
+
+/* Make @path absolute (relative to @dirfd, or the cwd for AT_FDCWD) into
+ * @out; returns @out, or NULL for a NULL path.  Sets *@excluded when the
+ * path falls under TANGRAM_EXCLUDE. */
+const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
+	TG_HIDDEN;
+
+/* Is descriptor @fd one of an excluded file? */
+int tg_fd_excluded(int fd) TG_HIDDEN;
+
+/* Descriptor bookkeeping: opened (excluded or not), duplicated, closed. */
+void tg_fd_set(int fd, int excluded) TG_HIDDEN;
+void tg_fd_dup(int oldfd, int newfd) TG_HIDDEN;
+
+/* Stream ids: lookup (assigning one if new) returns id + 1, 0 for NULL;
+ * *excluded tells if the stream is on an excluded file. */
+uint64_t tg_stream_id(FILE *fp, int *excluded) TG_HIDDEN;
+void tg_stream_new(FILE *fp, int excluded) TG_HIDDEN;
+void tg_stream_drop(FILE *fp) TG_HIDDEN;
+int tg_stream_excluded(FILE *fp) TG_HIDDEN;
+
+uint64_t tg_dir_id(const void *dirp) TG_HIDDEN;
+void tg_dir_new(const void *dirp) TG_HIDDEN;
+void tg_dir_drop(const void *dirp) TG_HIDDEN;
+
+/* Count a call left out by TANGRAM_EXCLUDE. */
+void tg_count_excluded(void) TG_HIDDEN;
+
+/* The working directory changed. */
+void tg_cwd_changed(void) TG_HIDDEN;
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * trace-run - run a command with the Tangram tracer preloaded.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../libcommon/tg.h"
+#include "../libcommon/banned.h"
+
+#ifndef TG_LIBDIR
+#define TG_LIBDIR "/usr/local/lib"
+#endif
+
+static const char usage_text[] =
+	"usage: trace-run [-hnF] [-l layers] [-o dir] [-s sink] [-x exclude] -- command [arg ...]\n";
+
+static void usage(int status)
+{
+	fputs(usage_text, status ? stderr : stdout);
+	exit(status);
+}
+
+/* The shim next to this program (../lib), else the installed one. */
+static void find_lib(char *out, size_t cap)
+{
+	const char *env = getenv("TANGRAM_LIB");
+	char self[PATH_MAX];
+	ssize_t n;
+	int w;
+
+	if (env && *env) {
+		snprintf(out, cap, "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		w = snprintf(out, cap, "%s/../lib/libtangram.so", dirname(self));
+		if (w > 0 && (size_t)w < cap && access(out, R_OK) == 0) {
+			char *r = realpath(out, NULL);
+			if (r) {
+				snprintf(out, cap, "%s", r);
+				free(r);
+			}
+			return;
+		}
+	}
+	snprintf(out, cap, "%s/libtangram.so", TG_LIBDIR);
+}
+
+static void set(const char *name, const char *value)
+{
+	if (setenv(name, value, 1) < 0)
+		err(TG_EXIT_ERROR, "setenv %s", name);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "flush", no_argument, NULL, 'F' },
+		{ "layers", required_argument, NULL, 'l' },
+		{ "nested", no_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "sink", required_argument, NULL, 's' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = "tangram-trace", *sink = NULL, *pre;
+	char lib[PATH_MAX], absdir[2 * PATH_MAX + 2], *preload;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+hFl:no:s:x:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(TG_EXIT_OK);
+			break;
+		case 'F':
+			set("TANGRAM_FLUSH", "always");
+			break;
+		case 'l':
+			set("TANGRAM_LAYERS", optarg);
+			break;
+		case 'n':
+			set("TANGRAM_NESTED", "1");
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		case 's':
+			sink = optarg;
+			break;
+		case 'x':
+			set("TANGRAM_EXCLUDE", optarg);
+			break;
+		default:
+			usage(TG_EXIT_ERROR);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage(TG_EXIT_ERROR);
+	find_lib(lib, sizeof(lib));
+	if (access(lib, R_OK) < 0)
+		err(TG_EXIT_ERROR, "cannot find the tracer '%s'", lib);
+	if (dir[0] != '/') {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)))
+			err(TG_EXIT_ERROR, "getcwd");
+		snprintf(absdir, sizeof(absdir), "%s/%s", cwd, dir);
+	} else {
+		snprintf(absdir, sizeof(absdir), "%s", dir);
+	}
+	set("TANGRAM_DIR", absdir);
+	if (sink)
+		set("TANGRAM_SINK", sink);
+	pre = getenv("LD_PRELOAD");
+	if (asprintf(&preload, "%s%s%s", lib, pre && *pre ? ":" : "",
+		     pre ? pre : "") < 0)
+		err(TG_EXIT_ERROR, "out of memory");
+	set("LD_PRELOAD", preload);
+	execvp(argv[0], argv);
+	err(errno == ENOENT ? 127 : 126, "cannot run '%s'", argv[0]);
+}
