@@ -26,12 +26,15 @@ JANSSON_LIBS = -ljansson
 ZLIB_LIBS = -lz
 
 COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
-	libcommon/text.c libcommon/util.c libcommon/calltab.gen.c
+	libcommon/text.c libcommon/util.c libcommon/calltab.gen.c \
+	libcommon/mpinames.gen.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
-SHIM_COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
+SHIM_COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c libcommon/mpinames.gen.c \
 	libcommon/calltab.gen.c
 SHIM_SRC = shim/core.c shim/hand.c shim/wrappers.gen.c
+SHIM_MPI_SRC = shim/mpi.c shim/mpi-wrappers.gen.c
+MPI_CFLAGS = -I/usr/include/x86_64-linux-gnu/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run
@@ -39,7 +42,7 @@ BINS = $(addprefix bin/,$(TOOLS))
 LIBS = lib/libtangram.so
 
 COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
-SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_COMMON_SRC))
+SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_COMMON_SRC))
 
 .PHONY: all check demo bench deps install clean regen lint-man test-apps
 .DELETE_ON_ERROR:
@@ -68,15 +71,20 @@ SHIM_CFLAGS = $(CFLAGS) -fPIC -fvisibility=hidden -fno-builtin -ftls-model=initi
 
 build/shim/%.o: %.c $(SHIM_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(SHIM_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
 
 lib/libtangram.so: $(SHIM_OBJ)
 	@mkdir -p lib
 	$(CC) -shared -Wl,-z,defs -Wl,--no-undefined -o $@ $^ -ldl -lpthread
 
 # The call table is generated; the outputs are checked in.
+MPI_JSON = ../shared/mpi/apis.json
+MPI_PROTO = /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h
 regen:
-	$(PYTHON) shim/gen-calls.py libcommon/calls.tab
+	$(PYTHON) shim/gen-mpi-tab.py $(MPI_JSON) $(MPI_PROTO) shim/mpi.tab > shim/mpi.tab.new
+	mv shim/mpi.tab.new shim/mpi.tab
+	$(PYTHON) shim/gen-mpi-tab.py --names /usr/include/x86_64-linux-gnu/mpich/mpi.h libcommon/mpinames.gen.c
+	$(PYTHON) shim/gen-calls.py libcommon/calls.tab shim/mpi.tab
 
 # ---- tests ---------------------------------------------------------------
 

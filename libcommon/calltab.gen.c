@@ -7,885 +7,4796 @@
 #include "tg.h"
 
 static const struct tg_argdesc a_open[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "flags", TG_K_OFLAGS, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_open64[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "flags", TG_K_OFLAGS, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_openat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "flags", TG_K_OFLAGS, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_openat64[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "flags", TG_K_OFLAGS, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_creat[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_creat64[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_close[] = {
-	{ "fd", TG_K_FD, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_dup[] = {
-	{ "oldfd", TG_K_FD, TG_IN },
+	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_dup2[] = {
-	{ "oldfd", TG_K_FD, TG_IN },
-	{ "newfd", TG_K_FD, TG_IN },
+	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "newfd", TG_K_FD, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_dup3[] = {
-	{ "oldfd", TG_K_FD, TG_IN },
-	{ "newfd", TG_K_FD, TG_IN },
-	{ "flags", TG_K_OFLAGS, TG_IN },
+	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "newfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fcntl[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "cmd", TG_K_FCNTL, TG_IN },
-	{ "arg", TG_K_INT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "cmd", TG_K_FCNTL, TG_IN, TG_H_NONE },
+	{ "arg", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pipe[] = {
-	{ "fds", TG_K_INTARR, TG_OUT },
+	{ "fds", TG_K_INTARR, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_pipe2[] = {
-	{ "fds", TG_K_INTARR, TG_OUT },
-	{ "flags", TG_K_OFLAGS, TG_IN },
+	{ "fds", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fcntl64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "cmd", TG_K_FCNTL, TG_IN },
-	{ "arg", TG_K_INT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "cmd", TG_K_FCNTL, TG_IN, TG_H_NONE },
+	{ "arg", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_read[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "buf", TG_K_BUF, TG_OUT },
-	{ "count", TG_K_UINT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_write[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "buf", TG_K_BUF, TG_IN },
-	{ "count", TG_K_UINT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pread[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "buf", TG_K_BUF, TG_OUT },
-	{ "count", TG_K_UINT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pread64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "buf", TG_K_BUF, TG_OUT },
-	{ "count", TG_K_UINT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pwrite[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "buf", TG_K_BUF, TG_IN },
-	{ "count", TG_K_UINT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pwrite64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "buf", TG_K_BUF, TG_IN },
-	{ "count", TG_K_UINT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_readv[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "iov", TG_K_IOV, TG_OUT },
-	{ "iovcnt", TG_K_INT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_writev[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "iov", TG_K_IOV, TG_IN },
-	{ "iovcnt", TG_K_INT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_preadv[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "iov", TG_K_IOV, TG_OUT },
-	{ "iovcnt", TG_K_INT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_preadv64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "iov", TG_K_IOV, TG_OUT },
-	{ "iovcnt", TG_K_INT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pwritev[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "iov", TG_K_IOV, TG_IN },
-	{ "iovcnt", TG_K_INT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pwritev64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "iov", TG_K_IOV, TG_IN },
-	{ "iovcnt", TG_K_INT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_preadv2[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "iov", TG_K_IOV, TG_OUT },
-	{ "iovcnt", TG_K_INT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pwritev2[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "iov", TG_K_IOV, TG_IN },
-	{ "iovcnt", TG_K_INT, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_lseek[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "whence", TG_K_WHENCE, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_lseek64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "whence", TG_K_WHENCE, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fsync[] = {
-	{ "fd", TG_K_FD, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fdatasync[] = {
-	{ "fd", TG_K_FD, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_syncfs[] = {
-	{ "fd", TG_K_FD, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_ftruncate[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "length", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_ftruncate64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "length", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_truncate[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "length", TG_K_SIGNED_OFF, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_truncate64[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "length", TG_K_SIGNED_OFF, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fallocate[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "mode", TG_K_HEX, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "len", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_posix_fallocate[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "len", TG_K_SIGNED_OFF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_posix_fadvise[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "len", TG_K_SIGNED_OFF, TG_IN },
-	{ "advice", TG_K_INT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "advice", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_sendfile[] = {
-	{ "out_fd", TG_K_FD, TG_IN },
-	{ "in_fd", TG_K_FD, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_INOUT },
-	{ "count", TG_K_UINT, TG_IN },
+	{ "out_fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "in_fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_copy_file_range[] = {
-	{ "fd_in", TG_K_FD, TG_IN },
-	{ "off_in", TG_K_SIGNED_OFF, TG_INOUT },
-	{ "fd_out", TG_K_FD, TG_IN },
-	{ "off_out", TG_K_SIGNED_OFF, TG_INOUT },
-	{ "len", TG_K_UINT, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "fd_in", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "off_in", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE },
+	{ "fd_out", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "off_out", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE },
+	{ "len", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_mmap[] = {
-	{ "addr", TG_K_BUF, TG_IN },
-	{ "length", TG_K_UINT, TG_IN },
-	{ "prot", TG_K_HEX, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
-	{ "fd", TG_K_FD, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "length", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "prot", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_mmap64[] = {
-	{ "addr", TG_K_BUF, TG_IN },
-	{ "length", TG_K_UINT, TG_IN },
-	{ "prot", TG_K_HEX, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
-	{ "fd", TG_K_FD, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
+	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "length", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "prot", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_munmap[] = {
-	{ "addr", TG_K_BUF, TG_IN },
-	{ "length", TG_K_UINT, TG_IN },
+	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "length", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_msync[] = {
-	{ "addr", TG_K_BUF, TG_IN },
-	{ "length", TG_K_UINT, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "length", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_stat[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "st", TG_K_STAT, TG_OUT },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_stat64[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "st", TG_K_STAT, TG_OUT },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_lstat[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "st", TG_K_STAT, TG_OUT },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_lstat64[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "st", TG_K_STAT, TG_OUT },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_fstat[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "st", TG_K_STAT, TG_OUT },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_fstat64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "st", TG_K_STAT, TG_OUT },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_fstatat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "st", TG_K_STAT, TG_OUT },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fstatat64[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "st", TG_K_STAT, TG_OUT },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_statx[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
-	{ "mask", TG_K_HEX, TG_IN },
-	{ "stx", TG_K_STAT, TG_OUT },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "mask", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "stx", TG_K_STAT, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_access[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "amode", TG_K_HEX, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "amode", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_faccessat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "amode", TG_K_HEX, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "amode", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_unlink[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_unlinkat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_rename[] = {
-	{ "oldpath", TG_K_PATH, TG_IN },
-	{ "newpath", TG_K_PATH, TG_IN },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_renameat[] = {
-	{ "olddirfd", TG_K_FD, TG_IN },
-	{ "oldpath", TG_K_PATH, TG_IN },
-	{ "newdirfd", TG_K_FD, TG_IN },
-	{ "newpath", TG_K_PATH, TG_IN },
+	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_renameat2[] = {
-	{ "olddirfd", TG_K_FD, TG_IN },
-	{ "oldpath", TG_K_PATH, TG_IN },
-	{ "newdirfd", TG_K_FD, TG_IN },
-	{ "newpath", TG_K_PATH, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_link[] = {
-	{ "oldpath", TG_K_PATH, TG_IN },
-	{ "newpath", TG_K_PATH, TG_IN },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_linkat[] = {
-	{ "olddirfd", TG_K_FD, TG_IN },
-	{ "oldpath", TG_K_PATH, TG_IN },
-	{ "newdirfd", TG_K_FD, TG_IN },
-	{ "newpath", TG_K_PATH, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_symlink[] = {
-	{ "target", TG_K_STR, TG_IN },
-	{ "linkpath", TG_K_PATH, TG_IN },
+	{ "target", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "linkpath", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_symlinkat[] = {
-	{ "target", TG_K_STR, TG_IN },
-	{ "newdirfd", TG_K_FD, TG_IN },
-	{ "linkpath", TG_K_PATH, TG_IN },
+	{ "target", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "linkpath", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_readlink[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "buf", TG_K_BUF, TG_OUT },
-	{ "bufsiz", TG_K_UINT, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "bufsiz", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_readlinkat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "buf", TG_K_BUF, TG_OUT },
-	{ "bufsiz", TG_K_UINT, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "bufsiz", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_mkdir[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_mkdirat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_rmdir[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_chdir[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fchdir[] = {
-	{ "fd", TG_K_FD, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_chmod[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fchmod[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fchmodat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_chown[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "owner", TG_K_UINT, TG_IN },
-	{ "group", TG_K_UINT, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "group", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fchown[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "owner", TG_K_UINT, TG_IN },
-	{ "group", TG_K_UINT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "group", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_lchown[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "owner", TG_K_UINT, TG_IN },
-	{ "group", TG_K_UINT, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "group", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fchownat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "owner", TG_K_UINT, TG_IN },
-	{ "group", TG_K_UINT, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "group", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_utime[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "times", TG_K_BUF, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "times", TG_K_BUF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_utimes[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "times", TG_K_BUF, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "times", TG_K_BUF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_utimensat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "times", TG_K_BUF, TG_IN },
-	{ "flags", TG_K_HEX, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "times", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_futimens[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "times", TG_K_BUF, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "times", TG_K_BUF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_mknod[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
-	{ "dev", TG_K_UINT, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
+	{ "dev", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_mknodat[] = {
-	{ "dirfd", TG_K_FD, TG_IN },
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
-	{ "dev", TG_K_UINT, TG_IN },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
+	{ "dev", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_mkfifo[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_MODE, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_umask[] = {
-	{ "mask", TG_K_MODE, TG_IN },
+	{ "mask", TG_K_MODE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_opendir[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fdopendir[] = {
-	{ "fd", TG_K_FD, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_readdir[] = {
-	{ "dirp", TG_K_DIR, TG_IN },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_readdir64[] = {
-	{ "dirp", TG_K_DIR, TG_IN },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_closedir[] = {
-	{ "dirp", TG_K_DIR, TG_IN },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_rewinddir[] = {
-	{ "dirp", TG_K_DIR, TG_IN },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_telldir[] = {
-	{ "dirp", TG_K_DIR, TG_IN },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_seekdir[] = {
-	{ "dirp", TG_K_DIR, TG_IN },
-	{ "loc", TG_K_INT, TG_IN },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE },
+	{ "loc", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_mkstemp[] = {
-	{ "template", TG_K_PATH, TG_INOUT },
+	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_mkostemp[] = {
-	{ "template", TG_K_PATH, TG_INOUT },
-	{ "flags", TG_K_OFLAGS, TG_IN },
+	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_realpath[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "resolved", TG_K_BUF, TG_OUT },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "resolved", TG_K_BUF, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_statfs[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "buf", TG_K_BUF, TG_OUT },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_fstatfs[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "buf", TG_K_BUF, TG_OUT },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_getdents64[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "dirp", TG_K_BUF, TG_OUT },
-	{ "count", TG_K_UINT, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "dirp", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_execve[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_execv[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_execvp[] = {
-	{ "file", TG_K_STR, TG_IN },
+	{ "file", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_execvpe[] = {
-	{ "file", TG_K_STR, TG_IN },
+	{ "file", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a__exit[] = {
-	{ "status", TG_K_INT, TG_IN },
+	{ "status", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a__Exit[] = {
-	{ "status", TG_K_INT, TG_IN },
+	{ "status", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_execl[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_execlp[] = {
-	{ "file", TG_K_STR, TG_IN },
+	{ "file", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_execle[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fopen[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_STR, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fopen64[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_STR, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fdopen[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "mode", TG_K_STR, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_freopen[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_STR, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_freopen64[] = {
-	{ "path", TG_K_PATH, TG_IN },
-	{ "mode", TG_K_STR, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fclose[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fmemopen[] = {
-	{ "buf", TG_K_BUF, TG_IN },
-	{ "size", TG_K_UINT, TG_IN },
-	{ "mode", TG_K_STR, TG_IN },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_popen[] = {
-	{ "command", TG_K_STR, TG_IN },
-	{ "type", TG_K_STR, TG_IN },
+	{ "command", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "type", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_pclose[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fread[] = {
-	{ "ptr", TG_K_BUF, TG_OUT },
-	{ "size", TG_K_UINT, TG_IN },
-	{ "nmemb", TG_K_UINT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "ptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fwrite[] = {
-	{ "ptr", TG_K_BUF, TG_IN },
-	{ "size", TG_K_UINT, TG_IN },
-	{ "nmemb", TG_K_UINT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "ptr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fread_unlocked[] = {
-	{ "ptr", TG_K_BUF, TG_OUT },
-	{ "size", TG_K_UINT, TG_IN },
-	{ "nmemb", TG_K_UINT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "ptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fwrite_unlocked[] = {
-	{ "ptr", TG_K_BUF, TG_IN },
-	{ "size", TG_K_UINT, TG_IN },
-	{ "nmemb", TG_K_UINT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "ptr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fgets[] = {
-	{ "s", TG_K_BUF, TG_OUT },
-	{ "size", TG_K_INT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fgets_unlocked[] = {
-	{ "s", TG_K_BUF, TG_OUT },
-	{ "size", TG_K_INT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fputs[] = {
-	{ "s", TG_K_BUF, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "s", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fputs_unlocked[] = {
-	{ "s", TG_K_BUF, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "s", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fgetc[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_getc[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fputc[] = {
-	{ "c", TG_K_INT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "c", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_putc[] = {
-	{ "c", TG_K_INT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "c", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_ungetc[] = {
-	{ "c", TG_K_INT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "c", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_getline[] = {
-	{ "lineptr", TG_K_BUF, TG_INOUT },
-	{ "n", TG_K_UINT, TG_INOUT },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "n", TG_K_UINT, TG_INOUT, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_getdelim[] = {
-	{ "lineptr", TG_K_BUF, TG_INOUT },
-	{ "n", TG_K_UINT, TG_INOUT },
-	{ "delim", TG_K_INT, TG_IN },
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "n", TG_K_UINT, TG_INOUT, TG_H_NONE },
+	{ "delim", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_puts[] = {
-	{ "s", TG_K_BUF, TG_IN },
+	{ "s", TG_K_BUF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_putchar[] = {
-	{ "c", TG_K_INT, TG_IN },
+	{ "c", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fprintf[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "format", TG_K_STR, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_vfprintf[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "format", TG_K_STR, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_printf[] = {
-	{ "format", TG_K_STR, TG_IN },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_vprintf[] = {
-	{ "format", TG_K_STR, TG_IN },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_dprintf[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "format", TG_K_STR, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_vdprintf[] = {
-	{ "fd", TG_K_FD, TG_IN },
-	{ "format", TG_K_STR, TG_IN },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fscanf[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "format", TG_K_STR, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_vfscanf[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "format", TG_K_STR, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fseek[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "whence", TG_K_WHENCE, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fseeko[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "whence", TG_K_WHENCE, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fseeko64[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN },
-	{ "whence", TG_K_WHENCE, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_ftell[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_ftello[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_ftello64[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fgetpos[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "pos", TG_K_BUF, TG_OUT },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "pos", TG_K_BUF, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_fsetpos[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "pos", TG_K_BUF, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "pos", TG_K_BUF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fgetpos64[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "pos", TG_K_BUF, TG_OUT },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "pos", TG_K_BUF, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_fsetpos64[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "pos", TG_K_BUF, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "pos", TG_K_BUF, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_rewind[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fflush[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_fflush_unlocked[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_setvbuf[] = {
-	{ "stream", TG_K_STREAM, TG_IN },
-	{ "buf", TG_K_BUF, TG_IN },
-	{ "mode", TG_K_INT, TG_IN },
-	{ "size", TG_K_UINT, TG_IN },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "mode", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_remove[] = {
-	{ "path", TG_K_PATH, TG_IN },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Abort[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Accumulate[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Accumulate_c[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Add_error_class[] = {
+	{ "errorclass", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Add_error_code[] = {
+	{ "errorclass", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "errorcode", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Add_error_string[] = {
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "string", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Address[] = {
+	{ "location", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "address", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Allgather[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Allgather_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Allgather_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Allgather_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Allgatherv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Allgatherv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Allgatherv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Allgatherv_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Alloc_mem[] = {
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Allreduce[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Allreduce_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Allreduce_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Allreduce_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Alltoall[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Alltoall_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Alltoall_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Alltoall_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Alltoallv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Alltoallv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Alltoallv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Alltoallv_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Alltoallw[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Alltoallw_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Alltoallw_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Alltoallw_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Attr_delete[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Attr_get[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Attr_put[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Barrier[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Barrier_init[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Bcast[] = {
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Bcast_c[] = {
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Bcast_init[] = {
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Bcast_init_c[] = {
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Bsend[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Bsend_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Bsend_init[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Bsend_init_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Buffer_attach[] = {
+	{ "buffer", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Buffer_attach_c[] = {
+	{ "buffer", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Buffer_detach[] = {
+	{ "buffer_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Buffer_detach_c[] = {
+	{ "buffer_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Cancel[] = {
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Cart_coords[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "maxdims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "coords", TG_K_INTARR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Cart_create[] = {
+	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "dims", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "periods", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm_cart", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Cart_get[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "maxdims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "dims", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "periods", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "coords", TG_K_INTARR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Cart_map[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "dims", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "periods", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "newrank", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Cart_rank[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "coords", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Cart_shift[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "direction", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "rank_source", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "rank_dest", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Cart_sub[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "remain_dims", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Cartdim_get[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "ndims", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Close_port[] = {
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_accept[] = {
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_call_errhandler[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_compare[] = {
+	{ "comm1", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "comm2", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "result", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_connect[] = {
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_create[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_create_errhandler[] = {
+	{ "comm_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Comm_create_from_group[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "stringtag", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_create_group[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_create_keyval[] = {
+	{ "comm_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "comm_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "comm_keyval", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_delete_attr[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_disconnect[] = {
+	{ "comm", TG_K_MPIH, TG_INOUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_dup[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_dup_with_info[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_free[] = {
+	{ "comm", TG_K_MPIH, TG_INOUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_free_keyval[] = {
+	{ "comm_keyval", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_get_attr[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_get_errhandler[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Comm_get_info[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Comm_get_name[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "comm_name", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_get_parent[] = {
+	{ "parent", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_group[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Comm_idup[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Comm_idup_with_info[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Comm_join[] = {
+	{ "fd", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_rank[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_remote_group[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Comm_remote_size[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_set_attr[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_set_errhandler[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Comm_set_info[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Comm_set_name[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "comm_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_size[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_spawn[] = {
+	{ "command", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "maxprocs", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+	{ "array_of_errcodes", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_spawn_multiple[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_maxprocs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_info", TG_K_MPIHARR, TG_IN, TG_H_INFO },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+	{ "array_of_errcodes", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Comm_split[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "color", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "key", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_split_type[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "split_type", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "key", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Comm_test_inter[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Compare_and_swap[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "compare_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_DUP_FN[] = {
+	{ "oldcomm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "attribute_val_in", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "attribute_val_out", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Dims_create[] = {
+	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "dims", TG_K_INTARR, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Dist_graph_create[] = {
+	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sources", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "degrees", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm_dist_graph", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Dist_graph_create_adjacent[] = {
+	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "indegree", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sources", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "outdegree", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "destinations", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm_dist_graph", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Dist_graph_neighbors[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "maxindegree", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sources", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "sourceweights", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "maxoutdegree", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "destinations", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "destweights", TG_K_INTARR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Dist_graph_neighbors_count[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "indegree", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "outdegree", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "weighted", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Errhandler_create[] = {
+	{ "comm_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Errhandler_free[] = {
+	{ "errhandler", TG_K_MPIH, TG_INOUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Errhandler_get[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Errhandler_set[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Error_class[] = {
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "errorclass", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Error_string[] = {
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "string", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Exscan[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Exscan_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Exscan_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Exscan_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Fetch_and_op[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_File_call_errhandler[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_create_errhandler[] = {
+	{ "file_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_File_get_errhandler[] = {
+	{ "file", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_File_set_errhandler[] = {
+	{ "file", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Finalized[] = {
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Free_mem[] = {
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Gather[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Gather_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Gather_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Gather_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Gatherv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Gatherv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Gatherv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Gatherv_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Get[] = {
+	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Get_accumulate[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Get_accumulate_c[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Get_address[] = {
+	{ "location", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "address", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Get_c[] = {
+	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Get_count[] = {
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Get_count_c[] = {
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Get_elements[] = {
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Get_elements_c[] = {
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Get_elements_x[] = {
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Get_library_version[] = {
+	{ "version", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Get_processor_name[] = {
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Get_version[] = {
+	{ "version", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "subversion", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Graph_create[] = {
+	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "indx", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm_graph", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Graph_get[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "maxindex", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "maxedges", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "indx", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "edges", TG_K_INTARR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Graph_map[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "indx", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "edges", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "newrank", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Graph_neighbors[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "maxneighbors", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "neighbors", TG_K_INTARR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Graph_neighbors_count[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "nneighbors", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Graphdims_get[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "nnodes", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "nedges", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Grequest_complete[] = {
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Grequest_start[] = {
+	{ "query_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "free_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "cancel_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Group_compare[] = {
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "result", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Group_difference[] = {
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Group_excl[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "ranks", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Group_free[] = {
+	{ "group", TG_K_MPIH, TG_INOUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Group_from_session_pset[] = {
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION },
+	{ "pset_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Group_incl[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "ranks", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Group_intersection[] = {
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Group_range_excl[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Group_range_incl[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Group_rank[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Group_size[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Group_translate_ranks[] = {
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "ranks1", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "ranks2", TG_K_INTARR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Group_union[] = {
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Iallgather[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iallgather_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iallgatherv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iallgatherv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iallreduce[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iallreduce_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ialltoall[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ialltoall_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ialltoallv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ialltoallv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ialltoallw[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ialltoallw_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ibarrier[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ibcast[] = {
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ibcast_c[] = {
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ibsend[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ibsend_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iexscan[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iexscan_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Igather[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Igather_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Igatherv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Igatherv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Improbe[] = {
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "message", TG_K_MPIH, TG_OUT, TG_H_MSG },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Imrecv[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Imrecv_c[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_allgather[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_allgather_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_allgatherv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_allgatherv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_alltoall[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_alltoall_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_alltoallv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_alltoallv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_alltoallw[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ineighbor_alltoallw_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Info_create[] = {
+	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Info_create_env[] = {
+	{ "argc", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Info_delete[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Info_dup[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "newinfo", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Info_free[] = {
+	{ "info", TG_K_MPIH, TG_INOUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Info_get[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "valuelen", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "value", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Info_get_nkeys[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "nkeys", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Info_get_nthkey[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "key", TG_K_STR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Info_get_string[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "buflen", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "value", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Info_get_valuelen[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "valuelen", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Info_set[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "value", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Init_thread[] = {
+	{ "required", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "provided", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Initialized[] = {
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Intercomm_create[] = {
+	{ "local_comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "local_leader", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "peer_comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "remote_leader", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newintercomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Intercomm_create_from_groups[] = {
+	{ "local_group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "local_leader", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "remote_group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "remote_leader", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stringtag", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH },
+	{ "newintercomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Intercomm_merge[] = {
+	{ "intercomm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "high", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newintracomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Iprobe[] = {
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Irecv[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Irecv_c[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ireduce[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ireduce_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ireduce_scatter[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ireduce_scatter_block[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ireduce_scatter_block_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ireduce_scatter_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Irsend[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Irsend_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Is_thread_main[] = {
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Iscan[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iscan_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iscatter[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iscatter_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iscatterv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Iscatterv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Isend[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Isend_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Isendrecv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Isendrecv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Isendrecv_replace[] = {
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Isendrecv_replace_c[] = {
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Issend[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Issend_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Keyval_create[] = {
+	{ "copy_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "delete_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "keyval", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Keyval_free[] = {
+	{ "keyval", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Lookup_name[] = {
+	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "port_name", TG_K_STR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Mprobe[] = {
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "message", TG_K_MPIH, TG_OUT, TG_H_MSG },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Mrecv[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Mrecv_c[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Neighbor_allgather[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_allgather_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_allgather_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_allgather_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_allgatherv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_allgatherv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_allgatherv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_allgatherv_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoall[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoall_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoall_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoall_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoallv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoallv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoallv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoallv_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoallw[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoallw_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoallw_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Neighbor_alltoallw_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Op_commutative[] = {
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "commute", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Op_create[] = {
+	{ "user_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "commute", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "op", TG_K_MPIH, TG_OUT, TG_H_OP },
+};
+static const struct tg_argdesc a_MPI_Op_create_c[] = {
+	{ "user_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "commute", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "op", TG_K_MPIH, TG_OUT, TG_H_OP },
+};
+static const struct tg_argdesc a_MPI_Op_free[] = {
+	{ "op", TG_K_MPIH, TG_INOUT, TG_H_OP },
+};
+static const struct tg_argdesc a_MPI_Open_port[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "port_name", TG_K_STR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Pack[] = {
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Pack_c[] = {
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Pack_external[] = {
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Pack_external_c[] = {
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Pack_external_size[] = {
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Pack_external_size_c[] = {
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Pack_size[] = {
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Pack_size_c[] = {
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Parrived[] = {
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ },
+	{ "partition", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Pready[] = {
+	{ "partition", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Pready_list[] = {
+	{ "length", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_partitions", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Pready_range[] = {
+	{ "partition_low", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "partition_high", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Precv_init[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "partitions", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Probe[] = {
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Psend_init[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "partitions", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Publish_name[] = {
+	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Put[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Put_c[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Query_thread[] = {
+	{ "provided", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Raccumulate[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Raccumulate_c[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Recv[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Recv_c[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Recv_init[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Recv_init_c[] = {
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Reduce[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Reduce_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Reduce_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Reduce_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Reduce_local[] = {
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "inoutbuf", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+};
+static const struct tg_argdesc a_MPI_Reduce_local_c[] = {
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "inoutbuf", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+};
+static const struct tg_argdesc a_MPI_Reduce_scatter[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Reduce_scatter_block[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Reduce_scatter_block_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Reduce_scatter_block_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Reduce_scatter_block_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Reduce_scatter_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Reduce_scatter_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Reduce_scatter_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Request_free[] = {
+	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Request_get_status[] = {
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Rget[] = {
+	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Rget_accumulate[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Rget_accumulate_c[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Rget_c[] = {
+	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Rput[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Rput_c[] = {
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Rsend[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Rsend_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Rsend_init[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Rsend_init_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Scan[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Scan_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Scan_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Scan_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Scatter[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Scatter_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Scatter_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Scatter_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Scatterv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Scatterv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Scatterv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Scatterv_init_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Send[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Send_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Send_init[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Send_init_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Sendrecv[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Sendrecv_c[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Sendrecv_replace[] = {
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Sendrecv_replace_c[] = {
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Session_call_errhandler[] = {
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Session_create_errhandler[] = {
+	{ "session_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Session_finalize[] = {
+	{ "session", TG_K_MPIH, TG_INOUT, TG_H_SESSION },
+};
+static const struct tg_argdesc a_MPI_Session_get_errhandler[] = {
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Session_get_info[] = {
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION },
+	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Session_get_nth_pset[] = {
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "pset_len", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "pset_name", TG_K_STR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Session_get_num_psets[] = {
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "npset_names", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Session_get_pset_info[] = {
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION },
+	{ "pset_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Session_init[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH },
+	{ "session", TG_K_MPIH, TG_OUT, TG_H_SESSION },
+};
+static const struct tg_argdesc a_MPI_Session_set_errhandler[] = {
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Ssend[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Ssend_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Ssend_init[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Ssend_init_c[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Start[] = {
+	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Startall[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_Status_f2f08[] = {
+	{ "f_status", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Status_set_cancelled[] = {
+	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Status_set_elements[] = {
+	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Status_set_elements_x[] = {
+	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Test[] = {
+	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Test_cancelled[] = {
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Testall[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Testany[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ },
+	{ "indx", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Testsome[] = {
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ },
+	{ "outcount", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "array_of_indices", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Topo_test[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "status", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_commit[] = {
+	{ "datatype", TG_K_MPIH, TG_INOUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_contiguous[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_contiguous_c[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_darray[] = {
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_gsizes", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_distribs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_dargs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_psizes", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "order", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_darray_c[] = {
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_gsizes", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_distribs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_dargs", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_psizes", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "order", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_f90_complex[] = {
+	{ "p", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "r", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_f90_integer[] = {
+	{ "r", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_f90_real[] = {
+	{ "p", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "r", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_hindexed[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_hindexed_block[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_hindexed_block_c[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_hindexed_c[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_hvector[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_hvector_c[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_indexed_block[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_indexed_block_c[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_keyval[] = {
+	{ "type_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "type_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "type_keyval", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_create_resized[] = {
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "lb", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "extent", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_resized_c[] = {
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "lb", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "extent", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_struct[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_struct_c[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_subarray[] = {
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_sizes", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_subsizes", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_starts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "order", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_create_subarray_c[] = {
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_sizes", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_subsizes", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_starts", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "order", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_delete_attr[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_dup[] = {
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_extent[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_free[] = {
+	{ "datatype", TG_K_MPIH, TG_INOUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_free_keyval[] = {
+	{ "type_keyval", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_attr[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_contents[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "max_integers", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "max_addresses", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "max_datatypes", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_integers", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "array_of_addresses", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "array_of_datatypes", TG_K_MPIHARR, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_get_contents_c[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "max_integers", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "max_addresses", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "max_large_counts", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "max_datatypes", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_integers", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "array_of_addresses", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "array_of_large_counts", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "array_of_datatypes", TG_K_MPIHARR, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_get_envelope[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "num_integers", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "num_addresses", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "num_datatypes", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "combiner", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_envelope_c[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "num_integers", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "num_addresses", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "num_large_counts", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "num_datatypes", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "combiner", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_extent[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_extent_c[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_extent_x[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_name[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "type_name", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_true_extent[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_true_extent_c[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_get_true_extent_x[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_hindexed[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_hvector[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_indexed[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_indexed_c[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_lb[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "displacement", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_match_size[] = {
+	{ "typeclass", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_set_attr[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_set_name[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "type_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_size[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_size_c[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_size_x[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_struct[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "array_of_types", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_ub[] = {
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "displacement", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Type_vector[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Type_vector_c[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Unpack[] = {
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "insize", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Unpack_c[] = {
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "insize", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+};
+static const struct tg_argdesc a_MPI_Unpack_external[] = {
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "insize", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Unpack_external_c[] = {
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "insize", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_Unpublish_name[] = {
+	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Wait[] = {
+	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Waitall[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ },
+	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Waitany[] = {
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ },
+	{ "indx", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Waitsome[] = {
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ },
+	{ "outcount", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "array_of_indices", TG_K_INTARR, TG_OUT, TG_H_NONE },
+	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_allocate[] = {
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_allocate_c[] = {
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_allocate_shared[] = {
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_allocate_shared_c[] = {
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_attach[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_call_errhandler[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_complete[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_create[] = {
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_create_c[] = {
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_create_dynamic[] = {
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_create_errhandler[] = {
+	{ "win_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Win_create_keyval[] = {
+	{ "win_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "win_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "win_keyval", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_delete_attr[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_detach[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_fence[] = {
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_flush[] = {
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_flush_all[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_flush_local[] = {
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_flush_local_all[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_free[] = {
+	{ "win", TG_K_MPIH, TG_INOUT, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_free_keyval[] = {
+	{ "win_keyval", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_get_attr[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_get_errhandler[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Win_get_group[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_Win_get_info[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Win_get_name[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "win_name", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_lock[] = {
+	{ "lock_type", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_lock_all[] = {
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_post[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_set_attr[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_set_errhandler[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH },
+};
+static const struct tg_argdesc a_MPI_Win_set_info[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_Win_set_name[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "win_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_shared_query[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "disp_unit", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_shared_query_c[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "disp_unit", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_start[] = {
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP },
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_sync[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_test[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Win_unlock[] = {
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_unlock_all[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
+};
+static const struct tg_argdesc a_MPI_Win_wait[] = {
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
 };
 
 static const struct tg_calldesc calls[] = {
-	{ 1, TG_LAYER_POSIX, TG_K_FD, 3, "open", a_open },
-	{ 2, TG_LAYER_POSIX, TG_K_FD, 3, "open64", a_open64 },
-	{ 3, TG_LAYER_POSIX, TG_K_FD, 4, "openat", a_openat },
-	{ 4, TG_LAYER_POSIX, TG_K_FD, 4, "openat64", a_openat64 },
-	{ 5, TG_LAYER_POSIX, TG_K_FD, 2, "creat", a_creat },
-	{ 6, TG_LAYER_POSIX, TG_K_FD, 2, "creat64", a_creat64 },
-	{ 7, TG_LAYER_POSIX, TG_K_INT, 1, "close", a_close },
-	{ 8, TG_LAYER_POSIX, TG_K_FD, 1, "dup", a_dup },
-	{ 9, TG_LAYER_POSIX, TG_K_FD, 2, "dup2", a_dup2 },
-	{ 10, TG_LAYER_POSIX, TG_K_FD, 3, "dup3", a_dup3 },
-	{ 11, TG_LAYER_POSIX, TG_K_INT, 3, "fcntl", a_fcntl },
-	{ 12, TG_LAYER_POSIX, TG_K_INT, 1, "pipe", a_pipe },
-	{ 13, TG_LAYER_POSIX, TG_K_INT, 2, "pipe2", a_pipe2 },
-	{ 14, TG_LAYER_POSIX, TG_K_INT, 3, "fcntl64", a_fcntl64 },
-	{ 20, TG_LAYER_POSIX, TG_K_INT, 3, "read", a_read },
-	{ 21, TG_LAYER_POSIX, TG_K_INT, 3, "write", a_write },
-	{ 22, TG_LAYER_POSIX, TG_K_INT, 4, "pread", a_pread },
-	{ 23, TG_LAYER_POSIX, TG_K_INT, 4, "pread64", a_pread64 },
-	{ 24, TG_LAYER_POSIX, TG_K_INT, 4, "pwrite", a_pwrite },
-	{ 25, TG_LAYER_POSIX, TG_K_INT, 4, "pwrite64", a_pwrite64 },
-	{ 26, TG_LAYER_POSIX, TG_K_INT, 3, "readv", a_readv },
-	{ 27, TG_LAYER_POSIX, TG_K_INT, 3, "writev", a_writev },
-	{ 28, TG_LAYER_POSIX, TG_K_INT, 4, "preadv", a_preadv },
-	{ 29, TG_LAYER_POSIX, TG_K_INT, 4, "preadv64", a_preadv64 },
-	{ 30, TG_LAYER_POSIX, TG_K_INT, 4, "pwritev", a_pwritev },
-	{ 31, TG_LAYER_POSIX, TG_K_INT, 4, "pwritev64", a_pwritev64 },
-	{ 32, TG_LAYER_POSIX, TG_K_INT, 5, "preadv2", a_preadv2 },
-	{ 33, TG_LAYER_POSIX, TG_K_INT, 5, "pwritev2", a_pwritev2 },
-	{ 34, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, "lseek", a_lseek },
-	{ 35, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, "lseek64", a_lseek64 },
-	{ 36, TG_LAYER_POSIX, TG_K_INT, 1, "fsync", a_fsync },
-	{ 37, TG_LAYER_POSIX, TG_K_INT, 1, "fdatasync", a_fdatasync },
-	{ 38, TG_LAYER_POSIX, TG_K_VOID, 0, "sync", NULL },
-	{ 39, TG_LAYER_POSIX, TG_K_INT, 1, "syncfs", a_syncfs },
-	{ 40, TG_LAYER_POSIX, TG_K_INT, 2, "ftruncate", a_ftruncate },
-	{ 41, TG_LAYER_POSIX, TG_K_INT, 2, "ftruncate64", a_ftruncate64 },
-	{ 42, TG_LAYER_POSIX, TG_K_INT, 2, "truncate", a_truncate },
-	{ 43, TG_LAYER_POSIX, TG_K_INT, 2, "truncate64", a_truncate64 },
-	{ 44, TG_LAYER_POSIX, TG_K_INT, 4, "fallocate", a_fallocate },
-	{ 45, TG_LAYER_POSIX, TG_K_INT, 3, "posix_fallocate", a_posix_fallocate },
-	{ 46, TG_LAYER_POSIX, TG_K_INT, 4, "posix_fadvise", a_posix_fadvise },
-	{ 47, TG_LAYER_POSIX, TG_K_INT, 4, "sendfile", a_sendfile },
-	{ 48, TG_LAYER_POSIX, TG_K_INT, 6, "copy_file_range", a_copy_file_range },
-	{ 49, TG_LAYER_POSIX, TG_K_BUF, 6, "mmap", a_mmap },
-	{ 50, TG_LAYER_POSIX, TG_K_BUF, 6, "mmap64", a_mmap64 },
-	{ 51, TG_LAYER_POSIX, TG_K_INT, 2, "munmap", a_munmap },
-	{ 52, TG_LAYER_POSIX, TG_K_INT, 3, "msync", a_msync },
-	{ 60, TG_LAYER_POSIX, TG_K_INT, 2, "stat", a_stat },
-	{ 61, TG_LAYER_POSIX, TG_K_INT, 2, "stat64", a_stat64 },
-	{ 62, TG_LAYER_POSIX, TG_K_INT, 2, "lstat", a_lstat },
-	{ 63, TG_LAYER_POSIX, TG_K_INT, 2, "lstat64", a_lstat64 },
-	{ 64, TG_LAYER_POSIX, TG_K_INT, 2, "fstat", a_fstat },
-	{ 65, TG_LAYER_POSIX, TG_K_INT, 2, "fstat64", a_fstat64 },
-	{ 66, TG_LAYER_POSIX, TG_K_INT, 4, "fstatat", a_fstatat },
-	{ 67, TG_LAYER_POSIX, TG_K_INT, 4, "fstatat64", a_fstatat64 },
-	{ 68, TG_LAYER_POSIX, TG_K_INT, 5, "statx", a_statx },
-	{ 77, TG_LAYER_POSIX, TG_K_INT, 2, "access", a_access },
-	{ 78, TG_LAYER_POSIX, TG_K_INT, 4, "faccessat", a_faccessat },
-	{ 79, TG_LAYER_POSIX, TG_K_INT, 1, "unlink", a_unlink },
-	{ 80, TG_LAYER_POSIX, TG_K_INT, 3, "unlinkat", a_unlinkat },
-	{ 81, TG_LAYER_POSIX, TG_K_INT, 2, "rename", a_rename },
-	{ 82, TG_LAYER_POSIX, TG_K_INT, 4, "renameat", a_renameat },
-	{ 83, TG_LAYER_POSIX, TG_K_INT, 5, "renameat2", a_renameat2 },
-	{ 84, TG_LAYER_POSIX, TG_K_INT, 2, "link", a_link },
-	{ 85, TG_LAYER_POSIX, TG_K_INT, 5, "linkat", a_linkat },
-	{ 86, TG_LAYER_POSIX, TG_K_INT, 2, "symlink", a_symlink },
-	{ 87, TG_LAYER_POSIX, TG_K_INT, 3, "symlinkat", a_symlinkat },
-	{ 88, TG_LAYER_POSIX, TG_K_INT, 3, "readlink", a_readlink },
-	{ 89, TG_LAYER_POSIX, TG_K_INT, 4, "readlinkat", a_readlinkat },
-	{ 90, TG_LAYER_POSIX, TG_K_INT, 2, "mkdir", a_mkdir },
-	{ 91, TG_LAYER_POSIX, TG_K_INT, 3, "mkdirat", a_mkdirat },
-	{ 92, TG_LAYER_POSIX, TG_K_INT, 1, "rmdir", a_rmdir },
-	{ 93, TG_LAYER_POSIX, TG_K_INT, 1, "chdir", a_chdir },
-	{ 94, TG_LAYER_POSIX, TG_K_INT, 1, "fchdir", a_fchdir },
-	{ 95, TG_LAYER_POSIX, TG_K_INT, 2, "chmod", a_chmod },
-	{ 96, TG_LAYER_POSIX, TG_K_INT, 2, "fchmod", a_fchmod },
-	{ 97, TG_LAYER_POSIX, TG_K_INT, 4, "fchmodat", a_fchmodat },
-	{ 98, TG_LAYER_POSIX, TG_K_INT, 3, "chown", a_chown },
-	{ 99, TG_LAYER_POSIX, TG_K_INT, 3, "fchown", a_fchown },
-	{ 100, TG_LAYER_POSIX, TG_K_INT, 3, "lchown", a_lchown },
-	{ 101, TG_LAYER_POSIX, TG_K_INT, 5, "fchownat", a_fchownat },
-	{ 102, TG_LAYER_POSIX, TG_K_INT, 2, "utime", a_utime },
-	{ 103, TG_LAYER_POSIX, TG_K_INT, 2, "utimes", a_utimes },
-	{ 104, TG_LAYER_POSIX, TG_K_INT, 4, "utimensat", a_utimensat },
-	{ 105, TG_LAYER_POSIX, TG_K_INT, 2, "futimens", a_futimens },
-	{ 106, TG_LAYER_POSIX, TG_K_INT, 3, "mknod", a_mknod },
-	{ 107, TG_LAYER_POSIX, TG_K_INT, 4, "mknodat", a_mknodat },
-	{ 108, TG_LAYER_POSIX, TG_K_INT, 2, "mkfifo", a_mkfifo },
-	{ 109, TG_LAYER_POSIX, TG_K_MODE, 1, "umask", a_umask },
-	{ 110, TG_LAYER_POSIX, TG_K_DIR, 1, "opendir", a_opendir },
-	{ 111, TG_LAYER_POSIX, TG_K_DIR, 1, "fdopendir", a_fdopendir },
-	{ 112, TG_LAYER_POSIX, TG_K_BUF, 1, "readdir", a_readdir },
-	{ 113, TG_LAYER_POSIX, TG_K_BUF, 1, "readdir64", a_readdir64 },
-	{ 114, TG_LAYER_POSIX, TG_K_INT, 1, "closedir", a_closedir },
-	{ 115, TG_LAYER_POSIX, TG_K_VOID, 1, "rewinddir", a_rewinddir },
-	{ 116, TG_LAYER_POSIX, TG_K_INT, 1, "telldir", a_telldir },
-	{ 117, TG_LAYER_POSIX, TG_K_VOID, 2, "seekdir", a_seekdir },
-	{ 118, TG_LAYER_POSIX, TG_K_FD, 1, "mkstemp", a_mkstemp },
-	{ 119, TG_LAYER_POSIX, TG_K_FD, 2, "mkostemp", a_mkostemp },
-	{ 120, TG_LAYER_POSIX, TG_K_BUF, 2, "realpath", a_realpath },
-	{ 121, TG_LAYER_POSIX, TG_K_INT, 2, "statfs", a_statfs },
-	{ 122, TG_LAYER_POSIX, TG_K_INT, 2, "fstatfs", a_fstatfs },
-	{ 123, TG_LAYER_POSIX, TG_K_INT, 3, "getdents64", a_getdents64 },
-	{ 130, TG_LAYER_POSIX, TG_K_INT, 0, "fork", NULL },
-	{ 131, TG_LAYER_POSIX, TG_K_INT, 0, "vfork", NULL },
-	{ 132, TG_LAYER_POSIX, TG_K_INT, 1, "execve", a_execve },
-	{ 133, TG_LAYER_POSIX, TG_K_INT, 1, "execv", a_execv },
-	{ 134, TG_LAYER_POSIX, TG_K_INT, 1, "execvp", a_execvp },
-	{ 135, TG_LAYER_POSIX, TG_K_INT, 1, "execvpe", a_execvpe },
-	{ 136, TG_LAYER_POSIX, TG_K_VOID, 1, "_exit", a__exit },
-	{ 137, TG_LAYER_POSIX, TG_K_VOID, 1, "_Exit", a__Exit },
-	{ 138, TG_LAYER_POSIX, TG_K_INT, 1, "execl", a_execl },
-	{ 139, TG_LAYER_POSIX, TG_K_INT, 1, "execlp", a_execlp },
-	{ 140, TG_LAYER_POSIX, TG_K_INT, 1, "execle", a_execle },
-	{ 200, TG_LAYER_STDIO, TG_K_STREAM, 2, "fopen", a_fopen },
-	{ 201, TG_LAYER_STDIO, TG_K_STREAM, 2, "fopen64", a_fopen64 },
-	{ 202, TG_LAYER_STDIO, TG_K_STREAM, 2, "fdopen", a_fdopen },
-	{ 203, TG_LAYER_STDIO, TG_K_STREAM, 3, "freopen", a_freopen },
-	{ 204, TG_LAYER_STDIO, TG_K_STREAM, 3, "freopen64", a_freopen64 },
-	{ 205, TG_LAYER_STDIO, TG_K_INT, 1, "fclose", a_fclose },
-	{ 206, TG_LAYER_STDIO, TG_K_STREAM, 0, "tmpfile", NULL },
-	{ 207, TG_LAYER_STDIO, TG_K_STREAM, 0, "tmpfile64", NULL },
-	{ 208, TG_LAYER_STDIO, TG_K_STREAM, 3, "fmemopen", a_fmemopen },
-	{ 209, TG_LAYER_STDIO, TG_K_STREAM, 2, "popen", a_popen },
-	{ 210, TG_LAYER_STDIO, TG_K_INT, 1, "pclose", a_pclose },
-	{ 220, TG_LAYER_STDIO, TG_K_UINT, 4, "fread", a_fread },
-	{ 221, TG_LAYER_STDIO, TG_K_UINT, 4, "fwrite", a_fwrite },
-	{ 222, TG_LAYER_STDIO, TG_K_UINT, 4, "fread_unlocked", a_fread_unlocked },
-	{ 223, TG_LAYER_STDIO, TG_K_UINT, 4, "fwrite_unlocked", a_fwrite_unlocked },
-	{ 224, TG_LAYER_STDIO, TG_K_BUF, 3, "fgets", a_fgets },
-	{ 225, TG_LAYER_STDIO, TG_K_BUF, 3, "fgets_unlocked", a_fgets_unlocked },
-	{ 226, TG_LAYER_STDIO, TG_K_INT, 2, "fputs", a_fputs },
-	{ 227, TG_LAYER_STDIO, TG_K_INT, 2, "fputs_unlocked", a_fputs_unlocked },
-	{ 228, TG_LAYER_STDIO, TG_K_INT, 1, "fgetc", a_fgetc },
-	{ 229, TG_LAYER_STDIO, TG_K_INT, 1, "getc", a_getc },
-	{ 230, TG_LAYER_STDIO, TG_K_INT, 2, "fputc", a_fputc },
-	{ 231, TG_LAYER_STDIO, TG_K_INT, 2, "putc", a_putc },
-	{ 232, TG_LAYER_STDIO, TG_K_INT, 2, "ungetc", a_ungetc },
-	{ 233, TG_LAYER_STDIO, TG_K_INT, 3, "getline", a_getline },
-	{ 234, TG_LAYER_STDIO, TG_K_INT, 4, "getdelim", a_getdelim },
-	{ 235, TG_LAYER_STDIO, TG_K_INT, 1, "puts", a_puts },
-	{ 236, TG_LAYER_STDIO, TG_K_INT, 1, "putchar", a_putchar },
-	{ 237, TG_LAYER_STDIO, TG_K_INT, 0, "getchar", NULL },
-	{ 238, TG_LAYER_STDIO, TG_K_INT, 2, "fprintf", a_fprintf },
-	{ 239, TG_LAYER_STDIO, TG_K_INT, 2, "vfprintf", a_vfprintf },
-	{ 240, TG_LAYER_STDIO, TG_K_INT, 1, "printf", a_printf },
-	{ 241, TG_LAYER_STDIO, TG_K_INT, 1, "vprintf", a_vprintf },
-	{ 242, TG_LAYER_STDIO, TG_K_INT, 2, "dprintf", a_dprintf },
-	{ 243, TG_LAYER_STDIO, TG_K_INT, 2, "vdprintf", a_vdprintf },
-	{ 244, TG_LAYER_STDIO, TG_K_INT, 2, "fscanf", a_fscanf },
-	{ 245, TG_LAYER_STDIO, TG_K_INT, 2, "vfscanf", a_vfscanf },
-	{ 260, TG_LAYER_STDIO, TG_K_INT, 3, "fseek", a_fseek },
-	{ 261, TG_LAYER_STDIO, TG_K_INT, 3, "fseeko", a_fseeko },
-	{ 262, TG_LAYER_STDIO, TG_K_INT, 3, "fseeko64", a_fseeko64 },
-	{ 263, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, "ftell", a_ftell },
-	{ 264, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, "ftello", a_ftello },
-	{ 265, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, "ftello64", a_ftello64 },
-	{ 266, TG_LAYER_STDIO, TG_K_INT, 2, "fgetpos", a_fgetpos },
-	{ 267, TG_LAYER_STDIO, TG_K_INT, 2, "fsetpos", a_fsetpos },
-	{ 268, TG_LAYER_STDIO, TG_K_INT, 2, "fgetpos64", a_fgetpos64 },
-	{ 269, TG_LAYER_STDIO, TG_K_INT, 2, "fsetpos64", a_fsetpos64 },
-	{ 270, TG_LAYER_STDIO, TG_K_VOID, 1, "rewind", a_rewind },
-	{ 271, TG_LAYER_STDIO, TG_K_INT, 1, "fflush", a_fflush },
-	{ 272, TG_LAYER_STDIO, TG_K_INT, 1, "fflush_unlocked", a_fflush_unlocked },
-	{ 273, TG_LAYER_STDIO, TG_K_INT, 4, "setvbuf", a_setvbuf },
-	{ 274, TG_LAYER_STDIO, TG_K_INT, 1, "remove", a_remove },
+	{ 1, TG_LAYER_POSIX, TG_K_FD, 3, TG_H_NONE, "open", a_open },
+	{ 2, TG_LAYER_POSIX, TG_K_FD, 3, TG_H_NONE, "open64", a_open64 },
+	{ 3, TG_LAYER_POSIX, TG_K_FD, 4, TG_H_NONE, "openat", a_openat },
+	{ 4, TG_LAYER_POSIX, TG_K_FD, 4, TG_H_NONE, "openat64", a_openat64 },
+	{ 5, TG_LAYER_POSIX, TG_K_FD, 2, TG_H_NONE, "creat", a_creat },
+	{ 6, TG_LAYER_POSIX, TG_K_FD, 2, TG_H_NONE, "creat64", a_creat64 },
+	{ 7, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "close", a_close },
+	{ 8, TG_LAYER_POSIX, TG_K_FD, 1, TG_H_NONE, "dup", a_dup },
+	{ 9, TG_LAYER_POSIX, TG_K_FD, 2, TG_H_NONE, "dup2", a_dup2 },
+	{ 10, TG_LAYER_POSIX, TG_K_FD, 3, TG_H_NONE, "dup3", a_dup3 },
+	{ 11, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "fcntl", a_fcntl },
+	{ 12, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "pipe", a_pipe },
+	{ 13, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "pipe2", a_pipe2 },
+	{ 14, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "fcntl64", a_fcntl64 },
+	{ 20, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "read", a_read },
+	{ 21, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "write", a_write },
+	{ 22, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "pread", a_pread },
+	{ 23, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "pread64", a_pread64 },
+	{ 24, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "pwrite", a_pwrite },
+	{ 25, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "pwrite64", a_pwrite64 },
+	{ 26, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "readv", a_readv },
+	{ 27, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "writev", a_writev },
+	{ 28, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "preadv", a_preadv },
+	{ 29, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "preadv64", a_preadv64 },
+	{ 30, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "pwritev", a_pwritev },
+	{ 31, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "pwritev64", a_pwritev64 },
+	{ 32, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, "preadv2", a_preadv2 },
+	{ 33, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, "pwritev2", a_pwritev2 },
+	{ 34, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, TG_H_NONE, "lseek", a_lseek },
+	{ 35, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, TG_H_NONE, "lseek64", a_lseek64 },
+	{ 36, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "fsync", a_fsync },
+	{ 37, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "fdatasync", a_fdatasync },
+	{ 38, TG_LAYER_POSIX, TG_K_VOID, 0, TG_H_NONE, "sync", NULL },
+	{ 39, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "syncfs", a_syncfs },
+	{ 40, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "ftruncate", a_ftruncate },
+	{ 41, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "ftruncate64", a_ftruncate64 },
+	{ 42, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "truncate", a_truncate },
+	{ 43, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "truncate64", a_truncate64 },
+	{ 44, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "fallocate", a_fallocate },
+	{ 45, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "posix_fallocate", a_posix_fallocate },
+	{ 46, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "posix_fadvise", a_posix_fadvise },
+	{ 47, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "sendfile", a_sendfile },
+	{ 48, TG_LAYER_POSIX, TG_K_INT, 6, TG_H_NONE, "copy_file_range", a_copy_file_range },
+	{ 49, TG_LAYER_POSIX, TG_K_BUF, 6, TG_H_NONE, "mmap", a_mmap },
+	{ 50, TG_LAYER_POSIX, TG_K_BUF, 6, TG_H_NONE, "mmap64", a_mmap64 },
+	{ 51, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "munmap", a_munmap },
+	{ 52, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "msync", a_msync },
+	{ 60, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "stat", a_stat },
+	{ 61, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "stat64", a_stat64 },
+	{ 62, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "lstat", a_lstat },
+	{ 63, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "lstat64", a_lstat64 },
+	{ 64, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "fstat", a_fstat },
+	{ 65, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "fstat64", a_fstat64 },
+	{ 66, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "fstatat", a_fstatat },
+	{ 67, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "fstatat64", a_fstatat64 },
+	{ 68, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, "statx", a_statx },
+	{ 77, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "access", a_access },
+	{ 78, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "faccessat", a_faccessat },
+	{ 79, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "unlink", a_unlink },
+	{ 80, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "unlinkat", a_unlinkat },
+	{ 81, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "rename", a_rename },
+	{ 82, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "renameat", a_renameat },
+	{ 83, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, "renameat2", a_renameat2 },
+	{ 84, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "link", a_link },
+	{ 85, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, "linkat", a_linkat },
+	{ 86, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "symlink", a_symlink },
+	{ 87, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "symlinkat", a_symlinkat },
+	{ 88, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "readlink", a_readlink },
+	{ 89, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "readlinkat", a_readlinkat },
+	{ 90, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "mkdir", a_mkdir },
+	{ 91, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "mkdirat", a_mkdirat },
+	{ 92, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "rmdir", a_rmdir },
+	{ 93, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "chdir", a_chdir },
+	{ 94, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "fchdir", a_fchdir },
+	{ 95, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "chmod", a_chmod },
+	{ 96, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "fchmod", a_fchmod },
+	{ 97, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "fchmodat", a_fchmodat },
+	{ 98, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "chown", a_chown },
+	{ 99, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "fchown", a_fchown },
+	{ 100, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "lchown", a_lchown },
+	{ 101, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, "fchownat", a_fchownat },
+	{ 102, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "utime", a_utime },
+	{ 103, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "utimes", a_utimes },
+	{ 104, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "utimensat", a_utimensat },
+	{ 105, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "futimens", a_futimens },
+	{ 106, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "mknod", a_mknod },
+	{ 107, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, "mknodat", a_mknodat },
+	{ 108, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "mkfifo", a_mkfifo },
+	{ 109, TG_LAYER_POSIX, TG_K_MODE, 1, TG_H_NONE, "umask", a_umask },
+	{ 110, TG_LAYER_POSIX, TG_K_DIR, 1, TG_H_NONE, "opendir", a_opendir },
+	{ 111, TG_LAYER_POSIX, TG_K_DIR, 1, TG_H_NONE, "fdopendir", a_fdopendir },
+	{ 112, TG_LAYER_POSIX, TG_K_BUF, 1, TG_H_NONE, "readdir", a_readdir },
+	{ 113, TG_LAYER_POSIX, TG_K_BUF, 1, TG_H_NONE, "readdir64", a_readdir64 },
+	{ 114, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "closedir", a_closedir },
+	{ 115, TG_LAYER_POSIX, TG_K_VOID, 1, TG_H_NONE, "rewinddir", a_rewinddir },
+	{ 116, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "telldir", a_telldir },
+	{ 117, TG_LAYER_POSIX, TG_K_VOID, 2, TG_H_NONE, "seekdir", a_seekdir },
+	{ 118, TG_LAYER_POSIX, TG_K_FD, 1, TG_H_NONE, "mkstemp", a_mkstemp },
+	{ 119, TG_LAYER_POSIX, TG_K_FD, 2, TG_H_NONE, "mkostemp", a_mkostemp },
+	{ 120, TG_LAYER_POSIX, TG_K_BUF, 2, TG_H_NONE, "realpath", a_realpath },
+	{ 121, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "statfs", a_statfs },
+	{ 122, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, "fstatfs", a_fstatfs },
+	{ 123, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, "getdents64", a_getdents64 },
+	{ 130, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, "fork", NULL },
+	{ 131, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, "vfork", NULL },
+	{ 132, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "execve", a_execve },
+	{ 133, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "execv", a_execv },
+	{ 134, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "execvp", a_execvp },
+	{ 135, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "execvpe", a_execvpe },
+	{ 136, TG_LAYER_POSIX, TG_K_VOID, 1, TG_H_NONE, "_exit", a__exit },
+	{ 137, TG_LAYER_POSIX, TG_K_VOID, 1, TG_H_NONE, "_Exit", a__Exit },
+	{ 138, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "execl", a_execl },
+	{ 139, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "execlp", a_execlp },
+	{ 140, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, "execle", a_execle },
+	{ 200, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, "fopen", a_fopen },
+	{ 201, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, "fopen64", a_fopen64 },
+	{ 202, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, "fdopen", a_fdopen },
+	{ 203, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, "freopen", a_freopen },
+	{ 204, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, "freopen64", a_freopen64 },
+	{ 205, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "fclose", a_fclose },
+	{ 206, TG_LAYER_STDIO, TG_K_STREAM, 0, TG_H_NONE, "tmpfile", NULL },
+	{ 207, TG_LAYER_STDIO, TG_K_STREAM, 0, TG_H_NONE, "tmpfile64", NULL },
+	{ 208, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, "fmemopen", a_fmemopen },
+	{ 209, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, "popen", a_popen },
+	{ 210, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "pclose", a_pclose },
+	{ 220, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, "fread", a_fread },
+	{ 221, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, "fwrite", a_fwrite },
+	{ 222, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, "fread_unlocked", a_fread_unlocked },
+	{ 223, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, "fwrite_unlocked", a_fwrite_unlocked },
+	{ 224, TG_LAYER_STDIO, TG_K_BUF, 3, TG_H_NONE, "fgets", a_fgets },
+	{ 225, TG_LAYER_STDIO, TG_K_BUF, 3, TG_H_NONE, "fgets_unlocked", a_fgets_unlocked },
+	{ 226, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fputs", a_fputs },
+	{ 227, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fputs_unlocked", a_fputs_unlocked },
+	{ 228, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "fgetc", a_fgetc },
+	{ 229, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "getc", a_getc },
+	{ 230, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fputc", a_fputc },
+	{ 231, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "putc", a_putc },
+	{ 232, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "ungetc", a_ungetc },
+	{ 233, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, "getline", a_getline },
+	{ 234, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, "getdelim", a_getdelim },
+	{ 235, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "puts", a_puts },
+	{ 236, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "putchar", a_putchar },
+	{ 237, TG_LAYER_STDIO, TG_K_INT, 0, TG_H_NONE, "getchar", NULL },
+	{ 238, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fprintf", a_fprintf },
+	{ 239, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "vfprintf", a_vfprintf },
+	{ 240, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "printf", a_printf },
+	{ 241, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "vprintf", a_vprintf },
+	{ 242, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "dprintf", a_dprintf },
+	{ 243, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "vdprintf", a_vdprintf },
+	{ 244, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fscanf", a_fscanf },
+	{ 245, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "vfscanf", a_vfscanf },
+	{ 260, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, "fseek", a_fseek },
+	{ 261, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, "fseeko", a_fseeko },
+	{ 262, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, "fseeko64", a_fseeko64 },
+	{ 263, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, TG_H_NONE, "ftell", a_ftell },
+	{ 264, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, TG_H_NONE, "ftello", a_ftello },
+	{ 265, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, TG_H_NONE, "ftello64", a_ftello64 },
+	{ 266, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fgetpos", a_fgetpos },
+	{ 267, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fsetpos", a_fsetpos },
+	{ 268, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fgetpos64", a_fgetpos64 },
+	{ 269, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, "fsetpos64", a_fsetpos64 },
+	{ 270, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, "rewind", a_rewind },
+	{ 271, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "fflush", a_fflush },
+	{ 272, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "fflush_unlocked", a_fflush_unlocked },
+	{ 273, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, "setvbuf", a_setvbuf },
+	{ 274, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, "remove", a_remove },
+	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Abort", a_MPI_Abort },
+	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Accumulate", a_MPI_Accumulate },
+	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Accumulate_c", a_MPI_Accumulate_c },
+	{ 1003, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Add_error_class", a_MPI_Add_error_class },
+	{ 1004, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Add_error_code", a_MPI_Add_error_code },
+	{ 1005, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Add_error_string", a_MPI_Add_error_string },
+	{ 1006, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Address", a_MPI_Address },
+	{ 1007, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Allgather", a_MPI_Allgather },
+	{ 1008, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Allgather_c", a_MPI_Allgather_c },
+	{ 1009, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Allgather_init", a_MPI_Allgather_init },
+	{ 1010, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Allgather_init_c", a_MPI_Allgather_init_c },
+	{ 1011, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Allgatherv", a_MPI_Allgatherv },
+	{ 1012, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Allgatherv_c", a_MPI_Allgatherv_c },
+	{ 1013, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Allgatherv_init", a_MPI_Allgatherv_init },
+	{ 1014, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Allgatherv_init_c", a_MPI_Allgatherv_init_c },
+	{ 1015, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Alloc_mem", a_MPI_Alloc_mem },
+	{ 1016, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Allreduce", a_MPI_Allreduce },
+	{ 1017, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Allreduce_c", a_MPI_Allreduce_c },
+	{ 1018, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Allreduce_init", a_MPI_Allreduce_init },
+	{ 1019, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Allreduce_init_c", a_MPI_Allreduce_init_c },
+	{ 1020, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Alltoall", a_MPI_Alltoall },
+	{ 1021, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Alltoall_c", a_MPI_Alltoall_c },
+	{ 1022, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Alltoall_init", a_MPI_Alltoall_init },
+	{ 1023, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Alltoall_init_c", a_MPI_Alltoall_init_c },
+	{ 1024, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Alltoallv", a_MPI_Alltoallv },
+	{ 1025, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Alltoallv_c", a_MPI_Alltoallv_c },
+	{ 1026, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Alltoallv_init", a_MPI_Alltoallv_init },
+	{ 1027, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Alltoallv_init_c", a_MPI_Alltoallv_init_c },
+	{ 1028, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Alltoallw", a_MPI_Alltoallw },
+	{ 1029, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Alltoallw_c", a_MPI_Alltoallw_c },
+	{ 1030, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Alltoallw_init", a_MPI_Alltoallw_init },
+	{ 1031, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Alltoallw_init_c", a_MPI_Alltoallw_init_c },
+	{ 1032, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Attr_delete", a_MPI_Attr_delete },
+	{ 1033, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Attr_get", a_MPI_Attr_get },
+	{ 1034, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Attr_put", a_MPI_Attr_put },
+	{ 1035, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Barrier", a_MPI_Barrier },
+	{ 1036, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Barrier_init", a_MPI_Barrier_init },
+	{ 1037, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Bcast", a_MPI_Bcast },
+	{ 1038, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Bcast_c", a_MPI_Bcast_c },
+	{ 1039, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Bcast_init", a_MPI_Bcast_init },
+	{ 1040, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Bcast_init_c", a_MPI_Bcast_init_c },
+	{ 1041, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Bsend", a_MPI_Bsend },
+	{ 1042, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Bsend_c", a_MPI_Bsend_c },
+	{ 1043, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Bsend_init", a_MPI_Bsend_init },
+	{ 1044, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Bsend_init_c", a_MPI_Bsend_init_c },
+	{ 1045, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Buffer_attach", a_MPI_Buffer_attach },
+	{ 1046, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Buffer_attach_c", a_MPI_Buffer_attach_c },
+	{ 1047, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Buffer_detach", a_MPI_Buffer_detach },
+	{ 1048, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Buffer_detach_c", a_MPI_Buffer_detach_c },
+	{ 1049, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Cancel", a_MPI_Cancel },
+	{ 1050, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Cart_coords", a_MPI_Cart_coords },
+	{ 1051, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Cart_create", a_MPI_Cart_create },
+	{ 1052, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Cart_get", a_MPI_Cart_get },
+	{ 1053, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Cart_map", a_MPI_Cart_map },
+	{ 1054, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Cart_rank", a_MPI_Cart_rank },
+	{ 1055, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Cart_shift", a_MPI_Cart_shift },
+	{ 1056, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Cart_sub", a_MPI_Cart_sub },
+	{ 1057, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Cartdim_get", a_MPI_Cartdim_get },
+	{ 1058, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Close_port", a_MPI_Close_port },
+	{ 1059, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Comm_accept", a_MPI_Comm_accept },
+	{ 1060, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_call_errhandler", a_MPI_Comm_call_errhandler },
+	{ 1061, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Comm_compare", a_MPI_Comm_compare },
+	{ 1062, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Comm_connect", a_MPI_Comm_connect },
+	{ 1063, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Comm_create", a_MPI_Comm_create },
+	{ 1064, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_create_errhandler", a_MPI_Comm_create_errhandler },
+	{ 1065, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Comm_create_from_group", a_MPI_Comm_create_from_group },
+	{ 1066, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Comm_create_group", a_MPI_Comm_create_group },
+	{ 1067, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Comm_create_keyval", a_MPI_Comm_create_keyval },
+	{ 1068, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_delete_attr", a_MPI_Comm_delete_attr },
+	{ 1069, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Comm_disconnect", a_MPI_Comm_disconnect },
+	{ 1070, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_dup", a_MPI_Comm_dup },
+	{ 1071, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Comm_dup_with_info", a_MPI_Comm_dup_with_info },
+	{ 1072, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Comm_free", a_MPI_Comm_free },
+	{ 1073, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Comm_free_keyval", a_MPI_Comm_free_keyval },
+	{ 1074, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Comm_get_attr", a_MPI_Comm_get_attr },
+	{ 1075, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_get_errhandler", a_MPI_Comm_get_errhandler },
+	{ 1076, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_get_info", a_MPI_Comm_get_info },
+	{ 1077, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Comm_get_name", a_MPI_Comm_get_name },
+	{ 1078, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Comm_get_parent", a_MPI_Comm_get_parent },
+	{ 1079, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_group", a_MPI_Comm_group },
+	{ 1080, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Comm_idup", a_MPI_Comm_idup },
+	{ 1081, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Comm_idup_with_info", a_MPI_Comm_idup_with_info },
+	{ 1082, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_join", a_MPI_Comm_join },
+	{ 1083, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_rank", a_MPI_Comm_rank },
+	{ 1084, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_remote_group", a_MPI_Comm_remote_group },
+	{ 1085, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_remote_size", a_MPI_Comm_remote_size },
+	{ 1086, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Comm_set_attr", a_MPI_Comm_set_attr },
+	{ 1087, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_set_errhandler", a_MPI_Comm_set_errhandler },
+	{ 1088, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_set_info", a_MPI_Comm_set_info },
+	{ 1089, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_set_name", a_MPI_Comm_set_name },
+	{ 1090, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_size", a_MPI_Comm_size },
+	{ 1091, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Comm_spawn", a_MPI_Comm_spawn },
+	{ 1092, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Comm_spawn_multiple", a_MPI_Comm_spawn_multiple },
+	{ 1093, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Comm_split", a_MPI_Comm_split },
+	{ 1094, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Comm_split_type", a_MPI_Comm_split_type },
+	{ 1095, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Comm_test_inter", a_MPI_Comm_test_inter },
+	{ 1096, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Compare_and_swap", a_MPI_Compare_and_swap },
+	{ 1097, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_DUP_FN", a_MPI_DUP_FN },
+	{ 1098, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Dims_create", a_MPI_Dims_create },
+	{ 1099, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Dist_graph_create", a_MPI_Dist_graph_create },
+	{ 1100, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Dist_graph_create_adjacent", a_MPI_Dist_graph_create_adjacent },
+	{ 1101, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Dist_graph_neighbors", a_MPI_Dist_graph_neighbors },
+	{ 1102, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Dist_graph_neighbors_count", a_MPI_Dist_graph_neighbors_count },
+	{ 1103, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Errhandler_create", a_MPI_Errhandler_create },
+	{ 1104, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Errhandler_free", a_MPI_Errhandler_free },
+	{ 1105, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Errhandler_get", a_MPI_Errhandler_get },
+	{ 1106, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Errhandler_set", a_MPI_Errhandler_set },
+	{ 1107, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Error_class", a_MPI_Error_class },
+	{ 1108, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Error_string", a_MPI_Error_string },
+	{ 1109, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Exscan", a_MPI_Exscan },
+	{ 1110, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Exscan_c", a_MPI_Exscan_c },
+	{ 1111, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Exscan_init", a_MPI_Exscan_init },
+	{ 1112, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Exscan_init_c", a_MPI_Exscan_init_c },
+	{ 1113, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Fetch_and_op", a_MPI_Fetch_and_op },
+	{ 1114, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_call_errhandler", a_MPI_File_call_errhandler },
+	{ 1115, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_create_errhandler", a_MPI_File_create_errhandler },
+	{ 1116, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_get_errhandler", a_MPI_File_get_errhandler },
+	{ 1117, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_set_errhandler", a_MPI_File_set_errhandler },
+	{ 1118, TG_LAYER_MPI, TG_K_INT, 0, TG_H_NONE, "MPI_Finalize", NULL },
+	{ 1119, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Finalized", a_MPI_Finalized },
+	{ 1120, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Free_mem", a_MPI_Free_mem },
+	{ 1121, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Gather", a_MPI_Gather },
+	{ 1122, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Gather_c", a_MPI_Gather_c },
+	{ 1123, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Gather_init", a_MPI_Gather_init },
+	{ 1124, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Gather_init_c", a_MPI_Gather_init_c },
+	{ 1125, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Gatherv", a_MPI_Gatherv },
+	{ 1126, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Gatherv_c", a_MPI_Gatherv_c },
+	{ 1127, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Gatherv_init", a_MPI_Gatherv_init },
+	{ 1128, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Gatherv_init_c", a_MPI_Gatherv_init_c },
+	{ 1129, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Get", a_MPI_Get },
+	{ 1130, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, "MPI_Get_accumulate", a_MPI_Get_accumulate },
+	{ 1131, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, "MPI_Get_accumulate_c", a_MPI_Get_accumulate_c },
+	{ 1132, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Get_address", a_MPI_Get_address },
+	{ 1133, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Get_c", a_MPI_Get_c },
+	{ 1134, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Get_count", a_MPI_Get_count },
+	{ 1135, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Get_count_c", a_MPI_Get_count_c },
+	{ 1136, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Get_elements", a_MPI_Get_elements },
+	{ 1137, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Get_elements_c", a_MPI_Get_elements_c },
+	{ 1138, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Get_elements_x", a_MPI_Get_elements_x },
+	{ 1139, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Get_library_version", a_MPI_Get_library_version },
+	{ 1140, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Get_processor_name", a_MPI_Get_processor_name },
+	{ 1141, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Get_version", a_MPI_Get_version },
+	{ 1142, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Graph_create", a_MPI_Graph_create },
+	{ 1143, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Graph_get", a_MPI_Graph_get },
+	{ 1144, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Graph_map", a_MPI_Graph_map },
+	{ 1145, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Graph_neighbors", a_MPI_Graph_neighbors },
+	{ 1146, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Graph_neighbors_count", a_MPI_Graph_neighbors_count },
+	{ 1147, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Graphdims_get", a_MPI_Graphdims_get },
+	{ 1148, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Grequest_complete", a_MPI_Grequest_complete },
+	{ 1149, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Grequest_start", a_MPI_Grequest_start },
+	{ 1150, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Group_compare", a_MPI_Group_compare },
+	{ 1151, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Group_difference", a_MPI_Group_difference },
+	{ 1152, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Group_excl", a_MPI_Group_excl },
+	{ 1153, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Group_free", a_MPI_Group_free },
+	{ 1154, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Group_from_session_pset", a_MPI_Group_from_session_pset },
+	{ 1155, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Group_incl", a_MPI_Group_incl },
+	{ 1156, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Group_intersection", a_MPI_Group_intersection },
+	{ 1157, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Group_range_excl", a_MPI_Group_range_excl },
+	{ 1158, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Group_range_incl", a_MPI_Group_range_incl },
+	{ 1159, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Group_rank", a_MPI_Group_rank },
+	{ 1160, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Group_size", a_MPI_Group_size },
+	{ 1161, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Group_translate_ranks", a_MPI_Group_translate_ranks },
+	{ 1162, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Group_union", a_MPI_Group_union },
+	{ 1163, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Iallgather", a_MPI_Iallgather },
+	{ 1164, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Iallgather_c", a_MPI_Iallgather_c },
+	{ 1165, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Iallgatherv", a_MPI_Iallgatherv },
+	{ 1166, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Iallgatherv_c", a_MPI_Iallgatherv_c },
+	{ 1167, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Iallreduce", a_MPI_Iallreduce },
+	{ 1168, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Iallreduce_c", a_MPI_Iallreduce_c },
+	{ 1169, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Ialltoall", a_MPI_Ialltoall },
+	{ 1170, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Ialltoall_c", a_MPI_Ialltoall_c },
+	{ 1171, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Ialltoallv", a_MPI_Ialltoallv },
+	{ 1172, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Ialltoallv_c", a_MPI_Ialltoallv_c },
+	{ 1173, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Ialltoallw", a_MPI_Ialltoallw },
+	{ 1174, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Ialltoallw_c", a_MPI_Ialltoallw_c },
+	{ 1175, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Ibarrier", a_MPI_Ibarrier },
+	{ 1176, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Ibcast", a_MPI_Ibcast },
+	{ 1177, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Ibcast_c", a_MPI_Ibcast_c },
+	{ 1178, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Ibsend", a_MPI_Ibsend },
+	{ 1179, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Ibsend_c", a_MPI_Ibsend_c },
+	{ 1180, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Iexscan", a_MPI_Iexscan },
+	{ 1181, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Iexscan_c", a_MPI_Iexscan_c },
+	{ 1182, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Igather", a_MPI_Igather },
+	{ 1183, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Igather_c", a_MPI_Igather_c },
+	{ 1184, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Igatherv", a_MPI_Igatherv },
+	{ 1185, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Igatherv_c", a_MPI_Igatherv_c },
+	{ 1186, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Improbe", a_MPI_Improbe },
+	{ 1187, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Imrecv", a_MPI_Imrecv },
+	{ 1188, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Imrecv_c", a_MPI_Imrecv_c },
+	{ 1189, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Ineighbor_allgather", a_MPI_Ineighbor_allgather },
+	{ 1190, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Ineighbor_allgather_c", a_MPI_Ineighbor_allgather_c },
+	{ 1191, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Ineighbor_allgatherv", a_MPI_Ineighbor_allgatherv },
+	{ 1192, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Ineighbor_allgatherv_c", a_MPI_Ineighbor_allgatherv_c },
+	{ 1193, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Ineighbor_alltoall", a_MPI_Ineighbor_alltoall },
+	{ 1194, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Ineighbor_alltoall_c", a_MPI_Ineighbor_alltoall_c },
+	{ 1195, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Ineighbor_alltoallv", a_MPI_Ineighbor_alltoallv },
+	{ 1196, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Ineighbor_alltoallv_c", a_MPI_Ineighbor_alltoallv_c },
+	{ 1197, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Ineighbor_alltoallw", a_MPI_Ineighbor_alltoallw },
+	{ 1198, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Ineighbor_alltoallw_c", a_MPI_Ineighbor_alltoallw_c },
+	{ 1199, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Info_create", a_MPI_Info_create },
+	{ 1200, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Info_create_env", a_MPI_Info_create_env },
+	{ 1201, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Info_delete", a_MPI_Info_delete },
+	{ 1202, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Info_dup", a_MPI_Info_dup },
+	{ 1203, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Info_free", a_MPI_Info_free },
+	{ 1204, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Info_get", a_MPI_Info_get },
+	{ 1205, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Info_get_nkeys", a_MPI_Info_get_nkeys },
+	{ 1206, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Info_get_nthkey", a_MPI_Info_get_nthkey },
+	{ 1207, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Info_get_string", a_MPI_Info_get_string },
+	{ 1208, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Info_get_valuelen", a_MPI_Info_get_valuelen },
+	{ 1209, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Info_set", a_MPI_Info_set },
+	{ 1210, TG_LAYER_MPI, TG_K_INT, 0, TG_H_NONE, "MPI_Init", NULL },
+	{ 1211, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Init_thread", a_MPI_Init_thread },
+	{ 1212, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Initialized", a_MPI_Initialized },
+	{ 1213, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Intercomm_create", a_MPI_Intercomm_create },
+	{ 1214, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Intercomm_create_from_groups", a_MPI_Intercomm_create_from_groups },
+	{ 1215, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Intercomm_merge", a_MPI_Intercomm_merge },
+	{ 1216, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Iprobe", a_MPI_Iprobe },
+	{ 1217, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Irecv", a_MPI_Irecv },
+	{ 1218, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Irecv_c", a_MPI_Irecv_c },
+	{ 1219, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Ireduce", a_MPI_Ireduce },
+	{ 1220, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Ireduce_c", a_MPI_Ireduce_c },
+	{ 1221, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Ireduce_scatter", a_MPI_Ireduce_scatter },
+	{ 1222, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Ireduce_scatter_block", a_MPI_Ireduce_scatter_block },
+	{ 1223, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Ireduce_scatter_block_c", a_MPI_Ireduce_scatter_block_c },
+	{ 1224, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Ireduce_scatter_c", a_MPI_Ireduce_scatter_c },
+	{ 1225, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Irsend", a_MPI_Irsend },
+	{ 1226, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Irsend_c", a_MPI_Irsend_c },
+	{ 1227, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Is_thread_main", a_MPI_Is_thread_main },
+	{ 1228, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Iscan", a_MPI_Iscan },
+	{ 1229, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Iscan_c", a_MPI_Iscan_c },
+	{ 1230, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Iscatter", a_MPI_Iscatter },
+	{ 1231, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Iscatter_c", a_MPI_Iscatter_c },
+	{ 1232, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Iscatterv", a_MPI_Iscatterv },
+	{ 1233, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Iscatterv_c", a_MPI_Iscatterv_c },
+	{ 1234, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Isend", a_MPI_Isend },
+	{ 1235, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Isend_c", a_MPI_Isend_c },
+	{ 1236, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, "MPI_Isendrecv", a_MPI_Isendrecv },
+	{ 1237, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, "MPI_Isendrecv_c", a_MPI_Isendrecv_c },
+	{ 1238, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Isendrecv_replace", a_MPI_Isendrecv_replace },
+	{ 1239, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Isendrecv_replace_c", a_MPI_Isendrecv_replace_c },
+	{ 1240, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Issend", a_MPI_Issend },
+	{ 1241, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Issend_c", a_MPI_Issend_c },
+	{ 1242, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Keyval_create", a_MPI_Keyval_create },
+	{ 1243, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Keyval_free", a_MPI_Keyval_free },
+	{ 1244, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Lookup_name", a_MPI_Lookup_name },
+	{ 1245, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Mprobe", a_MPI_Mprobe },
+	{ 1246, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Mrecv", a_MPI_Mrecv },
+	{ 1247, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Mrecv_c", a_MPI_Mrecv_c },
+	{ 1248, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Neighbor_allgather", a_MPI_Neighbor_allgather },
+	{ 1249, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Neighbor_allgather_c", a_MPI_Neighbor_allgather_c },
+	{ 1250, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Neighbor_allgather_init", a_MPI_Neighbor_allgather_init },
+	{ 1251, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Neighbor_allgather_init_c", a_MPI_Neighbor_allgather_init_c },
+	{ 1252, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Neighbor_allgatherv", a_MPI_Neighbor_allgatherv },
+	{ 1253, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Neighbor_allgatherv_c", a_MPI_Neighbor_allgatherv_c },
+	{ 1254, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Neighbor_allgatherv_init", a_MPI_Neighbor_allgatherv_init },
+	{ 1255, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Neighbor_allgatherv_init_c", a_MPI_Neighbor_allgatherv_init_c },
+	{ 1256, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Neighbor_alltoall", a_MPI_Neighbor_alltoall },
+	{ 1257, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Neighbor_alltoall_c", a_MPI_Neighbor_alltoall_c },
+	{ 1258, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Neighbor_alltoall_init", a_MPI_Neighbor_alltoall_init },
+	{ 1259, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Neighbor_alltoall_init_c", a_MPI_Neighbor_alltoall_init_c },
+	{ 1260, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Neighbor_alltoallv", a_MPI_Neighbor_alltoallv },
+	{ 1261, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Neighbor_alltoallv_c", a_MPI_Neighbor_alltoallv_c },
+	{ 1262, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Neighbor_alltoallv_init", a_MPI_Neighbor_alltoallv_init },
+	{ 1263, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Neighbor_alltoallv_init_c", a_MPI_Neighbor_alltoallv_init_c },
+	{ 1264, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Neighbor_alltoallw", a_MPI_Neighbor_alltoallw },
+	{ 1265, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Neighbor_alltoallw_c", a_MPI_Neighbor_alltoallw_c },
+	{ 1266, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Neighbor_alltoallw_init", a_MPI_Neighbor_alltoallw_init },
+	{ 1267, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Neighbor_alltoallw_init_c", a_MPI_Neighbor_alltoallw_init_c },
+	{ 1268, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Op_commutative", a_MPI_Op_commutative },
+	{ 1269, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Op_create", a_MPI_Op_create },
+	{ 1270, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Op_create_c", a_MPI_Op_create_c },
+	{ 1271, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Op_free", a_MPI_Op_free },
+	{ 1272, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Open_port", a_MPI_Open_port },
+	{ 1273, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Pack", a_MPI_Pack },
+	{ 1274, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Pack_c", a_MPI_Pack_c },
+	{ 1275, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Pack_external", a_MPI_Pack_external },
+	{ 1276, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Pack_external_c", a_MPI_Pack_external_c },
+	{ 1277, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Pack_external_size", a_MPI_Pack_external_size },
+	{ 1278, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Pack_external_size_c", a_MPI_Pack_external_size_c },
+	{ 1279, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Pack_size", a_MPI_Pack_size },
+	{ 1280, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Pack_size_c", a_MPI_Pack_size_c },
+	{ 1281, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Parrived", a_MPI_Parrived },
+	{ 1282, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Pready", a_MPI_Pready },
+	{ 1283, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Pready_list", a_MPI_Pready_list },
+	{ 1284, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Pready_range", a_MPI_Pready_range },
+	{ 1285, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Precv_init", a_MPI_Precv_init },
+	{ 1286, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Probe", a_MPI_Probe },
+	{ 1287, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Psend_init", a_MPI_Psend_init },
+	{ 1288, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Publish_name", a_MPI_Publish_name },
+	{ 1289, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Put", a_MPI_Put },
+	{ 1290, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Put_c", a_MPI_Put_c },
+	{ 1291, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Query_thread", a_MPI_Query_thread },
+	{ 1292, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Raccumulate", a_MPI_Raccumulate },
+	{ 1293, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Raccumulate_c", a_MPI_Raccumulate_c },
+	{ 1294, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Recv", a_MPI_Recv },
+	{ 1295, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Recv_c", a_MPI_Recv_c },
+	{ 1296, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Recv_init", a_MPI_Recv_init },
+	{ 1297, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Recv_init_c", a_MPI_Recv_init_c },
+	{ 1298, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Reduce", a_MPI_Reduce },
+	{ 1299, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Reduce_c", a_MPI_Reduce_c },
+	{ 1300, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Reduce_init", a_MPI_Reduce_init },
+	{ 1301, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Reduce_init_c", a_MPI_Reduce_init_c },
+	{ 1302, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Reduce_local", a_MPI_Reduce_local },
+	{ 1303, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Reduce_local_c", a_MPI_Reduce_local_c },
+	{ 1304, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Reduce_scatter", a_MPI_Reduce_scatter },
+	{ 1305, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Reduce_scatter_block", a_MPI_Reduce_scatter_block },
+	{ 1306, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Reduce_scatter_block_c", a_MPI_Reduce_scatter_block_c },
+	{ 1307, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Reduce_scatter_block_init", a_MPI_Reduce_scatter_block_init },
+	{ 1308, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Reduce_scatter_block_init_c", a_MPI_Reduce_scatter_block_init_c },
+	{ 1309, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Reduce_scatter_c", a_MPI_Reduce_scatter_c },
+	{ 1310, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Reduce_scatter_init", a_MPI_Reduce_scatter_init },
+	{ 1311, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Reduce_scatter_init_c", a_MPI_Reduce_scatter_init_c },
+	{ 1312, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Request_free", a_MPI_Request_free },
+	{ 1313, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Request_get_status", a_MPI_Request_get_status },
+	{ 1314, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Rget", a_MPI_Rget },
+	{ 1315, TG_LAYER_MPI, TG_K_INT, 13, TG_H_NONE, "MPI_Rget_accumulate", a_MPI_Rget_accumulate },
+	{ 1316, TG_LAYER_MPI, TG_K_INT, 13, TG_H_NONE, "MPI_Rget_accumulate_c", a_MPI_Rget_accumulate_c },
+	{ 1317, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Rget_c", a_MPI_Rget_c },
+	{ 1318, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Rput", a_MPI_Rput },
+	{ 1319, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Rput_c", a_MPI_Rput_c },
+	{ 1320, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Rsend", a_MPI_Rsend },
+	{ 1321, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Rsend_c", a_MPI_Rsend_c },
+	{ 1322, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Rsend_init", a_MPI_Rsend_init },
+	{ 1323, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Rsend_init_c", a_MPI_Rsend_init_c },
+	{ 1324, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Scan", a_MPI_Scan },
+	{ 1325, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Scan_c", a_MPI_Scan_c },
+	{ 1326, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Scan_init", a_MPI_Scan_init },
+	{ 1327, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Scan_init_c", a_MPI_Scan_init_c },
+	{ 1328, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Scatter", a_MPI_Scatter },
+	{ 1329, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, "MPI_Scatter_c", a_MPI_Scatter_c },
+	{ 1330, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Scatter_init", a_MPI_Scatter_init },
+	{ 1331, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Scatter_init_c", a_MPI_Scatter_init_c },
+	{ 1332, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Scatterv", a_MPI_Scatterv },
+	{ 1333, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Scatterv_c", a_MPI_Scatterv_c },
+	{ 1334, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Scatterv_init", a_MPI_Scatterv_init },
+	{ 1335, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, "MPI_Scatterv_init_c", a_MPI_Scatterv_init_c },
+	{ 1336, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Send", a_MPI_Send },
+	{ 1337, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Send_c", a_MPI_Send_c },
+	{ 1338, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Send_init", a_MPI_Send_init },
+	{ 1339, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Send_init_c", a_MPI_Send_init_c },
+	{ 1340, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, "MPI_Sendrecv", a_MPI_Sendrecv },
+	{ 1341, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, "MPI_Sendrecv_c", a_MPI_Sendrecv_c },
+	{ 1342, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Sendrecv_replace", a_MPI_Sendrecv_replace },
+	{ 1343, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Sendrecv_replace_c", a_MPI_Sendrecv_replace_c },
+	{ 1344, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Session_call_errhandler", a_MPI_Session_call_errhandler },
+	{ 1345, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Session_create_errhandler", a_MPI_Session_create_errhandler },
+	{ 1346, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Session_finalize", a_MPI_Session_finalize },
+	{ 1347, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Session_get_errhandler", a_MPI_Session_get_errhandler },
+	{ 1348, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Session_get_info", a_MPI_Session_get_info },
+	{ 1349, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Session_get_nth_pset", a_MPI_Session_get_nth_pset },
+	{ 1350, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Session_get_num_psets", a_MPI_Session_get_num_psets },
+	{ 1351, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Session_get_pset_info", a_MPI_Session_get_pset_info },
+	{ 1352, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Session_init", a_MPI_Session_init },
+	{ 1353, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Session_set_errhandler", a_MPI_Session_set_errhandler },
+	{ 1354, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Ssend", a_MPI_Ssend },
+	{ 1355, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Ssend_c", a_MPI_Ssend_c },
+	{ 1356, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Ssend_init", a_MPI_Ssend_init },
+	{ 1357, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Ssend_init_c", a_MPI_Ssend_init_c },
+	{ 1358, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Start", a_MPI_Start },
+	{ 1359, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Startall", a_MPI_Startall },
+	{ 1360, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Status_f2f08", a_MPI_Status_f2f08 },
+	{ 1361, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Status_set_cancelled", a_MPI_Status_set_cancelled },
+	{ 1362, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Status_set_elements", a_MPI_Status_set_elements },
+	{ 1363, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Status_set_elements_x", a_MPI_Status_set_elements_x },
+	{ 1364, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Test", a_MPI_Test },
+	{ 1365, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Test_cancelled", a_MPI_Test_cancelled },
+	{ 1366, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Testall", a_MPI_Testall },
+	{ 1367, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Testany", a_MPI_Testany },
+	{ 1368, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Testsome", a_MPI_Testsome },
+	{ 1369, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Topo_test", a_MPI_Topo_test },
+	{ 1370, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Type_commit", a_MPI_Type_commit },
+	{ 1371, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_contiguous", a_MPI_Type_contiguous },
+	{ 1372, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_contiguous_c", a_MPI_Type_contiguous_c },
+	{ 1373, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Type_create_darray", a_MPI_Type_create_darray },
+	{ 1374, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, "MPI_Type_create_darray_c", a_MPI_Type_create_darray_c },
+	{ 1375, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_create_f90_complex", a_MPI_Type_create_f90_complex },
+	{ 1376, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_create_f90_integer", a_MPI_Type_create_f90_integer },
+	{ 1377, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_create_f90_real", a_MPI_Type_create_f90_real },
+	{ 1378, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_hindexed", a_MPI_Type_create_hindexed },
+	{ 1379, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_hindexed_block", a_MPI_Type_create_hindexed_block },
+	{ 1380, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_hindexed_block_c", a_MPI_Type_create_hindexed_block_c },
+	{ 1381, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_hindexed_c", a_MPI_Type_create_hindexed_c },
+	{ 1382, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_hvector", a_MPI_Type_create_hvector },
+	{ 1383, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_hvector_c", a_MPI_Type_create_hvector_c },
+	{ 1384, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_indexed_block", a_MPI_Type_create_indexed_block },
+	{ 1385, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_indexed_block_c", a_MPI_Type_create_indexed_block_c },
+	{ 1386, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Type_create_keyval", a_MPI_Type_create_keyval },
+	{ 1387, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Type_create_resized", a_MPI_Type_create_resized },
+	{ 1388, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Type_create_resized_c", a_MPI_Type_create_resized_c },
+	{ 1389, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_struct", a_MPI_Type_create_struct },
+	{ 1390, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_create_struct_c", a_MPI_Type_create_struct_c },
+	{ 1391, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Type_create_subarray", a_MPI_Type_create_subarray },
+	{ 1392, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Type_create_subarray_c", a_MPI_Type_create_subarray_c },
+	{ 1393, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_delete_attr", a_MPI_Type_delete_attr },
+	{ 1394, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_dup", a_MPI_Type_dup },
+	{ 1395, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_extent", a_MPI_Type_extent },
+	{ 1396, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Type_free", a_MPI_Type_free },
+	{ 1397, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Type_free_keyval", a_MPI_Type_free_keyval },
+	{ 1398, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Type_get_attr", a_MPI_Type_get_attr },
+	{ 1399, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Type_get_contents", a_MPI_Type_get_contents },
+	{ 1400, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, "MPI_Type_get_contents_c", a_MPI_Type_get_contents_c },
+	{ 1401, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_get_envelope", a_MPI_Type_get_envelope },
+	{ 1402, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Type_get_envelope_c", a_MPI_Type_get_envelope_c },
+	{ 1403, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_get_extent", a_MPI_Type_get_extent },
+	{ 1404, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_get_extent_c", a_MPI_Type_get_extent_c },
+	{ 1405, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_get_extent_x", a_MPI_Type_get_extent_x },
+	{ 1406, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_get_name", a_MPI_Type_get_name },
+	{ 1407, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_get_true_extent", a_MPI_Type_get_true_extent },
+	{ 1408, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_get_true_extent_c", a_MPI_Type_get_true_extent_c },
+	{ 1409, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_get_true_extent_x", a_MPI_Type_get_true_extent_x },
+	{ 1410, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_hindexed", a_MPI_Type_hindexed },
+	{ 1411, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_hvector", a_MPI_Type_hvector },
+	{ 1412, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_indexed", a_MPI_Type_indexed },
+	{ 1413, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_indexed_c", a_MPI_Type_indexed_c },
+	{ 1414, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_lb", a_MPI_Type_lb },
+	{ 1415, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_match_size", a_MPI_Type_match_size },
+	{ 1416, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Type_set_attr", a_MPI_Type_set_attr },
+	{ 1417, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_set_name", a_MPI_Type_set_name },
+	{ 1418, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_size", a_MPI_Type_size },
+	{ 1419, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_size_c", a_MPI_Type_size_c },
+	{ 1420, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_size_x", a_MPI_Type_size_x },
+	{ 1421, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_struct", a_MPI_Type_struct },
+	{ 1422, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Type_ub", a_MPI_Type_ub },
+	{ 1423, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_vector", a_MPI_Type_vector },
+	{ 1424, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Type_vector_c", a_MPI_Type_vector_c },
+	{ 1425, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Unpack", a_MPI_Unpack },
+	{ 1426, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Unpack_c", a_MPI_Unpack_c },
+	{ 1427, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Unpack_external", a_MPI_Unpack_external },
+	{ 1428, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, "MPI_Unpack_external_c", a_MPI_Unpack_external_c },
+	{ 1429, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Unpublish_name", a_MPI_Unpublish_name },
+	{ 1430, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Wait", a_MPI_Wait },
+	{ 1431, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Waitall", a_MPI_Waitall },
+	{ 1432, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Waitany", a_MPI_Waitany },
+	{ 1433, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Waitsome", a_MPI_Waitsome },
+	{ 1434, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Win_allocate", a_MPI_Win_allocate },
+	{ 1435, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Win_allocate_c", a_MPI_Win_allocate_c },
+	{ 1436, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Win_allocate_shared", a_MPI_Win_allocate_shared },
+	{ 1437, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Win_allocate_shared_c", a_MPI_Win_allocate_shared_c },
+	{ 1438, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Win_attach", a_MPI_Win_attach },
+	{ 1439, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_call_errhandler", a_MPI_Win_call_errhandler },
+	{ 1440, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_complete", a_MPI_Win_complete },
+	{ 1441, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Win_create", a_MPI_Win_create },
+	{ 1442, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Win_create_c", a_MPI_Win_create_c },
+	{ 1443, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Win_create_dynamic", a_MPI_Win_create_dynamic },
+	{ 1444, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_create_errhandler", a_MPI_Win_create_errhandler },
+	{ 1445, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Win_create_keyval", a_MPI_Win_create_keyval },
+	{ 1446, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_delete_attr", a_MPI_Win_delete_attr },
+	{ 1447, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_detach", a_MPI_Win_detach },
+	{ 1448, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_fence", a_MPI_Win_fence },
+	{ 1449, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_flush", a_MPI_Win_flush },
+	{ 1450, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_flush_all", a_MPI_Win_flush_all },
+	{ 1451, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_flush_local", a_MPI_Win_flush_local },
+	{ 1452, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_flush_local_all", a_MPI_Win_flush_local_all },
+	{ 1453, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_free", a_MPI_Win_free },
+	{ 1454, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_free_keyval", a_MPI_Win_free_keyval },
+	{ 1455, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Win_get_attr", a_MPI_Win_get_attr },
+	{ 1456, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_get_errhandler", a_MPI_Win_get_errhandler },
+	{ 1457, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_get_group", a_MPI_Win_get_group },
+	{ 1458, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_get_info", a_MPI_Win_get_info },
+	{ 1459, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Win_get_name", a_MPI_Win_get_name },
+	{ 1460, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Win_lock", a_MPI_Win_lock },
+	{ 1461, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_lock_all", a_MPI_Win_lock_all },
+	{ 1462, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Win_post", a_MPI_Win_post },
+	{ 1463, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Win_set_attr", a_MPI_Win_set_attr },
+	{ 1464, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_set_errhandler", a_MPI_Win_set_errhandler },
+	{ 1465, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_set_info", a_MPI_Win_set_info },
+	{ 1466, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_set_name", a_MPI_Win_set_name },
+	{ 1467, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Win_shared_query", a_MPI_Win_shared_query },
+	{ 1468, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Win_shared_query_c", a_MPI_Win_shared_query_c },
+	{ 1469, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, "MPI_Win_start", a_MPI_Win_start },
+	{ 1470, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_sync", a_MPI_Win_sync },
+	{ 1471, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_test", a_MPI_Win_test },
+	{ 1472, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_unlock", a_MPI_Win_unlock },
+	{ 1473, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_unlock_all", a_MPI_Win_unlock_all },
+	{ 1474, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_wait", a_MPI_Win_wait },
 };
 
 static const struct tg_calldesc *byid[TG_FN_IDMAX];

@@ -34,7 +34,20 @@ enum tg_kind {
 	TG_K_FCNTL,	 /* fcntl command: zig-zag, printed by name */
 	TG_K_INTARR,	 /* int array: varint count, then zig-zag each */
 	TG_K_SIGNED_OFF, /* file offset: zig-zag varint */
+	TG_K_MPIH,	 /* MPI handle (argdesc.sub says which): varint, see
+			  * tangram-rec(5): (id << 1) for objects the program
+			  * made, (value << 1) | 1 for predefined ones */
+	TG_K_MPIHARR,	 /* array of MPI handles: varint count, then each */
+	TG_K_MPISTATUS,	 /* MPI_Status out: 0, or 1 + zig-zag source + zig-zag tag */
+	TG_K_MPISTATUSES, /* varint count, then source and tag of each */
 	TG_K_COUNT
+};
+
+/* Which MPI handle a TG_K_MPIH / TG_K_MPIHARR argument is (argdesc.sub). */
+enum tg_mpih {
+	TG_H_NONE = 0, TG_H_COMM, TG_H_GROUP, TG_H_DTYPE, TG_H_REQ, TG_H_OP,
+	TG_H_INFO, TG_H_FILE, TG_H_WIN, TG_H_ERRH, TG_H_MSG, TG_H_SESSION,
+	TG_H_COUNT
 };
 
 enum tg_dir { TG_IN = 0, TG_OUT = 1, TG_INOUT = 2 };
@@ -43,6 +56,7 @@ struct tg_argdesc {
 	const char *name;
 	uint8_t kind;
 	uint8_t dir;
+	uint8_t sub;	/* enum tg_mpih for MPI handles */
 };
 
 struct tg_calldesc {
@@ -50,6 +64,7 @@ struct tg_calldesc {
 	uint8_t layer;		/* enum tg_layer */
 	uint8_t retkind;	/* enum tg_kind */
 	uint8_t nargs;
+	uint8_t retsub;		/* enum tg_mpih of the return value */
 	const char *name;
 	const struct tg_argdesc *args;
 };

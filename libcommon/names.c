@@ -110,3 +110,27 @@ const char *tg_errno_name(int e)
 {
 	return strerrorname_np(e);
 }
+
+const char *tg_mpi_handle_name(int kind, uint32_t val)
+{
+	const struct tg_mpiname *n;
+
+	for (n = tg_mpi_names; n->name; n++)
+		if (n->val == val && (n->kind == kind || kind == 0))
+			return n->name;
+	return NULL;
+}
+
+const char *tg_mpi_combiner_name(int64_t c)
+{
+	if (c < 0 || (uint64_t)c >= tg_mpi_ncombiners)
+		return NULL;
+	return tg_mpi_combiners[c];
+}
+
+char tg_mpi_handle_letter(int kind)
+{
+	static const char letters[] = "?cgtroifwemx";
+
+	return kind > 0 && kind < (int)sizeof(letters) - 1 ? letters[kind] : 'h';
+}

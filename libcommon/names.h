@@ -21,4 +21,24 @@ const char *tg_fcntl_name(int64_t cmd);
 /* "ENOENT"...; NULL if unknown. */
 const char *tg_errno_name(int e);
 
+/* Predefined MPI handles (generated from MPICH's mpi.h). */
+struct tg_mpiname {
+	uint8_t kind;		/* enum tg_mpih */
+	uint32_t val;
+	const char *name;
+};
+extern const struct tg_mpiname tg_mpi_names[];
+extern const char *const tg_mpi_combiners[];
+extern const unsigned tg_mpi_ncombiners;
+
+/* "MPI_INT", "MPI_COMM_WORLD"... for predefined handle @val of @kind; NULL
+ * if unknown. */
+const char *tg_mpi_handle_name(int kind, uint32_t val);
+
+/* "MPI_COMBINER_VECTOR"...; NULL if unknown. */
+const char *tg_mpi_combiner_name(int64_t c);
+
+/* Letter that prefixes the symbolic ids of handle kind @kind ("c3"). */
+char tg_mpi_handle_letter(int kind);
+
 #endif

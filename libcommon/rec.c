@@ -311,7 +311,7 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 		      const unsigned char *end, struct tg_val *v, size_t *used)
 {
 	uint64_t u, k;
-	int64_t *a;
+	int64_t *a, k_s;
 
 	memset(v, 0, sizeof(*v));
 	switch (kind) {
@@ -328,9 +328,20 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 	case TG_K_STREAM:
 	case TG_K_BUF:
 	case TG_K_DIR:
+	case TG_K_MPIH:
 		if (tg_get_uvar(pp, end, &u) < 0)
 			return -1;
 		v->i = (int64_t)u;
+		return 0;
+	case TG_K_MPISTATUS:
+		if (tg_get_uvar(pp, end, &u) < 0 || u > 1)
+			return -1;
+		v->present = (int)u;
+		if (!u)
+			return 0;
+		if (tg_get_svar(pp, end, &v->i) < 0 || tg_get_svar(pp, end, &k_s) < 0)
+			return -1;
+		v->u = (uint64_t)k_s;
 		return 0;
 	case TG_K_STR:
 	case TG_K_PATH:
@@ -354,12 +365,16 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 		return tg_get_uvar(pp, end, &v->u);
 	case TG_K_IOV:
 	case TG_K_INTARR:
+	case TG_K_MPIHARR:
+	case TG_K_MPISTATUSES:
 		if (tg_get_uvar(pp, end, &u) < 0 || u > (uint64_t)(end - *pp))
 			return -1;
+		if (kind == TG_K_MPISTATUSES)
+			u *= 2;
 		if (!(a = arr_room(r, *used, u)))
 			return -1;
 		for (k = 0; k < u; k++) {
-			if (kind == TG_K_IOV) {
+			if (kind == TG_K_IOV || kind == TG_K_MPIHARR) {
 				uint64_t x;
 				if (tg_get_uvar(pp, end, &x) < 0)
 					return -1;
@@ -367,8 +382,8 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 			} else if (tg_get_svar(pp, end, &a[k]) < 0)
 				return -1;
 		}
-		/* point into the store after all args are in: see fix_arrays */
-		v->i = (int64_t)u;
+		/* arr is set once all arguments are in (the store may move) */
+		v->i = (int64_t)(kind == TG_K_MPISTATUSES ? u / 2 : u);
 		v->u = *used;
 		*used += u;
 		return 0;
@@ -403,7 +418,7 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	out->call = d;
 	out->func = (unsigned)func;
 	out->tid = (unsigned)tid;
-	out->seq = (uint64_t)(ts->last_seq + dseq);
+	out->seq = (uint64_t)ts->last_seq + (uint64_t)dseq;	/* wraps, never overflows */
 	ts->last_seq = (int64_t)out->seq;
 	out->depth = (unsigned)depth;
 	out->parent = (int64_t)parent - 1;
@@ -421,11 +436,74 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 			return fail(r, "corrupt call arguments");
 	}
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
-		if (d->args[i].kind == TG_K_IOV || d->args[i].kind == TG_K_INTARR)
+		if (d->args[i].kind == TG_K_IOV || d->args[i].kind == TG_K_INTARR ||
+		    d->args[i].kind == TG_K_MPIHARR ||
+		    d->args[i].kind == TG_K_MPISTATUSES)
 			out->args[i].arr = r->arrs + out->args[i].u;
 	if (p != end)
 		return fail(r, "trailing bytes in call record");
 	return 1;
+}
+
+/* Read a counted array of varints (signed if @sign) into args[@i]. */
+static int def_array(struct tg_reader *r, const unsigned char **p,
+		     const unsigned char *end, struct tg_rec *out, int i,
+		     size_t *used, int sign)
+{
+	uint64_t n, k, x;
+	int64_t *a;
+
+	if (tg_get_uvar(p, end, &n) < 0 || n > (uint64_t)(end - *p) ||
+	    !(a = arr_room(r, *used, n)))
+		return -1;
+	for (k = 0; k < n; k++) {
+		if (sign ? tg_get_svar(p, end, &a[k]) < 0 : tg_get_uvar(p, end, &x) < 0)
+			return -1;
+		if (!sign)
+			a[k] = (int64_t)x;
+	}
+	out->args[i].i = (int64_t)n;
+	out->args[i].u = *used;
+	*used += n;
+	return 0;
+}
+
+/* A communicator (id, inter, members[, remote]) or datatype (id, combiner,
+ * ints, aints, types) definition, into out->args. */
+static int decode_def(struct tg_reader *r, int type, const unsigned char *p,
+		      const unsigned char *end, struct tg_rec *out)
+{
+	size_t used = 0;
+	uint64_t id, x;
+	int i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->type = type;
+	if (tg_get_uvar(&p, end, &id) < 0)
+		return fail(r, "corrupt definition record");
+	out->args[0].i = (int64_t)id;
+	if (type == TG_REC_COMM) {
+		if (tg_get_uvar(&p, end, &x) < 0 || x > 1 ||
+		    def_array(r, &p, end, out, 1, &used, 0) < 0)
+			return fail(r, "corrupt communicator definition");
+		out->args[2].i = -1;
+		if (x && def_array(r, &p, end, out, 2, &used, 0) < 0)
+			return fail(r, "corrupt communicator definition");
+		n = x ? 3 : 2;
+	} else {
+		if (tg_get_svar(&p, end, &out->args[1].i) < 0 ||
+		    def_array(r, &p, end, out, 2, &used, 1) < 0 ||
+		    def_array(r, &p, end, out, 3, &used, 1) < 0 ||
+		    def_array(r, &p, end, out, 4, &used, 0) < 0)
+			return fail(r, "corrupt datatype definition");
+		n = 5;
+	}
+	if (p != end)
+		return fail(r, "trailing bytes in definition record");
+	for (i = 1; i < n; i++)
+		if (i != 1 || type == TG_REC_COMM)
+			out->args[i].arr = r->arrs + out->args[i].u;
+	return 0;
 }
 
 int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
@@ -479,6 +557,11 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 				return fail(r, "corrupt rank record");
 			r->h.rank = out->rank;
 			r->h.world = out->world;
+			return 1;
+		case TG_REC_COMM:
+		case TG_REC_TYPE:
+			if (decode_def(r, r->frame[0], p, end, out) < 0)
+				return -1;
 			return 1;
 		case TG_REC_EXCLUDED:
 			memset(out, 0, sizeof(*out));
@@ -624,8 +707,10 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 				return -1;
 		}
 		need += 3 * TG_VARINT_MAX;
-		if (k == TG_K_IOV || k == TG_K_INTARR)
+		if (k == TG_K_IOV || k == TG_K_INTARR || k == TG_K_MPIHARR)
 			need += (size_t)rec->args[i].i * TG_VARINT_MAX;
+		if (k == TG_K_MPISTATUSES)
+			need += 2 * (size_t)rec->args[i].i * TG_VARINT_MAX;
 	}
 	if (!(p = room(w, 0, need)))
 		return -1;
@@ -681,11 +766,24 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 			break;
 		case TG_K_IOV:
 		case TG_K_INTARR:
+		case TG_K_MPIHARR:
 			p = tg_put_uvar(p, (uint64_t)v->i);
 			for (k = 0; k < v->i; k++)
-				p = d->args[i].kind == TG_K_IOV
+				p = d->args[i].kind != TG_K_INTARR
 					    ? tg_put_uvar(p, (uint64_t)v->arr[k])
 					    : tg_put_svar(p, v->arr[k]);
+			break;
+		case TG_K_MPISTATUS:
+			*p++ = v->present ? 1 : 0;
+			if (v->present) {
+				p = tg_put_svar(p, v->i);
+				p = tg_put_svar(p, (int64_t)v->u);
+			}
+			break;
+		case TG_K_MPISTATUSES:
+			p = tg_put_uvar(p, (uint64_t)v->i);
+			for (k = 0; k < 2 * v->i; k++)
+				p = tg_put_svar(p, v->arr[k]);
 			break;
 		default:
 			p = tg_put_uvar(p, (uint64_t)v->i);

@@ -40,6 +40,8 @@ enum tg_rectype {
 	TG_REC_STR = 2,		/* string definition: id, length, bytes */
 	TG_REC_RANK = 3,	/* MPI rank and world size became known */
 	TG_REC_EXCLUDED = 4,	/* running count of calls left out by TANGRAM_EXCLUDE */
+	TG_REC_COMM = 5,	/* a communicator's members, in world ranks */
+	TG_REC_TYPE = 6,	/* a derived datatype's constructor */
 };
 
 struct tg_header {

@@ -140,7 +140,8 @@ long tg_stream_read(struct tg_stream *s, void *buf, size_t n)
 	if (s->kind == B_MEM) {
 		size_t left = s->len - s->pos;
 		got = n < left ? n : left;
-		memcpy(out, s->mem + s->pos, got);
+		if (got)	/* an empty reader may have no buffer at all */
+			memcpy(out, s->mem + s->pos, got);
 		s->pos += got;
 		s->off += got;
 		return (long)got;
@@ -190,7 +191,7 @@ int tg_stream_write(struct tg_stream *s, const void *buf, size_t n)
 		errno = s->err > 0 ? s->err : EIO;
 		return -1;
 	}
-	if (s->kind == B_MEM) {
+	if (s->kind == B_MEM && n > 0) {
 		if (s->len + n > s->cap) {
 			size_t cap = s->cap ? s->cap : 4096;
 			unsigned char *nb;

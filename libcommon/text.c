@@ -95,13 +95,52 @@ static const char *sym(char *buf, size_t cap, int k, const struct tg_val *v)
 	}
 }
 
-static void text_val(FILE *out, int k, const struct tg_val *v)
+/* An encoded MPI handle of kind @sub: "MPI_INT", "c3", or the raw value. */
+static const char *mpih_str(char *buf, size_t cap, int sub, uint64_t enc)
+{
+	const char *n;
+
+	if (enc & 1) {
+		n = tg_mpi_handle_name(sub, (uint32_t)(enc >> 1));
+		if (n)
+			return n;
+		snprintf(buf, cap, "0x%08" PRIx64, enc >> 1);
+		return buf;
+	}
+	snprintf(buf, cap, "%c%" PRIu64, tg_mpi_handle_letter(sub), enc >> 1);
+	return buf;
+}
+
+static void text_val(FILE *out, int k, int sub, const struct tg_val *v)
 {
 	char buf[256];
 	const char *s;
 	int64_t i;
 
 	switch (k) {
+	case TG_K_MPIH:
+		fputs(mpih_str(buf, sizeof(buf), sub, (uint64_t)v->i), out);
+		return;
+	case TG_K_MPIHARR:
+		putc('[', out);
+		for (i = 0; i < v->i; i++)
+			fprintf(out, "%s%s", i ? "," : "",
+				mpih_str(buf, sizeof(buf), sub, (uint64_t)v->arr[i]));
+		putc(']', out);
+		return;
+	case TG_K_MPISTATUS:
+		if (!v->present)
+			fputs("-", out);
+		else
+			fprintf(out, "{src:%" PRId64 ",tag:%" PRId64 "}", v->i, (int64_t)v->u);
+		return;
+	case TG_K_MPISTATUSES:
+		putc('[', out);
+		for (i = 0; i < v->i; i++)
+			fprintf(out, "%s{src:%" PRId64 ",tag:%" PRId64 "}", i ? "," : "",
+				v->arr[2 * i], v->arr[2 * i + 1]);
+		putc(']', out);
+		return;
 	case TG_K_STR:
 	case TG_K_PATH:
 		put_quoted(out, v->s);
@@ -143,7 +182,7 @@ static uint64_t rel(const struct tg_header *h, uint64_t t,
 	return abs >= o->zero ? abs - o->zero : 0;
 }
 
-static json_t *json_val(int k, const struct tg_val *v)
+static json_t *json_val(int k, int sub, const struct tg_val *v)
 {
 	char buf[256];
 	const char *s;
@@ -151,6 +190,26 @@ static json_t *json_val(int k, const struct tg_val *v)
 	int64_t i;
 
 	switch (k) {
+	case TG_K_MPIH:
+		return json_string(mpih_str(buf, sizeof(buf), sub, (uint64_t)v->i));
+	case TG_K_MPIHARR:
+		a = json_array();
+		for (i = 0; i < v->i; i++)
+			json_array_append_new(a, json_string(mpih_str(buf, sizeof(buf), sub,
+								      (uint64_t)v->arr[i])));
+		return a;
+	case TG_K_MPISTATUS:
+		if (!v->present)
+			return json_null();
+		return json_pack("{s:I,s:I}", "source", (json_int_t)v->i, "tag",
+				 (json_int_t)(int64_t)v->u);
+	case TG_K_MPISTATUSES:
+		a = json_array();
+		for (i = 0; i < v->i; i++)
+			json_array_append_new(a, json_pack("{s:I,s:I}", "source",
+							   (json_int_t)v->arr[2 * i], "tag",
+							   (json_int_t)v->arr[2 * i + 1]));
+		return a;
 	case TG_K_STR:
 	case TG_K_PATH:
 		return v->s ? json_string(v->s) : json_null();
@@ -204,11 +263,11 @@ static void json_rec(FILE *out, const struct tg_header *h, const struct tg_rec *
 	if (d->retkind == TG_K_VOID)
 		json_object_set_new(obj, "ret", json_null());
 	else
-		json_object_set_new(obj, "ret", json_val(d->retkind, &rv));
+		json_object_set_new(obj, "ret", json_val(d->retkind, d->retsub, &rv));
 	args = json_object();
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
 		json_object_set_new(args, d->args[i].name,
-				    json_val(d->args[i].kind, &r->args[i]));
+				    json_val(d->args[i].kind, d->args[i].sub, &r->args[i]));
 	json_object_set_new(obj, "args", args);
 	if (r->err) {
 		const char *en = tg_errno_name(r->err);
@@ -220,6 +279,89 @@ static void json_rec(FILE *out, const struct tg_header *h, const struct tg_rec *
 	json_dumpf(obj, out, JSON_COMPACT | JSON_ENSURE_ASCII);
 	putc('\n', out);
 	json_decref(obj);
+}
+
+static void put_arr(FILE *out, const struct tg_val *v, int sub)
+{
+	char buf[64];
+	int64_t i;
+
+	putc('[', out);
+	for (i = 0; i < v->i; i++) {
+		if (i)
+			putc(',', out);
+		if (sub)
+			fputs(mpih_str(buf, sizeof(buf), sub, (uint64_t)v->arr[i]), out);
+		else
+			fprintf(out, "%" PRId64, v->arr[i]);
+	}
+	putc(']', out);
+}
+
+static json_t *json_arr(const struct tg_val *v, int sub)
+{
+	json_t *a = json_array();
+	char buf[64];
+	int64_t i;
+
+	for (i = 0; i < v->i; i++)
+		json_array_append_new(a, sub ? json_string(mpih_str(buf, sizeof(buf), sub,
+								    (uint64_t)v->arr[i]))
+					     : json_integer(v->arr[i]));
+	return a;
+}
+
+/* "#comm" and "#type" definition lines. */
+static void text_def(FILE *out, const char *rk, const struct tg_rec *r,
+		     const struct tg_textopts *o)
+{
+	int comm = r->type == TG_REC_COMM;
+	const char *cn = comm ? NULL : tg_mpi_combiner_name(r->args[1].i);
+	char id[64];
+
+	mpih_str(id, sizeof(id), comm ? TG_H_COMM : TG_H_DTYPE, (uint64_t)r->args[0].i);
+	if (o->json) {
+		json_t *obj = json_object();
+		json_object_set_new(obj, "def", json_string(comm ? "comm" : "type"));
+		json_object_set_new(obj, "rank", json_string(rk));
+		json_object_set_new(obj, "id", json_string(id));
+		if (comm) {
+			json_object_set_new(obj, "members", json_arr(&r->args[1], 0));
+			if (r->args[2].i >= 0)
+				json_object_set_new(obj, "remote", json_arr(&r->args[2], 0));
+		} else {
+			json_object_set_new(obj, "combiner", cn ? json_string(cn)
+								: json_integer(r->args[1].i));
+			json_object_set_new(obj, "ints", json_arr(&r->args[2], 0));
+			json_object_set_new(obj, "aints", json_arr(&r->args[3], 0));
+			json_object_set_new(obj, "types", json_arr(&r->args[4], TG_H_DTYPE));
+		}
+		json_dumpf(obj, out, JSON_COMPACT | JSON_ENSURE_ASCII);
+		putc('\n', out);
+		json_decref(obj);
+		return;
+	}
+	if (comm) {
+		fprintf(out, "#comm\trank=%s\tid=%s\tmembers=", rk, id);
+		put_arr(out, &r->args[1], 0);
+		if (r->args[2].i >= 0) {
+			fputs("\tremote=", out);
+			put_arr(out, &r->args[2], 0);
+		}
+	} else {
+		fprintf(out, "#type\trank=%s\tid=%s\tcombiner=", rk, id);
+		if (cn)
+			fputs(cn, out);
+		else
+			fprintf(out, "%" PRId64, r->args[1].i);
+		fputs("\tints=", out);
+		put_arr(out, &r->args[2], 0);
+		fputs("\taints=", out);
+		put_arr(out, &r->args[3], 0);
+		fputs("\ttypes=", out);
+		put_arr(out, &r->args[4], TG_H_DTYPE);
+	}
+	putc('\n', out);
 }
 
 void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
@@ -249,6 +391,10 @@ void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 				r->excluded);
 		return;
 	}
+	if (r->type == TG_REC_COMM || r->type == TG_REC_TYPE) {
+		text_def(out, rk, r, o);
+		return;
+	}
 	if (r->type != TG_REC_CALL)
 		return;
 	if (o->json) {
@@ -265,10 +411,10 @@ void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 	if (d->retkind == TG_K_VOID)
 		putc('-', out);
 	else
-		text_val(out, d->retkind, &rv);
+		text_val(out, d->retkind, d->retsub, &rv);
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
 		fprintf(out, "\t%s=", d->args[i].name);
-		text_val(out, d->args[i].kind, &r->args[i]);
+		text_val(out, d->args[i].kind, d->args[i].sub, &r->args[i]);
 	}
 	if (r->err) {
 		const char *en = tg_errno_name(r->err);

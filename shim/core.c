@@ -547,6 +547,22 @@ __attribute__((destructor)) static void tg_dtor(void)
 	tg_shutdown();
 }
 
+unsigned char *tg_def_begin(struct tg_thread *t, size_t need)
+{
+	if (TG_BUF_SIZE - t->len < TG_RESERVE + need)
+		tg_flush_thread(t);
+	return t->buf + t->len + 4;
+}
+
+void tg_def_end(struct tg_thread *t, unsigned char *end)
+{
+	unsigned char *start = t->buf + t->len;
+
+	tg_put_le32(start, (uint32_t)(end - start - 4));
+	*end++ = '\n';
+	t->len = (size_t)(end - t->buf);
+}
+
 void tg_set_rank(int rank, int world)
 {
 	struct tg_thread *t = tg_self;

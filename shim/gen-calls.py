@@ -8,7 +8,7 @@ and writes:
   libcommon/calltab.gen.c   the schemas the decoders use
   shim/wrappers.gen.c       one wrapper per row not marked hand or nolib
 
-Run from the top of the tree: python3 shim/gen-calls.py libcommon/calls.tab
+Run from the top of the tree: python3 shim/gen-calls.py libcommon/calls.tab shim/mpi.tab
 """
 import re
 import sys
@@ -27,7 +27,38 @@ KINDS = {
     'statx': 'TG_K_STAT', 'iov': 'TG_K_IOV', 'fcntl': 'TG_K_FCNTL',
     'intarr': 'TG_K_INTARR', 'off': 'TG_K_SIGNED_OFF',
     'offp': 'TG_K_SIGNED_OFF', 'sizep': 'TG_K_UINT', 'strp': 'TG_K_BUF',
+    # MPI
+    'status': 'TG_K_MPISTATUS', 'statusarr': 'TG_K_MPISTATUSES',
+    'outval': 'TG_K_INT', 'intptr': 'TG_K_INT', 'outintarr': 'TG_K_INTARR',
+    'outstr': 'TG_K_STR', 'rangearr': 'TG_K_INTARR', 'reqarr': 'TG_K_MPIHARR',
 }
+
+# MPI handle kinds: NAME (in), NAMEp (new object out), NAMEio (inout: the
+# handle may be freed), NAMEptr (read through a pointer), harr_NAME(n) and
+# hout_NAME(n) (arrays in and out).
+HANDLES = {'comm': 'TG_H_COMM', 'group': 'TG_H_GROUP', 'dtype': 'TG_H_DTYPE',
+           'req': 'TG_H_REQ', 'op': 'TG_H_OP', 'info': 'TG_H_INFO',
+           'file': 'TG_H_FILE', 'win': 'TG_H_WIN', 'errh': 'TG_H_ERRH',
+           'msg': 'TG_H_MSG', 'session': 'TG_H_SESSION'}
+for _h in HANDLES:
+    for _suf in ('', 'p', 'io', 'ptr'):
+        KINDS[_h + _suf] = 'TG_K_MPIH'
+    KINDS['harr_' + _h] = 'TG_K_MPIHARR'
+    KINDS['hout_' + _h] = 'TG_K_MPIHARR'
+
+
+def handle_of(kind):
+    """The TG_H_* of an MPI handle kind, or 'TG_H_NONE'."""
+    if kind == 'reqarr':
+        return 'TG_H_REQ'
+    k = kind
+    for pre in ('harr_', 'hout_'):
+        if k.startswith(pre):
+            return HANDLES[k[len(pre):]]
+    for suf in ('ptr', 'io', 'p', ''):
+        if suf and k.endswith(suf) and k[:-len(suf)] in HANDLES:
+            return HANDLES[k[:-len(suf)]]
+    return HANDLES.get(k, 'TG_H_NONE')
 
 
 ASM_RENAMED = {'vfscanf', 'fscanf', 'vscanf', 'scanf'}
@@ -39,13 +70,14 @@ class Param:
         bits = rest.split(':')
         self.kindspec = bits[0].strip()
         self.dir = bits[1].strip() if len(bits) > 1 else 'in'
+        self.root = len(bits) > 2 and bits[2].strip() == 'root'
         decl = decl.strip()
         m = re.match(r'^(.*?)([A-Za-z_][A-Za-z0-9_]*)$', decl)
         if not m:
             raise SystemExit('bad parameter: %r' % text)
         self.ctype = m.group(1).strip()
         self.name = m.group(2)
-        m = re.match(r'^(\w+)(?:\((\w+)\))?$', self.kindspec)
+        m = re.match(r'^(\w+)(?:\((.*)\))?$', self.kindspec)
         if self.kindspec == '-':
             self.kind, self.karg = '-', None
         elif not m or m.group(1) not in KINDS:
@@ -54,6 +86,8 @@ class Param:
             self.kind, self.karg = m.group(1), m.group(2)
 
     def cdecl(self):
+        if '(*)' in self.ctype:
+            return self.ctype.replace('(*)', '(*%s)' % self.name)
         sep = '' if self.ctype.endswith('*') else ' '
         return self.ctype + sep + self.name
 
@@ -71,6 +105,7 @@ class Row:
             raise SystemExit('%s:%d: bad layer' % (fname, lineno))
         rparts = ret.rsplit(':', 2)
         self.rtype, self.rkind, self.fail = rparts
+        self.mpi = layer in ('mpi', 'mpiio')
         self.params = [Param(p) for p in params.split(',')] if params else []
         self.opts = {}
         for o in opts.split():
@@ -110,12 +145,14 @@ def gen_table(rows, out):
             out.write('static const struct tg_argdesc a_%s[] = {\n' % r.name)
             for p in r.recorded:
                 d = {'in': 'TG_IN', 'out': 'TG_OUT', 'inout': 'TG_INOUT'}[p.dir]
-                out.write('\t{ "%s", %s, %s },\n' % (p.name, KINDS[p.kind], d))
+                out.write('\t{ "%s", %s, %s, %s },\n' % (p.name, KINDS[p.kind], d,
+                                                       handle_of(p.kind)))
             out.write('};\n')
     out.write('\nstatic const struct tg_calldesc calls[] = {\n')
     for r in real:
-        out.write('\t{ %d, %s, %s, %d, "%s", %s },\n' % (
-            r.id, LAYERS[r.layer], KINDS[r.rkind], len(r.recorded), r.name,
+        out.write('\t{ %d, %s, %s, %d, %s, "%s", %s },\n' % (
+            r.id, LAYERS[r.layer], KINDS[r.rkind], len(r.recorded),
+            handle_of(r.rkind), r.name,
             'a_' + r.name if r.recorded else 'NULL'))
     out.write('};\n\n')
     out.write('''static const struct tg_calldesc *byid[TG_FN_IDMAX];
@@ -338,7 +375,7 @@ def gen_wrappers(rows, out, byname):
     out.write('/* glibc declares some pointer parameters as arrays (int[2]) */\n')
     out.write('#pragma GCC diagnostic ignored "-Warray-parameter"\n')
     for r in rows:
-        if 'hand' in r.opts or 'nolib' in r.opts:
+        if 'hand' in r.opts or 'nolib' in r.opts or r.mpi:
             continue
         rec = r
         if 'as' in r.opts:
@@ -352,8 +389,116 @@ def gen_wrappers(rows, out, byname):
         gen_wrapper(r, rec, out)
 
 
+ARRCAP = 16384   # elements recorded of one array argument (tangram-rec(5))
+
+
+def mpi_len(p):
+    """C expression for the recorded length of array parameter @p."""
+    e = '(%s)' % p.karg
+    if p.root:
+        e = '(tg_is_root(comm, root) ? %s : 0)' % e
+    return e
+
+
+NEWH = {h + 'p' for h in HANDLES}
+IOH = {h + 'io' for h in HANDLES}
+
+
+def gen_mpi_wrapper(r, out):
+    proto = ', '.join(p.cdecl() for p in r.params) or 'void'
+    types = ', '.join(p.ctype for p in r.params) or 'void'
+    args = ', '.join(p.name for p in r.params)
+    layer = LAYERS[r.layer]
+    o = out.write
+    o('\nint %s(%s);\n' % (r.name, proto))
+    o('TG_EXPORT int %s(%s)\n{\n' % (r.name, proto))
+    o('\tstatic int (*real)(%s);\n' % types)
+    o('\tstruct tg_call tgc;\n\tint ret, failed;\n\tsize_t need = 0;\n')
+    o('\n\tif (tg_unlikely(!real) && !(real = (int (*)(%s))tg_real("%s", NULL)))\n'
+      '\t\treturn MPI_ERR_INTERN;\n' % (types, r.name))
+    o('\tif (!tg_on(%s) || !tg_enter(&tgc, TG_FN_%s, %s))\n\t\treturn real(%s);\n'
+      % (layer, r.name, layer, args))
+    late = []
+    for p in r.params:
+        h = handle_of(p.kind)
+        v = p.name
+        if p.kind == 'str':
+            o('\tuint64_t sid_%s = tg_str(tgc.t, %s);\n' % (v, v))
+        elif p.kind in IOH:
+            o('\tuint64_t hv_%s = %s ? TG_HVAL(*%s) : 0;\n' % (v, v, v))
+            o('\tuint64_t hid_%s = %s ? tg_h_enc(%s, hv_%s) : 0;\n' % (v, v, h, v))
+            late.append('if (!failed && %s && TG_HVAL(*%s) != hv_%s)\n\t\ttg_h_free(%s, hv_%s);'
+                        % (v, v, v, h, v))
+        elif p.kind == 'reqarr':
+            o('\tstruct tg_reqs rq_%s;\n\ttg_reqs_pre(&rq_%s, %s, %s);\n' % (v, v, v, mpi_len(p)))
+            late.append('tg_reqs_post(&rq_%s, %s, failed);' % (v, v))
+    o('\tret = real(%s);\n\ttg_end(&tgc);\n\tfailed = ret != MPI_SUCCESS;\n' % args)
+    for p in r.params:
+        h = handle_of(p.kind)
+        v = p.name
+        if p.kind in NEWH:
+            o('\tuint64_t hid_%s = !failed && %s ? tg_h_new(&tgc, %s, TG_HVAL(*%s)) : 0;\n'
+              % (v, v, h, v))
+        elif p.kind == 'outstr':
+            o('\tuint64_t sid_%s = !failed && %s ? tg_str(tgc.t, %s) : 0;\n' % (v, v, v))
+        if p.karg is not None and p.kind not in ('reqarr',):
+            o('\tneed += 2 * TG_VARINT_MAX * (size_t)tg_cap(%s);\n' % mpi_len(p))
+        elif p.kind == 'reqarr':
+            o('\tneed += TG_VARINT_MAX * (size_t)rq_%s.n;\n' % v)
+    o('\ttg_rec_begin_n(&tgc, ret, 0, need);\n')
+    for p in r.recorded:
+        h = handle_of(p.kind)
+        v, k = p.name, p.kind
+        if k in ('int',):
+            o('\ttg_put_s(&tgc, (int64_t)%s);\n' % v)
+        elif k == 'str' or k == 'outstr':
+            o('\ttg_put_u(&tgc, sid_%s);\n' % v)
+        elif k == 'buf':
+            o('\ttg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)%s));\n' % v)
+        elif k == 'outval':
+            o('\ttg_put_s(&tgc, !failed && %s ? (int64_t)*%s : 0);\n' % (v, v))
+        elif k == 'intptr':
+            o('\ttg_put_s(&tgc, %s ? (int64_t)*%s : 0);\n' % (v, v))
+        elif k == 'intarr':
+            o('\tTG_PUT_ARR(&tgc, %s, %s);\n' % (v, mpi_len(p)))
+        elif k == 'rangearr':
+            o('\tTG_PUT_ARR(&tgc, (const int *)%s, 3 * %s);\n' % (v, mpi_len(p)))
+        elif k == 'outintarr':
+            o('\tTG_PUT_ARR(&tgc, failed ? NULL : %s, %s);\n' % (v, mpi_len(p)))
+        elif k == 'status':
+            o('\ttg_put_status(&tgc, failed ? NULL : %s);\n' % v)
+        elif k == 'statusarr':
+            o('\ttg_put_statuses(&tgc, failed ? NULL : %s, %s);\n' % (v, mpi_len(p)))
+        elif k == 'reqarr':
+            o('\ttg_reqs_put(&tgc, &rq_%s);\n' % v)
+        elif k.startswith('harr_') or k.startswith('hout_'):
+            o('\tTG_PUT_HARR(&tgc, %s, %s, %s);\n' % (h, k.startswith('hout_') and ('failed ? NULL : ' + v) or v, mpi_len(p)))
+        elif k in IOH or k in NEWH:
+            o('\ttg_put_u(&tgc, hid_%s);\n' % v)
+        elif k in HANDLES:
+            o('\ttg_put_u(&tgc, tg_h_enc(%s, TG_HVAL(%s)));\n' % (h, v))
+        elif k.endswith('ptr') and k[:-3] in HANDLES:
+            o('\ttg_put_u(&tgc, %s ? tg_h_enc(%s, TG_HVAL(*%s)) : 0);\n' % (v, h, v))
+        else:
+            raise SystemExit('%s: no MPI encoding for kind %s' % (r.name, k))
+    o('\ttg_rec_commit(&tgc);\n')
+    if not late:
+        o('\t(void)failed;\n')
+    for s_ in late:
+        o('\t' + s_ + '\n')
+    o('\treturn ret;\n}\n')
+
+
+def gen_mpi_wrappers(rows, out):
+    out.write('/* Generated by shim/gen-calls.py from the call tables: do not edit. */\n')
+    out.write('#include "mpi-shim.h"\n')
+    for r in rows:
+        if r.mpi and 'hand' not in r.opts and 'nolib' not in r.opts:
+            gen_mpi_wrapper(r, out)
+
+
 def main():
-    files = sys.argv[1:] or ['libcommon/calls.tab']
+    files = sys.argv[1:] or ['libcommon/calls.tab', 'shim/mpi.tab']
     rows = load(files)
     ids, names = {}, {}
     for r in rows:
@@ -370,6 +515,9 @@ def main():
         gen_table(rows, f)
     with open('shim/wrappers.gen.c', 'w') as f:
         gen_wrappers(rows, f, names)
+    if any(r.mpi for r in rows):
+        with open('shim/mpi-wrappers.gen.c', 'w') as f:
+            gen_mpi_wrappers(rows, f)
 
 
 if __name__ == '__main__':

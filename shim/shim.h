@@ -209,6 +209,22 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 	c->p = p;
 }
 
+/* tg_rec_begin() for a record that may need @need bytes more than usual
+ * (large array arguments). */
+static inline void tg_rec_begin_n(struct tg_call *c, int64_t ret, int failed,
+				  size_t need)
+{
+	if (tg_unlikely(TG_BUF_SIZE - c->t->len < TG_RESERVE + need))
+		tg_flush_thread(c->t);
+	tg_rec_begin(c, ret, failed);
+}
+
+/* Room for a definition record of at most @need bytes in thread @t;
+ * returns where its payload starts (after the length).  Finish it with
+ * tg_def_end(). */
+unsigned char *tg_def_begin(struct tg_thread *t, size_t need) TG_HIDDEN;
+void tg_def_end(struct tg_thread *t, unsigned char *end) TG_HIDDEN;
+
 static inline void tg_put_u(struct tg_call *c, uint64_t v)
 {
 	c->p = tg_put_uvar(c->p, v);

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""gen-mpi-tab.py - write shim/mpi.tab, the MPI rows of the call table.
+
+Inputs: the MPI Forum's machine-readable API (../shared/mpi/apis.json: each
+parameter's semantic kind, direction, array length, root-only flag) and
+MPICH's own prototypes (mpi_proto.h: the exact C types).  A procedure is
+traced when MPICH declares it; its argument kinds come from apis.json, its
+C types from the header.  Ids already in shim/mpi.tab are kept (ids are
+fixed forever); new procedures get new ids after the largest.
+
+Run from the top of the tree:
+  python3 shim/gen-mpi-tab.py ../shared/mpi/apis.json \
+      /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h > shim/mpi.tab.new
+"""
+import json
+import os
+import re
+import sys
+
+FIRST_ID = 1000
+
+# Written by hand in shim/mpi.c (they start, end or abort tracing).
+HAND = {
+    'MPI_Init': ('', ''),
+    'MPI_Init_thread': ('int *argc:-, char ***argv:-, int required:int, int *provided:outval:out', ''),
+    'MPI_Finalize': ('', ''),
+    'MPI_Abort': ('MPI_Comm comm:comm, int errorcode:int', ''),
+}
+
+# Not traced: not part of the program's communication or I/O semantics, or
+# not callable through a C wrapper of this form.
+def skipped(name, ret):
+    if ret != 'int':
+        return True          # Wtime, Wtick, *_f2c/_c2f, Aint_add/diff
+    if name.startswith('MPI_T_') or name.startswith('MPIX_'):
+        return True          # the tools interface; MPICH extensions
+    if name in ('MPI_Pcontrol',):
+        return True          # variadic, no semantics
+    if name.endswith('_c2f') or name.endswith('_f2c') or '_f08' in name or 'f082' in name \
+            or name.endswith('c2f08'):
+        return True
+    return False
+
+
+HANDLES = {
+    'MPI_Comm': 'comm', 'MPI_Group': 'group', 'MPI_Datatype': 'dtype',
+    'MPI_Request': 'req', 'MPI_Op': 'op', 'MPI_Info': 'info',
+    'MPI_File': 'file', 'MPI_Win': 'win', 'MPI_Errhandler': 'errh',
+    'MPI_Message': 'msg', 'MPI_Session': 'session',
+}
+INTS = ('int', 'MPI_Aint', 'MPI_Offset', 'MPI_Count', 'MPI_Fint')
+
+
+def parse_protos(path):
+    text = open(path).read()
+    text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+    protos = {}
+    for m in re.finditer(r'^([A-Za-z_][\w ]*?\**)\s*\b(MPI_\w+)\s*\(([^;]*?)\)\s*([^;]*);',
+                         text, flags=re.M):
+        ret, name, params = m.group(1).strip(), m.group(2), m.group(3)
+        params = ' '.join(params.split())
+        plist = []
+        if params and params != 'void':
+            depth, cur = 0, ''
+            for ch in params:
+                if ch == ',' and depth == 0:
+                    plist.append(cur.strip())
+                    cur = ''
+                    continue
+                depth += ch == '('
+                depth -= ch == ')'
+                cur += ch
+            plist.append(cur.strip())
+        protos[name] = (ret, plist)
+    return protos
+
+
+def split_decl(decl):
+    """'const int array_of_ranks[]' -> ('const int *', 'array_of_ranks')"""
+    if decl == '...':
+        return '...', 'varargs'
+    if decl.endswith('[][3]'):
+        return 'int (*)[3]', decl[:-5].split()[-1]
+    arr = decl.endswith('[]')
+    if arr:
+        decl = decl[:-2].strip()
+    m = re.match(r'^(.*?)\b(\w+)$', decl)
+    ctype, name = m.group(1).strip(), m.group(2)
+    if arr:
+        ctype += ' *'
+    ctype = re.sub(r'\s*\*', ' *', ctype).replace('* *', '**').strip()
+    return ctype, name
+
+
+def base_type(ctype):
+    t = ctype.replace('const ', '').replace('*', '').strip()
+    return t, ctype.count('*')
+
+
+def star_len(fname, pname, params, pkind):
+    """Length of an array apis.json leaves unspecified ('*')."""
+    names = [p for p, _ in params]
+    if 'statuses' in pname or pname == 'array_of_indices':
+        if 'outcount' in names:
+            return 'tg_nonneg(*outcount)'
+        for c in ('count', 'incount'):
+            if c in names:
+                return c
+    if fname.startswith('MPI_Neighbor_') or fname.startswith('MPI_Ineighbor_'):
+        if pname.startswith('send') or pname.startswith('s'):
+            return 'tg_nbr_out(comm)'
+        return 'tg_nbr_in(comm)'
+    if 'comm' in names:
+        return 'tg_comm_arrlen(comm)'
+    if 'count' in names:
+        return 'count'
+    return None
+
+
+def kind_for(fname, ctype, pname, jp, params):
+    """Our kind spec for one parameter, or '-' (not recorded)."""
+    t, stars = base_type(ctype)
+    kind = jp['kind'] if jp else ''
+    d = jp['param_direction'] if jp else ('in' if 'const' in ctype or stars == 0 else 'out')
+    length = jp['length'] if jp else None
+    if isinstance(length, list):
+        length = None
+    root = jp and jp.get('root_only')
+    dirs = {'in': '', 'out': ':out', 'inout': ':inout'}[d]
+    if root:
+        dirs = (dirs or ':in') + ':root'
+    lenexpr = None
+    if length == '*':
+        lenexpr = star_len(fname, pname, params, kind)
+    elif length and re.match(r'^\w+$', str(length)):
+        lenexpr = str(length)
+        if not lenexpr.startswith('MPI_') and lenexpr not in [p for p, _ in params]:
+            lenexpr = None
+    if t in HANDLES:
+        h = HANDLES[t]
+        if stars == 0:
+            return h + dirs
+        if length:           # an array of handles
+            if not lenexpr or lenexpr.startswith('MPI_'):
+                return '-'
+            if h == 'req' and d == 'inout':
+                return 'reqarr(%s)%s' % (lenexpr, dirs)
+            if d == 'in':
+                return 'harr_%s(%s)%s' % (h, lenexpr, dirs)
+            return 'hout_%s(%s)%s' % (h, lenexpr, dirs)
+        if d == 'out':
+            return h + 'p' + dirs
+        if d == 'inout':
+            return h + 'io' + dirs
+        return h + 'ptr' + dirs     # read through the pointer (e.g. MPI_Info_dup)
+    if t == 'MPI_Status':
+        if length:
+            if not lenexpr:
+                return '-'
+            return 'statusarr(%s)%s' % (lenexpr, dirs)
+        return 'status' + dirs
+    if t in INTS:
+        if stars == 0:
+            return 'int' + dirs
+        if stars == 1:
+            if length:
+                if not lenexpr or lenexpr.startswith('MPI_'):
+                    return '-'
+                if d == 'in':
+                    return 'intarr(%s)%s' % (lenexpr, dirs)
+                return 'outintarr(%s)%s' % (lenexpr, dirs)
+            if d == 'in':
+                return 'intptr' + dirs
+            return 'outval' + dirs
+        return '-'
+    if t == 'char':
+        if stars == 1 and d == 'in':
+            return 'str' + dirs
+        if stars == 1 and d == 'out':
+            return 'outstr' + dirs
+        return '-'
+    if t == 'void':
+        if stars >= 1:
+            return 'buf' + dirs
+        return '-'
+    if t.endswith('_function') or t.endswith('_fn') or 'function' in t:
+        return 'buf'
+    return '-'
+
+
+KINDNAMES = {'MPI_Comm': 'TG_H_COMM', 'MPI_Group': 'TG_H_GROUP',
+             'MPI_Datatype': 'TG_H_DTYPE', 'MPI_Request': 'TG_H_REQ',
+             'MPI_Op': 'TG_H_OP', 'MPI_Info': 'TG_H_INFO', 'MPI_File': 'TG_H_FILE',
+             'MPI_Win': 'TG_H_WIN', 'MPI_Errhandler': 'TG_H_ERRH',
+             'MPI_Message': 'TG_H_MSG', 'MPI_Session': 'TG_H_SESSION'}
+
+
+def write_names(header, out):
+    """The predefined handles and combiners of MPICH's mpi.h, for printing."""
+    text = open(header).read()
+    rows = []
+    for m in re.finditer(r'^#define (MPI_\w+)\s+\(?\((MPI_\w+)\)\s*\(?(0x[0-9a-fA-F]+|0)\)?', text, re.M):
+        name, typ, val = m.groups()
+        if typ in KINDNAMES:
+            rows.append((KINDNAMES[typ], int(val, 16) if val.startswith('0x') else 0, name))
+    combs = re.findall(r'^\s*(MPI_COMBINER_\w+)\s*=\s*(\d+)', text, re.M)
+    out.write('/* Generated by shim/gen-mpi-tab.py from mpi.h: do not edit. */\n')
+    out.write('#include <stddef.h>\n#include <stdint.h>\n\n#include "calltab.h"\n#include "names.h"\n\n')
+    out.write('const struct tg_mpiname tg_mpi_names[] = {\n')
+    for k, v, n in rows:
+        out.write('\t{ %s, 0x%08x, "%s" },\n' % (k, v, n))
+    out.write('\t{ 0, 0, NULL }\n};\n\n')
+    out.write('const char *const tg_mpi_combiners[] = {\n')
+    for n, v in combs:
+        out.write('\t[%s] = "%s",\n' % (v, n))
+    out.write('};\n\nconst unsigned tg_mpi_ncombiners = %d;\n' % (max(int(v) for _, v in combs) + 1))
+
+
+def main():
+    if sys.argv[1] == '--names':
+        with open(sys.argv[3], 'w') as f:
+            write_names(sys.argv[2], f)
+        return
+    apis = json.load(open(sys.argv[1]))
+    protos = parse_protos(sys.argv[2])
+    old = {}
+    if len(sys.argv) > 3 and os.path.exists(sys.argv[3]):
+        for line in open(sys.argv[3]):
+            m = re.match(r'^(\d+) \w+ (\w+) ', line)
+            if m:
+                old[m.group(2)] = int(m.group(1))
+    nextid = max([FIRST_ID - 1] + list(old.values())) + 1
+    rows = []
+    for name in sorted(protos):
+        ret, plist = protos[name]
+        if skipped(name, ret):
+            continue
+        base = name[:-2] if name.endswith('_c') else name
+        j = apis.get(base.lower())
+        jparams = [p for p in j['parameters'] if 'c_parameter' not in p['suppress']] if j else []
+        decls = [split_decl(p) for p in plist]
+        params = [(n, c) for c, n in decls]
+        if name in old:
+            fid = old[name]
+        else:
+            fid = nextid
+            nextid += 1
+        layer = 'mpiio' if name.startswith('MPI_File_') or name.startswith('MPI_Register_datarep') else 'mpi'
+        if name in HAND:
+            ps, opts = HAND[name]
+            rows.append((fid, '%d %s %s | int:int:none | %s | hand' % (fid, layer, name, ps)))
+            continue
+        out = []
+        for i, (ctype, pname) in enumerate(decls):
+            jp = jparams[i] if i < len(jparams) and len(jparams) == len(decls) else None
+            if jp is None:
+                jp = next((p for p in jparams if p['name'] == pname), None)
+            k = kind_for(name, ctype, pname, jp, params)
+            out.append('%s %s:%s' % (ctype, pname, k) if not ctype.endswith('*')
+                       else '%s%s:%s' % (ctype, pname, k))
+        rows.append((fid, '%d %s %s | int:int:none | %s |' % (fid, layer, name, ', '.join(out))))
+    print('# mpi.tab - the MPI and MPI-IO rows of the call table, generated by')
+    print('# shim/gen-mpi-tab.py from the MPI Forum\'s apis.json and MPICH\'s')
+    print('# mpi_proto.h; ids are kept across regenerations.  Format: see')
+    print('# libcommon/calls.tab.  Kinds: see shim/gen-calls.py.')
+    for fid, r in sorted(rows):
+        print(r)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,93 @@
+/*
+ * mpi-shim.h - what the MPI wrappers (mpi-wrappers.gen.c, mpi.c) use on
+ * top of shim.h: symbolic ids of MPI handles, the in-band definitions of
+ * communicators and datatypes, statuses and arrays.
+ *
+ * The shim never links libmpi: every MPI function it calls itself is a
+ * PMPI_ entry point looked up with dlsym, so preloading the shim into a
+ * program without MPI loads no MPI library.
+ */
+#ifndef TG_MPI_SHIM_H
+#define TG_MPI_SHIM_H
+
+#include "wrap-prelude.h"
+
+#include <mpi.h>
+
+/* A handle as a 64-bit key: MPICH handles are ints, MPI_File a pointer. */
+static inline uint64_t tg_hval_file(MPI_File f)
+{
+	return (uint64_t)(uintptr_t)f;
+}
+
+static inline uint64_t tg_hval_int(int h)
+{
+	return (uint64_t)(uint32_t)h;
+}
+
+#define TG_HVAL(v) _Generic((v), MPI_File: tg_hval_file, default: tg_hval_int)(v)
+
+/* Encoded symbolic id of handle @val of kind @kind (enum tg_mpih): a
+ * predefined handle encodes as itself, others by an id assigned on first
+ * sight. */
+uint64_t tg_h_enc(int kind, uint64_t val) TG_HIDDEN;
+
+/* A call made a new object: give it a fresh id and, for communicators and
+ * datatypes, emit its definition record first.  Returns the encoded id. */
+uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val) TG_HIDDEN;
+
+/* The object was freed: its id returns to the pool. */
+void tg_h_free(int kind, uint64_t val) TG_HIDDEN;
+
+/* Array lengths the standard leaves to the communicator. */
+int tg_comm_arrlen(MPI_Comm comm) TG_HIDDEN;
+int tg_nbr_in(MPI_Comm comm) TG_HIDDEN;
+int tg_nbr_out(MPI_Comm comm) TG_HIDDEN;
+int tg_is_root(MPI_Comm comm, int root) TG_HIDDEN;
+
+static inline int tg_nonneg(int n)
+{
+	return n < 0 ? 0 : n;
+}
+
+#define TG_ARRCAP 16384
+
+static inline long tg_cap(long n)
+{
+	return n < 0 ? 0 : n > TG_ARRCAP ? TG_ARRCAP : n;
+}
+
+/* An integer array of any element type: count, then each, zig-zag. */
+#define TG_PUT_ARR(c, a, n)                                        \
+	do {                                                       \
+		long tg_n_ = (a) ? tg_cap((long)(n)) : 0, tg_i_;   \
+		tg_put_u((c), (uint64_t)tg_n_);                    \
+		for (tg_i_ = 0; tg_i_ < tg_n_; tg_i_++)            \
+			tg_put_s((c), (int64_t)(a)[tg_i_]);        \
+	} while (0)
+
+#define TG_PUT_HARR(c, kind, a, n)                                         \
+	do {                                                               \
+		long tg_n_ = (a) ? tg_cap((long)(n)) : 0, tg_i_;           \
+		tg_put_u((c), (uint64_t)tg_n_);                            \
+		for (tg_i_ = 0; tg_i_ < tg_n_; tg_i_++)                    \
+			tg_put_u((c), tg_h_enc((kind), TG_HVAL((a)[tg_i_]))); \
+	} while (0)
+
+void tg_put_status(struct tg_call *c, const MPI_Status *st) TG_HIDDEN;
+void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n) TG_HIDDEN;
+
+/* Requests of a wait/test call, captured before it (the call overwrites
+ * completed ones with MPI_REQUEST_NULL). */
+struct tg_reqs {
+	long n;
+	uint64_t *vals, *ids;
+	uint64_t small[2][16];
+};
+
+void tg_reqs_pre(struct tg_reqs *r, const MPI_Request *a, long n) TG_HIDDEN;
+void tg_reqs_put(struct tg_call *c, const struct tg_reqs *r) TG_HIDDEN;
+/* Free the ids of requests that completed; release @r. */
+void tg_reqs_post(struct tg_reqs *r, const MPI_Request *a, int failed) TG_HIDDEN;
+
+#endif

@@ -1,0 +1,517 @@
+/*
+ * mpi.c - MPI support of the shim: symbolic ids of MPI handles, the
+ * definitions of communicators (member world ranks, taken locally) and
+ * derived datatypes (envelope and contents), and the wrappers written by
+ * hand: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort.
+ */
+#include "mpi-shim.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+/* ---- PMPI entry points, found at run time ------------------------------ */
+
+static void *pmpi(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	return p ? p : dlsym(RTLD_NEXT, name);
+}
+
+#define PMPI_FN(ret, name, params)                                  \
+	static ret(*p_##name) params;                              \
+	static ret(*get_##name(void)) params                       \
+	{                                                          \
+		if (!p_##name)                                     \
+			p_##name = (ret(*) params)pmpi("P" #name); \
+		return p_##name;                                   \
+	}
+
+PMPI_FN(int, MPI_Comm_rank, (MPI_Comm, int *))
+PMPI_FN(int, MPI_Comm_size, (MPI_Comm, int *))
+PMPI_FN(int, MPI_Comm_remote_size, (MPI_Comm, int *))
+PMPI_FN(int, MPI_Comm_test_inter, (MPI_Comm, int *))
+PMPI_FN(int, MPI_Comm_group, (MPI_Comm, MPI_Group *))
+PMPI_FN(int, MPI_Comm_remote_group, (MPI_Comm, MPI_Group *))
+PMPI_FN(int, MPI_Group_size, (MPI_Group, int *))
+PMPI_FN(int, MPI_Group_translate_ranks, (MPI_Group, int, const int *, MPI_Group, int *))
+PMPI_FN(int, MPI_Group_free, (MPI_Group *))
+PMPI_FN(int, MPI_Type_get_envelope, (MPI_Datatype, int *, int *, int *, int *))
+PMPI_FN(int, MPI_Type_get_contents, (MPI_Datatype, int, int, int, int *, MPI_Aint *, MPI_Datatype *))
+PMPI_FN(int, MPI_Type_free, (MPI_Datatype *))
+PMPI_FN(int, MPI_Topo_test, (MPI_Comm, int *))
+PMPI_FN(int, MPI_Cartdim_get, (MPI_Comm, int *))
+PMPI_FN(int, MPI_Graph_neighbors_count, (MPI_Comm, int, int *))
+PMPI_FN(int, MPI_Dist_graph_neighbors_count, (MPI_Comm, int *, int *, int *))
+
+/* ---- handle ids ---------------------------------------------------------- */
+
+#define HMAP 8192
+#define HIDS 65536
+
+struct hslot {
+	uint64_t val;
+	uint32_t id;
+	uint8_t used;	/* 0 empty, 1 live, 2 deleted */
+};
+
+struct hmap {
+	struct hslot slot[HMAP];
+	unsigned char taken[HIDS / 8];
+	uint32_t next_big;
+	unsigned live;
+};
+
+static struct hmap *maps[TG_H_COUNT];
+static pthread_mutex_t hmu = PTHREAD_MUTEX_INITIALIZER;
+
+static int builtin(int kind, uint64_t val)
+{
+	if (kind == TG_H_FILE)
+		return val == 0;
+	/* MPICH marks completed requests with builtin-kind handles of its own;
+	 * only the null request is predefined */
+	if (kind == TG_H_REQ)
+		return val == TG_HVAL(MPI_REQUEST_NULL);
+	if (kind == TG_H_MSG)
+		return val == TG_HVAL(MPI_MESSAGE_NULL) || val == TG_HVAL(MPI_MESSAGE_NO_PROC);
+	return ((val >> 30) & 3) < 2;	/* MPICH: invalid (null) or builtin */
+}
+
+static unsigned hhash(uint64_t v)
+{
+	return (unsigned)((v * 0x9E3779B97F4A7C15ull) >> 51) & (HMAP - 1);
+}
+
+static struct hmap *map_of(int kind)
+{
+	if (!maps[kind])
+		maps[kind] = calloc(1, sizeof(struct hmap));
+	return maps[kind];
+}
+
+static uint32_t take_id(struct hmap *m)
+{
+	uint32_t id;
+
+	for (id = 1; id < HIDS; id++)
+		if (!(m->taken[id / 8] & (1u << (id % 8)))) {
+			m->taken[id / 8] |= (unsigned char)(1u << (id % 8));
+			return id;
+		}
+	return HIDS + m->next_big++;
+}
+
+static void give_id(struct hmap *m, uint32_t id)
+{
+	if (id < HIDS)
+		m->taken[id / 8] &= (unsigned char)~(1u << (id % 8));
+}
+
+static struct hslot *find(struct hmap *m, uint64_t val, int add)
+{
+	unsigned i = hhash(val), n;
+	struct hslot *tomb = NULL;
+
+	for (n = 0; n < HMAP; n++, i = (i + 1) & (HMAP - 1)) {
+		struct hslot *s = &m->slot[i];
+		if (s->used == 1 && s->val == val)
+			return s;
+		if (s->used == 2 && !tomb)
+			tomb = s;
+		if (s->used == 0) {
+			if (!add)
+				return NULL;
+			if (!tomb)
+				tomb = s;
+			break;
+		}
+	}
+	if (!add || !tomb || m->live >= HMAP * 3 / 4)
+		return NULL;
+	tomb->used = 1;
+	tomb->val = val;
+	tomb->id = take_id(m);
+	m->live++;
+	return tomb;
+}
+
+uint64_t tg_h_enc(int kind, uint64_t val)
+{
+	struct hmap *m;
+	struct hslot *s;
+	uint64_t id = 0;
+
+	if (builtin(kind, val))
+		return ((val & 0xffffffffu) << 1) | 1;
+	pthread_mutex_lock(&hmu);
+	if ((m = map_of(kind)) && (s = find(m, val, 1)))
+		id = s->id;
+	pthread_mutex_unlock(&hmu);
+	return id << 1;
+}
+
+void tg_h_free(int kind, uint64_t val)
+{
+	struct hmap *m;
+	struct hslot *s;
+
+	if (builtin(kind, val))
+		return;
+	pthread_mutex_lock(&hmu);
+	if ((m = maps[kind]) && (s = find(m, val, 0))) {
+		give_id(m, s->id);
+		s->used = 2;
+		m->live--;
+	}
+	pthread_mutex_unlock(&hmu);
+}
+
+/* ---- definitions ------------------------------------------------------------ */
+
+static int *world_ranks(MPI_Group g, int *n)
+{
+	MPI_Group wg;
+	int *in, *out, i;
+
+	*n = 0;
+	if (get_MPI_Group_size()(g, n) != MPI_SUCCESS || *n <= 0)
+		return NULL;
+	in = malloc(sizeof(int) * (size_t)*n);
+	out = malloc(sizeof(int) * (size_t)*n);
+	if (!in || !out) {
+		free(in);
+		free(out);
+		*n = 0;
+		return NULL;
+	}
+	for (i = 0; i < *n; i++)
+		in[i] = i;
+	get_MPI_Comm_group()(MPI_COMM_WORLD, &wg);
+	get_MPI_Group_translate_ranks()(g, *n, in, wg, out);
+	get_MPI_Group_free()(&wg);
+	free(in);
+	return out;
+}
+
+static void def_comm(struct tg_thread *t, uint64_t enc, MPI_Comm comm)
+{
+	MPI_Group g, rg;
+	int inter = 0, n = 0, nr = 0, *m = NULL, *r = NULL, i;
+	unsigned char *p;
+
+	get_MPI_Comm_test_inter()(comm, &inter);
+	if (get_MPI_Comm_group()(comm, &g) == MPI_SUCCESS) {
+		m = world_ranks(g, &n);
+		get_MPI_Group_free()(&g);
+	}
+	if (inter && get_MPI_Comm_remote_group()(comm, &rg) == MPI_SUCCESS) {
+		r = world_ranks(rg, &nr);
+		get_MPI_Group_free()(&rg);
+	}
+	p = tg_def_begin(t, (size_t)(n + nr + 8) * TG_VARINT_MAX);
+	*p++ = TG_REC_COMM;
+	p = tg_put_uvar(p, enc);
+	p = tg_put_uvar(p, (uint64_t)inter);
+	p = tg_put_uvar(p, (uint64_t)n);
+	for (i = 0; i < n; i++)
+		p = tg_put_uvar(p, (uint64_t)m[i]);
+	if (inter) {
+		p = tg_put_uvar(p, (uint64_t)nr);
+		for (i = 0; i < nr; i++)
+			p = tg_put_uvar(p, (uint64_t)r[i]);
+	}
+	tg_def_end(t, p);
+	free(m);
+	free(r);
+}
+
+static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
+{
+	int ni = 0, na = 0, nd = 0, comb = 0, i;
+	int *ints = NULL;
+	MPI_Aint *aints = NULL;
+	MPI_Datatype *types = NULL;
+	unsigned char *p;
+
+	if (get_MPI_Type_get_envelope()(type, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+	    comb == MPI_COMBINER_NAMED)
+		return;
+	ints = calloc((size_t)ni + 1, sizeof(int));
+	aints = calloc((size_t)na + 1, sizeof(MPI_Aint));
+	types = calloc((size_t)nd + 1, sizeof(MPI_Datatype));
+	if (!ints || !aints || !types ||
+	    get_MPI_Type_get_contents()(type, ni, na, nd, ints, aints, types) != MPI_SUCCESS)
+		goto out;
+	p = tg_def_begin(t, (size_t)(ni + na + nd + 8) * TG_VARINT_MAX);
+	*p++ = TG_REC_TYPE;
+	p = tg_put_uvar(p, enc);
+	p = tg_put_svar(p, comb);
+	p = tg_put_uvar(p, (uint64_t)ni);
+	for (i = 0; i < ni; i++)
+		p = tg_put_svar(p, ints[i]);
+	p = tg_put_uvar(p, (uint64_t)na);
+	for (i = 0; i < na; i++)
+		p = tg_put_svar(p, (int64_t)aints[i]);
+	p = tg_put_uvar(p, (uint64_t)nd);
+	for (i = 0; i < nd; i++)
+		p = tg_put_uvar(p, tg_h_enc(TG_H_DTYPE, TG_HVAL(types[i])));
+	tg_def_end(t, p);
+	for (i = 0; i < nd; i++)
+		if (!builtin(TG_H_DTYPE, TG_HVAL(types[i])))
+			get_MPI_Type_free()(&types[i]);
+out:
+	free(ints);
+	free(aints);
+	free(types);
+}
+
+uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val)
+{
+	uint64_t enc;
+
+	if (builtin(kind, val))
+		return ((val & 0xffffffffu) << 1) | 1;
+	tg_h_free(kind, val);	/* a reused handle value is a new object */
+	enc = tg_h_enc(kind, val);
+	c->t->guard++;
+	if (kind == TG_H_COMM)
+		def_comm(c->t, enc, (MPI_Comm)(uint32_t)val);
+	else if (kind == TG_H_DTYPE)
+		def_type(c->t, enc, (MPI_Datatype)(uint32_t)val);
+	c->t->guard--;
+	return enc;
+}
+
+/* ---- lengths ---------------------------------------------------------------- */
+
+int tg_comm_arrlen(MPI_Comm comm)
+{
+	int inter = 0, n = 0;
+
+	get_MPI_Comm_test_inter()(comm, &inter);
+	if (inter)
+		get_MPI_Comm_remote_size()(comm, &n);
+	else
+		get_MPI_Comm_size()(comm, &n);
+	return n;
+}
+
+static int nbr(MPI_Comm comm, int out)
+{
+	int topo = MPI_UNDEFINED, n = 0, in = 0, o = 0, w = 0, rank = 0;
+
+	get_MPI_Topo_test()(comm, &topo);
+	if (topo == MPI_CART) {
+		get_MPI_Cartdim_get()(comm, &n);
+		return 2 * n;
+	}
+	if (topo == MPI_GRAPH) {
+		get_MPI_Comm_rank()(comm, &rank);
+		get_MPI_Graph_neighbors_count()(comm, rank, &n);
+		return n;
+	}
+	if (topo == MPI_DIST_GRAPH) {
+		get_MPI_Dist_graph_neighbors_count()(comm, &in, &o, &w);
+		return out ? o : in;
+	}
+	return 0;
+}
+
+int tg_nbr_in(MPI_Comm comm)
+{
+	return nbr(comm, 0);
+}
+
+int tg_nbr_out(MPI_Comm comm)
+{
+	return nbr(comm, 1);
+}
+
+int tg_is_root(MPI_Comm comm, int root)
+{
+	int inter = 0, rank = -1;
+
+	get_MPI_Comm_test_inter()(comm, &inter);
+	if (inter)
+		return root == MPI_ROOT;
+	get_MPI_Comm_rank()(comm, &rank);
+	return rank == root;
+}
+
+/* ---- statuses and requests ----------------------------------------------------- */
+
+void tg_put_status(struct tg_call *c, const MPI_Status *st)
+{
+	if (!st || st == MPI_STATUS_IGNORE) {
+		tg_put_u(c, 0);
+		return;
+	}
+	tg_put_u(c, 1);
+	tg_put_s(c, st->MPI_SOURCE);
+	tg_put_s(c, st->MPI_TAG);
+}
+
+void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n)
+{
+	long i;
+
+	if (!st || st == MPI_STATUSES_IGNORE)
+		n = 0;
+	n = tg_cap(n);
+	tg_put_u(c, (uint64_t)n);
+	for (i = 0; i < n; i++) {
+		tg_put_s(c, st[i].MPI_SOURCE);
+		tg_put_s(c, st[i].MPI_TAG);
+	}
+}
+
+void tg_reqs_pre(struct tg_reqs *r, const MPI_Request *a, long n)
+{
+	long i;
+
+	r->n = a ? tg_cap(n) : 0;
+	r->vals = r->small[0];
+	r->ids = r->small[1];
+	if (r->n > 16) {
+		r->vals = malloc(sizeof(uint64_t) * (size_t)r->n);
+		r->ids = malloc(sizeof(uint64_t) * (size_t)r->n);
+		if (!r->vals || !r->ids) {
+			free(r->vals);
+			free(r->ids);
+			r->vals = r->small[0];
+			r->ids = r->small[1];
+			r->n = 16;
+		}
+	}
+	for (i = 0; i < r->n; i++) {
+		r->vals[i] = TG_HVAL(a[i]);
+		r->ids[i] = tg_h_enc(TG_H_REQ, r->vals[i]);
+	}
+}
+
+void tg_reqs_put(struct tg_call *c, const struct tg_reqs *r)
+{
+	long i;
+
+	tg_put_u(c, (uint64_t)r->n);
+	for (i = 0; i < r->n; i++)
+		tg_put_u(c, r->ids[i]);
+}
+
+void tg_reqs_post(struct tg_reqs *r, const MPI_Request *a, int failed)
+{
+	long i;
+
+	if (!failed)
+		for (i = 0; i < r->n; i++)
+			if (TG_HVAL(a[i]) != r->vals[i])
+				tg_h_free(TG_H_REQ, r->vals[i]);
+	if (r->vals != r->small[0]) {
+		free(r->vals);
+		free(r->ids);
+	}
+}
+
+/* ---- start and end ----------------------------------------------------------- */
+
+static void after_init(void)
+{
+	int rank = -1, size = 0;
+
+	get_MPI_Comm_rank()(MPI_COMM_WORLD, &rank);
+	get_MPI_Comm_size()(MPI_COMM_WORLD, &size);
+	if (rank >= 0)
+		tg_set_rank(rank, size);
+}
+
+typedef int (*init_fn)(int *, char ***);
+typedef int (*init_thread_fn)(int *, char ***, int, int *);
+
+int MPI_Init(int *argc, char ***argv);
+TG_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+	static void *real;
+	struct tg_call tgc;
+	int ret, on;
+
+	if (!real && !(real = tg_real("MPI_Init", NULL)))
+		return MPI_ERR_INTERN;
+	on = tg_on(TG_LAYER_MPI) && tg_enter(&tgc, TG_FN_MPI_Init, TG_LAYER_MPI);
+	ret = ((init_fn)real)(argc, argv);
+	if (tg_state == 1 && ret == MPI_SUCCESS)
+		after_init();
+	if (on) {
+		tg_end(&tgc);
+		tg_rec_begin(&tgc, ret, 0);
+		tg_rec_commit(&tgc);
+	}
+	return ret;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+TG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	static void *real;
+	struct tg_call tgc;
+	int ret, on;
+
+	if (!real && !(real = tg_real("MPI_Init_thread", NULL)))
+		return MPI_ERR_INTERN;
+	on = tg_on(TG_LAYER_MPI) && tg_enter(&tgc, TG_FN_MPI_Init_thread, TG_LAYER_MPI);
+	ret = ((init_thread_fn)real)(argc, argv, required, provided);
+	if (tg_state == 1 && ret == MPI_SUCCESS)
+		after_init();
+	if (on) {
+		tg_end(&tgc);
+		tg_rec_begin(&tgc, ret, 0);
+		tg_put_s(&tgc, required);
+		tg_put_s(&tgc, ret == MPI_SUCCESS && provided ? *provided : 0);
+		tg_rec_commit(&tgc);
+	}
+	return ret;
+}
+
+typedef int (*finalize_fn)(void);
+
+int MPI_Finalize(void);
+TG_EXPORT int MPI_Finalize(void)
+{
+	static void *real;
+	struct tg_call tgc;
+	int ret, on;
+
+	if (!real && !(real = tg_real("MPI_Finalize", NULL)))
+		return MPI_ERR_INTERN;
+	on = tg_on(TG_LAYER_MPI) && tg_enter(&tgc, TG_FN_MPI_Finalize, TG_LAYER_MPI);
+	ret = ((finalize_fn)real)();
+	if (on) {
+		tg_end(&tgc);
+		tg_rec_begin(&tgc, ret, 0);
+		tg_rec_commit(&tgc);
+	}
+	tg_flush_all();
+	return ret;
+}
+
+typedef int (*abort_fn)(MPI_Comm, int);
+
+int MPI_Abort(MPI_Comm comm, int errorcode);
+TG_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	static void *real;
+	struct tg_call tgc;
+
+	if (!real && !(real = tg_real("MPI_Abort", NULL)))
+		return MPI_ERR_INTERN;
+	/* recorded before the call: it does not return */
+	if (tg_on(TG_LAYER_MPI) && tg_enter(&tgc, TG_FN_MPI_Abort, TG_LAYER_MPI)) {
+		tg_end(&tgc);
+		tg_rec_begin(&tgc, 0, 0);
+		tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+		tg_put_s(&tgc, errorcode);
+		tg_rec_commit(&tgc);
+	}
+	tg_shutdown();
+	return ((abort_fn)real)(comm, errorcode);
+}
