@@ -17,9 +17,11 @@ CFLAGS = -O2 -g -std=gnu11 $(WARN)
 ifeq ($(SANITIZE),1)
 TOOLSAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 BUILD = build/san
+BINDIR = build/san/bin
 else
 TOOLSAN =
 BUILD = build/opt
+BINDIR = bin
 endif
 
 JANSSON_LIBS = -ljansson
@@ -38,7 +40,7 @@ MPI_CFLAGS = -I/usr/include/x86_64-linux-gnu/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run
-BINS = $(addprefix bin/,$(TOOLS))
+BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so
 
 COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
@@ -57,12 +59,12 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-bin/trace-decode: $(BUILD)/tools/trace-decode.o $(BUILD)/libcommon.a
-	@mkdir -p bin
+$(BINDIR)/trace-decode: $(BUILD)/tools/trace-decode.o $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
 
-bin/trace-run: tools/trace-run.c $(COMMON_HDR)
-	@mkdir -p bin
+$(BINDIR)/trace-run: tools/trace-run.c $(COMMON_HDR)
+	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -DTG_LIBDIR='"$(PREFIX)/lib"' -o $@ tools/trace-run.c
 
 # The shim: position-independent, everything hidden but the wrappers, never
@@ -109,7 +111,7 @@ $(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
 test-apps: $(TEST_APPS) $(UNIT) $(HELPERS)
 
 check: all test-apps lint-man
-	TG_BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run-tests
+	TG_BUILD=$(BUILD) TG_BINDIR=$(BINDIR) SANITIZE=$(SANITIZE) tests/run-tests
 
 lint-man:
 	@out=$$(mandoc -T lint -W warning man/*.[0-9] 2>&1); \
@@ -128,7 +130,8 @@ bench: all
 
 DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev \
 	libjansson-dev libsqlite3-dev bats libhdf5-mpich-dev hdf5-tools \
-	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar
+	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar gfortran \
+	netpipe-mpich2
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \

@@ -59,7 +59,7 @@ void tg_oflags_str(char *buf, size_t cap, uint64_t flags)
 	o = n > 0 ? (size_t)n : 0;
 	flags &= ~(uint64_t)O_ACCMODE;
 	for (i = 0; i < sizeof(oflags) / sizeof(oflags[0]) && o < cap; i++) {
-		if ((flags & oflags[i].bit) == oflags[i].bit) {
+		if (oflags[i].bit && (flags & oflags[i].bit) == oflags[i].bit) {
 			n = snprintf(buf + o, cap - o, "|%s", oflags[i].name);
 			o += n > 0 ? (size_t)n : 0;
 			flags &= ~oflags[i].bit;

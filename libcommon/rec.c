@@ -32,6 +32,8 @@ struct tg_reader {
 	struct tstate *ts;
 	size_t nts;
 	int64_t *arrs;		/* backing store of array arguments */
+	uint64_t skipped;	/* records of functions this reader does not know */
+	size_t ndefs;		/* string definitions read */
 	size_t arrcap;
 	char err[256];
 };
@@ -207,6 +209,11 @@ const struct tg_header *tg_reader_header(const struct tg_reader *r)
 	return &r->h;
 }
 
+uint64_t tg_reader_skipped(const struct tg_reader *r)
+{
+	return r->skipped;
+}
+
 const char *tg_reader_error(const struct tg_reader *r)
 {
 	return r->err;
@@ -241,7 +248,9 @@ static int define_str(struct tg_reader *r, const unsigned char *p,
 	uint64_t id, n;
 	char *s;
 
-	if (tg_get_uvar(&p, end, &id) < 0 || id == 0 || id > (1u << 28) ||
+	/* ids are handed out densely by the tracer; a far larger one is damage
+	 * (and must not make the table huge) */
+	if (tg_get_uvar(&p, end, &id) < 0 || id == 0 || id > 2 * r->ndefs + 65536 ||
 	    tg_get_uvar(&p, end, &n) < 0 || n != (uint64_t)(end - p))
 		return fail(r, "corrupt string definition");
 	if (id >= r->nstrs) {
@@ -263,6 +272,7 @@ static int define_str(struct tg_reader *r, const unsigned char *p,
 	s[n] = 0;
 	free(r->strs[id]);
 	r->strs[id] = s;
+	r->ndefs++;
 	return 0;
 }
 
@@ -395,7 +405,7 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 static int decode_call(struct tg_reader *r, const unsigned char *p,
 		       const unsigned char *end, struct tg_rec *out)
 {
-	uint64_t func, tid, depth, parent, dur, err;
+	uint64_t func, tid, depth, parent, dur, err, seq, tstart;
 	int64_t dseq, dt, ret;
 	const struct tg_calldesc *d;
 	struct tstate *ts;
@@ -408,22 +418,28 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	    tg_get_uvar(&p, end, &dur) < 0 || tg_get_svar(&p, end, &ret) < 0 ||
 	    tg_get_uvar(&p, end, &err) < 0)
 		return fail(r, "corrupt call record");
-	if (func > 0xffff || !(d = tg_call_lookup((unsigned)func)))
-		return fail(r, "unknown function id");
 	if (!(ts = thread_state(r, tid)))
 		return fail(r, "corrupt thread index");
 	if (depth > 1024 || err > 4095)
 		return fail(r, "corrupt call record");
+	/* The per-thread deltas advance even over a record that is skipped */
+	seq = (uint64_t)ts->last_seq + (uint64_t)dseq;
+	ts->last_seq = (int64_t)seq;
+	tstart = ts->last_t + (uint64_t)dt;
+	ts->last_t = tstart;
+	if (func > 0xffff || !(d = tg_call_lookup((unsigned)func))) {
+		/* a function a newer tracer knows: skip the record */
+		r->skipped++;
+		return 0;
+	}
 	out->type = TG_REC_CALL;
 	out->call = d;
 	out->func = (unsigned)func;
 	out->tid = (unsigned)tid;
-	out->seq = (uint64_t)ts->last_seq + (uint64_t)dseq;	/* wraps, never overflows */
-	ts->last_seq = (int64_t)out->seq;
+	out->seq = seq;	/* unsigned: wraps on bad input, never overflows */
 	out->depth = (unsigned)depth;
 	out->parent = (int64_t)parent - 1;
-	out->tstart = ts->last_t + (uint64_t)dt;
-	ts->last_t = out->tstart;
+	out->tstart = tstart;
 	out->dur = dur;
 	out->ret = ret;
 	out->err = (int)err;
@@ -440,8 +456,8 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 		    d->args[i].kind == TG_K_MPIHARR ||
 		    d->args[i].kind == TG_K_MPISTATUSES)
 			out->args[i].arr = r->arrs + out->args[i].u;
-	if (p != end)
-		return fail(r, "trailing bytes in call record");
+	/* bytes after the known arguments are arguments a newer schema
+	 * appended: they are skipped */
 	return 1;
 }
 
@@ -543,8 +559,12 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 		p = r->frame + 1;
 		end = r->frame + len;
 		switch (r->frame[0]) {
-		case TG_REC_CALL:
-			return decode_call(r, p, end, out);
+		case TG_REC_CALL: {
+			int rc = decode_call(r, p, end, out);
+			if (rc == 0)
+				continue;	/* skipped */
+			return rc;
+		}
 		case TG_REC_STR:
 			if (define_str(r, p, end) < 0)
 				return -1;

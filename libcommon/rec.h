@@ -11,7 +11,9 @@
  *            bytes, one byte '\n'.  A frame whose length is out of range or
  *            whose closing byte is not '\n' ends the readable stream.
  *   payload: first byte the record type (enum tg_rectype); unknown types are
- *            skipped whole.
+ *            skipped whole, and so are calls of unknown function ids; bytes
+ *            after a call's known arguments (appended by a newer schema)
+ *            are ignored.
  *
  * A reader owns every string it hands out; a record returned by
  * tg_reader_next() stays valid until the next call.
@@ -77,7 +79,9 @@ struct tg_rec {
 	uint64_t dur;		/* ns */
 	int64_t ret;
 	int err;		/* errno when the call failed, else 0 */
-	struct tg_val args[TG_MAX_ARGS];
+	struct tg_val args[TG_MAX_ARGS];	/* CALL; COMM: id, members, remote
+					 * (i = -1 if not an intercomm); TYPE:
+					 * id, combiner, ints, aints, types */
 	int64_t rank;		/* RANK */
 	uint64_t world;		/* RANK */
 	uint64_t excluded;	/* EXCLUDED */
@@ -100,6 +104,10 @@ const struct tg_header *tg_reader_header(const struct tg_reader *r);
  * definitions are absorbed; unknown record types are skipped.
  */
 int tg_reader_next(struct tg_reader *r, struct tg_rec *out);
+
+/* Records skipped because their function is unknown to this reader (written
+ * by a newer tracer). */
+uint64_t tg_reader_skipped(const struct tg_reader *r);
 
 /* "what went wrong at byte N" after tg_reader_next() returned -1. */
 const char *tg_reader_error(const struct tg_reader *r);

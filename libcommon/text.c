@@ -7,6 +7,7 @@
 #include "text.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -169,6 +170,37 @@ static void text_val(FILE *out, int k, int sub, const struct tg_val *v)
 		fprintf(out, "%" PRId64, v->i);
 }
 
+/* A JSON string of @s; bytes that are not UTF-8 become U+FFFD so that no
+ * value is ever lost (json_string() refuses such input). */
+static json_t *jstr(const char *s)
+{
+	json_t *j;
+	size_t n, i, o = 0;
+	char *t;
+
+	if (!s)
+		return json_null();
+	if ((j = json_string(s)))
+		return j;
+	n = strlen(s);
+	t = malloc(3 * n + 1);
+	if (!t)
+		return json_null();
+	for (i = 0; i < n; i++) {
+		if ((unsigned char)s[i] < 0x80) {
+			t[o++] = s[i];
+		} else {
+			t[o++] = (char)0xef;
+			t[o++] = (char)0xbf;
+			t[o++] = (char)0xbd;
+		}
+	}
+	t[o] = 0;
+	j = json_string(t);
+	free(t);
+	return j ? j : json_null();
+}
+
 static void text_time(FILE *out, uint64_t ns)
 {
 	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
@@ -212,7 +244,7 @@ static json_t *json_val(int k, int sub, const struct tg_val *v)
 		return a;
 	case TG_K_STR:
 	case TG_K_PATH:
-		return v->s ? json_string(v->s) : json_null();
+		return jstr(v->s);
 	case TG_K_STAT:
 		if (!v->present)
 			return json_null();
@@ -229,6 +261,8 @@ static json_t *json_val(int k, int sub, const struct tg_val *v)
 	case TG_K_SIGNED_OFF:
 		return json_integer(v->i);
 	}
+	if ((k == TG_K_STREAM || k == TG_K_DIR || k == TG_K_BUF) && !v->i)
+		return json_null();
 	s = sym(buf, sizeof(buf), k, v);
 	return s ? json_string(s) : json_integer(v->i);
 }
@@ -437,7 +471,7 @@ void tg_text_proc(FILE *out, const struct tg_header *h, const struct tg_textopts
 	if (o->json) {
 		json_t *obj = json_object(), *argv = json_array();
 		for (i = 0; i < h->argc; i++)
-			json_array_append_new(argv, json_string(h->argv[i]));
+			json_array_append_new(argv, jstr(h->argv[i]));
 		json_object_set_new(obj, "def", json_string("proc"));
 		if (h->rank >= 0)
 			json_object_set_new(obj, "rank", json_integer(h->rank));
@@ -446,8 +480,8 @@ void tg_text_proc(FILE *out, const struct tg_header *h, const struct tg_textopts
 		json_object_set_new(obj, "world", json_integer((json_int_t)h->world));
 		json_object_set_new(obj, "pid", json_integer((json_int_t)h->pid));
 		json_object_set_new(obj, "ppid", json_integer((json_int_t)h->ppid));
-		json_object_set_new(obj, "host", json_string(h->host));
-		json_object_set_new(obj, "cwd", json_string(h->cwd));
+		json_object_set_new(obj, "host", jstr(h->host));
+		json_object_set_new(obj, "cwd", jstr(h->cwd));
 		json_object_set_new(obj, "clock_base_ns",
 				    json_integer((json_int_t)h->clock_base));
 		json_object_set_new(obj, "argv", argv);

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -41,13 +42,19 @@ static _Atomic uint64_t excluded_calls;
 static pthread_mutex_t sink_mu = PTHREAD_MUTEX_INITIALIZER;
 static int sink_fd = -1;
 static int sink_is_pipe;
+static int sink_may_break;	/* a pipe, fifo or socket: writes may raise SIGPIPE */
 static int sink_in_dir;		/* a file we named in TANGRAM_DIR */
 static pid_t sink_child;
 static char sink_name[TG_PATH_MAX];
 static char trace_dir[TG_PATH_MAX];
 static char sink_spec[TG_PATH_MAX];
 static int my_rank = -1, my_world;
+static pid_t my_ppid;		/* taken at start: the header's may come late */
+static pid_t fork_parent;
 static int warned;
+static dev_t err_dev;		/* what descriptor 2 was at start */
+static ino_t err_ino;
+static int err_known;
 
 /* Exclusions: prefixes; a leading '!' re-includes. */
 #define MAX_EXCL 32
@@ -81,6 +88,49 @@ static long raw_write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+/* raw_write_all() for a descriptor whose reader may be gone: SIGPIPE is
+ * blocked meanwhile and, if the write raised it, taken back before it is
+ * unblocked, so that the tracer's own output never kills the program; the
+ * write fails with EPIPE instead. */
+static long raw_write_nosig(int fd, const void *buf, size_t n)
+{
+	static const struct timespec zero;
+	sigset_t pipe_only, old, pending;
+	int e, was_pending;
+	long rc;
+
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	if (pthread_sigmask(SIG_BLOCK, &pipe_only, &old) != 0)
+		return raw_write_all(fd, buf, n);
+	was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	rc = raw_write_all(fd, buf, n);
+	e = errno;
+	if (rc < 0 && e == EPIPE && !was_pending)
+		while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return rc;
+}
+
+static long sink_raw_write(const void *buf, size_t n)
+{
+	return sink_may_break ? raw_write_nosig(sink_fd, buf, n)
+			      : raw_write_all(sink_fd, buf, n);
+}
+
+/* Is descriptor 2 still the standard error the process started with?  A
+ * program may have closed it and got the number back for a file of its own,
+ * which a warning must not be written into. */
+static int stderr_unchanged(void)
+{
+	struct stat st;
+
+	return err_known && syscall(SYS_fstat, 2, &st) == 0 &&
+	       st.st_dev == err_dev && st.st_ino == err_ino;
+}
+
 static void warn_once(const char *what, const char *subject, int err)
 {
 	char msg[TG_PATH_MAX + 256];
@@ -89,10 +139,12 @@ static void warn_once(const char *what, const char *subject, int err)
 	if (warned)
 		return;
 	warned = 1;
+	if (!stderr_unchanged())
+		return;
 	n = snprintf(msg, sizeof(msg), "tangram: %s '%s': %s; tracing is off\n",
 		     what, subject, strerror(err));
 	if (n > 0)
-		raw_write_all(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+		raw_write_nosig(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 }
 
 static void sink_fail(const char *what, int err)
@@ -202,9 +254,29 @@ static void install_signals(void);
 static void atfork_prepare(void);
 static void atfork_parent(void);
 static void atfork_child(void);
+static int sink_open(void);
+
+/* Standard descriptors inherited open on an excluded file (a shell's
+ * "> /dev/null") are excluded like the ones the program opens. */
+static void mark_inherited(void)
+{
+	char link[32], path[TG_PATH_MAX];
+	long n;
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = syscall(SYS_readlinkat, AT_FDCWD, link, path, sizeof(path) - 1);
+		if (n <= 0 || path[0] != '/')
+			continue;
+		path[n] = 0;
+		tg_fd_set(fd, path_excluded(path));
+	}
+}
 
 static void do_init(void)
 {
+	struct stat st;
 	const char *s;
 
 	if ((s = getenv("TANGRAM_OFF")) && *s && strcmp(s, "0") != 0) {
@@ -214,6 +286,12 @@ static void do_init(void)
 	if (skipped_program(getenv("TANGRAM_SKIP"))) {
 		tg_state = 2;
 		return;
+	}
+	my_ppid = getppid();
+	if (syscall(SYS_fstat, 2, &st) == 0) {
+		err_dev = st.st_dev;
+		err_ino = st.st_ino;
+		err_known = 1;
 	}
 	tg_mono_base = clock_ns(CLOCK_MONOTONIC);
 	real_base = clock_ns(CLOCK_REALTIME);
@@ -237,6 +315,7 @@ static void do_init(void)
 	}
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signals();
+	mark_inherited();
 	tg_state = 1;
 }
 
@@ -250,6 +329,15 @@ __attribute__((constructor)) static void tg_ctor(void)
 	tg_init();
 	if (tg_state == 1 && !tg_self)
 		tg_thread_new();	/* the main thread is thread 0 */
+	/* open the sink now, so that a trace that cannot be written is said
+	 * while standard error is surely still open; a command sink waits for
+	 * the first records (its %r may not be known yet) */
+	if (tg_state == 1 && (!sink_spec[0] || sink_spec[0] != '|')) {
+		pthread_mutex_lock(&sink_mu);
+		if (sink_fd < 0)
+			sink_open();
+		pthread_mutex_unlock(&sink_mu);
+	}
 }
 
 void *tg_real(const char *name, const char *ver)
@@ -364,7 +452,7 @@ static int write_header(void)
 	h.rank = my_rank;
 	h.world = (uint64_t)my_world;
 	h.pid = (uint64_t)getpid();
-	h.ppid = (uint64_t)getppid();
+	h.ppid = (uint64_t)my_ppid;
 	h.clock_base = real_base;
 	h.host = uname(&u) == 0 ? u.nodename : "";
 	if (!cwd_valid)
@@ -381,7 +469,25 @@ static int write_header(void)
 		h.argc = 0;
 		len = tg_header_encode(&h, hb, sizeof(hb));
 	}
-	return (int)raw_write_all(sink_fd, hb, len);
+	return (int)sink_raw_write(hb, len);
+}
+
+/* Move the tracer's descriptor @fd out of the way, near the top of the
+ * descriptor table, so that the program's own open() calls get the numbers
+ * they would get untraced. */
+static int fd_move_high(int fd)
+{
+	struct rlimit rl;
+	long base, nfd;
+
+	if (syscall(SYS_getrlimit, RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 64)
+		return fd;
+	base = (long)(rl.rlim_cur > 65536 ? 65536 : rl.rlim_cur) - 32;
+	nfd = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, base);
+	if (nfd < 0)
+		return fd;
+	syscall(SYS_close, fd);
+	return (int)nfd;
 }
 
 /* Open the sink; called with sink_mu held. */
@@ -435,6 +541,13 @@ static int sink_open(void)
 		}
 		sink_in_dir = 1;
 	}
+	sink_fd = fd_move_high(sink_fd);
+	{
+		struct stat st;
+		sink_may_break = sink_is_pipe ||
+			(syscall(SYS_fstat, sink_fd, &st) == 0 &&
+			 (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+	}
 	if (write_header() < 0) {
 		sink_fail("cannot write trace to", errno);
 		return -1;
@@ -449,7 +562,7 @@ static void sink_write(const void *buf, size_t n)
 		return;
 	if (sink_fd < 0 && sink_open() < 0)
 		return;
-	if (raw_write_all(sink_fd, buf, n) < 0)
+	if (sink_raw_write(buf, n) < 0)
 		sink_fail("cannot write trace to", errno);
 }
 
@@ -660,6 +773,7 @@ static void thread_gone(void *arg)
 
 static void atfork_prepare(void)
 {
+	fork_parent = getpid();
 	if (tg_state != 1)
 		return;
 	pthread_mutex_lock(&threads_mu);
@@ -693,13 +807,23 @@ static void atfork_child(void)
 		syscall(SYS_close, sink_fd);
 	sink_fd = -1;
 	sink_is_pipe = 0;
+	sink_may_break = 0;
 	sink_in_dir = 0;
+	my_ppid = fork_parent;	/* the parent may be gone when the header is written */
 	sink_child = 0;
 	sink_name[0] = 0;
 	my_rank = -1;
 	my_world = 0;
 	atomic_store(&excluded_calls, 0);
 	atomic_store(&next_tid, 1);
+	atomic_store(&next_str_id, 1);
+	/* a fixed sink file name would be truncated by the child: it gets its
+	 * own, NAME.<pid> */
+	if (sink_spec[0] && sink_spec[0] != '|' && !strchr(sink_spec, '%')) {
+		size_t n = strlen(sink_spec);
+		if (n + 4 < sizeof(sink_spec))
+			memcpy(sink_spec + n, ".%p", 4);
+	}
 	threads = t;
 	if (t) {
 		t->next = NULL;
@@ -710,12 +834,6 @@ static void atfork_child(void)
 		strmap_clear(t);
 	}
 	atomic_store(&tg_seq, 0);
-}
-
-void tg_after_fork_child(void)
-{
-	/* the atfork handler did the work; kept for callers that fork by other
-	 * means (clone) */
 }
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
@@ -1015,6 +1133,16 @@ void tg_fd_dup(int oldfd, int newfd)
 	tg_fd_set(newfd, tg_fd_excluded(oldfd));
 }
 
+int tg_fd_of_stream(FILE *fp)
+{
+	return fp ? fileno(fp) : -1;
+}
+
+int tg_fd_of_dir(void *dirp)
+{
+	return dirp ? dirfd((DIR *)dirp) : -1;
+}
+
 void tg_count_excluded(void)
 {
 	atomic_fetch_add_explicit(&excluded_calls, 1, memory_order_relaxed);
@@ -1053,8 +1181,6 @@ static void normalize(char *out, const char *base, const char *rel)
 					o--;
 				if (o > 1)
 					o--;	/* the slash before it */
-				while (o > 1 && out[o - 1] != '/')
-					o--;
 			} else if (o + n + 2 < TG_PATH_MAX) {
 				if (out[o - 1] != '/')
 					out[o++] = '/';

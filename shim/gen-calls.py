@@ -321,10 +321,21 @@ def gen_wrapper(r, rec, out):
     if 'newdir' in r.opts:
         pre_post.append('if (ret)\n\t\ttg_dir_new(ret);')
     late = []       # after the record (the id was used in it)
+    if 'newfds' in r.opts:
+        post.append('if (ret == 0) {\n\t\ttg_fd_set(%s[0], 0);\n\t\ttg_fd_set(%s[1], 0);\n\t}'
+                    % (r.opts['newfds'], r.opts['newfds']))
     if 'closestream' in r.opts:
+        # the descriptor under the stream closes with it
+        late.append('tg_fd_set(sfd_, 0);')
         late.append('tg_stream_drop(%s);' % r.opts['closestream'])
     if 'closedir' in r.opts:
+        late.append('tg_fd_set(dfd_, 0);')
+    if 'closedir' in r.opts:
         late.append('tg_dir_drop(%s);' % r.opts['closedir'])
+    if 'closestream' in r.opts:
+        o('\tint sfd_ = tg_fd_of_stream(%s);\n' % r.opts['closestream'])
+    if 'closedir' in r.opts:
+        o('\tint dfd_ = tg_fd_of_dir(%s);\n' % r.opts['closedir'])
     assign = '' if isvoid else 'ret = '
     # excluded: pass through, keep the bookkeeping
     o('\tif (ex || !tg_enter(&tgc, TG_FN_%s, %s)) {\n' % (rec.name, layer))

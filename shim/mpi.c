@@ -136,15 +136,78 @@ static struct hslot *find(struct hmap *m, uint64_t val, int add)
 	return tomb;
 }
 
+/* ---- requests that share a handle ------------------------------------------ */
+
+/* MPICH returns one builtin-kind handle for every send that completed at
+ * once (its lightweight requests), so several live requests can share a
+ * value.  Each gets an id of its own, queued in order of creation; a call
+ * that names the value k times means the k oldest, and each one that
+ * completes frees the oldest.  Called with hmu held. */
+#define SHQ 4096
+
+static struct {
+	uint64_t val;
+	uint32_t id;
+} shq[SHQ];
+static int shn;
+
+static int shared(int kind, uint64_t val)
+{
+	return kind == TG_H_REQ && ((val >> 30) & 3) == 1;
+}
+
+static uint32_t shq_push(struct hmap *m, uint64_t val)
+{
+	if (!m)
+		return 0;
+	if (shn == SHQ) {	/* never completed: forget the oldest */
+		give_id(m, shq[0].id);
+		memmove(shq, shq + 1, sizeof(shq[0]) * (SHQ - 1));
+		shn--;
+	}
+	shq[shn].val = val;
+	shq[shn].id = take_id(m);
+	return shq[shn++].id;
+}
+
+/* Index of the first entry of @val at or after @from, -1 if none. */
+static int shq_find(uint64_t val, int from)
+{
+	for (; from < shn; from++)
+		if (shq[from].val == val)
+			return from;
+	return -1;
+}
+
+static void shq_pop(struct hmap *m, uint64_t val)
+{
+	int i = shq_find(val, 0);
+
+	if (!m || i < 0)
+		return;
+	give_id(m, shq[i].id);
+	memmove(shq + i, shq + i + 1, sizeof(shq[0]) * (size_t)(shn - i - 1));
+	shn--;
+}
+
+/* ---- handle ids, continued ------------------------------------------------- */
+
 uint64_t tg_h_enc(int kind, uint64_t val)
 {
 	struct hmap *m;
 	struct hslot *s;
 	uint64_t id = 0;
+	int i;
 
 	if (builtin(kind, val))
 		return ((val & 0xffffffffu) << 1) | 1;
 	pthread_mutex_lock(&hmu);
+	if (shared(kind, val)) {
+		m = map_of(kind);
+		id = (i = shq_find(val, 0)) >= 0 ? shq[i].id : shq_push(m, val);
+		pthread_mutex_unlock(&hmu);
+		return id << 1;
+	}
 	if ((m = map_of(kind)) && (s = find(m, val, 1)))
 		id = s->id;
 	pthread_mutex_unlock(&hmu);
@@ -159,7 +222,9 @@ void tg_h_free(int kind, uint64_t val)
 	if (builtin(kind, val))
 		return;
 	pthread_mutex_lock(&hmu);
-	if ((m = maps[kind]) && (s = find(m, val, 0))) {
+	if (shared(kind, val))
+		shq_pop(maps[kind], val);
+	else if ((m = maps[kind]) && (s = find(m, val, 0))) {
 		give_id(m, s->id);
 		s->used = 2;
 		m->live--;
@@ -272,6 +337,12 @@ uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val)
 
 	if (builtin(kind, val))
 		return ((val & 0xffffffffu) << 1) | 1;
+	if (shared(kind, val)) {
+		pthread_mutex_lock(&hmu);
+		enc = (uint64_t)shq_push(map_of(kind), val) << 1;
+		pthread_mutex_unlock(&hmu);
+		return enc;
+	}
 	tg_h_free(kind, val);	/* a reused handle value is a new object */
 	enc = tg_h_enc(kind, val);
 	c->t->guard++;
@@ -366,6 +437,30 @@ void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n)
 	}
 }
 
+/* The occurrences of a shared request value in an array take its queued
+ * ids in order. */
+static void shared_ids(struct tg_reqs *r)
+{
+	struct hmap *m;
+	long i, j;
+	int at;
+
+	pthread_mutex_lock(&hmu);
+	m = map_of(TG_H_REQ);
+	for (i = 0; i < r->n; i++) {
+		if (r->ids[i] || !shared(TG_H_REQ, r->vals[i]))
+			continue;
+		for (j = i, at = 0; j < r->n; j++) {
+			if (r->vals[j] != r->vals[i])
+				continue;
+			if (at >= 0)
+				at = shq_find(r->vals[i], at);
+			r->ids[j] = (uint64_t)(at >= 0 ? shq[at++].id : shq_push(m, r->vals[i])) << 1;
+		}
+	}
+	pthread_mutex_unlock(&hmu);
+}
+
 void tg_reqs_pre(struct tg_reqs *r, const MPI_Request *a, long n)
 {
 	long i;
@@ -386,8 +481,9 @@ void tg_reqs_pre(struct tg_reqs *r, const MPI_Request *a, long n)
 	}
 	for (i = 0; i < r->n; i++) {
 		r->vals[i] = TG_HVAL(a[i]);
-		r->ids[i] = tg_h_enc(TG_H_REQ, r->vals[i]);
+		r->ids[i] = shared(TG_H_REQ, r->vals[i]) ? 0 : tg_h_enc(TG_H_REQ, r->vals[i]);
 	}
+	shared_ids(r);
 }
 
 void tg_reqs_put(struct tg_call *c, const struct tg_reqs *r)

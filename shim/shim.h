@@ -116,9 +116,6 @@ void tg_flush_all(void) TG_HIDDEN;
 /* Close the sink for good (exit paths). */
 void tg_shutdown(void) TG_HIDDEN;
 
-/* A forked child starts its own stream. */
-void tg_after_fork_child(void) TG_HIDDEN;
-
 /* The MPI rank became known: rename the stream, record it. */
 void tg_set_rank(int rank, int world) TG_HIDDEN;
 
@@ -290,6 +287,10 @@ int tg_stream_excluded(FILE *fp) TG_HIDDEN;
 uint64_t tg_dir_id(const void *dirp) TG_HIDDEN;
 void tg_dir_new(const void *dirp) TG_HIDDEN;
 void tg_dir_drop(const void *dirp) TG_HIDDEN;
+
+/* The descriptor under a stream or directory stream, or -1 (NULL too). */
+int tg_fd_of_stream(FILE *fp) TG_HIDDEN;
+int tg_fd_of_dir(void *dirp) TG_HIDDEN;
 
 /* Count a call left out by TANGRAM_EXCLUDE. */
 void tg_count_excluded(void) TG_HIDDEN;

@@ -278,6 +278,12 @@ TG_EXPORT int pipe(int *fds)
 		if (ex)
 			tg_count_excluded();
 		ret = real(fds);
+		int e = errno;
+		if (ret == 0) {
+			tg_fd_set(fds[0], 0);
+			tg_fd_set(fds[1], 0);
+	}
+		errno = e;
 		return ret;
 	}
 	ret = real(fds);
@@ -286,6 +292,12 @@ TG_EXPORT int pipe(int *fds)
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_intarr(&tgc, failed ? NULL : fds, 2);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (ret == 0) {
+		tg_fd_set(fds[0], 0);
+		tg_fd_set(fds[1], 0);
+	}
+	errno = e;
 	return ret;
 }
 
@@ -310,6 +322,12 @@ TG_EXPORT int pipe2(int *fds, int flags)
 		if (ex)
 			tg_count_excluded();
 		ret = real(fds, flags);
+		int e = errno;
+		if (ret == 0) {
+			tg_fd_set(fds[0], 0);
+			tg_fd_set(fds[1], 0);
+	}
+		errno = e;
 		return ret;
 	}
 	ret = real(fds, flags);
@@ -319,6 +337,12 @@ TG_EXPORT int pipe2(int *fds, int flags)
 	tg_put_intarr(&tgc, failed ? NULL : fds, 2);
 	tg_put_u(&tgc, (uint64_t)(unsigned int)flags);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (ret == 0) {
+		tg_fd_set(fds[0], 0);
+		tg_fd_set(fds[1], 0);
+	}
+	errno = e;
 	return ret;
 }
 
@@ -3505,11 +3529,13 @@ TG_EXPORT int closedir(DIR *dirp)
 	}
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(dirp);
+	int dfd_ = tg_fd_of_dir(dirp);
 	if (ex || !tg_enter(&tgc, TG_FN_closedir, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(dirp);
 		int e = errno;
+		tg_fd_set(dfd_, 0);
 		tg_dir_drop(dirp);
 		errno = e;
 		return ret;
@@ -3521,6 +3547,7 @@ TG_EXPORT int closedir(DIR *dirp)
 	tg_put_u(&tgc, tg_dir_id(dirp));
 	tg_rec_commit(&tgc);
 	int e = errno;
+	tg_fd_set(dfd_, 0);
 	tg_dir_drop(dirp);
 	errno = e;
 	return ret;
@@ -4228,11 +4255,13 @@ TG_EXPORT int fclose(FILE *stream)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
 	ex |= tg_stream_excluded(stream);
+	int sfd_ = tg_fd_of_stream(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fclose, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(stream);
 		int e = errno;
+		tg_fd_set(sfd_, 0);
 		tg_stream_drop(stream);
 		errno = e;
 		return ret;
@@ -4244,6 +4273,7 @@ TG_EXPORT int fclose(FILE *stream)
 	tg_put_u(&tgc, tg_stream_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	int e = errno;
+	tg_fd_set(sfd_, 0);
 	tg_stream_drop(stream);
 	errno = e;
 	return ret;
@@ -4423,11 +4453,13 @@ TG_EXPORT int pclose(FILE *stream)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
 	ex |= tg_stream_excluded(stream);
+	int sfd_ = tg_fd_of_stream(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_pclose, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(stream);
 		int e = errno;
+		tg_fd_set(sfd_, 0);
 		tg_stream_drop(stream);
 		errno = e;
 		return ret;
@@ -4439,6 +4471,7 @@ TG_EXPORT int pclose(FILE *stream)
 	tg_put_u(&tgc, tg_stream_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	int e = errno;
+	tg_fd_set(sfd_, 0);
 	tg_stream_drop(stream);
 	errno = e;
 	return ret;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../libcommon/rec.h"
 #include "../libcommon/stream.h"
@@ -55,7 +56,10 @@ static uint64_t common_zero(int n, char **files)
 	for (i = 0; i < n; i++) {
 		struct tg_stream *s;
 		struct tg_reader *r;
-		if (strcmp(files[i], "-") == 0)
+		struct stat st;
+		/* a pipe or fifo can be read only once: it joins when decoded */
+		if (strcmp(files[i], "-") == 0 || stat(files[i], &st) < 0 ||
+		    !S_ISREG(st.st_mode))
 			continue;
 		if (!(s = tg_stream_open(files[i], "r")))
 			continue;
@@ -101,6 +105,9 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers)
 		fflush(stdout);
 		warnx("%s: %s", tg_stream_name(s), tg_reader_error(r));
 	}
+	if (tg_reader_skipped(r))
+		warnx("%s: %llu records of functions unknown to this version skipped",
+		      tg_stream_name(s), (unsigned long long)tg_reader_skipped(r));
 	tg_reader_free(r);
 	tg_stream_close(s);
 	return rc < 0 ? -1 : 0;

@@ -1,0 +1,749 @@
+#!/usr/bin/env bats
+# The tracer, lib/libtangram.so (libtangram(7)), run under real programs:
+# standard tools whose results must not change, then the small programs of
+# tests/apps (built by `make test-apps` into build/apps) whose records are
+# asserted field by field, then processes that fork, exec, crash or are
+# killed, then the sinks, the warnings when a trace cannot be written, and
+# the environment variables.
+#
+# Records are compared as "layer func ret arg=value ..." lines: the decoded
+# text (tangram-text(5)) without rank, tid, seq, times and depth, tabs
+# turned into spaces.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	T=$BATS_TEST_TMPDIR/w	# bats keeps files of its own in BATS_TEST_TMPDIR
+	SHIM=$TG_TOP/lib/libtangram.so
+	APPS=$TG_TOP/build/apps
+	unset TANGRAM_DIR TANGRAM_SINK TANGRAM_LAYERS TANGRAM_EXCLUDE \
+		TANGRAM_FLUSH TANGRAM_NESTED TANGRAM_SKIP TANGRAM_OFF
+	ulimit -c 0
+	mkdir "$T"
+	cd "$T"
+}
+
+teardown() {
+	rm -f "/dev/shm/tangram-test.$$.${BATS_TEST_NUMBER:-0}"
+}
+
+# Close every descriptor but 0, 1 and 2 (bats keeps some open), so that
+# the programs run here get the same descriptor numbers everywhere.
+only_012() {
+	local f
+
+	for f in /proc/self/fd/*; do
+		f=${f##*/}
+		if [ "$f" -gt 2 ]; then
+			eval "exec $f>&-"
+		fi
+	done
+}
+
+# Run "$@" under the tracer; TANGRAM_DIR defaults to $T/trace.
+traced() (
+	only_012
+	TANGRAM_DIR=${TANGRAM_DIR:-$T/trace} LD_PRELOAD=$SHIM exec "$@"
+)
+
+# Run "$@" untraced in plain/ and traced in traced/, both starting as a
+# copy of in/, with standard output and error in plain.out, plain.err,
+# traced.out, traced.err; then the exit status, both outputs and every
+# file the command left must be the same, byte for byte.
+same_as_untraced() {
+	local d rc_plain=0 rc_traced=0
+
+	mkdir -p in
+	for d in plain traced; do
+		mkdir "$d"
+		cp -a in/. "$d"/
+	done
+	(only_012; cd plain && exec "$@" >../plain.out 2>../plain.err) || rc_plain=$?
+	(only_012; cd traced && TANGRAM_DIR=$T/trace LD_PRELOAD=$SHIM exec "$@" \
+		>../traced.out 2>../traced.err) || rc_traced=$?
+	[ "$rc_plain" -eq "$rc_traced" ]
+	cmp plain.out traced.out
+	cmp plain.err traced.err
+	diff -r plain traced
+}
+
+# The call records of the decoded trace in $output, as table rows
+# "layer func ret arg=value ... [errno=E] [parent=N]".
+calls() {
+	printf '%s\n' "$output" | grep -v '^#' | cut -f7- | tr '\t' ' '
+}
+
+# def_field TAG NAME: the value of NAME= on the first line of $output that
+# begins with TAG and a tab (the #proc or #excluded line).
+def_field() {
+	printf '%s\n' "$output" | grep "^$1	" | head -n 1 | tr '\t' '\n' |
+		sed -n "s/^$2=//p"
+}
+
+# Fail, showing both, unless files want and got are the same.
+same() {
+	diff -u want got
+}
+
+# Fail, showing them, if lines of file got match the extended regex $1.
+none() {
+	if grep -E -- "$1" got; then
+		return 1
+	fi
+}
+
+# Decode the streams named into $output: exit 0 and nothing on stderr.
+decode_all() {
+	run -0 --separate-stderr trace-decode "$@"
+	[ -z "$stderr" ]
+}
+
+# ---- standard tools: results unchanged, the expected calls recorded -----
+
+@test "true: same results, and a trace with its #proc line only" {
+	same_as_untraced "$(type -P true)"
+	decode_all trace/*.rec
+	[ "${#lines[@]}" -eq 1 ]
+	[[ ${lines[0]} == '#proc	'* ]]
+}
+
+@test "ls -l: same results; the directory listed is opened by absolute path" {
+	mkdir -p in/dir
+	printf 'one\n' > in/dir/a
+	printf 'two\n' > in/dir/b
+	touch -d '2020-01-02 03:04:05' in/dir/a in/dir/b
+	same_as_untraced ls -l dir
+	decode_all trace/*.rec
+	calls > got
+	grep -F "posix opendir d0 path=\"$T/traced/dir\"" got
+	grep -E "^posix (statx|lstat|fstatat)(64)? 0 .*path=\"$T/traced/dir/a\"" got
+}
+
+@test "cp: same results; the source and the destination opened by absolute path" {
+	mkdir in
+	printf 'some data\n' > in/src
+	same_as_untraced cp src dst
+	cmp traced/src traced/dst
+	decode_all trace/*.rec
+	calls > got
+	grep -E "^posix open(at)?(64)? [0-9]+ (dirfd=AT_FDCWD )?path=\"$T/traced/src\" flags=O_RDONLY mode=0\$" got
+	grep -E "^posix open(at)?(64)? [0-9]+ (dirfd=AT_FDCWD )?path=\"$T/traced/dst\" flags=O_WRONLY\|O_CREAT\|O_EXCL mode=0644\$" got
+}
+
+@test "tar: same archive and same extracted tree; the files read and written" {
+	mkdir -p in/src
+	printf 'aaa\n' > in/src/a
+	printf 'bbbb\n' > in/src/b
+	touch -d '2020-01-02 03:04:05' in/src/a in/src/b in/src
+	same_as_untraced sh -c 'tar -cf a.tar src && mkdir x && tar -xf a.tar -C x'
+	cmp traced/src/a traced/x/src/a
+	decode_all trace/*.rec
+	calls > got
+	grep -E "^posix (creat|open(at)?)(64)? 3 .*path=\"$T/traced/a.tar\"" got
+	grep -E "^posix write 10240 fd=3 buf=b[0-9]+ count=10240\$" got
+	grep -E "^posix read 4 fd=[0-9]+ buf=b[0-9]+ count=" got
+	grep -E "^posix open(at)?(64)? [0-9]+ .*path=\"$T/traced/x/src/b\" flags=O_WRONLY\|O_CREAT\|O_EXCL" got
+	grep -E "^posix write 5 fd=[0-9]+ buf=b[0-9]+ count=5\$" got
+}
+
+@test "dd from /dev/zero: same results; eight writes of 4096 bytes, /dev left out" {
+	# status=noxfer: dd's usual last line holds a rate, different each run
+	same_as_untraced dd if=/dev/zero of=file bs=4k count=8 status=noxfer
+	[ "$(stat -c %s traced/file)" -eq 32768 ]
+	decode_all trace/*.rec
+	calls > got
+	grep -F "posix open 3 path=\"$T/traced/file\" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0666" got
+	[ "$(grep -c '^posix write 4096 fd=1 buf=b[0-9]* count=4096$' got)" -eq 8 ]
+	none '/dev/zero|^posix read '
+	[ "$(def_field '#excluded' calls)" -gt 0 ]
+}
+
+@test "python3: same results; the file it writes is opened and written" {
+	py=$(python3 -c 'import sys; print(sys.executable)')
+	same_as_untraced "$py" -c 'open("f","w").write("hello")'
+	[ "$(cat traced/f)" = hello ]
+	decode_all trace/*.rec
+	calls > got
+	grep -E "^posix open(at)?(64)? 3 .*path=\"$T/traced/f\" flags=O_WRONLY\|O_CREAT\|O_TRUNC\|O_CLOEXEC mode=0666\$" got
+	grep -E '^posix write 5 fd=3 buf=b[0-9]+ count=5$' got
+}
+
+# ---- programs with known I/O: every record asserted ---------------------
+
+@test "posix_basic: each call with its arguments, result and errno" {
+	run -0 --separate-stderr traced "$APPS/posix_basic"
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+	decode_all trace/*.rec
+	calls > got
+	cat > want <<-EOF
+	posix open 3 path="$T/data" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
+	posix write 10 fd=3 buf=b1 count=10
+	posix pwrite 3 fd=3 buf=b2 count=3 offset=100
+	posix lseek 20 fd=3 offset=20 whence=SEEK_SET
+	posix writev 8 fd=3 iov=[3,5] iovcnt=2
+	posix fsync 0 fd=3
+	posix close 0 fd=3
+	posix stat 0 path="$T/data" st=size:103,mode:0100644
+	posix open -1 path="$T/missing" flags=O_RDONLY mode=0 errno=ENOENT
+	posix mkdir 0 path="$T/sub" mode=0755
+	posix open 3 path="$T/sub" flags=O_RDONLY|O_DIRECTORY mode=0
+	posix openat 4 dirfd=3 path="$T/sub/inner" flags=O_RDWR|O_CREAT mode=0600
+	posix close 0 fd=4
+	posix openat 4 dirfd=3 path="$T/data" flags=O_RDONLY mode=0
+	posix pread 3 fd=4 buf=b3 count=8 offset=100
+	posix close 0 fd=4
+	posix access 0 path="$T/data" amode=0x4
+	posix creat 4 path="$T/made" mode=0640
+	posix dup2 20 oldfd=4 newfd=20
+	posix close 0 fd=20
+	posix close 0 fd=4
+	posix unlink 0 path="$T/sub/inner"
+	posix close 0 fd=3
+	posix rmdir 0 path="$T/sub"
+	posix rename 0 oldpath="$T/made" newpath="$T/renamed"
+	EOF
+	same
+}
+
+@test "posix_basic: one thread 0, seq 0, 1, 2 ... in order, depth 0, no parent" {
+	run -0 --separate-stderr traced "$APPS/posix_basic"
+	decode_all trace/*.rec
+	printf '%s\n' "$output" | grep -v '^#' | cut -f2,3,6 > got
+	n=$(wc -l < got)
+	[ "$n" -eq 25 ]
+	for ((i = 0; i < n; i++)); do printf '0\t%d\t0\n' "$i"; done > want
+	same
+	calls > got
+	none 'parent='
+}
+
+@test "posix_basic: the #proc line gives the program, its pid and its cwd" {
+	run -0 --separate-stderr traced "$APPS/posix_basic"
+	decode_all trace/*.rec
+	pid=$(def_field '#proc' pid)
+	[ -f "trace/pid-$pid.rec" ]
+	[ "$(def_field '#proc' rank)" = "p$pid" ]
+	[ "$(def_field '#proc' cwd)" = "\"$T\"" ]
+	[ "$(def_field '#proc' argv)" = "\"$APPS/posix_basic\"" ]
+	[ "$(def_field '#proc' world)" = 0 ]
+}
+
+@test "stdio_basic: stream ids from s3, counts, the fprintf format and result" {
+	run -0 --separate-stderr traced "$APPS/stdio_basic"
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+	[ "$(cat text)" = '0123456789n=42;tail' ]
+	decode_all trace/*.rec
+	calls > got
+	cat > want <<-EOF
+	stdio fopen s3 path="$T/text" mode="w+"
+	stdio fwrite 10 ptr=b1 size=1 nmemb=10 stream=s3
+	stdio fprintf 5 stream=s3 format="n=%d;"
+	stdio fputs 1 s=b2 stream=s3
+	stdio fflush 0 stream=s3
+	stdio fseek 0 stream=s3 offset=2 whence=SEEK_SET
+	stdio ftell 2 stream=s3
+	stdio fread 8 ptr=b3 size=1 nmemb=8 stream=s3
+	stdio fopen NULL path="$T/missing" mode="r" errno=ENOENT
+	stdio fopen s4 path="$T/other" mode="w"
+	stdio fwrite 1 ptr=b4 size=2 nmemb=1 stream=s4
+	stdio fclose 0 stream=s4
+	stdio fclose 0 stream=s3
+	EOF
+	same
+}
+
+@test "fortified: __read_chk, __fprintf_chk, __printf_chk, __open_2 recorded as read, fprintf, printf, open" {
+	run -0 nm -u "$APPS/fortified"
+	for f in __read_chk __fprintf_chk __printf_chk __open_2; do
+		printf '%s\n' "$output" | grep -q "$f"
+	done
+	run -0 --separate-stderr traced "$APPS/fortified"
+	[ "$output" = 'read 7' ]
+	[ -z "$stderr" ]
+	decode_all trace/*.rec
+	calls > got
+	cat > want <<-EOF
+	stdio fopen s3 path="$T/out" mode="w"
+	stdio fprintf 7 stream=s3 format="%s-%d\n"
+	stdio fclose 0 stream=s3
+	posix open 3 path="$T/out" flags=O_RDONLY mode=0
+	posix read 7 fd=3 buf=b1 count=16
+	posix close 0 fd=3
+	stdio printf 7 format="read %d\n"
+	EOF
+	same
+}
+
+# ---- fork, threads, exec ------------------------------------------------
+
+@test "fork, child ends with exit(): two streams; fork returns the child's pid and 0" {
+	run -0 --separate-stderr traced "$APPS/forker" exit
+	read -r parent child <<< "$output"
+	printed=$((${#output} + 1))
+	ls trace > got
+	printf 'pid-%s.rec\n' "$parent" "$child" | sort > want
+	same
+	decode_all "trace/pid-$parent.rec"
+	calls > got
+	cat > want <<-EOF
+	posix open 3 path="$T/parent.txt" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
+	posix write 7 fd=3 buf=b1 count=7
+	posix close 0 fd=3
+	posix pipe 0 fds=[3,4]
+	stdio fflush 0 stream=s1
+	posix fork $child
+	stdio printf $printed format="%d %d\n"
+	EOF
+	same
+	decode_all "trace/pid-$child.rec"
+	[ "$(def_field '#proc' pid)" -eq "$child" ]
+	[ "$(def_field '#proc' ppid)" -eq "$parent" ]
+	calls > got
+	[ "$(head -n 1 got)" = 'posix fork 0' ]
+	printf '%s\n' "$output" | grep -v '^#' | head -n 1 | cut -f2,3 > got
+	printf '0\t0\n' > want
+	same
+	calls > got
+	grep -F "posix open 4 path=\"$T/child.txt\" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644" got
+	grep -E '^posix write 6 fd=4 buf=b[0-9]+ count=6$' got
+	[ "$(cat child.txt)" = child ]
+}
+
+@test "fork, child ends with _exit(): the child's stream ends with its _exit record" {
+	run -0 --separate-stderr traced "$APPS/forker" _exit
+	read -r parent child <<< "$output"
+	decode_all "trace/pid-$child.rec"
+	calls > got
+	[ "$(head -n 1 got)" = 'posix fork 0' ]
+	[ "$(tail -n 1 got)" = 'posix _exit - status=0' ]
+	grep -E '^posix write 6 fd=4 buf=b[0-9]+ count=6$' got
+	decode_all "trace/pid-$parent.rec"
+	calls > got
+	grep -Fx "posix fork $child" got
+}
+
+@test "fork: the child's #proc ppid is its parent even when the parent exited first" {
+	run -0 --separate-stderr traced "$APPS/forker" orphan
+	read -r parent child <<< "$output"
+	[ -f child.txt ]
+	decode_all "trace/pid-$child.rec"
+	[ "$(def_field '#proc' ppid)" -eq "$parent" ]
+}
+
+@test "threads: 8 threads x 100 writes all recorded, tids 0..8, every seq once" {
+	run -0 --separate-stderr traced "$APPS/threads" 100
+	decode_all trace/*.rec
+	printf '%s\n' "$output" | grep -v '^#' > recs
+	[ "$(cut -f8 recs | grep -cx write)" -eq 801 ]
+	cut -f2 recs | sort -n | uniq > got
+	seq 0 8 > want
+	same
+	for t in 1 2 3 4 5 6 7 8; do
+		[ "$(awk -F'\t' -v t=$t '$2 == t && $8 == "write"' recs | wc -l)" -eq 100 ]
+	done
+	cut -f3 recs | sort -n > got
+	seq 0 $(($(wc -l < recs) - 1)) > want
+	same
+}
+
+@test "threads: full per-thread buffers are written out mid-run, nothing lost" {
+	# 80000 records of about 20 bytes do not fit in a thread's 1 MiB buffer
+	run -0 --separate-stderr traced "$APPS/threads" 80000 2
+	[ "$(stat -c %s trace/*.rec)" -gt $((2 * 1024 * 1024)) ]
+	run -0 --separate-stderr sh -c 'trace-decode "$@" > recs' sh trace/*.rec
+	[ -z "$stderr" ]
+	[ "$(grep -c $'\twrite\t' recs)" -eq 160001 ]
+	grep -v '^#' recs | cut -f3 | sort -n > got
+	seq 0 160006 > want
+	same
+}
+
+@test "threads with TANGRAM_FLUSH=always: all writes recorded, every seq once" {
+	TANGRAM_FLUSH=always run -0 --separate-stderr traced "$APPS/threads" 200
+	decode_all trace/*.rec
+	printf '%s\n' "$output" | grep -v '^#' > recs
+	[ "$(cut -f8 recs | grep -cx write)" -eq 1601 ]
+	cut -f3 recs | sort -n > got
+	seq 0 $(($(wc -l < recs) - 1)) > want
+	same
+}
+
+@test "execv: the records of both images, in pid-PID.rec and pid-PID.1.rec" {
+	run -0 --separate-stderr traced "$APPS/execer"
+	[ "$output" = first ]
+	[ -z "$stderr" ]
+	files=(trace/*.rec)
+	[ "${#files[@]}" -eq 2 ]
+	pid=${files[0]#trace/pid-}
+	pid=${pid%%.*}
+	ls trace > got
+	printf 'pid-%s.1.rec\npid-%s.rec\n' "$pid" "$pid" > want
+	same
+	decode_all "trace/pid-$pid.rec"
+	[ "$(def_field '#proc' argv)" = "\"$APPS/execer\"" ]
+	calls > got
+	cat > want <<-EOF
+	posix open 3 path="$T/first.txt" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
+	posix write 6 fd=3 buf=b1 count=6
+	posix close 0 fd=3
+	posix execv 0 path="/bin/cat"
+	EOF
+	same
+	decode_all "trace/pid-$pid.1.rec"
+	[ "$(def_field '#proc' pid)" -eq "$pid" ]
+	[ "$(def_field '#proc' argv)" = '"cat" "first.txt"' ]
+	calls > got
+	grep -Fx "posix open 3 path=\"$T/first.txt\" flags=O_RDONLY mode=0" got
+}
+
+@test "sh -c 'cat file > out': the shell's and cat's records, cat in a pid-PID.1.rec" {
+	printf 'hello\n' > file
+	run -0 --separate-stderr traced sh -c 'cat file > out'
+	[ "$(cat out)" = hello ]
+	execd=(trace/pid-*.1.rec)
+	[ "${#execd[@]}" -eq 1 ]
+	[ -f "${execd[0]%.1.rec}.rec" ]
+	decode_all "${execd[0]}"
+	[ "$(def_field '#proc' argv)" = '"cat" "file"' ]
+	calls > got
+	grep -Fx "posix open 3 path=\"$T/file\" flags=O_RDONLY mode=0" got
+	decode_all trace/*.rec
+	calls > got
+	grep -E "^posix open(64)? [0-9]+ path=\"$T/out\" flags=O_WRONLY\|O_CREAT\|O_TRUNC mode=0666\$" got
+	grep -E '^posix execve 0 path="(/usr)?/bin/cat"$' got
+}
+
+# ---- deaths ---------------------------------------------------------------
+
+@test "SIGSEGV: the program still dies of it (139), the writes before are kept" {
+	run -139 --separate-stderr traced "$APPS/segv"
+	decode_all trace/*.rec
+	calls > got
+	cat > want <<-EOF
+	posix open 3 path="$T/out" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
+	posix write 4 fd=3 buf=b1 count=4
+	posix write 4 fd=3 buf=b1 count=4
+	posix write 4 fd=3 buf=b1 count=4
+	EOF
+	same
+}
+
+@test "abort(): the program still dies of SIGABRT (134), the writes before are kept" {
+	run -134 --separate-stderr traced "$APPS/segv" abort
+	decode_all trace/*.rec
+	calls > got
+	[ "$(grep -c '^posix write 4 fd=3 buf=b1 count=4$' got)" -eq 3 ]
+	[ "$(wc -l < got)" -eq 4 ]
+}
+
+@test "SIGTERM from outside: the program dies of it (143), its records are kept" {
+	(only_012; TANGRAM_DIR=$T/trace LD_PRELOAD=$SHIM exec "$APPS/segv" wait) &
+	pid=$!
+	for ((i = 0; i < 2000; i++)); do [ -e ready ] && break; sleep 0.01; done
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	decode_all "trace/pid-$pid.rec"
+	calls > got
+	cat > want <<-EOF
+	posix open 3 path="$T/out" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
+	posix write 4 fd=3 buf=b1 count=4
+	posix write 4 fd=3 buf=b1 count=4
+	posix write 4 fd=3 buf=b1 count=4
+	posix open 4 path="$T/ready" flags=O_WRONLY|O_CREAT mode=0644
+	posix close 0 fd=4
+	EOF
+	same
+}
+
+# ---- when the trace cannot be written ----------------------------------
+
+# witness prints what it sees (results, errno) and exits 3.
+witness_plain() {
+	mkdir plain
+	(only_012; cd plain && exec "$APPS/witness" "$@") > plain.out 2> plain.err || [ $? -eq 3 ]
+	[ ! -s plain.err ]
+}
+
+@test "TANGRAM_SINK=/dev/full: one warning, the program's output, errno and status unchanged" {
+	witness_plain
+	TANGRAM_SINK=/dev/full run -3 --separate-stderr traced "$APPS/witness"
+	[ "$output" = "$(cat plain.out)" ]
+	[ "$stderr" = "tangram: cannot write trace to '/dev/full': No space left on device; tracing is off" ]
+	cmp data plain/data
+}
+
+@test "TANGRAM_SINK=/dev/full with TANGRAM_FLUSH=always: the failure mid-run changes nothing" {
+	witness_plain
+	TANGRAM_FLUSH=always TANGRAM_SINK=/dev/full run -3 --separate-stderr traced "$APPS/witness"
+	[ "$output" = "$(cat plain.out)" ]
+	[ "$stderr" = "tangram: cannot write trace to '/dev/full': No space left on device; tracing is off" ]
+	cmp data plain/data
+}
+
+@test "TANGRAM_DIR under a regular file: one warning, output, errno and status unchanged" {
+	witness_plain
+	touch afile
+	TANGRAM_DIR=$T/afile/sub run -3 --separate-stderr traced "$APPS/witness"
+	[ "$output" = "$(cat plain.out)" ]
+	[ "$stderr" = "tangram: cannot create trace directory '$T/afile/sub': Not a directory; tracing is off" ]
+	cmp data plain/data
+	[ -f afile ]
+	[ ! -s afile ]
+}
+
+@test "TANGRAM_SINK in a missing directory: one warning, output and status unchanged" {
+	witness_plain
+	TANGRAM_SINK=$T/nodir/t.rec run -3 --separate-stderr traced "$APPS/witness"
+	[ "$output" = "$(cat plain.out)" ]
+	[ "$stderr" = "tangram: cannot open trace sink '$T/nodir/t.rec': No such file or directory; tracing is off" ]
+}
+
+@test "a pipe sink whose reader is gone: one warning, no SIGPIPE, status unchanged" {
+	touch gone
+	witness_plain "$T/gone"
+	rm gone
+	# the sink closes its input, then lets the program go on writing
+	TANGRAM_FLUSH=always TANGRAM_SINK="|exec 0<&-; touch '$T/gone'" \
+		run -3 --separate-stderr traced "$APPS/witness" "$T/gone"
+	[ "$output" = "$(cat plain.out)" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "tangram: cannot write trace to '|exec 0<&-; touch '$T/gone''"* ]]
+	[[ $stderr == *": Broken pipe; tracing is off" ]]
+}
+
+@test "a program that closed stderr and reopened descriptor 2: no warning into its file" {
+	# the sink is opened at start, so the warning reaches the real stderr
+	# before the program closes it, and never its file
+	TANGRAM_SINK=/dev/full run -0 --separate-stderr traced "$APPS/stderr_reuse"
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "tangram: "*"No space left on device; tracing is off" ]]
+	[ "$(cat data)" = 'app data' ]
+}
+
+# ---- sinks --------------------------------------------------------------
+
+@test "TANGRAM_SINK='|cat > FILE': the stream goes through the command" {
+	TANGRAM_SINK="|cat > '$T/piped.rec'" run -0 --separate-stderr traced "$APPS/posix_basic"
+	[ -z "$stderr" ]
+	[ ! -e trace ]
+	decode_all piped.rec
+	calls > got
+	[ "$(wc -l < got)" -eq 25 ]
+	[ "$(head -n 1 got)" = "posix open 3 path=\"$T/data\" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644" ]
+	[ "$(tail -n 1 got)" = "posix rename 0 oldpath=\"$T/made\" newpath=\"$T/renamed\"" ]
+}
+
+@test "TANGRAM_SINK=PATH: %p is each process's pid, %% a percent sign" {
+	TANGRAM_SINK="$T/s-%p-%%.rec" run -0 --separate-stderr traced "$APPS/forker"
+	read -r parent child <<< "$output"
+	[ ! -e trace ]
+	ls > got
+	printf '%s\n' child.txt got parent.txt "s-$child-%.rec" "s-$parent-%.rec" | sort > want
+	same
+	decode_all "s-$child-%.rec"
+	[ "$(def_field '#proc' pid)" -eq "$child" ]
+	decode_all "s-$parent-%.rec"
+	[ "$(def_field '#proc' pid)" -eq "$parent" ]
+	calls > got
+	grep -Fx "posix fork $child" got
+}
+
+@test "TANGRAM_SINK=PATH: %r is pid-PID while no MPI rank is known" {
+	TANGRAM_SINK="$T/%r.rec" run -0 --separate-stderr traced "$APPS/posix_basic"
+	files=(pid-*.rec)
+	[ "${#files[@]}" -eq 1 ]
+	decode_all "${files[0]}"
+	[ "${files[0]}" = "pid-$(def_field '#proc' pid).rec" ]
+	[ "$(def_field '#proc' rank)" = "p$(def_field '#proc' pid)" ]
+}
+
+@test "TANGRAM_SINK=FIFO: the stream goes to the reader of the fifo" {
+	mkfifo fifo
+	cat fifo > got.rec 3>&- &
+	reader=$!
+	TANGRAM_SINK=$T/fifo run -0 --separate-stderr traced "$APPS/posix_basic"
+	# a writer of our own, so that the reader ends even if the tracer never came
+	exec 4<> fifo
+	exec 4>&-
+	wait "$reader"
+	decode_all got.rec
+	calls > got
+	[ "$(wc -l < got)" -eq 25 ]
+	[ "$(head -n 1 got)" = "posix open 3 path=\"$T/data\" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644" ]
+}
+
+# ---- exclusions, layers --------------------------------------------------
+
+@test "default TANGRAM_EXCLUDE: /proc/self/status is read but not recorded, and counted" {
+	run -0 --separate-stderr traced cat /proc/self/status
+	printf '%s\n' "$output" | grep -q '^Pid:'
+	decode_all trace/*.rec
+	calls > got
+	none '/proc|^posix read '
+	[ "$(def_field '#excluded' calls)" -gt 0 ]
+}
+
+@test "default TANGRAM_EXCLUDE: /dev/null left out, /dev/shm traced" {
+	shm=/dev/shm/tangram-test.$$.$BATS_TEST_NUMBER
+	printf 'x\n' > src
+	run -0 --separate-stderr traced cp src /dev/null
+	decode_all trace/*.rec
+	calls > got
+	none '/dev/null'
+	grep -F "path=\"$T/src\"" got
+	[ "$(def_field '#excluded' calls)" -gt 0 ]
+	rm -r trace
+	run -0 --separate-stderr traced cp src "$shm"
+	decode_all trace/*.rec
+	calls > got
+	grep -E "^posix open(at)?(64)? 4 .*path=\"$shm\" flags=O_WRONLY\|O_CREAT\|O_EXCL" got
+}
+
+@test "TANGRAM_EXCLUDE=PREFIX,!PREFIX: whole components, the longest prefix decides" {
+	mkdir secret secretive secret/open
+	for d in secret secretive secret/open; do printf '%s\n' "$d" > "$d/f"; done
+	TANGRAM_EXCLUDE="$T/secret,!$T/secret/open" \
+		run -0 --separate-stderr traced cat secret/f secretive/f secret/open/f
+	[ "$output" = "$(printf 'secret\nsecretive\nsecret/open')" ]
+	decode_all trace/*.rec
+	calls > got
+	none "path=\"$T/secret/f\""
+	grep -Fx "posix open 3 path=\"$T/secretive/f\" flags=O_RDONLY mode=0" got
+	grep -Fx "posix open 3 path=\"$T/secret/open/f\" flags=O_RDONLY mode=0" got
+	[ "$(def_field '#excluded' calls)" -gt 0 ]
+}
+
+@test "TANGRAM_EXCLUDE empty: every path is traced, /proc included, nothing counted" {
+	TANGRAM_EXCLUDE= run -0 --separate-stderr traced cat /proc/self/status
+	decode_all trace/*.rec
+	calls > got
+	grep -Fx 'posix open 3 path="/proc/self/status" flags=O_RDONLY mode=0' got
+	grep '^posix read [0-9]* fd=3 ' got
+	[ -z "$(def_field '#excluded' calls)" ]
+}
+
+@test "TANGRAM_LAYERS=stdio: no posix record" {
+	TANGRAM_LAYERS=stdio run -0 --separate-stderr traced "$APPS/fortified"
+	decode_all trace/*.rec
+	calls > got
+	cat > want <<-EOF
+	stdio fopen s3 path="$T/out" mode="w"
+	stdio fprintf 7 stream=s3 format="%s-%d\n"
+	stdio fclose 0 stream=s3
+	stdio printf 7 format="read %d\n"
+	EOF
+	same
+}
+
+@test "TANGRAM_LAYERS=posix: no stdio record" {
+	TANGRAM_LAYERS=posix run -0 --separate-stderr traced "$APPS/fortified"
+	decode_all trace/*.rec
+	calls > got
+	cat > want <<-EOF
+	posix open 3 path="$T/out" flags=O_RDONLY mode=0
+	posix read 7 fd=3 buf=b1 count=16
+	posix close 0 fd=3
+	EOF
+	same
+}
+
+@test "TANGRAM_LAYERS with no known layer: nothing recorded, the header still written" {
+	TANGRAM_LAYERS=bogus run -0 --separate-stderr traced "$APPS/fortified"
+	decode_all trace/*.rec
+	[ "${#lines[@]}" -eq 1 ]
+	[[ ${lines[0]} == '#proc	'* ]]
+}
+
+@test "TANGRAM_OFF=1: no trace at all, same output" {
+	TANGRAM_OFF=1 run -0 --separate-stderr traced "$APPS/fortified"
+	[ "$output" = 'read 7' ]
+	[ ! -e trace ]
+}
+
+@test "TANGRAM_SKIP: a program on the list is not traced, its children are" {
+	printf 'x\n' > f
+	TANGRAM_SKIP=sh run -0 --separate-stderr traced sh -c 'cat f; :'
+	[ "$output" = x ]
+	files=(trace/*.rec)
+	[ "${#files[@]}" -eq 1 ]
+	decode_all "${files[0]}"
+	[ "$(def_field '#proc' argv)" = '"cat" "f"' ]
+}
+
+# ---- nesting -----------------------------------------------------------------
+
+@test "a posix call inside a stdio call: recorded at depth 1 with its parent" {
+	run -0 --separate-stderr traced "$APPS/nested"
+	[ "$(cat sink)" = hello ]
+	decode_all trace/*.rec
+	printf '%s\n' "$output" | grep -v '^#' | cut -f3,6- | tr '\t' ' ' > got
+	cat > want <<-EOF
+	0 0 posix open 3 path="$T/sink" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
+	1 0 stdio fopen s3 path="$T/log" mode="w"
+	2 0 stdio fwrite 5 ptr=b1 size=1 nmemb=5 stream=s4
+	4 1 posix write 5 fd=3 buf=b2 count=5 parent=3
+	3 0 stdio fclose 0 stream=s4
+	5 0 stdio fclose 0 stream=s3
+	6 0 posix close 0 fd=3
+	EOF
+	same
+}
+
+@test "TANGRAM_NESTED=1: a stdio call inside a stdio call is recorded too" {
+	TANGRAM_NESTED=1 run -0 --separate-stderr traced "$APPS/nested"
+	[ "$(cat log)" = 'write 5' ]
+	decode_all trace/*.rec
+	printf '%s\n' "$output" | grep -v '^#' | cut -f3,6- | tr '\t' ' ' > got
+	cat > want <<-EOF
+	0 0 posix open 3 path="$T/sink" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
+	1 0 stdio fopen s3 path="$T/log" mode="w"
+	2 0 stdio fwrite 5 ptr=b1 size=1 nmemb=5 stream=s4
+	4 1 stdio fprintf 8 stream=s3 format="write %zu\n" parent=3
+	5 1 posix write 5 fd=3 buf=b2 count=5 parent=3
+	3 0 stdio fclose 0 stream=s4
+	6 0 stdio fclose 0 stream=s3
+	7 0 posix close 0 fd=3
+	EOF
+	same
+}
+
+# ---- the tracer's own I/O, a process without I/O -------------------------
+
+@test "the tracer's own I/O is not recorded (file sink, TANGRAM_FLUSH=always)" {
+	witness_plain
+	TANGRAM_FLUSH=always run -3 --separate-stderr traced "$APPS/witness"
+	[ -z "$stderr" ]
+	decode_all trace/*.rec
+	calls > got
+	none "$T/trace|/proc/self"
+	[ "$(grep -c '^posix write ' got)" -eq 3 ]
+	[ "$(grep -c '^posix open ' got)" -eq 6 ]
+	[ "$(grep -c '^posix close ' got)" -eq 3 ]
+	[ "$(grep -c '^posix read ' got)" -eq 3 ]
+	[ "$(grep -c '^stdio printf ' got)" -eq 12 ]
+	[ "$(grep -c '^stdio fflush ' got)" -eq 3 ]
+	[ "$(wc -l < got)" -eq 30 ]
+}
+
+@test "the tracer's own I/O is not recorded (pipe sink: no fork, exec or pipe)" {
+	TANGRAM_SINK="|cat > '$T/piped.rec'" run -3 --separate-stderr traced "$APPS/witness"
+	decode_all piped.rec
+	calls > got
+	none '^posix (fork|vfork|execve?|pipe2?|dup2?) '
+	[ "$(wc -l < got)" -eq 30 ]
+	[ "$(grep -c '^posix write ' got)" -eq 3 ]
+}
+
+@test "a program without I/O leaves a stream with its #proc line and argv" {
+	run -0 --separate-stderr traced "$(type -P true)" a 'b c' '"q"'
+	ls trace > got
+	[ "$(wc -l < got)" -eq 1 ]
+	decode_all trace/*.rec
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$(def_field '#proc' argv)" = "\"$(type -P true)\" \"a\" \"b c\" \"\\\"q\\\"\"" ]
+}
