@@ -41,7 +41,7 @@ SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
-LIBS = lib/libtangram.so
+LIBS = lib/libtangram.so lib/libtangram-mpi.so
 
 COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
 SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_COMMON_SRC))
@@ -78,6 +78,15 @@ build/shim/%.o: %.c $(SHIM_HDR)
 lib/libtangram.so: $(SHIM_OBJ)
 	@mkdir -p lib
 	$(CC) -shared -Wl,-z,defs -Wl,--no-undefined -o $@ $^ -ldl -lpthread
+
+# The same tracer for linking into MPI programs (mpicc app.c -ltangram-mpi):
+# it names libmpich as a dependency, which the preloaded one must not (it
+# goes into programs without MPI) and which a linked one needs, since the
+# program's MPI symbols then all resolve to the tracer and the linker's
+# --as-needed would otherwise drop libmpich.
+lib/libtangram-mpi.so: $(SHIM_OBJ)
+	@mkdir -p lib
+	$(CC) -shared -Wl,-z,defs -Wl,--no-as-needed -o $@ $^ -ldl -lpthread -L/usr/lib/x86_64-linux-gnu -lmpich
 
 # The call table is generated; the outputs are checked in.
 MPI_JSON = ../shared/mpi/apis.json

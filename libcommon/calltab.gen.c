@@ -756,7 +756,7 @@ static const struct tg_argdesc a_MPI_Add_error_string[] = {
 	{ "string", TG_K_STR, TG_IN, TG_H_NONE },
 };
 static const struct tg_argdesc a_MPI_Address[] = {
-	{ "location", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "location", TG_K_BUF, TG_IN, TG_H_NONE },
 	{ "address", TG_K_INT, TG_OUT, TG_H_NONE },
 };
 static const struct tg_argdesc a_MPI_Allgather[] = {
@@ -1694,6 +1694,7 @@ static const struct tg_argdesc a_MPI_Graph_create[] = {
 	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM },
 	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "indx", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "edges", TG_K_INTARR, TG_IN, TG_H_NONE },
 	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "comm_graph", TG_K_MPIH, TG_OUT, TG_H_COMM },
 };
@@ -3812,8 +3813,8 @@ static const struct tg_argdesc a_MPI_Type_get_true_extent_x[] = {
 };
 static const struct tg_argdesc a_MPI_Type_hindexed[] = {
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
-	{ "array_of_blocklengths", TG_K_INT, TG_OUT, TG_H_NONE },
-	{ "array_of_displacements", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
 	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
 };
@@ -3870,9 +3871,9 @@ static const struct tg_argdesc a_MPI_Type_size_x[] = {
 };
 static const struct tg_argdesc a_MPI_Type_struct[] = {
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
-	{ "array_of_blocklengths", TG_K_INT, TG_OUT, TG_H_NONE },
-	{ "array_of_displacements", TG_K_INT, TG_OUT, TG_H_NONE },
-	{ "array_of_types", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE },
+	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE },
 	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
 };
 static const struct tg_argdesc a_MPI_Type_ub[] = {
@@ -4464,7 +4465,7 @@ static const struct tg_calldesc calls[] = {
 	{ 1139, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Get_library_version", a_MPI_Get_library_version },
 	{ 1140, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Get_processor_name", a_MPI_Get_processor_name },
 	{ 1141, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Get_version", a_MPI_Get_version },
-	{ 1142, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Graph_create", a_MPI_Graph_create },
+	{ 1142, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, "MPI_Graph_create", a_MPI_Graph_create },
 	{ 1143, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Graph_get", a_MPI_Graph_get },
 	{ 1144, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, "MPI_Graph_map", a_MPI_Graph_map },
 	{ 1145, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, "MPI_Graph_neighbors", a_MPI_Graph_neighbors },

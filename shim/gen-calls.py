@@ -64,10 +64,24 @@ def handle_of(kind):
 ASM_RENAMED = {'vfscanf', 'fscanf', 'vscanf', 'scanf'}
 
 
+def split_top(text, sep):
+    """Split @text at @sep outside parentheses."""
+    out, depth, cur = [], 0, ''
+    for ch in text:
+        if ch == sep and depth == 0:
+            out.append(cur)
+            cur = ''
+            continue
+        depth += (ch == '(') - (ch == ')')
+        cur += ch
+    out.append(cur)
+    return out
+
+
 class Param:
     def __init__(self, text):
         decl, _, rest = text.partition(':')
-        bits = rest.split(':')
+        bits = split_top(rest, ':')
         self.kindspec = bits[0].strip()
         self.dir = bits[1].strip() if len(bits) > 1 else 'in'
         self.root = len(bits) > 2 and bits[2].strip() == 'root'
@@ -106,7 +120,7 @@ class Row:
         rparts = ret.rsplit(':', 2)
         self.rtype, self.rkind, self.fail = rparts
         self.mpi = layer in ('mpi', 'mpiio')
-        self.params = [Param(p) for p in params.split(',')] if params else []
+        self.params = [Param(p) for p in split_top(params, ',')] if params else []
         self.opts = {}
         for o in opts.split():
             k, _, v = o.partition('=')

@@ -42,6 +42,29 @@ def skipped(name, ret):
     return False
 
 
+# MPI-1 procedures that MPI-3 removed (so apis.json lacks them) but MPICH
+# still exports: described by their successors, which take the same
+# arguments in the same order.
+REMOVED = {
+    'MPI_Address': 'mpi_get_address',
+    'MPI_Errhandler_create': 'mpi_comm_create_errhandler',
+    'MPI_Errhandler_get': 'mpi_comm_get_errhandler',
+    'MPI_Errhandler_set': 'mpi_comm_set_errhandler',
+    'MPI_Type_extent': 'mpi_type_get_true_extent',
+    'MPI_Type_hindexed': 'mpi_type_create_hindexed',
+    'MPI_Type_hvector': 'mpi_type_create_hvector',
+    'MPI_Type_struct': 'mpi_type_create_struct',
+}
+
+# Array lengths apis.json leaves open ('*') that are not the size of the
+# communicator.
+STAR = {
+    ('MPI_Cart_rank', 'coords'): 'tg_cartdim(comm)',
+    ('MPI_Cart_sub', 'remain_dims'): 'tg_cartdim(comm)',
+    ('MPI_Graph_map', 'edges'): 'tg_graph_nedges(nnodes, indx)',
+    ('MPI_Graph_create', 'edges'): 'tg_graph_nedges(nnodes, indx)',
+}
+
 HANDLES = {
     'MPI_Comm': 'comm', 'MPI_Group': 'group', 'MPI_Datatype': 'dtype',
     'MPI_Request': 'req', 'MPI_Op': 'op', 'MPI_Info': 'info',
@@ -100,6 +123,9 @@ def base_type(ctype):
 def star_len(fname, pname, params, pkind):
     """Length of an array apis.json leaves unspecified ('*')."""
     names = [p for p, _ in params]
+    base = fname[:-2] if fname.endswith('_c') else fname
+    if (base, pname) in STAR:
+        return STAR[(base, pname)]
     if 'statuses' in pname or pname == 'array_of_indices':
         if 'outcount' in names:
             return 'tg_nonneg(*outcount)'
@@ -130,7 +156,7 @@ def kind_for(fname, ctype, pname, jp, params):
     if root:
         dirs = (dirs or ':in') + ':root'
     lenexpr = None
-    if length == '*':
+    if length == '*' or (fname, pname) in STAR:
         lenexpr = star_len(fname, pname, params, kind)
     elif length and re.match(r'^\w+$', str(length)):
         lenexpr = str(length)
@@ -236,7 +262,7 @@ def main():
         if skipped(name, ret):
             continue
         base = name[:-2] if name.endswith('_c') else name
-        j = apis.get(base.lower())
+        j = apis.get(REMOVED.get(base, base.lower()))
         jparams = [p for p in j['parameters'] if 'c_parameter' not in p['suppress']] if j else []
         decls = [split_decl(p) for p in plist]
         params = [(n, c) for c, n in decls]

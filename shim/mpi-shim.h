@@ -44,6 +44,13 @@ int tg_comm_arrlen(MPI_Comm comm) TG_HIDDEN;
 int tg_nbr_in(MPI_Comm comm) TG_HIDDEN;
 int tg_nbr_out(MPI_Comm comm) TG_HIDDEN;
 int tg_is_root(MPI_Comm comm, int root) TG_HIDDEN;
+int tg_cartdim(MPI_Comm comm) TG_HIDDEN;
+
+/* Edges of a graph topology: the last entry of its index array. */
+static inline int tg_graph_nedges(int nnodes, const int *indx)
+{
+	return nnodes > 0 && indx ? indx[nnodes - 1] : 0;
+}
 
 static inline int tg_nonneg(int n)
 {

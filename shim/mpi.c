@@ -389,6 +389,16 @@ static int nbr(MPI_Comm comm, int out)
 	return 0;
 }
 
+int tg_cartdim(MPI_Comm comm)
+{
+	int topo = MPI_UNDEFINED, n = 0;
+
+	get_MPI_Topo_test()(comm, &topo);
+	if (topo == MPI_CART)
+		get_MPI_Cartdim_get()(comm, &n);
+	return n;
+}
+
 int tg_nbr_in(MPI_Comm comm)
 {
 	return nbr(comm, 0);
