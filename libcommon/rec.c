@@ -27,6 +27,7 @@ struct tg_reader {
 	unsigned char *frame;
 	size_t framecap;
 	uint64_t frame_off;	/* stream offset of the current frame */
+	uint64_t win_end;	/* windowed: where the current window ends */
 	char **strs;		/* string id -> string */
 	size_t nstrs;
 	struct tstate *ts;
@@ -68,8 +69,8 @@ size_t tg_header_encode(const struct tg_header *h, unsigned char *buf,
 	p += TG_REC_MAGIC_LEN;
 	*p++ = TG_REC_VERSION & 0xff;
 	*p++ = TG_REC_VERSION >> 8;
-	*p++ = 0;
-	*p++ = 0;
+	*p++ = (unsigned char)(h->flags & 0xff);
+	*p++ = (unsigned char)(h->flags >> 8);
 	body = p + 4;
 	p = body;
 	tg_put_le32(p, (uint32_t)(int32_t)h->rank);
@@ -200,6 +201,7 @@ struct tg_reader *tg_reader_open(struct tg_stream *s, char *err, size_t errlen)
 		return NULL;
 	}
 	r->h.version = TG_REC_VERSION;
+	r->h.flags = (unsigned)fixed[10] | (unsigned)fixed[11] << 8;
 	free(body);
 	return r;
 }
@@ -522,6 +524,36 @@ static int decode_def(struct tg_reader *r, int type, const unsigned char *p,
 	return 0;
 }
 
+/* Read and drop @n bytes.  Returns 1, 0 if the stream ended first, -1. */
+static int skip_bytes(struct tg_reader *r, uint64_t n)
+{
+	unsigned char junk[16384];
+
+	while (n > 0) {
+		size_t k = n < sizeof(junk) ? (size_t)n : sizeof(junk);
+		long got = tg_stream_read(r->s, junk, k);
+		if (got < 0)
+			return fail(r, strerror(errno));
+		if ((size_t)got < k)
+			return 0;
+		n -= k;
+	}
+	return 1;
+}
+
+/* A zero length word in a windowed stream at r->frame_off: the rest of the
+ * window, or up to the next TG_REC_PAD boundary outside one, is padding. */
+static int skip_padding(struct tg_reader *r)
+{
+	uint64_t at = r->frame_off, to;
+
+	if (r->win_end > at)
+		to = r->win_end;
+	else
+		to = (at / TG_REC_PAD + 1) * TG_REC_PAD;
+	return skip_bytes(r, to - at - 4);
+}
+
 int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 {
 	for (;;) {
@@ -536,9 +568,18 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 			return 0;
 		if (n < 0)
 			return fail(r, strerror(errno));
+		if (n < 4 && (r->h.flags & TG_HDR_WINDOWED) &&
+		    memcmp(lenb, "\0\0\0", (size_t)n) == 0)
+			return 0;	/* padding to the end */
 		if (n < 4)
 			return fail(r, "truncated frame");
 		len = tg_get_le32(lenb);
+		if (len == 0 && (r->h.flags & TG_HDR_WINDOWED)) {
+			int rc = skip_padding(r);
+			if (rc <= 0)
+				return rc;
+			continue;
+		}
 		if (len == 0 || len > TG_FRAME_MAX)
 			return fail(r, "corrupt frame length");
 		if (len + 1 > r->framecap) {
@@ -583,6 +624,13 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 			if (decode_def(r, r->frame[0], p, end, out) < 0)
 				return -1;
 			return 1;
+		case TG_REC_WINDOW: {
+			uint64_t size;
+			if (tg_get_uvar(&p, end, &size) < 0 || size < (uint64_t)len + 5)
+				return fail(r, "corrupt window record");
+			r->win_end = r->frame_off + size;
+			continue;
+		}
 		case TG_REC_EXCLUDED:
 			memset(out, 0, sizeof(*out));
 			out->type = TG_REC_EXCLUDED;

@@ -44,10 +44,17 @@ enum tg_rectype {
 	TG_REC_EXCLUDED = 4,	/* running count of calls left out by TANGRAM_EXCLUDE */
 	TG_REC_COMM = 5,	/* a communicator's members, in world ranks */
 	TG_REC_TYPE = 6,	/* a derived datatype's constructor */
+	TG_REC_WINDOW = 7,	/* a window of a mapped stream starts: its size */
 };
+
+/* Header flags. */
+#define TG_HDR_WINDOWED 1u	/* written through windows: zeros are padding */
+/* In a windowed stream, zeros outside any window run to a multiple of this. */
+#define TG_REC_PAD 4096u
 
 struct tg_header {
 	int version;
+	unsigned flags;		/* TG_HDR_* */
 	int64_t rank;		/* -1 until known (see TG_REC_RANK) */
 	uint64_t world;		/* 0 until known */
 	uint64_t pid, ppid;

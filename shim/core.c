@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -23,6 +24,7 @@ int tg_state;
 unsigned tg_layer_mask = (1u << TG_LAYER_COUNT) - 1;
 int tg_nested;
 int tg_flush_always;
+static int flush_buffered;	/* TANGRAM_FLUSH=buffered: never map the file */
 uint64_t tg_mono_base;
 _Atomic uint64_t tg_seq;
 __thread struct tg_thread *tg_self __attribute__((tls_model("initial-exec")));
@@ -44,6 +46,11 @@ static int sink_fd = -1;
 static int sink_is_pipe;
 static int sink_may_break;	/* a pipe, fifo or socket: writes may raise SIGPIPE */
 static int sink_in_dir;		/* a file we named in TANGRAM_DIR */
+static int sink_mapped;		/* written through mapped windows, see below */
+static uint64_t sink_end;	/* mapped: where the next window starts */
+static uint64_t sink_used;	/* mapped: end of what retired windows hold */
+static uint64_t win_align;	/* mapped: windows start at multiples of this,
+				 * the page size (a multiple of TG_REC_PAD) */
 static pid_t sink_child;
 static char sink_name[TG_PATH_MAX];
 static char trace_dir[TG_PATH_MAX];
@@ -255,6 +262,7 @@ static void atfork_prepare(void);
 static void atfork_parent(void);
 static void atfork_child(void);
 static int sink_open(void);
+static void sink_write(const void *buf, size_t n);
 
 /* Standard descriptors inherited open on an excluded file (a shell's
  * "> /dev/null") are excluded like the ones the program opens. */
@@ -299,8 +307,10 @@ static void do_init(void)
 		parse_layers(s);
 	if ((s = getenv("TANGRAM_NESTED")))
 		tg_nested = *s && strcmp(s, "0") != 0;
-	if ((s = getenv("TANGRAM_FLUSH")))
+	if ((s = getenv("TANGRAM_FLUSH"))) {
 		tg_flush_always = strcmp(s, "always") == 0;
+		flush_buffered = strcmp(s, "buffered") == 0;
+	}
 	s = getenv("TANGRAM_EXCLUDE");
 	parse_exclude(s ? s : "/proc,/sys,/dev,!/dev/shm");
 	if ((s = getenv("TANGRAM_SINK")) && *s)
@@ -438,7 +448,7 @@ static int read_cmdline(char *buf, size_t cap)
 	return (int)got;
 }
 
-static int write_header(void)
+static int write_header(unsigned flags)
 {
 	static char cmd[16384];
 	static unsigned char hb[32768];
@@ -449,6 +459,7 @@ static int write_header(void)
 	size_t len;
 
 	memset(&h, 0, sizeof(h));
+	h.flags = flags;
 	h.rank = my_rank;
 	h.world = (uint64_t)my_world;
 	h.pid = (uint64_t)getpid();
@@ -469,7 +480,9 @@ static int write_header(void)
 		h.argc = 0;
 		len = tg_header_encode(&h, hb, sizeof(hb));
 	}
-	return (int)sink_raw_write(hb, len);
+	if (sink_raw_write(hb, len) < 0)
+		return -1;
+	return (int)len;
 }
 
 /* Move the tracer's descriptor @fd out of the way, near the top of the
@@ -503,9 +516,16 @@ static int sink_open(void)
 			sink_fd = spawn_sink(spec + 1);
 		} else {
 			snprintf(sink_name, sizeof(sink_name), "%s", spec);
+			/* read access too, to map it; a file open to writing
+			 * only is written with write() */
 			sink_fd = (int)syscall(SYS_openat, AT_FDCWD, spec,
-					       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+					       O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
 					       0666);
+			if (sink_fd < 0 && (errno == EACCES || errno == EISDIR ||
+					    errno == EROFS))
+				sink_fd = (int)syscall(SYS_openat, AT_FDCWD, spec,
+						       O_WRONLY | O_CREAT | O_TRUNC |
+						       O_CLOEXEC, 0666);
 		}
 		if (sink_fd < 0) {
 			sink_fail("cannot open trace sink", errno);
@@ -519,7 +539,7 @@ static int sink_open(void)
 			return -1;
 		}
 		for (i = 0; i < 1000; i++) {
-			int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+			int flags = O_RDWR | O_CREAT | O_CLOEXEC;
 			if (my_rank >= 0 && i == 0)
 				snprintf(sink_name, sizeof(sink_name), "%s/rank-%d.rec",
 					 trace_dir, my_rank);
@@ -544,15 +564,169 @@ static int sink_open(void)
 	sink_fd = fd_move_high(sink_fd);
 	{
 		struct stat st;
+		int regular = !sink_is_pipe &&
+			syscall(SYS_fstat, sink_fd, &st) == 0 && S_ISREG(st.st_mode);
 		sink_may_break = sink_is_pipe ||
-			(syscall(SYS_fstat, sink_fd, &st) == 0 &&
-			 (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+			(!regular && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+		/* a regular file the file system can reserve space in is
+		 * written through mapped windows */
+		long pg = sysconf(_SC_PAGESIZE);
+		win_align = pg > TG_REC_PAD ? (uint64_t)pg : TG_REC_PAD;
+		sink_mapped = regular && !tg_flush_always && !flush_buffered &&
+			(syscall(SYS_fcntl, sink_fd, F_GETFL) & O_ACCMODE) == O_RDWR &&
+			syscall(SYS_fallocate, sink_fd, 0, (off_t)0,
+				(off_t)win_align) == 0;
 	}
-	if (write_header() < 0) {
+	{
+		int n = write_header(sink_mapped ? TG_HDR_WINDOWED : 0);
+		if (n < 0) {
+			sink_fail("cannot write trace to", errno);
+			return -1;
+		}
+		sink_used = (uint64_t)n;
+		sink_end = ((uint64_t)n + win_align - 1) & ~(uint64_t)(win_align - 1);
+	}
+	return 0;
+}
+
+/*
+ * Mapped windows.  A trace that is a regular file is not written with
+ * write(): each thread claims a window of the file (TG_BUF_SIZE bytes, more
+ * for a record that needs more), reserves its blocks with fallocate(), maps
+ * it shared and stores its records there directly.  A record is in the
+ * file's page cache the moment its length word is stored, so a process that
+ * is killed outright (SIGKILL, or by mpiexec after another rank's
+ * MPI_Abort) still leaves every record it completed.  Each window opens with
+ * a TG_REC_WINDOW frame giving its size; what a window does not use is left
+ * zero, and a reader skips zeros to the window's end (tangram-rec(5)).
+ * Windows start on page boundaries.  Called with sink_mu held.
+ */
+static unsigned char discard_buf[4u << 20];
+
+static void window_retire(struct tg_thread *t)
+{
+	uint64_t used = t->win_off + t->len, from;
+
+	if (used > sink_used)
+		sink_used = used;
+	from = (used + win_align - 1) & ~(uint64_t)(win_align - 1);
+	if (sink_fd >= 0 && from < t->win_off + t->cap)
+		syscall(SYS_fallocate, sink_fd,
+			FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+			(off_t)(t->win_off + t->cap - from));
+	syscall(SYS_munmap, t->buf, t->cap);
+	t->buf = NULL;
+	t->cap = 0;
+	t->len = 0;
+	t->kind = TG_BUF_NONE;
+}
+
+static int window_claim(struct tg_thread *t, size_t need)
+{
+	size_t size = (TG_RESERVE + need + 64 + TG_BUF_SIZE - 1) & ~(size_t)(TG_BUF_SIZE - 1);
+	uint64_t off = sink_end;
+	unsigned char *p, *q;
+	long m;
+
+	if (syscall(SYS_fallocate, sink_fd, 0, (off_t)off, (off_t)size) < 0) {
 		sink_fail("cannot write trace to", errno);
 		return -1;
 	}
+	m = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, sink_fd, (off_t)off);
+	if (m == -1) {
+		sink_fail("cannot map trace file", errno);
+		return -1;
+	}
+	sink_end = off + size;
+	p = (unsigned char *)m;
+	t->buf = p;
+	t->cap = size;
+	t->win_off = off;
+	t->kind = TG_BUF_WINDOW;
+	q = p + 4;
+	*q++ = TG_REC_WINDOW;
+	q = tg_put_uvar(q, size);
+	t->len = (size_t)(tg_frame_close(p, q) - p);
 	return 0;
+}
+
+/* Release @t's buffer: write out or retire what it holds.  sink_mu held. */
+static void buffer_release(struct tg_thread *t)
+{
+	if (t->kind == TG_BUF_WINDOW)
+		window_retire(t);
+	else if (t->kind == TG_BUF_HEAP) {
+		sink_write(t->buf, t->len);
+		free(t->buf);
+	}
+	t->buf = NULL;
+	t->cap = 0;
+	t->len = 0;
+	t->kind = TG_BUF_NONE;
+}
+
+/* Tracing is off: records go nowhere, but the caller still writes one. */
+static void use_discard(struct tg_thread *t, size_t need)
+{
+	if (t->kind != TG_BUF_DISCARD)
+		buffer_release(t);
+	t->kind = TG_BUF_DISCARD;
+	t->len = 0;
+	if (TG_RESERVE + need <= sizeof(discard_buf)) {
+		t->buf = discard_buf;
+		t->cap = sizeof(discard_buf);
+	} else {
+		long m = syscall(SYS_mmap, NULL, TG_RESERVE + need,
+				 PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == -1)
+			abort();	/* no memory for even one record */
+		t->buf = (unsigned char *)m;	/* never freed: tracing is over */
+		t->cap = TG_RESERVE + need;
+	}
+}
+
+void tg_make_room(struct tg_thread *t, size_t need)
+{
+	int e = errno;
+
+	t->guard++;
+	pthread_mutex_lock(&sink_mu);
+	if (tg_state == 1 && sink_fd < 0 && sink_spec[0] != '|')
+		sink_open();
+	if (tg_state != 1) {
+		use_discard(t, need);
+	} else if (sink_mapped) {
+		if (t->kind == TG_BUF_WINDOW)
+			window_retire(t);
+		if (window_claim(t, need) < 0)
+			use_discard(t, need);
+	} else {
+		size_t want = TG_RESERVE + need;
+		if (t->kind == TG_BUF_HEAP)
+			sink_write(t->buf, t->len);
+		t->len = 0;
+		if (want < TG_BUF_SIZE)
+			want = TG_BUF_SIZE;
+		if (t->kind != TG_BUF_HEAP || t->cap < want) {
+			unsigned char *nb = t->kind == TG_BUF_HEAP ?
+				realloc(t->buf, want) : malloc(want);
+			if (!nb) {
+				sink_fail("no memory for the trace buffer of", ENOMEM);
+				use_discard(t, need);
+			} else {
+				t->buf = nb;
+				t->cap = want;
+				t->kind = TG_BUF_HEAP;
+			}
+		}
+		if (tg_state != 1)
+			use_discard(t, need);
+	}
+	pthread_mutex_unlock(&sink_mu);
+	t->guard--;
+	errno = e;
 }
 
 /* Write @n bytes of frames to the sink; called with sink_mu held. */
@@ -570,6 +744,11 @@ void tg_flush_thread(struct tg_thread *t)
 {
 	int e = errno;
 
+	if (t->kind != TG_BUF_HEAP) {
+		if (t->kind == TG_BUF_DISCARD)
+			t->len = 0;
+		return;		/* a window is in the file already */
+	}
 	t->guard++;
 	pthread_mutex_lock(&sink_mu);
 	sink_write(t->buf, t->len);
@@ -586,11 +765,32 @@ void tg_commit_slow(struct tg_thread *t)
 
 /* Write every thread's complete frames; others keep theirs (they may be
  * writing), which only matters on paths after which nothing is recorded. */
+/* A mapped trace: retire this thread's window and cut the file after the
+ * last record, unless another thread still holds a window there.  Used where
+ * the image may end (exit, exec, MPI_Abort).  sink_mu held. */
+static void sink_trim(void)
+{
+	struct tg_thread *t;
+	uint64_t end;
+
+	if (sink_fd < 0 || !sink_mapped)
+		return;
+	if (tg_self && tg_self->kind == TG_BUF_WINDOW)
+		window_retire(tg_self);
+	end = sink_used;
+	for (t = threads; t; t = t->next)
+		if (t->kind == TG_BUF_WINDOW && t->win_off + t->cap > end)
+			end = t->win_off + t->cap;
+	syscall(SYS_ftruncate, sink_fd, (off_t)end);
+}
+
 static void flush_all_locked(void)
 {
 	struct tg_thread *t;
 
 	for (t = threads; t; t = t->next) {
+		if (t->kind != TG_BUF_HEAP)
+			continue;
 		sink_write(t->buf, t->len);
 		if (t == tg_self)
 			t->len = 0;
@@ -606,6 +806,7 @@ void tg_flush_all(void)
 	pthread_mutex_lock(&threads_mu);
 	pthread_mutex_lock(&sink_mu);
 	flush_all_locked();
+	sink_trim();
 	pthread_mutex_unlock(&sink_mu);
 	pthread_mutex_unlock(&threads_mu);
 	if (tg_self)
@@ -620,15 +821,12 @@ static void put_excluded(struct tg_thread *t)
 
 	if (n == 0 || !t)
 		return;
-	if (TG_BUF_SIZE - t->len < TG_RESERVE)
-		tg_flush_thread(t);
+	tg_room(t, 0);
 	start = t->buf + t->len;
 	p = start + 4;
 	*p++ = TG_REC_EXCLUDED;
 	p = tg_put_uvar(p, n);
-	tg_put_le32(start, (uint32_t)(p - start - 4));
-	*p++ = '\n';
-	t->len = (size_t)(p - t->buf);
+	t->len = (size_t)(tg_frame_close(start, p) - t->buf);
 }
 
 void tg_shutdown(void)
@@ -643,6 +841,7 @@ void tg_shutdown(void)
 	if (tg_state == 1 && sink_fd < 0)
 		sink_open();	/* a process that recorded nothing still leaves its header */
 	tg_state = 2;
+	sink_trim();
 	if (sink_fd >= 0)
 		syscall(SYS_close, sink_fd);
 	sink_fd = -1;
@@ -662,18 +861,13 @@ __attribute__((destructor)) static void tg_dtor(void)
 
 unsigned char *tg_def_begin(struct tg_thread *t, size_t need)
 {
-	if (TG_BUF_SIZE - t->len < TG_RESERVE + need)
-		tg_flush_thread(t);
+	tg_room(t, need);
 	return t->buf + t->len + 4;
 }
 
 void tg_def_end(struct tg_thread *t, unsigned char *end)
 {
-	unsigned char *start = t->buf + t->len;
-
-	tg_put_le32(start, (uint32_t)(end - start - 4));
-	*end++ = '\n';
-	t->len = (size_t)(end - t->buf);
+	t->len = (size_t)(tg_frame_close(t->buf + t->len, end) - t->buf);
 }
 
 void tg_set_rank(int rank, int world)
@@ -699,16 +893,13 @@ void tg_set_rank(int rank, int world)
 	pthread_mutex_unlock(&sink_mu);
 	if (!t && !(t = tg_thread_new()))
 		return;
-	if (TG_BUF_SIZE - t->len < TG_RESERVE)
-		tg_flush_thread(t);
+	tg_room(t, 0);
 	start = t->buf + t->len;
 	p = start + 4;
 	*p++ = TG_REC_RANK;
 	p = tg_put_svar(p, rank);
 	p = tg_put_uvar(p, (uint64_t)world);
-	tg_put_le32(start, (uint32_t)(p - start - 4));
-	*p++ = '\n';
-	t->len = (size_t)(p - t->buf);
+	t->len = (size_t)(tg_frame_close(start, p) - t->buf);
 }
 
 /* ---- threads ----------------------------------------------------------- */
@@ -719,14 +910,9 @@ struct tg_thread *tg_thread_new(void)
 
 	if (tg_state != 1)
 		return NULL;
-	t = calloc(1, sizeof(*t));
+	t = calloc(1, sizeof(*t));	/* its buffer comes with its first record */
 	if (!t)
 		return NULL;
-	t->buf = malloc(TG_BUF_SIZE);
-	if (!t->buf) {
-		free(t);
-		return NULL;
-	}
 	t->tid = atomic_fetch_add(&next_tid, 1);
 	t->last_seq = -1;
 	t->next_ptr_id = 1;
@@ -754,18 +940,21 @@ static void thread_gone(void *arg)
 {
 	struct tg_thread *t = arg, **pp;
 
-	if (tg_state == 1)
-		tg_flush_thread(t);
+	t->guard++;
 	pthread_mutex_lock(&threads_mu);
 	for (pp = &threads; *pp; pp = &(*pp)->next)
 		if (*pp == t) {
 			*pp = t->next;
 			break;
 		}
+	pthread_mutex_lock(&sink_mu);
+	if (t->kind == TG_BUF_HEAP && tg_state != 1)
+		t->len = 0;	/* nowhere to write it */
+	buffer_release(t);
+	pthread_mutex_unlock(&sink_mu);
 	pthread_mutex_unlock(&threads_mu);
 	tg_self = NULL;
 	strmap_clear(t);
-	free(t->buf);
 	free(t);
 }
 
@@ -778,7 +967,7 @@ static void atfork_prepare(void)
 		return;
 	pthread_mutex_lock(&threads_mu);
 	pthread_mutex_lock(&sink_mu);
-	if (tg_self) {
+	if (tg_self && tg_self->kind == TG_BUF_HEAP) {
 		sink_write(tg_self->buf, tg_self->len);
 		tg_self->len = 0;
 	}
@@ -806,6 +995,18 @@ static void atfork_child(void)
 	if (sink_fd >= 0)
 		syscall(SYS_close, sink_fd);
 	sink_fd = -1;
+	/* the parent's windows are its file: let go of them all; this
+	 * thread's records go to a file of the child's own */
+	for (struct tg_thread *o = threads; o; o = o->next)
+		if (o->kind == TG_BUF_WINDOW) {
+			syscall(SYS_munmap, o->buf, o->cap);
+			o->buf = NULL;
+			o->cap = 0;
+			o->len = 0;
+			o->kind = TG_BUF_NONE;
+		}
+	sink_mapped = 0;
+	sink_end = sink_used = 0;
 	sink_is_pipe = 0;
 	sink_may_break = 0;
 	sink_in_dir = 0;
@@ -846,7 +1047,8 @@ static void on_fatal(int sig)
 
 	if (tg_state == 1 && pthread_mutex_trylock(&sink_mu) == 0) {
 		for (t = threads; t; t = t->next)
-			sink_write(t->buf, t->len);
+			if (t->kind == TG_BUF_HEAP)
+				sink_write(t->buf, t->len);
 		if (sink_fd >= 0 && !sink_is_pipe)
 			syscall(SYS_fsync, sink_fd);
 		pthread_mutex_unlock(&sink_mu);
@@ -923,8 +1125,7 @@ uint64_t tg_str(struct tg_thread *t, const char *s)
 		i = (i + 1) & (TG_STRMAP - 1);
 	}
 	id = atomic_fetch_add(&next_str_id, 1);
-	if (TG_BUF_SIZE - t->len < TG_RESERVE + n + 32)
-		tg_flush_thread(t);
+	tg_room(t, n + 32);
 	start = t->buf + t->len;
 	p = start + 4;
 	*p++ = TG_REC_STR;
@@ -932,9 +1133,7 @@ uint64_t tg_str(struct tg_thread *t, const char *s)
 	p = tg_put_uvar(p, n);
 	memcpy(p, s, n);
 	p += n;
-	tg_put_le32(start, (uint32_t)(p - start - 4));
-	*p++ = '\n';
-	t->len = (size_t)(p - t->buf);
+	t->len = (size_t)(tg_frame_close(start, p) - t->buf);
 	if (t->nstrs >= TG_STRMAP * 3 / 4) {
 		strmap_clear(t);
 		i = (unsigned)(h >> 52) & (TG_STRMAP - 1);

@@ -38,7 +38,7 @@
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)
 
 #define TG_MAX_DEPTH 32
-#define TG_BUF_SIZE (1u << 20)
+#define TG_BUF_SIZE (1u << 20)	/* a thread's buffer, or its window of the file */
 #define TG_RESERVE (64u * 1024)	/* room kept free for one record */
 #define TG_PATH_MAX 4096
 
@@ -56,12 +56,25 @@ struct tg_strslot {
 #define TG_PTRMAP 1024
 #define TG_STRMAP 512
 
+enum tg_bufkind {
+	TG_BUF_NONE,		/* no record yet */
+	TG_BUF_HEAP,		/* malloc'd, written to the sink when full */
+	TG_BUF_WINDOW,		/* a mapped window of the trace file */
+	TG_BUF_DISCARD,		/* tracing is off: records go nowhere */
+};
+
+
 /* Per-thread tracing state.  Buffers hold whole frames only: len is moved
  * past a frame when it is complete, so a flush from a signal handler never
- * writes half a record. */
+ * writes half a record.  When the trace is a regular file, buf is the
+ * thread's window of it, mapped shared (see core.c), and a record is in the
+ * file the moment its length word is stored. */
 struct tg_thread {
 	unsigned char *buf;
 	volatile size_t len;
+	size_t cap;		/* bytes at buf; 0 until the first record */
+	int kind;		/* enum tg_bufkind */
+	uint64_t win_off;	/* TG_BUF_WINDOW: file offset of buf[0] */
 	unsigned tid;
 	int guard;		/* > 0 while the shim itself runs */
 	int depth;		/* traced calls in flight */
@@ -115,6 +128,29 @@ void tg_flush_all(void) TG_HIDDEN;
 
 /* Close the sink for good (exit paths). */
 void tg_shutdown(void) TG_HIDDEN;
+
+/* Make room for a record of TG_RESERVE + @need bytes: flush, grow, or move
+ * to a new window of the file. */
+void tg_make_room(struct tg_thread *t, size_t need) TG_HIDDEN;
+
+static inline void tg_room(struct tg_thread *t, size_t need)
+{
+	if (tg_unlikely(t->cap - t->len < TG_RESERVE + need))
+		tg_make_room(t, need);
+}
+
+/* Close the frame that starts at @start (its length word) and whose payload
+ * ends at @end: the closing newline, then the length last, so that a process
+ * killed half-way leaves a zero length, never a frame that looks whole.
+ * Returns the end of the frame. */
+static inline unsigned char *tg_frame_close(unsigned char *start,
+					    unsigned char *end)
+{
+	*end = '\n';
+	atomic_signal_fence(memory_order_release);
+	tg_put_le32(start, (uint32_t)(end - start - 4));
+	return end + 1;
+}
 
 /* The MPI rank became known: rename the stream, record it. */
 void tg_set_rank(int rank, int world) TG_HIDDEN;
@@ -188,8 +224,7 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 	struct tg_thread *t = c->t;
 	unsigned char *p;
 
-	if (tg_unlikely(TG_BUF_SIZE - t->len < TG_RESERVE))
-		tg_flush_thread(t);
+	tg_room(t, 0);
 	p = t->buf + t->len + 4;
 	*p++ = TG_REC_CALL;
 	p = tg_put_uvar(p, c->fn);
@@ -211,8 +246,7 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 static inline void tg_rec_begin_n(struct tg_call *c, int64_t ret, int failed,
 				  size_t need)
 {
-	if (tg_unlikely(TG_BUF_SIZE - c->t->len < TG_RESERVE + need))
-		tg_flush_thread(c->t);
+	tg_room(c->t, need);
 	tg_rec_begin(c, ret, failed);
 }
 
@@ -244,12 +278,9 @@ void tg_commit_slow(struct tg_thread *t) TG_HIDDEN;
 static inline void tg_rec_commit(struct tg_call *c)
 {
 	struct tg_thread *t = c->t;
-	unsigned char *start = t->buf + t->len;
-	uint32_t n = (uint32_t)(c->p - start - 4);
+	unsigned char *end = tg_frame_close(t->buf + t->len, c->p);
 
-	tg_put_le32(start, n);
-	*c->p++ = '\n';
-	__atomic_store_n(&t->len, (size_t)(c->p - t->buf), __ATOMIC_RELEASE);
+	__atomic_store_n(&t->len, (size_t)(end - t->buf), __ATOMIC_RELEASE);
 	t->depth--;
 	if (tg_unlikely(tg_flush_always))
 		tg_commit_slow(t);

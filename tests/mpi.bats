@@ -462,6 +462,17 @@ sorted() {
 	EOF
 }
 
+@test "MPI_Abort: the rank the launcher kills keeps its records too (mapped trace file)" {
+	run --separate-stderr trace-run -o t -- mpirun.mpich -n 2 "$B/abort"
+	[ "$status" -ne 0 ]
+	calls 0
+	expect <<-EOF
+	MPI_Init 0
+	MPI_Comm_rank 0 comm=MPI_COMM_WORLD rank=0
+	MPI_Barrier 0 comm=MPI_COMM_WORLD
+	EOF
+}
+
 @test "MPI_Abort with TANGRAM_FLUSH=always: the rank the launcher kills keeps its records too" {
 	run --separate-stderr env TANGRAM_FLUSH=always trace-run -o t -- mpirun.mpich -n 2 "$B/abort"
 	[ "$status" -ne 0 ]

@@ -891,6 +891,78 @@ static void test_redefined_string(void)
 	tg_stream_close(s);
 }
 
+/* ---- windowed streams (the shim's mapped trace files) ------------------ */
+
+/* Put a window frame of @size bytes at @b; returns its length. */
+static size_t put_window(unsigned char *b, uint64_t size)
+{
+	unsigned char *p = b + 4;
+
+	*p++ = TG_REC_WINDOW;
+	p = tg_put_uvar(p, size);
+	*p = '\n';
+	tg_put_le32(b, (uint32_t)(p - b - 4));
+	return (size_t)(p + 1 - b);
+}
+
+static void test_windowed(void)
+{
+	struct frame fr[64];
+	size_t len, hdr, nfr, half, i, at, total;
+	unsigned char *src = small_stream(&len), *b;
+	int nrec, want, rc;
+	char msg[256];
+
+	nfr = walk(src, len, &hdr, fr, 64);
+	want = records_before(fr, nfr);
+	half = nfr / 2;
+	/* header | zeros to 4096 | window of 8192: first half of the frames, a
+	 * record torn by a kill (zero length, some payload), zeros | a page of
+	 * zeros (a window claimed but never begun) | window of 8192: the rest,
+	 * then zeros to its end */
+	total = 4096 + 8192 + 4096 + 8192;
+	b = calloc(1, total);
+	memcpy(b, src, hdr);
+	b[10] = TG_HDR_WINDOWED;
+	at = 4096 + put_window(b + 4096, 8192);
+	for (i = 0; i < half; i++) {
+		size_t n = 4 + fr[i].len + 1;
+		memcpy(b + at, src + fr[i].off, n);
+		at += n;
+	}
+	memcpy(b + at + 4, "\x01\x07torn", 6);
+	at = 4096 + 8192 + 4096;
+	at += put_window(b + at, 8192);
+	for (i = half; i < nfr; i++) {
+		size_t n = 4 + fr[i].len + 1;
+		memcpy(b + at, src + fr[i].off, n);
+		at += n;
+	}
+	rc = read_all(b, total, &nrec, msg, sizeof(msg));
+	ok(rc == 0 && nrec == want,
+	   "windowed: zeros skipped to the window end and to page boundaries, "
+	   "a torn record dropped: %d of %d records, rc %d %s", nrec, want, rc, msg);
+	rc = read_all(b, at, &nrec, msg, sizeof(msg));
+	ok(rc == 0 && nrec == want, "windowed, cut after the last record: %d of %d", nrec, want);
+	rc = read_all(b, 4096 + 8192 + 100, &nrec, msg, sizeof(msg));
+	ok(rc == 0 && nrec == records_before(fr, half),
+	   "windowed, ending in padding: the first window's %d records, clean end (%d, rc %d)",
+	   records_before(fr, half), nrec, rc);
+	rc = read_all(b, 4096 + 8192 + 2, &nrec, msg, sizeof(msg));
+	ok(rc == 0, "windowed, ending in two zero bytes: a clean end (rc %d %s)", rc, msg);
+	b[10] = 0;
+	rc = read_all(b, total, &nrec, msg, sizeof(msg));
+	ok(rc == -1 && nrec == 0 && strstr(msg, "corrupt frame length at byte"),
+	   "not windowed: zeros after the header are damage (%s)", msg);
+	b[10] = TG_HDR_WINDOWED;
+	tg_put_le32(b + 4096 + 5, 0);	/* the window's size varint is garbage now */
+	b[4096 + 5] = 0xff;
+	rc = read_all(b, total, &nrec, msg, sizeof(msg));
+	ok(rc == -1 && strstr(msg, "at byte 4096"), "a corrupt window frame is damage (%s)", msg);
+	free(b);
+	free(src);
+}
+
 int main(void)
 {
 	resolve_cases();
@@ -903,5 +975,6 @@ int main(void)
 	test_header_damage();
 	test_hand_made();
 	test_redefined_string();
+	test_windowed();
 	return tap_done();
 }
