@@ -36,6 +36,8 @@ struct tg_reader {
 	uint64_t skipped;	/* records of functions this reader does not know */
 	size_t ndefs;		/* string definitions read */
 	size_t arrcap;
+	const char **kv;	/* INFO pairs */
+	size_t kvcap;
 	char err[256];
 };
 
@@ -234,6 +236,7 @@ void tg_reader_free(struct tg_reader *r)
 	free(r->ts);
 	free(r->frame);
 	free(r->arrs);
+	free(r->kv);
 	free(r);
 }
 
@@ -524,6 +527,39 @@ static int decode_def(struct tg_reader *r, int type, const unsigned char *p,
 	return 0;
 }
 
+/* An MPI_Info definition: id, n, n pairs of string ids. */
+static int decode_info(struct tg_reader *r, const unsigned char *p,
+		       const unsigned char *end, struct tg_rec *out)
+{
+	uint64_t id, n, i, sid;
+
+	memset(out, 0, sizeof(*out));
+	out->type = TG_REC_INFO;
+	if (tg_get_uvar(&p, end, &id) < 0 || tg_get_uvar(&p, end, &n) < 0 ||
+	    n > (uint64_t)(end - p) / 2)
+		return fail(r, "corrupt info definition");
+	if (2 * n > r->kvcap) {
+		const char **nk = realloc(r->kv, (size_t)(2 * n) * sizeof(*nk));
+		if (!nk)
+			return fail(r, "out of memory");
+		r->kv = nk;
+		r->kvcap = (size_t)(2 * n);
+	}
+	for (i = 0; i < 2 * n; i++) {
+		if (tg_get_uvar(&p, end, &sid) < 0)
+			return fail(r, "corrupt info definition");
+		if (sid == 0 || sid >= r->nstrs || !r->strs[sid])
+			return fail(r, "string used before its definition");
+		r->kv[i] = r->strs[sid];
+	}
+	if (p != end)
+		return fail(r, "trailing bytes in definition record");
+	out->args[0].i = (int64_t)id;
+	out->args[1].i = (int64_t)n;
+	out->kv = r->kv;
+	return 0;
+}
+
 /* Read and drop @n bytes.  Returns 1, 0 if the stream ended first, -1. */
 static int skip_bytes(struct tg_reader *r, uint64_t n)
 {
@@ -631,6 +667,17 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 			r->win_end = r->frame_off + size;
 			continue;
 		}
+		case TG_REC_INFO:
+			if (decode_info(r, p, end, out) < 0)
+				return -1;
+			return 1;
+		case TG_REC_CLOCK:
+			memset(out, 0, sizeof(*out));
+			out->type = TG_REC_CLOCK;
+			if (tg_get_uvar(&p, end, &out->sync_t) < 0 ||
+			    tg_get_uvar(&p, end, &out->sync_base) < 0)
+				return fail(r, "corrupt clock record");
+			return 1;
 		case TG_REC_EXCLUDED:
 			memset(out, 0, sizeof(*out));
 			out->type = TG_REC_EXCLUDED;

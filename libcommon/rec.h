@@ -45,6 +45,8 @@ enum tg_rectype {
 	TG_REC_COMM = 5,	/* a communicator's members, in world ranks */
 	TG_REC_TYPE = 6,	/* a derived datatype's constructor */
 	TG_REC_WINDOW = 7,	/* a window of a mapped stream starts: its size */
+	TG_REC_INFO = 8,	/* an MPI_Info's key/value pairs (TANGRAM_INFO=1) */
+	TG_REC_CLOCK = 9,	/* clocks aligned in MPI_Init (TANGRAM_CLOCK_SYNC=1) */
 };
 
 /* Header flags. */
@@ -92,6 +94,9 @@ struct tg_rec {
 	int64_t rank;		/* RANK */
 	uint64_t world;		/* RANK */
 	uint64_t excluded;	/* EXCLUDED */
+	const char **kv;	/* INFO: args[1].i pairs, key then value */
+	uint64_t sync_t;	/* CLOCK: ns after time zero the ranks were aligned */
+	uint64_t sync_base;	/* CLOCK: rank 0's CLOCK_REALTIME ns at that moment */
 };
 
 struct tg_reader;

@@ -398,6 +398,44 @@ static void text_def(FILE *out, const char *rk, const struct tg_rec *r,
 	putc('\n', out);
 }
 
+/* "#info" definition line: the key/value pairs of an MPI_Info. */
+static void text_info(FILE *out, const char *rk, const struct tg_rec *r,
+		      const struct tg_textopts *o)
+{
+	char id[64];
+	int64_t i;
+
+	mpih_str(id, sizeof(id), TG_H_INFO, (uint64_t)r->args[0].i);
+	if (o->json) {
+		json_t *obj = json_object(), *kv = json_object();
+		json_object_set_new(obj, "def", json_string("info"));
+		json_object_set_new(obj, "rank", json_string(rk));
+		json_object_set_new(obj, "id", json_string(id));
+		for (i = 0; i < r->args[1].i; i++)
+			json_object_set_new(kv, r->kv[2 * i], jstr(r->kv[2 * i + 1]));
+		json_object_set_new(obj, "kv", kv);
+		json_dumpf(obj, out, JSON_COMPACT | JSON_ENSURE_ASCII);
+		putc('\n', out);
+		json_decref(obj);
+		return;
+	}
+	fprintf(out, "#info\trank=%s\tid=%s\tkv=", rk, id);
+	for (i = 0; i < r->args[1].i; i++) {
+		size_t kl = strlen(r->kv[2 * i]), vl = strlen(r->kv[2 * i + 1]);
+		char *pair = malloc(kl + vl + 2);
+		if (!pair)
+			continue;
+		memcpy(pair, r->kv[2 * i], kl);
+		pair[kl] = '=';
+		memcpy(pair + kl + 1, r->kv[2 * i + 1], vl + 1);
+		if (i)
+			putc(' ', out);
+		put_quoted(out, pair);
+		free(pair);
+	}
+	putc('\n', out);
+}
+
 void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 		 const struct tg_textopts *o)
 {
@@ -427,6 +465,24 @@ void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 	}
 	if (r->type == TG_REC_COMM || r->type == TG_REC_TYPE) {
 		text_def(out, rk, r, o);
+		return;
+	}
+	if (r->type == TG_REC_INFO) {
+		text_info(out, rk, r, o);
+		return;
+	}
+	if (r->type == TG_REC_CLOCK) {
+		uint64_t base = r->sync_base - r->sync_t;
+		if (o->json) {
+			uint64_t t = rel(h, r->sync_t, o);
+			fprintf(out, "{\"def\":\"clock\",\"rank\":\"%s\",\"sync\":%" PRIu64
+				".%09" PRIu64 ",\"clock_base\":%" PRIu64 "}\n", rk,
+				t / 1000000000u, t % 1000000000u, base);
+		} else {
+			fprintf(out, "#clock\trank=%s\tsync=", rk);
+			text_time(out, rel(h, r->sync_t, o));
+			fprintf(out, "\tclock_base=%" PRIu64 "\n", base);
+		}
 		return;
 	}
 	if (r->type != TG_REC_CALL)

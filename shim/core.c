@@ -23,6 +23,8 @@
 int tg_state;
 unsigned tg_layer_mask = (1u << TG_LAYER_COUNT) - 1;
 int tg_nested;
+int tg_info_on;
+int tg_clock_sync;
 int tg_flush_always;
 static int flush_buffered;	/* TANGRAM_FLUSH=buffered: never map the file */
 uint64_t tg_mono_base;
@@ -307,6 +309,10 @@ static void do_init(void)
 		parse_layers(s);
 	if ((s = getenv("TANGRAM_NESTED")))
 		tg_nested = *s && strcmp(s, "0") != 0;
+	if ((s = getenv("TANGRAM_INFO")))
+		tg_info_on = *s && strcmp(s, "0") != 0;
+	if ((s = getenv("TANGRAM_CLOCK_SYNC")))
+		tg_clock_sync = *s && strcmp(s, "0") != 0;
 	if ((s = getenv("TANGRAM_FLUSH"))) {
 		tg_flush_always = strcmp(s, "always") == 0;
 		flush_buffered = strcmp(s, "buffered") == 0;

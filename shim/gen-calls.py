@@ -447,6 +447,8 @@ def gen_mpi_wrapper(r, out):
     for p in r.params:
         h = handle_of(p.kind)
         v = p.name
+        # TANGRAM_INFO: the contents of an info a call takes (the MPI_Info_
+        # calls themselves show them in their own records)
         if p.kind == 'str':
             o('\tuint64_t sid_%s = tg_str(tgc.t, %s);\n' % (v, v))
         elif p.kind in IOH:
@@ -457,6 +459,8 @@ def gen_mpi_wrapper(r, out):
         elif p.kind == 'reqarr':
             o('\tstruct tg_reqs rq_%s;\n\ttg_reqs_pre(&rq_%s, %s, %s);\n' % (v, v, v, mpi_len(p)))
             late.append('tg_reqs_post(&rq_%s, %s, failed);' % (v, v))
+        elif p.kind == 'info' and not r.name.startswith('MPI_Info_'):
+            o('\tif (tg_unlikely(tg_info_on))\n\t\ttg_info_def(tgc.t, %s);\n' % v)
     o('\tret = real(%s);\n\ttg_end(&tgc);\n\tfailed = ret != MPI_SUCCESS;\n' % args)
     for p in r.params:
         h = handle_of(p.kind)
@@ -464,6 +468,9 @@ def gen_mpi_wrapper(r, out):
         if p.kind in NEWH:
             o('\tuint64_t hid_%s = !failed && %s ? tg_h_new(&tgc, %s, TG_HVAL(*%s)) : 0;\n'
               % (v, v, h, v))
+            if p.kind == 'infop' and not r.name.startswith('MPI_Info_'):
+                o('\tif (tg_unlikely(tg_info_on) && !failed && %s)\n\t\ttg_info_def(tgc.t, *%s);\n'
+                  % (v, v))
         elif p.kind == 'outstr':
             o('\tuint64_t sid_%s = !failed && %s ? tg_str(tgc.t, %s) : 0;\n' % (v, v, v))
         if p.karg is not None and p.kind not in ('reqarr',):

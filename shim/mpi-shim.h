@@ -36,6 +36,10 @@ uint64_t tg_h_enc(int kind, uint64_t val) TG_HIDDEN;
  * datatypes, emit its definition record first.  Returns the encoded id. */
 uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val) TG_HIDDEN;
 
+/* TANGRAM_INFO=1: record the key/value pairs of @info (an INFO record)
+ * unless it is MPI_INFO_NULL. */
+void tg_info_def(struct tg_thread *t, MPI_Info info) TG_HIDDEN;
+
 /* The object was freed: its id returns to the pool. */
 void tg_h_free(int kind, uint64_t val) TG_HIDDEN;
 

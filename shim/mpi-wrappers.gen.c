@@ -221,6 +221,8 @@ TG_EXPORT int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Allgather_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -252,6 +254,8 @@ TG_EXPORT int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Allgather_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -345,6 +349,8 @@ TG_EXPORT int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Allgatherv_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -379,6 +385,8 @@ TG_EXPORT int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Allgatherv_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -413,6 +421,8 @@ TG_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Alloc_mem, TG_LAYER_MPI))
 		return real(size, info, baseptr);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(size, info, baseptr);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -491,6 +501,8 @@ TG_EXPORT int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Allreduce_init, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -521,6 +533,8 @@ TG_EXPORT int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Allreduce_init_c, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -607,6 +621,8 @@ TG_EXPORT int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Alltoall_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -638,6 +654,8 @@ TG_EXPORT int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Alltoall_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -737,6 +755,8 @@ TG_EXPORT int MPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, con
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Alltoallv_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -774,6 +794,8 @@ TG_EXPORT int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcou
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Alltoallv_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -883,6 +905,8 @@ TG_EXPORT int MPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, con
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Alltoallw_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -922,6 +946,8 @@ TG_EXPORT int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcou
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Alltoallw_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -1055,6 +1081,8 @@ TG_EXPORT int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *reques
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Barrier_init, TG_LAYER_MPI))
 		return real(comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -1132,6 +1160,8 @@ TG_EXPORT int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Bcast_init, TG_LAYER_MPI))
 		return real(buffer, count, datatype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(buffer, count, datatype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -1161,6 +1191,8 @@ TG_EXPORT int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Bcast_init_c, TG_LAYER_MPI))
 		return real(buffer, count, datatype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(buffer, count, datatype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -1653,6 +1685,8 @@ TG_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MP
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_accept, TG_LAYER_MPI))
 		return real(port_name, info, root, comm, newcomm);
 	uint64_t sid_port_name = tg_str(tgc.t, port_name);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(port_name, info, root, comm, newcomm);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -1728,6 +1762,8 @@ TG_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, M
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_connect, TG_LAYER_MPI))
 		return real(port_name, info, root, comm, newcomm);
 	uint64_t sid_port_name = tg_str(tgc.t, port_name);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(port_name, info, root, comm, newcomm);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -1805,6 +1841,8 @@ TG_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag,
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_create_from_group, TG_LAYER_MPI))
 		return real(group, stringtag, info, errhandler, newcomm);
 	uint64_t sid_stringtag = tg_str(tgc.t, stringtag);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(group, stringtag, info, errhandler, newcomm);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -1955,6 +1993,8 @@ TG_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *new
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_dup_with_info, TG_LAYER_MPI))
 		return real(comm, info, newcomm);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(comm, info, newcomm);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2080,6 +2120,8 @@ TG_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	uint64_t hid_info_used = !failed && info_used ? tg_h_new(&tgc, TG_H_INFO, TG_HVAL(*info_used)) : 0;
+	if (tg_unlikely(tg_info_on) && !failed && info_used)
+		tg_info_def(tgc.t, *info_used);
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_u(&tgc, hid_info_used);
@@ -2198,6 +2240,8 @@ TG_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *ne
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_idup_with_info, TG_LAYER_MPI))
 		return real(comm, info, newcomm, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(comm, info, newcomm, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2366,6 +2410,8 @@ TG_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_set_info, TG_LAYER_MPI))
 		return real(comm, info);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(comm, info);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2437,6 +2483,8 @@ TG_EXPORT int MPI_Comm_spawn(const char *command, char **argv, int maxprocs, MPI
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_spawn, TG_LAYER_MPI))
 		return real(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
 	uint64_t sid_command = tg_str(tgc.t, command);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2523,6 +2571,8 @@ TG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_In
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_split_type, TG_LAYER_MPI))
 		return real(comm, split_type, key, info, newcomm);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(comm, split_type, key, info, newcomm);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2653,6 +2703,8 @@ TG_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Dist_graph_create, TG_LAYER_MPI))
 		return real(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2684,6 +2736,8 @@ TG_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, co
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Dist_graph_create_adjacent, TG_LAYER_MPI))
 		return real(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2971,6 +3025,8 @@ TG_EXPORT int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Exscan_init, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -3001,6 +3057,8 @@ TG_EXPORT int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count co
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Exscan_init_c, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -3255,6 +3313,8 @@ TG_EXPORT int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype s
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Gather_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -3287,6 +3347,8 @@ TG_EXPORT int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Gather_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -3383,6 +3445,8 @@ TG_EXPORT int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Gatherv_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -3418,6 +3482,8 @@ TG_EXPORT int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Gatherv_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -5795,6 +5861,8 @@ TG_EXPORT int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Intercomm_create_from_groups, TG_LAYER_MPI))
 		return real(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
 	uint64_t sid_stringtag = tg_str(tgc.t, stringtag);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6674,6 +6742,8 @@ TG_EXPORT int MPI_Lookup_name(const char *service_name, MPI_Info info, char *por
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Lookup_name, TG_LAYER_MPI))
 		return real(service_name, info, port_name);
 	uint64_t sid_service_name = tg_str(tgc.t, service_name);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(service_name, info, port_name);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6840,6 +6910,8 @@ TG_EXPORT int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_allgather_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6871,6 +6943,8 @@ TG_EXPORT int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendc
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_allgather_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6964,6 +7038,8 @@ TG_EXPORT int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, M
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_allgatherv_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6998,6 +7074,8 @@ TG_EXPORT int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count send
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_allgatherv_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7088,6 +7166,8 @@ TG_EXPORT int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_alltoall_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7119,6 +7199,8 @@ TG_EXPORT int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendco
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_alltoall_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7218,6 +7300,8 @@ TG_EXPORT int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendco
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_alltoallv_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7255,6 +7339,8 @@ TG_EXPORT int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_alltoallv_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7364,6 +7450,8 @@ TG_EXPORT int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendco
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_alltoallw_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7403,6 +7491,8 @@ TG_EXPORT int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Neighbor_alltoallw_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7540,6 +7630,8 @@ TG_EXPORT int MPI_Open_port(MPI_Info info, char *port_name)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Open_port, TG_LAYER_MPI))
 		return real(info, port_name);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(info, port_name);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7876,6 +7968,8 @@ TG_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Dat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Precv_init, TG_LAYER_MPI))
 		return real(buf, partitions, count, datatype, dest, tag, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(buf, partitions, count, datatype, dest, tag, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7932,6 +8026,8 @@ TG_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, M
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Psend_init, TG_LAYER_MPI))
 		return real(buf, partitions, count, datatype, dest, tag, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(buf, partitions, count, datatype, dest, tag, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -7964,6 +8060,8 @@ TG_EXPORT int MPI_Publish_name(const char *service_name, MPI_Info info, const ch
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Publish_name, TG_LAYER_MPI))
 		return real(service_name, info, port_name);
 	uint64_t sid_service_name = tg_str(tgc.t, service_name);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	uint64_t sid_port_name = tg_str(tgc.t, port_name);
 	ret = real(service_name, info, port_name);
 	tg_end(&tgc);
@@ -8303,6 +8401,8 @@ TG_EXPORT int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Reduce_init, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8334,6 +8434,8 @@ TG_EXPORT int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count co
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Reduce_init_c, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8499,6 +8601,8 @@ TG_EXPORT int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Reduce_scatter_block_init, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8529,6 +8633,8 @@ TG_EXPORT int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Reduce_scatter_block_init_c, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8587,6 +8693,8 @@ TG_EXPORT int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Reduce_scatter_init, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8618,6 +8726,8 @@ TG_EXPORT int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, cons
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Reduce_scatter_init_c, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9058,6 +9168,8 @@ TG_EXPORT int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_D
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Scan_init, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9088,6 +9200,8 @@ TG_EXPORT int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count coun
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Scan_init_c, TG_LAYER_MPI))
 		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9176,6 +9290,8 @@ TG_EXPORT int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Scatter_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9208,6 +9324,8 @@ TG_EXPORT int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Scatter_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9304,6 +9422,8 @@ TG_EXPORT int MPI_Scatterv_init(const void *sendbuf, const int *sendcounts, cons
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Scatterv_init, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9339,6 +9459,8 @@ TG_EXPORT int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count *sendcoun
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Scatterv_init_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9712,6 +9834,8 @@ TG_EXPORT int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	uint64_t hid_info_used = !failed && info_used ? tg_h_new(&tgc, TG_H_INFO, TG_HVAL(*info_used)) : 0;
+	if (tg_unlikely(tg_info_on) && !failed && info_used)
+		tg_info_def(tgc.t, *info_used);
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_SESSION, TG_HVAL(session)));
 	tg_put_u(&tgc, hid_info_used);
@@ -9732,6 +9856,8 @@ TG_EXPORT int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Session_get_nth_pset, TG_LAYER_MPI))
 		return real(session, info, n, pset_len, pset_name);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(session, info, n, pset_len, pset_name);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9759,6 +9885,8 @@ TG_EXPORT int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Session_get_num_psets, TG_LAYER_MPI))
 		return real(session, info, npset_names);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(session, info, npset_names);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9788,6 +9916,8 @@ TG_EXPORT int MPI_Session_get_pset_info(MPI_Session session, const char *pset_na
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	uint64_t hid_info = !failed && info ? tg_h_new(&tgc, TG_H_INFO, TG_HVAL(*info)) : 0;
+	if (tg_unlikely(tg_info_on) && !failed && info)
+		tg_info_def(tgc.t, *info);
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_SESSION, TG_HVAL(session)));
 	tg_put_u(&tgc, sid_pset_name);
@@ -9809,6 +9939,8 @@ TG_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Ses
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Session_init, TG_LAYER_MPI))
 		return real(info, errhandler, session);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(info, errhandler, session);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -11851,6 +11983,8 @@ TG_EXPORT int MPI_Unpublish_name(const char *service_name, MPI_Info info, const 
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Unpublish_name, TG_LAYER_MPI))
 		return real(service_name, info, port_name);
 	uint64_t sid_service_name = tg_str(tgc.t, service_name);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	uint64_t sid_port_name = tg_str(tgc.t, port_name);
 	ret = real(service_name, info, port_name);
 	tg_end(&tgc);
@@ -11989,6 +12123,8 @@ TG_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_allocate, TG_LAYER_MPI))
 		return real(size, disp_unit, info, comm, baseptr, win);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(size, disp_unit, info, comm, baseptr, win);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12017,6 +12153,8 @@ TG_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_allocate_c, TG_LAYER_MPI))
 		return real(size, disp_unit, info, comm, baseptr, win);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(size, disp_unit, info, comm, baseptr, win);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12045,6 +12183,8 @@ TG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_allocate_shared, TG_LAYER_MPI))
 		return real(size, disp_unit, info, comm, baseptr, win);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(size, disp_unit, info, comm, baseptr, win);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12073,6 +12213,8 @@ TG_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_I
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_allocate_shared_c, TG_LAYER_MPI))
 		return real(size, disp_unit, info, comm, baseptr, win);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(size, disp_unit, info, comm, baseptr, win);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12170,6 +12312,8 @@ TG_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_create, TG_LAYER_MPI))
 		return real(base, size, disp_unit, info, comm, win);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(base, size, disp_unit, info, comm, win);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12198,6 +12342,8 @@ TG_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_create_c, TG_LAYER_MPI))
 		return real(base, size, disp_unit, info, comm, win);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(base, size, disp_unit, info, comm, win);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12226,6 +12372,8 @@ TG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_create_dynamic, TG_LAYER_MPI))
 		return real(info, comm, win);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(info, comm, win);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12583,6 +12731,8 @@ TG_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	uint64_t hid_info_used = !failed && info_used ? tg_h_new(&tgc, TG_H_INFO, TG_HVAL(*info_used)) : 0;
+	if (tg_unlikely(tg_info_on) && !failed && info_used)
+		tg_info_def(tgc.t, *info_used);
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_WIN, TG_HVAL(win)));
 	tg_put_u(&tgc, hid_info_used);
@@ -12747,6 +12897,8 @@ TG_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_set_info, TG_LAYER_MPI))
 		return real(win, info);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
 	ret = real(win, info);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;

@@ -43,6 +43,11 @@ PMPI_FN(int, MPI_Topo_test, (MPI_Comm, int *))
 PMPI_FN(int, MPI_Cartdim_get, (MPI_Comm, int *))
 PMPI_FN(int, MPI_Graph_neighbors_count, (MPI_Comm, int, int *))
 PMPI_FN(int, MPI_Dist_graph_neighbors_count, (MPI_Comm, int *, int *, int *))
+PMPI_FN(int, MPI_Info_get_nkeys, (MPI_Info, int *))
+PMPI_FN(int, MPI_Info_get_nthkey, (MPI_Info, int, char *))
+PMPI_FN(int, MPI_Info_get_string, (MPI_Info, const char *, int *, char *, int *))
+PMPI_FN(int, MPI_Barrier, (MPI_Comm))
+PMPI_FN(int, MPI_Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))
 
 /* ---- handle ids ---------------------------------------------------------- */
 
@@ -519,7 +524,94 @@ void tg_reqs_post(struct tg_reqs *r, const MPI_Request *a, int failed)
 	}
 }
 
+/* ---- MPI_Info contents ---------------------------------------------------------- */
+
+#define INFO_MAX_KEYS 1024
+
+void tg_info_def(struct tg_thread *t, MPI_Info info)
+{
+	static uint64_t sids[2 * INFO_MAX_KEYS];	/* under the guard below */
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	char key[MPI_MAX_INFO_KEY + 1], small[256], *val;
+	int nkeys = 0, i, n = 0, len, flag;
+	unsigned char *p;
+
+	if (info == MPI_INFO_NULL || !get_MPI_Info_get_nkeys() ||
+	    !get_MPI_Info_get_nthkey() || !get_MPI_Info_get_string() ||
+	    get_MPI_Info_get_nkeys()(info, &nkeys) != MPI_SUCCESS)
+		return;
+	if (nkeys > INFO_MAX_KEYS)
+		nkeys = INFO_MAX_KEYS;
+	t->guard++;
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < nkeys; i++) {
+		if (get_MPI_Info_get_nthkey()(info, i, key) != MPI_SUCCESS)
+			continue;
+		/* a first try in a small buffer gives the length (with the
+		 * terminating zero) of a longer value */
+		len = (int)sizeof(small);
+		flag = 0;
+		val = small;
+		if (get_MPI_Info_get_string()(info, key, &len, small, &flag) != MPI_SUCCESS ||
+		    !flag)
+			continue;
+		if (len > (int)sizeof(small)) {
+			int want = len + 1;
+			if (!(val = malloc((size_t)want)))
+				continue;
+			len = want;
+			if (get_MPI_Info_get_string()(info, key, &len, val, &flag) != MPI_SUCCESS)
+				flag = 0;
+			val[want - 1] = 0;
+		}
+		if (flag) {
+			sids[2 * n] = tg_str(t, key);
+			sids[2 * n + 1] = tg_str(t, val);
+			n++;
+		}
+		if (val != small)
+			free(val);
+	}
+	p = tg_def_begin(t, (size_t)(2 * n + 4) * TG_VARINT_MAX);
+	*p++ = TG_REC_INFO;
+	p = tg_put_uvar(p, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	p = tg_put_uvar(p, (uint64_t)n);
+	for (i = 0; i < 2 * n; i++)
+		p = tg_put_uvar(p, sids[i]);
+	tg_def_end(t, p);
+	pthread_mutex_unlock(&mu);
+	t->guard--;
+}
+
 /* ---- start and end ----------------------------------------------------------- */
+
+/* TANGRAM_CLOCK_SYNC: one barrier on MPI_COMM_WORLD; rank 0's wall clock
+ * as it leaves is broadcast, and each rank records it with the moment it
+ * left: a common time line for every rank, however the nodes' clocks
+ * disagree. */
+static void clock_sync(void)
+{
+	struct tg_thread *t = tg_self;
+	uint64_t t_sync, base = 0;
+	unsigned char *p;
+	struct timespec ts;
+
+	if (!t && !(t = tg_thread_new()))
+		return;
+	if (!get_MPI_Barrier() || !get_MPI_Bcast() ||
+	    get_MPI_Barrier()(MPI_COMM_WORLD) != MPI_SUCCESS)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t_sync = tg_now();
+	base = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (get_MPI_Bcast()(&base, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return;
+	p = tg_def_begin(t, 4 * TG_VARINT_MAX);
+	*p++ = TG_REC_CLOCK;
+	p = tg_put_uvar(p, t_sync);
+	p = tg_put_uvar(p, base);
+	tg_def_end(t, p);
+}
 
 static void after_init(void)
 {
@@ -529,6 +621,8 @@ static void after_init(void)
 	get_MPI_Comm_size()(MPI_COMM_WORLD, &size);
 	if (rank >= 0)
 		tg_set_rank(rank, size);
+	if (tg_clock_sync && rank >= 0)
+		clock_sync();
 }
 
 typedef int (*init_fn)(int *, char ***);

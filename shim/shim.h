@@ -106,6 +106,8 @@ extern int tg_state TG_HIDDEN;
 extern unsigned tg_layer_mask TG_HIDDEN;
 extern int tg_nested TG_HIDDEN;
 extern int tg_flush_always TG_HIDDEN;
+extern int tg_info_on TG_HIDDEN;	/* TANGRAM_INFO: record MPI_Info contents */
+extern int tg_clock_sync TG_HIDDEN;	/* TANGRAM_CLOCK_SYNC: align clocks in MPI_Init */
 extern uint64_t tg_mono_base TG_HIDDEN;
 extern _Atomic uint64_t tg_seq TG_HIDDEN;
 extern __thread struct tg_thread *tg_self

@@ -20,9 +20,10 @@ setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
 	local s=$TG_TOP/tests/mpi p
 	mkdir -p "$B"
-	for p in anysrc waits persist ring coll comms types lifecycle abort sends; do
+	for p in anysrc waits persist ring coll comms types lifecycle abort sends info; do
 		mpicc.mpich -O2 -Wall -o "$B/$p" "$s/$p.c"
 	done
+	mpicc.mpich -O2 -Wall -o "$B/mthreads" "$s/mthreads.c" -lpthread
 	mpicc.mpich -O2 -Wall -shared -fPIC -o "$B/libcounter.so" "$s/pmpi_counter.c"
 	# --no-as-needed: without it libmpich is dropped (see the skipped test)
 	mpicc.mpich -O2 -o "$B/sends-linked" "$s/sends.c" -Wl,--no-as-needed \
@@ -60,7 +61,7 @@ table() {
 calls() {
 	run -0 --separate-stderr trace-decode -l mpi "t/rank-$1.rec"
 	[ -z "$stderr" ]
-	calls=$(table '/^#(comm|type)\t/ { $1 = $1; print; next } /^#/ { next } { row() }')
+	calls=$(table '/^#(comm|type|info)\t/ { $1 = $1; print; next } /^#/ { next } { row() }')
 }
 
 # own RANK REGEX: the records the main thread made itself (depth 0), all
@@ -482,6 +483,69 @@ sorted() {
 	MPI_Comm_rank 0 comm=MPI_COMM_WORLD rank=0
 	MPI_Barrier 0 comm=MPI_COMM_WORLD
 	EOF
+}
+
+# ---- info, threads, clocks ------------------------------------------------------------
+
+@test "TANGRAM_INFO=1: an info's pairs before the call that takes it or returns it; none otherwise" {
+	run -0 --separate-stderr env TANGRAM_INFO=1 trace-run -o t -- mpirun.mpich -n 2 "$B/info"
+	calls 1
+	only '^#info|Comm_dup_with_info|Info_dup|Comm_get_info'
+	# what MPICH puts in the info of a communicator is its own business:
+	# only the hint given must be among them
+	calls=$(printf '%s\n' "$calls" | sed -E '/id=i3/s/ kv=.*"mpi_assert_no_any_tag=true".*/ kv=(has the hint)/')
+	expect <<-'EOF'
+	#info rank=1 id=i1 kv="mpi_assert_no_any_tag=true" "tangram_note=a b=\"c\""
+	MPI_Comm_dup_with_info 0 comm=MPI_COMM_WORLD info=i1 newcomm=c1
+	MPI_Info_dup 0 info=i1 newinfo=i2
+	#info rank=1 id=i3 kv=(has the hint)
+	MPI_Comm_get_info 0 comm=c1 info_used=i3
+	EOF
+	run -0 --separate-stderr trace-decode --json t/rank-0.rec
+	[[ $output == *'{"def":"info","rank":"0","id":"i1","kv":{"mpi_assert_no_any_tag":"true","tangram_note":"a b=\"c\""}}'* ]]
+	rm -r t
+	mpitrace 2 "$B/info"
+	run -0 --separate-stderr trace-decode t/rank-0.rec t/rank-1.rec
+	[[ $output != *'#info'* ]]
+	[[ $output == *MPI_Comm_dup_with_info* ]]
+}
+
+@test "TANGRAM_CLOCK_SYNC=1: one #clock line per rank; its clock base agrees with the node's clock" {
+	run -0 --separate-stderr env TANGRAM_CLOCK_SYNC=1 trace-run -o t -- mpirun.mpich -n 3 "$B/ring"
+	for r in 0 1 2; do
+		run -0 --separate-stderr trace-decode "t/rank-$r.rec"
+		[ "$(printf '%s\n' "$output" | grep -c '^#clock')" -eq 1 ]
+		# the #clock line comes before the MPI_Init record, and the barrier
+		# and broadcast it took are not recorded
+		printf '%s\n' "$output" | grep -E '^#clock|MPI_Init|MPI_Barrier|MPI_Bcast' | cut -f1,8 > got
+		printf '#clock\n%s\tMPI_Init\n' "$r" > want
+		diff -u want got
+		# one node, one clock: the aligned base is the stream's own clock
+		# base, to within a few milliseconds (the barrier's exit skew)
+		proc=$(printf '%s\n' "$output" | grep '^#proc' | tr '\t' '\n' | sed -n 's/^clock_base=//p')
+		sync=$(printf '%s\n' "$output" | grep '^#clock' | tr '\t' '\n' | sed -n 's/^clock_base=//p')
+		d=$((proc - sync))
+		[ "${d#-}" -lt 20000000 ]
+	done
+}
+
+@test "MPI_THREAD_MULTIPLE: 4 threads per rank, each with its own tid and its own 10 Sendrecvs of its tag" {
+	mpitrace 2 "$B/mthreads" 4 10
+	[ "$(sorted)" = "$(printf '%s\n' '0: ok' '1: ok')" ]
+	for r in 0 1; do
+		run -0 --separate-stderr trace-decode -l mpi "t/rank-$r.rec"
+		# per (thread, tag): how many Sendrecvs; 4 pairs of 10 means each
+		# thread kept to one tag and each tag to one thread
+		printf '%s\n' "$output" | awk -F'\t' '$8 == "MPI_Sendrecv" {
+			for (i = 9; i <= NF; i++) if ($i ~ /^sendtag=/) n[$2 " " $i]++ }
+			END { for (k in n) { split(k, f, " "); print n[k], f[2] } }' | sort > got
+		printf '10 sendtag=%d\n' 0 1 2 3 > want
+		diff -u want got
+		# each tag on a thread of its own; the main thread made none
+		[ "$(printf '%s\n' "$output" | awk -F'\t' '$8 == "MPI_Sendrecv" && $2 == 0' | wc -l)" -eq 0 ]
+		# seq is unique across the threads
+		[ "$(printf '%s\n' "$output" | grep -v '^#' | cut -f3 | sort | uniq -d | wc -l)" -eq 0 ]
+	done
 }
 
 # ---- the tracer's setting ------------------------------------------------------------
