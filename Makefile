@@ -91,8 +91,9 @@ lib/libtangram-mpi.so: $(SHIM_OBJ)
 # The call table is generated; the outputs are checked in.
 MPI_JSON = ../shared/mpi/apis.json
 MPI_PROTO = /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h
+MPIO_PROTO = /usr/include/x86_64-linux-gnu/mpich/mpio.h
 regen:
-	$(PYTHON) shim/gen-mpi-tab.py $(MPI_JSON) $(MPI_PROTO) shim/mpi.tab > shim/mpi.tab.new
+	$(PYTHON) shim/gen-mpi-tab.py $(MPI_JSON) $(MPI_PROTO) shim/mpi.tab $(MPIO_PROTO) > shim/mpi.tab.new
 	mv shim/mpi.tab.new shim/mpi.tab
 	$(PYTHON) shim/gen-mpi-tab.py --names /usr/include/x86_64-linux-gnu/mpich/mpi.h libcommon/mpinames.gen.c
 	$(PYTHON) shim/gen-calls.py libcommon/calls.tab shim/mpi.tab

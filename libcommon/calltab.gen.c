@@ -4155,6 +4155,591 @@ static const struct tg_argdesc a_MPI_Win_unlock_all[] = {
 static const struct tg_argdesc a_MPI_Win_wait[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN },
 };
+static const struct tg_argdesc a_MPI_File_close[] = {
+	{ "fh", TG_K_MPIH, TG_INOUT, TG_H_FILE },
+};
+static const struct tg_argdesc a_MPI_File_delete[] = {
+	{ "filename", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_File_get_amode[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "amode", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_get_atomicity[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_get_byte_offset[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "disp", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_get_group[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP },
+};
+static const struct tg_argdesc a_MPI_File_get_info[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_File_get_position[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_get_position_shared[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_get_size[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_get_type_extent[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_get_type_extent_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_get_view[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "disp", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "etype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+	{ "filetype", TG_K_MPIH, TG_OUT, TG_H_DTYPE },
+	{ "datarep", TG_K_STR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iread[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iread_all[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iread_all_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iread_at[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_File_iread_at_all[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_File_iread_at_all_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_File_iread_at_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_File_iread_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iread_shared[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iread_shared_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iwrite[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_all[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_all_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_at[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_at_all[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_at_all_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_at_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_shared[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_iwrite_shared_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_open[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "filename", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "amode", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+	{ "fh", TG_K_MPIH, TG_OUT, TG_H_FILE },
+};
+static const struct tg_argdesc a_MPI_File_preallocate[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_all[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_all_begin[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_all_begin_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_all_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_all_end[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_at[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_at_all[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_at_all_begin[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_File_read_at_all_begin_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_File_read_at_all_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_at_all_end[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_at_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_ordered[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_ordered_begin[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_File_read_ordered_begin_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_File_read_ordered_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_ordered_end[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_shared[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_read_shared_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_seek[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "whence", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_seek_shared[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "whence", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_set_atomicity[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "flag", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_set_info[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_File_set_size[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_set_view[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "disp", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "etype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "filetype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+};
+static const struct tg_argdesc a_MPI_File_sync[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+};
+static const struct tg_argdesc a_MPI_File_write[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_all[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_all_begin[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_all_begin_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_all_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_all_end[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_at[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_at_all[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_at_all_begin[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_File_write_at_all_begin_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_File_write_at_all_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_at_all_end[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_at_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_ordered[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_ordered_begin[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_File_write_ordered_begin_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+};
+static const struct tg_argdesc a_MPI_File_write_ordered_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_ordered_end[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_shared[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_File_write_shared_c[] = {
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Register_datarep[] = {
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "read_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "write_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "dtype_file_extent_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_MPI_Register_datarep_c[] = {
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "read_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "write_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "dtype_file_extent_fn", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
+};
 
 static const struct tg_calldesc calls[] = {
 	{ 1, TG_LAYER_POSIX, TG_K_FD, 3, TG_H_NONE, "open", a_open },
@@ -4798,6 +5383,92 @@ static const struct tg_calldesc calls[] = {
 	{ 1472, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, "MPI_Win_unlock", a_MPI_Win_unlock },
 	{ 1473, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_unlock_all", a_MPI_Win_unlock_all },
 	{ 1474, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, "MPI_Win_wait", a_MPI_Win_wait },
+	{ 1475, TG_LAYER_MPIIO, TG_K_INT, 1, TG_H_NONE, "MPI_File_close", a_MPI_File_close },
+	{ 1476, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_delete", a_MPI_File_delete },
+	{ 1477, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_get_amode", a_MPI_File_get_amode },
+	{ 1478, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_get_atomicity", a_MPI_File_get_atomicity },
+	{ 1479, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_get_byte_offset", a_MPI_File_get_byte_offset },
+	{ 1480, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_get_group", a_MPI_File_get_group },
+	{ 1481, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_get_info", a_MPI_File_get_info },
+	{ 1482, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_get_position", a_MPI_File_get_position },
+	{ 1483, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_get_position_shared", a_MPI_File_get_position_shared },
+	{ 1484, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_get_size", a_MPI_File_get_size },
+	{ 1485, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_get_type_extent", a_MPI_File_get_type_extent },
+	{ 1486, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_get_type_extent_c", a_MPI_File_get_type_extent_c },
+	{ 1487, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_get_view", a_MPI_File_get_view },
+	{ 1488, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iread", a_MPI_File_iread },
+	{ 1489, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iread_all", a_MPI_File_iread_all },
+	{ 1490, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iread_all_c", a_MPI_File_iread_all_c },
+	{ 1491, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iread_at", a_MPI_File_iread_at },
+	{ 1492, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iread_at_all", a_MPI_File_iread_at_all },
+	{ 1493, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iread_at_all_c", a_MPI_File_iread_at_all_c },
+	{ 1494, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iread_at_c", a_MPI_File_iread_at_c },
+	{ 1495, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iread_c", a_MPI_File_iread_c },
+	{ 1496, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_iread_shared", a_MPI_File_iread_shared },
+	{ 1497, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_iread_shared_c", a_MPI_File_iread_shared_c },
+	{ 1498, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iwrite", a_MPI_File_iwrite },
+	{ 1499, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iwrite_all", a_MPI_File_iwrite_all },
+	{ 1500, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iwrite_all_c", a_MPI_File_iwrite_all_c },
+	{ 1501, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iwrite_at", a_MPI_File_iwrite_at },
+	{ 1502, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iwrite_at_all", a_MPI_File_iwrite_at_all },
+	{ 1503, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iwrite_at_all_c", a_MPI_File_iwrite_at_all_c },
+	{ 1504, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iwrite_at_c", a_MPI_File_iwrite_at_c },
+	{ 1505, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_iwrite_c", a_MPI_File_iwrite_c },
+	{ 1506, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_iwrite_shared", a_MPI_File_iwrite_shared },
+	{ 1507, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_iwrite_shared_c", a_MPI_File_iwrite_shared_c },
+	{ 1508, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_open", a_MPI_File_open },
+	{ 1509, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_preallocate", a_MPI_File_preallocate },
+	{ 1510, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read", a_MPI_File_read },
+	{ 1511, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_all", a_MPI_File_read_all },
+	{ 1512, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_read_all_begin", a_MPI_File_read_all_begin },
+	{ 1513, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_read_all_begin_c", a_MPI_File_read_all_begin_c },
+	{ 1514, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_all_c", a_MPI_File_read_all_c },
+	{ 1515, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_read_all_end", a_MPI_File_read_all_end },
+	{ 1516, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_at", a_MPI_File_read_at },
+	{ 1517, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_at_all", a_MPI_File_read_at_all },
+	{ 1518, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_read_at_all_begin", a_MPI_File_read_at_all_begin },
+	{ 1519, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_read_at_all_begin_c", a_MPI_File_read_at_all_begin_c },
+	{ 1520, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_at_all_c", a_MPI_File_read_at_all_c },
+	{ 1521, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_read_at_all_end", a_MPI_File_read_at_all_end },
+	{ 1522, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_at_c", a_MPI_File_read_at_c },
+	{ 1523, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_c", a_MPI_File_read_c },
+	{ 1524, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_ordered", a_MPI_File_read_ordered },
+	{ 1525, TG_LAYER_MPIIO, TG_K_INT, 4, TG_H_NONE, "MPI_File_read_ordered_begin", a_MPI_File_read_ordered_begin },
+	{ 1526, TG_LAYER_MPIIO, TG_K_INT, 4, TG_H_NONE, "MPI_File_read_ordered_begin_c", a_MPI_File_read_ordered_begin_c },
+	{ 1527, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_read_ordered_c", a_MPI_File_read_ordered_c },
+	{ 1528, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_read_ordered_end", a_MPI_File_read_ordered_end },
+	{ 1529, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_read_shared", a_MPI_File_read_shared },
+	{ 1530, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_read_shared_c", a_MPI_File_read_shared_c },
+	{ 1531, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_seek", a_MPI_File_seek },
+	{ 1532, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_seek_shared", a_MPI_File_seek_shared },
+	{ 1533, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_set_atomicity", a_MPI_File_set_atomicity },
+	{ 1534, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_set_info", a_MPI_File_set_info },
+	{ 1535, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, "MPI_File_set_size", a_MPI_File_set_size },
+	{ 1536, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_set_view", a_MPI_File_set_view },
+	{ 1537, TG_LAYER_MPIIO, TG_K_INT, 1, TG_H_NONE, "MPI_File_sync", a_MPI_File_sync },
+	{ 1538, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write", a_MPI_File_write },
+	{ 1539, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_all", a_MPI_File_write_all },
+	{ 1540, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_write_all_begin", a_MPI_File_write_all_begin },
+	{ 1541, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_write_all_begin_c", a_MPI_File_write_all_begin_c },
+	{ 1542, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_all_c", a_MPI_File_write_all_c },
+	{ 1543, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_write_all_end", a_MPI_File_write_all_end },
+	{ 1544, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_at", a_MPI_File_write_at },
+	{ 1545, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_at_all", a_MPI_File_write_at_all },
+	{ 1546, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_write_at_all_begin", a_MPI_File_write_at_all_begin },
+	{ 1547, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_File_write_at_all_begin_c", a_MPI_File_write_at_all_begin_c },
+	{ 1548, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_at_all_c", a_MPI_File_write_at_all_c },
+	{ 1549, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_write_at_all_end", a_MPI_File_write_at_all_end },
+	{ 1550, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_at_c", a_MPI_File_write_at_c },
+	{ 1551, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_c", a_MPI_File_write_c },
+	{ 1552, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_ordered", a_MPI_File_write_ordered },
+	{ 1553, TG_LAYER_MPIIO, TG_K_INT, 4, TG_H_NONE, "MPI_File_write_ordered_begin", a_MPI_File_write_ordered_begin },
+	{ 1554, TG_LAYER_MPIIO, TG_K_INT, 4, TG_H_NONE, "MPI_File_write_ordered_begin_c", a_MPI_File_write_ordered_begin_c },
+	{ 1555, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, "MPI_File_write_ordered_c", a_MPI_File_write_ordered_c },
+	{ 1556, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, "MPI_File_write_ordered_end", a_MPI_File_write_ordered_end },
+	{ 1557, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_write_shared", a_MPI_File_write_shared },
+	{ 1558, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_write_shared_c", a_MPI_File_write_shared_c },
+	{ 1559, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_Register_datarep", a_MPI_Register_datarep },
+	{ 1560, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_Register_datarep_c", a_MPI_Register_datarep_c },
 };
 
 static const struct tg_calldesc *byid[TG_FN_IDMAX];

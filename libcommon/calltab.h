@@ -40,6 +40,7 @@ enum tg_kind {
 	TG_K_MPIHARR,	 /* array of MPI handles: varint count, then each */
 	TG_K_MPISTATUS,	 /* MPI_Status out: 0, or 1 + zig-zag source + zig-zag tag */
 	TG_K_MPISTATUSES, /* varint count, then source and tag of each */
+	TG_K_MPIIOSTATUS, /* MPI-IO status out: 0, or 1 + varint bytes moved */
 	TG_K_COUNT
 };
 

@@ -348,6 +348,12 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 			return -1;
 		v->i = (int64_t)u;
 		return 0;
+	case TG_K_MPIIOSTATUS:
+		if (tg_get_uvar(pp, end, &u) < 0)
+			return -1;
+		v->present = u != 0;
+		v->i = u ? (int64_t)(u - 1) : 0;
+		return 0;
 	case TG_K_MPISTATUS:
 		if (tg_get_uvar(pp, end, &u) < 0 || u > 1)
 			return -1;
@@ -887,6 +893,9 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 				p = d->args[i].kind != TG_K_INTARR
 					    ? tg_put_uvar(p, (uint64_t)v->arr[k])
 					    : tg_put_svar(p, v->arr[k]);
+			break;
+		case TG_K_MPIIOSTATUS:
+			p = tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
 			break;
 		case TG_K_MPISTATUS:
 			*p++ = v->present ? 1 : 0;

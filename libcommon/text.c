@@ -129,6 +129,12 @@ static void text_val(FILE *out, int k, int sub, const struct tg_val *v)
 				mpih_str(buf, sizeof(buf), sub, (uint64_t)v->arr[i]));
 		putc(']', out);
 		return;
+	case TG_K_MPIIOSTATUS:
+		if (!v->present)
+			fputs("-", out);
+		else
+			fprintf(out, "{bytes:%" PRId64 "}", v->i);
+		return;
 	case TG_K_MPISTATUS:
 		if (!v->present)
 			fputs("-", out);
@@ -230,6 +236,10 @@ static json_t *json_val(int k, int sub, const struct tg_val *v)
 			json_array_append_new(a, json_string(mpih_str(buf, sizeof(buf), sub,
 								      (uint64_t)v->arr[i])));
 		return a;
+	case TG_K_MPIIOSTATUS:
+		if (!v->present)
+			return json_null();
+		return json_pack("{s:I}", "bytes", (json_int_t)v->i);
 	case TG_K_MPISTATUS:
 		if (!v->present)
 			return json_null();

@@ -31,6 +31,10 @@ KINDS = {
     'status': 'TG_K_MPISTATUS', 'statusarr': 'TG_K_MPISTATUSES',
     'outval': 'TG_K_INT', 'intptr': 'TG_K_INT', 'outintarr': 'TG_K_INTARR',
     'outstr': 'TG_K_STR', 'rangearr': 'TG_K_INTARR', 'reqarr': 'TG_K_MPIHARR',
+    'iostatus': 'TG_K_MPIIOSTATUS',
+    # pseudo-arguments: not in the prototype; an int computed by the C
+    # expression in parentheses before (pre) or after (post) the real call
+    'pre': 'TG_K_INT', 'post': 'TG_K_INT',
 }
 
 # MPI handle kinds: NAME (in), NAMEp (new object out), NAMEio (inout: the
@@ -120,12 +124,13 @@ class Row:
         rparts = ret.rsplit(':', 2)
         self.rtype, self.rkind, self.fail = rparts
         self.mpi = layer in ('mpi', 'mpiio')
-        self.params = [Param(p) for p in split_top(params, ',')] if params else []
+        allp = [Param(p) for p in split_top(params, ',')] if params else []
+        self.params = [p for p in allp if p.kind not in ('pre', 'post')]
         self.opts = {}
         for o in opts.split():
             k, _, v = o.partition('=')
             self.opts[k] = v
-        self.recorded = [p for p in self.params if p.kind != '-']
+        self.recorded = [p for p in allp if p.kind != '-']
 
 
 def load(files):
@@ -433,6 +438,9 @@ def gen_mpi_wrapper(r, out):
     proto = ', '.join(p.cdecl() for p in r.params) or 'void'
     types = ', '.join(p.ctype for p in r.params) or 'void'
     args = ', '.join(p.name for p in r.params)
+    # what the real call is given: a status the program ignores is still
+    # wanted for the bytes an MPI-IO call moved
+    cargs = ', '.join(('st_' + p.name) if p.kind == 'iostatus' else p.name for p in r.params)
     layer = LAYERS[r.layer]
     o = out.write
     o('\nint %s(%s);\n' % (r.name, proto))
@@ -461,7 +469,16 @@ def gen_mpi_wrapper(r, out):
             late.append('tg_reqs_post(&rq_%s, %s, failed);' % (v, v))
         elif p.kind == 'info' and not r.name.startswith('MPI_Info_'):
             o('\tif (tg_unlikely(tg_info_on))\n\t\ttg_info_def(tgc.t, %s);\n' % v)
-    o('\tret = real(%s);\n\ttg_end(&tgc);\n\tfailed = ret != MPI_SUCCESS;\n' % args)
+        elif p.kind == 'iostatus':
+            o('\tMPI_Status tgs_%s, *st_%s = %s == MPI_STATUS_IGNORE ? &tgs_%s : %s;\n'
+              % (v, v, v, v, v))
+    for p in r.recorded:
+        if p.kind == 'pre':
+            o('\tint64_t px_%s = %s;\n' % (p.name, p.karg))
+    o('\tret = real(%s);\n\ttg_end(&tgc);\n\tfailed = ret != MPI_SUCCESS;\n' % cargs)
+    for p in r.recorded:
+        if p.kind == 'post':
+            o('\tint64_t px_%s = %s;\n' % (p.name, p.karg))
     for p in r.params:
         h = handle_of(p.kind)
         v = p.name
@@ -499,6 +516,10 @@ def gen_mpi_wrapper(r, out):
             o('\tTG_PUT_ARR(&tgc, failed ? NULL : %s, %s);\n' % (v, mpi_len(p)))
         elif k == 'status':
             o('\ttg_put_status(&tgc, failed ? NULL : %s);\n' % v)
+        elif k == 'iostatus':
+            o('\ttg_put_iostatus(&tgc, failed ? NULL : st_%s);\n' % v)
+        elif k in ('pre', 'post'):
+            o('\ttg_put_s(&tgc, px_%s);\n' % v)
         elif k == 'statusarr':
             o('\ttg_put_statuses(&tgc, failed ? NULL : %s, %s);\n' % (v, mpi_len(p)))
         elif k == 'reqarr':

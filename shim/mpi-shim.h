@@ -86,6 +86,12 @@ static inline long tg_cap(long n)
 	} while (0)
 
 void tg_put_status(struct tg_call *c, const MPI_Status *st) TG_HIDDEN;
+/* An MPI-IO status: the bytes the call moved. */
+void tg_put_iostatus(struct tg_call *c, const MPI_Status *st) TG_HIDDEN;
+/* Where @fh's individual / shared file pointer stands (in etypes), -1 if
+ * it cannot be told; not recorded as calls. */
+int64_t tg_io_position(MPI_File fh) TG_HIDDEN;
+int64_t tg_io_shared(MPI_File fh) TG_HIDDEN;
 void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n) TG_HIDDEN;
 
 /* Requests of a wait/test call, captured before it (the call overwrites

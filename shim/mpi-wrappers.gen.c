@@ -13121,3 +13121,2336 @@ TG_EXPORT int MPI_Win_wait(MPI_Win win)
 	(void)failed;
 	return ret;
 }
+
+int MPI_File_close(MPI_File *fh);
+TG_EXPORT int MPI_File_close(MPI_File *fh)
+{
+	static int (*real)(MPI_File *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File *))tg_real("MPI_File_close", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_close, TG_LAYER_MPIIO))
+		return real(fh);
+	uint64_t hv_fh = fh ? TG_HVAL(*fh) : 0;
+	uint64_t hid_fh = fh ? tg_h_enc(TG_H_FILE, hv_fh) : 0;
+	ret = real(fh);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, hid_fh);
+	tg_rec_commit(&tgc);
+	if (!failed && fh && TG_HVAL(*fh) != hv_fh)
+		tg_h_free(TG_H_FILE, hv_fh);
+	return ret;
+}
+
+int MPI_File_delete(const char *filename, MPI_Info info);
+TG_EXPORT int MPI_File_delete(const char *filename, MPI_Info info)
+{
+	static int (*real)(const char *, MPI_Info);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const char *, MPI_Info))tg_real("MPI_File_delete", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_delete, TG_LAYER_MPIIO))
+		return real(filename, info);
+	uint64_t sid_filename = tg_str(tgc.t, filename);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(filename, info);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, sid_filename);
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_amode(MPI_File fh, int *amode);
+TG_EXPORT int MPI_File_get_amode(MPI_File fh, int *amode)
+{
+	static int (*real)(MPI_File, int *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, int *))tg_real("MPI_File_get_amode", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_amode, TG_LAYER_MPIIO))
+		return real(fh, amode);
+	ret = real(fh, amode);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, !failed && amode ? (int64_t)*amode : 0);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_atomicity(MPI_File fh, int *flag);
+TG_EXPORT int MPI_File_get_atomicity(MPI_File fh, int *flag)
+{
+	static int (*real)(MPI_File, int *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, int *))tg_real("MPI_File_get_atomicity", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_atomicity, TG_LAYER_MPIIO))
+		return real(fh, flag);
+	ret = real(fh, flag);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
+TG_EXPORT int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
+{
+	static int (*real)(MPI_File, MPI_Offset, MPI_Offset *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, MPI_Offset *))tg_real("MPI_File_get_byte_offset", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_byte_offset, TG_LAYER_MPIIO))
+		return real(fh, offset, disp);
+	ret = real(fh, offset, disp);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_s(&tgc, !failed && disp ? (int64_t)*disp : 0);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_group(MPI_File fh, MPI_Group *group);
+TG_EXPORT int MPI_File_get_group(MPI_File fh, MPI_Group *group)
+{
+	static int (*real)(MPI_File, MPI_Group *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Group *))tg_real("MPI_File_get_group", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_group, TG_LAYER_MPIIO))
+		return real(fh, group);
+	ret = real(fh, group);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_group = !failed && group ? tg_h_new(&tgc, TG_H_GROUP, TG_HVAL(*group)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, hid_group);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_info(MPI_File fh, MPI_Info *info_used);
+TG_EXPORT int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+	static int (*real)(MPI_File, MPI_Info *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Info *))tg_real("MPI_File_get_info", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_info, TG_LAYER_MPIIO))
+		return real(fh, info_used);
+	ret = real(fh, info_used);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_info_used = !failed && info_used ? tg_h_new(&tgc, TG_H_INFO, TG_HVAL(*info_used)) : 0;
+	if (tg_unlikely(tg_info_on) && !failed && info_used)
+		tg_info_def(tgc.t, *info_used);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, hid_info_used);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_position(MPI_File fh, MPI_Offset *offset);
+TG_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+{
+	static int (*real)(MPI_File, MPI_Offset *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset *))tg_real("MPI_File_get_position", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_position, TG_LAYER_MPIIO))
+		return real(fh, offset);
+	ret = real(fh, offset);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, !failed && offset ? (int64_t)*offset : 0);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
+TG_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
+{
+	static int (*real)(MPI_File, MPI_Offset *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset *))tg_real("MPI_File_get_position_shared", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_position_shared, TG_LAYER_MPIIO))
+		return real(fh, offset);
+	ret = real(fh, offset);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, !failed && offset ? (int64_t)*offset : 0);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_size(MPI_File fh, MPI_Offset *size);
+TG_EXPORT int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
+{
+	static int (*real)(MPI_File, MPI_Offset *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset *))tg_real("MPI_File_get_size", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_size, TG_LAYER_MPIIO))
+		return real(fh, size);
+	ret = real(fh, size);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, !failed && size ? (int64_t)*size : 0);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+TG_EXPORT int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
+{
+	static int (*real)(MPI_File, MPI_Datatype, MPI_Aint *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Datatype, MPI_Aint *))tg_real("MPI_File_get_type_extent", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_type_extent, TG_LAYER_MPIIO))
+		return real(fh, datatype, extent);
+	ret = real(fh, datatype, extent);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_s(&tgc, !failed && extent ? (int64_t)*extent : 0);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent);
+TG_EXPORT int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+{
+	static int (*real)(MPI_File, MPI_Datatype, MPI_Count *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Datatype, MPI_Count *))tg_real("MPI_File_get_type_extent_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_type_extent_c, TG_LAYER_MPIIO))
+		return real(fh, datatype, extent);
+	ret = real(fh, datatype, extent);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_s(&tgc, !failed && extent ? (int64_t)*extent : 0);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep);
+TG_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
+{
+	static int (*real)(MPI_File, MPI_Offset *, MPI_Datatype *, MPI_Datatype *, char *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset *, MPI_Datatype *, MPI_Datatype *, char *))tg_real("MPI_File_get_view", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_get_view, TG_LAYER_MPIIO))
+		return real(fh, disp, etype, filetype, datarep);
+	ret = real(fh, disp, etype, filetype, datarep);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_etype = !failed && etype ? tg_h_new(&tgc, TG_H_DTYPE, TG_HVAL(*etype)) : 0;
+	uint64_t hid_filetype = !failed && filetype ? tg_h_new(&tgc, TG_H_DTYPE, TG_HVAL(*filetype)) : 0;
+	uint64_t sid_datarep = !failed && datarep ? tg_str(tgc.t, datarep) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, !failed && disp ? (int64_t)*disp : 0);
+	tg_put_u(&tgc, hid_etype);
+	tg_put_u(&tgc, hid_filetype);
+	tg_put_u(&tgc, sid_datarep);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_all", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_all, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_all_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_all_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_at", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_at, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, request);
+	ret = real(fh, offset, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_at_all", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_at_all, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, request);
+	ret = real(fh, offset, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_at_all_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_at_all_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, request);
+	ret = real(fh, offset, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_at_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_at_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, request);
+	ret = real(fh, offset, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_shared", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_shared, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_shared_before = tg_io_shared(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_shared_before);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iread_shared_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iread_shared_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_shared_before = tg_io_shared(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_shared_before);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_all", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_all, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_all_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_all_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_at", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_at, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, request);
+	ret = real(fh, offset, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_at_all", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_at_all, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, request);
+	ret = real(fh, offset, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_at_all_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_at_all_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, request);
+	ret = real(fh, offset, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_at_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_at_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, request);
+	ret = real(fh, offset, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_shared", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_shared, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_shared_before = tg_io_shared(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_shared_before);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+TG_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *))tg_real("MPI_File_iwrite_shared_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_iwrite_shared_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, request);
+	int64_t px_shared_before = tg_io_shared(fh);
+	ret = real(fh, buf, count, datatype, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_shared_before);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
+TG_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+	static int (*real)(MPI_Comm, const char *, int, MPI_Info, MPI_File *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_Comm, const char *, int, MPI_Info, MPI_File *))tg_real("MPI_File_open", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_open, TG_LAYER_MPIIO))
+		return real(comm, filename, amode, info, fh);
+	uint64_t sid_filename = tg_str(tgc.t, filename);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(comm, filename, amode, info, fh);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_fh = !failed && fh ? tg_h_new(&tgc, TG_H_FILE, TG_HVAL(*fh)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, sid_filename);
+	tg_put_s(&tgc, (int64_t)amode);
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_fh);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size);
+TG_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+	static int (*real)(MPI_File, MPI_Offset);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset))tg_real("MPI_File_preallocate", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_preallocate, TG_LAYER_MPIIO))
+		return real(fh, size);
+	ret = real(fh, size);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)size);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_all", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype))tg_real("MPI_File_read_all_begin", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all_begin, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype))tg_real("MPI_File_read_all_begin_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all_begin_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_all_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+TG_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Status *))tg_real("MPI_File_read_all_end", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all_end, TG_LAYER_MPIIO))
+		return real(fh, buf, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_at", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, offset, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_at_all", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, offset, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, int, MPI_Datatype))tg_real("MPI_File_read_at_all_begin", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all_begin, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype);
+	ret = real(fh, offset, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype))tg_real("MPI_File_read_at_all_begin_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all_begin_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype);
+	ret = real(fh, offset, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_at_all_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, offset, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+TG_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Status *))tg_real("MPI_File_read_at_all_end", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all_end, TG_LAYER_MPIIO))
+		return real(fh, buf, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_at_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, offset, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_ordered", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype))tg_real("MPI_File_read_ordered_begin", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_begin, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype);
+	ret = real(fh, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype))tg_real("MPI_File_read_ordered_begin_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_begin_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype);
+	ret = real(fh, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_ordered_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+TG_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Status *))tg_real("MPI_File_read_ordered_end", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_end, TG_LAYER_MPIIO))
+		return real(fh, buf, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_shared", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_shared, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_shared_before = tg_io_shared(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_shared_before);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_read_shared_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_shared_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_shared_before = tg_io_shared(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_shared_before);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+TG_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+	static int (*real)(MPI_File, MPI_Offset, int);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, int))tg_real("MPI_File_seek", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_seek, TG_LAYER_MPIIO))
+		return real(fh, offset, whence);
+	ret = real(fh, offset, whence);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_s(&tgc, (int64_t)whence);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+TG_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+{
+	static int (*real)(MPI_File, MPI_Offset, int);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, int))tg_real("MPI_File_seek_shared", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_seek_shared, TG_LAYER_MPIIO))
+		return real(fh, offset, whence);
+	ret = real(fh, offset, whence);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_s(&tgc, (int64_t)whence);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_set_atomicity(MPI_File fh, int flag);
+TG_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
+{
+	static int (*real)(MPI_File, int);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, int))tg_real("MPI_File_set_atomicity", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_set_atomicity, TG_LAYER_MPIIO))
+		return real(fh, flag);
+	ret = real(fh, flag);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)flag);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_set_info(MPI_File fh, MPI_Info info);
+TG_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+	static int (*real)(MPI_File, MPI_Info);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Info))tg_real("MPI_File_set_info", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_set_info, TG_LAYER_MPIIO))
+		return real(fh, info);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(fh, info);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size);
+TG_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+	static int (*real)(MPI_File, MPI_Offset);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset))tg_real("MPI_File_set_size", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_set_size, TG_LAYER_MPIIO))
+		return real(fh, size);
+	ret = real(fh, size);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)size);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);
+TG_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+	static int (*real)(MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info))tg_real("MPI_File_set_view", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_set_view, TG_LAYER_MPIIO))
+		return real(fh, disp, etype, filetype, datarep, info);
+	uint64_t sid_datarep = tg_str(tgc.t, datarep);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(fh, disp, etype, filetype, datarep, info);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)disp);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(etype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(filetype)));
+	tg_put_u(&tgc, sid_datarep);
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_sync(MPI_File fh);
+TG_EXPORT int MPI_File_sync(MPI_File fh)
+{
+	static int (*real)(MPI_File);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File))tg_real("MPI_File_sync", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_sync, TG_LAYER_MPIIO))
+		return real(fh);
+	ret = real(fh);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_all", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype))tg_real("MPI_File_write_all_begin", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all_begin, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype))tg_real("MPI_File_write_all_begin_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all_begin_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype);
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_all_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+TG_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Status *))tg_real("MPI_File_write_all_end", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all_end, TG_LAYER_MPIIO))
+		return real(fh, buf, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_at", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, offset, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_at_all", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, offset, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype))tg_real("MPI_File_write_at_all_begin", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all_begin, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype);
+	ret = real(fh, offset, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype))tg_real("MPI_File_write_at_all_begin_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all_begin_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype);
+	ret = real(fh, offset, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_at_all_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, offset, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+TG_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Status *))tg_real("MPI_File_write_at_all_end", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all_end, TG_LAYER_MPIIO))
+		return real(fh, buf, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_at_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_c, TG_LAYER_MPIIO))
+		return real(fh, offset, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, offset, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_position = tg_io_position(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_position);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_ordered", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype))tg_real("MPI_File_write_ordered_begin", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_begin, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype);
+	ret = real(fh, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype);
+TG_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype))tg_real("MPI_File_write_ordered_begin_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_begin_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype);
+	ret = real(fh, buf, count, datatype);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_ordered_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
+TG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Status *))tg_real("MPI_File_write_ordered_end", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_end, TG_LAYER_MPIIO))
+		return real(fh, buf, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(fh, buf, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_shared", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_shared, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_shared_before = tg_io_shared(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_shared_before);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TG_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *))tg_real("MPI_File_write_shared_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_shared_c, TG_LAYER_MPIIO))
+		return real(fh, buf, count, datatype, status);
+	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_shared_before = tg_io_shared(fh);
+	ret = real(fh, buf, count, datatype, st_status);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	int64_t px_shared_after = tg_io_shared(fh);
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_FILE, TG_HVAL(fh)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_iostatus(&tgc, failed ? NULL : st_status);
+	tg_put_s(&tgc, px_shared_before);
+	tg_put_s(&tgc, px_shared_after);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+TG_EXPORT int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+	static int (*real)(const char *, MPI_Datarep_conversion_function *, MPI_Datarep_conversion_function *, MPI_Datarep_extent_function *, void *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const char *, MPI_Datarep_conversion_function *, MPI_Datarep_conversion_function *, MPI_Datarep_extent_function *, void *))tg_real("MPI_Register_datarep", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_Register_datarep, TG_LAYER_MPIIO))
+		return real(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+	uint64_t sid_datarep = tg_str(tgc.t, datarep);
+	ret = real(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, sid_datarep);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)read_conversion_fn));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)write_conversion_fn));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)dtype_file_extent_fn));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)extra_state));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+
+int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+TG_EXPORT int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+	static int (*real)(const char *, MPI_Datarep_conversion_function_c *, MPI_Datarep_conversion_function_c *, MPI_Datarep_extent_function *, void *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const char *, MPI_Datarep_conversion_function_c *, MPI_Datarep_conversion_function_c *, MPI_Datarep_extent_function *, void *))tg_real("MPI_Register_datarep_c", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_Register_datarep_c, TG_LAYER_MPIIO))
+		return real(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+	uint64_t sid_datarep = tg_str(tgc.t, datarep);
+	ret = real(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, sid_datarep);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)read_conversion_fn));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)write_conversion_fn));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)dtype_file_extent_fn));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)extra_state));
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}

@@ -47,6 +47,9 @@ PMPI_FN(int, MPI_Info_get_nkeys, (MPI_Info, int *))
 PMPI_FN(int, MPI_Info_get_nthkey, (MPI_Info, int, char *))
 PMPI_FN(int, MPI_Info_get_string, (MPI_Info, const char *, int *, char *, int *))
 PMPI_FN(int, MPI_Barrier, (MPI_Comm))
+PMPI_FN(int, MPI_Get_elements_x, (const MPI_Status *, MPI_Datatype, MPI_Count *))
+PMPI_FN(int, MPI_File_get_position, (MPI_File, MPI_Offset *))
+PMPI_FN(int, MPI_File_get_position_shared, (MPI_File, MPI_Offset *))
 PMPI_FN(int, MPI_Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))
 
 /* ---- handle ids ---------------------------------------------------------- */
@@ -436,6 +439,48 @@ void tg_put_status(struct tg_call *c, const MPI_Status *st)
 	tg_put_u(c, 1);
 	tg_put_s(c, st->MPI_SOURCE);
 	tg_put_s(c, st->MPI_TAG);
+}
+
+void tg_put_iostatus(struct tg_call *c, const MPI_Status *st)
+{
+	MPI_Count n = 0;
+
+	if (!st || !get_MPI_Get_elements_x() ||
+	    get_MPI_Get_elements_x()(st, MPI_BYTE, &n) != MPI_SUCCESS ||
+	    n == MPI_UNDEFINED || n < 0) {
+		tg_put_u(c, 0);
+		return;
+	}
+	tg_put_u(c, (uint64_t)n + 1);
+}
+
+static int64_t io_pointer(MPI_File fh, int shared)
+{
+	struct tg_thread *t = tg_self;
+	MPI_Offset off = -1;
+	int rc;
+
+	if (fh == MPI_FILE_NULL)
+		return -1;
+	if (t)
+		t->guard++;
+	rc = shared ? (get_MPI_File_get_position_shared() ?
+		       get_MPI_File_get_position_shared()(fh, &off) : MPI_ERR_INTERN)
+		    : (get_MPI_File_get_position() ?
+		       get_MPI_File_get_position()(fh, &off) : MPI_ERR_INTERN);
+	if (t)
+		t->guard--;
+	return rc == MPI_SUCCESS ? (int64_t)off : -1;
+}
+
+int64_t tg_io_position(MPI_File fh)
+{
+	return io_pointer(fh, 0);
+}
+
+int64_t tg_io_shared(MPI_File fh)
+{
+	return io_pointer(fh, 1);
 }
 
 void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n)

@@ -20,7 +20,7 @@ setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
 	local s=$TG_TOP/tests/mpi p
 	mkdir -p "$B"
-	for p in anysrc waits persist ring coll comms types lifecycle abort sends info; do
+	for p in anysrc waits persist ring coll comms types lifecycle abort sends info mpiio; do
 		mpicc.mpich -O2 -Wall -o "$B/$p" "$s/$p.c"
 	done
 	mpicc.mpich -O2 -Wall -o "$B/mthreads" "$s/mthreads.c" -lpthread
@@ -483,6 +483,71 @@ sorted() {
 	MPI_Comm_rank 0 comm=MPI_COMM_WORLD rank=0
 	MPI_Barrier 0 comm=MPI_COMM_WORLD
 	EOF
+}
+
+# ---- MPI-IO -----------------------------------------------------------------------------
+
+# under RANK FUNC: the data calls (pread/pwrite) that ran inside the first
+# depth-0 record of FUNC in ./t/rank-RANK.rec, as "func ret count offset"
+under() {
+	run -0 --separate-stderr trace-decode "t/rank-$1.rec"
+	printf '%s\n' "$output" | awk -F'\t' -v f="$2" '
+		!/^#/ { rec[NR] = $0; par[NR] = "" ; for (i = 9; i <= NF; i++) if ($i ~ /^parent=/) par[NR] = substr($i, 8) }
+		!/^#/ && $6 == 0 && $8 == f && seq == "" { seq = $3 }
+		END { for (n = 1; n <= NR; n++) if (n in rec && par[n] == seq && seq != "") {
+			split(rec[n], x, "\t"); if (x[8] !~ /^p(read|write)/) continue
+			s = x[8] " " x[9]
+			for (i = 10; i <= length(x); i++) if (x[i] ~ /^(count|offset)=/) s = s " " x[i]
+			print s } }'
+}
+
+@test "MPI-IO through a strided view at 4 ranks: open, view, collective and independent data calls, pointers" {
+	mpitrace 4 "$B/mpiio"
+	[ "$(sorted)" = "$(printf '%s\n' '0: ok' '1: ok' '2: ok' '3: ok')" ]
+	run -0 --separate-stderr trace-decode -l mpiio,mpi t/rank-1.rec
+	calls=$(table '/^#type\t/ { $1 = $1; print; next } /^#/ { next } $8 ~ /^MPI_(File|Type)/ { row() }')
+	expect <<-'EOF'
+	#type rank=1 id=t1 combiner=MPI_COMBINER_VECTOR ints=[4,16,64] aints=[] types=[MPI_INT]
+	MPI_Type_vector 0 count=4 blocklength=16 stride=64 oldtype=MPI_INT newtype=t1
+	MPI_Type_commit 0 datatype=t1
+	MPI_File_open 0 comm=MPI_COMM_WORLD filename="data" amode=9 info=MPI_INFO_NULL fh=f1
+	MPI_File_set_view 0 fh=f1 disp=64 etype=MPI_INT filetype=t1 datarep="native" info=MPI_INFO_NULL
+	MPI_File_write_all 0 fh=f1 buf=b count=64 datatype=MPI_INT status={bytes:256} position=0
+	MPI_File_read_at_all 0 fh=f1 offset=0 buf=b count=64 datatype=MPI_INT status={bytes:256}
+	MPI_File_set_view 0 fh=f1 disp=0 etype=MPI_BYTE filetype=MPI_BYTE datarep="native" info=MPI_INFO_NULL
+	MPI_File_write_at 0 fh=f1 offset=1088 buf=b count=16 datatype=MPI_INT status={bytes:64}
+	MPI_File_sync 0 fh=f1
+	MPI_File_get_size 0 fh=f1 size=1280
+	MPI_File_close 0 fh=f1
+	MPI_Type_free 0 datatype=t1
+	MPI_File_open 0 comm=MPI_COMM_WORLD filename="log" amode=5 info=MPI_INFO_NULL fh=f1
+	MPI_File_write_shared 0 fh=f1 buf=b count=1 datatype=MPI_INT status={bytes:4} shared_before=0 shared_after=4
+	MPI_File_write_ordered 0 fh=f1 buf=b count=1 datatype=MPI_INT status={bytes:4} shared_after=20
+	MPI_File_close 0 fh=f1
+	EOF
+}
+
+@test "MPI-IO, three levels: the pwrite calls under each MPI-IO call carry it as their parent" {
+	mpitrace 4 "$B/mpiio"
+	# rank 0 aggregates the collective write: the whole 1 KiB in one pwrite
+	[ "$(under 0 MPI_File_write_all)" = "pwrite 1024 count=1024 offset=0" ]
+	[ "$(under 0 MPI_File_read_at_all)" = "pread 1024 count=1024 offset=0" ]
+	[ -z "$(under 1 MPI_File_write_all)" ]
+	# an independent write lands where its explicit offset says
+	[ "$(under 1 MPI_File_write_at)" = "pwrite 64 count=64 offset=1088" ]
+	[ "$(under 3 MPI_File_write_at)" = "pwrite 64 count=64 offset=1216" ]
+	# an ordered write lands at shared_after minus all ranks' bytes plus
+	# the lower ranks' bytes: 20 - 16 + 4r
+	for r in 0 1 2 3; do
+		under "$r" MPI_File_write_ordered | grep -qx "pwrite 4 count=4 offset=$((4 + 4 * r))"
+		run -0 trace-decode -l mpiio "t/rank-$r.rec"
+		[[ $output == *MPI_File_write_ordered*shared_after=20* ]]
+	done
+	# --top: what the program called itself, no record from inside another
+	run -0 --separate-stderr trace-decode --top t/rank-0.rec
+	[ -z "$(printf '%s\n' "$output" | grep -v '^#' | awk -F'\t' '$6 != 0')" ]
+	[[ $output == *MPI_File_write_all* ]]
+	[[ $output != *pwrite* ]]
 }
 
 # ---- info, threads, clocks ------------------------------------------------------------

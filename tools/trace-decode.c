@@ -21,7 +21,7 @@
 #include "../libcommon/banned.h"
 
 static const char usage_text[] =
-	"usage: trace-decode [-hj] [-l layers] [file ...]\n";
+	"usage: trace-decode [-hjt] [-l layers] [file ...]\n";
 
 static void usage(int status)
 {
@@ -74,7 +74,7 @@ static uint64_t common_zero(int n, char **files)
 }
 
 /* Decode one input; returns 0, or -1 after reporting an error. */
-static int decode(const char *path, struct tg_textopts *o, unsigned layers)
+static int decode(const char *path, struct tg_textopts *o, unsigned layers, int top)
 {
 	struct tg_stream *s;
 	struct tg_reader *r;
@@ -97,7 +97,8 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers)
 		o->zero = tg_reader_header(r)->clock_base;
 	tg_text_proc(stdout, tg_reader_header(r), o);
 	while ((rc = tg_reader_next(r, &rec)) > 0) {
-		if (rec.type == TG_REC_CALL && !(layers & (1u << rec.call->layer)))
+		if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
+						(top && rec.depth > 0)))
 			continue;
 		tg_text_rec(stdout, tg_reader_header(r), &rec, o);
 	}
@@ -119,14 +120,15 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "layer", required_argument, NULL, 'l' },
+		{ "top", no_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tg_textopts o = { 0, UINT64_MAX };
 	unsigned layers = (1u << TG_LAYER_COUNT) - 1;
 	char *dash[] = { "-" };
-	int c, i, status = TG_EXIT_OK;
+	int c, i, top = 0, status = TG_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "hjl:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hjl:t", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(TG_EXIT_OK);
@@ -136,6 +138,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			layers = parse_layers(optarg);
+			break;
+		case 't':
+			top = 1;
 			break;
 		default:
 			usage(TG_EXIT_ERROR);
@@ -149,7 +154,7 @@ int main(int argc, char **argv)
 	}
 	o.zero = common_zero(argc, argv);
 	for (i = 0; i < argc; i++)
-		if (decode(argv[i], &o, layers) < 0)
+		if (decode(argv[i], &o, layers, top) < 0)
 			status = TG_EXIT_ERROR;
 	tg_close_stdout();
 	return status;
