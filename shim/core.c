@@ -356,12 +356,25 @@ __attribute__((constructor)) static void tg_ctor(void)
 	}
 }
 
+#ifdef TG_STATIC
+void *tg_real(const char *name, const char *ver)
+{
+	unsigned i;
+
+	(void)ver;
+	for (i = 0; i < tg_static_nreal; i++)
+		if (strcmp(tg_static_real[i].name, name) == 0)
+			return tg_static_real[i].fn;
+	return tg_real_dyn ? tg_real_dyn(name) : NULL;
+}
+#else
 void *tg_real(const char *name, const char *ver)
 {
 	void *p = ver ? dlvsym(RTLD_NEXT, name, ver) : NULL;
 
 	return p ? p : dlsym(RTLD_NEXT, name);
 }
+#endif
 
 /* ---- the sink ---------------------------------------------------------- */
 

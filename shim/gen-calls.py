@@ -568,6 +568,12 @@ def main():
         gen_table(rows, f)
     with open('shim/wrappers.gen.c', 'w') as f:
         gen_wrappers(rows, f, names)
+    # the POSIX and stdio functions the shim defines, for static linking
+    # with -Wl,--wrap (see the Makefile's lib/libtangram.a)
+    with open('shim/wrapnames.gen.txt', 'w') as f:
+        for r in rows:
+            if not r.mpi and r.layer in ('posix', 'stdio') and 'nolib' not in r.opts:
+                f.write(r.name + '\n')
     if any(r.mpi for r in rows):
         with open('shim/mpi-wrappers.gen.c', 'w') as f:
             gen_mpi_wrappers(rows, f)

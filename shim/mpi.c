@@ -18,6 +18,15 @@ static void *pmpi(const char *name)
 	return p ? p : dlsym(RTLD_NEXT, name);
 }
 
+#ifdef TG_STATIC
+/* Linked into the program (lib/libtangram.a): an MPI wrapper finds the MPI
+ * library's definition after the program's, as the preloaded one does. */
+void *tg_real_dyn(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+#endif
+
 #define PMPI_FN(ret, name, params)                                  \
 	static ret(*p_##name) params;                              \
 	static ret(*get_##name(void)) params                       \

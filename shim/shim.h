@@ -119,6 +119,17 @@ void tg_init(void) TG_HIDDEN;
 /* The real definition of @name (of symbol version @ver if not NULL). */
 void *tg_real(const char *name, const char *ver) TG_HIDDEN;
 
+/* TG_STATIC (lib/libtangram.a): the real functions by name, __real_NAME
+ * as the linker's --wrap resolves them (build/static/static-real.c), and
+ * for the rest (MPI) a lookup mpi.c provides when it is linked in. */
+struct tg_static_fn {
+	const char *name;
+	void *fn;
+};
+extern const struct tg_static_fn tg_static_real[] TG_HIDDEN;
+extern const unsigned tg_static_nreal TG_HIDDEN;
+void *tg_real_dyn(const char *name) TG_HIDDEN __attribute__((weak));
+
 /* State of the calling thread, created on first use; NULL if impossible. */
 struct tg_thread *tg_thread_new(void) TG_HIDDEN;
 

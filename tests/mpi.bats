@@ -661,6 +661,28 @@ under() {
 	EOF
 }
 
+@test "linked with lib/libtangram.a and -Wl,@tangram.wrap: MPI through the linker, printf through --wrap" {
+	mpicc.mpich -o sends "$TG_TOP/tests/mpi/sends.c" -Wl,@"$TG_TOP/lib/tangram.wrap" \
+		"$TG_TOP/lib/libtangram.a" -Wl,--no-as-needed -lmpich -lpthread
+	! readelf -d sends | grep -q libtangram
+	run -0 --separate-stderr env TANGRAM_DIR=t mpirun.mpich -n 2 ./sends
+	[ "$(sorted)" = "$(printf '%s\n' '0: received 3' '1: received 1')" ]
+	run -0 --separate-stderr trace-decode t/rank-1.rec
+	calls=$(table '!/^#/ && $6 == 0 { row() }')
+	expect <<-'EOF'
+	MPI_Init 0
+	MPI_Comm_rank 0 comm=MPI_COMM_WORLD rank=1
+	MPI_Comm_size 0 comm=MPI_COMM_WORLD size=2
+	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
+	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
+	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
+	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status=-
+	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status=-
+	printf 14 format="%d: received %d\n"
+	MPI_Finalize 0
+	EOF
+}
+
 @test "linked with -ltangram-mpi (no linker flags), traced with TANGRAM_DIR alone" {
 	mpicc.mpich -o sends "$TG_TOP/tests/mpi/sends.c" -L"$TG_TOP/lib" -ltangram-mpi -Wl,-rpath,"$TG_TOP/lib"
 	run -0 --separate-stderr env TANGRAM_DIR=t mpirun.mpich -n 2 ./sends

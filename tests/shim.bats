@@ -523,6 +523,35 @@ decode_all() {
 	cmp mapped buffered
 }
 
+# ---- static executables ---------------------------------------------------
+
+@test "a static executable linked with -Wl,@tangram.wrap and libtangram.a: the same records as preloaded" {
+	for p in posix_basic stdio_basic; do
+		gcc -static -O1 -o "$p" "$TG_TOP/tests/apps/$p.c" \
+			-Wl,@"$TG_TOP/lib/tangram.wrap" "$TG_TOP/lib/libtangram.a" -lpthread
+		# a static executable: no dynamic section, nothing to preload into
+		! readelf -d "$p" | grep -q NEEDED
+		mkdir s d
+		(cd s && only_012 && TANGRAM_DIR=$T/s/trace exec "../$p" > out 2> err)
+		(cd d && only_012 && TANGRAM_DIR=$T/d/trace LD_PRELOAD=$SHIM exec "$APPS/$p" > out 2> err)
+		cmp s/out d/out
+		for x in s d; do
+			run -0 --separate-stderr trace-decode $x/trace/*.rec
+			calls | sed "s|$T/$x|DIR|g" > $x.calls
+		done
+		[ "$(wc -l < s.calls)" -gt 10 ]
+		diff -u d.calls s.calls
+		rm -r s d
+	done
+}
+
+@test "a static executable with TANGRAM_OFF=1 runs untraced" {
+	gcc -static -O1 -o pb "$TG_TOP/tests/apps/posix_basic.c" \
+		-Wl,@"$TG_TOP/lib/tangram.wrap" "$TG_TOP/lib/libtangram.a" -lpthread
+	TANGRAM_OFF=1 TANGRAM_DIR=$T/trace run -0 ./pb
+	[ ! -e trace ]
+}
+
 # ---- when the trace cannot be written ----------------------------------
 
 # witness prints what it sees (results, errno) and exits 3.
