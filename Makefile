@@ -28,7 +28,7 @@ JANSSON_LIBS = -ljansson
 ZLIB_LIBS = -lz
 
 COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
-	libcommon/text.c libcommon/util.c libcommon/calltab.gen.c \
+	libcommon/text.c libcommon/util.c libcommon/textin.c libcommon/calltab.gen.c \
 	libcommon/mpinames.gen.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
@@ -39,7 +39,7 @@ SHIM_MPI_SRC = shim/mpi.c shim/mpi-wrappers.gen.c
 MPI_CFLAGS = -I/usr/include/x86_64-linux-gnu/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
-TOOLS = trace-decode trace-run
+TOOLS = trace-decode trace-run overlap-find conflict-check
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
@@ -60,6 +60,16 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 	ar rcs $@ $^
 
 $(BINDIR)/trace-decode: $(BUILD)/tools/trace-decode.o $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
+
+$(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
+
+$(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o: tools/flatten.h
+
+$(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
 

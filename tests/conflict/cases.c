@@ -1,0 +1,139 @@
+/*
+ * cases - small MPI programs, one per I/O synchronisation case, selected by
+ * the first argument; run on 2 ranks, files in the working directory.
+ *
+ *   raw-s       rank 0 writes 100 bytes of "f" and reads them back
+ *   raw-s-sync  the same with fsync between the write and the read
+ *   raw-d       rank 0 writes and closes "f"; barrier; rank 1 opens, reads
+ *   waw-d       rank 0 writes "f" (no close), sends a token; rank 1, on the
+ *               token, writes the same bytes through its own descriptor
+ *   waw-s       rank 0 writes the same bytes twice, no fsync between
+ *   waw-s-sync  the same with fsync between
+ *   append      both ranks append 10 lines each to "log" (O_APPEND), in turns
+ *   race        both ranks write the same 100 bytes of "f", no synchronisation
+ *   strided     MPI-IO: each rank writes every other 64-byte block of "f"
+ *               through a vector file view (no overlap between ranks)
+ *   overlap     MPI-IO: both ranks write_at_all the same 64 bytes, then
+ *               rank 1 reads them after a barrier
+ */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char buf[100], back[100];
+
+static int wr(int fd)
+{
+	return pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : "";
+	int rank, size, fd, bad = 0, i, token = 1;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	memset(buf, 'a' + rank, sizeof(buf));
+	if (!strcmp(c, "raw-s") || !strcmp(c, "raw-s-sync")) {
+		if (rank == 0) {
+			fd = open("f", O_CREAT | O_RDWR | O_TRUNC, 0644);
+			bad |= wr(fd);
+			if (!strcmp(c, "raw-s-sync"))
+				fsync(fd);
+			bad |= pread(fd, back, sizeof(back), 0) != (ssize_t)sizeof(back);
+			close(fd);
+		}
+	} else if (!strcmp(c, "raw-d")) {
+		if (rank == 0) {
+			fd = open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+			bad |= wr(fd);
+			close(fd);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 1) {
+			fd = open("f", O_RDONLY);
+			bad |= read(fd, back, sizeof(back)) != (ssize_t)sizeof(back);
+			close(fd);
+		}
+	} else if (!strcmp(c, "waw-d")) {
+		if (rank == 0) {
+			fd = open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+			bad |= wr(fd);
+			MPI_Send(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+			MPI_Recv(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			close(fd);
+		} else if (rank == 1) {
+			MPI_Recv(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			fd = open("f", O_WRONLY);
+			bad |= wr(fd);
+			close(fd);
+			MPI_Send(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+		}
+	} else if (!strcmp(c, "waw-s") || !strcmp(c, "waw-s-sync")) {
+		if (rank == 0) {
+			fd = open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+			bad |= wr(fd);
+			if (!strcmp(c, "waw-s-sync"))
+				fsync(fd);
+			bad |= wr(fd);
+			close(fd);
+		}
+	} else if (!strcmp(c, "append")) {
+		if (rank == 0)
+			close(open("log", O_CREAT | O_WRONLY | O_TRUNC, 0644));
+		MPI_Barrier(MPI_COMM_WORLD);
+		fd = open("log", O_WRONLY | O_APPEND);
+		for (i = 0; i < 10; i++) {
+			int r;
+			for (r = 0; r < size; r++) {
+				if (r == rank) {
+					char line[32];
+					int n = snprintf(line, sizeof(line), "rank %d line %d\n", rank, i);
+					bad |= write(fd, line, (size_t)n) != n;
+				}
+				MPI_Barrier(MPI_COMM_WORLD);
+			}
+		}
+		close(fd);
+	} else if (!strcmp(c, "race")) {
+		if (rank == 0)
+			close(open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644));
+		MPI_Barrier(MPI_COMM_WORLD);
+		fd = open("f", O_WRONLY);
+		bad |= wr(fd);	/* no order between the ranks' writes */
+		close(fd);
+	} else if (!strcmp(c, "strided") || !strcmp(c, "overlap")) {
+		MPI_File fh;
+		MPI_Datatype vec;
+		int data[64];
+		for (i = 0; i < 64; i++)
+			data[i] = rank;
+		MPI_File_open(MPI_COMM_WORLD, "f", MPI_MODE_CREATE | MPI_MODE_RDWR,
+			      MPI_INFO_NULL, &fh);
+		if (!strcmp(c, "strided")) {
+			MPI_Type_vector(4, 16, 16 * size, MPI_INT, &vec);
+			MPI_Type_commit(&vec);
+			MPI_File_set_view(fh, (MPI_Offset)rank * 64, MPI_INT, vec, "native",
+					  MPI_INFO_NULL);
+			MPI_File_write_all(fh, data, 64, MPI_INT, MPI_STATUS_IGNORE);
+			MPI_Type_free(&vec);
+		} else {
+			MPI_File_write_at_all(fh, 0, data, 16, MPI_INT, MPI_STATUS_IGNORE);
+			MPI_File_sync(fh);
+			MPI_Barrier(MPI_COMM_WORLD);
+			if (rank == 1)
+				MPI_File_read_at(fh, 0, data, 16, MPI_INT, MPI_STATUS_IGNORE);
+		}
+		MPI_File_close(&fh);
+	} else {
+		if (rank == 0)
+			fprintf(stderr, "cases: unknown case '%s'\n", c);
+		bad = 1;
+	}
+	MPI_Finalize();
+	return bad;
+}

@@ -1,0 +1,213 @@
+#!/usr/bin/env bats
+# overlap-find and conflict-check (overlap-find(1), conflict-check(1)):
+# the byte ranges of traced programs' data calls, asserted exactly; then
+# the MPI programs of tests/conflict/cases.c, each pinning one case of the
+# consistency models, with the conflicts and the recommended model they
+# must give; then bad input.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	command -v mpicc.mpich >/dev/null ||
+		skip "mpicc.mpich is missing (make deps installs MPICH)"
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	export B=$BATS_FILE_TMPDIR/bin
+	mkdir -p "$B"
+	mpicc.mpich -O2 -Wall -o "$B/cases" "$TG_TOP/tests/conflict/cases.c"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	SHIM=$TG_TOP/lib/libtangram.so
+}
+
+# accesses: the access lines of overlap-find -a on the traces in t/, as
+# "file-path rank op func start end", process names turned into P<n> in
+# order of appearance
+accesses() {
+	trace-decode t/*.rec | overlap-find -a "$@" > of.out
+	awk -F'\t' '
+		$1 == "#file" { p = $3; sub(/^path="/, "", p); sub(/"$/, "", p); n = split(p, x, "/"); path[substr($2, 6)] = x[n] }
+		$1 == "access" { if (!($3 in pn)) pn[$3] = "P" (++np); print path[$2], pn[$3], $7, $8, $9, $10 }' of.out
+}
+
+# case NAME [overlap-find options]: run cases NAME on 2 ranks, traced into t/
+case_run() {
+	local c=$1
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 2 "$B/cases" "$c"
+}
+
+# table [options]: the conflict table of the traces in t/, without its
+# heading, spaces squeezed
+table() {
+	trace-decode t/*.rec | overlap-find "${OF[@]}" | conflict-check "$@" | sed 1d | tr -s ' '
+}
+
+recommend() {
+	trace-decode t/*.rec | overlap-find "${OF[@]}" | conflict-check --recommend "$@"
+}
+
+@test "offsets: dup shares the position, O_APPEND goes to the end, ftruncate, a fork'd child moves the shared offset" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/offsets"
+	accesses > got
+	cat > want <<-'EOF'
+	o P1 W write 0 10
+	o P1 W write 10 15
+	o P1 W write 12 15
+	o P1 W write 15 19
+	o P1 R read 17 19
+	o P2 W write 30 36
+	o P1 W write 36 38
+	s P1 W fwrite 0 7
+	s P1 W fwrite 7 10
+	EOF
+	diff -u want got
+}
+
+@test "posix_basic and stdio_basic: every placed access, and the RAW-S pairs they make" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/posix_basic"
+	accesses > got
+	cat > want <<-'EOF'
+	data P1 W write 0 10
+	data P1 W writev 20 28
+	data P1 W pwrite 100 103
+	data P1 R pread 100 103
+	EOF
+	diff -u want got
+	[ "$(grep -c '^pair' of.out)" -eq 1 ]
+	rm -r t
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/stdio_basic"
+	accesses > got
+	cat > want <<-'EOF'
+	text P1 W fwrite 0 10
+	text P1 R fread 2 10
+	text P1 W fprintf 10 15
+	other P1 W fwrite 0 2
+	EOF
+	diff -u want got
+	# fputs does not say how many bytes it wrote: counted, not placed
+	grep -q $'^#unplaced\t.*\tunplaced=1$' of.out
+}
+
+@test "RAW-S: a read of bytes the same process wrote conflicts under commit and session, not posix" {
+	case_run raw-s
+	run -0 table --model all
+	[ "$(printf '%s\n' "$output" | grep -v 'all files' | sed 's|^\([a-z]*\) [^ ]*/f |\1 f |')" = "$(printf '%s\n' 'commit f 0 0 1 0' 'session f 0 0 1 0')" ]
+	[ "$(recommend)" = session ]
+	[ "$(recommend --strict)" = posix ]
+}
+
+@test "RAW-S with fsync between: commit-safe, a session conflict still" {
+	case_run raw-s-sync
+	run -0 table --model all
+	[ "$(printf '%s\n' "$output" | grep -v 'all files' | sed 's|^\([a-z]*\) [^ ]*/f |\1 f |')" = 'session f 0 0 1 0' ]
+	[ "$(recommend --strict)" = commit ]
+	trace-decode t/*.rec | overlap-find | conflict-check -v --model all > v.out
+	grep -q $'^RAW-S\t.*\tposix=ok\tcommit=ok\tsession=conflict\tsynchronized=yes\tcommit=0:' v.out
+}
+
+@test "RAW-D after close, barrier, open: no conflict under any model" {
+	case_run raw-d
+	run -0 table --model all
+	[ "$(printf '%s\n' "$output" | grep -vc 'all files')" -eq 0 ]
+	trace-decode t/*.rec | overlap-find | conflict-check -v > v.out
+	# the pair is there, and the close and open that make it session-safe
+	grep -q $'^RAW-D\t.*\t0:[0-9]* pwrite W \\[0,100)\t1:[0-9]* read R \\[0,100)\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=yes\tcommit=0:[0-9]*\tclose=0:[0-9]*\topen=1:[0-9]*$' v.out
+	[ "$(recommend)" = session ]
+	[ "$(recommend --strict)" = session ]
+}
+
+@test "WAW-D ordered by send and receive but without commit or close: only POSIX is correct" {
+	case_run waw-d
+	run -0 table --model all
+	[ "$(printf '%s\n' "$output" | grep -v 'all files' | sed 's|^\([a-z]*\) [^ ]*/f |\1 f |')" = "$(printf '%s\n' 'commit f 0 1 0 0' 'session f 0 1 0 0')" ]
+	[ "$(recommend)" = posix ]
+}
+
+@test "WAW-S: without fsync a conflict under commit and session; with fsync under session only" {
+	case_run waw-s
+	run -0 table --model all
+	[ "$(printf '%s\n' "$output" | grep -v 'all files' | sed 's|^\([a-z]*\) [^ ]*/f |\1 f |')" = "$(printf '%s\n' 'commit f 1 0 0 0' 'session f 1 0 0 0')" ]
+	[ "$(recommend)" = session ]
+	[ "$(recommend --strict)" = posix ]
+	rm -r t
+	case_run waw-s-sync
+	run -0 table --model all
+	[ "$(printf '%s\n' "$output" | grep -v 'all files' | sed 's|^\([a-z]*\) [^ ]*/f |\1 f |')" = 'session f 1 0 0 0' ]
+	[ "$(recommend --strict)" = commit ]
+}
+
+@test "an O_APPEND log written by two ranks in turns: 20 disjoint lines, no pair" {
+	case_run append
+	accesses > got
+	[ "$(grep -c '^log ' got)" -eq 20 ]
+	# every line starts where the previous one ended
+	awk '$1 == "log" { print $5, $6 }' got | sort -n | awk 'NR > 1 && $1 != end { bad = 1 } { end = $2 } END { exit bad }'
+	! grep -q '^pair' of.out
+	[ "$(recommend --strict)" = session ]
+}
+
+@test "MPI-IO strided view (--layer mpiio): each rank's blocks through the vector filetype, no pair" {
+	case_run strided
+	accesses -l mpiio > got
+	cat > want <<-'EOF'
+	f P1 W MPI_File_write_all 0 64
+	f P2 W MPI_File_write_all 64 128
+	f P1 W MPI_File_write_all 128 192
+	f P2 W MPI_File_write_all 192 256
+	f P1 W MPI_File_write_all 256 320
+	f P2 W MPI_File_write_all 320 384
+	f P1 W MPI_File_write_all 384 448
+	f P2 W MPI_File_write_all 448 512
+	EOF
+	diff -u want got
+	! grep -q '^pair' of.out
+}
+
+@test "--json: one object per pair with the verdict of every model, then the summary" {
+	case_run raw-s-sync
+	trace-decode t/*.rec | overlap-find | conflict-check --json > j.out
+	python3 - <<-'EOF'
+	import json
+	lines = [json.loads(l) for l in open('j.out')]
+	p, s = lines[0], lines[-1]
+	assert p['kind'] == 'RAW' and p['procs'] == 'S', p
+	assert p['conflict'] == {'posix': False, 'commit': False, 'session': True}, p
+	assert p['first']['func'] == 'pwrite' and p['second']['func'] == 'pread', p
+	assert p['first']['start'] == 0 and p['first']['end'] == 100, p
+	assert 'commit_seq' in p and p['synchronized'] is True, p
+	assert s['summary'][0]['conflicts']['session']['RAW-S'] == 1, s
+	EOF
+}
+
+# ---- bad input ------------------------------------------------------------------
+
+@test "overlap-find: a missing file, a wrong option, a malformed record: one line, exit 2" {
+	run -2 --separate-stderr overlap-find nosuch
+	[ "$stderr" = "overlap-find: cannot open 'nosuch': No such file or directory" ]
+	run -2 --separate-stderr overlap-find -l hdf9
+	[[ $stderr == "overlap-find: option -l: unknown layer 'hdf9'"* ]]
+	printf '#proc\trank=0\tpid=1\tcwd="/"\n0\t0\tx\t0.1\t0.2\t0\tposix\twrite\t1\tfd=3\n' > bad.txt
+	run -2 --separate-stderr overlap-find bad.txt
+	[ "$stderr" = "overlap-find: bad.txt:2: bad seq" ]
+	printf '0\t0\t1\t0.1\t0.2\t0\tposix\twrite\t1\tfd=3\n' > bad.txt
+	run -2 --separate-stderr overlap-find bad.txt
+	[ "$stderr" = "overlap-find: bad.txt:1: call record before any #proc line" ]
+}
+
+@test "conflict-check: input not from overlap-find, a malformed pair, an unknown model, a missing --hb file: exit 2" {
+	printf 'hello\n' > bad.txt
+	run -2 --separate-stderr conflict-check bad.txt
+	[ "$stderr" = "conflict-check: bad.txt:1: not overlap-find output (no #overlap line)" ]
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/f"\npair\t0\t0\t1\n' > bad.txt
+	run -2 --separate-stderr conflict-check bad.txt
+	[ "$stderr" = "conflict-check: bad.txt:3: malformed pair line" ]
+	run -2 --separate-stderr conflict-check --model eventual bad.txt
+	[[ $stderr == "conflict-check: option --model: unknown model 'eventual'"* ]]
+	run -2 --separate-stderr conflict-check --hb nosuch.hb bad.txt
+	[ "$stderr" = "conflict-check: cannot read 'nosuch.hb': No such file or directory" ]
+	: > empty.txt
+	run -2 --separate-stderr conflict-check empty.txt
+	[[ $stderr == *"empty input"* ]]
+}

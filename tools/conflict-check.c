@@ -1,0 +1,684 @@
+/*
+ * conflict-check - which consistency model does this run need?  Reads the
+ * overlapping pairs and the open/close/commit events that overlap-find
+ * wrote, classifies every pair as RAW or WAW by the same (S) or different
+ * (D) processes, and decides for each of the POSIX, commit and session
+ * models whether the pair conflicts (dissertation §4.3.2): ordered by the
+ * calls' timestamps, or with --hb by the happens-before graph of hb-build,
+ * in which case it also says whether the pair is properly synchronised.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../libcommon/tg.h"
+#include "../libcommon/textin.h"
+#include "../libcommon/util.h"
+
+extern char **environ;
+
+static const char usage_text[] =
+	"usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|all]\n"
+	"                      [--recommend] [--strict] [--fail-on-unsynchronized] [file]\n";
+
+static void usage(int status)
+{
+	fputs(usage_text, status ? stderr : stdout);
+	exit(status);
+}
+
+static const char *input_name = "standard input";
+static long lineno;
+
+static void die_input(const char *what)
+{
+	fflush(stdout);
+	fprintf(stderr, "conflict-check: %s:%ld: %s\n", input_name, lineno, what);
+	exit(TG_EXIT_ERROR);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "conflict-check: out of memory\n");
+		exit(TG_EXIT_ERROR);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+static int streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+/* ---- files and events ------------------------------------------------------- */
+
+enum { EV_OPEN, EV_CLOSE, EV_COMMIT, EV_KINDS };
+static const char *ev_names[EV_KINDS] = { "open", "close", "commit" };
+
+struct event {
+	int64_t t;
+	uint64_t seq;
+};
+
+/* The events of one process on one file, by kind, in time order. */
+struct evlist {
+	uint32_t file;
+	char *rank;
+	struct event *ev[EV_KINDS];
+	size_t n[EV_KINDS], cap[EV_KINDS];
+};
+
+static struct evlist *evl;
+static size_t nevl;
+static char **paths;
+static size_t npaths;
+
+static struct evlist *evlist_of(uint32_t file, const char *rank, int make)
+{
+	size_t i;
+
+	for (i = nevl; i-- > 0;)
+		if (evl[i].file == file && streq(evl[i].rank, rank))
+			return &evl[i];
+	if (!make)
+		return NULL;
+	evl = xrealloc(evl, (nevl + 1) * sizeof(*evl));
+	memset(&evl[nevl], 0, sizeof(evl[0]));
+	evl[nevl].file = file;
+	evl[nevl].rank = xstrdup(rank);
+	return &evl[nevl++];
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int events_sorted;
+
+static void sort_events(void)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < nevl; i++)
+		for (k = 0; k < EV_KINDS; k++)
+			qsort(evl[i].ev[k], evl[i].n[k], sizeof(struct event), cmp_event);
+	events_sorted = 1;
+}
+
+/* The first event of @kind strictly after (@t, @seq), or NULL. */
+static const struct event *first_after(const struct evlist *l, int kind, int64_t t)
+{
+	size_t lo = 0, hi, k = (size_t)kind;
+
+	if (!l)
+		return NULL;
+	hi = l->n[k];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->ev[k][mid].t <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n[k] ? &l->ev[k][lo] : NULL;
+}
+
+/* The last event of @kind strictly before @t, or NULL. */
+static const struct event *last_before(const struct evlist *l, int kind, int64_t t)
+{
+	size_t lo = 0, hi, k = (size_t)kind;
+
+	if (!l)
+		return NULL;
+	hi = l->n[k];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->ev[k][mid].t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? &l->ev[k][lo - 1] : NULL;
+}
+
+/* The same by program order (seq), for the happens-before checks. */
+static const struct event *first_after_seq(const struct evlist *l, int kind, uint64_t seq)
+{
+	const struct event *best = NULL;
+	size_t i;
+
+	if (!l)
+		return NULL;
+	for (i = 0; i < l->n[kind]; i++)
+		if (l->ev[kind][i].seq > seq && (!best || l->ev[kind][i].seq < best->seq))
+			best = &l->ev[kind][i];
+	return best;
+}
+
+static const struct event *last_before_seq(const struct evlist *l, int kind, uint64_t seq)
+{
+	const struct event *best = NULL;
+	size_t i;
+
+	if (!l)
+		return NULL;
+	for (i = 0; i < l->n[kind]; i++)
+		if (l->ev[kind][i].seq < seq && (!best || l->ev[kind][i].seq > best->seq))
+			best = &l->ev[kind][i];
+	return best;
+}
+
+/* ---- happens-before queries (hb-query, batch mode) ------------------------- */
+
+static FILE *hb_to, *hb_from;
+static pid_t hb_pid;
+static const char *hb_file;
+static uint64_t hb_queries;
+
+static void hb_start(void)
+{
+	posix_spawn_file_actions_t fa;
+	int in[2], out[2], rc;
+	char *argv[] = { "hb-query", "--batch", (char *)hb_file, NULL };
+
+	if (pipe(in) < 0 || pipe(out) < 0) {
+		fprintf(stderr, "conflict-check: pipe: %s\n", strerror(errno));
+		exit(TG_EXIT_ERROR);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_addclose(&fa, in[1]);
+	posix_spawn_file_actions_addclose(&fa, out[0]);
+	rc = posix_spawnp(&hb_pid, "hb-query", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	if (rc != 0) {
+		fprintf(stderr, "conflict-check: cannot run hb-query: %s\n", strerror(rc));
+		exit(TG_EXIT_ERROR);
+	}
+	hb_to = fdopen(in[1], "w");
+	hb_from = fdopen(out[0], "r");
+	if (!hb_to || !hb_from) {
+		fprintf(stderr, "conflict-check: out of memory\n");
+		exit(TG_EXIT_ERROR);
+	}
+}
+
+/* Does (@ra, @sa) happen before (@rb, @sb)? */
+static int hb(const char *ra, uint64_t sa, const char *rb, uint64_t sb)
+{
+	char ans[64];
+
+	if (streq(ra, rb))
+		return sa < sb;	/* program order */
+	if (!hb_to)
+		hb_start();
+	hb_queries++;
+	fprintf(hb_to, "%s:%" PRIu64 " %s:%" PRIu64 "\n", ra, sa, rb, sb);
+	fflush(hb_to);
+	if (!fgets(ans, sizeof(ans), hb_from)) {
+		fprintf(stderr, "conflict-check: hb-query %s ended early\n", hb_file);
+		exit(TG_EXIT_ERROR);
+	}
+	if (strncmp(ans, "yes", 3) == 0)
+		return 1;
+	if (strncmp(ans, "no", 2) == 0)
+		return 0;
+	ans[strcspn(ans, "\n")] = 0;
+	fprintf(stderr, "conflict-check: hb-query %s: %s\n", hb_file, ans);
+	exit(TG_EXIT_ERROR);
+}
+
+static void hb_stop(void)
+{
+	int st;
+
+	if (!hb_to)
+		return;
+	fclose(hb_to);
+	fclose(hb_from);
+	while (waitpid(hb_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "conflict-check: hb-query %s failed\n", hb_file);
+		exit(TG_EXIT_ERROR);
+	}
+}
+
+/* ---- pairs ----------------------------------------------------------------------- */
+
+struct acc {
+	char *rank;
+	uint64_t seq;
+	int64_t t0, t1;
+	int write;
+	const char *func;
+	uint64_t start, end;
+};
+
+enum { M_POSIX, M_COMMIT, M_SESSION, M_COUNT };
+static const char *model_names[M_COUNT] = { "posix", "commit", "session" };
+
+/* Per file: [model][kind RAW/WAW][S/D] conflicts, pairs, unsynchronised. */
+struct tally {
+	uint64_t conf[M_COUNT][2][2];
+	uint64_t pairs[2][2];
+	uint64_t unsync[2][2];
+};
+static struct tally *tallies;
+
+static int opt_hb, opt_json, opt_verbose, opt_strict;
+static unsigned models = 1u << M_SESSION;
+
+static int parse_acc(struct tg_tline *t, int at, struct acc *a)
+{
+	int64_t seq, s, e;
+
+	a->rank = t->f[at];
+	if (tg_tint(t->f[at + 1], &seq) < 0 || seq < 0)
+		return -1;
+	a->seq = (uint64_t)seq;
+	a->t0 = tg_ttime(t->f[at + 2]);
+	a->t1 = tg_ttime(t->f[at + 3]);
+	if (a->t0 < 0 || a->t1 < 0)
+		return -1;
+	if (streq(t->f[at + 4], "W"))
+		a->write = 1;
+	else if (streq(t->f[at + 4], "R"))
+		a->write = 0;
+	else
+		return -1;
+	a->func = t->f[at + 5];
+	if (tg_tint(t->f[at + 6], &s) < 0 || tg_tint(t->f[at + 7], &e) < 0 || s < 0 || e < s)
+		return -1;
+	a->start = (uint64_t)s;
+	a->end = (uint64_t)e;
+	return 0;
+}
+
+static void json_acc(json_t *o, const char *key, const struct acc *a)
+{
+	json_object_set_new(o, key, json_pack("{s:s,s:I,s:f,s:f,s:s,s:s,s:I,s:I}",
+		"rank", a->rank, "seq", (json_int_t)a->seq, "tstart", a->t0 / 1e9,
+		"tend", a->t1 / 1e9, "op", a->write ? "write" : "read", "func", a->func,
+		"start", (json_int_t)a->start, "end", (json_int_t)a->end));
+}
+
+static void pair_line(struct tg_tline *t)
+{
+	struct acc a, b, tmp;
+	int64_t f;
+	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent;
+	const struct event *c = NULL, *cl = NULL, *op = NULL;
+	struct evlist *la, *lb;
+
+	if (t->nf != 18 || tg_tint(t->f[1], &f) < 0 || f < 0 || (size_t)f >= npaths ||
+	    parse_acc(t, 2, &a) < 0 || parse_acc(t, 10, &b) < 0)
+		die_input("malformed pair line");
+	if (!events_sorted)
+		sort_events();
+	if (opt_hb) {
+		/* happens-before decides the order, not the clocks */
+		if (!hb(a.rank, a.seq, b.rank, b.seq)) {
+			if (hb(b.rank, b.seq, a.rank, a.seq)) {
+				tmp = a;
+				a = b;
+				b = tmp;
+			} else {
+				ordered = 0;
+			}
+		}
+	}
+	concurrent = opt_hb ? !ordered : a.t1 > b.t0;
+	if (!a.write && !concurrent)
+		return;		/* write after read: no conflict in any model */
+	if (!a.write) {		/* concurrent read and write: report as RAW */
+		tmp = a;
+		a = b;
+		b = tmp;
+	}
+	kind = b.write;		/* 0 RAW, 1 WAW */
+	d = !streq(a.rank, b.rank);
+	la = evlist_of((uint32_t)f, a.rank, 0);
+	lb = evlist_of((uint32_t)f, b.rank, 0);
+	conf[M_POSIX] = concurrent;
+	if (!opt_hb) {
+		c = first_after(la, EV_COMMIT, a.t0);
+		conf[M_COMMIT] = concurrent || !c || c->t >= b.t0;
+		cl = first_after(la, EV_CLOSE, a.t0);
+		op = last_before(lb, EV_OPEN, b.t0);
+		conf[M_SESSION] = concurrent || !cl || !op || !(cl->t < op->t);
+	} else if (!ordered) {
+		conf[M_COMMIT] = conf[M_SESSION] = 1;
+	} else {
+		c = first_after_seq(la, EV_COMMIT, a.seq);
+		conf[M_COMMIT] = !c || !hb(a.rank, c->seq, b.rank, b.seq);
+		cl = first_after_seq(la, EV_CLOSE, a.seq);
+		op = last_before_seq(lb, EV_OPEN, b.seq);
+		conf[M_SESSION] = !cl || !op || !hb(a.rank, cl->seq, b.rank, op->seq);
+	}
+	tallies[f].pairs[kind][d]++;
+	if (concurrent)
+		tallies[f].unsync[kind][d]++;
+	for (m = 0; m < M_COUNT; m++)
+		tallies[f].conf[m][kind][d] += (uint64_t)conf[m];
+	if (opt_json) {
+		json_t *o = json_object(), *cm = json_object();
+		json_object_set_new(o, "file", json_string(paths[f]));
+		json_object_set_new(o, "kind", json_string(kind ? "WAW" : "RAW"));
+		json_object_set_new(o, "procs", json_string(d ? "D" : "S"));
+		json_acc(o, "first", &a);
+		json_acc(o, "second", &b);
+		for (m = 0; m < M_COUNT; m++)
+			json_object_set_new(cm, model_names[m], json_boolean(conf[m]));
+		json_object_set_new(o, "conflict", cm);
+		json_object_set_new(o, "ordered_by", json_string(opt_hb ? "happens-before"
+								      : "time"));
+		json_object_set_new(o, "synchronized", json_boolean(!concurrent));
+		if (!conf[M_COMMIT])
+			json_object_set_new(o, "commit_seq", json_integer((json_int_t)c->seq));
+		if (!conf[M_SESSION]) {
+			json_object_set_new(o, "close_seq", json_integer((json_int_t)cl->seq));
+			json_object_set_new(o, "open_seq", json_integer((json_int_t)op->seq));
+		}
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
+		putchar('\n');
+		json_decref(o);
+	} else if (opt_verbose) {
+		printf("%s-%s\t%s\t%s:%" PRIu64 " %s %s [%" PRIu64 ",%" PRIu64 ")\t%s:%" PRIu64
+		       " %s %s [%" PRIu64 ",%" PRIu64 ")", kind ? "WAW" : "RAW", d ? "D" : "S",
+		       paths[f], a.rank, a.seq, a.func, a.write ? "W" : "R", a.start, a.end,
+		       b.rank, b.seq, b.func, b.write ? "W" : "R", b.start, b.end);
+		for (m = 0; m < M_COUNT; m++)
+			printf("\t%s=%s", model_names[m], conf[m] ? "conflict" : "ok");
+		printf("\tsynchronized=%s", concurrent ? "no" : "yes");
+		/* the records that make the pair safe under each model */
+		if (!conf[M_COMMIT])
+			printf("\tcommit=%s:%" PRIu64, a.rank, c->seq);
+		if (!conf[M_SESSION])
+			printf("\tclose=%s:%" PRIu64 "\topen=%s:%" PRIu64, a.rank, cl->seq, b.rank,
+			       op->seq);
+		putchar('\n');
+	}
+}
+
+static void file_line(struct tg_tline *t)
+{
+	const char *id = tg_tline_arg(t, 1, "file"), *p = tg_tline_arg(t, 1, "path");
+	char buf[8192];
+	int64_t f;
+
+	if (!id || !p || tg_tint(id, &f) < 0 || f < 0 || f > (1 << 24) ||
+	    tg_tunquote(p, buf, sizeof(buf)) != 0)
+		die_input("malformed #file line");
+	while (npaths <= (size_t)f) {
+		paths = xrealloc(paths, (npaths + 1) * sizeof(*paths));
+		paths[npaths++] = NULL;
+		tallies = xrealloc(tallies, npaths * sizeof(*tallies));
+		memset(&tallies[npaths - 1], 0, sizeof(*tallies));
+	}
+	free(paths[f]);
+	paths[f] = xstrdup(buf);
+}
+
+static void event_line(struct tg_tline *t)
+{
+	const char *fs = tg_tline_arg(t, 1, "file"), *rank = tg_tline_arg(t, 1, "rank"),
+		   *seq = tg_tline_arg(t, 1, "seq"), *ts = tg_tline_arg(t, 1, "t"),
+		   *kind = tg_tline_arg(t, 1, "kind");
+	int64_t f, s, tm;
+	struct evlist *l;
+	int k;
+
+	if (!fs || !rank || !seq || !ts || !kind || tg_tint(fs, &f) < 0 || f < 0 ||
+	    (size_t)f >= npaths || tg_tint(seq, &s) < 0 || s < 0 || (tm = tg_ttime(ts)) < 0)
+		die_input("malformed #event line");
+	for (k = 0; k < EV_KINDS && !streq(kind, ev_names[k]); k++)
+		;
+	if (k == EV_KINDS)
+		die_input("unknown event kind");
+	if (events_sorted)
+		die_input("#event line after the pairs");
+	l = evlist_of((uint32_t)f, rank, 1);
+	if (l->n[k] == l->cap[k]) {
+		l->cap[k] = l->cap[k] ? 2 * l->cap[k] : 8;
+		l->ev[k] = xrealloc(l->ev[k], l->cap[k] * sizeof(struct event));
+	}
+	l->ev[k][l->n[k]].t = tm;
+	l->ev[k][l->n[k]].seq = (uint64_t)s;
+	l->n[k]++;
+}
+
+/* ---- results ------------------------------------------------------------------- */
+
+static void summary(void)
+{
+	size_t f;
+	int m;
+
+	if (opt_json) {
+		json_t *o = json_object(), *arr = json_array();
+		for (f = 0; f < npaths; f++) {
+			struct tally *t = &tallies[f];
+			json_t *fo, *mo;
+			if (!paths[f] || !(t->pairs[0][0] + t->pairs[0][1] + t->pairs[1][0] +
+					   t->pairs[1][1]))
+				continue;
+			mo = json_object();
+			for (m = 0; m < M_COUNT; m++)
+				json_object_set_new(mo, model_names[m], json_pack(
+					"{s:I,s:I,s:I,s:I}", "WAW-S", (json_int_t)t->conf[m][1][0],
+					"WAW-D", (json_int_t)t->conf[m][1][1], "RAW-S",
+					(json_int_t)t->conf[m][0][0], "RAW-D",
+					(json_int_t)t->conf[m][0][1]));
+			fo = json_pack("{s:s,s:o}", "file", paths[f], "conflicts", mo);
+			json_array_append_new(arr, fo);
+		}
+		json_object_set_new(o, "summary", arr);
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
+		putchar('\n');
+		json_decref(o);
+		return;
+	}
+	printf("%-8s %-40s %7s %7s %7s %7s\n", "model", "file", "WAW-S", "WAW-D", "RAW-S",
+	       "RAW-D");
+	for (m = 0; m < M_COUNT; m++) {
+		uint64_t tot[2][2] = { { 0, 0 }, { 0, 0 } };
+		if (!(models & (1u << m)))
+			continue;
+		for (f = 0; f < npaths; f++) {
+			struct tally *t = &tallies[f];
+			uint64_t (*c)[2] = t->conf[m];
+			if (!paths[f] || !(c[0][0] + c[0][1] + c[1][0] + c[1][1]))
+				continue;
+			printf("%-8s %-40s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
+			       model_names[m], paths[f], c[1][0], c[1][1], c[0][0], c[0][1]);
+			tot[0][0] += c[0][0];
+			tot[0][1] += c[0][1];
+			tot[1][0] += c[1][0];
+			tot[1][1] += c[1][1];
+		}
+		printf("%-8s %-40s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
+		       model_names[m], "(all files)", tot[1][0], tot[1][1], tot[0][0], tot[0][1]);
+	}
+}
+
+/* Conflicts that count against model @m: those between processes, and with
+ * --strict those within one process too. */
+static uint64_t counted(int m)
+{
+	uint64_t n = 0;
+	size_t f;
+	int k;
+
+	for (f = 0; f < npaths; f++)
+		for (k = 0; k < 2; k++)
+			n += tallies[f].conf[m][k][1] + (opt_strict ? tallies[f].conf[m][k][0] : 0);
+	return n;
+}
+
+static uint64_t unsynchronized(void)
+{
+	uint64_t n = 0;
+	size_t f;
+
+	for (f = 0; f < npaths; f++)
+		n += tallies[f].unsync[0][0] + tallies[f].unsync[0][1] +
+		     tallies[f].unsync[1][0] + tallies[f].unsync[1][1];
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_HB = 256, O_MODEL, O_RECOMMEND, O_STRICT, O_FAIL };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "hb", required_argument, NULL, O_HB },
+		{ "model", required_argument, NULL, O_MODEL },
+		{ "recommend", no_argument, NULL, O_RECOMMEND },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "fail-on-unsynchronized", no_argument, NULL, O_FAIL },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tg_tline t;
+	struct tg_lines lr;
+	char *line;
+	size_t len;
+	int in = 0;
+	int c, recommend = 0, fail_unsync = 0, m, status = TG_EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "hjv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(TG_EXIT_OK);
+			break;
+		case 'j':
+			opt_json = 1;
+			break;
+		case 'v':
+			opt_verbose = 1;
+			break;
+		case O_HB:
+			opt_hb = 1;
+			hb_file = optarg;
+			if (access(hb_file, R_OK) < 0) {
+				fprintf(stderr, "conflict-check: cannot read '%s': %s\n", hb_file,
+					strerror(errno));
+				exit(TG_EXIT_ERROR);
+			}
+			break;
+		case O_MODEL:
+			if (streq(optarg, "all"))
+				models = (1u << M_COUNT) - 1;
+			else {
+				for (m = 0; m < M_COUNT && !streq(optarg, model_names[m]); m++)
+					;
+				if (m == M_COUNT) {
+					fprintf(stderr, "conflict-check: option --model: unknown model "
+						"'%s' (posix, commit, session, all)\n", optarg);
+					exit(TG_EXIT_ERROR);
+				}
+				models = 1u << m;
+			}
+			break;
+		case O_RECOMMEND:
+			recommend = 1;
+			break;
+		case O_STRICT:
+			opt_strict = 1;
+			break;
+		case O_FAIL:
+			fail_unsync = 1;
+			break;
+		default:
+			usage(TG_EXIT_ERROR);
+		}
+	}
+	if (argc - optind > 1)
+		usage(TG_EXIT_ERROR);
+	if (argc - optind == 1 && !streq(argv[optind], "-")) {
+		input_name = argv[optind];
+		in = open(input_name, O_RDONLY);
+		if (in < 0) {
+			fprintf(stderr, "conflict-check: cannot open '%s': %s\n", input_name,
+				strerror(errno));
+			exit(TG_EXIT_ERROR);
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);	/* a dead hb-query is reported, not fatal */
+	if (tg_lines_open(&lr, in) < 0) {
+		fprintf(stderr, "conflict-check: out of memory\n");
+		exit(TG_EXIT_ERROR);
+	}
+	while ((line = tg_lines_next(&lr, &len))) {
+		lineno++;
+		if (len != strlen(line))
+			die_input("NUL byte in input");
+		if (lineno == 1 && strncmp(line, "#overlap\t", 9) != 0)
+			die_input("not overlap-find output (no #overlap line)");
+		tg_tline_split(line, &t);
+		if (streq(t.f[0], "#file"))
+			file_line(&t);
+		else if (streq(t.f[0], "#event"))
+			event_line(&t);
+		else if (streq(t.f[0], "pair"))
+			pair_line(&t);
+		else if (streq(t.f[0], "access"))
+			continue;
+		else if (t.f[0][0] != '#')
+			die_input("unknown line");
+	}
+	if (lr.err) {
+		fprintf(stderr, "conflict-check: %s: %s\n", input_name, strerror(lr.err));
+		exit(TG_EXIT_ERROR);
+	}
+	if (lineno == 0)
+		die_input("empty input (no #overlap line)");
+	hb_stop();
+	if (recommend) {
+		for (m = M_SESSION; m >= M_POSIX; m--)
+			if (counted(m) == 0)
+				break;
+		if (m < M_POSIX) {
+			printf("posix\n");
+			fprintf(stderr, "conflict-check: %" PRIu64 " conflicting pairs are not "
+				"synchronized: no model makes this run correct\n", counted(M_POSIX));
+		} else {
+			printf("%s\n", model_names[m]);
+		}
+	} else {
+		summary();
+	}
+	if (fail_unsync && unsynchronized() > 0)
+		status = TG_EXIT_FINDING;
+	tg_lines_close(&lr);
+	tg_close_stdout();
+	return status;
+}
