@@ -199,7 +199,7 @@ bench: all
 DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev \
 	libjansson-dev libsqlite3-dev bats libhdf5-mpich-dev hdf5-tools \
 	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar gfortran \
-	netpipe-mpich2
+	netpipe-mpich2 nwchem-mpich
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
