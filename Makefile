@@ -29,14 +29,17 @@ ZLIB_LIBS = -lz
 
 COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
 	libcommon/text.c libcommon/util.c libcommon/textin.c libcommon/calltab.gen.c \
-	libcommon/mpinames.gen.c
+	libcommon/mpinames.gen.c libcommon/h5names.c libcommon/h5names.gen.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
 SHIM_COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c libcommon/mpinames.gen.c \
-	libcommon/calltab.gen.c
+	libcommon/calltab.gen.c libcommon/h5names.gen.c
 SHIM_SRC = shim/core.c shim/hand.c shim/wrappers.gen.c
 SHIM_MPI_SRC = shim/mpi.c shim/mpi-wrappers.gen.c
+SHIM_H5_SRC = shim/h5.c shim/h5-wrappers.gen.c
 MPI_CFLAGS = -I/usr/include/x86_64-linux-gnu/mpich
+# the HDF5 headers (MPICH build); the shim links no HDF5 library
+H5_CFLAGS = -I/usr/include/hdf5/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run overlap-find conflict-check
@@ -44,7 +47,8 @@ BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
 COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
-SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_COMMON_SRC))
+SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_H5_SRC) \
+	$(SHIM_COMMON_SRC))
 
 .PHONY: all check demo bench deps install clean regen lint-man test-apps
 .DELETE_ON_ERROR:
@@ -84,6 +88,8 @@ SHIM_CFLAGS = $(CFLAGS) -fPIC -fvisibility=hidden -fno-builtin -ftls-model=initi
 build/shim/%.o: %.c $(SHIM_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
+
+$(patsubst %.c,build/shim/%.o,$(SHIM_H5_SRC)): MPI_CFLAGS += $(H5_CFLAGS)
 
 lib/libtangram.so: $(SHIM_OBJ)
 	@mkdir -p lib
@@ -154,7 +160,7 @@ regen:
 	$(PYTHON) shim/gen-mpi-tab.py $(MPI_JSON) $(MPI_PROTO) shim/mpi.tab $(MPIO_PROTO) > shim/mpi.tab.new
 	mv shim/mpi.tab.new shim/mpi.tab
 	$(PYTHON) shim/gen-mpi-tab.py --names /usr/include/x86_64-linux-gnu/mpich/mpi.h libcommon/mpinames.gen.c
-	$(PYTHON) shim/gen-calls.py libcommon/calls.tab shim/mpi.tab
+	$(PYTHON) shim/gen-calls.py libcommon/calls.tab shim/mpi.tab shim/h5.tab
 
 # ---- tests ---------------------------------------------------------------
 

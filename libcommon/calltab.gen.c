@@ -4740,6 +4740,1579 @@ static const struct tg_argdesc a_MPI_Register_datarep_c[] = {
 	{ "dtype_file_extent_fn", TG_K_BUF, TG_IN, TG_H_NONE },
 	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE },
 };
+static const struct tg_argdesc a_H5get_libversion[] = {
+	{ "majnum", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "minnum", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "relnum", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5set_free_list_limits[] = {
+	{ "reg_global_lim", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "reg_list_lim", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "arr_global_lim", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "arr_list_lim", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blk_global_lim", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "blk_list_lim", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5is_library_threadsafe[] = {
+	{ "is_ts", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fcreate[] = {
+	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_ENUM, TG_IN, TG_E_H5F_ACC },
+	{ "fcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Fopen[] = {
+	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_ENUM, TG_IN, TG_E_H5F_ACC },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Freopen[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fclose[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fflush[] = {
+	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "scope", TG_K_ENUM, TG_IN, TG_E_H5F_SCOPE },
+};
+static const struct tg_argdesc a_H5Fis_hdf5[] = {
+	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_create_plist[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_access_plist[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_intent[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "intent", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_obj_count[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "types", TG_K_HEX, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_filesize[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_freespace[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_name[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fmount[] = {
+	{ "loc", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "child", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "plist", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Funmount[] = {
+	{ "loc", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fstart_swmr_write[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fset_mpi_atomicity[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_mpi_atomicity[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fset_libver_bounds[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "low", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER },
+	{ "high", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER },
+};
+static const struct tg_argdesc a_H5Fget_info2[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "file_info", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_info1[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "file_info", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_vfd_handle[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "fapl", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "file_handle", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fget_eoa[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "eoa", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fincrement_filesize[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "increment", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fset_latest_format[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "latest_format", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fformat_convert[] = {
+	{ "fid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Fclear_elink_file_cache[] = {
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gcreate2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "gcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Gcreate_anon[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "gcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Gopen2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Gclose[] = {
+	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gget_create_plist[] = {
+	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gget_info[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gget_info_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Gget_info_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Gflush[] = {
+	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Grefresh[] = {
+	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gcreate1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "size_hint", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gopen1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gunlink[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gmove[] = {
+	{ "src_loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gget_num_objs[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "num_objs", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Giterate[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Gget_objinfo[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "follow_link", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "statbuf", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dcreate2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Dcreate_anon[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Dopen2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Dclose[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dget_space[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dget_space_status[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "allocation", TG_K_ENUM, TG_OUT, TG_E_H5D_SPACE_STATUS },
+};
+static const struct tg_argdesc a_H5Dget_type[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dget_create_plist[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dget_access_plist[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dget_storage_size[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dget_offset[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dread[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "mem_type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "mem_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE },
+	{ "file_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dwrite[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "mem_type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "mem_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE },
+	{ "file_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dset_extent[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "size", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Dextend[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "size", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Dflush[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Drefresh[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dfill[] = {
+	{ "fill", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fill_type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "buf_type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dvlen_reclaim[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dvlen_get_buf_size[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dwrite_chunk[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "filters", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "data_size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dread_chunk[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "filters", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dget_chunk_storage_size[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "chunk_bytes", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dget_num_chunks[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "fspace_id", TG_K_HID, TG_IN, TG_HZ_SPACE },
+	{ "nchunks", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Diterate[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "operator_data", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dcreate1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Dopen1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Dformat_convert[] = {
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Acreate2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Acreate_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Aopen[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Aopen_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Aopen_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Awrite[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aread[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aclose[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aget_space[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aget_type[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aget_create_plist[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aget_name[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "buf_size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_STR, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aget_name_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Aget_storage_size[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aget_info[] = {
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "ainfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aget_info_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "ainfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Adelete[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Adelete_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Adelete_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Aexists[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aexists_by_name[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Arename[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "old_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "new_name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Arename_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "old_attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "new_attr_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Aiterate2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aiterate_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Acreate1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Aopen_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aopen_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "idx", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Aget_num_attrs[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Screate[] = {
+	{ "type", TG_K_ENUM, TG_IN, TG_E_H5S_CLASS },
+};
+static const struct tg_argdesc a_H5Screate_simple[] = {
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "dims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "maxdims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Scopy[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sclose[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sset_extent_simple[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "dims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "max", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Sset_extent_none[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sextent_copy[] = {
+	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sextent_equal[] = {
+	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sget_simple_extent_ndims[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sget_simple_extent_dims[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+	{ "maxdims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Sget_simple_extent_npoints[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sget_simple_extent_type[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sis_simple[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sselect_hyperslab[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP },
+	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "stride", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "count", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "block", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Scombine_hyperslab[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP },
+	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "stride", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "count", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "block", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Scombine_select[] = {
+	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP },
+	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Smodify_select[] = {
+	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP },
+	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sselect_elements[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP },
+	{ "num_elem", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "coord", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Sselect_all[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sselect_none[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sselect_valid[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sselect_copy[] = {
+	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sselect_shape_same[] = {
+	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sselect_intersect_block[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+	{ "end", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Sselect_adjust[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_SIGNED },
+};
+static const struct tg_argdesc a_H5Soffset_simple[] = {
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_SIGNED },
+};
+static const struct tg_argdesc a_H5Sget_select_npoints[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sget_select_type[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sget_select_hyper_nblocks[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sget_select_elem_npoints[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sget_select_bounds[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "start", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+	{ "end", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Sget_select_hyper_blocklist[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "startblock", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "numblocks", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Sget_select_elem_pointlist[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "startpoint", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "numpoints", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Sis_regular_hyperslab[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sget_regular_hyperslab[] = {
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "start", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+	{ "stride", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+	{ "count", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+	{ "block", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Sencode[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Sdecode[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tcreate[] = {
+	{ "type", TG_K_ENUM, TG_IN, TG_E_H5T_CLASS },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tcopy[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tclose[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tequal[] = {
+	{ "type1_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "type2_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tlock[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tcommit2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "tcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Tcommit1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tcommit_anon[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "tcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Topen2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Topen1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tcommitted[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_create_plist[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tflush[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Trefresh[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tinsert[] = {
+	{ "parent_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "member_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tpack[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tenum_create[] = {
+	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tenum_insert[] = {
+	{ "type", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "value", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tvlen_create[] = {
+	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tarray_create2[] = {
+	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "ndims", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "dim", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Tget_array_ndims[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_array_dims2[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Tget_super[] = {
+	{ "type", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_class[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tdetect_class[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "cls", TG_K_ENUM, TG_IN, TG_E_H5T_CLASS },
+};
+static const struct tg_argdesc a_H5Tget_size[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_size[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_order[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_order[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5T_ORDER },
+};
+static const struct tg_argdesc a_H5Tget_precision[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_precision[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "prec", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_offset[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_offset[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_sign[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_sign[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "sign", TG_K_ENUM, TG_IN, TG_E_H5T_SIGN },
+};
+static const struct tg_argdesc a_H5Tget_pad[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "lsb", TG_K_ENUM, TG_OUT, TG_E_H5T_PAD },
+	{ "msb", TG_K_ENUM, TG_OUT, TG_E_H5T_PAD },
+};
+static const struct tg_argdesc a_H5Tset_pad[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "lsb", TG_K_ENUM, TG_IN, TG_E_H5T_PAD },
+	{ "msb", TG_K_ENUM, TG_IN, TG_E_H5T_PAD },
+};
+static const struct tg_argdesc a_H5Tget_norm[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_norm[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "norm", TG_K_ENUM, TG_IN, TG_E_H5T_NORM },
+};
+static const struct tg_argdesc a_H5Tget_strpad[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_strpad[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "strpad", TG_K_ENUM, TG_IN, TG_E_H5T_STR },
+};
+static const struct tg_argdesc a_H5Tget_cset[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_cset[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "cset", TG_K_ENUM, TG_IN, TG_E_H5T_CSET },
+};
+static const struct tg_argdesc a_H5Tis_variable_str[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_nmembers[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_member_index[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_member_offset[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_member_class[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_member_type[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_member_value[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tget_native_type[] = {
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "direction", TG_K_ENUM, TG_IN, TG_E_H5T_DIR },
+};
+static const struct tg_argdesc a_H5Tconvert[] = {
+	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "nelmts", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE },
+	{ "background", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Tencode[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tdecode[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Tset_tag[] = {
+	{ "type", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "tag", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pcreate[] = {
+	{ "cls_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pcopy[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pclose[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pget_class[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pclose_class[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pequal[] = {
+	{ "id1", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "id2", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pexist[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pisa_class[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "pclass_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "value", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pencode[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pdecode[] = {
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_fapl_mpio[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
+};
+static const struct tg_argdesc a_H5Pget_fapl_mpio[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "comm", TG_K_MPIH, TG_OUT, TG_H_COMM },
+	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO },
+};
+static const struct tg_argdesc a_H5Pset_dxpl_mpio[] = {
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "xfer_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_XFER },
+};
+static const struct tg_argdesc a_H5Pget_dxpl_mpio[] = {
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "xfer_mode", TG_K_ENUM, TG_OUT, TG_E_H5FD_XFER },
+};
+static const struct tg_argdesc a_H5Pset_dxpl_mpio_collective_opt[] = {
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "opt_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_COLLOPT },
+};
+static const struct tg_argdesc a_H5Pset_dxpl_mpio_chunk_opt[] = {
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "opt_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_CHUNKOPT },
+};
+static const struct tg_argdesc a_H5Pset_dxpl_mpio_chunk_opt_num[] = {
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "num_chunk_per_proc", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_dxpl_mpio_chunk_opt_ratio[] = {
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "percent_num_proc_per_chunk", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_mpio_actual_io_mode[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "actual_io_mode", TG_K_ENUM, TG_OUT, TG_E_H5D_MPIO_IO },
+};
+static const struct tg_argdesc a_H5Pget_mpio_actual_chunk_opt_mode[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "actual_chunk_opt_mode", TG_K_ENUM, TG_OUT, TG_E_H5D_MPIO_CHUNK },
+};
+static const struct tg_argdesc a_H5Pget_mpio_no_collective_cause[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "local_no_collective_cause", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "global_no_collective_cause", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_all_coll_metadata_ops[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "is_collective", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_all_coll_metadata_ops[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "is_collective", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_coll_metadata_write[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "is_collective", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_coll_metadata_write[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "is_collective", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_fapl_sec2[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pset_fapl_stdio[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pset_fapl_core[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "increment", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "backing_store", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_fapl_core[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "increment", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "backing_store", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_fapl_family[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "memb_size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "memb_fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pget_fapl_family[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "memb_size", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "memb_fapl_id", TG_K_HID, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_driver[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pset_driver[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "driver_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "driver_info", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_alignment[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "threshold", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "alignment", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_alignment[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "threshold", TG_K_INT, TG_OUT, TG_H_NONE },
+	{ "alignment", TG_K_INT, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_fclose_degree[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "degree", TG_K_ENUM, TG_IN, TG_E_H5F_CLOSE },
+};
+static const struct tg_argdesc a_H5Pget_fclose_degree[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "degree", TG_K_ENUM, TG_OUT, TG_E_H5F_CLOSE },
+};
+static const struct tg_argdesc a_H5Pset_libver_bounds[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "low", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER },
+	{ "high", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER },
+};
+static const struct tg_argdesc a_H5Pget_libver_bounds[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "low", TG_K_ENUM, TG_OUT, TG_E_H5F_LIBVER },
+	{ "high", TG_K_ENUM, TG_OUT, TG_E_H5F_LIBVER },
+};
+static const struct tg_argdesc a_H5Pset_sieve_buf_size[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_meta_block_size[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_small_data_block_size[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_evict_on_close[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "evict_on_close", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_file_locking[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "use_file_locking", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "ignore_when_disabled", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_page_buffer_size[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "buf_size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "min_meta_per", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "min_raw_per", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_gc_references[] = {
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "gc_ref", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_userblock[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_sizes[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "sizeof_addr", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "sizeof_size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_sym_k[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "ik", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "lk", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_istore_k[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "ik", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_file_space_strategy[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "strategy", TG_K_ENUM, TG_IN, TG_E_H5F_FSPACE },
+	{ "persist", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "threshold", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_file_space_page_size[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "fsp_size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_chunk[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "dim", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Pget_chunk[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "max_ndims", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "dim", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE },
+};
+static const struct tg_argdesc a_H5Pset_layout[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "layout", TG_K_ENUM, TG_IN, TG_E_H5D_LAYOUT },
+};
+static const struct tg_argdesc a_H5Pget_layout[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pset_alloc_time[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "alloc_time", TG_K_ENUM, TG_IN, TG_E_H5D_ALLOC },
+};
+static const struct tg_argdesc a_H5Pget_alloc_time[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "alloc_time", TG_K_ENUM, TG_OUT, TG_E_H5D_ALLOC },
+};
+static const struct tg_argdesc a_H5Pset_fill_time[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "fill_time", TG_K_ENUM, TG_IN, TG_E_H5D_FILLTIME },
+};
+static const struct tg_argdesc a_H5Pget_fill_time[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "fill_time", TG_K_ENUM, TG_OUT, TG_E_H5D_FILLTIME },
+};
+static const struct tg_argdesc a_H5Pset_fill_value[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "value", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_fill_value[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pfill_value_defined[] = {
+	{ "plist", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "status", TG_K_ENUM, TG_OUT, TG_E_H5D_FILLVAL },
+};
+static const struct tg_argdesc a_H5Pset_deflate[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "level", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_shuffle[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pset_fletcher32[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pset_nbit[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pset_szip[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "options_mask", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "pixels_per_block", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_filter[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "filter", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "cd_nelmts", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "c_values", TG_K_INTARR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_nfilters[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pall_filters_avail[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Premove_filter[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "filter", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_external[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "name", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pget_external_count[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Pset_chunk_opts[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "opts", TG_K_HEX, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_obj_track_times[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "track_times", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_attr_creation_order[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "crt_order_flags", TG_K_HEX, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_attr_phase_change[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "max_compact", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "min_dense", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_link_creation_order[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "crt_order_flags", TG_K_HEX, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_link_phase_change[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "max_compact", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "min_dense", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_create_intermediate_group[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "crt_intmd", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_char_encoding[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "encoding", TG_K_ENUM, TG_IN, TG_E_H5T_CSET },
+};
+static const struct tg_argdesc a_H5Pset_buffer[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "tconv", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "bkg", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_hyper_vector_size[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_data_transform[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "expression", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_edc_check[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "check", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_efile_prefix[] = {
+	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "prefix", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_elink_prefix[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "prefix", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_nlinks[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "nlinks", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_copy_object[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "copy_options", TG_K_HEX, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_metadata_read_attempts[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "attempts", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Pset_mdc_log_options[] = {
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "is_enabled", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "location", TG_K_PATH, TG_IN, TG_H_NONE },
+	{ "start_on_access", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Lexists[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Ldelete[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Ldelete_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lcreate_hard[] = {
+	{ "cur_loc", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "cur_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lcreate_soft[] = {
+	{ "link_target", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "link_loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "link_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lcreate_external[] = {
+	{ "file_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "link_loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "link_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lmove[] = {
+	{ "src_loc", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lcopy[] = {
+	{ "src_loc", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lget_info[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "linfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lget_info_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "linfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lget_name_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lget_val[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Literate[] = {
+	{ "grp_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Literate_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Lvisit[] = {
+	{ "grp_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Lvisit_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Oopen[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Oopen_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Oopen_by_addr[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "addr", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oclose[] = {
+	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oexists_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Olink[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "new_loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "new_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Ocopy[] = {
+	{ "src_loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "dst_loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "ocpypl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Oincr_refcount[] = {
+	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Odecr_refcount[] = {
+	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oflush[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Orefresh[] = {
+	{ "oid", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oset_comment[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "comment", TG_K_STR, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oget_comment[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "comment", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "bufsize", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oget_info[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oget_info1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oget_info2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Oget_info_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Oget_info_by_name1[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Oget_info_by_name2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Oget_info_by_idx[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Ovisit[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Ovisit1[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Ovisit2[] = {
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Ovisit_by_name[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Ovisit_by_name2[] = {
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST },
+};
+static const struct tg_argdesc a_H5Iget_type[] = {
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Iis_valid[] = {
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Iget_file_id[] = {
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Iget_name[] = {
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Iinc_ref[] = {
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Idec_ref[] = {
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_H5Iget_ref[] = {
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE },
+};
 
 static const struct tg_calldesc calls[] = {
 	{ 1, TG_LAYER_POSIX, TG_K_FD, 3, TG_H_NONE, "open", a_open },
@@ -5469,6 +7042,348 @@ static const struct tg_calldesc calls[] = {
 	{ 1558, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, "MPI_File_write_shared_c", a_MPI_File_write_shared_c },
 	{ 1559, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_Register_datarep", a_MPI_Register_datarep },
 	{ 1560, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, "MPI_Register_datarep_c", a_MPI_Register_datarep_c },
+	{ 3000, TG_LAYER_HDF5, TG_K_INT, 0, TG_H_NONE, "H5close", NULL },
+	{ 3001, TG_LAYER_HDF5, TG_K_INT, 0, TG_H_NONE, "H5dont_atexit", NULL },
+	{ 3002, TG_LAYER_HDF5, TG_K_INT, 0, TG_H_NONE, "H5garbage_collect", NULL },
+	{ 3003, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5get_libversion", a_H5get_libversion },
+	{ 3004, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5set_free_list_limits", a_H5set_free_list_limits },
+	{ 3005, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5is_library_threadsafe", a_H5is_library_threadsafe },
+	{ 3006, TG_LAYER_HDF5, TG_K_INT, 0, TG_H_NONE, "H5open", NULL },
+	{ 3010, TG_LAYER_HDF5, TG_K_HID, 4, TG_H_NONE, "H5Fcreate", a_H5Fcreate },
+	{ 3011, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Fopen", a_H5Fopen },
+	{ 3012, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Freopen", a_H5Freopen },
+	{ 3013, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Fclose", a_H5Fclose },
+	{ 3014, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fflush", a_H5Fflush },
+	{ 3015, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Fis_hdf5", a_H5Fis_hdf5 },
+	{ 3017, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Fget_create_plist", a_H5Fget_create_plist },
+	{ 3018, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Fget_access_plist", a_H5Fget_access_plist },
+	{ 3019, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fget_intent", a_H5Fget_intent },
+	{ 3020, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fget_obj_count", a_H5Fget_obj_count },
+	{ 3021, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fget_filesize", a_H5Fget_filesize },
+	{ 3022, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Fget_freespace", a_H5Fget_freespace },
+	{ 3023, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Fget_name", a_H5Fget_name },
+	{ 3024, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Fmount", a_H5Fmount },
+	{ 3025, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Funmount", a_H5Funmount },
+	{ 3026, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Fstart_swmr_write", a_H5Fstart_swmr_write },
+	{ 3027, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fset_mpi_atomicity", a_H5Fset_mpi_atomicity },
+	{ 3028, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fget_mpi_atomicity", a_H5Fget_mpi_atomicity },
+	{ 3029, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Fset_libver_bounds", a_H5Fset_libver_bounds },
+	{ 3030, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fget_info2", a_H5Fget_info2 },
+	{ 3031, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fget_info1", a_H5Fget_info1 },
+	{ 3032, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Fget_vfd_handle", a_H5Fget_vfd_handle },
+	{ 3033, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fget_eoa", a_H5Fget_eoa },
+	{ 3034, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fincrement_filesize", a_H5Fincrement_filesize },
+	{ 3035, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Fset_latest_format", a_H5Fset_latest_format },
+	{ 3036, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Fformat_convert", a_H5Fformat_convert },
+	{ 3037, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Fclear_elink_file_cache", a_H5Fclear_elink_file_cache },
+	{ 3050, TG_LAYER_HDF5, TG_K_HID, 5, TG_H_NONE, "H5Gcreate2", a_H5Gcreate2 },
+	{ 3051, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Gcreate_anon", a_H5Gcreate_anon },
+	{ 3052, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Gopen2", a_H5Gopen2 },
+	{ 3053, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Gclose", a_H5Gclose },
+	{ 3054, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Gget_create_plist", a_H5Gget_create_plist },
+	{ 3055, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Gget_info", a_H5Gget_info },
+	{ 3056, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Gget_info_by_name", a_H5Gget_info_by_name },
+	{ 3057, TG_LAYER_HDF5, TG_K_INT, 7, TG_H_NONE, "H5Gget_info_by_idx", a_H5Gget_info_by_idx },
+	{ 3058, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Gflush", a_H5Gflush },
+	{ 3059, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Grefresh", a_H5Grefresh },
+	{ 3060, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Gcreate1", a_H5Gcreate1 },
+	{ 3061, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Gopen1", a_H5Gopen1 },
+	{ 3062, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Gunlink", a_H5Gunlink },
+	{ 3063, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Gmove", a_H5Gmove },
+	{ 3064, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Gget_num_objs", a_H5Gget_num_objs },
+	{ 3065, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Giterate", a_H5Giterate },
+	{ 3066, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Gget_objinfo", a_H5Gget_objinfo },
+	{ 3080, TG_LAYER_HDF5, TG_K_HID, 7, TG_H_NONE, "H5Dcreate2", a_H5Dcreate2 },
+	{ 3081, TG_LAYER_HDF5, TG_K_HID, 5, TG_H_NONE, "H5Dcreate_anon", a_H5Dcreate_anon },
+	{ 3082, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Dopen2", a_H5Dopen2 },
+	{ 3083, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Dclose", a_H5Dclose },
+	{ 3084, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Dget_space", a_H5Dget_space },
+	{ 3085, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Dget_space_status", a_H5Dget_space_status },
+	{ 3086, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Dget_type", a_H5Dget_type },
+	{ 3087, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Dget_create_plist", a_H5Dget_create_plist },
+	{ 3088, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Dget_access_plist", a_H5Dget_access_plist },
+	{ 3089, TG_LAYER_HDF5, TG_K_UINT, 1, TG_H_NONE, "H5Dget_storage_size", a_H5Dget_storage_size },
+	{ 3090, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Dget_offset", a_H5Dget_offset },
+	{ 3091, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Dread", a_H5Dread },
+	{ 3092, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Dwrite", a_H5Dwrite },
+	{ 3093, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Dset_extent", a_H5Dset_extent },
+	{ 3094, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Dextend", a_H5Dextend },
+	{ 3095, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Dflush", a_H5Dflush },
+	{ 3096, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Drefresh", a_H5Drefresh },
+	{ 3097, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Dfill", a_H5Dfill },
+	{ 3098, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Dvlen_reclaim", a_H5Dvlen_reclaim },
+	{ 3099, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Dvlen_get_buf_size", a_H5Dvlen_get_buf_size },
+	{ 3100, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Dwrite_chunk", a_H5Dwrite_chunk },
+	{ 3101, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Dread_chunk", a_H5Dread_chunk },
+	{ 3102, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Dget_chunk_storage_size", a_H5Dget_chunk_storage_size },
+	{ 3103, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Dget_num_chunks", a_H5Dget_num_chunks },
+	{ 3104, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Diterate", a_H5Diterate },
+	{ 3105, TG_LAYER_HDF5, TG_K_HID, 5, TG_H_NONE, "H5Dcreate1", a_H5Dcreate1 },
+	{ 3106, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Dopen1", a_H5Dopen1 },
+	{ 3107, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Dformat_convert", a_H5Dformat_convert },
+	{ 3130, TG_LAYER_HDF5, TG_K_HID, 6, TG_H_NONE, "H5Acreate2", a_H5Acreate2 },
+	{ 3131, TG_LAYER_HDF5, TG_K_HID, 8, TG_H_NONE, "H5Acreate_by_name", a_H5Acreate_by_name },
+	{ 3132, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Aopen", a_H5Aopen },
+	{ 3133, TG_LAYER_HDF5, TG_K_HID, 5, TG_H_NONE, "H5Aopen_by_name", a_H5Aopen_by_name },
+	{ 3134, TG_LAYER_HDF5, TG_K_HID, 7, TG_H_NONE, "H5Aopen_by_idx", a_H5Aopen_by_idx },
+	{ 3135, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Awrite", a_H5Awrite },
+	{ 3136, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Aread", a_H5Aread },
+	{ 3137, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Aclose", a_H5Aclose },
+	{ 3138, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Aget_space", a_H5Aget_space },
+	{ 3139, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Aget_type", a_H5Aget_type },
+	{ 3140, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Aget_create_plist", a_H5Aget_create_plist },
+	{ 3141, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Aget_name", a_H5Aget_name },
+	{ 3142, TG_LAYER_HDF5, TG_K_INT, 8, TG_H_NONE, "H5Aget_name_by_idx", a_H5Aget_name_by_idx },
+	{ 3143, TG_LAYER_HDF5, TG_K_UINT, 1, TG_H_NONE, "H5Aget_storage_size", a_H5Aget_storage_size },
+	{ 3144, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Aget_info", a_H5Aget_info },
+	{ 3145, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Aget_info_by_name", a_H5Aget_info_by_name },
+	{ 3146, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Adelete", a_H5Adelete },
+	{ 3147, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Adelete_by_name", a_H5Adelete_by_name },
+	{ 3148, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Adelete_by_idx", a_H5Adelete_by_idx },
+	{ 3149, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Aexists", a_H5Aexists },
+	{ 3150, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Aexists_by_name", a_H5Aexists_by_name },
+	{ 3151, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Arename", a_H5Arename },
+	{ 3152, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Arename_by_name", a_H5Arename_by_name },
+	{ 3153, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Aiterate2", a_H5Aiterate2 },
+	{ 3154, TG_LAYER_HDF5, TG_K_INT, 8, TG_H_NONE, "H5Aiterate_by_name", a_H5Aiterate_by_name },
+	{ 3155, TG_LAYER_HDF5, TG_K_HID, 5, TG_H_NONE, "H5Acreate1", a_H5Acreate1 },
+	{ 3156, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Aopen_name", a_H5Aopen_name },
+	{ 3157, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Aopen_idx", a_H5Aopen_idx },
+	{ 3158, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Aget_num_attrs", a_H5Aget_num_attrs },
+	{ 3180, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Screate", a_H5Screate },
+	{ 3181, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Screate_simple", a_H5Screate_simple },
+	{ 3182, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Scopy", a_H5Scopy },
+	{ 3183, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sclose", a_H5Sclose },
+	{ 3184, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Sset_extent_simple", a_H5Sset_extent_simple },
+	{ 3185, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sset_extent_none", a_H5Sset_extent_none },
+	{ 3186, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Sextent_copy", a_H5Sextent_copy },
+	{ 3187, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Sextent_equal", a_H5Sextent_equal },
+	{ 3188, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sget_simple_extent_ndims", a_H5Sget_simple_extent_ndims },
+	{ 3189, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Sget_simple_extent_dims", a_H5Sget_simple_extent_dims },
+	{ 3190, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sget_simple_extent_npoints", a_H5Sget_simple_extent_npoints },
+	{ 3191, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5S_CLASS, "H5Sget_simple_extent_type", a_H5Sget_simple_extent_type },
+	{ 3192, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sis_simple", a_H5Sis_simple },
+	{ 3193, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Sselect_hyperslab", a_H5Sselect_hyperslab },
+	{ 3194, TG_LAYER_HDF5, TG_K_HID, 6, TG_H_NONE, "H5Scombine_hyperslab", a_H5Scombine_hyperslab },
+	{ 3195, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Scombine_select", a_H5Scombine_select },
+	{ 3196, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Smodify_select", a_H5Smodify_select },
+	{ 3197, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Sselect_elements", a_H5Sselect_elements },
+	{ 3198, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sselect_all", a_H5Sselect_all },
+	{ 3199, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sselect_none", a_H5Sselect_none },
+	{ 3200, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sselect_valid", a_H5Sselect_valid },
+	{ 3201, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Sselect_copy", a_H5Sselect_copy },
+	{ 3202, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Sselect_shape_same", a_H5Sselect_shape_same },
+	{ 3203, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Sselect_intersect_block", a_H5Sselect_intersect_block },
+	{ 3204, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Sselect_adjust", a_H5Sselect_adjust },
+	{ 3205, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Soffset_simple", a_H5Soffset_simple },
+	{ 3206, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sget_select_npoints", a_H5Sget_select_npoints },
+	{ 3207, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5S_SELTYPE, "H5Sget_select_type", a_H5Sget_select_type },
+	{ 3208, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sget_select_hyper_nblocks", a_H5Sget_select_hyper_nblocks },
+	{ 3209, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sget_select_elem_npoints", a_H5Sget_select_elem_npoints },
+	{ 3210, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Sget_select_bounds", a_H5Sget_select_bounds },
+	{ 3211, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Sget_select_hyper_blocklist", a_H5Sget_select_hyper_blocklist },
+	{ 3212, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Sget_select_elem_pointlist", a_H5Sget_select_elem_pointlist },
+	{ 3213, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Sis_regular_hyperslab", a_H5Sis_regular_hyperslab },
+	{ 3214, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Sget_regular_hyperslab", a_H5Sget_regular_hyperslab },
+	{ 3215, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Sencode", a_H5Sencode },
+	{ 3216, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Sdecode", a_H5Sdecode },
+	{ 3240, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Tcreate", a_H5Tcreate },
+	{ 3241, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Tcopy", a_H5Tcopy },
+	{ 3242, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tclose", a_H5Tclose },
+	{ 3243, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tequal", a_H5Tequal },
+	{ 3244, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tlock", a_H5Tlock },
+	{ 3245, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Tcommit2", a_H5Tcommit2 },
+	{ 3246, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Tcommit1", a_H5Tcommit1 },
+	{ 3247, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Tcommit_anon", a_H5Tcommit_anon },
+	{ 3248, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Topen2", a_H5Topen2 },
+	{ 3249, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Topen1", a_H5Topen1 },
+	{ 3250, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tcommitted", a_H5Tcommitted },
+	{ 3251, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Tget_create_plist", a_H5Tget_create_plist },
+	{ 3252, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tflush", a_H5Tflush },
+	{ 3253, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Trefresh", a_H5Trefresh },
+	{ 3254, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Tinsert", a_H5Tinsert },
+	{ 3255, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tpack", a_H5Tpack },
+	{ 3256, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Tenum_create", a_H5Tenum_create },
+	{ 3257, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Tenum_insert", a_H5Tenum_insert },
+	{ 3258, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Tvlen_create", a_H5Tvlen_create },
+	{ 3259, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Tarray_create2", a_H5Tarray_create2 },
+	{ 3260, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tget_array_ndims", a_H5Tget_array_ndims },
+	{ 3261, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tget_array_dims2", a_H5Tget_array_dims2 },
+	{ 3262, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Tget_super", a_H5Tget_super },
+	{ 3263, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5T_CLASS, "H5Tget_class", a_H5Tget_class },
+	{ 3264, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tdetect_class", a_H5Tdetect_class },
+	{ 3265, TG_LAYER_HDF5, TG_K_UINT, 1, TG_H_NONE, "H5Tget_size", a_H5Tget_size },
+	{ 3266, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_size", a_H5Tset_size },
+	{ 3267, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5T_ORDER, "H5Tget_order", a_H5Tget_order },
+	{ 3268, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_order", a_H5Tset_order },
+	{ 3269, TG_LAYER_HDF5, TG_K_UINT, 1, TG_H_NONE, "H5Tget_precision", a_H5Tget_precision },
+	{ 3270, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_precision", a_H5Tset_precision },
+	{ 3271, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tget_offset", a_H5Tget_offset },
+	{ 3272, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_offset", a_H5Tset_offset },
+	{ 3273, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5T_SIGN, "H5Tget_sign", a_H5Tget_sign },
+	{ 3274, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_sign", a_H5Tset_sign },
+	{ 3275, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Tget_pad", a_H5Tget_pad },
+	{ 3276, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Tset_pad", a_H5Tset_pad },
+	{ 3277, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5T_NORM, "H5Tget_norm", a_H5Tget_norm },
+	{ 3278, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_norm", a_H5Tset_norm },
+	{ 3279, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5T_STR, "H5Tget_strpad", a_H5Tget_strpad },
+	{ 3280, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_strpad", a_H5Tset_strpad },
+	{ 3281, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5T_CSET, "H5Tget_cset", a_H5Tget_cset },
+	{ 3282, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_cset", a_H5Tset_cset },
+	{ 3283, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tis_variable_str", a_H5Tis_variable_str },
+	{ 3284, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Tget_nmembers", a_H5Tget_nmembers },
+	{ 3285, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tget_member_index", a_H5Tget_member_index },
+	{ 3286, TG_LAYER_HDF5, TG_K_UINT, 2, TG_H_NONE, "H5Tget_member_offset", a_H5Tget_member_offset },
+	{ 3287, TG_LAYER_HDF5, TG_K_ENUM, 2, TG_E_H5T_CLASS, "H5Tget_member_class", a_H5Tget_member_class },
+	{ 3288, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Tget_member_type", a_H5Tget_member_type },
+	{ 3289, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Tget_member_value", a_H5Tget_member_value },
+	{ 3290, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Tget_native_type", a_H5Tget_native_type },
+	{ 3291, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Tconvert", a_H5Tconvert },
+	{ 3293, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Tencode", a_H5Tencode },
+	{ 3294, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Tdecode", a_H5Tdecode },
+	{ 3295, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Tset_tag", a_H5Tset_tag },
+	{ 3300, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Pcreate", a_H5Pcreate },
+	{ 3301, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Pcopy", a_H5Pcopy },
+	{ 3302, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pclose", a_H5Pclose },
+	{ 3303, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Pget_class", a_H5Pget_class },
+	{ 3304, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pclose_class", a_H5Pclose_class },
+	{ 3305, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pequal", a_H5Pequal },
+	{ 3306, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pexist", a_H5Pexist },
+	{ 3307, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pisa_class", a_H5Pisa_class },
+	{ 3308, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget", a_H5Pget },
+	{ 3309, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset", a_H5Pset },
+	{ 3310, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pencode", a_H5Pencode },
+	{ 3311, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Pdecode", a_H5Pdecode },
+	{ 3312, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_fapl_mpio", a_H5Pset_fapl_mpio },
+	{ 3313, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget_fapl_mpio", a_H5Pget_fapl_mpio },
+	{ 3314, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_dxpl_mpio", a_H5Pset_dxpl_mpio },
+	{ 3315, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pget_dxpl_mpio", a_H5Pget_dxpl_mpio },
+	{ 3316, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_dxpl_mpio_collective_opt", a_H5Pset_dxpl_mpio_collective_opt },
+	{ 3317, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_dxpl_mpio_chunk_opt", a_H5Pset_dxpl_mpio_chunk_opt },
+	{ 3318, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_dxpl_mpio_chunk_opt_num", a_H5Pset_dxpl_mpio_chunk_opt_num },
+	{ 3319, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_dxpl_mpio_chunk_opt_ratio", a_H5Pset_dxpl_mpio_chunk_opt_ratio },
+	{ 3320, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pget_mpio_actual_io_mode", a_H5Pget_mpio_actual_io_mode },
+	{ 3321, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pget_mpio_actual_chunk_opt_mode", a_H5Pget_mpio_actual_chunk_opt_mode },
+	{ 3322, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget_mpio_no_collective_cause", a_H5Pget_mpio_no_collective_cause },
+	{ 3323, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_all_coll_metadata_ops", a_H5Pset_all_coll_metadata_ops },
+	{ 3324, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pget_all_coll_metadata_ops", a_H5Pget_all_coll_metadata_ops },
+	{ 3325, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_coll_metadata_write", a_H5Pset_coll_metadata_write },
+	{ 3326, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pget_coll_metadata_write", a_H5Pget_coll_metadata_write },
+	{ 3327, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pset_fapl_sec2", a_H5Pset_fapl_sec2 },
+	{ 3328, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pset_fapl_stdio", a_H5Pset_fapl_stdio },
+	{ 3329, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_fapl_core", a_H5Pset_fapl_core },
+	{ 3330, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget_fapl_core", a_H5Pget_fapl_core },
+	{ 3331, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_fapl_family", a_H5Pset_fapl_family },
+	{ 3332, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget_fapl_family", a_H5Pget_fapl_family },
+	{ 3333, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Pget_driver", a_H5Pget_driver },
+	{ 3334, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_driver", a_H5Pset_driver },
+	{ 3335, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_alignment", a_H5Pset_alignment },
+	{ 3336, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget_alignment", a_H5Pget_alignment },
+	{ 3337, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_fclose_degree", a_H5Pset_fclose_degree },
+	{ 3338, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pget_fclose_degree", a_H5Pget_fclose_degree },
+	{ 3339, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_libver_bounds", a_H5Pset_libver_bounds },
+	{ 3340, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget_libver_bounds", a_H5Pget_libver_bounds },
+	{ 3341, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_sieve_buf_size", a_H5Pset_sieve_buf_size },
+	{ 3342, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_meta_block_size", a_H5Pset_meta_block_size },
+	{ 3343, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_small_data_block_size", a_H5Pset_small_data_block_size },
+	{ 3344, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_evict_on_close", a_H5Pset_evict_on_close },
+	{ 3345, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_file_locking", a_H5Pset_file_locking },
+	{ 3346, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Pset_page_buffer_size", a_H5Pset_page_buffer_size },
+	{ 3347, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_gc_references", a_H5Pset_gc_references },
+	{ 3348, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_userblock", a_H5Pset_userblock },
+	{ 3349, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_sizes", a_H5Pset_sizes },
+	{ 3350, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_sym_k", a_H5Pset_sym_k },
+	{ 3351, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_istore_k", a_H5Pset_istore_k },
+	{ 3352, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Pset_file_space_strategy", a_H5Pset_file_space_strategy },
+	{ 3353, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_file_space_page_size", a_H5Pset_file_space_page_size },
+	{ 3354, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_chunk", a_H5Pset_chunk },
+	{ 3355, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget_chunk", a_H5Pget_chunk },
+	{ 3356, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_layout", a_H5Pset_layout },
+	{ 3357, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5D_LAYOUT, "H5Pget_layout", a_H5Pget_layout },
+	{ 3358, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_alloc_time", a_H5Pset_alloc_time },
+	{ 3359, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pget_alloc_time", a_H5Pget_alloc_time },
+	{ 3360, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_fill_time", a_H5Pset_fill_time },
+	{ 3361, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pget_fill_time", a_H5Pget_fill_time },
+	{ 3362, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_fill_value", a_H5Pset_fill_value },
+	{ 3363, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pget_fill_value", a_H5Pget_fill_value },
+	{ 3364, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pfill_value_defined", a_H5Pfill_value_defined },
+	{ 3365, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_deflate", a_H5Pset_deflate },
+	{ 3366, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pset_shuffle", a_H5Pset_shuffle },
+	{ 3367, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pset_fletcher32", a_H5Pset_fletcher32 },
+	{ 3368, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pset_nbit", a_H5Pset_nbit },
+	{ 3369, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_szip", a_H5Pset_szip },
+	{ 3370, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Pset_filter", a_H5Pset_filter },
+	{ 3371, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pget_nfilters", a_H5Pget_nfilters },
+	{ 3372, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pall_filters_avail", a_H5Pall_filters_avail },
+	{ 3373, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Premove_filter", a_H5Premove_filter },
+	{ 3374, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Pset_external", a_H5Pset_external },
+	{ 3375, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Pget_external_count", a_H5Pget_external_count },
+	{ 3376, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_chunk_opts", a_H5Pset_chunk_opts },
+	{ 3377, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_obj_track_times", a_H5Pset_obj_track_times },
+	{ 3378, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_attr_creation_order", a_H5Pset_attr_creation_order },
+	{ 3379, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_attr_phase_change", a_H5Pset_attr_phase_change },
+	{ 3380, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_link_creation_order", a_H5Pset_link_creation_order },
+	{ 3381, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Pset_link_phase_change", a_H5Pset_link_phase_change },
+	{ 3382, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_create_intermediate_group", a_H5Pset_create_intermediate_group },
+	{ 3383, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_char_encoding", a_H5Pset_char_encoding },
+	{ 3384, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Pset_buffer", a_H5Pset_buffer },
+	{ 3385, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_hyper_vector_size", a_H5Pset_hyper_vector_size },
+	{ 3386, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_data_transform", a_H5Pset_data_transform },
+	{ 3387, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_edc_check", a_H5Pset_edc_check },
+	{ 3388, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_efile_prefix", a_H5Pset_efile_prefix },
+	{ 3389, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_elink_prefix", a_H5Pset_elink_prefix },
+	{ 3390, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_nlinks", a_H5Pset_nlinks },
+	{ 3391, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_copy_object", a_H5Pset_copy_object },
+	{ 3392, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Pset_metadata_read_attempts", a_H5Pset_metadata_read_attempts },
+	{ 3393, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Pset_mdc_log_options", a_H5Pset_mdc_log_options },
+	{ 3420, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Lexists", a_H5Lexists },
+	{ 3421, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Ldelete", a_H5Ldelete },
+	{ 3422, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Ldelete_by_idx", a_H5Ldelete_by_idx },
+	{ 3423, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Lcreate_hard", a_H5Lcreate_hard },
+	{ 3424, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Lcreate_soft", a_H5Lcreate_soft },
+	{ 3425, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Lcreate_external", a_H5Lcreate_external },
+	{ 3426, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Lmove", a_H5Lmove },
+	{ 3427, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Lcopy", a_H5Lcopy },
+	{ 3428, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Lget_info", a_H5Lget_info },
+	{ 3429, TG_LAYER_HDF5, TG_K_INT, 7, TG_H_NONE, "H5Lget_info_by_idx", a_H5Lget_info_by_idx },
+	{ 3430, TG_LAYER_HDF5, TG_K_INT, 8, TG_H_NONE, "H5Lget_name_by_idx", a_H5Lget_name_by_idx },
+	{ 3431, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Lget_val", a_H5Lget_val },
+	{ 3432, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Literate", a_H5Literate },
+	{ 3433, TG_LAYER_HDF5, TG_K_INT, 8, TG_H_NONE, "H5Literate_by_name", a_H5Literate_by_name },
+	{ 3434, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Lvisit", a_H5Lvisit },
+	{ 3435, TG_LAYER_HDF5, TG_K_INT, 7, TG_H_NONE, "H5Lvisit_by_name", a_H5Lvisit_by_name },
+	{ 3450, TG_LAYER_HDF5, TG_K_HID, 3, TG_H_NONE, "H5Oopen", a_H5Oopen },
+	{ 3451, TG_LAYER_HDF5, TG_K_HID, 6, TG_H_NONE, "H5Oopen_by_idx", a_H5Oopen_by_idx },
+	{ 3452, TG_LAYER_HDF5, TG_K_HID, 2, TG_H_NONE, "H5Oopen_by_addr", a_H5Oopen_by_addr },
+	{ 3453, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Oclose", a_H5Oclose },
+	{ 3454, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Oexists_by_name", a_H5Oexists_by_name },
+	{ 3455, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Olink", a_H5Olink },
+	{ 3456, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Ocopy", a_H5Ocopy },
+	{ 3457, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Oincr_refcount", a_H5Oincr_refcount },
+	{ 3458, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Odecr_refcount", a_H5Odecr_refcount },
+	{ 3459, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Oflush", a_H5Oflush },
+	{ 3460, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Orefresh", a_H5Orefresh },
+	{ 3461, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Oset_comment", a_H5Oset_comment },
+	{ 3462, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Oget_comment", a_H5Oget_comment },
+	{ 3463, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Oget_info", a_H5Oget_info },
+	{ 3464, TG_LAYER_HDF5, TG_K_INT, 2, TG_H_NONE, "H5Oget_info1", a_H5Oget_info1 },
+	{ 3465, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Oget_info2", a_H5Oget_info2 },
+	{ 3466, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Oget_info_by_name", a_H5Oget_info_by_name },
+	{ 3467, TG_LAYER_HDF5, TG_K_INT, 4, TG_H_NONE, "H5Oget_info_by_name1", a_H5Oget_info_by_name1 },
+	{ 3468, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Oget_info_by_name2", a_H5Oget_info_by_name2 },
+	{ 3469, TG_LAYER_HDF5, TG_K_INT, 7, TG_H_NONE, "H5Oget_info_by_idx", a_H5Oget_info_by_idx },
+	{ 3470, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Ovisit", a_H5Ovisit },
+	{ 3471, TG_LAYER_HDF5, TG_K_INT, 5, TG_H_NONE, "H5Ovisit1", a_H5Ovisit1 },
+	{ 3472, TG_LAYER_HDF5, TG_K_INT, 6, TG_H_NONE, "H5Ovisit2", a_H5Ovisit2 },
+	{ 3473, TG_LAYER_HDF5, TG_K_INT, 7, TG_H_NONE, "H5Ovisit_by_name", a_H5Ovisit_by_name },
+	{ 3474, TG_LAYER_HDF5, TG_K_INT, 8, TG_H_NONE, "H5Ovisit_by_name2", a_H5Ovisit_by_name2 },
+	{ 3480, TG_LAYER_HDF5, TG_K_ENUM, 1, TG_E_H5I_TYPE, "H5Iget_type", a_H5Iget_type },
+	{ 3481, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Iis_valid", a_H5Iis_valid },
+	{ 3482, TG_LAYER_HDF5, TG_K_HID, 1, TG_H_NONE, "H5Iget_file_id", a_H5Iget_file_id },
+	{ 3483, TG_LAYER_HDF5, TG_K_INT, 3, TG_H_NONE, "H5Iget_name", a_H5Iget_name },
+	{ 3484, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Iinc_ref", a_H5Iinc_ref },
+	{ 3485, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Idec_ref", a_H5Idec_ref },
+	{ 3486, TG_LAYER_HDF5, TG_K_INT, 1, TG_H_NONE, "H5Iget_ref", a_H5Iget_ref },
 };
 
 static const struct tg_calldesc *byid[TG_FN_IDMAX];

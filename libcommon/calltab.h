@@ -41,6 +41,14 @@ enum tg_kind {
 	TG_K_MPISTATUS,	 /* MPI_Status out: 0, or 1 + zig-zag source + zig-zag tag */
 	TG_K_MPISTATUSES, /* varint count, then source and tag of each */
 	TG_K_MPIIOSTATUS, /* MPI-IO status out: 0, or 1 + varint bytes moved */
+	TG_K_HID,	 /* HDF5 identifier: varint, see tangram-rec(5): 0 for
+			  * 0, (n << 1) | 1 for predefined identifier n (0: an
+			  * invalid one), ((id << 7 | H5I type) << 1) for the
+			  * program's; argdesc.sub names 0 (enum tg_hidzero) */
+	TG_K_HSIZEARR,	 /* hsize_t / hssize_t array: varint 0 for NULL, else
+			  * count + 1, then zig-zag each (enum tg_dims) */
+	TG_K_ENUM,	 /* named constant: zig-zag varint, printed from the
+			  * table argdesc.sub names (enum tg_enum) */
 	TG_K_COUNT
 };
 
@@ -51,13 +59,34 @@ enum tg_mpih {
 	TG_H_COUNT
 };
 
+/* What the value 0 of a TG_K_HID argument is called (argdesc.sub). */
+enum tg_hidzero { TG_HZ_NONE = 0, TG_HZ_PLIST, TG_HZ_SPACE, TG_HZ_ESTACK };
+
+/* A TG_K_HSIZEARR of hsize_t, where -1 is H5S_UNLIMITED, or of hssize_t. */
+enum tg_dims { TG_DIMS_SIGNED = 0, TG_DIMS_HSIZE = 1 };
+
+/* Which table names a TG_K_ENUM argument (argdesc.sub); the tables are in
+ * h5names.gen.c.  Append only. */
+enum tg_enum {
+	TG_E_NONE = 0, TG_E_H5F_ACC, TG_E_H5F_SCOPE, TG_E_H5F_CLOSE,
+	TG_E_H5F_LIBVER, TG_E_H5F_FSPACE, TG_E_H5S_CLASS, TG_E_H5S_SELOP,
+	TG_E_H5S_SELTYPE, TG_E_H5T_CLASS, TG_E_H5T_ORDER, TG_E_H5T_SIGN,
+	TG_E_H5T_STR, TG_E_H5T_CSET, TG_E_H5T_PAD, TG_E_H5T_NORM, TG_E_H5T_DIR,
+	TG_E_H5D_LAYOUT, TG_E_H5D_ALLOC, TG_E_H5D_FILLTIME, TG_E_H5D_FILLVAL,
+	TG_E_H5D_SPACE_STATUS, TG_E_H5FD_XFER, TG_E_H5FD_COLLOPT,
+	TG_E_H5FD_CHUNKOPT, TG_E_H5D_MPIO_IO, TG_E_H5D_MPIO_CHUNK,
+	TG_E_H5I_TYPE, TG_E_H5_INDEX, TG_E_H5_ITER,
+	TG_E_COUNT
+};
+
 enum tg_dir { TG_IN = 0, TG_OUT = 1, TG_INOUT = 2 };
 
 struct tg_argdesc {
 	const char *name;
 	uint8_t kind;
 	uint8_t dir;
-	uint8_t sub;	/* enum tg_mpih for MPI handles */
+	uint8_t sub;	/* enum tg_mpih for MPI handles, tg_hidzero,
+			 * tg_dims, tg_enum for HDF5 kinds */
 };
 
 struct tg_calldesc {
@@ -65,7 +94,7 @@ struct tg_calldesc {
 	uint8_t layer;		/* enum tg_layer */
 	uint8_t retkind;	/* enum tg_kind */
 	uint8_t nargs;
-	uint8_t retsub;		/* enum tg_mpih of the return value */
+	uint8_t retsub;		/* argdesc.sub of the return value */
 	const char *name;
 	const struct tg_argdesc *args;
 };

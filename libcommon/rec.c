@@ -308,7 +308,8 @@ static int64_t *arr_room(struct tg_reader *r, size_t used, uint64_t n)
 {
 	if (n > TG_FRAME_MAX)
 		return NULL;
-	if (used + n > r->arrcap) {
+	/* even an empty array needs a store to point into */
+	if (!r->arrs || used + n > r->arrcap) {
 		size_t nc = r->arrcap ? r->arrcap : 64;
 		int64_t *na;
 		while (nc < used + n)
@@ -335,6 +336,7 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 	case TG_K_WHENCE:
 	case TG_K_FCNTL:
 	case TG_K_SIGNED_OFF:
+	case TG_K_ENUM:
 		return tg_get_svar(pp, end, &v->i);
 	case TG_K_UINT:
 	case TG_K_HEX:
@@ -344,6 +346,7 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 	case TG_K_BUF:
 	case TG_K_DIR:
 	case TG_K_MPIH:
+	case TG_K_HID:
 		if (tg_get_uvar(pp, end, &u) < 0)
 			return -1;
 		v->i = (int64_t)u;
@@ -384,6 +387,21 @@ static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
 		if (tg_get_svar(pp, end, &v->i) < 0)
 			return -1;
 		return tg_get_uvar(pp, end, &v->u);
+	case TG_K_HSIZEARR:
+		/* 0 for NULL, else the count + 1 */
+		if (tg_get_uvar(pp, end, &u) < 0 || u > (uint64_t)(end - *pp) + 1)
+			return -1;
+		v->present = u != 0;
+		u = u ? u - 1 : 0;
+		if (!(a = arr_room(r, *used, u)))
+			return -1;
+		for (k = 0; k < u; k++)
+			if (tg_get_svar(pp, end, &a[k]) < 0)
+				return -1;
+		v->i = (int64_t)u;
+		v->u = *used;
+		*used += u;
+		return 0;
 	case TG_K_IOV:
 	case TG_K_INTARR:
 	case TG_K_MPIHARR:
@@ -465,7 +483,8 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
 		if (d->args[i].kind == TG_K_IOV || d->args[i].kind == TG_K_INTARR ||
 		    d->args[i].kind == TG_K_MPIHARR ||
-		    d->args[i].kind == TG_K_MPISTATUSES)
+		    d->args[i].kind == TG_K_MPISTATUSES ||
+		    d->args[i].kind == TG_K_HSIZEARR)
 			out->args[i].arr = r->arrs + out->args[i].u;
 	/* bytes after the known arguments are arguments a newer schema
 	 * appended: they are skipped */
@@ -828,7 +847,8 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 				return -1;
 		}
 		need += 3 * TG_VARINT_MAX;
-		if (k == TG_K_IOV || k == TG_K_INTARR || k == TG_K_MPIHARR)
+		if (k == TG_K_IOV || k == TG_K_INTARR || k == TG_K_MPIHARR ||
+		    k == TG_K_HSIZEARR)
 			need += (size_t)rec->args[i].i * TG_VARINT_MAX;
 		if (k == TG_K_MPISTATUSES)
 			need += 2 * (size_t)rec->args[i].i * TG_VARINT_MAX;
@@ -876,7 +896,13 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 		case TG_K_WHENCE:
 		case TG_K_FCNTL:
 		case TG_K_SIGNED_OFF:
+		case TG_K_ENUM:
 			p = tg_put_svar(p, v->i);
+			break;
+		case TG_K_HSIZEARR:
+			p = tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
+			for (k = 0; v->present && k < v->i; k++)
+				p = tg_put_svar(p, v->arr[k]);
 			break;
 		case TG_K_STAT:
 			*p++ = v->present ? 1 : 0;

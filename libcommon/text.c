@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "calltab.h"
+#include "h5names.h"
 #include "names.h"
 #include "tg.h"
 #include "banned.h"
@@ -112,6 +113,15 @@ static const char *mpih_str(char *buf, size_t cap, int sub, uint64_t enc)
 	return buf;
 }
 
+/* An element of a TG_K_HSIZEARR: H5S_UNLIMITED is (hsize_t)-1. */
+static const char *dim_str(char *buf, size_t cap, int sub, int64_t d)
+{
+	if (sub == TG_DIMS_HSIZE && d == -1)
+		return "H5S_UNLIMITED";
+	snprintf(buf, cap, "%" PRId64, d);
+	return buf;
+}
+
 static void text_val(FILE *out, int k, int sub, const struct tg_val *v)
 {
 	char buf[256];
@@ -119,6 +129,22 @@ static void text_val(FILE *out, int k, int sub, const struct tg_val *v)
 	int64_t i;
 
 	switch (k) {
+	case TG_K_HID:
+		fputs(tg_hid_str(buf, sizeof(buf), sub, (uint64_t)v->i), out);
+		return;
+	case TG_K_ENUM:
+		fputs(tg_enum_str(buf, sizeof(buf), sub, v->i), out);
+		return;
+	case TG_K_HSIZEARR:
+		if (!v->present) {
+			fputs("NULL", out);
+			return;
+		}
+		putc('[', out);
+		for (i = 0; i < v->i; i++)
+			fprintf(out, "%s%s", i ? "," : "", dim_str(buf, sizeof(buf), sub, v->arr[i]));
+		putc(']', out);
+		return;
 	case TG_K_MPIH:
 		fputs(mpih_str(buf, sizeof(buf), sub, (uint64_t)v->i), out);
 		return;
@@ -228,6 +254,23 @@ static json_t *json_val(int k, int sub, const struct tg_val *v)
 	int64_t i;
 
 	switch (k) {
+	case TG_K_HID:
+		if ((uint64_t)v->i <= 1 && (v->i == 1 || sub == TG_HZ_NONE))
+			return json_integer(v->i ? -1 : 0);
+		return json_string(tg_hid_str(buf, sizeof(buf), sub, (uint64_t)v->i));
+	case TG_K_ENUM:
+		s = tg_enum_str(buf, sizeof(buf), sub, v->i);
+		return s[0] == '-' || (s[0] >= '0' && s[0] <= '9') ? json_integer(v->i)
+								   : json_string(s);
+	case TG_K_HSIZEARR:
+		if (!v->present)
+			return json_null();
+		a = json_array();
+		for (i = 0; i < v->i; i++)
+			json_array_append_new(a, sub == TG_DIMS_HSIZE && v->arr[i] == -1
+							 ? json_string("H5S_UNLIMITED")
+							 : json_integer(v->arr[i]));
+		return a;
 	case TG_K_MPIH:
 		return json_string(mpih_str(buf, sizeof(buf), sub, (uint64_t)v->i));
 	case TG_K_MPIHARR:

@@ -2,16 +2,25 @@
 """gen-calls.py - generate the call table and the shim's wrappers.
 
 Reads libcommon/calls.tab (POSIX, stdio) and any further tables given
-(shim/mpi.tab ...), all in the format described at the top of calls.tab,
-and writes:
+(shim/mpi.tab, shim/h5.tab), all in the format described at the top of
+calls.tab, and writes:
   libcommon/funcid.gen.h    TG_FN_<name> ids and the id range
   libcommon/calltab.gen.c   the schemas the decoders use
   shim/wrappers.gen.c       one wrapper per row not marked hand or nolib
+  shim/mpi-wrappers.gen.c   the same for the MPI rows
+  shim/h5-wrappers.gen.c    and for the HDF5 rows, with
+  libcommon/h5names.gen.c   HDF5's names (shim/gen_h5.py)
 
-Run from the top of the tree: python3 shim/gen-calls.py libcommon/calls.tab shim/mpi.tab
+Run from the top of the tree:
+  python3 shim/gen-calls.py libcommon/calls.tab shim/mpi.tab shim/h5.tab
 """
+import os
 import re
 import sys
+
+sys.dont_write_bytecode = True    # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_h5  # noqa: E402
 
 LAYERS = {'posix': 'TG_LAYER_POSIX', 'stdio': 'TG_LAYER_STDIO',
           'mpi': 'TG_LAYER_MPI', 'mpiio': 'TG_LAYER_MPIIO',
@@ -49,10 +58,14 @@ for _h in HANDLES:
         KINDS[_h + _suf] = 'TG_K_MPIH'
     KINDS['harr_' + _h] = 'TG_K_MPIHARR'
     KINDS['hout_' + _h] = 'TG_K_MPIHARR'
+KINDS.update(gen_h5.KINDS)   # HDF5: identifiers, dimensions, enumerations
 
 
 def handle_of(kind):
-    """The TG_H_* of an MPI handle kind, or 'TG_H_NONE'."""
+    """The TG_H_* of an MPI handle kind, the argdesc.sub of an HDF5 kind,
+    or 'TG_H_NONE'."""
+    if kind in gen_h5.SUBS:
+        return gen_h5.SUBS[kind]
     if kind == 'reqarr':
         return 'TG_H_REQ'
     k = kind
@@ -405,7 +418,7 @@ def gen_wrappers(rows, out, byname):
     out.write('/* glibc declares some pointer parameters as arrays (int[2]) */\n')
     out.write('#pragma GCC diagnostic ignored "-Warray-parameter"\n')
     for r in rows:
-        if 'hand' in r.opts or 'nolib' in r.opts or r.mpi:
+        if 'hand' in r.opts or 'nolib' in r.opts or r.mpi or r.layer == 'hdf5':
             continue
         rec = r
         if 'as' in r.opts:
@@ -551,7 +564,7 @@ def gen_mpi_wrappers(rows, out):
 
 
 def main():
-    files = sys.argv[1:] or ['libcommon/calls.tab', 'shim/mpi.tab']
+    files = sys.argv[1:] or ['libcommon/calls.tab', 'shim/mpi.tab', 'shim/h5.tab']
     rows = load(files)
     ids, names = {}, {}
     for r in rows:
@@ -577,6 +590,10 @@ def main():
     if any(r.mpi for r in rows):
         with open('shim/mpi-wrappers.gen.c', 'w') as f:
             gen_mpi_wrappers(rows, f)
+    if any(r.layer == 'hdf5' for r in rows):
+        with open('shim/h5-wrappers.gen.c', 'w') as f:
+            gen_h5.gen_wrappers(rows, LAYERS, f)
+        gen_h5.gen_names('libcommon/h5names.gen.c')
 
 
 if __name__ == '__main__':

@@ -28,6 +28,12 @@
 static const int64_t iov3[] = { 4096, 0, 123456789 };
 static const int64_t fds_ok[] = { 5, 6 };
 static const int64_t fds_bad[] = { -1, INT32_MIN };
+static const int64_t h5start[] = { 2, 4 }, h5count[] = { 2, INT64_MAX };
+static const int64_t h5dims[] = { 6, -1 };	/* -1: H5S_UNLIMITED */
+
+/* HDF5 identifiers as the shim encodes them (TG_K_HID) */
+#define H5OBJ(n, type) ((((int64_t)(n) << 7 | (type)) << 1))
+#define H5PREDEF(n) ((int64_t)(n) << 1 | 1)
 
 struct rcase {
 	const char *what;
@@ -116,6 +122,18 @@ static struct rcase cases[] = {
 	{ "EXCLUDED record of 2^64-1 calls", NULL,
 	  { .type = TG_REC_EXCLUDED, .excluded = UINT64_MAX } },
 	{ "RANK record: rank 3 of 4", NULL, { .type = TG_REC_RANK, .rank = 3, .world = 4 } },
+	{ "H5Fcreate: path, flags, H5P_DEFAULT and a predefined id; HID ret", "H5Fcreate",
+	  { TOP, .seq = 25, .tstart = 80000, .dur = 9000, .ret = H5OBJ(1, 1),
+	    .args = { { .s = "/scratch/out.h5" }, { .i = 2 }, { .i = 0 }, { .i = H5PREDEF(5) } } } },
+	{ "H5Sselect_hyperslab: NULL and non-NULL dimensions, an enum", "H5Sselect_hyperslab",
+	  { TOP, .seq = 26, .tstart = 81000, .dur = 20,
+	    .args = { { .i = H5OBJ(3, 4) }, { .i = -1 },
+		      { .present = 1, .i = 2, .arr = h5start }, { .present = 0 },
+		      { .present = 1, .i = 2, .arr = h5count }, { .present = 0 } } } },
+	{ "H5Screate_simple: an empty array is not NULL; H5S_UNLIMITED", "H5Screate_simple",
+	  { TOP, .seq = 27, .tstart = 82000, .dur = 20, .ret = 1,
+	    .args = { { .i = 2 }, { .present = 1, .i = 2, .arr = h5dims },
+		      { .present = 1, .i = 0 } } } },
 };
 
 static char *argv3[] = { "./app", "--input=/scratch/in.txt", "-n 10" };
@@ -207,6 +225,10 @@ static int rec_same(const struct tg_rec *w, const struct tg_rec *g, char *why, s
 			if (a->present && (a->i != b->i || a->u != b->u))
 				DIFF(name, "size %" PRId64, a->i, b->i);
 			break;
+		case TG_K_HSIZEARR:
+			if (a->present != b->present)
+				DIFF(name, "present=%d", a->present, b->present);
+			/* fall through */
 		case TG_K_IOV:
 		case TG_K_INTARR:
 			if (a->i != b->i)

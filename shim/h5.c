@@ -1,0 +1,416 @@
+/*
+ * h5.c - HDF5 support of the shim: symbolic identifiers (pools per
+ * identifier type, predefined identifiers by name), the ranks array
+ * arguments need, and the trampolines that trace the program's callbacks.
+ *
+ * An HDF5 1.10 identifier carries its type (H5I_type_t) in bits 56..62
+ * and a counter the library never reuses until H5close; the symbolic id
+ * is the smallest one free in the type's pool, so that a program that
+ * creates and closes a dataspace in a loop shows S1 each time.
+ *
+ * H5open is written by hand: see its row in h5.tab.
+ */
+#include "h5-shim.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include "../libcommon/h5names.h"
+
+#define TYPE_OF(id) ((unsigned)(((uint64_t)(id) >> 56) & 0x7f))
+#define NTYPES 128
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the library's functions and variables, found at run time ---------- */
+
+/* A variable of the library (the shim defines none of them). */
+static void *h5sym(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	return p ? p : dlsym(RTLD_NEXT, name);
+}
+
+/* A function of the library: the next definition, not the shim's own. */
+#define H5_FN(ret, name, params)                                      \
+	static ret(*get_##name(void)) params                          \
+	{                                                             \
+		static ret(*p) params;                                \
+		if (!p)                                               \
+			p = (ret(*) params)tg_real(#name, NULL);      \
+		return p;                                             \
+	}
+
+H5_FN(htri_t, H5Iis_valid, (hid_t))
+H5_FN(int, H5Sget_simple_extent_ndims, (hid_t))
+H5_FN(hid_t, H5Dget_space, (hid_t))
+H5_FN(herr_t, H5Sclose, (hid_t))
+
+/* ---- predefined identifiers --------------------------------------------- */
+
+struct predef {
+	int64_t val;
+	uint32_t n;	/* index in tg_h5_predef */
+};
+
+static struct predef *predefs;
+static unsigned npredefs;
+static int predef_ready;
+
+static int by_val(const void *a, const void *b)
+{
+	const struct predef *x = a, *y = b;
+
+	return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/* Has the library started (and set its predefined identifiers)? */
+static int h5_started(void)
+{
+	static const hid_t *probe;
+
+	if (!probe)
+		probe = h5sym("H5T_NATIVE_INT_g");
+	return probe && *probe > 0;
+}
+
+/* The values of the predefined identifiers, read once the library has set
+ * them (H5open); called with mu held. */
+static void predef_build(void)
+{
+	unsigned i;
+
+	if (!h5_started())
+		return;
+	free(predefs);
+	npredefs = 0;
+	if (!(predefs = malloc(sizeof(*predefs) * tg_h5_npredef)))
+		return;
+	for (i = 1; i < tg_h5_npredef; i++) {
+		const hid_t *g = h5sym(tg_h5_predef[i].global);
+		if (g && *g > 0) {
+			predefs[npredefs].val = *g;
+			predefs[npredefs++].n = i;
+		}
+	}
+	qsort(predefs, npredefs, sizeof(*predefs), by_val);
+	predef_ready = 1;
+}
+
+/* Number of predefined identifier @id, or 0; called with mu held. */
+static uint32_t predef_find(hid_t id)
+{
+	unsigned lo = 0, hi;
+
+	if (!predef_ready)
+		predef_build();
+	hi = npredefs;
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		if (predefs[mid].val == id)
+			return predefs[mid].n;
+		if (predefs[mid].val < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* ---- pools ------------------------------------------------------------------ */
+
+struct slot {
+	int64_t val;
+	uint32_t id;
+	uint8_t used;	/* 0 empty, 1 live, 2 deleted */
+};
+
+struct pool {
+	unsigned char *taken;	/* bit per id */
+	uint32_t cap;		/* ids the bitmap holds */
+	uint32_t low;		/* no free id below this one */
+};
+
+static struct slot *slots;
+static size_t nslots, nlive, ndead;
+static struct pool pools[NTYPES];
+
+static size_t hhash(int64_t v)
+{
+	return (size_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static uint32_t take_id(struct pool *p)
+{
+	uint32_t id;
+
+	for (id = p->low ? p->low : 1;; id++) {
+		if (id >= p->cap) {
+			uint32_t nc = p->cap ? 2 * p->cap : 256;
+			unsigned char *nt = realloc(p->taken, nc / 8);
+			if (!nt)
+				return 0;
+			memset(nt + p->cap / 8, 0, (nc - p->cap) / 8);
+			p->taken = nt;
+			p->cap = nc;
+		}
+		if (!(p->taken[id / 8] & (1u << (id % 8)))) {
+			p->taken[id / 8] |= (unsigned char)(1u << (id % 8));
+			p->low = id + 1;
+			return id;
+		}
+	}
+}
+
+static void give_id(struct pool *p, uint32_t id)
+{
+	if (id && id < p->cap) {
+		p->taken[id / 8] &= (unsigned char)~(1u << (id % 8));
+		if (id < p->low)
+			p->low = id;
+	}
+}
+
+static struct slot *lookup(int64_t val)
+{
+	size_t i, n;
+
+	if (!nslots)
+		return NULL;
+	for (n = 0, i = hhash(val) & (nslots - 1); n < nslots; n++, i = (i + 1) & (nslots - 1)) {
+		if (slots[i].used == 0)
+			return NULL;
+		if (slots[i].used == 1 && slots[i].val == val)
+			return &slots[i];
+	}
+	return NULL;
+}
+
+/* Room for one more: grow or clean the table (dropping the deleted). */
+static int rehash(void)
+{
+	size_t nn = nslots ? nslots : 1024, i;
+	struct slot *old = slots, *ns;
+
+	if (nslots && (nlive + 1) * 2 > nslots)
+		nn = 2 * nslots;
+	if (!(ns = calloc(nn, sizeof(*ns))))
+		return -1;
+	for (i = 0; i < nslots; i++) {
+		size_t j;
+		if (old[i].used != 1)
+			continue;
+		for (j = hhash(old[i].val) & (nn - 1); ns[j].used; j = (j + 1) & (nn - 1))
+			;
+		ns[j] = old[i];
+	}
+	free(old);
+	slots = ns;
+	nslots = nn;
+	ndead = 0;
+	return 0;
+}
+
+static struct slot *insert(int64_t val)
+{
+	size_t i;
+
+	if ((nlive + ndead + 1) * 4 > nslots * 3 && rehash() < 0)
+		return NULL;
+	for (i = hhash(val) & (nslots - 1); slots[i].used == 1; i = (i + 1) & (nslots - 1))
+		;
+	if (slots[i].used == 2)
+		ndead--;
+	slots[i].used = 1;
+	slots[i].val = val;
+	slots[i].id = take_id(&pools[TYPE_OF(val)]);
+	nlive++;
+	return &slots[i];
+}
+
+uint64_t tg_h5_enc(hid_t id)
+{
+	unsigned type = TYPE_OF(id);
+	struct slot *s;
+	uint64_t enc;
+	uint32_t n;
+
+	if (id == 0)
+		return 0;
+	if (id < 0)
+		return 1;
+	pthread_mutex_lock(&mu);
+	/* only types, property classes and lists are predefined */
+	if ((type == H5I_DATATYPE || type == H5I_GENPROP_CLS || type == H5I_GENPROP_LST) &&
+	    (n = predef_find(id))) {
+		pthread_mutex_unlock(&mu);
+		return (uint64_t)n << 1 | 1;
+	}
+	if (!(s = lookup(id)))
+		s = insert(id);
+	enc = ((uint64_t)(s ? s->id : 0) << 7 | type) << 1;
+	pthread_mutex_unlock(&mu);
+	return enc;
+}
+
+void tg_h5_closed(hid_t id)
+{
+	struct slot *s;
+
+	if (id <= 0)
+		return;
+	/* H5Iinc_ref lets an identifier outlive a close */
+	if (get_H5Iis_valid() && get_H5Iis_valid()(id) > 0)
+		return;
+	pthread_mutex_lock(&mu);
+	if ((s = lookup(id))) {
+		give_id(&pools[TYPE_OF(id)], s->id);
+		s->used = 2;
+		nlive--;
+		ndead++;
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+void tg_h5_reset(void)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&mu);
+	if (slots)
+		memset(slots, 0, nslots * sizeof(*slots));
+	nlive = ndead = 0;
+	for (i = 0; i < NTYPES; i++) {
+		if (pools[i].taken)
+			memset(pools[i].taken, 0, pools[i].cap / 8);
+		pools[i].low = 1;
+	}
+	predef_ready = 0;
+	pthread_mutex_unlock(&mu);
+}
+
+/* ---- ranks -------------------------------------------------------------------- */
+
+/* The library is asked only about identifiers of the right type that it
+ * knows (H5Iis_valid pushes no error), so that no error message is printed
+ * that the program would not have printed; the shim's guard keeps the
+ * calls out of the trace. */
+int tg_h5_rank(hid_t space)
+{
+	struct tg_thread *t = tg_self;
+	int n = 0;
+
+	if (TYPE_OF(space) != H5I_DATASPACE || space <= 0 || !t ||
+	    !get_H5Iis_valid() || !get_H5Sget_simple_extent_ndims())
+		return 0;
+	t->guard++;
+	if (get_H5Iis_valid()(space) > 0)
+		n = get_H5Sget_simple_extent_ndims()(space);
+	t->guard--;
+	return n < 0 ? 0 : n;
+}
+
+int tg_h5_dset_rank(hid_t dset)
+{
+	struct tg_thread *t = tg_self;
+	hid_t space;
+	int n = 0;
+
+	if (TYPE_OF(dset) != H5I_DATASET || dset <= 0 || !t || !get_H5Iis_valid() ||
+	    !get_H5Dget_space() || !get_H5Sget_simple_extent_ndims() || !get_H5Sclose())
+		return 0;
+	t->guard++;
+	if (get_H5Iis_valid()(dset) > 0 && (space = get_H5Dget_space()(dset)) >= 0) {
+		n = get_H5Sget_simple_extent_ndims()(space);
+		get_H5Sclose()(space);
+	}
+	t->guard--;
+	return n < 0 ? 0 : n;
+}
+
+void tg_h5_put_dims(struct tg_call *c, const hsize_t *a, long n)
+{
+	long i;
+
+	if (!a) {
+		tg_put_u(c, 0);
+		return;
+	}
+	tg_put_u(c, (uint64_t)n + 1);
+	for (i = 0; i < n; i++)
+		tg_put_s(c, (int64_t)a[i]);
+}
+
+/* ---- callbacks ------------------------------------------------------------------ */
+
+/* While the program's callback runs, the traced call it runs inside counts
+ * as a call of no layer, so that the HDF5 calls the callback makes are
+ * recorded (as calls made inside it: depth and parent say so). */
+static int cb_enter(const struct tg_h5cb *cb, uint8_t *saved)
+{
+	struct tg_thread *t = tg_self;
+
+	if (!t || t->depth <= (int)cb->level)
+		return 0;
+	*saved = t->stack_layer[cb->level];
+	t->stack_layer[cb->level] = TG_LAYER_COUNT;
+	return 1;
+}
+
+static void cb_leave(const struct tg_h5cb *cb, int on, uint8_t saved)
+{
+	struct tg_thread *t = tg_self;
+
+	if (on && t && t->depth > (int)cb->level)
+		t->stack_layer[cb->level] = saved;
+}
+
+#define TRAMPOLINE(type, params, args)                            \
+	herr_t tg_h5cb_##type params                              \
+	{                                                         \
+		const struct tg_h5cb *cb = data;                  \
+		uint8_t saved = 0;                                \
+		int on = cb_enter(cb, &saved);                    \
+		herr_t r = ((type)cb->fn)args;                    \
+		cb_leave(cb, on, saved);                          \
+		return r;                                         \
+	}
+
+TRAMPOLINE(H5L_iterate_t, (hid_t group, const char *name, const H5L_info_t *info, void *data),
+	   (group, name, info, cb->data))
+TRAMPOLINE(H5O_iterate_t, (hid_t obj, const char *name, const H5O_info_t *info, void *data),
+	   (obj, name, info, cb->data))
+TRAMPOLINE(H5A_operator2_t, (hid_t loc, const char *name, const H5A_info_t *info, void *data),
+	   (loc, name, info, cb->data))
+TRAMPOLINE(H5G_iterate_t, (hid_t group, const char *name, void *data), (group, name, cb->data))
+TRAMPOLINE(H5D_operator_t,
+	   (void *elem, hid_t type, unsigned ndim, const hsize_t *point, void *data),
+	   (elem, type, ndim, point, cb->data))
+
+/* ---- H5open ------------------------------------------------------------------- */
+
+/* Recorded only when it starts the library (what the library does then,
+ * MPI calls included, shows beneath it): the macros for the predefined
+ * identifiers call it at every use. */
+herr_t H5open(void);
+TG_EXPORT herr_t H5open(void)
+{
+	static herr_t (*real)(void);
+	struct tg_call tgc;
+	herr_t ret;
+	int e0;
+
+	if (tg_unlikely(!real) && !(real = (herr_t (*)(void))tg_real("H5open", NULL)))
+		return -1;
+	if (!tg_on(TG_LAYER_HDF5) || h5_started() ||
+	    !tg_enter(&tgc, TG_FN_H5open, TG_LAYER_HDF5))
+		return real();
+	e0 = errno;
+	errno = 0;
+	ret = real();
+	tg_end(&tgc);
+	tg_rec_begin(&tgc, ret, tg_h5_errno(&tgc, e0) && ret < 0);
+	tg_rec_commit(&tgc);
+	return ret;
+}

@@ -1,0 +1,292 @@
+#!/usr/bin/env bats
+# The HDF5 layer of the tracer: the programs of tests/hdf5/ (built with
+# MPICH's HDF5), traced, and their HDF5 records asserted as tables.  A table
+# line is a record as trace-decode prints it without rank, thread,
+# sequence, times, depth and layer ("func ret args"), fields joined by one
+# space, buffer ids written "b".  Then the levels beneath a collective
+# H5Dwrite at 4 ranks, the tracer in a program without HDF5, and Debian's
+# HDF5 tools (linked with the serial libhdf5) traced.
+
+bats_require_minimum_version 1.5.0
+
+H5INC=/usr/include/hdf5/mpich
+H5LIB=/usr/lib/x86_64-linux-gnu/hdf5/mpich
+
+setup_file() {
+	command -v mpicc.mpich >/dev/null ||
+		skip "mpicc.mpich is missing (make deps installs MPICH)"
+	[ -f "$H5INC/hdf5.h" ] || skip "HDF5-MPICH is missing (make deps installs libhdf5-mpich-dev)"
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	export B=$BATS_FILE_TMPDIR/bin
+	local p
+	mkdir -p "$B"
+	for p in serial parallel; do
+		mpicc.mpich -O2 -Wall -Wextra -Werror -I"$H5INC" -o "$B/$p" \
+			"$TG_TOP/tests/hdf5/$p.c" -L"$H5LIB" -lhdf5
+	done
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# table AWK: turn trace-decode's output ($output) into table lines; the awk
+# program chooses the records ($6 depth, $7 layer, $8 func).
+table() {
+	printf '%s\n' "$output" | awk -F'\t' -v OFS=' ' "$1"'
+		function row(s, i) {
+			s = $8
+			for (i = 9; i <= NF; i++)
+				s = s " " $i
+			print s
+		}' | sed -E 's/=b[0-9]+/=b/g'
+}
+
+# expect: $calls is the table on standard input (leading tabs cut)
+expect() {
+	diff -u - <(printf '%s\n' "$calls")
+}
+
+# chains FILE: for every record made inside another traced call, its depth,
+# function and count= (if any), then the functions of the calls it ran
+# inside, innermost first: "2 pwrite count=64 <- MPI_File_write_at_all <- H5Dwrite"
+chains() {
+	local out
+	out=$(trace-decode "$1") || return 1
+	printf '%s\n' "$out" | awk -F'\t' '
+		/^#/ { next }
+		{
+			s = $3; f[s] = $8; d[s] = $6; p[s] = -1; c[s] = ""
+			for (i = 9; i <= NF; i++) {
+				if ($i ~ /^parent=/) p[s] = substr($i, 8)
+				if ($i ~ /^count=/) c[s] = " " $i
+			}
+			order[++n] = s
+		}
+		END {
+			for (k = 1; k <= n; k++) {
+				s = order[k]
+				if (p[s] < 0)
+					continue
+				line = d[s] " " f[s] c[s]
+				for (q = p[s]; q >= 0 && (q in f); q = p[q])
+					line = line " <- " f[q]
+				print line
+			}
+		}'
+}
+
+# ---- a serial program -------------------------------------------------------
+
+@test "serial: file, group, 2-D dataset, two hyperslabs, writes, attributes, closes, read back" {
+	run -0 --separate-stderr trace-run -o t -- "$B/serial" data.h5
+	[ "$output" = "6 x 8, sum 120, errno kept" ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr trace-decode -l hdf5 t/*.rec
+	[ -z "$stderr" ]
+	calls=$(table '!/^#/ && $6 == 0 { row() }')
+	expect <<-EOF
+	H5open 0
+	H5Fcreate F1 filename="$PWD/data.h5" flags=H5F_ACC_TRUNC fcpl_id=H5P_DEFAULT fapl_id=H5P_DEFAULT
+	H5Gcreate2 G1 loc_id=F1 name="grid" lcpl_id=H5P_DEFAULT gcpl_id=H5P_DEFAULT gapl_id=H5P_DEFAULT
+	H5Screate_simple S1 rank=2 dims=[6,8] maxdims=NULL
+	H5Dcreate2 D1 loc_id=G1 name="values" type_id=H5T_NATIVE_INT space_id=S1 lcpl_id=H5P_DEFAULT dcpl_id=H5P_DEFAULT dapl_id=H5P_DEFAULT
+	H5Screate_simple S2 rank=2 dims=[2,4] maxdims=[2,4]
+	H5Sselect_hyperslab 0 space_id=S1 op=H5S_SELECT_SET start=[2,4] stride=NULL count=[2,4] block=NULL
+	H5Dwrite 0 dset_id=D1 mem_type_id=H5T_NATIVE_INT mem_space_id=S2 file_space_id=S1 dxpl_id=H5P_DEFAULT buf=b
+	H5Sselect_hyperslab 0 space_id=S1 op=H5S_SELECT_SET start=[0,0] stride=[4,4] count=[2,2] block=[1,2]
+	H5Dwrite 0 dset_id=D1 mem_type_id=H5T_NATIVE_INT mem_space_id=S2 file_space_id=S1 dxpl_id=H5P_DEFAULT buf=b
+	H5Sget_simple_extent_dims 2 space_id=S1 dims=[6,8] maxdims=[6,8]
+	H5Sclose 0 space_id=S2
+	H5Screate S2 type=H5S_SCALAR
+	H5Acreate2 A1 loc_id=D1 attr_name="scale" type_id=H5T_NATIVE_DOUBLE space_id=S2 acpl_id=H5P_DEFAULT aapl_id=H5P_DEFAULT
+	H5Awrite 0 attr_id=A1 type_id=H5T_NATIVE_DOUBLE buf=b
+	H5Aclose 0 attr_id=A1
+	H5Tcopy T1 type_id=H5T_C_S1
+	H5Tset_size 0 type_id=T1 size=7
+	H5Acreate2 A1 loc_id=G1 attr_name="units" type_id=T1 space_id=S2 acpl_id=H5P_DEFAULT aapl_id=H5P_DEFAULT
+	H5Awrite 0 attr_id=A1 type_id=T1 buf=b
+	H5Aclose 0 attr_id=A1
+	H5Tclose 0 type_id=T1
+	H5Sclose 0 space_id=S2
+	H5Sclose 0 space_id=S1
+	H5Dclose 0 dset_id=D1
+	H5Gclose 0 group_id=G1
+	H5Fclose 0 file_id=F1
+	H5Fopen F1 filename="$PWD/data.h5" flags=H5F_ACC_RDONLY fapl_id=H5P_DEFAULT
+	H5Lexists 1 loc_id=F1 name="grid" lapl_id=H5P_DEFAULT
+	H5Dopen2 D1 loc_id=F1 name="/grid/values" dapl_id=H5P_DEFAULT
+	H5Dopen2 -1 loc_id=F1 name="missing" dapl_id=H5P_DEFAULT
+	H5Dget_space S1 dset_id=D1
+	H5Dread 0 dset_id=D1 mem_type_id=H5T_NATIVE_INT mem_space_id=H5S_ALL file_space_id=H5S_ALL dxpl_id=H5P_DEFAULT buf=b
+	H5Sclose 0 space_id=S1
+	H5Dclose 0 dset_id=D1
+	H5Fclose 0 file_id=F1
+	EOF
+}
+
+@test "serial: the POSIX calls of H5Fcreate, H5Dwrite, H5Fclose carry them as parent, on the file they name" {
+	run -0 trace-run -o t -- "$B/serial" data.h5
+	calls=$(chains t/*.rec)
+	# the file is opened under H5Fcreate and closed under H5Fclose
+	run -0 trace-decode -l posix t/*.rec
+	opened=$(printf '%s\n' "$output" | awk -F'\t' '$8 ~ /^open/ && $0 ~ /path="'"${PWD//\//\\/}"'\/data.h5"/ && /O_CREAT/' | wc -l)
+	[ "$opened" -eq 1 ]
+	printf '%s\n' "$calls" | grep -qx '1 open <- H5Fcreate'
+	printf '%s\n' "$calls" | grep -qx '1 close <- H5Fclose'
+	# the data: the second H5Dwrite reads back and writes the raw data
+	printf '%s\n' "$calls" | grep -qx '1 pwrite count=112 <- H5Dwrite'
+	# every POSIX call beneath an HDF5 one is at depth 1, nothing deeper
+	[ -z "$(printf '%s\n' "$calls" | grep -E '<- H5' | grep -v '^1 ')" ]
+}
+
+@test "serial: JSON records: identifiers and names as strings, dimensions as arrays, NULL as null" {
+	run -0 trace-run -o t -- "$B/serial" data.h5
+	run -0 --separate-stderr trace-decode -j -l hdf5 t/*.rec
+	sel=$(printf '%s\n' "$output" | grep '"func":"H5Sselect_hyperslab"' | head -1)
+	[[ $sel == *'"args":{"space_id":"S1","op":"H5S_SELECT_SET","start":[2,4],"stride":null,"count":[2,4],"block":null}'* ]]
+	[[ $sel == *'"layer":"hdf5"'* ]]
+	[[ $sel == *'"ret":0'* ]]
+	dc=$(printf '%s\n' "$output" | grep '"func":"H5Dcreate2"')
+	[[ $dc == *'"ret":"D1"'* ]]
+	[[ $dc == *'"type_id":"H5T_NATIVE_INT","space_id":"S1","lcpl_id":"H5P_DEFAULT"'* ]]
+	[[ $(printf '%s\n' "$output" | grep '"name":"missing"') == *'"ret":-1'* ]]
+}
+
+@test "TANGRAM_LAYERS=posix: no HDF5 record, the POSIX calls at depth 0" {
+	run -0 env TANGRAM_LAYERS=posix trace-run -o t -- "$B/serial" data.h5
+	[ "$output" = "6 x 8, sum 120, errno kept" ]
+	run -0 --separate-stderr trace-decode t/*.rec
+	[[ $output != *H5* ]]
+	[ -z "$(printf '%s\n' "$output" | grep -v '^#' | awk -F'\t' '$6 != 0')" ]
+	[[ $output == *pwrite* ]]
+}
+
+# ---- a parallel program -----------------------------------------------------
+
+@test "parallel at 4 ranks: H5Pset_fapl_mpio, H5Pset_dxpl_mpio, each rank's hyperslab, a collective H5Dwrite" {
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 4 "$B/parallel" field.h5
+	[ "$output" = "4 ranks, sum 10080" ]
+	for r in 0 1 2 3; do
+		run -0 --separate-stderr trace-decode -l hdf5 "t/rank-$r.rec"
+		[ -z "$stderr" ]
+		calls=$(table '!/^#/ && $6 == 0 { row() }' | sed -n '/^H5Pcreate/,/^H5Fclose/p')
+		expect <<-EOF
+		H5Pcreate P1 cls_id=H5P_FILE_ACCESS
+		H5Pset_fapl_mpio 0 fapl_id=P1 comm=MPI_COMM_WORLD info=MPI_INFO_NULL
+		H5Fcreate F1 filename="$PWD/field.h5" flags=H5F_ACC_TRUNC fcpl_id=H5P_DEFAULT fapl_id=P1
+		H5Pclose 0 plist_id=P1
+		H5Screate_simple S1 rank=2 dims=[8,8] maxdims=NULL
+		H5Dcreate2 D1 loc_id=F1 name="field" type_id=H5T_NATIVE_INT space_id=S1 lcpl_id=H5P_DEFAULT dcpl_id=H5P_DEFAULT dapl_id=H5P_DEFAULT
+		H5Screate_simple S2 rank=2 dims=[2,8] maxdims=NULL
+		H5Sselect_hyperslab 0 space_id=S1 op=H5S_SELECT_SET start=[$((2 * r)),0] stride=NULL count=[2,8] block=NULL
+		H5Pcreate P1 cls_id=H5P_DATASET_XFER
+		H5Pset_dxpl_mpio 0 dxpl_id=P1 xfer_mode=H5FD_MPIO_COLLECTIVE
+		H5Dwrite 0 dset_id=D1 mem_type_id=H5T_NATIVE_INT mem_space_id=S2 file_space_id=S1 dxpl_id=P1 buf=b
+		H5Pclose 0 plist_id=P1
+		H5Sclose 0 space_id=S2
+		H5Sclose 0 space_id=S1
+		H5Dclose 0 dset_id=D1
+		H5Fclose 0 file_id=F1
+		EOF
+	done
+}
+
+@test "parallel at 4 ranks: MPI-IO at depth 1 under the H5Dwrite, pwrite at depth 2 under that; 256 bytes in all" {
+	run -0 trace-run -o t -- mpirun.mpich -n 4 "$B/parallel" field.h5
+	total=0
+	for r in 0 1 2 3; do
+		calls=$(chains "t/rank-$r.rec")
+		# the collective write and the view it sets, beneath H5Dwrite
+		printf '%s\n' "$calls" | grep -qx '1 MPI_File_set_view <- H5Dwrite'
+		printf '%s\n' "$calls" | grep -qx '1 MPI_File_write_at_all count=64 <- H5Dwrite'
+		# the file is opened collectively under H5Fcreate
+		printf '%s\n' "$calls" | grep -qx '1 MPI_File_open <- H5Fcreate'
+		# whatever rank writes the data, its pwrite leads up to H5Dwrite
+		bytes=$(printf '%s\n' "$calls" | awk '
+			$2 ~ /^pwrite/ && / <- MPI_File_write_at_all <- H5Dwrite$/ {
+				sub(/^count=/, "", $3); n += $3 } END { print n + 0 }')
+		total=$((total + bytes))
+		# the H5Dwrite record itself: depth 0, no parent
+		run -0 trace-decode -l hdf5 "t/rank-$r.rec"
+		line=$(printf '%s\n' "$output" | awk -F'\t' '$8 == "H5Dwrite"')
+		[ "$(printf '%s\n' "$line" | cut -f6)" = 0 ]
+		[[ $line != *parent=* ]]
+	done
+	[ "$total" -eq 256 ]
+}
+
+@test "parallel: the MPI calls of the library's start are beneath H5open; TANGRAM_LAYERS=mpiio,posix leaves two levels" {
+	run -0 trace-run -o t -- mpirun.mpich -n 4 "$B/parallel" field.h5
+	calls=$(chains t/rank-2.rec)
+	printf '%s\n' "$calls" | grep -qx '1 MPI_Comm_create_keyval <- H5open'
+	run -0 env TANGRAM_LAYERS=mpiio,posix trace-run -o t2 -- mpirun.mpich -n 4 "$B/parallel" field.h5
+	[ "$output" = "4 ranks, sum 10080" ]
+	run -0 trace-decode t2/rank-3.rec
+	[[ $output != *H5* ]]
+	calls=$(chains t2/rank-3.rec)
+	printf '%s\n' "$calls" | grep -qx '1 pwrite count=64 <- MPI_File_write_at_all'
+}
+
+@test "parallel, 10 collective writes: the same ids every time" {
+	run -0 trace-run -o t -- mpirun.mpich -n 4 "$B/parallel" field.h5 10
+	run -0 trace-decode -l hdf5 t/rank-3.rec
+	calls=$(table '!/^#/ && $8 == "H5Dwrite" { row() }' | sort | uniq -c | sed 's/^ *//')
+	expect <<-'EOF'
+	10 H5Dwrite 0 dset_id=D1 mem_type_id=H5T_NATIVE_INT mem_space_id=S2 file_space_id=S1 dxpl_id=P1 buf=b
+	EOF
+}
+
+# ---- the tracer's setting -------------------------------------------------------
+
+@test "preloaded into cat, which has no HDF5, the tracer maps no HDF5 library" {
+	run -0 --separate-stderr env TANGRAM_DIR=t LD_PRELOAD="$TG_TOP/lib/libtangram.so" cat /proc/self/maps
+	[ -z "$stderr" ]
+	[[ $output == *"$TG_TOP/lib/libtangram.so"* ]]
+	[[ $output != *libhdf5* ]]
+	[[ $output != *libmpi* ]]
+}
+
+@test "h5dump (hdf5-tools, serial libhdf5) prints the same traced and untraced; its calls are recorded by name" {
+	command -v h5dump >/dev/null || skip "h5dump is missing (make deps installs hdf5-tools)"
+	run -0 "$B/serial" data.h5
+	run -0 --separate-stderr h5dump data.h5
+	plain=$output
+	[[ $plain == *'ATTRIBUTE "units"'*'"kelvin"'* ]]
+	run -0 --separate-stderr trace-run -o t -- h5dump data.h5
+	[ "$output" = "$plain" ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr trace-decode -l hdf5 t/*.rec
+	[ -z "$stderr" ]
+	calls=$(table '!/^#/ && $8 ~ /^H5F(open|close)$/ && $6 == 0 { row() }')
+	expect <<-EOF
+	H5Fopen F1 filename="$PWD/data.h5" flags=H5F_ACC_RDONLY fapl_id=H5P_DEFAULT
+	H5Fclose 0 file_id=F1
+	EOF
+	# the calls h5dump makes from its iteration callbacks: beneath the
+	# H5Lvisit_by_name, H5Aiterate2 ... that called them
+	calls=$(chains t/*.rec)
+	printf '%s\n' "$calls" | grep -qx '1 H5Dopen2 <- H5Lvisit_by_name'
+	printf '%s\n' "$calls" | grep -q '^2 H5Aread <- H5Aiterate2 <- '
+	printf '%s\n' "$calls" | grep -q '^[0-9]* H5Dread <- '
+}
+
+@test "h5ls -r and a missing file: the same output, the failed H5Fopen with errno=ENOENT" {
+	command -v h5ls >/dev/null || skip "h5ls is missing (make deps installs hdf5-tools)"
+	run -0 "$B/serial" data.h5
+	run -0 --separate-stderr h5ls -r data.h5
+	plain=$output
+	run -0 --separate-stderr trace-run -o t -- h5ls -r data.h5
+	[ "$output" = "$plain" ]
+	[[ $output == *"/grid/values             Dataset {6, 8}"* ]]
+	run -1 --separate-stderr h5dump missing.h5
+	plain=$stderr
+	run -1 --separate-stderr trace-run -o t2 -- h5dump missing.h5
+	[ "$stderr" = "$plain" ]
+	run -0 trace-decode -l hdf5 t2/*.rec
+	calls=$(table '!/^#/ && $8 == "H5Fopen" { row() }' | head -1)
+	expect <<-EOF
+	H5Fopen -1 filename="$PWD/missing.h5" flags=H5F_ACC_RDONLY fapl_id=H5P_DEFAULT errno=ENOENT
+	EOF
+}
