@@ -15,6 +15,8 @@ setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
 	mkdir -p "$B"
 	mpicc.mpich -O2 -Wall -o "$B/cases" "$TG_TOP/tests/conflict/cases.c"
+	mpicc.mpich -O2 -Wall -I/usr/include/hdf5/mpich -o "$B/flash" \
+		"$TG_TOP/tests/conflict/flash.c" -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
 }
 
 setup() {
@@ -179,6 +181,22 @@ recommend() {
 	assert 'commit_seq' in p and p['synchronized'] is True, p
 	assert s['summary'][0]['conflicts']['session']['RAW-S'] == 1, s
 	EOF
+}
+
+@test "the FLASH pattern (parallel HDF5, H5Fflush after each dataset): WAW-D under session, none under commit" {
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 4 "$B/flash" f.h5 3
+	run -0 table --model all
+	# the library's metadata, written at each flush by the rank the cache
+	# chose, is written again by another rank at the next flush: the fsync
+	# of H5Fflush orders them (commit), no close and open does (session)
+	printf '%s\n' "$output" | grep -Eq "^session $BATS_TEST_TMPDIR/f.h5 [0-9]+ [1-9][0-9]* 0 0$"
+	printf '%s\n' "$output" | grep -Eq '^commit \(all files\) 0 0 0 0$'
+	[ "$(recommend)" = commit ]
+	# the commits are the fsync calls MPI_File_sync makes inside H5Fflush
+	trace-decode t/*.rec | overlap-find | conflict-check -v > v.out
+	c=$(grep -m1 $'^WAW-D\t' v.out | sed 's/.*\tcommit=\([0-9]*\):\([0-9]*\).*/\1 \2/')
+	run -0 trace-decode "t/rank-${c% *}.rec"
+	printf '%s\n' "$output" | awk -F'\t' -v s="${c#* }" '$3 == s { print $8 }' | grep -qx fsync
 }
 
 # ---- bad input ------------------------------------------------------------------
