@@ -162,6 +162,43 @@ regen:
 	$(PYTHON) shim/gen-mpi-tab.py --names /usr/include/x86_64-linux-gnu/mpich/mpi.h libcommon/mpinames.gen.c
 	$(PYTHON) shim/gen-calls.py libcommon/calls.tab shim/mpi.tab shim/h5.tab
 
+# ---- TangramFS (tfs/) ----------------------------------------------------
+# One set of position-independent objects, never sanitized (libtfs-posix is
+# preloaded into programs that are not); each library exports only its API
+# through a version script.
+TFS_LIB_SRC = tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/client.c
+TFS_HDR = $(wildcard tfs/*.h) $(COMMON_HDR)
+TFS_CFLAGS = $(CFLAGS) -fPIC -pthread
+TFS_LIB_OBJ = $(patsubst %.c,build/tfs/%.o,$(TFS_LIB_SRC))
+TFS_BINS = $(BINDIR)/tfs-server
+TFS_LIBS = lib/libtfs.so lib/libtfs.a lib/libtfs-posix.so
+
+all: $(TFS_BINS) $(TFS_LIBS)
+
+build/tfs/%.o: %.c $(TFS_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(TFS_CFLAGS) -c -o $@ $<
+
+$(BINDIR)/tfs-server: build/tfs/tfs/tfs-server.o build/tfs/tfs/proto.o build/tfs/tfs/itree.o \
+		build/tfs/tfs/tp_sock.o build/tfs/tfs/serverfile.o $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) -pthread -o $@ $^
+
+lib/libtfs.so: $(TFS_LIB_OBJ) tfs/libtfs.map
+	@mkdir -p lib
+	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs.map -o $@ $(TFS_LIB_OBJ)
+
+lib/libtfs.a: $(TFS_LIB_OBJ)
+	@mkdir -p lib
+	rm -f $@
+	ar rcs $@ $^
+
+lib/libtfs-posix.so: build/tfs/tfs/posix.o $(TFS_LIB_OBJ) tfs/libtfs-posix.map
+	@mkdir -p lib
+	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs-posix.map -o $@ \
+		build/tfs/tfs/posix.o $(TFS_LIB_OBJ) -ldl
+
+
 # ---- tests ---------------------------------------------------------------
 
 TEST_APPS_SRC = $(wildcard tests/apps/*.c)

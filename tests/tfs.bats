@@ -1,0 +1,387 @@
+#!/usr/bin/env bats
+# TangramFS: a real tfs-server and real client processes.  tests/tfs/prim
+# runs primitives named on its command line (one result line each);
+# tests/tfs/raw is an MPI program doing plain POSIX I/O under
+# libtfs-posix.so, TFS_NODE per rank standing in for nodes.  Each test
+# starts its own server (TCP on loopback unless it says otherwise).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export B=$BATS_FILE_TMPDIR/bin
+	mkdir -p "$B"
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/prim" "$TG_TOP/tests/tfs/prim.c" \
+		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib" -lpthread
+	if command -v mpicc.mpich >/dev/null; then
+		mpicc.mpich -O1 -Wall -Werror -o "$B/raw" "$TG_TOP/tests/tfs/raw.c"
+	fi
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	export PRELOAD=$TG_TOP/lib/libtfs-posix.so FRAME=$TG_TOP/tests/tfs/frame.py
+}
+
+# start [ADDRESS]: a server in ./srv, its log in ./srv.log
+start() {
+	tfs-server ${1:+-a "$1"} -d srv 2>srv.log 3>&- &
+	SERVER_PID=$!
+	for _ in $(seq 100); do [ -f srv/server ] && break; sleep 0.05; done
+	[ -f srv/server ]
+	ADDR=$(awk '$1 == "address" { print $2 }' srv/server)
+	SECRET=$(awk '$1 == "secret" { print $2 }' srv/server)
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -p bb pfs
+	export TFS_SERVER=$PWD/srv/server TFS_BB_DIR=$PWD/bb TFS_PFS_DIR=$PWD/pfs
+	export TFS_MOUNT=/tfs-test TFS_NODE=1 TFS_TIMEOUT=3
+	SERVER_PID=
+}
+
+teardown() {
+	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+		tfs-server --stop srv || kill -9 "$SERVER_PID"
+	fi
+	{ jobs -p | xargs -r kill -9; wait; } 2>/dev/null || true
+}
+
+prim() {
+	run -0 --separate-stderr "$B/prim" "$@"
+}
+
+# mpi NP MODEL SYNC: tests/tfs/raw on NP ranks under MODEL
+mpi() {
+	[ -x "$B/raw" ] || skip "mpicc.mpich is missing"
+	run -0 --separate-stderr env TFS_CONSISTENCY="$2" timeout 60 mpirun.mpich -n "$1" \
+		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/raw" \
+		/tfs-test/f "$3"
+	output=$(printf '%s\n' "$output" | sort)
+}
+
+# ---- the server's command line --------------------------------------------
+
+@test "tfs-server: usage" {
+	run -0 tfs-server -h
+	[ "${lines[0]}" = "usage: tfs-server [-h] [-a address] [-w workers] -d dir" ]
+	run -2 --separate-stderr tfs-server
+	run -2 --separate-stderr tfs-server --bogus
+	run -2 --separate-stderr tfs-server -d x --stop y
+	run -2 --separate-stderr tfs-server -w 0 -d x
+	[ "$stderr" = "tfs-server: option -w: '0' is not a number in [1, 256]" ]
+	run -2 --separate-stderr tfs-server -a bogus:1 -d srv
+	[[ "$stderr" == "tfs-server: bad address 'bogus:1'"* ]]
+	run -2 --separate-stderr tfs-server --stop nowhere
+	[[ "$stderr" == "tfs-server: cannot open server file 'nowhere/server'"* ]]
+}
+
+@test "tfs-server: the server file is private and names loopback" {
+	start
+	run -0 stat -c %a srv/server
+	[ "$output" = 600 ]
+	[[ "$ADDR" == tcp:127.0.0.1:* ]]
+	[ ${#SECRET} -eq 32 ]
+	run -0 tfs-server --stop srv
+	[ ! -e srv/server ]
+	wait "$SERVER_PID"
+}
+
+# ---- core primitives (Table 5.1) -----------------------------------------------
+
+@test "core: write, tell, read, seek, stat, flush, close" {
+	start
+	prim open:a write:hello tell read:5 seek:0:set read:9 seek:2:cur seek:0:end \
+		seek:-1:end stat flush close
+	[ "$output" = 'open: ok
+write: 5
+tell: 5
+read: 0 ""
+seek: 0
+read: 5 "hello"
+seek: 7
+seek: 5
+seek: 4
+stat: size 5
+flush: 0
+close: 0' ]
+	cmp pfs/a <(printf hello)
+}
+
+@test "core: seek past the end leaves a hole and does not move the end" {
+	start
+	prim open:a seek:4:set stat write:x stat pread:0:10 seek:-10:set
+	[ "$output" = 'open: ok
+seek: 4
+stat: size 0
+write: 1
+stat: size 5
+pread: 5 "....x"
+seek: -1 EINVAL' ]
+}
+
+@test "core: a read returns the process's own writes, else flushed data" {
+	start
+	printf 0123456789 > pfs/a
+	prim open:a pwrite:2:ab pread:0:10 pread:8:10
+	[ "$output" = 'open: ok
+pwrite: 2
+pread: 10 "01ab456789"
+pread: 2 "89"' ]
+}
+
+@test "core: writes are not visible to others before attach, flushed ones are" {
+	start
+	"$B/prim" open:a pwrite:0:mine touch:w wait:r flush touch:f wait:done > p1 3>&- &
+	prim wait:w open:a pread:0:4 touch:r wait:f pread:0:4 touch:done
+	[ "$output" = 'open: ok
+pread: 0 ""
+pread: 4 "mine"' ]
+}
+
+@test "core: close discards writes never attached" {
+	start
+	prim open:a pwrite:0:gone close open:a stat pread:0:4
+	[ "$output" = 'open: ok
+pwrite: 4
+close: 0
+open: ok
+stat: size 0
+pread: 0 ""' ]
+	prim finalize
+	[ ! -e pfs/a ]
+}
+
+@test "core: paths cannot escape the mount" {
+	start
+	prim open:../x open:a/../../x open:/./a/.. statp:..
+	[ "$output" = 'open: -1 EACCES
+open: -1 EACCES
+open: -1 EACCES
+statp: -1 EACCES' ]
+}
+
+@test "core: open flags, unlink" {
+	start
+	prim openf:n:0 openf:n:1 openf:n:3 pwrite:0:abc attach:0:3 unlink:n statp:n unlink:n
+	[ "$output" = 'openf: -1 ENOENT
+openf: ok
+openf: -1 EEXIST
+pwrite: 3
+attach: 0
+unlink: 0
+statp: -1 ENOENT
+unlink: -1 ENOENT' ]
+}
+
+# ---- synchronisation primitives (Table 5.4) -----------------------------------------
+
+@test "sync: attach, query, read_peer across processes" {
+	start
+	TFS_NODE=1 "$B/prim" open:a pwrite:0:AAAAAAAA attach:0:8 touch:r1 wait:done > p1 3>&- &
+	prim wait:r1 open:a query:2:4 queryfile peer:0:8 sread:0:8 touch:done
+	[ "$output" = 'open: ok
+query: 1 [2,6)@n1
+queryfile: 1 [0,8)@n1
+peer: 8 "AAAAAAAA"
+sread: 8 "AAAAAAAA"' ]
+}
+
+@test "sync: a later attach splits the range; detach of a range now owned by another is a no-op" {
+	start
+	TFS_NODE=1 "$B/prim" open:a pwrite:0:AAAAAAAA attach:0:8 touch:r1 wait:r2 \
+		detach:0:8 queryfile touch:r3 wait:done > p1 3>&- &
+	local pid=$!
+	TFS_NODE=2 prim wait:r1 open:a pwrite:2:BB attach:2:2 queryfile sread:0:8 touch:r2 \
+		wait:r3 queryfile touch:done
+	[ "$output" = 'open: ok
+pwrite: 2
+attach: 0
+queryfile: 3 [0,2)@n1 [2,4)@n2 [4,8)@n1
+sread: 8 "AABBAAAA"
+queryfile: 1 [2,4)@n2' ]
+	wait "$pid"
+	[ "$(cat p1)" = 'open: ok
+pwrite: 8
+attach: 0
+detach: 0
+queryfile: 1 [2,4)@n2' ]
+}
+
+@test "sync: contiguous attaches of one client merge; attach of unwritten ranges is a no-op" {
+	start
+	prim open:a attach:0:100 queryfile pwrite:0:aaaa pwrite:4:bbbb attach:0:4 attach:4:4 \
+		queryfile attach:0:8 queryfile attachfile detachfile queryfile
+	[ "$output" = 'open: ok
+attach: 0
+queryfile: 0
+pwrite: 4
+pwrite: 4
+attach: 0
+attach: 0
+queryfile: 1 [0,8)@n1
+attach: 0
+queryfile: 1 [0,8)@n1
+attachfile: 0
+detachfile: 0
+queryfile: 0' ]
+}
+
+@test "sync: detach_client drops every file's attachments" {
+	start
+	prim open:a pwrite:0:x attachfile open:b pwrite:0:y attachfile detachclient queryfile
+	[ "${lines[7]}" = "queryfile: 0" ]
+}
+
+@test "sync: the end of file is global after attach" {
+	start
+	TFS_NODE=1 "$B/prim" open:a pwrite:100:x attach:100:1 touch:r1 wait:done > p1 3>&- &
+	prim wait:r1 open:a stat seek:0:end touch:done
+	[ "$output" = 'open: ok
+stat: size 101
+seek: 101' ]
+}
+
+# ---- stage-out ------------------------------------------------------------------------
+
+@test "stage-out: a client that ends writes what it owns, byte for byte" {
+	start
+	head -c 3000000 /dev/urandom > src
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session cp src /tfs-test/dir/c
+	cmp src pfs/dir/c
+}
+
+@test "stage-out: tfs-server --stop makes live clients write what they own" {
+	start
+	"$B/prim" open:s pwrite:0:DATA attach:0:4 pwrite:4:LOST touch:r wait:never > p1 3>&- &
+	"$B/prim" wait:r
+	[ ! -e pfs/s ]
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/s)" = DATA ]
+}
+
+# ---- the POSIX layer (Table 5.5) ----------------------------------------------------------
+
+@test "posix layer: cp, dd, cat, ls, stat and rm on the mount" {
+	start
+	head -c 1000000 /dev/urandom > src
+	export LD_PRELOAD=$PRELOAD
+	run -0 cp src /tfs-test/c
+	run -0 dd if=src of=/tfs-test/d bs=4096 status=none
+	run -0 stat -c '%s %F' /tfs-test/c
+	[ "$output" = "1000000 regular file" ]
+	cmp src /tfs-test/c
+	cmp src /tfs-test/d
+	run -0 cat /tfs-test/c
+	run -0 rm /tfs-test/d
+	run -1 stat /tfs-test/d
+	unset LD_PRELOAD
+	run -0 ls pfs
+	[ "$output" = c ]
+	cmp src pfs/c
+}
+
+@test "posix layer: stdio streams" {
+	start
+	export LD_PRELOAD=$PRELOAD
+	run -0 sh -c 'printf "a\nb\n" > /tfs-test/s; cat /tfs-test/s; printf "c\n" >> /tfs-test/s; wc -l /tfs-test/s'
+	[ "$output" = 'a
+b
+3 /tfs-test/s' ]
+}
+
+@test "posix model: reads see writes with no synchronisation" {
+	start
+	printf OLDOLDOL > pfs/f
+	mpi 3 posix none
+	[ "$output" = 'rank 1 read NEWNEWNE
+rank 2 read NEWNEWNE' ]
+}
+
+@test "commit model: fsync publishes; without it the stale read is allowed" {
+	start
+	printf OLDOLDOL > pfs/f
+	mpi 2 commit none
+	[ "$output" = 'rank 1 read OLDOLDOL' ]
+	printf OLDOLDOL > pfs/f
+	mpi 3 commit fsync
+	[ "$output" = 'rank 1 read NEWNEWNE
+rank 2 read NEWNEWNE' ]
+}
+
+@test "session model: close then open publishes; fsync does not" {
+	start
+	printf OLDOLDOL > pfs/f
+	mpi 2 session fsync
+	[ "$output" = 'rank 1 read OLDOLDOL' ]
+	printf OLDOLDOL > pfs/f
+	mpi 4 session close
+	[ "$output" = 'rank 1 read NEWNEWNE
+rank 2 read NEWNEWNE
+rank 3 read NEWNEWNE' ]
+}
+
+@test "session model over Unix-domain sockets" {
+	start "unix:$PWD/srv.sock"
+	[[ "$ADDR" == unix:* ]]
+	printf OLDOLDOL > pfs/f
+	mpi 2 session close
+	[ "$output" = 'rank 1 read NEWNEWNE' ]
+}
+
+# ---- failures ---------------------------------------------------------------------------------
+
+@test "failure: kill -9 of the server gives the client an error, no hang" {
+	start
+	"$B/prim" open:a pwrite:0:x touch:r wait:k attachfile queryfile > p1 3>&- &
+	"$B/prim" wait:r
+	kill -9 "$SERVER_PID"
+	touch k
+	run -0 timeout 10 sh -c "while kill -0 $! 2>/dev/null; do sleep 0.1; done"
+	run -0 cat p1
+	[[ "${lines[2]}" == "attachfile: -1 "E* ]]
+	[[ "${lines[3]}" == "queryfile: -1 "E* ]]
+}
+
+@test "failure: a stopped server gives ETIMEDOUT within TFS_TIMEOUT" {
+	start
+	kill -STOP "$SERVER_PID"
+	SECONDS=0
+	TFS_TIMEOUT=2 prim open:a
+	kill -CONT "$SERVER_PID"
+	[ "$output" = "open: -1 ETIMEDOUT" ]
+	[ "$SECONDS" -le 5 ]
+}
+
+@test "failure: kill -9 of a client drops its attachments" {
+	start
+	"$B/prim" open:a pwrite:0:x attachfile touch:r wait:never > p1 3>&- &
+	local pid=$!
+	prim wait:r open:a queryfile
+	[ "${lines[1]}" = "queryfile: 1 [0,1)@n1" ]
+	kill -9 "$pid"
+	sleep 0.3
+	prim open:a queryfile
+	[ "${lines[1]}" = "queryfile: 0" ]
+}
+
+@test "failure: requests without the secret, garbage and oversized frames are refused" {
+	start
+	run -0 "$FRAME" "$ADDR" bad 1
+	[ "$output" = "status 13" ]
+	run -0 "$FRAME" "$ADDR" "$SECRET" garbage
+	[ "$output" = closed ]
+	run -0 "$FRAME" "$ADDR" "$SECRET" 2 "" 1073741824
+	[ "$output" = closed ]
+	# a well-formed request of an unknown type, a hello with a short body
+	run -0 "$FRAME" "$ADDR" "$SECRET" 77
+	[ "$output" = "status 22" ]
+	run -0 "$FRAME" "$ADDR" "$SECRET" 1 0100
+	[ "$output" = "status 22" ]
+	# open of "../x" straight on the wire
+	run -0 "$FRAME" "$ADDR" "$SECRET" 1 "0000000000000000000000"
+	grep -q 'request without the secret refused' srv.log
+	grep -q 'malformed or oversized frame header' srv.log
+	grep -q 'malformed hello request' srv.log
+	# and it still serves
+	prim open:a pwrite:0:ok attachfile queryfile
+	[ "${lines[3]}" = "queryfile: 1 [0,2)@n1" ]
+}

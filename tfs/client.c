@@ -1,0 +1,1540 @@
+/*
+ * client.c - libtfs: the TangramFS client (tfs(3)).
+ *
+ * Each process buffers its writes in one burst-buffer file per TangramFS
+ * file (TFS_BB_DIR), appended log-style, and keeps a local interval tree
+ * mapping file ranges to where they sit in it, with their state: written
+ * and not yet attached (dirty), attached, or detached.  A listener thread
+ * serves peers' tfs_read_peer from those files.  The server is asked only
+ * by the synchronisation primitives, open, stat and seek-to-end.
+ *
+ * Locks: C.lock (the file list and the peer cache) before a file's lock.
+ * No file lock is held while waiting for a peer, so two clients reading
+ * from each other never deadlock; one may be held while waiting for the
+ * server, which never waits for a client while serving a request.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "tfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "itree.h"
+#include "proto.h"
+#include "serverfile.h"
+#include "transport.h"
+#include "../libcommon/banned.h"
+
+enum { ST_DIRTY = 0, ST_ATTACHED = 1, ST_DETACHED = 2 };
+
+struct lfile {
+	uint64_t fid;
+	char *path;		/* normalised TangramFS path */
+	int refs;		/* open handles in this process */
+	pthread_mutex_t lock;	/* everything below */
+	struct tfs_itree tree;
+	int bbfd;		/* -1 until the first write */
+	uint64_t bbend;
+	char *bbpath;
+	uint64_t eof;		/* the global end of file last heard */
+	struct lfile *next;
+};
+
+struct tfs_file {
+	struct lfile *f;
+	uint64_t pos;
+};
+
+struct peer {
+	char addr[128];
+	struct tfs_ep *ep;
+	struct peer *next;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	int ready;
+	struct tfs_ep *ep;	/* the server */
+	struct tfs_lsn *lsn;	/* peers come here */
+	unsigned char secret[TFS_SECRET_LEN];
+	uint64_t id;
+	uint32_t node;
+	char bbdir[PATH_MAX], pfsdir[PATH_MAX];
+	int timeout_ms;
+	struct lfile *files;
+	struct peer *peers;
+	int atexit_done;
+} C = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---- server calls -------------------------------------------------------- */
+
+/* One request to the server; the reply body into *@rd (free *@mem).
+ * Returns 0, or -1 with errno (the reply's status, or the transport's). */
+static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_rd *rd)
+{
+	struct iovec v = { body ? body->p : NULL, body ? body->len : 0 };
+	size_t rlen;
+	void *r = NULL;
+	int rc;
+
+	if (body && tfs_buf_failed(body)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	rc = tfs_ep_call(C.ep, type, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
+	if (rc != 0) {
+		free(r);
+		if (rc > 0)
+			errno = rc;
+		return -1;
+	}
+	if (mem) {
+		*mem = r;
+		tfs_rd_init(rd, r, rlen);
+	} else {
+		free(r);
+	}
+	return 0;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+static struct lfile *lfile_find(uint64_t fid)
+{
+	struct lfile *f;
+
+	pthread_mutex_lock(&C.lock);
+	for (f = C.files; f && f->fid != fid; f = f->next)
+		;
+	pthread_mutex_unlock(&C.lock);
+	return f;
+}
+
+static int pfs_path(const char *path, char *out, size_t len)
+{
+	if ((size_t)snprintf(out, len, "%s/%s", C.pfsdir, path) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* Create the directories above @p (a path in TFS_PFS_DIR). */
+static void mkparents(const char *p)
+{
+	char tmp[PATH_MAX];
+	size_t base = strlen(C.pfsdir);
+
+	snprintf(tmp, sizeof(tmp), "%s", p);
+	for (char *s = tmp + base + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(tmp, 0755);
+		*s = '/';
+	}
+}
+
+static int full_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	char *p = buf;
+
+	while (n > 0) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0) {	/* a hole at the end of the file */
+			memset(p, 0, n);
+			return 0;
+		}
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+static int full_pwrite(int fd, const void *buf, size_t n, uint64_t off)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t r = pwrite(fd, p, n, (off_t)off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* ---- the peer listener ------------------------------------------------------ */
+
+struct cover {
+	uint64_t at;		/* covered up to here */
+	int fd;
+	unsigned char *buf;
+	uint64_t off;
+	int err;
+};
+
+static int copy_out(const struct tfs_iv *iv, void *arg)
+{
+	struct cover *c = arg;
+
+	if (iv->start != c->at)
+		return 1;	/* a gap */
+	if (full_pread(c->fd, c->buf + (iv->start - c->off), iv->end - iv->start, iv->base) < 0) {
+		c->err = errno;
+		return 1;
+	}
+	c->at = iv->end;
+	return 0;
+}
+
+static void serve_read(struct tfs_req *req)
+{
+	struct tfs_rd rd;
+	uint64_t fid, off, len;
+	struct lfile *f;
+	struct cover c;
+	struct iovec v;
+	int rc = 0;
+
+	tfs_rd_init(&rd, req->body, req->hdr.len);
+	fid = tfs_rd_u64(&rd);
+	off = tfs_rd_u64(&rd);
+	len = tfs_rd_u64(&rd);
+	if (!tfs_rd_done(&rd) || len > TFS_CHUNK || len > UINT64_MAX - off) {
+		tfs_req_reply(req, EINVAL, NULL, 0);
+		return;
+	}
+	if (!(f = lfile_find(fid))) {
+		tfs_req_reply(req, ENODATA, NULL, 0);
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	if (len && !(c.buf = malloc(len))) {
+		tfs_req_reply(req, ENOMEM, NULL, 0);
+		return;
+	}
+	c.at = c.off = off;
+	pthread_mutex_lock(&f->lock);
+	c.fd = f->bbfd;
+	if (len)
+		tfs_itree_each(&f->tree, off, off + len, copy_out, &c);
+	pthread_mutex_unlock(&f->lock);
+	if (c.err)
+		rc = c.err;
+	else if (c.at != off + len)
+		rc = ENODATA;
+	v.iov_base = c.buf;
+	v.iov_len = rc ? 0 : len;
+	tfs_req_reply(req, rc, &v, 1);
+	free(c.buf);
+}
+
+static int stage_all(void);
+
+static void on_peer(struct tfs_req *req, void *arg)
+{
+	(void)arg;
+	switch (req->hdr.type) {
+	case TFS_MSG_PEER_READ:
+		serve_read(req);
+		break;
+	case TFS_MSG_PEER_STAGE:
+		tfs_req_reply(req, stage_all() < 0 ? errno : 0, NULL, 0);
+		break;
+	default:
+		tfs_req_reply(req, EOPNOTSUPP, NULL, 0);
+	}
+}
+
+/* ---- initialisation ------------------------------------------------------ */
+
+static void at_exit(void)
+{
+	tfs_finalize();
+}
+
+static int init_locked(void)
+{
+	const char *server = getenv("TFS_SERVER"), *bb = getenv("TFS_BB_DIR"),
+		   *pfs = getenv("TFS_PFS_DIR"), *node = getenv("TFS_NODE"),
+		   *tmo = getenv("TFS_TIMEOUT"), *paddr = getenv("TFS_PEER_ADDR");
+	struct tfs_server_file sf;
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	char msg[256], lsnaddr[160];
+	void *mem;
+
+	if (C.ready)
+		return 0;
+	if (!server || !*server || !pfs || !*pfs) {
+		errno = EINVAL;
+		return -1;
+	}
+	C.node = node ? (uint32_t)strtoul(node, NULL, 10) : 0;
+	C.timeout_ms = tmo ? (int)strtol(tmo, NULL, 10) * 1000 : 10000;
+	if (C.timeout_ms <= 0)
+		C.timeout_ms = 10000;
+	snprintf(C.bbdir, sizeof(C.bbdir), "%s", bb && *bb ? bb : "/tmp");
+	snprintf(C.pfsdir, sizeof(C.pfsdir), "%s", pfs);
+	if (tfs_server_file_read(server, 0, &sf, msg, sizeof(msg)) < 0) {
+		errno = EACCES;
+		return -1;
+	}
+	memcpy(C.secret, sf.secret, sizeof(C.secret));
+	if (paddr && *paddr)
+		snprintf(lsnaddr, sizeof(lsnaddr), "%s", paddr);
+	else if (strncmp(sf.addr, "unix:", 5) == 0) {
+		if ((size_t)snprintf(lsnaddr, sizeof(lsnaddr), "unix:%s/tfs-peer-%u-%ld.sock",
+				     C.bbdir, C.node, (long)getpid()) >= sizeof(lsnaddr)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+	} else
+		snprintf(lsnaddr, sizeof(lsnaddr), "tcp:127.0.0.1:0");
+	if (!(C.ep = tfs_ep_connect(sf.addr, C.secret, C.timeout_ms)))
+		return -1;
+	C.lsn = tfs_lsn_open(lsnaddr, C.secret, "libtfs", on_peer, NULL, NULL, msg, sizeof(msg));
+	if (!C.lsn) {
+		tfs_ep_close(C.ep);
+		C.ep = NULL;
+		errno = EADDRNOTAVAIL;
+		return -1;
+	}
+	tfs_buf_init(&b);
+	tfs_buf_u32(&b, C.node);
+	tfs_buf_u32(&b, (uint32_t)getpid());
+	tfs_buf_str(&b, tfs_lsn_addr(C.lsn));
+	if (call(TFS_MSG_HELLO, &b, &mem, &rd) < 0) {
+		int e = errno;
+
+		tfs_buf_release(&b);
+		tfs_lsn_close(C.lsn);
+		tfs_ep_close(C.ep);
+		C.lsn = NULL;
+		C.ep = NULL;
+		errno = e;
+		return -1;
+	}
+	tfs_buf_release(&b);
+	C.id = tfs_rd_u64(&rd);
+	free(mem);
+	if (!C.atexit_done) {
+		atexit(at_exit);
+		C.atexit_done = 1;
+	}
+	C.ready = 1;
+	return 0;
+}
+
+int tfs_init(void)
+{
+	int rc;
+
+	pthread_mutex_lock(&C.lock);
+	rc = init_locked();
+	pthread_mutex_unlock(&C.lock);
+	return rc;
+}
+
+/* ---- open, close ------------------------------------------------------------ */
+
+tfs_file_t *tfs_open_flags(const char *pathname, unsigned flags)
+{
+	char path[TFS_MAX_PATH + 1], pp[PATH_MAX];
+	struct tfs_file *h;
+	struct lfile *f;
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	struct stat st;
+	uint64_t fid, eof, pfs = UINT64_MAX;
+	void *mem;
+
+	if (!pathname || (flags & ~TFS_OPEN_KNOWN)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (tfs_init() < 0 || tfs_path_norm(pathname, path, sizeof(path)) < 0 ||
+	    pfs_path(path, pp, sizeof(pp)) < 0)
+		return NULL;
+	if (stat(pp, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return NULL;
+		}
+		pfs = (uint64_t)st.st_size;
+	}
+	tfs_buf_init(&b);
+	tfs_buf_u32(&b, flags);
+	tfs_buf_u64(&b, pfs);
+	tfs_buf_str(&b, path);
+	if (call(TFS_MSG_OPEN, &b, &mem, &rd) < 0) {
+		tfs_buf_release(&b);
+		return NULL;
+	}
+	tfs_buf_release(&b);
+	fid = tfs_rd_u64(&rd);
+	eof = tfs_rd_u64(&rd);
+	free(mem);
+	if ((flags & TFS_O_TRUNC) && pfs != UINT64_MAX && pfs > 0 && truncate(pp, 0) < 0)
+		return NULL;
+	if (!(h = calloc(1, sizeof(*h))))
+		return NULL;
+	pthread_mutex_lock(&C.lock);
+	for (f = C.files; f && f->fid != fid; f = f->next)
+		;
+	if (!f) {
+		if (!(f = calloc(1, sizeof(*f))) || !(f->path = strdup(path))) {
+			pthread_mutex_unlock(&C.lock);
+			free(f);
+			free(h);
+			errno = ENOMEM;
+			return NULL;
+		}
+		f->fid = fid;
+		f->bbfd = -1;
+		tfs_itree_init(&f->tree);
+		pthread_mutex_init(&f->lock, NULL);
+		f->next = C.files;
+		C.files = f;
+	}
+	f->refs++;
+	pthread_mutex_unlock(&C.lock);
+	pthread_mutex_lock(&f->lock);
+	if (flags & TFS_O_TRUNC)
+		tfs_itree_release(&f->tree);
+	if (eof > f->eof || (flags & TFS_O_TRUNC))
+		f->eof = eof;
+	pthread_mutex_unlock(&f->lock);
+	h->f = f;
+	return h;
+}
+
+tfs_file_t *tfs_open(const char *pathname)
+{
+	return tfs_open_flags(pathname, TFS_O_CREAT);
+}
+
+static int is_dirty(const struct tfs_iv *iv, void *arg)
+{
+	(void)arg;
+	return iv->state == ST_DIRTY;
+}
+
+static int is_attached(const struct tfs_iv *iv, void *arg)
+{
+	(void)arg;
+	return iv->state == ST_ATTACHED;
+}
+
+/* Free @f when nothing refers to it; with C.lock held. */
+static void lfile_maybe_free(struct lfile *f)
+{
+	struct lfile **pp;
+
+	if (f->refs > 0 || tfs_itree_each(&f->tree, 0, UINT64_MAX, is_attached, NULL))
+		return;
+	for (pp = &C.files; *pp && *pp != f; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = f->next;
+	if (f->bbfd >= 0) {
+		close(f->bbfd);
+		unlink(f->bbpath);
+	}
+	tfs_itree_release(&f->tree);
+	pthread_mutex_destroy(&f->lock);
+	free(f->bbpath);
+	free(f->path);
+	free(f);
+}
+
+int tfs_close(tfs_file_t *file)
+{
+	struct lfile *f;
+
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	f = file->f;
+	free(file);
+	pthread_mutex_lock(&C.lock);
+	pthread_mutex_lock(&f->lock);
+	if (--f->refs == 0)
+		tfs_itree_remove(&f->tree, 0, UINT64_MAX, is_dirty, NULL);
+	pthread_mutex_unlock(&f->lock);
+	lfile_maybe_free(f);
+	pthread_mutex_unlock(&C.lock);
+	return 0;
+}
+
+/* ---- write, read --------------------------------------------------------------- */
+
+ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset)
+{
+	struct lfile *f;
+	struct tfs_iv iv;
+
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!size)
+		return 0;
+	f = file->f;
+	pthread_mutex_lock(&f->lock);
+	if (f->bbfd < 0) {
+		char p[PATH_MAX];
+
+		if ((size_t)snprintf(p, sizeof(p), "%s/tfs-bb-%u-%ld-%llu", C.bbdir, C.node,
+				     (long)getpid(), (unsigned long long)f->fid) >= sizeof(p))
+			errno = ENAMETOOLONG;
+		else
+			f->bbfd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (f->bbfd < 0 || !(f->bbpath = strdup(p))) {
+			int e = errno;
+
+			if (f->bbfd >= 0) {
+				close(f->bbfd);
+				unlink(p);
+			}
+			f->bbfd = -1;
+			pthread_mutex_unlock(&f->lock);
+			errno = e;
+			return -1;
+		}
+	}
+	if (full_pwrite(f->bbfd, buf, size, f->bbend) < 0)
+		goto fail;
+	iv.start = offset;
+	iv.end = offset + size;
+	iv.owner = 0;
+	iv.base = f->bbend;
+	iv.state = ST_DIRTY;
+	if (tfs_itree_assign(&f->tree, &iv) < 0)
+		goto fail;
+	f->bbend += size;
+	pthread_mutex_unlock(&f->lock);
+	return (ssize_t)size;
+fail:
+	pthread_mutex_unlock(&f->lock);
+	return -1;
+}
+
+ssize_t tfs_write(tfs_file_t *file, const void *buf, size_t size)
+{
+	ssize_t n;
+
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	if ((n = tfs_pwrite(file, buf, size, file->pos)) > 0)
+		file->pos += (uint64_t)n;
+	return n;
+}
+
+static int pfs_fd(const struct lfile *f)
+{
+	char p[PATH_MAX];
+
+	if (pfs_path(f->path, p, sizeof(p)) < 0)
+		return -1;
+	return open(p, O_RDONLY | O_CLOEXEC);
+}
+
+/* Fill [off, off+n) of @buf: local writes where there are any, else the
+ * backing file, else zeros.  With f->lock held. */
+struct fill {
+	unsigned char *buf;
+	uint64_t off, at;
+	int bbfd, pfsfd;
+	int err;
+};
+
+static int fill_gap(struct fill *c, uint64_t to)
+{
+	if (to <= c->at)
+		return 0;
+	if (c->pfsfd >= 0) {
+		if (full_pread(c->pfsfd, c->buf + (c->at - c->off), to - c->at, c->at) < 0) {
+			c->err = errno;
+			return 1;
+		}
+	} else {
+		memset(c->buf + (c->at - c->off), 0, to - c->at);
+	}
+	c->at = to;
+	return 0;
+}
+
+static int fill_one(const struct tfs_iv *iv, void *arg)
+{
+	struct fill *c = arg;
+
+	if (fill_gap(c, iv->start))
+		return 1;
+	if (full_pread(c->bbfd, c->buf + (iv->start - c->off), iv->end - iv->start, iv->base) < 0) {
+		c->err = errno;
+		return 1;
+	}
+	c->at = iv->end;
+	return 0;
+}
+
+static int fill_local(struct lfile *f, void *buf, uint64_t off, size_t n)
+{
+	struct fill c = { buf, off, off, f->bbfd, pfs_fd(f), 0 };
+
+	tfs_itree_each(&f->tree, off, off + n, fill_one, &c);
+	if (!c.err)
+		fill_gap(&c, off + n);
+	if (c.pfsfd >= 0)
+		close(c.pfsfd);
+	if (c.err) {
+		errno = c.err;
+		return -1;
+	}
+	return 0;
+}
+
+/* The end of file as this process knows it; with f->lock held. */
+static uint64_t known_eof(struct lfile *f)
+{
+	uint64_t e = f->eof, t = tfs_itree_end(&f->tree);
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (t > e)
+		e = t;
+	if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
+	    (uint64_t)st.st_size > e)
+		e = (uint64_t)st.st_size;
+	return e;
+}
+
+ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
+{
+	struct lfile *f;
+	uint64_t eof;
+	size_t n;
+
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	if (size > SSIZE_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	f = file->f;
+	pthread_mutex_lock(&f->lock);
+	eof = known_eof(f);
+	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
+	if (n && fill_local(f, buf, offset, n) < 0) {
+		pthread_mutex_unlock(&f->lock);
+		return -1;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return (ssize_t)n;
+}
+
+ssize_t tfs_read(tfs_file_t *tf, void *buf, size_t size)
+{
+	ssize_t n;
+
+	if (!tf) {
+		errno = EBADF;
+		return -1;
+	}
+	if ((n = tfs_pread(tf, buf, size, tf->pos)) > 0)
+		tf->pos += (uint64_t)n;
+	return n;
+}
+
+/* ---- peers ------------------------------------------------------------------- */
+
+static struct tfs_ep *peer_ep(const char *addr)
+{
+	struct peer *p;
+
+	pthread_mutex_lock(&C.lock);
+	for (p = C.peers; p && strcmp(p->addr, addr) != 0; p = p->next)
+		;
+	if (p && p->ep && tfs_ep_broken(p->ep)) {
+		tfs_ep_close(p->ep);
+		p->ep = NULL;
+	}
+	if (!p && (p = calloc(1, sizeof(*p)))) {
+		snprintf(p->addr, sizeof(p->addr), "%s", addr);
+		p->next = C.peers;
+		C.peers = p;
+	}
+	if (p && !p->ep)
+		p->ep = tfs_ep_connect(addr, C.secret, C.timeout_ms);
+	pthread_mutex_unlock(&C.lock);
+	return p ? p->ep : NULL;
+}
+
+ssize_t tfs_read_peer(tfs_file_t *file, tfs_addr_t *peer, size_t offset, size_t size,
+		      void *buf)
+{
+	struct tfs_ep *ep;
+	size_t done = 0;
+
+	if (!file || !peer) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (tfs_init() < 0 || !(ep = peer_ep(peer->addr)))
+		return -1;
+	while (done < size) {
+		size_t n = size - done < TFS_CHUNK ? size - done : TFS_CHUNK, rlen;
+		unsigned char req[24];
+		struct tfs_buf b;
+		struct iovec v;
+		int rc;
+
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, file->f->fid);
+		tfs_buf_u64(&b, offset + done);
+		tfs_buf_u64(&b, n);
+		if (tfs_buf_failed(&b)) {
+			errno = ENOMEM;
+			return -1;
+		}
+		memcpy(req, b.p, sizeof(req));
+		tfs_buf_release(&b);
+		v.iov_base = req;
+		v.iov_len = sizeof(req);
+		rc = tfs_ep_call(ep, TFS_MSG_PEER_READ, &v, 1, (char *)buf + done, n, NULL, &rlen,
+				 C.timeout_ms);
+		if (rc != 0) {
+			if (rc > 0)
+				errno = rc;
+			return -1;
+		}
+		if (rlen != n) {
+			errno = ENODATA;
+			return -1;
+		}
+		done += n;
+	}
+	return (ssize_t)size;
+}
+
+/* ---- flush ---------------------------------------------------------------------- */
+
+struct copy {
+	int bbfd, pfsfd;
+	unsigned char *tmp;
+	uint64_t end;
+	int err;
+};
+
+static int copy_range(struct copy *c, uint64_t start, uint64_t end, uint64_t base)
+{
+	while (start < end) {
+		size_t n = end - start < (1u << 20) ? (size_t)(end - start) : (1u << 20);
+
+		if (full_pread(c->bbfd, c->tmp, n, base) < 0 ||
+		    full_pwrite(c->pfsfd, c->tmp, n, start) < 0) {
+			c->err = errno;
+			return 1;
+		}
+		start += n;
+		base += n;
+	}
+	if (end > c->end)
+		c->end = end;
+	return 0;
+}
+
+static int copy_one(const struct tfs_iv *iv, void *arg)
+{
+	return copy_range(arg, iv->start, iv->end, iv->base);
+}
+
+/* Open the backing file for writing and set up @c; with f->lock held. */
+static int copy_begin(struct lfile *f, struct copy *c)
+{
+	char p[PATH_MAX];
+
+	memset(c, 0, sizeof(*c));
+	c->bbfd = f->bbfd;
+	if (pfs_path(f->path, p, sizeof(p)) < 0)
+		return -1;
+	mkparents(p);
+	if ((c->pfsfd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		return -1;
+	if (!(c->tmp = malloc(1u << 20))) {
+		close(c->pfsfd);
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/* fsync and close; tell the server the new end.  Returns 0 or -1. */
+static int copy_end(struct lfile *f, struct copy *c)
+{
+	int rc = c->err ? -1 : 0, e = c->err;
+
+	if (!rc && fsync(c->pfsfd) < 0) {
+		rc = -1;
+		e = errno;
+	}
+	close(c->pfsfd);
+	free(c->tmp);
+	if (!rc && c->end) {
+		struct tfs_buf b;
+		struct tfs_rd rd;
+		void *mem;
+
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, f->fid);
+		tfs_buf_u64(&b, c->end);
+		if (call(TFS_MSG_EOF, &b, &mem, &rd) < 0) {
+			rc = -1;
+			e = errno;
+		} else {
+			uint64_t eof = tfs_rd_u64(&rd);
+
+			if (eof > f->eof)
+				f->eof = eof;
+			free(mem);
+		}
+		tfs_buf_release(&b);
+	}
+	if (rc)
+		errno = e;
+	return rc;
+}
+
+int tfs_flush(tfs_file_t *file)
+{
+	struct lfile *f;
+	struct copy c;
+	int rc;
+
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	f = file->f;
+	pthread_mutex_lock(&f->lock);
+	if (f->bbfd < 0 || f->tree.count == 0) {
+		pthread_mutex_unlock(&f->lock);
+		return 0;
+	}
+	if (copy_begin(f, &c) < 0) {
+		pthread_mutex_unlock(&f->lock);
+		return -1;
+	}
+	tfs_itree_each(&f->tree, 0, UINT64_MAX, copy_one, &c);
+	rc = copy_end(f, &c);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+/* ---- seek, tell, stat ----------------------------------------------------------- */
+
+/* Ask the server for the end of @f (raising it to @atleast); with no lock. */
+static int server_eof(struct lfile *f, uint64_t atleast, uint64_t *eof)
+{
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	void *mem;
+	int rc;
+
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, f->fid);
+	tfs_buf_u64(&b, atleast);
+	rc = call(TFS_MSG_EOF, &b, &mem, &rd);
+	tfs_buf_release(&b);
+	if (rc < 0)
+		return -1;
+	*eof = tfs_rd_u64(&rd);
+	free(mem);
+	pthread_mutex_lock(&f->lock);
+	if (*eof > f->eof)
+		f->eof = *eof;
+	if (tfs_itree_end(&f->tree) > *eof)
+		*eof = tfs_itree_end(&f->tree);
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+ssize_t tfs_seek(tfs_file_t *tf, size_t offset, int whence)
+{
+	uint64_t base, pos;
+
+	if (!tf) {
+		errno = EBADF;
+		return -1;
+	}
+	switch (whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = tf->pos;
+		break;
+	case SEEK_END:
+		if (server_eof(tf->f, 0, &base) < 0)
+			return -1;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	pos = base + (uint64_t)offset;
+	if ((int64_t)pos < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	tf->pos = pos;
+	return (ssize_t)pos;
+}
+
+ssize_t tfs_tell(tfs_file_t *file)
+{
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	return (ssize_t)file->pos;
+}
+
+static void fill_stat(struct stat *st, uint64_t fid, uint64_t size)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = 0x7f5;	/* "TFS" */
+	st->st_ino = fid;
+	st->st_mode = S_IFREG | 0644;
+	st->st_nlink = 1;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	st->st_size = (off_t)size;
+	st->st_blksize = 1 << 20;
+	st->st_blocks = (blkcnt_t)((size + 511) / 512);
+}
+
+int tfs_stat(tfs_file_t *file, struct stat *buf)
+{
+	uint64_t eof;
+
+	if (!file || !buf) {
+		errno = file ? EFAULT : EBADF;
+		return -1;
+	}
+	if (server_eof(file->f, 0, &eof) < 0)
+		return -1;
+	fill_stat(buf, file->f->fid, eof);
+	return 0;
+}
+
+int tfs_stat_path(const char *pathname, struct stat *buf)
+{
+	tfs_file_t *h = tfs_open_flags(pathname, 0);
+	int rc;
+
+	if (!h)
+		return -1;
+	rc = tfs_stat(h, buf);
+	tfs_close(h);
+	return rc;
+}
+
+/* ---- attach, detach, query ------------------------------------------------------ */
+
+struct pieces {
+	struct tfs_iv *v;
+	size_t n, cap;
+	uint32_t want;		/* collect intervals not in this state... */
+	int failed;
+};
+
+static int collect_unattached(const struct tfs_iv *iv, void *arg)
+{
+	struct pieces *p = arg;
+
+	if (iv->state == ST_ATTACHED)
+		return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct tfs_iv *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v) {
+			p->failed = 1;
+			return 1;
+		}
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = *iv;
+	return 0;
+}
+
+static int attach_range(struct lfile *f, uint64_t off, uint64_t end)
+{
+	struct pieces p = { 0 };
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	uint32_t nr = 0;
+	size_t i, at;
+	void *mem;
+	int rc = 0;
+
+	pthread_mutex_lock(&f->lock);
+	tfs_itree_each(&f->tree, off, end, collect_unattached, &p);
+	if (p.failed) {
+		pthread_mutex_unlock(&f->lock);
+		free(p.v);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (!p.n)
+		goto out;
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, f->fid);
+	at = b.len;
+	tfs_buf_u32(&b, 0);
+	for (i = 0; i < p.n; i++) {
+		uint64_t s = p.v[i].start, e = p.v[i].end;
+
+		/* contiguous pieces (different places in the buffer) go as one */
+		while (i + 1 < p.n && p.v[i + 1].start == e)
+			e = p.v[++i].end;
+		tfs_buf_u64(&b, s);
+		tfs_buf_u64(&b, e - s);
+		nr++;
+	}
+	if (!tfs_buf_failed(&b))
+		for (i = 0; i < 4; i++)
+			b.p[at + i] = (unsigned char)(nr >> (8 * i));
+	if (call(TFS_MSG_ATTACH, &b, &mem, &rd) < 0) {
+		rc = -1;
+	} else {
+		uint64_t eof = tfs_rd_u64(&rd);
+
+		free(mem);
+		if (eof > f->eof)
+			f->eof = eof;
+		for (i = 0; i < p.n; i++) {
+			p.v[i].state = ST_ATTACHED;
+			if (tfs_itree_assign(&f->tree, &p.v[i]) < 0)
+				rc = -1;
+		}
+	}
+	tfs_buf_release(&b);
+out:
+	pthread_mutex_unlock(&f->lock);
+	free(p.v);
+	return rc;
+}
+
+int tfs_attach(tfs_file_t *file, size_t offset, size_t size)
+{
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	if (offset > UINT64_MAX - size) {
+		errno = EINVAL;
+		return -1;
+	}
+	return attach_range(file->f, offset, offset + size);
+}
+
+int tfs_attach_file(tfs_file_t *file)
+{
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	return attach_range(file->f, 0, UINT64_MAX);
+}
+
+static int collect_attached(const struct tfs_iv *iv, void *arg)
+{
+	struct pieces *p = arg;
+
+	if (iv->state != ST_ATTACHED)
+		return 0;
+	return collect_unattached(&(struct tfs_iv){ iv->start, iv->end, iv->owner, iv->base, 0 },
+				  arg) ? 1 : (p->v[p->n - 1].state = ST_DETACHED, 0);
+}
+
+/* Mark this process's attached pieces of [off, end) detached; f->lock held. */
+static void mark_detached(struct lfile *f, uint64_t off, uint64_t end)
+{
+	struct pieces p = { 0 };
+
+	tfs_itree_each(&f->tree, off, end, collect_attached, &p);
+	for (size_t i = 0; i < p.n; i++)
+		tfs_itree_assign(&f->tree, &p.v[i]);
+	free(p.v);
+}
+
+static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole)
+{
+	struct tfs_buf b;
+	int rc;
+
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, f->fid);
+	if (whole) {
+		tfs_buf_u32(&b, 0);
+	} else {
+		tfs_buf_u32(&b, 1);
+		tfs_buf_u64(&b, off);
+		tfs_buf_u64(&b, end - off);
+	}
+	pthread_mutex_lock(&f->lock);
+	rc = call(TFS_MSG_DETACH, &b, NULL, NULL);
+	if (rc == 0)
+		mark_detached(f, off, end);
+	pthread_mutex_unlock(&f->lock);
+	tfs_buf_release(&b);
+	return rc;
+}
+
+int tfs_detach(tfs_file_t *file, size_t offset, size_t size)
+{
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	if (offset > UINT64_MAX - size) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!size)
+		return 0;
+	return detach_range(file->f, offset, offset + size, 0);
+}
+
+int tfs_detach_file(tfs_file_t *file)
+{
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	return detach_range(file->f, 0, UINT64_MAX, 1);
+}
+
+int tfs_detach_client(void)
+{
+	struct lfile *f;
+
+	if (tfs_init() < 0 || call(TFS_MSG_DETACH_CLIENT, NULL, NULL, NULL) < 0)
+		return -1;
+	pthread_mutex_lock(&C.lock);
+	for (f = C.files; f; f = f->next) {
+		pthread_mutex_lock(&f->lock);
+		mark_detached(f, 0, UINT64_MAX);
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_mutex_unlock(&C.lock);
+	return 0;
+}
+
+/* QUERY for [off, off+len) (mine only when @mine); the intervals into
+ * *@owners, the end of file into f->eof.  Returns 0 or -1. */
+static int query(struct lfile *f, uint64_t off, uint64_t len, int mine, tfs_interval_t **owners,
+		 int *num)
+{
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	tfs_interval_t *v = NULL;
+	uint64_t eof, *oid = NULL;
+	uint32_t n, no;
+	void *mem;
+
+	*owners = NULL;
+	*num = 0;
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, f->fid);
+	tfs_buf_u64(&b, off);
+	tfs_buf_u64(&b, len);
+	tfs_buf_u32(&b, mine ? 1 : 0);
+	if (call(TFS_MSG_QUERY, &b, &mem, &rd) < 0) {
+		tfs_buf_release(&b);
+		return -1;
+	}
+	tfs_buf_release(&b);
+	eof = tfs_rd_u64(&rd);
+	n = tfs_rd_u32(&rd);
+	if (rd.bad || n > (rd.len - rd.pos) / 24)
+		goto bad;
+	if (n && (!(v = calloc(n, sizeof(*v))) || !(oid = calloc(n, sizeof(*oid))))) {
+		free(v);
+		free(mem);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		v[i].offset = tfs_rd_u64(&rd);
+		v[i].size = tfs_rd_u64(&rd);
+		oid[i] = tfs_rd_u64(&rd);
+	}
+	no = tfs_rd_u32(&rd);
+	for (uint32_t k = 0; k < no && !rd.bad; k++) {
+		tfs_addr_t a;
+
+		memset(&a, 0, sizeof(a));
+		a.client = tfs_rd_u64(&rd);
+		a.node = tfs_rd_u32(&rd);
+		a.pid = tfs_rd_u32(&rd);
+		tfs_rd_str(&rd, a.addr, sizeof(a.addr));
+		for (uint32_t i = 0; i < n; i++)
+			if (oid[i] == a.client)
+				v[i].owner = a;
+	}
+	if (!tfs_rd_done(&rd))
+		goto bad;
+	for (uint32_t i = 0; i < n; i++)
+		if (!v[i].owner.client)
+			goto bad;
+	free(oid);
+	free(mem);
+	pthread_mutex_lock(&f->lock);
+	if (eof > f->eof)
+		f->eof = eof;
+	pthread_mutex_unlock(&f->lock);
+	*owners = v;
+	*num = (int)n;
+	return 0;
+bad:
+	free(v);
+	free(oid);
+	free(mem);
+	errno = EPROTO;
+	return -1;
+}
+
+int tfs_query(tfs_file_t *file, size_t offset, size_t size, tfs_interval_t **owners,
+	      int *num_owners)
+{
+	if (!file || !owners || !num_owners) {
+		errno = file ? EFAULT : EBADF;
+		return -1;
+	}
+	return query(file->f, offset, size, 0, owners, num_owners);
+}
+
+int tfs_query_file(tfs_file_t *file, tfs_interval_t **owners, int *num_owners)
+{
+	if (!file || !owners || !num_owners) {
+		errno = file ? EFAULT : EBADF;
+		return -1;
+	}
+	return query(file->f, 0, UINT64_MAX, 0, owners, num_owners);
+}
+
+/* ---- the synchronised read ------------------------------------------------------ */
+
+struct span {
+	uint64_t start, end;
+	tfs_addr_t *owner;
+};
+
+struct plan {
+	struct span *v;
+	size_t n, cap;
+	uint64_t at, end;
+	tfs_addr_t *owner;
+	int failed;
+};
+
+static void plan_add(struct plan *p, uint64_t s, uint64_t e)
+{
+	if (e <= s)
+		return;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct span *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v) {
+			p->failed = 1;
+			return;
+		}
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n].start = s;
+	p->v[p->n].end = e;
+	p->v[p->n].owner = p->owner;
+	p->n++;
+}
+
+/* A remote interval minus this process's dirty writes. */
+static int plan_dirty(const struct tfs_iv *iv, void *arg)
+{
+	struct plan *p = arg;
+
+	if (iv->state != ST_DIRTY)
+		return 0;
+	plan_add(p, p->at, iv->start);
+	p->at = iv->end;
+	return 0;
+}
+
+ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset)
+{
+	tfs_interval_t *own = NULL;
+	struct plan p = { 0 };
+	struct lfile *f;
+	uint64_t eof;
+	size_t n;
+	int nown = 0;
+
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
+		errno = EINVAL;
+		return -1;
+	}
+	f = file->f;
+	if (size && query(f, offset, size, 0, &own, &nown) < 0)
+		return -1;
+	pthread_mutex_lock(&f->lock);
+	eof = known_eof(f);
+	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
+	if (n && fill_local(f, buf, offset, n) < 0) {
+		pthread_mutex_unlock(&f->lock);
+		free(own);
+		return -1;
+	}
+	for (int i = 0; i < nown && n; i++) {
+		uint64_t s = own[i].offset, e = s + own[i].size;
+
+		if (own[i].owner.client == C.id)
+			continue;
+		if (e > offset + n)
+			e = offset + n;
+		if (s >= e)
+			continue;
+		p.at = s;
+		p.owner = &own[i].owner;
+		tfs_itree_each(&f->tree, s, e, plan_dirty, &p);
+		plan_add(&p, p.at, e);
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (p.failed) {
+		free(p.v);
+		free(own);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* a peer that cannot deliver leaves the backing file's bytes */
+	for (size_t i = 0; i < p.n; i++)
+		tfs_read_peer(file, p.v[i].owner, p.v[i].start, p.v[i].end - p.v[i].start,
+			      (char *)buf + (p.v[i].start - offset));
+	free(p.v);
+	free(own);
+	return (ssize_t)n;
+}
+
+/* ---- truncate, unlink --------------------------------------------------------- */
+
+int tfs_truncate(tfs_file_t *file, size_t length)
+{
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	struct lfile *f;
+	char p[PATH_MAX];
+	struct stat st;
+	void *mem;
+
+	if (!file) {
+		errno = EBADF;
+		return -1;
+	}
+	f = file->f;
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, f->fid);
+	tfs_buf_u64(&b, length);
+	if (call(TFS_MSG_TRUNCATE, &b, &mem, &rd) < 0) {
+		tfs_buf_release(&b);
+		return -1;
+	}
+	tfs_buf_release(&b);
+	free(mem);
+	pthread_mutex_lock(&f->lock);
+	tfs_itree_remove(&f->tree, length, UINT64_MAX, NULL, NULL);
+	f->eof = length;
+	pthread_mutex_unlock(&f->lock);
+	if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
+	    (uint64_t)st.st_size > length && truncate(p, (off_t)length) < 0)
+		return -1;
+	return 0;
+}
+
+int tfs_unlink(const char *pathname)
+{
+	char path[TFS_MAX_PATH + 1], pp[PATH_MAX];
+	struct tfs_buf b;
+	struct lfile *f;
+	int known, gone;
+
+	if (tfs_init() < 0 || tfs_path_norm(pathname, path, sizeof(path)) < 0 ||
+	    pfs_path(path, pp, sizeof(pp)) < 0)
+		return -1;
+	tfs_buf_init(&b);
+	tfs_buf_str(&b, path);
+	known = call(TFS_MSG_UNLINK, &b, NULL, NULL) == 0;
+	tfs_buf_release(&b);
+	if (!known && errno != ENOENT)
+		return -1;
+	gone = unlink(pp) == 0;
+	if (!gone && errno != ENOENT)
+		return -1;
+	pthread_mutex_lock(&C.lock);
+	for (f = C.files; f; f = f->next)
+		if (strcmp(f->path, path) == 0) {
+			pthread_mutex_lock(&f->lock);
+			tfs_itree_release(&f->tree);
+			f->eof = 0;
+			pthread_mutex_unlock(&f->lock);
+		}
+	pthread_mutex_unlock(&C.lock);
+	if (!known && !gone) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- stage-out, finalize ---------------------------------------------------------- */
+
+/* Write what this process still owns of @f to the backing file and detach
+ * it; with f->lock held. */
+static int stage_file(struct lfile *f)
+{
+	tfs_interval_t *own = NULL;
+	struct copy c;
+	int n = 0, rc = 0;
+
+	if (!tfs_itree_each(&f->tree, 0, UINT64_MAX, is_attached, NULL))
+		return 0;
+	pthread_mutex_unlock(&f->lock);
+	rc = query(f, 0, UINT64_MAX, 1, &own, &n);
+	pthread_mutex_lock(&f->lock);
+	if (rc < 0)
+		return -1;
+	if (n > 0) {
+		if (copy_begin(f, &c) < 0) {
+			free(own);
+			return -1;
+		}
+		for (int i = 0; i < n && !c.err; i++)
+			tfs_itree_each(&f->tree, own[i].offset, own[i].offset + own[i].size,
+				       copy_one, &c);
+		rc = copy_end(f, &c);
+	}
+	free(own);
+	if (rc == 0) {
+		struct tfs_buf b;
+
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, f->fid);
+		tfs_buf_u32(&b, 0);
+		rc = call(TFS_MSG_DETACH, &b, NULL, NULL);
+		tfs_buf_release(&b);
+		if (rc == 0)
+			mark_detached(f, 0, UINT64_MAX);
+	}
+	return rc;
+}
+
+static int stage_all(void)
+{
+	struct lfile *f;
+	int rc = 0, e = 0;
+
+	pthread_mutex_lock(&C.lock);
+	for (f = C.files; f; f = f->next) {
+		pthread_mutex_lock(&f->lock);
+		if (stage_file(f) < 0) {
+			rc = -1;
+			e = errno;
+		}
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_mutex_unlock(&C.lock);
+	if (rc)
+		errno = e;
+	return rc;
+}
+
+int tfs_finalize(void)
+{
+	struct lfile *f;
+	struct peer *p;
+	int rc;
+
+	pthread_mutex_lock(&C.lock);
+	if (!C.ready) {
+		pthread_mutex_unlock(&C.lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&C.lock);
+	rc = stage_all();
+	pthread_mutex_lock(&C.lock);
+	C.ready = 0;
+	tfs_lsn_close(C.lsn);
+	tfs_ep_close(C.ep);
+	C.lsn = NULL;
+	C.ep = NULL;
+	while ((p = C.peers)) {
+		C.peers = p->next;
+		tfs_ep_close(p->ep);
+		free(p);
+	}
+	for (f = C.files; f; f = f->next) {
+		/* handles still open keep their struct; the buffer goes */
+		pthread_mutex_lock(&f->lock);
+		if (f->bbfd >= 0) {
+			close(f->bbfd);
+			unlink(f->bbpath);
+			f->bbfd = -1;
+		}
+		tfs_itree_release(&f->tree);
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_mutex_unlock(&C.lock);
+	return rc;
+}

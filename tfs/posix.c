@@ -1,0 +1,1117 @@
+/*
+ * posix.c - libtfs-posix.so (libtfs-posix(7)): POSIX and stdio calls on
+ * paths under TFS_MOUNT run on TangramFS, mapped to the primitives by
+ * TFS_CONSISTENCY as in the dissertation's Table 5.5:
+ *
+ *	call	posix			commit			session
+ *	write	write; attach		write			write
+ *	read	query; read/read_peer	query; read/read_peer	query; read/read_peer
+ *	fsync	-			attach_file		-
+ *	close	close			attach_file; close	attach_file; close
+ *
+ * Everything else passes through to the next definition (dlsym RTLD_NEXT).
+ * A TangramFS descriptor is a real descriptor of /dev/null, so that its
+ * number is taken and calls this layer does not know fail harmlessly; the
+ * table below maps it to the open file (shared by dup'd descriptors).
+ * Streams are fopencookie(3) streams over such a descriptor.  A
+ * thread-local guard passes through every call libtfs itself makes.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "tfs.h"
+#include "../libcommon/banned.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+_Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat64 is stat here");
+#define MAXFD 65536
+
+enum model { M_POSIX, M_COMMIT, M_SESSION };
+
+struct ofd {
+	tfs_file_t *h;
+	uint64_t pos;
+	int flags;		/* open(2) flags */
+	int refs;		/* descriptors sharing it */
+	pthread_mutex_t lock;
+};
+
+static struct ofd *_Atomic fdtab[MAXFD];
+static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int in_tfs __attribute__((tls_model("initial-exec")));
+static char mount[PATH_MAX];
+static size_t mountlen;
+static char pfsdir[PATH_MAX];
+static enum model model = M_POSIX;
+static atomic_int exit_registered, warned;
+
+#define REAL(name) static __typeof__(name) *real_##name
+#define RESOLVE(name) \
+	do { if (!real_##name) real_##name = dlsym(RTLD_NEXT, #name); } while (0)
+
+REAL(open);
+REAL(openat);
+REAL(close);
+REAL(read);
+REAL(write);
+REAL(pread);
+REAL(pwrite);
+REAL(readv);
+REAL(writev);
+REAL(lseek);
+REAL(fsync);
+REAL(fdatasync);
+REAL(fstat);
+REAL(stat);
+REAL(lstat);
+REAL(fstatat);
+REAL(statx);
+REAL(unlink);
+REAL(unlinkat);
+REAL(access);
+REAL(dup);
+REAL(dup2);
+REAL(dup3);
+REAL(fcntl);
+REAL(ftruncate);
+REAL(copy_file_range);
+REAL(fopen);
+REAL(fdopen);
+REAL(opendir);
+
+__attribute__((constructor)) static void setup(void)
+{
+	const char *m = getenv("TFS_MOUNT"), *c = getenv("TFS_CONSISTENCY"),
+		   *p = getenv("TFS_PFS_DIR");
+
+	if (m && m[0] == '/' && strlen(m) < sizeof(mount)) {
+		memcpy(mount, m, strlen(m) + 1);
+		mountlen = strlen(mount);
+		while (mountlen > 1 && mount[mountlen - 1] == '/')
+			mount[--mountlen] = '\0';
+	}
+	if (p && strlen(p) < sizeof(pfsdir))
+		memcpy(pfsdir, p, strlen(p) + 1);
+	if (!c || !*c || strcmp(c, "posix") == 0) {
+		model = M_POSIX;
+	} else if (strcmp(c, "commit") == 0) {
+		model = M_COMMIT;
+	} else if (strcmp(c, "session") == 0) {
+		model = M_SESSION;
+	} else {
+		fprintf(stderr, "libtfs-posix: TFS_CONSISTENCY '%s' is not posix, commit or "
+			"session; using posix\n", c);
+	}
+}
+
+/* ---- paths ---------------------------------------------------------------- */
+
+/*
+ * Make @path (relative to @dirfd) absolute and lexically normal; when it is
+ * under the mount, put the part below it in @rel ("" for the mount itself)
+ * and return 1; return 0 for any other path, -1 when it cannot be resolved.
+ */
+static int tfs_path(int dirfd, const char *path, char *rel, size_t rellen)
+{
+	char abs[PATH_MAX * 2], out[PATH_MAX * 2];
+	size_t o = 0;
+	const char *p;
+
+	if (!mountlen || !path)
+		return 0;
+	if (path[0] == '/') {
+		if ((size_t)snprintf(abs, sizeof(abs), "%s", path) >= sizeof(abs))
+			return 0;
+	} else {
+		char dir[PATH_MAX];
+
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(dir, sizeof(dir)))
+				return 0;
+		} else {
+			char link[64];
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+			if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0)
+				return 0;
+			dir[n] = '\0';
+		}
+		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", dir, path) >= sizeof(abs))
+			return 0;
+	}
+	for (p = abs; *p;) {
+		const char *q;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		for (q = p; *q && *q != '/'; q++)
+			;
+		n = (size_t)(q - p);
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, p, n);
+			o += n;
+		}
+		p = q;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	if (strncmp(out, mount, mountlen) != 0 || (out[mountlen] && out[mountlen] != '/'))
+		return 0;
+	if ((size_t)snprintf(rel, rellen, "%s", out + mountlen + (out[mountlen] ? 1 : 0)) >=
+	    rellen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 1;
+}
+
+/* The backing-directory path of @rel, for directories. */
+static int pfs_path(const char *rel, char *out, size_t len)
+{
+	if ((size_t)snprintf(out, len, "%s/%s", pfsdir, rel) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the descriptor table ---------------------------------------------------- */
+
+static struct ofd *get(int fd)
+{
+	return fd >= 0 && fd < MAXFD ? atomic_load(&fdtab[fd]) : NULL;
+}
+
+static void warn_once(const char *what)
+{
+	if (!atomic_exchange(&warned, 1))
+		fprintf(stderr, "libtfs-posix: %s: %s\n", what, strerror(errno));
+}
+
+static void at_exit(void);
+
+/* Drop one descriptor's reference to @o; the last one syncs and closes. */
+static int ofd_unref(struct ofd *o)
+{
+	int last, rc = 0, e = 0;
+
+	pthread_mutex_lock(&tab_lock);
+	last = --o->refs == 0;
+	pthread_mutex_unlock(&tab_lock);
+	if (!last)
+		return 0;
+	in_tfs++;
+	if (model != M_POSIX && tfs_attach_file(o->h) < 0) {
+		rc = -1;
+		e = errno;
+	}
+	tfs_close(o->h);
+	in_tfs--;
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+	if (rc)
+		errno = e == ETIMEDOUT || e == ECONNRESET || e == EPIPE ? EIO : e;
+	return rc;
+}
+
+/* Register @fd for @o (taking a reference). */
+static void put(int fd, struct ofd *o)
+{
+	pthread_mutex_lock(&tab_lock);
+	o->refs++;
+	atomic_store(&fdtab[fd], o);
+	pthread_mutex_unlock(&tab_lock);
+}
+
+/* Forget @fd; returns its ofd or NULL. */
+static struct ofd *take(int fd)
+{
+	struct ofd *o;
+
+	if (fd < 0 || fd >= MAXFD)
+		return NULL;
+	pthread_mutex_lock(&tab_lock);
+	o = atomic_exchange(&fdtab[fd], NULL);
+	pthread_mutex_unlock(&tab_lock);
+	return o;
+}
+
+static int tfs_openfd(const char *rel, int flags, const char *orig)
+{
+	unsigned tf = 0;
+	struct ofd *o;
+	tfs_file_t *h;
+	int fd, e;
+
+	RESOLVE(open);
+	if (!rel[0] || (flags & O_DIRECTORY)) {
+		char p[PATH_MAX];
+
+		if (pfs_path(rel, p, sizeof(p)) < 0)
+			return -1;
+		return real_open(p, flags & ~(O_CREAT | O_TRUNC), 0);
+	}
+	if (flags & O_CREAT)
+		tf |= TFS_O_CREAT;
+	if (flags & O_EXCL)
+		tf |= TFS_O_EXCL;
+	if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY)
+		tf |= TFS_O_TRUNC;
+	in_tfs++;
+	h = tfs_open_flags(rel, tf);
+	e = errno;
+	in_tfs--;
+	if (!h) {
+		if (e == EISDIR) {
+			char p[PATH_MAX];
+
+			if (pfs_path(rel, p, sizeof(p)) < 0)
+				return -1;
+			return real_open(p, flags & ~(O_CREAT | O_TRUNC), 0);
+		}
+		if (e != ENOENT && e != EEXIST && e != EACCES)
+			warn_once(orig);
+		errno = e;
+		return -1;
+	}
+	if (!atomic_exchange(&exit_registered, 1))
+		atexit(at_exit);
+	fd = real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	if (fd < 0 || fd >= MAXFD || !(o = calloc(1, sizeof(*o)))) {
+		e = fd < 0 ? errno : EMFILE;
+		if (fd >= 0)
+			real_close(fd);
+		in_tfs++;
+		tfs_close(h);
+		in_tfs--;
+		errno = e;
+		return -1;
+	}
+	o->h = h;
+	o->flags = flags;
+	pthread_mutex_init(&o->lock, NULL);
+	put(fd, o);
+	return fd;
+}
+
+/* Every TangramFS descriptor still open at exit is closed, as exit(2)
+ * would: a sync point for commit and session.  Runs before libtfs stages
+ * out. */
+static void at_exit(void)
+{
+	for (int fd = 0; fd < MAXFD; fd++) {
+		struct ofd *o = take(fd);
+
+		if (o)
+			ofd_unref(o);
+	}
+	in_tfs++;
+	tfs_finalize();
+	in_tfs--;
+}
+
+/* ---- open, close -------------------------------------------------------------- */
+
+static int do_open(int dirfd, const char *path, int flags, mode_t mode, int at)
+{
+	char rel[PATH_MAX];
+	int t = in_tfs ? 0 : tfs_path(dirfd, path, rel, sizeof(rel));
+
+	if (t < 0)
+		return -1;
+	if (t > 0)
+		return tfs_openfd(rel, flags, path);
+	if (at) {
+		RESOLVE(openat);
+		return real_openat(dirfd, path, flags, mode);
+	}
+	RESOLVE(open);
+	return real_open(path, flags, mode);
+}
+
+static mode_t va_mode(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
+}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t m;
+
+	va_start(ap, flags);
+	m = va_mode(flags, ap);
+	va_end(ap);
+	return do_open(AT_FDCWD, path, flags, m, 0);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t m;
+
+	va_start(ap, flags);
+	m = va_mode(flags, ap);
+	va_end(ap);
+	return do_open(AT_FDCWD, path, flags | O_LARGEFILE, m, 0);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t m;
+
+	va_start(ap, flags);
+	m = va_mode(flags, ap);
+	va_end(ap);
+	return do_open(dirfd, path, flags, m, 1);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t m;
+
+	va_start(ap, flags);
+	m = va_mode(flags, ap);
+	va_end(ap);
+	return do_open(dirfd, path, flags | O_LARGEFILE, m, 1);
+}
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	return do_open(AT_FDCWD, path, flags, 0, 0);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	return do_open(AT_FDCWD, path, flags | O_LARGEFILE, 0, 0);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return do_open(dirfd, path, flags, 0, 1);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return do_open(dirfd, path, flags | O_LARGEFILE, 0, 1);
+}
+
+EXPORT int creat(const char *path, mode_t mode)
+{
+	return do_open(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, 0);
+}
+
+EXPORT int creat64(const char *path, mode_t mode)
+{
+	return do_open(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode, 0);
+}
+
+EXPORT int close(int fd)
+{
+	struct ofd *o;
+	int rc;
+
+	RESOLVE(close);
+	if (in_tfs || !get(fd))
+		return real_close(fd);
+	o = take(fd);
+	real_close(fd);
+	if (!o)
+		return 0;
+	rc = ofd_unref(o);
+	return rc;
+}
+
+/* ---- data ------------------------------------------------------------------------ */
+
+static ssize_t o_read(struct ofd *o, void *buf, size_t n, uint64_t off)
+{
+	ssize_t r;
+
+	if ((o->flags & O_ACCMODE) == O_WRONLY) {
+		errno = EBADF;
+		return -1;
+	}
+	in_tfs++;
+	r = tfs_pread_synced(o->h, buf, n, off);
+	in_tfs--;
+	return r;
+}
+
+static ssize_t o_write(struct ofd *o, const void *buf, size_t n, uint64_t off)
+{
+	ssize_t r;
+
+	if ((o->flags & O_ACCMODE) == O_RDONLY) {
+		errno = EBADF;
+		return -1;
+	}
+	in_tfs++;
+	r = tfs_pwrite(o->h, buf, n, off);
+	if (r > 0 && model == M_POSIX && tfs_attach(o->h, off, (size_t)r) < 0)
+		r = -1;
+	in_tfs--;
+	return r;
+}
+
+static uint64_t o_size(struct ofd *o)
+{
+	struct stat st;
+	int rc;
+
+	in_tfs++;
+	rc = tfs_stat(o->h, &st);
+	in_tfs--;
+	return rc < 0 ? o->pos : (uint64_t)st.st_size;
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	struct ofd *o = get(fd);
+	ssize_t r;
+
+	RESOLVE(read);
+	if (in_tfs || !o)
+		return real_read(fd, buf, n);
+	pthread_mutex_lock(&o->lock);
+	if ((r = o_read(o, buf, n, o->pos)) > 0)
+		o->pos += (uint64_t)r;
+	pthread_mutex_unlock(&o->lock);
+	return r;
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	struct ofd *o = get(fd);
+	ssize_t r;
+
+	RESOLVE(write);
+	if (in_tfs || !o)
+		return real_write(fd, buf, n);
+	pthread_mutex_lock(&o->lock);
+	if (o->flags & O_APPEND)
+		o->pos = o_size(o);
+	if ((r = o_write(o, buf, n, o->pos)) > 0)
+		o->pos += (uint64_t)r;
+	pthread_mutex_unlock(&o->lock);
+	return r;
+}
+
+EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	struct ofd *o = get(fd);
+
+	RESOLVE(pread);
+	if (in_tfs || !o)
+		return real_pread(fd, buf, n, off);
+	if (off < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return o_read(o, buf, n, (uint64_t)off);
+}
+
+EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	struct ofd *o = get(fd);
+
+	RESOLVE(pwrite);
+	if (in_tfs || !o)
+		return real_pwrite(fd, buf, n, off);
+	if (off < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return o_write(o, buf, n, (uint64_t)off);
+}
+
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	return pread(fd, buf, n, off);
+}
+
+EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	return pwrite(fd, buf, n, off);
+}
+
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	ssize_t total = 0;
+
+	RESOLVE(readv);
+	if (in_tfs || !get(fd))
+		return real_readv(fd, iov, cnt);
+	for (int i = 0; i < cnt; i++) {
+		ssize_t r = read(fd, iov[i].iov_base, iov[i].iov_len);
+
+		if (r < 0)
+			return total ? total : -1;
+		total += r;
+		if ((size_t)r < iov[i].iov_len)
+			break;
+	}
+	return total;
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	ssize_t total = 0;
+
+	RESOLVE(writev);
+	if (in_tfs || !get(fd))
+		return real_writev(fd, iov, cnt);
+	for (int i = 0; i < cnt; i++) {
+		ssize_t r = write(fd, iov[i].iov_base, iov[i].iov_len);
+
+		if (r < 0)
+			return total ? total : -1;
+		total += r;
+	}
+	return total;
+}
+
+EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	struct ofd *o = get(fd);
+	int64_t pos;
+	uint64_t size;
+
+	RESOLVE(lseek);
+	if (in_tfs || !o)
+		return real_lseek(fd, off, whence);
+	pthread_mutex_lock(&o->lock);
+	switch (whence) {
+	case SEEK_SET:
+		pos = off;
+		break;
+	case SEEK_CUR:
+		pos = (int64_t)o->pos + off;
+		break;
+	case SEEK_END:
+		pos = (int64_t)o_size(o) + off;
+		break;
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		size = o_size(o);
+		if (off < 0 || (uint64_t)off >= size) {
+			pthread_mutex_unlock(&o->lock);
+			errno = ENXIO;
+			return -1;
+		}
+		pos = whence == SEEK_DATA ? off : (int64_t)size;
+		break;
+	default:
+		pos = -1;
+	}
+	if (pos < 0) {
+		pthread_mutex_unlock(&o->lock);
+		errno = EINVAL;
+		return -1;
+	}
+	o->pos = (uint64_t)pos;
+	pthread_mutex_unlock(&o->lock);
+	return (off_t)pos;
+}
+
+EXPORT off_t lseek64(int fd, off_t off, int whence)
+{
+	return lseek(fd, off, whence);
+}
+
+static int o_sync(struct ofd *o)
+{
+	int rc = 0;
+
+	if (model == M_COMMIT) {
+		in_tfs++;
+		rc = tfs_attach_file(o->h);
+		in_tfs--;
+	}
+	return rc;
+}
+
+EXPORT int fsync(int fd)
+{
+	struct ofd *o = get(fd);
+
+	RESOLVE(fsync);
+	if (in_tfs || !o)
+		return real_fsync(fd);
+	return o_sync(o);
+}
+
+EXPORT int fdatasync(int fd)
+{
+	struct ofd *o = get(fd);
+
+	RESOLVE(fdatasync);
+	if (in_tfs || !o)
+		return real_fdatasync(fd);
+	return o_sync(o);
+}
+
+EXPORT int ftruncate(int fd, off_t len)
+{
+	struct ofd *o = get(fd);
+	int rc;
+
+	RESOLVE(ftruncate);
+	if (in_tfs || !o)
+		return real_ftruncate(fd, len);
+	if (len < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	in_tfs++;
+	rc = tfs_truncate(o->h, (size_t)len);
+	in_tfs--;
+	return rc;
+}
+
+EXPORT int ftruncate64(int fd, off_t len)
+{
+	return ftruncate(fd, len);
+}
+
+EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff, size_t n,
+			       unsigned flags)
+{
+	RESOLVE(copy_file_range);
+	if (!in_tfs && (get(in) || get(out))) {
+		errno = EXDEV;	/* callers fall back to read and write */
+		return -1;
+	}
+	return real_copy_file_range(in, inoff, out, outoff, n, flags);
+}
+
+/* ---- metadata --------------------------------------------------------------------- */
+
+EXPORT int fstat(int fd, struct stat *st)
+{
+	struct ofd *o = get(fd);
+	int rc;
+
+	RESOLVE(fstat);
+	if (in_tfs || !o)
+		return real_fstat(fd, st);
+	in_tfs++;
+	rc = tfs_stat(o->h, st);
+	in_tfs--;
+	return rc;
+}
+
+EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	return fstat(fd, (struct stat *)st);
+}
+
+/* Not inlined: glibc declares the path nonnull, yet callers pass NULL. */
+__attribute__((noinline)) static int is_empty(const char *p)
+{
+	return !p || !*p;
+}
+
+/* stat of a path under the mount: a file through the server, the mount and
+ * directories from the backing directory. */
+static int path_stat(const char *rel, struct stat *st)
+{
+	char p[PATH_MAX];
+	int rc, e;
+
+	RESOLVE(stat);
+	if (rel[0]) {
+		in_tfs++;
+		rc = tfs_stat_path(rel, st);
+		e = errno;
+		in_tfs--;
+		if (rc == 0 || (e != ENOENT && e != EISDIR)) {
+			errno = e;
+			return rc;
+		}
+	}
+	if (pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	return real_stat(p, st);
+}
+
+EXPORT int stat(const char *path, struct stat *st)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	RESOLVE(stat);
+	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_stat(path, st);
+	return t < 0 ? -1 : path_stat(rel, st);
+}
+
+EXPORT int lstat(const char *path, struct stat *st)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	RESOLVE(lstat);
+	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_lstat(path, st);
+	return t < 0 ? -1 : path_stat(rel, st);
+}
+
+EXPORT int stat64(const char *path, struct stat64 *st)
+{
+	return stat(path, (struct stat *)st);
+}
+
+EXPORT int lstat64(const char *path, struct stat64 *st)
+{
+	return lstat(path, (struct stat *)st);
+}
+
+EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	RESOLVE(fstatat);
+	if (in_tfs)
+		return real_fstatat(dirfd, path, st, flags);
+	if ((flags & AT_EMPTY_PATH) && is_empty(path) && get(dirfd))
+		return fstat(dirfd, st);
+	if ((t = tfs_path(dirfd, path, rel, sizeof(rel))) == 0)
+		return real_fstatat(dirfd, path, st, flags);
+	return t < 0 ? -1 : path_stat(rel, st);
+}
+
+EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	return fstatat(dirfd, path, (struct stat *)st, flags);
+}
+
+EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *sx)
+{
+	struct stat st;
+	char rel[PATH_MAX];
+	int t = 0, rc;
+
+	RESOLVE(statx);
+	if (in_tfs)
+		return real_statx(dirfd, path, flags, mask, sx);
+	if ((flags & AT_EMPTY_PATH) && is_empty(path) && get(dirfd))
+		rc = fstat(dirfd, &st);
+	else if ((t = tfs_path(dirfd, path, rel, sizeof(rel))) == 0)
+		return real_statx(dirfd, path, flags, mask, sx);
+	else
+		rc = t < 0 ? -1 : path_stat(rel, &st);
+	if (rc < 0)
+		return -1;
+	memset(sx, 0, sizeof(*sx));
+	sx->stx_mask = STATX_BASIC_STATS;
+	sx->stx_blksize = (uint32_t)st.st_blksize;
+	sx->stx_nlink = (uint32_t)st.st_nlink;
+	sx->stx_uid = st.st_uid;
+	sx->stx_gid = st.st_gid;
+	sx->stx_mode = (uint16_t)st.st_mode;
+	sx->stx_ino = st.st_ino;
+	sx->stx_size = (uint64_t)st.st_size;
+	sx->stx_blocks = (uint64_t)st.st_blocks;
+	sx->stx_dev_major = (uint32_t)(st.st_dev >> 8);
+	sx->stx_dev_minor = (uint32_t)(st.st_dev & 0xff);
+	return 0;
+}
+
+EXPORT int access(const char *path, int how)
+{
+	char rel[PATH_MAX];
+	struct stat st;
+	int t;
+
+	RESOLVE(access);
+	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_access(path, how);
+	if (t < 0 || path_stat(rel, &st) < 0)
+		return -1;
+	if ((how & X_OK) && S_ISREG(st.st_mode)) {
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+static int do_unlink(int dirfd, const char *path, int flags, int at)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t, rc;
+
+	RESOLVE(unlink);
+	RESOLVE(unlinkat);
+	t = in_tfs ? 0 : tfs_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return at ? real_unlinkat(dirfd, path, flags) : real_unlink(path);
+	if (t < 0)
+		return -1;
+	if (flags & AT_REMOVEDIR) {
+		if (pfs_path(rel, p, sizeof(p)) < 0)
+			return -1;
+		return real_unlinkat(AT_FDCWD, p, AT_REMOVEDIR);
+	}
+	in_tfs++;
+	rc = tfs_unlink(rel);
+	in_tfs--;
+	return rc;
+}
+
+EXPORT int unlink(const char *path)
+{
+	return do_unlink(AT_FDCWD, path, 0, 0);
+}
+
+EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	return do_unlink(dirfd, path, flags, 1);
+}
+
+/* ---- descriptors ------------------------------------------------------------------- */
+
+EXPORT int dup(int fd)
+{
+	struct ofd *o = get(fd);
+	int nfd;
+
+	RESOLVE(dup);
+	nfd = real_dup(fd);
+	if (!in_tfs && o && nfd >= 0) {
+		if (nfd >= MAXFD) {
+			real_close(nfd);
+			errno = EMFILE;
+			return -1;
+		}
+		put(nfd, o);
+	}
+	return nfd;
+}
+
+static int dup_to(int fd, int nfd, int flags, int three)
+{
+	struct ofd *o = get(fd), *old;
+	int rc;
+
+	RESOLVE(dup2);
+	RESOLVE(dup3);
+	if (in_tfs || (!o && !get(nfd)))
+		return three ? real_dup3(fd, nfd, flags) : real_dup2(fd, nfd);
+	if (fd == nfd && !three)
+		return nfd;
+	rc = three ? real_dup3(fd, nfd, flags) : real_dup2(fd, nfd);
+	if (rc < 0)
+		return rc;
+	if ((old = take(nfd)))
+		ofd_unref(old);
+	if (o)
+		put(nfd, o);
+	return rc;
+}
+
+EXPORT int dup2(int fd, int nfd)
+{
+	return dup_to(fd, nfd, 0, 0);
+}
+
+EXPORT int dup3(int fd, int nfd, int flags)
+{
+	return dup_to(fd, nfd, flags, 1);
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	struct ofd *o = get(fd);
+	va_list ap;
+	long arg;
+	int rc;
+
+	RESOLVE(fcntl);
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	if (in_tfs || !o)
+		return real_fcntl(fd, cmd, arg);
+	switch (cmd) {
+	case F_GETFL:
+		return o->flags & ~(O_CREAT | O_EXCL | O_TRUNC);
+	case F_SETFL:
+		o->flags = (o->flags & ~O_APPEND) | ((int)arg & O_APPEND);
+		return 0;
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		rc = real_fcntl(fd, cmd, arg);
+		if (rc >= 0) {
+			if (rc >= MAXFD) {
+				real_close(rc);
+				errno = EMFILE;
+				return -1;
+			}
+			put(rc, o);
+		}
+		return rc;
+	default:
+		return real_fcntl(fd, cmd, arg);
+	}
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	return fcntl(fd, cmd, arg);
+}
+
+/* ---- streams --------------------------------------------------------------------- */
+
+static ssize_t ck_read(void *c, char *buf, size_t n)
+{
+	return read((int)(intptr_t)c, buf, n);
+}
+
+static ssize_t ck_write(void *c, const char *buf, size_t n)
+{
+	ssize_t r = write((int)(intptr_t)c, buf, n);
+
+	return r < 0 ? 0 : r;	/* fopencookie: 0 is the error */
+}
+
+static int ck_seek(void *c, off64_t *off, int whence)
+{
+	off_t r = lseek((int)(intptr_t)c, *off, whence);
+
+	if (r < 0)
+		return -1;
+	*off = r;
+	return 0;
+}
+
+static int ck_close(void *c)
+{
+	return close((int)(intptr_t)c);
+}
+
+static FILE *cookie(int fd, const char *mode)
+{
+	static const cookie_io_functions_t io = { ck_read, ck_write, ck_seek, ck_close };
+	FILE *f = fopencookie((void *)(intptr_t)fd, mode, io);
+
+	if (!f)
+		close(fd);
+	return f;
+}
+
+static int mode_flags(const char *mode)
+{
+	int f;
+
+	switch (mode[0]) {
+	case 'r':
+		f = 0;
+		break;
+	case 'w':
+		f = O_CREAT | O_TRUNC;
+		break;
+	case 'a':
+		f = O_CREAT | O_APPEND;
+		break;
+	default:
+		return -1;
+	}
+	f |= strchr(mode, '+') ? O_RDWR : mode[0] == 'r' ? O_RDONLY : O_WRONLY;
+	if (strchr(mode, 'x'))
+		f |= O_EXCL;
+	if (strchr(mode, 'e'))
+		f |= O_CLOEXEC;
+	return f;
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	char rel[PATH_MAX];
+	int t, flags, fd;
+
+	RESOLVE(fopen);
+	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_fopen(path, mode);
+	if (t < 0)
+		return NULL;
+	if ((flags = mode_flags(mode)) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((fd = tfs_openfd(rel, flags, path)) < 0)
+		return NULL;
+	if (!get(fd)) {		/* a directory */
+		FILE *f = fdopen(fd, mode);
+
+		if (!f)
+			close(fd);
+		return f;
+	}
+	return cookie(fd, mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+EXPORT FILE *fdopen(int fd, const char *mode)
+{
+	RESOLVE(fdopen);
+	if (in_tfs || !get(fd))
+		return real_fdopen(fd, mode);
+	return cookie(fd, mode);
+}
+
+/* Directories are the backing directory's: a listing shows what has been
+ * flushed or staged out. */
+EXPORT DIR *opendir(const char *path)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t;
+
+	RESOLVE(opendir);
+	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_opendir(path);
+	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
+		return NULL;
+	return real_opendir(p);
+}

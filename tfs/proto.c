@@ -1,0 +1,254 @@
+/*
+ * proto.c - frame header and body encoding of tfs-protocol(5).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "proto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../libcommon/banned.h"
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v = 0;
+
+	for (int i = 3; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * Offsets: 0 magic u32, 4 version u8, 5 flags u8, 6 type u16, 8 length u32,
+ * 12 status i32, 16 id u64, 24 secret[16]; 40 bytes.
+ */
+void tfs_hdr_encode(const struct tfs_hdr *h, unsigned char *out)
+{
+	put32(out, TFS_MAGIC);
+	out[4] = TFS_VERSION;
+	out[5] = h->flags;
+	out[6] = (unsigned char)h->type;
+	out[7] = (unsigned char)(h->type >> 8);
+	put32(out + 8, h->len);
+	put32(out + 12, (uint32_t)h->status);
+	put64(out + 16, h->id);
+	memcpy(out + 24, h->secret, TFS_SECRET_LEN);
+}
+
+int tfs_hdr_decode(const unsigned char *in, struct tfs_hdr *h)
+{
+	if (get32(in) != TFS_MAGIC || in[4] != TFS_VERSION)
+		return -1;
+	h->flags = in[5];
+	h->type = (uint16_t)(in[6] | in[7] << 8);
+	h->len = get32(in + 8);
+	h->status = (int32_t)get32(in + 12);
+	h->id = get64(in + 16);
+	memcpy(h->secret, in + 24, TFS_SECRET_LEN);
+	return h->len > TFS_MAX_BODY ? -1 : 0;
+}
+
+int tfs_secret_eq(const unsigned char *a, const unsigned char *b)
+{
+	unsigned char d = 0;
+
+	for (int i = 0; i < TFS_SECRET_LEN; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
+void tfs_buf_init(struct tfs_buf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void tfs_buf_release(struct tfs_buf *b)
+{
+	free(b->p);
+	tfs_buf_init(b);
+}
+
+static unsigned char *grow(struct tfs_buf *b, size_t n)
+{
+	if (b->failed)
+		return NULL;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		unsigned char *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		if (!(p = realloc(b->p, cap))) {
+			b->failed = 1;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+void tfs_buf_u32(struct tfs_buf *b, uint32_t v)
+{
+	unsigned char *p = grow(b, 4);
+
+	if (p)
+		put32(p, v);
+}
+
+void tfs_buf_u64(struct tfs_buf *b, uint64_t v)
+{
+	unsigned char *p = grow(b, 8);
+
+	if (p)
+		put64(p, v);
+}
+
+void tfs_buf_bytes(struct tfs_buf *b, const void *src, size_t n)
+{
+	unsigned char *p = grow(b, n);
+
+	if (p && n)
+		memcpy(p, src, n);
+}
+
+void tfs_buf_str(struct tfs_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+	unsigned char *p;
+
+	if (n > 0xffff) {
+		b->failed = 1;
+		return;
+	}
+	if ((p = grow(b, 2))) {
+		p[0] = (unsigned char)n;
+		p[1] = (unsigned char)(n >> 8);
+	}
+	tfs_buf_bytes(b, s, n);
+}
+
+int tfs_buf_failed(const struct tfs_buf *b)
+{
+	return b->failed;
+}
+
+void tfs_rd_init(struct tfs_rd *r, const void *p, size_t len)
+{
+	r->p = p;
+	r->len = len;
+	r->pos = 0;
+	r->bad = 0;
+}
+
+static const unsigned char *take(struct tfs_rd *r, size_t n)
+{
+	if (r->bad || r->len - r->pos < n) {
+		r->bad = 1;
+		return NULL;
+	}
+	r->pos += n;
+	return r->p + r->pos - n;
+}
+
+uint32_t tfs_rd_u32(struct tfs_rd *r)
+{
+	const unsigned char *p = take(r, 4);
+
+	return p ? get32(p) : 0;
+}
+
+uint64_t tfs_rd_u64(struct tfs_rd *r)
+{
+	const unsigned char *p = take(r, 8);
+
+	return p ? get64(p) : 0;
+}
+
+void tfs_rd_str(struct tfs_rd *r, char *out, size_t outlen)
+{
+	const unsigned char *p = take(r, 2);
+	size_t n = p ? (size_t)(p[0] | p[1] << 8) : 0;
+
+	out[0] = '\0';
+	if (!p)
+		return;
+	if (n >= outlen || !(p = take(r, n)) || memchr(p, '\0', n)) {
+		r->bad = 1;
+		return;
+	}
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+int tfs_rd_done(const struct tfs_rd *r)
+{
+	return !r->bad && r->pos == r->len;
+}
+
+int tfs_path_norm(const char *in, char *out, size_t outlen)
+{
+	size_t o = 0;
+	const char *p = in;
+
+	while (*p) {
+		const char *q;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		for (q = p; *q && *q != '/'; q++)
+			;
+		n = (size_t)(q - p);
+		if (n == 1 && p[0] == '.') {
+			p = q;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			errno = EACCES;
+			return -1;
+		}
+		if (o + n + 2 > outlen) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (o)
+			out[o++] = '/';
+		memcpy(out + o, p, n);
+		o += n;
+		p = q;
+	}
+	if (!o) {
+		errno = EINVAL;
+		return -1;
+	}
+	out[o] = '\0';
+	return 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * proto.h - the TangramFS wire protocol (tfs-protocol(5)): frame header,
+ * message types, limits, and the little-endian encoder and decoder every
+ * message body goes through.
+ *
+ * Message type numbers are written on the wire: fixed forever, appended
+ * only.
+ */
+#ifndef TFS_PROTO_H
+#define TFS_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TFS_MAGIC	0x53465495u	/* bytes 95 54 46 53: "\x95TFS" */
+#define TFS_VERSION	1
+#define TFS_HDR_SIZE	40
+#define TFS_SECRET_LEN	16
+#define TFS_MAX_BODY	(64u << 20)	/* largest body accepted */
+#define TFS_MAX_PATH	4096		/* longest path, in bytes */
+#define TFS_MAX_RANGES	(1u << 20)	/* ranges in one attach or detach */
+#define TFS_CHUNK	(8u << 20)	/* a peer read asks for at most this */
+
+/* Header flags. */
+#define TFS_F_REPLY	1u
+
+/* Message types (requests; a reply has the request's type and TFS_F_REPLY). */
+enum tfs_msg_type {
+	TFS_MSG_HELLO = 1,	/* client → server: register */
+	TFS_MSG_OPEN = 2,	/* open or create by path → file id, eof */
+	TFS_MSG_ATTACH = 3,	/* file id, ranges */
+	TFS_MSG_DETACH = 4,	/* file id, ranges (none: the whole file) */
+	TFS_MSG_DETACH_CLIENT = 5,
+	TFS_MSG_QUERY = 6,	/* file id, range, mine-only flag → intervals */
+	TFS_MSG_EOF = 7,	/* file id, candidate end of file → eof */
+	TFS_MSG_TRUNCATE = 8,	/* file id, length */
+	TFS_MSG_UNLINK = 9,	/* path */
+	TFS_MSG_STOP = 10,	/* stage out and exit */
+	TFS_MSG_PEER_READ = 32,	/* client → client: file id, offset, size → bytes */
+	TFS_MSG_PEER_STAGE = 33,/* server → client: flush and detach what you own */
+};
+
+/* Open flags on the wire (the same values as TFS_O_*). */
+#define TFS_OPEN_CREAT	1u
+#define TFS_OPEN_EXCL	2u
+#define TFS_OPEN_TRUNC	4u
+#define TFS_OPEN_KNOWN	7u
+
+/* The decoded frame header. */
+struct tfs_hdr {
+	uint16_t type;
+	uint8_t flags;
+	uint32_t len;			/* body bytes after the header */
+	int32_t status;			/* replies: 0 or a positive errno */
+	uint64_t id;			/* request id, echoed in the reply */
+	unsigned char secret[TFS_SECRET_LEN];
+};
+
+/* Encode @h into @out (TFS_HDR_SIZE bytes). */
+void tfs_hdr_encode(const struct tfs_hdr *h, unsigned char *out);
+
+/* Decode @in into @h.  Returns 0, or -1 when the magic or the version is
+ * wrong or the body is longer than TFS_MAX_BODY. */
+int tfs_hdr_decode(const unsigned char *in, struct tfs_hdr *h);
+
+/* Compare two secrets in constant time; 1 when equal. */
+int tfs_secret_eq(const unsigned char *a, const unsigned char *b);
+
+/* A growing buffer for building a body.  A failed allocation is sticky:
+ * tfs_buf_failed() says so and the contents are then meaningless. */
+struct tfs_buf {
+	unsigned char *p;
+	size_t len, cap;
+	int failed;
+};
+
+void tfs_buf_init(struct tfs_buf *b);
+void tfs_buf_release(struct tfs_buf *b);
+void tfs_buf_u32(struct tfs_buf *b, uint32_t v);
+void tfs_buf_u64(struct tfs_buf *b, uint64_t v);
+void tfs_buf_bytes(struct tfs_buf *b, const void *p, size_t n);
+/* A string: u16 length, then the bytes (no NUL). */
+void tfs_buf_str(struct tfs_buf *b, const char *s);
+int tfs_buf_failed(const struct tfs_buf *b);
+
+/* A reader over a received body; any read past the end sets the sticky
+ * error and returns zeros. */
+struct tfs_rd {
+	const unsigned char *p;
+	size_t len, pos;
+	int bad;
+};
+
+void tfs_rd_init(struct tfs_rd *r, const void *p, size_t len);
+uint32_t tfs_rd_u32(struct tfs_rd *r);
+uint64_t tfs_rd_u64(struct tfs_rd *r);
+/* A string into @out (NUL-terminated); longer than @outlen-1 or containing
+ * a NUL byte is an error. */
+void tfs_rd_str(struct tfs_rd *r, char *out, size_t outlen);
+/* 1 when every byte was read and none was missing. */
+int tfs_rd_done(const struct tfs_rd *r);
+
+/* Normalise a TangramFS path: strip leading, repeated and trailing '/',
+ * drop "." components; refuse ".." components and empty results.  Writes
+ * "a/b" into @out.  Returns 0, or -1 with errno EACCES (".."), EINVAL
+ * (empty) or ENAMETOOLONG. */
+int tfs_path_norm(const char *in, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * serverfile.h - the server file, DIR/server (tfs-protocol(5), "SERVER
+ * FILE"): the address clients connect to and the job's secret, mode 0600.
+ */
+#ifndef TFS_SERVERFILE_H
+#define TFS_SERVERFILE_H
+
+#include <stddef.h>
+
+#include "proto.h"
+
+/* How long a stage-out may take, all clients together. */
+#define TFS_STAGE_TIMEOUT_MS 120000
+
+struct tfs_server_file {
+	char addr[160];
+	unsigned char secret[TFS_SECRET_LEN];
+	long pid;
+};
+
+/* Write DIR/server atomically (a temporary file renamed), mode 0600.
+ * Returns 0, or -1 with a message in @err. */
+int tfs_server_file_write(const char *dir, const char *addr, const unsigned char *secret,
+			  char *err, size_t errlen);
+
+/* Read @path (DIR/server when @is_dir) into @sf.  A file that others may
+ * read or write, or that is not well formed, is refused.  Returns 0, or -1
+ * with a message in @err. */
+int tfs_server_file_read(const char *path, int is_dir, struct tfs_server_file *sf, char *err,
+			 size_t errlen);
+
+/* Remove DIR/server. */
+void tfs_server_file_remove(const char *dir);
+
+#endif

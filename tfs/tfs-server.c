@@ -1,0 +1,812 @@
+/*
+ * tfs-server - the global TangramFS server of the sync-based design
+ * (dissertation §5.4.2): who attached which range of which file, and each
+ * file's end.  See tfs-server(8) and tfs-protocol(5).
+ *
+ * The transport's progress thread receives requests and deals them to
+ * worker threads round-robin, each with a FIFO queue; a worker answers.
+ * Every file has an interval tree of attached ranges and their owners under
+ * its own lock; the tables of files and clients are under one lock, always
+ * taken before a file's.  Files are never freed before exit, so a worker
+ * may keep a pointer to one after dropping the table lock.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "itree.h"
+#include "proto.h"
+#include "serverfile.h"
+#include "transport.h"
+#include "../libcommon/tg.h"
+#include "../libcommon/util.h"
+#include "../libcommon/banned.h"
+
+static const char usage_text[] =
+	"usage: tfs-server [-h] [-a address] [-w workers] -d dir\n"
+	"       tfs-server --stop dir\n";
+
+struct client {
+	uint64_t id;
+	uint32_t node, pid;
+	char addr[128];
+	atomic_int gone;	/* disconnected: its attachments are dropped */
+};
+
+struct sfile {
+	uint64_t fid;
+	uint64_t eof;
+	char *path;
+	int unlinked;
+	struct tfs_itree tree;
+	pthread_mutex_t lock;
+	struct sfile *hnext;	/* path hash chain */
+};
+
+struct task {
+	struct tfs_req *req;
+	struct task *next;
+};
+
+struct worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct task *head, *tail;
+	int quit;
+};
+
+#define NBUCKET 4096
+
+static struct {
+	pthread_mutex_t lock;		/* the tables below */
+	struct client **clients;	/* by id - 1 */
+	size_t nclients, capclients;
+	struct sfile **files;		/* by fid - 1 */
+	size_t nfiles, capfiles;
+	struct sfile *bucket[NBUCKET];
+	struct worker *workers;
+	int nworkers;
+	unsigned next_worker;
+	unsigned char secret[TFS_SECRET_LEN];
+	struct tfs_lsn *lsn;
+	pthread_t main_thread;
+	struct tfs_req *stop_req;	/* a STOP waiting for its reply */
+	int stopping;
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void usage(int status)
+{
+	fputs(usage_text, status ? stderr : stdout);
+	exit(status);
+}
+
+static void logmsg(const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	line[n] = '\n';
+	fprintf(stderr, "tfs-server: %.*s", (int)n + 1, line);
+}
+
+static const char *type_name(unsigned t)
+{
+	static const char *const names[] = {
+		[TFS_MSG_HELLO] = "hello", [TFS_MSG_OPEN] = "open",
+		[TFS_MSG_ATTACH] = "attach", [TFS_MSG_DETACH] = "detach",
+		[TFS_MSG_DETACH_CLIENT] = "detach-client", [TFS_MSG_QUERY] = "query",
+		[TFS_MSG_EOF] = "eof", [TFS_MSG_TRUNCATE] = "truncate",
+		[TFS_MSG_UNLINK] = "unlink", [TFS_MSG_STOP] = "stop",
+	};
+
+	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+static unsigned hash(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h % NBUCKET;
+}
+
+/* Find @path, creating it when @create; with S.lock held. */
+static struct sfile *file_lookup(const char *path, int create, uint64_t eof)
+{
+	unsigned h = hash(path);
+	struct sfile *f;
+
+	for (f = S.bucket[h]; f; f = f->hnext)
+		if (strcmp(f->path, path) == 0)
+			return f;
+	if (!create)
+		return NULL;
+	if (S.nfiles == S.capfiles) {
+		size_t cap = S.capfiles ? 2 * S.capfiles : 64;
+		struct sfile **v = realloc(S.files, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		S.files = v;
+		S.capfiles = cap;
+	}
+	if (!(f = calloc(1, sizeof(*f))) || !(f->path = strdup(path))) {
+		free(f);
+		return NULL;
+	}
+	f->fid = ++S.nfiles;
+	f->eof = eof;
+	tfs_itree_init(&f->tree);
+	pthread_mutex_init(&f->lock, NULL);
+	S.files[f->fid - 1] = f;
+	f->hnext = S.bucket[h];
+	S.bucket[h] = f;
+	return f;
+}
+
+static struct sfile *file_by_id(uint64_t fid)
+{
+	struct sfile *f = NULL;
+
+	pthread_mutex_lock(&S.lock);
+	if (fid >= 1 && fid <= S.nfiles)
+		f = S.files[fid - 1];
+	pthread_mutex_unlock(&S.lock);
+	return f;
+}
+
+static struct client *client_by_id(uint64_t id)
+{
+	return id >= 1 && id <= S.nclients ? S.clients[id - 1] : NULL;
+}
+
+static int owned_by(const struct tfs_iv *iv, void *arg)
+{
+	return iv->owner == *(uint64_t *)arg;
+}
+
+/* Drop every attachment of client @id in every file. */
+static void drop_client(uint64_t id)
+{
+	size_t n, i;
+
+	pthread_mutex_lock(&S.lock);
+	n = S.nfiles;
+	pthread_mutex_unlock(&S.lock);
+	for (i = 1; i <= n; i++) {
+		struct sfile *f = file_by_id(i);
+
+		pthread_mutex_lock(&f->lock);
+		tfs_itree_remove(&f->tree, 0, UINT64_MAX, owned_by, &id);
+		pthread_mutex_unlock(&f->lock);
+	}
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+struct ctx {
+	struct tfs_req *req;
+	struct tfs_rd rd;
+	struct client *cl;
+	struct tfs_buf out;
+};
+
+static int bad(struct ctx *c, const char *why)
+{
+	logmsg("malformed %s request from client %llu refused: %s",
+	       type_name(c->req->hdr.type), (unsigned long long)(c->cl ? c->cl->id : 0), why);
+	return EINVAL;
+}
+
+static int do_hello(struct ctx *c)
+{
+	struct client *cl;
+	uint32_t node = tfs_rd_u32(&c->rd), pid = tfs_rd_u32(&c->rd);
+	char addr[128];
+
+	tfs_rd_str(&c->rd, addr, sizeof(addr));
+	if (!tfs_rd_done(&c->rd))
+		return bad(c, "bad body");
+	if (c->cl)
+		return bad(c, "second hello on a connection");
+	if (!(cl = calloc(1, sizeof(*cl))))
+		return ENOMEM;
+	cl->node = node;
+	cl->pid = pid;
+	memcpy(cl->addr, addr, sizeof(addr));
+	pthread_mutex_lock(&S.lock);
+	if (S.nclients == S.capclients) {
+		size_t cap = S.capclients ? 2 * S.capclients : 64;
+		struct client **v = realloc(S.clients, cap * sizeof(*v));
+
+		if (!v) {
+			pthread_mutex_unlock(&S.lock);
+			free(cl);
+			return ENOMEM;
+		}
+		S.clients = v;
+		S.capclients = cap;
+	}
+	cl->id = ++S.nclients;
+	S.clients[cl->id - 1] = cl;
+	tfs_conn_set(c->req->conn, cl);
+	pthread_mutex_unlock(&S.lock);
+	tfs_buf_u64(&c->out, cl->id);
+	return 0;
+}
+
+static int do_open(struct ctx *c)
+{
+	uint32_t flags = tfs_rd_u32(&c->rd);
+	uint64_t pfs = tfs_rd_u64(&c->rd), eof;
+	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
+	struct sfile *f;
+	int rc = 0;
+
+	tfs_rd_str(&c->rd, raw, sizeof(raw));
+	if (!tfs_rd_done(&c->rd) || (flags & ~TFS_OPEN_KNOWN))
+		return bad(c, "bad body");
+	if (tfs_path_norm(raw, path, sizeof(path)) < 0) {
+		if (errno == EACCES)
+			logmsg("client %llu: path '%s' escapes the mount, refused",
+			       (unsigned long long)c->cl->id, raw);
+		return errno;
+	}
+	pthread_mutex_lock(&S.lock);
+	f = file_lookup(path, 0, 0);
+	if (!f && pfs == UINT64_MAX && !(flags & TFS_OPEN_CREAT))
+		rc = ENOENT;
+	else if ((f || pfs != UINT64_MAX) && (flags & TFS_OPEN_CREAT) && (flags & TFS_OPEN_EXCL))
+		rc = EEXIST;
+	else if (!f && !(f = file_lookup(path, 1, pfs == UINT64_MAX ? 0 : pfs)))
+		rc = ENOMEM;
+	pthread_mutex_unlock(&S.lock);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&f->lock);
+	if (flags & TFS_OPEN_TRUNC) {
+		tfs_itree_release(&f->tree);
+		f->eof = 0;
+	} else if (pfs != UINT64_MAX && pfs > f->eof) {
+		f->eof = pfs;
+	}
+	eof = f->eof;
+	pthread_mutex_unlock(&f->lock);
+	tfs_buf_u64(&c->out, f->fid);
+	tfs_buf_u64(&c->out, eof);
+	return 0;
+}
+
+/* Read a range list: returns the count, or -1 when malformed. */
+static long read_ranges(struct ctx *c, uint64_t **out)
+{
+	uint32_t n = tfs_rd_u32(&c->rd);
+	uint64_t *v;
+
+	*out = NULL;
+	if (c->rd.bad || n > TFS_MAX_RANGES || (size_t)n * 16 != c->rd.len - c->rd.pos)
+		return -1;
+	if (!n)
+		return 0;
+	if (!(v = malloc((size_t)n * 16)))
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		v[2 * i] = tfs_rd_u64(&c->rd);
+		v[2 * i + 1] = tfs_rd_u64(&c->rd);
+		if (v[2 * i + 1] > UINT64_MAX - v[2 * i]) {
+			free(v);
+			return -1;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+static int do_attach(struct ctx *c, int detach)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd), *r, eof;
+	long n = read_ranges(c, &r);
+	struct sfile *f;
+	int rc = 0;
+
+	if (n < 0)
+		return bad(c, "bad range list");
+	if (!(f = file_by_id(fid))) {
+		free(r);
+		return bad(c, "unknown file id");
+	}
+	pthread_mutex_lock(&f->lock);
+	if (atomic_load(&c->cl->gone)) {
+		rc = ECONNRESET;
+	} else if (detach && n == 0) {
+		tfs_itree_remove(&f->tree, 0, UINT64_MAX, owned_by, &c->cl->id);
+	} else {
+		for (long i = 0; i < n && !rc; i++) {
+			uint64_t s = r[2 * i], e = s + r[2 * i + 1];
+
+			if (detach) {
+				if (tfs_itree_remove(&f->tree, s, e, owned_by, &c->cl->id) < 0)
+					rc = ENOMEM;
+			} else {
+				struct tfs_iv iv = { s, e, c->cl->id, s, 0 };
+
+				if (tfs_itree_assign(&f->tree, &iv) < 0)
+					rc = ENOMEM;
+				else if (e > f->eof)
+					f->eof = e;
+			}
+		}
+	}
+	eof = f->eof;
+	pthread_mutex_unlock(&f->lock);
+	free(r);
+	if (!rc && !detach)
+		tfs_buf_u64(&c->out, eof);
+	return rc;
+}
+
+static int do_detach_client(struct ctx *c)
+{
+	if (!tfs_rd_done(&c->rd))
+		return bad(c, "bad body");
+	drop_client(c->cl->id);
+	return 0;
+}
+
+struct qstate {
+	struct tfs_buf *out;
+	uint64_t mine;		/* only this owner, or 0 */
+	uint32_t count;
+	uint64_t *owners;	/* distinct owners seen */
+	size_t nowners, capowners;
+	int failed;
+};
+
+static int query_one(const struct tfs_iv *iv, void *arg)
+{
+	struct qstate *q = arg;
+	size_t i;
+
+	if (q->mine && iv->owner != q->mine)
+		return 0;
+	tfs_buf_u64(q->out, iv->start);
+	tfs_buf_u64(q->out, iv->end - iv->start);
+	tfs_buf_u64(q->out, iv->owner);
+	q->count++;
+	for (i = 0; i < q->nowners && q->owners[i] != iv->owner; i++)
+		;
+	if (i == q->nowners) {
+		if (q->nowners == q->capowners) {
+			size_t cap = q->capowners ? 2 * q->capowners : 16;
+			uint64_t *v = realloc(q->owners, cap * sizeof(*v));
+
+			if (!v) {
+				q->failed = 1;
+				return 1;
+			}
+			q->owners = v;
+			q->capowners = cap;
+		}
+		q->owners[q->nowners++] = iv->owner;
+	}
+	if (q->out->len > TFS_MAX_BODY - 4096) {
+		q->failed = 2;
+		return 1;
+	}
+	return 0;
+}
+
+static int do_query(struct ctx *c)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd), off = tfs_rd_u64(&c->rd), len = tfs_rd_u64(&c->rd);
+	uint32_t flags = tfs_rd_u32(&c->rd);
+	struct qstate q = { .out = &c->out };
+	struct sfile *f;
+	size_t at;
+
+	if (!tfs_rd_done(&c->rd) || (flags & ~1u))
+		return bad(c, "bad body");
+	if (!(f = file_by_id(fid)))
+		return bad(c, "unknown file id");
+	if (len > UINT64_MAX - off)
+		len = UINT64_MAX - off;
+	q.mine = flags & 1 ? c->cl->id : 0;
+	pthread_mutex_lock(&f->lock);
+	tfs_buf_u64(&c->out, f->eof);
+	at = c->out.len;
+	tfs_buf_u32(&c->out, 0);
+	tfs_itree_each(&f->tree, off, off + len, query_one, &q);
+	pthread_mutex_unlock(&f->lock);
+	if (q.failed || tfs_buf_failed(&c->out)) {
+		free(q.owners);
+		return q.failed == 2 ? EOVERFLOW : ENOMEM;
+	}
+	for (int i = 0; i < 4; i++)
+		c->out.p[at + i] = (unsigned char)(q.count >> (8 * i));
+	tfs_buf_u32(&c->out, (uint32_t)q.nowners);
+	pthread_mutex_lock(&S.lock);
+	for (size_t i = 0; i < q.nowners; i++) {
+		struct client *o = client_by_id(q.owners[i]);
+
+		tfs_buf_u64(&c->out, o->id);
+		tfs_buf_u32(&c->out, o->node);
+		tfs_buf_u32(&c->out, o->pid);
+		tfs_buf_str(&c->out, o->addr);
+	}
+	pthread_mutex_unlock(&S.lock);
+	free(q.owners);
+	return 0;
+}
+
+static int do_eof(struct ctx *c, int truncate)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd), v = tfs_rd_u64(&c->rd), eof;
+	struct sfile *f;
+
+	if (!tfs_rd_done(&c->rd))
+		return bad(c, "bad body");
+	if (!(f = file_by_id(fid)))
+		return bad(c, "unknown file id");
+	pthread_mutex_lock(&f->lock);
+	if (truncate) {
+		tfs_itree_remove(&f->tree, v, UINT64_MAX, NULL, NULL);
+		f->eof = v;
+	} else if (v > f->eof) {
+		f->eof = v;
+	}
+	eof = f->eof;
+	pthread_mutex_unlock(&f->lock);
+	tfs_buf_u64(&c->out, eof);
+	return 0;
+}
+
+static int do_unlink(struct ctx *c)
+{
+	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
+	struct sfile **pp, *f;
+	int rc = ENOENT;
+
+	tfs_rd_str(&c->rd, raw, sizeof(raw));
+	if (!tfs_rd_done(&c->rd))
+		return bad(c, "bad body");
+	if (tfs_path_norm(raw, path, sizeof(path)) < 0)
+		return errno;
+	pthread_mutex_lock(&S.lock);
+	for (pp = &S.bucket[hash(path)]; (f = *pp); pp = &f->hnext) {
+		if (strcmp(f->path, path) == 0) {
+			*pp = f->hnext;
+			f->hnext = NULL;
+			rc = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&S.lock);
+	if (f) {
+		pthread_mutex_lock(&f->lock);
+		f->unlinked = 1;
+		tfs_itree_release(&f->tree);
+		f->eof = 0;
+		pthread_mutex_unlock(&f->lock);
+	}
+	return rc;
+}
+
+static void handle(struct tfs_req *req)
+{
+	struct ctx c = { .req = req };
+	struct iovec v;
+	int rc;
+
+	tfs_rd_init(&c.rd, req->body, req->hdr.len);
+	tfs_buf_init(&c.out);
+	c.cl = tfs_conn_get(req->conn);
+	if (!c.cl && req->hdr.type != TFS_MSG_HELLO) {
+		rc = bad(&c, "no hello first");
+	} else {
+		switch (req->hdr.type) {
+		case TFS_MSG_HELLO: rc = do_hello(&c); break;
+		case TFS_MSG_OPEN: rc = do_open(&c); break;
+		case TFS_MSG_ATTACH: rc = do_attach(&c, 0); break;
+		case TFS_MSG_DETACH: rc = do_attach(&c, 1); break;
+		case TFS_MSG_DETACH_CLIENT: rc = do_detach_client(&c); break;
+		case TFS_MSG_QUERY: rc = do_query(&c); break;
+		case TFS_MSG_EOF: rc = do_eof(&c, 0); break;
+		case TFS_MSG_TRUNCATE: rc = do_eof(&c, 1); break;
+		case TFS_MSG_UNLINK: rc = do_unlink(&c); break;
+		default:
+			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
+			rc = EOPNOTSUPP;
+		}
+	}
+	if (tfs_buf_failed(&c.out))
+		rc = ENOMEM;
+	v.iov_base = c.out.p;
+	v.iov_len = rc ? 0 : c.out.len;
+	tfs_req_reply(req, rc, &v, 1);
+	tfs_buf_release(&c.out);
+}
+
+/* ---- workers ------------------------------------------------------------- */
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (;;) {
+		struct task *t;
+
+		pthread_mutex_lock(&w->lock);
+		while (!w->head && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->head) {
+			pthread_mutex_unlock(&w->lock);
+			return NULL;
+		}
+		t = w->head;
+		w->head = t->next;
+		if (!w->head)
+			w->tail = NULL;
+		pthread_mutex_unlock(&w->lock);
+		handle(t->req);
+		free(t);
+	}
+}
+
+/* The progress thread's callback: STOP is kept for the main thread, every
+ * other request goes to the next worker. */
+static void on_req(struct tfs_req *req, void *arg)
+{
+	struct worker *w;
+	struct task *t;
+
+	(void)arg;
+	if (req->hdr.type == TFS_MSG_STOP) {
+		pthread_mutex_lock(&S.lock);
+		if (S.stop_req || req->hdr.len) {
+			pthread_mutex_unlock(&S.lock);
+			tfs_req_reply(req, req->hdr.len ? EINVAL : EALREADY, NULL, 0);
+			return;
+		}
+		S.stop_req = req;
+		pthread_mutex_unlock(&S.lock);
+		pthread_kill(S.main_thread, SIGUSR1);
+		return;
+	}
+	if (!(t = malloc(sizeof(*t)))) {
+		tfs_req_reply(req, ENOMEM, NULL, 0);
+		return;
+	}
+	t->req = req;
+	t->next = NULL;
+	w = &S.workers[S.next_worker++ % (unsigned)S.nworkers];
+	pthread_mutex_lock(&w->lock);
+	if (w->tail)
+		w->tail->next = t;
+	else
+		w->head = t;
+	w->tail = t;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void on_close(struct tfs_conn *conn, void *arg)
+{
+	struct client *cl = tfs_conn_get(conn);
+
+	(void)arg;
+	if (!cl)
+		return;
+	atomic_store(&cl->gone, 1);
+	drop_client(cl->id);
+}
+
+/* ---- stage-out ------------------------------------------------------------ */
+
+struct stager {
+	pthread_t thread;
+	struct client cl;
+	int rc;
+};
+
+static void *stage_one(void *arg)
+{
+	struct stager *s = arg;
+	struct tfs_ep *ep = tfs_ep_connect(s->cl.addr, S.secret, 10000);
+	size_t rlen;
+
+	if (!ep) {
+		s->rc = errno;
+		return NULL;
+	}
+	s->rc = tfs_ep_call(ep, TFS_MSG_PEER_STAGE, NULL, 0, NULL, 0, NULL, &rlen,
+			    TFS_STAGE_TIMEOUT_MS);
+	if (s->rc < 0)
+		s->rc = errno;
+	tfs_ep_close(ep);
+	return NULL;
+}
+
+/* Ask every connected client to write what it still owns to its backing
+ * directory and detach it; returns the number that failed. */
+static int stage_out(void)
+{
+	struct stager *st;
+	size_t n, k = 0, i;
+	int failed = 0;
+
+	pthread_mutex_lock(&S.lock);
+	n = S.nclients;
+	st = calloc(n ? n : 1, sizeof(*st));
+	for (i = 0; st && i < n; i++)
+		if (!atomic_load(&S.clients[i]->gone) && S.clients[i]->addr[0]) {
+			st[k].cl.id = S.clients[i]->id;
+			st[k].cl.node = S.clients[i]->node;
+			st[k].cl.pid = S.clients[i]->pid;
+			memcpy(st[k].cl.addr, S.clients[i]->addr, sizeof(st[k].cl.addr));
+			k++;
+		}
+	pthread_mutex_unlock(&S.lock);
+	if (!st)
+		return 1;
+	for (i = 0; i < k; i++)
+		if (pthread_create(&st[i].thread, NULL, stage_one, &st[i]) != 0)
+			stage_one(&st[i]), st[i].thread = 0;
+	for (i = 0; i < k; i++) {
+		if (st[i].thread)
+			pthread_join(st[i].thread, NULL);
+		if (st[i].rc) {
+			logmsg("stage-out of client %llu (node %u, pid %u) failed: %s",
+			       (unsigned long long)st[i].cl.id, st[i].cl.node, st[i].cl.pid,
+			       strerror(st[i].rc));
+			failed++;
+		}
+	}
+	free(st);
+	return failed;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int stop_server(const char *dir)
+{
+	struct tfs_server_file sf;
+	struct tfs_ep *ep;
+	char msg[256];
+	size_t rlen;
+	int rc;
+
+	if (tfs_server_file_read(dir, 1, &sf, msg, sizeof(msg)) < 0)
+		errx(TG_EXIT_ERROR, "%s", msg);
+	if (!(ep = tfs_ep_connect(sf.addr, sf.secret, 10000)))
+		err(TG_EXIT_ERROR, "cannot reach the server at '%s'", sf.addr);
+	rc = tfs_ep_call(ep, TFS_MSG_STOP, NULL, 0, NULL, 0, NULL, &rlen,
+			 TFS_STAGE_TIMEOUT_MS + 10000);
+	if (rc < 0)
+		err(TG_EXIT_ERROR, "stop request to '%s'", sf.addr);
+	if (rc == EALREADY)
+		errx(TG_EXIT_ERROR, "the server at '%s' is already stopping", sf.addr);
+	if (rc && rc != EIO)
+		errx(TG_EXIT_ERROR, "stop request to '%s': %s", sf.addr, strerror(rc));
+	/* the server closes the connection as it exits */
+	if (tfs_ep_wait_closed(ep, 10000) < 0)
+		errx(TG_EXIT_ERROR, "the server at '%s' did not exit", sf.addr);
+	tfs_ep_close(ep);
+	if (rc == EIO)
+		errx(TG_EXIT_ERROR, "stage-out incomplete: see the server's log");
+	return TG_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "stop", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *addr = "tcp:127.0.0.1:0", *dir = NULL, *stop = NULL;
+	char msg[512];
+	sigset_t set;
+	int c, sig, failed;
+
+	S.nworkers = 2;
+	while ((c = getopt_long(argc, argv, "a:d:hw:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			addr = optarg;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'h':
+			usage(TG_EXIT_OK);
+			break;
+		case 'S':
+			stop = optarg;
+			break;
+		case 'w':
+			S.nworkers = (int)tg_strtonum(optarg, 1, 256, "option -w");
+			break;
+		default:
+			usage(TG_EXIT_ERROR);
+		}
+	}
+	if (optind != argc || !!dir == !!stop)
+		usage(TG_EXIT_ERROR);
+	if (stop)
+		return stop_server(stop);
+
+	/* signals are taken by sigwait in this thread only */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	S.main_thread = pthread_self();
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		err(TG_EXIT_ERROR, "cannot create '%s'", dir);
+	if (getrandom(S.secret, sizeof(S.secret), 0) != (ssize_t)sizeof(S.secret))
+		err(TG_EXIT_ERROR, "cannot draw the secret");
+	if (!(S.workers = calloc((size_t)S.nworkers, sizeof(*S.workers))))
+		err(TG_EXIT_ERROR, "out of memory");
+	for (int i = 0; i < S.nworkers; i++) {
+		pthread_mutex_init(&S.workers[i].lock, NULL);
+		pthread_cond_init(&S.workers[i].cond, NULL);
+		if (pthread_create(&S.workers[i].thread, NULL, worker_main, &S.workers[i]) != 0)
+			errx(TG_EXIT_ERROR, "cannot start worker threads");
+	}
+	S.lsn = tfs_lsn_open(addr, S.secret, "tfs-server", on_req, on_close, NULL, msg,
+			     sizeof(msg));
+	if (!S.lsn)
+		errx(TG_EXIT_ERROR, "%s", msg);
+	if (tfs_server_file_write(dir, tfs_lsn_addr(S.lsn), S.secret, msg, sizeof(msg)) < 0)
+		errx(TG_EXIT_ERROR, "%s", msg);
+
+	do {
+		if (sigwait(&set, &sig) != 0)
+			sig = SIGTERM;
+	} while (sig == SIGPIPE);
+
+	failed = stage_out();
+	pthread_mutex_lock(&S.lock);
+	if (S.stop_req) {
+		tfs_req_reply(S.stop_req, failed ? EIO : 0, NULL, 0);
+		S.stop_req = NULL;
+	}
+	pthread_mutex_unlock(&S.lock);
+	tfs_server_file_remove(dir);
+	tfs_lsn_close(S.lsn);
+	for (int i = 0; i < S.nworkers; i++) {
+		pthread_mutex_lock(&S.workers[i].lock);
+		S.workers[i].quit = 1;
+		pthread_cond_signal(&S.workers[i].cond);
+		pthread_mutex_unlock(&S.workers[i].lock);
+		pthread_join(S.workers[i].thread, NULL);
+	}
+	return failed ? TG_EXIT_ERROR : TG_EXIT_OK;
+}
