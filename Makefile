@@ -29,7 +29,8 @@ ZLIB_LIBS = -lz
 
 COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
 	libcommon/text.c libcommon/util.c libcommon/textin.c libcommon/calltab.gen.c \
-	libcommon/mpinames.gen.c libcommon/h5names.c libcommon/h5names.gen.c
+	libcommon/mpinames.gen.c libcommon/h5names.c libcommon/h5names.gen.c \
+	libcommon/hb.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
 SHIM_COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c libcommon/mpinames.gen.c \
@@ -42,7 +43,7 @@ MPI_CFLAGS = -I/usr/include/x86_64-linux-gnu/mpich
 H5_CFLAGS = -I/usr/include/hdf5/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
-TOOLS = trace-decode trace-run overlap-find conflict-check
+TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
@@ -76,6 +77,18 @@ $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o: tools/flatten.h
 $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
+
+HB_OBJ = $(BUILD)/tools/hbgraph.o $(BUILD)/tools/hbwalk.o $(BUILD)/tools/hbindex.o
+
+$(BINDIR)/hb-build: $(BUILD)/tools/hb-build.o $(HB_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
+
+$(BUILD)/tools/hb-build.o $(HB_OBJ): tools/hbgraph.h tools/hbint.h
+
+$(BINDIR)/hb-query: $(BUILD)/tools/hb-query.o $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
 
 $(BINDIR)/trace-run: tools/trace-run.c $(COMMON_HDR)
 	@mkdir -p $(BINDIR)
@@ -205,7 +218,7 @@ TEST_APPS_SRC = $(wildcard tests/apps/*.c)
 TEST_APPS = $(patsubst tests/apps/%.c,build/apps/%,$(TEST_APPS_SRC))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
-HELPERS = $(BUILD)/helpers/trace-gen
+HELPERS = $(BUILD)/helpers/trace-gen $(BUILD)/helpers/hb-gen
 
 build/apps/%: tests/apps/%.c
 	@mkdir -p build/apps
@@ -218,6 +231,10 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcommon.a
 $(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS)
+
+$(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a
 
 test-apps: $(TEST_APPS) $(UNIT) $(HELPERS)
 

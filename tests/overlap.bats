@@ -199,6 +199,51 @@ recommend() {
 	printf '%s\n' "$output" | awk -F'\t' -v s="${c#* }" '$3 == s { print $8 }' | grep -qx fsync
 }
 
+# ---- ordered by happens-before ---------------------------------------------------
+
+# hbcheck [conflict-check options]: the trace in t/ through hb-build and
+# conflict-check --hb
+hbcheck() {
+	trace-decode t/*.rec > text
+	hb-build text > app.hb
+	overlap-find text | conflict-check --hb app.hb "$@"
+}
+
+@test "--hb: two ranks writing the same bytes with nothing between them are not synchronized (exit 1 when asked)" {
+	case_run race
+	run -0 hbcheck -v
+	printf '%s\n' "$output" | grep -q $'^WAW-D\t.*\tposix=conflict\tcommit=conflict\tsession=conflict\tsynchronized=no$'
+	run -1 hbcheck --fail-on-unsynchronized
+	run -0 --separate-stderr hbcheck --recommend
+	[ "$output" = posix ]
+	[[ $stderr == *"not synchronized: no model makes this run correct"* ]]
+}
+
+@test "--hb: WAW-D ordered by send and receive is synchronized, yet needs POSIX (no commit between)" {
+	case_run waw-d
+	run -0 hbcheck -v
+	printf '%s\n' "$output" | grep -q $'^WAW-D\t.*\tposix=ok\tcommit=conflict\tsession=conflict\tsynchronized=yes$'
+	run -0 hbcheck --fail-on-unsynchronized
+}
+
+@test "--hb: RAW-D after close, barrier, open: the close happens before the open; session-safe" {
+	case_run raw-d
+	run -0 hbcheck -v
+	printf '%s\n' "$output" | grep -q $'^RAW-D\t.*\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=yes\tcommit=0:[0-9]*\tclose=0:[0-9]*\topen=1:[0-9]*$'
+	run -0 hbcheck --json
+	printf '%s\n' "$output" | head -1 | grep -q '"ordered_by":"happens-before"'
+}
+
+@test "verify-io: the whole chain, ordered by happens-before; a race makes it exit 1" {
+	case_run race
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $output == *"ordered by: happens-before (hb-build)"* ]]
+	[[ $output == *"recommended consistency: posix"* ]]
+	[[ $stderr == *"not synchronized"* ]]
+	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" nosuch
+	[ "$stderr" = "verify-io: cannot open 'nosuch': No such file or directory" ]
+}
+
 # ---- bad input ------------------------------------------------------------------
 
 @test "overlap-find: a missing file, a wrong option, a malformed record: one line, exit 2" {

@@ -329,11 +329,18 @@ static void json_acc(json_t *o, const char *key, const struct acc *a)
 		"start", (json_int_t)a->start, "end", (json_int_t)a->end));
 }
 
+static int mpi_rank(const char *r)
+{
+	int64_t v;
+
+	return tg_tint(r, &v) == 0 && v >= 0;
+}
+
 static void pair_line(struct tg_tline *t)
 {
 	struct acc a, b, tmp;
 	int64_t f;
-	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent;
+	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, use_hb;
 	const struct event *c = NULL, *cl = NULL, *op = NULL;
 	struct evlist *la, *lb;
 
@@ -342,7 +349,10 @@ static void pair_line(struct tg_tline *t)
 		die_input("malformed pair line");
 	if (!events_sorted)
 		sort_events();
-	if (opt_hb) {
+	/* the graph knows MPI ranks; processes without one (a program
+	 * without MPI, a fork'd child) are ordered by their clocks */
+	use_hb = opt_hb && mpi_rank(a.rank) && mpi_rank(b.rank);
+	if (use_hb) {
 		/* happens-before decides the order, not the clocks */
 		if (!hb(a.rank, a.seq, b.rank, b.seq)) {
 			if (hb(b.rank, b.seq, a.rank, a.seq)) {
@@ -354,7 +364,7 @@ static void pair_line(struct tg_tline *t)
 			}
 		}
 	}
-	concurrent = opt_hb ? !ordered : a.t1 > b.t0;
+	concurrent = use_hb ? !ordered : a.t1 > b.t0;
 	if (!a.write && !concurrent)
 		return;		/* write after read: no conflict in any model */
 	if (!a.write) {		/* concurrent read and write: report as RAW */
@@ -367,7 +377,7 @@ static void pair_line(struct tg_tline *t)
 	la = evlist_of((uint32_t)f, a.rank, 0);
 	lb = evlist_of((uint32_t)f, b.rank, 0);
 	conf[M_POSIX] = concurrent;
-	if (!opt_hb) {
+	if (!use_hb) {
 		c = first_after(la, EV_COMMIT, a.t0);
 		conf[M_COMMIT] = concurrent || !c || c->t >= b.t0;
 		cl = first_after(la, EV_CLOSE, a.t0);
@@ -397,7 +407,7 @@ static void pair_line(struct tg_tline *t)
 		for (m = 0; m < M_COUNT; m++)
 			json_object_set_new(cm, model_names[m], json_boolean(conf[m]));
 		json_object_set_new(o, "conflict", cm);
-		json_object_set_new(o, "ordered_by", json_string(opt_hb ? "happens-before"
+		json_object_set_new(o, "ordered_by", json_string(use_hb ? "happens-before"
 								      : "time"));
 		json_object_set_new(o, "synchronized", json_boolean(!concurrent));
 		if (!conf[M_COMMIT])

@@ -1,0 +1,1339 @@
+/*
+ * hbgraph.c - the happens-before graph of an MPI run, from text records:
+ * memory, the MPI functions that matter, parsing, and hbb_build(), which
+ * runs the passes.  Four passes (hbwalk.c does 2 and 3, hbindex.c 4):
+ *  1. parse: each line is split just far enough; only the communication
+ *     calls of the MPI layers are kept, with the few arguments matching
+ *     needs, in a per-rank table.  Other records only count and, when
+ *     nested, tell how far their parent call reaches (its span).
+ *  2. walk: each rank's calls in the order they started (seq): handles
+ *     (communicators, files, requests) are followed, communicators get a
+ *     global identity from (parent, creating call, members, occurrence),
+ *     and every send, receive and collective call becomes an operation
+ *     with the node where it starts and the node where it completes.
+ *  3. match: sends to receives per (communicator, source, destination,
+ *     tag) in order, wildcards resolved from the recorded status;
+ *     collectives by their position on their communicator or file.
+ *  4. index: the nodes in a topological order, each given the vector of
+ *     the last node of every rank whose start reaches its end.  A rank
+ *     that cannot go on waits for the rank it needs; if all wait, the
+ *     graph has a cycle and the trace is broken.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "hbgraph.h"
+
+#include <err.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../libcommon/calltab.h"
+#include "../libcommon/hb.h"
+#include "../libcommon/tg.h"
+#include "hbint.h"
+#include "../libcommon/banned.h"
+
+/* ---- containers ----------------------------------------------------------- */
+
+/*
+ * Memory.  A graph of ten million calls takes a gigabyte, and the cost of
+ * that is mostly the page faults of touching it: so large arrays are
+ * mapped on their own, with transparent huge pages where the system
+ * allows them, and grow by remapping instead of copying.  Every block has
+ * a small header that says which kind it is.
+ */
+#define HDR 32			/* header: keeps 16-byte alignment */
+#define BIG (1u << 20)		/* blocks from here on are mapped */
+#define HUGE_SZ (2u << 20)
+
+struct blk {
+	size_t cap;		/* usable bytes */
+	int big;
+};
+
+static void oom(void)
+{
+	errx(TG_EXIT_ERROR, "out of memory");
+}
+
+void *hb_realloc(void *p, size_t n)
+{
+	struct blk *h = p ? (struct blk *)((char *)p - HDR) : NULL, *q;
+	size_t want;
+
+	if (n > SIZE_MAX - HUGE_SZ - HDR)
+		oom();
+	want = n + HDR;
+	if (want < BIG && (!h || !h->big)) {
+		h = realloc(h, want);
+		if (!h)
+			oom();
+		h->cap = n;
+		h->big = 0;
+		return (char *)h + HDR;
+	}
+	want = (want + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
+	if (h && h->big) {
+		if (n <= h->cap)
+			return p;
+		q = mremap(h, h->cap + HDR, want, MREMAP_MAYMOVE);
+		h = NULL;	/* moved, not to be copied */
+	} else {
+		q = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	}
+	if (q == MAP_FAILED)
+		oom();
+	madvise(q, want, MADV_HUGEPAGE);	/* a hint: fine if refused */
+	if (h) {
+		memcpy((char *)q + HDR, p, h->cap < n ? h->cap : n);
+		free(h);
+	}
+	q->cap = want - HDR;
+	q->big = 1;
+	return (char *)q + HDR;
+}
+
+/* Zeroed: a fresh mapping is zero already and is not touched here. */
+void *hb_calloc(size_t n, size_t sz)
+{
+	void *p;
+
+	if (sz && n > SIZE_MAX / sz)
+		oom();
+	p = hb_realloc(NULL, n * sz);
+	if (!((struct blk *)((char *)p - HDR))->big)
+		memset(p, 0, n * sz);
+	return p;
+}
+
+void hb_free(void *p)
+{
+	struct blk *h;
+
+	if (!p)
+		return;
+	h = (struct blk *)((char *)p - HDR);
+	if (h->big)
+		munmap(h, h->cap + HDR);
+	else
+		free(h);
+}
+
+size_t hb_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+static void umap_grow(struct umap *m)
+{
+	struct umap o = *m;
+	size_t i;
+
+	m->cap = o.cap ? o.cap * 2 : 64;
+	m->k = hb_realloc(NULL, m->cap * sizeof(uint64_t));
+	m->v = hb_realloc(NULL, m->cap * sizeof(uint64_t));
+	memset(m->k, 0xff, m->cap * sizeof(uint64_t));
+	m->n = 0;
+	for (i = 0; i < o.cap; i++)
+		if (o.k[i] != UINT64_MAX) {
+			size_t j = hb_mix(o.k[i]) & (m->cap - 1);
+			while (m->k[j] != UINT64_MAX)
+				j = (j + 1) & (m->cap - 1);
+			m->k[j] = o.k[i];
+			m->v[j] = o.v[i];
+			m->n++;
+		}
+	hb_free(o.k);
+	hb_free(o.v);
+}
+
+/* The value slot of @key, made (with @init) if @make, else NULL if absent. */
+uint64_t *hb_umap_at(struct umap *m, uint64_t key, int make, uint64_t init)
+{
+	size_t j;
+
+	if (m->cap == 0) {
+		if (!make)
+			return NULL;
+		umap_grow(m);
+	}
+	j = hb_mix(key) & (m->cap - 1);
+	while (m->k[j] != UINT64_MAX) {
+		if (m->k[j] == key)
+			return &m->v[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	if (!make)
+		return NULL;
+	if (2 * (m->n + 1) > m->cap) {
+		umap_grow(m);
+		return hb_umap_at(m, key, make, init);
+	}
+	m->k[j] = key;
+	m->v[j] = init;
+	m->n++;
+	return &m->v[j];
+}
+
+/* Remove @key; the entries after it move back (no tombstones). */
+void hb_umap_del(struct umap *m, uint64_t key)
+{
+	size_t j, i, h;
+
+	if (m->cap == 0)
+		return;
+	j = hb_mix(key) & (m->cap - 1);
+	while (m->k[j] != key) {
+		if (m->k[j] == UINT64_MAX)
+			return;
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->k[j] = UINT64_MAX;
+	m->n--;
+	for (i = (j + 1) & (m->cap - 1); m->k[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1)) {
+		h = hb_mix(m->k[i]) & (m->cap - 1);
+		/* move i to the hole at j if its home is not in (j, i] */
+		if ((i > j && (h <= j || h > i)) || (i < j && h <= j && h > i)) {
+			m->k[j] = m->k[i];
+			m->v[j] = m->v[i];
+			m->k[i] = UINT64_MAX;
+			j = i;
+		}
+	}
+}
+
+void hb_umap_free(struct umap *m)
+{
+	hb_free(m->k);
+	hb_free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+#define P2P(n, k, f) { "MPI_" n, k, C_NONE, f, "comm" }
+#define COLL3(b, i, ct, f) { "MPI_" b, K_COLL, ct, f, "comm" }, \
+	{ "MPI_" i, K_ICOLL, ct, f, "comm" }, { "MPI_" b "_init", K_COLL_INIT, ct, f, "comm" }
+#define FILE1(n, k) { "MPI_File_" n, k, C_SYNC, 0, NULL }
+
+const struct fdesc hb_ftab[] = {
+	{ "", K_OTHER, 0, 0, NULL },
+	P2P("Send", K_SEND, 0), P2P("Bsend", K_SEND, 0), P2P("Rsend", K_SEND, F_READY),
+	P2P("Ssend", K_SEND, F_SYNC), P2P("Isend", K_ISEND, 0), P2P("Ibsend", K_ISEND, 0),
+	P2P("Irsend", K_ISEND, F_READY), P2P("Issend", K_ISEND, F_SYNC),
+	P2P("Send_init", K_SEND_INIT, 0), P2P("Bsend_init", K_SEND_INIT, 0),
+	P2P("Rsend_init", K_SEND_INIT, F_READY), P2P("Ssend_init", K_SEND_INIT, F_SYNC),
+	P2P("Recv", K_RECV, 0), P2P("Irecv", K_IRECV, 0), P2P("Recv_init", K_RECV_INIT, 0),
+	P2P("Sendrecv", K_SENDRECV, 0), P2P("Sendrecv_replace", K_SENDRECV, 0),
+	P2P("Isendrecv", K_ISENDRECV, 0), P2P("Isendrecv_replace", K_ISENDRECV, 0),
+	P2P("Mprobe", K_MPROBE, 0), P2P("Improbe", K_IMPROBE, 0),
+	P2P("Start", K_START, 0), P2P("Startall", K_STARTALL, 0),
+	P2P("Wait", K_WAIT, 0), P2P("Waitall", K_WAITALL, 0), P2P("Waitany", K_WAITANY, 0),
+	P2P("Waitsome", K_WAITSOME, 0), P2P("Test", K_TEST, 0), P2P("Testall", K_TESTALL, 0),
+	P2P("Testany", K_TESTANY, 0), P2P("Testsome", K_TESTSOME, 0),
+	P2P("Request_get_status", K_GETSTATUS, 0), P2P("Request_free", K_REQFREE, 0),
+	COLL3("Barrier", "Ibarrier", C_ALL, 0),
+	COLL3("Bcast", "Ibcast", C_ROOT, F_ROOT),
+	COLL3("Scatter", "Iscatter", C_ROOT, F_ROOT),
+	COLL3("Scatterv", "Iscatterv", C_ROOT, F_ROOT),
+	COLL3("Reduce", "Ireduce", C_TOROOT, F_ROOT),
+	COLL3("Gather", "Igather", C_TOROOT, F_ROOT),
+	COLL3("Gatherv", "Igatherv", C_TOROOT, F_ROOT),
+	COLL3("Allreduce", "Iallreduce", C_ALL, 0),
+	COLL3("Allgather", "Iallgather", C_ALL, 0),
+	COLL3("Allgatherv", "Iallgatherv", C_ALL, 0),
+	COLL3("Alltoall", "Ialltoall", C_ALL, 0),
+	COLL3("Alltoallv", "Ialltoallv", C_ALL, 0),
+	COLL3("Alltoallw", "Ialltoallw", C_ALL, 0),
+	COLL3("Reduce_scatter", "Ireduce_scatter", C_ALL, 0),
+	COLL3("Reduce_scatter_block", "Ireduce_scatter_block", C_ALL, 0),
+	COLL3("Scan", "Iscan", C_SCAN, 0),
+	COLL3("Exscan", "Iexscan", C_EXSCAN, 0),
+	COLL3("Neighbor_allgather", "Ineighbor_allgather", C_NONE, 0),
+	COLL3("Neighbor_allgatherv", "Ineighbor_allgatherv", C_NONE, 0),
+	COLL3("Neighbor_alltoall", "Ineighbor_alltoall", C_NONE, 0),
+	COLL3("Neighbor_alltoallv", "Ineighbor_alltoallv", C_NONE, 0),
+	COLL3("Neighbor_alltoallw", "Ineighbor_alltoallw", C_NONE, 0),
+	{ "MPI_Comm_dup", K_CREATE, C_SYNC, 0, "comm" },
+	{ "MPI_Comm_dup_with_info", K_CREATE, C_SYNC, 0, "comm" },
+	{ "MPI_Comm_split", K_CREATE, C_SYNC, 0, "comm" },
+	{ "MPI_Comm_split_type", K_CREATE, C_SYNC, 0, "comm" },
+	{ "MPI_Comm_create", K_CREATE, C_SYNC, 0, "comm" },
+	{ "MPI_Cart_create", K_CREATE, C_SYNC, 0, "comm_old" },
+	{ "MPI_Cart_sub", K_CREATE, C_SYNC, 0, "comm" },
+	{ "MPI_Graph_create", K_CREATE, C_SYNC, 0, "comm_old" },
+	{ "MPI_Dist_graph_create", K_CREATE, C_SYNC, 0, "comm_old" },
+	{ "MPI_Dist_graph_create_adjacent", K_CREATE, C_SYNC, 0, "comm_old" },
+	{ "MPI_Intercomm_merge", K_CREATE, C_SYNC, 0, "intercomm" },
+	{ "MPI_Comm_idup", K_ICREATE, C_SYNC, 0, "comm" },
+	{ "MPI_Comm_idup_with_info", K_ICREATE, C_SYNC, 0, "comm" },
+	{ "MPI_Intercomm_create", K_NEWCREATE, C_SYNC, 0, NULL },
+	{ "MPI_Intercomm_create_from_groups", K_NEWCREATE, C_SYNC, 0, NULL },
+	{ "MPI_Comm_create_group", K_NEWCREATE, C_SYNC, 0, NULL },
+	{ "MPI_Comm_create_from_group", K_NEWCREATE, C_SYNC, 0, NULL },
+	FILE1("open", K_FOPEN), FILE1("close", K_FCLOSE),
+	FILE1("set_view", K_FCOLL), FILE1("sync", K_FCOLL), FILE1("set_size", K_FCOLL),
+	FILE1("preallocate", K_FCOLL), FILE1("set_info", K_FCOLL),
+	FILE1("set_atomicity", K_FCOLL), FILE1("seek_shared", K_FCOLL),
+	FILE1("read_all", K_FCOLL), FILE1("write_all", K_FCOLL),
+	FILE1("read_at_all", K_FCOLL), FILE1("write_at_all", K_FCOLL),
+	FILE1("read_ordered", K_FCOLL), FILE1("write_ordered", K_FCOLL),
+	FILE1("iread_all", K_FICOLL), FILE1("iwrite_all", K_FICOLL),
+	FILE1("iread_at_all", K_FICOLL), FILE1("iwrite_at_all", K_FICOLL),
+	FILE1("read_all_begin", K_FBEGIN), FILE1("write_all_begin", K_FBEGIN),
+	FILE1("read_at_all_begin", K_FBEGIN), FILE1("write_at_all_begin", K_FBEGIN),
+	FILE1("read_ordered_begin", K_FBEGIN), FILE1("write_ordered_begin", K_FBEGIN),
+	FILE1("read_all_end", K_FEND), FILE1("write_all_end", K_FEND),
+	FILE1("read_at_all_end", K_FEND), FILE1("write_at_all_end", K_FEND),
+	FILE1("read_ordered_end", K_FEND), FILE1("write_ordered_end", K_FEND),
+	FILE1("iread", K_INERT), FILE1("iwrite", K_INERT), FILE1("iread_at", K_INERT),
+	FILE1("iwrite_at", K_INERT), FILE1("iread_shared", K_INERT),
+	FILE1("iwrite_shared", K_INERT),
+	P2P("Imrecv", K_INERT, 0), P2P("Rput", K_INERT, 0), P2P("Rget", K_INERT, 0),
+	P2P("Raccumulate", K_INERT, 0), P2P("Rget_accumulate", K_INERT, 0),
+	P2P("Grequest_start", K_INERT, 0),
+	P2P("Psend_init", K_INERT_INIT, 0), P2P("Precv_init", K_INERT_INIT, 0),
+	P2P("Finalize", K_FINALIZE, 0),
+};
+
+#define NFTAB (sizeof(hb_ftab) / sizeof(hb_ftab[0]))
+
+int hb_is_node(unsigned kind)
+{
+	switch (kind) {
+	case K_OTHER: case K_SEND_INIT: case K_RECV_INIT: case K_COLL_INIT:
+	case K_REQFREE: case K_INERT: case K_INERT_INIT: case K_FINALIZE:
+		return 0;
+	}
+	return 1;
+}
+
+/* Function names of the call table's MPI layers: name -> (id, hb_ftab index). */
+struct fname {
+	const char *name;
+	uint32_t len;
+	uint16_t id, fn;
+};
+
+static struct fname *fnames;
+static size_t fnames_cap;
+
+static size_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void fnames_init(void)
+{
+	unsigned i, n = tg_call_count();
+	size_t k;
+
+	if (fnames)
+		return;
+	fnames_cap = 1;
+	while (fnames_cap < 4 * n)
+		fnames_cap *= 2;
+	fnames = hb_calloc(fnames_cap, sizeof(*fnames));
+	for (i = 0; i < n; i++) {
+		const struct tg_calldesc *d = tg_call_nth(i);
+		size_t len = strlen(d->name), j;
+		unsigned fn = 0;
+		if (d->layer != TG_LAYER_MPI && d->layer != TG_LAYER_MPIIO)
+			continue;
+		for (k = 1; k < NFTAB; k++) {
+			size_t bl = strlen(hb_ftab[k].name);
+			/* MPI_Send_c is MPI_Send with large counts */
+			if ((bl == len && memcmp(hb_ftab[k].name, d->name, len) == 0) ||
+			    (bl + 2 == len && memcmp(hb_ftab[k].name, d->name, bl) == 0 &&
+			     memcmp(d->name + bl, "_c", 2) == 0)) {
+				fn = k;
+				break;
+			}
+		}
+		j = hash_str(d->name, len) & (fnames_cap - 1);
+		while (fnames[j].name)
+			j = (j + 1) & (fnames_cap - 1);
+		fnames[j] = (struct fname){ d->name, (uint32_t)len, d->id, (uint16_t)fn };
+	}
+}
+
+static const struct fname *fname_find(const char *s, size_t n)
+{
+	size_t j = hash_str(s, n) & (fnames_cap - 1);
+
+	while (fnames[j].name) {
+		if (fnames[j].len == n && memcmp(fnames[j].name, s, n) == 0)
+			return &fnames[j];
+		j = (j + 1) & (fnames_cap - 1);
+	}
+	return NULL;
+}
+
+const char *hb_func_name(unsigned id)
+{
+	const struct tg_calldesc *d = id ? tg_call_lookup(id) : NULL;
+
+	return d ? d->name : "?";
+}
+
+struct hbb *hbb_new(void)
+{
+	struct hbb *b = hb_calloc(1, sizeof(*b));
+
+	fnames_init();
+	b->world = 0;
+	return b;
+}
+
+static void rst_free(struct rst *r)
+{
+	hb_free(r->rec.v);
+	hb_free(r->pool.v);
+	hb_free(r->cmap.v);
+	hb_free(r->fmap.v);
+	hb_free(r->ldef.v);
+	hb_free(r->fdef.v);
+	hb_free(r->pending.v);
+	hb_free(r->kids.v);
+	hb_umap_free(&r->nest);
+	hb_free(r);
+}
+
+void hbb_free(struct hbb *b)
+{
+	size_t i, j;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->st.n; i++)
+		rst_free(b->st.v[i]);
+	hb_free(b->st.v);
+	hb_free(b->rankst.v);
+	hb_umap_free(&b->pidst);
+	hb_free(b->carry);
+	for (i = 0; i < b->g.n; i++) {
+		for (j = 0; j < b->g.v[i].n; j++)
+			hb_free(b->g.v[i].lists[j].v);
+		hb_free(b->g.v[i].lists);
+		hb_free(b->g.v[i].members);
+	}
+	hb_free(b->g.v);
+	hb_free(b->keys.v);
+	hb_free(b->keyoff.v);
+	hb_umap_free(&b->keyidx);
+	hb_umap_free(&b->occ);
+	hb_umap_free(&b->gidof);
+	hb_free(b->selfgid.v);
+	hb_free(b->sends.v);
+	hb_free(b->recvs.v);
+	hb_free(b->insts.v);
+	hb_free(b->esrc.v);
+	hb_free(b->edst.v);
+	hb_free(b->ekind.v);
+	hb_free(b->xfunc.v);
+	hb_free(b->xkind.v);
+	hb_free(b->prob.v);
+	hb_umap_free(&b->probidx);
+	hb_free(b->rankfirst);
+	hb_free(b->seq);
+	hb_free(b->eindex);
+	hb_free(b->span);
+	hb_free(b->clock);
+	hb_free(b->etarget);
+	hb_free(b->func);
+	hb_free(b->ekind_sorted);
+	hb_free(b->rankinfo);
+	hb_free(b->vn.v);
+	hb_free(b->vw.v);
+	hb_free(b);
+}
+
+/* ---- problems ---------------------------------------------------------------------- */
+
+void hb_problem(struct hbb *b, unsigned kind, int64_t rank, uint16_t func, uint64_t seq)
+{
+	uint64_t key = (uint64_t)kind << 32 | (uint32_t)rank;
+	uint64_t *slot = hb_umap_at(&b->probidx, key, 1, UINT64_MAX);
+	struct tg_hbproblem *p;
+
+	if (*slot == UINT64_MAX) {
+		*slot = b->prob.n;
+		PUSH(b->prob, ((struct tg_hbproblem){ kind, func, (uint32_t)rank, seq, 0 }));
+	}
+	p = &b->prob.v[*slot];
+	p->count++;
+	if (seq < p->seq) {
+		p->seq = seq;
+		p->func = func;
+	}
+}
+
+/* ---- parsing ------------------------------------------------------------------------ */
+
+static int bad(struct hbb *b, char *err, size_t errlen, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s: line %llu: %s", b->name, (unsigned long long)b->line, msg);
+	return -1;
+}
+
+/* A decimal number (optionally negative) that is the whole of s[0..n). */
+static int pnum(const char *s, size_t n, int64_t *v)
+{
+	uint64_t x = 0;
+	int neg = 0;
+	size_t i = 0;
+
+	if (n && s[0] == '-') {
+		neg = 1;
+		i = 1;
+	}
+	if (i == n || n - i > 19)
+		return -1;
+	for (; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (x > (uint64_t)INT64_MAX)
+		return -1;
+	*v = neg ? -(int64_t)x : (int64_t)x;
+	return 0;
+}
+
+static int pu64(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (n == 0 || n > 20)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (x > (UINT64_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+static int32_t clamp32(int64_t v)
+{
+	return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
+struct arg {
+	const char *n, *v;
+	uint32_t nl, vl;
+};
+
+#define MAXARGS 40
+
+/* Split the name=value fields of s[0..n); returns their count or -1. */
+static int split_args(const char *s, size_t n, struct arg *a)
+{
+	const char *end = s + n;
+	int k = 0;
+
+	while (s < end && k < MAXARGS) {
+		const char *t = memchr(s, '\t', end - s), *eq;
+		if (!t)
+			t = end;
+		eq = memchr(s, '=', t - s);
+		if (!eq)
+			return -1;
+		a[k++] = (struct arg){ s, eq + 1, (uint32_t)(eq - s), (uint32_t)(t - eq - 1) };
+		s = t + 1;
+	}
+	return k;
+}
+
+static const struct arg *find(const struct arg *a, int n, const char *name)
+{
+	size_t l = strlen(name);
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].nl == l && memcmp(a[i].n, name, l) == 0)
+			return &a[i];
+	return NULL;
+}
+
+static struct rst *rst_new(struct hbb *b, int64_t rank)
+{
+	struct rst *r = hb_calloc(1, sizeof(*r));
+
+	r->rank = rank;
+	r->lastseq = TG_HB_NOSEQ;
+	r->sorted = 1;
+	PUSH(b->st, r);
+	return r;
+}
+
+static struct rst *rank_state(struct hbb *b, int64_t rank)
+{
+	size_t old = b->rankst.n;
+
+	if ((size_t)rank >= b->rankst.n) {
+		RESERVE(b->rankst, (size_t)rank + 1);
+		b->rankst.n = (size_t)rank + 1;
+		memset(b->rankst.v + old, 0xff, (b->rankst.n - old) * sizeof(int32_t));
+	}
+	if (b->rankst.v[rank] < 0) {
+		b->rankst.v[rank] = (int32_t)b->st.n;
+		rst_new(b, rank);
+	}
+	return b->st.v[b->rankst.v[rank]];
+}
+
+static struct rst *pid_state(struct hbb *b, uint64_t pid)
+{
+	uint64_t *s = hb_umap_at(&b->pidst, pid, 1, UINT64_MAX);
+
+	if (*s == UINT64_MAX) {
+		*s = b->st.n;
+		rst_new(b, -1);
+	}
+	return b->st.v[*s];
+}
+
+/* "p4242" or "3" in a rank column or field: the state, or NULL if bad. */
+static struct rst *who(struct hbb *b, const char *s, size_t n)
+{
+	uint64_t v;
+
+	if (n > 1 && s[0] == 'p') {
+		if (pu64(s + 1, n - 1, &v) < 0)
+			return NULL;
+		return pid_state(b, v);
+	}
+	if (pu64(s, n, &v) < 0 || v >= MAXRANK)
+		return NULL;
+	if ((int64_t)v >= b->world)
+		b->world = (int64_t)v + 1;
+	return rank_state(b, (int64_t)v);
+}
+
+/* The process with @pid is rank @rank. */
+static int link_pid(struct hbb *b, uint64_t pid, int64_t rank, char *err, size_t errlen)
+{
+	uint64_t *s = hb_umap_at(&b->pidst, pid, 0, 0);
+	struct rst *pr, *rr;
+
+	if ((int64_t)rank >= b->world)
+		b->world = rank + 1;
+	rr = rank_state(b, rank);
+	if (!s) {
+		/* the rank's own state answers for the pid from now on */
+		*hb_umap_at(&b->pidst, pid, 1, 0) = (uint64_t)b->rankst.v[rank];
+		return 0;
+	}
+	pr = b->st.v[*s];
+	if (pr == rr)
+		return 0;
+	if (pr->rank >= 0)
+		return bad(b, err, errlen, "process %llu is rank %lld and rank %lld",
+			   (unsigned long long)pid, (long long)pr->rank, (long long)rank);
+	/* the records the process made before it knew its rank are the rank's */
+	if (rr->records || rr->ldef.n)
+		return bad(b, err, errlen, "two processes are rank %lld", (long long)rank);
+	rr->rank = -2;	/* an empty state, never used again */
+	b->rankst.v[rank] = (int32_t)*s;
+	pr->rank = rank;
+	return 0;
+}
+
+/* "[1,2,3]" -> ints pushed to @out; returns the count or -1. */
+static int int_array(const char *v, size_t n, ivec *out)
+{
+	size_t i = 1, j;
+	int k = 0;
+	int64_t x;
+
+	if (n < 2 || v[0] != '[' || v[n - 1] != ']')
+		return -1;
+	if (n == 2)
+		return 0;
+	while (i < n) {
+		for (j = i; j < n - 1 && v[j] != ','; j++)
+			;
+		if (pnum(v + i, j - i, &x) < 0)
+			return -1;
+		PUSH(*out, clamp32(x));
+		k++;
+		i = j + 1;
+	}
+	return k;
+}
+
+static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t errlen)
+{
+	struct arg a[MAXARGS];
+	const char *t = memchr(p, '\t', n);
+	const struct arg *ra, *pa, *wa, *ia, *ma, *xa;
+	size_t wl = t ? (size_t)(t - p) : n;
+	int na;
+	int64_t v;
+	uint64_t pid;
+
+	if (!t)
+		return 0;
+	na = split_args(t + 1, n - wl - 1, a);
+	if (wl == 5 && memcmp(p, "#proc", 5) == 0) {
+		if (na < 0)
+			return bad(b, err, errlen, "malformed #proc line");
+		wa = find(a, na, "world");
+		if (wa && pnum(wa->v, wa->vl, &v) == 0 && v > b->world && v <= MAXRANK)
+			b->world = v;
+		ra = find(a, na, "rank");
+		pa = find(a, na, "pid");
+		if (ra && pa && pu64(pa->v, pa->vl, &pid) == 0 &&
+		    pnum(ra->v, ra->vl, &v) == 0 && v >= 0 && v < MAXRANK)
+			return link_pid(b, pid, v, err, errlen);
+		return 0;
+	}
+	if (wl == 5 && memcmp(p, "#rank", 5) == 0) {
+		if (na < 0)
+			return bad(b, err, errlen, "malformed #rank line");
+		ra = find(a, na, "rank");
+		pa = find(a, na, "pid");
+		wa = find(a, na, "world");
+		if (wa && pnum(wa->v, wa->vl, &v) == 0 && v > b->world && v <= MAXRANK)
+			b->world = v;
+		if (!ra || !pa || pu64(pa->v, pa->vl, &pid) < 0 || pnum(ra->v, ra->vl, &v) < 0 ||
+		    v < 0 || v >= MAXRANK)
+			return bad(b, err, errlen, "malformed #rank line");
+		return link_pid(b, pid, v, err, errlen);
+	}
+	if (wl == 5 && memcmp(p, "#comm", 5) == 0) {
+		struct rst *r;
+		struct ldef d;
+		uint64_t id;
+		if (na < 0)
+			return bad(b, err, errlen, "malformed #comm line");
+		ra = find(a, na, "rank");
+		ia = find(a, na, "id");
+		ma = find(a, na, "members");
+		xa = find(a, na, "remote");
+		if (!ra || !ia || !ma || !(r = who(b, ra->v, ra->vl)) || ia->vl < 2 ||
+		    ia->v[0] != 'c' || pu64(ia->v + 1, ia->vl - 1, &id) < 0 || id >= MAXRANK)
+			return bad(b, err, errlen, "malformed #comm line");
+		memset(&d, 0, sizeof(d));
+		d.moff = (int32_t)r->pool.n;
+		d.mn = int_array(ma->v, ma->vl, &r->pool);
+		d.roff = (int32_t)r->pool.n;
+		d.rn = xa ? int_array(xa->v, xa->vl, &r->pool) : -1;
+		if (d.mn < 0 || (xa && d.rn < 0))
+			return bad(b, err, errlen, "malformed members of #comm line");
+		d.parent = CU;
+		d.gid = -1;
+		d.pos = -1;
+		if (id >= r->cmap.n) {
+			size_t old = r->cmap.n;
+			RESERVE(r->cmap, id + 1);
+			r->cmap.n = id + 1;
+			memset(r->cmap.v + old, 0xff, (r->cmap.n - old) * sizeof(int32_t));
+		}
+		r->cmap.v[id] = (int32_t)r->ldef.n;
+		PUSH(r->pending, (uint32_t)r->ldef.n);
+		PUSH(r->ldef, d);
+		return 0;
+	}
+	return 0;
+}
+
+static int32_t comm_code(struct rst *r, const struct arg *a)
+{
+	uint64_t id;
+
+	if (!a)
+		return CU;
+	if (a->vl == 14 && memcmp(a->v, "MPI_COMM_WORLD", 14) == 0)
+		return CW;
+	if (a->vl == 13 && memcmp(a->v, "MPI_COMM_SELF", 13) == 0)
+		return CS;
+	if (a->vl == 13 && memcmp(a->v, "MPI_COMM_NULL", 13) == 0)
+		return CN;
+	if (a->vl >= 2 && a->v[0] == 'c' && pu64(a->v + 1, a->vl - 1, &id) == 0 &&
+	    id > 0 && id < r->cmap.n && r->cmap.v[id] >= 0)
+		return r->cmap.v[id];
+	return CU;
+}
+
+/* A request id: rN -> N, MPI_REQUEST_NULL and anything else -> 0. */
+static int32_t req_id(const char *v, size_t n)
+{
+	uint64_t id;
+
+	if (n >= 2 && v[0] == 'r' && pu64(v + 1, n - 1, &id) == 0 && id < INT32_MAX)
+		return (int32_t)id;
+	return 0;
+}
+
+/* "{src:S,tag:T}" -> 0; "-" or anything else -> -1. */
+static int status(const char *v, size_t n, int32_t *src, int32_t *tag)
+{
+	const char *c;
+	int64_t s, t;
+
+	if (n < 13 || memcmp(v, "{src:", 5) != 0 || v[n - 1] != '}')
+		return -1;
+	c = memchr(v + 5, ',', n - 6);
+	if (!c || (size_t)(v + n - 1 - c) < 5 || memcmp(c, ",tag:", 5) != 0 ||
+	    pnum(v + 5, c - v - 5, &s) < 0 || pnum(c + 5, v + n - 1 - c - 5, &t) < 0)
+		return -1;
+	*src = clamp32(s);
+	*tag = clamp32(t);
+	return 0;
+}
+
+static void push_status(ivec *pool, const struct arg *a)
+{
+	int32_t s = NOST, t = NOST;
+
+	if (a)
+		status(a->v, a->vl, &s, &t);
+	PUSH(*pool, s);
+	PUSH(*pool, t);
+}
+
+/* "[r1,MPI_REQUEST_NULL]" -> count, then the ids; -1 if malformed. */
+static int push_reqs(ivec *pool, const struct arg *a)
+{
+	size_t i = 1, j, at = pool->n;
+	int32_t k = 0;
+
+	PUSH(*pool, 0);
+	if (!a || a->vl < 2 || a->v[0] != '[' || a->v[a->vl - 1] != ']')
+		return -1;
+	if (a->vl > 2)
+		while (i < a->vl) {
+			for (j = i; j < a->vl - 1 && a->v[j] != ','; j++)
+				;
+			PUSH(*pool, req_id(a->v + i, j - i));
+			k++;
+			i = j + 1;
+		}
+	pool->v[at] = k;
+	return k;
+}
+
+/* "[{src:1,tag:2},...]" -> count, then source and tag of each. */
+static int push_statuses(ivec *pool, const struct arg *a)
+{
+	size_t i = 1, at = pool->n;
+	int32_t k = 0;
+
+	PUSH(*pool, 0);
+	if (!a || a->vl < 2 || a->v[0] != '[' || a->v[a->vl - 1] != ']')
+		return a ? -1 : 0;
+	while (i < a->vl - 1) {
+		const char *e = memchr(a->v + i, '}', a->vl - 1 - i);
+		int32_t s = NOST, t = NOST;
+		if (!e)
+			return -1;
+		status(a->v + i, e - (a->v + i) + 1, &s, &t);
+		PUSH(*pool, s);
+		PUSH(*pool, t);
+		k++;
+		i = e - a->v + 2;
+	}
+	pool->v[at] = k;
+	return k;
+}
+
+static int push_int(ivec *pool, const struct arg *a, int32_t dflt)
+{
+	int64_t v;
+
+	if (!a) {
+		PUSH(*pool, dflt);
+		return 0;
+	}
+	if (pnum(a->v, a->vl, &v) < 0)
+		return -1;
+	PUSH(*pool, clamp32(v));
+	return 0;
+}
+
+static int push_intarr(ivec *pool, const struct arg *a)
+{
+	size_t at = pool->n;
+	int k;
+
+	PUSH(*pool, 0);
+	if (!a)
+		return 0;
+	if ((k = int_array(a->v, a->vl, pool)) < 0)
+		return -1;
+	pool->v[at] = k;
+	return 0;
+}
+
+static int32_t file_code(struct rst *r, const struct arg *a)
+{
+	uint64_t id;
+
+	if (a && a->vl >= 2 && a->v[0] == 'f' && pu64(a->v + 1, a->vl - 1, &id) == 0 &&
+	    id > 0 && id < r->fmap.n)
+		return r->fmap.v[id];
+	return -1;
+}
+
+/* Keep the arguments of a call of kind @k; -1 if one is malformed. */
+static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, int na)
+{
+	ivec *p = &r->pool;
+	int32_t code;
+	int rc = 0;
+
+	switch (f->kind) {
+	case K_SEND: case K_ISEND: case K_SEND_INIT:
+		PUSH(*p, comm_code(r, find(a, na, "comm")));
+		rc |= push_int(p, find(a, na, "dest"), PROC_NULL);
+		rc |= push_int(p, find(a, na, "tag"), 0);
+		{
+			const struct arg *q = find(a, na, "request");
+			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		}
+		break;
+	case K_RECV: case K_IRECV: case K_RECV_INIT: case K_MPROBE: case K_IMPROBE:
+		PUSH(*p, comm_code(r, find(a, na, "comm")));
+		rc |= push_int(p, find(a, na, "source"), PROC_NULL);
+		rc |= push_int(p, find(a, na, "tag"), 0);
+		push_status(p, find(a, na, "status"));
+		rc |= push_int(p, find(a, na, "flag"), 1);
+		{
+			const struct arg *q = find(a, na, "request");
+			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		}
+		break;
+	case K_SENDRECV: case K_ISENDRECV:
+		PUSH(*p, comm_code(r, find(a, na, "comm")));
+		rc |= push_int(p, find(a, na, "dest"), PROC_NULL);
+		rc |= push_int(p, find(a, na, "sendtag"), 0);
+		rc |= push_int(p, find(a, na, "source"), PROC_NULL);
+		rc |= push_int(p, find(a, na, "recvtag"), 0);
+		push_status(p, find(a, na, "status"));
+		{
+			const struct arg *q = find(a, na, "request");
+			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		}
+		break;
+	case K_START: case K_WAIT: case K_TEST: case K_GETSTATUS: case K_REQFREE:
+	case K_INERT: case K_INERT_INIT: {
+		const struct arg *q = find(a, na, "request");
+		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		rc |= push_int(p, find(a, na, "flag"), 1);
+		push_status(p, find(a, na, "status"));
+		break;
+	}
+	case K_STARTALL:
+		rc |= push_reqs(p, find(a, na, "array_of_requests")) < 0;
+		break;
+	case K_WAITALL: case K_TESTALL:
+		rc |= push_int(p, find(a, na, "flag"), 1);
+		rc |= push_reqs(p, find(a, na, "array_of_requests")) < 0;
+		rc |= push_statuses(p, find(a, na, "array_of_statuses")) < 0;
+		break;
+	case K_WAITANY: case K_TESTANY:
+		rc |= push_int(p, find(a, na, "flag"), 1);
+		rc |= push_int(p, find(a, na, "indx"), UNDEFINED);
+		push_status(p, find(a, na, "status"));
+		rc |= push_reqs(p, find(a, na, "array_of_requests")) < 0;
+		break;
+	case K_WAITSOME: case K_TESTSOME:
+		rc |= push_int(p, find(a, na, "outcount"), UNDEFINED);
+		rc |= push_reqs(p, find(a, na, "array_of_requests")) < 0;
+		rc |= push_intarr(p, find(a, na, "array_of_indices"));
+		rc |= push_statuses(p, find(a, na, "array_of_statuses")) < 0;
+		break;
+	case K_COLL: case K_ICOLL: case K_COLL_INIT: case K_CREATE: case K_ICREATE:
+		code = comm_code(r, find(a, na, f->comm));
+		PUSH(*p, code);
+		rc |= push_int(p, (f->flags & F_ROOT) ? find(a, na, "root") : NULL, 0);
+		{
+			const struct arg *q = find(a, na, "request");
+			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		}
+		/* the communicator this call made (its #comm came just before) */
+		if (f->kind == K_CREATE || f->kind == K_ICREATE) {
+			size_t i;
+			for (i = 0; i < r->pending.n; i++)
+				r->ldef.v[r->pending.v[i]].parent = code;
+		}
+		break;
+	case K_NEWCREATE:
+		break;
+	case K_FOPEN: {
+		const struct arg *fh = find(a, na, "fh");
+		uint64_t id;
+		PUSH(*p, comm_code(r, find(a, na, "comm")));
+		PUSH(*p, -1);
+		if (fh && fh->vl >= 2 && fh->v[0] == 'f' && pu64(fh->v + 1, fh->vl - 1, &id) == 0 &&
+		    id > 0 && id < MAXRANK) {
+			if (id >= r->fmap.n) {
+				size_t old = r->fmap.n;
+				RESERVE(r->fmap, id + 1);
+				r->fmap.n = id + 1;
+				memset(r->fmap.v + old, 0xff, (r->fmap.n - old) * sizeof(int32_t));
+			}
+			r->fmap.v[id] = (int32_t)r->fdef.n;
+			p->v[p->n - 1] = (int32_t)r->fdef.n;
+			PUSH(r->fdef, ((struct fdef){ -1, -1, NONE }));
+		}
+		break;
+	}
+	case K_FCLOSE: case K_FCOLL: case K_FICOLL: case K_FBEGIN: case K_FEND: {
+		const struct arg *q = find(a, na, "request");
+		PUSH(*p, file_code(r, find(a, na, "fh")));
+		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		break;
+	}
+	}
+	return rc ? -1 : 0;
+}
+
+/* One call line, p[0..n) without its newline. */
+static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t errlen)
+{
+	const char *end = p + n, *col[9], *q = p;
+	size_t len[9];
+	uint64_t seq, depth, parent = 0, ext, *slot;
+	struct rst *r;
+	const struct fname *fnm = NULL;
+	const struct fdesc *f = &hb_ftab[0];
+	int i, mpi, nested = 0, haskid = 0;
+
+	for (i = 0; i < 9; i++) {
+		const char *t = q;
+		while (t < end && *t != '\t')
+			t++;
+		if (t == end && i < 8)
+			return bad(b, err, errlen, "a record needs 9 fields, this one has %d", i + 1);
+		col[i] = q;
+		len[i] = t - q;
+		q = t < end ? t + 1 : end;
+	}
+	/* the rank: the previous line's, most of the time */
+	if (b->last && len[0] == b->lastranklen && memcmp(col[0], b->lastrank, len[0]) == 0) {
+		r = b->last;
+	} else {
+		r = who(b, col[0], len[0]);
+		if (!r)
+			return bad(b, err, errlen, "bad rank '%.*s'", (int)len[0], col[0]);
+		b->last = r;
+	}
+	b->lastrank = col[0];	/* valid while this line is: compared before the next */
+	b->lastranklen = len[0];
+	if (pu64(col[2], len[2], &seq) < 0 || seq >= HASMPIKID)
+		return bad(b, err, errlen, "bad seq '%.*s'", (int)len[2], col[2]);
+	if (pu64(col[5], len[5], &depth) < 0)
+		return bad(b, err, errlen, "bad depth '%.*s'", (int)len[5], col[5]);
+	if (!len[1] || !len[3] || !len[4] || !len[6] || !len[7])
+		return bad(b, err, errlen, "empty field");
+	b->records++;
+	r->records++;
+	if (r->lastseq == TG_HB_NOSEQ || seq > r->lastseq)
+		r->lastseq = seq;
+	mpi = (len[6] == 3 && memcmp(col[6], "mpi", 3) == 0) ||
+	      (len[6] == 5 && memcmp(col[6], "mpiio", 5) == 0);
+	if (depth > 0) {
+		/* parent= is the last field, or at least one of them */
+		const char *t = end;
+		while (t > col[8] && t[-1] != '\t')
+			t--;
+		if (!(end - t > 7 && memcmp(t, "parent=", 7) == 0)) {
+			t = memmem(col[8], end - col[8], "\tparent=", 8);
+			t = t ? t + 1 : NULL;
+		}
+		if (t) {
+			const char *e = memchr(t, '\t', end - t);
+			if (pu64(t + 7, (e ? e : end) - t - 7, &parent) < 0)
+				return bad(b, err, errlen, "bad parent");
+			nested = 1;
+		}
+	}
+	/* how far the calls nested in this one reach */
+	ext = seq;
+	slot = r->nest.n ? hb_umap_at(&r->nest, seq, 0, 0) : NULL;
+	if (slot) {
+		ext = *slot & ~HASMPIKID;
+		haskid = (*slot & HASMPIKID) != 0;
+		hb_umap_del(&r->nest, seq);
+	}
+	if (mpi) {
+		b->mpi++;
+		fnm = fname_find(col[7], len[7]);
+		if (fnm)
+			f = &hb_ftab[fnm->fn];
+	}
+	if (haskid && mpi) {
+		/* the MPI calls nested in this MPI call are part of it */
+		size_t k;
+		for (k = r->kids.n; k-- > 0;)
+			if (r->kids.v[k].parent == seq) {
+				r->rec.v[r->kids.v[k].idx].drop = 1;
+				b->nested++;
+				r->kids.v[k] = r->kids.v[--r->kids.n];
+			}
+	} else if (haskid) {
+		size_t k;
+		for (k = r->kids.n; k-- > 0;)
+			if (r->kids.v[k].parent == seq)
+				r->kids.v[k] = r->kids.v[--r->kids.n];
+	}
+	if (r->pending.n) {
+		/* the #comm lines just before belong to this call */
+		size_t k;
+		for (k = 0; k < r->pending.n; k++) {
+			struct ldef *d = &r->ldef.v[r->pending.v[k]];
+			d->cseq = seq;
+			d->cfunc = fnm ? fnm->id : 0;
+			d->has_creator = 1;
+		}
+	}
+	if (f->kind != K_OTHER) {
+		struct arg a[MAXARGS];
+		int na = split_args(q, end - q, a);
+		if (len[8] != 1 || col[8][0] != '0') {
+			if (r->rank >= 0)
+				hb_problem(b, TG_HBP_FAILED_CALL, r->rank, fnm->id, seq);
+		} else {
+			struct hrec h;
+			if (na < 0)
+				return bad(b, err, errlen, "malformed argument of %.*s",
+					   (int)len[7], col[7]);
+			memset(&h, 0, sizeof(h));
+			h.seq = seq;
+			h.off = (uint32_t)r->pool.n;
+			h.span = ext - seq > UINT32_MAX ? UINT32_MAX : (uint32_t)(ext - seq);
+			h.fn = fnm->fn;
+			h.func = fnm->id;
+			if (keep_args(r, f, a, na) < 0)
+				return bad(b, err, errlen, "malformed argument of %.*s",
+					   (int)len[7], col[7]);
+			if (f->kind == K_FINALIZE)
+				r->finalized = 1;
+			if (r->rec.n && r->rec.v[r->rec.n - 1].seq > seq)
+				r->sorted = 0;
+			if (nested && mpi)
+				PUSH(r->kids, ((struct kid){ parent, (uint32_t)r->rec.n }));
+			PUSH(r->rec, h);
+			if (r->pool.n > UINT32_MAX)
+				return bad(b, err, errlen, "too many MPI calls for one rank");
+		}
+	}
+	r->pending.n = 0;
+	if (nested) {
+		uint64_t *ps = hb_umap_at(&r->nest, parent, 1, 0);
+		uint64_t e = (*ps & ~HASMPIKID) > ext ? (*ps & ~HASMPIKID) : ext;
+		*ps = e | (*ps & HASMPIKID) | (mpi && f->kind != K_OTHER ? HASMPIKID : 0);
+	}
+	return 0;
+}
+
+static int parse_line(struct hbb *b, const char *p, size_t n, char *err, size_t errlen)
+{
+	b->line++;
+	if (n && p[n - 1] == '\r')
+		n--;
+	if (n == 0)
+		return bad(b, err, errlen, "empty line");
+	if (p[0] == '#')
+		return parse_def(b, p, n, err, errlen);
+	return parse_call(b, p, n, err, errlen);
+}
+
+int hbb_feed(struct hbb *b, const char *data, size_t len, const char *name,
+	     char *err, size_t errlen)
+{
+	const char *p = data, *end = data + len, *nl;
+
+	b->name = name;
+	if (b->ncarry) {
+		nl = memchr(p, '\n', len);
+		size_t take = nl ? (size_t)(nl - p) : len;
+		if (b->ncarry + take > b->capcarry) {
+			while (b->capcarry < b->ncarry + take)
+				b->capcarry = b->capcarry ? 2 * b->capcarry : 4096;
+			b->carry = hb_realloc(b->carry, b->capcarry);
+		}
+		memcpy(b->carry + b->ncarry, p, take);
+		b->ncarry += take;
+		if (!nl)
+			return 0;
+		b->last = NULL;
+		if (parse_line(b, b->carry, b->ncarry, err, errlen) < 0)
+			return -1;
+		b->ncarry = 0;
+		b->last = NULL;
+		p = nl + 1;
+	}
+	while (p < end && (nl = memchr(p, '\n', end - p))) {
+		if (parse_line(b, p, nl - p, err, errlen) < 0)
+			return -1;
+		p = nl + 1;
+	}
+	b->last = NULL;	/* lastrank points into data */
+	if (p < end) {
+		size_t take = end - p;
+		if (take > b->capcarry) {
+			b->capcarry = take > 4096 ? take : 4096;
+			b->carry = hb_realloc(b->carry, b->capcarry);
+		}
+		memcpy(b->carry, p, take);
+		b->ncarry = take;
+	}
+	return 0;
+}
+
+int hbb_finish(struct hbb *b, char *err, size_t errlen)
+{
+	b->last = NULL;
+	if (b->ncarry && parse_line(b, b->carry, b->ncarry, err, errlen) < 0)
+		return -1;
+	b->ncarry = 0;
+	return 0;
+}
+
+static int cmp_prob(const void *x, const void *y)
+{
+	const struct tg_hbproblem *a = x, *c = y;
+
+	if (a->rank != c->rank)
+		return a->rank < c->rank ? -1 : 1;
+	return a->kind < c->kind ? -1 : a->kind > c->kind;
+}
+
+int hbb_build(struct hbb *b, char *err, size_t errlen)
+{
+	uint32_t r, P;
+
+	if (b->world > MAXRANK)
+		b->world = MAXRANK;
+	P = b->P = (uint32_t)b->world;
+	b->rankfirst = hb_calloc(P + 1, sizeof(uint64_t));
+	b->rankinfo = hb_calloc(P, sizeof(struct tg_hbrank));
+	for (r = 0; r < P; r++) {
+		struct rst *st = (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
+			b->st.v[b->rankst.v[r]] : NULL;
+		b->rankfirst[r] = b->nnodes;
+		b->rankinfo[r].lastseq = TG_HB_NOSEQ;
+		if (!st || st->records == 0) {
+			b->rankinfo[r].flags = TG_HBR_ABSENT;
+			hb_problem(b, TG_HBP_MISSING_RANK, r, 0, 0);
+			continue;
+		}
+		if (hb_prepare_rank(b, st, err, errlen) < 0)
+			return -1;
+		st->first_node = b->nnodes;
+		b->nnodes += st->nnodes;
+		b->rankinfo[r].records = st->records;
+		b->rankinfo[r].lastseq = st->lastseq;
+		if (!st->finalized) {
+			b->rankinfo[r].flags = TG_HBR_TRUNCATED;
+			hb_problem(b, TG_HBP_TRUNCATED, r, 0, st->lastseq);
+		}
+	}
+	b->rankfirst[P] = b->nnodes;
+	if (b->nnodes >= UINT32_MAX / 2) {
+		snprintf(err, errlen, "too many nodes (%llu)", (unsigned long long)b->nnodes);
+		return -1;
+	}
+	b->seq = hb_calloc(b->nnodes, sizeof(uint64_t));
+	b->span = hb_calloc(b->nnodes, sizeof(uint32_t));
+	b->func = hb_calloc(b->nnodes, sizeof(uint16_t));
+	/* the world, gid 0 */
+	{
+		int32_t *w = hb_calloc(P, sizeof(int32_t));
+		for (r = 0; r < P; r++)
+			w[r] = (int32_t)r;
+		hb_new_gid(b, w, P, NULL, 0, 0, 0);
+		hb_free(w);
+	}
+	for (r = 0; r < P; r++) {
+		struct rst *st = (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
+			b->st.v[b->rankst.v[r]] : NULL;
+		if (st && st->records)
+			hb_walk_rank(b, st);
+	}
+	hb_match_p2p(b);
+	hb_free(b->sends.v);
+	hb_free(b->recvs.v);
+	memset(&b->sends, 0, sizeof(b->sends));
+	memset(&b->recvs, 0, sizeof(b->recvs));
+	hb_match_colls(b);
+	hb_free(b->insts.v);
+	memset(&b->insts, 0, sizeof(b->insts));
+	b->stats[TG_HBST_CALLS] = b->nnodes;
+	hb_prune(b);
+	if (b->nnodes + b->xfunc.n >= UINT32_MAX - 1) {
+		snprintf(err, errlen, "too many nodes (%llu)",
+			 (unsigned long long)(b->nnodes + b->xfunc.n));
+		return -1;
+	}
+	if (hb_index_graph(b, err, errlen) < 0)
+		return -1;
+	hb_make_csr(b);
+	if (b->prob.n)
+		qsort(b->prob.v, b->prob.n, sizeof(*b->prob.v), cmp_prob);
+	b->stats[TG_HBST_RECORDS] = b->records;
+	b->stats[TG_HBST_MPI] = b->mpi;
+	b->stats[TG_HBST_NESTED] = b->nested;
+	b->stats[TG_HBST_COMMS] = b->ncomms;
+	b->stats[TG_HBST_FILES] = b->nfiles;
+	b->stats[TG_HBST_MESSAGES] = b->messages;
+	b->stats[TG_HBST_COLLECTIVES] = b->collectives;
+	b->graph = (struct tg_hbgraph){
+		.nranks = P,
+		.flags = b->prob.n ? TG_HB_PROBLEMS : 0,
+		.nnodes = b->nnodes,
+		.nextra = b->xfunc.n,
+		.nedges = b->esrc.n,
+		.nvec = b->nvn,
+		.nwide = b->nvw,
+		.rankfirst = b->rankfirst,
+		.rankinfo = b->rankinfo,
+		.seq = b->seq,
+		.span = b->span,
+		.func = b->func,
+		.xfunc = b->xfunc.v,
+		.xkind = b->xkind.v,
+		.eindex = b->eindex,
+		.etarget = b->etarget,
+		.ekind = b->ekind_sorted,
+		.clock = b->clock,
+		.vecn = b->vn.v,
+		.vecw = b->vw.v,
+		.stats = b->stats,
+		.problems = b->prob.v,
+		.nproblems = b->prob.n,
+	};
+	return 0;
+}
+
+const struct tg_hbgraph *hbb_graph(const struct hbb *b)
+{
+	return &b->graph;
+}

@@ -1,0 +1,287 @@
+/*
+ * hbint.h - what the three parts of hb-build's graph builder share: the
+ * builder itself (struct hbb), its per-rank tables and operations, and
+ * their memory.  Not an interface: hbgraph.h is.
+ *
+ *   hbgraph.c  memory, the MPI functions that matter, parsing, hbb_build()
+ *   hbwalk.c   communicators, the walk of each rank, matching
+ *   hbindex.c  leaving out calls no edge touches, the vector-clock index
+ */
+#ifndef TG_HBINT_H
+#define TG_HBINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../libcommon/hb.h"
+
+#define NONE UINT32_MAX
+#define MAXRANK (1 << 24)	/* ranks above this are taken as damage */
+#define NOST INT32_MIN		/* no status recorded */
+
+/* MPICH's constants as they appear in text records */
+#define ANY_SOURCE (-2)
+#define ANY_TAG (-1)
+#define PROC_NULL (-1)
+#define ROOT (-3)
+#define UNDEFINED (-32766)
+#define BADRANK (INT32_MIN + 1)	/* a group rank outside its communicator */
+
+/* Communicator codes of a call's comm argument; >= 0 is a local definition. */
+#define CW (-1)	/* MPI_COMM_WORLD */
+#define CS (-2)	/* MPI_COMM_SELF */
+#define CN (-3)	/* MPI_COMM_NULL */
+#define CU (-4)	/* unknown */
+
+#define VEC(T) struct { T *v; size_t n, cap; }
+#define RESERVE(a, m) do { \
+	if ((m) > (a).cap) { \
+		size_t c_ = (a).cap ? (a).cap : 16; \
+		while (c_ < (m)) c_ *= 2; \
+		(a).v = hb_realloc((a).v, c_ * sizeof(*(a).v)); \
+		(a).cap = c_; \
+	} } while (0)
+#define PUSH(a, x) do { RESERVE(a, (a).n + 1); (a).v[(a).n++] = (x); } while (0)
+
+typedef VEC(int32_t) ivec;
+typedef VEC(uint32_t) uvec;
+
+/* An open-addressing map from 64-bit keys (not UINT64_MAX) to 64-bit values. */
+struct umap {
+	uint64_t *k, *v;
+	size_t cap, n;
+};
+
+/*
+ * Memory: blocks from hb_realloc() and hb_calloc() (zeroed) are freed with
+ * hb_free(); running out of memory ends the program with a message.
+ */
+void *hb_realloc(void *p, size_t n);
+void *hb_calloc(size_t n, size_t sz);
+void hb_free(void *p);
+
+/* A well-mixed hash of @x. */
+size_t hb_mix(uint64_t x);
+
+/* The value slot of @key, made (with @init) if @make, else NULL if absent. */
+uint64_t *hb_umap_at(struct umap *m, uint64_t key, int make, uint64_t init);
+
+/* Remove @key if present. */
+void hb_umap_del(struct umap *m, uint64_t key);
+
+/* Release the map's memory; it is empty and usable again. */
+void hb_umap_free(struct umap *m);
+
+/* ---- the functions that matter ---------------------------------------------- */
+
+enum kind {
+	K_OTHER, K_SEND, K_ISEND, K_SEND_INIT, K_RECV, K_IRECV, K_RECV_INIT,
+	K_SENDRECV, K_ISENDRECV, K_MPROBE, K_IMPROBE, K_START, K_STARTALL,
+	K_WAIT, K_WAITALL, K_WAITANY, K_WAITSOME, K_TEST, K_TESTALL, K_TESTANY,
+	K_TESTSOME, K_GETSTATUS, K_REQFREE, K_COLL, K_ICOLL, K_COLL_INIT,
+	K_CREATE, K_ICREATE, K_NEWCREATE, K_FOPEN, K_FCLOSE, K_FCOLL, K_FICOLL,
+	K_FBEGIN, K_FEND, K_INERT, K_INERT_INIT, K_FINALIZE,
+};
+
+/* How a collective orders its members. */
+enum ctype {
+	C_NONE,		/* no order (neighbourhood collectives) */
+	C_ALL,		/* everyone's start before everyone's end; on an
+			 * intercommunicator, each group's before the other's */
+	C_SYNC,		/* everyone's before everyone's, both groups alike */
+	C_ROOT,		/* the root's start before the others' ends */
+	C_TOROOT,	/* the others' starts before the root's end */
+	C_SCAN,		/* ranks 0..i before rank i's end */
+	C_EXSCAN,	/* ranks 0..i-1 before rank i's end */
+};
+
+#define F_SYNC 1	/* a synchronous send: completes after the receive started */
+#define F_READY 2	/* a ready send: the receive was posted before */
+#define F_ROOT 4	/* has a root argument */
+
+struct fdesc {
+	const char *name;
+	uint8_t kind, ctype, flags;
+	const char *comm;	/* name of the communicator argument */
+};
+
+extern const struct fdesc hb_ftab[];
+
+/* Is a call of kind @kind a node (before those no edge touches go)? */
+int hb_is_node(unsigned kind);
+
+/* "MPI_Send" for call table id @id, "?" if unknown. */
+const char *hb_func_name(unsigned id);
+
+/* ---- what the parser keeps ------------------------------------------------- */
+
+/* A kept call: its arguments are ints in the rank's pool from off on. */
+struct hrec {
+	uint64_t seq;
+	uint32_t off;
+	uint32_t span;
+	uint16_t fn;		/* hb_ftab index */
+	uint16_t func;		/* call table id */
+	uint8_t drop;		/* nested inside another MPI call */
+	uint8_t pad[3];
+};
+
+/* A communicator a rank made (a #comm line). */
+struct ldef {
+	int32_t moff, mn, roff, rn;	/* members and remote group in the pool; rn < 0: intra */
+	uint64_t cseq;			/* seq of the call that made it */
+	uint16_t cfunc;			/* its call table id */
+	int32_t parent;			/* communicator code of its parent, CU if none */
+	int32_t gid, pos;		/* global identity, position among its members */
+	uint8_t has_creator;
+};
+
+/* A file a rank opened. */
+struct fdef {
+	int32_t gid, pos;
+	uint32_t split;		/* pending split collective instance */
+};
+
+/* A parent call that nested calls are waiting for: its highest nested seq. */
+#define HASMPIKID (1ull << 63)
+
+struct kid {
+	uint64_t parent;
+	uint32_t idx;
+};
+
+struct rst {
+	VEC(struct hrec) rec;
+	ivec pool;
+	ivec cmap;		/* communicator id -> ldef */
+	ivec fmap;		/* file id -> fdef */
+	VEC(struct ldef) ldef;
+	VEC(struct fdef) fdef;
+	uvec pending;		/* ldefs waiting for the record that made them */
+	struct umap nest;	/* parent seq -> highest nested seq (| HASMPIKID) */
+	VEC(struct kid) kids;	/* MPI records that are nested, with their parent */
+	uint64_t records, lastseq;
+	int64_t rank;		/* -1 if not known */
+	int finalized, sorted;
+	uint64_t first_node;	/* global number of its first node */
+	uint32_t nnodes;
+};
+
+/* ---- operations ---------------------------------------------------------------- */
+
+/* Operations are many: they keep only what matching needs; the seq and
+ * function of the call that made one are those of its node. */
+struct sendop {
+	int32_t gid, src, dst, tag;
+	uint32_t node, done;	/* start; where it completed (sync sends) */
+	uint32_t flags;		/* F_SYNC, F_READY */
+};
+
+struct recvop {
+	int32_t gid, src, dst, tag;
+	uint32_t post, done;	/* where it was posted; where it completed */
+	int32_t comm;		/* communicator code, to translate the status */
+	uint32_t wild;		/* 1: ANY_SOURCE, 2: ANY_TAG */
+};
+
+struct inst {
+	uint32_t start, end;
+	uint64_t seq;
+	uint16_t fn, func;
+	int32_t root;
+	int32_t rank;
+};
+
+struct gcomm {
+	int32_t *members;	/* world ranks: group A then group B */
+	uint32_t n, na;		/* members, members of group A */
+	uint8_t inter, isfile;
+	uvec *lists;		/* per member: its collective instances in order */
+};
+
+/* A key of the point-to-point queues. */
+struct qkey {
+	int32_t gid, src, dst, tag;
+	uint32_t head, tail;	/* sends, linked through snext */
+};
+
+struct hbb {
+	/* parsing */
+	char *carry;
+	size_t ncarry, capcarry;
+	uint64_t line;
+	const char *name;
+	VEC(struct rst *) st;	/* all process states */
+	ivec rankst;		/* rank -> state */
+	struct umap pidst;	/* pid -> state */
+	struct rst *last;	/* the state of the previous line */
+	const char *lastrank;
+	size_t lastranklen;
+	int64_t world;
+	uint64_t records, mpi, nested;
+
+	/* walking and matching */
+	uint32_t P;
+	VEC(struct gcomm) g;
+	ivec keys;		/* interned communicator keys: len, ints... */
+	struct umap keyidx;	/* hash -> first key offset (chained by probing) */
+	VEC(uint32_t) keyoff;	/* key id -> offset in keys */
+	struct umap occ;	/* (key id, rank) -> occurrences so far */
+	struct umap gidof;	/* (key id, occurrence) -> gid */
+	ivec selfgid;		/* rank -> gid of its MPI_COMM_SELF */
+	VEC(struct sendop) sends;
+	VEC(struct recvop) recvs;
+	VEC(struct inst) insts;
+	uint32_t nfiles, ncomms;
+	uint64_t messages, collectives;
+
+	/* the graph */
+	uvec esrc, edst;
+	VEC(uint8_t) ekind;
+	VEC(uint16_t) xfunc, xkind;
+	VEC(struct tg_hbproblem) prob;
+	struct umap probidx;	/* (kind, rank) -> problem */
+	uint64_t nnodes;
+	uint64_t *rankfirst, *seq, *eindex;
+	uint32_t *span, *clock, *etarget;
+	uint16_t *func;
+	uint8_t *ekind_sorted;
+	struct tg_hbrank *rankinfo;
+	VEC(uint8_t) vn;	/* narrow vectors (tangram-hb(5)) */
+	ivec vw;		/* wide vectors */
+	uint64_t nvn, nvw;
+	uint64_t stats[TG_HBST_COUNT];
+	struct tg_hbgraph graph;
+};
+
+/* Count a problem of @kind at @rank (the first call's @func and @seq). */
+void hb_problem(struct hbb *b, unsigned kind, int64_t rank, uint16_t func, uint64_t seq);
+
+/* hbwalk.c: a new global communicator (or file) of members ma[0..na)
+ * then mb[0..nb); returns its number. */
+uint32_t hb_new_gid(struct hbb *b, const int32_t *ma, uint32_t na, const int32_t *mb,
+		    uint32_t nb, int inter, int isfile);
+
+/* hbwalk.c: sort a rank's calls by seq and count its nodes; -1 with a
+ * message in @err if two records have one seq. */
+int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen);
+
+/* hbwalk.c: walk a rank's calls into operations; frees its call table. */
+void hb_walk_rank(struct hbb *b, struct rst *r);
+
+/* hbwalk.c: match sends to receives, collectives to each other: edges,
+ * extra nodes and problems. */
+void hb_match_p2p(struct hbb *b);
+void hb_match_colls(struct hbb *b);
+
+/* hbindex.c: leave out the calls no edge touches. */
+void hb_prune(struct hbb *b);
+
+/* hbindex.c: the vector clock of every node; -1 with a message in @err
+ * if the graph has a cycle. */
+int hb_index_graph(struct hbb *b, char *err, size_t errlen);
+
+/* hbindex.c: the edges as compressed sparse rows. */
+void hb_make_csr(struct hbb *b);
+
+#endif

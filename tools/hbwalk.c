@@ -1,0 +1,934 @@
+/*
+ * hbwalk.c - the middle of building the graph: each rank's calls walked
+ * in the order they started, following its handles (communicators,
+ * files, requests) and giving communicators one identity for the run;
+ * then the matching of sends to receives and of collective calls.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbint.h"
+#include "../libcommon/banned.h"
+
+/* ---- global communicators -------------------------------------------------------------- */
+
+uint32_t hb_new_gid(struct hbb *b, const int32_t *ma, uint32_t na, const int32_t *mb,
+			uint32_t nb, int inter, int isfile)
+{
+	struct gcomm g;
+
+	memset(&g, 0, sizeof(g));
+	g.n = na + nb;
+	g.na = na;
+	g.inter = inter;
+	g.isfile = isfile;
+	g.members = hb_calloc(g.n, sizeof(int32_t));
+	if (na)
+		memcpy(g.members, ma, na * sizeof(int32_t));
+	if (nb)
+		memcpy(g.members + na, mb, nb * sizeof(int32_t));
+	g.lists = hb_calloc(g.n, sizeof(uvec));
+	PUSH(b->g, g);
+	if (isfile)
+		b->nfiles++;
+	else
+		b->ncomms++;
+	return (uint32_t)b->g.n - 1;
+}
+
+/* Intern the key k[0..n); returns its id. */
+static uint32_t intern(struct hbb *b, const int32_t *k, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ull, *slot;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (uint32_t)k[i]) * 1099511628211ull;
+	h &= ~(1ull << 63);
+	/* probe h, h+1, ... in the map until the key or a free slot */
+	for (;; h = (h + 1) & ~(1ull << 63)) {
+		slot = hb_umap_at(&b->keyidx, h, 1, UINT64_MAX);
+		if (*slot == UINT64_MAX) {
+			*slot = b->keyoff.n;
+			PUSH(b->keyoff, (uint32_t)b->keys.n);
+			PUSH(b->keys, (int32_t)n);
+			for (i = 0; i < n; i++)
+				PUSH(b->keys, k[i]);
+			return (uint32_t)*slot;
+		}
+		{
+			const int32_t *o = b->keys.v + b->keyoff.v[*slot];
+			if ((uint32_t)o[0] == n && memcmp(o + 1, k, n * sizeof(int32_t)) == 0)
+				return (uint32_t)*slot;
+		}
+	}
+}
+
+static int lex_less(const int32_t *a, int32_t na, const int32_t *b2, int32_t nb)
+{
+	int32_t i;
+
+	for (i = 0; i < na && i < nb; i++)
+		if (a[i] != b2[i])
+			return a[i] < b2[i];
+	return na < nb;
+}
+
+static int32_t self_gid(struct hbb *b, int32_t rank)
+{
+	if ((size_t)rank >= b->selfgid.n) {
+		size_t old = b->selfgid.n;
+		RESERVE(b->selfgid, (size_t)rank + 1);
+		b->selfgid.n = (size_t)rank + 1;
+		memset(b->selfgid.v + old, 0xff, (b->selfgid.n - old) * sizeof(int32_t));
+	}
+	if (b->selfgid.v[rank] < 0)
+		b->selfgid.v[rank] = (int32_t)hb_new_gid(b, &rank, 1, NULL, 0, 0, 0);
+	return b->selfgid.v[rank];
+}
+
+/* gid and position of the rank's communicator @code; -1 if unknown. */
+static int32_t comm_gid(struct hbb *b, struct rst *r, int32_t code, int32_t *pos)
+{
+	if (code == CW) {
+		*pos = (int32_t)r->rank;
+		return 0;
+	}
+	if (code == CS) {
+		*pos = 0;
+		return self_gid(b, (int32_t)r->rank);
+	}
+	if (code >= 0 && (size_t)code < r->ldef.n && r->ldef.v[code].gid >= 0) {
+		*pos = r->ldef.v[code].pos;
+		return r->ldef.v[code].gid;
+	}
+	return -1;
+}
+
+static void resolve_ldef(struct hbb *b, struct rst *r, struct ldef *d)
+{
+	const int32_t *m = r->pool.v + d->moff, *x = r->pool.v + d->roff;
+	int32_t pg = -1, pp, i, me = -1;
+	int inter = d->rn >= 0, swap = 0;
+	ivec k = { 0 };
+	uint64_t *occ, *gs;
+	uint32_t kid;
+
+	if (d->parent != CU)
+		pg = comm_gid(b, r, d->parent, &pp);
+	for (i = 0; i < d->mn; i++)
+		if (m[i] == r->rank)
+			me = i;
+	if (me < 0)
+		return;	/* a definition that does not name its own rank */
+	if (inter && lex_less(x, d->rn, m, d->mn))
+		swap = 1;
+	PUSH(k, pg);
+	PUSH(k, d->cfunc);
+	PUSH(k, inter);
+	if (swap) {
+		PUSH(k, d->rn);
+		for (i = 0; i < d->rn; i++)
+			PUSH(k, x[i]);
+	}
+	PUSH(k, d->mn);
+	for (i = 0; i < d->mn; i++)
+		PUSH(k, m[i]);
+	if (inter && !swap) {
+		PUSH(k, d->rn);
+		for (i = 0; i < d->rn; i++)
+			PUSH(k, x[i]);
+	}
+	kid = intern(b, k.v, (uint32_t)k.n);
+	hb_free(k.v);
+	occ = hb_umap_at(&b->occ, (uint64_t)kid << 32 | (uint32_t)r->rank, 1, 0);
+	gs = hb_umap_at(&b->gidof, (uint64_t)kid << 32 | (uint32_t)*occ, 1, UINT64_MAX);
+	(*occ)++;
+	if (*gs == UINT64_MAX) {
+		if (!inter)
+			*gs = hb_new_gid(b, m, d->mn, NULL, 0, 0, 0);
+		else if (swap)
+			*gs = hb_new_gid(b, x, d->rn, m, d->mn, 1, 0);
+		else
+			*gs = hb_new_gid(b, m, d->mn, x, d->rn, 1, 0);
+	}
+	d->gid = (int32_t)*gs;
+	d->pos = me + (swap ? d->rn : 0);
+}
+
+/* The world rank of group rank @g of the rank's communicator @code, as a
+ * peer (the remote group of an intercommunicator); BADRANK if out of range. */
+static int32_t peer_world(struct hbb *b, struct rst *r, int32_t code, int32_t g)
+{
+	const struct ldef *d;
+
+	if (code == CW)
+		return g >= 0 && (uint32_t)g < b->P ? g : BADRANK;
+	if (code == CS)
+		return g == 0 ? (int32_t)r->rank : BADRANK;
+	if (code < 0 || (size_t)code >= r->ldef.n)
+		return BADRANK;
+	d = &r->ldef.v[code];
+	if (d->rn >= 0)
+		return g >= 0 && g < d->rn ? r->pool.v[d->roff + g] : BADRANK;
+	return g >= 0 && g < d->mn ? r->pool.v[d->moff + g] : BADRANK;
+}
+
+/* ---- the walk ---------------------------------------------------------------------------- */
+
+enum { RQ_NONE, RQ_SEND, RQ_RECV, RQ_SENDRECV, RQ_COLL, RQ_INERT };
+
+struct rq {
+	uint8_t type, persist, active;
+	uint32_t op, op2;	/* the current operation(s) */
+	uint32_t tmpl;		/* persistent: the record that made it */
+};
+
+struct walk {
+	struct hbb *b;
+	struct rst *r;
+	VEC(struct rq) rq;
+	const struct hrec *h;	/* the call being walked */
+	uint32_t node;		/* its node, NONE if it is not one */
+};
+
+static struct rq *rq_at(struct walk *w, int32_t id)
+{
+	if (id <= 0)
+		return NULL;
+	if ((size_t)id >= w->rq.n) {
+		size_t old = w->rq.n;
+		RESERVE(w->rq, (size_t)id + 1);
+		w->rq.n = (size_t)id + 1;
+		memset(w->rq.v + old, 0, (w->rq.n - old) * sizeof(struct rq));
+	}
+	return &w->rq.v[id];
+}
+
+static uint32_t add_send(struct walk *w, int32_t code, int32_t dest, int32_t tag,
+			 uint8_t flags)
+{
+	struct hbb *b = w->b;
+	struct sendop s;
+	int32_t pos, gid;
+
+	if (dest == PROC_NULL)
+		return NONE;
+	gid = comm_gid(b, w->r, code, &pos);
+	if (gid < 0) {
+		hb_problem(b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+		return NONE;
+	}
+	s.dst = peer_world(b, w->r, code, dest);
+	if (s.dst == BADRANK) {
+		hb_problem(b, TG_HBP_BAD_RANK, w->r->rank, w->h->func, w->h->seq);
+		return NONE;
+	}
+	s.gid = gid;
+	s.src = (int32_t)w->r->rank;
+	s.tag = tag;
+	s.node = w->node;
+	s.done = NONE;
+	s.flags = flags & (F_SYNC | F_READY);
+	PUSH(b->sends, s);
+	return (uint32_t)b->sends.n - 1;
+}
+
+static uint32_t add_recv(struct walk *w, int32_t code, int32_t source, int32_t tag)
+{
+	struct hbb *b = w->b;
+	struct recvop v;
+	int32_t pos, gid;
+
+	if (source == PROC_NULL)
+		return NONE;
+	gid = comm_gid(b, w->r, code, &pos);
+	if (gid < 0) {
+		hb_problem(b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+		return NONE;
+	}
+	memset(&v, 0, sizeof(v));
+	v.wild = (source == ANY_SOURCE ? 1 : 0) | (tag == ANY_TAG ? 2 : 0);
+	v.src = source == ANY_SOURCE ? ANY_SOURCE : peer_world(b, w->r, code, source);
+	if (v.src == BADRANK) {
+		hb_problem(b, TG_HBP_BAD_RANK, w->r->rank, w->h->func, w->h->seq);
+		return NONE;
+	}
+	v.gid = gid;
+	v.dst = (int32_t)w->r->rank;
+	v.tag = tag;
+	v.post = w->node;
+	v.done = NONE;
+	v.comm = code;
+	PUSH(b->recvs, v);
+	return (uint32_t)b->recvs.n - 1;
+}
+
+/* Receive @i completed at the current node with status (@src, @tag). */
+static void recv_done(struct walk *w, uint32_t i, int32_t src, int32_t tag)
+{
+	struct recvop *v;
+
+	if (i == NONE)
+		return;
+	v = &w->b->recvs.v[i];
+	if (v->done != NONE)
+		return;
+	v->done = w->node;
+	/* a wildcard receive learns its source and tag from its status; a
+	 * source of MPI_PROC_NULL means nothing came (see hb_match_p2p) */
+	if ((v->wild & 1) && src != NOST) {
+		v->src = src == PROC_NULL ? PROC_NULL : peer_world(w->b, w->r, v->comm, src);
+		v->wild &= (uint8_t)~1;
+	}
+	if ((v->wild & 2) && tag != NOST) {
+		v->tag = tag;
+		v->wild &= (uint8_t)~2;
+	}
+}
+
+static uint32_t add_inst(struct walk *w, int32_t gid, int32_t pos, int32_t root, uint32_t end)
+{
+	struct hbb *b = w->b;
+	struct inst in;
+
+	in.start = w->node;
+	in.end = end;
+	in.seq = w->h->seq;
+	in.fn = w->h->fn;
+	in.func = w->h->func;
+	in.root = root;
+	in.rank = (int32_t)w->r->rank;
+	PUSH(b->insts, in);
+	if (pos >= 0 && (uint32_t)pos < b->g.v[gid].n)
+		PUSH(b->g.v[gid].lists[pos], (uint32_t)b->insts.n - 1);
+	return (uint32_t)b->insts.n - 1;
+}
+
+/* A collective on communicator @code; returns the instance or NONE. */
+static uint32_t coll(struct walk *w, int32_t code, int32_t root, int blocking)
+{
+	int32_t pos, gid = comm_gid(w->b, w->r, code, &pos);
+
+	if (gid < 0 || pos < 0) {
+		if (code != CN)
+			hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+		return NONE;
+	}
+	return add_inst(w, gid, pos, root, blocking ? w->node : NONE);
+}
+
+static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
+{
+	struct fdef *f;
+
+	if (fd < 0 || (size_t)fd >= w->r->fdef.n || w->r->fdef.v[fd].gid < 0) {
+		hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+		return NONE;
+	}
+	f = &w->r->fdef.v[fd];
+	return add_inst(w, f->gid, f->pos, 0, blocking ? w->node : NONE);
+}
+
+/* Request @id completed here, with status (@src, @tag). */
+static void complete(struct walk *w, int32_t id, int32_t src, int32_t tag, int keep)
+{
+	struct rq *q;
+
+	if (id <= 0)
+		return;
+	q = rq_at(w, id);
+	if (q->type == RQ_NONE) {
+		hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+		return;
+	}
+	if (q->active) {
+		switch (q->type) {
+		case RQ_SEND:
+			if (q->op != NONE && w->b->sends.v[q->op].done == NONE)
+				w->b->sends.v[q->op].done = w->node;
+			break;
+		case RQ_RECV:
+			recv_done(w, q->op, src, tag);
+			break;
+		case RQ_SENDRECV:
+			if (q->op != NONE && w->b->sends.v[q->op].done == NONE)
+				w->b->sends.v[q->op].done = w->node;
+			recv_done(w, q->op2, src, tag);
+			break;
+		case RQ_COLL:
+			if (q->op != NONE && w->b->insts.v[q->op].end == NONE)
+				w->b->insts.v[q->op].end = w->node;
+			break;
+		}
+	}
+	if (keep)
+		return;
+	if (q->persist)
+		q->active = 0;
+	else
+		memset(q, 0, sizeof(*q));
+}
+
+static void set_rq(struct walk *w, int32_t id, uint8_t type, uint32_t op, uint32_t op2,
+		   int persist)
+{
+	struct rq *q = rq_at(w, id);
+
+	if (!q)
+		return;
+	q->type = type;
+	q->op = op;
+	q->op2 = op2;
+	q->persist = (uint8_t)persist;
+	q->active = !persist;
+	q->tmpl = persist ? (uint32_t)(w->h - w->r->rec.v) : NONE;
+}
+
+/* Start persistent request @id (MPI_Start, MPI_Startall). */
+static void start(struct walk *w, int32_t id)
+{
+	struct rq *q = rq_at(w, id);
+	const struct hrec *t;
+	const int32_t *a;
+
+	if (!q)
+		return;
+	if (q->type == RQ_NONE || !q->persist) {
+		hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+		return;
+	}
+	q->active = 1;
+	if (q->type == RQ_INERT)
+		return;
+	t = &w->r->rec.v[q->tmpl];
+	a = w->r->pool.v + t->off;
+	switch (hb_ftab[t->fn].kind) {
+	case K_SEND_INIT:
+		q->op = add_send(w, a[0], a[1], a[2], hb_ftab[t->fn].flags);
+		break;
+	case K_RECV_INIT:
+		q->op = add_recv(w, a[0], a[1], a[2]);
+		break;
+	case K_COLL_INIT: {
+		/* the collective is posted at its start, as its template's call */
+		const struct hrec *save = w->h;
+		struct hrec h = *t;
+		h.seq = save->seq;
+		w->h = &h;
+		q->op = coll(w, a[0], a[1], 0);
+		w->h = save;
+		break;
+	}
+	}
+}
+
+static void walk_call(struct walk *w)
+{
+	const struct hrec *h = w->h;
+	const struct fdesc *f = &hb_ftab[h->fn];
+	const int32_t *a = w->r->pool.v + h->off;
+	struct hbb *b = w->b;
+	int32_t i, n;
+	uint32_t s, v;
+
+	switch (f->kind) {
+	case K_SEND:
+		s = add_send(w, a[0], a[1], a[2], f->flags);
+		if (s != NONE)
+			b->sends.v[s].done = w->node;
+		break;
+	case K_ISEND:
+		s = add_send(w, a[0], a[1], a[2], f->flags);
+		set_rq(w, a[3], RQ_SEND, s, NONE, 0);
+		break;
+	case K_SEND_INIT:
+		set_rq(w, a[3], RQ_SEND, NONE, NONE, 1);
+		break;
+	case K_RECV:
+		v = add_recv(w, a[0], a[1], a[2]);
+		recv_done(w, v, a[3], a[4]);
+		break;
+	case K_IRECV:
+		v = add_recv(w, a[0], a[1], a[2]);
+		set_rq(w, a[6], RQ_RECV, v, NONE, 0);
+		break;
+	case K_RECV_INIT:
+		set_rq(w, a[6], RQ_RECV, NONE, NONE, 1);
+		break;
+	case K_MPROBE:
+		v = add_recv(w, a[0], a[1], a[2]);
+		recv_done(w, v, a[3], a[4]);
+		break;
+	case K_IMPROBE:
+		if (a[5]) {
+			v = add_recv(w, a[0], a[1], a[2]);
+			recv_done(w, v, a[3], a[4]);
+		}
+		break;
+	case K_SENDRECV:
+		s = add_send(w, a[0], a[1], a[2], 0);
+		if (s != NONE)
+			b->sends.v[s].done = w->node;
+		v = add_recv(w, a[0], a[3], a[4]);
+		recv_done(w, v, a[5], a[6]);
+		break;
+	case K_ISENDRECV:
+		s = add_send(w, a[0], a[1], a[2], 0);
+		v = add_recv(w, a[0], a[3], a[4]);
+		set_rq(w, a[7], RQ_SENDRECV, s, v, 0);
+		break;
+	case K_START:
+		start(w, a[0]);
+		break;
+	case K_STARTALL:
+		for (i = 0; i < a[0]; i++)
+			start(w, a[1 + i]);
+		break;
+	case K_WAIT:
+	case K_TEST:
+		if (a[1])
+			complete(w, a[0], a[2], a[3], 0);
+		break;
+	case K_GETSTATUS:
+		if (a[1])
+			complete(w, a[0], a[2], a[3], 1);
+		break;
+	case K_REQFREE: {
+		struct rq *q = rq_at(w, a[0]);
+		if (q)
+			memset(q, 0, sizeof(*q));
+		break;
+	}
+	case K_WAITALL:
+	case K_TESTALL: {
+		const int32_t *rq = a + 2, *st = a + 2 + a[1] + 1;
+		if (!a[0])
+			break;
+		for (i = 0; i < a[1]; i++)
+			complete(w, rq[i], i < st[-1] ? st[2 * i] : NOST,
+				 i < st[-1] ? st[2 * i + 1] : NOST, 0);
+		break;
+	}
+	case K_WAITANY:
+	case K_TESTANY:
+		/* flag, indx, src, tag, n, reqs */
+		if (a[0] && a[1] >= 0 && a[1] < a[4])
+			complete(w, a[5 + a[1]], a[2], a[3], 0);
+		break;
+	case K_WAITSOME:
+	case K_TESTSOME: {
+		/* outcount, n, reqs, nidx, idx, nst, sts */
+		const int32_t *rq = a + 2, *ix = a + 2 + a[1] + 1, *st = ix + ix[-1] + 1;
+		if (a[0] == UNDEFINED)
+			break;
+		for (i = 0; i < ix[-1] && i < a[0]; i++)
+			if (ix[i] >= 0 && ix[i] < a[1])
+				complete(w, rq[ix[i]], i < st[-1] ? st[2 * i] : NOST,
+					 i < st[-1] ? st[2 * i + 1] : NOST, 0);
+		break;
+	}
+	case K_COLL:
+	case K_CREATE:
+		coll(w, a[0], a[1], 1);
+		break;
+	case K_ICOLL:
+	case K_ICREATE:
+		s = coll(w, a[0], a[1], 0);
+		set_rq(w, a[2], RQ_COLL, s, NONE, 0);
+		break;
+	case K_COLL_INIT:
+		set_rq(w, a[2], RQ_COLL, NONE, NONE, 1);
+		break;
+	case K_NEWCREATE:
+		/* collective over the members of the communicator it made */
+		for (n = 0; (size_t)n < w->r->ldef.n; n++) {
+			struct ldef *d = &w->r->ldef.v[n];
+			if (d->has_creator && d->cseq == h->seq && d->gid >= 0)
+				add_inst(w, d->gid, d->pos, 0, w->node);
+		}
+		break;
+	case K_FOPEN: {
+		int32_t pos, cg = comm_gid(b, w->r, a[0], &pos);
+		coll(w, a[0], 0, 1);
+		if (a[1] >= 0 && cg >= 0 && pos >= 0) {
+			/* a file is the k-th one opened on its communicator */
+			struct fdef *fd = &w->r->fdef.v[a[1]];
+			int32_t k[2] = { cg, -2 };
+			uint32_t kid = intern(b, k, 2);
+			uint64_t *occ, *gs;
+			occ = hb_umap_at(&b->occ, (uint64_t)kid << 32 | (uint32_t)w->r->rank, 1, 0);
+			gs = hb_umap_at(&b->gidof, (uint64_t)kid << 32 | (uint32_t)*occ, 1, UINT64_MAX);
+			(*occ)++;
+			if (*gs == UINT64_MAX) {
+				const struct gcomm *c = &b->g.v[cg];
+				*gs = hb_new_gid(b, c->members, c->na, c->members + c->na,
+					      c->n - c->na, c->inter, 1);
+			}
+			fd->gid = (int32_t)*gs;
+			fd->pos = pos;
+		}
+		break;
+	}
+	case K_FCOLL:
+	case K_FCLOSE:
+		file_coll(w, a[0], 1);
+		break;
+	case K_FICOLL:
+		s = file_coll(w, a[0], 0);
+		set_rq(w, a[1], RQ_COLL, s, NONE, 0);
+		break;
+	case K_FBEGIN:
+		s = file_coll(w, a[0], 0);
+		if (a[0] >= 0 && (size_t)a[0] < w->r->fdef.n)
+			w->r->fdef.v[a[0]].split = s;
+		break;
+	case K_FEND:
+		if (a[0] >= 0 && (size_t)a[0] < w->r->fdef.n &&
+		    w->r->fdef.v[a[0]].split != NONE) {
+			b->insts.v[w->r->fdef.v[a[0]].split].end = w->node;
+			w->r->fdef.v[a[0]].split = NONE;
+		}
+		break;
+	case K_INERT:
+		set_rq(w, a[0], RQ_INERT, NONE, NONE, 0);
+		break;
+	case K_INERT_INIT:
+		set_rq(w, a[0], RQ_INERT, NONE, NONE, 1);
+		break;
+	}
+}
+
+static int cmp_rec(const void *x, const void *y)
+{
+	const struct hrec *a = x, *b2 = y;
+
+	return a->seq < b2->seq ? -1 : a->seq > b2->seq;
+}
+
+/* Sort a rank's calls by seq and number its nodes. */
+int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (!r->sorted)
+		qsort(r->rec.v, r->rec.n, sizeof(*r->rec.v), cmp_rec);
+	r->nnodes = 0;
+	for (i = 0; i < r->rec.n; i++) {
+		if (i && r->rec.v[i].seq == r->rec.v[i - 1].seq) {
+			snprintf(err, errlen, "rank %lld has two records with seq %llu",
+				 (long long)r->rank, (unsigned long long)r->rec.v[i].seq);
+			return -1;
+		}
+		if (!r->rec.v[i].drop && hb_is_node(hb_ftab[r->rec.v[i].fn].kind))
+			r->nnodes++;
+	}
+	(void)b;
+	return 0;
+}
+
+static const struct ldef *sort_ldefs;
+
+static int cmp_ldef(const void *x, const void *y)
+{
+	const struct ldef *a = &sort_ldefs[*(const uint32_t *)x];
+	const struct ldef *c = &sort_ldefs[*(const uint32_t *)y];
+
+	if (a->cseq != c->cseq)
+		return a->cseq < c->cseq ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+void hb_walk_rank(struct hbb *b, struct rst *r)
+{
+	struct walk w;
+	uint32_t *ord, li = 0, nd = 0;
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	w.b = b;
+	w.r = r;
+	ord = hb_calloc(r->ldef.n, sizeof(uint32_t));
+	for (i = 0; i < r->ldef.n; i++)
+		ord[i] = (uint32_t)i;
+	sort_ldefs = r->ldef.v;
+	qsort(ord, r->ldef.n, sizeof(uint32_t), cmp_ldef);
+	for (i = 0; i < r->rec.n; i++) {
+		struct hrec *h = &r->rec.v[i];
+		/* communicators made by calls up to this one get their identity */
+		while (li < r->ldef.n && (!r->ldef.v[ord[li]].has_creator ||
+					  r->ldef.v[ord[li]].cseq <= h->seq)) {
+			resolve_ldef(b, r, &r->ldef.v[ord[li]]);
+			li++;
+		}
+		if (h->drop)
+			continue;
+		w.h = h;
+		if (hb_is_node(hb_ftab[h->fn].kind)) {
+			w.node = (uint32_t)(r->first_node + nd);
+			b->seq[w.node] = h->seq;
+			b->span[w.node] = h->span;
+			b->func[w.node] = h->func;
+			nd++;
+		} else {
+			w.node = NONE;
+		}
+		walk_call(&w);
+	}
+	while (li < r->ldef.n)
+		resolve_ldef(b, r, &r->ldef.v[ord[li++]]);
+	hb_free(ord);
+	hb_free(w.rq.v);
+	/* the calls are operations now: their memory goes to what follows */
+	hb_free(r->rec.v);
+	hb_free(r->pool.v);
+	memset(&r->rec, 0, sizeof(r->rec));
+	memset(&r->pool, 0, sizeof(r->pool));
+}
+
+/* ---- matching ---------------------------------------------------------------------------- */
+
+static void edge(struct hbb *b, uint32_t from, uint32_t to, uint8_t kind)
+{
+	if (from == NONE || to == NONE || from == to)
+		return;
+	PUSH(b->esrc, from);
+	PUSH(b->edst, to);
+	PUSH(b->ekind, kind);
+}
+
+static uint32_t extra(struct hbb *b, uint16_t func, uint16_t kind)
+{
+	PUSH(b->xfunc, func);
+	PUSH(b->xkind, kind);
+	return (uint32_t)(b->nnodes + b->xfunc.n - 1);
+}
+
+static size_t qhash(int32_t g, int32_t s, int32_t d, int32_t t)
+{
+	return hb_mix(((uint64_t)(uint32_t)g << 32 | (uint32_t)s) ^
+		   hb_mix((uint64_t)(uint32_t)d << 32 | (uint32_t)t));
+}
+
+#define FREESLOT (NONE - 1)
+
+/* The slot of key (g, s, d, t) in q[0..cap), or the free slot for it. */
+static size_t qslot(const struct qkey *q, size_t cap, int32_t g, int32_t s, int32_t d,
+		    int32_t t)
+{
+	size_t j = qhash(g, s, d, t) & (cap - 1);
+
+	while (q[j].head != FREESLOT &&
+	       !(q[j].gid == g && q[j].src == s && q[j].dst == d && q[j].tag == t))
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+static struct qkey *qnew(size_t cap)
+{
+	struct qkey *q = hb_realloc(NULL, cap * sizeof(*q));
+	size_t j;
+
+	for (j = 0; j < cap; j++)
+		q[j].head = FREESLOT;
+	return q;
+}
+
+void hb_match_p2p(struct hbb *b)
+{
+	size_t cap = 64, used = 0, i, j;
+	struct qkey *q = qnew(cap);
+	uint32_t *next = hb_calloc(b->sends.n, sizeof(uint32_t));
+
+	/* sends in the order they were posted, queued by key */
+	for (i = 0; i < b->sends.n; i++) {
+		const struct sendop *s = &b->sends.v[i];
+		if (2 * (used + 1) > cap) {
+			struct qkey *o = q;
+			q = qnew(cap * 2);
+			for (j = 0; j < cap; j++)
+				if (o[j].head != FREESLOT)
+					q[qslot(q, 2 * cap, o[j].gid, o[j].src, o[j].dst, o[j].tag)] = o[j];
+			cap *= 2;
+			hb_free(o);
+		}
+		j = qslot(q, cap, s->gid, s->src, s->dst, s->tag);
+		next[i] = NONE;
+		if (q[j].head == FREESLOT) {
+			q[j] = (struct qkey){ s->gid, s->src, s->dst, s->tag, (uint32_t)i, (uint32_t)i };
+			used++;
+		} else {
+			if (q[j].head == NONE)
+				q[j].head = (uint32_t)i;
+			else
+				next[q[j].tail] = (uint32_t)i;
+			q[j].tail = (uint32_t)i;
+		}
+	}
+	for (i = 0; i < b->recvs.n; i++) {
+		const struct recvop *v = &b->recvs.v[i];
+		uint32_t s;
+		if (v->src == PROC_NULL)
+			continue;
+		if (v->wild) {
+			hb_problem(b, v->done == NONE ? TG_HBP_INCOMPLETE : TG_HBP_WILDCARD,
+				v->dst, b->func[v->post], b->seq[v->post]);
+			continue;
+		}
+		if (v->src == BADRANK) {
+			hb_problem(b, TG_HBP_BAD_RANK, v->dst, b->func[v->post], b->seq[v->post]);
+			continue;
+		}
+		j = qslot(q, cap, v->gid, v->src, v->dst, v->tag);
+		if (q[j].head == FREESLOT || q[j].head == NONE) {
+			hb_problem(b, TG_HBP_UNMATCHED_RECV, v->dst, b->func[v->post], b->seq[v->post]);
+			continue;
+		}
+		s = q[j].head;
+		q[j].head = next[s];
+		if (q[j].head == NONE)
+			q[j].tail = NONE;
+		b->messages++;
+		if (v->done == NONE)
+			hb_problem(b, TG_HBP_INCOMPLETE, v->dst, b->func[v->post], b->seq[v->post]);
+		edge(b, b->sends.v[s].node, v->done, TG_HBE_MESSAGE);
+		if (b->sends.v[s].flags) {
+			uint32_t u = b->sends.v[s].node;
+			if (b->sends.v[s].done == NONE)
+				hb_problem(b, TG_HBP_INCOMPLETE, b->sends.v[s].src, b->func[u], b->seq[u]);
+			edge(b, v->post, b->sends.v[s].done, TG_HBE_SYNC);
+		}
+	}
+	for (j = 0; j < cap; j++) {
+		uint32_t s;
+		if (q[j].head == FREESLOT)
+			continue;
+		for (s = q[j].head; s != NONE; s = next[s])
+			hb_problem(b, TG_HBP_UNMATCHED_SEND, b->sends.v[s].src,
+				b->func[b->sends.v[s].node], b->seq[b->sends.v[s].node]);
+	}
+	hb_free(q);
+	hb_free(next);
+}
+
+/* Edges of one collective operation: members m[0..n) of communicator g. */
+static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
+{
+	uint32_t n = g->n, i, x, xb, prev;
+	uint16_t func = m[0]->func;
+	int ct = hb_ftab[m[0]->fn].ctype;
+	int32_t root = -1;
+
+	if (n < 2 || ct == C_NONE)
+		return;
+	if (ct == C_ALL && g->inter) {
+		/* each group's starts before the other group's ends */
+		x = extra(b, func, TG_HBX_SIDE);
+		xb = extra(b, func, TG_HBX_SIDE);
+		for (i = 0; i < n; i++) {
+			edge(b, m[i]->start, i < g->na ? x : xb, TG_HBE_GATHER);
+			edge(b, i < g->na ? xb : x, m[i]->end, TG_HBE_RELEASE);
+		}
+		return;
+	}
+	if (ct == C_ALL || ct == C_SYNC) {
+		x = extra(b, func, TG_HBX_ALL);
+		for (i = 0; i < n; i++)
+			edge(b, m[i]->start, x, TG_HBE_GATHER);
+		for (i = 0; i < n; i++)
+			edge(b, x, m[i]->end, TG_HBE_RELEASE);
+		return;
+	}
+	if (ct == C_SCAN || ct == C_EXSCAN) {
+		prev = NONE;
+		for (i = 0; i < n; i++) {
+			x = extra(b, func, TG_HBX_PREFIX);
+			edge(b, m[i]->start, x, TG_HBE_GATHER);
+			edge(b, prev, x, TG_HBE_PREFIX);
+			if (ct == C_SCAN && i > 0)
+				edge(b, x, m[i]->end, TG_HBE_RELEASE);
+			if (ct == C_EXSCAN)
+				edge(b, prev, m[i]->end, TG_HBE_RELEASE);
+			prev = x;
+		}
+		return;
+	}
+	/* rooted */
+	if (g->inter) {
+		for (i = 0; i < n; i++)
+			if (m[i]->root == ROOT)
+				root = (int32_t)i;
+	} else if (m[0]->root >= 0 && (uint32_t)m[0]->root < n) {
+		root = m[0]->root;
+	}
+	if (root < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		int other = g->inter ? ((i < g->na) != ((uint32_t)root < g->na)) : i != (uint32_t)root;
+		if (!other)
+			continue;
+		if (ct == C_ROOT)
+			edge(b, m[root]->start, m[i]->end, TG_HBE_ROOT);
+		else
+			edge(b, m[i]->start, m[root]->end, TG_HBE_TOROOT);
+	}
+}
+
+void hb_match_colls(struct hbb *b)
+{
+	size_t gi;
+	struct inst **m = NULL;
+	size_t mcap = 0;
+
+	for (gi = 0; gi < b->g.n; gi++) {
+		const struct gcomm *g = &b->g.v[gi];
+		size_t most = 0, k;
+		uint32_t i;
+		if (g->n > mcap) {
+			mcap = g->n;
+			m = hb_realloc(m, mcap * sizeof(*m));
+		}
+		for (i = 0; i < g->n; i++)
+			if (g->lists[i].n > most)
+				most = g->lists[i].n;
+		for (k = 0; k < most; k++) {
+			int whole = 1, same = 1;
+			for (i = 0; i < g->n; i++) {
+				m[i] = k < g->lists[i].n ? &b->insts.v[g->lists[i].v[k]] : NULL;
+				if (!m[i])
+					whole = 0;
+			}
+			if (!whole) {
+				for (i = 0; i < g->n; i++)
+					if (m[i])
+						hb_problem(b, TG_HBP_UNMATCHED_COLL, m[i]->rank, m[i]->func,
+							m[i]->seq);
+				continue;
+			}
+			for (i = 1; i < g->n; i++)
+				if (m[i]->fn != m[0]->fn ||
+				    (!g->inter && (hb_ftab[m[0]->fn].flags & F_ROOT) &&
+				     m[i]->root != m[0]->root))
+					same = 0;
+			if (!same) {
+				for (i = 0; i < g->n; i++)
+					hb_problem(b, TG_HBP_COLL_MISMATCH, m[i]->rank, m[i]->func,
+						m[i]->seq);
+				continue;
+			}
+			for (i = 0; i < g->n; i++)
+				if (m[i]->end == NONE)
+					hb_problem(b, TG_HBP_INCOMPLETE, m[i]->rank, m[i]->func,
+						m[i]->seq);
+			b->collectives++;
+			coll_edges(b, g, m);
+		}
+	}
+	hb_free(m);
+}
+
