@@ -30,7 +30,8 @@ ZLIB_LIBS = -lz
 COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
 	libcommon/text.c libcommon/util.c libcommon/textin.c libcommon/calltab.gen.c \
 	libcommon/mpinames.gen.c libcommon/h5names.c libcommon/h5names.gen.c \
-	libcommon/hb.c
+	libcommon/hb.c libcommon/cfg.c libcommon/cfgsig.c libcommon/cfgtime.c \
+	libcommon/sequitur.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
 SHIM_COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c libcommon/mpinames.gen.c \
@@ -43,7 +44,8 @@ MPI_CFLAGS = -I/usr/include/x86_64-linux-gnu/mpich
 H5_CFLAGS = -I/usr/include/hdf5/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
-TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query
+TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query \
+	trace-compress trace-merge
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
@@ -66,7 +68,11 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 
 $(BINDIR)/trace-decode: $(BUILD)/tools/trace-decode.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
+
+$(BINDIR)/trace-compress $(BINDIR)/trace-merge: $(BINDIR)/%: $(BUILD)/tools/%.o $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS) -lm
 
 $(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)

@@ -165,6 +165,48 @@ long tg_stream_read(struct tg_stream *s, void *buf, size_t n)
 	return (long)got;
 }
 
+long tg_stream_peek(struct tg_stream *s, void *buf, size_t n)
+{
+	size_t avail;
+
+	if (s->err) {
+		errno = s->err > 0 ? s->err : EIO;
+		return -1;
+	}
+	if (n > 4096)
+		n = 4096;
+	if (s->kind == B_MEM) {
+		avail = s->len - s->pos;
+		if (n > avail)
+			n = avail;
+		if (n)
+			memcpy(buf, s->mem + s->pos, n);
+		return (long)n;
+	}
+	if (s->len - s->pos < n && s->pos > 0) {
+		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
+		s->len -= s->pos;
+		s->pos = 0;
+	}
+	while (s->len - s->pos < n) {
+		ssize_t got = read(s->fd, s->buf + s->len, s->cap - s->len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			s->err = errno;
+			return -1;
+		}
+		if (got == 0)
+			break;
+		s->len += (size_t)got;
+	}
+	avail = s->len - s->pos;
+	if (n > avail)
+		n = avail;
+	memcpy(buf, s->buf + s->pos, n);
+	return (long)n;
+}
+
 static int drain(struct tg_stream *s)
 {
 	size_t done = 0;

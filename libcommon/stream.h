@@ -40,6 +40,13 @@ const void *tg_stream_mem_data(struct tg_stream *s, size_t *len);
  */
 long tg_stream_read(struct tg_stream *s, void *buf, size_t n);
 
+/*
+ * Copy up to @n (at most 4096) next bytes to @buf without consuming them,
+ * so that a reader can tell formats apart by their magic.  Returns the
+ * count (less than @n only at end of input), or -1 on error.
+ */
+long tg_stream_peek(struct tg_stream *s, void *buf, size_t n);
+
 /* Write all @n bytes.  Returns 0, or -1 on error. */
 int tg_stream_write(struct tg_stream *s, const void *buf, size_t n);
 

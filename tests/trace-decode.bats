@@ -9,7 +9,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	F=$TG_TOP/tests/fixtures/decode
 	GEN=$TG_TOP/$TG_BUILD/helpers/trace-gen
-	USAGE='usage: trace-decode [-hjt] [-l layers] [file ...]'
+	USAGE='usage: trace-decode [-hjt] [-l layers] [-r ranks] [file ...]'
 	cd "$BATS_TEST_TMPDIR"
 }
 

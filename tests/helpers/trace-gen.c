@@ -4,14 +4,20 @@
  * with growing offsets, overlapping threads and nested stdio calls.  The
  * same options always give the same bytes, on any machine.
  *
- *   trace-gen [-fh] [-n records] [-o file] [-r rank] [-s seed] [-t threads]
- *             [-w world]
+ *   trace-gen [-fh] [-n records] [-o file] [-p pattern] [-r rank] [-s seed]
+ *             [-t threads] [-w world]
  *
  * -n call records (default 1000), -r the header's rank (default -1,
  * unknown), -w its world size (default rank + 1 when -r is given, else 0),
  * -s the seed (default 1), -t threads (default 1), -o the output (default
- * standard output, refused when it is a terminal unless -f).  Exit 0, or 2
- * on bad usage or a write error.
+ * standard output, refused when it is a terminal unless -f).  -p mpi
+ * writes an MPI rank instead (-n is then a minimum): a RANK record, a
+ * communicator split, then iterations of a halo exchange with
+ * MPI_Isend/MPI_Irecv completed by MPI_Waitall, MPI_Waitany or MPI_Testsome
+ * in a seeded random order, an N-1 strided pwrite and MPI_File_write_at,
+ * and now and then an MPI_Allreduce; request ids are given as the tracer
+ * gives them (the smallest free one).  Exit 0, or 2 on bad usage or a
+ * write error.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,10 +33,12 @@
 #include <unistd.h>
 
 #include "../../libcommon/calltab.h"
+#include "../../libcommon/names.h"
 #include "../../libcommon/rec.h"
 #include "../../libcommon/stream.h"
 #include "../../libcommon/tg.h"
 #include "../../libcommon/util.h"
+#include "../../libcommon/varint.h"
 #include "../../libcommon/banned.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -39,8 +47,8 @@
 #define MAXTHREADS 1024
 
 static const char usage_text[] =
-	"usage: trace-gen [-fh] [-n records] [-o file] [-r rank] [-s seed] [-t threads]\n"
-	"                 [-w world]\n";
+	"usage: trace-gen [-fh] [-n records] [-o file] [-p pattern] [-r rank] [-s seed]\n"
+	"                 [-t threads] [-w world]\n";
 
 static void usage(int status)
 {
@@ -457,17 +465,225 @@ static int step(uint64_t room)
 	return 1;
 }
 
+/* ---- -p mpi: one rank of an MPI program ------------------------------- */
+
+static uint64_t mpih(int kind, const char *name)
+{
+	const struct tg_mpiname *m;
+
+	for (m = tg_mpi_names; m->name; m++)
+		if (m->kind == kind && strcmp(m->name, name) == 0)
+			return (uint64_t)m->val << 1 | 1;
+	errx(TG_EXIT_ERROR, "no predefined MPI handle '%s'", name);
+}
+
+static uint64_t reqs_used[64];	/* the tracer's request ids: 1 if taken */
+
+static uint64_t req_new(void)
+{
+	uint64_t i;
+
+	for (i = 1; i < 64 && reqs_used[i]; i++)
+		;
+	if (i == 64)
+		errx(TG_EXIT_ERROR, "too many requests");
+	reqs_used[i] = 1;
+	return i << 1;
+}
+
+static void mpi_call(const char *name)
+{
+	begin(call(name), 0);
+}
+
+static void gen_mpi(uint64_t nrec, int64_t rank, int64_t world)
+{
+	uint64_t world_h = mpih(TG_H_COMM, "MPI_COMM_WORLD"), dbl = mpih(TG_H_DTYPE, "MPI_DOUBLE");
+	uint64_t inth = mpih(TG_H_DTYPE, "MPI_INT"), sum = mpih(TG_H_OP, "MPI_SUM");
+	uint64_t rnull = mpih(TG_H_REQ, "MPI_REQUEST_NULL"), infonull = mpih(TG_H_INFO, "MPI_INFO_NULL");
+	int64_t nb[2], i, k, members[1024], nm = 0, iter;
+	unsigned char frame[16 + 1024 * TG_VARINT_MAX], *q;
+	static int64_t reqs[4], statuses[8], idx[4];
+
+	nb[0] = rank > 0 ? rank - 1 : -1;	/* MPI_PROC_NULL at the ends */
+	nb[1] = rank + 1 < world ? rank + 1 : -1;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = TG_REC_RANK;
+	rec.rank = rank;
+	rec.world = (uint64_t)world;
+	if (tg_writer_put(out, &rec) < 0)
+		err(TG_EXIT_ERROR, "write error");
+	mpi_call("MPI_Init");
+	put(200000 + below(100000));
+	mpi_call("MPI_Comm_rank");
+	rec.args[0].i = (int64_t)world_h;
+	rec.args[1].i = rank;
+	put(50);
+	mpi_call("MPI_Comm_size");
+	rec.args[0].i = (int64_t)world_h;
+	rec.args[1].i = world;
+	put(50);
+	/* MPI_Comm_split by parity: its COMM record first */
+	for (i = rank % 2; i < world && nm < 1024; i += 2)
+		members[nm++] = i;
+	q = frame;
+	*q++ = TG_REC_COMM;
+	q = tg_put_uvar(q, 2);	/* c1 */
+	q = tg_put_uvar(q, 0);
+	q = tg_put_uvar(q, (uint64_t)nm);
+	for (i = 0; i < nm; i++)
+		q = tg_put_uvar(q, (uint64_t)members[i]);
+	if (tg_writer_frame(out, frame, (size_t)(q - frame)) < 0)
+		err(TG_EXIT_ERROR, "write error");
+	mpi_call("MPI_Comm_split");
+	rec.args[0].i = (int64_t)world_h;
+	rec.args[1].i = rank % 2;
+	rec.args[2].i = rank;
+	rec.args[3].i = 2;
+	put(30000 + below(10000));
+	begin(fn.open, 0);
+	rec.args[0].s = "/scratch/run/shared.dat";
+	rec.args[1].i = O_WRONLY | O_CREAT;
+	rec.args[2].i = 0644;
+	rec.ret = 3;
+	put(5000 + below(3000));
+	mpi_call("MPI_File_open");
+	rec.args[0].i = (int64_t)world_h;
+	rec.args[1].s = "/scratch/run/shared.mpiio";
+	rec.args[2].i = 5;
+	rec.args[3].i = (int64_t)infonull;
+	rec.args[4].i = 2;	/* f1 */
+	put(40000 + below(20000));
+	for (iter = 0; seq < nrec; iter++) {
+		for (k = 0; k < 4; k++) {	/* two receives, two sends */
+			mpi_call(k < 2 ? "MPI_Irecv" : "MPI_Isend");
+			rec.args[0].i = 1 + k;
+			rec.args[1].i = 1024;
+			rec.args[2].i = (int64_t)dbl;
+			rec.args[3].i = nb[k % 2];
+			rec.args[4].i = 7;
+			rec.args[5].i = (int64_t)world_h;
+			rec.args[6].i = (int64_t)req_new();
+			reqs[k] = rec.args[6].i;
+			put(300 + below(300));
+		}
+		switch (below(3)) {
+		case 0:	/* MPI_Waitall */
+			mpi_call("MPI_Waitall");
+			rec.args[0].i = 4;
+			rec.args[1].i = 4;
+			rec.args[1].arr = reqs;
+			rec.args[2].i = 4;
+			for (k = 0; k < 4; k++) {	/* PROC_NULL: -1, MPI_ANY_TAG */
+				statuses[2 * k] = nb[k % 2];
+				statuses[2 * k + 1] = nb[k % 2] < 0 ? -1 : 7;
+			}
+			rec.args[2].arr = statuses;
+			put(2000 + below(8000));
+			for (k = 0; k < 4; k++)
+				reqs_used[reqs[k] >> 1] = 0;
+			break;
+		case 1:	/* MPI_Waitany, in a random order */
+			for (i = 0; i < 4; i++)
+				idx[i] = i;
+			for (i = 3; i > 0; i--) {
+				int64_t j = (int64_t)below((uint64_t)i + 1), t = idx[i];
+				idx[i] = idx[j];
+				idx[j] = t;
+			}
+			for (i = 0; i < 4; i++) {
+				static int64_t cur[4];
+				memcpy(cur, reqs, sizeof(cur));
+				mpi_call("MPI_Waitany");
+				rec.args[0].i = 4;
+				rec.args[1].i = 4;
+				rec.args[1].arr = cur;
+				rec.args[2].i = idx[i];
+				rec.args[3].present = 1;
+				rec.args[3].i = nb[idx[i] % 2];
+				rec.args[3].u = (uint64_t)(nb[idx[i] % 2] < 0 ? -1 : 7);
+				put(500 + below(3000));
+				reqs_used[reqs[idx[i]] >> 1] = 0;
+				reqs[idx[i]] = (int64_t)rnull;
+			}
+			break;
+		default:	/* MPI_Testsome until all are done */
+			for (i = 0; i < 4;) {
+				static int64_t cur[4], done[4], st2[8];
+				int64_t nd = 0;
+				memcpy(cur, reqs, sizeof(cur));
+				for (k = 0; k < 4; k++)
+					if (reqs[k] != (int64_t)rnull && below(2)) {
+						done[nd] = k;
+						st2[2 * nd] = nb[k % 2];
+						st2[2 * nd + 1] = nb[k % 2] < 0 ? -1 : 7;
+						nd++;
+					}
+				mpi_call("MPI_Testsome");
+				rec.args[0].i = 4;
+				rec.args[1].i = 4;
+				rec.args[1].arr = cur;
+				rec.args[2].i = nd;
+				rec.args[3].i = nd;
+				rec.args[3].arr = done;
+				rec.args[4].i = nd;
+				rec.args[4].arr = st2;
+				put(200 + below(500));
+				for (k = 0; k < nd; k++) {
+					reqs_used[reqs[done[k]] >> 1] = 0;
+					reqs[done[k]] = (int64_t)rnull;
+				}
+				i += (int)nd;
+			}
+		}
+		begin(fn.pwrite, 0);	/* N-1 strided */
+		rec.args[0].i = 3;
+		rec.args[1].i = 5;
+		rec.args[2].i = 4096;
+		rec.args[3].i = (iter * world + rank) * 4096;
+		rec.ret = 4096;
+		put(data_dur(4096));
+		mpi_call("MPI_File_write_at");
+		rec.args[0].i = 2;
+		rec.args[1].i = (iter * world + rank) * 4096;
+		rec.args[2].i = 6;
+		rec.args[3].i = 1024;
+		rec.args[4].i = (int64_t)inth;
+		rec.args[5].present = 1;
+		rec.args[5].i = 4096;
+		put(data_dur(4096) + 2000);
+		if (below(8) == 0) {
+			mpi_call("MPI_Allreduce");
+			rec.args[0].i = 7;
+			rec.args[1].i = 8;
+			rec.args[2].i = 1;
+			rec.args[3].i = (int64_t)dbl;
+			rec.args[4].i = (int64_t)sum;
+			rec.args[5].i = 2;
+			put(5000 + below(20000));
+		}
+	}
+	mpi_call("MPI_File_close");
+	rec.args[0].i = 2;
+	put(20000);
+	begin(fn.close, 0);
+	rec.args[0].i = 3;
+	put(2000);
+	mpi_call("MPI_Finalize");
+	put(100000);
+}
+
 int main(int argc, char **argv)
 {
 	long long nrec = 1000, rank = -1, seed = 1, threads = 1, world = -1;
-	const char *path = NULL;
+	const char *path = NULL, *pattern = "io";
 	struct tg_header h;
 	struct tg_stream *s;
 	char host[32], seedarg[32], *hargv[3];
 	uint64_t done = 0, mix;
 	int c, force = 0, wrc;
 
-	while ((c = getopt(argc, argv, "fhn:o:r:s:t:w:")) != -1) {
+	while ((c = getopt(argc, argv, "fhn:o:p:r:s:t:w:")) != -1) {
 		switch (c) {
 		case 'f':
 			force = 1;
@@ -480,6 +696,11 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			path = optarg;
+			break;
+		case 'p':
+			if (strcmp(optarg, "io") != 0 && strcmp(optarg, "mpi") != 0)
+				errx(TG_EXIT_ERROR, "option -p: unknown pattern '%s' (io, mpi)", optarg);
+			pattern = optarg;
 			break;
 		case 'r':
 			rank = tg_strtonum(optarg, -1, INT32_MAX, "option -r");
@@ -560,7 +781,14 @@ int main(int argc, char **argv)
 		err(TG_EXIT_ERROR, "cannot open '%s'", path ? path : "-");
 	if (!(out = tg_writer_open(s, &h)))
 		err(TG_EXIT_ERROR, "cannot write the header to '%s'", tg_stream_name(s));
-	while (done < (uint64_t)nrec)
+	if (strcmp(pattern, "mpi") == 0) {
+		if (rank < 0)
+			rank = 0;
+		if (world <= rank)
+			world = rank + 1;
+		gen_mpi((uint64_t)nrec, rank, world);
+	}
+	while (strcmp(pattern, "io") == 0 && done < (uint64_t)nrec)
 		done += (uint64_t)step((uint64_t)nrec - done);
 	wrc = tg_writer_close(out);
 	if (tg_stream_close(s) < 0 || wrc < 0)

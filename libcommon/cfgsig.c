@@ -1,0 +1,1812 @@
+/*
+ * cfgsig.c - call signatures (tangram-cfg(5), "Signatures"): a record
+ * without its times, as a list of words, encoded so that the same call in
+ * another iteration or on another rank gives the same words; and the state
+ * both the encoder and the decoder keep to make that reversible.
+ *
+ * The encoder makes every choice (which arguments are relative to the
+ * rank, which are offsets, which requests a call completes) and writes the
+ * choice into the words; the decoder only follows them.  So the heuristics
+ * below can improve without changing the format.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cfgint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calltab.h"
+#include "names.h"
+#include "tg.h"
+#include "banned.h"
+
+/* ---- buffers, hashing, strings, maps ------------------------------------- */
+
+int tg_words_push(struct tg_words *v, int64_t x)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 64;
+		int64_t *nw = realloc(v->w, nc * sizeof(*nw));
+		if (!nw)
+			return -1;
+		v->w = nw;
+		v->cap = nc;
+	}
+	v->w[v->n++] = x;
+	return 0;
+}
+
+void tg_words_release(struct tg_words *v)
+{
+	free(v->w);
+	memset(v, 0, sizeof(*v));
+}
+
+int tg_bytes_put(struct tg_bytes *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		size_t nc = b->cap ? b->cap : 256;
+		unsigned char *nb;
+		while (nc < b->n + n)
+			nc *= 2;
+		if (!(nb = realloc(b->b, nc)))
+			return -1;
+		b->b = nb;
+		b->cap = nc;
+	}
+	if (n)
+		memcpy(b->b + b->n, p, n);
+	b->n += n;
+	return 0;
+}
+
+int tg_bytes_uvar(struct tg_bytes *b, uint64_t x)
+{
+	unsigned char t[10];
+	size_t k = 0;
+
+	while (x >= 0x80) {
+		t[k++] = (unsigned char)(x | 0x80);
+		x >>= 7;
+	}
+	t[k++] = (unsigned char)x;
+	return tg_bytes_put(b, t, k);
+}
+
+int tg_bytes_svar(struct tg_bytes *b, int64_t x)
+{
+	return tg_bytes_uvar(b, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63));
+}
+
+void tg_bytes_release(struct tg_bytes *b)
+{
+	free(b->b);
+	memset(b, 0, sizeof(*b));
+}
+
+uint64_t tg_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *c = p;
+	uint64_t h = seed ^ 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, c + i, 8);
+		h = (h ^ (x * 0x87c37b91114253d5ull)) * 0x4cf5ad432745937full;
+		h ^= h >> 31;
+	}
+	for (; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return h;
+}
+
+static int strtab_grow_idx(struct tg_strtab *t)
+{
+	size_t nc = t->idxcap ? t->idxcap * 2 : 1024, i;
+	uint32_t *ni = calloc(nc, sizeof(*ni));
+
+	if (!ni)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		size_t j = tg_hash_bytes(t->s[i], t->len[i], 0) & (nc - 1);
+		while (ni[j])
+			j = (j + 1) & (nc - 1);
+		ni[j] = (uint32_t)i + 1;
+	}
+	free(t->idx);
+	t->idx = ni;
+	t->idxcap = nc;
+	return 0;
+}
+
+int64_t tg_strtab_intern(struct tg_strtab *t, const char *s, size_t len)
+{
+	size_t j;
+	char *c;
+
+	if ((t->n + 1) * 2 > t->idxcap && strtab_grow_idx(t) < 0)
+		return -1;
+	j = tg_hash_bytes(s, len, 0) & (t->idxcap - 1);
+	for (; t->idx[j]; j = (j + 1) & (t->idxcap - 1)) {
+		size_t i = t->idx[j] - 1;
+		if (t->len[i] == len && memcmp(t->s[i], s, len) == 0)
+			return (int64_t)i;
+	}
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 64;
+		char **ns = realloc(t->s, nc * sizeof(*ns));
+		size_t *nl;
+		if (!ns)
+			return -1;
+		t->s = ns;
+		if (!(nl = realloc(t->len, nc * sizeof(*nl))))
+			return -1;
+		t->len = nl;
+		t->cap = nc;
+	}
+	if (!(c = malloc(len + 1)))
+		return -1;
+	memcpy(c, s, len);
+	c[len] = 0;
+	t->s[t->n] = c;
+	t->len[t->n] = len;
+	t->idx[j] = (uint32_t)t->n + 1;
+	return (int64_t)t->n++;
+}
+
+void tg_strtab_release(struct tg_strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	free(t->len);
+	free(t->idx);
+	memset(t, 0, sizeof(*t));
+}
+
+static size_t map_slot(const struct tg_map *m, uint64_t k)
+{
+	size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (m->cap - 1);
+
+	while (m->used[i] && m->k[i] != k)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+int tg_map_get(const struct tg_map *m, uint64_t k, uint64_t *v)
+{
+	size_t i;
+
+	if (!m->cap)
+		return 0;
+	i = map_slot(m, k);
+	if (!m->used[i])
+		return 0;
+	*v = m->v[i];
+	return 1;
+}
+
+int tg_map_put(struct tg_map *m, uint64_t k, uint64_t v)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct tg_map nm;
+		size_t j;
+		nm.cap = m->cap ? m->cap * 2 : 64;
+		nm.n = 0;
+		nm.k = malloc(nm.cap * sizeof(uint64_t));
+		nm.v = malloc(nm.cap * sizeof(uint64_t));
+		nm.used = calloc(nm.cap, 1);
+		if (!nm.k || !nm.v || !nm.used) {
+			free(nm.k);
+			free(nm.v);
+			free(nm.used);
+			return -1;
+		}
+		for (j = 0; j < m->cap; j++)
+			if (m->used[j]) {
+				i = map_slot(&nm, m->k[j]);
+				nm.used[i] = 1;
+				nm.k[i] = m->k[j];
+				nm.v[i] = m->v[j];
+				nm.n++;
+			}
+		tg_map_release(m);
+		*m = nm;
+	}
+	i = map_slot(m, k);
+	if (!m->used[i]) {
+		m->used[i] = 1;
+		m->k[i] = k;
+		m->n++;
+	}
+	m->v[i] = v;
+	return 0;
+}
+
+void tg_map_release(struct tg_map *m)
+{
+	free(m->k);
+	free(m->v);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- what each function's arguments are (computed once per function) ----- */
+
+enum { C_PLAIN = 0, C_OFFSET, C_RANK, C_ME };
+enum { REL_NONE = 0, REL_WAIT, REL_TEST, REL_TESTALL, REL_ANY, REL_TESTANY,
+       REL_SOME, REL_FREE };
+
+struct plan {
+	int ready;
+	int8_t comm;		/* first communicator argument */
+	int8_t handle;		/* first FD, STREAM or MPI file argument */
+	int8_t cnt, size, dtype, iov;	/* the bytes a call moves: the unit of LIN */
+	int8_t retarg;		/* the return value is relative to this argument */
+	int8_t flag, indx, indices;
+	uint8_t relmode;
+	uint8_t persistent;	/* makes persistent requests */
+	uint8_t cls[TG_MAX_ARGS];
+};
+
+static struct plan *plans;
+static unsigned nplans;
+static uint64_t comm_self = UINT64_MAX;	/* the encoded MPI_COMM_SELF */
+
+static int name_in(const char *n, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(n, *list) == 0)
+			return 1;
+	return 0;
+}
+
+static const struct plan *plan_of(const struct tg_calldesc *d)
+{
+	static const char *const ranks[] = { "dest", "source", "target_rank", "rank_source",
+					     "rank_dest", "rank", NULL };
+	static const char *const mes[] = { "tag", "sendtag", "recvtag", "color", "key", NULL };
+	static const char *const counts[] = { "count", "nbyte", "nmemb", "len", NULL };
+	struct plan *p;
+	int i, mpi;
+
+	if (!plans) {
+		const struct tg_mpiname *m;
+		nplans = tg_call_idmax();
+		if (!(plans = calloc(nplans ? nplans : 1, sizeof(*plans))))
+			return NULL;
+		for (m = tg_mpi_names; m->name; m++)
+			if (m->kind == TG_H_COMM && strcmp(m->name, "MPI_COMM_SELF") == 0)
+				comm_self = (uint64_t)m->val << 1 | 1;
+	}
+	if (d->id >= nplans)
+		return NULL;
+	p = &plans[d->id];
+	if (p->ready)
+		return p;
+	p->comm = p->handle = p->cnt = p->size = p->dtype = p->iov = p->retarg = -1;
+	p->flag = p->indx = p->indices = -1;
+	mpi = d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO;
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
+		const struct tg_argdesc *a = &d->args[i];
+		if (p->comm < 0 && a->kind == TG_K_MPIH && a->sub == TG_H_COMM)
+			p->comm = (int8_t)i;
+		if (p->handle < 0 && (a->kind == TG_K_FD || a->kind == TG_K_STREAM ||
+				      (a->kind == TG_K_MPIH && a->sub == TG_H_FILE)))
+			p->handle = (int8_t)i;
+		if (a->kind == TG_K_SIGNED_OFF ||
+		    (a->kind == TG_K_INT && d->layer == TG_LAYER_MPIIO &&
+		     strcmp(a->name, "offset") == 0))
+			p->cls[i] = C_OFFSET;
+		else if (a->kind == TG_K_INT && mpi && name_in(a->name, ranks))
+			p->cls[i] = C_RANK;
+		else if (a->kind == TG_K_INT && mpi && name_in(a->name, mes))
+			p->cls[i] = C_ME;
+		if ((a->kind == TG_K_UINT || a->kind == TG_K_INT) && p->cnt < 0 &&
+		    name_in(a->name, counts))
+			p->cnt = (int8_t)i;
+		if (a->kind == TG_K_UINT && strcmp(a->name, "size") == 0 && p->size < 0)
+			p->size = (int8_t)i;
+		if (a->kind == TG_K_MPIH && a->sub == TG_H_DTYPE && p->dtype < 0)
+			p->dtype = (int8_t)i;
+		if (a->kind == TG_K_IOV && p->iov < 0)
+			p->iov = (int8_t)i;
+		if (a->kind == TG_K_INT && strcmp(a->name, "flag") == 0)
+			p->flag = (int8_t)i;
+		if (a->kind == TG_K_INT && strcmp(a->name, "indx") == 0)
+			p->indx = (int8_t)i;
+		if (a->kind == TG_K_INTARR && strcmp(a->name, "array_of_indices") == 0)
+			p->indices = (int8_t)i;
+	}
+	if ((d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO) &&
+	    (d->retkind == TG_K_INT || d->retkind == TG_K_UINT ||
+	     d->retkind == TG_K_SIGNED_OFF)) {
+		for (i = 0; i < d->nargs && i < TG_MAX_ARGS && p->retarg < 0; i++)
+			if (d->retkind == TG_K_SIGNED_OFF && d->args[i].kind == TG_K_SIGNED_OFF)
+				p->retarg = (int8_t)i;
+		if (p->retarg < 0 && d->retkind != TG_K_SIGNED_OFF && p->cnt >= 0)
+			p->retarg = p->cnt;
+	}
+	if (mpi) {
+		size_t l = strlen(d->name);
+		if (strcmp(d->name, "MPI_Wait") == 0 || strcmp(d->name, "MPI_Waitall") == 0)
+			p->relmode = REL_WAIT;
+		else if (strcmp(d->name, "MPI_Test") == 0)
+			p->relmode = REL_TEST;
+		else if (strcmp(d->name, "MPI_Testall") == 0)
+			p->relmode = REL_TESTALL;
+		else if (strcmp(d->name, "MPI_Waitany") == 0)
+			p->relmode = REL_ANY;
+		else if (strcmp(d->name, "MPI_Testany") == 0)
+			p->relmode = REL_TESTANY;
+		else if (strcmp(d->name, "MPI_Waitsome") == 0 ||
+			 strcmp(d->name, "MPI_Testsome") == 0)
+			p->relmode = REL_SOME;
+		else if (strcmp(d->name, "MPI_Request_free") == 0)
+			p->relmode = REL_FREE;
+		p->persistent = (l > 5 && strcmp(d->name + l - 5, "_init") == 0) ||
+				(l > 7 && strcmp(d->name + l - 7, "_init_c") == 0);
+	}
+	p->ready = 1;
+	return p;
+}
+
+/* Bytes of one element of predefined MPI datatype @enc (MPICH keeps the
+ * size in the handle of its builtin types); 1 if unknown. */
+static uint64_t dtype_size(uint64_t enc)
+{
+	uint64_t v = enc >> 1;
+
+	if ((enc & 1) && (v & 0xff000000u) == 0x4c000000u && ((v >> 8) & 0xff))
+		return (v >> 8) & 0xff;
+	return 1;
+}
+
+/* ---- state ------------------------------------------------------------------ */
+
+void tg_sig_init(struct tg_sigstate *st, int64_t hrank, int64_t srank)
+{
+	memset(st, 0, sizeof(*st));
+	st->world_rank = hrank;
+	st->srank = srank >= 0 ? srank : hrank;
+	st->minfree = 1;
+	st->lastfd = -1;
+}
+
+void tg_sig_release(struct tg_sigstate *st)
+{
+	size_t i;
+
+	free(st->lastseq);
+	free(st->bufmax);
+	tg_map_release(&st->comms);
+	tg_map_release(&st->offs);
+	tg_map_release(&st->seen);
+	tg_map_release(&st->poolidx);
+	for (i = 0; i < st->npools; i++)
+		free(st->pools[i].slot);
+	free(st->pools);
+	free(st->bind);
+	free(st->release);
+	free(st->clock);
+	tg_words_release(&st->tmp);
+	tg_words_release(&st->reqs);
+	memset(st, 0, sizeof(*st));
+}
+
+void tg_sigarena_release(struct tg_sigarena *ar)
+{
+	free(ar->a);
+	free(ar->c);
+	memset(ar, 0, sizeof(*ar));
+}
+
+static int64_t *lastseq(struct tg_sigstate *st, uint64_t tid)
+{
+	if (tid > (1u << 20))
+		return NULL;
+	if (tid >= st->nthreads) {
+		size_t nn = st->nthreads ? st->nthreads : 8, i;
+		int64_t *n;
+		uint64_t *b;
+		while (nn <= tid)
+			nn *= 2;
+		if (!(n = realloc(st->lastseq, nn * sizeof(*n))))
+			return NULL;
+		st->lastseq = n;
+		if (!(b = realloc(st->bufmax, nn * sizeof(*b))))
+			return NULL;
+		st->bufmax = b;
+		for (i = st->nthreads; i < nn; i++) {
+			n[i] = -1;
+			b[i] = 0;
+		}
+		st->nthreads = nn;
+	}
+	return &st->lastseq[tid];
+}
+
+static uint64_t wrank(const struct tg_sigstate *st)
+{
+	return st->world_rank < 0 ? 0 : (uint64_t)st->world_rank;
+}
+
+/* The caller's rank in the communicator argument @comm (encoded), or in
+ * MPI_COMM_WORLD. */
+static uint64_t caller_rank(const struct tg_sigstate *st, int has, uint64_t comm)
+{
+	uint64_t pos;
+
+	if (!has)
+		return wrank(st);
+	if (comm == comm_self)
+		return 0;
+	if (!(comm & 1) && tg_map_get(&st->comms, comm, &pos) && pos)
+		return pos - 1;
+	return wrank(st);
+}
+
+static uint64_t handle_key(const struct tg_calldesc *d, const struct plan *p,
+			   const struct tg_val *args)
+{
+	uint64_t tag;
+
+	if (p->handle < 0)
+		return 0;
+	switch (d->args[p->handle].kind) {
+	case TG_K_FD: tag = 1; break;
+	case TG_K_STREAM: tag = 2; break;
+	default: tag = 3;
+	}
+	return tag << 58 | ((uint64_t)args[p->handle].i & ((1ull << 58) - 1));
+}
+
+static int comm_define(struct tg_sigstate *st, uint64_t id, const int64_t *m, int64_t n)
+{
+	int64_t i;
+	uint64_t pos = 0;
+
+	if (st->world_rank >= 0)
+		for (i = 0; i < n; i++)
+			if (m[i] == st->world_rank) {
+				pos = (uint64_t)i + 1;
+				break;
+			}
+	return tg_map_put(&st->comms, id, pos);
+}
+
+/* ---- request pools ------------------------------------------------------ */
+
+static int bind_room(struct tg_sigstate *st, uint64_t id)
+{
+	if (id >= st->nbind) {
+		size_t nn = st->nbind ? st->nbind : 64, i;
+		struct tg_bind *nb;
+		while (nn <= id)
+			nn *= 2;
+		if (!(nb = realloc(st->bind, nn * sizeof(*nb))))
+			return -1;
+		for (i = st->nbind; i < nn; i++) {
+			nb[i].pool = UINT32_MAX;
+			nb[i].persist = 0;
+		}
+		st->bind = nb;
+		st->nbind = nn;
+	}
+	return 0;
+}
+
+static int is_bound(const struct tg_sigstate *st, uint64_t id)
+{
+	return id < st->nbind && st->bind[id].pool != UINT32_MAX;
+}
+
+static void unbind(struct tg_sigstate *st, uint64_t id)
+{
+	struct tg_bind *b;
+
+	if (!is_bound(st, id))
+		return;
+	b = &st->bind[id];
+	st->pools[b->pool].slot[b->slot] = 0;
+	b->pool = UINT32_MAX;
+	b->persist = 0;
+	if (id < st->minfree)
+		st->minfree = id;
+}
+
+static int64_t pool_find(const struct tg_sigstate *st, uint32_t key)
+{
+	uint64_t v;
+
+	return tg_map_get(&st->poolidx, key, &v) ? (int64_t)v : -1;
+}
+
+static int bind(struct tg_sigstate *st, uint64_t id, uint32_t key, int persist)
+{
+	int64_t pi = pool_find(st, key);
+	struct tg_pool *p;
+	size_t s;
+
+	if (id == 0 || id > TG_SIG_MAXREQ || bind_room(st, id) < 0)
+		return -1;
+	unbind(st, id);
+	if (pi < 0) {
+		if (st->npools == st->cappools) {
+			size_t nc = st->cappools ? st->cappools * 2 : 16;
+			struct tg_pool *np = realloc(st->pools, nc * sizeof(*np));
+			if (!np)
+				return -1;
+			st->pools = np;
+			st->cappools = nc;
+		}
+		if (tg_map_put(&st->poolidx, key, st->npools) < 0)
+			return -1;
+		pi = (int64_t)st->npools++;
+		memset(&st->pools[pi], 0, sizeof(st->pools[pi]));
+		st->pools[pi].key = key;
+	}
+	p = &st->pools[pi];
+	for (s = 0; s < p->n && p->slot[s]; s++)
+		;
+	if (s == p->n) {
+		if (p->n == p->cap) {
+			size_t nc = p->cap ? p->cap * 2 : 4;
+			uint32_t *ns = realloc(p->slot, nc * sizeof(*ns));
+			if (!ns)
+				return -1;
+			p->slot = ns;
+			p->cap = nc;
+		}
+		p->n++;
+	}
+	p->slot[s] = (uint32_t)id;
+	st->bind[id].pool = (uint32_t)pi;
+	st->bind[id].slot = (uint32_t)s;
+	st->bind[id].persist = (uint8_t)persist;
+	while (st->minfree < st->nbind && st->bind[st->minfree].pool != UINT32_MAX)
+		st->minfree++;
+	return 0;
+}
+
+static int release_later(struct tg_sigstate *st, uint64_t id)
+{
+	if (st->nrelease == st->caprelease) {
+		size_t nc = st->caprelease ? st->caprelease * 2 : 16;
+		uint32_t *nr = realloc(st->release, nc * sizeof(*nr));
+		if (!nr)
+			return -1;
+		st->release = nr;
+		st->caprelease = nc;
+	}
+	st->release[st->nrelease++] = (uint32_t)id;
+	return 0;
+}
+
+static void release_now(struct tg_sigstate *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nrelease; i++)
+		unbind(st, st->release[i]);
+	st->nrelease = 0;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+#define PUSH(v) do { if (tg_words_push(w, (int64_t)(v)) < 0) return -1; } while (0)
+
+static int enc_array(struct tg_words *w, const int64_t *a, int64_t n)
+{
+	int64_t i, runs = 0;
+
+	PUSH(n);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n; runs++) {
+		int64_t j = i + 1;
+		if (j < n) {
+			uint64_t step = (uint64_t)a[j] - (uint64_t)a[i];
+			while (j + 1 < n && (uint64_t)a[j + 1] - (uint64_t)a[j] == step)
+				j++;
+			j++;
+		}
+		i = j;
+	}
+	if (3 * runs >= n) {
+		PUSH(0);
+		for (i = 0; i < n; i++)
+			PUSH(a[i]);
+		return 0;
+	}
+	PUSH(1);
+	for (i = 0; i < n;) {
+		int64_t j = i + 1;
+		uint64_t step = 0;
+		if (j < n) {
+			step = (uint64_t)a[j] - (uint64_t)a[i];
+			while (j + 1 < n && (uint64_t)a[j + 1] - (uint64_t)a[j] == step)
+				j++;
+			j++;
+		}
+		PUSH(a[i]);
+		PUSH(step);
+		PUSH(j - i);
+		i = j;
+	}
+	return 0;
+}
+
+/* A string, as a reference or, when it holds the world rank in decimal as
+ * its last run of digits, as a template with the rank left out. */
+static int enc_str(struct tg_sigstate *st, struct tg_strtab *strs, struct tg_words *w,
+		   const char *s)
+{
+	char dec[24];
+	size_t len, dl, i, end;
+	int64_t ref;
+
+	if (!s) {
+		PUSH(0);
+		PUSH(0);
+		return 0;
+	}
+	len = strlen(s);
+	if (st->world_rank >= 0) {
+		dl = (size_t)snprintf(dec, sizeof(dec), "%lld", (long long)st->world_rank);
+		for (end = len; end > 0; end--)
+			if (s[end - 1] >= '0' && s[end - 1] <= '9')
+				break;
+		for (i = end; i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9'; i--)
+			;
+		if (end > 0 && end - i == dl && memcmp(s + i, dec, dl) == 0) {
+			char *t = malloc(len - dl + 1);
+			if (!t)
+				return -1;
+			memcpy(t, s, i);
+			memcpy(t + i, s + end, len - end + 1);
+			ref = tg_strtab_intern(strs, t, len - dl);
+			free(t);
+			if (ref < 0)
+				return -1;
+			PUSH(1);
+			PUSH(ref + 1);
+			PUSH(i);
+			return 0;
+		}
+	}
+	if ((ref = tg_strtab_intern(strs, s, len)) < 0)
+		return -1;
+	PUSH(0);
+	PUSH(ref + 1);
+	return 0;
+}
+
+/* The encoder's choice for an offset @v on handle @hk, moving @unit bytes. */
+static int enc_offset(struct tg_sigstate *st, struct tg_words *w, uint64_t hk,
+		      int64_t v, uint64_t unit)
+{
+	uint64_t last = 0, dummy, b = wrank(st);
+
+	if (tg_map_get(&st->seen, hk, &dummy)) {
+		tg_map_get(&st->offs, hk, &last);
+		PUSH(TG_F_DELTA);
+		PUSH((uint64_t)v - last);
+	} else if (unit && (uint64_t)v == unit * b) {
+		PUSH(TG_F_LIN);
+		PUSH(unit);
+		PUSH(0);
+	} else if (b > 0 && v > 0 && (uint64_t)v % b == 0) {
+		PUSH(TG_F_LIN);
+		PUSH((uint64_t)v / b);
+		PUSH(0);
+	} else {
+		PUSH(TG_F_OFF);
+		PUSH(v);
+	}
+	if (tg_map_put(&st->seen, hk, 1) < 0 || tg_map_put(&st->offs, hk, (uint64_t)v) < 0)
+		return -1;
+	return 0;
+}
+
+static int enc_int(struct tg_sigstate *st, struct tg_words *w, int cls, int64_t v,
+		   uint64_t cr, uint64_t hk, uint64_t unit)
+{
+	switch (cls) {
+	case C_OFFSET:
+		return enc_offset(st, w, hk, v, unit);
+	case C_RANK:
+		if (v >= 0) {
+			PUSH(TG_F_REL);
+			PUSH((uint64_t)v - cr);
+			return 0;
+		}
+		break;
+	case C_ME:
+		if (cr > 0 && (uint64_t)v == cr) {
+			PUSH(TG_F_REL);
+			PUSH(0);
+			return 0;
+		}
+		break;
+	}
+	PUSH(TG_F_ABS);
+	PUSH(v);
+	return 0;
+}
+
+/* A request placeholder: where it goes, which argument and element, the
+ * encoded handle, whether the call made it and whether it completes it. */
+struct reqph {
+	size_t pos;
+	uint64_t enc;
+	int isnew, done;
+};
+
+static int req_placeholder(struct tg_sigstate *st, struct tg_words *w, uint64_t enc,
+			   int isnew, int done)
+{
+	struct reqph ph;
+
+	ph.pos = w->n;
+	ph.enc = enc;
+	ph.isnew = isnew;
+	ph.done = done;
+	PUSH(0);
+	/* the placeholders are kept as raw words in st->reqs */
+	if (tg_words_push(&st->reqs, (int64_t)ph.pos) < 0 ||
+	    tg_words_push(&st->reqs, (int64_t)ph.enc) < 0 ||
+	    tg_words_push(&st->reqs, ph.isnew | ph.done << 1) < 0)
+		return -1;
+	return 0;
+}
+
+/* Does the call complete the request at element @k of argument @i? */
+static int completes(const struct plan *p, const struct tg_rec *r, int i, int64_t k)
+{
+	int64_t j;
+
+	if (r->ret != 0)
+		return 0;
+	switch (p->relmode) {
+	case REL_WAIT:
+	case REL_FREE:
+		return 1;
+	case REL_TEST:
+	case REL_TESTALL:
+		return p->flag >= 0 && r->args[p->flag].i != 0;
+	case REL_TESTANY:
+		if (p->flag < 0 || r->args[p->flag].i == 0)
+			return 0;
+		/* fall through */
+	case REL_ANY:
+		return p->indx >= 0 && r->args[p->indx].i == k;
+	case REL_SOME:
+		if (p->indices < 0)
+			return 0;
+		for (j = 0; j < r->args[p->indices].i; j++)
+			if (r->args[p->indices].arr[j] == k)
+				return 1;
+		return 0;
+	}
+	(void)i;
+	return 0;
+}
+
+static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
+		    const struct tg_rec *r, struct tg_words *w)
+{
+	const struct tg_calldesc *d = r->call ? r->call : tg_call_lookup(r->func);
+	const struct plan *p;
+	uint64_t cr, hk, unit = 0;
+	int64_t *ls;
+	int i, nargs;
+
+	if (!d || !(p = plan_of(d)))
+		return -2;
+	if (!(ls = lastseq(st, r->tid)))
+		return -2;
+	nargs = d->nargs < TG_MAX_ARGS ? d->nargs : TG_MAX_ARGS;
+	st->reqs.n = 0;
+	PUSH(TG_REC_CALL);
+	PUSH(d->id);
+	PUSH(r->tid);
+	PUSH(r->seq - (uint64_t)*ls);
+	*ls = (int64_t)r->seq;
+	PUSH(r->depth);
+	if (r->parent == -1) {
+		PUSH(0);
+	} else {
+		PUSH(1);
+		PUSH(r->seq - (uint64_t)r->parent);
+	}
+	PUSH(r->err);
+	cr = caller_rank(st, p->comm >= 0, p->comm >= 0 ? (uint64_t)r->args[p->comm].i : 0);
+	hk = handle_key(d, p, r->args);
+	if (p->iov >= 0) {
+		int64_t k;
+		for (k = 0; k < r->args[p->iov].i; k++)
+			unit += (uint64_t)r->args[p->iov].arr[k];
+	} else if (p->cnt >= 0 && r->args[p->cnt].i > 0) {
+		unit = (uint64_t)r->args[p->cnt].i;
+		if (p->size >= 0)
+			unit *= (uint64_t)r->args[p->size].i;
+		if (p->dtype >= 0)
+			unit *= dtype_size((uint64_t)r->args[p->dtype].i);
+	}
+	for (i = 0; i < nargs; i++) {
+		const struct tg_argdesc *a = &d->args[i];
+		const struct tg_val *v = &r->args[i];
+		int64_t k;
+		switch (a->kind) {
+		case TG_K_INT:
+		case TG_K_SIGNED_OFF:
+			if (enc_int(st, w, p->cls[i], v->i, cr, hk, unit) < 0)
+				return -1;
+			break;
+		case TG_K_STR:
+		case TG_K_PATH:
+			if (enc_str(st, strs, w, v->s) < 0)
+				return -1;
+			break;
+		case TG_K_STAT:
+			PUSH(v->present != 0);
+			if (v->present) {
+				PUSH(v->i);
+				PUSH(v->u);
+			}
+			break;
+		case TG_K_IOV:
+		case TG_K_INTARR:
+			if (enc_array(w, v->arr, v->i) < 0)
+				return -1;
+			break;
+		case TG_K_HSIZEARR:
+			PUSH(v->present != 0);
+			if (v->present && enc_array(w, v->arr, v->i) < 0)
+				return -1;
+			break;
+		case TG_K_MPIH:
+			if (a->sub == TG_H_REQ) {
+				uint64_t e = (uint64_t)v->i;
+				int isnew = a->dir == TG_OUT && r->ret == 0;
+				if (req_placeholder(st, w, e, isnew,
+						    !isnew && completes(p, r, i, 0)) < 0)
+					return -1;
+			} else {
+				PUSH(v->i);
+			}
+			break;
+		case TG_K_MPIHARR:
+			PUSH(v->i);
+			for (k = 0; k < v->i; k++) {
+				if (a->sub != TG_H_REQ)
+					PUSH(v->arr[k]);
+				else if (req_placeholder(st, w, (uint64_t)v->arr[k],
+							 a->dir == TG_OUT && r->ret == 0,
+							 a->dir != TG_OUT && completes(p, r, i, k)) < 0)
+					return -1;
+			}
+			break;
+		case TG_K_MPISTATUS:
+			PUSH(v->present != 0);
+			if (v->present) {
+				if (enc_int(st, w, C_RANK, v->i, cr, hk, 0) < 0)
+					return -1;
+				PUSH(v->u);
+			}
+			break;
+		case TG_K_MPISTATUSES:
+			PUSH(v->i);
+			for (k = 0; k < v->i; k++) {
+				if (enc_int(st, w, C_RANK, v->arr[2 * k], cr, hk, 0) < 0)
+					return -1;
+				PUSH(v->arr[2 * k + 1]);
+			}
+			break;
+		case TG_K_MPIIOSTATUS:
+			PUSH(v->present != 0);
+			if (v->present)
+				PUSH(v->i);
+			break;
+		case TG_K_FD:
+			/* descriptors from 3 on, relative to the last one a
+			 * call returned: the program's own files then get the
+			 * same words whatever the libraries opened first */
+			if (v->i >= 3 && st->lastfd >= 0) {
+				PUSH(1);
+				PUSH((uint64_t)v->i - (uint64_t)st->lastfd);
+			} else {
+				PUSH(0);
+				PUSH(v->i);
+			}
+			break;
+		case TG_K_BUF:
+			/* buffer ids relative to the newest the thread named */
+			if (v->i > 0) {
+				PUSH(1);
+				PUSH((uint64_t)v->i - st->bufmax[r->tid]);
+				if ((uint64_t)v->i > st->bufmax[r->tid])
+					st->bufmax[r->tid] = (uint64_t)v->i;
+			} else {
+				PUSH(0);
+				PUSH(v->i);
+			}
+			break;
+		case TG_K_UINT:
+		case TG_K_HEX:
+		case TG_K_OFLAGS:
+		case TG_K_MODE:
+		case TG_K_STREAM:
+		case TG_K_DIR:
+		case TG_K_WHENCE:
+		case TG_K_FCNTL:
+		case TG_K_HID:
+		case TG_K_ENUM:
+			PUSH(v->i);
+			break;
+		default:
+			return -2;
+		}
+	}
+	if (p->retarg >= 0 && p->retarg < nargs) {
+		PUSH(1);
+		PUSH(p->retarg);
+		PUSH((uint64_t)r->ret - (uint64_t)r->args[p->retarg].i);
+	} else {
+		PUSH(0);
+		PUSH(r->ret);
+	}
+	if (d->retkind == TG_K_FD && r->ret >= 0)
+		st->lastfd = r->ret;
+	if (st->reqs.n) {
+		/* requests: a pool per signature without its requests */
+		uint32_t key = (uint32_t)tg_hash_bytes(w->w, w->n * sizeof(int64_t), 7);
+		struct tg_words *t = &st->tmp;
+		size_t q, from = 0;
+		t->n = 0;
+		for (q = 0; q < st->reqs.n; q += 3) {
+			size_t pos = (size_t)st->reqs.w[q];
+			uint64_t e = (uint64_t)st->reqs.w[q + 1], id = e >> 1;
+			int isnew = (int)(st->reqs.w[q + 2] & 1), done = (int)(st->reqs.w[q + 2] >> 1);
+			for (; from < pos; from++)
+				if (tg_words_push(t, w->w[from]) < 0)
+					return -1;
+			from = pos + 1;
+			if (e == 0 || (e & 1) || id > TG_SIG_MAXREQ) {
+				if (tg_words_push(t, TG_R_RAW) < 0 || tg_words_push(t, (int64_t)e) < 0)
+					return -1;
+			} else if (isnew) {
+				int predicted = id == st->minfree;
+				if (tg_words_push(t, predicted ? TG_R_NEW : TG_R_NEWID) < 0 ||
+				    tg_words_push(t, key) < 0 ||
+				    (!predicted && tg_words_push(t, (int64_t)id) < 0) ||
+				    bind(st, id, key, p->persistent) < 0)
+					return -1;
+			} else if (is_bound(st, id)) {
+				const struct tg_bind *b = &st->bind[id];
+				int rel = done && (!b->persist || p->relmode == REL_FREE);
+				if (tg_words_push(t, rel ? TG_R_DONE : TG_R_USE) < 0 ||
+				    tg_words_push(t, st->pools[b->pool].key) < 0 ||
+				    tg_words_push(t, b->slot) < 0 ||
+				    (rel && release_later(st, id) < 0))
+					return -1;
+			} else {
+				if (tg_words_push(t, TG_R_RAW) < 0 || tg_words_push(t, (int64_t)e) < 0)
+					return -1;
+			}
+		}
+		for (; from < w->n; from++)
+			if (tg_words_push(t, w->w[from]) < 0)
+				return -1;
+		w->n = 0;
+		for (q = 0; q < t->n; q++)
+			PUSH(t->w[q]);
+		release_now(st);
+	}
+	return 0;
+}
+
+int tg_sig_encode(struct tg_sigstate *st, struct tg_strtab *strs,
+		  const struct tg_rec *r, struct tg_words *w)
+{
+	int64_t i;
+
+	w->n = 0;
+	switch (r->type) {
+	case TG_REC_CALL:
+		return enc_call(st, strs, r, w);
+	case TG_REC_RANK:
+		if (st->srank < 0)
+			st->srank = r->rank;
+		PUSH(TG_REC_RANK);
+		PUSH((uint64_t)r->rank - (uint64_t)st->srank);
+		PUSH(r->world);
+		st->world_rank = r->rank;
+		return 0;
+	case TG_REC_EXCLUDED:
+		PUSH(TG_REC_EXCLUDED);
+		PUSH(r->excluded);
+		return 0;
+	case TG_REC_COMM:
+		PUSH(TG_REC_COMM);
+		PUSH(r->args[0].i);
+		PUSH(r->args[2].i >= 0);
+		if (enc_array(w, r->args[1].arr, r->args[1].i) < 0)
+			return -1;
+		if (r->args[2].i >= 0 && enc_array(w, r->args[2].arr, r->args[2].i) < 0)
+			return -1;
+		return comm_define(st, (uint64_t)r->args[0].i, r->args[1].arr, r->args[1].i);
+	case TG_REC_TYPE:
+		PUSH(TG_REC_TYPE);
+		PUSH(r->args[0].i);
+		PUSH(r->args[1].i);
+		for (i = 2; i <= 4; i++)
+			if (enc_array(w, r->args[i].arr, r->args[i].i) < 0)
+				return -1;
+		return 0;
+	case TG_REC_INFO:
+		PUSH(TG_REC_INFO);
+		PUSH(r->args[0].i);
+		PUSH(r->args[1].i);
+		for (i = 0; i < 2 * r->args[1].i; i++) {
+			int64_t ref = tg_strtab_intern(strs, r->kv[i], strlen(r->kv[i]));
+			if (ref < 0)
+				return -1;
+			PUSH(ref + 1);
+		}
+		return 0;
+	case TG_REC_CLOCK:
+		PUSH(TG_REC_CLOCK);
+		PUSH(r->sync_base);
+		if (st->nclock == st->capclock) {
+			size_t nc = st->capclock ? st->capclock * 2 : 4;
+			uint64_t *n = realloc(st->clock, nc * sizeof(*n));
+			if (!n)
+				return -1;
+			st->clock = n;
+			st->capclock = nc;
+		}
+		st->clock[st->nclock++] = r->sync_t;
+		return 0;
+	}
+	return -2;
+}
+
+/* ---- decoding -------------------------------------------------------------- */
+
+struct rd {
+	const int64_t *w;
+	size_t pos, n;
+};
+
+static int get(struct rd *r, int64_t *v)
+{
+	if (r->pos >= r->n)
+		return -1;
+	*v = r->w[r->pos++];
+	return 0;
+}
+
+#define GET(v) do { if (get(rd, &(v)) < 0) return -1; } while (0)
+
+#define MAXARR (1 << 24)
+
+static int64_t *arena_a(struct tg_sigarena *ar, uint64_t n)
+{
+	if (n > MAXARR)
+		return NULL;
+	if (!ar->a || ar->na + n > ar->capa) {
+		size_t nc = ar->capa ? ar->capa : 256;
+		int64_t *na;
+		while (nc < ar->na + n)
+			nc *= 2;
+		if (!(na = realloc(ar->a, nc * sizeof(*na))))
+			return NULL;
+		ar->a = na;
+		ar->capa = nc;
+	}
+	ar->na += n;
+	return ar->a + ar->na - n;
+}
+
+/* An array into the arena; its offset in v->u, its count in v->i. */
+static int dec_array(struct rd *rd, struct tg_sigarena *ar, struct tg_val *v, int pairs)
+{
+	int64_t n, mode, k = 0, *a;
+
+	GET(n);
+	if (n < 0 || n > MAXARR)
+		return -1;
+	v->i = n;
+	v->u = ar->na;
+	if (!(a = arena_a(ar, (uint64_t)n * (pairs ? 2 : 1))))
+		return -1;
+	if (n == 0)
+		return 0;
+	GET(mode);
+	if (mode == 0) {
+		for (k = 0; k < n; k++)
+			GET(a[k]);
+		return 0;
+	}
+	if (mode != 1)
+		return -1;
+	while (k < n) {
+		int64_t start, step, len, j;
+		GET(start);
+		GET(step);
+		GET(len);
+		if (len <= 0 || len > n - k)
+			return -1;
+		for (j = 0; j < len; j++)
+			a[k++] = (int64_t)((uint64_t)start + (uint64_t)j * (uint64_t)step);
+	}
+	return 0;
+}
+
+static int dec_int(struct tg_sigstate *st, struct rd *rd, int64_t *out, uint64_t cr,
+		   uint64_t hk)
+{
+	int64_t form, x, y;
+	uint64_t last = 0;
+
+	GET(form);
+	GET(x);
+	switch (form) {
+	case TG_F_ABS:
+		*out = x;
+		return 0;
+	case TG_F_REL:
+		*out = (int64_t)((uint64_t)x + cr);
+		return 0;
+	case TG_F_DELTA:
+		tg_map_get(&st->offs, hk, &last);
+		*out = (int64_t)((uint64_t)x + last);
+		break;
+	case TG_F_LIN:
+		GET(y);
+		*out = (int64_t)((uint64_t)x * wrank(st) + (uint64_t)y);
+		break;
+	case TG_F_OFF:
+		*out = x;
+		break;
+	default:
+		return -1;
+	}
+	return tg_map_put(&st->offs, hk, (uint64_t)*out);
+}
+
+static int dec_req(struct tg_sigstate *st, struct rd *rd, int64_t *out)
+{
+	int64_t form, key, x;
+	uint64_t id, pi;
+	const struct tg_pool *p;
+
+	GET(form);
+	GET(key);
+	switch (form) {
+	case TG_R_RAW:
+		*out = key;
+		return 0;
+	case TG_R_NEW:
+	case TG_R_NEWID:
+		if (key < 0 || key > UINT32_MAX)
+			return -1;
+		id = st->minfree;
+		if (form == TG_R_NEWID) {
+			GET(x);
+			id = (uint64_t)x;
+		}
+		if (bind(st, id, (uint32_t)key, 0) < 0)
+			return -1;
+		*out = (int64_t)(id << 1);
+		return 0;
+	case TG_R_USE:
+	case TG_R_DONE:
+		GET(x);
+		if (key < 0 || key > UINT32_MAX || !tg_map_get(&st->poolidx, (uint64_t)key, &pi))
+			return -1;
+		p = &st->pools[pi];
+		if (x < 0 || (uint64_t)x >= p->n || !p->slot[x])
+			return -1;
+		id = p->slot[x];
+		*out = (int64_t)(id << 1);
+		if (form == TG_R_DONE && release_later(st, id) < 0)
+			return -1;
+		return 0;
+	}
+	return -1;
+}
+
+/* Skip one argument of @kind (to find the communicator and the handle). */
+static int skip_arg(struct rd *rd, int kind, int sub)
+{
+	int64_t x, n, k;
+
+	switch (kind) {
+	case TG_K_INT:
+	case TG_K_SIGNED_OFF:
+		GET(x);
+		rd->pos += x == TG_F_LIN ? 2 : 1;
+		return rd->pos <= rd->n ? 0 : -1;
+	case TG_K_STR:
+	case TG_K_PATH:
+		GET(x);
+		rd->pos += x == 1 ? 2 : 1;
+		return rd->pos <= rd->n ? 0 : -1;
+	case TG_K_STAT:
+	case TG_K_MPIIOSTATUS:
+		GET(x);
+		rd->pos += x ? (kind == TG_K_STAT ? 2 : 1) : 0;
+		return rd->pos <= rd->n ? 0 : -1;
+	case TG_K_HSIZEARR:
+		GET(x);
+		if (!x)
+			return 0;
+		/* fall through */
+	case TG_K_IOV:
+	case TG_K_INTARR:
+		GET(n);
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		GET(x);
+		if (x == 0) {
+			rd->pos += (size_t)n;
+			return rd->pos <= rd->n && n <= MAXARR ? 0 : -1;
+		}
+		for (k = 0; k < n;) {
+			int64_t len;
+			rd->pos += 2;
+			GET(len);
+			if (len <= 0 || len > n - k)
+				return -1;
+			k += len;
+		}
+		return 0;
+	case TG_K_MPIH:
+		if (sub != TG_H_REQ) {
+			GET(x);
+			return 0;
+		}
+		GET(x);
+		if (x < 0 || x >= TG_R_NFORMS)
+			return -1;
+		rd->pos += x == TG_R_RAW || x == TG_R_NEW ? 1 : 2;
+		return rd->pos <= rd->n ? 0 : -1;
+	case TG_K_MPIHARR:
+		GET(n);
+		if (n < 0 || n > MAXARR)
+			return -1;
+		for (k = 0; k < n; k++)
+			if (skip_arg(rd, TG_K_MPIH, sub) < 0)
+				return -1;
+		return 0;
+	case TG_K_MPISTATUS:
+		GET(x);
+		if (x && (skip_arg(rd, TG_K_INT, 0) < 0 || get(rd, &x) < 0))
+			return -1;
+		return 0;
+	case TG_K_MPISTATUSES:
+		GET(n);
+		if (n < 0 || n > MAXARR)
+			return -1;
+		for (k = 0; k < n; k++)
+			if (skip_arg(rd, TG_K_INT, 0) < 0 || get(rd, &x) < 0)
+				return -1;
+		return 0;
+	case TG_K_FD:
+	case TG_K_BUF:
+		GET(x);
+		if (x < 0 || x > 1)
+			return -1;
+		GET(x);
+		return 0;
+	case TG_K_UINT:
+	case TG_K_HEX:
+	case TG_K_OFLAGS:
+	case TG_K_MODE:
+	case TG_K_STREAM:
+	case TG_K_DIR:
+	case TG_K_WHENCE:
+	case TG_K_FCNTL:
+	case TG_K_HID:
+	case TG_K_ENUM:
+		GET(x);
+		return 0;
+	}
+	return -1;
+}
+
+static char *arena_c(struct tg_sigarena *ar, size_t n)
+{
+	if (!ar->c || ar->nc + n > ar->capc) {
+		size_t nc = ar->capc ? ar->capc : 1024;
+		char *c;
+		while (nc < ar->nc + n)
+			nc *= 2;
+		if (!(c = realloc(ar->c, nc)))
+			return NULL;
+		ar->c = c;
+		ar->capc = nc;
+	}
+	ar->nc += n;
+	return ar->c + ar->nc - n;
+}
+
+/* A string reference or template; templates go to the arena, their
+ * offset + 1 in *tmpl (the pointer is set once the arena is done). */
+static int dec_str(struct tg_sigstate *st, const struct tg_strtab *strs, struct rd *rd,
+		   struct tg_val *v, struct tg_sigarena *ar, size_t *tmpl)
+{
+	int64_t form, ref, pos;
+	char dec[24], *c;
+	size_t dl, len;
+
+	*tmpl = 0;
+	GET(form);
+	GET(ref);
+	if (ref < 0 || (uint64_t)ref > strs->n)
+		return -1;
+	if (form == 0) {
+		v->s = ref ? strs->s[ref - 1] : NULL;
+		return 0;
+	}
+	if (form != 1 || ref == 0)
+		return -1;
+	GET(pos);
+	len = strs->len[ref - 1];
+	if (pos < 0 || (uint64_t)pos > len)
+		return -1;
+	dl = (size_t)snprintf(dec, sizeof(dec), "%llu", (unsigned long long)wrank(st));
+	if (!(c = arena_c(ar, len + dl + 1)))
+		return -1;
+	memcpy(c, strs->s[ref - 1], (size_t)pos);
+	memcpy(c + pos, dec, dl);
+	memcpy(c + pos + dl, strs->s[ref - 1] + pos, len - (size_t)pos + 1);
+	*tmpl = (size_t)(c - ar->c) + 1;
+	return 0;
+}
+
+static int is_array_kind(int k)
+{
+	return k == TG_K_IOV || k == TG_K_INTARR || k == TG_K_MPIHARR ||
+	       k == TG_K_MPISTATUSES || k == TG_K_HSIZEARR;
+}
+
+static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct rd *rd,
+		    struct tg_rec *out, struct tg_sigarena *ar)
+{
+	const struct tg_calldesc *d;
+	const struct plan *p;
+	size_t tmpl[TG_MAX_ARGS];
+	int64_t func, tid, dseq, depth, hasp, pdist = 0, err, *ls, form, x;
+	uint64_t cr = wrank(st), hk = 0, comm = 0;
+	struct tg_val hv[TG_MAX_ARGS];
+	int i, nargs;
+
+	GET(func);
+	GET(tid);
+	GET(dseq);
+	if (tid < 0 || !(ls = lastseq(st, (uint64_t)tid)))
+		return -1;
+	out->type = TG_REC_CALL;
+	out->tid = (unsigned)tid;
+	out->seq = (uint64_t)*ls + (uint64_t)dseq;
+	*ls = (int64_t)out->seq;
+	if (func < 0 || func > 0xffff || !(d = tg_call_lookup((unsigned)func)) ||
+	    !(p = plan_of(d)))
+		return -1;
+	GET(depth);
+	GET(hasp);
+	if (hasp)
+		GET(pdist);
+	GET(err);
+	if (depth < 0 || depth > 1024 || hasp < 0 || hasp > 1 || err < 0 || err > 4095)
+		return -1;
+	out->call = d;
+	out->func = d->id;
+	out->depth = (unsigned)depth;
+	out->parent = hasp ? (int64_t)(out->seq - (uint64_t)pdist) : -1;
+	out->err = (int)err;
+	nargs = d->nargs < TG_MAX_ARGS ? d->nargs : TG_MAX_ARGS;
+	/* the communicator and the handle come first: other arguments are
+	 * relative to them wherever they are */
+	if (p->comm >= 0 || p->handle >= 0) {
+		struct rd look = *rd;
+		memset(hv, 0, sizeof(hv));
+		for (i = 0; i < nargs; i++) {
+			if (i == p->comm || i == p->handle) {
+				int64_t form = 0;
+				if (d->args[i].kind == TG_K_FD && get(&look, &form) < 0)
+					return -1;
+				if (get(&look, &x) < 0)
+					return -1;
+				hv[i].i = form == 1 ? (int64_t)((uint64_t)x + (uint64_t)st->lastfd) : x;
+			} else if (skip_arg(&look, d->args[i].kind, d->args[i].sub) < 0) {
+				return -1;
+			}
+		}
+		if (p->comm >= 0)
+			comm = (uint64_t)hv[p->comm].i;
+		cr = caller_rank(st, p->comm >= 0, comm);
+		hk = handle_key(d, p, hv);
+	}
+	for (i = 0; i < nargs; i++) {
+		const struct tg_argdesc *a = &d->args[i];
+		struct tg_val *v = &out->args[i];
+		int64_t k;
+		memset(v, 0, sizeof(*v));
+		tmpl[i] = 0;
+		switch (a->kind) {
+		case TG_K_INT:
+		case TG_K_SIGNED_OFF:
+			if (dec_int(st, rd, &v->i, cr, hk) < 0)
+				return -1;
+			break;
+		case TG_K_STR:
+		case TG_K_PATH:
+			if (dec_str(st, strs, rd, v, ar, &tmpl[i]) < 0)
+				return -1;
+			break;
+		case TG_K_STAT:
+		case TG_K_MPIIOSTATUS:
+			GET(x);
+			if (x < 0 || x > 1)
+				return -1;
+			v->present = (int)x;
+			if (x) {
+				GET(v->i);
+				if (a->kind == TG_K_STAT) {
+					GET(x);
+					v->u = (uint64_t)x;
+				}
+			}
+			break;
+		case TG_K_HSIZEARR:
+			GET(x);
+			if (x < 0 || x > 1)
+				return -1;
+			v->present = (int)x;
+			if (x && dec_array(rd, ar, v, 0) < 0)
+				return -1;
+			if (!x)
+				v->u = ar->na;
+			break;
+		case TG_K_IOV:
+		case TG_K_INTARR:
+			if (dec_array(rd, ar, v, 0) < 0)
+				return -1;
+			break;
+		case TG_K_MPIH:
+			if (a->sub == TG_H_REQ) {
+				if (dec_req(st, rd, &v->i) < 0)
+					return -1;
+			} else {
+				GET(v->i);
+			}
+			break;
+		case TG_K_MPIHARR: {
+			int64_t *arr;
+			GET(x);
+			if (x < 0 || x > MAXARR)
+				return -1;
+			v->i = x;
+			v->u = ar->na;
+			if (!(arr = arena_a(ar, (uint64_t)x)))
+				return -1;
+			for (k = 0; k < x; k++) {
+				int64_t e;
+				if (a->sub == TG_H_REQ) {
+					if (dec_req(st, rd, &e) < 0)
+						return -1;
+				} else {
+					GET(e);
+				}
+				ar->a[v->u + (uint64_t)k] = e;
+			}
+			break;
+		}
+		case TG_K_MPISTATUS:
+			GET(x);
+			if (x < 0 || x > 1)
+				return -1;
+			v->present = (int)x;
+			if (x) {
+				if (dec_int(st, rd, &v->i, cr, hk) < 0)
+					return -1;
+				GET(x);
+				v->u = (uint64_t)x;
+			}
+			break;
+		case TG_K_MPISTATUSES:
+			GET(x);
+			if (x < 0 || x > MAXARR)
+				return -1;
+			v->i = x;
+			v->u = ar->na;
+			if (!arena_a(ar, 2 * (uint64_t)x))
+				return -1;
+			for (k = 0; k < x; k++) {
+				int64_t s, t;
+				if (dec_int(st, rd, &s, cr, hk) < 0)
+					return -1;
+				GET(t);
+				ar->a[v->u + 2 * (uint64_t)k] = s;
+				ar->a[v->u + 2 * (uint64_t)k + 1] = t;
+			}
+			break;
+		case TG_K_FD:
+			GET(form);
+			GET(x);
+			if (form == 0)
+				v->i = x;
+			else if (form == 1 && st->lastfd >= 0)
+				v->i = (int64_t)((uint64_t)x + (uint64_t)st->lastfd);
+			else
+				return -1;
+			break;
+		case TG_K_BUF:
+			GET(form);
+			GET(x);
+			if (form == 0) {
+				v->i = x;
+			} else if (form == 1) {
+				v->i = (int64_t)((uint64_t)x + st->bufmax[out->tid]);
+				if ((uint64_t)v->i > st->bufmax[out->tid])
+					st->bufmax[out->tid] = (uint64_t)v->i;
+			} else {
+				return -1;
+			}
+			break;
+		case TG_K_UINT:
+		case TG_K_HEX:
+		case TG_K_OFLAGS:
+		case TG_K_MODE:
+		case TG_K_STREAM:
+		case TG_K_DIR:
+		case TG_K_WHENCE:
+		case TG_K_FCNTL:
+		case TG_K_HID:
+		case TG_K_ENUM:
+			GET(v->i);
+			break;
+		default:
+			return -1;
+		}
+	}
+	GET(form);
+	if (form == 0) {
+		GET(out->ret);
+	} else if (form == 1) {
+		int64_t k;
+		GET(k);
+		GET(x);
+		if (k < 0 || k >= nargs ||
+		    (d->args[k].kind != TG_K_INT && d->args[k].kind != TG_K_UINT &&
+		     d->args[k].kind != TG_K_SIGNED_OFF))
+			return -1;
+		out->ret = (int64_t)((uint64_t)x + (uint64_t)out->args[k].i);
+	} else {
+		return -1;
+	}
+	if (rd->pos != rd->n)
+		return -1;
+	if (d->retkind == TG_K_FD && out->ret >= 0)
+		st->lastfd = out->ret;
+	for (i = 0; i < nargs; i++) {
+		if (is_array_kind(d->args[i].kind))
+			out->args[i].arr = ar->a ? ar->a + out->args[i].u : NULL;
+		if (tmpl[i])
+			out->args[i].s = ar->c + tmpl[i] - 1;
+	}
+	release_now(st);
+	return 1;
+}
+
+int tg_sig_decode(struct tg_sigstate *st, const struct tg_strtab *strs,
+		  const int64_t *w, size_t n, struct tg_rec *out, struct tg_sigarena *ar)
+{
+	struct rd r = { w, 0, n }, *rd = &r;
+	int64_t type, x, i;
+
+	ar->na = 0;
+	ar->nc = 0;
+	st->nrelease = 0;
+	GET(type);
+	switch (type) {
+	case TG_REC_CALL:
+		return dec_call(st, strs, rd, out, ar);
+	case TG_REC_RANK:
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_RANK;
+		GET(x);
+		out->rank = (int64_t)((uint64_t)x + (uint64_t)st->srank);
+		GET(x);
+		out->world = (uint64_t)x;
+		st->world_rank = out->rank;
+		break;
+	case TG_REC_EXCLUDED:
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_EXCLUDED;
+		GET(x);
+		out->excluded = (uint64_t)x;
+		break;
+	case TG_REC_COMM:
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_COMM;
+		GET(out->args[0].i);
+		GET(x);
+		if (x < 0 || x > 1 || dec_array(rd, ar, &out->args[1], 0) < 0)
+			return -1;
+		out->args[2].i = -1;
+		if (x && dec_array(rd, ar, &out->args[2], 0) < 0)
+			return -1;
+		out->args[1].arr = ar->a + out->args[1].u;
+		if (x)
+			out->args[2].arr = ar->a + out->args[2].u;
+		if (comm_define(st, (uint64_t)out->args[0].i, out->args[1].arr,
+				out->args[1].i) < 0)
+			return -1;
+		break;
+	case TG_REC_TYPE:
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_TYPE;
+		GET(out->args[0].i);
+		GET(out->args[1].i);
+		for (i = 2; i <= 4; i++)
+			if (dec_array(rd, ar, &out->args[i], 0) < 0)
+				return -1;
+		for (i = 2; i <= 4; i++)
+			out->args[i].arr = ar->a + out->args[i].u;
+		break;
+	case TG_REC_INFO: {
+		const char **kv;
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_INFO;
+		GET(out->args[0].i);
+		GET(x);
+		if (x < 0 || (uint64_t)x > (rd->n - rd->pos) / 2)
+			return -1;
+		out->args[1].i = x;
+		if (!(kv = (const char **)(void *)arena_c(ar, (size_t)(2 * x + 1) * sizeof(char *) +
+							 sizeof(char *))))
+			return -1;
+		/* the arena may move: take the pointer array from its start */
+		for (i = 0; i < 2 * x; i++) {
+			int64_t ref;
+			GET(ref);
+			if (ref <= 0 || (uint64_t)ref > strs->n)
+				return -1;
+			((const char **)(void *)ar->c)[i] = strs->s[ref - 1];
+		}
+		out->kv = (const char **)(void *)ar->c;
+		break;
+	}
+	case TG_REC_CLOCK:
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_CLOCK;
+		GET(x);
+		out->sync_base = (uint64_t)x;
+		if (st->clockpos >= st->nclock)
+			return -1;
+		out->sync_t = st->clock[st->clockpos++];
+		break;
+	default:
+		return -1;
+	}
+	return rd->pos == rd->n ? 1 : -1;
+}
+
+/* ---- checking and string renumbering ------------------------------------------ */
+
+static int check_ref(int64_t *w, size_t nstrs, const uint32_t *remap, int zero_ok)
+{
+	if (*w < 0 || (uint64_t)*w > nstrs || (!zero_ok && *w == 0))
+		return -1;
+	if (remap && *w)
+		*w = (int64_t)remap[*w - 1] + 1;
+	return 0;
+}
+
+int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
+{
+	struct rd r = { w, 0, n }, *rd = &r;
+	const struct tg_calldesc *d;
+	int64_t type, x, i, k;
+
+	GET(type);
+	switch (type) {
+	case TG_REC_CALL:
+		if (n < 8)
+			return -1;
+		if (w[1] < 0 || w[1] > 0xffff || !(d = tg_call_lookup((unsigned)w[1])))
+			return remap ? -2 : -1;
+		if (w[2] < 0 || w[2] > (1 << 20) || w[4] < 0 || w[4] > 1024 || w[5] < 0 ||
+		    w[5] > 1)
+			return -1;
+		rd->pos = w[5] ? 7 : 6;
+		GET(x);	/* errno */
+		for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
+			int kind = d->args[i].kind;
+			if (kind == TG_K_STR || kind == TG_K_PATH) {
+				GET(x);
+				if ((x != 0 && x != 1) || rd->pos >= n)
+					return -1;
+				if (check_ref(&w[rd->pos], nstrs, remap, x == 0) < 0)
+					return -1;
+				rd->pos += x == 1 ? 2 : 1;
+				if (rd->pos > n)
+					return -1;
+				continue;
+			}
+			if (kind == TG_K_INT || kind == TG_K_SIGNED_OFF) {
+				if (rd->pos >= n || w[rd->pos] < 0 || w[rd->pos] >= TG_F_NFORMS)
+					return -1;
+			}
+			if (skip_arg(rd, kind, d->args[i].sub) < 0)
+				return -1;
+		}
+		GET(x);
+		if (x == 0) {
+			GET(x);
+		} else if (x == 1) {
+			GET(k);
+			GET(x);
+			if (k < 0 || k >= d->nargs || k >= TG_MAX_ARGS)
+				return -1;
+		} else {
+			return -1;
+		}
+		return rd->pos == n ? 0 : -1;
+	case TG_REC_RANK:
+		return n == 3 ? 0 : -1;
+	case TG_REC_EXCLUDED:
+	case TG_REC_CLOCK:
+		return n == 2 ? 0 : -1;
+	case TG_REC_COMM:
+		GET(x);
+		GET(x);
+		if (x < 0 || x > 1 || skip_arg(rd, TG_K_INTARR, 0) < 0 ||
+		    (x && skip_arg(rd, TG_K_INTARR, 0) < 0))
+			return -1;
+		return rd->pos == n ? 0 : -1;
+	case TG_REC_TYPE:
+		GET(x);
+		GET(x);
+		for (i = 0; i < 3; i++)
+			if (skip_arg(rd, TG_K_INTARR, 0) < 0)
+				return -1;
+		return rd->pos == n ? 0 : -1;
+	case TG_REC_INFO:
+		GET(x);
+		GET(x);
+		if (x < 0 || (uint64_t)x * 2 != n - 3)
+			return -1;
+		for (i = 3; i < (int64_t)n; i++)
+			if (check_ref(&w[i], nstrs, remap, 0) < 0)
+				return -1;
+		return 0;
+	}
+	return -1;
+}
+
+int tg_sig_call(const int64_t *w, size_t n, unsigned *func, unsigned *tid)
+{
+	if (n < 3 || w[0] != TG_REC_CALL)
+		return 0;
+	*func = (unsigned)w[1];
+	*tid = (unsigned)w[2];
+	return 1;
+}

@@ -1,0 +1,548 @@
+#!/usr/bin/env bats
+# trace-compress, trace-merge and trace-decode of compressed traces
+# (tangram-cfg(5)): argument checks first, then round trips -- decoding a
+# compressed trace prints what decoding its streams prints, times aside,
+# and exactly with -t lossless -- for the fixtures, trace-gen, the
+# programs of tests/apps and tests/mpi; then merging (associativity, rank
+# selection, different runs), the timing bounds, the sink pipeline, and
+# damaged compressed traces, each rejected with exit 2 and one line naming
+# the section and the byte, never a crash.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export B=$BATS_FILE_TMPDIR/bin
+	mkdir -p "$B"
+	if command -v mpicc.mpich >/dev/null; then
+		local p
+		for p in ring coll comms waits persist types mpiio info anysrc; do
+			mpicc.mpich -O2 -w -o "$B/$p" "$TG_TOP/tests/mpi/$p.c"
+		done
+		mpicc.mpich -O2 -w -o "$B/stencil" "$TG_TOP/tests/bench/stencil.c"
+	fi
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+}
+
+setup() {
+	F=$TG_TOP/tests/fixtures/decode
+	GEN=$TG_TOP/$TG_BUILD/helpers/trace-gen
+	APPS=$TG_TOP/build/apps
+	SHIM=$TG_TOP/lib/libtangram.so
+	CUSAGE='usage: trace-compress [-fh] [-e error] [-k bits] [-m samples] [-o file] [-t timing]'
+	MUSAGE='usage: trace-merge [-fhq] [-e error] [-k bits] [-m samples] [-o file] [-t timing]'
+	unset TANGRAM_DIR TANGRAM_SINK TANGRAM_LAYERS TANGRAM_EXCLUDE TANGRAM_FLUSH \
+		TANGRAM_NESTED TANGRAM_INFO TANGRAM_CLOCK_SYNC
+	cd "$BATS_TEST_TMPDIR"
+}
+
+need_mpi() {
+	command -v mpicc.mpich >/dev/null || skip "mpicc.mpich is missing"
+}
+
+# notimes FILE...: trace-decode's output without the time columns
+notimes() {
+	trace-decode "$@" | cut -f1-3,6-
+}
+
+# same_as FILE.cfg FILE...: the compressed trace decodes like the streams,
+# times aside
+same_as() {
+	local cfg=$1
+	shift
+	cmp <(notimes "$cfg") <(notimes "$@")
+}
+
+# exactly FILE.cfg FILE...: ... and with the same times
+exactly() {
+	local cfg=$1
+	shift
+	cmp <(trace-decode "$cfg") <(trace-decode "$@")
+}
+
+# meta FILE.cfg KEY: a value of the META section
+meta() {
+	python3 - "$1" "$2" <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+p = 12
+while p < len(d):
+    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
+    pay = d[p + 24:p + 24 + st]
+    if t == 1:
+        pay = zlib.decompress(pay) if f & 1 else pay
+        q, items = 0, []
+        while q < len(pay):
+            n = sh = 0
+            while True:
+                b = pay[q]; q += 1; n |= (b & 0x7f) << sh; sh += 7
+                if b < 0x80:
+                    break
+            items.append(pay[q:q + n].decode()); q += n
+        print(dict(zip(items[::2], items[1::2]))[sys.argv[2]])
+    p += 24 + st
+EOF
+}
+
+# section FILE.cfg NAME: the byte offset of the header of a section
+section() {
+	python3 - "$1" "$2" <<'EOF'
+import struct, sys
+names = ["END", "META", "STRINGS", "CST", "AGG", "GRAMMAR", "STREAMS", "STIME"]
+d = open(sys.argv[1], 'rb').read()
+p = 12
+while p < len(d):
+    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
+    if names[t] == sys.argv[2]:
+        print(p)
+        break
+    p += 24 + st
+EOF
+}
+
+# corrupt FILE.cfg NAME OUT: rewrite section NAME with a payload damaged in
+# a way its checksum does not catch (a count made huge)
+corrupt() {
+	python3 - "$1" "$2" "$3" <<'EOF'
+import struct, sys, zlib
+names = ["END", "META", "STRINGS", "CST", "AGG", "GRAMMAR", "STREAMS", "STIME"]
+d = open(sys.argv[1], 'rb').read()
+p = 12
+while p < len(d):
+    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
+    if names[t] == sys.argv[2]:
+        pay = d[p + 24:p + 24 + st]
+        pay = zlib.decompress(pay) if f & 1 else pay
+        pay = b'\xff\xff\xff\x7f' + pay[1:]
+        z = zlib.compress(pay) if f & 1 else pay
+        hdr = struct.pack('<HHQQI', t, f, len(z), len(pay), zlib.crc32(z))
+        open(sys.argv[3], 'wb').write(d[:p] + hdr + z + d[p + 24 + st:])
+        break
+    p += 24 + st
+EOF
+}
+
+# ---- arguments ----------------------------------------------------------
+
+@test "trace-compress --bogus" { run -2 --separate-stderr trace-compress --bogus; [ -z "$output" ]; [ "${stderr_lines[-2]}" = "$CUSAGE" ]; }
+@test "trace-compress -x" { run -2 --separate-stderr trace-compress -x; [ -z "$output" ]; [ "${stderr_lines[-2]}" = "$CUSAGE" ]; }
+@test "trace-compress two files" { run -2 --separate-stderr trace-compress "$F/good.rec" "$F/good.rec"; [ -z "$output" ]; [ "${stderr_lines[0]}" = "$CUSAGE" ]; }
+@test "trace-compress -h" { run -0 --separate-stderr trace-compress -h; [ "${lines[0]}" = "$CUSAGE" ]; [ -z "$stderr" ]; }
+@test "trace-compress -t bogus" { run -2 --separate-stderr trace-compress -t bogus "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -t: unknown timing 'bogus' (aggregate, lossless, binned, hist)" ]; }
+@test "trace-compress -e 0" { run -2 --separate-stderr trace-compress -e 0 "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -e: '0' is not a relative error in [0.000001, 10]" ]; }
+@test "trace-compress -e 5%" { run -2 --separate-stderr trace-compress -e 5% "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -e: '5%' is not a relative error in [0.000001, 10]" ]; }
+@test "trace-compress -k 13" { run -2 --separate-stderr trace-compress -k 13 "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -k: '13' is not a number in [1, 12]" ]; }
+@test "trace-compress -m 0" { run -2 --separate-stderr trace-compress -m 0 "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -m: '0' is not a number in [1, 1048576]" ]; }
+@test "trace-compress missing file" { run -2 --separate-stderr trace-compress x; [ -z "$output" ]; [ "$stderr" = "trace-compress: cannot open 'x': No such file or directory" ]; }
+@test "trace-compress bad magic" { run -2 --separate-stderr trace-compress "$F/badmagic.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: $F/badmagic.rec: not a Tangram record stream (bad magic)" ]; }
+@test "trace-compress of a .cfg" { trace-compress -o a.cfg "$F/good.rec"; run -2 --separate-stderr trace-compress a.cfg; [ -z "$output" ]; [ "$stderr" = "trace-compress: a.cfg: not a Tangram record stream (bad magic)" ]; }
+@test "trace-compress to a full disk" { run -2 --separate-stderr bash -c 'trace-compress "$1" > /dev/full' - "$F/good.rec"; [ "$stderr" = "trace-compress: write error on standard output: No space left on device" ]; }
+@test "trace-merge without files" { run -2 --separate-stderr trace-merge; [ -z "$output" ]; [ "${stderr_lines[0]}" = "$MUSAGE" ]; }
+@test "trace-merge --bogus" { run -2 --separate-stderr trace-merge --bogus "$F/good.rec"; [ -z "$output" ]; [ "${stderr_lines[-2]}" = "$MUSAGE" ]; }
+@test "trace-merge -h" { run -0 --separate-stderr trace-merge -h; [ "${lines[0]}" = "$MUSAGE" ]; [ -z "$stderr" ]; }
+@test "trace-merge --help" { run -0 --separate-stderr trace-merge --help; [ "${lines[0]}" = "$MUSAGE" ]; [ -z "$stderr" ]; }
+@test "trace-merge - -" { run -2 --separate-stderr trace-merge - -; [ -z "$output" ]; [ "$stderr" = "trace-merge: standard input named twice" ]; }
+@test "trace-merge -t bogus" { run -2 --separate-stderr trace-merge -t bogus "$F/good.rec"; [ "$stderr" = "trace-merge: option -t: unknown timing 'bogus' (aggregate, lossless, binned, hist)" ]; }
+@test "trace-decode -r bogus" { run -2 --separate-stderr trace-decode -r x "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-decode: option -r: 'x' is not a number in [0, 2147483647]" ]; }
+@test "trace-decode -r 5-2" { run -2 --separate-stderr trace-decode -r 5-2 "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-decode: option -r: '2' is not a number in [5, 2147483647]" ]; }
+
+# ---- round trips: fixtures ------------------------------------------------
+
+@test "good.rec: aggregate timing decodes the same lines, times aside" {
+	run -0 --separate-stderr trace-compress "$F/good.rec"
+	[ -z "$stderr" ]
+	trace-compress "$F/good.rec" > g.cfg
+	same_as g.cfg "$F/good.rec"
+	run -0 --separate-stderr trace-decode g.cfg
+	[ "${#lines[@]}" -eq 17 ]
+	[ -z "$stderr" ]
+}
+
+@test "good.rec: lossless timing decodes to its golden text exactly" {
+	trace-compress -t lossless "$F/good.rec" > g.cfg
+	run -0 --separate-stderr trace-decode g.cfg
+	[ "$output" = "$(cat "$F/good.txt")" ]
+	[ -z "$stderr" ]
+}
+
+@test "good.rec: --json of the .cfg is the --json of the stream" {
+	trace-compress -t lossless "$F/good.rec" > g.cfg
+	cmp <(trace-decode --json g.cfg) <(trace-decode --json "$F/good.rec")
+}
+
+@test "-o, standard input and - give the same bytes as standard output" {
+	trace-compress "$F/good.rec" > a.cfg
+	trace-compress -o b.cfg "$F/good.rec"
+	trace-compress < "$F/good.rec" > c.cfg
+	trace-compress - < "$F/good.rec" > d.cfg
+	cmp a.cfg b.cfg
+	cmp a.cfg c.cfg
+	cmp a.cfg d.cfg
+}
+
+@test "header-only.rec: a trace with no records" {
+	trace-compress -t lossless "$F/header-only.rec" > h.cfg
+	exactly h.cfg "$F/header-only.rec"
+}
+
+@test "a damaged stream: compressed up to the damage, exit 2" {
+	run -2 --separate-stderr trace-compress -t lossless -o t.cfg "$F/truncated.rec"
+	[ "$stderr" = "trace-compress: $F/truncated.rec: truncated frame at byte 228" ]
+	run -0 --separate-stderr trace-decode t.cfg
+	[ "$output" = "$(head -n 7 "$F/good.txt")" ]
+}
+
+@test "a .cfg decodes among .rec files, in the order named" {
+	trace-compress -t lossless "$F/good.rec" > g.cfg
+	cmp <(trace-decode "$F/good.rec" g.cfg "$F/good.rec") \
+		<(trace-decode "$F/good.rec" "$F/good.rec" "$F/good.rec")
+	cmp <(trace-decode - < g.cfg) <(trace-decode "$F/good.rec")
+}
+
+# ---- round trips: trace-gen -----------------------------------------------
+
+@test "trace-gen: every timing mode round-trips, lossless exactly" {
+	for args in "-s 1 -n 1000" "-s 7 -n 5000 -t 4 -r 3" "-s 3 -n 20000 -t 2" "-s 11 -n 3000 -t 16"; do
+		"$GEN" $args -o g.rec
+		for t in aggregate binned hist; do
+			trace-compress -t $t g.rec > g.cfg
+			same_as g.cfg g.rec
+		done
+		trace-compress -t lossless g.rec > g.cfg
+		exactly g.cfg g.rec
+	done
+}
+
+@test "trace-gen -p mpi: 8 ranks merge and round-trip" {
+	for r in 0 1 2 3 4 5 6 7; do
+		"$GEN" -p mpi -s $((r + 1)) -r $r -w 8 -n 3000 -o rank-$r.rec
+	done
+	trace-merge -t lossless rank-*.rec > l.cfg
+	exactly l.cfg rank-*.rec
+	trace-merge rank-*.rec > a.cfg
+	same_as a.cfg rank-*.rec
+	[ "$(meta a.cfg streams)" = 8 ]
+	[ "$(meta a.cfg ranks)" = 0-7 ]
+}
+
+@test "identical grammars are stored once: 32 ranks cost what 16 do" {
+	for w in 16 32; do
+		mkdir w$w
+		for r in $(seq 0 $((w - 1))); do
+			"$GEN" -p mpi -s 5 -r $r -w $w -n 2000 -o w$w/rank-$r.rec
+		done
+		trace-merge -f -o w$w.cfg w$w/rank-*.rec
+		same_as w$w.cfg w$w/rank-*.rec
+	done
+	[ "$(meta w32.cfg grammars)" -le 6 ]
+	# everything but the 16 more stream headers is the same
+	[ $(stat -c %s w32.cfg) -lt $(($(stat -c %s w16.cfg) + 16 * 12)) ]
+}
+
+@test "a loop costs the same at 10 and 10000 iterations" {
+	need_mpi
+	trace-run -o t10 -l mpi -- mpirun.mpich -n 2 "$B/stencil" 10 > /dev/null
+	trace-run -o t1k -l mpi -- mpirun.mpich -n 2 "$B/stencil" 10000 > /dev/null
+	trace-merge -o s10.cfg t10/rank-*.rec
+	trace-merge -o s1k.cfg t1k/rank-*.rec
+	same_as s1k.cfg t1k/rank-*.rec
+	a=$(stat -c %s s10.cfg) b=$(stat -c %s s1k.cfg)
+	[ $b -lt $((a + a / 10)) ]
+	[ "$(meta s1k.cfg calls)" -gt 180000 ]
+}
+
+# ---- round trips: programs ------------------------------------------------
+
+@test "tests/apps programs round-trip in every timing mode" {
+	for a in posix_basic stdio_basic fortified "forker exit" "threads 3000 4" execer nested offsets; do
+		d=t-${a%% *}
+		rm -rf "$d"
+		(TANGRAM_DIR=$PWD/$d LD_PRELOAD=$SHIM exec $APPS/$a) > /dev/null 2>&1 || true
+		for f in "$d"/*.rec; do
+			for t in aggregate binned hist; do
+				trace-compress -t $t "$f" > x.cfg
+				same_as x.cfg "$f"
+			done
+			trace-compress -t lossless "$f" > x.cfg
+			exactly x.cfg "$f"
+		done
+		trace-merge -f -t lossless "$d"/*.rec > m.cfg
+		exactly m.cfg "$d"/*.rec
+	done
+}
+
+@test "tests/mpi programs round-trip, merged" {
+	need_mpi
+	for np_p in "4 ring" "4 coll" "4 comms" "2 waits" "2 persist" "2 types" "4 mpiio" "4 anysrc"; do
+		p=${np_p#* }
+		trace-run -o t-$p -- mpirun.mpich -n ${np_p%% *} "$B/$p" > /dev/null
+		trace-merge -t lossless t-$p/rank-*.rec > l.cfg
+		exactly l.cfg t-$p/rank-*.rec
+		trace-merge t-$p/rank-*.rec > a.cfg
+		same_as a.cfg t-$p/rank-*.rec
+	done
+}
+
+@test "MPI_Info and clock records round-trip" {
+	need_mpi
+	TANGRAM_INFO=1 TANGRAM_CLOCK_SYNC=1 trace-run -o t -- mpirun.mpich -n 2 "$B/info" > /dev/null
+	grep -q '^#clock' <(trace-decode t/rank-*.rec)
+	grep -q '^#info' <(trace-decode t/rank-*.rec)
+	trace-merge -t lossless t/rank-*.rec > l.cfg
+	exactly l.cfg t/rank-*.rec
+	trace-merge -t hist t/rank-*.rec > h.cfg
+	same_as h.cfg t/rank-*.rec
+}
+
+@test "TANGRAM_SINK='|trace-compress -o t/rank-%r.cfg' compresses each rank online" {
+	need_mpi
+	mkdir t
+	# (env -u: a sanitized trace-compress will not start with the tracer
+	# preloaded, which the sink inherits)
+	TANGRAM_SINK="|tee t/rank-%r.rec | env -u LD_PRELOAD trace-compress -t lossless -o t/rank-%r.cfg" \
+		run -0 --separate-stderr mpirun.mpich -n 4 env LD_PRELOAD="$SHIM" "$B/ring"
+	[ -z "$stderr" ]
+	[ "$(ls t | tr '\n' ' ')" = "rank-0.cfg rank-0.rec rank-1.cfg rank-1.rec rank-2.cfg rank-2.rec rank-3.cfg rank-3.rec " ]
+	for r in 0 1 2 3; do
+		exactly t/rank-$r.cfg t/rank-$r.rec
+	done
+	trace-merge t/rank-*.cfg > all.cfg
+	same_as all.cfg t/rank-*.rec
+}
+
+# ---- merging ----------------------------------------------------------------
+
+@test "merging is associative: (a+b)+c decodes as a+(b+c)" {
+	for r in 0 1 2; do "$GEN" -p mpi -s $((r + 3)) -r $r -w 3 -n 2000 -o r$r.rec; done
+	for t in lossless aggregate; do
+		trace-merge -t $t r0.rec r1.rec > ab.cfg
+		trace-merge -t $t ab.cfg r2.rec > ab_c.cfg
+		trace-merge -t $t r1.rec r2.rec > bc.cfg
+		trace-merge -t $t r0.rec bc.cfg > a_bc.cfg
+		trace-merge -t $t r0.rec r1.rec r2.rec > abc.cfg
+		if [ $t = lossless ]; then
+			exactly ab_c.cfg a_bc.cfg
+			exactly abc.cfg r0.rec r1.rec r2.rec
+		else
+			same_as ab_c.cfg a_bc.cfg
+		fi
+		same_as ab_c.cfg r0.rec r1.rec r2.rec
+	done
+}
+
+@test ".rec and .cfg inputs mix, in any timing" {
+	for r in 0 1 2 3; do "$GEN" -s $((r + 20)) -n 2000 -t 2 -r $r -w 4 -o r$r.rec; done
+	trace-compress -t binned r1.rec > r1.cfg
+	trace-compress -t lossless r2.rec > r2.cfg
+	trace-merge -t hist r0.rec r1.cfg r2.cfg r3.rec > m.cfg
+	same_as m.cfg r0.rec r1.rec r2.rec r3.rec
+	[ "$(meta m.cfg timing)" = lossless,binned,hist ]
+	# the lossless stream keeps its times exactly
+	cmp <(trace-decode --rank 2 m.cfg) <(trace-decode r2.rec)
+}
+
+@test "--rank and --ranks decode only the ranks asked for" {
+	for r in 0 1 2 3 4 5 6 7; do "$GEN" -p mpi -s $((r + 1)) -r $r -w 8 -n 500 -o r$r.rec; done
+	trace-merge -t lossless r?.rec > m.cfg
+	cmp <(trace-decode --rank 3 m.cfg) <(trace-decode r3.rec)
+	cmp <(trace-decode --ranks 2-5 m.cfg) <(trace-decode r2.rec r3.rec r4.rec r5.rec)
+	cmp <(trace-decode -r 0,6-7 m.cfg) <(trace-decode r0.rec r6.rec r7.rec)
+	cmp <(trace-decode -r 0,6-7 r?.rec) <(trace-decode r0.rec r6.rec r7.rec)
+	run -0 --separate-stderr trace-decode --rank 9 m.cfg
+	[ -z "$output" ]
+}
+
+@test "traces of different runs are refused without -f" {
+	need_mpi
+	trace-run -o run1 -- mpirun.mpich -n 2 "$B/ring" > /dev/null
+	sleep 1.5
+	trace-run -o run2 -- mpirun.mpich -n 2 "$B/ring" > /dev/null
+	run -2 --separate-stderr trace-merge -o x.cfg run1/rank-0.rec run2/rank-1.rec
+	[[ "$stderr" == "trace-merge: not one run: 'run2/rank-1.rec' starts "*" s after everything before it ended (-f merges them anyway)" ]]
+	run -2 --separate-stderr trace-merge -o x.cfg run1/rank-0.rec run2/rank-0.rec
+	[ "$stderr" = "trace-merge: not one run: 'run1/rank-0.rec' and 'run2/rank-0.rec' both hold rank 0 (-f merges them anyway)" ]
+	run -0 --separate-stderr trace-merge -f -o x.cfg run1/rank-0.rec run2/rank-1.rec
+	same_as x.cfg run1/rank-0.rec run2/rank-1.rec
+	run -0 --separate-stderr trace-merge -o x.cfg run2/rank-*.rec
+	[ -z "$stderr" ]
+}
+
+@test "the same stream twice is refused without -f" {
+	"$GEN" -s 3 -n 100 -r 0 -w 2 -o a.rec
+	run -2 --separate-stderr trace-merge a.rec a.rec
+	[ -z "$output" ]
+	[ "$stderr" = "trace-merge: not one run: 'a.rec' and 'a.rec' both hold rank 0 (-f merges them anyway)" ]
+	"$GEN" -s 3 -n 100 -o p.rec
+	run -2 --separate-stderr trace-merge p.rec p.rec
+	[ "$stderr" = "trace-merge: not one run: 'p.rec' and 'p.rec' hold the same process (-f merges them anyway)" ]
+}
+
+@test "a bad input is reported and the others are merged" {
+	"$GEN" -s 3 -n 100 -r 0 -w 2 -o a.rec
+	"$GEN" -s 4 -n 100 -r 1 -w 2 -o b.rec
+	run -2 --separate-stderr trace-merge -o m.cfg a.rec nosuch "$F/truncated.rec" b.rec
+	[ "${stderr_lines[0]}" = "trace-merge: cannot open 'nosuch': No such file or directory" ]
+	[ "${stderr_lines[1]}" = "trace-merge: $F/truncated.rec: truncated frame at byte 228" ]
+	same_as m.cfg a.rec "$F/truncated.rec" b.rec
+}
+
+@test "no progress when standard error is not a terminal, or with -q" {
+	"$GEN" -s 3 -n 100 -r 0 -w 2 -o a.rec
+	run -0 --separate-stderr trace-merge -o m.cfg a.rec
+	[ -z "$stderr" ]
+	command -v script > /dev/null || skip "script(1) is missing"
+	run -0 script -qec "trace-merge -q -o m.cfg a.rec" /dev/null
+	[ -z "$output" ]
+	run -0 script -qec "trace-merge -o m.cfg a.rec" /dev/null
+	[[ "$output" == *"trace-merge: 0/1 a.rec, 0 records"* ]]
+}
+
+# ---- timing bounds ------------------------------------------------------------
+
+@test "binned and hist times are within the error bound" {
+	"$GEN" -s 5 -n 20000 -t 3 -o g.rec
+	trace-decode g.rec > exact.txt
+	for t in binned hist; do
+		trace-compress -t $t -e 0.05 -k 3 -m 20 g.rec > g.cfg
+		trace-decode g.cfg > $t.txt
+		python3 - exact.txt $t.txt 0.05 <<'EOF'
+import sys
+ns = lambda s: int(s.replace('.', ''))
+rows = lambda p: [l.split('\t') for l in open(p) if not l.startswith('#')]
+exact, got, e = rows(sys.argv[1]), rows(sys.argv[2]), float(sys.argv[3])
+assert len(exact) == len(got)
+prev = {}
+for a, b in zip(exact, got):
+    assert a[:3] == b[:3] and a[5:] == b[5:], (a, b)
+    t, d = ns(a[3]), ns(a[4]) - ns(a[3])
+    t2, d2 = ns(b[3]), ns(b[4]) - ns(b[3])
+    assert abs(d2 - d) <= e * d + 1, ('duration', a, b)
+    p = prev.get(a[1], 0)
+    assert abs(t2 - t) <= e * abs(t - p) + 1, ('start', a, b, p)
+    prev[a[1]] = t2
+EOF
+	done
+}
+
+@test "aggregate durations are the means of their signatures" {
+	"$GEN" -s 5 -n 5000 -t 2 -o g.rec
+	trace-compress g.rec > g.cfg
+	same_as g.cfg g.rec
+	# the sum of the means over all calls is the sum of the durations
+	sum() { awk -F'\t' '!/^#/ { split($4, s, "."); split($5, e, "."); t += (e[1] - s[1]) * 1e9 + e[2] - s[2] } END { printf "%d\n", t }'; }
+	a=$(trace-decode g.rec | sum) b=$(trace-decode g.cfg | sum)
+	[ $((a > b ? a - b : b - a)) -le 5000 ]
+}
+
+# ---- damaged compressed traces ----------------------------------------------------
+
+@test "truncated .cfg files: exit 2, the section and the byte named" {
+	trace-merge -t lossless "$F/good.rec" > g.cfg
+	size=$(stat -c %s g.cfg)
+	cst=$(section g.cfg CST)
+	head -c $((cst + 30)) g.cfg > t1.cfg
+	run -2 --separate-stderr trace-decode t1.cfg
+	[ -z "$output" ]
+	[ "$stderr" = "trace-decode: t1.cfg: truncated section CST at byte $cst" ]
+	head -c $((cst + 10)) g.cfg > t2.cfg
+	run -2 --separate-stderr trace-decode t2.cfg
+	[ "$stderr" = "trace-decode: t2.cfg: truncated section header at byte $cst" ]
+	head -c $((size - 24)) g.cfg > t3.cfg
+	run -2 --separate-stderr trace-decode t3.cfg
+	[ "$stderr" = "trace-decode: t3.cfg: truncated file: no END section at byte $((size - 24))" ]
+	head -c 10 g.cfg > t4.cfg
+	run -2 --separate-stderr trace-decode t4.cfg
+	[ "$stderr" = "trace-decode: t4.cfg: truncated header at byte 10" ]
+}
+
+@test "corrupt .cfg files: exit 2, the section and the byte named" {
+	trace-merge -t lossless "$F/good.rec" > g.cfg
+	gram=$(section g.cfg GRAMMAR)
+	python3 -c "import sys; d = bytearray(open('g.cfg', 'rb').read()); d[$gram + 30] ^= 1; open('f.cfg', 'wb').write(d)"
+	run -2 --separate-stderr trace-decode f.cfg
+	[ -z "$output" ]
+	[ "$stderr" = "trace-decode: f.cfg: corrupt section GRAMMAR at byte $gram (checksum)" ]
+	for s in STRINGS CST GRAMMAR STREAMS; do
+		corrupt g.cfg $s c.cfg
+		at=$(section c.cfg $s)
+		run -2 --separate-stderr trace-decode c.cfg
+		[ -z "$output" ]
+		[[ "$stderr" == "trace-decode: c.cfg: corrupt section $s at byte $at ("* ]]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		run -2 --separate-stderr trace-merge -o x.cfg c.cfg
+		[[ "$stderr" == "trace-merge: c.cfg: corrupt section $s at byte $at ("* ]]
+	done
+	printf '\211TGCFG\r\n\002\000\000\000' > v.cfg
+	run -2 --separate-stderr trace-decode v.cfg
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 2" ]
+}
+
+@test "a damaged .cfg among good inputs: the others are decoded" {
+	trace-compress -t lossless "$F/good.rec" > g.cfg
+	head -c 100 g.cfg > bad.cfg
+	run -2 --separate-stderr trace-decode g.cfg bad.cfg "$F/good.rec"
+	[ "${#lines[@]}" -eq 34 ]
+	[[ "$stderr" == "trace-decode: bad.cfg: truncated "* ]]
+}
+
+@test "every truncation and many corruptions are rejected cleanly" {
+	for r in 0 1; do "$GEN" -p mpi -s $((r + 1)) -r $r -w 2 -n 300 -o r$r.rec; done
+	trace-merge -t hist -m 10 r0.rec r1.rec > g.cfg
+	run -0 python3 - g.cfg <<'EOF'
+import random, struct, subprocess, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+random.seed(1)
+def check(data, what):
+    open('fz.cfg', 'wb').write(data)
+    r = subprocess.run(['trace-decode', 'fz.cfg'], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=30)
+    err = r.stderr.decode(errors='replace')
+    ok = r.returncode in (0, 2) and 'Sanitizer' not in err and 'runtime error' not in err
+    assert ok and (r.returncode == 0 or len(err.splitlines()) == 1), (what, r.returncode, err)
+for k in range(0, len(d), max(1, len(d) // 150)):
+    check(d[:k], 'cut at %d' % k)
+secs, p = [], 12
+while p < len(d):
+    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
+    if t:
+        secs.append((p, t, f, st))
+    p += 24 + st
+for i in range(150):
+    p, t, f, st = random.choice(secs)
+    pay = bytearray(zlib.decompress(d[p + 24:p + 24 + st]) if f & 1 else d[p + 24:p + 24 + st])
+    for _ in range(random.randint(1, 3)):
+        pay[random.randrange(len(pay))] = random.randrange(256)
+    z = zlib.compress(bytes(pay)) if f & 1 else bytes(pay)
+    hdr = struct.pack('<HHQQI', t, f, len(z), len(pay), zlib.crc32(z))
+    check(d[:p] + hdr + z + d[p + 24 + st:], 'section %d, try %d' % (t, i))
+EOF
+}
+
+valgrind_ok() {
+	command -v valgrind > /dev/null || skip "valgrind is not installed"
+	[ "$TG_BUILD" = build/opt ] || skip "valgrind runs on the unsanitized build"
+	! grep -q __asan_init "$(command -v trace-decode)" ||
+		skip "bin/trace-decode is the sanitized build"
+}
+
+@test "valgrind: compress, merge, decode and damaged .cfg, no memory error" {
+	valgrind_ok
+	"$GEN" -p mpi -s 2 -r 0 -w 2 -n 300 -o a.rec
+	"$GEN" -p mpi -s 3 -r 1 -w 2 -n 300 -o b.rec
+	run -0 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
+		trace-compress -t hist -m 5 -o a.cfg a.rec
+	[ -z "$stderr" ]
+	run -0 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
+		trace-merge -t binned -o m.cfg a.cfg b.rec
+	[ -z "$stderr" ]
+	run -0 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
+		trace-decode m.cfg
+	[ -z "$stderr" ]
+	corrupt m.cfg CST c.cfg
+	head -c 300 m.cfg > t.cfg
+	for f in c.cfg t.cfg; do
+		run -2 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
+			trace-decode $f
+		[ "${#stderr_lines[@]}" -eq 1 ]
+	done
+}
