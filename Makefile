@@ -185,9 +185,15 @@ regen:
 # One set of position-independent objects, never sanitized (libtfs-posix is
 # preloaded into programs that are not); each library exports only its API
 # through a version script.
-TFS_LIB_SRC = tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/client.c
+# The UCX transport (tp_ucx.c) when UCX's headers are there; sockets only
+# otherwise (then a "ucx:" address is refused).
+TFS_UCX := $(shell test -r /usr/include/ucp/api/ucp.h && echo yes)
+TFS_UCX_SRC = $(if $(TFS_UCX),tfs/tp_ucx.c)
+TFS_UCX_CFLAGS = $(if $(TFS_UCX),-DTFS_HAVE_UCX)
+TFS_UCX_LIBS = $(if $(TFS_UCX),-lucp -lucs)
+TFS_LIB_SRC = tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/client.c tfs/lock.c tfs/transport.c $(TFS_UCX_SRC)
 TFS_HDR = $(wildcard tfs/*.h) $(COMMON_HDR)
-TFS_CFLAGS = $(CFLAGS) -fPIC -pthread
+TFS_CFLAGS = $(CFLAGS) -fPIC -pthread $(TFS_UCX_CFLAGS)
 TFS_LIB_OBJ = $(patsubst %.c,build/tfs/%.o,$(TFS_LIB_SRC))
 TFS_BINS = $(BINDIR)/tfs-server
 TFS_LIBS = lib/libtfs.so lib/libtfs.a lib/libtfs-posix.so
@@ -199,13 +205,15 @@ build/tfs/%.o: %.c $(TFS_HDR)
 	$(CC) $(TFS_CFLAGS) -c -o $@ $<
 
 $(BINDIR)/tfs-server: build/tfs/tfs/tfs-server.o build/tfs/tfs/proto.o build/tfs/tfs/itree.o \
-		build/tfs/tfs/tp_sock.o build/tfs/tfs/serverfile.o $(BUILD)/libcommon.a
+		build/tfs/tfs/tp_sock.o build/tfs/tfs/serverfile.o build/tfs/tfs/transport.o \
+		$(patsubst %.c,build/tfs/%.o,$(TFS_UCX_SRC)) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) -pthread -o $@ $^
+	$(CC) $(CFLAGS) $(TOOLSAN) -pthread -o $@ $^ $(TFS_UCX_LIBS)
 
 lib/libtfs.so: $(TFS_LIB_OBJ) tfs/libtfs.map
 	@mkdir -p lib
-	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs.map -o $@ $(TFS_LIB_OBJ)
+	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs.map -o $@ $(TFS_LIB_OBJ) \
+		$(TFS_UCX_LIBS)
 
 lib/libtfs.a: $(TFS_LIB_OBJ)
 	@mkdir -p lib
@@ -215,7 +223,7 @@ lib/libtfs.a: $(TFS_LIB_OBJ)
 lib/libtfs-posix.so: build/tfs/tfs/posix.o $(TFS_LIB_OBJ) tfs/libtfs-posix.map
 	@mkdir -p lib
 	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs-posix.map -o $@ \
-		build/tfs/tfs/posix.o $(TFS_LIB_OBJ) -ldl
+		build/tfs/tfs/posix.o $(TFS_LIB_OBJ) -ldl $(TFS_UCX_LIBS)
 
 
 # ---- tests ---------------------------------------------------------------

@@ -4,6 +4,14 @@
 # tests/tfs/raw is an MPI program doing plain POSIX I/O under
 # libtfs-posix.so, TFS_NODE per rank standing in for nodes.  Each test
 # starts its own server (TCP on loopback unless it says otherwise).
+#
+# tests/tfs-ucx.bats is this file under another name: there every server
+# listens on UCX (ucx:127.0.0.1:0), clients and peers follow, the tests
+# that only mean sockets (Unix-domain, raw frames) are skipped, and
+# TangramFS's UCX gets TFS_UCX_TLS=tcp,sm,self (a UCP listener needs a
+# sockaddr transport: tcp; UCX_TLS=sm,self, which MPICH is given, cannot
+# connect to one).  When UCX cannot make a worker and connect over
+# loopback, the whole file is skipped.
 
 bats_require_minimum_version 1.5.0
 
@@ -18,11 +26,51 @@ setup_file() {
 	export UCX_TLS=${UCX_TLS:-sm,self}
 	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
 	export PRELOAD=$TG_TOP/lib/libtfs-posix.so FRAME=$TG_TOP/tests/tfs/frame.py
+	local ucxlibs=
+	ar t "$TG_TOP/lib/libtfs.a" | grep -q '^tp_ucx\.o$' && ucxlibs="-lucp -lucs"
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/call" "$TG_TOP/tests/tfs/call.c" \
+		"$TG_TOP/lib/libtfs.a" $ucxlibs -lpthread
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/bulk" "$TG_TOP/tests/tfs/bulk.c" \
+		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib"
+	case $BATS_TEST_FILENAME in
+	*-ucx.bats)
+		export TFS_TRANSPORT=ucx DEFADDR=ucx:127.0.0.1:0
+		export TFS_UCX_TLS=${TFS_UCX_TLS:-tcp,sm,self}
+		ucx_probe || export TFS_SKIP="UCX cannot connect over loopback here: $(tail -n 1 "$BATS_FILE_TMPDIR/probe.log")"
+		;;
+	*)
+		export TFS_TRANSPORT=sockets DEFADDR=tcp:127.0.0.1:0
+		;;
+	esac
 }
 
-# start [ADDRESS]: a server in ./srv, its log in ./srv.log
+# Can a UCX server be started and reached?  (A refused secret is the answer.)
+ucx_probe() {
+	local d=$BATS_FILE_TMPDIR/probe pid ok=1
+	tfs-server -a ucx:127.0.0.1:0 -d "$d" >/dev/null 2>"$BATS_FILE_TMPDIR/probe.log" 3>&- &
+	pid=$!
+	for _ in $(seq 100); do [ -f "$d/server" ] && break; sleep 0.05; done
+	local out="the server did not start"
+	[ -f "$d/server" ] &&
+		out=$(timeout 10 "$B/call" "$(awk '$1 == "address" { print $2 }' "$d/server")" bad 1 2>&1)
+	if [ "$out" = "status 13" ]; then
+		ok=0
+	else
+		echo "$out" >> "$BATS_FILE_TMPDIR/probe.log"
+	fi
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return $ok
+}
+
+# sockets_only: skip a test that only means the sockets transport
+sockets_only() {
+	[ "$TFS_TRANSPORT" = sockets ] || skip "sockets transport only"
+}
+
+# start [ADDRESS]: a server in ./srv (on $DEFADDR by default), its log in ./srv.log
 start() {
-	tfs-server ${1:+-a "$1"} -d srv 2>srv.log 3>&- &
+	tfs-server -a "${1:-$DEFADDR}" -d srv 2>srv.log 3>&- &
 	SERVER_PID=$!
 	for _ in $(seq 100); do [ -f srv/server ] && break; sleep 0.05; done
 	[ -f srv/server ]
@@ -31,6 +79,7 @@ start() {
 }
 
 setup() {
+	[ -z "${TFS_SKIP:-}" ] || skip "$TFS_SKIP"
 	cd "$BATS_TEST_TMPDIR"
 	mkdir -p bb pfs
 	export TFS_SERVER=$PWD/srv/server TFS_BB_DIR=$PWD/bb TFS_PFS_DIR=$PWD/pfs
@@ -78,7 +127,7 @@ mpi() {
 	start
 	run -0 stat -c %a srv/server
 	[ "$output" = 600 ]
-	[[ "$ADDR" == tcp:127.0.0.1:* ]]
+	[[ "$ADDR" == "${DEFADDR%0}"* ]]
 	[ ${#SECRET} -eq 32 ]
 	run -0 tfs-server --stop srv
 	[ ! -e srv/server ]
@@ -320,6 +369,7 @@ rank 3 read NEWNEWNE' ]
 }
 
 @test "session model over Unix-domain sockets" {
+	sockets_only
 	start "unix:$PWD/srv.sock"
 	[[ "$ADDR" == unix:* ]]
 	printf OLDOLDOL > pfs/f
@@ -364,6 +414,7 @@ rank 3 read NEWNEWNE' ]
 }
 
 @test "failure: requests without the secret, garbage and oversized frames are refused" {
+	sockets_only
 	start
 	run -0 "$FRAME" "$ADDR" bad 1
 	[ "$output" = "status 13" ]
@@ -384,4 +435,35 @@ rank 3 read NEWNEWNE' ]
 	# and it still serves
 	prim open:a pwrite:0:ok attachfile queryfile
 	[ "${lines[3]}" = "queryfile: 1 [0,2)@n1" ]
+}
+
+@test "failure: a request without the secret, unknown or short requests, through the transport" {
+	start
+	run -0 "$B/call" "$ADDR" bad 1
+	[ "$output" = "status 13" ]
+	run -0 "$B/call" "$ADDR" "$SECRET" 77
+	[ "$output" = "status 22" ]
+	run -0 "$B/call" "$ADDR" "$SECRET" 1 0100
+	[ "$output" = "status 22" ]
+	grep -q 'request without the secret refused' srv.log
+	grep -q 'malformed hello request' srv.log
+	prim open:a pwrite:0:ok attachfile queryfile
+	[ "${lines[3]}" = "queryfile: 1 [0,2)@n1" ]
+	# nobody listening
+	kill -9 "$SERVER_PID"
+	wait "$SERVER_PID" || true
+	SECONDS=0
+	run -0 "$B/call" "$ADDR" "$SECRET" 1
+	[[ "$output" == failed* ]]
+	[ "$SECONDS" -le 6 ]
+}
+
+@test "sync: read_peer of 9 MB and a 100 kB query reply (rendezvous on UCX)" {
+	start
+	TFS_NODE=1 "$B/bulk" write big 9437283 4500 r1 done 3>&- &
+	for _ in $(seq 300); do [ -f r1 ] && break; sleep 0.05; done
+	TFS_NODE=2 run -0 "$B/bulk" read big 9437283
+	touch done
+	[ "$output" = 'peer: 9437283 ok
+query: 4500 ok' ]
 }

@@ -5,8 +5,9 @@
  * file (TFS_BB_DIR), appended log-style, and keeps a local interval tree
  * mapping file ranges to where they sit in it, with their state: written
  * and not yet attached (dirty), attached, or detached.  A listener thread
- * serves peers' tfs_read_peer from those files.  The server is asked only
- * by the synchronisation primitives, open, stat and seek-to-end.
+ * serves peers' tfs_read_peer from those files, and the lock layer's
+ * requests (lock.c).  The server is asked only by the synchronisation
+ * primitives, open, stat and seek-to-end (and by lock.c).
  *
  * Locks: C.lock (the file list and the peer cache) before a file's lock.
  * No file lock is held while waiting for a peer, so two clients reading
@@ -28,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "client-int.h"
 #include "itree.h"
 #include "proto.h"
 #include "serverfile.h"
@@ -255,6 +257,8 @@ static int stage_all(void);
 static void on_peer(struct tfs_req *req, void *arg)
 {
 	(void)arg;
+	if (tfsi_lock_on_peer(req))
+		return;
 	switch (req->hdr.type) {
 	case TFS_MSG_PEER_READ:
 		serve_read(req);
@@ -265,6 +269,12 @@ static void on_peer(struct tfs_req *req, void *arg)
 	default:
 		tfs_req_reply(req, EOPNOTSUPP, NULL, 0);
 	}
+}
+
+static void on_peer_close(struct tfs_conn *conn, void *arg)
+{
+	(void)arg;
+	tfsi_lock_on_close(conn);
 }
 
 /* ---- initialisation ------------------------------------------------------ */
@@ -310,11 +320,14 @@ static int init_locked(void)
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-	} else
+	} else if (strncmp(sf.addr, "ucx:", 4) == 0)	/* peers on the server's transport */
+		snprintf(lsnaddr, sizeof(lsnaddr), "ucx:127.0.0.1:0");
+	else
 		snprintf(lsnaddr, sizeof(lsnaddr), "tcp:127.0.0.1:0");
 	if (!(C.ep = tfs_ep_connect(sf.addr, C.secret, C.timeout_ms)))
 		return -1;
-	C.lsn = tfs_lsn_open(lsnaddr, C.secret, "libtfs", on_peer, NULL, NULL, msg, sizeof(msg));
+	C.lsn = tfs_lsn_open(lsnaddr, C.secret, "libtfs", on_peer, on_peer_close, NULL, msg,
+			     sizeof(msg));
 	if (!C.lsn) {
 		tfs_ep_close(C.ep);
 		C.ep = NULL;
@@ -439,6 +452,13 @@ static int is_dirty(const struct tfs_iv *iv, void *arg)
 {
 	(void)arg;
 	return iv->state == ST_DIRTY;
+}
+
+static int is_dirty_or_any(const struct tfs_iv *iv, void *arg)
+{
+	(void)iv;
+	(void)arg;
+	return 1;
 }
 
 static int is_attached(const struct tfs_iv *iv, void *arg)
@@ -1512,7 +1532,9 @@ int tfs_finalize(void)
 		return 0;
 	}
 	pthread_mutex_unlock(&C.lock);
-	rc = stage_all();
+	rc = tfsi_lock_finalize();
+	if (stage_all() < 0)
+		rc = -1;
 	pthread_mutex_lock(&C.lock);
 	C.ready = 0;
 	tfs_lsn_close(C.lsn);
@@ -1536,5 +1558,91 @@ int tfs_finalize(void)
 		pthread_mutex_unlock(&f->lock);
 	}
 	pthread_mutex_unlock(&C.lock);
+	return rc;
+}
+
+/* ---- for the lock layer (client-int.h) ------------------------------------------ */
+
+int tfsi_call(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_rd *rd)
+{
+	return call(type, body, mem, rd);
+}
+
+int tfsi_peer_call(const char *addr, uint16_t type, const struct tfs_buf *body, void **mem,
+		   struct tfs_rd *rd)
+{
+	struct iovec v = { body ? body->p : NULL, body ? body->len : 0 };
+	struct tfs_ep *ep;
+	size_t rlen;
+	void *r = NULL;
+	int rc;
+
+	if (body && tfs_buf_failed(body)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (!(ep = peer_ep(addr)))
+		return -1;
+	rc = tfs_ep_call(ep, type, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
+	if (rc != 0) {
+		free(r);
+		if (rc > 0)
+			errno = rc;
+		return -1;
+	}
+	if (mem) {
+		*mem = r;
+		tfs_rd_init(rd, r, rlen);
+	} else {
+		free(r);
+	}
+	return 0;
+}
+
+uint64_t tfsi_id(void)
+{
+	return C.id;
+}
+
+uint32_t tfsi_node(void)
+{
+	return C.node;
+}
+
+const char *tfsi_addr(void)
+{
+	return C.lsn ? tfs_lsn_addr(C.lsn) : "";
+}
+
+int tfsi_timeout_ms(void)
+{
+	return C.timeout_ms;
+}
+
+uint64_t tfsi_fid(const struct tfs_file *file)
+{
+	return file->f->fid;
+}
+
+int tfsi_flush_range(uint64_t fid, uint64_t start, uint64_t end)
+{
+	struct lfile *f = lfile_find(fid);
+	struct copy c;
+	int rc = 0;
+
+	if (!f)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	if (f->bbfd >= 0 && tfs_itree_each(&f->tree, start, end, is_dirty_or_any, NULL)) {
+		if (copy_begin(f, &c) < 0) {
+			pthread_mutex_unlock(&f->lock);
+			return -1;
+		}
+		tfs_itree_each(&f->tree, start, end, copy_one, &c);
+		rc = copy_end(f, &c);
+		if (rc == 0)
+			rc = tfs_itree_remove(&f->tree, start, end, NULL, NULL);
+	}
+	pthread_mutex_unlock(&f->lock);
 	return rc;
 }

@@ -9,6 +9,10 @@
  *	fsync	-			attach_file		-
  *	close	close			attach_file; close	attach_file; close
  *
+ * With TFS_DESIGN=lock, Table 5.3 instead (POSIX consistency through
+ * locks): write = acquire_lock(write); write, read = acquire_lock(read);
+ * read, fsync nothing, close = release_lock_file; close.
+ *
  * Everything else passes through to the next definition (dlsym RTLD_NEXT).
  * A TangramFS descriptor is a real descriptor of /dev/null, so that its
  * number is taken and calls this layer does not know fail harmlessly; the
@@ -60,6 +64,7 @@ static char mount[PATH_MAX];
 static size_t mountlen;
 static char pfsdir[PATH_MAX];
 static enum model model = M_POSIX;
+static int lockdesign;		/* TFS_DESIGN=lock: Table 5.3 */
 static atomic_int exit_registered, warned;
 
 #define REAL(name) static __typeof__(name) *real_##name
@@ -99,7 +104,7 @@ REAL(opendir);
 __attribute__((constructor)) static void setup(void)
 {
 	const char *m = getenv("TFS_MOUNT"), *c = getenv("TFS_CONSISTENCY"),
-		   *p = getenv("TFS_PFS_DIR");
+		   *p = getenv("TFS_PFS_DIR"), *d = getenv("TFS_DESIGN");
 
 	if (m && m[0] == '/' && strlen(m) < sizeof(mount)) {
 		memcpy(mount, m, strlen(m) + 1);
@@ -109,6 +114,12 @@ __attribute__((constructor)) static void setup(void)
 	}
 	if (p && strlen(p) < sizeof(pfsdir))
 		memcpy(pfsdir, p, strlen(p) + 1);
+	if (d && strcmp(d, "lock") == 0) {
+		lockdesign = 1;
+	} else if (d && *d && strcmp(d, "sync") != 0) {
+		fprintf(stderr, "libtfs-posix: TFS_DESIGN '%s' is not sync or lock; using "
+			"sync\n", d);
+	}
 	if (!c || !*c || strcmp(c, "posix") == 0) {
 		model = M_POSIX;
 	} else if (strcmp(c, "commit") == 0) {
@@ -229,7 +240,8 @@ static int ofd_unref(struct ofd *o)
 	if (!last)
 		return 0;
 	in_tfs++;
-	if (model != M_POSIX && tfs_attach_file(o->h) < 0) {
+	if (lockdesign ? tfs_release_lock_file(o->h) < 0 :
+	    model != M_POSIX && tfs_attach_file(o->h) < 0) {
 		rc = -1;
 		e = errno;
 	}
@@ -463,7 +475,12 @@ static ssize_t o_read(struct ofd *o, void *buf, size_t n, uint64_t off)
 		return -1;
 	}
 	in_tfs++;
-	r = tfs_pread_synced(o->h, buf, n, off);
+	if (!lockdesign)
+		r = tfs_pread_synced(o->h, buf, n, off);
+	else if (tfs_acquire_lock(o->h, off, n, TFS_LOCK_READ) < 0)
+		r = -1;
+	else
+		r = tfs_pread(o->h, buf, n, off);
 	in_tfs--;
 	return r;
 }
@@ -477,9 +494,19 @@ static ssize_t o_write(struct ofd *o, const void *buf, size_t n, uint64_t off)
 		return -1;
 	}
 	in_tfs++;
-	r = tfs_pwrite(o->h, buf, n, off);
-	if (r > 0 && model == M_POSIX && tfs_attach(o->h, off, (size_t)r) < 0)
-		r = -1;
+	if (lockdesign) {
+		/* the second acquire is free while the lock is held; it takes
+		 * the lock again when a revocation crossed the write, so that
+		 * the bytes are covered (and flushed at the next conflict) */
+		if (tfs_acquire_lock(o->h, off, n, TFS_LOCK_WRITE) < 0 ||
+		    (r = tfs_pwrite(o->h, buf, n, off)) < 0 ||
+		    tfs_acquire_lock(o->h, off, n, TFS_LOCK_WRITE) < 0)
+			r = -1;
+	} else {
+		r = tfs_pwrite(o->h, buf, n, off);
+		if (r > 0 && model == M_POSIX && tfs_attach(o->h, off, (size_t)r) < 0)
+			r = -1;
+	}
 	in_tfs--;
 	return r;
 }
@@ -653,7 +680,7 @@ static int o_sync(struct ofd *o)
 {
 	int rc = 0;
 
-	if (model == M_COMMIT) {
+	if (model == M_COMMIT && !lockdesign) {
 		in_tfs++;
 		rc = tfs_attach_file(o->h);
 		in_tfs--;

@@ -36,8 +36,19 @@ enum tfs_msg_type {
 	TFS_MSG_TRUNCATE = 8,	/* file id, length */
 	TFS_MSG_UNLINK = 9,	/* path */
 	TFS_MSG_STOP = 10,	/* stage out and exit */
+	TFS_MSG_LOCK_NODE = 11,	/* → block size, the node manager's id and address */
+	TFS_MSG_LOCK_ACQUIRE = 12,/* manager → server: file id, blocks, type, policy */
+	TFS_MSG_LOCK_RELEASE = 13,/* manager → server: file id, blocks */
+	TFS_MSG_LOCK_REPORT = 14,/* manager → server: its alpha, beta, gamma */
 	TFS_MSG_PEER_READ = 32,	/* client → client: file id, offset, size → bytes */
 	TFS_MSG_PEER_STAGE = 33,/* server → client: flush and detach what you own */
+	TFS_MSG_LOCK_JOIN = 34,	/* client → its node manager: id, address */
+	TFS_MSG_LOCK_GET = 35,	/* client → manager: file id, blocks, type, policy */
+	TFS_MSG_LOCK_PUT = 36,	/* client → manager: file id (0: all), blocks */
+	TFS_MSG_LOCK_SPLIT = 37,/* manager → manager: file id, blocks needed */
+	TFS_MSG_LOCK_REVOKE = 38,/* manager → client: file id, blocks: flush, drop */
+	TFS_MSG_LOCK_COUNT = 39,/* client → manager: → alpha, beta, gamma */
+	TFS_MSG_LOCK_BYE = 40,	/* client → manager: leaving */
 };
 
 /* Open flags on the wire (the same values as TFS_O_*). */

@@ -1,7 +1,9 @@
 /*
- * tfs-server - the global TangramFS server of the sync-based design
- * (dissertation §5.4.2): who attached which range of which file, and each
- * file's end.  See tfs-server(8) and tfs-protocol(5).
+ * tfs-server - the global TangramFS server (dissertation §5.4): for the
+ * sync-based design who attached which range of which file, and each
+ * file's end; for the lock-based design the global lock manager, the
+ * tokens each node holds of each file, each node's manager and its
+ * counters.  See tfs-server(8) and tfs-protocol(5).
  *
  * The transport's progress thread receives requests and deals them to
  * worker threads round-robin, each with a FIFO queue; a worker answers.
@@ -48,8 +50,25 @@ struct client {
 	atomic_int gone;	/* disconnected: its attachments are dropped */
 };
 
+/* A node's tokens of one file (lock-based design): intervals with state
+ * = the token type (1 read, 2 write), base = start. */
+struct ntok {
+	uint32_t node;
+	struct tfs_itree tree;
+};
+
+/* A node of the lock-based design: its manager and its counters. */
+struct lnode {
+	uint32_t node;
+	uint64_t mgr;		/* the manager's client id, 0 when none */
+	char addr[128];
+	uint64_t alpha, gamma, beta_base, beta_cur;
+};
+
 struct sfile {
 	uint64_t fid;
+	struct ntok *tok;	/* under lock, like tree */
+	size_t ntok;
 	uint64_t eof;
 	char *path;
 	int unlinked;
@@ -88,6 +107,9 @@ static struct {
 	pthread_t main_thread;
 	struct tfs_req *stop_req;	/* a STOP waiting for its reply */
 	int stopping;
+	struct lnode *nodes;		/* under lock */
+	size_t nnodes;
+	uint64_t block;			/* TFS_BLOCK_SIZE */
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void usage(int status)
@@ -118,6 +140,8 @@ static const char *type_name(unsigned t)
 		[TFS_MSG_DETACH_CLIENT] = "detach-client", [TFS_MSG_QUERY] = "query",
 		[TFS_MSG_EOF] = "eof", [TFS_MSG_TRUNCATE] = "truncate",
 		[TFS_MSG_UNLINK] = "unlink", [TFS_MSG_STOP] = "stop",
+		[TFS_MSG_LOCK_NODE] = "lock-node", [TFS_MSG_LOCK_ACQUIRE] = "lock-acquire",
+		[TFS_MSG_LOCK_RELEASE] = "lock-release", [TFS_MSG_LOCK_REPORT] = "lock-report",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -515,6 +539,351 @@ static int do_unlink(struct ctx *c)
 	return rc;
 }
 
+
+/* ---- the global lock manager (lock-based design) ------------------------------- */
+
+/* The record of @node, created when @create; with S.lock held. */
+static struct lnode *lnode_get(uint32_t node, int create)
+{
+	struct lnode *v;
+
+	for (size_t i = 0; i < S.nnodes; i++)
+		if (S.nodes[i].node == node)
+			return &S.nodes[i];
+	if (!create || !(v = realloc(S.nodes, (S.nnodes + 1) * sizeof(*v))))
+		return NULL;
+	S.nodes = v;
+	memset(&v[S.nnodes], 0, sizeof(*v));
+	v[S.nnodes].node = node;
+	return &v[S.nnodes++];
+}
+
+/* The tokens of @node in @f, created when @create; with f->lock held. */
+static struct tfs_itree *ntok_get(struct sfile *f, uint32_t node, int create)
+{
+	struct ntok *v;
+
+	for (size_t i = 0; i < f->ntok; i++)
+		if (f->tok[i].node == node)
+			return &f->tok[i].tree;
+	if (!create || !(v = realloc(f->tok, (f->ntok + 1) * sizeof(*v))))
+		return NULL;
+	f->tok = v;
+	v[f->ntok].node = node;
+	tfs_itree_init(&v[f->ntok].tree);
+	return &v[f->ntok++].tree;
+}
+
+/* Drop every token of @node; with S.lock held. */
+static void drop_node_tokens(uint32_t node)
+{
+	for (size_t i = 0; i < S.nfiles; i++) {
+		struct sfile *f = S.files[i];
+		struct tfs_itree *t;
+
+		pthread_mutex_lock(&f->lock);
+		if ((t = ntok_get(f, node, 0)))
+			tfs_itree_remove(t, 0, UINT64_MAX, NULL, NULL);
+		pthread_mutex_unlock(&f->lock);
+	}
+}
+
+static int do_lock_node(struct ctx *c)
+{
+	struct lnode *n;
+
+	if (!tfs_rd_done(&c->rd))
+		return bad(c, "bad body");
+	pthread_mutex_lock(&S.lock);
+	if (!(n = lnode_get(c->cl->node, 1))) {
+		pthread_mutex_unlock(&S.lock);
+		return ENOMEM;
+	}
+	if (!n->mgr) {
+		n->mgr = c->cl->id;
+		memcpy(n->addr, c->cl->addr, sizeof(n->addr));
+	}
+	tfs_buf_u64(&c->out, S.block);
+	tfs_buf_u64(&c->out, n->mgr);
+	tfs_buf_str(&c->out, n->addr);
+	pthread_mutex_unlock(&S.lock);
+	return 0;
+}
+
+/* Does an interval of type @have conflict with a request of @want? */
+static int conflicts(uint32_t have, uint32_t want)
+{
+	return have == 2 || want == 2;
+}
+
+struct scan {
+	uint32_t want;
+	uint64_t lo, hi;	/* conflicting extent seen */
+	int found;
+};
+
+static int scan_one(const struct tfs_iv *iv, void *arg)
+{
+	struct scan *sc = arg;
+
+	if (!conflicts(iv->state, sc->want))
+		return 0;
+	if (!sc->found || iv->start < sc->lo)
+		sc->lo = iv->start;
+	if (!sc->found || iv->end > sc->hi)
+		sc->hi = iv->end;
+	sc->found = 1;
+	return 0;
+}
+
+static int first_conflict(const struct tfs_iv *iv, void *arg)
+{
+	struct scan *sc = arg;
+
+	if (!conflicts(iv->state, sc->want))
+		return 0;
+	sc->lo = iv->start;
+	sc->found = 1;
+	return 1;
+}
+
+struct keep {
+	struct tfs_iv *v;
+	size_t n, cap;
+};
+
+static int keep_writes(const struct tfs_iv *iv, void *arg)
+{
+	struct keep *k = arg;
+
+	if (iv->state != 2)
+		return 0;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 8;
+		struct tfs_iv *v = realloc(k->v, cap * sizeof(*v));
+
+		if (!v)
+			return 1;
+		k->v = v;
+		k->cap = cap;
+	}
+	k->v[k->n++] = *iv;
+	return 0;
+}
+
+/*
+ * LOCK_ACQUIRE: grant the sender's node a token of @type over [s, e)
+ * (block-aligned), widened by @policy up to the other nodes' conflicting
+ * tokens, or name those tokens' owners.  The server waits for nobody:
+ * the requester settles a conflict with the owners and asks again.
+ */
+static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type);
+
+static int do_lock_acquire(struct ctx *c)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd), s = tfs_rd_u64(&c->rd), e = tfs_rd_u64(&c->rd);
+	uint32_t type = tfs_rd_u32(&c->rd), policy = tfs_rd_u32(&c->rd),
+		 first = tfs_rd_u32(&c->rd), node = c->cl->node;
+	uint64_t gs = s, ge = e;
+	struct lnode *me;
+	struct sfile *f;
+	size_t nconf = 0, at;
+	int rc = 0;
+
+	if (!tfs_rd_done(&c->rd) || type < 1 || type > 2 || policy > 2 || first > 1 || s >= e ||
+	    s % S.block || (e % S.block && e != UINT64_MAX))
+		return bad(c, "bad body");
+	if (!(f = file_by_id(fid)))
+		return bad(c, "unknown file id");
+	pthread_mutex_lock(&S.lock);
+	pthread_mutex_lock(&f->lock);
+	me = lnode_get(node, 1);
+	tfs_buf_u32(&c->out, 1);
+	at = c->out.len;
+	tfs_buf_u32(&c->out, 0);
+	for (size_t i = 0; i < f->ntok; i++) {
+		struct scan sc = { .want = type };
+		struct lnode *o;
+
+		if (f->tok[i].node == node)
+			continue;
+		tfs_itree_each(&f->tok[i].tree, s, e, scan_one, &sc);
+		if (!sc.found)
+			continue;
+		o = lnode_get(f->tok[i].node, 0);
+		tfs_buf_u32(&c->out, f->tok[i].node);
+		tfs_buf_u64(&c->out, sc.lo);
+		tfs_buf_u64(&c->out, sc.hi);
+		tfs_buf_str(&c->out, o && o->mgr ? o->addr : "");
+		nconf++;
+	}
+	if (nconf) {
+		if (!tfs_buf_failed(&c->out))
+			for (int i = 0; i < 4; i++)
+				c->out.p[at + i] = (unsigned char)(nconf >> (8 * i));
+		if (first && me)
+			me->gamma++;
+	} else {
+		struct tfs_itree *t;
+		uint64_t lim_s = 0, lim_e = UINT64_MAX;
+
+		c->out.len = 0;
+		for (size_t i = 0; i < f->ntok; i++) {
+			struct scan sc = { .want = type };
+
+			if (f->tok[i].node == node)
+				continue;
+			if (policy >= 1) {
+				tfs_itree_each(&f->tok[i].tree, e, UINT64_MAX, first_conflict, &sc);
+				if (sc.found && sc.lo < lim_e)
+					lim_e = sc.lo;
+			}
+			sc.found = 0;
+			if (policy == 2 && s > 0) {
+				tfs_itree_each(&f->tok[i].tree, 0, s, scan_one, &sc);
+				if (sc.found && sc.hi > lim_s)
+					lim_s = sc.hi;
+			}
+		}
+		if (policy >= 1)
+			ge = lim_e;
+		if (policy == 2)
+			gs = lim_s;
+		/* a node's own write tokens survive a read grant over them */
+		if (!(t = ntok_get(f, node, 1)))
+			rc = ENOMEM;
+		else
+			rc = hold(t, gs, ge, type);
+		tfs_buf_u32(&c->out, 0);
+		tfs_buf_u64(&c->out, gs);
+		tfs_buf_u64(&c->out, ge);
+		if (!rc && first && me)
+			me->alpha++;
+	}
+	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&S.lock);
+	return rc;
+}
+
+/* Hold [s, e) with @type in @t, keeping the node's write tokens there. */
+static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type)
+{
+	struct keep k = { 0 };
+	struct tfs_iv iv = { s, e, 0, s, type };
+	int rc = 0;
+
+	if (type == 1)
+		tfs_itree_each(t, s, e, keep_writes, &k);
+	if (tfs_itree_assign(t, &iv) < 0)
+		rc = ENOMEM;
+	for (size_t i = 0; i < k.n && !rc; i++)
+		if (tfs_itree_assign(t, &k.v[i]) < 0)
+			rc = ENOMEM;
+	free(k.v);
+	return rc;
+}
+
+struct reach {
+	uint64_t at, e;
+};
+
+/* How far the tokens run on, without a gap, from reach.at. */
+static int reach_one(const struct tfs_iv *iv, void *arg)
+{
+	struct reach *r = arg;
+
+	if (iv->start > r->at && iv->start >= r->e)
+		return 1;
+	if (iv->end > r->at)
+		r->at = iv->end;
+	return 0;
+}
+
+/*
+ * LOCK_RELEASE: the sender's node gives up [s, x): at least [s, e), on
+ * (extend-end) as far as its tokens here run without a gap, but not past
+ * @limit (where a lock of one of its processes begins).  The tokens here
+ * decide, not the node's copy: a token handed to the node that it has not
+ * heard of yet goes too.  After a split the sender names the node it
+ * splits for and the type wanted: that node gets the range at once (where
+ * no third node's token conflicts), so the owner cannot take it back in
+ * the time the requester needs to ask again.  Reply: u64 x.
+ */
+static int do_lock_release(struct ctx *c)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd), s = tfs_rd_u64(&c->rd), e = tfs_rd_u64(&c->rd),
+		 limit = tfs_rd_u64(&c->rd), x;
+	uint32_t to = tfs_rd_u32(&c->rd), type = tfs_rd_u32(&c->rd);
+	struct reach r = { s, e };
+	struct tfs_itree *t;
+	struct sfile *f;
+	int rc = 0;
+
+	if (!tfs_rd_done(&c->rd) || s >= e || limit < e || type > 2)
+		return bad(c, "bad body");
+	if (!(f = file_by_id(fid)))
+		return bad(c, "unknown file id");
+	pthread_mutex_lock(&f->lock);
+	if ((t = ntok_get(f, c->cl->node, 0)))
+		tfs_itree_each(t, s, UINT64_MAX, reach_one, &r);
+	x = r.at < limit ? r.at : limit;
+	if (x < e)
+		x = e;
+	if (t && tfs_itree_remove(t, s, x, NULL, NULL) < 0)
+		rc = ENOMEM;
+	if (!rc && type && to != c->cl->node && to != UINT32_MAX) {
+		int third = 0;
+
+		for (size_t i = 0; i < f->ntok && !third; i++) {
+			struct scan sc = { .want = type };
+
+			if (f->tok[i].node == to)
+				continue;
+			tfs_itree_each(&f->tok[i].tree, s, x, scan_one, &sc);
+			third = sc.found;
+		}
+		if (!third && (!(t = ntok_get(f, to, 1)) || hold(t, s, x, type) != 0))
+			rc = ENOMEM;
+	}
+	pthread_mutex_unlock(&f->lock);
+	tfs_buf_u64(&c->out, x);
+	return rc;
+}
+
+static int do_lock_report(struct ctx *c)
+{
+	struct lnode *n;
+	uint64_t beta;
+
+	tfs_rd_u64(&c->rd);
+	beta = tfs_rd_u64(&c->rd);
+	tfs_rd_u64(&c->rd);
+	if (!tfs_rd_done(&c->rd))
+		return bad(c, "bad body");
+	pthread_mutex_lock(&S.lock);
+	if ((n = lnode_get(c->cl->node, 0)) && n->mgr == c->cl->id)
+		n->beta_cur = beta;
+	pthread_mutex_unlock(&S.lock);
+	return 0;
+}
+
+/* A node manager has gone: its node's tokens go with it (its processes
+ * flushed what they wrote before they released), and the next process
+ * of the node to ask becomes the manager. */
+static void lock_client_gone(struct client *cl)
+{
+	struct lnode *n;
+
+	pthread_mutex_lock(&S.lock);
+	if ((n = lnode_get(cl->node, 0)) && n->mgr == cl->id) {
+		n->mgr = 0;
+		n->beta_base += n->beta_cur;
+		n->beta_cur = 0;
+		drop_node_tokens(cl->node);
+	}
+	pthread_mutex_unlock(&S.lock);
+}
+
 static void handle(struct tfs_req *req)
 {
 	struct ctx c = { .req = req };
@@ -537,6 +906,10 @@ static void handle(struct tfs_req *req)
 		case TFS_MSG_EOF: rc = do_eof(&c, 0); break;
 		case TFS_MSG_TRUNCATE: rc = do_eof(&c, 1); break;
 		case TFS_MSG_UNLINK: rc = do_unlink(&c); break;
+		case TFS_MSG_LOCK_NODE: rc = do_lock_node(&c); break;
+		case TFS_MSG_LOCK_ACQUIRE: rc = do_lock_acquire(&c); break;
+		case TFS_MSG_LOCK_RELEASE: rc = do_lock_release(&c); break;
+		case TFS_MSG_LOCK_REPORT: rc = do_lock_report(&c); break;
 		default:
 			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
 			rc = EOPNOTSUPP;
@@ -622,6 +995,7 @@ static void on_close(struct tfs_conn *conn, void *arg)
 		return;
 	atomic_store(&cl->gone, 1);
 	drop_client(cl->id);
+	lock_client_gone(cl);
 }
 
 /* ---- stage-out ------------------------------------------------------------ */
@@ -733,6 +1107,10 @@ int main(int argc, char **argv)
 	int c, sig, failed;
 
 	S.nworkers = 2;
+	S.block = 4096;
+	if (getenv("TFS_BLOCK_SIZE"))
+		S.block = (uint64_t)tg_strtonum(getenv("TFS_BLOCK_SIZE"), 1, 1LL << 40,
+						"TFS_BLOCK_SIZE");
 	while ((c = getopt_long(argc, argv, "a:d:hw:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -793,6 +1171,13 @@ int main(int argc, char **argv)
 	} while (sig == SIGPIPE);
 
 	failed = stage_out();
+	pthread_mutex_lock(&S.lock);
+	for (size_t i = 0; i < S.nnodes; i++)
+		logmsg("node %u: alpha %llu beta %llu gamma %llu", S.nodes[i].node,
+		       (unsigned long long)S.nodes[i].alpha,
+		       (unsigned long long)(S.nodes[i].beta_base + S.nodes[i].beta_cur),
+		       (unsigned long long)S.nodes[i].gamma);
+	pthread_mutex_unlock(&S.lock);
 	pthread_mutex_lock(&S.lock);
 	if (S.stop_req) {
 		tfs_req_reply(S.stop_req, failed ? EIO : 0, NULL, 0);

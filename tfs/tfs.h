@@ -131,7 +131,58 @@ int tfs_detach_file(tfs_file_t *file);
  * or -1. */
 int tfs_detach_client(void);
 
+/* ---- locking primitives (Table 5.2) ---------------------------------------- */
+
+/* Lock types. */
+#define TFS_LOCK_READ	1	/* shared */
+#define TFS_LOCK_WRITE	2	/* exclusive */
+#ifndef LOCK_TYPE_READ
+#define LOCK_TYPE_READ	TFS_LOCK_READ	/* the dissertation's names */
+#define LOCK_TYPE_WRITE	TFS_LOCK_WRITE
+#endif
+
+/* Acquire a lock of @type on [@offset, @offset+@size-1] of @file for this
+ * process, covering whole blocks (the server's TFS_BLOCK_SIZE).  Granted
+ * from the tokens the node's lock manager holds when they cover it, else
+ * from the global lock manager; a conflicting token of another node is
+ * split first (its owner flushes what its processes wrote there), and a
+ * conflicting lock of another process of this node is revoked (flushed).
+ * A lock this process already holds makes it a no-op.  Returns 0 or -1. */
+int tfs_acquire_lock(tfs_file_t *file, size_t offset, size_t size, int type);
+
+/* Release this process's locks within [@offset, @offset+@size-1] of
+ * @file, widened to whole blocks: what it wrote there is flushed to
+ * TFS_PFS_DIR and dropped from its buffer first.  The node keeps the
+ * token.  A no-op where no lock is held.  Returns 0 or -1. */
+int tfs_release_lock(tfs_file_t *file, size_t offset, size_t size);
+
+/* tfs_release_lock of all of @file.  Returns 0 or -1. */
+int tfs_release_lock_file(tfs_file_t *file);
+
+/* tfs_release_lock of every file.  Returns 0 or -1. */
+int tfs_release_lock_client(void);
+
 /* ---- extensions (not in the dissertation) --------------------------------- */
+
+/* Token policies (§5.4.1) of the tokens this process's requests bring to
+ * its node: the requested blocks only, on to the farthest block, or both
+ * ends as far as no other node's token conflicts. */
+#define TFS_LOCK_EXACT		0
+#define TFS_LOCK_EXTEND_END	1
+#define TFS_LOCK_EXTEND		2
+
+/* Set the token policy of this process's later lock requests (the
+ * default comes from TFS_LOCK_POLICY); -1 only asks.  Returns the policy
+ * before, or -1 (EINVAL). */
+int tfs_lock_policy(int policy);
+
+/* This node's lock counters since its manager started: counts[0] alpha
+ * (requests the global lock manager granted a new token for), counts[1]
+ * beta (granted by the node from tokens it held), counts[2] gamma
+ * (requests that met a conflict with another node's token).  Returns 0
+ * or -1. */
+int tfs_lock_stats(uint64_t counts[3]);
+
 
 #define TFS_O_CREAT 1u	/* create the file when it does not exist */
 #define TFS_O_EXCL  2u	/* with TFS_O_CREAT: fail (EEXIST) when it exists */

@@ -36,6 +36,7 @@
 #define SEND_TIMEOUT_MS 10000
 
 struct tfs_ep {
+	const struct tfs_tp_ops *ops;	/* &tfs_tp_sock */
 	int fd;
 	int broken;
 	uint64_t next_id;
@@ -44,6 +45,7 @@ struct tfs_ep {
 };
 
 struct tfs_conn {
+	const struct tfs_tp_ops *ops;
 	int fd;
 	int refs;		/* the progress thread's, plus one per request */
 	int closed;
@@ -60,6 +62,7 @@ struct tfs_conn {
 };
 
 struct tfs_lsn {
+	const struct tfs_tp_ops *ops;
 	int fd, epfd, wakefd;
 	pthread_t thread;
 	char addr[160];
@@ -217,7 +220,7 @@ static void tune(int fd, int family)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-struct tfs_ep *tfs_ep_connect(const char *addr, const unsigned char *secret, int timeout_ms)
+static struct tfs_ep *sock_ep_connect(const char *addr, const unsigned char *secret, int timeout_ms)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -245,6 +248,7 @@ struct tfs_ep *tfs_ep_connect(const char *addr, const unsigned char *secret, int
 	tune(fd, family);
 	if (!(ep = calloc(1, sizeof(*ep))))
 		goto fail;
+	ep->ops = &tfs_tp_sock;
 	ep->fd = fd;
 	ep->next_id = 1;
 	pthread_mutex_init(&ep->lock, NULL);
@@ -257,7 +261,7 @@ fail:
 	return NULL;
 }
 
-int tfs_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
+static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
 		void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms)
 {
 	long long deadline = now_ms() + timeout_ms;
@@ -331,7 +335,7 @@ broken:
 	return -1;
 }
 
-int tfs_ep_broken(struct tfs_ep *ep)
+static int sock_ep_broken(struct tfs_ep *ep)
 {
 	int b;
 
@@ -341,7 +345,7 @@ int tfs_ep_broken(struct tfs_ep *ep)
 	return b;
 }
 
-int tfs_ep_wait_closed(struct tfs_ep *ep, int timeout_ms)
+static int sock_ep_wait_closed(struct tfs_ep *ep, int timeout_ms)
 {
 	long long deadline = now_ms() + timeout_ms;
 	char c;
@@ -367,7 +371,7 @@ int tfs_ep_wait_closed(struct tfs_ep *ep, int timeout_ms)
 	return rc;
 }
 
-void tfs_ep_close(struct tfs_ep *ep)
+static void sock_ep_close(struct tfs_ep *ep)
 {
 	if (!ep)
 		return;
@@ -534,6 +538,7 @@ static void lsn_accept(struct tfs_lsn *l)
 			continue;
 		}
 		tune(fd, l->unix_path[0] ? AF_UNIX : AF_INET);
+		c->ops = &tfs_tp_sock;
 		c->fd = fd;
 		c->refs = 1;
 		c->lsn = l;
@@ -581,7 +586,7 @@ static void *progress(void *arg)
 	return NULL;
 }
 
-struct tfs_lsn *tfs_lsn_open(const char *addr, const unsigned char *secret, const char *name,
+static struct tfs_lsn *sock_lsn_open(const char *addr, const unsigned char *secret, const char *name,
 			     tfs_req_fn on_req, tfs_close_fn on_close, void *arg, char *err,
 			     size_t errlen)
 {
@@ -595,6 +600,7 @@ struct tfs_lsn *tfs_lsn_open(const char *addr, const unsigned char *secret, cons
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	l->ops = &tfs_tp_sock;
 	l->fd = l->epfd = l->wakefd = -1;
 	if ((family = parse_addr(addr, &ss, &len)) < 0) {
 		snprintf(err, errlen, "bad address '%s': %s", addr, strerror(errno));
@@ -673,12 +679,12 @@ fail:
 	return NULL;
 }
 
-const char *tfs_lsn_addr(const struct tfs_lsn *lsn)
+static const char *sock_lsn_addr(const struct tfs_lsn *lsn)
 {
 	return lsn->addr;
 }
 
-void tfs_lsn_close(struct tfs_lsn *l)
+static void sock_lsn_close(struct tfs_lsn *l)
 {
 	uint64_t one = 1;
 
@@ -696,7 +702,7 @@ void tfs_lsn_close(struct tfs_lsn *l)
 	free(l);
 }
 
-int tfs_req_reply(struct tfs_req *req, int status, const struct iovec *iov, int iovcnt)
+static int sock_req_reply(struct tfs_req *req, int status, const struct iovec *iov, int iovcnt)
 {
 	struct tfs_conn *c = req->conn;
 	unsigned char hb[TFS_HDR_SIZE];
@@ -728,12 +734,27 @@ int tfs_req_reply(struct tfs_req *req, int status, const struct iovec *iov, int 
 	return rc;
 }
 
-void tfs_conn_set(struct tfs_conn *conn, void *data)
+static void sock_conn_set(struct tfs_conn *conn, void *data)
 {
 	conn->data = data;
 }
 
-void *tfs_conn_get(struct tfs_conn *conn)
+static void *sock_conn_get(struct tfs_conn *conn)
 {
 	return conn->data;
 }
+
+const struct tfs_tp_ops tfs_tp_sock = {
+	.name = "sockets",
+	.ep_connect = sock_ep_connect,
+	.ep_call = sock_ep_call,
+	.ep_broken = sock_ep_broken,
+	.ep_wait_closed = sock_ep_wait_closed,
+	.ep_close = sock_ep_close,
+	.lsn_open = sock_lsn_open,
+	.lsn_addr = sock_lsn_addr,
+	.lsn_close = sock_lsn_close,
+	.req_reply = sock_req_reply,
+	.conn_set = sock_conn_set,
+	.conn_get = sock_conn_get,
+};

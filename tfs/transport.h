@@ -12,8 +12,10 @@
  * request without the secret is logged and refused with EACCES.
  *
  * Backends are chosen by the address prefix: "tcp:HOST:PORT" and
- * "unix:PATH" (sockets, tp_sock.c).  Every function is thread-safe; an
- * endpoint carries one request at a time (callers queue on its lock).
+ * "unix:PATH" (sockets, tp_sock.c), "ucx:HOST:PORT" (UCX active messages
+ * through a UCP listener, tp_ucx.c); transport.c dispatches.  Every
+ * function is thread-safe; an endpoint carries one request at a time
+ * (callers queue on its lock).
  */
 #ifndef TFS_TRANSPORT_H
 #define TFS_TRANSPORT_H
@@ -94,5 +96,41 @@ int tfs_req_reply(struct tfs_req *req, int status, const struct iovec *iov, int 
 /* The owner's pointer for a connection (NULL until set). */
 void tfs_conn_set(struct tfs_conn *conn, void *data);
 void *tfs_conn_get(struct tfs_conn *conn);
+
+/* ---- backends ----------------------------------------------------------
+ * Each backend's endpoint, listener and connection structures begin with a
+ * pointer to its operations, which the functions above (transport.c)
+ * follow; tfs_ep_connect() and tfs_lsn_open() pick the backend by the
+ * address prefix.  The operations have the contracts of the functions of
+ * the same names.
+ */
+struct tfs_tp_ops {
+	const char *name;
+	struct tfs_ep *(*ep_connect)(const char *addr, const unsigned char *secret,
+				     int timeout_ms);
+	int (*ep_call)(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
+		       void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms);
+	int (*ep_broken)(struct tfs_ep *ep);
+	int (*ep_wait_closed)(struct tfs_ep *ep, int timeout_ms);
+	void (*ep_close)(struct tfs_ep *ep);
+	struct tfs_lsn *(*lsn_open)(const char *addr, const unsigned char *secret,
+				    const char *name, tfs_req_fn on_req, tfs_close_fn on_close,
+				    void *arg, char *err, size_t errlen);
+	const char *(*lsn_addr)(const struct tfs_lsn *lsn);
+	void (*lsn_close)(struct tfs_lsn *lsn);
+	int (*req_reply)(struct tfs_req *req, int status, const struct iovec *iov, int iovcnt);
+	void (*conn_set)(struct tfs_conn *conn, void *data);
+	void *(*conn_get)(struct tfs_conn *conn);
+};
+
+/* What every backend object starts with. */
+struct tfs_tp_obj {
+	const struct tfs_tp_ops *ops;
+};
+
+extern const struct tfs_tp_ops tfs_tp_sock;	/* tp_sock.c */
+#ifdef TFS_HAVE_UCX
+extern const struct tfs_tp_ops tfs_tp_ucx;	/* tp_ucx.c */
+#endif
 
 #endif

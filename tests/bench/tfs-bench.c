@@ -1,14 +1,26 @@
 /*
- * tfs-bench - write bandwidth of TangramFS under the sync-based design
- * (dissertation §5.5): the fpp, contiguous and strided workloads, each
- * under sync-posix, sync-commit and sync-session (Table 5.5 applied to the
- * primitives directly), beside the raw bandwidth of writing the same bytes
- * with pwrite(2) straight into TFS_BB_DIR, in the same run.
+ * tfs-bench - write bandwidth of TangramFS (dissertation §5.5, §5.6): the
+ * fpp, contiguous and strided workloads, each under sync-posix,
+ * sync-commit and sync-session (Table 5.5 applied to the primitives
+ * directly) and lock-exact, lock-extend-end and lock-extend (Table 5.3:
+ * tfs_acquire_lock before every write), beside the raw bandwidth of
+ * writing the same bytes with pwrite(2) straight into TFS_BB_DIR, in the
+ * same run; for the lock models also the counters of Table 5.8 per node.
  *
- * usage: mpirun -n NP tfs-bench [-M writes] [-P ranks-per-node] [-r repeats] [-S bytes]
+ * usage: mpirun -n NP tfs-bench [-bc] [-M writes] [-m models] [-o seed]
+ *                               [-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]
  * Every rank is a process; TFS_NODE is rank / P, so N = NP / P.  One line
  * per workload and model: the best of the repeats, timed from a barrier
- * before the opens to a barrier after the closes.
+ * before the opens to the last rank's last write (sync: its attach; the
+ * releases and closes are not timed), and for lock models the mean over
+ * nodes and repeats of alpha, beta and gamma.  -m and -w take
+ * comma-separated names; -b puts a barrier between the i-th writes of all
+ * ranks (the batches of §5.5.3); -o SEED makes the ranks take their first
+ * lock (strided: every lock) one at a time in a random order drawn from
+ * SEED (the arrival orders of §5.5.2, all equally likely); -c prints every node's counters of every
+ * repeat on lines "counts WORKLOAD MODEL REPEAT NODE ALPHA BETA GAMMA".
+ * A lock run writes a file of its own (its node tokens stay behind), which
+ * is removed after it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,12 +34,15 @@
 
 #include "../../tfs/tfs.h"
 
-enum { RAW, POSIX, COMMIT, SESSION };
-static const char *const model_name[] = { "raw", "sync-posix", "sync-commit", "sync-session" };
+enum { RAW, POSIX, COMMIT, SESSION, LEXACT, LEXTEND_END, LEXTEND, NMODEL };
+static const char *const model_name[] = { "raw", "sync-posix", "sync-commit", "sync-session",
+					  "lock-exact", "lock-extend-end", "lock-extend" };
 static const char *const wl_name[] = { "fpp", "contiguous", "strided" };
 
-static int rank, np;
+static int rank, np, batches, counts_out, run_id;
+static long order = -1;		/* -o: the seed of the arrival orders */
 static long M = 8, S = 4 << 20, P = 1;
+static unsigned long long cnt[3];	/* this node's counters of the last run */
 
 static size_t offset_of(int wl, long i)
 {
@@ -41,6 +56,36 @@ static size_t offset_of(int wl, long i)
 	}
 }
 
+/* -o: the ranks take their i-th lock one after the other, in an order
+ * drawn from the seed (the same on every rank), so that every arrival
+ * order of §5.5.2 is equally likely. */
+static int *perm, *pos;
+
+static void wait_turn(long i)
+{
+	unsigned seed = (unsigned)(order * 1000003 + run_id * 1009 + i);
+
+	for (int k = 0; k < np; k++)
+		perm[k] = k;
+	for (int k = np - 1; k > 0; k--) {
+		int j = (int)(rand_r(&seed) % (unsigned)(k + 1)), t = perm[k];
+
+		perm[k] = perm[j];
+		perm[j] = t;
+	}
+	for (int k = 0; k < np; k++)
+		pos[perm[k]] = k;
+	if (pos[rank] > 0)
+		MPI_Recv(NULL, 0, MPI_BYTE, perm[pos[rank] - 1], 7, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+}
+
+static void pass_turn(void)
+{
+	if (pos[rank] + 1 < np)
+		MPI_Send(NULL, 0, MPI_BYTE, perm[pos[rank] + 1], 7, MPI_COMM_WORLD);
+}
+
 static double run(int wl, int model, const char *bb, char *buf)
 {
 	char name[4096];
@@ -50,9 +95,56 @@ static double run(int wl, int model, const char *bb, char *buf)
 		snprintf(name, sizeof(name), "bench-%s-%d", wl_name[wl], rank);
 	else
 		snprintf(name, sizeof(name), "bench-%s", wl_name[wl]);
+	if (model >= LEXACT) {
+		size_t n = strlen(name);
+
+		snprintf(name + n, sizeof(name) - n, "-lock%d", run_id);
+	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
-	if (model == RAW) {
+	if (model >= LEXACT) {
+		tfs_file_t *f = tfs_open(name);
+		uint64_t c0[3] = { 0 }, c1[3] = { 0 };
+
+		if (!f) {
+			perror("tfs_open");
+			MPI_Abort(MPI_COMM_WORLD, 2);
+		}
+		tfs_lock_policy(model == LEXACT ? TFS_LOCK_EXACT :
+				model == LEXTEND_END ? TFS_LOCK_EXTEND_END : TFS_LOCK_EXTEND);
+		if (rank % P == 0 && tfs_lock_stats(c0) < 0)
+			MPI_Abort(MPI_COMM_WORLD, 2);
+		MPI_Barrier(MPI_COMM_WORLD);
+		t0 = MPI_Wtime();
+		for (long i = 0; i < M; i++) {
+			size_t off = offset_of(wl, i);
+			int turn = order >= 0 && (wl == 2 || i == 0);
+
+			if (batches)
+				MPI_Barrier(MPI_COMM_WORLD);
+			if (turn)
+				wait_turn(i);
+			if (tfs_acquire_lock(f, off, (size_t)S, LOCK_TYPE_WRITE) < 0 ||
+			    tfs_pwrite(f, buf, (size_t)S, off) != S) {
+				perror("tfs_acquire_lock/tfs_pwrite");
+				MPI_Abort(MPI_COMM_WORLD, 2);
+			}
+			if (turn)
+				pass_turn();
+		}
+		t1 = MPI_Wtime();
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank % P == 0 && tfs_lock_stats(c1) < 0)
+			MPI_Abort(MPI_COMM_WORLD, 2);
+		for (int k = 0; k < 3; k++)
+			cnt[k] = c1[k] - c0[k];
+		/* untimed: the release flushes to TFS_PFS_DIR */
+		if (tfs_release_lock_file(f) < 0 || tfs_close(f) < 0)
+			MPI_Abort(MPI_COMM_WORLD, 2);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (wl == 0 || rank == 0)
+			tfs_unlink(name);
+	} else if (model == RAW) {
 		char path[8192];
 		int fd;
 
@@ -61,9 +153,12 @@ static double run(int wl, int model, const char *bb, char *buf)
 			perror(path);
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		}
-		for (long i = 0; i < M; i++)
+		for (long i = 0; i < M; i++) {
+			if (batches)
+				MPI_Barrier(MPI_COMM_WORLD);
 			if (pwrite(fd, buf, (size_t)S, (off_t)offset_of(wl, i)) != S)
 				MPI_Abort(MPI_COMM_WORLD, 2);
+		}
 		close(fd);
 		t1 = MPI_Wtime();
 		MPI_Barrier(MPI_COMM_WORLD);
@@ -78,6 +173,8 @@ static double run(int wl, int model, const char *bb, char *buf)
 		for (long i = 0; i < M; i++) {
 			size_t off = offset_of(wl, i);
 
+			if (batches)
+				MPI_Barrier(MPI_COMM_WORLD);
 			if (tfs_pwrite(f, buf, (size_t)S, off) != S ||
 			    (model == POSIX && tfs_attach(f, off, (size_t)S) < 0)) {
 				perror("tfs_pwrite/tfs_attach");
@@ -97,9 +194,37 @@ static double run(int wl, int model, const char *bb, char *buf)
 	return worst;
 }
 
+/* Set @on[] from a comma-separated list of @names; 0 when a name is unknown. */
+static int pick(const char *list, const char *const *names, int n, int *on)
+{
+	char tmp[256], *save = NULL, *w;
+
+	snprintf(tmp, sizeof(tmp), "%s", list);
+	memset(on, 0, (size_t)n * sizeof(*on));
+	for (w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < n && strcmp(w, names[k]) != 0; k++)
+			;
+		if (k == n)
+			return 0;
+		on[k] = 1;
+	}
+	return 1;
+}
+
+static void usage_exit(void)
+{
+	if (rank == 0)
+		fprintf(stderr, "usage: tfs-bench [-bc] [-M writes] [-m models] [-o seed] "
+			"[-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]\n");
+	MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
 int main(int argc, char **argv)
 {
 	const char *bb = getenv("TFS_BB_DIR");
+	int models[NMODEL] = { 1, 1, 1, 1, 0, 0, 0 }, wls[3] = { 1, 1, 1 }, anylock = 0;
 	char node[32], *buf;
 	long reps = 3;
 	int c;
@@ -107,56 +232,102 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
-	while ((c = getopt(argc, argv, "M:P:r:S:")) != -1) {
+	while ((c = getopt(argc, argv, "bcM:m:o:P:r:S:w:")) != -1) {
 		switch (c) {
+		case 'b': batches = 1; break;
+		case 'c': counts_out = 1; break;
 		case 'M': M = strtol(optarg, NULL, 10); break;
+		case 'o': order = strtol(optarg, NULL, 10); break;
+		case 'm':
+			if (!pick(optarg, model_name, NMODEL, models))
+				usage_exit();
+			break;
 		case 'P': P = strtol(optarg, NULL, 10); break;
 		case 'r': reps = strtol(optarg, NULL, 10); break;
 		case 'S': S = strtol(optarg, NULL, 10); break;
+		case 'w':
+			if (!pick(optarg, wl_name, 3, wls))
+				usage_exit();
+			break;
 		default:
-			if (rank == 0)
-				fprintf(stderr, "usage: tfs-bench [-M writes] [-P ranks-per-node] "
-					"[-r repeats] [-S bytes]\n");
-			MPI_Abort(MPI_COMM_WORLD, 2);
+			usage_exit();
 		}
 	}
-	if (M < 1 || S < 1 || P < 1 || reps < 1 || !bb) {
+	if (M < 1 || S < 1 || P < 1 || reps < 1 || np % P || !bb) {
 		if (rank == 0)
 			fprintf(stderr, "tfs-bench: bad -M, -S, -P or -r, or TFS_BB_DIR unset\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
+	for (int m = LEXACT; m < NMODEL; m++)
+		anylock |= models[m];
 	snprintf(node, sizeof(node), "%ld", rank / P);
 	setenv("TFS_NODE", node, 1);
-	if (!(buf = malloc((size_t)S)))
+	if (!(buf = malloc((size_t)S)) || !(perm = malloc((size_t)np * sizeof(*perm))) ||
+	    !(pos = malloc((size_t)np * sizeof(*pos))))
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	memset(buf, 'x', (size_t)S);
 	if (tfs_init() < 0) {
 		perror("tfs-bench: tfs_init");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
-	if (rank == 0)
-		printf("%-11s %-13s %3s %3s %4s %9s %10s %9s %6s\n", "workload", "model", "N", "P",
+	if (rank == 0) {
+		printf("%-11s %-15s %3s %3s %4s %9s %10s %9s %6s", "workload", "model", "N", "P",
 		       "M", "S", "bytes", "MiB/s", "%raw");
+		printf(anylock ? " %7s %7s %7s\n" : "\n", "alpha", "beta", "gamma");
+	}
 	for (int wl = 0; wl < 3; wl++) {
 		double raw = 0;
 
-		for (int model = RAW; model <= SESSION; model++) {
-			double best = 1e30, bw;
+		if (!wls[wl])
+			continue;
+		for (int model = RAW; model < NMODEL; model++) {
+			double best = 1e30, bw, sum[3] = { 0 };
 			double bytes = (double)np * (double)M * (double)S;
 
+			if (!models[model])
+				continue;
 			for (long r = 0; r < reps; r++) {
 				double t = run(wl, model, bb, buf);
+				unsigned long long *all = NULL;
 
+				run_id++;
 				if (t < best)
 					best = t;
+				if (model < LEXACT)
+					continue;
+				if (rank == 0 && !(all = malloc((size_t)np * sizeof(cnt))))
+					MPI_Abort(MPI_COMM_WORLD, 2);
+				MPI_Gather(cnt, 3, MPI_UNSIGNED_LONG_LONG, all, 3,
+					   MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+				for (int n = 0; rank == 0 && n < np / P; n++) {
+					unsigned long long *v = all + 3 * (size_t)n * (size_t)P;
+
+					for (int k = 0; k < 3; k++)
+						sum[k] += (double)v[k];
+					if (counts_out)
+						printf("counts %s %s %ld %d %llu %llu %llu\n", wl_name[wl],
+						       model_name[model], r, n, v[0], v[1], v[2]);
+				}
+				free(all);
 			}
 			bw = bytes / best / (1 << 20);
 			if (model == RAW)
 				raw = bw;
-			if (rank == 0)
-				printf("%-11s %-13s %3ld %3ld %4ld %9ld %10.0f %9.1f %5.1f%%\n",
-				       wl_name[wl], model_name[model], np / P, P, M, S, bytes, bw,
-				       100 * bw / raw);
+			if (rank == 0) {
+				printf("%-11s %-15s %3ld %3ld %4ld %9ld %10.0f %9.1f ", wl_name[wl],
+				       model_name[model], np / P, P, M, S, bytes, bw);
+				if (raw > 0)
+					printf("%5.1f%%", 100 * bw / raw);
+				else
+					printf("%6s", "-");
+				if (model >= LEXACT) {
+					double k = (double)reps * (double)(np / P);
+
+					printf(" %7.2f %7.2f %7.2f\n", sum[0] / k, sum[1] / k, sum[2] / k);
+				} else {
+					printf(anylock ? " %7s %7s %7s\n" : "\n", "-", "-", "-");
+				}
+			}
 		}
 	}
 	free(buf);

@@ -7,6 +7,8 @@
  *   detachfile  detachclient  query:OFF:LEN  queryfile  flush
  *   seek:OFF:WHENCE(set|cur|end)  tell  stat  statp:PATH  trunc:LEN
  *   unlink:PATH  wait:FILE (until it exists)  touch:FILE  sleep:MS  finalize
+ *   wlock:OFF:LEN  rlock:OFF:LEN  unlock:OFF:LEN  unlockfile  unlockclient
+ *   policy:exact|extend-end|extend  lstats (this node's alpha beta gamma)
  * A failing operation prints "OP: -1 ERRNO-NAME" and the run goes on.
  */
 #ifndef _GNU_SOURCE
@@ -161,6 +163,30 @@ int main(int argc, char **argv)
 			usleep((useconds_t)strtoul(a, NULL, 10) * 1000);
 		} else if (!strcmp(op, "touch")) {
 			close(open(a, O_CREAT | O_WRONLY, 0644));
+		} else if (!strcmp(op, "wlock") || !strcmp(op, "rlock")) {
+			n = tfs_acquire_lock(f, strtoul(a, NULL, 10), strtoul(b, NULL, 10),
+					     op[0] == 'w' ? LOCK_TYPE_WRITE : LOCK_TYPE_READ);
+			n < 0 ? fail(op) : (void)printf("%s: 0\n", op);
+		} else if (!strcmp(op, "unlock")) {
+			n = tfs_release_lock(f, strtoul(a, NULL, 10), strtoul(b, NULL, 10));
+			n < 0 ? fail(op) : (void)printf("unlock: 0\n");
+		} else if (!strcmp(op, "unlockfile")) {
+			n = tfs_release_lock_file(f);
+			n < 0 ? fail(op) : (void)printf("unlockfile: 0\n");
+		} else if (!strcmp(op, "unlockclient")) {
+			n = tfs_release_lock_client();
+			n < 0 ? fail(op) : (void)printf("unlockclient: 0\n");
+		} else if (!strcmp(op, "policy")) {
+			n = tfs_lock_policy(!strcmp(a, "extend") ? TFS_LOCK_EXTEND :
+					    !strcmp(a, "extend-end") ? TFS_LOCK_EXTEND_END :
+					    TFS_LOCK_EXACT);
+			n < 0 ? fail(op) : (void)printf("policy: %s\n", a);
+		} else if (!strcmp(op, "lstats")) {
+			uint64_t cnt[3];
+
+			tfs_lock_stats(cnt) < 0 ? fail(op) : (void)printf(
+				"lstats: alpha %llu beta %llu gamma %llu\n", (unsigned long long)cnt[0],
+				(unsigned long long)cnt[1], (unsigned long long)cnt[2]);
 		} else if (!strcmp(op, "finalize")) {
 			printf("finalize: %d\n", tfs_finalize());
 		} else {

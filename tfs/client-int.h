@@ -1,0 +1,49 @@
+/*
+ * client-int.h - what the lock layer (lock.c) uses of the client core
+ * (client.c) inside libtfs.  Not installed, not exported: the tfsi_
+ * prefix stays outside the version scripts' tfs_* pattern.
+ */
+#ifndef TFS_CLIENT_INT_H
+#define TFS_CLIENT_INT_H
+
+#include <stdint.h>
+
+#include "proto.h"
+#include "transport.h"
+
+struct tfs_file;
+
+/* One request to the server (tfs_init() done); the reply body into *@rd,
+ * whose memory is *@mem (caller frees; both may be NULL).  Returns 0, or
+ * -1 with errno (the reply's status, or the transport's). */
+int tfsi_call(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_rd *rd);
+
+/* A request to the client listening at @addr over the cached endpoint;
+ * same contract as tfsi_call. */
+int tfsi_peer_call(const char *addr, uint16_t type, const struct tfs_buf *body, void **mem,
+		   struct tfs_rd *rd);
+
+/* This process: its server id, its TFS_NODE, its listener's address, the
+ * timeout of every call in ms. */
+uint64_t tfsi_id(void);
+uint32_t tfsi_node(void);
+const char *tfsi_addr(void);
+int tfsi_timeout_ms(void);
+
+/* The server's id of @file. */
+uint64_t tfsi_fid(const struct tfs_file *file);
+
+/* Write this process's buffered data of file @fid within [@start, @end)
+ * to TFS_PFS_DIR (fsync, raising the end of file), then drop it from the
+ * buffer so later reads go to the backing file.  A no-op when nothing is
+ * buffered there.  Returns 0 or -1. */
+int tfsi_flush_range(uint64_t fid, uint64_t start, uint64_t end);
+
+/* The lock layer's hooks (lock.c): requests of types it owns arriving at
+ * this process's listener (returns 1 when it took @req), a closed
+ * connection, and the end of the process (before stage-out). */
+int tfsi_lock_on_peer(struct tfs_req *req);
+void tfsi_lock_on_close(struct tfs_conn *conn);
+int tfsi_lock_finalize(void);
+
+#endif
