@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "tg.h"
@@ -44,4 +45,19 @@ void tg_no_binary_tty(int fd, int force)
 	if (!force && isatty(fd))
 		errx(TG_EXIT_ERROR,
 		     "refusing to write binary data to a terminal (use -f to force)");
+}
+
+void *tg_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		errx(TG_EXIT_ERROR, "out of memory");
+	return p;
+}
+
+char *tg_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(tg_xrealloc(NULL, n), s, n);
 }

@@ -46,21 +46,8 @@ static void die_input(const char *what)
 	exit(TG_EXIT_ERROR);
 }
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "conflict-check: out of memory\n");
-		exit(TG_EXIT_ERROR);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xrealloc(NULL, n), s, n);
-}
+#define xrealloc tg_xrealloc
+#define xstrdup tg_xstrdup
 
 static int streq(const char *a, const char *b)
 {
