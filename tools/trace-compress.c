@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../libcommon/cfg.h"
+#include "../libcommon/cfgcli.h"
 #include "../libcommon/rec.h"
 #include "../libcommon/stream.h"
 #include "../libcommon/tg.h"
@@ -30,58 +31,6 @@ static void usage(int status)
 	exit(status);
 }
 
-
-static int parse_timing(const char *s)
-{
-	static const char *const names[] = { "aggregate", "lossless", "binned", "hist" };
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	errx(TG_EXIT_ERROR, "option -t: unknown timing '%s' (aggregate, lossless, binned, hist)", s);
-}
-
-/* -e: a relative error such as 0.05, in millionths. */
-static uint32_t parse_error(const char *s)
-{
-	char *end;
-	double e;
-
-	errno = 0;
-	e = strtod(s, &end);
-	if (!*s || *end || errno || !(e >= 1e-6 && e <= 10))
-		errx(TG_EXIT_ERROR, "option -e: '%s' is not a relative error in [0.000001, 10]", s);
-	return (uint32_t)(e * 1e6 + 0.5);
-}
-
-/* Write @c to @out (standard output if NULL); returns @status, or 2 after
- * reporting a write error.  A closed pipe ends quietly. */
-static int write_out(struct tg_cfg *c, const char *out, int status)
-{
-	struct tg_stream *os = tg_stream_open(out ? out : "-", "w");
-	int rc, e;
-
-	if (!os) {
-		warn("cannot open '%s'", out);
-		return TG_EXIT_ERROR;
-	}
-	rc = tg_cfg_write(c, os, "trace-compress " TG_VERSION);
-	e = errno;
-	if (tg_stream_close(os) < 0 && rc == 0) {
-		rc = -1;
-		e = errno;
-	}
-	if (rc == 0)
-		return status;
-	if (e == EPIPE && !out)
-		return status;
-	errno = e;
-	warn("write error on %s%s%s", out ? "'" : "", out ? out : "standard output",
-	     out ? "'" : "");
-	return TG_EXIT_ERROR;
-}
-
 int main(int argc, char **argv)
 {
 	struct tg_cfg_opts o = { TG_CFG_AGGREGATE, 100000, 4, 100 };
@@ -95,7 +44,7 @@ int main(int argc, char **argv)
 	while ((ch = getopt(argc, argv, "e:fhk:m:o:t:")) != -1) {
 		switch (ch) {
 		case 'e':
-			o.err_ppm = parse_error(optarg);
+			o.err_ppm = tg_cfgcli_error(optarg);
 			break;
 		case 'f':
 			force = 1;
@@ -113,7 +62,7 @@ int main(int argc, char **argv)
 			out = optarg;
 			break;
 		case 't':
-			o.timing = parse_timing(optarg);
+			o.timing = tg_cfgcli_timing(optarg);
 			break;
 		default:
 			usage(TG_EXIT_ERROR);
@@ -161,7 +110,7 @@ int main(int argc, char **argv)
 		tg_cfg_free(c);
 		return TG_EXIT_ERROR;
 	}
-	status = write_out(c, out, status);
+	status = tg_cfgcli_write(c, out, "trace-compress " TG_VERSION, status);
 	tg_cfg_free(c);
 	return status;
 }

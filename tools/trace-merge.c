@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../libcommon/cfg.h"
+#include "../libcommon/cfgcli.h"
 #include "../libcommon/rec.h"
 #include "../libcommon/stream.h"
 #include "../libcommon/tg.h"
@@ -33,29 +34,6 @@ static void usage(int status)
 {
 	fputs(usage_text, status ? stderr : stdout);
 	exit(status);
-}
-
-static int parse_timing(const char *s)
-{
-	static const char *const names[] = { "aggregate", "lossless", "binned", "hist" };
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	errx(TG_EXIT_ERROR, "option -t: unknown timing '%s' (aggregate, lossless, binned, hist)", s);
-}
-
-static uint32_t parse_error(const char *s)
-{
-	char *end;
-	double e;
-
-	errno = 0;
-	e = strtod(s, &end);
-	if (!*s || *end || errno || !(e >= 1e-6 && e <= 10))
-		errx(TG_EXIT_ERROR, "option -e: '%s' is not a relative error in [0.000001, 10]", s);
-	return (uint32_t)(e * 1e6 + 0.5);
 }
 
 /* ---- progress on a terminal ----------------------------------------------- */
@@ -258,31 +236,6 @@ static int add_input(struct tg_cfg *acc, const char *path, const struct tg_cfg_o
 	return rc;
 }
 
-/* Write @c to @out (standard output if NULL); returns @status, or 2 after
- * reporting a write error.  A closed pipe ends quietly. */
-static int write_out(struct tg_cfg *c, const char *out, int status)
-{
-	struct tg_stream *os = tg_stream_open(out ? out : "-", "w");
-	int rc, e;
-
-	if (!os) {
-		warn("cannot open '%s'", out);
-		return TG_EXIT_ERROR;
-	}
-	rc = tg_cfg_write(c, os, "trace-merge " TG_VERSION);
-	e = errno;
-	if (tg_stream_close(os) < 0 && rc == 0) {
-		rc = -1;
-		e = errno;
-	}
-	if (rc == 0 || (e == EPIPE && !out))
-		return status;
-	errno = e;
-	warn("write error on %s%s%s", out ? "'" : "", out ? out : "standard output",
-	     out ? "'" : "");
-	return TG_EXIT_ERROR;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -302,7 +255,7 @@ int main(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "e:fhk:m:o:qt:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'e':
-			o.err_ppm = parse_error(optarg);
+			o.err_ppm = tg_cfgcli_error(optarg);
 			break;
 		case 'f':
 			force = 1;
@@ -323,7 +276,7 @@ int main(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 't':
-			o.timing = parse_timing(optarg);
+			o.timing = tg_cfgcli_timing(optarg);
 			break;
 		default:
 			usage(TG_EXIT_ERROR);
@@ -365,7 +318,7 @@ int main(int argc, char **argv)
 		warnx("out of memory");
 		status = TG_EXIT_ERROR;
 	} else {
-		status = write_out(acc, out, status);
+		status = tg_cfgcli_write(acc, out, "trace-merge " TG_VERSION, status);
 	}
 	tg_cfg_free(acc);
 	free(names);
