@@ -18,31 +18,154 @@
 #include "tg.h"
 #include "banned.h"
 
+/*
+ * A call line is built in a growable buffer and written with one fwrite:
+ * stdio's printf machinery costs several times the decoding of a record.
+ */
+struct sb {
+	char *p;
+	size_t len, cap;
+};
+
+static _Thread_local struct sb line;
+
+static void sb_grow(struct sb *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *p;
+
+	while (cap - b->len < n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		abort();
+	b->p = p;
+	b->cap = cap;
+}
+
+static inline void sb_mem(struct sb *b, const char *s, size_t n)
+{
+	if (b->cap - b->len < n)
+		sb_grow(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static inline void sb_putc(struct sb *b, char c)
+{
+	if (b->len == b->cap)
+		sb_grow(b, 1);
+	b->p[b->len++] = c;
+}
+
+static inline void sb_puts(struct sb *b, const char *s)
+{
+	sb_mem(b, s, strlen(s));
+}
+
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static inline void sb_u64(struct sb *b, uint64_t v)
+{
+	char t[24];
+	int n = sizeof(t);
+
+	if (v < 10) {
+		sb_putc(b, (char)('0' + v));
+		return;
+	}
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		t[--n] = digits2[d + 1];
+		t[--n] = digits2[d];
+	}
+	if (v >= 10) {
+		t[--n] = digits2[v * 2 + 1];
+		t[--n] = digits2[v * 2];
+	} else {
+		t[--n] = (char)('0' + v);
+	}
+	sb_mem(b, t + n, sizeof(t) - (size_t)n);
+}
+
+static void sb_i64(struct sb *b, int64_t v)
+{
+	if (v < 0) {
+		sb_putc(b, '-');
+		sb_u64(b, -(uint64_t)v);
+	} else {
+		sb_u64(b, (uint64_t)v);
+	}
+}
+
+/* Seconds and nanoseconds of @ns as "S.NNNNNNNNN". */
+static inline void sb_time(struct sb *b, uint64_t ns)
+{
+	char t[10];
+	unsigned f = (unsigned)(ns % 1000000000u), d;
+	int i;
+
+	sb_u64(b, ns / 1000000000u);
+	t[0] = '.';
+	for (i = 8; i >= 2; i -= 2) {
+		d = f % 100 * 2;
+		f /= 100;
+		t[i] = digits2[d];
+		t[i + 1] = digits2[d + 1];
+	}
+	t[1] = (char)('0' + f);
+	sb_mem(b, t, sizeof(t));
+}
+
+static void sb_quoted(struct sb *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p, *run;
+
+	if (!s) {
+		sb_mem(b, "NULL", 4);
+		return;
+	}
+	sb_putc(b, '"');
+	for (p = run = (const unsigned char *)s; *p; p++) {
+		char e[4];
+		size_t n = 2;
+
+		if (*p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\')
+			continue;
+		sb_mem(b, (const char *)run, (size_t)(p - run));
+		run = p + 1;
+		e[0] = '\\';
+		switch (*p) {
+		case '"': e[1] = '"'; break;
+		case '\\': e[1] = '\\'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\t': e[1] = 't'; break;
+		case '\r': e[1] = 'r'; break;
+		default:
+			e[1] = 'x';
+			e[2] = hex[*p >> 4];
+			e[3] = hex[*p & 15];
+			n = 4;
+		}
+		sb_mem(b, e, n);
+	}
+	sb_mem(b, (const char *)run, (size_t)(p - run));
+	sb_putc(b, '"');
+}
+
 /* Print @s quoted, with C escapes for quotes, backslashes and non-printables. */
 static void put_quoted(FILE *out, const char *s)
 {
-	const unsigned char *p;
+	struct sb b = { 0, 0, 0 };
 
-	if (!s) {
-		fputs("NULL", out);
-		return;
-	}
-	putc('"', out);
-	for (p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\r': fputs("\\r", out); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(out, "\\x%02x", *p);
-			else
-				putc(*p, out);
-		}
-	}
-	putc('"', out);
+	sb_quoted(&b, s);
+	fwrite(b.p, 1, b.len, out);
+	free(b.p);
 }
 
 static void rank_str(char *buf, size_t cap, const struct tg_header *h)
@@ -113,93 +236,155 @@ static const char *mpih_str(char *buf, size_t cap, int sub, uint64_t enc)
 	return buf;
 }
 
-/* An element of a TG_K_HSIZEARR: H5S_UNLIMITED is (hsize_t)-1. */
-static const char *dim_str(char *buf, size_t cap, int sub, int64_t d)
+/* An encoded MPI handle, as mpih_str() gives it. */
+static void sb_mpih(struct sb *b, int sub, uint64_t enc)
 {
-	if (sub == TG_DIMS_HSIZE && d == -1)
-		return "H5S_UNLIMITED";
-	snprintf(buf, cap, "%" PRId64, d);
-	return buf;
+	char buf[64];
+
+	if (enc & 1) {
+		sb_puts(b, mpih_str(buf, sizeof(buf), sub, enc));
+		return;
+	}
+	sb_putc(b, tg_mpi_handle_letter(sub));
+	sb_u64(b, enc >> 1);
 }
 
-static void text_val(FILE *out, int k, int sub, const struct tg_val *v)
+static void sb_octal(struct sb *b, uint64_t v)
+{
+	char t[24];
+	int n = sizeof(t);
+
+	do {
+		t[--n] = (char)('0' + (v & 7));
+		v >>= 3;
+	} while (v);
+	sb_mem(b, t + n, sizeof(t) - (size_t)n);
+}
+
+static void text_val(struct sb *b, int k, int sub, const struct tg_val *v)
 {
 	char buf[256];
 	const char *s;
 	int64_t i;
 
 	switch (k) {
+	case TG_K_INT:
+	case TG_K_SIGNED_OFF:
+		sb_i64(b, v->i);
+		return;
 	case TG_K_HID:
-		fputs(tg_hid_str(buf, sizeof(buf), sub, (uint64_t)v->i), out);
+		sb_puts(b, tg_hid_str(buf, sizeof(buf), sub, (uint64_t)v->i));
 		return;
 	case TG_K_ENUM:
-		fputs(tg_enum_str(buf, sizeof(buf), sub, v->i), out);
+		sb_puts(b, tg_enum_str(buf, sizeof(buf), sub, v->i));
 		return;
 	case TG_K_HSIZEARR:
 		if (!v->present) {
-			fputs("NULL", out);
+			sb_mem(b, "NULL", 4);
 			return;
 		}
-		putc('[', out);
-		for (i = 0; i < v->i; i++)
-			fprintf(out, "%s%s", i ? "," : "", dim_str(buf, sizeof(buf), sub, v->arr[i]));
-		putc(']', out);
+		sb_putc(b, '[');
+		for (i = 0; i < v->i; i++) {
+			if (i)
+				sb_putc(b, ',');
+			if (sub == TG_DIMS_HSIZE && v->arr[i] == -1)
+				sb_puts(b, "H5S_UNLIMITED");
+			else
+				sb_i64(b, v->arr[i]);
+		}
+		sb_putc(b, ']');
 		return;
 	case TG_K_MPIH:
-		fputs(mpih_str(buf, sizeof(buf), sub, (uint64_t)v->i), out);
+		sb_mpih(b, sub, (uint64_t)v->i);
 		return;
 	case TG_K_MPIHARR:
-		putc('[', out);
-		for (i = 0; i < v->i; i++)
-			fprintf(out, "%s%s", i ? "," : "",
-				mpih_str(buf, sizeof(buf), sub, (uint64_t)v->arr[i]));
-		putc(']', out);
+		sb_putc(b, '[');
+		for (i = 0; i < v->i; i++) {
+			if (i)
+				sb_putc(b, ',');
+			sb_mpih(b, sub, (uint64_t)v->arr[i]);
+		}
+		sb_putc(b, ']');
 		return;
 	case TG_K_MPIIOSTATUS:
-		if (!v->present)
-			fputs("-", out);
-		else
-			fprintf(out, "{bytes:%" PRId64 "}", v->i);
+		if (!v->present) {
+			sb_putc(b, '-');
+		} else {
+			sb_mem(b, "{bytes:", 7);
+			sb_i64(b, v->i);
+			sb_putc(b, '}');
+		}
 		return;
 	case TG_K_MPISTATUS:
-		if (!v->present)
-			fputs("-", out);
-		else
-			fprintf(out, "{src:%" PRId64 ",tag:%" PRId64 "}", v->i, (int64_t)v->u);
+		if (!v->present) {
+			sb_putc(b, '-');
+		} else {
+			sb_mem(b, "{src:", 5);
+			sb_i64(b, v->i);
+			sb_mem(b, ",tag:", 5);
+			sb_i64(b, (int64_t)v->u);
+			sb_putc(b, '}');
+		}
 		return;
 	case TG_K_MPISTATUSES:
-		putc('[', out);
-		for (i = 0; i < v->i; i++)
-			fprintf(out, "%s{src:%" PRId64 ",tag:%" PRId64 "}", i ? "," : "",
-				v->arr[2 * i], v->arr[2 * i + 1]);
-		putc(']', out);
+		sb_putc(b, '[');
+		for (i = 0; i < v->i; i++) {
+			sb_mem(b, i ? ",{src:" : "{src:", i ? 6 : 5);
+			sb_i64(b, v->arr[2 * i]);
+			sb_mem(b, ",tag:", 5);
+			sb_i64(b, v->arr[2 * i + 1]);
+			sb_putc(b, '}');
+		}
+		sb_putc(b, ']');
 		return;
 	case TG_K_STR:
 	case TG_K_PATH:
-		put_quoted(out, v->s);
+		sb_quoted(b, v->s);
 		return;
 	case TG_K_UINT:
-		fprintf(out, "%" PRIu64, (uint64_t)v->i);
+		sb_u64(b, (uint64_t)v->i);
 		return;
 	case TG_K_STAT:
-		if (!v->present)
-			fputs("-", out);
-		else
-			fprintf(out, "size:%" PRId64 ",mode:0%" PRIo64, v->i, v->u);
+		if (!v->present) {
+			sb_putc(b, '-');
+		} else {
+			sb_mem(b, "size:", 5);
+			sb_i64(b, v->i);
+			sb_mem(b, ",mode:0", 7);
+			sb_octal(b, v->u);
+		}
 		return;
 	case TG_K_IOV:
 	case TG_K_INTARR:
-		putc('[', out);
-		for (i = 0; i < v->i; i++)
-			fprintf(out, "%s%" PRId64, i ? "," : "", v->arr[i]);
-		putc(']', out);
+		sb_putc(b, '[');
+		for (i = 0; i < v->i; i++) {
+			if (i)
+				sb_putc(b, ',');
+			sb_i64(b, v->arr[i]);
+		}
+		sb_putc(b, ']');
+		return;
+	case TG_K_MODE:
+		if (v->i)
+			sb_putc(b, '0');
+		sb_octal(b, (uint64_t)v->i);
+		return;
+	case TG_K_STREAM:
+	case TG_K_DIR:
+	case TG_K_BUF:
+		if (!v->i) {
+			sb_mem(b, "NULL", 4);
+			return;
+		}
+		sb_putc(b, k == TG_K_STREAM ? 's' : k == TG_K_DIR ? 'd' : 'b');
+		sb_i64(b, k == TG_K_BUF ? v->i : v->i - 1);
 		return;
 	}
 	s = sym(buf, sizeof(buf), k, v);
 	if (s)
-		fputs(s, out);
+		sb_puts(b, s);
 	else
-		fprintf(out, "%" PRId64, v->i);
+		sb_i64(b, v->i);
 }
 
 /* A JSON string of @s; bytes that are not UTF-8 become U+FFFD so that no
@@ -494,9 +679,12 @@ void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 {
 	const struct tg_calldesc *d = r->call;
 	struct tg_val rv;
+	struct sb *b;
 	char rk[32];
 	int i;
 
+	if (r->type == TG_REC_CALL && !o->json)
+		goto call;
 	rank_str(rk, sizeof(rk), h);
 	if (r->type == TG_REC_RANK) {
 		if (o->json)
@@ -544,31 +732,56 @@ void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 		json_rec(out, h, r, o);
 		return;
 	}
-	fprintf(out, "%s\t%u\t%" PRIu64 "\t", rk, r->tid, r->seq);
-	text_time(out, rel(h, r->tstart, o));
-	putc('\t', out);
-	text_time(out, rel(h, r->tstart + r->dur, o));
-	fprintf(out, "\t%u\t%s\t%s\t", r->depth, tg_layer_name(d->layer), d->name);
+call:
+	b = &line;
+	b->len = 0;
+	if (h->rank >= 0) {
+		sb_i64(b, h->rank);
+	} else {
+		sb_putc(b, 'p');
+		sb_u64(b, h->pid);
+	}
+	sb_putc(b, '\t');
+	sb_u64(b, r->tid);
+	sb_putc(b, '\t');
+	sb_u64(b, r->seq);
+	sb_putc(b, '\t');
+	sb_time(b, rel(h, r->tstart, o));
+	sb_putc(b, '\t');
+	sb_time(b, rel(h, r->tstart + r->dur, o));
+	sb_putc(b, '\t');
+	sb_u64(b, r->depth);
+	sb_putc(b, '\t');
+	sb_puts(b, tg_layer_name(d->layer));
+	sb_putc(b, '\t');
+	sb_puts(b, d->name);
+	sb_putc(b, '\t');
 	memset(&rv, 0, sizeof(rv));
 	rv.i = r->ret;
 	if (d->retkind == TG_K_VOID)
-		putc('-', out);
+		sb_putc(b, '-');
 	else
-		text_val(out, d->retkind, d->retsub, &rv);
+		text_val(b, d->retkind, d->retsub, &rv);
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
-		fprintf(out, "\t%s=", d->args[i].name);
-		text_val(out, d->args[i].kind, d->args[i].sub, &r->args[i]);
+		sb_putc(b, '\t');
+		sb_puts(b, d->args[i].name);
+		sb_putc(b, '=');
+		text_val(b, d->args[i].kind, d->args[i].sub, &r->args[i]);
 	}
 	if (r->err) {
 		const char *en = tg_errno_name(r->err);
+		sb_mem(b, "\terrno=", 7);
 		if (en)
-			fprintf(out, "\terrno=%s", en);
+			sb_puts(b, en);
 		else
-			fprintf(out, "\terrno=%d", r->err);
+			sb_i64(b, r->err);
 	}
-	if (r->parent >= 0)
-		fprintf(out, "\tparent=%" PRId64, r->parent);
-	putc('\n', out);
+	if (r->parent >= 0) {
+		sb_mem(b, "\tparent=", 8);
+		sb_i64(b, r->parent);
+	}
+	sb_putc(b, '\n');
+	fwrite_unlocked(b->p, 1, b->len, out);
 }
 
 void tg_text_proc(FILE *out, const struct tg_header *h, const struct tg_textopts *o)
