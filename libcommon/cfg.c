@@ -1144,7 +1144,7 @@ static void ranks_text(const struct tg_cfg *c, char *buf, size_t cap)
 
 static int meta_build(const struct tg_cfg *c, const char *writer, struct tg_bytes *b)
 {
-	static const char *const tnames[] = { "aggregate", "lossless", "binned", "hist" };
+	static const char *const tnames[] = { "aggregate", "lossless", "binned", "hist", "cfg" };
 	char buf[4096];
 	const char *hosts[64];
 	uint64_t calls = 0;

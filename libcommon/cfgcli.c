@@ -14,13 +14,13 @@
 
 int tg_cfgcli_timing(const char *s)
 {
-	static const char *const names[] = { "aggregate", "lossless", "binned", "hist" };
+	static const char *const names[] = { "aggregate", "lossless", "binned", "hist", "cfg" };
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(s, names[i]) == 0)
 			return i;
-	errx(TG_EXIT_ERROR, "option -t: unknown timing '%s' (aggregate, lossless, binned, hist)", s);
+	errx(TG_EXIT_ERROR, "option -t: unknown timing '%s' (aggregate, lossless, binned, hist, cfg)", s);
 }
 
 uint32_t tg_cfgcli_error(const char *s)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "rec.h"
+#include "sequitur.h"
 
 /* ---- buffers --------------------------------------------------------- */
 
@@ -165,11 +166,12 @@ int tg_sig_call(const int64_t *w, size_t n, unsigned *func, unsigned *tid);
 
 /* ---- timing -------------------------------------------------------------- */
 
-enum { TG_T_AGG = 0, TG_T_LOSSLESS = 1, TG_T_BINNED = 2, TG_T_HIST = 3, TG_T_NMODES };
+enum { TG_T_AGG = 0, TG_T_LOSSLESS = 1, TG_T_BINNED = 2, TG_T_HIST = 3, TG_T_CFG = 4,
+       TG_T_NMODES };
 
 struct tg_tparams {
 	int mode;
-	uint32_t err_ppm;	/* binned, hist: relative error in millionths */
+	uint32_t err_ppm;	/* binned, hist, cfg: relative error in millionths */
 	uint32_t bits;		/* hist: K */
 	uint32_t samples;	/* hist: M */
 	double base;		/* 1 + err_ppm / 1e6 */
@@ -183,16 +185,27 @@ struct tg_tenc {
 	int64_t *codes;		/* hist: codes of the first samples */
 	int64_t *table;		/* hist: 2^K codes, sorted; ntable of them */
 	size_t ntable;
+	struct tg_seq *seq;	/* cfg: Sequitur over the codes */
+	int failed;		/* cfg: out of memory while appending */
+};
+
+/* Where the expansion of a cfg field's grammar stands: rule, position
+ * in its body, repetitions of that symbol still to come (0: not begun). */
+struct tg_tframe {
+	uint32_t rule, pos, left;
 };
 
 /* One field being read. */
 struct tg_tdec {
-	const unsigned char *p, *end;	/* lossless, binned; hist: the head */
+	const unsigned char *p, *end;	/* lossless; hist: the head */
 	const unsigned char *bp, *bend;	/* hist: bits */
 	const unsigned char *ep, *eend;	/* hist: exact values */
 	uint64_t n, bitpos;
 	int64_t *codes, *table;
 	size_t ntable;
+	struct tg_sym *syms;		/* cfg: the grammar */
+	uint32_t *off, nrules, sp;
+	struct tg_tframe *st;		/* cfg: expansion stack */
 };
 
 /* Set base from err_ppm; returns -1 if the parameters are out of range. */

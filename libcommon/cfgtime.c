@@ -2,8 +2,9 @@
  * cfgtime.c - the timing coders of compressed traces (tangram-cfg(5),
  * "Timing"): one field, the durations or the gaps of the records of one
  * signature in one stream, stored exactly (lossless), as exponential bins
- * (binned), or as bins entropy-coded by a histogram of the first samples
- * (HIST, seed 004 §3.2.2).
+ * (binned), as bins whose sequence Sequitur compresses (cfg, the CFG-based
+ * algorithm of seed 004 §3.2.2), or as bins entropy-coded by a histogram
+ * of the first samples (HIST, the same section).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -21,7 +22,7 @@ int tg_tparams_fix(struct tg_tparams *p)
 {
 	if (p->mode < 0 || p->mode >= TG_T_NMODES)
 		return -1;
-	if (p->mode == TG_T_BINNED || p->mode == TG_T_HIST) {
+	if (p->mode == TG_T_BINNED || p->mode == TG_T_HIST || p->mode == TG_T_CFG) {
 		if (p->err_ppm < 1 || p->err_ppm > 10000000)
 			return -1;
 	} else {
@@ -165,6 +166,48 @@ static int put_bits(struct tg_tenc *e, uint64_t v, int nbits)
 	return 0;
 }
 
+/* Bin codes as Sequitur symbols: zig-zag, so that they are small and
+ * non-negative (a code is below 2^26 for any error of at least 1 ppm). */
+static uint32_t zz(int64_t c)
+{
+	return (uint32_t)(c < 0 ? ((uint64_t)-c << 1) - 1 : (uint64_t)c << 1);
+}
+
+static int64_t unzz(uint32_t z)
+{
+	return z & 1 ? -(int64_t)((z + 1) >> 1) : (int64_t)(z >> 1);
+}
+
+/* A cfg field: its grammar, rule by rule (see tangram-cfg(5)). */
+static int put_grammar(struct tg_tenc *e, struct tg_bytes *b)
+{
+	struct tg_sym *syms = NULL;
+	uint32_t *off = NULL, nrules = 0, i, j;
+	int rc = -1;
+
+	if (e->failed)
+		return -1;
+	if (!e->seq)
+		return tg_bytes_uvar(b, 0);
+	if (tg_seq_export(e->seq, &syms, &off, &nrules) < 0)
+		return -1;
+	if (tg_bytes_uvar(b, nrules) < 0)
+		goto out;
+	for (i = 0; i < nrules; i++) {
+		if (tg_bytes_uvar(b, off[i + 1] - off[i]) < 0)
+			goto out;
+		for (j = off[i]; j < off[i + 1]; j++)
+			if (tg_bytes_uvar(b, syms[j].sym) < 0 ||
+			    tg_bytes_uvar(b, syms[j].exp) < 0)
+				goto out;
+	}
+	rc = 0;
+out:
+	free(syms);
+	free(off);
+	return rc;
+}
+
 static int put_exact(struct tg_bytes *b, int sign, int64_t v)
 {
 	return sign ? tg_bytes_svar(b, v) : tg_bytes_uvar(b, (uint64_t)v);
@@ -182,6 +225,14 @@ int64_t tg_tenc_put(struct tg_tenc *e, const struct tg_tparams *p, int sign, int
 	case TG_T_BINNED:
 		c = scode(p, v);
 		put_exact(&e->head, sign, c);
+		e->n++;
+		return svalue(p, c);
+	case TG_T_CFG:
+		c = scode(p, v);
+		if (!e->seq && !e->failed && !(e->seq = tg_seq_new()))
+			e->failed = 1;
+		if (!e->failed && tg_seq_append(e->seq, zz(c), 1) < 0)
+			e->failed = 1;
 		e->n++;
 		return svalue(p, c);
 	case TG_T_HIST:
@@ -213,6 +264,8 @@ int tg_tenc_finish(struct tg_tenc *e, const struct tg_tparams *p, struct tg_byte
 	struct tg_bytes f = { 0 };
 	int rc = -1;
 
+	if (p->mode == TG_T_CFG && put_grammar(e, &e->head) < 0)
+		return -1;
 	if (p->mode != TG_T_HIST)
 		return tg_bytes_uvar(out, e->head.n) < 0 ||
 		       tg_bytes_put(out, e->head.b, e->head.n) < 0 ? -1 : 0;
@@ -235,7 +288,75 @@ void tg_tenc_release(struct tg_tenc *e)
 	tg_bytes_release(&e->esc);
 	free(e->codes);
 	free(e->table);
+	tg_seq_free(e->seq);
 	memset(e, 0, sizeof(*e));
+}
+
+/*
+ * Read a cfg field's grammar from [q, end), all of it.  Every rule but
+ * the last must be non-empty, name only rules before it, and repeat each
+ * symbol at least once, so that expanding it always ends and the stack
+ * never holds more than one frame per rule.
+ */
+static int get_grammar(struct tg_tdec *d, const unsigned char *q, const unsigned char *end)
+{
+	uint64_t nrules, len, sym, exp, i, j, nsyms = 0;
+
+	if (tg_get_uvar(&q, end, &nrules) < 0 || nrules > (uint64_t)(end - q))
+		return -1;
+	d->nrules = (uint32_t)nrules;
+	if (!(d->off = malloc((nrules + 1) * sizeof(uint32_t))) ||
+	    !(d->st = malloc((nrules + 1) * sizeof(*d->st))) ||
+	    !(d->syms = malloc(((size_t)(end - q) / 2 + 1) * sizeof(*d->syms))))
+		return -1;
+	d->off[0] = 0;
+	for (i = 0; i < nrules; i++) {
+		/* each symbol takes two bytes at least, so nsyms stays within
+		 * the (end - q) / 2 allocated */
+		if (tg_get_uvar(&q, end, &len) < 0 || len > (uint64_t)(end - q) / 2 ||
+		    (len == 0 && i + 1 < nrules))
+			return -1;
+		for (j = 0; j < len; j++) {
+			if (tg_get_uvar(&q, end, &sym) < 0 || tg_get_uvar(&q, end, &exp) < 0 ||
+			    sym > UINT32_MAX || exp < 1 || exp > UINT32_MAX ||
+			    ((sym & 1) && (sym >> 1) >= i))
+				return -1;
+			d->syms[nsyms++] = (struct tg_sym){ (uint32_t)sym, (uint32_t)exp };
+		}
+		d->off[i + 1] = (uint32_t)nsyms;
+	}
+	if (q != end)
+		return -1;
+	if (nrules) {
+		d->st[0] = (struct tg_tframe){ (uint32_t)nrules - 1, d->off[nrules - 1], 0 };
+		d->sp = 1;
+	}
+	return 0;
+}
+
+/* The next code of a cfg field, or -1 when its grammar is used up. */
+static int next_code(struct tg_tdec *d, int64_t *c)
+{
+	while (d->sp) {
+		struct tg_tframe *f = &d->st[d->sp - 1];
+		struct tg_sym s;
+
+		if (f->pos == d->off[f->rule + 1]) {
+			d->sp--;
+			continue;
+		}
+		s = d->syms[f->pos];
+		if (!f->left)
+			f->left = s.exp;
+		if (!--f->left)
+			f->pos++;
+		if (!(s.sym & 1)) {
+			*c = unzz(s.sym >> 1);
+			return 0;
+		}
+		d->st[d->sp++] = (struct tg_tframe){ s.sym >> 1, d->off[s.sym >> 1], 0 };
+	}
+	return -1;
 }
 
 int tg_tdec_open(struct tg_tdec *d, const struct tg_tparams *p,
@@ -250,6 +371,8 @@ int tg_tdec_open(struct tg_tdec *d, const struct tg_tparams *p,
 	q = *pp;
 	*pp += len;
 	end = q + len;
+	if (p->mode == TG_T_CFG)
+		return get_grammar(d, q, end);
 	if (p->mode != TG_T_HIST) {
 		d->p = q;
 		d->end = end;
@@ -309,6 +432,11 @@ int tg_tdec_get(struct tg_tdec *d, const struct tg_tparams *p, int sign, int64_t
 			return -1;
 		*v = svalue(p, *v);
 		return 0;
+	case TG_T_CFG:
+		if (next_code(d, v) < 0)
+			return -1;
+		*v = svalue(p, *v);
+		return 0;
 	case TG_T_HIST:
 		if (d->n < p->samples) {
 			if (!d->codes && !(d->codes = malloc(p->samples * sizeof(int64_t))))
@@ -338,5 +466,8 @@ void tg_tdec_release(struct tg_tdec *d)
 {
 	free(d->codes);
 	free(d->table);
+	free(d->syms);
+	free(d->off);
+	free(d->st);
 	memset(d, 0, sizeof(*d));
 }

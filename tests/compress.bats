@@ -128,7 +128,7 @@ EOF
 @test "trace-compress -x" { run -2 --separate-stderr trace-compress -x; [ -z "$output" ]; [ "${stderr_lines[-2]}" = "$CUSAGE" ]; }
 @test "trace-compress two files" { run -2 --separate-stderr trace-compress "$F/good.rec" "$F/good.rec"; [ -z "$output" ]; [ "${stderr_lines[0]}" = "$CUSAGE" ]; }
 @test "trace-compress -h" { run -0 --separate-stderr trace-compress -h; [ "${lines[0]}" = "$CUSAGE" ]; [ -z "$stderr" ]; }
-@test "trace-compress -t bogus" { run -2 --separate-stderr trace-compress -t bogus "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -t: unknown timing 'bogus' (aggregate, lossless, binned, hist)" ]; }
+@test "trace-compress -t bogus" { run -2 --separate-stderr trace-compress -t bogus "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -t: unknown timing 'bogus' (aggregate, lossless, binned, hist, cfg)" ]; }
 @test "trace-compress -e 0" { run -2 --separate-stderr trace-compress -e 0 "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -e: '0' is not a relative error in [0.000001, 10]" ]; }
 @test "trace-compress -e 5%" { run -2 --separate-stderr trace-compress -e 5% "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -e: '5%' is not a relative error in [0.000001, 10]" ]; }
 @test "trace-compress -k 13" { run -2 --separate-stderr trace-compress -k 13 "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-compress: option -k: '13' is not a number in [1, 12]" ]; }
@@ -142,7 +142,7 @@ EOF
 @test "trace-merge -h" { run -0 --separate-stderr trace-merge -h; [ "${lines[0]}" = "$MUSAGE" ]; [ -z "$stderr" ]; }
 @test "trace-merge --help" { run -0 --separate-stderr trace-merge --help; [ "${lines[0]}" = "$MUSAGE" ]; [ -z "$stderr" ]; }
 @test "trace-merge - -" { run -2 --separate-stderr trace-merge - -; [ -z "$output" ]; [ "$stderr" = "trace-merge: standard input named twice" ]; }
-@test "trace-merge -t bogus" { run -2 --separate-stderr trace-merge -t bogus "$F/good.rec"; [ "$stderr" = "trace-merge: option -t: unknown timing 'bogus' (aggregate, lossless, binned, hist)" ]; }
+@test "trace-merge -t bogus" { run -2 --separate-stderr trace-merge -t bogus "$F/good.rec"; [ "$stderr" = "trace-merge: option -t: unknown timing 'bogus' (aggregate, lossless, binned, hist, cfg)" ]; }
 @test "trace-decode -r bogus" { run -2 --separate-stderr trace-decode -r x "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-decode: option -r: 'x' is not a number in [0, 2147483647]" ]; }
 @test "trace-decode -r 5-2" { run -2 --separate-stderr trace-decode -r 5-2 "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-decode: option -r: '2' is not a number in [5, 2147483647]" ]; }
 
@@ -204,7 +204,7 @@ EOF
 @test "trace-gen: every timing mode round-trips, lossless exactly" {
 	for args in "-s 1 -n 1000" "-s 7 -n 5000 -t 4 -r 3" "-s 3 -n 20000 -t 2" "-s 11 -n 3000 -t 16"; do
 		"$GEN" $args -o g.rec
-		for t in aggregate binned hist; do
+		for t in aggregate binned hist cfg; do
 			trace-compress -t $t g.rec > g.cfg
 			same_as g.cfg g.rec
 		done
@@ -259,7 +259,7 @@ EOF
 		rm -rf "$d"
 		(TANGRAM_DIR=$PWD/$d LD_PRELOAD=$SHIM exec $APPS/$a) > /dev/null 2>&1 || true
 		for f in "$d"/*.rec; do
-			for t in aggregate binned hist; do
+			for t in aggregate binned hist cfg; do
 				trace-compress -t $t "$f" > x.cfg
 				same_as x.cfg "$f"
 			done
@@ -334,9 +334,10 @@ EOF
 	for r in 0 1 2 3; do "$GEN" -s $((r + 20)) -n 2000 -t 2 -r $r -w 4 -o r$r.rec; done
 	trace-compress -t binned r1.rec > r1.cfg
 	trace-compress -t lossless r2.rec > r2.cfg
-	trace-merge -t hist r0.rec r1.cfg r2.cfg r3.rec > m.cfg
+	trace-compress -t cfg r3.rec > r3.cfg
+	trace-merge -t hist r0.rec r1.cfg r2.cfg r3.cfg > m.cfg
 	same_as m.cfg r0.rec r1.rec r2.rec r3.rec
-	[ "$(meta m.cfg timing)" = lossless,binned,hist ]
+	[ "$(meta m.cfg timing)" = lossless,binned,hist,cfg ]
 	# the lossless stream keeps its times exactly
 	cmp <(trace-decode --rank 2 m.cfg) <(trace-decode r2.rec)
 }
@@ -399,10 +400,10 @@ EOF
 
 # ---- timing bounds ------------------------------------------------------------
 
-@test "binned and hist times are within the error bound" {
+@test "binned, hist and cfg times are within the error bound" {
 	"$GEN" -s 5 -n 20000 -t 3 -o g.rec
 	trace-decode g.rec > exact.txt
-	for t in binned hist; do
+	for t in binned hist cfg; do
 		trace-compress -t $t -e 0.05 -k 3 -m 20 g.rec > g.cfg
 		trace-decode g.cfg > $t.txt
 		python3 - exact.txt $t.txt 0.05 <<'EOF'
@@ -487,7 +488,8 @@ EOF
 
 @test "every truncation and many corruptions are rejected cleanly" {
 	for r in 0 1; do "$GEN" -p mpi -s $((r + 1)) -r $r -w 2 -n 300 -o r$r.rec; done
-	trace-merge -t hist -m 10 r0.rec r1.rec > g.cfg
+	for t in hist cfg; do
+	trace-merge -t $t -m 10 r0.rec r1.rec > g.cfg
 	run -0 python3 - g.cfg <<'EOF'
 import random, struct, subprocess, sys, zlib
 d = open(sys.argv[1], 'rb').read()
@@ -516,6 +518,7 @@ for i in range(150):
     hdr = struct.pack('<HHQQI', t, f, len(z), len(pay), zlib.crc32(z))
     check(d[:p] + hdr + z + d[p + 24 + st:], 'section %d, try %d' % (t, i))
 EOF
+	done
 }
 
 valgrind_ok() {
@@ -537,6 +540,12 @@ valgrind_ok() {
 	[ -z "$stderr" ]
 	run -0 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
 		trace-decode m.cfg
+	[ -z "$stderr" ]
+	run -0 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
+		trace-merge -t cfg -o m2.cfg a.cfg b.rec
+	[ -z "$stderr" ]
+	run -0 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
+		trace-decode m2.cfg
 	[ -z "$stderr" ]
 	corrupt m.cfg CST c.cfg
 	head -c 300 m.cfg > t.cfg

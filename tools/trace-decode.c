@@ -152,7 +152,8 @@ static uint64_t common_zero(int n, char **files)
 }
 
 /* Decode the selected streams of a compressed trace, as decode() does a
- * record stream; returns 0, or -1 after reporting an error. */
+ * record stream, up to the first damaged one; returns 0, or -1 after
+ * reporting an error. */
 static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layers, int top)
 {
 	struct tg_cfg *c;
@@ -174,7 +175,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		if (!(k = tg_cfg_cursor_open(c, i, msg, sizeof(msg)))) {
 			warnx("%s: %s", tg_stream_name(s), msg);
 			rc = -1;
-			continue;
+			break;
 		}
 		if (o->zero == UINT64_MAX || cs->h.clock_base < o->zero)
 			o->zero = cs->h.clock_base;
@@ -191,6 +192,8 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 			rc = -1;
 		}
 		tg_cfg_cursor_free(k);
+		if (rc < 0)	/* the file is damaged: one error for it */
+			break;
 	}
 	tg_cfg_free(c);
 	return rc;
