@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # make demo: the README's first command, run whole.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	cd "$TG_TOP"
 }
