@@ -16,6 +16,8 @@ setup() {
 	# rank 1 writes segment i at (4 i + 1) * 64 KiB
 	[[ "$output" == *$'pwrite\t65536\tfd='*$'offset=65536\n'* ]]
 	[[ "$output" == *"the overlapping accesses behind it (256 pairs)"* ]]
+	[[ "$output" == *$'\n  RAW-D\n  ckpt.dat\n'*$'\n  synchronized=yes\n'* ]]
+	[[ "$output" == *"== 4. run it on TangramFS under 'session' and under 'posix'"* ]]
 	[ "$(grep -c 'every byte checked' <<< "$output")" -eq 4 ]
 	[[ "$output" == *"staged out: ckpt-posix.dat is byte for byte the file written straight to disk"* ]]
 	[[ "$output" == *"staged out: ckpt-session.dat is byte for byte the file written straight to disk"* ]]
