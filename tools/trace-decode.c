@@ -133,6 +133,12 @@ static uint64_t common_zero(int n, char **files)
 			continue;
 		if (tg_stream_peek(s, msg, TG_CFG_MAGIC_LEN) == TG_CFG_MAGIC_LEN &&
 		    tg_cfg_is_magic(msg, TG_CFG_MAGIC_LEN)) {
+			/* a lone compressed trace finds its zero itself, without
+			 * being read twice */
+			if (n == 1) {
+				tg_stream_close(s);
+				continue;
+			}
 			struct tg_cfg *c = tg_cfg_read(s, msg, sizeof(msg));
 			size_t k;
 			for (k = 0; c && k < tg_cfg_nstreams(c); k++)
@@ -166,6 +172,9 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		warnx("%s: %s", tg_stream_name(s), msg);
 		return -1;
 	}
+	for (i = 0; i < tg_cfg_nstreams(c); i++)	/* all streams on one time axis */
+		if (selected(tg_cfg_stream(c, i)->rank) && tg_cfg_stream(c, i)->h.clock_base < o->zero)
+			o->zero = tg_cfg_stream(c, i)->h.clock_base;
 	for (i = 0; i < tg_cfg_nstreams(c); i++) {
 		const struct tg_cfg_stream *cs = tg_cfg_stream(c, i);
 		struct tg_cfg_cursor *k;
