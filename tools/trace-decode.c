@@ -7,11 +7,15 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../libcommon/cfg.h"
 #include "../libcommon/rec.h"
@@ -157,6 +161,248 @@ static uint64_t common_zero(int n, char **files)
 	return zero;
 }
 
+/* ---- decoding ahead of printing ---------------------------------------------
+ *
+ * Turning records into text costs more than decoding them.  With more than
+ * one CPU and regular files as inputs, a second thread decodes into batches
+ * of self-contained copies (strings and arrays in the batch's arena) while
+ * the main thread prints them, in the same order and with the same result.
+ * Without it (one CPU, a pipe) the decoder prints directly.
+ */
+
+enum { IT_REC, IT_TEXT, IT_WARN };
+
+struct item {
+	int kind;
+	uint64_t zero;		/* IT_REC: the time zero when it was decoded */
+	struct tg_header h;	/* IT_REC: rank, pid and clock base only */
+	const char *text;	/* IT_TEXT, IT_WARN: in the arena */
+	struct tg_rec rec;
+};
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+#define BATCH_ITEMS 1024
+#define NBATCHES 4
+
+struct batch {
+	struct item it[BATCH_ITEMS];
+	size_t n;
+	struct chunk *arena;
+};
+
+static struct {
+	int on;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct batch *b[NBATCHES];
+	size_t head, tail;	/* batches filled: [head, tail) in ring order */
+	int done;
+	struct batch *cur;	/* the producer's */
+} pl = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static void *arena_alloc(struct batch *b, size_t n)
+{
+	struct chunk *c = b->arena;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		if (!(c = malloc(sizeof(*c) + cap)))
+			err(TG_EXIT_ERROR, "out of memory");
+		c->cap = cap;
+		c->used = 0;
+		c->next = b->arena;
+		b->arena = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static void arena_reset(struct batch *b)
+{
+	struct chunk *c = b->arena, *n;
+
+	while (c && c->next) {	/* keep one chunk, the first made */
+		n = c->next;
+		free(c);
+		c = n;
+	}
+	if (c)
+		c->used = 0;
+	b->arena = c;
+	b->n = 0;
+}
+
+static const char *arena_str(struct batch *b, const char *s)
+{
+	size_t n;
+	char *p;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	p = arena_alloc(b, n);
+	memcpy(p, s, n);
+	return p;
+}
+
+/* The producer's next free item, handing full batches over. */
+static struct item *pl_item(void)
+{
+	struct batch *b = pl.cur;
+
+	if (b && b->n < BATCH_ITEMS)
+		return &b->it[b->n++];
+	pthread_mutex_lock(&pl.mu);
+	if (b) {
+		pl.tail++;
+		pthread_cond_broadcast(&pl.cv);
+	}
+	while (pl.tail - pl.head == NBATCHES)
+		pthread_cond_wait(&pl.cv, &pl.mu);
+	b = pl.cur = pl.b[pl.tail % NBATCHES];
+	pthread_mutex_unlock(&pl.mu);
+	arena_reset(b);
+	return &b->it[b->n++];
+}
+
+static void pl_text(int kind, const char *text)
+{
+	struct item *it = pl_item();
+
+	it->kind = kind;
+	it->text = arena_str(pl.cur, text);
+}
+
+/* Print a record now, or queue a copy of it. */
+static void out_rec(const struct tg_header *h, const struct tg_rec *r, const struct tg_textopts *o)
+{
+	struct item *it;
+	struct batch *b;
+	int i, n;
+
+	if (!pl.on) {
+		tg_text_rec(stdout, h, r, o);
+		return;
+	}
+	it = pl_item();
+	b = pl.cur;
+	it->kind = IT_REC;
+	it->zero = o->zero;
+	it->h.rank = h->rank;
+	it->h.pid = h->pid;
+	it->h.clock_base = h->clock_base;
+	n = r->type == TG_REC_CALL ? (r->call->nargs < TG_MAX_ARGS ? r->call->nargs : TG_MAX_ARGS)
+				   : TG_MAX_ARGS;
+	memcpy(&it->rec, r, offsetof(struct tg_rec, args) + (size_t)n * sizeof(struct tg_val));
+	memcpy((char *)&it->rec + offsetof(struct tg_rec, rank), (const char *)r + offsetof(struct tg_rec, rank),
+	       sizeof(*r) - offsetof(struct tg_rec, rank));
+	for (i = 0; i < n; i++) {
+		struct tg_val *v = &it->rec.args[i];
+		if (v->s)
+			v->s = arena_str(b, v->s);
+		if (v->arr && v->i > 0) {
+			size_t k = (size_t)v->i;
+			int64_t *a;
+			if (r->type == TG_REC_CALL && r->call->args[i].kind == TG_K_MPISTATUSES)
+				k *= 2;
+			a = arena_alloc(b, k * sizeof(int64_t));
+			memcpy(a, v->arr, k * sizeof(int64_t));
+			v->arr = a;
+		}
+	}
+	if (r->type == TG_REC_INFO && r->kv && r->args[1].i > 0) {
+		size_t k = 2 * (size_t)r->args[1].i, j;
+		const char **kv = arena_alloc(b, k * sizeof(char *));
+		for (j = 0; j < k; j++)
+			kv[j] = arena_str(b, r->kv[j]);
+		it->rec.kv = kv;
+	}
+}
+
+/* Print a stream's #proc line now, or queue it as text. */
+static void out_proc(const struct tg_header *h, const struct tg_textopts *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!pl.on) {
+		tg_text_proc(stdout, h, o);
+		return;
+	}
+	if (!(m = open_memstream(&text, &len)))
+		err(TG_EXIT_ERROR, "out of memory");
+	tg_text_proc(m, h, o);
+	fclose(m);
+	pl_text(IT_TEXT, text);
+	free(text);
+}
+
+/* Report an error now (after what has been printed), or queue it. */
+static void out_warn(const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!pl.on) {
+		fflush(stdout);
+		warnx("%s", msg);
+		return;
+	}
+	pl_text(IT_WARN, msg);
+}
+
+/* The consumer: print batches in order until the producer is done. */
+static void pl_print(const struct tg_textopts *o0)
+{
+	struct tg_textopts o = *o0;
+	struct batch *b;
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&pl.mu);
+		while (pl.head == pl.tail && !pl.done)
+			pthread_cond_wait(&pl.cv, &pl.mu);
+		if (pl.head == pl.tail) {
+			pthread_mutex_unlock(&pl.mu);
+			return;
+		}
+		b = pl.b[pl.head % NBATCHES];
+		pthread_mutex_unlock(&pl.mu);
+		for (i = 0; i < b->n; i++) {
+			struct item *it = &b->it[i];
+			switch (it->kind) {
+			case IT_REC:
+				o.zero = it->zero;
+				tg_text_rec(stdout, &it->h, &it->rec, &o);
+				break;
+			case IT_TEXT:
+				fputs(it->text, stdout);
+				break;
+			case IT_WARN:
+				fflush(stdout);
+				warnx("%s", it->text);
+				break;
+			}
+		}
+		pthread_mutex_lock(&pl.mu);
+		pl.head++;
+		pthread_cond_broadcast(&pl.cv);
+		pthread_mutex_unlock(&pl.mu);
+	}
+}
+
 /* Decode the selected streams of a compressed trace, as decode() does a
  * record stream, up to the first damaged one; returns 0, or -1 after
  * reporting an error. */
@@ -169,7 +415,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 	int rc = 0;
 
 	if (!(c = tg_cfg_read(s, msg, sizeof(msg)))) {
-		warnx("%s: %s", tg_stream_name(s), msg);
+		out_warn("%s: %s", tg_stream_name(s), msg);
 		return -1;
 	}
 	for (i = 0; i < tg_cfg_nstreams(c); i++)	/* all streams on one time axis */
@@ -182,22 +428,21 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		if (!selected(cs->rank))
 			continue;
 		if (!(k = tg_cfg_cursor_open(c, i, msg, sizeof(msg)))) {
-			warnx("%s: %s", tg_stream_name(s), msg);
+			out_warn("%s: %s", tg_stream_name(s), msg);
 			rc = -1;
 			break;
 		}
 		if (o->zero == UINT64_MAX || cs->h.clock_base < o->zero)
 			o->zero = cs->h.clock_base;
-		tg_text_proc(stdout, tg_cfg_cursor_header(k), o);
+		out_proc(tg_cfg_cursor_header(k), o);
 		while ((n = tg_cfg_cursor_next(k, &rec)) > 0) {
 			if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
 							(top && rec.depth > 0)))
 				continue;
-			tg_text_rec(stdout, tg_cfg_cursor_header(k), &rec, o);
+			out_rec(tg_cfg_cursor_header(k), &rec, o);
 		}
 		if (n < 0) {
-			fflush(stdout);
-			warnx("%s: %s", tg_stream_name(s), tg_cfg_cursor_error(k));
+			out_warn("%s: %s", tg_stream_name(s), tg_cfg_cursor_error(k));
 			rc = -1;
 		}
 		tg_cfg_cursor_free(k);
@@ -219,7 +464,7 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 
 	s = tg_stream_open(path, "r");
 	if (!s) {
-		warn("cannot open '%s'", path);
+		out_warn("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	if (tg_stream_peek(s, msg, TG_CFG_MAGIC_LEN) == TG_CFG_MAGIC_LEN &&
@@ -230,7 +475,7 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 	}
 	r = tg_reader_open(s, msg, sizeof(msg));
 	if (!r) {
-		warnx("%s: %s", tg_stream_name(s), msg);
+		out_warn("%s: %s", tg_stream_name(s), msg);
 		tg_stream_close(s);
 		return -1;
 	}
@@ -241,23 +486,66 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 	}
 	if (o->zero == UINT64_MAX || tg_reader_header(r)->clock_base < o->zero)
 		o->zero = tg_reader_header(r)->clock_base;
-	tg_text_proc(stdout, tg_reader_header(r), o);
+	out_proc(tg_reader_header(r), o);
 	while ((rc = tg_reader_next(r, &rec)) > 0) {
 		if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
 						(top && rec.depth > 0)))
 			continue;
-		tg_text_rec(stdout, tg_reader_header(r), &rec, o);
+		out_rec(tg_reader_header(r), &rec, o);
 	}
-	if (rc < 0) {
-		fflush(stdout);
-		warnx("%s: %s", tg_stream_name(s), tg_reader_error(r));
-	}
+	if (rc < 0)
+		out_warn("%s: %s", tg_stream_name(s), tg_reader_error(r));
 	if (tg_reader_skipped(r))
-		warnx("%s: %llu records of functions unknown to this version skipped",
+		out_warn("%s: %llu records of functions unknown to this version skipped",
 		      tg_stream_name(s), (unsigned long long)tg_reader_skipped(r));
 	tg_reader_free(r);
 	tg_stream_close(s);
 	return rc < 0 ? -1 : 0;
+}
+
+static struct job {
+	int argc;
+	char **argv;
+	struct tg_textopts *o;
+	unsigned layers;
+	int top, status;
+} job;
+
+static void decode_all(void)
+{
+	int i;
+
+	for (i = 0; i < job.argc; i++)
+		if (decode(job.argv[i], job.o, job.layers, job.top) < 0)
+			job.status = TG_EXIT_ERROR;
+}
+
+static void *producer(void *arg)
+{
+	(void)arg;
+	decode_all();
+	pthread_mutex_lock(&pl.mu);
+	if (pl.cur && pl.cur->n)
+		pl.tail++;
+	pl.done = 1;
+	pthread_cond_broadcast(&pl.cv);
+	pthread_mutex_unlock(&pl.mu);
+	return NULL;
+}
+
+/* Decode ahead only with a second CPU, and only from regular files: from
+ * a pipe, a record would wait for a batch to fill before it is printed. */
+static int pipeline_fits(int n, char **files)
+{
+	struct stat st;
+	int i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || getenv("TG_DECODE_SERIAL"))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(files[i], "-") == 0 || stat(files[i], &st) < 0 || !S_ISREG(st.st_mode))
+			return 0;
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -304,9 +592,28 @@ int main(int argc, char **argv)
 		argv = dash;
 	}
 	o.zero = common_zero(argc, argv);
-	for (i = 0; i < argc; i++)
-		if (decode(argv[i], &o, layers, top) < 0)
-			status = TG_EXIT_ERROR;
+	job = (struct job){ argc, argv, &o, layers, top, TG_EXIT_OK };
+	if (pipeline_fits(argc, argv)) {
+		struct tg_textopts po = o;	/* the printer's; zero comes per record */
+		pthread_t t;
+
+		pl.on = 1;
+		for (i = 0; i < NBATCHES; i++)
+			if (!(pl.b[i] = calloc(1, sizeof(*pl.b[i]))))
+				err(TG_EXIT_ERROR, "out of memory");
+		if ((errno = pthread_create(&t, NULL, producer, NULL)) != 0)
+			err(TG_EXIT_ERROR, "cannot start a thread");
+		pl_print(&po);
+		pthread_join(t, NULL);
+		for (i = 0; i < NBATCHES; i++) {
+			arena_reset(pl.b[i]);
+			free(pl.b[i]->arena);
+			free(pl.b[i]);
+		}
+	} else {
+		decode_all();
+	}
+	status = job.status;
 	tg_close_stdout();
 	return status;
 }
