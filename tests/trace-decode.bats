@@ -271,3 +271,23 @@ valgrind_ok() {
 		trace-decode --json -l stdio "$F/good.rec"
 	[ -z "$stderr" ]
 }
+
+@test "decoding ahead in a second thread prints what one thread prints, errors in place" {
+	"$GEN" -s 4 -n 30000 -o g.rec
+	"$GEN" -p mpi -s 5 -r 1 -w 2 -n 3000 -o m.rec
+	trace-merge -q -t lossless -o g.cfg g.rec
+	head -c 100000 g.rec > cut.rec
+	for args in "g.rec" "g.cfg" "-j m.rec g.cfg" "g.rec cut.rec m.rec nowhere g.cfg" "-t -l posix g.rec"; do
+		# shellcheck disable=SC2086
+		trace-decode $args > par.out 2> par.err && p=0 || p=$?
+		# shellcheck disable=SC2086
+		TG_DECODE_SERIAL=1 trace-decode $args > ser.out 2> ser.err && q=0 || q=$?
+		[ "$p" = "$q" ]
+		cmp par.out ser.out
+		cmp par.err ser.err
+	done
+	# the error comes after the records before the damage, on both paths
+	run -2 --separate-stderr trace-decode g.rec cut.rec m.rec
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ "$(grep -c '^#proc' <<< "$output")" -eq 3 ]
+}

@@ -543,8 +543,8 @@ static int pipeline_fits(int n, char **files)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || getenv("TG_DECODE_SERIAL"))
 		return 0;
 	for (i = 0; i < n; i++)
-		if (strcmp(files[i], "-") == 0 || stat(files[i], &st) < 0 || !S_ISREG(st.st_mode))
-			return 0;
+		if (strcmp(files[i], "-") == 0 || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
+			return 0;	/* (a file that is not there is an error in its turn) */
 	return 1;
 }
 
