@@ -45,7 +45,7 @@ H5_CFLAGS = -I/usr/include/hdf5/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query \
-	trace-compress trace-merge
+	trace-compress trace-merge trace-merge-mpi
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
@@ -70,9 +70,26 @@ $(BINDIR)/trace-decode: $(BUILD)/tools/trace-decode.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
 
-$(BINDIR)/trace-compress $(BINDIR)/trace-merge: $(BINDIR)/%: $(BUILD)/tools/%.o $(BUILD)/libcommon.a
+$(BINDIR)/trace-compress: $(BUILD)/tools/trace-compress.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS) -lm
+
+# trace-merge links no MPI; trace-merge --mpi runs trace-merge-mpi, found
+# next to it, which is the same merge over MPI (mpicc.mpich).
+$(BINDIR)/trace-merge: $(BUILD)/tools/trace-merge.o $(BUILD)/tools/merge.o $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS) -lm
+
+$(BINDIR)/trace-merge-mpi: $(BUILD)/tools/trace-merge-mpi.o $(BUILD)/tools/merge.o $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(MPICC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS) -lm
+
+$(BUILD)/tools/trace-merge-mpi.o: tools/trace-merge-mpi.c tools/merge.h $(COMMON_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $(TOOLSAN) -c -o $@ $<
+
+$(BUILD)/tools/trace-merge.o $(BUILD)/tools/merge.o: tools/merge.h
+
 
 $(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)

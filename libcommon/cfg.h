@@ -104,6 +104,19 @@ int tg_cfg_optimize(struct tg_cfg *c);
  * errno set. */
 int tg_cfg_write(struct tg_cfg *c, struct tg_stream *s, const char *writer);
 
+/*
+ * @c exactly as it is in memory -- nothing rounded or renumbered, no
+ * final pass -- in a malloc'd buffer (*@buf, *@len bytes) that
+ * tg_cfg_unpack() turns back into it: for handing a trace being merged to
+ * another process of the same program (trace-merge --mpi), not a file
+ * format (the byte order is the machine's).  Returns 0, or -1 when out of
+ * memory.
+ */
+int tg_cfg_pack(const struct tg_cfg *c, unsigned char **buf, size_t *len);
+
+/* The trace tg_cfg_pack() packed into @buf, or NULL with a message in @err. */
+struct tg_cfg *tg_cfg_unpack(const void *buf, size_t len, char *err, size_t errlen);
+
 size_t tg_cfg_nstreams(const struct tg_cfg *c);
 
 /* Stream @i (0 <= i < tg_cfg_nstreams()). */

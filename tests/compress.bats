@@ -30,7 +30,7 @@ setup() {
 	APPS=$TG_TOP/build/apps
 	SHIM=$TG_TOP/lib/libtangram.so
 	CUSAGE='usage: trace-compress [-fh] [-e error] [-k bits] [-m samples] [-o file] [-t timing]'
-	MUSAGE='usage: trace-merge [-fhq] [-e error] [-k bits] [-m samples] [-o file] [-t timing]'
+	MUSAGE='usage: trace-merge [-fhq] [--mpi] [-e error] [-k bits] [-m samples] [-o file]'
 	unset TANGRAM_DIR TANGRAM_SINK TANGRAM_LAYERS TANGRAM_EXCLUDE TANGRAM_FLUSH \
 		TANGRAM_NESTED TANGRAM_INFO TANGRAM_CLOCK_SYNC
 	cd "$BATS_TEST_TMPDIR"
@@ -554,4 +554,196 @@ valgrind_ok() {
 			trace-decode $f
 		[ "${#stderr_lines[@]}" -eq 1 ]
 	done
+}
+
+# ---- trace-merge --mpi --------------------------------------------------------------
+# The merge over MPI ranks (trace-merge-mpi, which trace-merge --mpi runs)
+# writes the file the serial merge writes, byte for byte, on any number of
+# ranks; a bad input exits 2 with one line and never hangs.
+
+need_mpirun() {
+	command -v mpirun.mpich >/dev/null || skip "mpirun.mpich is missing"
+	command -v trace-merge-mpi >/dev/null || skip "trace-merge-mpi is not built"
+}
+
+# mpimerge NP ARGS...: trace-merge --mpi ARGS on NP ranks, killed after 60 s
+mpimerge() {
+	local np=$1
+	shift
+	timeout 60 mpirun.mpich -n "$np" trace-merge --mpi "$@"
+}
+
+# gen8: the streams of 8 ranks of one run, r0.rec to r7.rec
+gen8() {
+	local r
+	for r in 0 1 2 3 4 5 6 7; do
+		"$GEN" -p mpi -s $((r + 1)) -r $r -w 8 -n 2000 -o r$r.rec
+	done
+}
+
+@test "trace-merge links no MPI; trace-merge-mpi does" {
+	need_mpirun
+	[ -z "$(ldd "$(command -v trace-merge)" | grep libmpi)" ]
+	ldd "$(command -v trace-merge-mpi)" | grep -q 'libmpi'
+}
+
+@test "--mpi on 1 to 4 ranks writes the serial merge, byte for byte" {
+	need_mpirun
+	gen8
+	for t in aggregate lossless hist; do
+		trace-merge -t $t -o s.cfg r?.rec
+		for np in 1 2 3 4; do
+			rm -f p.cfg
+			run -0 --separate-stderr mpimerge $np -t $t r?.rec -o p.cfg
+			[ -z "$stderr" ]
+			cmp <(trace-decode p.cfg) <(trace-decode s.cfg)
+			cmp p.cfg s.cfg
+		done
+	done
+	same_as p.cfg r?.rec
+	# to standard output, through mpirun
+	mpimerge 3 r?.rec > o.cfg
+	trace-merge r?.rec | cmp - o.cfg
+}
+
+@test "--mpi merges a traced MPI program's streams as the serial merge does" {
+	need_mpi
+	need_mpirun
+	trace-run -o t -l mpi -- mpirun.mpich -n 8 "$B/stencil" 20 > /dev/null
+	trace-merge -o s.cfg t/rank-*.rec
+	for np in 2 4; do
+		run -0 --separate-stderr mpimerge $np -o p.cfg t/rank-*.rec
+		[ -z "$stderr" ]
+		cmp p.cfg s.cfg
+	done
+	same_as p.cfg t/rank-*.rec
+	[ "$(meta p.cfg ranks)" = 0-7 ]
+}
+
+@test "--mpi: .rec and .cfg inputs mix, merged traces among them" {
+	need_mpirun
+	gen8
+	trace-compress -t binned r1.rec > r1.cfg
+	trace-compress -t lossless r2.rec > r2.cfg
+	trace-merge -t lossless r3.rec r4.rec > r34.cfg
+	trace-merge -t hist r6.rec r7.rec > r67.cfg
+	set -- r0.rec r1.cfg r2.cfg r34.cfg r5.rec r67.cfg
+	trace-merge -t hist -o s.cfg "$@"
+	for np in 2 3 4; do
+		mpimerge $np -t hist -o p.cfg "$@"
+		cmp p.cfg s.cfg
+	done
+	same_as p.cfg r?.rec
+	cmp <(trace-decode --rank 2 p.cfg) <(trace-decode r2.rec)
+}
+
+@test "--mpi on more ranks than inputs: the ranks without any add nothing" {
+	need_mpirun
+	gen8
+	trace-merge -o s.cfg r0.rec r1.rec
+	run -0 --separate-stderr mpimerge 4 -o p.cfg r0.rec r1.rec
+	[ -z "$stderr" ]
+	cmp p.cfg s.cfg
+	trace-merge -t lossless -o s1.cfg r5.rec
+	mpimerge 3 -t lossless -o p1.cfg r5.rec
+	cmp p1.cfg s1.cfg
+	exactly p1.cfg r5.rec
+}
+
+@test "--mpi takes the serial options: -e -k -m -q, and -f for other runs" {
+	need_mpirun
+	gen8
+	trace-merge -t hist -e 0.05 -k 3 -m 20 -q -o s.cfg r?.rec
+	mpimerge 3 -t hist -e 0.05 -k 3 -m 20 -q -o p.cfg r?.rec
+	cmp p.cfg s.cfg
+	trace-merge -t binned -e 0.2 -o s.cfg r?.rec
+	mpimerge 2 -t binned -e 0.2 -o p.cfg r?.rec
+	cmp p.cfg s.cfg
+	# the same rank twice is another run: refused at rank 0, with names
+	run -2 --separate-stderr mpimerge 2 -o x.cfg r0.rec r1.rec r0.rec
+	[ -z "$output" ]
+	[ "$stderr" = "trace-merge: not one run: 'r0.rec' and 'r0.rec' both hold rank 0 (-f merges them anyway)" ]
+	[ ! -e x.cfg ]
+	trace-merge -f -o s.cfg r0.rec r1.rec r0.rec
+	run -0 --separate-stderr mpimerge 2 -f -o x.cfg r0.rec r1.rec r0.rec
+	[ -z "$stderr" ]
+	cmp x.cfg s.cfg
+}
+
+@test "--mpi: a missing or damaged input on any rank: one line, exit 2, the rest merged" {
+	need_mpirun
+	gen8
+	# missing, on the last of 3 ranks; as the serial merge, the others merged
+	trace-merge -o s.cfg r0.rec r1.rec r2.rec nosuch 2> /dev/null || true
+	run -2 --separate-stderr mpimerge 3 -o p.cfg r0.rec r1.rec r2.rec nosuch
+	[ -z "$output" ]
+	[ "$stderr" = "trace-merge: cannot open 'nosuch': No such file or directory" ]
+	cmp p.cfg s.cfg
+	# a truncated stream on rank 1 of 2
+	run -2 --separate-stderr mpimerge 2 -o p.cfg r0.rec r1.rec "$F/truncated.rec" r3.rec
+	[ "$stderr" = "trace-merge: $F/truncated.rec: truncated frame at byte 228" ]
+	# a corrupt compressed trace on rank 3 of 4
+	trace-merge -t lossless -o m.cfg r4.rec r5.rec
+	corrupt m.cfg CST c.cfg
+	at=$(section c.cfg CST)
+	run -2 --separate-stderr mpimerge 4 -o p.cfg r0.rec r1.rec r2.rec c.cfg
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "trace-merge: c.cfg: corrupt section CST at byte $at ("* ]]
+	same_as p.cfg r0.rec r1.rec r2.rec
+}
+
+@test "--mpi without mpirun is a job of one rank" {
+	need_mpirun
+	gen8
+	trace-merge -o s.cfg r?.rec
+	run -0 --separate-stderr trace-merge --mpi -o p.cfg r?.rec
+	[ -z "$stderr" ]
+	cmp p.cfg s.cfg
+}
+
+@test "--mpi: bad usage is reported once; standard input is refused" {
+	need_mpirun
+	gen8
+	run -2 --separate-stderr mpimerge 3 -t bogus r0.rec
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "trace-merge: option -t: unknown timing 'bogus' ("* ]]
+	run -2 --separate-stderr mpimerge 2
+	[ "${stderr_lines[0]}" = "$MUSAGE" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	run -0 --separate-stderr mpimerge 2 -h
+	[ "${lines[0]}" = "$MUSAGE" ]
+	[ "${#lines[@]}" -eq 2 ]
+	run -2 --separate-stderr trace-merge --mpi -o x.cfg - < r0.rec
+	[ "$stderr" = "trace-merge: --mpi cannot read standard input: name files" ]
+}
+
+@test "--mpi without trace-merge-mpi: one line, exit 2; found in PATH" {
+	need_mpirun
+	gen8
+	mkdir lone
+	cp "$(command -v trace-merge)" lone/
+	run -2 --separate-stderr env PATH=/usr/bin:/bin lone/trace-merge --mpi -o x.cfg r0.rec
+	[ -z "$output" ]
+	[ "$stderr" = "trace-merge: --mpi: trace-merge-mpi is not installed (not next to trace-merge, nor in PATH)" ]
+	[ ! -e x.cfg ]
+	# not next to it, but in PATH
+	helper=$(dirname "$(command -v trace-merge-mpi)")
+	run -0 --separate-stderr env PATH="$helper:/usr/bin:/bin" lone/trace-merge --mpi -o x.cfg r0.rec
+	[ -z "$stderr" ]
+	trace-merge -o s.cfg r0.rec
+	cmp x.cfg s.cfg
+}
+
+@test "--mpi started by another MPI's mpirun (each process alone) is refused" {
+	need_mpirun
+	gen8
+	# Open MPI's mpirun starts an MPICH program as one job per process
+	OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=0 \
+		run -2 --separate-stderr trace-merge --mpi -o x.cfg r?.rec
+	[ "$stderr" = "trace-merge: --mpi: started as one of 4 processes, but MPI sees 1: another MPI's mpirun? (use mpirun.mpich)" ]
+	[ ! -e x.cfg ]
+	OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=2 \
+		run -2 --separate-stderr trace-merge --mpi -o x.cfg r?.rec
+	[ -z "$stderr" ]
 }

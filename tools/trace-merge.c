@@ -1,326 +1,79 @@
 /*
  * trace-merge - merge record streams and compressed traces of one run into
  * one compressed trace (tangram-cfg(5)).
+ *
+ * With --mpi it runs trace-merge-mpi instead, with the same arguments: the
+ * merge as a tree over MPI ranks lives in a program of its own, so that
+ * this one never links MPI.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <err.h>
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../libcommon/cfg.h"
-#include "../libcommon/cfgcli.h"
-#include "../libcommon/rec.h"
-#include "../libcommon/stream.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/util.h"
+#include "merge.h"
 #include "../libcommon/banned.h"
 
-/* Streams whose lifetimes are further apart than this are of other runs. */
-#define RUN_GAP_NS 1000000000ull
-
-static const char usage_text[] =
-	"usage: trace-merge [-fhq] [-e error] [-k bits] [-m samples] [-o file] [-t timing]\n"
-	"                   file ...\n";
-
-static void usage(int status)
-{
-	fputs(usage_text, status ? stderr : stdout);
-	exit(status);
-}
-
-/* ---- progress on a terminal ----------------------------------------------- */
-
-static int progress_on;
-static uint64_t progress_last;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void progress(int done, int total, const char *name, uint64_t records, int last)
-{
-	uint64_t t;
-
-	if (!progress_on)
-		return;
-	t = now_ns();
-	if (!last && t - progress_last < 200000000u)
-		return;
-	progress_last = t;
-	if (last)
-		fprintf(stderr, "\r\033[K");
-	else
-		fprintf(stderr, "\r\033[Ktrace-merge: %d/%d %.60s, %llu records", done, total,
-			name, (unsigned long long)records);
-	fflush(stderr);
-}
-
-/* ---- one run? ------------------------------------------------------------------ */
-
-struct span {
-	uint64_t from, to;
-	size_t stream;
-};
-
-static int by_from(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-
-	return x->from < y->from ? -1 : x->from > y->from;
-}
-
-/* Streams in an order that puts equal ranks, or equal processes, side by
- * side. */
-static const struct tg_cfg *sort_cfg;
-
-static int by_rank(const void *a, const void *b)
-{
-	const struct tg_cfg_stream *x = tg_cfg_stream(sort_cfg, *(const size_t *)a);
-	const struct tg_cfg_stream *y = tg_cfg_stream(sort_cfg, *(const size_t *)b);
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
-static int by_process(const void *a, const void *b)
-{
-	const struct tg_cfg_stream *x = tg_cfg_stream(sort_cfg, *(const size_t *)a);
-	const struct tg_cfg_stream *y = tg_cfg_stream(sort_cfg, *(const size_t *)b);
-	int h;
-
-	if (x->h.pid != y->h.pid)
-		return x->h.pid < y->h.pid ? -1 : 1;
-	if (x->h.clock_base != y->h.clock_base)
-		return x->h.clock_base < y->h.clock_base ? -1 : 1;
-	if ((h = strcmp(x->h.host, y->h.host)) != 0)
-		return h;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
+#define MPI_HELPER "trace-merge-mpi"
 
 /*
- * Are the streams of @c those of one run?  Streams of one run have
- * distinct MPI ranks, one world size, are distinct processes, and their
- * lifetimes (clock base to the end of the last call) overlap or follow
- * one another by less than RUN_GAP_NS.  Returns 0, or -1 with the reason
- * in @why.  @names[i] is the input stream i came from.
+ * Run trace-merge-mpi with @argv: the one next to this program, else the
+ * first in PATH.  Under mpirun the process keeps its environment, so the
+ * helper joins the job.  Returns only to exit 2.
  */
-static int one_run(const struct tg_cfg *c, char **names, char *why, size_t len)
+static void exec_mpi(char **argv)
 {
-	size_t n = tg_cfg_nstreams(c), i, *ix;
-	uint64_t world = 0, reach;
-	struct span *sp;
-	int rc = -1;
+	char self[PATH_MAX], path[PATH_MAX + sizeof(MPI_HELPER) + 1];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n < 2)
-		return 0;
-	ix = malloc(n * sizeof(*ix));
-	sp = malloc(n * sizeof(*sp));
-	if (!ix || !sp)
-		errx(TG_EXIT_ERROR, "out of memory");
-	sort_cfg = c;
-	for (i = 0; i < n; i++)
-		ix[i] = i;
-	qsort(ix, n, sizeof(*ix), by_rank);
-	for (i = 0; i < n; i++) {
-		const struct tg_cfg_stream *a = tg_cfg_stream(c, ix[i]);
-		if (a->rank < 0)
-			continue;
-		if (i > 0 && tg_cfg_stream(c, ix[i - 1])->rank == a->rank) {
-			snprintf(why, len, "'%s' and '%s' both hold rank %lld", names[ix[i - 1]],
-				 names[ix[i]], (long long)a->rank);
-			goto out;
-		}
-		if (a->h.world && world && a->h.world != world) {
-			snprintf(why, len, "'%s' has world size %llu, others %llu", names[ix[i]],
-				 (unsigned long long)a->h.world, (unsigned long long)world);
-			goto out;
-		}
-		if (a->h.world)
-			world = a->h.world;
-	}
-	for (i = 0; i < n; i++)
-		ix[i] = i;
-	qsort(ix, n, sizeof(*ix), by_process);
-	for (i = 1; i < n; i++) {
-		const struct tg_header *a = &tg_cfg_stream(c, ix[i - 1])->h;
-		const struct tg_header *b = &tg_cfg_stream(c, ix[i])->h;
-		if (a->pid != b->pid || a->clock_base != b->clock_base ||
-		    strcmp(a->host, b->host) != 0)
-			continue;
-		snprintf(why, len, "'%s' and '%s' hold the same process", names[ix[i - 1]],
-			 names[ix[i]]);
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		const struct tg_cfg_stream *a = tg_cfg_stream(c, i);
-		sp[i].from = a->h.clock_base;
-		sp[i].to = a->h.clock_base + a->end;
-		sp[i].stream = i;
-	}
-	qsort(sp, n, sizeof(*sp), by_from);
-	reach = sp[0].to;
-	for (i = 1; i < n; i++) {
-		if (sp[i].from > reach + RUN_GAP_NS) {
-			snprintf(why, len, "'%s' starts %.1f s after everything before it ended",
-				 names[sp[i].stream], (double)(sp[i].from - reach) / 1e9);
-			goto out;
-		}
-		if (sp[i].to > reach)
-			reach = sp[i].to;
-	}
-	rc = 0;
-out:
-	free(ix);
-	free(sp);
-	return rc;
-}
-
-/* ---- inputs ------------------------------------------------------------------------ */
-
-/* Add input @path to @acc; returns 0, or -1 after reporting an error (what
- * could be read is kept).  A fatal error (out of memory) exits. */
-static int add_input(struct tg_cfg *acc, const char *path, const struct tg_cfg_opts *o)
-{
-	struct tg_stream *s;
-	unsigned char magic[TG_CFG_MAGIC_LEN];
-	char msg[256];
-	int rc = 0;
-
-	if (!(s = tg_stream_open(path, "r"))) {
-		warn("cannot open '%s'", path);
-		return -1;
-	}
-	if (tg_stream_peek(s, magic, sizeof(magic)) == (long)sizeof(magic) &&
-	    tg_cfg_is_magic(magic, sizeof(magic))) {
-		struct tg_cfg *c = tg_cfg_read(s, msg, sizeof(msg));
-		if (!c) {
-			warnx("%s: %s", tg_stream_name(s), msg);
-			rc = -1;
-		} else if (tg_cfg_merge(acc, c, msg, sizeof(msg)) < 0) {
-			errx(TG_EXIT_ERROR, "%s: %s", tg_stream_name(s), msg);
-		}
-		tg_cfg_free(c);
-	} else {
-		struct tg_reader *r = tg_reader_open(s, msg, sizeof(msg));
-		if (!r) {
-			warnx("%s: %s", tg_stream_name(s), msg);
-			rc = -1;
-		} else {
-			int arc = tg_cfg_add_rec(acc, r, o, msg, sizeof(msg));
-			if (arc < 0)
-				errx(TG_EXIT_ERROR, "%s: %s", tg_stream_name(s), msg);
-			if (arc > 0) {
-				warnx("%s: %s", tg_stream_name(s), tg_reader_error(r));
-				rc = -1;
+	if (n > 0) {
+		char *slash;
+		self[n] = 0;
+		if ((slash = strrchr(self, '/'))) {
+			*slash = 0;
+			snprintf(path, sizeof(path), "%s/%s", self, MPI_HELPER);
+			if (access(path, X_OK) == 0) {
+				execv(path, argv);
+				err(TG_EXIT_ERROR, "--mpi: cannot run '%s'", path);
 			}
-			if (tg_reader_skipped(r))
-				warnx("%s: %llu records of functions unknown to this version skipped",
-				      tg_stream_name(s), (unsigned long long)tg_reader_skipped(r));
-			tg_reader_free(r);
 		}
 	}
-	tg_stream_close(s);
-	return rc;
+	execvp(MPI_HELPER, argv);
+	if (errno == ENOENT)
+		errx(TG_EXIT_ERROR, "--mpi: %s is not installed (not next to trace-merge, "
+		     "nor in PATH)", MPI_HELPER);
+	err(TG_EXIT_ERROR, "--mpi: cannot run %s", MPI_HELPER);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct tg_cfg_opts o = { TG_CFG_AGGREGATE, 100000, 4, 100 };
-	const char *out = NULL;
+	struct tg_merge m;
 	struct tg_cfg *acc;
-	char **names = NULL, why[512];
-	size_t nnames = 0, i, k;
-	uint64_t records = 0;
-	int ch, force = 0, quiet = 0, status = TG_EXIT_OK, stdin_used = 0;
+	uint32_t *src = NULL;
+	int rc, status;
 
-	while ((ch = getopt_long(argc, argv, "e:fhk:m:o:qt:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'e':
-			o.err_ppm = tg_cfgcli_error(optarg);
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'h':
-			usage(TG_EXIT_OK);
-			break;
-		case 'k':
-			o.bits = (uint32_t)tg_strtonum(optarg, 1, 12, "option -k");
-			break;
-		case 'm':
-			o.samples = (uint32_t)tg_strtonum(optarg, 1, 1 << 20, "option -m");
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 't':
-			o.timing = tg_cfgcli_timing(optarg);
-			break;
-		default:
-			usage(TG_EXIT_ERROR);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc == 0)
-		usage(TG_EXIT_ERROR);
-	for (i = 0; i < (size_t)argc; i++)
-		if (strcmp(argv[i], "-") == 0 && stdin_used++)
-			errx(TG_EXIT_ERROR, "standard input named twice");
-	if (!out)
-		tg_no_binary_tty(1, force);
-	progress_on = !quiet && isatty(2);
-
+	if (tg_merge_wants_mpi(argc, argv))
+		exec_mpi(argv);
+	tg_merge_args(&m, argc, argv);
+	if (!m.out)
+		tg_no_binary_tty(1, m.force);
 	if (!(acc = tg_cfg_new()))
 		errx(TG_EXIT_ERROR, "out of memory");
-	for (i = 0; i < (size_t)argc; i++) {
-		size_t before = tg_cfg_nstreams(acc);
-		char **nn;
-		progress((int)i, argc, argv[i], records, 0);
-		if (add_input(acc, argv[i], &o) < 0)
-			status = TG_EXIT_ERROR;
-		nn = realloc(names, tg_cfg_nstreams(acc) * sizeof(char *) + 1);
-		if (!nn)
-			errx(TG_EXIT_ERROR, "out of memory");
-		names = nn;
-		for (k = before; k < tg_cfg_nstreams(acc); k++) {
-			names[nnames++] = strcmp(argv[i], "-") ? argv[i] : "standard input";
-			records += tg_cfg_stream(acc, k)->records;
-		}
-	}
-	progress(argc, argc, "", records, 1);
-	if (!force && one_run(acc, names, why, sizeof(why)) < 0) {
-		warnx("not one run: %s (-f merges them anyway)", why);
-		status = TG_EXIT_ERROR;
-	} else if (tg_cfg_optimize(acc) < 0) {
-		warnx("out of memory");
-		status = TG_EXIT_ERROR;
-	} else {
-		status = tg_cfgcli_write(acc, out, "trace-merge " TG_VERSION, status);
-	}
+	rc = tg_merge_inputs(acc, &m, 0, m.nfiles, &src, !m.quiet && isatty(2));
+	if (rc < 0)
+		exit(TG_EXIT_ERROR);
+	status = tg_merge_finish(acc, &m, src, rc ? TG_EXIT_ERROR : TG_EXIT_OK);
 	tg_cfg_free(acc);
-	free(names);
+	free(src);
 	return status;
 }
