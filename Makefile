@@ -1,7 +1,7 @@
 # Tangram - build, test, demo, benchmarks.  See README.md.
 #
 #   make            everything: bin/, lib/
-#   make check      all tests (SANITIZE=1: tools and unit tests with ASan/UBSan)
+#   make check      all tests (SANITIZE=1: tools, tfs-server and unit tests with ASan/UBSan)
 #   make demo       the main job on the bundled example
 #   make bench      benchmarks (tests/bench)
 #   make deps       install the Debian packages the project needs
@@ -89,7 +89,6 @@ $(BUILD)/tools/trace-merge-mpi.o: tools/trace-merge-mpi.c tools/merge.h $(COMMON
 	$(MPICC) $(CFLAGS) $(TOOLSAN) -c -o $@ $<
 
 $(BUILD)/tools/trace-merge.o $(BUILD)/tools/merge.o: tools/merge.h
-
 
 $(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
@@ -202,18 +201,19 @@ regen:
 # One set of position-independent objects, never sanitized (libtfs-posix is
 # preloaded into programs that are not); each library exports only its API
 # through a version script.
-# The UCX transport (tp_ucx.c) when UCX's headers are there; sockets only
-# otherwise (then a "ucx:" address is refused).
+# The UCX transport (tp_ucx.c) is a plugin, lib/libtfs-ucx.so, built when
+# UCX's headers are there and loaded by transport.c for the first "ucx:"
+# address only: nothing else links UCX, so a program libtfs-posix.so is
+# preloaded into never maps it on sockets.  Without the plugin a "ucx:"
+# address is refused.
 TFS_UCX := $(shell test -r /usr/include/ucp/api/ucp.h && echo yes)
-TFS_UCX_SRC = $(if $(TFS_UCX),tfs/tp_ucx.c)
-TFS_UCX_CFLAGS = $(if $(TFS_UCX),-DTFS_HAVE_UCX)
-TFS_UCX_LIBS = $(if $(TFS_UCX),-lucp -lucs)
-TFS_LIB_SRC = tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/client.c tfs/lock.c tfs/transport.c $(TFS_UCX_SRC)
+TFS_UCX_PLUGIN = $(if $(TFS_UCX),lib/libtfs-ucx.so)
+TFS_LIB_SRC = tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/client.c tfs/lock.c tfs/transport.c
 TFS_HDR = $(wildcard tfs/*.h) $(COMMON_HDR)
-TFS_CFLAGS = $(CFLAGS) -fPIC -pthread $(TFS_UCX_CFLAGS)
+TFS_CFLAGS = $(CFLAGS) -fPIC -pthread
 TFS_LIB_OBJ = $(patsubst %.c,build/tfs/%.o,$(TFS_LIB_SRC))
 TFS_BINS = $(BINDIR)/tfs-server
-TFS_LIBS = lib/libtfs.so lib/libtfs.a lib/libtfs-posix.so
+TFS_LIBS = lib/libtfs.so lib/libtfs.a lib/libtfs-posix.so $(TFS_UCX_PLUGIN)
 
 all: $(TFS_BINS) $(TFS_LIBS)
 
@@ -221,16 +221,27 @@ build/tfs/%.o: %.c $(TFS_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(TFS_CFLAGS) -c -o $@ $<
 
-$(BINDIR)/tfs-server: build/tfs/tfs/tfs-server.o build/tfs/tfs/proto.o build/tfs/tfs/itree.o \
-		build/tfs/tfs/tp_sock.o build/tfs/tfs/serverfile.o build/tfs/tfs/transport.o \
-		$(patsubst %.c,build/tfs/%.o,$(TFS_UCX_SRC)) $(BUILD)/libcommon.a
+# where an installed libtfs looks for the plugin last
+build/tfs/tfs/transport.o: TFS_CFLAGS += -DTFS_LIBDIR='"$(PREFIX)/lib"'
+
+# tfs-server: with SANITIZE=1 (build/san/bin) its own objects are built
+# with ASan/UBSan too; the libraries never are.
+TFS_SRV_SRC = tfs/tfs-server.c tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/transport.c
+TFS_SRV_OBJ = $(if $(TOOLSAN),$(patsubst %.c,$(BUILD)/%.o,$(TFS_SRV_SRC)),$(patsubst %.c,build/tfs/%.o,$(TFS_SRV_SRC)))
+
+$(BUILD)/tfs/%.o: tfs/%.c $(TFS_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOOLSAN) -pthread -c -o $@ $<
+
+$(BUILD)/tfs/transport.o: CFLAGS += -DTFS_LIBDIR='"$(PREFIX)/lib"'
+
+$(BINDIR)/tfs-server: $(TFS_SRV_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -pthread -o $@ $^ $(TFS_UCX_LIBS)
+	$(CC) $(CFLAGS) $(TOOLSAN) -pthread -o $@ $^ -ldl
 
 lib/libtfs.so: $(TFS_LIB_OBJ) tfs/libtfs.map
 	@mkdir -p lib
-	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs.map -o $@ $(TFS_LIB_OBJ) \
-		$(TFS_UCX_LIBS)
+	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs.map -o $@ $(TFS_LIB_OBJ) -ldl
 
 lib/libtfs.a: $(TFS_LIB_OBJ)
 	@mkdir -p lib
@@ -240,8 +251,12 @@ lib/libtfs.a: $(TFS_LIB_OBJ)
 lib/libtfs-posix.so: build/tfs/tfs/posix.o $(TFS_LIB_OBJ) tfs/libtfs-posix.map
 	@mkdir -p lib
 	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs-posix.map -o $@ \
-		build/tfs/tfs/posix.o $(TFS_LIB_OBJ) -ldl $(TFS_UCX_LIBS)
+		build/tfs/tfs/posix.o $(TFS_LIB_OBJ) -ldl
 
+lib/libtfs-ucx.so: build/tfs/tfs/tp_ucx.o build/tfs/tfs/proto.o tfs/libtfs-ucx.map
+	@mkdir -p lib
+	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs-ucx.map -o $@ \
+		build/tfs/tfs/tp_ucx.o build/tfs/tfs/proto.o -lucp -lucs
 
 # ---- tests ---------------------------------------------------------------
 
@@ -304,15 +319,18 @@ deps:
 	else echo "all Debian packages present"; fi
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
-		$(DESTDIR)$(PREFIX)/share/man/man7
-	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+		$(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 755 $(BINS) $(TFS_BINS) $(DESTDIR)$(PREFIX)/bin
 	install -m 755 lib/libtangram.so lib/libtangram-mpi.so $(DESTDIR)$(PREFIX)/lib
 	install -m 644 lib/libtangram.a lib/tangram.wrap $(DESTDIR)$(PREFIX)/lib
-	for m in man/*.1; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1; done
-	for m in man/*.5; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man5; done
-	for m in man/*.7; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man7; done
+	install -m 755 lib/libtfs.so lib/libtfs-posix.so $(TFS_UCX_PLUGIN) $(DESTDIR)$(PREFIX)/lib
+	install -m 644 lib/libtfs.a $(DESTDIR)$(PREFIX)/lib
+	install -m 644 tfs/tfs.h $(DESTDIR)$(PREFIX)/include
+	for s in 1 3 5 7 8; do for m in man/*.$$s; do \
+		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s || exit 1; done; done
 
 clean:
 	rm -rf build bin lib

@@ -26,12 +26,14 @@ setup_file() {
 	export UCX_TLS=${UCX_TLS:-sm,self}
 	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
 	export PRELOAD=$TG_TOP/lib/libtfs-posix.so FRAME=$TG_TOP/tests/tfs/frame.py
-	local ucxlibs=
-	ar t "$TG_TOP/lib/libtfs.a" | grep -q '^tp_ucx\.o$' && ucxlibs="-lucp -lucs"
+	# (libtfs.a loads the UCX plugin as libtfs.so does: found on the rpath)
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/call" "$TG_TOP/tests/tfs/call.c" \
-		"$TG_TOP/lib/libtfs.a" $ucxlibs -lpthread
+		"$TG_TOP/lib/libtfs.a" -ldl -lpthread -Wl,-rpath,"$TG_TOP/lib"
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/bulk" "$TG_TOP/tests/tfs/bulk.c" \
 		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib"
+	# the UCX plugin of this tree, wherever the tfs-server under test is
+	# (make check SANITIZE=1 runs build/san/bin/tfs-server)
+	[ -f "$TG_TOP/lib/libtfs-ucx.so" ] && export TFS_UCX_LIB=$TG_TOP/lib/libtfs-ucx.so
 	case $BATS_TEST_FILENAME in
 	*-ucx.bats)
 		export TFS_TRANSPORT=ucx DEFADDR=ucx:127.0.0.1:0
@@ -121,6 +123,9 @@ mpi() {
 	[[ "$stderr" == "tfs-server: bad address 'bogus:1'"* ]]
 	run -2 --separate-stderr tfs-server --stop nowhere
 	[[ "$stderr" == "tfs-server: cannot open server file 'nowhere/server'"* ]]
+	run -2 --separate-stderr env TFS_UCX_LIB=/nonexistent/libtfs-ucx.so \
+		tfs-server -a ucx:127.0.0.1:0 -d srv
+	[ "$stderr" = "tfs-server: cannot load the UCX transport for 'ucx:127.0.0.1:0': TFS_UCX_LIB '/nonexistent/libtfs-ucx.so': No such file or directory" ]
 }
 
 @test "tfs-server: the server file is private and names loopback" {
@@ -132,6 +137,38 @@ mpi() {
 	run -0 tfs-server --stop srv
 	[ ! -e srv/server ]
 	wait "$SERVER_PID"
+}
+
+@test "make install: tfs-server, the libraries and the UCX plugin, tfs.h, the man pages" {
+	sockets_only
+	local d=$PWD/inst p=/opt/tangram f
+	run -0 make -s -C "$TG_TOP" -o all install DESTDIR="$d" PREFIX="$p"
+	for f in bin/tfs-server lib/libtfs.so lib/libtfs.a lib/libtfs-posix.so include/tfs.h \
+		share/man/man3/tfs.3 share/man/man5/tfs-protocol.5 share/man/man7/libtfs-posix.7 \
+		share/man/man8/tfs-server.8; do
+		[ -f "$d$p/$f" ] || { echo "missing $f"; false; }
+	done
+	# a program built against the installed header and library
+	printf '%s\n' '#include <tfs.h>' '#include <stdio.h>' \
+		'int main(void) { tfs_file_t *f = tfs_open("i");' \
+		'  if (!f || tfs_write(f, "installed", 9) != 9 || tfs_attach_file(f) < 0) { perror("tfs"); return 1; }' \
+		'  return tfs_close(f) < 0 || tfs_finalize() < 0; }' > i.c
+	gcc -Wall -Werror -I"$d$p/include" -o i i.c -L"$d$p/lib" -ltfs -Wl,-rpath,"$d$p/lib"
+	local addr
+	for addr in tcp:127.0.0.1:0 ucx:127.0.0.1:0; do
+		[ "$addr" = tcp:127.0.0.1:0 ] || [ -f "$d$p/lib/libtfs-ucx.so" ] || continue
+		rm -f pfs/i
+		# the installed server finds its plugin in ../lib, the library beside it
+		TFS_UCX_TLS=tcp,sm,self env -u TFS_UCX_LIB "$d$p/bin/tfs-server" -a "$addr" -d srv \
+			2>srv.log 3>&- &
+		SERVER_PID=$!
+		for _ in $(seq 100); do [ -f srv/server ] && break; sleep 0.05; done
+		[ -f srv/server ] || { cat srv.log; false; }
+		TFS_UCX_TLS=tcp,sm,self run -0 env -u TFS_UCX_LIB ./i
+		run -0 env -u TFS_UCX_LIB TFS_UCX_TLS=tcp,sm,self "$d$p/bin/tfs-server" --stop srv
+		wait "$SERVER_PID"
+		[ "$(cat pfs/i)" = installed ]
+	done
 }
 
 # ---- core primitives (Table 5.1) -----------------------------------------------
@@ -307,6 +344,74 @@ seek: 101' ]
 	[ "$(cat pfs/s)" = DATA ]
 }
 
+# A reader queries (the owner is a live peer), fills what the peer does not
+# own from the backing file, then asks the peer.  When the peer stages out
+# and ends in between, the peer read fails and the backing file, read
+# again, has the staged bytes.  TFS_TEST_PAUSE holds the window open.
+@test "stage-out: a reader whose peer stages out and ends in mid-read gets the staged bytes" {
+	start
+	printf OLDOLDOL > pfs/f
+	TFS_NODE=1 "$B/prim" open:f pwrite:0:NEWNEWNE attach:0:8 touch:a wait:go > p1 3>&- &
+	local w=$!
+	TFS_NODE=2 TFS_TEST_PAUSE=peer:1500 "$B/prim" wait:a open:f touch:b sread:0:8 > p2 3>&- &
+	local r=$!
+	"$B/prim" wait:b
+	sleep 0.3
+	touch go
+	wait "$w"
+	wait "$r"
+	[ "$(cat pfs/f)" = NEWNEWNE ]
+	[ "$(tail -n 1 p2)" = 'sread: 8 "NEWNEWNE"' ]
+}
+
+# Two owners of one range stage out at once: the older queried what it
+# owned before the newer attached, and writes it late (TFS_TEST_PAUSE).
+# The file's stage mark makes the newer wait, so its bytes land last.
+@test "stage-out: an older owner writing late never overwrites a newer owner's range" {
+	start
+	TFS_NODE=1 TFS_TEST_PAUSE=stage:2000 "$B/prim" open:m pwrite:0:AAAAAAAA attach:0:8 \
+		touch:a wait:go > p1 3>&- &
+	local a=$!
+	TFS_NODE=2 "$B/prim" wait:a open:m pwrite:2:BB touch:b wait:go2 attach:2:2 > p2 3>&- &
+	local b=$!
+	"$B/prim" wait:b
+	touch go
+	sleep 0.5
+	touch go2
+	wait "$a"
+	wait "$b"
+	[ "$(cat pfs/m)" = AABBAAAA ]
+	run -0 tfs-server --stop srv
+}
+
+# A client ends while --stop asks it to stage out: the request waits for the
+# client's own stage-out (which leaves nothing to do), the client's listener
+# then closes, and both finish.
+@test "stage-out: a client ending while tfs-server --stop asks it to stage out ends, --stop succeeds" {
+	start
+	TFS_TEST_PAUSE=stage:1500 "$B/prim" open:s pwrite:0:DATA attach:0:4 touch:r wait:go \
+		> p1 3>&- &
+	local pid=$!
+	"$B/prim" wait:r
+	touch go
+	sleep 0.5
+	run -0 timeout 30 tfs-server --stop srv
+	run -0 timeout 10 sh -c "while kill -0 $pid 2>/dev/null; do sleep 0.1; done"
+	[ "$(cat pfs/s)" = DATA ]
+}
+
+@test "stage-out: --stop does not ask (or wait for) a client that owns nothing" {
+	start
+	"$B/prim" open:a pwrite:0:x attachfile detachfile touch:r wait:never > p1 3>&- &
+	local pid=$!
+	"$B/prim" wait:r
+	kill -STOP "$pid"
+	SECONDS=0
+	run -0 timeout 30 tfs-server --stop srv
+	kill -CONT "$pid"
+	[ "$SECONDS" -le 5 ]
+}
+
 # ---- the POSIX layer (Table 5.5) ----------------------------------------------------------
 
 @test "posix layer: cp, dd, cat, ls, stat and rm on the mount" {
@@ -326,6 +431,22 @@ seek: 101' ]
 	run -0 ls pfs
 	[ "$output" = c ]
 	cmp src pfs/c
+}
+
+# UCX is a plugin loaded for a ucx: address only: a program the POSIX layer
+# is preloaded into does not map it on sockets.
+@test "posix layer: a preloaded program maps UCX only when the server is on UCX" {
+	start
+	printf data > pfs/f
+	LD_PRELOAD=$PRELOAD run -0 --separate-stderr cat /tfs-test/f /proc/self/maps
+	[[ "$output" == data* ]]
+	grep -q 'libtfs-posix\.so' <<< "$output"
+	if [ "$TFS_TRANSPORT" = ucx ]; then
+		grep -q 'libtfs-ucx\.so' <<< "$output"
+		grep -q 'libucp\.so' <<< "$output"
+	else
+		run -1 grep -E 'libtfs-ucx|libuc[pst]\.so' <<< "$output"
+	fi
 }
 
 @test "posix layer: stdio streams" {

@@ -75,7 +75,17 @@ static struct {
 	struct lfile *files;
 	struct peer *peers;
 	int atexit_done;
+	char pause_at[16];	/* TFS_TEST_PAUSE: where, and how long (ms) */
+	long pause_ms;
 } C = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* TFS_TEST_PAUSE=WHERE:MS (for tests only, tfs(3)): sleep at the point
+ * named WHERE, to hold open a window that is otherwise too short to hit. */
+static void test_pause(const char *where)
+{
+	if (C.pause_ms > 0 && strcmp(C.pause_at, where) == 0)
+		usleep((useconds_t)C.pause_ms * 1000);
+}
 
 /* ---- server calls -------------------------------------------------------- */
 
@@ -288,7 +298,8 @@ static int init_locked(void)
 {
 	const char *server = getenv("TFS_SERVER"), *bb = getenv("TFS_BB_DIR"),
 		   *pfs = getenv("TFS_PFS_DIR"), *node = getenv("TFS_NODE"),
-		   *tmo = getenv("TFS_TIMEOUT"), *paddr = getenv("TFS_PEER_ADDR");
+		   *tmo = getenv("TFS_TIMEOUT"), *paddr = getenv("TFS_PEER_ADDR"),
+		   *pause = getenv("TFS_TEST_PAUSE");
 	struct tfs_server_file sf;
 	struct tfs_buf b;
 	struct tfs_rd rd;
@@ -307,6 +318,11 @@ static int init_locked(void)
 		C.timeout_ms = 10000;
 	snprintf(C.bbdir, sizeof(C.bbdir), "%s", bb && *bb ? bb : "/tmp");
 	snprintf(C.pfsdir, sizeof(C.pfsdir), "%s", pfs);
+	if (pause && strchr(pause, ':')) {
+		snprintf(C.pause_at, sizeof(C.pause_at), "%.*s", (int)(strchr(pause, ':') - pause),
+			 pause);
+		C.pause_ms = strtol(strchr(pause, ':') + 1, NULL, 10);
+	}
 	if (tfs_server_file_read(server, 0, &sf, msg, sizeof(msg)) < 0) {
 		errno = EACCES;
 		return -1;
@@ -1337,7 +1353,7 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 	struct lfile *f;
 	uint64_t eof;
 	size_t n;
-	int nown = 0;
+	int nown = 0, pfsfd = -1, err = 0;
 
 	if (!file) {
 		errno = EBADF;
@@ -1379,12 +1395,36 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 		errno = ENOMEM;
 		return -1;
 	}
-	/* a peer that cannot deliver leaves the backing file's bytes */
-	for (size_t i = 0; i < p.n; i++)
-		tfs_read_peer(file, p.v[i].owner, p.v[i].start, p.v[i].end - p.v[i].start,
-			      (char *)buf + (p.v[i].start - offset));
+	test_pause("peer");
+	/*
+	 * A peer that cannot deliver has written the range to the backing
+	 * file first (a stage-out fsyncs and detaches before its listener
+	 * closes; a flush comes before a detach) or has died with it.  So the
+	 * backing file is read again now, after the failure: the bytes
+	 * fill_local() read from it may predate that stage-out.
+	 */
+	for (size_t i = 0; i < p.n && !err; i++) {
+		char *dst = (char *)buf + (p.v[i].start - offset);
+		size_t len = (size_t)(p.v[i].end - p.v[i].start);
+
+		if (tfs_read_peer(file, p.v[i].owner, p.v[i].start, len, dst) == (ssize_t)len)
+			continue;
+		if (pfsfd < 0 && (pfsfd = pfs_fd(f)) < 0) {
+			if (errno != ENOENT)
+				err = errno;
+			break;
+		}
+		if (full_pread(pfsfd, dst, len, p.v[i].start) < 0)
+			err = errno;
+	}
+	if (pfsfd >= 0)
+		close(pfsfd);
 	free(p.v);
 	free(own);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	return (ssize_t)n;
 }
 
@@ -1460,30 +1500,61 @@ int tfs_unlink(const char *pathname)
 
 /* ---- stage-out, finalize ---------------------------------------------------------- */
 
+/* Take (@take) or give back the server's stage mark of @f: while one
+ * client holds it no other stages the file out, so of two owners of a
+ * range the older never writes its bytes after the newer has (they would
+ * land last and stay).  A mark held by another is waited for.  With no
+ * lock held.  Returns 0 or -1. */
+static int stage_mark(struct lfile *f, int take)
+{
+	long long waited = 0;
+	useconds_t nap = 1000;
+	struct tfs_buf b;
+	int rc;
+
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, f->fid);
+	tfs_buf_u32(&b, take ? 1 : 0);
+	while ((rc = call(TFS_MSG_STAGE, &b, NULL, NULL)) < 0 && errno == EAGAIN &&
+	       waited < TFS_STAGE_TIMEOUT_MS) {
+		usleep(nap);
+		waited += nap / 1000;
+		if (nap < 32000)
+			nap *= 2;
+	}
+	tfs_buf_release(&b);
+	if (rc < 0 && errno == EAGAIN)
+		errno = ETIMEDOUT;
+	return rc;
+}
+
 /* Write what this process still owns of @f to the backing file and detach
- * it; with f->lock held. */
+ * it, holding the file's stage mark; with f->lock held. */
 static int stage_file(struct lfile *f)
 {
 	tfs_interval_t *own = NULL;
 	struct copy c;
-	int n = 0, rc = 0;
+	int n = 0, rc = 0, e;
 
 	if (!tfs_itree_each(&f->tree, 0, UINT64_MAX, is_attached, NULL))
 		return 0;
 	pthread_mutex_unlock(&f->lock);
-	rc = query(f, 0, UINT64_MAX, 1, &own, &n);
-	pthread_mutex_lock(&f->lock);
-	if (rc < 0)
+	if (stage_mark(f, 1) < 0) {
+		pthread_mutex_lock(&f->lock);
 		return -1;
-	if (n > 0) {
+	}
+	rc = query(f, 0, UINT64_MAX, 1, &own, &n);
+	test_pause("stage");
+	pthread_mutex_lock(&f->lock);
+	if (rc == 0 && n > 0) {
 		if (copy_begin(f, &c) < 0) {
-			free(own);
-			return -1;
+			rc = -1;
+		} else {
+			for (int i = 0; i < n && !c.err; i++)
+				tfs_itree_each(&f->tree, own[i].offset, own[i].offset + own[i].size,
+					       copy_one, &c);
+			rc = copy_end(f, &c);
 		}
-		for (int i = 0; i < n && !c.err; i++)
-			tfs_itree_each(&f->tree, own[i].offset, own[i].offset + own[i].size,
-				       copy_one, &c);
-		rc = copy_end(f, &c);
 	}
 	free(own);
 	if (rc == 0) {
@@ -1497,6 +1568,11 @@ static int stage_file(struct lfile *f)
 		if (rc == 0)
 			mark_detached(f, 0, UINT64_MAX);
 	}
+	e = errno;
+	if (stage_mark(f, 0) < 0 && rc == 0)
+		rc = -1;
+	else
+		errno = e;
 	return rc;
 }
 
@@ -1522,6 +1598,7 @@ static int stage_all(void)
 
 int tfs_finalize(void)
 {
+	struct tfs_lsn *lsn;
 	struct lfile *f;
 	struct peer *p;
 	int rc;
@@ -1535,11 +1612,17 @@ int tfs_finalize(void)
 	rc = tfsi_lock_finalize();
 	if (stage_all() < 0)
 		rc = -1;
+	/* The listener goes first, without C.lock: its thread may be serving
+	 * the server's own stage-out request (which takes C.lock, and finds
+	 * nothing left to do), and closing it waits for that thread. */
+	pthread_mutex_lock(&C.lock);
+	lsn = C.lsn;
+	C.lsn = NULL;
+	pthread_mutex_unlock(&C.lock);
+	tfs_lsn_close(lsn);
 	pthread_mutex_lock(&C.lock);
 	C.ready = 0;
-	tfs_lsn_close(C.lsn);
 	tfs_ep_close(C.ep);
-	C.lsn = NULL;
 	C.ep = NULL;
 	while ((p = C.peers)) {
 		C.peers = p->next;

@@ -13,8 +13,10 @@
  * the server about locks; the server says who it is.  It serves the other
  * processes of its node on its listener (LOCK_GET, LOCK_PUT, ...) and the
  * other managers (LOCK_SPLIT), and stays at exit until the node's other
- * processes have left.  When it is gone the server drops the node's
- * tokens and the next process of the node that asks becomes the manager.
+ * processes have left.  When it is gone (ended, killed) the server drops
+ * the node's tokens and the next process of the node that asks becomes
+ * the manager: a process that finds its manager gone flushes and drops
+ * its locks (no token backs them any more) and asks the server again.
  *
  * A conflict is resolved by splitting (Figure 5.3): the server names the
  * owners; the requester asks each for a split; the owner revokes its
@@ -22,9 +24,10 @@
  * there), returns the range to the server, and answers; the requester
  * asks the server again.
  *
- * Locks of the manager: M.acq serialises the node's acquisitions (the
- * node manager handles one request at a time, as §5.5.2 assumes) and is
- * held while waiting for other managers; M.st guards the tables and is
+ * Locks of the manager: M.aq serialises the node's acquisitions in
+ * arrival order (the node manager handles one request at a time, as
+ * §5.5.2 assumes) and is held while waiting for other managers or for
+ * the node's turn at the server; M.st guards the tables and is
  * held only while waiting for the server or for the node's own
  * processes, neither of which waits for a manager, so a split (which
  * takes only M.st) is always served.  A process never holds its own
@@ -41,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client-int.h"
 #include "itree.h"
@@ -201,7 +205,11 @@ struct mfile {			/* the node's tokens of one file */
 };
 
 static struct {
-	pthread_mutex_t acq;	/* one acquisition at a time */
+	struct {		/* one acquisition at a time, in order */
+		pthread_mutex_t m;
+		pthread_cond_t cv;
+		unsigned long next, serving;
+	} aq;
 	pthread_mutex_t st;	/* everything below */
 	pthread_cond_t cv;	/* a client left or a thread ended */
 	struct mclient *clients;
@@ -209,9 +217,9 @@ static struct {
 	struct mfile *files;
 	uint64_t count[3];	/* alpha, beta, gamma */
 	int threads;		/* request threads running */
-	int closing;
-} M = { .acq = PTHREAD_MUTEX_INITIALIZER, .st = PTHREAD_MUTEX_INITIALIZER,
-	.cv = PTHREAD_COND_INITIALIZER };
+	int closing;		/* 1 leaving; 2 and no requests on threads */
+} M = { .aq = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 },
+	.st = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 /* With M.st held. */
 static struct mfile *mfile_get(uint64_t fid, int create)
@@ -310,7 +318,8 @@ struct owner {
 };
 
 /* LOCK_ACQUIRE to the server, with M.st held.  Returns 0 granted (the
- * token recorded), 1 conflict (*@own, *@nown), or -1. */
+ * token recorded), 1 conflict (*@own, *@nown), 2 wait (another node is
+ * ahead in the server's queue for the range), or -1. */
 static int server_acquire(uint64_t fid, uint64_t s, uint64_t e, uint32_t type, int policy,
 			  int first, struct owner **own, uint32_t *nown)
 {
@@ -344,6 +353,10 @@ static int server_acquire(uint64_t fid, uint64_t s, uint64_t e, uint32_t type, i
 		} else {
 			rc = hold(&f->tok, gs, ge, type);
 		}
+	} else if (res == 2) {
+		rc = tfs_rd_done(&rd) ? 2 : -1;
+		if (rc < 0)
+			errno = EPROTO;
 	} else if (res == 1) {
 		uint32_t n = tfs_rd_u32(&rd);
 
@@ -396,22 +409,70 @@ static int split_at(const char *addr, uint64_t fid, uint64_t s, uint64_t e, uint
 	return rc;
 }
 
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The node's acquisitions, one at a time and first come first served (a
+ * ticket lock: a mutex would let a busy process overtake the others). */
+static void acq_lock(void)
+{
+	unsigned long t;
+
+	pthread_mutex_lock(&M.aq.m);
+	t = M.aq.next++;
+	while (M.aq.serving != t)
+		pthread_cond_wait(&M.aq.cv, &M.aq.m);
+	pthread_mutex_unlock(&M.aq.m);
+}
+
+static int acq_trylock(void)
+{
+	int ok;
+
+	pthread_mutex_lock(&M.aq.m);
+	if ((ok = M.aq.next == M.aq.serving))
+		M.aq.next++;
+	pthread_mutex_unlock(&M.aq.m);
+	return ok;
+}
+
+static void acq_unlock(void)
+{
+	pthread_mutex_lock(&M.aq.m);
+	M.aq.serving++;
+	pthread_cond_broadcast(&M.aq.cv);
+	pthread_mutex_unlock(&M.aq.m);
+}
+
+/* How long a manager keeps asking for a lock before it gives up
+ * (ETIMEDOUT): waiting for a lock is waiting for the nodes ahead. */
+#define ACQUIRE_TIMEOUTS 10
+
 /*
  * Grant process @client of this node a lock of @type on the blocks
  * [s, e) of @fid: from the node's tokens when they cover it (beta), else
  * with a new token from the server (alpha), else after splitting the
- * conflicting owners' tokens (gamma).  Other processes of the node whose
- * locks conflict are revoked.  Returns the outcome, or -1.
+ * conflicting owners' tokens (gamma).  A node that the server says is
+ * not first in line for the range waits its turn and asks again.  Other
+ * processes of the node whose locks conflict are revoked.  Returns the
+ * outcome, or -1.
  */
 static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, uint32_t type,
 		       int policy)
 {
 	int out = OUT_BETA, first = 1, rc = 0;
+	long long deadline = mono_ms() + (long long)ACQUIRE_TIMEOUTS * tfsi_timeout_ms();
+	useconds_t nap = 100;
 	struct mlock *l;
 
-	pthread_mutex_lock(&M.acq);
+	acq_lock();
 	pthread_mutex_lock(&M.st);
-	for (int tries = 0;; tries++) {
+	for (;;) {
 		struct mfile *f = mfile_get(fid, 0);
 		struct owner *own = NULL;
 		uint32_t nown = 0;
@@ -419,8 +480,8 @@ static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, ui
 
 		if (f && held_type(&f->tok, s, e) >= type)
 			break;
-		if (tries > 1000) {
-			errno = EDEADLK;
+		if (!first && mono_ms() > deadline) {
+			errno = ETIMEDOUT;
 			rc = -1;
 			break;
 		}
@@ -438,8 +499,23 @@ static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, ui
 			out = OUT_GAMMA;
 		first = 0;
 		pthread_mutex_unlock(&M.st);
-		for (uint32_t i = 0; i < nown; i++)
-			split_at(own[i].addr, fid, s, e, type);	/* the retry tells */
+		if (r == 2) {		/* not our turn yet */
+			usleep(nap);
+			if (nap < 8000)
+				nap *= 2;
+		} else {
+			int split = 0;
+
+			for (uint32_t i = 0; i < nown; i++)	/* the retry tells */
+				split |= split_at(own[i].addr, fid, s, e, type) == 0;
+			if (split) {
+				nap = 100;
+			} else {	/* owners gone or leaving: the server drops them soon */
+				usleep(nap);
+				if (nap < 8000)
+					nap *= 2;
+			}
+		}
 		free(own);
 		pthread_mutex_lock(&M.st);
 	}
@@ -452,7 +528,7 @@ static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, ui
 	if (rc == 0)
 		M.count[out]++;
 	pthread_mutex_unlock(&M.st);
-	pthread_mutex_unlock(&M.acq);
+	acq_unlock();
 	return rc ? -1 : out;
 }
 
@@ -645,6 +721,11 @@ static void serve_on_thread(struct tfs_req *req)
 	pthread_t t;
 
 	pthread_mutex_lock(&M.st);
+	if (M.closing > 1) {	/* leaving: the listener closes next */
+		pthread_mutex_unlock(&M.st);
+		tfs_req_reply(req, ESHUTDOWN, NULL, 0);
+		return;
+	}
 	M.threads++;
 	pthread_mutex_unlock(&M.st);
 	pthread_attr_init(&a);
@@ -673,10 +754,10 @@ static int serve_fast(struct tfs_req *req)
 	type = tfs_rd_u32(&rd);
 	if (!c || rd.bad || s >= e || type < 1 || type > 2)
 		return 0;
-	if (pthread_mutex_trylock(&M.acq) != 0)
+	if (!acq_trylock())
 		return 0;
 	if (pthread_mutex_trylock(&M.st) != 0) {
-		pthread_mutex_unlock(&M.acq);
+		acq_unlock();
 		return 0;
 	}
 	if ((f = mfile_get(fid, 0)) && held_type(&f->tok, s, e) >= type) {
@@ -692,7 +773,7 @@ static int serve_fast(struct tfs_req *req)
 		}
 	}
 	pthread_mutex_unlock(&M.st);
-	pthread_mutex_unlock(&M.acq);
+	acq_unlock();
 	if (done)
 		reply_u64s(req, 0, &out, 1);
 	return done;
@@ -815,10 +896,25 @@ void tfsi_lock_on_close(struct tfs_conn *conn)
 
 /* ---- the process side ------------------------------------------------------------ */
 
-/* Find the node's manager (becoming it when there is none); with L.lock
- * held.  Returns 0 or -1. */
+/* 1 when @err, from a call to the node manager, says it is gone or going
+ * (its listener closed, or it refuses because it is leaving). */
+static int mgr_gone(int err)
+{
+	return err == ECONNREFUSED || err == ECONNRESET || err == EPIPE || err == ESHUTDOWN;
+}
+
+/*
+ * Find the node's manager (becoming it when there is none); with L.lock
+ * held.  A manager that is leaving refuses to be joined, and one that has
+ * left is named by the server until it sees its connection close: the
+ * process asks the server again, a little later each time, until it is
+ * named a manager that takes it, or becomes the manager itself.  Returns
+ * 0 or -1.
+ */
 static int setup_locked(void)
 {
+	long long deadline = mono_ms() + tfsi_timeout_ms();
+	useconds_t nap = 2000;
 	struct tfs_buf b;
 	struct tfs_rd rd;
 	uint64_t mid;
@@ -833,19 +929,41 @@ static int setup_locked(void)
 		fprintf(stderr, "libtfs: TFS_LOCK_POLICY '%s' is not exact, extend-end or "
 			"extend; using exact\n", getenv("TFS_LOCK_POLICY"));
 	}
-	if (tfsi_call(TFS_MSG_LOCK_NODE, NULL, &mem, &rd) < 0)
-		return -1;
-	L.block = tfs_rd_u64(&rd);
-	mid = tfs_rd_u64(&rd);
-	tfs_rd_str(&rd, L.mgr, sizeof(L.mgr));
-	if (!tfs_rd_done(&rd) || L.block == 0) {
+	for (;;) {
+		int rc, e;
+
+		if (tfsi_call(TFS_MSG_LOCK_NODE, NULL, &mem, &rd) < 0)
+			return -1;
+		L.block = tfs_rd_u64(&rd);
+		mid = tfs_rd_u64(&rd);
+		tfs_rd_str(&rd, L.mgr, sizeof(L.mgr));
+		if (!tfs_rd_done(&rd) || L.block == 0) {
+			free(mem);
+			errno = EPROTO;
+			return -1;
+		}
 		free(mem);
-		errno = EPROTO;
-		return -1;
+		if ((L.is_mgr = mid == tfsi_id()))
+			break;
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, tfsi_id());
+		tfs_buf_str(&b, tfsi_addr());
+		rc = tfsi_peer_call(L.mgr, TFS_MSG_LOCK_JOIN, &b, NULL, NULL);
+		e = errno;
+		tfs_buf_release(&b);
+		if (rc == 0) {
+			L.ready = 1;
+			return 0;
+		}
+		if (!mgr_gone(e) || mono_ms() > deadline) {
+			errno = e;
+			return -1;
+		}
+		usleep(nap);
+		if (nap < 100000)
+			nap *= 2;
 	}
-	free(mem);
-	L.is_mgr = mid == tfsi_id();
-	if (L.is_mgr) {
+	{
 		struct mclient *c = calloc(1, sizeof(*c));
 
 		if (!c) {
@@ -858,15 +976,6 @@ static int setup_locked(void)
 		c->next = M.clients;
 		M.clients = c;
 		pthread_mutex_unlock(&M.st);
-	} else {
-		tfs_buf_init(&b);
-		tfs_buf_u64(&b, tfsi_id());
-		tfs_buf_str(&b, tfsi_addr());
-		if (tfsi_peer_call(L.mgr, TFS_MSG_LOCK_JOIN, &b, NULL, NULL) < 0) {
-			tfs_buf_release(&b);
-			return -1;
-		}
-		tfs_buf_release(&b);
 	}
 	L.ready = 1;
 	return 0;
@@ -897,6 +1006,28 @@ static int revoke_local(uint64_t fid, uint64_t s, uint64_t e)
 	pthread_mutex_unlock(&L.lock);
 	rc = tfsi_flush_range(fid, s, e);
 	return rc;
+}
+
+/*
+ * The node manager is gone (it ended or was killed; the server drops the
+ * node's tokens when it sees it go): this process's locks are no longer
+ * backed by a token, so it flushes what it wrote under them and drops
+ * them, and finds the node's manager again at its next lock request.
+ */
+static void mgr_lost(void)
+{
+	struct plock *p;
+
+	pthread_mutex_lock(&L.lock);
+	L.ready = 0;
+	for (p = L.locks; p; p = p->next) {
+		uint64_t fid = p->fid;
+
+		pthread_mutex_unlock(&L.lock);
+		revoke_local(fid, 0, UINT64_MAX);
+		pthread_mutex_lock(&L.lock);
+	}
+	pthread_mutex_unlock(&L.lock);
 }
 
 /* The blocks of [off, off+size): *@s, *@e. */
@@ -932,7 +1063,12 @@ static int ask(uint64_t fid, uint64_t s, uint64_t e, uint32_t type, int policy)
 	tfs_buf_u32(&b, type);
 	tfs_buf_u32(&b, (uint32_t)policy);
 	if (tfsi_peer_call(L.mgr, TFS_MSG_LOCK_GET, &b, &mem, &rd) < 0) {
+		int e = errno;
+
 		tfs_buf_release(&b);
+		if (mgr_gone(e))
+			mgr_lost();
+		errno = e;
 		return -1;
 	}
 	tfs_buf_release(&b);
@@ -963,7 +1099,7 @@ int tfs_acquire_lock(tfs_file_t *file, size_t offset, size_t size, int type)
 	if (blocks(offset, size, &s, &e) < 0)
 		return -1;
 	fid = tfsi_fid(file);
-	for (;;) {
+	for (int lost = 0;;) {
 		pthread_mutex_lock(&L.lock);
 		if (!(p = plock_get(fid, 1))) {
 			pthread_mutex_unlock(&L.lock);
@@ -977,8 +1113,12 @@ int tfs_acquire_lock(tfs_file_t *file, size_t offset, size_t size, int type)
 		seen = p->revokes;
 		policy = L.policy;
 		pthread_mutex_unlock(&L.lock);
-		if (ask(fid, s, e, (uint32_t)type, policy) < 0)
+		if (ask(fid, s, e, (uint32_t)type, policy) < 0) {
+			/* the manager went: ask the one that takes over */
+			if (!L.ready && lost++ < 3 && setup() == 0)
+				continue;
 			return -1;
+		}
 		pthread_mutex_lock(&L.lock);
 		/* a revocation that crossed the grant may have taken it back */
 		if (p->revokes == seen) {
@@ -1029,8 +1169,12 @@ static int release(uint64_t fid, uint64_t s, uint64_t e)
 	tfs_buf_u64(&b, fid);
 	tfs_buf_u64(&b, s);
 	tfs_buf_u64(&b, e);
-	if (tfsi_peer_call(L.mgr, TFS_MSG_LOCK_PUT, &b, NULL, NULL) < 0)
-		rc = -1;
+	if (tfsi_peer_call(L.mgr, TFS_MSG_LOCK_PUT, &b, NULL, NULL) < 0) {
+		if (mgr_gone(errno))
+			mgr_lost();	/* released all the same */
+		else
+			rc = -1;
+	}
 	tfs_buf_release(&b);
 	return rc;
 }
@@ -1100,8 +1244,12 @@ int tfs_lock_stats(uint64_t counts[3])
 		mgr_report();
 		return 0;
 	}
-	if (tfsi_peer_call(L.mgr, TFS_MSG_LOCK_COUNT, NULL, &mem, &rd) < 0)
-		return -1;
+	if (tfsi_peer_call(L.mgr, TFS_MSG_LOCK_COUNT, NULL, &mem, &rd) < 0) {
+		if (!mgr_gone(errno))
+			return -1;
+		mgr_lost();	/* the counters of the manager that takes over */
+		return tfs_lock_stats(counts);
+	}
 	for (int i = 0; i < 3; i++)
 		counts[i] = tfs_rd_u64(&rd);
 	free(mem);
@@ -1140,12 +1288,17 @@ int tfsi_lock_finalize(void)
 		until.tv_sec += tfsi_timeout_ms() / 1000 + 1;
 		pthread_mutex_lock(&M.st);
 		M.closing = 1;
-		while ((M.threads > 0 || others()) &&
-		       pthread_cond_timedwait(&M.cv, &M.st, &until) == 0)
+		while (others() && pthread_cond_timedwait(&M.cv, &M.st, &until) == 0)
 			;
+		/* requests being served end by themselves (each call has its
+		 * timeout) and must have replied before the listener closes */
+		while (M.threads > 0)
+			pthread_cond_wait(&M.cv, &M.st);
+		M.closing = 2;	/* no request served on a thread from now on */
 		pthread_mutex_unlock(&M.st);
 		mgr_report();
-	} else if (tfsi_peer_call(L.mgr, TFS_MSG_LOCK_BYE, NULL, NULL, NULL) < 0) {
+	} else if (tfsi_peer_call(L.mgr, TFS_MSG_LOCK_BYE, NULL, NULL, NULL) < 0 &&
+		   !mgr_gone(errno)) {
 		rc = -1;
 	}
 	pthread_mutex_lock(&L.lock);

@@ -40,6 +40,7 @@ enum tfs_msg_type {
 	TFS_MSG_LOCK_ACQUIRE = 12,/* manager → server: file id, blocks, type, policy */
 	TFS_MSG_LOCK_RELEASE = 13,/* manager → server: file id, blocks */
 	TFS_MSG_LOCK_REPORT = 14,/* manager → server: its alpha, beta, gamma */
+	TFS_MSG_STAGE = 15,	/* file id, take (1) or give back (0) its stage mark */
 	TFS_MSG_PEER_READ = 32,	/* client → client: file id, offset, size → bytes */
 	TFS_MSG_PEER_STAGE = 33,/* server → client: flush and detach what you own */
 	TFS_MSG_LOCK_JOIN = 34,	/* client → its node manager: id, address */

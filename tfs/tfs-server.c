@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "itree.h"
@@ -65,13 +66,25 @@ struct lnode {
 	uint64_t alpha, gamma, beta_base, beta_cur;
 };
 
+/* A node waiting for a token of a file (lock-based design), in the
+ * order the conflicts were met: only the first waiter of a range may
+ * settle it (split the owners' tokens); the others are told to wait. */
+struct waiter {
+	uint32_t node, type;
+	uint64_t s, e;
+	long long seen;		/* ms: its last request; a waiter silent too long is gone */
+	struct waiter *next;
+};
+
 struct sfile {
 	uint64_t fid;
 	struct ntok *tok;	/* under lock, like tree */
 	size_t ntok;
+	struct waiter *wait;	/* under lock: the FIFO of waiters */
 	uint64_t eof;
 	char *path;
 	int unlinked;
+	uint64_t stager;	/* the client staging it out (STAGE), 0: none */
 	struct tfs_itree tree;
 	pthread_mutex_t lock;
 	struct sfile *hnext;	/* path hash chain */
@@ -142,6 +155,7 @@ static const char *type_name(unsigned t)
 		[TFS_MSG_UNLINK] = "unlink", [TFS_MSG_STOP] = "stop",
 		[TFS_MSG_LOCK_NODE] = "lock-node", [TFS_MSG_LOCK_ACQUIRE] = "lock-acquire",
 		[TFS_MSG_LOCK_RELEASE] = "lock-release", [TFS_MSG_LOCK_REPORT] = "lock-report",
+		[TFS_MSG_STAGE] = "stage",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -213,8 +227,9 @@ static int owned_by(const struct tfs_iv *iv, void *arg)
 	return iv->owner == *(uint64_t *)arg;
 }
 
-/* Drop every attachment of client @id in every file. */
-static void drop_client(uint64_t id)
+/* Drop every attachment of client @id in every file, and when @gone the
+ * stage marks it holds. */
+static void drop_client(uint64_t id, int gone)
 {
 	size_t n, i;
 
@@ -226,8 +241,29 @@ static void drop_client(uint64_t id)
 
 		pthread_mutex_lock(&f->lock);
 		tfs_itree_remove(&f->tree, 0, UINT64_MAX, owned_by, &id);
+		if (gone && f->stager == id)
+			f->stager = 0;
 		pthread_mutex_unlock(&f->lock);
 	}
+}
+
+/* 1 when client @id owns an attached range of some file. */
+static int client_owns(uint64_t id)
+{
+	size_t n, i;
+	int any = 0;
+
+	pthread_mutex_lock(&S.lock);
+	n = S.nfiles;
+	pthread_mutex_unlock(&S.lock);
+	for (i = 1; i <= n && !any; i++) {
+		struct sfile *f = file_by_id(i);
+
+		pthread_mutex_lock(&f->lock);
+		any = tfs_itree_each(&f->tree, 0, UINT64_MAX, owned_by, &id);
+		pthread_mutex_unlock(&f->lock);
+	}
+	return any;
 }
 
 /* ---- requests ------------------------------------------------------------ */
@@ -397,8 +433,41 @@ static int do_detach_client(struct ctx *c)
 {
 	if (!tfs_rd_done(&c->rd))
 		return bad(c, "bad body");
-	drop_client(c->cl->id);
+	drop_client(c->cl->id, 0);
 	return 0;
+}
+
+/*
+ * STAGE: take (1) or give back (0) the stage mark of a file.  A client
+ * stages a file out (query what it owns, write it to the backing file,
+ * detach) holding the mark, so that stage-outs of one file follow each
+ * other: when a newer owner of a range stages out while an older one is
+ * still writing what it owned when it asked, the newer one's bytes land
+ * after, and stay.  Taken by another client: EAGAIN, and the sender
+ * tries again.  A client that goes loses its marks.
+ */
+static int do_stage(struct ctx *c)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd);
+	uint32_t take = tfs_rd_u32(&c->rd);
+	struct sfile *f;
+	int rc = 0;
+
+	if (!tfs_rd_done(&c->rd) || take > 1)
+		return bad(c, "bad body");
+	if (!(f = file_by_id(fid)))
+		return bad(c, "unknown file id");
+	pthread_mutex_lock(&f->lock);
+	if (!take) {
+		if (f->stager == c->cl->id)
+			f->stager = 0;
+	} else if (f->stager && f->stager != c->cl->id) {
+		rc = EAGAIN;
+	} else {
+		f->stager = c->cl->id;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return rc;
 }
 
 struct qstate {
@@ -574,7 +643,28 @@ static struct tfs_itree *ntok_get(struct sfile *f, uint32_t node, int create)
 	return &v[f->ntok++].tree;
 }
 
-/* Drop every token of @node; with S.lock held. */
+/* Remove the waiters of @f for which @drop says so; with f->lock held. */
+static void waiters_drop(struct sfile *f, int (*drop)(const struct waiter *, const void *),
+			 const void *arg)
+{
+	struct waiter **pp = &f->wait, *w;
+
+	while ((w = *pp)) {
+		if (drop(w, arg)) {
+			*pp = w->next;
+			free(w);
+		} else {
+			pp = &w->next;
+		}
+	}
+}
+
+static int waiter_of(const struct waiter *w, const void *node)
+{
+	return w->node == *(const uint32_t *)node;
+}
+
+/* Drop every token and waiter of @node; with S.lock held. */
 static void drop_node_tokens(uint32_t node)
 {
 	for (size_t i = 0; i < S.nfiles; i++) {
@@ -584,8 +674,58 @@ static void drop_node_tokens(uint32_t node)
 		pthread_mutex_lock(&f->lock);
 		if ((t = ntok_get(f, node, 0)))
 			tfs_itree_remove(t, 0, UINT64_MAX, NULL, NULL);
+		waiters_drop(f, waiter_of, &node);
 		pthread_mutex_unlock(&f->lock);
 	}
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A waiter that has not asked again for this long has given up (a
+ * waiting manager asks every few milliseconds). */
+#define WAITER_EXPIRE_MS 5000
+
+static int waiter_stale(const struct waiter *w, const void *now)
+{
+	return *(const long long *)now - w->seen > WAITER_EXPIRE_MS;
+}
+
+/*
+ * Queue @node for [s, e) of @type in @f (once: a node asks for one range
+ * at a time; a new range replaces its old one in place) and say whether
+ * a waiter of another node is ahead of it on a range that overlaps and
+ * conflicts.  With f->lock held.  Returns 1 when one is, 0 when @node is
+ * first, -1 without memory.
+ */
+static int waiter_turn(struct sfile *f, uint32_t node, uint64_t s, uint64_t e, uint32_t type,
+		       int enqueue)
+{
+	long long now = mono_ms();
+	struct waiter **pp, *w;
+	int ahead = 0;
+
+	waiters_drop(f, waiter_stale, &now);
+	for (pp = &f->wait; (w = *pp) && w->node != node; pp = &w->next)
+		if (w->s < e && s < w->e && (w->type == 2 || type == 2))
+			ahead = 1;
+	if (w) {
+		w->s = s;
+		w->e = e;
+		w->type = type;
+		w->seen = now;
+	} else if (enqueue) {
+		if (!(w = calloc(1, sizeof(*w))))
+			return -1;
+		*w = (struct waiter){ node, type, s, e, now, NULL };
+		*pp = w;
+	}
+	return ahead;
 }
 
 static int do_lock_node(struct ctx *c)
@@ -674,8 +814,9 @@ static int keep_writes(const struct tfs_iv *iv, void *arg)
 /*
  * LOCK_ACQUIRE: grant the sender's node a token of @type over [s, e)
  * (block-aligned), widened by @policy up to the other nodes' conflicting
- * tokens, or name those tokens' owners.  The server waits for nobody:
- * the requester settles a conflict with the owners and asks again.
+ * tokens, or name those tokens' owners, or (a node ahead of it waits for
+ * the range) tell it to wait.  The server waits for nobody: the requester
+ * settles a conflict with the owners, or waits, and asks again.
  */
 static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type);
 
@@ -688,7 +829,7 @@ static int do_lock_acquire(struct ctx *c)
 	struct lnode *me;
 	struct sfile *f;
 	size_t nconf = 0, at;
-	int rc = 0;
+	int rc = 0, ahead;
 
 	if (!tfs_rd_done(&c->rd) || type < 1 || type > 2 || policy > 2 || first > 1 || s >= e ||
 	    s % S.block || (e % S.block && e != UINT64_MAX))
@@ -717,7 +858,20 @@ static int do_lock_acquire(struct ctx *c)
 		tfs_buf_str(&c->out, o && o->mgr ? o->addr : "");
 		nconf++;
 	}
-	if (nconf) {
+	/* fair queueing: a node whose request conflicts, or that a waiter of
+	 * another node is ahead of, joins the file's FIFO; only the first
+	 * waiter of a range splits its owners, the others wait their turn */
+	ahead = waiter_turn(f, node, s, e, type, nconf > 0);
+	if (ahead > 0 && !nconf)
+		ahead = waiter_turn(f, node, s, e, type, 1);
+	if (ahead < 0) {
+		rc = ENOMEM;
+	} else if (ahead) {
+		c->out.len = 0;
+		tfs_buf_u32(&c->out, 2);
+		if (first && me)
+			me->gamma++;
+	} else if (nconf) {
 		if (!tfs_buf_failed(&c->out))
 			for (int i = 0; i < 4; i++)
 				c->out.p[at + i] = (unsigned char)(nconf >> (8 * i));
@@ -759,6 +913,8 @@ static int do_lock_acquire(struct ctx *c)
 		tfs_buf_u64(&c->out, ge);
 		if (!rc && first && me)
 			me->alpha++;
+		if (!rc)
+			waiters_drop(f, waiter_of, &node);
 	}
 	pthread_mutex_unlock(&f->lock);
 	pthread_mutex_unlock(&S.lock);
@@ -910,6 +1066,7 @@ static void handle(struct tfs_req *req)
 		case TFS_MSG_LOCK_ACQUIRE: rc = do_lock_acquire(&c); break;
 		case TFS_MSG_LOCK_RELEASE: rc = do_lock_release(&c); break;
 		case TFS_MSG_LOCK_REPORT: rc = do_lock_report(&c); break;
+		case TFS_MSG_STAGE: rc = do_stage(&c); break;
 		default:
 			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
 			rc = EOPNOTSUPP;
@@ -994,7 +1151,7 @@ static void on_close(struct tfs_conn *conn, void *arg)
 	if (!cl)
 		return;
 	atomic_store(&cl->gone, 1);
-	drop_client(cl->id);
+	drop_client(cl->id, 1);
 	lock_client_gone(cl);
 }
 
@@ -1024,6 +1181,18 @@ static void *stage_one(void *arg)
 	return NULL;
 }
 
+static void *stage_one_owner(void *arg)
+{
+	struct stager *s = arg;
+
+	stage_one(s);
+	/* A client that ended while it was asked had staged out itself
+	 * before its listener closed: what counts is that it owns nothing. */
+	if (s->rc && !client_owns(s->cl.id))
+		s->rc = 0;
+	return NULL;
+}
+
 /* Ask every connected client to write what it still owns to its backing
  * directory and detach it; returns the number that failed. */
 static int stage_out(void)
@@ -1044,11 +1213,17 @@ static int stage_out(void)
 			k++;
 		}
 	pthread_mutex_unlock(&S.lock);
+	/* only clients that own something are asked: one that has staged out
+	 * (or never attached) may be ending, or stopped, and has nothing to say */
+	for (i = n = 0; i < k; i++)
+		if (client_owns(st[i].cl.id))
+			st[n++] = st[i];
+	k = n;
 	if (!st)
 		return 1;
 	for (i = 0; i < k; i++)
-		if (pthread_create(&st[i].thread, NULL, stage_one, &st[i]) != 0)
-			stage_one(&st[i]), st[i].thread = 0;
+		if (pthread_create(&st[i].thread, NULL, stage_one_owner, &st[i]) != 0)
+			stage_one_owner(&st[i]), st[i].thread = 0;
 	for (i = 0; i < k; i++) {
 		if (st[i].thread)
 			pthread_join(st[i].thread, NULL);

@@ -8,13 +8,18 @@
  * the receiver pulls them straight into their final buffer (a peer read
  * lands in the reader's buffer).
  *
- * Every UCP worker belongs to one engine: a thread that owns it (worker
- * mode "serialized", only the engine thread touches it once it runs),
- * takes commands from other threads through a queue and an eventfd, and
- * sleeps in epoll_wait on that eventfd and the worker's event fd
- * (ucp_worker_get_efd) after ucp_worker_arm: nothing spins.  A listener
- * has an engine of its own and calls its owner's callbacks on that
- * thread, outside UCX callbacks; the endpoints of a process share one
+ * Every UCP worker belongs to one engine: a thread that drives it (worker
+ * mode "serialized": whoever holds the engine's worker lock may touch
+ * it), takes commands from other threads through a queue and an eventfd,
+ * and sleeps in epoll_wait on that eventfd and the worker's event fd
+ * (ucp_worker_get_efd) after ucp_worker_arm: nothing spins.  A thread that
+ * calls (or replies) while no one else holds the worker lock does the
+ * work itself: it sends, progresses and sleeps in poll on the worker's
+ * event fd until its reply is in, so a round trip costs no hop to the
+ * engine thread and back; only when the worker is busy does it hand the
+ * work to the engine thread and wait.  A listener has an engine of its own
+ * and calls its owner's callbacks on that thread, outside UCX callbacks
+ * and without the worker lock; the endpoints of a process share one
  * engine, started with the first and stopped with the last, so a listener
  * callback may make calls (stage-out does) without waiting on itself.
  * Endpoints are made once per peer by the callers (transport.h) and every
@@ -28,6 +33,7 @@
 
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -152,12 +158,13 @@ struct ucx_lsn {
 struct engine {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;		/* CLOCK_MONOTONIC; any completion */
+	pthread_mutex_t wlock;		/* the worker, the calls and laters lists */
 	ucp_worker_h worker;
 	int efd, epfd, wakefd;
 	pthread_t thread;
 	int running, stop;
 	struct op *qhead, **qtail;	/* commands, under lock */
-	/* engine thread only */
+	/* under wlock */
 	uint64_t next_id;
 	struct ucx_call *calls;
 	struct later *lhead, **ltail;
@@ -322,6 +329,7 @@ static void engine_free(struct engine *e)
 		close(e->wakefd);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->lock);
+	pthread_mutex_destroy(&e->wlock);
 	pthread_mutex_lock(&g_lock);
 	ctx_put();
 	pthread_mutex_unlock(&g_lock);
@@ -351,6 +359,7 @@ static struct engine *engine_new(char *err, size_t errlen)
 		return NULL;
 	}
 	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutex_init(&e->wlock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&e->cv, &ca);
@@ -420,18 +429,24 @@ static int engine_start(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-static void engine_submit(struct engine *e, struct op *op)
+/* Wake the engine thread to look at its queue and its worker. */
+static void engine_wake(struct engine *e)
 {
 	uint64_t one = 1;
 
+	if (write(e->wakefd, &one, sizeof(one)) < 0) {
+		/* the counter is far from overflowing: the thread is awake anyway */
+	}
+}
+
+static void engine_submit(struct engine *e, struct op *op)
+{
 	op->next = NULL;
 	pthread_mutex_lock(&e->lock);
 	*e->qtail = op;
 	e->qtail = &op->next;
 	pthread_mutex_unlock(&e->lock);
-	if (write(e->wakefd, &one, sizeof(one)) < 0) {
-		/* the counter is far from overflowing: the thread is awake anyway */
-	}
+	engine_wake(e);
 }
 
 /* Stop the thread (OP_STOP runs last) and free @e. */
@@ -466,6 +481,103 @@ static int wait_flag(struct engine *e, const int *flag, long long deadline)
 			return -1;
 	}
 	return 0;
+}
+
+static void run_op(struct engine *e, struct op *op);
+
+/* Run the commands other threads queued for @e, but a stop, which is the
+ * engine thread's own; with e->wlock held.  Returns 1 when there were
+ * any. */
+static int run_queued(struct engine *e)
+{
+	struct op *q, *next, *stop = NULL;
+	int any;
+
+	pthread_mutex_lock(&e->lock);
+	q = e->qhead;
+	e->qhead = NULL;
+	e->qtail = &e->qhead;
+	pthread_mutex_unlock(&e->lock);
+	any = q != NULL;
+	for (; q; q = next) {
+		next = q->next;
+		if (q->kind == OP_STOP)
+			stop = q;
+		else
+			run_op(e, q);
+	}
+	if (stop) {
+		pthread_mutex_lock(&e->lock);
+		if (!(stop->next = e->qhead))
+			e->qtail = &stop->next;
+		e->qhead = stop;
+		pthread_mutex_unlock(&e->lock);
+	}
+	return any && !stop;
+}
+
+/*
+ * Progress @e's worker on this thread until *@flag, at most until
+ * @deadline (ms; 0: no limit); with e->wlock held.  The callbacks that
+ * set *@flag run here.  Meanwhile this thread is the engine: it runs what
+ * others queue (their calls may be what the awaited reply waits for), and
+ * sleeps in poll on the worker's event fd and the engine's eventfd.
+ * Returns 0, or -1 on timeout.
+ */
+static int drive(struct engine *e, const int *flag, long long deadline)
+{
+	for (;;) {
+		struct pollfd p[2] = { { .fd = e->efd, .events = POLLIN },
+				       { .fd = e->wakefd, .events = POLLIN } };
+		long long left = deadline ? deadline - now_ms() : 1000;
+		ucs_status_t st;
+		uint64_t v;
+		int done;
+
+		if (run_queued(e))
+			continue;
+		while (ucp_worker_progress(e->worker))
+			;
+		pthread_mutex_lock(&e->lock);
+		done = *flag;
+		pthread_mutex_unlock(&e->lock);
+		if (done)
+			return 0;
+		if (left <= 0)
+			return -1;
+		if ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY)
+			continue;
+		/* (a worker that cannot be armed is polled every millisecond) */
+		if (poll(p, 2, st != UCS_OK ? 1 : left > 1000 ? 1000 : (int)left) < 0 &&
+		    errno != EINTR)
+			return -1;
+		if ((p[1].revents & POLLIN) && read(e->wakefd, &v, sizeof(v)) < 0) {
+			/* drained by the engine thread first */
+		}
+	}
+}
+
+/* Let go of the worker, armed: the engine thread sleeps on its event fd,
+ * and an event that comes after this must wake it (the arm the engine
+ * made before it slept may have been used up here).  The engine thread
+ * runs what came meanwhile: the commands of others, requests to hand to
+ * the listener's owner. */
+static void worker_release(struct engine *e)
+{
+	ucs_status_t st;
+	int more;
+
+	do {
+		while (ucp_worker_progress(e->worker))
+			;
+	} while ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY);
+	more = e->lhead != NULL || st != UCS_OK;
+	pthread_mutex_unlock(&e->wlock);
+	pthread_mutex_lock(&e->lock);
+	more |= e->qhead != NULL;
+	pthread_mutex_unlock(&e->lock);
+	if (more)
+		engine_wake(e);
 }
 
 static struct engine *eps_engine_get(char *err, size_t errlen)
@@ -878,17 +990,31 @@ static int u_ep_call(struct tfs_ep *tep, uint16_t type, const struct iovec *iov,
 		errno = EPIPE;
 		return -1;
 	}
-	engine_submit(e, &c.op);
-	pthread_mutex_lock(&e->lock);
-	if (wait_flag(e, &c.finished, deadline) < 0) {
-		/* give up on the endpoint: closing it ends what is outstanding */
-		pthread_mutex_unlock(&e->lock);
-		ep_close_submit(ep);
+	if (pthread_mutex_trylock(&e->wlock) == 0) {
+		/* nobody drives the worker: do the call on this thread */
+		run_call(e, &c);
+		if (drive(e, &c.finished, deadline) < 0) {
+			pthread_mutex_lock(&e->lock);
+			ep->close_sent = 1;
+			pthread_mutex_unlock(&e->lock);
+			run_ep_close(e, ep);	/* fails the call */
+			drive(e, &c.finished, 0);
+			c.err = ETIMEDOUT;
+		}
+		worker_release(e);
+	} else {
+		engine_submit(e, &c.op);
 		pthread_mutex_lock(&e->lock);
-		wait_flag(e, &c.finished, 0);
-		c.err = ETIMEDOUT;
+		if (wait_flag(e, &c.finished, deadline) < 0) {
+			/* give up on the endpoint: closing it ends what is outstanding */
+			pthread_mutex_unlock(&e->lock);
+			ep_close_submit(ep);
+			pthread_mutex_lock(&e->lock);
+			wait_flag(e, &c.finished, 0);
+			c.err = ETIMEDOUT;
+		}
+		pthread_mutex_unlock(&e->lock);
 	}
-	pthread_mutex_unlock(&e->lock);
 	pthread_mutex_unlock(&ep->lock);
 	free(joined);
 	if (c.err) {
@@ -1285,7 +1411,11 @@ static void run_later(struct engine *e)
 			e->ltail = &e->lhead;
 		switch (w->kind) {
 		case L_REQ:
+			/* the owner's code runs without the worker: its replies
+			 * (from this or any thread) drive the worker themselves */
+			pthread_mutex_unlock(&e->wlock);
 			e->lsn->on_req(&w->req->req, e->lsn->arg);
+			pthread_mutex_lock(&e->wlock);
 			break;
 		case L_REFUSE: {
 			struct ucx_reply *rep = reply_new(w->conn, &w->hdr, w->status, 0);
@@ -1364,6 +1494,7 @@ static void *engine_main(void *arg)
 	uint64_t v;
 
 	cur_engine = e;
+	pthread_mutex_lock(&e->wlock);
 	while (!e->stop) {
 		struct op *q;
 		int busy;
@@ -1397,12 +1528,17 @@ static void *engine_main(void *arg)
 			say("libtfs", "UCX worker cannot sleep: %s", ucs_status_string(st));
 			break;
 		}
-		if (epoll_wait(e->epfd, ev, 2, -1) < 0 && errno != EINTR)
+		pthread_mutex_unlock(&e->wlock);
+		if (epoll_wait(e->epfd, ev, 2, -1) < 0 && errno != EINTR) {
+			pthread_mutex_lock(&e->wlock);
 			break;
+		}
 		if (read(e->wakefd, &v, sizeof(v)) < 0) {
 			/* nothing to drain */
 		}
+		pthread_mutex_lock(&e->wlock);
 	}
+	pthread_mutex_unlock(&e->wlock);
 	return NULL;
 }
 
@@ -1520,10 +1656,32 @@ static int u_req_reply(struct tfs_req *req, int status, const struct iovec *iov,
 		rep->buf = iov[0].iov_base;
 	}
 	if (cur_engine == e) {	/* a callback answering at once */
+		pthread_mutex_lock(&e->wlock);
 		run_reply(e, rep);
+		pthread_mutex_unlock(&e->wlock);
 		return 0;
 	}
 	rep->waiting = 1;
+	if (pthread_mutex_trylock(&e->wlock) == 0) {
+		/* nobody drives the worker: send on this thread */
+		run_reply(e, rep);
+		if (drive(e, &rep->done, now_ms() + SEND_TIMEOUT_MS) < 0) {
+			/* the peer does not take it: drop the connection */
+			pthread_mutex_lock(&e->lock);
+			c->refs++;
+			pthread_mutex_unlock(&e->lock);
+			conn_close(e, c, 1);
+			conn_unref(e, c);
+			drive(e, &rep->done, 0);
+			rep->rc = -1;
+		}
+		worker_release(e);
+		rc = rep->rc;
+		conn_unref(e, c);
+		free(rep->copy);
+		free(rep);
+		return rc;
+	}
 	engine_submit(e, &rep->op);
 	pthread_mutex_lock(&e->lock);
 	if (wait_flag(e, &rep->done, now_ms() + SEND_TIMEOUT_MS) < 0) {

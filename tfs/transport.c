@@ -3,23 +3,123 @@
  * by the address prefix for the functions that make an object, by the
  * object's operations for the rest.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "transport.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../libcommon/banned.h"
 
+#ifndef TFS_LIBDIR
+#define TFS_LIBDIR "/usr/local/lib"
+#endif
+#define UCX_PLUGIN "libtfs-ucx.so"
+
+static pthread_mutex_t ucx_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct tfs_tp_ops *ucx_ops;
+static char ucx_err[320];
+
+/* dlopen the plugin at @p; 1 when it is loaded.  With ucx_lock held. */
+static int try_path(const char *p)
+{
+	void *h;
+
+	if (access(p, R_OK) != 0)
+		return 0;
+	if (!(h = dlopen(p, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(ucx_err, sizeof(ucx_err), "%s", dlerror());
+		return 0;
+	}
+	if (!(ucx_ops = dlsym(h, "tfs_tp_ucx"))) {
+		snprintf(ucx_err, sizeof(ucx_err), "%s: no tfs_tp_ucx", p);
+		dlclose(h);
+		return 0;
+	}
+	return 1;	/* kept loaded: UCX is not made to be unloaded */
+}
+
+static int try_dir(const char *dir, const char *rel)
+{
+	char p[PATH_MAX];
+
+	return (size_t)snprintf(p, sizeof(p), "%s/%s", dir, rel) < sizeof(p) && try_path(p);
+}
+
+/* The directory of the file @path names, in @out. */
+static int dir_of(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || (size_t)(slash - path) >= len)
+		return 0;
+	memcpy(out, path, (size_t)(slash - path));
+	out[slash - path] = '\0';
+	return 1;
+}
+
+/*
+ * The UCX backend lives in a plugin, libtfs-ucx.so, loaded the first time
+ * a "ucx:" address is used, so that UCX is not mapped into every program
+ * libtfs-posix.so is preloaded into.  It is looked for as TFS_UCX_LIB
+ * names it, else beside this library (or in ../lib from a program's
+ * directory: bin/tfs-server, lib/libtfs-ucx.so), else in the installed
+ * library directory, else on the loader's search path.
+ */
+static const struct tfs_tp_ops *load_ucx(void)
+{
+	const char *env = getenv("TFS_UCX_LIB");
+	char dir[PATH_MAX], exe[PATH_MAX];
+	const struct tfs_tp_ops *ops;
+	Dl_info di;
+	ssize_t n;
+
+	pthread_mutex_lock(&ucx_lock);
+	if (ucx_ops)
+		goto out;
+	snprintf(ucx_err, sizeof(ucx_err), "%s not found", UCX_PLUGIN);
+	if (env && *env) {
+		if (!try_path(env) && access(env, R_OK) != 0)
+			snprintf(ucx_err, sizeof(ucx_err), "TFS_UCX_LIB '%s': %s", env,
+				 strerror(errno));
+		goto out;
+	}
+	if (dladdr((void *)load_ucx, &di) && di.dli_fname &&
+	    dir_of(di.dli_fname, dir, sizeof(dir)) &&
+	    (try_dir(dir, UCX_PLUGIN) || try_dir(dir, "../lib/" UCX_PLUGIN)))
+		goto out;
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		if (dir_of(exe, dir, sizeof(dir)) &&
+		    (try_dir(dir, UCX_PLUGIN) || try_dir(dir, "../lib/" UCX_PLUGIN)))
+			goto out;
+	}
+	if (try_dir(TFS_LIBDIR, UCX_PLUGIN))
+		goto out;
+	{
+		void *h = dlopen(UCX_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+
+		if (h && !(ucx_ops = dlsym(h, "tfs_tp_ucx")))
+			dlclose(h);
+	}
+out:
+	ops = ucx_ops;
+	pthread_mutex_unlock(&ucx_lock);
+	return ops;
+}
+
 static const struct tfs_tp_ops *by_addr(const char *addr)
 {
-	if (strncmp(addr, "ucx:", 4) == 0) {
-#ifdef TFS_HAVE_UCX
-		return &tfs_tp_ucx;
-#else
-		return NULL;
-#endif
-	}
+	if (strncmp(addr, "ucx:", 4) == 0)
+		return load_ucx();
 	return &tfs_tp_sock;	/* tcp:, unix:, and the refusal of anything else */
 }
 
@@ -65,7 +165,9 @@ struct tfs_lsn *tfs_lsn_open(const char *addr, const unsigned char *secret, cons
 	const struct tfs_tp_ops *ops = by_addr(addr);
 
 	if (!ops) {
-		snprintf(err, errlen, "bad address '%s': this build has no UCX transport", addr);
+		pthread_mutex_lock(&ucx_lock);
+		snprintf(err, errlen, "cannot load the UCX transport for '%s': %s", addr, ucx_err);
+		pthread_mutex_unlock(&ucx_lock);
 		return NULL;
 	}
 	return ops->lsn_open(addr, secret, name, on_req, on_close, arg, err, errlen);

@@ -13,7 +13,8 @@
  *
  * Backends are chosen by the address prefix: "tcp:HOST:PORT" and
  * "unix:PATH" (sockets, tp_sock.c), "ucx:HOST:PORT" (UCX active messages
- * through a UCP listener, tp_ucx.c); transport.c dispatches.  Every
+ * through a UCP listener, tp_ucx.c, loaded on first use from the plugin
+ * libtfs-ucx.so); transport.c dispatches.  Every
  * function is thread-safe; an endpoint carries one request at a time
  * (callers queue on its lock).
  */
@@ -129,8 +130,9 @@ struct tfs_tp_obj {
 };
 
 extern const struct tfs_tp_ops tfs_tp_sock;	/* tp_sock.c */
-#ifdef TFS_HAVE_UCX
-extern const struct tfs_tp_ops tfs_tp_ucx;	/* tp_ucx.c */
-#endif
+/* tp_ucx.c, built alone into the plugin libtfs-ucx.so (with proto.c),
+ * which transport.c loads for the first "ucx:" address: programs that
+ * never use UCX never map it. */
+extern const struct tfs_tp_ops tfs_tp_ucx;
 
 #endif

@@ -18,7 +18,11 @@
  * ranks (the batches of §5.5.3); -o SEED makes the ranks take their first
  * lock (strided: every lock) one at a time in a random order drawn from
  * SEED (the arrival orders of §5.5.2, all equally likely); -c prints every node's counters of every
- * repeat on lines "counts WORKLOAD MODEL REPEAT NODE ALPHA BETA GAMMA".
+ * repeat on lines "counts WORKLOAD MODEL REPEAT NODE ALPHA BETA GAMMA",
+ * and with -b also those of every batch (§5.5.3: the i-th writes of all
+ * ranks, between two barriers) on lines "batch WORKLOAD MODEL REPEAT
+ * BATCH NODE ALPHA BETA GAMMA", read by one rank per node after a
+ * barrier that ends the batch (inside the timed loop).
  * A lock run writes a file of its own (its node tokens stay behind), which
  * is removed after it.
  */
@@ -43,6 +47,7 @@ static int rank, np, batches, counts_out, run_id;
 static long order = -1;		/* -o: the seed of the arrival orders */
 static long M = 8, S = 4 << 20, P = 1;
 static unsigned long long cnt[3];	/* this node's counters of the last run */
+static unsigned long long *bcnt;	/* -c -b: of each batch, M * 3 */
 
 static size_t offset_of(int wl, long i)
 {
@@ -131,6 +136,17 @@ static double run(int wl, int model, const char *bb, char *buf)
 			}
 			if (turn)
 				pass_turn();
+			if (bcnt) {	/* the batch is over: its counters */
+				uint64_t cb[3] = { 0 };
+
+				MPI_Barrier(MPI_COMM_WORLD);
+				if (rank % P == 0 && tfs_lock_stats(cb) < 0)
+					MPI_Abort(MPI_COMM_WORLD, 2);
+				for (int k = 0; k < 3; k++) {
+					bcnt[3 * i + k] = cb[k] - c0[k];
+					c0[k] = cb[k];
+				}
+			}
 		}
 		t1 = MPI_Wtime();
 		MPI_Barrier(MPI_COMM_WORLD);
@@ -138,6 +154,10 @@ static double run(int wl, int model, const char *bb, char *buf)
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		for (int k = 0; k < 3; k++)
 			cnt[k] = c1[k] - c0[k];
+		if (bcnt)	/* c0 moved on with the batches */
+			for (long i = 0; i < M; i++)
+				for (int k = 0; k < 3; k++)
+					cnt[k] += bcnt[3 * i + k];
 		/* untimed: the release flushes to TFS_PFS_DIR */
 		if (tfs_release_lock_file(f) < 0 || tfs_close(f) < 0)
 			MPI_Abort(MPI_COMM_WORLD, 2);
@@ -192,6 +212,26 @@ static double run(int wl, int model, const char *bb, char *buf)
 	dt = t1 - t0;
 	MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	return worst;
+}
+
+/* -c -b: rank 0 prints every node's counters of every batch of run @r. */
+static void print_batches(int wl, int model, long r)
+{
+	unsigned long long *all = NULL;
+	size_t per = 3 * (size_t)M;
+
+	if (rank == 0 && !(all = malloc((size_t)np * per * sizeof(*all))))
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	MPI_Gather(bcnt, (int)per, MPI_UNSIGNED_LONG_LONG, all, (int)per, MPI_UNSIGNED_LONG_LONG,
+		   0, MPI_COMM_WORLD);
+	for (int n = 0; rank == 0 && n < np / P; n++)
+		for (long i = 0; i < M; i++) {
+			unsigned long long *v = all + (size_t)n * (size_t)P * per + 3 * (size_t)i;
+
+			printf("batch %s %s %ld %ld %d %llu %llu %llu\n", wl_name[wl],
+			       model_name[model], r, i, n, v[0], v[1], v[2]);
+		}
+	free(all);
 }
 
 /* Set @on[] from a comma-separated list of @names; 0 when a name is unknown. */
@@ -263,7 +303,8 @@ int main(int argc, char **argv)
 	snprintf(node, sizeof(node), "%ld", rank / P);
 	setenv("TFS_NODE", node, 1);
 	if (!(buf = malloc((size_t)S)) || !(perm = malloc((size_t)np * sizeof(*perm))) ||
-	    !(pos = malloc((size_t)np * sizeof(*pos))))
+	    !(pos = malloc((size_t)np * sizeof(*pos))) ||
+	    (counts_out && batches && !(bcnt = calloc(3 * (size_t)M, sizeof(*bcnt)))))
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	memset(buf, 'x', (size_t)S);
 	if (tfs_init() < 0) {
@@ -309,6 +350,8 @@ int main(int argc, char **argv)
 						       model_name[model], r, n, v[0], v[1], v[2]);
 				}
 				free(all);
+				if (bcnt)
+					print_batches(wl, model, r);
 			}
 			bw = bytes / best / (1 << 20);
 			if (model == RAW)

@@ -1,0 +1,1 @@
+tfs-lock.bats
