@@ -588,3 +588,53 @@ rank 3 read NEWNEWNE' ]
 	[ "$output" = 'peer: 9437283 ok
 query: 4500 ok' ]
 }
+
+# ---- shells and exec ---------------------------------------------------------
+
+@test "shells on the mount: redirections of builtins and programs, exec, _exit; staged out byte for byte" {
+	start
+	head -c 100000 /dev/urandom > src
+	export TFS_CONSISTENCY=session
+	# dash ends with _exit, bash execs its last command: neither loses data
+	run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" sh -c 'echo dash > /tfs-test/d; cat /tfs-test/d'
+	[ "$output" = dash ]
+	run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" bash -c '
+		cat src > /tfs-test/a
+		wc -c < /tfs-test/a
+		/bin/echo stdio > /tfs-test/s
+		exec 3> /tfs-test/g
+		echo first >&3
+		exec bash -c "echo second >&3; cat /tfs-test/s"'
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = 100000 ]
+	[ "${lines[1]}" = stdio ]
+	run -0 tfs-server --stop srv
+	cmp src pfs/a
+	[ "$(cat pfs/d)" = dash ]
+	[ "$(cat pfs/s)" = stdio ]
+	[ "$(cat pfs/g)" = "$(printf 'first\nsecond')" ]
+}
+
+@test "exec 3> and friends do not take TangramFS's own descriptors; appends of a shell and its children under posix" {
+	start
+	head -c 50000 /dev/urandom > src
+	export TFS_CONSISTENCY=posix
+	run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" bash -c '
+		exec 3> /tfs-test/x 4> /tfs-test/y 5>&3 6< src 7>&1
+		echo a >&3; echo b >&4; echo c >&5
+		{ echo one; cat src; /bin/echo two; } >> /tfs-test/b
+		exec 3>&- 4>&- 5>&-
+		cat /tfs-test/x /tfs-test/y'
+	[ -z "$stderr" ]
+	[ "$output" = "$(printf 'a\nc\nb')" ]
+	run -0 tfs-server --stop srv
+	cmp pfs/b <(echo one; cat src; echo two)
+}
+
+@test "a program run without libtfs-posix on a TangramFS descriptor fails loudly: nothing vanishes" {
+	start
+	run --separate-stderr env LD_PRELOAD="$PRELOAD" TFS_CONSISTENCY=session bash -c \
+		'exec 3> /tfs-test/q; env -u LD_PRELOAD /bin/echo lost >&3'
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"Bad file descriptor"* ]]
+}

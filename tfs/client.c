@@ -551,7 +551,7 @@ ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset
 				     (long)getpid(), (unsigned long long)f->fid) >= sizeof(p))
 			errno = ENAMETOOLONG;
 		else
-			f->bbfd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			f->bbfd = tfs_fd_high(open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
 		if (f->bbfd < 0 || !(f->bbpath = strdup(p))) {
 			int e = errno;
 
@@ -601,7 +601,7 @@ static int pfs_fd(const struct lfile *f)
 
 	if (pfs_path(f->path, p, sizeof(p)) < 0)
 		return -1;
-	return open(p, O_RDONLY | O_CLOEXEC);
+	return tfs_fd_high(open(p, O_RDONLY | O_CLOEXEC));
 }
 
 /* Fill [off, off+n) of @buf: local writes where there are any, else the
@@ -830,7 +830,7 @@ static int copy_begin(struct lfile *f, struct copy *c)
 	if (pfs_path(f->path, p, sizeof(p)) < 0)
 		return -1;
 	mkparents(p);
-	if ((c->pfsfd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+	if ((c->pfsfd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644))) < 0)
 		return -1;
 	if (!(c->tmp = malloc(1u << 20))) {
 		close(c->pfsfd);

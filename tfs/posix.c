@@ -14,15 +14,18 @@
  * read, fsync nothing, close = release_lock_file; close.
  *
  * Everything else passes through to the next definition (dlsym RTLD_NEXT).
- * A TangramFS descriptor is a real descriptor of /dev/null, so that its
- * number is taken and calls this layer does not know fail harmlessly; the
- * table below maps it to the open file (shared by dup'd descriptors).
+ * A TangramFS descriptor is a real O_PATH descriptor of /dev/null, so that
+ * its number is taken and reads and writes that do not come through this
+ * layer (the C library's own, as under stdio's stdout, or a program run
+ * without it) fail with EBADF instead of vanishing; the table below maps
+ * it to the open file (shared by dup'd descriptors).
  * Streams are fopencookie(3) streams over such a descriptor.  A
  * thread-local guard passes through every call libtfs itself makes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <alloca.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -51,6 +54,7 @@ enum model { M_POSIX, M_COMMIT, M_SESSION };
 
 struct ofd {
 	tfs_file_t *h;
+	char *rel;		/* its path below the mount, for exec */
 	uint64_t pos;
 	int flags;		/* open(2) flags */
 	int refs;		/* descriptors sharing it */
@@ -66,6 +70,7 @@ static char pfsdir[PATH_MAX];
 static enum model model = M_POSIX;
 static int lockdesign;		/* TFS_DESIGN=lock: Table 5.3 */
 static atomic_int exit_registered, warned;
+static atomic_int client_pid;	/* the process whose TangramFS client this is */
 
 #define REAL(name) static __typeof__(name) *real_##name
 #define RESOLVE(name) \
@@ -100,6 +105,11 @@ REAL(copy_file_range);
 REAL(fopen);
 REAL(fdopen);
 REAL(opendir);
+REAL(execve);
+REAL(execvpe);
+REAL(fexecve);
+
+static void inherit(void);
 
 __attribute__((constructor)) static void setup(void)
 {
@@ -130,6 +140,7 @@ __attribute__((constructor)) static void setup(void)
 		fprintf(stderr, "libtfs-posix: TFS_CONSISTENCY '%s' is not posix, commit or "
 			"session; using posix\n", c);
 	}
+	inherit();
 }
 
 /* ---- paths ---------------------------------------------------------------- */
@@ -248,6 +259,7 @@ static int ofd_unref(struct ofd *o)
 	tfs_close(o->h);
 	in_tfs--;
 	pthread_mutex_destroy(&o->lock);
+	free(o->rel);
 	free(o);
 	if (rc)
 		errno = e == ETIMEDOUT || e == ECONNRESET || e == EPIPE ? EIO : e;
@@ -276,6 +288,108 @@ static struct ofd *take(int fd)
 	return o;
 }
 
+/*
+ * The standard streams.  The C library writes stdout's buffer with its own
+ * internal write, which no preloaded library sees; so while a TangramFS
+ * descriptor is 0, 1 or 2 (a shell redirection, an inherited descriptor,
+ * close(1) then open), stdin, stdout or stderr is a stream of ours on it,
+ * and the library's own is put back, flushed, when the descriptor goes.
+ */
+static FILE *std_orig[3];
+static int std_closed[3];	/* the program fclose'd ours */
+
+static FILE **std_var(int fd)
+{
+	return fd == 0 ? &stdin : fd == 1 ? &stdout : &stderr;
+}
+
+static ssize_t sk_read(void *c, char *buf, size_t n)
+{
+	return read((int)(intptr_t)c, buf, n);
+}
+
+static ssize_t sk_write(void *c, const char *buf, size_t n)
+{
+	ssize_t r = write((int)(intptr_t)c, buf, n);
+
+	return r < 0 ? 0 : r;
+}
+
+static int sk_close(void *c)
+{
+	int fd = (int)(intptr_t)c;
+
+	if (fd >= 0 && fd <= 2)	/* the descriptor is not the stream's to close */
+		std_closed[fd] = 1;
+	return 0;
+}
+
+/* After a TangramFS descriptor became @fd. */
+static void std_take(int fd)
+{
+	static const cookie_io_functions_t io = { sk_read, sk_write, NULL, sk_close };
+	FILE **sp, *c;
+
+	if (fd < 0 || fd > 2 || in_tfs || std_orig[fd])
+		return;
+	sp = std_var(fd);
+	if (!(c = fopencookie((void *)(intptr_t)fd, fd == 0 ? "r" : "w", io)))
+		return;
+	if (fd == 2)
+		setvbuf(c, NULL, _IONBF, 0);
+	std_orig[fd] = *sp;
+	std_closed[fd] = 0;
+	*sp = c;
+}
+
+/* Before @fd stops being a TangramFS descriptor, or is replaced. */
+static void std_give_back(int fd)
+{
+	FILE **sp, *c;
+
+	if (fd < 0 || fd > 2)
+		return;
+	sp = std_var(fd);
+	if (!std_orig[fd]) {	/* what the library buffered goes where it was meant */
+		if (fd > 0)
+			fflush(*sp);
+		return;
+	}
+	c = *sp;
+	*sp = std_orig[fd];
+	std_orig[fd] = NULL;
+	if (!std_closed[fd])
+		fclose(c);
+}
+
+/*
+ * Start the client with every free descriptor below LOW_FDS taken, so
+ * that what it opens (a transport library's own sockets, event and shared
+ * memory descriptors, which it numbers itself) lands above the numbers
+ * programs pick ("exec 3> f").  Called with in_tfs raised.
+ */
+#define LOW_FDS 64
+static void client_start(void)
+{
+	static atomic_int started;
+	int held[LOW_FDS], n = 0, fd;
+
+	if (atomic_load(&started) || atomic_exchange(&started, 1))
+		return;
+	RESOLVE(open);
+	RESOLVE(close);
+	while (n < LOW_FDS && (fd = real_open("/dev/null", O_PATH | O_CLOEXEC)) >= 0) {
+		if (fd >= LOW_FDS) {
+			real_close(fd);
+			break;
+		}
+		held[n++] = fd;
+	}
+	tfs_init();	/* (failure is reported by the call that needs it) */
+	while (n > 0)
+		real_close(held[--n]);
+}
+
 static int tfs_openfd(const char *rel, int flags, const char *orig)
 {
 	unsigned tf = 0;
@@ -298,6 +412,7 @@ static int tfs_openfd(const char *rel, int flags, const char *orig)
 	if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY)
 		tf |= TFS_O_TRUNC;
 	in_tfs++;
+	client_start();
 	h = tfs_open_flags(rel, tf);
 	e = errno;
 	in_tfs--;
@@ -316,7 +431,7 @@ static int tfs_openfd(const char *rel, int flags, const char *orig)
 	}
 	if (!atomic_exchange(&exit_registered, 1))
 		atexit(at_exit);
-	fd = real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	fd = real_open("/dev/null", O_PATH | (flags & O_CLOEXEC));
 	if (fd < 0 || fd >= MAXFD || !(o = calloc(1, sizeof(*o)))) {
 		e = fd < 0 ? errno : EMFILE;
 		if (fd >= 0)
@@ -328,9 +443,12 @@ static int tfs_openfd(const char *rel, int flags, const char *orig)
 		return -1;
 	}
 	o->h = h;
+	o->rel = strdup(rel);
 	o->flags = flags;
 	pthread_mutex_init(&o->lock, NULL);
 	put(fd, o);
+	std_take(fd);
+	atomic_store(&client_pid, (int)getpid());
 	return fd;
 }
 
@@ -339,6 +457,10 @@ static int tfs_openfd(const char *rel, int flags, const char *orig)
  * out. */
 static void at_exit(void)
 {
+	fflush(NULL);	/* streams on the mount, before stdio's own exit flush */
+	for (int fd = 0; fd < 3; fd++)
+		if (get(fd))
+			std_give_back(fd);
 	for (int fd = 0; fd < MAXFD; fd++) {
 		struct ofd *o = take(fd);
 
@@ -348,6 +470,344 @@ static void at_exit(void)
 	in_tfs++;
 	tfs_finalize();
 	in_tfs--;
+}
+
+/* _exit(2) skips atexit handlers (dash ends that way, and so do many
+ * programs' children): the client ends here too, or what it attached would
+ * be dropped with its connection.  A child forked from the client does not
+ * end its parent's. */
+EXPORT void _exit(int status)
+{
+	static __typeof__(_exit) *real;
+
+	if (!real)
+		real = (__typeof__(_exit) *)dlsym(RTLD_NEXT, "_exit");
+	if (!in_tfs && atomic_load(&client_pid) == (int)getpid())
+		at_exit();
+	real(status);
+	__builtin_unreachable();
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
+}
+
+/* ---- exec ---------------------------------------------------------------------------
+ *
+ * A TangramFS descriptor is an O_PATH /dev/null to the kernel, so across
+ * execve(2) only its number survives.  Before an exec, the descriptors without
+ * FD_CLOEXEC are written into the new image's environment as TFS_INHERIT,
+ * one line each, "fd id flags position path" (descriptors with the same
+ * id share one open file); the new image's constructor opens the paths
+ * again on TangramFS at those numbers, after checking that each number is
+ * still /dev/null, and removes the variable.  The position is copied, not
+ * shared: what the new image writes moves only its own.
+ */
+
+#define INHERIT "TFS_INHERIT="
+
+/* TFS_INHERIT=... for this process's inheritable descriptors (@all: for
+ * all of them), or NULL when it has none. */
+static char *inherit_env(int all)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int fd, any = 0;
+
+	RESOLVE(fcntl);
+	if (!(m = open_memstream(&buf, &len)))
+		return NULL;
+	fputs(INHERIT, m);
+	pthread_mutex_lock(&tab_lock);
+	for (fd = 0; fd < MAXFD; fd++) {
+		struct ofd *o = atomic_load(&fdtab[fd]);
+		int fdfl;
+
+		if (!o || !o->rel || strchr(o->rel, '\n'))
+			continue;
+		fdfl = real_fcntl(fd, F_GETFD);
+		if (fdfl < 0 || (!all && (fdfl & FD_CLOEXEC)))
+			continue;
+		fprintf(m, "%d %lx %d %llu %s\n", fd, (unsigned long)(uintptr_t)o,
+			o->flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC),
+			(unsigned long long)o->pos, o->rel);
+		any = 1;
+	}
+	pthread_mutex_unlock(&tab_lock);
+	if (fclose(m) != 0 || !any) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* @envp without TFS_INHERIT, plus @add if not NULL; NULL when out of
+ * memory. */
+static char **env_with(char *const envp[], char *add)
+{
+	size_t n = 0, i, o = 0;
+	char **e;
+
+	while (envp && envp[n])
+		n++;
+	if (!(e = malloc((n + 2) * sizeof(char *))))
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (strncmp(envp[i], INHERIT, sizeof(INHERIT) - 1) != 0)
+			e[o++] = envp[i];
+	if (add)
+		e[o++] = add;
+	e[o] = NULL;
+	return e;
+}
+
+extern char **environ;
+
+static void adopt(const char *list);
+
+/* Could @file be executed (searching PATH when @search and it has no
+ * slash)?  Only a guess, to keep the client when exec would fail anyway. */
+static int runnable(const char *file, int search)
+{
+	const char *path = getenv("PATH"), *p, *q;
+	char buf[PATH_MAX];
+
+	if (!file)
+		return 0;
+	if (!search || strchr(file, '/'))
+		return access(file, X_OK) == 0;
+	for (p = path ? path : "/bin:/usr/bin"; ; p = q + 1) {
+		q = strchr(p, ':');
+		if (!q)
+			q = p + strlen(p);
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(q - p), p,
+				     q > p ? "/" : "", file) < sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return 1;
+		if (!*q)
+			return 0;
+	}
+}
+
+/*
+ * Before an exec of @file: the environment entry for the new image, and
+ * when this process is the client itself (not a child forked from it,
+ * whose connection is its parent's) and the exec looks likely to succeed,
+ * the end of the client as at exit -- every descriptor closed (a sync
+ * point), attached data staged out -- since nothing of the client outlives
+ * the image.  *@restore then lists every descriptor, to open again if the
+ * exec fails after all.
+ */
+static char *exec_begin(const char *file, int search, char **restore)
+{
+	char *add;
+
+	*restore = NULL;
+	if (in_tfs)
+		return NULL;
+	add = inherit_env(0);
+	if (atomic_load(&client_pid) == (int)getpid() && runnable(file, search)) {
+		*restore = inherit_env(1);
+		at_exit();
+		atomic_store(&client_pid, 0);
+	}
+	return add;
+}
+
+static void exec_failed(char *restore)
+{
+	int e = errno;
+
+	if (restore)
+		adopt(restore + sizeof(INHERIT) - 1);
+	errno = e;
+}
+
+/* Run @call with @envp extended for the descriptors. */
+#define WITH_INHERIT(file, search, envp, call) \
+	do { \
+		char *restore_, *add_ = exec_begin(file, search, &restore_); \
+		char **env_ = add_ ? env_with(envp, add_) : NULL; \
+		int rc_; \
+		if (env_) \
+			(envp) = env_; \
+		rc_ = (call); \
+		exec_failed(restore_); \
+		free(env_); \
+		free(add_); \
+		free(restore_); \
+		return rc_; \
+	} while (0)
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	char *const *ep = envp;
+
+	RESOLVE(execve);
+	WITH_INHERIT(path, 0, ep, real_execve(path, argv, ep));
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	char *const *ep = envp;
+
+	RESOLVE(execvpe);
+	WITH_INHERIT(file, 1, ep, real_execvpe(file, argv, ep));
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	char *const *ep = envp;
+
+	RESOLVE(fexecve);
+	WITH_INHERIT("/proc/self/exe", 0, ep, real_fexecve(fd, argv, ep));
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* The arguments of execl() and its kind, up to the NULL, as an array. */
+#define VA_ARGV(arg0, ap, argv) \
+	do { \
+		size_t n_ = 1; \
+		va_list c_; \
+		va_copy(c_, ap); \
+		while (va_arg(c_, char *)) \
+			n_++; \
+		va_end(c_); \
+		argv = alloca((n_ + 1) * sizeof(char *)); \
+		argv[0] = (char *)(arg0); \
+		for (size_t i_ = 1; i_ <= n_; i_++) \
+			argv[i_] = va_arg(ap, char *); \
+	} while (0)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+
+	va_start(ap, arg);
+	VA_ARGV(arg, ap, argv);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+
+	va_start(ap, arg);
+	VA_ARGV(arg, ap, argv);
+	va_end(ap);
+	return execvpe(file, argv, environ);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **argv, *const *envp;
+
+	va_start(ap, arg);
+	VA_ARGV(arg, ap, argv);
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+/* Is @fd on /dev/null, as every TangramFS descriptor is? */
+static int is_devnull(int fd)
+{
+	struct stat a, b;
+	int yes;
+
+	in_tfs++;
+	yes = fstat(fd, &a) == 0 && S_ISCHR(a.st_mode) && stat("/dev/null", &b) == 0 &&
+	      a.st_rdev == b.st_rdev;
+	in_tfs--;
+	return yes;
+}
+
+/* Open again the descriptors @list names (TFS_INHERIT's format). */
+static void adopt(const char *list)
+{
+	char *copy = strdup(list), *line, *save = NULL;
+	struct { unsigned long id; struct ofd *o; } seen[64];
+	int nseen = 0;
+
+	RESOLVE(fcntl);
+	if (!copy || !mountlen)
+		goto out;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long pos;
+		unsigned long id;
+		int fd, flags, off = 0, i;
+		struct ofd *o = NULL;
+
+		if (sscanf(line, "%d %lx %d %llu %n", &fd, &id, &flags, &pos, &off) != 4 ||
+		    !off || fd < 0 || fd >= MAXFD || get(fd) || !is_devnull(fd))
+			continue;
+		if (real_fcntl(fd, F_GETFL) < 0 || !(real_fcntl(fd, F_GETFL) & O_PATH))
+			continue;
+		for (i = 0; i < nseen; i++)
+			if (seen[i].id == id)
+				o = seen[i].o;
+		if (!o) {
+			tfs_file_t *h;
+
+			in_tfs++;
+			client_start();
+			h = tfs_open_flags(line + off, 0);
+			in_tfs--;
+			if (!h || !(o = calloc(1, sizeof(*o)))) {
+				warn_once(line + off);
+				if (h) {
+					in_tfs++;
+					tfs_close(h);
+					in_tfs--;
+				}
+				continue;
+			}
+			o->h = h;
+			o->rel = strdup(line + off);
+			o->flags = flags;
+			o->pos = pos;
+			pthread_mutex_init(&o->lock, NULL);
+			if (nseen < (int)(sizeof(seen) / sizeof(seen[0])))
+				seen[nseen++] = (typeof(seen[0])){ id, o };
+			if (!atomic_exchange(&exit_registered, 1))
+				atexit(at_exit);
+			atomic_store(&client_pid, (int)getpid());
+		}
+		put(fd, o);
+		std_take(fd);
+	}
+out:
+	free(copy);
+}
+
+/* The new image's side: open again what TFS_INHERIT names, once. */
+static void inherit(void)
+{
+	const char *v = getenv("TFS_INHERIT");
+	char *copy;
+
+	if (!v)
+		return;
+	copy = strdup(v);
+	unsetenv("TFS_INHERIT");
+	if (copy)
+		adopt(copy);
+	free(copy);
 }
 
 /* ---- open, close -------------------------------------------------------------- */
@@ -456,6 +916,7 @@ EXPORT int close(int fd)
 	RESOLVE(close);
 	if (in_tfs || !get(fd))
 		return real_close(fd);
+	std_give_back(fd);
 	o = take(fd);
 	real_close(fd);
 	if (!o)
@@ -943,6 +1404,7 @@ EXPORT int dup(int fd)
 			return -1;
 		}
 		put(nfd, o);
+		std_take(nfd);
 	}
 	return nfd;
 }
@@ -958,13 +1420,16 @@ static int dup_to(int fd, int nfd, int flags, int three)
 		return three ? real_dup3(fd, nfd, flags) : real_dup2(fd, nfd);
 	if (fd == nfd && !three)
 		return nfd;
+	std_give_back(nfd);
 	rc = three ? real_dup3(fd, nfd, flags) : real_dup2(fd, nfd);
 	if (rc < 0)
 		return rc;
 	if ((old = take(nfd)))
 		ofd_unref(old);
-	if (o)
+	if (o) {
 		put(nfd, o);
+		std_take(nfd);
+	}
 	return rc;
 }
 

@@ -7,8 +7,11 @@
 #include "proto.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "../libcommon/banned.h"
 
@@ -251,4 +254,28 @@ int tfs_path_norm(const char *in, char *out, size_t outlen)
 	}
 	out[o] = '\0';
 	return 0;
+}
+
+int tfs_fd_high(int fd)
+{
+	static int base;
+	struct rlimit rl;
+	int nfd, e = errno;
+
+	if (fd < 0)
+		return fd;
+	if (!base) {	/* half the limit, at most 4096: above what programs use */
+		int b = 256;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 2 > 256)
+			b = rl.rlim_cur / 2 > 4096 ? 4096 : (int)(rl.rlim_cur / 2);
+		base = b;
+	}
+	if (fd >= base || (nfd = fcntl(fd, F_DUPFD_CLOEXEC, base)) < 0) {
+		errno = e;
+		return fd;
+	}
+	close(fd);
+	errno = e;
+	return nfd;
 }

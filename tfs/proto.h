@@ -118,4 +118,12 @@ int tfs_rd_done(const struct tfs_rd *r);
  * (empty) or ENAMETOOLONG. */
 int tfs_path_norm(const char *in, char *out, size_t outlen);
 
+/*
+ * Move descriptor @fd (when valid) to a number programs do not pick
+ * themselves, close-on-exec: shells dup2 onto small numbers ("exec 3>f"),
+ * which would silently replace a descriptor of ours.  Returns the new
+ * number, or @fd when it cannot be moved.
+ */
+int tfs_fd_high(int fd);
+
 #endif

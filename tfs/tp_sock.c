@@ -230,7 +230,7 @@ static struct tfs_ep *sock_ep_connect(const char *addr, const unsigned char *sec
 
 	if ((family = parse_addr(addr, &ss, &len)) < 0)
 		return NULL;
-	fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = tfs_fd_high(socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (fd < 0)
 		return NULL;
 	if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
@@ -524,7 +524,7 @@ static void lsn_accept(struct tfs_lsn *l)
 	for (;;) {
 		struct epoll_event ev;
 		struct tfs_conn *c;
-		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = tfs_fd_high(accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
 
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -606,7 +606,7 @@ static struct tfs_lsn *sock_lsn_open(const char *addr, const unsigned char *secr
 		snprintf(err, errlen, "bad address '%s': %s", addr, strerror(errno));
 		goto fail;
 	}
-	l->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	l->fd = tfs_fd_high(socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (l->fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		goto fail;
@@ -651,8 +651,8 @@ static struct tfs_lsn *sock_lsn_open(const char *addr, const unsigned char *secr
 	l->on_req = on_req;
 	l->on_close = on_close;
 	l->arg = arg;
-	if ((l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
-	    (l->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+	if ((l->epfd = tfs_fd_high(epoll_create1(EPOLL_CLOEXEC))) < 0 ||
+	    (l->wakefd = tfs_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))) < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
 		goto fail;
 	}
