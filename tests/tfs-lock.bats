@@ -12,6 +12,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load tfs/transport
+
 setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
 	mkdir -p "$B"
@@ -26,19 +28,7 @@ setup_file() {
 	export UCX_TLS=${UCX_TLS:-sm,self}
 	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
 	export PRELOAD=$TG_TOP/lib/libtfs-posix.so
-	# the UCX plugin of this tree, wherever the tfs-server under test is
-	# (make check SANITIZE=1 runs build/san/bin/tfs-server)
-	[ -f "$TG_TOP/lib/libtfs-ucx.so" ] && export TFS_UCX_LIB=$TG_TOP/lib/libtfs-ucx.so
-	case $BATS_TEST_FILENAME in
-	*-ucx.bats)
-		export TFS_TRANSPORT=ucx DEFADDR=ucx:127.0.0.1:0
-		export TFS_UCX_TLS=${TFS_UCX_TLS:-tcp,sm,self}
-		ucx_probe || export TFS_SKIP="UCX cannot connect over loopback here: $(tail -n 1 "$BATS_FILE_TMPDIR/probe.log")"
-		;;
-	*)
-		export TFS_TRANSPORT=sockets DEFADDR=tcp:127.0.0.1:0
-		;;
-	esac
+	pick_transport ucx_probe
 }
 
 # Can a UCX server be started and a client open a file on it?

@@ -15,6 +15,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load tfs/transport
+
 setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
 	mkdir -p "$B"
@@ -31,19 +33,7 @@ setup_file() {
 		"$TG_TOP/lib/libtfs.a" -ldl -lpthread -Wl,-rpath,"$TG_TOP/lib"
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/bulk" "$TG_TOP/tests/tfs/bulk.c" \
 		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib"
-	# the UCX plugin of this tree, wherever the tfs-server under test is
-	# (make check SANITIZE=1 runs build/san/bin/tfs-server)
-	[ -f "$TG_TOP/lib/libtfs-ucx.so" ] && export TFS_UCX_LIB=$TG_TOP/lib/libtfs-ucx.so
-	case $BATS_TEST_FILENAME in
-	*-ucx.bats)
-		export TFS_TRANSPORT=ucx DEFADDR=ucx:127.0.0.1:0
-		export TFS_UCX_TLS=${TFS_UCX_TLS:-tcp,sm,self}
-		ucx_probe || export TFS_SKIP="UCX cannot connect over loopback here: $(tail -n 1 "$BATS_FILE_TMPDIR/probe.log")"
-		;;
-	*)
-		export TFS_TRANSPORT=sockets DEFADDR=tcp:127.0.0.1:0
-		;;
-	esac
+	pick_transport ucx_probe
 }
 
 # Can a UCX server be started and reached?  (A refused secret is the answer.)
