@@ -89,9 +89,10 @@ static void test_pause(const char *where)
 
 /* ---- server calls -------------------------------------------------------- */
 
-/* One request to the server; the reply body into *@rd (free *@mem).
- * Returns 0, or -1 with errno (the reply's status, or the transport's). */
-static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_rd *rd)
+/* One request on @ep; the reply body into *@rd (free *@mem).  Returns 0,
+ * or -1 with errno (the reply's status, or the transport's). */
+static int ep_call(struct tfs_ep *ep, uint16_t type, const struct tfs_buf *body, void **mem,
+		   struct tfs_rd *rd)
 {
 	struct iovec v = { body ? body->p : NULL, body ? body->len : 0 };
 	size_t rlen;
@@ -102,7 +103,7 @@ static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tf
 		errno = ENOMEM;
 		return -1;
 	}
-	rc = tfs_ep_call(C.ep, type, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
+	rc = tfs_ep_call(ep, type, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
 	if (rc != 0) {
 		free(r);
 		if (rc > 0)
@@ -116,6 +117,12 @@ static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tf
 		free(r);
 	}
 	return 0;
+}
+
+/* One request to the server, as ep_call(). */
+static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_rd *rd)
+{
+	return ep_call(C.ep, type, body, mem, rd);
 }
 
 /* ---- files ------------------------------------------------------------------ */
@@ -1654,11 +1661,7 @@ int tfsi_call(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_
 int tfsi_peer_call(const char *addr, uint16_t type, const struct tfs_buf *body, void **mem,
 		   struct tfs_rd *rd)
 {
-	struct iovec v = { body ? body->p : NULL, body ? body->len : 0 };
 	struct tfs_ep *ep;
-	size_t rlen;
-	void *r = NULL;
-	int rc;
 
 	if (body && tfs_buf_failed(body)) {
 		errno = ENOMEM;
@@ -1666,20 +1669,7 @@ int tfsi_peer_call(const char *addr, uint16_t type, const struct tfs_buf *body, 
 	}
 	if (!(ep = peer_ep(addr)))
 		return -1;
-	rc = tfs_ep_call(ep, type, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
-	if (rc != 0) {
-		free(r);
-		if (rc > 0)
-			errno = rc;
-		return -1;
-	}
-	if (mem) {
-		*mem = r;
-		tfs_rd_init(rd, r, rlen);
-	} else {
-		free(r);
-	}
-	return 0;
+	return ep_call(ep, type, body, mem, rd);
 }
 
 uint64_t tfsi_id(void)
