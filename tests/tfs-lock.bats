@@ -12,7 +12,7 @@
 
 bats_require_minimum_version 1.5.0
 
-load tfs/transport
+load tfs/common
 
 setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
@@ -61,17 +61,6 @@ setup() {
 	export TFS_MOUNT=/tfs-test TFS_NODE=1 TFS_TIMEOUT=5
 	unset TFS_LOCK_POLICY TFS_DESIGN
 	SERVER_PID=
-}
-
-teardown() {
-	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-		tfs-server --stop srv || kill -9 "$SERVER_PID"
-	fi
-	{ jobs -p | xargs -r kill -9; wait; } 2>/dev/null || true
-}
-
-prim() {
-	run -0 --separate-stderr "$B/prim" "$@"
 }
 
 # bench NP P M REPEATS WORKLOADS MODELS [OPTIONS]: the "counts" lines of

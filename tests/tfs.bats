@@ -15,7 +15,7 @@
 
 bats_require_minimum_version 1.5.0
 
-load tfs/transport
+load tfs/common
 
 setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
@@ -77,17 +77,6 @@ setup() {
 	export TFS_SERVER=$PWD/srv/server TFS_BB_DIR=$PWD/bb TFS_PFS_DIR=$PWD/pfs
 	export TFS_MOUNT=/tfs-test TFS_NODE=1 TFS_TIMEOUT=3
 	SERVER_PID=
-}
-
-teardown() {
-	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-		tfs-server --stop srv || kill -9 "$SERVER_PID"
-	fi
-	{ jobs -p | xargs -r kill -9; wait; } 2>/dev/null || true
-}
-
-prim() {
-	run -0 --separate-stderr "$B/prim" "$@"
 }
 
 # mpi NP MODEL SYNC: tests/tfs/raw on NP ranks under MODEL

@@ -1,5 +1,5 @@
-# transport.bash - loaded by the TangramFS bats files: which transport
-# this run of a file uses.  A file named *-ucx.bats (a symlink to the
+# common.bash - loaded by the TangramFS bats files: which transport this
+# run of a file uses, the teardown, and prim.  A file named *-ucx.bats (a symlink to the
 # sockets one) runs on UCX: servers listen on ucx:127.0.0.1:0 and
 # TangramFS's UCX gets TFS_UCX_TLS=tcp,sm,self (a UCP listener needs a
 # sockaddr transport).  The UCX plugin is this tree's, wherever the
@@ -19,4 +19,17 @@ pick_transport() {
 		export TFS_TRANSPORT=sockets DEFADDR=tcp:127.0.0.1:0
 		;;
 	esac
+}
+
+# Stop the test's server (stage-out) and every process the test left.
+teardown() {
+	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+		tfs-server --stop srv || kill -9 "$SERVER_PID"
+	fi
+	{ jobs -p | xargs -r kill -9; wait; } 2>/dev/null || true
+}
+
+# prim ARGS...: tests/tfs/prim, which must succeed
+prim() {
+	run -0 --separate-stderr "$B/prim" "$@"
 }
