@@ -618,3 +618,11 @@ query: 4500 ok' ]
 	[ "$status" -ne 0 ]
 	[[ "$stderr" == *"Bad file descriptor"* ]]
 }
+
+@test "posix layer: no server file: one line naming it, then the calls fail" {
+	run --separate-stderr env LD_PRELOAD="$PRELOAD" TFS_SERVER="$PWD/nowhere/server" \
+		sh -c 'echo x > /tfs-test/a; echo y > /tfs-test/b'
+	[ "$status" -ne 0 ]
+	[ "$(grep -c '^libtfs-posix: ' <<< "$stderr")" -eq 1 ]
+	[[ "$stderr" == *"libtfs-posix: cannot use the TangramFS server file $PWD/nowhere/server: "* ]]
+}

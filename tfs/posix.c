@@ -385,7 +385,14 @@ static void client_start(void)
 		}
 		held[n++] = fd;
 	}
-	tfs_init();	/* (failure is reported by the call that needs it) */
+	if (tfs_init() < 0) {	/* said once; the call that needed it fails too */
+		char what[PATH_MAX + 64];
+		const char *sv = getenv("TFS_SERVER");
+
+		snprintf(what, sizeof(what), "cannot use the TangramFS server %s%s",
+			 sv && *sv ? "file " : "", sv && *sv ? sv : "(TFS_SERVER is not set)");
+		warn_once(what);
+	}
 	while (n > 0)
 		real_close(held[--n]);
 }
