@@ -450,9 +450,12 @@ sorted() {
 
 @test "MPI_Abort from rank 1: its file keeps every record up to the abort" {
 	run --separate-stderr trace-run -o t -- mpirun.mpich -n 2 "$B/abort"
-	[ "$status" -ne 0 ]
+	# the error code reaches the shell through mpirun and trace-run.
+	# MPICH's own "application called MPI_Abort" line is not asserted:
+	# hydra loses it about once in 40 runs on a loaded machine, untraced too
+	[ "$status" -eq 3 ]
 	[ "$output" = aborting ]
-	[[ $stderr == *"application called MPI_Abort(MPI_COMM_WORLD, 3)"* ]]
+	[[ $stderr != *tangram* ]]
 	own 1 MPI_Init
 	expect <<-EOF
 	MPI_Init 0
