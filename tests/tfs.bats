@@ -305,6 +305,33 @@ stat: size 101
 seek: 101' ]
 }
 
+# A forked child is a client of its own; over UCX, which does not survive
+# fork, it cannot be one and says so once.
+@test "fork: the parent's handles fail in the child, which opens its own; both parts are staged out" {
+	start
+	run -0 --separate-stderr "$B/prim" open:a pwrite:0:hello attachfile fork pwrite:5:x stat \
+		open:a sread:0:5 pwrite:5:world attach:5:5 close
+	if [ "$TFS_TRANSPORT" = ucx ]; then
+		[ "${lines[5]}" = "open: -1 EPROTONOSUPPORT" ]
+		[ "$stderr" = "libtfs: UCX does not work in a process forked from one that used it; exec a program to use TangramFS over UCX there" ]
+		return
+	fi
+	[ -z "$stderr" ]
+	[ "$output" = 'open: ok
+pwrite: 5
+attachfile: 0
+pwrite: -1 EBADF
+stat: -1 EBADF
+open: ok
+sread: 5 "hello"
+pwrite: 5
+attach: 0
+close: 0
+fork: child 0' ]
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/a)" = helloworld ]
+}
+
 # ---- stage-out ------------------------------------------------------------------------
 
 @test "stage-out: a client that ends writes what it owns, byte for byte" {
@@ -609,6 +636,71 @@ query: 4500 ok' ]
 	[ "$output" = "$(printf 'a\nc\nb')" ]
 	run -0 tfs-server --stop srv
 	cmp pfs/b <(echo one; cat src; echo two)
+}
+
+# The offset belongs to the open file, as in the kernel: what a shell's
+# children write through one redirection follows what the one before wrote.
+@test "a shell and its children share the offset: loops, groups, subshells, readers, under every model" {
+	start
+	for m in posix commit session; do
+		run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" TFS_CONSISTENCY=$m bash -c '
+			for i in 1 2 3; do /bin/echo "loop $i"; done > /tfs-test/loop-'$m'
+			{ /bin/echo one; echo two; /bin/echo three; } > /tfs-test/group-'$m'
+			exec 3< /tfs-test/group-'$m'
+			read -r first <&3
+			echo "read $first"
+			cat <&3
+			exec 3<&-
+			printf "%s\n" a b > /tfs-test/c-'$m'
+			cat /tfs-test/loop-'$m' /tfs-test/c-'$m
+		[ -z "$stderr" ]
+		[ "$output" = "$(printf 'read one\ntwo\nthree\nloop 1\nloop 2\nloop 3\na\nb')" ]
+	done
+	# processes writing through one open file at once take turns, whole
+	# writes each: nothing is written over
+	run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" TFS_CONSISTENCY=session bash -c '
+		{ for c in a b c d; do yes $c | head -n 5000 & done; wait; } > /tfs-test/par'
+	[ -z "$stderr" ]
+	run -0 tfs-server --stop srv
+	for m in posix commit session; do
+		[ "$(cat pfs/loop-$m)" = "$(printf 'loop 1\nloop 2\nloop 3')" ]
+		[ "$(cat pfs/group-$m)" = "$(printf 'one\ntwo\nthree')" ]
+	done
+	[ "$(stat -c %s pfs/par)" -eq 40000 ]
+	for c in a b c d; do [ "$(grep -cx $c pfs/par)" -eq 5000 ]; done
+}
+
+# A subshell is a process of its own: a client of its own, with its own
+# buffer, so that it does not write into its parent's.
+@test "subshells write through their parent's descriptors under every model, and the parent's data stays whole" {
+	start
+	head -c 30000 /dev/urandom > src
+	for m in posix commit session; do
+		export TFS_CONSISTENCY=$m
+		if [ "$TFS_TRANSPORT" = ucx ]; then
+			# UCX does not survive fork: the subshell says so and fails
+			run --separate-stderr env LD_PRELOAD="$PRELOAD" bash -c '
+				exec 3> /tfs-test/sub-'$m'; echo aa >&3; (echo bb >&3)'
+			[ "$status" -ne 0 ]
+			[[ $stderr == *"libtfs: UCX does not work in a process forked from one that used it"* ]]
+			continue
+		fi
+		run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" bash -c '
+			exec 3> /tfs-test/sub-'$m'
+			echo aa >&3
+			(echo bb >&3; cat src >&3; echo dd >&3)
+			echo cc >&3
+			( (echo ee >&3) ; echo ff >&3 )
+			exec 3>&-
+			cat /tfs-test/sub-'$m' > got-'$m
+		[ -z "$stderr" ]
+		cmp got-$m <(echo aa; echo bb; cat src; echo dd; echo cc; echo ee; echo ff)
+	done
+	[ "$TFS_TRANSPORT" = ucx ] && return
+	run -0 tfs-server --stop srv
+	for m in posix commit session; do
+		cmp pfs/sub-$m <(echo aa; echo bb; cat src; echo dd; echo cc; echo ee; echo ff)
+	done
 }
 
 @test "a program run without libtfs-posix on a TangramFS descriptor fails loudly: nothing vanishes" {

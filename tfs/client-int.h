@@ -30,6 +30,10 @@ uint32_t tfsi_node(void);
 const char *tfsi_addr(void);
 int tfsi_timeout_ms(void);
 
+/* 1 when @file is a handle of this process's client (not NULL, not one
+ * inherited across fork). */
+int tfsi_live(const struct tfs_file *file);
+
 /* The server's id of @file. */
 uint64_t tfsi_fid(const struct tfs_file *file);
 
@@ -45,5 +49,7 @@ int tfsi_flush_range(uint64_t fid, uint64_t start, uint64_t end);
 int tfsi_lock_on_peer(struct tfs_req *req);
 void tfsi_lock_on_close(struct tfs_conn *conn);
 int tfsi_lock_finalize(void);
+/* In a child just forked: forget the parent's locks and manager state. */
+void tfsi_lock_forked(void);
 
 #endif

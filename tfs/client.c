@@ -54,6 +54,7 @@ struct lfile {
 struct tfs_file {
 	struct lfile *f;
 	uint64_t pos;
+	unsigned gen;		/* C.gen when opened */
 };
 
 struct peer {
@@ -75,9 +76,18 @@ static struct {
 	struct lfile *files;
 	struct peer *peers;
 	int atexit_done;
+	unsigned gen;		/* one more in each forked child */
 	char pause_at[16];	/* TFS_TEST_PAUSE: where, and how long (ms) */
 	long pause_ms;
 } C = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A handle of this process's client, not one a forked child inherited
+ * (those belong to its parent's client: every call on them fails with
+ * EBADF). */
+static int live(const struct tfs_file *h)
+{
+	return h && h->gen == C.gen;
+}
 
 /* TFS_TEST_PAUSE=WHERE:MS (for tests only, tfs(3)): sleep at the point
  * named WHERE, to hold open a window that is otherwise too short to hit. */
@@ -301,6 +311,32 @@ static void at_exit(void)
 	tfs_finalize();
 }
 
+/*
+ * A child forked from a process of ours is a process of its own: it must
+ * not write into its parent's burst-buffer files, nor speak on its
+ * parent's connections.  So it forgets the parent's client here (closing
+ * the descriptors it inherited, leaking the rest), its handles go stale,
+ * and its next call starts a client of its own.
+ */
+static void forked_child(void)
+{
+	pthread_mutex_init(&C.lock, NULL);
+	C.gen++;
+	C.ready = 0;
+	C.ep = NULL;
+	C.lsn = NULL;
+	C.id = 0;
+	C.files = NULL;
+	C.peers = NULL;
+	tfsi_lock_forked();
+	tfs_tp_forked();
+}
+
+__attribute__((constructor)) static void client_load(void)
+{
+	pthread_atfork(NULL, NULL, forked_child);
+}
+
 static int init_locked(void)
 {
 	const char *server = getenv("TFS_SERVER"), *bb = getenv("TFS_BB_DIR"),
@@ -463,6 +499,7 @@ tfs_file_t *tfs_open_flags(const char *pathname, unsigned flags)
 		f->eof = eof;
 	pthread_mutex_unlock(&f->lock);
 	h->f = f;
+	h->gen = C.gen;
 	return h;
 }
 
@@ -502,7 +539,7 @@ static void lfile_maybe_free(struct lfile *f)
 	if (*pp)
 		*pp = f->next;
 	if (f->bbfd >= 0) {
-		close(f->bbfd);
+		tfs_fd_close(f->bbfd);
 		unlink(f->bbpath);
 	}
 	tfs_itree_release(&f->tree);
@@ -516,7 +553,7 @@ int tfs_close(tfs_file_t *file)
 {
 	struct lfile *f;
 
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -539,7 +576,7 @@ ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset
 	struct lfile *f;
 	struct tfs_iv iv;
 
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -563,7 +600,7 @@ ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset
 			int e = errno;
 
 			if (f->bbfd >= 0) {
-				close(f->bbfd);
+				tfs_fd_close(f->bbfd);
 				unlink(p);
 			}
 			f->bbfd = -1;
@@ -593,7 +630,7 @@ ssize_t tfs_write(tfs_file_t *file, const void *buf, size_t size)
 {
 	ssize_t n;
 
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -658,7 +695,7 @@ static int fill_local(struct lfile *f, void *buf, uint64_t off, size_t n)
 	if (!c.err)
 		fill_gap(&c, off + n);
 	if (c.pfsfd >= 0)
-		close(c.pfsfd);
+		tfs_fd_close(c.pfsfd);
 	if (c.err) {
 		errno = c.err;
 		return -1;
@@ -687,7 +724,7 @@ ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
 	uint64_t eof;
 	size_t n;
 
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -711,7 +748,7 @@ ssize_t tfs_read(tfs_file_t *tf, void *buf, size_t size)
 {
 	ssize_t n;
 
-	if (!tf) {
+	if (!live(tf)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -750,7 +787,7 @@ ssize_t tfs_read_peer(tfs_file_t *file, tfs_addr_t *peer, size_t offset, size_t 
 	struct tfs_ep *ep;
 	size_t done = 0;
 
-	if (!file || !peer) {
+	if (!live(file) || !peer) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -840,7 +877,7 @@ static int copy_begin(struct lfile *f, struct copy *c)
 	if ((c->pfsfd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644))) < 0)
 		return -1;
 	if (!(c->tmp = malloc(1u << 20))) {
-		close(c->pfsfd);
+		tfs_fd_close(c->pfsfd);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -856,7 +893,7 @@ static int copy_end(struct lfile *f, struct copy *c)
 		rc = -1;
 		e = errno;
 	}
-	close(c->pfsfd);
+	tfs_fd_close(c->pfsfd);
 	free(c->tmp);
 	if (!rc && c->end) {
 		struct tfs_buf b;
@@ -889,7 +926,7 @@ int tfs_flush(tfs_file_t *file)
 	struct copy c;
 	int rc;
 
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -941,7 +978,7 @@ ssize_t tfs_seek(tfs_file_t *tf, size_t offset, int whence)
 {
 	uint64_t base, pos;
 
-	if (!tf) {
+	if (!live(tf)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -971,7 +1008,7 @@ ssize_t tfs_seek(tfs_file_t *tf, size_t offset, int whence)
 
 ssize_t tfs_tell(tfs_file_t *file)
 {
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -996,8 +1033,8 @@ int tfs_stat(tfs_file_t *file, struct stat *buf)
 {
 	uint64_t eof;
 
-	if (!file || !buf) {
-		errno = file ? EFAULT : EBADF;
+	if (!live(file) || !buf) {
+		errno = live(file) ? EFAULT : EBADF;
 		return -1;
 	}
 	if (server_eof(file->f, 0, &eof) < 0)
@@ -1108,7 +1145,7 @@ out:
 
 int tfs_attach(tfs_file_t *file, size_t offset, size_t size)
 {
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -1121,7 +1158,7 @@ int tfs_attach(tfs_file_t *file, size_t offset, size_t size)
 
 int tfs_attach_file(tfs_file_t *file)
 {
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -1174,7 +1211,7 @@ static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole)
 
 int tfs_detach(tfs_file_t *file, size_t offset, size_t size)
 {
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -1189,7 +1226,7 @@ int tfs_detach(tfs_file_t *file, size_t offset, size_t size)
 
 int tfs_detach_file(tfs_file_t *file)
 {
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -1289,8 +1326,8 @@ bad:
 int tfs_query(tfs_file_t *file, size_t offset, size_t size, tfs_interval_t **owners,
 	      int *num_owners)
 {
-	if (!file || !owners || !num_owners) {
-		errno = file ? EFAULT : EBADF;
+	if (!live(file) || !owners || !num_owners) {
+		errno = live(file) ? EFAULT : EBADF;
 		return -1;
 	}
 	return query(file->f, offset, size, 0, owners, num_owners);
@@ -1298,8 +1335,8 @@ int tfs_query(tfs_file_t *file, size_t offset, size_t size, tfs_interval_t **own
 
 int tfs_query_file(tfs_file_t *file, tfs_interval_t **owners, int *num_owners)
 {
-	if (!file || !owners || !num_owners) {
-		errno = file ? EFAULT : EBADF;
+	if (!live(file) || !owners || !num_owners) {
+		errno = live(file) ? EFAULT : EBADF;
 		return -1;
 	}
 	return query(file->f, 0, UINT64_MAX, 0, owners, num_owners);
@@ -1362,7 +1399,7 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 	size_t n;
 	int nown = 0, pfsfd = -1, err = 0;
 
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -1425,7 +1462,7 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 			err = errno;
 	}
 	if (pfsfd >= 0)
-		close(pfsfd);
+		tfs_fd_close(pfsfd);
 	free(p.v);
 	free(own);
 	if (err) {
@@ -1446,7 +1483,7 @@ int tfs_truncate(tfs_file_t *file, size_t length)
 	struct stat st;
 	void *mem;
 
-	if (!file) {
+	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -1640,7 +1677,7 @@ int tfs_finalize(void)
 		/* handles still open keep their struct; the buffer goes */
 		pthread_mutex_lock(&f->lock);
 		if (f->bbfd >= 0) {
-			close(f->bbfd);
+			tfs_fd_close(f->bbfd);
 			unlink(f->bbpath);
 			f->bbfd = -1;
 		}
@@ -1690,6 +1727,11 @@ const char *tfsi_addr(void)
 int tfsi_timeout_ms(void)
 {
 	return C.timeout_ms;
+}
+
+int tfsi_live(const struct tfs_file *file)
+{
+	return live(file);
 }
 
 uint64_t tfsi_fid(const struct tfs_file *file)

@@ -981,6 +981,20 @@ static int setup_locked(void)
 	return 0;
 }
 
+void tfsi_lock_forked(void)
+{
+	/* the parent's locks, and its node manager's role, stay the parent's */
+	pthread_mutex_init(&L.lock, NULL);
+	L.ready = 0;
+	L.is_mgr = 0;
+	L.locks = NULL;
+	memset(&M, 0, sizeof(M));
+	pthread_mutex_init(&M.aq.m, NULL);
+	pthread_cond_init(&M.aq.cv, NULL);
+	pthread_mutex_init(&M.st, NULL);
+	pthread_cond_init(&M.cv, NULL);
+}
+
 static int setup(void)
 {
 	int rc;
@@ -1084,7 +1098,7 @@ int tfs_acquire_lock(tfs_file_t *file, size_t offset, size_t size, int type)
 	unsigned seen;
 	int policy;
 
-	if (!file) {
+	if (!tfsi_live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -1183,7 +1197,7 @@ int tfs_release_lock(tfs_file_t *file, size_t offset, size_t size)
 {
 	uint64_t s, e;
 
-	if (!file) {
+	if (!tfsi_live(file)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -1196,7 +1210,7 @@ int tfs_release_lock(tfs_file_t *file, size_t offset, size_t size)
 
 int tfs_release_lock_file(tfs_file_t *file)
 {
-	if (!file) {
+	if (!tfsi_live(file)) {
 		errno = EBADF;
 		return -1;
 	}

@@ -37,12 +37,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #include "tfs.h"
+#include "proto.h"
 #include "../libcommon/banned.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -55,7 +57,10 @@ enum model { M_POSIX, M_COMMIT, M_SESSION };
 struct ofd {
 	tfs_file_t *h;
 	char *rel;		/* its path below the mount, for exec */
-	uint64_t pos;
+	uint64_t pos;		/* the offset, when it has no slot */
+	uint32_t slot;		/* its offset's slot in offs[], or 0 */
+	int shared;		/* the slot may be another process's too */
+	atomic_int stale;	/* inherited across fork: h is the parent's */
 	int flags;		/* open(2) flags */
 	int refs;		/* descriptors sharing it */
 	pthread_mutex_t lock;
@@ -110,6 +115,8 @@ REAL(execvpe);
 REAL(fexecve);
 
 static void inherit(void);
+static void fork_parent(void);
+static void fork_child(void);
 
 __attribute__((constructor)) static void setup(void)
 {
@@ -140,6 +147,7 @@ __attribute__((constructor)) static void setup(void)
 		fprintf(stderr, "libtfs-posix: TFS_CONSISTENCY '%s' is not posix, commit or "
 			"session; using posix\n", c);
 	}
+	pthread_atfork(NULL, fork_parent, fork_child);
 	inherit();
 }
 
@@ -240,6 +248,144 @@ static void warn_once(const char *what)
 
 static void at_exit(void);
 
+/*
+ * ---- shared offsets -----------------------------------------------------------
+ *
+ * The kernel keeps a file's offset in the open file, which fork(2) and
+ * execve(2) pass on: the commands of "for f in *; do cmd $f; done > out"
+ * each write after the last.  Here the offset of an open file lives in a
+ * slot of a shared memory file (memfd, "tfs-offsets"), mapped shared:
+ * a forked child sees the same slot, and an exec'd program maps the same
+ * memory file again (its number and the slots go in TFS_INHERIT).  Slot 0
+ * counts the slots handed out; a slot that never left this process is
+ * used again after its file closes, one that may have is not.  When the
+ * memory file cannot be made or is full, an offset is the process's own.
+ */
+#define NSLOTS 65536
+static _Atomic uint64_t *offs;
+static int offs_fd = -1;
+static dev_t offs_dev;
+static ino_t offs_ino;
+static uint32_t free_slot[256];	/* under tab_lock */
+static int nfree;
+
+/* Map the memory file @fd; 0 or -1. */
+static int offs_map(int fd)
+{
+	struct stat st;
+	void *m;
+
+	RESOLVE(fstat);
+	if (real_fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)(NSLOTS * sizeof(uint64_t)))
+		return -1;
+	m = mmap(NULL, NSLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	offs = m;
+	offs_fd = fd;
+	offs_dev = st.st_dev;
+	offs_ino = st.st_ino;
+	return 0;
+}
+
+/* Is offs_fd still the memory file (and not closed, or another file now,
+ * by a program that closed what it did not open)? */
+static int offs_ok(void)
+{
+	struct stat st;
+
+	RESOLVE(fstat);
+	return offs && offs_fd >= 0 && real_fstat(offs_fd, &st) == 0 && st.st_dev == offs_dev &&
+	       st.st_ino == offs_ino;
+}
+
+/* A new slot for an offset starting at @pos, or 0; with tab_lock held. */
+static uint32_t slot_new(uint64_t pos)
+{
+	uint64_t n;
+	uint32_t s;
+
+	if (!offs) {
+		int fd, hi;
+
+		RESOLVE(fcntl);
+		RESOLVE(close);
+		if ((fd = memfd_create("tfs-offsets", MFD_CLOEXEC)) < 0)
+			return 0;
+		/* high, as TangramFS's own descriptors are, but not one that
+		 * a forked child closes: it passes it on when it execs */
+		if ((hi = real_fcntl(fd, F_DUPFD_CLOEXEC, tfs_fd_base() + 64)) >= 0) {
+			real_close(fd);
+			fd = hi;
+		}
+		if (ftruncate(fd, NSLOTS * sizeof(uint64_t)) < 0 || offs_map(fd) < 0) {
+			real_close(fd);
+			return 0;
+		}
+	}
+	if (nfree > 0) {
+		s = free_slot[--nfree];
+	} else {
+		n = atomic_fetch_add(&offs[0], 1) + 1;
+		if (n >= NSLOTS)
+			return 0;
+		s = (uint32_t)n;
+	}
+	atomic_store(&offs[s], pos);
+	return s;
+}
+
+/* @o's slot can be used again, unless it may have left this process. */
+static void slot_free(struct ofd *o)
+{
+	pthread_mutex_lock(&tab_lock);
+	if (o->slot && !o->shared && nfree < (int)(sizeof(free_slot) / sizeof(free_slot[0])))
+		free_slot[nfree++] = o->slot;
+	pthread_mutex_unlock(&tab_lock);
+}
+
+static uint64_t pos_get(struct ofd *o)
+{
+	return o->slot ? atomic_load(&offs[o->slot]) : o->pos;
+}
+
+static void pos_set(struct ofd *o, uint64_t v)
+{
+	if (o->slot)
+		atomic_store(&offs[o->slot], v);
+	else
+		o->pos = v;
+}
+
+/* Move the offset on by @n, returning where it was: the @n bytes there
+ * are the caller's, even against another process writing through the
+ * same open file. */
+static uint64_t pos_take(struct ofd *o, uint64_t n)
+{
+	uint64_t p;
+
+	if (o->slot)
+		return atomic_fetch_add(&offs[o->slot], n);
+	p = o->pos;
+	o->pos += n;
+	return p;
+}
+
+/* After pos_take(@n) gave @p but only @r bytes moved: give the rest back
+ * (unless the offset has moved since). */
+static void pos_short(struct ofd *o, uint64_t p, uint64_t n, ssize_t r)
+{
+	uint64_t want = p + n, to = p + (r > 0 ? (uint64_t)r : 0);
+
+	if ((uint64_t)(r > 0 ? r : 0) == n)
+		return;
+	if (o->slot)
+		atomic_compare_exchange_strong(&offs[o->slot], &want, to);
+	else
+		o->pos = to;
+}
+
 /* Drop one descriptor's reference to @o; the last one syncs and closes. */
 static int ofd_unref(struct ofd *o)
 {
@@ -250,14 +396,17 @@ static int ofd_unref(struct ofd *o)
 	pthread_mutex_unlock(&tab_lock);
 	if (!last)
 		return 0;
-	in_tfs++;
-	if (lockdesign ? tfs_release_lock_file(o->h) < 0 :
-	    model != M_POSIX && tfs_attach_file(o->h) < 0) {
-		rc = -1;
-		e = errno;
+	if (!atomic_load(&o->stale)) {	/* (a parent's open file: not ours to sync) */
+		in_tfs++;
+		if (lockdesign ? tfs_release_lock_file(o->h) < 0 :
+		    model != M_POSIX && tfs_attach_file(o->h) < 0) {
+			rc = -1;
+			e = errno;
+		}
+		tfs_close(o->h);
+		in_tfs--;
 	}
-	tfs_close(o->h);
-	in_tfs--;
+	slot_free(o);
 	pthread_mutex_destroy(&o->lock);
 	free(o->rel);
 	free(o);
@@ -369,12 +518,13 @@ static void std_give_back(int fd)
  * programs pick ("exec 3> f").  Called with in_tfs raised.
  */
 #define LOW_FDS 64
+static atomic_int client_started;
+
 static void client_start(void)
 {
-	static atomic_int started;
 	int held[LOW_FDS], n = 0, fd;
 
-	if (atomic_load(&started) || atomic_exchange(&started, 1))
+	if (atomic_load(&client_started) || atomic_exchange(&client_started, 1))
 		return;
 	RESOLVE(open);
 	RESOLVE(close);
@@ -453,10 +603,74 @@ static int tfs_openfd(const char *rel, int flags, const char *orig)
 	o->rel = strdup(rel);
 	o->flags = flags;
 	pthread_mutex_init(&o->lock, NULL);
+	pthread_mutex_lock(&tab_lock);
+	o->slot = slot_new(0);
+	pthread_mutex_unlock(&tab_lock);
 	put(fd, o);
 	std_take(fd);
 	atomic_store(&client_pid, (int)getpid());
 	return fd;
+}
+
+/*
+ * The handle of @o, opened again on this process's own client when @o came
+ * across fork(2): a forked child is a TangramFS client of its own (its
+ * writes go to its own buffer, are attached in its name and staged out
+ * when it ends), sharing only the offset with its parent.  NULL (errno
+ * set) when it cannot be opened again.  Called with in_tfs raised.
+ */
+static pthread_mutex_t fresh_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static tfs_file_t *H(struct ofd *o)
+{
+	tfs_file_t *h;
+
+	if (!atomic_load(&o->stale))
+		return o->h;
+	pthread_mutex_lock(&fresh_lock);
+	if (atomic_load(&o->stale)) {
+		client_start();
+		if (!o->rel || !(h = tfs_open_flags(o->rel, 0))) {
+			if (!o->rel)
+				errno = EBADF;
+			pthread_mutex_unlock(&fresh_lock);
+			return NULL;
+		}
+		o->h = h;
+		atomic_store(&o->stale, 0);
+		atomic_store(&client_pid, (int)getpid());
+	}
+	pthread_mutex_unlock(&fresh_lock);
+	return o->h;
+}
+
+/* fork(2): every open file is now shared with the child (so its slot is
+ * never used again for another), and the child's are stale. */
+static void fork_parent(void)
+{
+	for (int fd = 0; fd < MAXFD; fd++) {
+		struct ofd *o = atomic_load(&fdtab[fd]);
+
+		if (o)
+			o->shared = 1;
+	}
+}
+
+static void fork_child(void)
+{
+	pthread_mutex_init(&tab_lock, NULL);
+	pthread_mutex_init(&fresh_lock, NULL);
+	nfree = 0;	/* the parent may hand those out again */
+	atomic_store(&client_started, 0);
+	for (int fd = 0; fd < MAXFD; fd++) {
+		struct ofd *o = atomic_load(&fdtab[fd]);
+
+		if (o) {
+			o->shared = 1;
+			atomic_store(&o->stale, 1);
+			pthread_mutex_init(&o->lock, NULL);
+		}
+	}
 }
 
 /* Every TangramFS descriptor still open at exit is closed, as exit(2)
@@ -528,6 +742,8 @@ static char *inherit_env(int all)
 		return NULL;
 	fputs(INHERIT, m);
 	pthread_mutex_lock(&tab_lock);
+	if (offs_ok())
+		fprintf(m, "offsets %d\n", offs_fd);
 	for (fd = 0; fd < MAXFD; fd++) {
 		struct ofd *o = atomic_load(&fdtab[fd]);
 		int fdfl;
@@ -537,9 +753,10 @@ static char *inherit_env(int all)
 		fdfl = real_fcntl(fd, F_GETFD);
 		if (fdfl < 0 || (!all && (fdfl & FD_CLOEXEC)))
 			continue;
-		fprintf(m, "%d %lx %d %llu %s\n", fd, (unsigned long)(uintptr_t)o,
+		fprintf(m, "%d %lx %d %llu %u %s\n", fd, (unsigned long)(uintptr_t)o,
 			o->flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC),
-			(unsigned long long)o->pos, o->rel);
+			(unsigned long long)pos_get(o), (unsigned)o->slot, o->rel);
+		o->shared = 1;
 		any = 1;
 	}
 	pthread_mutex_unlock(&tab_lock);
@@ -615,6 +832,8 @@ static char *exec_begin(const char *file, int search, char **restore)
 	if (in_tfs)
 		return NULL;
 	add = inherit_env(0);
+	if (add && offs_ok())	/* the offsets go with the descriptors */
+		real_fcntl(offs_fd, F_SETFD, 0);
 	if (atomic_load(&client_pid) == (int)getpid() && runnable(file, search)) {
 		*restore = inherit_env(1);
 		at_exit();
@@ -627,6 +846,8 @@ static void exec_failed(char *restore)
 {
 	int e = errno;
 
+	if (offs_ok())
+		real_fcntl(offs_fd, F_SETFD, FD_CLOEXEC);
 	if (restore)
 		adopt(restore + sizeof(INHERIT) - 1);
 	errno = e;
@@ -757,10 +978,18 @@ static void adopt(const char *list)
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long pos;
 		unsigned long id;
+		unsigned slot;
 		int fd, flags, off = 0, i;
 		struct ofd *o = NULL;
 
-		if (sscanf(line, "%d %lx %d %llu %n", &fd, &id, &flags, &pos, &off) != 4 ||
+		if (sscanf(line, "offsets %d", &fd) == 1) {
+			/* the memory file of the offsets (not when it is
+			 * mapped already: a failed exec's own list) */
+			if (!offs && fd >= 0 && offs_map(fd) == 0)
+				real_fcntl(fd, F_SETFD, FD_CLOEXEC);
+			continue;
+		}
+		if (sscanf(line, "%d %lx %d %llu %u %n", &fd, &id, &flags, &pos, &slot, &off) != 5 ||
 		    !off || fd < 0 || fd >= MAXFD || get(fd) || !is_devnull(fd))
 			continue;
 		if (real_fcntl(fd, F_GETFL) < 0 || !(real_fcntl(fd, F_GETFL) & O_PATH))
@@ -788,6 +1017,10 @@ static void adopt(const char *list)
 			o->rel = strdup(line + off);
 			o->flags = flags;
 			o->pos = pos;
+			if (offs && slot > 0 && slot < NSLOTS) {
+				o->slot = slot;
+				o->shared = 1;
+			}
 			pthread_mutex_init(&o->lock, NULL);
 			if (nseen < (int)(sizeof(seen) / sizeof(seen[0])))
 				seen[nseen++] = (typeof(seen[0])){ id, o };
@@ -936,6 +1169,7 @@ EXPORT int close(int fd)
 
 static ssize_t o_read(struct ofd *o, void *buf, size_t n, uint64_t off)
 {
+	tfs_file_t *h;
 	ssize_t r;
 
 	if ((o->flags & O_ACCMODE) == O_WRONLY) {
@@ -943,18 +1177,21 @@ static ssize_t o_read(struct ofd *o, void *buf, size_t n, uint64_t off)
 		return -1;
 	}
 	in_tfs++;
-	if (!lockdesign)
-		r = tfs_pread_synced(o->h, buf, n, off);
-	else if (tfs_acquire_lock(o->h, off, n, TFS_LOCK_READ) < 0)
+	if (!(h = H(o)))
+		r = -1;
+	else if (!lockdesign)
+		r = tfs_pread_synced(h, buf, n, off);
+	else if (tfs_acquire_lock(h, off, n, TFS_LOCK_READ) < 0)
 		r = -1;
 	else
-		r = tfs_pread(o->h, buf, n, off);
+		r = tfs_pread(h, buf, n, off);
 	in_tfs--;
 	return r;
 }
 
 static ssize_t o_write(struct ofd *o, const void *buf, size_t n, uint64_t off)
 {
+	tfs_file_t *h;
 	ssize_t r;
 
 	if ((o->flags & O_ACCMODE) == O_RDONLY) {
@@ -962,17 +1199,19 @@ static ssize_t o_write(struct ofd *o, const void *buf, size_t n, uint64_t off)
 		return -1;
 	}
 	in_tfs++;
-	if (lockdesign) {
+	if (!(h = H(o))) {
+		r = -1;
+	} else if (lockdesign) {
 		/* the second acquire is free while the lock is held; it takes
 		 * the lock again when a revocation crossed the write, so that
 		 * the bytes are covered (and flushed at the next conflict) */
-		if (tfs_acquire_lock(o->h, off, n, TFS_LOCK_WRITE) < 0 ||
-		    (r = tfs_pwrite(o->h, buf, n, off)) < 0 ||
-		    tfs_acquire_lock(o->h, off, n, TFS_LOCK_WRITE) < 0)
+		if (tfs_acquire_lock(h, off, n, TFS_LOCK_WRITE) < 0 ||
+		    (r = tfs_pwrite(h, buf, n, off)) < 0 ||
+		    tfs_acquire_lock(h, off, n, TFS_LOCK_WRITE) < 0)
 			r = -1;
 	} else {
-		r = tfs_pwrite(o->h, buf, n, off);
-		if (r > 0 && model == M_POSIX && tfs_attach(o->h, off, (size_t)r) < 0)
+		r = tfs_pwrite(h, buf, n, off);
+		if (r > 0 && model == M_POSIX && tfs_attach(h, off, (size_t)r) < 0)
 			r = -1;
 	}
 	in_tfs--;
@@ -985,22 +1224,24 @@ static uint64_t o_size(struct ofd *o)
 	int rc;
 
 	in_tfs++;
-	rc = tfs_stat(o->h, &st);
+	rc = tfs_stat(H(o), &st);
 	in_tfs--;
-	return rc < 0 ? o->pos : (uint64_t)st.st_size;
+	return rc < 0 ? pos_get(o) : (uint64_t)st.st_size;
 }
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	struct ofd *o = get(fd);
+	uint64_t p;
 	ssize_t r;
 
 	RESOLVE(read);
 	if (in_tfs || !o)
 		return real_read(fd, buf, n);
 	pthread_mutex_lock(&o->lock);
-	if ((r = o_read(o, buf, n, o->pos)) > 0)
-		o->pos += (uint64_t)r;
+	p = pos_take(o, n);
+	r = o_read(o, buf, n, p);
+	pos_short(o, p, n, r);
 	pthread_mutex_unlock(&o->lock);
 	return r;
 }
@@ -1008,16 +1249,22 @@ EXPORT ssize_t read(int fd, void *buf, size_t n)
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 	struct ofd *o = get(fd);
+	uint64_t p;
 	ssize_t r;
 
 	RESOLVE(write);
 	if (in_tfs || !o)
 		return real_write(fd, buf, n);
 	pthread_mutex_lock(&o->lock);
-	if (o->flags & O_APPEND)
-		o->pos = o_size(o);
-	if ((r = o_write(o, buf, n, o->pos)) > 0)
-		o->pos += (uint64_t)r;
+	if (o->flags & O_APPEND) {
+		p = o_size(o);
+		r = o_write(o, buf, n, p);
+		pos_set(o, p + (r > 0 ? (uint64_t)r : 0));
+	} else {
+		p = pos_take(o, n);
+		r = o_write(o, buf, n, p);
+		pos_short(o, p, n, r);
+	}
 	pthread_mutex_unlock(&o->lock);
 	return r;
 }
@@ -1111,7 +1358,7 @@ EXPORT off_t lseek(int fd, off_t off, int whence)
 		pos = off;
 		break;
 	case SEEK_CUR:
-		pos = (int64_t)o->pos + off;
+		pos = (int64_t)pos_get(o) + off;
 		break;
 	case SEEK_END:
 		pos = (int64_t)o_size(o) + off;
@@ -1134,7 +1381,7 @@ EXPORT off_t lseek(int fd, off_t off, int whence)
 		errno = EINVAL;
 		return -1;
 	}
-	o->pos = (uint64_t)pos;
+	pos_set(o, (uint64_t)pos);
 	pthread_mutex_unlock(&o->lock);
 	return (off_t)pos;
 }
@@ -1150,7 +1397,7 @@ static int o_sync(struct ofd *o)
 
 	if (model == M_COMMIT && !lockdesign) {
 		in_tfs++;
-		rc = tfs_attach_file(o->h);
+		rc = tfs_attach_file(H(o));
 		in_tfs--;
 	}
 	return rc;
@@ -1189,7 +1436,7 @@ EXPORT int ftruncate(int fd, off_t len)
 		return -1;
 	}
 	in_tfs++;
-	rc = tfs_truncate(o->h, (size_t)len);
+	rc = tfs_truncate(H(o), (size_t)len);
 	in_tfs--;
 	return rc;
 }
@@ -1221,7 +1468,7 @@ EXPORT int fstat(int fd, struct stat *st)
 	if (in_tfs || !o)
 		return real_fstat(fd, st);
 	in_tfs++;
-	rc = tfs_stat(o->h, st);
+	rc = tfs_stat(H(o), st);
 	in_tfs--;
 	return rc;
 }

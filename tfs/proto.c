@@ -7,6 +7,7 @@
 #include "proto.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,14 +257,39 @@ int tfs_path_norm(const char *in, char *out, size_t outlen)
 	return 0;
 }
 
-int tfs_fd_high(int fd)
+/* The descriptors tfs_fd_high() handed out and tfs_fd_close() has not
+ * closed: what a forked child closes in tfs_fds_forget(). */
+#define FD_BITS 65536
+static _Atomic unsigned long fd_owned[FD_BITS / (8 * sizeof(unsigned long))];
+#define FD_WORD(fd) fd_owned[(unsigned)(fd) / (8 * sizeof(unsigned long))]
+#define FD_BIT(fd) (1UL << ((unsigned)(fd) % (8 * sizeof(unsigned long))))
+
+static int fd_own(int fd)
+{
+	if (fd >= 0 && fd < FD_BITS)
+		atomic_fetch_or(&FD_WORD(fd), FD_BIT(fd));
+	return fd;
+}
+
+int tfs_fd_close(int fd)
+{
+	if (fd >= 0 && fd < FD_BITS)
+		atomic_fetch_and(&FD_WORD(fd), ~FD_BIT(fd));
+	return close(fd);
+}
+
+void tfs_fds_forget(void)
+{
+	for (int fd = 0; fd < FD_BITS; fd++)
+		if (atomic_load(&FD_WORD(fd)) & FD_BIT(fd))
+			tfs_fd_close(fd);
+}
+
+int tfs_fd_base(void)
 {
 	static int base;
 	struct rlimit rl;
-	int nfd, e = errno;
 
-	if (fd < 0)
-		return fd;
 	if (!base) {	/* half the limit, at most 4096: above what programs use */
 		int b = 256;
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -271,11 +297,20 @@ int tfs_fd_high(int fd)
 			b = rl.rlim_cur / 2 > 4096 ? 4096 : (int)(rl.rlim_cur / 2);
 		base = b;
 	}
+	return base;
+}
+
+int tfs_fd_high(int fd)
+{
+	int nfd, e = errno, base = tfs_fd_base();
+
+	if (fd < 0)
+		return fd;
 	if (fd >= base || (nfd = fcntl(fd, F_DUPFD_CLOEXEC, base)) < 0) {
 		errno = e;
-		return fd;
+		return fd_own(fd);
 	}
 	close(fd);
 	errno = e;
-	return nfd;
+	return fd_own(nfd);
 }

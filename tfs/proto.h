@@ -122,8 +122,21 @@ int tfs_path_norm(const char *in, char *out, size_t outlen);
  * Move descriptor @fd (when valid) to a number programs do not pick
  * themselves, close-on-exec: shells dup2 onto small numbers ("exec 3>f"),
  * which would silently replace a descriptor of ours.  Returns the new
- * number, or @fd when it cannot be moved.
+ * number, or @fd when it cannot be moved.  The descriptor is remembered
+ * as ours until tfs_fd_close().
  */
 int tfs_fd_high(int fd);
+
+/* The lowest number tfs_fd_high() moves descriptors to. */
+int tfs_fd_base(void);
+
+/* Close a descriptor tfs_fd_high() returned. */
+int tfs_fd_close(int fd);
+
+/* In a child forked from a process of ours: close every descriptor
+ * tfs_fd_high() returned and tfs_fd_close() has not closed (the parent's
+ * connections, listener and buffers), so that the child holds none of
+ * them open after the parent closes its own. */
+void tfs_fds_forget(void);
 
 #endif

@@ -256,7 +256,7 @@ static struct tfs_ep *sock_ep_connect(const char *addr, const unsigned char *sec
 	return ep;
 fail:
 	e = errno;
-	close(fd);
+	tfs_fd_close(fd);
 	errno = e;
 	return NULL;
 }
@@ -375,7 +375,7 @@ static void sock_ep_close(struct tfs_ep *ep)
 {
 	if (!ep)
 		return;
-	close(ep->fd);
+	tfs_fd_close(ep->fd);
 	pthread_mutex_destroy(&ep->lock);
 	free(ep);
 }
@@ -407,7 +407,7 @@ static void conn_unref(struct tfs_conn *c)
 	last = --c->refs == 0;
 	pthread_mutex_unlock(&c->lock);
 	if (last) {
-		close(c->fd);
+		tfs_fd_close(c->fd);
 		free(c->body);
 		pthread_mutex_destroy(&c->lock);
 		free(c);
@@ -534,7 +534,7 @@ static void lsn_accept(struct tfs_lsn *l)
 			return;
 		}
 		if (!(c = calloc(1, sizeof(*c)))) {
-			close(fd);
+			tfs_fd_close(fd);
 			continue;
 		}
 		tune(fd, l->unix_path[0] ? AF_UNIX : AF_INET);
@@ -547,7 +547,7 @@ static void lsn_accept(struct tfs_lsn *l)
 		ev.events = EPOLLIN | EPOLLRDHUP;
 		ev.data.ptr = c;
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-			close(fd);
+			tfs_fd_close(fd);
 			pthread_mutex_destroy(&c->lock);
 			free(c);
 			continue;
@@ -670,11 +670,11 @@ fail:
 	if (l->unix_path[0])
 		unlink(l->unix_path);
 	if (l->fd >= 0)
-		close(l->fd);
+		tfs_fd_close(l->fd);
 	if (l->epfd >= 0)
-		close(l->epfd);
+		tfs_fd_close(l->epfd);
 	if (l->wakefd >= 0)
-		close(l->wakefd);
+		tfs_fd_close(l->wakefd);
 	free(l);
 	return NULL;
 }
@@ -696,9 +696,9 @@ static void sock_lsn_close(struct tfs_lsn *l)
 	pthread_join(l->thread, NULL);
 	if (l->unix_path[0])
 		unlink(l->unix_path);
-	close(l->fd);
-	close(l->epfd);
-	close(l->wakefd);
+	tfs_fd_close(l->fd);
+	tfs_fd_close(l->epfd);
+	tfs_fd_close(l->wakefd);
 	free(l);
 }
 

@@ -1719,6 +1719,18 @@ static void *u_conn_get(struct tfs_conn *conn)
 	return ((struct ucx_conn *)conn)->data;
 }
 
+/* A forked child: the parent's context and engines are not ours to use or
+ * clean up (their threads are not here, their memory is shared with UCX's
+ * in the parent); the next call makes new ones. */
+static void u_forked(void)
+{
+	pthread_mutex_init(&g_lock, NULL);
+	g_ctx = NULL;
+	g_ctx_refs = 0;
+	g_eps = NULL;
+	g_eps_refs = 0;
+}
+
 const struct tfs_tp_ops tfs_tp_ucx = {
 	.name = "ucx",
 	.ep_connect = u_ep_connect,
@@ -1732,4 +1744,5 @@ const struct tfs_tp_ops tfs_tp_ucx = {
 	.req_reply = u_req_reply,
 	.conn_set = u_conn_set,
 	.conn_get = u_conn_get,
+	.forked = u_forked,
 };

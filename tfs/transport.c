@@ -27,6 +27,7 @@
 static pthread_mutex_t ucx_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct tfs_tp_ops *ucx_ops;
 static char ucx_err[320];
+static int ucx_forked;	/* UCX was started before this process forked */
 
 /* dlopen the plugin at @p; 1 when it is loaded.  With ucx_lock held. */
 static int try_path(const char *p)
@@ -118,8 +119,21 @@ out:
 
 static const struct tfs_tp_ops *by_addr(const char *addr)
 {
-	if (strncmp(addr, "ucx:", 4) == 0)
+	if (strncmp(addr, "ucx:", 4) == 0) {
+		if (ucx_forked) {
+			/* UCX's threads stayed in the parent: a new context
+			 * here never connects (UCX does not support fork) */
+			static int said;
+
+			if (!said++)
+				fprintf(stderr, "libtfs: UCX does not work in a process forked "
+					"from one that used it; exec a program to use TangramFS "
+					"over UCX there\n");
+			snprintf(ucx_err, sizeof(ucx_err), "UCX was in use before fork");
+			return NULL;
+		}
 		return load_ucx();
+	}
 	return &tfs_tp_sock;	/* tcp:, unix:, and the refusal of anything else */
 }
 
@@ -197,4 +211,17 @@ void tfs_conn_set(struct tfs_conn *conn, void *data)
 void *tfs_conn_get(struct tfs_conn *conn)
 {
 	return OPS(conn)->conn_get(conn);
+}
+
+void tfs_tp_forked(void)
+{
+	/* the child has one thread, so nobody holds ucx_lock but a thread
+	 * that is gone */
+	pthread_mutex_init(&ucx_lock, NULL);
+	if (ucx_ops) {
+		ucx_forked = 1;
+		if (ucx_ops->forked)
+			ucx_ops->forked();
+	}
+	tfs_fds_forget();
 }

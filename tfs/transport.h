@@ -90,6 +90,12 @@ const char *tfs_lsn_addr(const struct tfs_lsn *lsn);
  * still held by callbacks must have been replied to before. */
 void tfs_lsn_close(struct tfs_lsn *lsn);
 
+/* In a child just forked (pthread_atfork): forget every endpoint and
+ * listener of the parent without a word to the other side -- they are the
+ * parent's -- and close the descriptors they hold here, so that the child
+ * can connect anew.  The objects themselves are leaked. */
+void tfs_tp_forked(void);
+
 /* Reply to @req with @status and the body gathered from @iov, then free
  * @req.  A reply to a closed connection is dropped.  Returns 0 or -1. */
 int tfs_req_reply(struct tfs_req *req, int status, const struct iovec *iov, int iovcnt);
@@ -122,6 +128,9 @@ struct tfs_tp_ops {
 	int (*req_reply)(struct tfs_req *req, int status, const struct iovec *iov, int iovcnt);
 	void (*conn_set)(struct tfs_conn *conn, void *data);
 	void *(*conn_get)(struct tfs_conn *conn);
+	/* in a child just forked: forget the parent's objects without
+	 * touching them, so that new ones can be made (NULL: nothing to do) */
+	void (*forked)(void);
 };
 
 /* What every backend object starts with. */

@@ -9,6 +9,8 @@
  *   unlink:PATH  wait:FILE (until it exists)  touch:FILE  sleep:MS  finalize
  *   wlock:OFF:LEN  rlock:OFF:LEN  unlock:OFF:LEN  unlockfile  unlockclient
  *   policy:exact|extend-end|extend  lstats (this node's alpha beta gamma)
+ *   fork (the operations after it run in a child; the parent waits for it,
+ *   prints "fork: child STATUS" and ends)
  * A failing operation prints "OP: -1 ERRNO-NAME" and the run goes on.
  */
 #ifndef _GNU_SOURCE
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../tfs/tfs.h"
@@ -187,6 +190,19 @@ int main(int argc, char **argv)
 			tfs_lock_stats(cnt) < 0 ? fail(op) : (void)printf(
 				"lstats: alpha %llu beta %llu gamma %llu\n", (unsigned long long)cnt[0],
 				(unsigned long long)cnt[1], (unsigned long long)cnt[2]);
+		} else if (!strcmp(op, "fork")) {
+			pid_t pid = fork();
+			int st;
+
+			if (pid < 0) {
+				fail(op);
+			} else if (pid > 0) {
+				if (waitpid(pid, &st, 0) < 0)
+					fail(op);
+				else
+					printf("fork: child %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+				return 0;
+			}
 		} else if (!strcmp(op, "finalize")) {
 			printf("finalize: %d\n", tfs_finalize());
 		} else {
