@@ -33,6 +33,7 @@ setup_file() {
 		"$TG_TOP/lib/libtfs.a" -ldl -lpthread -Wl,-rpath,"$TG_TOP/lib"
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/bulk" "$TG_TOP/tests/tfs/bulk.c" \
 		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib"
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/spawn" "$TG_TOP/tests/tfs/spawn.c"
 	pick_transport ucx_probe
 }
 
@@ -701,6 +702,25 @@ query: 4500 ok' ]
 	for m in posix commit session; do
 		cmp pfs/sub-$m <(echo aa; echo bb; cat src; echo dd; echo cc; echo ee; echo ff)
 	done
+}
+
+# glibc's posix_spawn execs without calling execve(); GNU make spawns its
+# recipes with it.
+@test "posix_spawn and posix_spawnp: file actions on the mount, inherited descriptors, make > /tfs/log" {
+	start
+	export TFS_CONSISTENCY=session
+	run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" sh -c 'printf "in1\nin2\n" > /tfs-test/in'
+	run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" "$B/spawn" /tfs-test/out /tfs-test/in
+	[ -z "$stderr" ]
+	[ "$output" = "$(printf 'echo: exit 0\ncat: exit 0\nsh: exit 0\nmissing: No such file or directory')" ]
+	printf 'all:\n\t@echo from-make\n\t@/bin/echo second\n' > mk
+	run -0 --separate-stderr env LD_PRELOAD="$PRELOAD" bash -c '
+		make -s -f mk > /tfs-test/make.log
+		echo after >> /tfs-test/make.log'
+	[ -z "$stderr" ]
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/out)" = "$(printf 'parent\nchild\nin1\nin2\nshell\nend')" ]
+	[ "$(cat pfs/make.log)" = "$(printf 'from-make\nsecond\nafter')" ]
 }
 
 @test "a program run without libtfs-posix on a TangramFS descriptor fails loudly: nothing vanishes" {

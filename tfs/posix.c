@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -728,43 +729,78 @@ EXPORT void _Exit(int status)
 
 #define INHERIT "TFS_INHERIT="
 
-/* TFS_INHERIT=... for this process's inheritable descriptors (@all: for
- * all of them), or NULL when it has none. */
-static char *inherit_env(int all)
+/* A descriptor a new program is to inherit. */
+struct heir {
+	int fd;
+	struct ofd *o;
+};
+
+/* TFS_INHERIT=... for the @n descriptors of @v, or NULL when there are
+ * none (or out of memory).  With tab_lock held. */
+static char *inherit_fmt(const struct heir *v, int n)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m;
-	int fd, any = 0;
 
-	RESOLVE(fcntl);
-	if (!(m = open_memstream(&buf, &len)))
+	if (n == 0 || !(m = open_memstream(&buf, &len)))
 		return NULL;
 	fputs(INHERIT, m);
-	pthread_mutex_lock(&tab_lock);
 	if (offs_ok())
 		fprintf(m, "offsets %d\n", offs_fd);
-	for (fd = 0; fd < MAXFD; fd++) {
-		struct ofd *o = atomic_load(&fdtab[fd]);
-		int fdfl;
+	for (int i = 0; i < n; i++) {
+		struct ofd *o = v[i].o;
 
-		if (!o || !o->rel || strchr(o->rel, '\n'))
-			continue;
-		fdfl = real_fcntl(fd, F_GETFD);
-		if (fdfl < 0 || (!all && (fdfl & FD_CLOEXEC)))
-			continue;
-		fprintf(m, "%d %lx %d %llu %u %s\n", fd, (unsigned long)(uintptr_t)o,
+		fprintf(m, "%d %lx %d %llu %u %s\n", v[i].fd, (unsigned long)(uintptr_t)o,
 			o->flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC),
 			(unsigned long long)pos_get(o), (unsigned)o->slot, o->rel);
 		o->shared = 1;
-		any = 1;
 	}
-	pthread_mutex_unlock(&tab_lock);
-	if (fclose(m) != 0 || !any) {
+	if (fclose(m) != 0) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
+}
+
+/* Can @o be passed on (it has a path without a newline)? */
+static int heritable(const struct ofd *o)
+{
+	return o && o->rel && !strchr(o->rel, '\n');
+}
+
+/* TFS_INHERIT=... for this process's inheritable descriptors (@all: for
+ * all of them), or NULL when it has none. */
+static char *inherit_env(int all)
+{
+	struct heir *v = NULL;
+	char *env;
+	int n = 0, cap = 0;
+
+	RESOLVE(fcntl);
+	pthread_mutex_lock(&tab_lock);
+	for (int fd = 0; fd < MAXFD; fd++) {
+		struct ofd *o = atomic_load(&fdtab[fd]);
+		int fdfl;
+
+		if (!heritable(o))
+			continue;
+		fdfl = real_fcntl(fd, F_GETFD);
+		if (fdfl < 0 || (!all && (fdfl & FD_CLOEXEC)))
+			continue;
+		if (n == cap) {
+			struct heir *w = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!w)
+				break;
+			v = w;
+		}
+		v[n++] = (struct heir){ fd, o };
+	}
+	env = inherit_fmt(v, n);
+	pthread_mutex_unlock(&tab_lock);
+	free(v);
+	return env;
 }
 
 /* @envp without TFS_INHERIT, plus @add if not NULL; NULL when out of
@@ -950,6 +986,441 @@ EXPORT int execle(const char *path, const char *arg, ...)
 	envp = va_arg(ap, char *const *);
 	va_end(ap);
 	return execve(path, argv, envp);
+}
+
+/* ---- posix_spawn ----------------------------------------------------------------
+ *
+ * glibc's posix_spawn execs in the child without going through execve()
+ * above, so it is followed here: the file actions are recorded as they
+ * are added (their object is opaque), and a spawn that involves the
+ * mount -- TangramFS descriptors in this process, or an action opening a
+ * path on the mount -- runs with a copy of the actions in which each such
+ * open is done by this process on TangramFS and handed to the child by a
+ * dup2, and with TFS_INHERIT in the environment for the descriptors the
+ * new program will have, worked out by playing the actions over this
+ * process's table.  The offsets' memory file goes along (a dup2 of a
+ * descriptor onto itself clears its close-on-exec flag, glibc >= 2.29).
+ * Any other spawn, and one whose actions were not all seen being added,
+ * passes through as it is.
+ */
+
+enum { A_OPEN, A_CLOSE, A_DUP2, A_CHDIR, A_FCHDIR, A_CLOSEFROM, A_OTHER };
+
+struct sp_act {
+	int kind, fd, newfd, oflag;
+	mode_t mode;
+	char *path;
+};
+
+struct sp_rec {
+	const posix_spawn_file_actions_t *fa;
+	int n, cap;
+	struct sp_act *v;
+	struct sp_rec *next;
+};
+
+static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sp_rec *sp_recs;
+
+static void sp_clear(struct sp_rec *r)
+{
+	for (int i = 0; i < r->n; i++)
+		free(r->v[i].path);
+	free(r->v);
+	r->v = NULL;
+	r->n = r->cap = 0;
+}
+
+/* The record of @fa (made when @create); with sp_lock held. */
+static struct sp_rec *sp_find(const posix_spawn_file_actions_t *fa, int create)
+{
+	struct sp_rec *r;
+
+	for (r = sp_recs; r && r->fa != fa; r = r->next)
+		;
+	if (!r && create && (r = calloc(1, sizeof(*r)))) {
+		r->fa = fa;
+		r->next = sp_recs;
+		sp_recs = r;
+	}
+	return r;
+}
+
+static void sp_forget(const posix_spawn_file_actions_t *fa)
+{
+	struct sp_rec **pp, *r;
+
+	pthread_mutex_lock(&sp_lock);
+	for (pp = &sp_recs; (r = *pp) && r->fa != fa; pp = &r->next)
+		;
+	if (r) {
+		*pp = r->next;
+		sp_clear(r);
+		free(r);
+	}
+	pthread_mutex_unlock(&sp_lock);
+}
+
+/* Record an action added to @fa (the real call succeeded).  A record that
+ * cannot be kept is dropped whole, so that the count check fails. */
+static void sp_add(const posix_spawn_file_actions_t *fa, struct sp_act a)
+{
+	struct sp_rec *r;
+
+	pthread_mutex_lock(&sp_lock);
+	if ((r = sp_find(fa, 1))) {
+		if (r->n == r->cap) {
+			int cap = r->cap ? 2 * r->cap : 8;
+			struct sp_act *v = realloc(r->v, (size_t)cap * sizeof(*v));
+
+			if (!v) {
+				sp_clear(r);
+				r->n = -1;	/* never matches */
+				pthread_mutex_unlock(&sp_lock);
+				free(a.path);
+				return;
+			}
+			r->v = v;
+			r->cap = cap;
+		}
+		if (r->n >= 0)
+			r->v[r->n++] = a;
+		else
+			free(a.path);
+	} else {
+		free(a.path);
+	}
+	pthread_mutex_unlock(&sp_lock);
+}
+
+/* The C library's own, which sp_plan() also calls. */
+REAL(posix_spawn_file_actions_init);
+REAL(posix_spawn_file_actions_destroy);
+REAL(posix_spawn_file_actions_addopen);
+REAL(posix_spawn_file_actions_addclose);
+REAL(posix_spawn_file_actions_adddup2);
+REAL(posix_spawn_file_actions_addchdir_np);
+REAL(posix_spawn_file_actions_addfchdir_np);
+REAL(posix_spawn_file_actions_addclosefrom_np);
+REAL(posix_spawn_file_actions_addtcsetpgrp_np);
+
+#define SP_REAL(name, ...) \
+	int rc; \
+	RESOLVE(name); \
+	if (!real_##name) \
+		return ENOSYS; \
+	rc = real_##name(__VA_ARGS__)
+
+EXPORT int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
+{
+	SP_REAL(posix_spawn_file_actions_init, fa);
+	if (rc == 0)
+		sp_forget(fa);
+	return rc;
+}
+
+EXPORT int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
+{
+	SP_REAL(posix_spawn_file_actions_destroy, fa);
+	sp_forget(fa);
+	return rc;
+}
+
+EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
+					    const char *path, int oflag, mode_t mode)
+{
+	SP_REAL(posix_spawn_file_actions_addopen, fa, fd, path, oflag, mode);
+	if (rc == 0)
+		sp_add(fa, (struct sp_act){ A_OPEN, fd, -1, oflag, mode, strdup(path) });
+	return rc;
+}
+
+EXPORT int posix_spawn_file_actions_addclose(posix_spawn_file_actions_t *fa, int fd)
+{
+	SP_REAL(posix_spawn_file_actions_addclose, fa, fd);
+	if (rc == 0)
+		sp_add(fa, (struct sp_act){ A_CLOSE, fd, -1, 0, 0, NULL });
+	return rc;
+}
+
+EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int newfd)
+{
+	SP_REAL(posix_spawn_file_actions_adddup2, fa, fd, newfd);
+	if (rc == 0)
+		sp_add(fa, (struct sp_act){ A_DUP2, fd, newfd, 0, 0, NULL });
+	return rc;
+}
+
+EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa,
+						const char *path)
+{
+	SP_REAL(posix_spawn_file_actions_addchdir_np, fa, path);
+	if (rc == 0)
+		sp_add(fa, (struct sp_act){ A_CHDIR, -1, -1, 0, 0, strdup(path) });
+	return rc;
+}
+
+EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa, int fd)
+{
+	SP_REAL(posix_spawn_file_actions_addfchdir_np, fa, fd);
+	if (rc == 0)
+		sp_add(fa, (struct sp_act){ A_FCHDIR, fd, -1, 0, 0, NULL });
+	return rc;
+}
+
+EXPORT int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *fa, int from)
+{
+	SP_REAL(posix_spawn_file_actions_addclosefrom_np, fa, from);
+	if (rc == 0)
+		sp_add(fa, (struct sp_act){ A_CLOSEFROM, from, -1, 0, 0, NULL });
+	return rc;
+}
+
+EXPORT int posix_spawn_file_actions_addtcsetpgrp_np(posix_spawn_file_actions_t *fa, int fd)
+{
+	SP_REAL(posix_spawn_file_actions_addtcsetpgrp_np, fa, fd);
+	if (rc == 0)
+		sp_add(fa, (struct sp_act){ A_OTHER, fd, -1, 0, 0, NULL });
+	return rc;
+}
+
+/* The child's descriptor table, as far as TangramFS goes. */
+struct sp_fd {
+	struct ofd *o;
+	int cloexec;
+};
+
+/* A spawn's plan: the actions to run, the descriptors opened for them
+ * here (closed after the spawn), TFS_INHERIT for the new program. */
+struct sp_plan {
+	posix_spawn_file_actions_t fa;
+	int fa_made;
+	int opened[64], nopened;
+	char *env;
+};
+
+/* Are the C library's file-action functions all there? */
+static int sp_resolved(void)
+{
+	RESOLVE(posix_spawn_file_actions_init);
+	RESOLVE(posix_spawn_file_actions_destroy);
+	RESOLVE(posix_spawn_file_actions_addopen);
+	RESOLVE(posix_spawn_file_actions_addclose);
+	RESOLVE(posix_spawn_file_actions_adddup2);
+	RESOLVE(posix_spawn_file_actions_addchdir_np);
+	RESOLVE(posix_spawn_file_actions_addfchdir_np);
+	RESOLVE(posix_spawn_file_actions_addclosefrom_np);
+	RESOLVE(posix_spawn_file_actions_addtcsetpgrp_np);
+	return real_posix_spawn_file_actions_init && real_posix_spawn_file_actions_destroy &&
+	       real_posix_spawn_file_actions_addopen && real_posix_spawn_file_actions_addclose &&
+	       real_posix_spawn_file_actions_adddup2 &&
+	       real_posix_spawn_file_actions_addchdir_np &&
+	       real_posix_spawn_file_actions_addfchdir_np &&
+	       real_posix_spawn_file_actions_addclosefrom_np &&
+	       real_posix_spawn_file_actions_addtcsetpgrp_np;
+}
+
+static void sp_plan_end(struct sp_plan *p)
+{
+	if (p->fa_made)
+		real_posix_spawn_file_actions_destroy(&p->fa);
+	for (int i = 0; i < p->nopened; i++)
+		close(p->opened[i]);
+	free(p->env);
+}
+
+/*
+ * Work out the plan of a spawn with the actions @fa (may be NULL).
+ * Returns 1 with the plan made, 0 when the spawn does not involve the
+ * mount or cannot be followed (it then passes through), or -1 with *@err
+ * set when an open on the mount fails (the spawn fails with it, as it
+ * would in the child).
+ */
+static int sp_plan(const posix_spawn_file_actions_t *fa, struct sp_plan *p, int *err)
+{
+	struct sp_fd *t = NULL;
+	struct sp_rec *r = NULL;
+	struct heir *v = NULL;
+	int maxfd = 0, any = 0, ok = 0, n = 0;
+	char cwd[PATH_MAX] = "";
+
+	memset(p, 0, sizeof(*p));
+	*err = 0;
+	if (in_tfs || !mountlen || !sp_resolved())
+		return 0;
+	RESOLVE(fcntl);
+	pthread_mutex_lock(&sp_lock);
+	if (fa) {
+		r = sp_find(fa, 0);
+		if (fa->__used != (r ? r->n : 0))
+			goto out;	/* actions we did not see added */
+		for (int i = 0; r && i < r->n; i++) {
+			struct sp_act *a = &r->v[i];
+			char rel[PATH_MAX];
+
+			if (a->kind == A_OPEN && tfs_path(AT_FDCWD, a->path, rel, sizeof(rel)) > 0)
+				any = 1;
+			if (a->fd >= maxfd)
+				maxfd = a->fd + 1;
+			if (a->newfd >= maxfd)
+				maxfd = a->newfd + 1;
+		}
+	}
+	for (int fd = 0; fd < MAXFD; fd++)
+		if (heritable(atomic_load(&fdtab[fd]))) {
+			any = 1;
+			if (fd >= maxfd)
+				maxfd = fd + 1;
+		}
+	if (!any || maxfd > MAXFD || !(t = calloc((size_t)maxfd, sizeof(*t))))
+		goto out;
+	for (int fd = 0; fd < maxfd; fd++) {
+		struct ofd *o = atomic_load(&fdtab[fd]);
+
+		if (heritable(o)) {
+			t[fd].o = o;
+			t[fd].cloexec = (real_fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0;
+		}
+	}
+	if (real_posix_spawn_file_actions_init(&p->fa) != 0)
+		goto out;
+	p->fa_made = 1;
+	for (int i = 0; r && i < r->n; i++) {
+		struct sp_act *a = &r->v[i];
+		char rel[PATH_MAX], full[PATH_MAX * 2];
+		const char *path = a->path;
+		int rc = 0, tfd;
+
+		switch (a->kind) {
+		case A_OPEN:
+			/* a relative path after a chdir action is taken from
+			 * there; after an fchdir it cannot be known */
+			if (path[0] != '/' && cwd[0]) {
+				if (cwd[0] != '/' ||
+				    (size_t)snprintf(full, sizeof(full), "%s/%s", cwd, path) >=
+					    sizeof(full))
+					goto plain;
+				path = full;
+			}
+			if (tfs_path(AT_FDCWD, path, rel, sizeof(rel)) <= 0)
+				goto plain;
+			if (p->nopened == (int)(sizeof(p->opened) / sizeof(p->opened[0]))) {
+				*err = EMFILE;
+				goto out;
+			}
+			if ((tfd = tfs_openfd(rel, a->oflag | O_CLOEXEC, path)) < 0) {
+				*err = errno;
+				goto out;
+			}
+			p->opened[p->nopened++] = tfd;
+			rc = real_posix_spawn_file_actions_adddup2(&p->fa, tfd, a->fd);
+			t[a->fd] = (struct sp_fd){ get(tfd), (a->oflag & O_CLOEXEC) != 0 };
+			break;
+		plain:
+			rc = real_posix_spawn_file_actions_addopen(&p->fa, a->fd, a->path, a->oflag,
+							      a->mode);
+			t[a->fd].o = NULL;
+			break;
+		case A_CLOSE:
+			rc = real_posix_spawn_file_actions_addclose(&p->fa, a->fd);
+			t[a->fd].o = NULL;
+			break;
+		case A_DUP2:
+			rc = real_posix_spawn_file_actions_adddup2(&p->fa, a->fd, a->newfd);
+			if (a->fd == a->newfd)
+				t[a->fd].cloexec = 0;
+			else
+				t[a->newfd] = (struct sp_fd){ t[a->fd].o, 0 };
+			break;
+		case A_CHDIR:
+			rc = real_posix_spawn_file_actions_addchdir_np(&p->fa, a->path);
+			if (a->path[0] == '/')
+				snprintf(cwd, sizeof(cwd), "%s", a->path);
+			else
+				snprintf(cwd, sizeof(cwd), "?");
+			break;
+		case A_FCHDIR:
+			rc = real_posix_spawn_file_actions_addfchdir_np(&p->fa, a->fd);
+			snprintf(cwd, sizeof(cwd), "?");
+			break;
+		case A_CLOSEFROM:
+			rc = real_posix_spawn_file_actions_addclosefrom_np(&p->fa, a->fd);
+			for (int fd = a->fd; fd >= 0 && fd < maxfd; fd++)
+				t[fd].o = NULL;
+			break;
+		default:
+			rc = real_posix_spawn_file_actions_addtcsetpgrp_np(&p->fa, a->fd);
+			break;
+		}
+		if (rc != 0)
+			goto out;
+	}
+	if (!(v = calloc((size_t)maxfd, sizeof(*v))))
+		goto out;
+	for (int fd = 0; fd < maxfd; fd++)
+		if (t[fd].o && !t[fd].cloexec)
+			v[n++] = (struct heir){ fd, t[fd].o };
+	pthread_mutex_lock(&tab_lock);
+	p->env = inherit_fmt(v, n);
+	pthread_mutex_unlock(&tab_lock);
+	if (p->env && offs_ok() &&
+	    real_posix_spawn_file_actions_adddup2(&p->fa, offs_fd, offs_fd) != 0)
+		goto out;
+	ok = 1;
+out:
+	pthread_mutex_unlock(&sp_lock);
+	free(t);
+	free(v);
+	if (!ok) {
+		sp_plan_end(p);
+		memset(p, 0, sizeof(*p));
+	}
+	return ok ? 1 : *err ? -1 : 0;
+}
+
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
+
+static int do_spawn(spawn_fn *real, pid_t *pid, const char *file,
+		    const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+		    char *const argv[], char *const envp[])
+{
+	struct sp_plan p;
+	char **env = NULL;
+	int err, rc = sp_plan(fa, &p, &err);
+
+	if (rc == 0)
+		return real(pid, file, fa, attr, argv, envp);
+	if (rc < 0)
+		return err;
+	if (p.env && !(env = env_with(envp, p.env))) {
+		sp_plan_end(&p);
+		return ENOMEM;
+	}
+	rc = real(pid, file, &p.fa, attr, argv, env ? env : envp);
+	free(env);
+	sp_plan_end(&p);
+	return rc;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	static spawn_fn *real;
+
+	if (!real)
+		real = (spawn_fn *)dlsym(RTLD_NEXT, "posix_spawn");
+	return do_spawn(real, pid, path, fa, attr, argv, envp);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	static spawn_fn *real;
+
+	if (!real)
+		real = (spawn_fn *)dlsym(RTLD_NEXT, "posix_spawnp");
+	return do_spawn(real, pid, file, fa, attr, argv, envp);
 }
 
 /* Is @fd on /dev/null, as every TangramFS descriptor is? */
