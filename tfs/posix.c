@@ -68,6 +68,7 @@ struct ofd {
 };
 
 static struct ofd *_Atomic fdtab[MAXFD];
+static atomic_int fdtop;	/* above every descriptor fdtab has held */
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int in_tfs __attribute__((tls_model("initial-exec")));
 static char mount[PATH_MAX];
@@ -422,6 +423,8 @@ static void put(int fd, struct ofd *o)
 	pthread_mutex_lock(&tab_lock);
 	o->refs++;
 	atomic_store(&fdtab[fd], o);
+	if (fd >= atomic_load(&fdtop))
+		atomic_store(&fdtop, fd + 1);
 	pthread_mutex_unlock(&tab_lock);
 }
 
@@ -649,7 +652,7 @@ static tfs_file_t *H(struct ofd *o)
  * never used again for another), and the child's are stale. */
 static void fork_parent(void)
 {
-	for (int fd = 0; fd < MAXFD; fd++) {
+	for (int fd = 0; fd < atomic_load(&fdtop); fd++) {
 		struct ofd *o = atomic_load(&fdtab[fd]);
 
 		if (o)
@@ -663,7 +666,7 @@ static void fork_child(void)
 	pthread_mutex_init(&fresh_lock, NULL);
 	nfree = 0;	/* the parent may hand those out again */
 	atomic_store(&client_started, 0);
-	for (int fd = 0; fd < MAXFD; fd++) {
+	for (int fd = 0; fd < atomic_load(&fdtop); fd++) {
 		struct ofd *o = atomic_load(&fdtab[fd]);
 
 		if (o) {
@@ -683,7 +686,7 @@ static void at_exit(void)
 	for (int fd = 0; fd < 3; fd++)
 		if (get(fd))
 			std_give_back(fd);
-	for (int fd = 0; fd < MAXFD; fd++) {
+	for (int fd = 0; fd < atomic_load(&fdtop); fd++) {
 		struct ofd *o = take(fd);
 
 		if (o)
@@ -779,7 +782,7 @@ static char *inherit_env(int all)
 
 	RESOLVE(fcntl);
 	pthread_mutex_lock(&tab_lock);
-	for (int fd = 0; fd < MAXFD; fd++) {
+	for (int fd = 0; fd < atomic_load(&fdtop); fd++) {
 		struct ofd *o = atomic_load(&fdtab[fd]);
 		int fdfl;
 
@@ -1266,7 +1269,7 @@ static int sp_plan(const posix_spawn_file_actions_t *fa, struct sp_plan *p, int 
 				maxfd = a->newfd + 1;
 		}
 	}
-	for (int fd = 0; fd < MAXFD; fd++)
+	for (int fd = 0; fd < atomic_load(&fdtop); fd++)
 		if (heritable(atomic_load(&fdtab[fd]))) {
 			any = 1;
 			if (fd >= maxfd)
