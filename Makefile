@@ -116,6 +116,15 @@ $(BINDIR)/trace-run: tools/trace-run.c $(COMMON_HDR)
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -DTG_LIBDIR='"$(PREFIX)/lib"' -o $@ tools/trace-run.c
 
+# The sanitized trace-run finds the tracer in ../lib beside itself, as the
+# installed one does: there, the one unsanitized lib/.
+ifeq ($(SANITIZE),1)
+all: build/san/lib
+build/san/lib:
+	@mkdir -p build/san
+	ln -sfn ../../lib $@
+endif
+
 # The shim: position-independent, everything hidden but the wrappers, never
 # sanitized (it is preloaded into programs that are not).
 SHIM_CFLAGS = $(CFLAGS) -fPIC -fvisibility=hidden -fno-builtin -ftls-model=initial-exec

@@ -762,7 +762,8 @@ static void run_deferred(void)
 {
 	size_t i;
 
-	qsort(deferred, ndeferred, sizeof(*deferred), cmp_drec);
+	if (ndeferred)	/* (never qsort a NULL array, even empty) */
+		qsort(deferred, ndeferred, sizeof(*deferred), cmp_drec);
 	for (i = 0; i < ndeferred; i++) {
 		cur = &procs[deferred[i].proc];
 		if (!cur->started) {
@@ -1213,7 +1214,8 @@ static void place_ordered(void)
 {
 	size_t i, j;
 
-	qsort(pends, npends, sizeof(*pends), cmp_pend);
+	if (npends)
+		qsort(pends, npends, sizeof(*pends), cmp_pend);
 	for (i = 0; i < npends; i = j) {
 		int64_t total = 0, at;
 		uint64_t esz = tg_flat_size(pends[i].etype);
