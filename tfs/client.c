@@ -788,7 +788,7 @@ ssize_t tfs_read_peer(tfs_file_t *file, tfs_addr_t *peer, size_t offset, size_t 
 	size_t done = 0;
 
 	if (!live(file) || !peer) {
-		errno = EINVAL;
+		errno = file && !live(file) ? EBADF : EINVAL;	/* (inherited across fork) */
 		return -1;
 	}
 	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
