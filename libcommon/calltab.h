@@ -79,6 +79,110 @@ enum tg_enum {
 	TG_E_COUNT
 };
 
+/*
+ * Roles: what a call does, as the analysis tools need it.  Written in the
+ * call tables' options (see calls.tab), generated into calltab.gen.c, and
+ * read through role.h, so no tool decides what a call does by its name.
+ */
+
+/* What a call does to files (struct tg_iorole.op). */
+enum tg_io {
+	TG_IO_NONE = 0,
+	TG_IO_READ,	/* bytes from handle h at off, len */
+	TG_IO_WRITE,	/* bytes to handle h at off, len */
+	TG_IO_OPEN,	/* a: path, b: flags or mode; the new handle is h */
+	TG_IO_REOPEN,	/* the same, and handle c is closed first */
+	TG_IO_FDOPEN,	/* the new handle h shares the description of a */
+	TG_IO_CLOSE,	/* handle h: commit, close, forget it */
+	TG_IO_DUP,	/* handle h (or the return value) shares a's description */
+	TG_IO_FCNTL,	/* a: command, b: argument (F_DUPFD: a dup) */
+	TG_IO_SEEK,	/* h's position: off (TG_OFF_RET: the return value),
+			 * b: whence */
+	TG_IO_REWIND,	/* h's position: 0 */
+	TG_IO_SYNC,	/* h's data committed (a NULL stream: every stream) */
+	TG_IO_TRUNCATE,	/* h (a descriptor, path or MPI file) cut to a bytes */
+	TG_IO_VIEW,	/* MPI file h: a disp, b etype, c filetype */
+	TG_IO_FORK,	/* the child inherits the descriptors */
+	TG_IO_UNPLACED,	/* moves bytes the record cannot place (mmap, fputs) */
+	TG_IO_COUNT
+};
+
+/* Where the bytes of a data call start (struct tg_iorole.off). */
+enum tg_off {
+	TG_OFF_NONE = 0,
+	TG_OFF_POS,	/* the handle's position, which moves past them */
+	TG_OFF_ARG,	/* argument offarg; -1 there means TG_OFF_POS */
+	TG_OFF_RET,	/* the return value (a seek's new position) */
+	TG_OFF_AT,	/* MPI-IO: argument offarg, in etypes, through the view */
+	TG_OFF_IND,	/* MPI-IO: the individual pointer before the call
+			 * (argument offarg), which moves past them */
+	TG_OFF_SHARED,	/* MPI-IO: the shared pointer before (offarg) */
+	TG_OFF_ORDERED,	/* MPI-IO: ordered by rank, ending where the shared
+			 * pointer stands after the call (offarg) */
+};
+
+/* How many bytes a data call moved (struct tg_iorole.len). */
+enum tg_len {
+	TG_LEN_NONE = 0,
+	TG_LEN_RET,	/* the return value */
+	TG_LEN_RET_TIMES, /* the return value times argument lenarg (fread) */
+	TG_LEN_ONE,	/* one byte if the call succeeded (fputc) */
+	TG_LEN_STATUS,	/* MPI-IO: the status's bytes, else argument lenarg
+			 * (a count) times the size of argument c (a type) */
+};
+
+/* An argument index in a role: the return value, or none. */
+#define TG_ARG_RET (-1)
+#define TG_ARG_NONE (-2)
+
+struct tg_iorole {
+	uint8_t op;		/* enum tg_io */
+	uint8_t off;		/* enum tg_off */
+	uint8_t len;		/* enum tg_len */
+	int8_t h;		/* the handle: an argument index or TG_ARG_* */
+	int8_t a, b, c;		/* further arguments, by op (see enum tg_io) */
+	int8_t offarg, lenarg;	/* the arguments off and len name */
+	uint8_t flags;		/* TG_IOF_* */
+};
+
+#define TG_IOF_TRUNC 1	/* an open that always truncates (creat) */
+
+/* What an MPI call means for the happens-before graph (paper 000). */
+enum tg_mk {
+	TG_MK_OTHER = 0, TG_MK_SEND, TG_MK_ISEND, TG_MK_SEND_INIT, TG_MK_RECV,
+	TG_MK_IRECV, TG_MK_RECV_INIT, TG_MK_SENDRECV, TG_MK_ISENDRECV,
+	TG_MK_MPROBE, TG_MK_IMPROBE, TG_MK_START, TG_MK_STARTALL, TG_MK_WAIT,
+	TG_MK_WAITALL, TG_MK_WAITANY, TG_MK_WAITSOME, TG_MK_TEST, TG_MK_TESTALL,
+	TG_MK_TESTANY, TG_MK_TESTSOME, TG_MK_GETSTATUS, TG_MK_REQFREE,
+	TG_MK_COLL, TG_MK_ICOLL, TG_MK_COLL_INIT, TG_MK_CREATE, TG_MK_ICREATE,
+	TG_MK_NEWCREATE, TG_MK_FOPEN, TG_MK_FCLOSE, TG_MK_FCOLL, TG_MK_FICOLL,
+	TG_MK_FBEGIN, TG_MK_FEND, TG_MK_INERT, TG_MK_INERT_INIT, TG_MK_FINALIZE,
+	TG_MK_COUNT
+};
+
+/* How a collective orders its members (struct tg_hbrole.order). */
+enum tg_order {
+	TG_ORD_NONE = 0, /* no order (neighbourhood collectives) */
+	TG_ORD_ALL,	/* everyone's start before everyone's end; on an
+			 * intercommunicator, each group's before the other's */
+	TG_ORD_SYNC,	/* everyone's before everyone's, both groups alike */
+	TG_ORD_ROOT,	/* the root's start before the others' ends */
+	TG_ORD_TOROOT,	/* the others' starts before the root's end */
+	TG_ORD_SCAN,	/* ranks 0..i before rank i's end */
+	TG_ORD_EXSCAN,	/* ranks 0..i-1 before rank i's end */
+};
+
+#define TG_MF_SYNC 1	/* a synchronous send: completes after the receive started */
+#define TG_MF_READY 2	/* a ready send: the receive was posted before */
+
+struct tg_hbrole {
+	uint8_t kind;		/* enum tg_mk */
+	uint8_t order;		/* enum tg_order */
+	uint8_t flags;		/* TG_MF_* */
+	int8_t comm;		/* the communicator argument, or TG_ARG_NONE */
+	int8_t root;		/* the root argument, or TG_ARG_NONE */
+};
+
 enum tg_dir { TG_IN = 0, TG_OUT = 1, TG_INOUT = 2 };
 
 struct tg_argdesc {
@@ -95,8 +199,11 @@ struct tg_calldesc {
 	uint8_t retkind;	/* enum tg_kind */
 	uint8_t nargs;
 	uint8_t retsub;		/* argdesc.sub of the return value */
+	uint8_t nio;		/* roles in io (copy_file_range has two) */
 	const char *name;
 	const struct tg_argdesc *args;
+	const struct tg_iorole *io;	/* NULL if none */
+	const struct tg_hbrole *hb;	/* NULL if none */
 };
 
 /* The schema of function @id, or NULL if unknown. */

@@ -140,10 +140,136 @@ class Row:
         allp = [Param(p) for p in split_top(params, ',')] if params else []
         self.params = [p for p in allp if p.kind not in ('pre', 'post')]
         self.opts = {}
-        for o in opts.split():
-            k, _, v = o.partition('=')
-            self.opts[k] = v
+        self.io, self.hb = [], None
         self.recorded = [p for p in allp if p.kind != '-']
+        where = '%s:%d: %s' % (fname, lineno, name)
+        for o in opts.split():
+            m = re.match(r'^(\w+)\((.*)\)$', o)
+            if m and m.group(1) == 'hb':
+                self.hb = hb_role(self, split_top(m.group(2), ','), where)
+            elif m:
+                self.io.append(io_role(self, m.group(1), split_top(m.group(2), ','),
+                                       where))
+            else:
+                k, _, v = o.partition('=')
+                self.opts[k] = v
+
+    def argidx(self, name, where):
+        """The index of recorded argument @name, TG_ARG_RET for 'ret',
+        TG_ARG_NONE for '-'."""
+        if name == 'ret':
+            return 'TG_ARG_RET'
+        if name in ('-', ''):
+            return 'TG_ARG_NONE'
+        for i, p in enumerate(self.recorded):
+            if p.name == name:
+                return str(i)
+        raise SystemExit('%s: role names %r, not a recorded argument' % (where, name))
+
+
+# ---- roles (see the top of calls.tab) ----------------------------------
+
+IO_OPS = {'read': 'TG_IO_READ', 'write': 'TG_IO_WRITE', 'open': 'TG_IO_OPEN',
+          'reopen': 'TG_IO_REOPEN', 'fdopen': 'TG_IO_FDOPEN',
+          'close': 'TG_IO_CLOSE', 'dup': 'TG_IO_DUP', 'fcntl': 'TG_IO_FCNTL',
+          'seek': 'TG_IO_SEEK', 'rewind': 'TG_IO_REWIND', 'sync': 'TG_IO_SYNC',
+          'truncate': 'TG_IO_TRUNCATE', 'view': 'TG_IO_VIEW',
+          'fork': 'TG_IO_FORK', 'unplaced': 'TG_IO_UNPLACED'}
+# op -> the names of the fields its arguments go to, in order
+IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
+           'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
+           'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': ''}
+MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
+      'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
+      'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
+      'getstatus', 'reqfree', 'coll', 'icoll', 'coll_init', 'create', 'icreate',
+      'newcreate', 'fopen', 'fclose', 'fcoll', 'ficoll', 'fbegin', 'fend',
+      'inert', 'inert_init', 'finalize']
+ORDERS = ['none', 'all', 'sync', 'root', 'toroot', 'scan', 'exscan']
+
+
+def io_role(row, op, args, where):
+    """One I/O role, as the C initializer of a struct tg_iorole."""
+    if op not in IO_OPS:
+        raise SystemExit('%s: unknown role %r' % (where, op))
+    f = {'op': IO_OPS[op], 'off': 'TG_OFF_NONE', 'len': 'TG_LEN_NONE',
+         'h': 'TG_ARG_RET', 'a': 'TG_ARG_NONE', 'b': 'TG_ARG_NONE',
+         'c': 'TG_ARG_NONE', 'offarg': 'TG_ARG_NONE', 'lenarg': 'TG_ARG_NONE',
+         'flags': '0'}
+    args = [a.strip() for a in args if a.strip()]
+    if op in ('read', 'write'):
+        if len(args) != 3:
+            raise SystemExit('%s: %s(handle,offset,length)' % (where, op))
+        f['h'] = row.argidx(args[0], where)
+        m = re.match(r'^(at|ind|shared|ordered)\(([\w-]+)\)$', args[1])
+        if args[1] == 'pos':
+            f['off'] = 'TG_OFF_POS'
+        elif m:
+            f['off'] = 'TG_OFF_' + m.group(1).upper()
+            f['offarg'] = row.argidx(m.group(2), where)
+        else:
+            f['off'] = 'TG_OFF_ARG'
+            f['offarg'] = row.argidx(args[1], where)
+        m = re.match(r'^status\(([\w-]+),(\w+),(\w+)\)$', args[2])
+        if args[2] == 'ret':
+            f['len'] = 'TG_LEN_RET'
+        elif args[2] == 'one':
+            f['len'] = 'TG_LEN_ONE'
+        elif args[2].startswith('ret*'):
+            f['len'] = 'TG_LEN_RET_TIMES'
+            f['lenarg'] = row.argidx(args[2][4:], where)
+        elif m:
+            f['len'] = 'TG_LEN_STATUS'
+            f['a'] = row.argidx(m.group(1), where)
+            f['lenarg'] = row.argidx(m.group(2), where)
+            f['c'] = row.argidx(m.group(3), where)
+        else:
+            raise SystemExit('%s: bad length %r' % (where, args[2]))
+    elif op == 'seek':
+        if len(args) not in (2, 3):
+            raise SystemExit('%s: seek(handle,ret) or seek(handle,offset,whence)' % where)
+        f['h'] = row.argidx(args[0], where)
+        if args[1] == 'ret':
+            f['off'] = 'TG_OFF_RET'
+        else:
+            f['off'] = 'TG_OFF_ARG'
+            f['offarg'] = row.argidx(args[1], where)
+        if len(args) == 3:
+            f['b'] = row.argidx(args[2], where)
+    else:
+        names = IO_ARGS[op].split()
+        if op == 'open' and len(args) == 2:
+            names = names[:2]
+        if len(args) != len(names):
+            raise SystemExit('%s: %s takes %d arguments' % (where, op, len(names)))
+        for n, a in zip(names, args):
+            if op == 'open' and n == 'b' and a == 'creat':
+                f['flags'] = 'TG_IOF_TRUNC'
+                continue
+            f[n] = row.argidx(a, where)
+    return '{ %s, %s, %s, %s, %s, %s, %s, %s, %s, %s }' % tuple(
+        f[k] for k in ('op', 'off', 'len', 'h', 'a', 'b', 'c', 'offarg', 'lenarg', 'flags'))
+
+
+def hb_role(row, args, where):
+    """The happens-before role, as the initializer of a struct tg_hbrole."""
+    if not args or args[0] not in MK:
+        raise SystemExit('%s: hb(kind,...) with a kind of %s' % (where, ', '.join(MK)))
+    kind, order, flags = 'TG_MK_' + args[0].upper(), 'TG_ORD_NONE', []
+    comm = root = 'TG_ARG_NONE'
+    for a in args[1:]:
+        k, _, v = a.partition('=')
+        if k == 'comm':
+            comm = row.argidx(v, where)
+        elif k == 'root':
+            root = row.argidx(v, where)
+        elif k == 'order' and v in ORDERS:
+            order = 'TG_ORD_' + v.upper()
+        elif k in ('sync', 'ready') and not v:
+            flags.append('TG_MF_' + k.upper())
+        else:
+            raise SystemExit('%s: bad hb() field %r' % (where, a))
+    return '{ %s, %s, %s, %s, %s }' % (kind, order, ' | '.join(flags) or '0', comm, root)
 
 
 def load(files):
@@ -169,7 +295,7 @@ def gen_header(rows, out):
 
 def gen_table(rows, out):
     out.write('/* Generated by shim/gen-calls.py from the call tables: do not edit. */\n')
-    out.write('#include <stddef.h>\n#include <string.h>\n\n#include "calltab.h"\n'
+    out.write('#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include "calltab.h"\n'
               '#include "funcid.gen.h"\n#include "tg.h"\n\n')
     real = sorted([r for r in rows if r.id is not None], key=lambda r: r.id)
     for r in real:
@@ -180,12 +306,21 @@ def gen_table(rows, out):
                 out.write('\t{ "%s", %s, %s, %s },\n' % (p.name, KINDS[p.kind], d,
                                                        handle_of(p.kind)))
             out.write('};\n')
+        if r.io:
+            out.write('static const struct tg_iorole r_%s[] = {\n' % r.name)
+            for x in r.io:
+                out.write('\t%s,\n' % x)
+            out.write('};\n')
+        if r.hb:
+            out.write('static const struct tg_hbrole h_%s = %s;\n' % (r.name, r.hb))
     out.write('\nstatic const struct tg_calldesc calls[] = {\n')
     for r in real:
-        out.write('\t{ %d, %s, %s, %d, %s, "%s", %s },\n' % (
+        out.write('\t{ %d, %s, %s, %d, %s, %d, "%s", %s, %s, %s },\n' % (
             r.id, LAYERS[r.layer], KINDS[r.rkind], len(r.recorded),
-            handle_of(r.rkind), r.name,
-            'a_' + r.name if r.recorded else 'NULL'))
+            handle_of(r.rkind), len(r.io), r.name,
+            'a_' + r.name if r.recorded else 'NULL',
+            'r_' + r.name if r.io else 'NULL',
+            '&h_' + r.name if r.hb else 'NULL'))
     out.write('};\n\n')
     out.write('''static const struct tg_calldesc *byid[TG_FN_IDMAX];
 static int ready;
@@ -206,13 +341,41 @@ const struct tg_calldesc *tg_call_lookup(unsigned id)
 	return id < TG_FN_IDMAX ? byid[id] : NULL;
 }
 
+/* Names to calls: open addressing over a power-of-two table, built once. */
+#define NAMECAP 8192
+static const struct tg_calldesc *byname[NAMECAP];
+static int named;
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return (size_t)(h ^ (h >> 29)) & (NAMECAP - 1);
+}
+
+static void index_names(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		for (j = name_hash(calls[i].name); byname[j]; j = (j + 1) & (NAMECAP - 1))
+			;
+		byname[j] = &calls[i];
+	}
+	named = 1;
+}
+
 const struct tg_calldesc *tg_call_byname(const char *name)
 {
-	size_t i;
+	size_t j;
 
-	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-		if (strcmp(calls[i].name, name) == 0)
-			return &calls[i];
+	if (!named)
+		index_names();
+	for (j = name_hash(name); byname[j]; j = (j + 1) & (NAMECAP - 1))
+		if (strcmp(byname[j]->name, name) == 0)
+			return byname[j];
 	return NULL;
 }
 

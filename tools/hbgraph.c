@@ -220,98 +220,37 @@ void hb_umap_free(struct umap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-#define P2P(n, k, f) { "MPI_" n, k, C_NONE, f, "comm" }
-#define COLL3(b, i, ct, f) { "MPI_" b, K_COLL, ct, f, "comm" }, \
-	{ "MPI_" i, K_ICOLL, ct, f, "comm" }, { "MPI_" b "_init", K_COLL_INIT, ct, f, "comm" }
-#define FILE1(n, k) { "MPI_File_" n, k, C_SYNC, 0, NULL }
+const struct fdesc *hb_ftab;
 
-const struct fdesc hb_ftab[] = {
-	{ "", K_OTHER, 0, 0, NULL },
-	P2P("Send", K_SEND, 0), P2P("Bsend", K_SEND, 0), P2P("Rsend", K_SEND, F_READY),
-	P2P("Ssend", K_SEND, F_SYNC), P2P("Isend", K_ISEND, 0), P2P("Ibsend", K_ISEND, 0),
-	P2P("Irsend", K_ISEND, F_READY), P2P("Issend", K_ISEND, F_SYNC),
-	P2P("Send_init", K_SEND_INIT, 0), P2P("Bsend_init", K_SEND_INIT, 0),
-	P2P("Rsend_init", K_SEND_INIT, F_READY), P2P("Ssend_init", K_SEND_INIT, F_SYNC),
-	P2P("Recv", K_RECV, 0), P2P("Irecv", K_IRECV, 0), P2P("Recv_init", K_RECV_INIT, 0),
-	P2P("Sendrecv", K_SENDRECV, 0), P2P("Sendrecv_replace", K_SENDRECV, 0),
-	P2P("Isendrecv", K_ISENDRECV, 0), P2P("Isendrecv_replace", K_ISENDRECV, 0),
-	P2P("Mprobe", K_MPROBE, 0), P2P("Improbe", K_IMPROBE, 0),
-	P2P("Start", K_START, 0), P2P("Startall", K_STARTALL, 0),
-	P2P("Wait", K_WAIT, 0), P2P("Waitall", K_WAITALL, 0), P2P("Waitany", K_WAITANY, 0),
-	P2P("Waitsome", K_WAITSOME, 0), P2P("Test", K_TEST, 0), P2P("Testall", K_TESTALL, 0),
-	P2P("Testany", K_TESTANY, 0), P2P("Testsome", K_TESTSOME, 0),
-	P2P("Request_get_status", K_GETSTATUS, 0), P2P("Request_free", K_REQFREE, 0),
-	COLL3("Barrier", "Ibarrier", C_ALL, 0),
-	COLL3("Bcast", "Ibcast", C_ROOT, F_ROOT),
-	COLL3("Scatter", "Iscatter", C_ROOT, F_ROOT),
-	COLL3("Scatterv", "Iscatterv", C_ROOT, F_ROOT),
-	COLL3("Reduce", "Ireduce", C_TOROOT, F_ROOT),
-	COLL3("Gather", "Igather", C_TOROOT, F_ROOT),
-	COLL3("Gatherv", "Igatherv", C_TOROOT, F_ROOT),
-	COLL3("Allreduce", "Iallreduce", C_ALL, 0),
-	COLL3("Allgather", "Iallgather", C_ALL, 0),
-	COLL3("Allgatherv", "Iallgatherv", C_ALL, 0),
-	COLL3("Alltoall", "Ialltoall", C_ALL, 0),
-	COLL3("Alltoallv", "Ialltoallv", C_ALL, 0),
-	COLL3("Alltoallw", "Ialltoallw", C_ALL, 0),
-	COLL3("Reduce_scatter", "Ireduce_scatter", C_ALL, 0),
-	COLL3("Reduce_scatter_block", "Ireduce_scatter_block", C_ALL, 0),
-	COLL3("Scan", "Iscan", C_SCAN, 0),
-	COLL3("Exscan", "Iexscan", C_EXSCAN, 0),
-	COLL3("Neighbor_allgather", "Ineighbor_allgather", C_NONE, 0),
-	COLL3("Neighbor_allgatherv", "Ineighbor_allgatherv", C_NONE, 0),
-	COLL3("Neighbor_alltoall", "Ineighbor_alltoall", C_NONE, 0),
-	COLL3("Neighbor_alltoallv", "Ineighbor_alltoallv", C_NONE, 0),
-	COLL3("Neighbor_alltoallw", "Ineighbor_alltoallw", C_NONE, 0),
-	{ "MPI_Comm_dup", K_CREATE, C_SYNC, 0, "comm" },
-	{ "MPI_Comm_dup_with_info", K_CREATE, C_SYNC, 0, "comm" },
-	{ "MPI_Comm_split", K_CREATE, C_SYNC, 0, "comm" },
-	{ "MPI_Comm_split_type", K_CREATE, C_SYNC, 0, "comm" },
-	{ "MPI_Comm_create", K_CREATE, C_SYNC, 0, "comm" },
-	{ "MPI_Cart_create", K_CREATE, C_SYNC, 0, "comm_old" },
-	{ "MPI_Cart_sub", K_CREATE, C_SYNC, 0, "comm" },
-	{ "MPI_Graph_create", K_CREATE, C_SYNC, 0, "comm_old" },
-	{ "MPI_Dist_graph_create", K_CREATE, C_SYNC, 0, "comm_old" },
-	{ "MPI_Dist_graph_create_adjacent", K_CREATE, C_SYNC, 0, "comm_old" },
-	{ "MPI_Intercomm_merge", K_CREATE, C_SYNC, 0, "intercomm" },
-	{ "MPI_Comm_idup", K_ICREATE, C_SYNC, 0, "comm" },
-	{ "MPI_Comm_idup_with_info", K_ICREATE, C_SYNC, 0, "comm" },
-	{ "MPI_Intercomm_create", K_NEWCREATE, C_SYNC, 0, NULL },
-	{ "MPI_Intercomm_create_from_groups", K_NEWCREATE, C_SYNC, 0, NULL },
-	{ "MPI_Comm_create_group", K_NEWCREATE, C_SYNC, 0, NULL },
-	{ "MPI_Comm_create_from_group", K_NEWCREATE, C_SYNC, 0, NULL },
-	FILE1("open", K_FOPEN), FILE1("close", K_FCLOSE),
-	FILE1("set_view", K_FCOLL), FILE1("sync", K_FCOLL), FILE1("set_size", K_FCOLL),
-	FILE1("preallocate", K_FCOLL), FILE1("set_info", K_FCOLL),
-	FILE1("set_atomicity", K_FCOLL), FILE1("seek_shared", K_FCOLL),
-	FILE1("read_all", K_FCOLL), FILE1("write_all", K_FCOLL),
-	FILE1("read_at_all", K_FCOLL), FILE1("write_at_all", K_FCOLL),
-	FILE1("read_ordered", K_FCOLL), FILE1("write_ordered", K_FCOLL),
-	FILE1("iread_all", K_FICOLL), FILE1("iwrite_all", K_FICOLL),
-	FILE1("iread_at_all", K_FICOLL), FILE1("iwrite_at_all", K_FICOLL),
-	FILE1("read_all_begin", K_FBEGIN), FILE1("write_all_begin", K_FBEGIN),
-	FILE1("read_at_all_begin", K_FBEGIN), FILE1("write_at_all_begin", K_FBEGIN),
-	FILE1("read_ordered_begin", K_FBEGIN), FILE1("write_ordered_begin", K_FBEGIN),
-	FILE1("read_all_end", K_FEND), FILE1("write_all_end", K_FEND),
-	FILE1("read_at_all_end", K_FEND), FILE1("write_at_all_end", K_FEND),
-	FILE1("read_ordered_end", K_FEND), FILE1("write_ordered_end", K_FEND),
-	FILE1("iread", K_INERT), FILE1("iwrite", K_INERT), FILE1("iread_at", K_INERT),
-	FILE1("iwrite_at", K_INERT), FILE1("iread_shared", K_INERT),
-	FILE1("iwrite_shared", K_INERT),
-	P2P("Imrecv", K_INERT, 0), P2P("Rput", K_INERT, 0), P2P("Rget", K_INERT, 0),
-	P2P("Raccumulate", K_INERT, 0), P2P("Rget_accumulate", K_INERT, 0),
-	P2P("Grequest_start", K_INERT, 0),
-	P2P("Psend_init", K_INERT_INIT, 0), P2P("Precv_init", K_INERT_INIT, 0),
-	P2P("Finalize", K_FINALIZE, 0),
-};
+/* hb_ftab, from the roles of the call table's MPI rows. */
+static void ftab_init(void)
+{
+	struct fdesc *t = hb_calloc(tg_call_idmax(), sizeof(*t));
+	unsigned i, n = tg_call_count();
 
-#define NFTAB (sizeof(hb_ftab) / sizeof(hb_ftab[0]))
+	for (i = 0; i < n; i++) {
+		const struct tg_calldesc *d = tg_call_nth(i);
+		const struct tg_hbrole *h = d->hb;
+		struct fdesc *f = &t[d->id];
+		if (!h)
+			continue;
+		f->kind = h->kind;
+		f->ctype = h->order;
+		f->flags = h->flags;
+		f->comm = h->comm >= 0 ? d->args[h->comm].name : NULL;
+		if (h->root >= 0) {
+			f->flags |= F_ROOT;
+			f->root = d->args[h->root].name;
+		}
+	}
+	hb_ftab = t;
+}
 
 int hb_is_node(unsigned kind)
 {
 	switch (kind) {
-	case K_OTHER: case K_SEND_INIT: case K_RECV_INIT: case K_COLL_INIT:
-	case K_REQFREE: case K_INERT: case K_INERT_INIT: case K_FINALIZE:
+	case TG_MK_OTHER: case TG_MK_SEND_INIT: case TG_MK_RECV_INIT: case TG_MK_COLL_INIT:
+	case TG_MK_REQFREE: case TG_MK_INERT: case TG_MK_INERT_INIT: case TG_MK_FINALIZE:
 		return 0;
 	}
 	return 1;
@@ -339,7 +278,6 @@ static size_t hash_str(const char *s, size_t n)
 static void fnames_init(void)
 {
 	unsigned i, n = tg_call_count();
-	size_t k;
 
 	if (fnames)
 		return;
@@ -347,26 +285,17 @@ static void fnames_init(void)
 	while (fnames_cap < 4 * n)
 		fnames_cap *= 2;
 	fnames = hb_calloc(fnames_cap, sizeof(*fnames));
+	ftab_init();
 	for (i = 0; i < n; i++) {
 		const struct tg_calldesc *d = tg_call_nth(i);
 		size_t len = strlen(d->name), j;
-		unsigned fn = 0;
 		if (d->layer != TG_LAYER_MPI && d->layer != TG_LAYER_MPIIO)
 			continue;
-		for (k = 1; k < NFTAB; k++) {
-			size_t bl = strlen(hb_ftab[k].name);
-			/* MPI_Send_c is MPI_Send with large counts */
-			if ((bl == len && memcmp(hb_ftab[k].name, d->name, len) == 0) ||
-			    (bl + 2 == len && memcmp(hb_ftab[k].name, d->name, bl) == 0 &&
-			     memcmp(d->name + bl, "_c", 2) == 0)) {
-				fn = k;
-				break;
-			}
-		}
 		j = hash_str(d->name, len) & (fnames_cap - 1);
 		while (fnames[j].name)
 			j = (j + 1) & (fnames_cap - 1);
-		fnames[j] = (struct fname){ d->name, (uint32_t)len, d->id, (uint16_t)fn };
+		fnames[j] = (struct fname){ d->name, (uint32_t)len, d->id,
+					    (uint16_t)(d->hb ? d->id : 0) };
 	}
 }
 
@@ -908,7 +837,7 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 	int rc = 0;
 
 	switch (f->kind) {
-	case K_SEND: case K_ISEND: case K_SEND_INIT:
+	case TG_MK_SEND: case TG_MK_ISEND: case TG_MK_SEND_INIT:
 		PUSH(*p, comm_code(r, find(a, na, "comm")));
 		rc |= push_int(p, find(a, na, "dest"), PROC_NULL);
 		rc |= push_int(p, find(a, na, "tag"), 0);
@@ -917,7 +846,7 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
 		}
 		break;
-	case K_RECV: case K_IRECV: case K_RECV_INIT: case K_MPROBE: case K_IMPROBE:
+	case TG_MK_RECV: case TG_MK_IRECV: case TG_MK_RECV_INIT: case TG_MK_MPROBE: case TG_MK_IMPROBE:
 		PUSH(*p, comm_code(r, find(a, na, "comm")));
 		rc |= push_int(p, find(a, na, "source"), PROC_NULL);
 		rc |= push_int(p, find(a, na, "tag"), 0);
@@ -928,7 +857,7 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
 		}
 		break;
-	case K_SENDRECV: case K_ISENDRECV:
+	case TG_MK_SENDRECV: case TG_MK_ISENDRECV:
 		PUSH(*p, comm_code(r, find(a, na, "comm")));
 		rc |= push_int(p, find(a, na, "dest"), PROC_NULL);
 		rc |= push_int(p, find(a, na, "sendtag"), 0);
@@ -940,52 +869,52 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
 		}
 		break;
-	case K_START: case K_WAIT: case K_TEST: case K_GETSTATUS: case K_REQFREE:
-	case K_INERT: case K_INERT_INIT: {
+	case TG_MK_START: case TG_MK_WAIT: case TG_MK_TEST: case TG_MK_GETSTATUS: case TG_MK_REQFREE:
+	case TG_MK_INERT: case TG_MK_INERT_INIT: {
 		const struct arg *q = find(a, na, "request");
 		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
 		rc |= push_int(p, find(a, na, "flag"), 1);
 		push_status(p, find(a, na, "status"));
 		break;
 	}
-	case K_STARTALL:
+	case TG_MK_STARTALL:
 		rc |= push_reqs(p, find(a, na, "array_of_requests")) < 0;
 		break;
-	case K_WAITALL: case K_TESTALL:
+	case TG_MK_WAITALL: case TG_MK_TESTALL:
 		rc |= push_int(p, find(a, na, "flag"), 1);
 		rc |= push_reqs(p, find(a, na, "array_of_requests")) < 0;
 		rc |= push_statuses(p, find(a, na, "array_of_statuses")) < 0;
 		break;
-	case K_WAITANY: case K_TESTANY:
+	case TG_MK_WAITANY: case TG_MK_TESTANY:
 		rc |= push_int(p, find(a, na, "flag"), 1);
 		rc |= push_int(p, find(a, na, "indx"), UNDEFINED);
 		push_status(p, find(a, na, "status"));
 		rc |= push_reqs(p, find(a, na, "array_of_requests")) < 0;
 		break;
-	case K_WAITSOME: case K_TESTSOME:
+	case TG_MK_WAITSOME: case TG_MK_TESTSOME:
 		rc |= push_int(p, find(a, na, "outcount"), UNDEFINED);
 		rc |= push_reqs(p, find(a, na, "array_of_requests")) < 0;
 		rc |= push_intarr(p, find(a, na, "array_of_indices"));
 		rc |= push_statuses(p, find(a, na, "array_of_statuses")) < 0;
 		break;
-	case K_COLL: case K_ICOLL: case K_COLL_INIT: case K_CREATE: case K_ICREATE:
+	case TG_MK_COLL: case TG_MK_ICOLL: case TG_MK_COLL_INIT: case TG_MK_CREATE: case TG_MK_ICREATE:
 		code = comm_code(r, find(a, na, f->comm));
 		PUSH(*p, code);
-		rc |= push_int(p, (f->flags & F_ROOT) ? find(a, na, "root") : NULL, 0);
+		rc |= push_int(p, f->root ? find(a, na, f->root) : NULL, 0);
 		{
 			const struct arg *q = find(a, na, "request");
 			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
 		}
 		/* the communicator this call made (its #comm came just before) */
-		if (f->kind == K_CREATE || f->kind == K_ICREATE) {
+		if (f->kind == TG_MK_CREATE || f->kind == TG_MK_ICREATE) {
 			size_t i;
 			for (i = 0; i < r->pending.n; i++)
 				r->ldef.v[r->pending.v[i]].parent = code;
 		}
 		break;
-	case K_NEWCREATE:
+	case TG_MK_NEWCREATE:
 		break;
-	case K_FOPEN: {
+	case TG_MK_FOPEN: {
 		const struct arg *fh = find(a, na, "fh");
 		uint64_t id;
 		PUSH(*p, comm_code(r, find(a, na, "comm")));
@@ -1004,7 +933,7 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 		}
 		break;
 	}
-	case K_FCLOSE: case K_FCOLL: case K_FICOLL: case K_FBEGIN: case K_FEND: {
+	case TG_MK_FCLOSE: case TG_MK_FCOLL: case TG_MK_FICOLL: case TG_MK_FBEGIN: case TG_MK_FEND: {
 		const struct arg *q = find(a, na, "request");
 		PUSH(*p, file_code(r, find(a, na, "fh")));
 		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
@@ -1113,7 +1042,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			d->has_creator = 1;
 		}
 	}
-	if (f->kind != K_OTHER) {
+	if (f->kind != TG_MK_OTHER) {
 		struct arg a[MAXARGS];
 		int na = split_args(q, end - q, a);
 		if (len[8] != 1 || col[8][0] != '0') {
@@ -1133,7 +1062,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			if (keep_args(r, f, a, na) < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
-			if (f->kind == K_FINALIZE)
+			if (f->kind == TG_MK_FINALIZE)
 				r->finalized = 1;
 			if (r->rec.n && r->rec.v[r->rec.n - 1].seq > seq)
 				r->sorted = 0;
@@ -1148,7 +1077,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	if (nested) {
 		uint64_t *ps = hb_umap_at(&r->nest, parent, 1, 0);
 		uint64_t e = (*ps & ~HASMPIKID) > ext ? (*ps & ~HASMPIKID) : ext;
-		*ps = e | (*ps & HASMPIKID) | (mpi && f->kind != K_OTHER ? HASMPIKID : 0);
+		*ps = e | (*ps & HASMPIKID) | (mpi && f->kind != TG_MK_OTHER ? HASMPIKID : 0);
 	}
 	return 0;
 }

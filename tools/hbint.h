@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../libcommon/calltab.h"
 #include "../libcommon/hb.h"
 
 #define NONE UINT32_MAX
@@ -74,38 +75,20 @@ void hb_umap_free(struct umap *m);
 
 /* ---- the functions that matter ---------------------------------------------- */
 
-enum kind {
-	K_OTHER, K_SEND, K_ISEND, K_SEND_INIT, K_RECV, K_IRECV, K_RECV_INIT,
-	K_SENDRECV, K_ISENDRECV, K_MPROBE, K_IMPROBE, K_START, K_STARTALL,
-	K_WAIT, K_WAITALL, K_WAITANY, K_WAITSOME, K_TEST, K_TESTALL, K_TESTANY,
-	K_TESTSOME, K_GETSTATUS, K_REQFREE, K_COLL, K_ICOLL, K_COLL_INIT,
-	K_CREATE, K_ICREATE, K_NEWCREATE, K_FOPEN, K_FCLOSE, K_FCOLL, K_FICOLL,
-	K_FBEGIN, K_FEND, K_INERT, K_INERT_INIT, K_FINALIZE,
-};
-
-/* How a collective orders its members. */
-enum ctype {
-	C_NONE,		/* no order (neighbourhood collectives) */
-	C_ALL,		/* everyone's start before everyone's end; on an
-			 * intercommunicator, each group's before the other's */
-	C_SYNC,		/* everyone's before everyone's, both groups alike */
-	C_ROOT,		/* the root's start before the others' ends */
-	C_TOROOT,	/* the others' starts before the root's end */
-	C_SCAN,		/* ranks 0..i before rank i's end */
-	C_EXSCAN,	/* ranks 0..i-1 before rank i's end */
-};
-
-#define F_SYNC 1	/* a synchronous send: completes after the receive started */
-#define F_READY 2	/* a ready send: the receive was posted before */
-#define F_ROOT 4	/* has a root argument */
+/* What each MPI call means for the graph comes from the call table's
+ * roles (calltab.h: struct tg_hbrole, enum tg_mk, enum tg_order); this is
+ * that role with the argument names resolved, indexed by call table id
+ * (index 0, like any call without a role, is TG_MK_OTHER). */
+#define F_ROOT 4	/* has a root argument (beside TG_MF_SYNC, TG_MF_READY) */
 
 struct fdesc {
-	const char *name;
-	uint8_t kind, ctype, flags;
-	const char *comm;	/* name of the communicator argument */
+	uint8_t kind, ctype, flags;	/* enum tg_mk, enum tg_order, TG_MF_*|F_ROOT */
+	const char *comm;	/* name of the communicator argument, or NULL */
+	const char *root;	/* name of the root argument, or NULL */
 };
 
-extern const struct fdesc hb_ftab[];
+extern const struct fdesc *hb_ftab;
+
 
 /* Is a call of kind @kind a node (before those no edge touches go)? */
 int hb_is_node(unsigned kind);
@@ -120,7 +103,7 @@ struct hrec {
 	uint64_t seq;
 	uint32_t off;
 	uint32_t span;
-	uint16_t fn;		/* hb_ftab index */
+	uint16_t fn;		/* hb_ftab index: the call table id, 0 for none */
 	uint16_t func;		/* call table id */
 	uint8_t drop;		/* nested inside another MPI call */
 	uint8_t pad[3];
@@ -174,7 +157,7 @@ struct rst {
 struct sendop {
 	int32_t gid, src, dst, tag;
 	uint32_t node, done;	/* start; where it completed (sync sends) */
-	uint32_t flags;		/* F_SYNC, F_READY */
+	uint32_t flags;		/* TG_MF_SYNC, TG_MF_READY */
 };
 
 struct recvop {

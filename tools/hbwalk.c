@@ -234,7 +234,7 @@ static uint32_t add_send(struct walk *w, int32_t code, int32_t dest, int32_t tag
 	s.tag = tag;
 	s.node = w->node;
 	s.done = NONE;
-	s.flags = flags & (F_SYNC | F_READY);
+	s.flags = flags & (TG_MF_SYNC | TG_MF_READY);
 	PUSH(b->sends, s);
 	return (uint32_t)b->sends.n - 1;
 }
@@ -409,13 +409,13 @@ static void start(struct walk *w, int32_t id)
 	t = &w->r->rec.v[q->tmpl];
 	a = w->r->pool.v + t->off;
 	switch (hb_ftab[t->fn].kind) {
-	case K_SEND_INIT:
+	case TG_MK_SEND_INIT:
 		q->op = add_send(w, a[0], a[1], a[2], hb_ftab[t->fn].flags);
 		break;
-	case K_RECV_INIT:
+	case TG_MK_RECV_INIT:
 		q->op = add_recv(w, a[0], a[1], a[2]);
 		break;
-	case K_COLL_INIT: {
+	case TG_MK_COLL_INIT: {
 		/* the collective is posted at its start, as its template's call */
 		const struct hrec *save = w->h;
 		struct hrec h = *t;
@@ -438,75 +438,75 @@ static void walk_call(struct walk *w)
 	uint32_t s, v;
 
 	switch (f->kind) {
-	case K_SEND:
+	case TG_MK_SEND:
 		s = add_send(w, a[0], a[1], a[2], f->flags);
 		if (s != NONE)
 			b->sends.v[s].done = w->node;
 		break;
-	case K_ISEND:
+	case TG_MK_ISEND:
 		s = add_send(w, a[0], a[1], a[2], f->flags);
 		set_rq(w, a[3], RQ_SEND, s, NONE, 0);
 		break;
-	case K_SEND_INIT:
+	case TG_MK_SEND_INIT:
 		set_rq(w, a[3], RQ_SEND, NONE, NONE, 1);
 		break;
-	case K_RECV:
+	case TG_MK_RECV:
 		v = add_recv(w, a[0], a[1], a[2]);
 		recv_done(w, v, a[3], a[4]);
 		break;
-	case K_IRECV:
+	case TG_MK_IRECV:
 		v = add_recv(w, a[0], a[1], a[2]);
 		set_rq(w, a[6], RQ_RECV, v, NONE, 0);
 		break;
-	case K_RECV_INIT:
+	case TG_MK_RECV_INIT:
 		set_rq(w, a[6], RQ_RECV, NONE, NONE, 1);
 		break;
-	case K_MPROBE:
+	case TG_MK_MPROBE:
 		v = add_recv(w, a[0], a[1], a[2]);
 		recv_done(w, v, a[3], a[4]);
 		break;
-	case K_IMPROBE:
+	case TG_MK_IMPROBE:
 		if (a[5]) {
 			v = add_recv(w, a[0], a[1], a[2]);
 			recv_done(w, v, a[3], a[4]);
 		}
 		break;
-	case K_SENDRECV:
+	case TG_MK_SENDRECV:
 		s = add_send(w, a[0], a[1], a[2], 0);
 		if (s != NONE)
 			b->sends.v[s].done = w->node;
 		v = add_recv(w, a[0], a[3], a[4]);
 		recv_done(w, v, a[5], a[6]);
 		break;
-	case K_ISENDRECV:
+	case TG_MK_ISENDRECV:
 		s = add_send(w, a[0], a[1], a[2], 0);
 		v = add_recv(w, a[0], a[3], a[4]);
 		set_rq(w, a[7], RQ_SENDRECV, s, v, 0);
 		break;
-	case K_START:
+	case TG_MK_START:
 		start(w, a[0]);
 		break;
-	case K_STARTALL:
+	case TG_MK_STARTALL:
 		for (i = 0; i < a[0]; i++)
 			start(w, a[1 + i]);
 		break;
-	case K_WAIT:
-	case K_TEST:
+	case TG_MK_WAIT:
+	case TG_MK_TEST:
 		if (a[1])
 			complete(w, a[0], a[2], a[3], 0);
 		break;
-	case K_GETSTATUS:
+	case TG_MK_GETSTATUS:
 		if (a[1])
 			complete(w, a[0], a[2], a[3], 1);
 		break;
-	case K_REQFREE: {
+	case TG_MK_REQFREE: {
 		struct rq *q = rq_at(w, a[0]);
 		if (q)
 			memset(q, 0, sizeof(*q));
 		break;
 	}
-	case K_WAITALL:
-	case K_TESTALL: {
+	case TG_MK_WAITALL:
+	case TG_MK_TESTALL: {
 		const int32_t *rq = a + 2, *st = a + 2 + a[1] + 1;
 		if (!a[0])
 			break;
@@ -515,14 +515,14 @@ static void walk_call(struct walk *w)
 				 i < st[-1] ? st[2 * i + 1] : NOST, 0);
 		break;
 	}
-	case K_WAITANY:
-	case K_TESTANY:
+	case TG_MK_WAITANY:
+	case TG_MK_TESTANY:
 		/* flag, indx, src, tag, n, reqs */
 		if (a[0] && a[1] >= 0 && a[1] < a[4])
 			complete(w, a[5 + a[1]], a[2], a[3], 0);
 		break;
-	case K_WAITSOME:
-	case K_TESTSOME: {
+	case TG_MK_WAITSOME:
+	case TG_MK_TESTSOME: {
 		/* outcount, n, reqs, nidx, idx, nst, sts */
 		const int32_t *rq = a + 2, *ix = a + 2 + a[1] + 1, *st = ix + ix[-1] + 1;
 		if (a[0] == UNDEFINED)
@@ -533,19 +533,19 @@ static void walk_call(struct walk *w)
 					 i < st[-1] ? st[2 * i + 1] : NOST, 0);
 		break;
 	}
-	case K_COLL:
-	case K_CREATE:
+	case TG_MK_COLL:
+	case TG_MK_CREATE:
 		coll(w, a[0], a[1], 1);
 		break;
-	case K_ICOLL:
-	case K_ICREATE:
+	case TG_MK_ICOLL:
+	case TG_MK_ICREATE:
 		s = coll(w, a[0], a[1], 0);
 		set_rq(w, a[2], RQ_COLL, s, NONE, 0);
 		break;
-	case K_COLL_INIT:
+	case TG_MK_COLL_INIT:
 		set_rq(w, a[2], RQ_COLL, NONE, NONE, 1);
 		break;
-	case K_NEWCREATE:
+	case TG_MK_NEWCREATE:
 		/* collective over the members of the communicator it made */
 		for (n = 0; (size_t)n < w->r->ldef.n; n++) {
 			struct ldef *d = &w->r->ldef.v[n];
@@ -553,7 +553,7 @@ static void walk_call(struct walk *w)
 				add_inst(w, d->gid, d->pos, 0, w->node);
 		}
 		break;
-	case K_FOPEN: {
+	case TG_MK_FOPEN: {
 		int32_t pos, cg = comm_gid(b, w->r, a[0], &pos);
 		coll(w, a[0], 0, 1);
 		if (a[1] >= 0 && cg >= 0 && pos >= 0) {
@@ -575,30 +575,30 @@ static void walk_call(struct walk *w)
 		}
 		break;
 	}
-	case K_FCOLL:
-	case K_FCLOSE:
+	case TG_MK_FCOLL:
+	case TG_MK_FCLOSE:
 		file_coll(w, a[0], 1);
 		break;
-	case K_FICOLL:
+	case TG_MK_FICOLL:
 		s = file_coll(w, a[0], 0);
 		set_rq(w, a[1], RQ_COLL, s, NONE, 0);
 		break;
-	case K_FBEGIN:
+	case TG_MK_FBEGIN:
 		s = file_coll(w, a[0], 0);
 		if (a[0] >= 0 && (size_t)a[0] < w->r->fdef.n)
 			w->r->fdef.v[a[0]].split = s;
 		break;
-	case K_FEND:
+	case TG_MK_FEND:
 		if (a[0] >= 0 && (size_t)a[0] < w->r->fdef.n &&
 		    w->r->fdef.v[a[0]].split != NONE) {
 			b->insts.v[w->r->fdef.v[a[0]].split].end = w->node;
 			w->r->fdef.v[a[0]].split = NONE;
 		}
 		break;
-	case K_INERT:
+	case TG_MK_INERT:
 		set_rq(w, a[0], RQ_INERT, NONE, NONE, 0);
 		break;
-	case K_INERT_INIT:
+	case TG_MK_INERT_INIT:
 		set_rq(w, a[0], RQ_INERT, NONE, NONE, 1);
 		break;
 	}
@@ -824,9 +824,9 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 	int ct = hb_ftab[m[0]->fn].ctype;
 	int32_t root = -1;
 
-	if (n < 2 || ct == C_NONE)
+	if (n < 2 || ct == TG_ORD_NONE)
 		return;
-	if (ct == C_ALL && g->inter) {
+	if (ct == TG_ORD_ALL && g->inter) {
 		/* each group's starts before the other group's ends */
 		x = extra(b, func, TG_HBX_SIDE);
 		xb = extra(b, func, TG_HBX_SIDE);
@@ -836,7 +836,7 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 		}
 		return;
 	}
-	if (ct == C_ALL || ct == C_SYNC) {
+	if (ct == TG_ORD_ALL || ct == TG_ORD_SYNC) {
 		x = extra(b, func, TG_HBX_ALL);
 		for (i = 0; i < n; i++)
 			edge(b, m[i]->start, x, TG_HBE_GATHER);
@@ -844,15 +844,15 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 			edge(b, x, m[i]->end, TG_HBE_RELEASE);
 		return;
 	}
-	if (ct == C_SCAN || ct == C_EXSCAN) {
+	if (ct == TG_ORD_SCAN || ct == TG_ORD_EXSCAN) {
 		prev = NONE;
 		for (i = 0; i < n; i++) {
 			x = extra(b, func, TG_HBX_PREFIX);
 			edge(b, m[i]->start, x, TG_HBE_GATHER);
 			edge(b, prev, x, TG_HBE_PREFIX);
-			if (ct == C_SCAN && i > 0)
+			if (ct == TG_ORD_SCAN && i > 0)
 				edge(b, x, m[i]->end, TG_HBE_RELEASE);
-			if (ct == C_EXSCAN)
+			if (ct == TG_ORD_EXSCAN)
 				edge(b, prev, m[i]->end, TG_HBE_RELEASE);
 			prev = x;
 		}
@@ -872,7 +872,7 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 		int other = g->inter ? ((i < g->na) != ((uint32_t)root < g->na)) : i != (uint32_t)root;
 		if (!other)
 			continue;
-		if (ct == C_ROOT)
+		if (ct == TG_ORD_ROOT)
 			edge(b, m[root]->start, m[i]->end, TG_HBE_ROOT);
 		else
 			edge(b, m[i]->start, m[root]->end, TG_HBE_TOROOT);

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../libcommon/calltab.h"
+#include "../libcommon/role.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/textin.h"
 #include "../libcommon/util.h"
@@ -46,6 +48,11 @@ static void die_input(const char *what)
 
 #define xrealloc tg_xrealloc
 #define xstrdup tg_xstrdup
+
+static int streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
 
 /* ---- files --------------------------------------------------------------- */
 
@@ -114,27 +121,10 @@ static void announce(uint32_t f)
 
 /* ---- function names (for the pair lines) ------------------------------- */
 
-static char **fnames;
-static size_t nfnames;
-
-static uint16_t fname_id(const char *s)
+/* The name of call table id @id (every kept record has one). */
+static const char *fname(uint16_t id)
 {
-	static size_t last;
-	size_t i;
-
-	if (last < nfnames && strcmp(fnames[last], s) == 0)
-		return (uint16_t)last;
-	for (i = 0; i < nfnames; i++)
-		if (strcmp(fnames[i], s) == 0)
-			return (uint16_t)(last = i);
-	for (i = 0; i < nfnames; i++)
-		if (strcmp(fnames[i], s) == 0)
-			return (uint16_t)i;
-	if (nfnames >= 65535)
-		return 0;
-	fnames = xrealloc(fnames, (nfnames + 1) * sizeof(*fnames));
-	fnames[nfnames] = xstrdup(s);
-	return (uint16_t)nfnames++;
+	return tg_call_lookup(id)->name;
 }
 
 /* ---- processes ---------------------------------------------------------------- */
@@ -235,29 +225,21 @@ static struct desc *desc_new(uint32_t file, int append)
 
 /* ---- records of one process --------------------------------------------- */
 
-enum op {
-	OP_OPEN, OP_CLOSE, OP_DUP, OP_DUP2, OP_FCNTL, OP_READ, OP_WRITE, OP_PREAD,
-	OP_PWRITE, OP_LSEEK, OP_FTRUNC, OP_TRUNC, OP_SYNC, OP_FOPEN, OP_FDOPEN,
-	OP_FREOPEN, OP_FCLOSE, OP_FFLUSH, OP_FREAD, OP_FWRITE, OP_FPRINTF,
-	OP_FPUTC, OP_FGETC, OP_FSEEK, OP_REWIND, OP_FTELL, OP_DPRINTF, OP_FORK,
-	OP_UNRESOLVED,
-	/* MPI-IO */
-	OP_MOPEN, OP_MCLOSE, OP_MSYNC, OP_MVIEW, OP_MSEEK, OP_MREAD, OP_MWRITE,
-	OP_MSETSIZE, OP_TYPE,
-};
+/* What a call did (enum tg_io), kept until its process is run; OP_TYPE is
+ * a #type line, run just before the call that made it. */
+#define OP_TYPE TG_IO_COUNT
 
 struct rec {
 	uint64_t seq;
 	int64_t t0, t1, ret;
-	enum op op;
+	int64_t pos, len, count;	/* as in struct tg_ioact */
+	uint8_t op, off, write, failed, append, trunc, mpi;
+	int8_t whence;
 	uint16_t func;
-	int write;
-	int64_t a[4];		/* numeric arguments, per op */
-	char k1[24], k2[24];	/* descriptor / stream / handle keys */
-	char *s;		/* path or mode; the #type line for OP_TYPE */
-	int explicit_off;	/* MPI-IO: a[1] holds an offset in etypes */
-	int shared;		/* MPI-IO: a shared-pointer call */
-	int ordered;		/* MPI-IO: an ordered call; a[2] the pointer after */
+	char k1[TG_KEYLEN], k2[TG_KEYLEN];	/* tg_ioact's h and h2 */
+	char *s;		/* a path; a view's etype NUL filetype; the
+				 * datatype of a data call without a status;
+				 * the #type line of OP_TYPE */
 };
 
 /* An ordered MPI-IO call waits for the calls of the other ranks: each
@@ -306,7 +288,7 @@ static void event(uint32_t f, const struct rec *r, const char *kind)
 	announce(f);
 	printf("#event\tfile=%u\trank=%s\tseq=%" PRIu64 "\tt=%" PRId64 ".%09" PRId64
 	       "\tkind=%s\tfunc=%s\n", f, cur->name, r->seq, r->t0 / 1000000000,
-	       r->t0 % 1000000000, kind, fnames[r->func]);
+	       r->t0 % 1000000000, kind, fname(r->func));
 }
 
 static void add_access(uint32_t f, const struct rec *r, uint64_t start, uint64_t len,
@@ -388,273 +370,287 @@ static void mpi_data(struct mfile *m, const struct rec *r, uint64_t pos, uint64_
 	}
 }
 
+/* ---- running the records: one function per role ----------------------------- */
+
+static void run_open(const struct rec *r)
+{
+	struct desc *d;
+	uint32_t f;
+
+	if (r->failed || !r->s)
+		return;
+	f = file_of(r->s);
+	if (r->mpi) {
+		struct mfile *m;
+		cur->mf = xrealloc(cur->mf, (cur->nmf + 1) * sizeof(*cur->mf));
+		m = &cur->mf[cur->nmf++];
+		memset(m, 0, sizeof(*m));
+		snprintf(m->id, sizeof(m->id), "%s", r->k1);
+		m->file = f;
+		m->etype = m->ftype = tg_types_get(cur->types, "MPI_BYTE");
+	} else {
+		if (r->op == TG_IO_REOPEN && (d = desc_of(r->k2)))
+			event(d->file, r, "close");
+		d = desc_new(f, r->append);
+		slot_set(cur, r->k1, d);
+	}
+	if (r->trunc)
+		files[f].size = 0;
+	event(f, r, "open");
+}
+
+static void run_close(const struct rec *r)
+{
+	struct mfile *m;
+	struct desc *d;
+
+	if (r->mpi) {
+		if (!(m = mfile_of(r->k1)))
+			return;
+		if (!r->failed) {
+			event(m->file, r, "commit");
+			event(m->file, r, "close");
+		}
+		*m = cur->mf[--cur->nmf];
+		return;
+	}
+	if (!(d = desc_of(r->k1)))
+		return;
+	if (!r->failed) {
+		event(d->file, r, "commit");
+		event(d->file, r, "close");
+	}
+	slot_drop(cur, r->k1);
+}
+
+/* The bytes of an MPI-IO data call; -1 if its datatype is unknown. */
+static int64_t mpi_bytes(const struct rec *r)
+{
+	struct tg_flat *dt;
+
+	if (r->len >= 0)
+		return r->len;
+	dt = r->s ? tg_types_get(cur->types, r->s) : NULL;
+	return dt ? r->count * (int64_t)tg_flat_size(dt) : 0;
+}
+
+static void pend_ordered(const struct mfile *m, const struct rec *r, int64_t bytes)
+{
+	struct pend *p;
+	int64_t rk;
+
+	if (tg_tint(cur->name, &rk) < 0) {
+		cur->unplaced++;
+		return;
+	}
+	if (m->file >= cur->capordered) {
+		size_t nc = m->file + 16;
+		cur->nordered = xrealloc(cur->nordered, nc * sizeof(uint64_t));
+		memset(cur->nordered + cur->capordered, 0, (nc - cur->capordered) * sizeof(uint64_t));
+		cur->capordered = nc;
+	}
+	pends = xrealloc(pends, (npends + 1) * sizeof(*pends));
+	p = &pends[npends++];
+	p->proc = (uint32_t)(cur - procs);
+	p->file = m->file;
+	p->k = cur->nordered[m->file]++;
+	p->rankno = rk;
+	p->bytes = bytes;
+	p->after = r->pos;
+	p->disp = m->disp;
+	p->etype = m->etype;
+	p->ftype = m->ftype;
+	p->r = *r;
+	p->r.s = NULL;
+}
+
+static void run_mpi_data(const struct rec *r)
+{
+	struct mfile *m = mfile_of(r->k1);
+	int64_t bytes;
+	uint64_t esz;
+
+	if (!m || r->failed || (bytes = mpi_bytes(r)) <= 0)
+		return;
+	if (r->off == TG_OFF_ORDERED && r->pos >= 0) {
+		pend_ordered(m, r, bytes);
+		return;
+	}
+	if (r->pos < 0 || r->off == TG_OFF_ORDERED) {
+		cur->unplaced++;
+		return;
+	}
+	mpi_data(m, r, (uint64_t)r->pos, (uint64_t)bytes, r->write);
+	esz = tg_flat_size(m->etype);
+	if (r->off == TG_OFF_IND && esz)
+		m->ptr = (uint64_t)r->pos + (uint64_t)bytes / esz;
+}
+
+static void run_data(const struct rec *r)
+{
+	struct desc *d;
+
+	if (r->mpi) {
+		run_mpi_data(r);
+		return;
+	}
+	if (r->len <= 0)
+		return;
+	if (!(d = desc_of(r->k1))) {
+		cur->untracked++;
+		return;
+	}
+	if (r->off == TG_OFF_POS)
+		data_at_pos(d, r, (uint64_t)r->len, r->write);
+	else
+		add_access(d->file, r, (uint64_t)r->pos, (uint64_t)r->len, r->write);
+}
+
+static void run_seek(const struct rec *r)
+{
+	struct mfile *m;
+	struct desc *d;
+
+	if (r->mpi) {
+		if (!(m = mfile_of(r->k1)) || r->failed)
+			return;
+		if (r->whence == 0)
+			m->ptr = (uint64_t)r->pos;
+		else if (r->whence == 1)
+			m->ptr += (uint64_t)r->pos;
+		return;
+	}
+	if (!(d = desc_of(r->k1)))
+		return;
+	if (r->op == TG_IO_REWIND)
+		d->off = 0;
+	else if (r->off == TG_OFF_RET && r->ret >= 0)
+		d->off = (uint64_t)r->ret;
+	else if (r->off == TG_OFF_RET || r->failed)
+		return;
+	else if (r->whence == 0)
+		d->off = (uint64_t)r->pos;
+	else if (r->whence == 1)
+		d->off += (uint64_t)r->pos;
+	else if (r->whence == 2)
+		d->off = files[d->file].size + (uint64_t)r->pos;
+}
+
+/* The file a handle key names: an MPI file, a descriptor or a stream. */
+static int file_of_key(const struct rec *r, uint32_t *f)
+{
+	struct mfile *m;
+	struct desc *d;
+
+	if (r->mpi && (m = mfile_of(r->k1)))
+		*f = m->file;
+	else if (!r->mpi && (d = desc_of(r->k1)))
+		*f = d->file;
+	else
+		return -1;
+	return 0;
+}
+
+static void run_sync_trunc(const struct rec *r)
+{
+	uint32_t f;
+
+	if (r->failed)
+		return;
+	if (r->op == TG_IO_SYNC && !r->mpi && !r->k1[0]) {
+		commit_all_streams(r);	/* fflush(NULL) */
+		return;
+	}
+	if (r->op == TG_IO_TRUNCATE && !r->k1[0]) {
+		if (r->s)
+			files[file_of(r->s)].size = (uint64_t)r->pos;
+		return;
+	}
+	if (file_of_key(r, &f) < 0)
+		return;
+	if (r->op == TG_IO_SYNC)
+		event(f, r, "commit");
+	else
+		files[f].size = (uint64_t)r->pos;
+}
+
+static void run_view(const struct rec *r)
+{
+	struct mfile *m = mfile_of(r->k1);
+	struct tg_flat *e, *f;
+
+	if (!m || r->failed)
+		return;
+	e = tg_types_get(cur->types, r->s);
+	f = tg_types_get(cur->types, r->s + strlen(r->s) + 1);
+	if (!e || !f) {
+		cur->unplaced++;
+		return;
+	}
+	m->disp = (uint64_t)r->pos;
+	m->etype = e;
+	m->ftype = f;
+	m->ptr = 0;
+}
+
+static void run_fork(const struct rec *r)
+{
+	struct forked *fk;
+	size_t i;
+
+	if (r->ret <= 0)
+		return;
+	forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
+	fk = &forks[nforks++];
+	fk->pid = r->ret;
+	fk->nslots = cur->nslots;
+	fk->slots = xrealloc(NULL, cur->nslots * sizeof(*fk->slots));
+	memcpy(fk->slots, cur->slots, cur->nslots * sizeof(*fk->slots));
+	for (i = 0; i < fk->nslots; i++)
+		fk->slots[i].d->refs++;
+}
+
 static void run_rec(struct rec *r)
 {
 	struct desc *d;
-	char key[24];
 
 	switch (r->op) {
-	case OP_OPEN:
-		if (r->ret < 0 || !r->s)
-			return;
-		{
-			uint32_t f = file_of(r->s);
-			d = desc_new(f, (int)r->a[1]);
-			if (r->a[2])
-				files[f].size = 0;
-			snprintf(key, sizeof(key), "%" PRId64, r->ret);
-			slot_set(cur, key, d);
-			event(f, r, "open");
-		}
+	case TG_IO_OPEN:
+	case TG_IO_REOPEN:
+		run_open(r);
 		return;
-	case OP_FOPEN:
-	case OP_FREOPEN:
-		if (r->ret < 0 || !r->s)
-			return;
-		{
-			uint32_t f = file_of(r->s);
-			if (r->op == OP_FREOPEN && (d = desc_of(r->k1)))
-				event(d->file, r, "close");
-			d = desc_new(f, (int)r->a[1]);
-			if (r->a[2])
-				files[f].size = 0;
-			snprintf(key, sizeof(key), "s%" PRId64, r->ret);
-			slot_set(cur, key, d);
-			event(f, r, "open");
-		}
+	case TG_IO_FDOPEN:
+	case TG_IO_DUP:
+		if (!r->failed && (d = desc_of(r->k2)) && strcmp(r->k1, r->k2) != 0)
+			slot_set(cur, r->k1, d);
 		return;
-	case OP_FDOPEN:
-		if (r->ret < 0 || !(d = desc_of(r->k1)))
-			return;
-		snprintf(key, sizeof(key), "s%" PRId64, r->ret);
-		slot_set(cur, key, d);
+	case TG_IO_CLOSE:
+		run_close(r);
 		return;
-	case OP_CLOSE:
-	case OP_FCLOSE:
-		if (!(d = desc_of(r->k1)))
-			return;
-		if (r->ret == 0) {
-			event(d->file, r, "commit");
-			event(d->file, r, "close");
-		}
-		slot_drop(cur, r->k1);
+	case TG_IO_READ:
+	case TG_IO_WRITE:
+		run_data(r);
 		return;
-	case OP_DUP:
-	case OP_FCNTL:
-		if (r->ret < 0 || !(d = desc_of(r->k1)))
-			return;
-		snprintf(key, sizeof(key), "%" PRId64, r->ret);
-		slot_set(cur, key, d);
+	case TG_IO_SEEK:
+	case TG_IO_REWIND:
+		run_seek(r);
 		return;
-	case OP_DUP2:
-		if (r->ret < 0 || !(d = desc_of(r->k1)) || strcmp(r->k1, r->k2) == 0)
-			return;
-		slot_set(cur, r->k2, d);
+	case TG_IO_SYNC:
+	case TG_IO_TRUNCATE:
+		run_sync_trunc(r);
 		return;
-	case OP_READ:
-	case OP_WRITE:
-	case OP_FREAD:
-	case OP_FWRITE:
-	case OP_FPRINTF:
-	case OP_FPUTC:
-	case OP_FGETC:
-	case OP_DPRINTF:
-		if (r->a[0] <= 0)
-			return;
-		if (!(d = desc_of(r->k1))) {
-			cur->untracked++;
-			return;
-		}
-		data_at_pos(d, r, (uint64_t)r->a[0], r->write);
+	case TG_IO_VIEW:
+		run_view(r);
 		return;
-	case OP_PREAD:
-	case OP_PWRITE:
-		if (r->ret <= 0)
-			return;
-		if (!(d = desc_of(r->k1))) {
-			cur->untracked++;
-			return;
-		}
-		if (r->a[1] < 0)	/* preadv2 with offset -1: the position */
-			data_at_pos(d, r, (uint64_t)r->ret, r->write);
-		else
-			add_access(d->file, r, (uint64_t)r->a[1], (uint64_t)r->ret, r->write);
+	case TG_IO_FORK:
+		run_fork(r);
 		return;
-	case OP_LSEEK:
-	case OP_FTELL:
-		if (r->ret >= 0 && (d = desc_of(r->k1)))
-			d->off = (uint64_t)r->ret;
-		return;
-	case OP_FSEEK:
-		if (r->ret != 0 || !(d = desc_of(r->k1)))
-			return;
-		if (r->a[1] == 0)
-			d->off = (uint64_t)r->a[0];
-		else if (r->a[1] == 1)
-			d->off += (uint64_t)r->a[0];
-		else if (r->a[1] == 2)
-			d->off = files[d->file].size + (uint64_t)r->a[0];
-		return;
-	case OP_REWIND:
-		if ((d = desc_of(r->k1)))
-			d->off = 0;
-		return;
-	case OP_FTRUNC:
-		if (r->ret == 0 && (d = desc_of(r->k1)))
-			files[d->file].size = (uint64_t)r->a[0];
-		return;
-	case OP_TRUNC:
-		if (r->ret == 0 && r->s)
-			files[file_of(r->s)].size = (uint64_t)r->a[0];
-		return;
-	case OP_SYNC:
-		if (r->ret == 0 && (d = desc_of(r->k1)))
-			event(d->file, r, "commit");
-		return;
-	case OP_FFLUSH:
-		if (r->ret != 0)
-			return;
-		if (!r->k1[0])
-			commit_all_streams(r);
-		else if ((d = desc_of(r->k1)))
-			event(d->file, r, "commit");
-		return;
-	case OP_FORK:
-		if (r->ret > 0) {
-			struct forked *fk;
-			size_t i;
-			forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
-			fk = &forks[nforks++];
-			fk->pid = r->ret;
-			fk->nslots = cur->nslots;
-			fk->slots = xrealloc(NULL, cur->nslots * sizeof(*fk->slots));
-			memcpy(fk->slots, cur->slots, cur->nslots * sizeof(*fk->slots));
-			for (i = 0; i < fk->nslots; i++)
-				fk->slots[i].d->refs++;
-		}
-		return;
-	case OP_UNRESOLVED:
-		if (r->ret > 0)
-			cur->unplaced++;
+	case TG_IO_UNPLACED:
+		cur->unplaced++;
 		return;
 	case OP_TYPE:
 		if (tg_types_define(cur->types, r->s) < 0)
 			die_input("corrupt #type line");
-		return;
-	case OP_MOPEN:
-		if (r->ret != 0 || !r->s)
-			return;
-		{
-			struct mfile *m;
-			cur->mf = xrealloc(cur->mf, (cur->nmf + 1) * sizeof(*cur->mf));
-			m = &cur->mf[cur->nmf++];
-			memset(m, 0, sizeof(*m));
-			snprintf(m->id, sizeof(m->id), "%s", r->k1);
-			m->file = file_of(r->s);
-			m->etype = m->ftype = tg_types_get(cur->types, "MPI_BYTE");
-			if (r->a[2])
-				files[m->file].size = 0;
-			event(m->file, r, "open");
-		}
-		return;
-	case OP_MCLOSE:
-		{
-			struct mfile *m = mfile_of(r->k1);
-			if (!m)
-				return;
-			if (r->ret == 0) {
-				event(m->file, r, "commit");
-				event(m->file, r, "close");
-			}
-			*m = cur->mf[--cur->nmf];
-		}
-		return;
-	case OP_MSYNC:
-		{
-			struct mfile *m = mfile_of(r->k1);
-			if (m && r->ret == 0)
-				event(m->file, r, "commit");
-		}
-		return;
-	case OP_MSETSIZE:
-		{
-			struct mfile *m = mfile_of(r->k1);
-			if (m && r->ret == 0)
-				files[m->file].size = (uint64_t)r->a[0];
-		}
-		return;
-	case OP_MVIEW:
-		{
-			struct mfile *m = mfile_of(r->k1);
-			struct tg_flat *e, *f;
-			if (!m || r->ret != 0)
-				return;
-			e = tg_types_get(cur->types, r->s);
-			f = tg_types_get(cur->types, r->s + strlen(r->s) + 1);
-			if (!e || !f) {
-				cur->unplaced++;
-				return;
-			}
-			m->disp = (uint64_t)r->a[0];
-			m->etype = e;
-			m->ftype = f;
-			m->ptr = 0;
-		}
-		return;
-	case OP_MSEEK:
-		{
-			struct mfile *m = mfile_of(r->k1);
-			if (m && r->ret == 0 && r->a[1] == 600)	/* MPI_SEEK_SET */
-				m->ptr = (uint64_t)r->a[0];
-			else if (m && r->ret == 0 && r->a[1] == 602)	/* MPI_SEEK_CUR */
-				m->ptr += (uint64_t)r->a[0];
-		}
-		return;
-	case OP_MREAD:
-	case OP_MWRITE:
-		{
-			struct mfile *m = mfile_of(r->k1);
-			uint64_t esz;
-			if (!m || r->ret != 0 || r->a[0] <= 0)
-				return;
-			if (r->ordered && r->a[2] >= 0) {
-				struct pend *p;
-				int64_t rk;
-				if (tg_tint(cur->name, &rk) < 0) {
-					cur->unplaced++;
-					return;
-				}
-				if (m->file >= cur->capordered) {
-					size_t nc = m->file + 16;
-					cur->nordered = xrealloc(cur->nordered, nc * sizeof(uint64_t));
-					memset(cur->nordered + cur->capordered, 0,
-					       (nc - cur->capordered) * sizeof(uint64_t));
-					cur->capordered = nc;
-				}
-				pends = xrealloc(pends, (npends + 1) * sizeof(*pends));
-				p = &pends[npends++];
-				p->proc = (uint32_t)(cur - procs);
-				p->file = m->file;
-				p->k = cur->nordered[m->file]++;
-				p->rankno = rk;
-				p->bytes = r->a[0];
-				p->after = r->a[2];
-				p->disp = m->disp;
-				p->etype = m->etype;
-				p->ftype = m->ftype;
-				p->r = *r;
-				p->r.s = NULL;
-				return;
-			}
-			if (r->a[1] < 0) {
-				cur->unplaced++;
-				return;
-			}
-			mpi_data(m, r, (uint64_t)r->a[1], (uint64_t)r->a[0], r->op == OP_MWRITE);
-			esz = tg_flat_size(m->etype);
-			if (!r->explicit_off && !r->shared && esz)
-				m->ptr = (uint64_t)r->a[1] + (uint64_t)r->a[0] / esz;
-		}
 		return;
 	}
 }
@@ -713,7 +709,7 @@ static void finish_proc(void)
 	for (i = 0; i < nfamily && !defer; i++)
 		defer = family[i] == cur->pid;
 	for (i = 0; i < nrecs; i++)
-		if (recs[i].op == OP_FORK && recs[i].ret > 0) {
+		if (recs[i].op == TG_IO_FORK && recs[i].ret > 0) {
 			defer = 1;
 			family = xrealloc(family, (nfamily + 1) * sizeof(*family));
 			family[nfamily++] = recs[i].ret;
@@ -781,317 +777,52 @@ static void run_deferred(void)
 
 /* ---- parsing -------------------------------------------------------------------- */
 
-static int64_t num_arg(const struct tg_tline *t, const char *name, int64_t dflt)
+/* Keep what call line @t of @d did, as records to run with its process. */
+static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq,
+			 int64_t t0, int64_t t1)
 {
-	const char *v = tg_tline_arg(t, TG_COL_ARGS, name);
-	int64_t x;
+	struct tg_ioact act[4];
+	const char *why;
+	int n, i;
 
-	if (!v)
-		return dflt;
-	if (tg_tint(v, &x) < 0)
-		die_input("bad number");
-	return x;
-}
-
-static char *path_arg(const struct tg_tline *t, const char *name)
-{
-	const char *v = tg_tline_arg(t, TG_COL_ARGS, name);
-	char buf[8192];
-	int rc;
-
-	if (!v)
-		return NULL;
-	rc = tg_tunquote(v, buf, sizeof(buf));
-	if (rc < 0)
-		die_input("bad string value");
-	return rc == 0 ? xstrdup(buf) : NULL;
-}
-
-/* An MPI-IO file name, made absolute against the process's cwd; an
- * "ufs:"-style prefix names the driver, not the path. */
-static char *mpi_path(const struct tg_tline *t)
-{
-	char *s = path_arg(t, "filename"), *p, *out;
-	size_t n;
-
-	if (!s)
-		return NULL;
-	p = strchr(s, ':');
-	p = p && p - s > 1 && !strchr(s, '/') ? p + 1 : (p && p - s > 1 && p < strchr(s, '/') ? p + 1 : s);
-	if (*p == '/' || !cur->cwd) {
-		out = xstrdup(p);
-	} else {
-		n = strlen(cur->cwd) + strlen(p) + 2;
-		out = xrealloc(NULL, n);
-		snprintf(out, n, "%s/%s", cur->cwd, p);
-	}
-	free(s);
-	return out;
-}
-
-static void key_arg(const struct tg_tline *t, const char *name, char *key)
-{
-	const char *v = tg_tline_arg(t, TG_COL_ARGS, name);
-
-	snprintf(key, 24, "%s", v && strcmp(v, "NULL") != 0 ? v : "");
-}
-
-static int has_flag(const char *flags, const char *f)
-{
-	size_t n = strlen(f);
-	const char *p = flags;
-
-	while (p && (p = strstr(p, f))) {
-		if ((p == flags || p[-1] == '|') && (p[n] == 0 || p[n] == '|'))
-			return 1;
-		p += n;
-	}
-	return 0;
-}
-
-/* fopen modes: "a" appends, "w" truncates. */
-static void mode_flags(const char *mode, struct rec *r)
-{
-	r->a[1] = mode && mode[0] == 'a';
-	r->a[2] = mode && mode[0] == 'w';
-}
-
-static int streq(const char *a, const char *b)
-{
-	return strcmp(a, b) == 0;
-}
-
-/* The name without a "64" or "_unlocked" suffix. */
-static void base_name(const char *f, char *out, size_t cap)
-{
-	size_t n = strlen(f);
-
-	snprintf(out, cap, "%s", f);
-	if (n > 2 && streq(f + n - 2, "64"))
-		out[n - 2] = 0;
-	else if (n > 9 && streq(f + n - 9, "_unlocked"))
-		out[n - 9] = 0;
-}
-
-static void posix_rec(const struct tg_tline *t, const char *fn, struct rec *r)
-{
-	char b[64];
-	const char *v;
-
-	base_name(fn, b, sizeof(b));
-	if (streq(b, "pwrite") || streq(b, "pread") || streq(b, "preadv") ||
-	    streq(b, "pwritev") || streq(b, "preadv2") || streq(b, "pwritev2")) {
-		r->op = b[1] == 'r' ? OP_PREAD : OP_PWRITE;
-		r->write = b[1] == 'w';
-		key_arg(t, "fd", r->k1);
-		r->a[1] = num_arg(t, "offset", -1);
-	} else if (streq(b, "write") || streq(b, "read") || streq(b, "readv") ||
-		   streq(b, "writev")) {
-		r->op = b[0] == 'r' ? OP_READ : OP_WRITE;
-		r->write = b[0] == 'w';
-		key_arg(t, "fd", r->k1);
-		r->a[0] = r->ret;
-	} else if (streq(b, "open") || streq(b, "openat") || streq(b, "creat")) {
-		r->op = OP_OPEN;
-		r->s = path_arg(t, "path");
-		v = tg_tline_arg(t, TG_COL_ARGS, "flags");
-		r->a[1] = v && has_flag(v, "O_APPEND");
-		r->a[2] = streq(b, "creat") || (v && has_flag(v, "O_TRUNC"));
-		if (v && has_flag(v, "O_DIRECTORY")) {
-			free(r->s);
-			r->s = NULL;	/* a directory: no data */
-		}
-	} else if (streq(b, "close")) {
-		r->op = OP_CLOSE;
-		key_arg(t, "fd", r->k1);
-	} else if (streq(b, "dup")) {
-		r->op = OP_DUP;
-		key_arg(t, "oldfd", r->k1);
-	} else if (streq(b, "dup2") || streq(b, "dup3")) {
-		r->op = OP_DUP2;
-		key_arg(t, "oldfd", r->k1);
-		key_arg(t, "newfd", r->k2);
-	} else if (streq(b, "fcntl")) {
-		v = tg_tline_arg(t, TG_COL_ARGS, "cmd");
-		if (!v || (!streq(v, "F_DUPFD") && !streq(v, "F_DUPFD_CLOEXEC")))
-			return;
-		r->op = OP_FCNTL;
-		key_arg(t, "fd", r->k1);
-	} else if (streq(b, "lseek")) {
-		r->op = OP_LSEEK;
-		key_arg(t, "fd", r->k1);
-	} else if (streq(b, "ftruncate")) {
-		r->op = OP_FTRUNC;
-		key_arg(t, "fd", r->k1);
-		r->a[0] = num_arg(t, "length", 0);
-	} else if (streq(b, "truncate")) {
-		r->op = OP_TRUNC;
-		r->s = path_arg(t, "path");
-		r->a[0] = num_arg(t, "length", 0);
-	} else if (streq(b, "fsync") || streq(b, "fdatasync")) {
-		r->op = OP_SYNC;
-		key_arg(t, "fd", r->k1);
-	} else if (streq(b, "dprintf") || streq(b, "vdprintf")) {
-		r->op = OP_DPRINTF;
-		r->write = 1;
-		key_arg(t, "fd", r->k1);
-		r->a[0] = r->ret;
-	} else if (streq(b, "fork") || streq(b, "vfork")) {
-		r->op = OP_FORK;
-	} else if (streq(b, "mmap")) {
-		r->op = OP_UNRESOLVED;	/* bytes reached through memory: not placed */
-		r->ret = 1;
-	} else {
-		r->op = -1;
-	}
-}
-
-static void stdio_rec(const struct tg_tline *t, const char *fn, struct rec *r)
-{
-	char b[64];
-	char *mode;
-
-	base_name(fn, b, sizeof(b));
-	key_arg(t, "stream", r->k1);
-	if (streq(b, "fopen") || streq(b, "freopen")) {
-		r->op = streq(b, "fopen") ? OP_FOPEN : OP_FREOPEN;
-		r->s = path_arg(t, "path");
-		mode = path_arg(t, "mode");
-		mode_flags(mode, r);
-		free(mode);
-		r->ret = r->ret >= 0 ? r->ret : -1;
-	} else if (streq(b, "fdopen")) {
-		r->op = OP_FDOPEN;
-		key_arg(t, "fd", r->k1);
-	} else if (streq(b, "fclose")) {
-		r->op = OP_FCLOSE;
-	} else if (streq(b, "fflush")) {
-		r->op = OP_FFLUSH;
-	} else if (streq(b, "fread") || streq(b, "fwrite")) {
-		r->op = b[1] == 'r' ? OP_FREAD : OP_FWRITE;
-		r->write = b[1] == 'w';
-		r->a[0] = r->ret > 0 ? r->ret * num_arg(t, "size", 0) : 0;
-	} else if (streq(b, "fprintf") || streq(b, "vfprintf")) {
-		r->op = OP_FPRINTF;
-		r->write = 1;
-		r->a[0] = r->ret;
-	} else if (streq(b, "fputc") || streq(b, "putc")) {
-		r->op = OP_FPUTC;
-		r->write = 1;
-		r->a[0] = r->ret >= 0 ? 1 : 0;
-	} else if (streq(b, "fgetc") || streq(b, "getc")) {
-		r->op = OP_FGETC;
-		r->a[0] = r->ret >= 0 ? 1 : 0;
-	} else if (streq(b, "fseek") || streq(b, "fseeko")) {
-		const char *w = tg_tline_arg(t, TG_COL_ARGS, "whence");
-		r->op = OP_FSEEK;
-		r->a[0] = num_arg(t, "offset", 0);
-		r->a[1] = !w ? -1 : streq(w, "SEEK_SET") ? 0 : streq(w, "SEEK_CUR") ? 1 :
-			  streq(w, "SEEK_END") ? 2 : -1;
-	} else if (streq(b, "rewind")) {
-		r->op = OP_REWIND;
-	} else if (streq(b, "ftell") || streq(b, "ftello")) {
-		r->op = OP_FTELL;
-	} else if (streq(b, "fputs") || streq(b, "fgets") || streq(b, "fscanf") ||
-		   streq(b, "vfscanf") || streq(b, "getline") || streq(b, "getdelim")) {
-		r->op = OP_UNRESOLVED;	/* the byte count is not in the record */
-		r->ret = 1;
-	} else {
-		r->op = -1;
-	}
-}
-
-/* The bytes an MPI-IO status says moved: "{bytes:N}". */
-static int64_t io_bytes(const struct tg_tline *t)
-{
-	const char *v = tg_tline_arg(t, TG_COL_ARGS, "status");
-	int64_t n;
-
-	if (!v || strncmp(v, "{bytes:", 7) != 0)
-		return -1;
-	n = strtoll(v + 7, NULL, 10);
-	return n;
-}
-
-static void mpiio_rec(const struct tg_tline *t, const char *fn, struct rec *r)
-{
-	const char *op;
-
-	if (strncmp(fn, "MPI_File_", 9) != 0) {
-		r->op = -1;
-		return;
-	}
-	op = fn + 9;
-	key_arg(t, "fh", r->k1);
-	if (streq(op, "open")) {
-		int64_t amode = num_arg(t, "amode", 0);
-		r->op = OP_MOPEN;
-		r->s = mpi_path(t);
-		r->a[2] = 0;
-		(void)amode;
-	} else if (streq(op, "close")) {
-		r->op = OP_MCLOSE;
-	} else if (streq(op, "sync")) {
-		r->op = OP_MSYNC;
-	} else if (streq(op, "set_size")) {
-		r->op = OP_MSETSIZE;
-		r->a[0] = num_arg(t, "size", 0);
-	} else if (streq(op, "set_view")) {
-		const char *e = tg_tline_arg(t, TG_COL_ARGS, "etype");
-		const char *f = tg_tline_arg(t, TG_COL_ARGS, "filetype");
-		size_t ne, nf;
-		if (!e || !f)
-			die_input("MPI_File_set_view without etype or filetype");
-		ne = strlen(e);
-		nf = strlen(f);
-		r->op = OP_MVIEW;
-		r->a[0] = num_arg(t, "disp", 0);
-		r->s = xrealloc(NULL, ne + nf + 2);
-		memcpy(r->s, e, ne + 1);
-		memcpy(r->s + ne + 1, f, nf + 1);
-	} else if (streq(op, "seek")) {
-		r->op = OP_MSEEK;
-		r->a[0] = num_arg(t, "offset", 0);
-		r->a[1] = num_arg(t, "whence", -1);
-	} else {
-		/* data calls: read, write, *_at, *_all, *_shared, *_ordered,
-		 * i*, *_begin; the _end halves moved nothing new */
-		char b[64];
-		size_t n;
-		snprintf(b, sizeof(b), "%s", op);
-		n = strlen(b);
-		if (n > 2 && streq(b + n - 2, "_c"))
-			b[n -= 2] = 0;
-		if (strstr(b, "_end") || (strncmp(b, "read", 4) != 0 && strncmp(b, "write", 5) != 0 &&
-					  strncmp(b, "iread", 5) != 0 && strncmp(b, "iwrite", 6) != 0)) {
-			r->op = -1;
-			return;
-		}
-		r->op = strstr(b, "write") ? OP_MWRITE : OP_MREAD;
-		r->write = r->op == OP_MWRITE;
-		r->a[0] = io_bytes(t);
-		if (r->a[0] < 0)	/* nonblocking or split: count times type size */
-			r->a[0] = -1;
-		if (strstr(b, "_at")) {
-			r->explicit_off = 1;
-			r->a[1] = num_arg(t, "offset", -1);
-		} else if (strstr(b, "_shared")) {
-			r->shared = 1;
-			r->a[1] = num_arg(t, "shared_before", -1);
-		} else if (strstr(b, "_ordered")) {
-			r->shared = 1;
-			r->ordered = 1;
-			r->a[1] = -1;	/* placed from all ranks: see place_ordered() */
-			r->a[2] = num_arg(t, "shared_after", -1);
-		} else {
-			r->a[1] = num_arg(t, "position", -1);
-		}
-		if (r->a[0] < 0) {
-			/* no status: count * size of the datatype */
-			struct tg_flat *dt = tg_types_get(cur->types,
-							  tg_tline_arg(t, TG_COL_ARGS, "datatype"));
-			int64_t cnt = num_arg(t, "count", 0);
-			r->a[0] = dt ? cnt * (int64_t)tg_flat_size(dt) : 0;
+	if (d->nio > 4)
+		die_input("call table role count");
+	n = tg_io_actions(t, d, cur->cwd, act, &why);
+	if (n < 0)
+		die_input(why);
+	for (i = 0; i < n; i++) {
+		struct tg_ioact *a = &act[i];
+		struct rec *r = rec_add();
+		r->seq = seq;
+		r->t0 = t0;
+		r->t1 = t1;
+		r->ret = a->ret;
+		r->func = d->id;
+		r->op = a->op;
+		r->off = a->off;
+		r->write = a->op == TG_IO_WRITE;
+		r->failed = a->failed;
+		r->append = a->append;
+		r->trunc = a->trunc;
+		r->mpi = d->layer == TG_LAYER_MPIIO;
+		r->whence = (int8_t)a->whence;
+		r->pos = a->pos;
+		r->len = a->len;
+		r->count = a->count;
+		memcpy(r->k1, a->h, sizeof(r->k1));
+		memcpy(r->k2, a->h2, sizeof(r->k2));
+		r->s = a->path;
+		if (a->op == TG_IO_VIEW) {
+			size_t ne, nf;
+			if (!a->dtype || !a->ftype)
+				die_input("MPI_File_set_view without etype or filetype");
+			ne = strlen(a->dtype);
+			nf = strlen(a->ftype);
+			r->s = xrealloc(NULL, ne + nf + 2);
+			memcpy(r->s, a->dtype, ne + 1);
+			memcpy(r->s + ne + 1, a->ftype, nf + 1);
+		} else if (r->mpi && a->len < 0 && a->dtype) {
+			r->s = xstrdup(a->dtype);	/* sized when the types are known */
 		}
 	}
 }
@@ -1113,9 +844,8 @@ static void take_types(void)
 
 static void call_line(struct tg_tline *t)
 {
-	const char *layer, *fn;
-	struct rec *r;
-	int64_t seq, ret;
+	const struct tg_calldesc *d;
+	int64_t seq, t0, t1;
 	size_t first_type = nrecs;
 
 	if (t->nf < TG_COL_ARGS)
@@ -1127,42 +857,17 @@ static void call_line(struct tg_tline *t)
 	take_types();
 	for (; first_type < nrecs; first_type++)
 		recs[first_type].seq = (uint64_t)seq;
-	layer = t->f[TG_COL_LAYER];
-	fn = t->f[TG_COL_FUNC];
-	if (layer_mpiio ? !streq(layer, "mpiio")
-			: !streq(layer, "posix") && !streq(layer, "stdio"))
+	d = tg_call_byname(t->f[TG_COL_FUNC]);
+	if (!d || !d->nio)
+		return;		/* touches no file (or a name this build does not know) */
+	if (layer_mpiio ? d->layer != TG_LAYER_MPIIO
+			: d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO)
 		return;
-	r = rec_add();
-	r->seq = (uint64_t)seq;
-	r->t0 = tg_ttime(t->f[TG_COL_TSTART]);
-	r->t1 = tg_ttime(t->f[TG_COL_TEND]);
-	if (r->t0 < 0 || r->t1 < 0)
+	t0 = tg_ttime(t->f[TG_COL_TSTART]);
+	t1 = tg_ttime(t->f[TG_COL_TEND]);
+	if (t0 < 0 || t1 < 0)
 		die_input("bad time");
-	ret = 0;
-	if (t->f[TG_COL_RET][0] == 's')	/* a stream id */
-		tg_tint(t->f[TG_COL_RET] + 1, &ret);
-	else if (streq(t->f[TG_COL_RET], "NULL") || streq(t->f[TG_COL_RET], "-"))
-		ret = streq(t->f[TG_COL_RET], "-") ? 0 : -1;
-	else if (tg_tint(t->f[TG_COL_RET], &ret) < 0)
-		ret = 0;	/* an id or pointer: success */
-	r->ret = ret;
-	r->func = fname_id(fn);
-	if (tg_tline_arg(t, TG_COL_ARGS, "errno"))
-		r->ret = -1;
-	if (layer_mpiio)
-		mpiio_rec(t, fn, r);
-	else if (streq(layer, "posix"))
-		posix_rec(t, fn, r);
-	else
-		stdio_rec(t, fn, r);
-	if ((int)r->op == -1) {
-		free(r->s);
-		nrecs--;
-	}
-	if (layer_mpiio && r->op == OP_MOPEN && (int)r->op != -1) {
-		/* the handle is an output argument */
-		key_arg(t, "fh", r->k1);
-	}
+	keep_actions(t, d, (uint64_t)seq, t0, t1);
 }
 
 static void proc_line(struct tg_tline *t)
@@ -1235,7 +940,7 @@ static void place_ordered(void)
 			cur = &procs[pends[q].proc];
 			if (at >= 0)
 				mpi_data(&m, &pends[q].r, (uint64_t)at / esz,
-					 (uint64_t)pends[q].bytes, pends[q].r.op == OP_MWRITE);
+					 (uint64_t)pends[q].bytes, pends[q].r.write);
 			at += pends[q].bytes;
 		}
 	}
@@ -1258,7 +963,7 @@ static void put_access(const struct access *a)
 	printf("\t%s\t%" PRIu64 "\t%" PRId64 ".%09" PRId64 "\t%" PRId64 ".%09" PRId64
 	       "\t%s\t%s\t%" PRIu64 "\t%" PRIu64, procs[a->proc].name, a->seq,
 	       a->t0 / 1000000000, a->t0 % 1000000000, a->t1 / 1000000000,
-	       a->t1 % 1000000000, a->write ? "W" : "R", fnames[a->func], a->start, a->end);
+	       a->t1 % 1000000000, a->write ? "W" : "R", fname(a->func), a->start, a->end);
 }
 
 static int opt_accesses;

@@ -1,0 +1,276 @@
+/*
+ * role.c - what a traced call did to files: its text record read through
+ * the role its call table row gives it (see role.h, calls.tab).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "role.h"
+#include "tg.h"
+#include "util.h"
+#include "banned.h"
+
+int64_t tg_io_ret(const struct tg_tline *t)
+{
+	const char *v = t->f[TG_COL_RET];
+	int64_t ret = 0;
+
+	if (tg_tline_arg(t, TG_COL_ARGS, "errno"))
+		return -1;
+	if (v[0] == 's') {	/* a stream id */
+		if (tg_tint(v + 1, &ret) < 0)
+			ret = 0;
+	} else if (strcmp(v, "NULL") == 0) {
+		ret = -1;
+	} else if (tg_tint(v, &ret) < 0) {
+		ret = 0;	/* "-", an id or a pointer: success */
+	}
+	return ret;
+}
+
+/* The text of argument @i of @d in @t, or NULL (absent, or TG_ARG_NONE). */
+static const char *arg(const struct tg_tline *t, const struct tg_calldesc *d, int i)
+{
+	if (i == TG_ARG_RET)
+		return t->f[TG_COL_RET];
+	if (i < 0 || i >= d->nargs)
+		return NULL;
+	return tg_tline_arg(t, TG_COL_ARGS, d->args[i].name);
+}
+
+/* A handle key from argument @i: "" if absent or NULL. */
+static void key(const struct tg_tline *t, const struct tg_calldesc *d, int i, char *out)
+{
+	const char *v = arg(t, d, i);
+
+	snprintf(out, TG_KEYLEN, "%s", v && strcmp(v, "NULL") != 0 ? v : "");
+}
+
+/* A number from argument @i; @dflt if absent.  -1 if it is not a number. */
+static int num(const struct tg_tline *t, const struct tg_calldesc *d, int i, int64_t dflt,
+	       int64_t *out)
+{
+	const char *v = arg(t, d, i);
+
+	*out = dflt;
+	return v ? tg_tint(v, out) : 0;
+}
+
+static int has_flag(const char *flags, const char *f)
+{
+	size_t n = strlen(f);
+	const char *p = flags;
+
+	while (p && (p = strstr(p, f))) {
+		if ((p == flags || p[-1] == '|') && (p[n] == 0 || p[n] == '|'))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* A path made absolute against @cwd.  In an MPI-IO file name (@driver),
+ * a "ufs:"-style prefix names the driver, not the path. */
+static char *abs_path(char *s, const char *cwd, int driver)
+{
+	char *p = strchr(s, ':'), *slash = strchr(s, '/'), *out;
+	size_t n;
+
+	p = driver && p && p - s > 1 && (!slash || p < slash) ? p + 1 : s;
+	if (*p == '/' || !cwd)
+		return tg_xstrdup(p);
+	n = strlen(cwd) + strlen(p) + 2;
+	out = tg_xrealloc(NULL, n);
+	snprintf(out, n, "%s/%s", cwd, p);
+	return out;
+}
+
+/* The path in argument @i, absolute; NULL if absent or NULL. */
+static char *path(const struct tg_tline *t, const struct tg_calldesc *d, int i, const char *cwd,
+		  int *bad)
+{
+	const char *v = arg(t, d, i);
+	char buf[8192];
+	int rc;
+
+	if (!v)
+		return NULL;
+	rc = tg_tunquote(v, buf, sizeof(buf));
+	if (rc < 0)
+		*bad = 1;
+	if (rc != 0)
+		return NULL;
+	if (d->layer == TG_LAYER_MPIIO || (buf[0] != '/' && cwd))
+		return abs_path(buf, cwd, d->layer == TG_LAYER_MPIIO);
+	return tg_xstrdup(buf);
+}
+
+/* The bytes an MPI-IO status says moved ("{bytes:N}"), or -1. */
+static int64_t status_bytes(const char *v)
+{
+	int64_t n;
+	char *end;
+
+	if (!v || strncmp(v, "{bytes:", 7) != 0)
+		return -1;
+	n = strtoll(v + 7, &end, 10);
+	return *end == '}' && n >= 0 ? n : -1;
+}
+
+static int data(const struct tg_tline *t, const struct tg_calldesc *d,
+		const struct tg_iorole *r, struct tg_ioact *a)
+{
+	int64_t x;
+
+	key(t, d, r->h, a->h);
+	a->off = r->off;
+	if (r->off != TG_OFF_POS && num(t, d, r->offarg, -1, &a->pos) < 0)
+		return -1;
+	if (r->off == TG_OFF_ARG && a->pos < 0)
+		a->off = TG_OFF_POS;	/* preadv2's -1, copy_file_range's NULL */
+	switch (r->len) {
+	case TG_LEN_RET:
+		a->len = a->ret;
+		break;
+	case TG_LEN_RET_TIMES:
+		if (num(t, d, r->lenarg, 0, &x) < 0)
+			return -1;
+		a->len = a->ret > 0 ? a->ret * x : 0;
+		break;
+	case TG_LEN_ONE:
+		a->len = a->ret >= 0;
+		break;
+	case TG_LEN_STATUS:
+		a->len = status_bytes(arg(t, d, r->a));
+		if (a->len < 0 && num(t, d, r->lenarg, 0, &a->count) < 0)
+			return -1;
+		a->dtype = arg(t, d, r->c);
+		break;
+	}
+	return 0;
+}
+
+static int whence(const char *v)
+{
+	static const char *const names[] = { "SEEK_SET", "SEEK_CUR", "SEEK_END" };
+	int64_t n;
+	int i;
+
+	if (!v)
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (strcmp(v, names[i]) == 0)
+			return i;
+	if (tg_tint(v, &n) < 0)
+		return -1;
+	if (n >= 600 && n <= 604 && n % 2 == 0)	/* MPI_SEEK_SET, _CUR, _END */
+		return (int)(n - 600) / 2;
+	return n >= 0 && n <= 2 ? (int)n : -1;
+}
+
+static int open_role(const struct tg_tline *t, const struct tg_calldesc *d,
+		     const struct tg_iorole *r, const char *cwd, struct tg_ioact *a)
+{
+	const char *v = arg(t, d, r->b);
+	int bad = 0;
+
+	key(t, d, r->h, a->h);
+	if (r->op == TG_IO_REOPEN)
+		key(t, d, r->c, a->h2);
+	a->path = path(t, d, r->a, cwd, &bad);
+	a->trunc = (r->flags & TG_IOF_TRUNC) != 0;
+	if (v && r->b >= 0 && d->args[r->b].kind == TG_K_OFLAGS) {
+		a->append = has_flag(v, "O_APPEND");
+		a->trunc |= has_flag(v, "O_TRUNC");
+		if (has_flag(v, "O_DIRECTORY")) {
+			free(a->path);
+			a->path = NULL;	/* a directory: no data */
+		}
+	} else if (v) {		/* a stdio mode string */
+		a->append = v[0] == '"' && v[1] == 'a';
+		a->trunc |= v[0] == '"' && v[1] == 'w';
+	}
+	return bad ? -1 : 0;
+}
+
+/* The rest: what one role's fields name. */
+static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
+		      const struct tg_iorole *r, const char *cwd, struct tg_ioact *a)
+{
+	int bad = 0;
+
+	key(t, d, r->h, a->h);
+	switch (r->op) {
+	case TG_IO_FDOPEN:
+	case TG_IO_DUP:
+		key(t, d, r->a, a->h2);
+		break;
+	case TG_IO_FCNTL:
+		a->cmd = arg(t, d, r->a);
+		if (a->cmd && (strcmp(a->cmd, "F_DUPFD") == 0 ||
+			       strcmp(a->cmd, "F_DUPFD_CLOEXEC") == 0)) {
+			a->op = TG_IO_DUP;	/* the new descriptor shares h's */
+			key(t, d, r->h, a->h2);
+			key(t, d, TG_ARG_RET, a->h);
+		}
+		break;
+	case TG_IO_SEEK:
+		a->off = r->off;
+		if (r->off == TG_OFF_RET)
+			a->pos = a->ret;
+		else if (num(t, d, r->offarg, 0, &a->pos) < 0)
+			return -1;
+		a->whence = r->b == TG_ARG_NONE ? 0 : whence(arg(t, d, r->b));
+		break;
+	case TG_IO_TRUNCATE:
+		if (r->h >= 0 && d->args[r->h].kind == TG_K_PATH) {
+			a->h[0] = 0;
+			a->path = path(t, d, r->h, cwd, &bad);
+		}
+		if (num(t, d, r->a, 0, &a->pos) < 0)
+			return -1;
+		break;
+	case TG_IO_VIEW:
+		if (num(t, d, r->a, 0, &a->pos) < 0)
+			return -1;
+		a->dtype = arg(t, d, r->b);
+		a->ftype = arg(t, d, r->c);
+		break;
+	}
+	return bad ? -1 : 0;
+}
+
+int tg_io_actions(const struct tg_tline *t, const struct tg_calldesc *d, const char *cwd,
+		  struct tg_ioact *out, const char **why)
+{
+	int64_t ret = tg_io_ret(t);
+	int mpi = d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO;
+	unsigned i;
+
+	for (i = 0; i < d->nio; i++) {
+		const struct tg_iorole *r = &d->io[i];
+		struct tg_ioact *a = &out[i];
+		int rc;
+
+		memset(a, 0, sizeof(*a));
+		a->op = r->op;
+		a->ret = ret;
+		a->failed = mpi ? ret != 0 : ret < 0;
+		a->len = a->pos = -1;
+		if (r->op == TG_IO_READ || r->op == TG_IO_WRITE)
+			rc = data(t, d, r, a);
+		else if (r->op == TG_IO_OPEN || r->op == TG_IO_REOPEN)
+			rc = open_role(t, d, r, cwd, a);
+		else
+			rc = other_role(t, d, r, cwd, a);
+		if (rc < 0) {
+			while (i-- > 0)
+				free(out[i].path);
+			free(a->path);
+			*why = "bad number or string in a call record";
+			return -1;
+		}
+	}
+	return (int)d->nio;
+}

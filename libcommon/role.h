@@ -1,0 +1,64 @@
+/*
+ * role.h - what a traced call did to files, read from its text record
+ * (tangram-text(5)) through the roles the call tables give each function
+ * (calltab.h: struct tg_iorole).  The analysis tools ask this, never the
+ * function's name, so a new data call is one table row.
+ */
+#ifndef TG_ROLE_H
+#define TG_ROLE_H
+
+#include <stdint.h>
+
+#include "calltab.h"
+#include "textin.h"
+
+/* The length of a handle key: "3" (a descriptor), "s4" (a stream), an MPI
+ * file's symbolic id. */
+#define TG_KEYLEN 24
+
+/* One thing a call did (enum tg_io), with its values resolved. */
+struct tg_ioact {
+	uint8_t op;		/* enum tg_io */
+	uint8_t off;		/* enum tg_off: where the bytes or the new
+				 * position come from */
+	uint8_t append;		/* open: O_APPEND, or an "a" mode */
+	uint8_t trunc;		/* open: O_TRUNC, a "w" mode, creat */
+	uint8_t failed;		/* the call failed (MPI: did not return
+				 * MPI_SUCCESS; others: returned < 0) */
+	int64_t ret;		/* tg_io_ret() */
+	char h[TG_KEYLEN];	/* the handle ("" for none, or a NULL stream) */
+	char h2[TG_KEYLEN];	/* fdopen, dup: the handle it shares;
+				 * reopen: the stream closed first */
+	int64_t pos;		/* data: the offset (etypes for MPI-IO), -1 if
+				 * the record lacks it; seek: the offset;
+				 * truncate: the length; view: the disp */
+	int64_t len;		/* data: the bytes; -1: count times the size
+				 * of type dtype (MPI-IO without a status) */
+	int64_t count;		/* data with len -1: the count */
+	int whence;		/* seek: 0 SET, 1 CUR, 2 END, -1 unknown */
+	const char *dtype;	/* data: the datatype; view: the etype */
+	const char *ftype;	/* view: the filetype */
+	const char *cmd;	/* fcntl: the command's name */
+	char *path;		/* open, reopen, truncate by path: absolute,
+				 * malloc'd (the caller frees it); NULL for a
+				 * directory or when the record has none */
+};
+
+/*
+ * The return value of call line @t as a number: a stream "s4" is 4, NULL
+ * and failed calls (errno=) are -1, "-" and any other id are 0.
+ */
+int64_t tg_io_ret(const struct tg_tline *t);
+
+/*
+ * What call line @t of function @d did: fills @out[0 .. d->nio - 1] and
+ * returns how many (0 if the call touches no file); failed calls are
+ * returned too, marked, since some (close) still end a handle.  Relative MPI-IO file names are made
+ * absolute against @cwd (may be NULL).  Returns -1 with a reason in
+ * *@why if the record is malformed (a bad number where the role needs
+ * one).
+ */
+int tg_io_actions(const struct tg_tline *t, const struct tg_calldesc *d, const char *cwd,
+		  struct tg_ioact *out, const char **why);
+
+#endif
