@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# overlap-find(1) on its own: the byte ranges of the data calls whose role
+# in the call table (libcommon/calls.tab) names two files or an offset that
+# means "the position", the pairs they make, and bad input.  The tool runs
+# on files, never at the end of a pipe.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	SHIM=$TG_TOP/lib/libtangram.so
+}
+
+# accesses FILE: "file op func start end" for each access line of FILE
+# (overlap-find -a output), the file by its base name
+accesses() {
+	awk -F'\t' '
+		$1 == "#file" { p = $3; sub(/^path="/, "", p); sub(/"$/, "", p); n = split(p, x, "/"); path[$2] = x[n] }
+		$1 == "access" { print path["file=" $2], $7, $8, $9, $10 }' "$1"
+}
+
+@test "pwritev2, preadv2 at an offset and at -1, copy_file_range with and without offsets, sendfile: every byte placed" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
+	trace-decode t/*.rec > text
+	run -0 overlap-find -a text
+	echo "$output" > of.out
+	accesses of.out | sort -k1,1 -k4n > got
+	cat > want <<-'EOF'
+	a W pwritev2 0 30
+	a R copy_file_range 0 10
+	a R preadv2 5 15
+	a R copy_file_range 15 23
+	a R preadv2 20 30
+	a W pwritev2 40 50
+	a R sendfile 40 50
+	b W copy_file_range 0 8
+	b W write 8 12
+	b W sendfile 12 22
+	b W copy_file_range 100 110
+	EOF
+	sort -k1,1 -k4n want | diff - got
+}
+
+@test "the reads of copy_file_range and sendfile make RAW-S pairs with the writes they read back" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
+	trace-decode t/*.rec > text
+	run -0 overlap-find text
+	echo "$output" > pairs
+	run -0 conflict-check -v --model all pairs
+	grep -q $'pwritev2 W \\[0,30)\t.*copy_file_range R \\[0,10)\tposix=ok\tcommit=conflict\tsession=conflict' <<< "$output"
+	grep -q $'pwritev2 W \\[40,50)\t.*sendfile R \\[40,50)\tposix=ok' <<< "$output"
+	grep -q $'pwritev2 W \\[0,30)\t.*copy_file_range R \\[15,23)' <<< "$output"
+	[ "$(grep -c '^RAW-S' <<< "$output")" -eq 5 ]
+	# b is only written: no pair on it
+	[ "$(awk -F'\t' '/^(RAW|WAW)/ && $2 !~ /\/a$/' <<< "$output")" = "" ]
+}
+
+@test "a call the call table does not know, or one that touches no file, is passed over" {
+	printf '#proc\trank=0\tpid=7\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\tfrobnicate\t0\tfd=3\n' >> text
+	printf '0\t0\t1\t0.3\t0.4\t0\tposix\tgetpid\t7\n' >> text
+	run -0 overlap-find -a text
+	[ "$output" = $'#overlap\tversion=1\tlayer=posix' ]
+}
+
+@test "a data call on a descriptor never opened is counted untracked, not guessed" {
+	printf '#proc\trank=0\tpid=7\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\tpwrite\t5\tfd=9\tbuf=b1\tcount=5\toffset=0\n' >> text
+	run -0 overlap-find -a text
+	grep -q $'^#unplaced\trank=0\tuntracked=1\tunplaced=0$' <<< "$output"
+	! grep -q '^access' <<< "$output"
+}
+
+@test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
+	trace-decode t/*.rec > text
+	run -0 overlap-find -a -l mpiio text
+	[ "$output" = $'#overlap\tversion=1\tlayer=mpiio' ]
+}
+
+@test "bad input: a missing file, a wrong option, a bad number where a role needs one, a record before #proc: one line, exit 2" {
+	run -2 overlap-find nosuch
+	[ "${#lines[@]}" -eq 1 ] && [[ $output == "overlap-find: cannot open 'nosuch': No such file or directory" ]]
+	run -2 overlap-find -l hdf9 /dev/null
+	[ "${#lines[@]}" -eq 1 ] && [[ $output == *"unknown layer 'hdf9'"* ]]
+	run -2 overlap-find --frob /dev/null
+	[[ $output == *usage:* ]]
+	printf '#proc\trank=0\tpid=7\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\tpwrite\t5\tfd=3\tbuf=b1\tcount=5\toffset=x1\n' >> text
+	run -2 --separate-stderr overlap-find text
+	[ "$stderr" = "overlap-find: text:2: bad number or string in a call record" ]
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\twrite\t5\tfd=3\n' > early
+	run -2 --separate-stderr overlap-find early
+	[ "$stderr" = "overlap-find: early:1: call record before any #proc line" ]
+}
