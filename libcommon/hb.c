@@ -377,15 +377,14 @@ static int need_len(const struct found *f, uint64_t want, const char *what,
 	return 0;
 }
 
-static int check(struct tg_hb *h, char *err, size_t errlen)
+/* The header: magic, version, size, and counts that fit the file. */
+static int check_header(struct tg_hb *h, uint64_t *nsect, char *err, size_t errlen)
 {
 	const unsigned char *b = h->base;
-	struct found f[NSECT + 1];
 	struct tg_hbgraph *g = &h->g;
-	uint64_t size = h->size, nsect, i, prev_end, tot, r, n;
+	uint64_t size = h->size;
 	uint32_t p;
 
-	memset(f, 0, sizeof(f));
 	if (size < TG_HB_MAGIC_LEN || memcmp(b, TG_HB_MAGIC, TG_HB_MAGIC_LEN) != 0) {
 		fail(err, errlen, "not a happens-before graph (bad magic)");
 		return -1;
@@ -406,7 +405,7 @@ static int check(struct tg_hb *h, char *err, size_t errlen)
 		return -1;
 	}
 	g->flags = get16(b + 10);
-	nsect = get32(b + 12);
+	*nsect = get32(b + 12);
 	g->nranks = p = get32(b + 16);
 	g->nwide = get32(b + 20);
 	g->nnodes = get64(b + 24);
@@ -430,6 +429,19 @@ static int check(struct tg_hb *h, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The section table: each section inside the file, none twice, the
+ * required ones as long as the counts say; the arrays pointed at. */
+static int check_sections(struct tg_hb *h, struct found *f, uint64_t nsect, char *err,
+			  size_t errlen)
+{
+	const unsigned char *b = h->base;
+	struct tg_hbgraph *g = &h->g;
+	uint64_t size = h->size, i, prev_end;
+	uint32_t p = g->nranks;
+
 	if (nsect > (size - TG_HB_HDRLEN) / ENTRY) {
 		fail(err, errlen, "at offset 12: %llu sections do not fit the file",
 		     (unsigned long long)nsect);
@@ -488,6 +500,16 @@ static int check(struct tg_hb *h, char *err, size_t errlen)
 	g->vecn = b + f[TG_HBS_CLOCKVEC].off;
 	g->vecw = (const int32_t *)(b + f[TG_HBS_CLOCKWIDE].off);
 
+	return 0;
+}
+
+/* The arrays: ranks, seqs, clocks and edges in order and in range. */
+static int check_arrays(struct tg_hb *h, const struct found *f, char *err, size_t errlen)
+{
+	struct tg_hbgraph *g = &h->g;
+	uint64_t tot, r, n;
+	uint32_t p = g->nranks;
+
 	/* ranks: from 0, never decreasing, ending at the node count */
 	for (r = 0; r <= p; r++) {
 		uint64_t v = g->rankfirst[r];
@@ -535,8 +557,17 @@ static int check(struct tg_hb *h, char *err, size_t errlen)
 			     g->etarget[n]);
 			return -1;
 		}
+	return 0;
+}
 
-	/* the small sections are copied out of their interleaved form */
+/* The small sections, copied out of their interleaved form. */
+static int copy_small(struct tg_hb *h, const struct found *f, char *err, size_t errlen)
+{
+	const unsigned char *b = h->base;
+	struct tg_hbgraph *g = &h->g;
+	uint64_t i, r, n;
+	uint32_t p = g->nranks;
+
 	h->rankinfo = calloc(p ? p : 1, sizeof(*h->rankinfo));
 	h->xfunc = calloc(g->nextra ? g->nextra : 1, sizeof(uint16_t));
 	h->xkind = calloc(g->nextra ? g->nextra : 1, sizeof(uint16_t));
@@ -589,6 +620,20 @@ static int check(struct tg_hb *h, char *err, size_t errlen)
 		}
 		g->nproblems = cnt;
 	}
+	return 0;
+}
+
+static int check(struct tg_hb *h, char *err, size_t errlen)
+{
+	struct found f[NSECT + 1];
+	struct tg_hbgraph *g = &h->g;
+	uint64_t nsect;
+
+	memset(f, 0, sizeof(f));
+	if (check_header(h, &nsect, err, errlen) < 0 ||
+	    check_sections(h, f, nsect, err, errlen) < 0 ||
+	    check_arrays(h, f, err, errlen) < 0 || copy_small(h, f, err, errlen) < 0)
+		return -1;
 	g->rankinfo = h->rankinfo;
 	g->xfunc = h->xfunc;
 	g->xkind = h->xkind;

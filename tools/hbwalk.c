@@ -428,61 +428,39 @@ static void start(struct walk *w, int32_t id)
 	}
 }
 
-static void walk_call(struct walk *w)
+/* MPI_File_open: a collective on its communicator, and the file's own
+ * group of processes for the collectives on it. */
+static void file_open(struct walk *w, const int32_t *a)
 {
-	const struct hrec *h = w->h;
-	const struct fdesc *f = &hb_ftab[h->fn];
-	const int32_t *a = w->r->pool.v + h->off;
 	struct hbb *b = w->b;
-	int32_t i, n;
-	uint32_t s, v;
+	int32_t pos, cg = comm_gid(b, w->r, a[0], &pos);
 
-	switch (f->kind) {
-	case TG_MK_SEND:
-		s = add_send(w, a[0], a[1], a[2], f->flags);
-		if (s != NONE)
-			b->sends.v[s].done = w->node;
-		break;
-	case TG_MK_ISEND:
-		s = add_send(w, a[0], a[1], a[2], f->flags);
-		set_rq(w, a[3], RQ_SEND, s, NONE, 0);
-		break;
-	case TG_MK_SEND_INIT:
-		set_rq(w, a[3], RQ_SEND, NONE, NONE, 1);
-		break;
-	case TG_MK_RECV:
-		v = add_recv(w, a[0], a[1], a[2]);
-		recv_done(w, v, a[3], a[4]);
-		break;
-	case TG_MK_IRECV:
-		v = add_recv(w, a[0], a[1], a[2]);
-		set_rq(w, a[6], RQ_RECV, v, NONE, 0);
-		break;
-	case TG_MK_RECV_INIT:
-		set_rq(w, a[6], RQ_RECV, NONE, NONE, 1);
-		break;
-	case TG_MK_MPROBE:
-		v = add_recv(w, a[0], a[1], a[2]);
-		recv_done(w, v, a[3], a[4]);
-		break;
-	case TG_MK_IMPROBE:
-		if (a[5]) {
-			v = add_recv(w, a[0], a[1], a[2]);
-			recv_done(w, v, a[3], a[4]);
+	coll(w, a[0], 0, 1);
+	if (a[1] >= 0 && cg >= 0 && pos >= 0) {
+		/* a file is the k-th one opened on its communicator */
+		struct fdef *fd = &w->r->fdef.v[a[1]];
+		int32_t k[2] = { cg, -2 };
+		uint32_t kid = intern(b, k, 2);
+		uint64_t *occ, *gs;
+		occ = hb_umap_at(&b->occ, (uint64_t)kid << 32 | (uint32_t)w->r->rank, 1, 0);
+		gs = hb_umap_at(&b->gidof, (uint64_t)kid << 32 | (uint32_t)*occ, 1, UINT64_MAX);
+		(*occ)++;
+		if (*gs == UINT64_MAX) {
+			const struct gcomm *c = &b->g.v[cg];
+			*gs = hb_new_gid(b, c->members, c->na, c->members + c->na,
+				      c->n - c->na, c->inter, 1);
 		}
-		break;
-	case TG_MK_SENDRECV:
-		s = add_send(w, a[0], a[1], a[2], 0);
-		if (s != NONE)
-			b->sends.v[s].done = w->node;
-		v = add_recv(w, a[0], a[3], a[4]);
-		recv_done(w, v, a[5], a[6]);
-		break;
-	case TG_MK_ISENDRECV:
-		s = add_send(w, a[0], a[1], a[2], 0);
-		v = add_recv(w, a[0], a[3], a[4]);
-		set_rq(w, a[7], RQ_SENDRECV, s, v, 0);
-		break;
+		fd->gid = (int32_t)*gs;
+		fd->pos = pos;
+	}
+}
+
+/* Start, wait and test calls: the requests they start or complete. */
+static void walk_completion(struct walk *w, unsigned kind, const int32_t *a)
+{
+	int32_t i;
+
+	switch (kind) {
 	case TG_MK_START:
 		start(w, a[0]);
 		break;
@@ -533,6 +511,69 @@ static void walk_call(struct walk *w)
 					 i < st[-1] ? st[2 * i + 1] : NOST, 0);
 		break;
 	}
+	}
+}
+
+static void walk_call(struct walk *w)
+{
+	const struct hrec *h = w->h;
+	const struct fdesc *f = &hb_ftab[h->fn];
+	const int32_t *a = w->r->pool.v + h->off;
+	struct hbb *b = w->b;
+	int32_t n;
+	uint32_t s, v;
+
+	switch (f->kind) {
+	case TG_MK_SEND:
+		s = add_send(w, a[0], a[1], a[2], f->flags);
+		if (s != NONE)
+			b->sends.v[s].done = w->node;
+		break;
+	case TG_MK_ISEND:
+		s = add_send(w, a[0], a[1], a[2], f->flags);
+		set_rq(w, a[3], RQ_SEND, s, NONE, 0);
+		break;
+	case TG_MK_SEND_INIT:
+		set_rq(w, a[3], RQ_SEND, NONE, NONE, 1);
+		break;
+	case TG_MK_RECV:
+		v = add_recv(w, a[0], a[1], a[2]);
+		recv_done(w, v, a[3], a[4]);
+		break;
+	case TG_MK_IRECV:
+		v = add_recv(w, a[0], a[1], a[2]);
+		set_rq(w, a[6], RQ_RECV, v, NONE, 0);
+		break;
+	case TG_MK_RECV_INIT:
+		set_rq(w, a[6], RQ_RECV, NONE, NONE, 1);
+		break;
+	case TG_MK_MPROBE:
+		v = add_recv(w, a[0], a[1], a[2]);
+		recv_done(w, v, a[3], a[4]);
+		break;
+	case TG_MK_IMPROBE:
+		if (a[5]) {
+			v = add_recv(w, a[0], a[1], a[2]);
+			recv_done(w, v, a[3], a[4]);
+		}
+		break;
+	case TG_MK_SENDRECV:
+		s = add_send(w, a[0], a[1], a[2], 0);
+		if (s != NONE)
+			b->sends.v[s].done = w->node;
+		v = add_recv(w, a[0], a[3], a[4]);
+		recv_done(w, v, a[5], a[6]);
+		break;
+	case TG_MK_ISENDRECV:
+		s = add_send(w, a[0], a[1], a[2], 0);
+		v = add_recv(w, a[0], a[3], a[4]);
+		set_rq(w, a[7], RQ_SENDRECV, s, v, 0);
+		break;
+	case TG_MK_START: case TG_MK_STARTALL: case TG_MK_WAIT: case TG_MK_TEST:
+	case TG_MK_GETSTATUS: case TG_MK_REQFREE: case TG_MK_WAITALL: case TG_MK_TESTALL:
+	case TG_MK_WAITANY: case TG_MK_TESTANY: case TG_MK_WAITSOME: case TG_MK_TESTSOME:
+		walk_completion(w, f->kind, a);
+		break;
 	case TG_MK_COLL:
 	case TG_MK_CREATE:
 		coll(w, a[0], a[1], 1);
@@ -553,28 +594,9 @@ static void walk_call(struct walk *w)
 				add_inst(w, d->gid, d->pos, 0, w->node);
 		}
 		break;
-	case TG_MK_FOPEN: {
-		int32_t pos, cg = comm_gid(b, w->r, a[0], &pos);
-		coll(w, a[0], 0, 1);
-		if (a[1] >= 0 && cg >= 0 && pos >= 0) {
-			/* a file is the k-th one opened on its communicator */
-			struct fdef *fd = &w->r->fdef.v[a[1]];
-			int32_t k[2] = { cg, -2 };
-			uint32_t kid = intern(b, k, 2);
-			uint64_t *occ, *gs;
-			occ = hb_umap_at(&b->occ, (uint64_t)kid << 32 | (uint32_t)w->r->rank, 1, 0);
-			gs = hb_umap_at(&b->gidof, (uint64_t)kid << 32 | (uint32_t)*occ, 1, UINT64_MAX);
-			(*occ)++;
-			if (*gs == UINT64_MAX) {
-				const struct gcomm *c = &b->g.v[cg];
-				*gs = hb_new_gid(b, c->members, c->na, c->members + c->na,
-					      c->n - c->na, c->inter, 1);
-			}
-			fd->gid = (int32_t)*gs;
-			fd->pos = pos;
-		}
+	case TG_MK_FOPEN:
+		file_open(w, a);
 		break;
-	}
 	case TG_MK_FCOLL:
 	case TG_MK_FCLOSE:
 		file_coll(w, a[0], 1);
