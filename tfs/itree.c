@@ -325,3 +325,45 @@ uint64_t tfs_itree_end(const struct tfs_itree *t)
 
 	return x ? x->iv.end : 0;
 }
+
+int tfsi_itree_collect(const struct tfs_iv *iv, void *arg)
+{
+	struct tfs_ivec *vec = arg;
+
+	if (vec->n == vec->cap) {
+		size_t cap = vec->cap ? 2 * vec->cap : 16;
+		struct tfs_iv *v = realloc(vec->v, cap * sizeof(*v));
+
+		if (!v) {
+			vec->failed = 1;
+			return 1;
+		}
+		vec->v = v;
+		vec->cap = cap;
+	}
+	vec->v[vec->n++] = *iv;
+	return 0;
+}
+
+struct reach {
+	uint64_t at, end;
+};
+
+static int reach_one(const struct tfs_iv *iv, void *arg)
+{
+	struct reach *r = arg;
+
+	if (iv->start > r->at && iv->start >= r->end)
+		return 1;
+	if (iv->end > r->at)
+		r->at = iv->end;
+	return 0;
+}
+
+uint64_t tfsi_itree_reach(const struct tfs_itree *t, uint64_t start, uint64_t end)
+{
+	struct reach r = { start, end };
+
+	tfs_itree_each(t, start, UINT64_MAX, reach_one, &r);
+	return r.at;
+}
