@@ -345,6 +345,36 @@ int tfsi_itree_collect(const struct tfs_iv *iv, void *arg)
 	return 0;
 }
 
+struct above {
+	struct tfs_ivec vec;
+	uint32_t state;
+};
+
+static int collect_above(const struct tfs_iv *iv, void *arg)
+{
+	struct above *a = arg;
+
+	return iv->state > a->state ? tfsi_itree_collect(iv, &a->vec) : 0;
+}
+
+int tfsi_itree_hold(struct tfs_itree *t, uint64_t start, uint64_t end, uint32_t state)
+{
+	struct above a = { { 0 }, state };
+	struct tfs_iv iv = { start, end, 0, start, state };
+	int rc = 0;
+
+	tfs_itree_each(t, start, end, collect_above, &a);
+	if (a.vec.failed || tfs_itree_assign(t, &iv) < 0)
+		rc = -1;
+	for (size_t i = 0; i < a.vec.n && !rc; i++)
+		if (tfs_itree_assign(t, &a.vec.v[i]) < 0)
+			rc = -1;
+	free(a.vec.v);
+	if (rc)
+		errno = ENOMEM;
+	return rc;
+}
+
 struct reach {
 	uint64_t at, end;
 };

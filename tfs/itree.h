@@ -73,6 +73,11 @@ struct tfs_ivec {
  * tfs_ivec @arg.  Out of memory, it sets failed and stops the walk (1). */
 int tfsi_itree_collect(const struct tfs_iv *iv, void *arg);
 
+/* Make [@start, @end) an interval in @state (owner 0, base @start) but
+ * where an interval in a higher state lies: a lock or token's read (1)
+ * never downgrades a write (2).  Returns 0, or -1 (ENOMEM). */
+int tfsi_itree_hold(struct tfs_itree *t, uint64_t start, uint64_t end, uint32_t state);
+
 /* How far the intervals run on from @start (extend-end): the end of the
  * last one reached before a gap, where only a gap past @end stops the run;
  * @start when none reaches past it. */

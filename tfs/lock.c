@@ -91,27 +91,6 @@ static int collect_none(const struct tfs_iv *iv, void *arg)
 	return 1;
 }
 
-/* Hold [s, e) with @type in @t, keeping a stronger type where one is held
- * (a read grant never downgrades a write).  Returns 0 or -1. */
-static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type)
-{
-	struct tfs_ivec p = { 0 };
-	struct tfs_iv iv = { s, e, 0, s, type };
-	int rc = 0;
-
-	if (type == TFS_LOCK_READ)
-		tfs_itree_each(t, s, e, tfsi_itree_collect, &p);
-	if (p.failed || tfs_itree_assign(t, &iv) < 0)
-		rc = -1;
-	for (size_t i = 0; i < p.n && !rc; i++)
-		if (p.v[i].state == TFS_LOCK_WRITE && tfs_itree_assign(t, &p.v[i]) < 0)
-			rc = -1;
-	free(p.v);
-	if (rc)
-		errno = ENOMEM;
-	return rc;
-}
-
 /* ---- the process's own locks ------------------------------------------------------ */
 
 struct plock {
@@ -326,7 +305,7 @@ static int server_acquire(uint64_t fid, uint64_t s, uint64_t e, uint32_t type, i
 		} else if (!(f = mfile_get(fid, 1))) {
 			errno = ENOMEM;
 		} else {
-			rc = hold(&f->tok, gs, ge, type);
+			rc = tfsi_itree_hold(&f->tok, gs, ge, type);
 		}
 	} else if (res == 2) {
 		rc = tfs_rd_done(&rd) ? 2 : -1;
@@ -488,7 +467,8 @@ static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, ui
 	}
 	if (rc == 0 && revoke_others(fid, s, e, type, client) < 0)
 		rc = -1;
-	if (rc == 0 && (!(l = mlock_get(fid, client, 1)) || hold(&l->t, s, e, type) < 0)) {
+	if (rc == 0 &&
+	    (!(l = mlock_get(fid, client, 1)) || tfsi_itree_hold(&l->t, s, e, type) < 0)) {
 		errno = ENOMEM;
 		rc = -1;
 	}
@@ -717,7 +697,8 @@ static int serve_fast(struct tfs_req *req)
 			if (l->fid == fid && l->client != c->id &&
 			    tfs_itree_each(&l->t, s, e, collect_none, NULL))
 				other = 1;
-		if (!other && (l = mlock_get(fid, c->id, 1)) && hold(&l->t, s, e, type) == 0) {
+		if (!other && (l = mlock_get(fid, c->id, 1)) &&
+		    tfsi_itree_hold(&l->t, s, e, type) == 0) {
 			M.count[OUT_BETA]++;
 			done = 1;
 		}
@@ -1086,7 +1067,7 @@ int tfs_acquire_lock(tfs_file_t *file, size_t offset, size_t size, int type)
 		pthread_mutex_lock(&L.lock);
 		/* a revocation that crossed the grant may have taken it back */
 		if (p->revokes == seen) {
-			int rc = hold(&p->t, s, e, (uint32_t)type);
+			int rc = tfsi_itree_hold(&p->t, s, e, (uint32_t)type);
 
 			pthread_mutex_unlock(&L.lock);
 			return rc;

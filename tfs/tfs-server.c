@@ -779,11 +779,6 @@ static int first_conflict(const struct tfs_iv *iv, void *arg)
 	return 1;
 }
 
-static int keep_writes(const struct tfs_iv *iv, void *arg)
-{
-	return iv->state == 2 ? tfsi_itree_collect(iv, arg) : 0;
-}
-
 /*
  * LOCK_ACQUIRE: grant the sender's node a token of @type over [s, e)
  * (block-aligned), widened by @policy up to the other nodes' conflicting
@@ -791,8 +786,6 @@ static int keep_writes(const struct tfs_iv *iv, void *arg)
  * the range) tell it to wait.  The server waits for nobody: the requester
  * settles a conflict with the owners, or waits, and asks again.
  */
-static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type);
-
 static int do_lock_acquire(struct ctx *c)
 {
 	uint64_t fid = tfs_rd_u64(&c->rd), s = tfs_rd_u64(&c->rd), e = tfs_rd_u64(&c->rd);
@@ -880,7 +873,7 @@ static int do_lock_acquire(struct ctx *c)
 		if (!(t = ntok_get(f, node, 1)))
 			rc = ENOMEM;
 		else
-			rc = hold(t, gs, ge, type);
+			rc = tfsi_itree_hold(t, gs, ge, type) < 0 ? ENOMEM : 0;
 		tfs_buf_u32(&c->out, 0);
 		tfs_buf_u64(&c->out, gs);
 		tfs_buf_u64(&c->out, ge);
@@ -891,24 +884,6 @@ static int do_lock_acquire(struct ctx *c)
 	}
 	pthread_mutex_unlock(&f->lock);
 	pthread_mutex_unlock(&S.lock);
-	return rc;
-}
-
-/* Hold [s, e) with @type in @t, keeping the node's write tokens there. */
-static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type)
-{
-	struct tfs_ivec k = { 0 };
-	struct tfs_iv iv = { s, e, 0, s, type };
-	int rc = 0;
-
-	if (type == 1)
-		tfs_itree_each(t, s, e, keep_writes, &k);
-	if (tfs_itree_assign(t, &iv) < 0)
-		rc = ENOMEM;
-	for (size_t i = 0; i < k.n && !rc; i++)
-		if (tfs_itree_assign(t, &k.v[i]) < 0)
-			rc = ENOMEM;
-	free(k.v);
 	return rc;
 }
 
@@ -955,7 +930,7 @@ static int do_lock_release(struct ctx *c)
 			tfs_itree_each(&f->tok[i].tree, s, x, scan_one, &sc);
 			third = sc.found;
 		}
-		if (!third && (!(t = ntok_get(f, to, 1)) || hold(t, s, x, type) != 0))
+		if (!third && (!(t = ntok_get(f, to, 1)) || tfsi_itree_hold(t, s, x, type) < 0))
 			rc = ENOMEM;
 	}
 	pthread_mutex_unlock(&f->lock);
