@@ -257,10 +257,10 @@ lib/libtfs.a: $(TFS_LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-lib/libtfs-posix.so: build/tfs/tfs/posix.o $(TFS_LIB_OBJ) tfs/libtfs-posix.map
+lib/libtfs-posix.so: build/tfs/tfs/posix.o build/tfs/tfs/spawn.o $(TFS_LIB_OBJ) tfs/libtfs-posix.map
 	@mkdir -p lib
 	$(CC) -shared -pthread -Wl,-z,defs -Wl,--version-script=tfs/libtfs-posix.map -o $@ \
-		build/tfs/tfs/posix.o $(TFS_LIB_OBJ) -ldl
+		build/tfs/tfs/posix.o build/tfs/tfs/spawn.o $(TFS_LIB_OBJ) -ldl
 
 lib/libtfs-ucx.so: build/tfs/tfs/tp_ucx.o build/tfs/tfs/proto.o tfs/libtfs-ucx.map
 	@mkdir -p lib

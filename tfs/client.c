@@ -1057,37 +1057,14 @@ int tfs_stat_path(const char *pathname, struct stat *buf)
 
 /* ---- attach, detach, query ------------------------------------------------------ */
 
-struct pieces {
-	struct tfs_iv *v;
-	size_t n, cap;
-	uint32_t want;		/* collect intervals not in this state... */
-	int failed;
-};
-
 static int collect_unattached(const struct tfs_iv *iv, void *arg)
 {
-	struct pieces *p = arg;
-
-	if (iv->state == ST_ATTACHED)
-		return 0;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		struct tfs_iv *v = realloc(p->v, cap * sizeof(*v));
-
-		if (!v) {
-			p->failed = 1;
-			return 1;
-		}
-		p->v = v;
-		p->cap = cap;
-	}
-	p->v[p->n++] = *iv;
-	return 0;
+	return iv->state == ST_ATTACHED ? 0 : tfsi_itree_collect(iv, arg);
 }
 
 static int attach_range(struct lfile *f, uint64_t off, uint64_t end)
 {
-	struct pieces p = { 0 };
+	struct tfs_ivec p = { 0 };
 	struct tfs_buf b;
 	struct tfs_rd rd;
 	uint32_t nr = 0;
@@ -1165,20 +1142,21 @@ int tfs_attach_file(tfs_file_t *file)
 	return attach_range(file->f, 0, UINT64_MAX);
 }
 
+/* The attached pieces, as detached ones. */
 static int collect_attached(const struct tfs_iv *iv, void *arg)
 {
-	struct pieces *p = arg;
+	struct tfs_iv d = *iv;
 
 	if (iv->state != ST_ATTACHED)
 		return 0;
-	return collect_unattached(&(struct tfs_iv){ iv->start, iv->end, iv->owner, iv->base, 0 },
-				  arg) ? 1 : (p->v[p->n - 1].state = ST_DETACHED, 0);
+	d.state = ST_DETACHED;
+	return tfsi_itree_collect(&d, arg);
 }
 
 /* Mark this process's attached pieces of [off, end) detached; f->lock held. */
 static void mark_detached(struct lfile *f, uint64_t off, uint64_t end)
 {
-	struct pieces p = { 0 };
+	struct tfs_ivec p = { 0 };
 
 	tfs_itree_each(&f->tree, off, end, collect_attached, &p);
 	for (size_t i = 0; i < p.n; i++)

@@ -325,3 +325,75 @@ uint64_t tfs_itree_end(const struct tfs_itree *t)
 
 	return x ? x->iv.end : 0;
 }
+
+int tfsi_itree_collect(const struct tfs_iv *iv, void *arg)
+{
+	struct tfs_ivec *vec = arg;
+
+	if (vec->n == vec->cap) {
+		size_t cap = vec->cap ? 2 * vec->cap : 16;
+		struct tfs_iv *v = realloc(vec->v, cap * sizeof(*v));
+
+		if (!v) {
+			vec->failed = 1;
+			return 1;
+		}
+		vec->v = v;
+		vec->cap = cap;
+	}
+	vec->v[vec->n++] = *iv;
+	return 0;
+}
+
+struct above {
+	struct tfs_ivec vec;
+	uint32_t state;
+};
+
+static int collect_above(const struct tfs_iv *iv, void *arg)
+{
+	struct above *a = arg;
+
+	return iv->state > a->state ? tfsi_itree_collect(iv, &a->vec) : 0;
+}
+
+int tfsi_itree_hold(struct tfs_itree *t, uint64_t start, uint64_t end, uint32_t state)
+{
+	struct above a = { { 0 }, state };
+	struct tfs_iv iv = { start, end, 0, start, state };
+	int rc = 0;
+
+	tfs_itree_each(t, start, end, collect_above, &a);
+	if (a.vec.failed || tfs_itree_assign(t, &iv) < 0)
+		rc = -1;
+	for (size_t i = 0; i < a.vec.n && !rc; i++)
+		if (tfs_itree_assign(t, &a.vec.v[i]) < 0)
+			rc = -1;
+	free(a.vec.v);
+	if (rc)
+		errno = ENOMEM;
+	return rc;
+}
+
+struct reach {
+	uint64_t at, end;
+};
+
+static int reach_one(const struct tfs_iv *iv, void *arg)
+{
+	struct reach *r = arg;
+
+	if (iv->start > r->at && iv->start >= r->end)
+		return 1;
+	if (iv->end > r->at)
+		r->at = iv->end;
+	return 0;
+}
+
+uint64_t tfsi_itree_reach(const struct tfs_itree *t, uint64_t start, uint64_t end)
+{
+	struct reach r = { start, end };
+
+	tfs_itree_each(t, start, UINT64_MAX, reach_one, &r);
+	return r.at;
+}

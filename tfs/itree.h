@@ -57,4 +57,30 @@ int tfs_itree_each(const struct tfs_itree *t, uint64_t start, uint64_t end,
 /* End of the last interval, 0 when empty. */
 uint64_t tfs_itree_end(const struct tfs_itree *t);
 
+/*
+ * Helpers of the server and libtfs over a tree, not part of tfs(3): the
+ * tfsi_ prefix stays outside the version scripts' tfs_* pattern.
+ */
+
+/* Intervals collected by tfsi_itree_collect(); the caller frees v. */
+struct tfs_ivec {
+	struct tfs_iv *v;
+	size_t n, cap;
+	int failed;		/* out of memory: v holds those before */
+};
+
+/* The tfs_itree_each() callback appending each interval to the struct
+ * tfs_ivec @arg.  Out of memory, it sets failed and stops the walk (1). */
+int tfsi_itree_collect(const struct tfs_iv *iv, void *arg);
+
+/* Make [@start, @end) an interval in @state (owner 0, base @start) but
+ * where an interval in a higher state lies: a lock or token's read (1)
+ * never downgrades a write (2).  Returns 0, or -1 (ENOMEM). */
+int tfsi_itree_hold(struct tfs_itree *t, uint64_t start, uint64_t end, uint32_t state);
+
+/* How far the intervals run on from @start (extend-end): the end of the
+ * last one reached before a gap, where only a gap past @end stops the run;
+ * @start when none reaches past it. */
+uint64_t tfsi_itree_reach(const struct tfs_itree *t, uint64_t start, uint64_t end);
+
 #endif

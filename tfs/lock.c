@@ -91,52 +91,6 @@ static int collect_none(const struct tfs_iv *iv, void *arg)
 	return 1;
 }
 
-struct pieces {
-	struct tfs_iv *v;
-	size_t n, cap;
-	int failed;
-};
-
-static int collect(const struct tfs_iv *iv, void *arg)
-{
-	struct pieces *p = arg;
-
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 8;
-		struct tfs_iv *v = realloc(p->v, cap * sizeof(*v));
-
-		if (!v) {
-			p->failed = 1;
-			return 1;
-		}
-		p->v = v;
-		p->cap = cap;
-	}
-	p->v[p->n++] = *iv;
-	return 0;
-}
-
-/* Hold [s, e) with @type in @t, keeping a stronger type where one is held
- * (a read grant never downgrades a write).  Returns 0 or -1. */
-static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type)
-{
-	struct pieces p = { 0 };
-	struct tfs_iv iv = { s, e, 0, s, type };
-	int rc = 0;
-
-	if (type == TFS_LOCK_READ)
-		tfs_itree_each(t, s, e, collect, &p);
-	if (p.failed || tfs_itree_assign(t, &iv) < 0)
-		rc = -1;
-	for (size_t i = 0; i < p.n && !rc; i++)
-		if (p.v[i].state == TFS_LOCK_WRITE && tfs_itree_assign(t, &p.v[i]) < 0)
-			rc = -1;
-	free(p.v);
-	if (rc)
-		errno = ENOMEM;
-	return rc;
-}
-
 /* ---- the process's own locks ------------------------------------------------------ */
 
 struct plock {
@@ -297,11 +251,11 @@ static int revoke_others(uint64_t fid, uint64_t s, uint64_t e, uint32_t type, ui
 	int rc = 0;
 
 	for (struct mlock *l = M.locks; l; l = l->next) {
-		struct pieces p = { 0 };
+		struct tfs_ivec p = { 0 };
 
 		if (l->fid != fid || l->client == except)
 			continue;
-		tfs_itree_each(&l->t, s, e, collect, &p);
+		tfs_itree_each(&l->t, s, e, tfsi_itree_collect, &p);
 		for (size_t i = 0; i < p.n; i++)
 			if (!type || type == TFS_LOCK_WRITE || p.v[i].state == TFS_LOCK_WRITE)
 				if (revoke_client(l->client, fid, p.v[i].start, p.v[i].end) < 0)
@@ -351,7 +305,7 @@ static int server_acquire(uint64_t fid, uint64_t s, uint64_t e, uint32_t type, i
 		} else if (!(f = mfile_get(fid, 1))) {
 			errno = ENOMEM;
 		} else {
-			rc = hold(&f->tok, gs, ge, type);
+			rc = tfsi_itree_hold(&f->tok, gs, ge, type);
 		}
 	} else if (res == 2) {
 		rc = tfs_rd_done(&rd) ? 2 : -1;
@@ -409,14 +363,6 @@ static int split_at(const char *addr, uint64_t fid, uint64_t s, uint64_t e, uint
 	return rc;
 }
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The node's acquisitions, one at a time and first come first served (a
  * ticket lock: a mutex would let a busy process overtake the others). */
 static void acq_lock(void)
@@ -466,7 +412,7 @@ static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, ui
 		       int policy)
 {
 	int out = OUT_BETA, first = 1, rc = 0;
-	long long deadline = mono_ms() + (long long)ACQUIRE_TIMEOUTS * tfsi_timeout_ms();
+	long long deadline = tfsi_now_ms() + (long long)ACQUIRE_TIMEOUTS * tfsi_timeout_ms();
 	useconds_t nap = 100;
 	struct mlock *l;
 
@@ -480,7 +426,7 @@ static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, ui
 
 		if (f && held_type(&f->tok, s, e) >= type)
 			break;
-		if (!first && mono_ms() > deadline) {
+		if (!first && tfsi_now_ms() > deadline) {
 			errno = ETIMEDOUT;
 			rc = -1;
 			break;
@@ -521,7 +467,8 @@ static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, ui
 	}
 	if (rc == 0 && revoke_others(fid, s, e, type, client) < 0)
 		rc = -1;
-	if (rc == 0 && (!(l = mlock_get(fid, client, 1)) || hold(&l->t, s, e, type) < 0)) {
+	if (rc == 0 &&
+	    (!(l = mlock_get(fid, client, 1)) || tfsi_itree_hold(&l->t, s, e, type) < 0)) {
 		errno = ENOMEM;
 		rc = -1;
 	}
@@ -530,22 +477,6 @@ static int mgr_acquire(uint64_t client, uint64_t fid, uint64_t s, uint64_t e, ui
 	pthread_mutex_unlock(&M.st);
 	acq_unlock();
 	return rc ? -1 : out;
-}
-
-struct reach {
-	uint64_t at, e;
-};
-
-/* How far the node's tokens run on, without a gap, from reach.at. */
-static int reach_one(const struct tfs_iv *iv, void *arg)
-{
-	struct reach *r = arg;
-
-	if (iv->start > r->at && iv->start >= r->e)
-		return 1;
-	if (iv->end > r->at)
-		r->at = iv->end;
-	return 0;
 }
 
 static int first_start(const struct tfs_iv *iv, void *arg)
@@ -568,8 +499,7 @@ static int first_start(const struct tfs_iv *iv, void *arg)
  */
 static int mgr_split(uint64_t fid, uint64_t s, uint64_t e, uint32_t to, uint32_t type)
 {
-	struct reach r = { s, e };
-	uint64_t x, limit = UINT64_MAX;
+	uint64_t reach = s, x, limit = UINT64_MAX;
 	struct mfile *f;
 	struct tfs_buf b;
 	struct tfs_rd rd;
@@ -578,12 +508,12 @@ static int mgr_split(uint64_t fid, uint64_t s, uint64_t e, uint32_t to, uint32_t
 
 	pthread_mutex_lock(&M.st);
 	if ((f = mfile_get(fid, 0)))
-		tfs_itree_each(&f->tok, s, UINT64_MAX, reach_one, &r);
+		reach = tfsi_itree_reach(&f->tok, s, e);
 	/* where the first lock of a process of this node begins past e */
 	for (struct mlock *l = M.locks; l; l = l->next)
 		if (l->fid == fid)
 			tfs_itree_each(&l->t, e, limit, first_start, &limit);
-	x = r.at < limit ? r.at : limit;
+	x = reach < limit ? reach : limit;
 	if (x < e)
 		x = e;
 	/* the processes flush first; beyond x the node holds no lock */
@@ -767,7 +697,8 @@ static int serve_fast(struct tfs_req *req)
 			if (l->fid == fid && l->client != c->id &&
 			    tfs_itree_each(&l->t, s, e, collect_none, NULL))
 				other = 1;
-		if (!other && (l = mlock_get(fid, c->id, 1)) && hold(&l->t, s, e, type) == 0) {
+		if (!other && (l = mlock_get(fid, c->id, 1)) &&
+		    tfsi_itree_hold(&l->t, s, e, type) == 0) {
 			M.count[OUT_BETA]++;
 			done = 1;
 		}
@@ -913,7 +844,7 @@ static int mgr_gone(int err)
  */
 static int setup_locked(void)
 {
-	long long deadline = mono_ms() + tfsi_timeout_ms();
+	long long deadline = tfsi_now_ms() + tfsi_timeout_ms();
 	useconds_t nap = 2000;
 	struct tfs_buf b;
 	struct tfs_rd rd;
@@ -955,7 +886,7 @@ static int setup_locked(void)
 			L.ready = 1;
 			return 0;
 		}
-		if (!mgr_gone(e) || mono_ms() > deadline) {
+		if (!mgr_gone(e) || tfsi_now_ms() > deadline) {
 			errno = e;
 			return -1;
 		}
@@ -1136,7 +1067,7 @@ int tfs_acquire_lock(tfs_file_t *file, size_t offset, size_t size, int type)
 		pthread_mutex_lock(&L.lock);
 		/* a revocation that crossed the grant may have taken it back */
 		if (p->revokes == seen) {
-			int rc = hold(&p->t, s, e, (uint32_t)type);
+			int rc = tfsi_itree_hold(&p->t, s, e, (uint32_t)type);
 
 			pthread_mutex_unlock(&L.lock);
 			return rc;
@@ -1158,11 +1089,11 @@ static int release(uint64_t fid, uint64_t s, uint64_t e)
 		return 0;
 	}
 	for (struct plock *p = L.locks; p; p = p->next) {
-		struct pieces q = { 0 };
+		struct tfs_ivec q = { 0 };
 
 		if (fid && p->fid != fid)
 			continue;
-		tfs_itree_each(&p->t, s, e, collect, &q);
+		tfs_itree_each(&p->t, s, e, tfsi_itree_collect, &q);
 		tfs_itree_remove(&p->t, s, e, NULL, NULL);
 		pthread_mutex_unlock(&L.lock);
 		for (size_t i = 0; i < q.n; i++)

@@ -21,18 +21,18 @@
  * it to the open file (shared by dup'd descriptors).
  * Streams are fopencookie(3) streams over such a descriptor.  A
  * thread-local guard passes through every call libtfs itself makes.
+ * Passing the descriptors on across execve(2) and posix_spawn(3) is
+ * spawn.c's; what it uses of the table here is in posix-int.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <alloca.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -46,42 +46,25 @@
 
 #include "tfs.h"
 #include "proto.h"
+#include "posix-int.h"
 #include "../libcommon/banned.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat64 is stat here");
-#define MAXFD 65536
 
 enum model { M_POSIX, M_COMMIT, M_SESSION };
 
-struct ofd {
-	tfs_file_t *h;
-	char *rel;		/* its path below the mount, for exec */
-	uint64_t pos;		/* the offset, when it has no slot */
-	uint32_t slot;		/* its offset's slot in offs[], or 0 */
-	int shared;		/* the slot may be another process's too */
-	atomic_int stale;	/* inherited across fork: h is the parent's */
-	int flags;		/* open(2) flags */
-	int refs;		/* descriptors sharing it */
-	pthread_mutex_t lock;
-};
-
-static struct ofd *_Atomic fdtab[MAXFD];
-static atomic_int fdtop;	/* above every descriptor fdtab has held */
-static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread int in_tfs __attribute__((tls_model("initial-exec")));
+struct ofd *_Atomic fdtab[MAXFD];
+atomic_int fdtop;
+pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
+__thread int in_tfs __attribute__((tls_model("initial-exec")));
 static char mount[PATH_MAX];
-static size_t mountlen;
+size_t mountlen;
 static char pfsdir[PATH_MAX];
 static enum model model = M_POSIX;
 static int lockdesign;		/* TFS_DESIGN=lock: Table 5.3 */
-static atomic_int exit_registered, warned;
-static atomic_int client_pid;	/* the process whose TangramFS client this is */
-
-#define REAL(name) static __typeof__(name) *real_##name
-#define RESOLVE(name) \
-	do { if (!real_##name) real_##name = dlsym(RTLD_NEXT, #name); } while (0)
+atomic_int exit_registered;
+static atomic_int warned;
+atomic_int client_pid;
 
 REAL(open);
 REAL(openat);
@@ -112,11 +95,7 @@ REAL(copy_file_range);
 REAL(fopen);
 REAL(fdopen);
 REAL(opendir);
-REAL(execve);
-REAL(execvpe);
-REAL(fexecve);
 
-static void inherit(void);
 static void fork_parent(void);
 static void fork_child(void);
 
@@ -160,7 +139,7 @@ __attribute__((constructor)) static void setup(void)
  * under the mount, put the part below it in @rel ("" for the mount itself)
  * and return 1; return 0 for any other path, -1 when it cannot be resolved.
  */
-static int tfs_path(int dirfd, const char *path, char *rel, size_t rellen)
+int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
 {
 	char abs[PATH_MAX * 2], out[PATH_MAX * 2];
 	size_t o = 0;
@@ -237,18 +216,16 @@ static int pfs_path(const char *rel, char *out, size_t len)
 
 /* ---- the descriptor table ---------------------------------------------------- */
 
-static struct ofd *get(int fd)
+struct ofd *ofd_get(int fd)
 {
 	return fd >= 0 && fd < MAXFD ? atomic_load(&fdtab[fd]) : NULL;
 }
 
-static void warn_once(const char *what)
+void warn_once(const char *what)
 {
 	if (!atomic_exchange(&warned, 1))
 		fprintf(stderr, "libtfs-posix: %s: %s\n", what, strerror(errno));
 }
-
-static void at_exit(void);
 
 /*
  * ---- shared offsets -----------------------------------------------------------
@@ -263,16 +240,15 @@ static void at_exit(void);
  * used again after its file closes, one that may have is not.  When the
  * memory file cannot be made or is full, an offset is the process's own.
  */
-#define NSLOTS 65536
-static _Atomic uint64_t *offs;
-static int offs_fd = -1;
+_Atomic uint64_t *offs;
+int offs_fd = -1;
 static dev_t offs_dev;
 static ino_t offs_ino;
 static uint32_t free_slot[256];	/* under tab_lock */
 static int nfree;
 
 /* Map the memory file @fd; 0 or -1. */
-static int offs_map(int fd)
+int offs_map(int fd)
 {
 	struct stat st;
 	void *m;
@@ -293,7 +269,7 @@ static int offs_map(int fd)
 
 /* Is offs_fd still the memory file (and not closed, or another file now,
  * by a program that closed what it did not open)? */
-static int offs_ok(void)
+int offs_ok(void)
 {
 	struct stat st;
 
@@ -347,7 +323,7 @@ static void slot_free(struct ofd *o)
 	pthread_mutex_unlock(&tab_lock);
 }
 
-static uint64_t pos_get(struct ofd *o)
+uint64_t pos_get(struct ofd *o)
 {
 	return o->slot ? atomic_load(&offs[o->slot]) : o->pos;
 }
@@ -418,7 +394,7 @@ static int ofd_unref(struct ofd *o)
 }
 
 /* Register @fd for @o (taking a reference). */
-static void put(int fd, struct ofd *o)
+void ofd_put(int fd, struct ofd *o)
 {
 	pthread_mutex_lock(&tab_lock);
 	o->refs++;
@@ -478,7 +454,7 @@ static int sk_close(void *c)
 }
 
 /* After a TangramFS descriptor became @fd. */
-static void std_take(int fd)
+void std_take(int fd)
 {
 	static const cookie_io_functions_t io = { sk_read, sk_write, NULL, sk_close };
 	FILE **sp, *c;
@@ -524,7 +500,7 @@ static void std_give_back(int fd)
 #define LOW_FDS 64
 static atomic_int client_started;
 
-static void client_start(void)
+void client_start(void)
 {
 	int held[LOW_FDS], n = 0, fd;
 
@@ -551,7 +527,7 @@ static void client_start(void)
 		real_close(held[--n]);
 }
 
-static int tfs_openfd(const char *rel, int flags, const char *orig)
+int mount_openfd(const char *rel, int flags, const char *orig)
 {
 	unsigned tf = 0;
 	struct ofd *o;
@@ -610,7 +586,7 @@ static int tfs_openfd(const char *rel, int flags, const char *orig)
 	pthread_mutex_lock(&tab_lock);
 	o->slot = slot_new(0);
 	pthread_mutex_unlock(&tab_lock);
-	put(fd, o);
+	ofd_put(fd, o);
 	std_take(fd);
 	atomic_store(&client_pid, (int)getpid());
 	return fd;
@@ -680,11 +656,11 @@ static void fork_child(void)
 /* Every TangramFS descriptor still open at exit is closed, as exit(2)
  * would: a sync point for commit and session.  Runs before libtfs stages
  * out. */
-static void at_exit(void)
+void at_exit(void)
 {
 	fflush(NULL);	/* streams on the mount, before stdio's own exit flush */
 	for (int fd = 0; fd < 3; fd++)
-		if (get(fd))
+		if (ofd_get(fd))
 			std_give_back(fd);
 	for (int fd = 0; fd < atomic_load(&fdtop); fd++) {
 		struct ofd *o = take(fd);
@@ -718,823 +694,17 @@ EXPORT void _Exit(int status)
 	_exit(status);
 }
 
-/* ---- exec ---------------------------------------------------------------------------
- *
- * A TangramFS descriptor is an O_PATH /dev/null to the kernel, so across
- * execve(2) only its number survives.  Before an exec, the descriptors without
- * FD_CLOEXEC are written into the new image's environment as TFS_INHERIT,
- * one line each, "fd id flags position path" (descriptors with the same
- * id share one open file); the new image's constructor opens the paths
- * again on TangramFS at those numbers, after checking that each number is
- * still /dev/null, and removes the variable.  The position is copied, not
- * shared: what the new image writes moves only its own.
- */
-
-#define INHERIT "TFS_INHERIT="
-
-/* A descriptor a new program is to inherit. */
-struct heir {
-	int fd;
-	struct ofd *o;
-};
-
-/* TFS_INHERIT=... for the @n descriptors of @v, or NULL when there are
- * none (or out of memory).  With tab_lock held. */
-static char *inherit_fmt(const struct heir *v, int n)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-
-	if (n == 0 || !(m = open_memstream(&buf, &len)))
-		return NULL;
-	fputs(INHERIT, m);
-	if (offs_ok())
-		fprintf(m, "offsets %d\n", offs_fd);
-	for (int i = 0; i < n; i++) {
-		struct ofd *o = v[i].o;
-
-		fprintf(m, "%d %lx %d %llu %u %s\n", v[i].fd, (unsigned long)(uintptr_t)o,
-			o->flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC),
-			(unsigned long long)pos_get(o), (unsigned)o->slot, o->rel);
-		o->shared = 1;
-	}
-	if (fclose(m) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Can @o be passed on (it has a path without a newline)? */
-static int heritable(const struct ofd *o)
-{
-	return o && o->rel && !strchr(o->rel, '\n');
-}
-
-/* TFS_INHERIT=... for this process's inheritable descriptors (@all: for
- * all of them), or NULL when it has none. */
-static char *inherit_env(int all)
-{
-	struct heir *v = NULL;
-	char *env;
-	int n = 0, cap = 0;
-
-	RESOLVE(fcntl);
-	pthread_mutex_lock(&tab_lock);
-	for (int fd = 0; fd < atomic_load(&fdtop); fd++) {
-		struct ofd *o = atomic_load(&fdtab[fd]);
-		int fdfl;
-
-		if (!heritable(o))
-			continue;
-		fdfl = real_fcntl(fd, F_GETFD);
-		if (fdfl < 0 || (!all && (fdfl & FD_CLOEXEC)))
-			continue;
-		if (n == cap) {
-			struct heir *w = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*v));
-
-			if (!w)
-				break;
-			v = w;
-		}
-		v[n++] = (struct heir){ fd, o };
-	}
-	env = inherit_fmt(v, n);
-	pthread_mutex_unlock(&tab_lock);
-	free(v);
-	return env;
-}
-
-/* @envp without TFS_INHERIT, plus @add if not NULL; NULL when out of
- * memory. */
-static char **env_with(char *const envp[], char *add)
-{
-	size_t n = 0, i, o = 0;
-	char **e;
-
-	while (envp && envp[n])
-		n++;
-	if (!(e = malloc((n + 2) * sizeof(char *))))
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (strncmp(envp[i], INHERIT, sizeof(INHERIT) - 1) != 0)
-			e[o++] = envp[i];
-	if (add)
-		e[o++] = add;
-	e[o] = NULL;
-	return e;
-}
-
-extern char **environ;
-
-static void adopt(const char *list);
-
-/* Could @file be executed (searching PATH when @search and it has no
- * slash)?  Only a guess, to keep the client when exec would fail anyway. */
-static int runnable(const char *file, int search)
-{
-	const char *path = getenv("PATH"), *p, *q;
-	char buf[PATH_MAX];
-
-	if (!file)
-		return 0;
-	if (!search || strchr(file, '/'))
-		return access(file, X_OK) == 0;
-	for (p = path ? path : "/bin:/usr/bin"; ; p = q + 1) {
-		q = strchr(p, ':');
-		if (!q)
-			q = p + strlen(p);
-		if ((size_t)snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(q - p), p,
-				     q > p ? "/" : "", file) < sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return 1;
-		if (!*q)
-			return 0;
-	}
-}
-
-/*
- * Before an exec of @file: the environment entry for the new image, and
- * when this process is the client itself (not a child forked from it,
- * whose connection is its parent's) and the exec looks likely to succeed,
- * the end of the client as at exit -- every descriptor closed (a sync
- * point), attached data staged out -- since nothing of the client outlives
- * the image.  *@restore then lists every descriptor, to open again if the
- * exec fails after all.
- */
-static char *exec_begin(const char *file, int search, char **restore)
-{
-	char *add;
-
-	*restore = NULL;
-	if (in_tfs)
-		return NULL;
-	add = inherit_env(0);
-	if (add && offs_ok())	/* the offsets go with the descriptors */
-		real_fcntl(offs_fd, F_SETFD, 0);
-	if (atomic_load(&client_pid) == (int)getpid() && runnable(file, search)) {
-		*restore = inherit_env(1);
-		at_exit();
-		atomic_store(&client_pid, 0);
-	}
-	return add;
-}
-
-static void exec_failed(char *restore)
-{
-	int e = errno;
-
-	if (offs_ok())
-		real_fcntl(offs_fd, F_SETFD, FD_CLOEXEC);
-	if (restore)
-		adopt(restore + sizeof(INHERIT) - 1);
-	errno = e;
-}
-
-/* Run @call with @envp extended for the descriptors. */
-#define WITH_INHERIT(file, search, envp, call) \
-	do { \
-		char *restore_, *add_ = exec_begin(file, search, &restore_); \
-		char **env_ = add_ ? env_with(envp, add_) : NULL; \
-		int rc_; \
-		if (env_) \
-			(envp) = env_; \
-		rc_ = (call); \
-		exec_failed(restore_); \
-		free(env_); \
-		free(add_); \
-		free(restore_); \
-		return rc_; \
-	} while (0)
-
-EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-	char *const *ep = envp;
-
-	RESOLVE(execve);
-	WITH_INHERIT(path, 0, ep, real_execve(path, argv, ep));
-}
-
-EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	char *const *ep = envp;
-
-	RESOLVE(execvpe);
-	WITH_INHERIT(file, 1, ep, real_execvpe(file, argv, ep));
-}
-
-EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
-{
-	char *const *ep = envp;
-
-	RESOLVE(fexecve);
-	WITH_INHERIT("/proc/self/exe", 0, ep, real_fexecve(fd, argv, ep));
-}
-
-EXPORT int execv(const char *path, char *const argv[])
-{
-	return execve(path, argv, environ);
-}
-
-EXPORT int execvp(const char *file, char *const argv[])
-{
-	return execvpe(file, argv, environ);
-}
-
-/* The arguments of execl() and its kind, up to the NULL, as an array. */
-#define VA_ARGV(arg0, ap, argv) \
-	do { \
-		size_t n_ = 1; \
-		va_list c_; \
-		va_copy(c_, ap); \
-		while (va_arg(c_, char *)) \
-			n_++; \
-		va_end(c_); \
-		argv = alloca((n_ + 1) * sizeof(char *)); \
-		argv[0] = (char *)(arg0); \
-		for (size_t i_ = 1; i_ <= n_; i_++) \
-			argv[i_] = va_arg(ap, char *); \
-	} while (0)
-
-EXPORT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	char **argv;
-
-	va_start(ap, arg);
-	VA_ARGV(arg, ap, argv);
-	va_end(ap);
-	return execve(path, argv, environ);
-}
-
-EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	char **argv;
-
-	va_start(ap, arg);
-	VA_ARGV(arg, ap, argv);
-	va_end(ap);
-	return execvpe(file, argv, environ);
-}
-
-EXPORT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	char **argv, *const *envp;
-
-	va_start(ap, arg);
-	VA_ARGV(arg, ap, argv);
-	envp = va_arg(ap, char *const *);
-	va_end(ap);
-	return execve(path, argv, envp);
-}
-
-/* ---- posix_spawn ----------------------------------------------------------------
- *
- * glibc's posix_spawn execs in the child without going through execve()
- * above, so it is followed here: the file actions are recorded as they
- * are added (their object is opaque), and a spawn that involves the
- * mount -- TangramFS descriptors in this process, or an action opening a
- * path on the mount -- runs with a copy of the actions in which each such
- * open is done by this process on TangramFS and handed to the child by a
- * dup2, and with TFS_INHERIT in the environment for the descriptors the
- * new program will have, worked out by playing the actions over this
- * process's table.  The offsets' memory file goes along (a dup2 of a
- * descriptor onto itself clears its close-on-exec flag, glibc >= 2.29).
- * Any other spawn, and one whose actions were not all seen being added,
- * passes through as it is.
- */
-
-enum { A_OPEN, A_CLOSE, A_DUP2, A_CHDIR, A_FCHDIR, A_CLOSEFROM, A_OTHER };
-
-struct sp_act {
-	int kind, fd, newfd, oflag;
-	mode_t mode;
-	char *path;
-};
-
-struct sp_rec {
-	const posix_spawn_file_actions_t *fa;
-	int n, cap;
-	struct sp_act *v;
-	struct sp_rec *next;
-};
-
-static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sp_rec *sp_recs;
-
-static void sp_clear(struct sp_rec *r)
-{
-	for (int i = 0; i < r->n; i++)
-		free(r->v[i].path);
-	free(r->v);
-	r->v = NULL;
-	r->n = r->cap = 0;
-}
-
-/* The record of @fa (made when @create); with sp_lock held. */
-static struct sp_rec *sp_find(const posix_spawn_file_actions_t *fa, int create)
-{
-	struct sp_rec *r;
-
-	for (r = sp_recs; r && r->fa != fa; r = r->next)
-		;
-	if (!r && create && (r = calloc(1, sizeof(*r)))) {
-		r->fa = fa;
-		r->next = sp_recs;
-		sp_recs = r;
-	}
-	return r;
-}
-
-static void sp_forget(const posix_spawn_file_actions_t *fa)
-{
-	struct sp_rec **pp, *r;
-
-	pthread_mutex_lock(&sp_lock);
-	for (pp = &sp_recs; (r = *pp) && r->fa != fa; pp = &r->next)
-		;
-	if (r) {
-		*pp = r->next;
-		sp_clear(r);
-		free(r);
-	}
-	pthread_mutex_unlock(&sp_lock);
-}
-
-/* Record an action added to @fa (the real call succeeded).  A record that
- * cannot be kept is dropped whole, so that the count check fails. */
-static void sp_add(const posix_spawn_file_actions_t *fa, struct sp_act a)
-{
-	struct sp_rec *r;
-
-	pthread_mutex_lock(&sp_lock);
-	if ((r = sp_find(fa, 1))) {
-		if (r->n == r->cap) {
-			int cap = r->cap ? 2 * r->cap : 8;
-			struct sp_act *v = realloc(r->v, (size_t)cap * sizeof(*v));
-
-			if (!v) {
-				sp_clear(r);
-				r->n = -1;	/* never matches */
-				pthread_mutex_unlock(&sp_lock);
-				free(a.path);
-				return;
-			}
-			r->v = v;
-			r->cap = cap;
-		}
-		if (r->n >= 0)
-			r->v[r->n++] = a;
-		else
-			free(a.path);
-	} else {
-		free(a.path);
-	}
-	pthread_mutex_unlock(&sp_lock);
-}
-
-/* The C library's own, which sp_plan() also calls. */
-REAL(posix_spawn_file_actions_init);
-REAL(posix_spawn_file_actions_destroy);
-REAL(posix_spawn_file_actions_addopen);
-REAL(posix_spawn_file_actions_addclose);
-REAL(posix_spawn_file_actions_adddup2);
-REAL(posix_spawn_file_actions_addchdir_np);
-REAL(posix_spawn_file_actions_addfchdir_np);
-REAL(posix_spawn_file_actions_addclosefrom_np);
-REAL(posix_spawn_file_actions_addtcsetpgrp_np);
-
-#define SP_REAL(name, ...) \
-	int rc; \
-	RESOLVE(name); \
-	if (!real_##name) \
-		return ENOSYS; \
-	rc = real_##name(__VA_ARGS__)
-
-EXPORT int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
-{
-	SP_REAL(posix_spawn_file_actions_init, fa);
-	if (rc == 0)
-		sp_forget(fa);
-	return rc;
-}
-
-EXPORT int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
-{
-	SP_REAL(posix_spawn_file_actions_destroy, fa);
-	sp_forget(fa);
-	return rc;
-}
-
-EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
-					    const char *path, int oflag, mode_t mode)
-{
-	SP_REAL(posix_spawn_file_actions_addopen, fa, fd, path, oflag, mode);
-	if (rc == 0)
-		sp_add(fa, (struct sp_act){ A_OPEN, fd, -1, oflag, mode, strdup(path) });
-	return rc;
-}
-
-EXPORT int posix_spawn_file_actions_addclose(posix_spawn_file_actions_t *fa, int fd)
-{
-	SP_REAL(posix_spawn_file_actions_addclose, fa, fd);
-	if (rc == 0)
-		sp_add(fa, (struct sp_act){ A_CLOSE, fd, -1, 0, 0, NULL });
-	return rc;
-}
-
-EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int newfd)
-{
-	SP_REAL(posix_spawn_file_actions_adddup2, fa, fd, newfd);
-	if (rc == 0)
-		sp_add(fa, (struct sp_act){ A_DUP2, fd, newfd, 0, 0, NULL });
-	return rc;
-}
-
-EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa,
-						const char *path)
-{
-	SP_REAL(posix_spawn_file_actions_addchdir_np, fa, path);
-	if (rc == 0)
-		sp_add(fa, (struct sp_act){ A_CHDIR, -1, -1, 0, 0, strdup(path) });
-	return rc;
-}
-
-EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa, int fd)
-{
-	SP_REAL(posix_spawn_file_actions_addfchdir_np, fa, fd);
-	if (rc == 0)
-		sp_add(fa, (struct sp_act){ A_FCHDIR, fd, -1, 0, 0, NULL });
-	return rc;
-}
-
-EXPORT int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *fa, int from)
-{
-	SP_REAL(posix_spawn_file_actions_addclosefrom_np, fa, from);
-	if (rc == 0)
-		sp_add(fa, (struct sp_act){ A_CLOSEFROM, from, -1, 0, 0, NULL });
-	return rc;
-}
-
-EXPORT int posix_spawn_file_actions_addtcsetpgrp_np(posix_spawn_file_actions_t *fa, int fd)
-{
-	SP_REAL(posix_spawn_file_actions_addtcsetpgrp_np, fa, fd);
-	if (rc == 0)
-		sp_add(fa, (struct sp_act){ A_OTHER, fd, -1, 0, 0, NULL });
-	return rc;
-}
-
-/* The child's descriptor table, as far as TangramFS goes. */
-struct sp_fd {
-	struct ofd *o;
-	int cloexec;
-};
-
-/* A spawn's plan: the actions to run, the descriptors opened for them
- * here (closed after the spawn), TFS_INHERIT for the new program. */
-struct sp_plan {
-	posix_spawn_file_actions_t fa;
-	int fa_made;
-	int opened[64], nopened;
-	char *env;
-};
-
-/* Are the C library's file-action functions all there? */
-static int sp_resolved(void)
-{
-	RESOLVE(posix_spawn_file_actions_init);
-	RESOLVE(posix_spawn_file_actions_destroy);
-	RESOLVE(posix_spawn_file_actions_addopen);
-	RESOLVE(posix_spawn_file_actions_addclose);
-	RESOLVE(posix_spawn_file_actions_adddup2);
-	RESOLVE(posix_spawn_file_actions_addchdir_np);
-	RESOLVE(posix_spawn_file_actions_addfchdir_np);
-	RESOLVE(posix_spawn_file_actions_addclosefrom_np);
-	RESOLVE(posix_spawn_file_actions_addtcsetpgrp_np);
-	return real_posix_spawn_file_actions_init && real_posix_spawn_file_actions_destroy &&
-	       real_posix_spawn_file_actions_addopen && real_posix_spawn_file_actions_addclose &&
-	       real_posix_spawn_file_actions_adddup2 &&
-	       real_posix_spawn_file_actions_addchdir_np &&
-	       real_posix_spawn_file_actions_addfchdir_np &&
-	       real_posix_spawn_file_actions_addclosefrom_np &&
-	       real_posix_spawn_file_actions_addtcsetpgrp_np;
-}
-
-static void sp_plan_end(struct sp_plan *p)
-{
-	if (p->fa_made)
-		real_posix_spawn_file_actions_destroy(&p->fa);
-	for (int i = 0; i < p->nopened; i++)
-		close(p->opened[i]);
-	free(p->env);
-}
-
-/*
- * Work out the plan of a spawn with the actions @fa (may be NULL).
- * Returns 1 with the plan made, 0 when the spawn does not involve the
- * mount or cannot be followed (it then passes through), or -1 with *@err
- * set when an open on the mount fails (the spawn fails with it, as it
- * would in the child).
- */
-static int sp_plan(const posix_spawn_file_actions_t *fa, struct sp_plan *p, int *err)
-{
-	struct sp_fd *t = NULL;
-	struct sp_rec *r = NULL;
-	struct heir *v = NULL;
-	int maxfd = 0, any = 0, ok = 0, n = 0;
-	char cwd[PATH_MAX] = "";
-
-	memset(p, 0, sizeof(*p));
-	*err = 0;
-	if (in_tfs || !mountlen || !sp_resolved())
-		return 0;
-	RESOLVE(fcntl);
-	pthread_mutex_lock(&sp_lock);
-	if (fa) {
-		r = sp_find(fa, 0);
-		if (fa->__used != (r ? r->n : 0))
-			goto out;	/* actions we did not see added */
-		for (int i = 0; r && i < r->n; i++) {
-			struct sp_act *a = &r->v[i];
-			char rel[PATH_MAX];
-
-			if (a->kind == A_OPEN && tfs_path(AT_FDCWD, a->path, rel, sizeof(rel)) > 0)
-				any = 1;
-			if (a->fd >= maxfd)
-				maxfd = a->fd + 1;
-			if (a->newfd >= maxfd)
-				maxfd = a->newfd + 1;
-		}
-	}
-	for (int fd = 0; fd < atomic_load(&fdtop); fd++)
-		if (heritable(atomic_load(&fdtab[fd]))) {
-			any = 1;
-			if (fd >= maxfd)
-				maxfd = fd + 1;
-		}
-	if (!any || maxfd > MAXFD || !(t = calloc((size_t)maxfd, sizeof(*t))))
-		goto out;
-	for (int fd = 0; fd < maxfd; fd++) {
-		struct ofd *o = atomic_load(&fdtab[fd]);
-
-		if (heritable(o)) {
-			t[fd].o = o;
-			t[fd].cloexec = (real_fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0;
-		}
-	}
-	if (real_posix_spawn_file_actions_init(&p->fa) != 0)
-		goto out;
-	p->fa_made = 1;
-	for (int i = 0; r && i < r->n; i++) {
-		struct sp_act *a = &r->v[i];
-		char rel[PATH_MAX], full[PATH_MAX * 2];
-		const char *path = a->path;
-		int rc = 0, tfd;
-
-		switch (a->kind) {
-		case A_OPEN:
-			/* a relative path after a chdir action is taken from
-			 * there; after an fchdir it cannot be known */
-			if (path[0] != '/' && cwd[0]) {
-				if (cwd[0] != '/' ||
-				    (size_t)snprintf(full, sizeof(full), "%s/%s", cwd, path) >=
-					    sizeof(full))
-					goto plain;
-				path = full;
-			}
-			if (tfs_path(AT_FDCWD, path, rel, sizeof(rel)) <= 0)
-				goto plain;
-			if (p->nopened == (int)(sizeof(p->opened) / sizeof(p->opened[0]))) {
-				*err = EMFILE;
-				goto out;
-			}
-			if ((tfd = tfs_openfd(rel, a->oflag | O_CLOEXEC, path)) < 0) {
-				*err = errno;
-				goto out;
-			}
-			p->opened[p->nopened++] = tfd;
-			rc = real_posix_spawn_file_actions_adddup2(&p->fa, tfd, a->fd);
-			t[a->fd] = (struct sp_fd){ get(tfd), (a->oflag & O_CLOEXEC) != 0 };
-			break;
-		plain:
-			rc = real_posix_spawn_file_actions_addopen(&p->fa, a->fd, a->path, a->oflag,
-							      a->mode);
-			t[a->fd].o = NULL;
-			break;
-		case A_CLOSE:
-			rc = real_posix_spawn_file_actions_addclose(&p->fa, a->fd);
-			t[a->fd].o = NULL;
-			break;
-		case A_DUP2:
-			rc = real_posix_spawn_file_actions_adddup2(&p->fa, a->fd, a->newfd);
-			if (a->fd == a->newfd)
-				t[a->fd].cloexec = 0;
-			else
-				t[a->newfd] = (struct sp_fd){ t[a->fd].o, 0 };
-			break;
-		case A_CHDIR:
-			rc = real_posix_spawn_file_actions_addchdir_np(&p->fa, a->path);
-			if (a->path[0] == '/')
-				snprintf(cwd, sizeof(cwd), "%s", a->path);
-			else
-				snprintf(cwd, sizeof(cwd), "?");
-			break;
-		case A_FCHDIR:
-			rc = real_posix_spawn_file_actions_addfchdir_np(&p->fa, a->fd);
-			snprintf(cwd, sizeof(cwd), "?");
-			break;
-		case A_CLOSEFROM:
-			rc = real_posix_spawn_file_actions_addclosefrom_np(&p->fa, a->fd);
-			for (int fd = a->fd; fd >= 0 && fd < maxfd; fd++)
-				t[fd].o = NULL;
-			break;
-		default:
-			rc = real_posix_spawn_file_actions_addtcsetpgrp_np(&p->fa, a->fd);
-			break;
-		}
-		if (rc != 0)
-			goto out;
-	}
-	if (!(v = calloc((size_t)maxfd, sizeof(*v))))
-		goto out;
-	for (int fd = 0; fd < maxfd; fd++)
-		if (t[fd].o && !t[fd].cloexec)
-			v[n++] = (struct heir){ fd, t[fd].o };
-	pthread_mutex_lock(&tab_lock);
-	p->env = inherit_fmt(v, n);
-	pthread_mutex_unlock(&tab_lock);
-	if (p->env && offs_ok() &&
-	    real_posix_spawn_file_actions_adddup2(&p->fa, offs_fd, offs_fd) != 0)
-		goto out;
-	ok = 1;
-out:
-	pthread_mutex_unlock(&sp_lock);
-	free(t);
-	free(v);
-	if (!ok) {
-		sp_plan_end(p);
-		memset(p, 0, sizeof(*p));
-	}
-	return ok ? 1 : *err ? -1 : 0;
-}
-
-typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
-		     const posix_spawnattr_t *, char *const[], char *const[]);
-
-static int do_spawn(spawn_fn *real, pid_t *pid, const char *file,
-		    const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
-		    char *const argv[], char *const envp[])
-{
-	struct sp_plan p;
-	char **env = NULL;
-	int err, rc = sp_plan(fa, &p, &err);
-
-	if (rc == 0)
-		return real(pid, file, fa, attr, argv, envp);
-	if (rc < 0)
-		return err;
-	if (p.env && !(env = env_with(envp, p.env))) {
-		sp_plan_end(&p);
-		return ENOMEM;
-	}
-	rc = real(pid, file, &p.fa, attr, argv, env ? env : envp);
-	free(env);
-	sp_plan_end(&p);
-	return rc;
-}
-
-EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
-{
-	static spawn_fn *real;
-
-	if (!real)
-		real = (spawn_fn *)dlsym(RTLD_NEXT, "posix_spawn");
-	return do_spawn(real, pid, path, fa, attr, argv, envp);
-}
-
-EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
-{
-	static spawn_fn *real;
-
-	if (!real)
-		real = (spawn_fn *)dlsym(RTLD_NEXT, "posix_spawnp");
-	return do_spawn(real, pid, file, fa, attr, argv, envp);
-}
-
-/* Is @fd on /dev/null, as every TangramFS descriptor is? */
-static int is_devnull(int fd)
-{
-	struct stat a, b;
-	int yes;
-
-	in_tfs++;
-	yes = fstat(fd, &a) == 0 && S_ISCHR(a.st_mode) && stat("/dev/null", &b) == 0 &&
-	      a.st_rdev == b.st_rdev;
-	in_tfs--;
-	return yes;
-}
-
-/* Open again the descriptors @list names (TFS_INHERIT's format). */
-static void adopt(const char *list)
-{
-	char *copy = strdup(list), *line, *save = NULL;
-	struct { unsigned long id; struct ofd *o; } seen[64];
-	int nseen = 0;
-
-	RESOLVE(fcntl);
-	if (!copy || !mountlen)
-		goto out;
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long pos;
-		unsigned long id;
-		unsigned slot;
-		int fd, flags, off = 0, i;
-		struct ofd *o = NULL;
-
-		if (sscanf(line, "offsets %d", &fd) == 1) {
-			/* the memory file of the offsets (not when it is
-			 * mapped already: a failed exec's own list) */
-			if (!offs && fd >= 0 && offs_map(fd) == 0)
-				real_fcntl(fd, F_SETFD, FD_CLOEXEC);
-			continue;
-		}
-		if (sscanf(line, "%d %lx %d %llu %u %n", &fd, &id, &flags, &pos, &slot, &off) != 5 ||
-		    !off || fd < 0 || fd >= MAXFD || get(fd) || !is_devnull(fd))
-			continue;
-		if (real_fcntl(fd, F_GETFL) < 0 || !(real_fcntl(fd, F_GETFL) & O_PATH))
-			continue;
-		for (i = 0; i < nseen; i++)
-			if (seen[i].id == id)
-				o = seen[i].o;
-		if (!o) {
-			tfs_file_t *h;
-
-			in_tfs++;
-			client_start();
-			h = tfs_open_flags(line + off, 0);
-			in_tfs--;
-			if (!h || !(o = calloc(1, sizeof(*o)))) {
-				warn_once(line + off);
-				if (h) {
-					in_tfs++;
-					tfs_close(h);
-					in_tfs--;
-				}
-				continue;
-			}
-			o->h = h;
-			o->rel = strdup(line + off);
-			o->flags = flags;
-			o->pos = pos;
-			if (offs && slot > 0 && slot < NSLOTS) {
-				o->slot = slot;
-				o->shared = 1;
-			}
-			pthread_mutex_init(&o->lock, NULL);
-			if (nseen < (int)(sizeof(seen) / sizeof(seen[0])))
-				seen[nseen++] = (typeof(seen[0])){ id, o };
-			if (!atomic_exchange(&exit_registered, 1))
-				atexit(at_exit);
-			atomic_store(&client_pid, (int)getpid());
-		}
-		put(fd, o);
-		std_take(fd);
-	}
-out:
-	free(copy);
-}
-
-/* The new image's side: open again what TFS_INHERIT names, once. */
-static void inherit(void)
-{
-	const char *v = getenv("TFS_INHERIT");
-	char *copy;
-
-	if (!v)
-		return;
-	copy = strdup(v);
-	unsetenv("TFS_INHERIT");
-	if (copy)
-		adopt(copy);
-	free(copy);
-}
-
 /* ---- open, close -------------------------------------------------------------- */
 
 static int do_open(int dirfd, const char *path, int flags, mode_t mode, int at)
 {
 	char rel[PATH_MAX];
-	int t = in_tfs ? 0 : tfs_path(dirfd, path, rel, sizeof(rel));
+	int t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
 
 	if (t < 0)
 		return -1;
 	if (t > 0)
-		return tfs_openfd(rel, flags, path);
+		return mount_openfd(rel, flags, path);
 	if (at) {
 		RESOLVE(openat);
 		return real_openat(dirfd, path, flags, mode);
@@ -1628,7 +798,7 @@ EXPORT int close(int fd)
 	int rc;
 
 	RESOLVE(close);
-	if (in_tfs || !get(fd))
+	if (in_tfs || !ofd_get(fd))
 		return real_close(fd);
 	std_give_back(fd);
 	o = take(fd);
@@ -1705,7 +875,7 @@ static uint64_t o_size(struct ofd *o)
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 	uint64_t p;
 	ssize_t r;
 
@@ -1722,7 +892,7 @@ EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 	uint64_t p;
 	ssize_t r;
 
@@ -1745,7 +915,7 @@ EXPORT ssize_t write(int fd, const void *buf, size_t n)
 
 EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 
 	RESOLVE(pread);
 	if (in_tfs || !o)
@@ -1759,7 +929,7 @@ EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 
 	RESOLVE(pwrite);
 	if (in_tfs || !o)
@@ -1786,7 +956,7 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	ssize_t total = 0;
 
 	RESOLVE(readv);
-	if (in_tfs || !get(fd))
+	if (in_tfs || !ofd_get(fd))
 		return real_readv(fd, iov, cnt);
 	for (int i = 0; i < cnt; i++) {
 		ssize_t r = read(fd, iov[i].iov_base, iov[i].iov_len);
@@ -1805,7 +975,7 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 	ssize_t total = 0;
 
 	RESOLVE(writev);
-	if (in_tfs || !get(fd))
+	if (in_tfs || !ofd_get(fd))
 		return real_writev(fd, iov, cnt);
 	for (int i = 0; i < cnt; i++) {
 		ssize_t r = write(fd, iov[i].iov_base, iov[i].iov_len);
@@ -1819,7 +989,7 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 EXPORT off_t lseek(int fd, off_t off, int whence)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 	int64_t pos;
 	uint64_t size;
 
@@ -1879,7 +1049,7 @@ static int o_sync(struct ofd *o)
 
 EXPORT int fsync(int fd)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 
 	RESOLVE(fsync);
 	if (in_tfs || !o)
@@ -1889,7 +1059,7 @@ EXPORT int fsync(int fd)
 
 EXPORT int fdatasync(int fd)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 
 	RESOLVE(fdatasync);
 	if (in_tfs || !o)
@@ -1899,7 +1069,7 @@ EXPORT int fdatasync(int fd)
 
 EXPORT int ftruncate(int fd, off_t len)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 	int rc;
 
 	RESOLVE(ftruncate);
@@ -1924,7 +1094,7 @@ EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff, siz
 			       unsigned flags)
 {
 	RESOLVE(copy_file_range);
-	if (!in_tfs && (get(in) || get(out))) {
+	if (!in_tfs && (ofd_get(in) || ofd_get(out))) {
 		errno = EXDEV;	/* callers fall back to read and write */
 		return -1;
 	}
@@ -1935,7 +1105,7 @@ EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff, siz
 
 EXPORT int fstat(int fd, struct stat *st)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 	int rc;
 
 	RESOLVE(fstat);
@@ -1987,7 +1157,7 @@ EXPORT int stat(const char *path, struct stat *st)
 	int t;
 
 	RESOLVE(stat);
-	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_stat(path, st);
 	return t < 0 ? -1 : path_stat(rel, st);
 }
@@ -1998,7 +1168,7 @@ EXPORT int lstat(const char *path, struct stat *st)
 	int t;
 
 	RESOLVE(lstat);
-	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_lstat(path, st);
 	return t < 0 ? -1 : path_stat(rel, st);
 }
@@ -2021,9 +1191,9 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	RESOLVE(fstatat);
 	if (in_tfs)
 		return real_fstatat(dirfd, path, st, flags);
-	if ((flags & AT_EMPTY_PATH) && is_empty(path) && get(dirfd))
+	if ((flags & AT_EMPTY_PATH) && is_empty(path) && ofd_get(dirfd))
 		return fstat(dirfd, st);
-	if ((t = tfs_path(dirfd, path, rel, sizeof(rel))) == 0)
+	if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
 		return real_fstatat(dirfd, path, st, flags);
 	return t < 0 ? -1 : path_stat(rel, st);
 }
@@ -2042,9 +1212,9 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 	RESOLVE(statx);
 	if (in_tfs)
 		return real_statx(dirfd, path, flags, mask, sx);
-	if ((flags & AT_EMPTY_PATH) && is_empty(path) && get(dirfd))
+	if ((flags & AT_EMPTY_PATH) && is_empty(path) && ofd_get(dirfd))
 		rc = fstat(dirfd, &st);
-	else if ((t = tfs_path(dirfd, path, rel, sizeof(rel))) == 0)
+	else if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
 		return real_statx(dirfd, path, flags, mask, sx);
 	else
 		rc = t < 0 ? -1 : path_stat(rel, &st);
@@ -2072,7 +1242,7 @@ EXPORT int access(const char *path, int how)
 	int t;
 
 	RESOLVE(access);
-	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_access(path, how);
 	if (t < 0 || path_stat(rel, &st) < 0)
 		return -1;
@@ -2090,7 +1260,7 @@ static int do_unlink(int dirfd, const char *path, int flags, int at)
 
 	RESOLVE(unlink);
 	RESOLVE(unlinkat);
-	t = in_tfs ? 0 : tfs_path(dirfd, path, rel, sizeof(rel));
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
 	if (t == 0)
 		return at ? real_unlinkat(dirfd, path, flags) : real_unlink(path);
 	if (t < 0)
@@ -2120,7 +1290,7 @@ EXPORT int unlinkat(int dirfd, const char *path, int flags)
 
 EXPORT int dup(int fd)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 	int nfd;
 
 	RESOLVE(dup);
@@ -2131,7 +1301,7 @@ EXPORT int dup(int fd)
 			errno = EMFILE;
 			return -1;
 		}
-		put(nfd, o);
+		ofd_put(nfd, o);
 		std_take(nfd);
 	}
 	return nfd;
@@ -2139,12 +1309,12 @@ EXPORT int dup(int fd)
 
 static int dup_to(int fd, int nfd, int flags, int three)
 {
-	struct ofd *o = get(fd), *old;
+	struct ofd *o = ofd_get(fd), *old;
 	int rc;
 
 	RESOLVE(dup2);
 	RESOLVE(dup3);
-	if (in_tfs || (!o && !get(nfd)))
+	if (in_tfs || (!o && !ofd_get(nfd)))
 		return three ? real_dup3(fd, nfd, flags) : real_dup2(fd, nfd);
 	if (fd == nfd && !three)
 		return nfd;
@@ -2155,7 +1325,7 @@ static int dup_to(int fd, int nfd, int flags, int three)
 	if ((old = take(nfd)))
 		ofd_unref(old);
 	if (o) {
-		put(nfd, o);
+		ofd_put(nfd, o);
 		std_take(nfd);
 	}
 	return rc;
@@ -2173,7 +1343,7 @@ EXPORT int dup3(int fd, int nfd, int flags)
 
 EXPORT int fcntl(int fd, int cmd, ...)
 {
-	struct ofd *o = get(fd);
+	struct ofd *o = ofd_get(fd);
 	va_list ap;
 	long arg;
 	int rc;
@@ -2199,7 +1369,7 @@ EXPORT int fcntl(int fd, int cmd, ...)
 				errno = EMFILE;
 				return -1;
 			}
-			put(rc, o);
+			ofd_put(rc, o);
 		}
 		return rc;
 	default:
@@ -2288,7 +1458,7 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 	int t, flags, fd;
 
 	RESOLVE(fopen);
-	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_fopen(path, mode);
 	if (t < 0)
 		return NULL;
@@ -2296,9 +1466,9 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((fd = tfs_openfd(rel, flags, path)) < 0)
+	if ((fd = mount_openfd(rel, flags, path)) < 0)
 		return NULL;
-	if (!get(fd)) {		/* a directory */
+	if (!ofd_get(fd)) {		/* a directory */
 		FILE *f = fdopen(fd, mode);
 
 		if (!f)
@@ -2316,7 +1486,7 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 EXPORT FILE *fdopen(int fd, const char *mode)
 {
 	RESOLVE(fdopen);
-	if (in_tfs || !get(fd))
+	if (in_tfs || !ofd_get(fd))
 		return real_fdopen(fd, mode);
 	return cookie(fd, mode);
 }
@@ -2329,7 +1499,7 @@ EXPORT DIR *opendir(const char *path)
 	int t;
 
 	RESOLVE(opendir);
-	if (in_tfs || (t = tfs_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_opendir(path);
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
 		return NULL;

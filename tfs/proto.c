@@ -1,5 +1,6 @@
 /*
- * proto.c - frame header and body encoding of tfs-protocol(5).
+ * proto.c - frame header and body encoding of tfs-protocol(5), and the
+ * helpers every TangramFS object shares (proto.h).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -7,11 +8,13 @@
 #include "proto.h"
 
 #include <errno.h>
+#include <netdb.h>
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../libcommon/banned.h"
@@ -313,4 +316,42 @@ int tfs_fd_high(int fd)
 	close(fd);
 	errno = e;
 	return fd_own(nfd);
+}
+
+long long tfsi_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tfsi_hostport(const char *hp, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV };
+	const char *colon = strrchr(hp, ':');
+	struct addrinfo *ai;
+	char host[128];
+	size_t hl;
+
+	if (!colon || (hl = (size_t)(colon - hp)) == 0 || hl >= sizeof(host)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(host, hp, hl);
+	host[hl] = '\0';
+	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+		memmove(host, host + 1, hl - 2);
+		host[hl - 2] = '\0';
+	}
+	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #define TFS_MAGIC	0x53465495u	/* bytes 95 54 46 53: "\x95TFS" */
 #define TFS_VERSION	1
@@ -138,5 +139,19 @@ int tfs_fd_close(int fd);
  * connections, listener and buffers), so that the child holds none of
  * them open after the parent closes its own. */
 void tfs_fds_forget(void);
+
+/*
+ * Helpers of the server, libtfs and both transports, which all link
+ * proto.c (the UCX plugin too); not part of tfs(3): the tfsi_ prefix stays
+ * outside the version scripts' tfs_* pattern.
+ */
+
+/* CLOCK_MONOTONIC in milliseconds: what deadlines count in. */
+long long tfsi_now_ms(void);
+
+/* "HOST:PORT" (of a "tcp:" or "ucx:" address) into a stream socket's
+ * address: HOST a name or an address, an IPv6 one in brackets, PORT a
+ * number.  Returns 0, or -1 with errno EINVAL. */
+int tfsi_hostport(const char *hp, struct sockaddr_storage *ss, socklen_t *len);
 
 #endif

@@ -679,14 +679,6 @@ static void drop_node_tokens(uint32_t node)
 	}
 }
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A waiter that has not asked again for this long has given up (a
  * waiting manager asks every few milliseconds). */
 #define WAITER_EXPIRE_MS 5000
@@ -706,7 +698,7 @@ static int waiter_stale(const struct waiter *w, const void *now)
 static int waiter_turn(struct sfile *f, uint32_t node, uint64_t s, uint64_t e, uint32_t type,
 		       int enqueue)
 {
-	long long now = mono_ms();
+	long long now = tfsi_now_ms();
 	struct waiter **pp, *w;
 	int ahead = 0;
 
@@ -787,30 +779,6 @@ static int first_conflict(const struct tfs_iv *iv, void *arg)
 	return 1;
 }
 
-struct keep {
-	struct tfs_iv *v;
-	size_t n, cap;
-};
-
-static int keep_writes(const struct tfs_iv *iv, void *arg)
-{
-	struct keep *k = arg;
-
-	if (iv->state != 2)
-		return 0;
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 8;
-		struct tfs_iv *v = realloc(k->v, cap * sizeof(*v));
-
-		if (!v)
-			return 1;
-		k->v = v;
-		k->cap = cap;
-	}
-	k->v[k->n++] = *iv;
-	return 0;
-}
-
 /*
  * LOCK_ACQUIRE: grant the sender's node a token of @type over [s, e)
  * (block-aligned), widened by @policy up to the other nodes' conflicting
@@ -818,8 +786,6 @@ static int keep_writes(const struct tfs_iv *iv, void *arg)
  * the range) tell it to wait.  The server waits for nobody: the requester
  * settles a conflict with the owners, or waits, and asks again.
  */
-static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type);
-
 static int do_lock_acquire(struct ctx *c)
 {
 	uint64_t fid = tfs_rd_u64(&c->rd), s = tfs_rd_u64(&c->rd), e = tfs_rd_u64(&c->rd);
@@ -907,7 +873,7 @@ static int do_lock_acquire(struct ctx *c)
 		if (!(t = ntok_get(f, node, 1)))
 			rc = ENOMEM;
 		else
-			rc = hold(t, gs, ge, type);
+			rc = tfsi_itree_hold(t, gs, ge, type) < 0 ? ENOMEM : 0;
 		tfs_buf_u32(&c->out, 0);
 		tfs_buf_u64(&c->out, gs);
 		tfs_buf_u64(&c->out, ge);
@@ -919,40 +885,6 @@ static int do_lock_acquire(struct ctx *c)
 	pthread_mutex_unlock(&f->lock);
 	pthread_mutex_unlock(&S.lock);
 	return rc;
-}
-
-/* Hold [s, e) with @type in @t, keeping the node's write tokens there. */
-static int hold(struct tfs_itree *t, uint64_t s, uint64_t e, uint32_t type)
-{
-	struct keep k = { 0 };
-	struct tfs_iv iv = { s, e, 0, s, type };
-	int rc = 0;
-
-	if (type == 1)
-		tfs_itree_each(t, s, e, keep_writes, &k);
-	if (tfs_itree_assign(t, &iv) < 0)
-		rc = ENOMEM;
-	for (size_t i = 0; i < k.n && !rc; i++)
-		if (tfs_itree_assign(t, &k.v[i]) < 0)
-			rc = ENOMEM;
-	free(k.v);
-	return rc;
-}
-
-struct reach {
-	uint64_t at, e;
-};
-
-/* How far the tokens run on, without a gap, from reach.at. */
-static int reach_one(const struct tfs_iv *iv, void *arg)
-{
-	struct reach *r = arg;
-
-	if (iv->start > r->at && iv->start >= r->e)
-		return 1;
-	if (iv->end > r->at)
-		r->at = iv->end;
-	return 0;
 }
 
 /*
@@ -970,7 +902,7 @@ static int do_lock_release(struct ctx *c)
 	uint64_t fid = tfs_rd_u64(&c->rd), s = tfs_rd_u64(&c->rd), e = tfs_rd_u64(&c->rd),
 		 limit = tfs_rd_u64(&c->rd), x;
 	uint32_t to = tfs_rd_u32(&c->rd), type = tfs_rd_u32(&c->rd);
-	struct reach r = { s, e };
+	uint64_t reach = s;
 	struct tfs_itree *t;
 	struct sfile *f;
 	int rc = 0;
@@ -981,8 +913,8 @@ static int do_lock_release(struct ctx *c)
 		return bad(c, "unknown file id");
 	pthread_mutex_lock(&f->lock);
 	if ((t = ntok_get(f, c->cl->node, 0)))
-		tfs_itree_each(t, s, UINT64_MAX, reach_one, &r);
-	x = r.at < limit ? r.at : limit;
+		reach = tfsi_itree_reach(t, s, e);
+	x = reach < limit ? reach : limit;
 	if (x < e)
 		x = e;
 	if (t && tfs_itree_remove(t, s, x, NULL, NULL) < 0)
@@ -998,7 +930,7 @@ static int do_lock_release(struct ctx *c)
 			tfs_itree_each(&f->tok[i].tree, s, x, scan_one, &sc);
 			third = sc.found;
 		}
-		if (!third && (!(t = ntok_get(f, to, 1)) || hold(t, s, x, type) != 0))
+		if (!third && (!(t = ntok_get(f, to, 1)) || tfsi_itree_hold(t, s, x, type) < 0))
 			rc = ENOMEM;
 	}
 	pthread_mutex_unlock(&f->lock);

@@ -76,20 +76,12 @@ struct tfs_lsn {
 	struct tfs_conn *conns;	/* open connections (progress thread only) */
 };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait for @events on @fd until @deadline (ms); 0 ready, -1 with errno. */
 static int wait_fd(int fd, short events, long long deadline)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = events };
-		long long left = deadline - now_ms();
+		long long left = deadline - tfsi_now_ms();
 		int rc;
 
 		if (left <= 0) {
@@ -181,33 +173,8 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *
 		*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
 		return AF_UNIX;
 	}
-	if (strncmp(addr, "tcp:", 4) == 0) {
-		char host[128];
-		const char *colon = strrchr(addr + 4, ':');
-		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-					  .ai_flags = AI_NUMERICSERV };
-		struct addrinfo *ai;
-		size_t hl;
-
-		if (!colon || (hl = (size_t)(colon - addr - 4)) == 0 || hl >= sizeof(host)) {
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(host, addr + 4, hl);
-		host[hl] = '\0';
-		if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
-			memmove(host, host + 1, hl - 2);
-			host[hl - 2] = '\0';
-		}
-		if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai) {
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-		*len = ai->ai_addrlen;
-		freeaddrinfo(ai);
-		return ss->ss_family;
-	}
+	if (strncmp(addr, "tcp:", 4) == 0)
+		return tfsi_hostport(addr + 4, ss, len) < 0 ? -1 : ss->ss_family;
 	errno = EPROTONOSUPPORT;
 	return -1;
 }
@@ -226,7 +193,7 @@ static struct tfs_ep *sock_ep_connect(const char *addr, const unsigned char *sec
 	socklen_t len;
 	struct tfs_ep *ep;
 	int family, fd, e;
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = tfsi_now_ms() + timeout_ms;
 
 	if ((family = parse_addr(addr, &ss, &len)) < 0)
 		return NULL;
@@ -264,7 +231,7 @@ fail:
 static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
 		void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = tfsi_now_ms() + timeout_ms;
 	unsigned char hb[TFS_HDR_SIZE];
 	struct iovec v[16];
 	struct tfs_hdr h;
@@ -347,7 +314,7 @@ static int sock_ep_broken(struct tfs_ep *ep)
 
 static int sock_ep_wait_closed(struct tfs_ep *ep, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = tfsi_now_ms() + timeout_ms;
 	char c;
 	int rc = -1;
 
@@ -448,7 +415,7 @@ static void reply_raw(struct tfs_conn *c, const struct tfs_hdr *req, int status)
 	v.iov_base = hb;
 	v.iov_len = sizeof(hb);
 	pthread_mutex_lock(&c->lock);
-	send_all(c->fd, &v, 1, now_ms() + 1000);
+	send_all(c->fd, &v, 1, tfsi_now_ms() + 1000);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -726,7 +693,7 @@ static int sock_req_reply(struct tfs_req *req, int status, const struct iovec *i
 	v[0].iov_len = sizeof(hb);
 	pthread_mutex_lock(&c->lock);
 	if (!c->closed && total <= TFS_MAX_BODY)
-		rc = send_all(c->fd, v, i + 1, now_ms() + SEND_TIMEOUT_MS);
+		rc = send_all(c->fd, v, i + 1, tfsi_now_ms() + SEND_TIMEOUT_MS);
 	pthread_mutex_unlock(&c->lock);
 	free(req->body);
 	free(req);

@@ -178,14 +178,6 @@ static struct engine *g_eps;	/* the endpoints' engine */
 static int g_eps_refs;
 static __thread struct engine *cur_engine;	/* set on an engine thread */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void deadline_ts(long long deadline, struct timespec *ts)
 {
 	ts->tv_sec = deadline / 1000;
@@ -233,37 +225,18 @@ static void say(const char *name, const char *fmt, ...)
 /* "ucx:HOST:PORT" into a socket address; 0, or -1 with errno. */
 static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICSERV };
-	struct addrinfo *ai;
 	const char *colon;
-	char host[128];
-	size_t hl;
 
 	if (strncmp(addr, "ucx:", 4) != 0) {
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
 	colon = strrchr(addr + 4, ':');
-	if (!colon || (hl = (size_t)(colon - addr - 4)) == 0 || hl >= sizeof(host) || !colon[1]) {
+	if (colon && !colon[1]) {	/* "ucx:HOST:" is refused; "tcp:HOST:" is port 0 */
 		errno = EINVAL;
 		return -1;
 	}
-	memcpy(host, addr + 4, hl);
-	host[hl] = '\0';
-	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
-		memmove(host, host + 1, hl - 2);
-		host[hl - 2] = '\0';
-	}
-	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*len = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
+	return tfsi_hostport(addr + 4, ss, len);
 }
 
 /* ---- the context and the engines ------------------------------------------ */
@@ -529,7 +502,7 @@ static int drive(struct engine *e, const int *flag, long long deadline)
 	for (;;) {
 		struct pollfd p[2] = { { .fd = e->efd, .events = POLLIN },
 				       { .fd = e->wakefd, .events = POLLIN } };
-		long long left = deadline ? deadline - now_ms() : 1000;
+		long long left = deadline ? deadline - tfsi_now_ms() : 1000;
 		ucs_status_t st;
 		uint64_t v;
 		int done;
@@ -889,7 +862,7 @@ static ucs_status_t on_reply(void *arg, const void *header, size_t hlen, void *d
 
 static struct tfs_ep *u_ep_connect(const char *addr, const unsigned char *secret, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = tfsi_now_ms() + timeout_ms;
 	struct ucx_ep *ep;
 	struct engine *e;
 	char err[256];
@@ -937,7 +910,7 @@ static int u_ep_call(struct tfs_ep *tep, uint16_t type, const struct iovec *iov,
 {
 	struct ucx_ep *ep = (struct ucx_ep *)tep;
 	struct engine *e = ep->eng;
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = tfsi_now_ms() + timeout_ms;
 	struct ucx_call c;
 	void *joined = NULL;
 	size_t total = 0;
@@ -1048,7 +1021,7 @@ static int u_ep_wait_closed(struct tfs_ep *tep, int timeout_ms)
 	int rc;
 
 	pthread_mutex_lock(&e->lock);
-	rc = ep->closed ? 0 : wait_flag(e, &ep->failed, now_ms() + timeout_ms);
+	rc = ep->closed ? 0 : wait_flag(e, &ep->failed, tfsi_now_ms() + timeout_ms);
 	pthread_mutex_unlock(&e->lock);
 	if (rc < 0)
 		errno = ETIMEDOUT;
@@ -1665,7 +1638,7 @@ static int u_req_reply(struct tfs_req *req, int status, const struct iovec *iov,
 	if (pthread_mutex_trylock(&e->wlock) == 0) {
 		/* nobody drives the worker: send on this thread */
 		run_reply(e, rep);
-		if (drive(e, &rep->done, now_ms() + SEND_TIMEOUT_MS) < 0) {
+		if (drive(e, &rep->done, tfsi_now_ms() + SEND_TIMEOUT_MS) < 0) {
 			/* the peer does not take it: drop the connection */
 			pthread_mutex_lock(&e->lock);
 			c->refs++;
@@ -1684,7 +1657,7 @@ static int u_req_reply(struct tfs_req *req, int status, const struct iovec *iov,
 	}
 	engine_submit(e, &rep->op);
 	pthread_mutex_lock(&e->lock);
-	if (wait_flag(e, &rep->done, now_ms() + SEND_TIMEOUT_MS) < 0) {
+	if (wait_flag(e, &rep->done, tfsi_now_ms() + SEND_TIMEOUT_MS) < 0) {
 		struct op *op = calloc(1, sizeof(*op));
 
 		/* the peer does not take it: drop the connection, which ends the send */
