@@ -7,24 +7,25 @@
  * calls' timestamps, or with --hb by the happens-before graph of hb-build,
  * in which case it also says whether the pair is properly synchronised.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "../libcommon/hb.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/textin.h"
 #include "../libcommon/util.h"
-
-extern char **environ;
+#include "../libcommon/banned.h"
 
 static const char usage_text[] =
 	"usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|all]\n"
@@ -42,8 +43,7 @@ static long lineno;
 static void die_input(const char *what)
 {
 	fflush(stdout);
-	fprintf(stderr, "conflict-check: %s:%ld: %s\n", input_name, lineno, what);
-	exit(TG_EXIT_ERROR);
+	errx(TG_EXIT_ERROR, "%s:%ld: %s", input_name, lineno, what);
 }
 
 #define xrealloc tg_xrealloc
@@ -178,89 +178,40 @@ static const struct event *last_before_seq(const struct evlist *l, int kind, uin
 	return best;
 }
 
-/* ---- happens-before queries (hb-query, batch mode) ------------------------- */
+/* ---- happens-before queries ------------------------------------------------ */
 
-static FILE *hb_to, *hb_from;
-static pid_t hb_pid;
+static struct tg_hb *hbg;
 static const char *hb_file;
-static uint64_t hb_queries;
+static uint32_t hb_ranks;
 
-static void hb_start(void)
+static void hb_open(void)
 {
-	posix_spawn_file_actions_t fa;
-	int in[2], out[2], rc;
-	char *argv[] = { "hb-query", "--batch", (char *)hb_file, NULL };
+	char msg[512];
 
-	if (pipe(in) < 0 || pipe(out) < 0) {
-		fprintf(stderr, "conflict-check: pipe: %s\n", strerror(errno));
-		exit(TG_EXIT_ERROR);
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_addclose(&fa, in[1]);
-	posix_spawn_file_actions_addclose(&fa, out[0]);
-	rc = posix_spawnp(&hb_pid, "hb-query", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(in[0]);
-	close(out[1]);
-	if (rc != 0) {
-		fprintf(stderr, "conflict-check: cannot run hb-query: %s\n", strerror(rc));
-		exit(TG_EXIT_ERROR);
-	}
-	hb_to = fdopen(in[1], "w");
-	hb_from = fdopen(out[0], "r");
-	if (!hb_to || !hb_from) {
-		fprintf(stderr, "conflict-check: out of memory\n");
-		exit(TG_EXIT_ERROR);
-	}
+	hbg = tg_hb_open(hb_file, msg, sizeof(msg));
+	if (!hbg)
+		errx(TG_EXIT_ERROR, "%s: %s", hb_file, msg);
+	hb_ranks = tg_hb_graph(hbg)->nranks;
 }
 
-/* Does (@ra, @sa) happen before (@rb, @sb)? */
-static int hb(const char *ra, uint64_t sa, const char *rb, uint64_t sb)
+/* Does (@ra, @sa) happen before (@rb, @sb)?  Ranks are MPI ranks (>= 0). */
+static int hb(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
 {
-	char ans[64];
-
-	if (streq(ra, rb))
+	if (ra == rb)
 		return sa < sb;	/* program order */
-	if (!hb_to)
-		hb_start();
-	hb_queries++;
-	fprintf(hb_to, "%s:%" PRIu64 " %s:%" PRIu64 "\n", ra, sa, rb, sb);
-	fflush(hb_to);
-	if (!fgets(ans, sizeof(ans), hb_from)) {
-		fprintf(stderr, "conflict-check: hb-query %s ended early\n", hb_file);
-		exit(TG_EXIT_ERROR);
+	if ((uint64_t)ra >= hb_ranks || (uint64_t)rb >= hb_ranks) {
+		fflush(stdout);
+		errx(TG_EXIT_ERROR, "%s: no rank %" PRId64 " in the graph (it has %" PRIu32 ")",
+		     hb_file, (uint64_t)ra >= hb_ranks ? ra : rb, hb_ranks);
 	}
-	if (strncmp(ans, "yes", 3) == 0)
-		return 1;
-	if (strncmp(ans, "no", 2) == 0)
-		return 0;
-	ans[strcspn(ans, "\n")] = 0;
-	fprintf(stderr, "conflict-check: hb-query %s: %s\n", hb_file, ans);
-	exit(TG_EXIT_ERROR);
-}
-
-static void hb_stop(void)
-{
-	int st;
-
-	if (!hb_to)
-		return;
-	fclose(hb_to);
-	fclose(hb_from);
-	while (waitpid(hb_pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "conflict-check: hb-query %s failed\n", hb_file);
-		exit(TG_EXIT_ERROR);
-	}
+	return tg_hb_query(hbg, (uint32_t)ra, sa, (uint32_t)rb, sb) == 1;
 }
 
 /* ---- pairs ----------------------------------------------------------------------- */
 
 struct acc {
 	char *rank;
+	int64_t r;		/* the MPI rank, or -1 (a process without one) */
 	uint64_t seq;
 	int64_t t0, t1;
 	int write;
@@ -279,7 +230,7 @@ struct tally {
 };
 static struct tally *tallies;
 
-static int opt_hb, opt_json, opt_verbose, opt_strict;
+static int opt_json, opt_verbose, opt_strict;
 static unsigned models = 1u << M_SESSION;
 
 static int parse_acc(struct tg_tline *t, int at, struct acc *a)
@@ -287,6 +238,8 @@ static int parse_acc(struct tg_tline *t, int at, struct acc *a)
 	int64_t seq, s, e;
 
 	a->rank = t->f[at];
+	if (tg_tint(a->rank, &a->r) < 0 || a->r < 0)
+		a->r = -1;
 	if (tg_tint(t->f[at + 1], &seq) < 0 || seq < 0)
 		return -1;
 	a->seq = (uint64_t)seq;
@@ -316,13 +269,6 @@ static void json_acc(json_t *o, const char *key, const struct acc *a)
 		"start", (json_int_t)a->start, "end", (json_int_t)a->end));
 }
 
-static int mpi_rank(const char *r)
-{
-	int64_t v;
-
-	return tg_tint(r, &v) == 0 && v >= 0;
-}
-
 static void pair_line(struct tg_tline *t)
 {
 	struct acc a, b, tmp;
@@ -338,11 +284,11 @@ static void pair_line(struct tg_tline *t)
 		sort_events();
 	/* the graph knows MPI ranks; processes without one (a program
 	 * without MPI, a fork'd child) are ordered by their clocks */
-	use_hb = opt_hb && mpi_rank(a.rank) && mpi_rank(b.rank);
+	use_hb = hbg && a.r >= 0 && b.r >= 0;
 	if (use_hb) {
 		/* happens-before decides the order, not the clocks */
-		if (!hb(a.rank, a.seq, b.rank, b.seq)) {
-			if (hb(b.rank, b.seq, a.rank, a.seq)) {
+		if (!hb(a.r, a.seq, b.r, b.seq)) {
+			if (hb(b.r, b.seq, a.r, a.seq)) {
 				tmp = a;
 				a = b;
 				b = tmp;
@@ -374,10 +320,10 @@ static void pair_line(struct tg_tline *t)
 		conf[M_COMMIT] = conf[M_SESSION] = 1;
 	} else {
 		c = first_after_seq(la, EV_COMMIT, a.seq);
-		conf[M_COMMIT] = !c || !hb(a.rank, c->seq, b.rank, b.seq);
+		conf[M_COMMIT] = !c || !hb(a.r, c->seq, b.r, b.seq);
 		cl = first_after_seq(la, EV_CLOSE, a.seq);
 		op = last_before_seq(lb, EV_OPEN, b.seq);
-		conf[M_SESSION] = !cl || !op || !hb(a.rank, cl->seq, b.rank, op->seq);
+		conf[M_SESSION] = !cl || !op || !hb(a.r, cl->seq, b.r, op->seq);
 	}
 	tallies[f].pairs[kind][d]++;
 	if (concurrent)
@@ -550,7 +496,33 @@ static uint64_t unsynchronized(void)
 	return n;
 }
 
-int main(int argc, char **argv)
+/* The weakest model under which no counted pair conflicts: on standard
+ * output one word, or after the table the line "recommended consistency:
+ * MODEL" (or its JSON object), the form verify-io shows. */
+static void recommend(int after_table)
+{
+	const char *name;
+	int m;
+
+	for (m = M_SESSION; m >= M_POSIX; m--)
+		if (counted(m) == 0)
+			break;
+	/* when even posix leaves conflicts, posix is still the best there is */
+	name = model_names[m < M_POSIX ? M_POSIX : m];
+	if (!after_table)
+		printf("%s\n", name);
+	else if (opt_json)
+		printf("{\"recommended\":\"%s\"}\n", name);
+	else
+		printf("recommended consistency: %s\n", name);
+	if (m < M_POSIX)
+		warnx("%" PRIu64 " conflicting pairs are not synchronized: no model makes this "
+		      "run correct", counted(M_POSIX));
+}
+
+static int opt_recommend, opt_model, opt_fail_unsync;
+
+static void parse_options(int argc, char **argv)
 {
 	enum { O_HB = 256, O_MODEL, O_RECOMMEND, O_STRICT, O_FAIL };
 	static const struct option longopts[] = {
@@ -564,12 +536,7 @@ int main(int argc, char **argv)
 		{ "fail-on-unsynchronized", no_argument, NULL, O_FAIL },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tg_tline t;
-	struct tg_lines lr;
-	char *line;
-	size_t len;
-	int in = 0;
-	int c, recommend = 0, fail_unsync = 0, m, status = TG_EXIT_OK;
+	int c, m;
 
 	while ((c = getopt_long(argc, argv, "hjv", longopts, NULL)) != -1) {
 		switch (c) {
@@ -583,57 +550,48 @@ int main(int argc, char **argv)
 			opt_verbose = 1;
 			break;
 		case O_HB:
-			opt_hb = 1;
 			hb_file = optarg;
-			if (access(hb_file, R_OK) < 0) {
-				fprintf(stderr, "conflict-check: cannot read '%s': %s\n", hb_file,
-					strerror(errno));
-				exit(TG_EXIT_ERROR);
-			}
+			if (access(hb_file, R_OK) < 0)
+				err(TG_EXIT_ERROR, "cannot read '%s'", hb_file);
 			break;
 		case O_MODEL:
-			if (streq(optarg, "all"))
+			opt_model = 1;
+			if (streq(optarg, "all")) {
 				models = (1u << M_COUNT) - 1;
-			else {
-				for (m = 0; m < M_COUNT && !streq(optarg, model_names[m]); m++)
-					;
-				if (m == M_COUNT) {
-					fprintf(stderr, "conflict-check: option --model: unknown model "
-						"'%s' (posix, commit, session, all)\n", optarg);
-					exit(TG_EXIT_ERROR);
-				}
-				models = 1u << m;
+				break;
 			}
+			for (m = 0; m < M_COUNT && !streq(optarg, model_names[m]); m++)
+				;
+			if (m == M_COUNT)
+				errx(TG_EXIT_ERROR, "option --model: unknown model '%s' (posix, "
+				     "commit, session, all)", optarg);
+			models = 1u << m;
 			break;
 		case O_RECOMMEND:
-			recommend = 1;
+			opt_recommend = 1;
 			break;
 		case O_STRICT:
 			opt_strict = 1;
 			break;
 		case O_FAIL:
-			fail_unsync = 1;
+			opt_fail_unsync = 1;
 			break;
 		default:
 			usage(TG_EXIT_ERROR);
 		}
 	}
-	if (argc - optind > 1)
-		usage(TG_EXIT_ERROR);
-	if (argc - optind == 1 && !streq(argv[optind], "-")) {
-		input_name = argv[optind];
-		in = open(input_name, O_RDONLY);
-		if (in < 0) {
-			fprintf(stderr, "conflict-check: cannot open '%s': %s\n", input_name,
-				strerror(errno));
-			exit(TG_EXIT_ERROR);
-		}
-	}
-	signal(SIGPIPE, SIG_IGN);	/* a dead hb-query is reported, not fatal */
-	if (tg_lines_open(&lr, in) < 0) {
-		fprintf(stderr, "conflict-check: out of memory\n");
-		exit(TG_EXIT_ERROR);
-	}
+}
+
+/* Read overlap-find's output from @in, judging each pair as it comes. */
+static void read_input(int in)
+{
+	struct tg_tline t;
+	struct tg_lines lr;
+	char *line;
+	size_t len;
+
+	if (tg_lines_open(&lr, in) < 0)
+		errx(TG_EXIT_ERROR, "out of memory");
 	while ((line = tg_lines_next(&lr, &len))) {
 		lineno++;
 		if (len != strlen(line))
@@ -653,29 +611,39 @@ int main(int argc, char **argv)
 			die_input("unknown line");
 	}
 	if (lr.err) {
-		fprintf(stderr, "conflict-check: %s: %s\n", input_name, strerror(lr.err));
-		exit(TG_EXIT_ERROR);
+		errno = lr.err;
+		err(TG_EXIT_ERROR, "%s", input_name);
 	}
 	if (lineno == 0)
 		die_input("empty input (no #overlap line)");
-	hb_stop();
-	if (recommend) {
-		for (m = M_SESSION; m >= M_POSIX; m--)
-			if (counted(m) == 0)
-				break;
-		if (m < M_POSIX) {
-			printf("posix\n");
-			fprintf(stderr, "conflict-check: %" PRIu64 " conflicting pairs are not "
-				"synchronized: no model makes this run correct\n", counted(M_POSIX));
-		} else {
-			printf("%s\n", model_names[m]);
-		}
-	} else {
-		summary();
-	}
-	if (fail_unsync && unsynchronized() > 0)
-		status = TG_EXIT_FINDING;
 	tg_lines_close(&lr);
+}
+
+int main(int argc, char **argv)
+{
+	int in = 0, status = TG_EXIT_OK;
+
+	parse_options(argc, argv);
+	if (argc - optind > 1)
+		usage(TG_EXIT_ERROR);
+	if (argc - optind == 1 && !streq(argv[optind], "-")) {
+		input_name = argv[optind];
+		in = open(input_name, O_RDONLY);
+		if (in < 0)
+			err(TG_EXIT_ERROR, "cannot open '%s'", input_name);
+	}
+	if (hb_file)
+		hb_open();
+	read_input(in);
+	/* --recommend alone prints one word; with --model, the table first */
+	if (!opt_recommend || opt_model)
+		summary();
+	if (opt_recommend)
+		recommend(opt_model);
+	if (opt_fail_unsync && unsynchronized() > 0)
+		status = TG_EXIT_FINDING;
+	if (hbg)
+		tg_hb_close(hbg);
 	tg_close_stdout();
 	return status;
 }

@@ -1,0 +1,245 @@
+#!/usr/bin/env bats
+# conflict-check (conflict-check(1)) on its own: hand-written overlap-find
+# outputs in tests/conflict/*.overlap, one file per synchronisation case,
+# judged by time (RAW/WAW, S/D, each model's verdict, --recommend,
+# --json, --fail-on-unsynchronized); then --hb with the graph hb-build
+# made of a real traced MPI run (tests/conflict/cases.c, waw-d), its pair
+# rewritten so that the clocks say the opposite of happens-before; then
+# bad input; then verify-io, which runs it once.  The tool under test is
+# always given a file, never a pipe.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export W=$BATS_FILE_TMPDIR
+	command -v mpicc.mpich >/dev/null || return 0
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	mpicc.mpich -O2 -Wall -o "$W/cases" "$TG_TOP/tests/conflict/cases.c"
+	# rank 0 writes f, sends a token; rank 1 receives it, writes the
+	# same bytes: ordered by the message, with no commit between
+	(cd "$W" && timeout 120 trace-run -o t -- mpirun.mpich -n 2 "$W/cases" waw-d \
+		>/dev/null &&
+		trace-decode t/rank-*.rec > text && hb-build -o app.hb text &&
+		overlap-find text > pairs) && touch "$W/mpi-ok"
+}
+
+setup() {
+	C=$TG_TOP/tests/conflict
+	USAGE='usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|all]'
+	cd "$BATS_TEST_TMPDIR"
+}
+
+needmpi() {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing, or tracing waw-d failed"
+}
+
+# ---- ordered by time ------------------------------------------------------------
+
+@test "-v: RAW/WAW by the same (S) or different (D) processes, each model's verdict by the clocks; a write after a read is no pair" {
+	run -0 --separate-stderr conflict-check -v --model all "$C/models.overlap"
+	[ -z "$stderr" ]
+	cat > want <<-'EOF'
+	RAW-S	/d/raw-s	0:2 pwrite W [0,100)	0:4 pread R [0,100)	posix=ok	commit=conflict	session=conflict	synchronized=yes
+	RAW-S	/d/raw-s-sync	0:2 pwrite W [0,100)	0:4 pread R [10,20)	posix=ok	commit=ok	session=conflict	synchronized=yes	commit=0:3
+	WAW-S	/d/waw-s-sync	0:2 pwrite W [0,100)	0:4 pwrite W [50,150)	posix=ok	commit=ok	session=conflict	synchronized=yes	commit=0:3
+	WAW-D	/d/waw-d-commit	0:2 pwrite W [0,100)	1:2 pwrite W [50,150)	posix=ok	commit=ok	session=conflict	synchronized=yes	commit=0:3
+	RAW-D	/d/raw-d-session	0:2 pwrite W [0,100)	1:2 read R [0,100)	posix=ok	commit=ok	session=ok	synchronized=yes	commit=0:3	close=0:3	open=1:1
+	WAW-D	/d/commit-late	0:2 pwrite W [0,100)	1:2 pwrite W [0,100)	posix=ok	commit=conflict	session=conflict	synchronized=yes
+	model    file                                       WAW-S   WAW-D   RAW-S   RAW-D
+	posix    (all files)                                    0       0       0       0
+	commit   /d/raw-s                                       0       0       1       0
+	commit   /d/commit-late                                 0       1       0       0
+	commit   (all files)                                    0       1       1       0
+	session  /d/raw-s                                       0       0       1       0
+	session  /d/raw-s-sync                                  0       0       1       0
+	session  /d/waw-s-sync                                  1       0       0       0
+	session  /d/waw-d-commit                                0       1       0       0
+	session  /d/commit-late                                 0       1       0       0
+	session  (all files)                                    1       2       2       0
+	EOF
+	printf '%s\n' "$output" > got
+	diff -u want got
+}
+
+@test "the table shows session by default, one model with --model" {
+	run -0 conflict-check "$C/models.overlap"
+	[ "${lines[0]}" = "model    file                                       WAW-S   WAW-D   RAW-S   RAW-D" ]
+	[ "${#lines[@]}" -eq 7 ]
+	[[ ${lines[6]} =~ ^session\ +\(all\ files\)\ +1\ +2\ +2\ +0$ ]]
+	run -0 conflict-check --model commit "$C/models.overlap"
+	[ "${#lines[@]}" -eq 4 ]
+	[[ ${lines[3]} =~ ^commit\ +\(all\ files\)\ +0\ +1\ +1\ +0$ ]]
+}
+
+@test "two writes at overlapping times are a race: every model conflicts, not synchronized; a read during a write is RAW" {
+	run -0 --separate-stderr conflict-check -v --model posix "$C/race.overlap"
+	[ "${lines[0]}" = $'WAW-D\t/d/race\t0:2 pwrite W [0,100)\t1:2 pwrite W [0,100)\tposix=conflict\tcommit=conflict\tsession=conflict\tsynchronized=no' ]
+	[ "${lines[1]}" = $'RAW-D\t/d/race\t0:2 pwrite W [0,100)\t1:3 pread R [0,100)\tposix=conflict\tcommit=conflict\tsession=conflict\tsynchronized=no' ]
+	[[ ${lines[4]} =~ ^posix\ +\(all\ files\)\ +0\ +1\ +0\ +1$ ]]
+}
+
+@test "--recommend: the weakest model without conflicts between processes; --strict counts those within one" {
+	run -0 --separate-stderr conflict-check --recommend "$C/session.overlap"
+	[ "$output" = session ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr conflict-check --recommend --strict "$C/session.overlap"
+	[ "$output" = commit ]
+	run -0 --separate-stderr conflict-check --recommend "$C/models.overlap"
+	[ "$output" = posix ]
+	[ -z "$stderr" ]
+	# a race: posix is the best there is, and it says no model suffices
+	run -0 --separate-stderr conflict-check --recommend "$C/race.overlap"
+	[ "$output" = posix ]
+	[ "$stderr" = "conflict-check: 2 conflicting pairs are not synchronized: no model makes this run correct" ]
+}
+
+@test "--fail-on-unsynchronized: exit 1 on a race, 0 when every pair is ordered" {
+	run -1 --separate-stderr conflict-check --fail-on-unsynchronized "$C/race.overlap"
+	[[ ${lines[2]} =~ ^session\ +\(all\ files\)\ +0\ +1\ +0\ +1$ ]]
+	run -0 conflict-check --fail-on-unsynchronized "$C/models.overlap"
+}
+
+@test "--model with --recommend and --fail-on-unsynchronized: the table, the recommendation, the exit status, in one pass" {
+	run -0 --separate-stderr conflict-check --model all --recommend --fail-on-unsynchronized "$C/session.overlap"
+	[ "${lines[0]}" = "model    file                                       WAW-S   WAW-D   RAW-S   RAW-D" ]
+	[[ ${lines[-2]} =~ ^session\ +\(all\ files\)\ +0\ +0\ +1\ +0$ ]]
+	[ "${lines[-1]}" = "recommended consistency: session" ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr conflict-check --model session --strict --recommend "$C/session.overlap"
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[-1]}" = "recommended consistency: commit" ]
+	run -1 --separate-stderr conflict-check --model all --recommend --fail-on-unsynchronized "$C/race.overlap"
+	[ "${lines[-1]}" = "recommended consistency: posix" ]
+	[[ ${lines[-2]} =~ ^session\ +\(all\ files\)\ +0\ +1\ +0\ +1$ ]]
+	[ "$stderr" = "conflict-check: 2 conflicting pairs are not synchronized: no model makes this run correct" ]
+	run -0 --separate-stderr conflict-check --json --model all --recommend "$C/session.overlap"
+	[ "${lines[-1]}" = '{"recommended":"session"}' ]
+	[[ ${lines[-2]} == '{"summary":'* ]]
+}
+
+@test "--json: an object per pair with the verdicts and the records that make it safe, then the summary" {
+	run -0 --separate-stderr conflict-check --json "$C/session.overlap"
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[0]}" = '{"file":"/d/raw-d-session","kind":"RAW","procs":"D","first":{"rank":"0","seq":2,"tstart":1.0,"tend":1.1000000000000001,"op":"write","func":"pwrite","start":0,"end":100},"second":{"rank":"1","seq":2,"tstart":2.0,"tend":2.1000000000000001,"op":"read","func":"read","start":0,"end":100},"conflict":{"posix":false,"commit":false,"session":false},"ordered_by":"time","synchronized":true,"commit_seq":3,"close_seq":3,"open_seq":1}' ]
+	[ "$(printf '%s\n' "${lines[1]}" | jq -c '[.kind, .procs, .conflict.commit, .conflict.session, .commit_seq, .close_seq]')" = '["RAW","S",false,true,3,null]' ]
+	[ "$(printf '%s\n' "${lines[2]}" | jq -c '[.summary[] | [.file, .conflicts.session["RAW-S"], .conflicts.session["RAW-D"], .conflicts.commit["RAW-S"]]]')" = '[["/d/raw-d-session",0,0,0],["/d/raw-s-sync",1,0,0]]' ]
+}
+
+# ---- ordered by happens-before ---------------------------------------------------
+
+# hbpair OUT SWAP: the real WAW-D pair of the waw-d trace, written to OUT
+# with every #line; SWAP=1 lists rank 1's access first; the first access
+# of the line gets the times [1, 2], the second [1.5, 2.5], so that the
+# clocks call them concurrent
+hbpair() {
+	awk -F'\t' -v OFS='\t' -v swap="$2" '
+		$1 != "pair" { print; next }
+		$9 == 0 && $3 != $11 {
+			if (swap)
+				$0 = $1 OFS $2 OFS $11 OFS $12 OFS $13 OFS $14 OFS $15 OFS $16 OFS $17 OFS $18 OFS \
+				     $3 OFS $4 OFS $5 OFS $6 OFS $7 OFS $8 OFS $9 OFS $10
+			$5 = "1.0"; $6 = "2.0"; $13 = "1.5"; $14 = "2.5"
+			print
+		}' "$W/pairs" > "$1"
+	[ "$(grep -c '^pair' "$1")" -eq 1 ]
+}
+
+@test "--hb: the graph orders the real pair although the clocks call it concurrent, first access first" {
+	needmpi
+	hbpair p 1
+	s0=$(awk -F'\t' '$1 == "pair" { print $12 }' p)
+	s1=$(awk -F'\t' '$1 == "pair" { print $4 }' p)
+	# by the clocks: a race, in the order of the line
+	run -0 --separate-stderr conflict-check -v --model posix p
+	[[ ${lines[0]} == "WAW-D"$'\t'"$W/f"$'\t'"1:$s1 pwrite W [0,100)"$'\t'"0:$s0 pwrite W [0,100)"$'\t'"posix=conflict"* ]]
+	[[ ${lines[0]} == *$'\tsynchronized=no' ]]
+	# by happens-before: rank 0's write, its send, rank 1's receive, its write
+	run -0 --separate-stderr conflict-check --hb "$W/app.hb" -v --model posix p
+	[ "${lines[0]}" = "WAW-D"$'\t'"$W/f"$'\t'"0:$s0 pwrite W [0,100)"$'\t'"1:$s1 pwrite W [0,100)"$'\t'"posix=ok"$'\t'"commit=conflict"$'\t'"session=conflict"$'\t'"synchronized=yes" ]
+	[ -z "$stderr" ]
+	run -0 conflict-check --hb "$W/app.hb" --fail-on-unsynchronized p
+	run -0 conflict-check --hb "$W/app.hb" --json p
+	[ "$(printf '%s\n' "${lines[0]}" | jq -r '.ordered_by + " " + .first.rank')" = "happens-before 0" ]
+}
+
+@test "--hb: records before MPI orders anything are not synchronized, whatever the clocks say" {
+	needmpi
+	awk -F'\t' -v OFS='\t' '$1 != "pair" { print; next }
+		$9 == 0 && $3 != $11 { $4 = $12 = 1; $5 = $6 = "1.0"; $13 = $14 = "9.0"; print }' \
+		"$W/pairs" > early
+	run -0 conflict-check --fail-on-unsynchronized early
+	run -1 conflict-check --hb "$W/app.hb" --fail-on-unsynchronized early
+	run -0 --separate-stderr conflict-check --hb "$W/app.hb" -v --model posix early
+	[[ ${lines[0]} == *$'\tposix=conflict\tcommit=conflict\tsession=conflict\tsynchronized=no' ]]
+}
+
+@test "--hb run by path without bin/ on PATH: no other tool is needed" {
+	needmpi
+	hbpair p 0
+	PATH=/usr/bin:/bin run -0 --separate-stderr "$TG_TOP/bin/conflict-check" --hb "$W/app.hb" -v --model posix p
+	[[ ${lines[0]} == *$'\tposix=ok\tcommit=conflict\tsession=conflict\tsynchronized=yes' ]]
+	[ -z "$stderr" ]
+}
+
+@test "--hb: a rank the graph does not have, a damaged or foreign graph: one line, exit 2" {
+	needmpi
+	hbpair p 0
+	awk -F'\t' -v OFS='\t' '$1 == "pair" { $11 = 7 } { print }' p > p7
+	run -2 --separate-stderr conflict-check --hb "$W/app.hb" p7
+	[ "$stderr" = "conflict-check: $W/app.hb: no rank 7 in the graph (it has 2)" ]
+	head -c 100 "$W/app.hb" > short.hb
+	run -2 --separate-stderr conflict-check --hb short.hb p
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "conflict-check: short.hb: at offset "*"(truncated)" ]]
+	[ -z "$output" ]
+	run -2 --separate-stderr conflict-check --hb "$C/models.overlap" p
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "conflict-check: $C/models.overlap: "* ]]
+	[ -z "$output" ]
+}
+
+# ---- bad input ------------------------------------------------------------------
+
+@test "bad input: a missing file, not overlap-find output, a malformed pair line, an unknown option: one line, exit 2" {
+	run -2 --separate-stderr conflict-check nosuch
+	[ "$stderr" = "conflict-check: cannot open 'nosuch': No such file or directory" ]
+	[ -z "$output" ]
+	printf 'pair\t0\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:1: not overlap-find output (no #overlap line)" ]
+	head -n 1 "$C/race.overlap" > bad
+	printf '#file\tfile=0\tpath="/d/x"\npair\t0\t0\t2\t1.0\t1.1\tX\tpwrite\t0\t100\t1\t2\t2.0\t2.1\tW\tpwrite\t0\t100\n' >> bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:3: malformed pair line" ]
+	[ -z "$output" ]
+	run -2 --separate-stderr conflict-check --hb nosuch.hb "$C/race.overlap"
+	[ "$stderr" = "conflict-check: cannot read 'nosuch.hb': No such file or directory" ]
+	# an unknown option: getopt's line, then the usage, as every tool does
+	run -2 --separate-stderr conflict-check --bogus "$C/race.overlap"
+	[ -z "$output" ]
+	[ "${stderr_lines[0]}" = "conflict-check: unrecognized option '--bogus'" ]
+	[ "${stderr_lines[1]}" = "$USAGE" ]
+	run -0 --separate-stderr conflict-check --help
+	[ "${lines[0]}" = "$USAGE" ]
+	[ -z "$stderr" ]
+}
+
+# ---- verify-io ------------------------------------------------------------------
+
+@test "verify-io run from a bin/ of its own, without it on PATH: its tools found beside it, conflict-check run once, no hb-query needed" {
+	needmpi
+	mkdir d
+	cp "$TG_TOP/pipelines/verify-io" d/
+	for p in trace-decode hb-build overlap-find; do
+		ln -s "$TG_TOP/bin/$p" d/$p
+	done
+	# a conflict-check that counts its runs
+	printf '#!/bin/sh\necho run >> "%s/runs"\nexec "%s" "$@"\n' "$PWD" "$TG_TOP/bin/conflict-check" > d/conflict-check
+	chmod +x d/conflict-check
+	PATH=/usr/bin:/bin run -0 --separate-stderr d/verify-io "$W/t"
+	[ "$(wc -l < runs)" -eq 1 ]
+	[[ $output == *$'\n\nordered by: happens-before (hb-build)\nrecommended consistency: posix' ]]
+	[[ ${lines[-3]} =~ ^session\ +\(all\ files\)\ +0\ +1\ +0\ +0$ ]]
+	[ -z "$stderr" ]
+}
