@@ -4,7 +4,7 @@
  *
  * A wrapper does, in order:
  *   if (!tg_on(layer)) -> call the real function, return;
- *   work out exclusions (tg_path_prep, tg_fd_excluded, tg_stream_excluded);
+ *   work out exclusions (tg_path_prep, tg_fd_excluded, tg_fstab_excluded);
  *   if (!tg_enter(&c, fn, layer)) -> call the real function, return;
  *   intern strings (tg_str), call the real function, tg_end(&c);
  *   tg_rec_begin(), tg_put_*() each argument, tg_rec_commit();
@@ -321,12 +321,14 @@ int tg_fd_excluded(int fd) TG_HIDDEN;
 void tg_fd_set(int fd, int excluded) TG_HIDDEN;
 void tg_fd_dup(int oldfd, int newfd) TG_HIDDEN;
 
-/* Stream ids: lookup (assigning one if new) returns id + 1, 0 for NULL;
- * *excluded tells if the stream is on an excluded file. */
-uint64_t tg_stream_id(FILE *fp, int *excluded) TG_HIDDEN;
-void tg_stream_new(FILE *fp, int excluded) TG_HIDDEN;
-void tg_stream_drop(FILE *fp) TG_HIDDEN;
-int tg_stream_excluded(FILE *fp) TG_HIDDEN;
+/* The fstab: symbolic ids of the program's FILE * streams (not to be
+ * confused with libcommon's struct tg_stream).  Lookup (assigning one if
+ * new) returns id + 1, 0 for NULL; *excluded tells if the stream is on an
+ * excluded file. */
+uint64_t tg_fstab_id(FILE *fp, int *excluded) TG_HIDDEN;
+void tg_fstab_new(FILE *fp, int excluded) TG_HIDDEN;
+void tg_fstab_drop(FILE *fp) TG_HIDDEN;
+int tg_fstab_excluded(FILE *fp) TG_HIDDEN;
 
 uint64_t tg_dir_id(const void *dirp) TG_HIDDEN;
 void tg_dir_new(const void *dirp) TG_HIDDEN;
