@@ -15,12 +15,6 @@
 #include "varint.h"
 #include "banned.h"
 
-/* Per-thread decoding state: seq and tstart are delta-coded per thread. */
-struct tstate {
-	int64_t last_seq;
-	uint64_t last_t;
-};
-
 struct tg_reader {
 	struct tg_stream *s;
 	struct tg_header h;
@@ -30,7 +24,7 @@ struct tg_reader {
 	uint64_t win_end;	/* windowed: where the current window ends */
 	char **strs;		/* string id -> string */
 	size_t nstrs;
-	struct tstate *ts;
+	struct tg_recbase *ts;
 	size_t nts;
 	int64_t *arrs;		/* backing store of array arguments */
 	uint64_t skipped;	/* records of functions this reader does not know */
@@ -47,53 +41,6 @@ int tg_rec_is_magic(const void *buf, size_t len)
 	       memcmp(buf, TG_REC_MAGIC, TG_REC_MAGIC_LEN) == 0;
 }
 
-static unsigned char *put_str(unsigned char *p, unsigned char *end,
-			      const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (!p || (size_t)(end - p) < n + TG_VARINT_MAX)
-		return NULL;
-	p = tg_put_uvar(p, n);
-	memcpy(p, s, n);
-	return p + n;
-}
-
-size_t tg_header_encode(const struct tg_header *h, unsigned char *buf,
-			size_t cap)
-{
-	unsigned char *p = buf, *end = buf + cap, *body;
-	int i;
-
-	if (cap < 16 + 6 * TG_VARINT_MAX)
-		return 0;
-	memcpy(p, TG_REC_MAGIC, TG_REC_MAGIC_LEN);
-	p += TG_REC_MAGIC_LEN;
-	*p++ = TG_REC_VERSION & 0xff;
-	*p++ = TG_REC_VERSION >> 8;
-	*p++ = (unsigned char)(h->flags & 0xff);
-	*p++ = (unsigned char)(h->flags >> 8);
-	body = p + 4;
-	p = body;
-	tg_put_le32(p, (uint32_t)(int32_t)h->rank);
-	tg_put_le32(p + 4, (uint32_t)h->world);
-	p += 8;
-	p = tg_put_uvar(p, h->pid);
-	p = tg_put_uvar(p, h->ppid);
-	p = tg_put_uvar(p, h->clock_base);
-	p = put_str(p, end, h->host);
-	p = put_str(p, end, h->cwd);
-	if (!p || end - p < TG_VARINT_MAX)
-		return 0;
-	p = tg_put_uvar(p, (uint64_t)h->argc);
-	for (i = 0; i < h->argc && p; i++)
-		p = put_str(p, end, h->argv[i]);
-	if (!p)
-		return 0;
-	tg_put_le32(body - 4, (uint32_t)(p - body));
-	return (size_t)(p - buf);
-}
-
 static char *get_str(const unsigned char **pp, const unsigned char *end)
 {
 	uint64_t n;
@@ -108,17 +55,6 @@ static char *get_str(const unsigned char **pp, const unsigned char *end)
 	s[n] = 0;
 	*pp += n;
 	return s;
-}
-
-static void header_release(struct tg_header *h)
-{
-	int i;
-
-	free(h->host);
-	free(h->cwd);
-	for (i = 0; i < h->argc; i++)
-		free(h->argv[i]);
-	free(h->argv);
 }
 
 static int header_decode(struct tg_header *h, const unsigned char *p,
@@ -229,7 +165,7 @@ void tg_reader_free(struct tg_reader *r)
 
 	if (!r)
 		return;
-	header_release(&r->h);
+	tg_header_release(&r->h);
 	for (i = 0; i < r->nstrs; i++)
 		free(r->strs[i]);
 	free(r->strs);
@@ -281,21 +217,21 @@ static int define_str(struct tg_reader *r, const unsigned char *p,
 	return 0;
 }
 
-static struct tstate *thread_state(struct tg_reader *r, uint64_t tid)
+static struct tg_recbase *thread_state(struct tg_reader *r, uint64_t tid)
 {
 	if (tid > 1u << 20)
 		return NULL;
 	if (tid >= r->nts) {
 		size_t nn = r->nts ? r->nts : 8, i;
-		struct tstate *nt;
+		struct tg_recbase *nt;
 		while (nn <= tid)
 			nn *= 2;
 		nt = realloc(r->ts, nn * sizeof(*nt));
 		if (!nt)
 			return NULL;
 		for (i = r->nts; i < nn; i++) {
-			nt[i].last_seq = -1;
-			nt[i].last_t = 0;
+			nt[i].seq = -1;
+			nt[i].t = 0;
 		}
 		r->ts = nt;
 		r->nts = nn;
@@ -437,7 +373,7 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	uint64_t func, tid, depth, parent, dur, err, seq, tstart;
 	int64_t dseq, dt, ret;
 	const struct tg_calldesc *d;
-	struct tstate *ts;
+	struct tg_recbase *ts;
 	size_t used = 0;
 	int i;
 
@@ -452,10 +388,10 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	if (depth > 1024 || err > 4095)
 		return fail(r, "corrupt call record");
 	/* The per-thread deltas advance even over a record that is skipped */
-	seq = (uint64_t)ts->last_seq + (uint64_t)dseq;
-	ts->last_seq = (int64_t)seq;
-	tstart = ts->last_t + (uint64_t)dt;
-	ts->last_t = tstart;
+	seq = (uint64_t)ts->seq + (uint64_t)dseq;
+	ts->seq = (int64_t)seq;
+	tstart = ts->t + (uint64_t)dt;
+	ts->t = tstart;
 	if (func > 0xffff || !(d = tg_call_lookup((unsigned)func))) {
 		/* a function a newer tracer knows: skip the record */
 		r->skipped++;
@@ -726,7 +662,7 @@ struct tg_writer {
 	struct tg_stream *s;
 	struct wstr *strs;
 	size_t nstrs, capstrs;
-	struct tstate *ts;
+	struct tg_recbase *ts;
 	size_t nts;
 	unsigned char *buf;
 	size_t cap;
@@ -819,7 +755,6 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 {
 	uint64_t sids[TG_MAX_ARGS] = { 0 };
 	const struct tg_calldesc *d;
-	struct tstate *ts;
 	unsigned char *p;
 	size_t need;
 	int i;
@@ -857,32 +792,21 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 		return -1;
 	if (rec->tid >= w->nts) {
 		size_t nn = w->nts ? w->nts : 8, k;
-		struct tstate *nt;
+		struct tg_recbase *nt;
 		while (nn <= rec->tid)
 			nn *= 2;
 		nt = realloc(w->ts, nn * sizeof(*nt));
 		if (!nt)
 			return -1;
 		for (k = w->nts; k < nn; k++) {
-			nt[k].last_seq = -1;
-			nt[k].last_t = 0;
+			nt[k].seq = -1;
+			nt[k].t = 0;
 		}
 		w->ts = nt;
 		w->nts = nn;
 	}
-	ts = &w->ts[rec->tid];
-	*p++ = TG_REC_CALL;
-	p = tg_put_uvar(p, d->id);
-	p = tg_put_uvar(p, rec->tid);
-	p = tg_put_svar(p, (int64_t)rec->seq - ts->last_seq);
-	ts->last_seq = (int64_t)rec->seq;
-	p = tg_put_uvar(p, rec->depth);
-	p = tg_put_uvar(p, (uint64_t)(rec->parent + 1));
-	p = tg_put_svar(p, (int64_t)(rec->tstart - ts->last_t));
-	ts->last_t = rec->tstart;
-	p = tg_put_uvar(p, rec->dur);
-	p = tg_put_svar(p, rec->ret);
-	p = tg_put_uvar(p, (uint64_t)rec->err);
+	p = tg_call_head_put(p, &w->ts[rec->tid], d->id, rec->tid, rec->seq, rec->depth,
+			     rec->parent, rec->tstart, rec->dur, rec->ret, rec->err);
 	for (i = 0; i < d->nargs; i++) {
 		const struct tg_val *v = &rec->args[i];
 		int64_t k;

@@ -933,7 +933,7 @@ struct tg_thread *tg_thread_new(void)
 	if (!t)
 		return NULL;
 	t->tid = atomic_fetch_add(&next_tid, 1);
-	t->last_seq = -1;
+	t->base.seq = -1;
 	t->next_ptr_id = 1;
 	pthread_mutex_lock(&threads_mu);
 	t->next = threads;
@@ -1049,8 +1049,8 @@ static void atfork_child(void)
 		t->next = NULL;
 		t->tid = 0;
 		t->len = 0;
-		t->last_seq = -1;
-		t->last_t = 0;
+		t->base.seq = -1;
+		t->base.t = 0;
 		strmap_clear(t);
 	}
 	atomic_store(&tg_seq, 0);

@@ -78,8 +78,7 @@ struct tg_thread {
 	unsigned tid;
 	int guard;		/* > 0 while the shim itself runs */
 	int depth;		/* traced calls in flight */
-	int64_t last_seq;
-	uint64_t last_t;
+	struct tg_recbase base;	/* seq and time of the thread's last record */
 	uint64_t stack_seq[TG_MAX_DEPTH];
 	uint8_t stack_layer[TG_MAX_DEPTH];
 	uint64_t next_ptr_id;
@@ -239,19 +238,8 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 
 	tg_room(t, 0);
 	p = t->buf + t->len + 4;
-	*p++ = TG_REC_CALL;
-	p = tg_put_uvar(p, c->fn);
-	p = tg_put_uvar(p, t->tid);
-	p = tg_put_svar(p, (int64_t)c->seq - t->last_seq);
-	t->last_seq = (int64_t)c->seq;
-	p = tg_put_uvar(p, c->depth);
-	p = tg_put_uvar(p, (uint64_t)(c->parent + 1));
-	p = tg_put_svar(p, (int64_t)(c->t0 - t->last_t));
-	t->last_t = c->t0;
-	p = tg_put_uvar(p, c->t1 - c->t0);
-	p = tg_put_svar(p, ret);
-	p = tg_put_uvar(p, failed ? (uint64_t)c->err : 0);
-	c->p = p;
+	c->p = tg_call_head_put(p, &t->base, c->fn, t->tid, c->seq, c->depth, c->parent,
+				c->t0, c->t1 - c->t0, ret, failed ? c->err : 0);
 }
 
 /* tg_rec_begin() for a record that may need @need bytes more than usual
