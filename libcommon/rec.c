@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "stream.h"
 #include "varint.h"
 #include "banned.h"
@@ -259,112 +260,145 @@ static int64_t *arr_room(struct tg_reader *r, size_t used, uint64_t n)
 	return r->arrs + used;
 }
 
-static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
-		      const unsigned char *end, struct tg_val *v, size_t *used)
-{
-	uint64_t u, k;
-	int64_t *a, k_s;
+/* A call payload being decoded: the rest of it, and where its array
+ * arguments go in the reader's store. */
+struct tg_recin {
+	const unsigned char *p, *end;
+	struct tg_reader *r;
+	size_t used;
+};
 
-	memset(v, 0, sizeof(*v));
-	switch (kind) {
-	case TG_K_INT:
-	case TG_K_FD:
-	case TG_K_WHENCE:
-	case TG_K_FCNTL:
-	case TG_K_SIGNED_OFF:
-	case TG_K_ENUM:
-		return tg_get_svar(pp, end, &v->i);
-	case TG_K_UINT:
-	case TG_K_HEX:
-	case TG_K_OFLAGS:
-	case TG_K_MODE:
-	case TG_K_STREAM:
-	case TG_K_BUF:
-	case TG_K_DIR:
-	case TG_K_MPIH:
-	case TG_K_HID:
-		if (tg_get_uvar(pp, end, &u) < 0)
-			return -1;
-		v->i = (int64_t)u;
-		return 0;
-	case TG_K_MPIIOSTATUS:
-		if (tg_get_uvar(pp, end, &u) < 0)
-			return -1;
-		v->present = u != 0;
-		v->i = u ? (int64_t)(u - 1) : 0;
-		return 0;
-	case TG_K_MPISTATUS:
-		if (tg_get_uvar(pp, end, &u) < 0 || u > 1)
-			return -1;
-		v->present = (int)u;
-		if (!u)
-			return 0;
-		if (tg_get_svar(pp, end, &v->i) < 0 || tg_get_svar(pp, end, &k_s) < 0)
-			return -1;
-		v->u = (uint64_t)k_s;
-		return 0;
-	case TG_K_STR:
-	case TG_K_PATH:
-		if (tg_get_uvar(pp, end, &u) < 0)
-			return -1;
-		v->i = (int64_t)u;
-		if (u == 0)
-			return 0;
-		if (u >= r->nstrs || !r->strs[u])
-			return -2;
-		v->s = r->strs[u];
-		return 0;
-	case TG_K_STAT:
-		if (tg_get_uvar(pp, end, &u) < 0 || u > 1)
-			return -1;
-		v->present = (int)u;
-		if (!u)
-			return 0;
-		if (tg_get_svar(pp, end, &v->i) < 0)
-			return -1;
-		return tg_get_uvar(pp, end, &v->u);
-	case TG_K_HSIZEARR:
-		/* 0 for NULL, else the count + 1 */
-		if (tg_get_uvar(pp, end, &u) < 0 || u > (uint64_t)(end - *pp) + 1)
-			return -1;
-		v->present = u != 0;
-		u = u ? u - 1 : 0;
-		if (!(a = arr_room(r, *used, u)))
-			return -1;
-		for (k = 0; k < u; k++)
-			if (tg_get_svar(pp, end, &a[k]) < 0)
-				return -1;
-		v->i = (int64_t)u;
-		v->u = *used;
-		*used += u;
-		return 0;
-	case TG_K_IOV:
-	case TG_K_INTARR:
-	case TG_K_MPIHARR:
-	case TG_K_MPISTATUSES:
-		if (tg_get_uvar(pp, end, &u) < 0 || u > (uint64_t)(end - *pp))
-			return -1;
-		if (kind == TG_K_MPISTATUSES)
-			u *= 2;
-		if (!(a = arr_room(r, *used, u)))
-			return -1;
-		for (k = 0; k < u; k++) {
-			if (kind == TG_K_IOV || kind == TG_K_MPIHARR) {
-				uint64_t x;
-				if (tg_get_uvar(pp, end, &x) < 0)
-					return -1;
-				a[k] = (int64_t)x;
-			} else if (tg_get_svar(pp, end, &a[k]) < 0)
-				return -1;
-		}
-		/* arr is set once all arguments are in (the store may move) */
-		v->i = (int64_t)(kind == TG_K_MPISTATUSES ? u / 2 : u);
-		v->u = *used;
-		*used += u;
-		return 0;
-	default:
+int tg_rk_get_s(struct tg_recin *in, struct tg_val *v)
+{
+	return tg_get_svar(&in->p, in->end, &v->i);
+}
+
+int tg_rk_get_u(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0)
 		return -1;
+	v->i = (int64_t)u;
+	return 0;
+}
+
+int tg_rk_get_iostatus(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0)
+		return -1;
+	v->present = u != 0;
+	v->i = u ? (int64_t)(u - 1) : 0;
+	return 0;
+}
+
+int tg_rk_get_status(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+	int64_t tag;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0 || u > 1)
+		return -1;
+	v->present = (int)u;
+	if (!u)
+		return 0;
+	if (tg_get_svar(&in->p, in->end, &v->i) < 0 || tg_get_svar(&in->p, in->end, &tag) < 0)
+		return -1;
+	v->u = (uint64_t)tag;
+	return 0;
+}
+
+/* Returns -2 for a string not defined yet. */
+int tg_rk_get_str(struct tg_recin *in, struct tg_val *v)
+{
+	struct tg_reader *r = in->r;
+	uint64_t u;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0)
+		return -1;
+	v->i = (int64_t)u;
+	if (u == 0)
+		return 0;
+	if (u >= r->nstrs || !r->strs[u])
+		return -2;
+	v->s = r->strs[u];
+	return 0;
+}
+
+int tg_rk_get_stat(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0 || u > 1)
+		return -1;
+	v->present = (int)u;
+	if (!u)
+		return 0;
+	if (tg_get_svar(&in->p, in->end, &v->i) < 0)
+		return -1;
+	return tg_get_uvar(&in->p, in->end, &v->u);
+}
+
+/* @n elements (signed if @sign) into the store: v->u is where they start;
+ * arr is set once all arguments are in (the store may move). */
+static int get_elems(struct tg_recin *in, struct tg_val *v, uint64_t n, int sign)
+{
+	uint64_t k, x;
+	int64_t *a;
+
+	if (!(a = arr_room(in->r, in->used, n)))
+		return -1;
+	for (k = 0; k < n; k++) {
+		if (sign ? tg_get_svar(&in->p, in->end, &a[k]) < 0
+			 : tg_get_uvar(&in->p, in->end, &x) < 0)
+			return -1;
+		if (!sign)
+			a[k] = (int64_t)x;
 	}
+	v->u = in->used;
+	in->used += n;
+	return 0;
+}
+
+/* A count, then that many elements of @per varints each. */
+static int get_arr(struct tg_recin *in, struct tg_val *v, int sign, unsigned per)
+{
+	uint64_t n;
+
+	if (tg_get_uvar(&in->p, in->end, &n) < 0 || n > (uint64_t)(in->end - in->p))
+		return -1;
+	v->i = (int64_t)n;
+	return get_elems(in, v, n * per, sign);
+}
+
+int tg_rk_get_uarr(struct tg_recin *in, struct tg_val *v)
+{
+	return get_arr(in, v, 0, 1);
+}
+
+int tg_rk_get_sarr(struct tg_recin *in, struct tg_val *v)
+{
+	return get_arr(in, v, 1, 1);
+}
+
+int tg_rk_get_statuses(struct tg_recin *in, struct tg_val *v)
+{
+	return get_arr(in, v, 1, 2);
+}
+
+int tg_rk_get_hsizes(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+
+	/* 0 for NULL, else the count + 1 */
+	if (tg_get_uvar(&in->p, in->end, &u) < 0 || u > (uint64_t)(in->end - in->p) + 1)
+		return -1;
+	v->present = u != 0;
+	u = u ? u - 1 : 0;
+	v->i = (int64_t)u;
+	return get_elems(in, v, u, 1);
 }
 
 static int decode_call(struct tg_reader *r, const unsigned char *p,
@@ -374,7 +408,7 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	int64_t dseq, dt, ret;
 	const struct tg_calldesc *d;
 	struct tg_recbase *ts;
-	size_t used = 0;
+	struct tg_recin in;
 	int i;
 
 	if (tg_get_uvar(&p, end, &func) < 0 || tg_get_uvar(&p, end, &tid) < 0 ||
@@ -408,19 +442,22 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	out->dur = dur;
 	out->ret = ret;
 	out->err = (int)err;
+	in.p = p;
+	in.end = end;
+	in.r = r;
+	in.used = 0;
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
-		int rc = decode_arg(r, d->args[i].kind, &p, end, &out->args[i],
-				    &used);
+		const struct tg_kindops *k = &tg_kinds[d->args[i].kind];
+		int rc;
+		memset(&out->args[i], 0, sizeof(out->args[i]));
+		rc = k->rec_get ? k->rec_get(&in, &out->args[i]) : -1;
 		if (rc == -2)
 			return fail(r, "string used before its definition");
 		if (rc < 0)
 			return fail(r, "corrupt call arguments");
 	}
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
-		if (d->args[i].kind == TG_K_IOV || d->args[i].kind == TG_K_INTARR ||
-		    d->args[i].kind == TG_K_MPIHARR ||
-		    d->args[i].kind == TG_K_MPISTATUSES ||
-		    d->args[i].kind == TG_K_HSIZEARR)
+		if (tg_kinds[d->args[i].kind].arr)
 			out->args[i].arr = r->arrs + out->args[i].u;
 	/* bytes after the known arguments are arguments a newer schema
 	 * appended: they are skipped */
@@ -751,6 +788,96 @@ static unsigned char *room(struct tg_writer *w, size_t used, size_t more)
 	return w->buf + used;
 }
 
+unsigned char *tg_rk_put_s(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	return tg_put_svar(p, v->i);
+}
+
+unsigned char *tg_rk_put_u(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	return tg_put_uvar(p, (uint64_t)v->i);
+}
+
+unsigned char *tg_rk_put_str(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)v;
+	return tg_put_uvar(p, sid);
+}
+
+unsigned char *tg_rk_put_stat(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	*p++ = v->present ? 1 : 0;
+	if (v->present) {
+		p = tg_put_svar(p, v->i);
+		p = tg_put_uvar(p, v->u);
+	}
+	return p;
+}
+
+unsigned char *tg_rk_put_uarr(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	int64_t k;
+
+	(void)sid;
+	p = tg_put_uvar(p, (uint64_t)v->i);
+	for (k = 0; k < v->i; k++)
+		p = tg_put_uvar(p, (uint64_t)v->arr[k]);
+	return p;
+}
+
+unsigned char *tg_rk_put_sarr(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	int64_t k;
+
+	(void)sid;
+	p = tg_put_uvar(p, (uint64_t)v->i);
+	for (k = 0; k < v->i; k++)
+		p = tg_put_svar(p, v->arr[k]);
+	return p;
+}
+
+unsigned char *tg_rk_put_hsizes(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	int64_t k;
+
+	(void)sid;
+	p = tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
+	for (k = 0; v->present && k < v->i; k++)
+		p = tg_put_svar(p, v->arr[k]);
+	return p;
+}
+
+unsigned char *tg_rk_put_iostatus(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	return tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
+}
+
+unsigned char *tg_rk_put_status(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	*p++ = v->present ? 1 : 0;
+	if (v->present) {
+		p = tg_put_svar(p, v->i);
+		p = tg_put_svar(p, (int64_t)v->u);
+	}
+	return p;
+}
+
+unsigned char *tg_rk_put_statuses(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	int64_t k;
+
+	(void)sid;
+	p = tg_put_uvar(p, (uint64_t)v->i);
+	for (k = 0; k < 2 * v->i; k++)
+		p = tg_put_svar(p, v->arr[k]);
+	return p;
+}
+
 int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 {
 	uint64_t sids[TG_MAX_ARGS] = { 0 };
@@ -782,11 +909,7 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 				return -1;
 		}
 		need += 3 * TG_VARINT_MAX;
-		if (k == TG_K_IOV || k == TG_K_INTARR || k == TG_K_MPIHARR ||
-		    k == TG_K_HSIZEARR)
-			need += (size_t)rec->args[i].i * TG_VARINT_MAX;
-		if (k == TG_K_MPISTATUSES)
-			need += 2 * (size_t)rec->args[i].i * TG_VARINT_MAX;
+		need += tg_kinds[k].arr * (size_t)rec->args[i].i * TG_VARINT_MAX;
 	}
 	if (!(p = room(w, 0, need)))
 		return -1;
@@ -807,62 +930,8 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 	}
 	p = tg_call_head_put(p, &w->ts[rec->tid], d->id, rec->tid, rec->seq, rec->depth,
 			     rec->parent, rec->tstart, rec->dur, rec->ret, rec->err);
-	for (i = 0; i < d->nargs; i++) {
-		const struct tg_val *v = &rec->args[i];
-		int64_t k;
-		switch (d->args[i].kind) {
-		case TG_K_STR:
-		case TG_K_PATH:
-			p = tg_put_uvar(p, sids[i]);
-			break;
-		case TG_K_INT:
-		case TG_K_FD:
-		case TG_K_WHENCE:
-		case TG_K_FCNTL:
-		case TG_K_SIGNED_OFF:
-		case TG_K_ENUM:
-			p = tg_put_svar(p, v->i);
-			break;
-		case TG_K_HSIZEARR:
-			p = tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
-			for (k = 0; v->present && k < v->i; k++)
-				p = tg_put_svar(p, v->arr[k]);
-			break;
-		case TG_K_STAT:
-			*p++ = v->present ? 1 : 0;
-			if (v->present) {
-				p = tg_put_svar(p, v->i);
-				p = tg_put_uvar(p, v->u);
-			}
-			break;
-		case TG_K_IOV:
-		case TG_K_INTARR:
-		case TG_K_MPIHARR:
-			p = tg_put_uvar(p, (uint64_t)v->i);
-			for (k = 0; k < v->i; k++)
-				p = d->args[i].kind != TG_K_INTARR
-					    ? tg_put_uvar(p, (uint64_t)v->arr[k])
-					    : tg_put_svar(p, v->arr[k]);
-			break;
-		case TG_K_MPIIOSTATUS:
-			p = tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
-			break;
-		case TG_K_MPISTATUS:
-			*p++ = v->present ? 1 : 0;
-			if (v->present) {
-				p = tg_put_svar(p, v->i);
-				p = tg_put_svar(p, (int64_t)v->u);
-			}
-			break;
-		case TG_K_MPISTATUSES:
-			p = tg_put_uvar(p, (uint64_t)v->i);
-			for (k = 0; k < 2 * v->i; k++)
-				p = tg_put_svar(p, v->arr[k]);
-			break;
-		default:
-			p = tg_put_uvar(p, (uint64_t)v->i);
-		}
-	}
+	for (i = 0; i < d->nargs; i++)
+		p = tg_kinds[d->args[i].kind].rec_put(p, &rec->args[i], sids[i]);
 	return tg_writer_frame(w, w->buf, (size_t)(p - w->buf));
 }
 
