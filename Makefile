@@ -27,14 +27,14 @@ endif
 JANSSON_LIBS = -ljansson
 ZLIB_LIBS = -lz
 
-COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c \
+COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/rechead.c libcommon/names.c \
 	libcommon/text.c libcommon/util.c libcommon/textin.c libcommon/calltab.gen.c \
 	libcommon/mpinames.gen.c libcommon/h5names.c libcommon/h5names.gen.c \
-	libcommon/hb.c libcommon/cfg.c libcommon/cfgsig.c libcommon/cfgtime.c \
+	libcommon/hb.c libcommon/cfg.c libcommon/cfgsig.c libcommon/cfgtime.c libcommon/kinds.c \
 	libcommon/sequitur.c libcommon/cfgcli.c libcommon/role.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
-SHIM_COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/names.c libcommon/mpinames.gen.c \
+SHIM_COMMON_SRC = libcommon/stream.c libcommon/rechead.c libcommon/names.c libcommon/mpinames.gen.c \
 	libcommon/calltab.gen.c libcommon/h5names.gen.c
 SHIM_SRC = shim/core.c shim/hand.c shim/wrappers.gen.c
 SHIM_MPI_SRC = shim/mpi.c shim/mpi-wrappers.gen.c

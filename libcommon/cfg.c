@@ -115,18 +115,6 @@ struct tg_cfg *tg_cfg_new(void)
 	return c;
 }
 
-static void header_free(struct tg_header *h)
-{
-	int i;
-
-	free(h->host);
-	free(h->cwd);
-	for (i = 0; i < h->argc; i++)
-		free(h->argv[i]);
-	free(h->argv);
-	memset(h, 0, sizeof(*h));
-}
-
 static int header_copy(struct tg_header *d, const struct tg_header *s)
 {
 	int i;
@@ -148,7 +136,7 @@ static int header_copy(struct tg_header *d, const struct tg_header *s)
 
 static void stream_release(struct cstream *s)
 {
-	header_free(&s->v.h);
+	tg_header_release(&s->v.h);
 	free(s->clock);
 	free(s->tz);
 	memset(s, 0, sizeof(*s));

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "calltab.h"
+#include "kinds.h"
 #include "names.h"
 #include "tg.h"
 #include "banned.h"
@@ -804,12 +805,186 @@ static int completes(const struct plan *p, const struct tg_rec *r, int i, int64_
 	return 0;
 }
 
+/* A signature being encoded: the record, its function's plan and what
+ * its arguments are relative to (caller rank, handle, bytes moved). */
+struct tg_sigenc {
+	struct tg_sigstate *st;
+	struct tg_strtab *strs;
+	struct tg_words *w;
+	const struct tg_rec *r;
+	const struct tg_calldesc *d;
+	const struct plan *p;
+	uint64_t cr, hk, unit;
+};
+
+int tg_sk_put_plain(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	struct tg_words *w = e->w;
+
+	(void)i;
+	PUSH(v->i);
+	return 0;
+}
+
+int tg_sk_put_int(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	return enc_int(e->st, e->w, e->p->cls[i], v->i, e->cr, e->hk, e->unit);
+}
+
+int tg_sk_put_str(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	(void)i;
+	return enc_str(e->st, e->strs, e->w, v->s);
+}
+
+int tg_sk_put_stat(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	struct tg_words *w = e->w;
+
+	(void)i;
+	PUSH(v->present != 0);
+	if (v->present) {
+		PUSH(v->i);
+		PUSH(v->u);
+	}
+	return 0;
+}
+
+int tg_sk_put_arr(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	(void)i;
+	return enc_array(e->w, v->arr, v->i);
+}
+
+int tg_sk_put_hsizes(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	struct tg_words *w = e->w;
+
+	(void)i;
+	PUSH(v->present != 0);
+	if (v->present && enc_array(w, v->arr, v->i) < 0)
+		return -1;
+	return 0;
+}
+
+int tg_sk_put_mpih(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	const struct tg_argdesc *a = &e->d->args[i];
+	struct tg_words *w = e->w;
+	int isnew;
+
+	if (a->sub != TG_H_REQ) {
+		PUSH(v->i);
+		return 0;
+	}
+	isnew = a->dir == TG_OUT && e->r->ret == 0;
+	return req_placeholder(e->st, w, (uint64_t)v->i, isnew,
+			       !isnew && completes(e->p, e->r, i, 0));
+}
+
+int tg_sk_put_mpiharr(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	const struct tg_argdesc *a = &e->d->args[i];
+	struct tg_words *w = e->w;
+	int64_t k;
+
+	PUSH(v->i);
+	for (k = 0; k < v->i; k++) {
+		if (a->sub != TG_H_REQ)
+			PUSH(v->arr[k]);
+		else if (req_placeholder(e->st, w, (uint64_t)v->arr[k],
+					 a->dir == TG_OUT && e->r->ret == 0,
+					 a->dir != TG_OUT && completes(e->p, e->r, i, k)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int tg_sk_put_status(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	struct tg_words *w = e->w;
+
+	(void)i;
+	PUSH(v->present != 0);
+	if (v->present) {
+		if (enc_int(e->st, w, C_RANK, v->i, e->cr, e->hk, 0) < 0)
+			return -1;
+		PUSH(v->u);
+	}
+	return 0;
+}
+
+int tg_sk_put_statuses(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	struct tg_words *w = e->w;
+	int64_t k;
+
+	(void)i;
+	PUSH(v->i);
+	for (k = 0; k < v->i; k++) {
+		if (enc_int(e->st, w, C_RANK, v->arr[2 * k], e->cr, e->hk, 0) < 0)
+			return -1;
+		PUSH(v->arr[2 * k + 1]);
+	}
+	return 0;
+}
+
+int tg_sk_put_iostatus(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	struct tg_words *w = e->w;
+
+	(void)i;
+	PUSH(v->present != 0);
+	if (v->present)
+		PUSH(v->i);
+	return 0;
+}
+
+/* Descriptors from 3 on, relative to the last one a call returned: the
+ * program's own files then get the same words whatever the libraries
+ * opened first. */
+int tg_sk_put_fd(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	struct tg_words *w = e->w;
+	int64_t lastfd = e->st->lastfd;
+
+	(void)i;
+	if (v->i >= 3 && lastfd >= 0) {
+		PUSH(1);
+		PUSH((uint64_t)v->i - (uint64_t)lastfd);
+	} else {
+		PUSH(0);
+		PUSH(v->i);
+	}
+	return 0;
+}
+
+/* Buffer ids relative to the newest the thread named. */
+int tg_sk_put_buf(struct tg_sigenc *e, int i, const struct tg_val *v)
+{
+	struct tg_words *w = e->w;
+	uint64_t *max = &e->st->bufmax[e->r->tid];
+
+	(void)i;
+	if (v->i > 0) {
+		PUSH(1);
+		PUSH((uint64_t)v->i - *max);
+		if ((uint64_t)v->i > *max)
+			*max = (uint64_t)v->i;
+	} else {
+		PUSH(0);
+		PUSH(v->i);
+	}
+	return 0;
+}
+
 static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 		    const struct tg_rec *r, struct tg_words *w)
 {
 	const struct tg_calldesc *d = r->call ? r->call : tg_call_lookup(r->func);
 	const struct plan *p;
 	uint64_t cr, hk, unit = 0;
+	struct tg_sigenc e;
 	int64_t *ls;
 	int i, nargs;
 
@@ -845,120 +1020,20 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 		if (p->dtype >= 0)
 			unit *= dtype_size((uint64_t)r->args[p->dtype].i);
 	}
+	e.st = st;
+	e.strs = strs;
+	e.w = w;
+	e.r = r;
+	e.d = d;
+	e.p = p;
+	e.cr = cr;
+	e.hk = hk;
+	e.unit = unit;
 	for (i = 0; i < nargs; i++) {
-		const struct tg_argdesc *a = &d->args[i];
-		const struct tg_val *v = &r->args[i];
-		int64_t k;
-		switch (a->kind) {
-		case TG_K_INT:
-		case TG_K_SIGNED_OFF:
-			if (enc_int(st, w, p->cls[i], v->i, cr, hk, unit) < 0)
-				return -1;
-			break;
-		case TG_K_STR:
-		case TG_K_PATH:
-			if (enc_str(st, strs, w, v->s) < 0)
-				return -1;
-			break;
-		case TG_K_STAT:
-			PUSH(v->present != 0);
-			if (v->present) {
-				PUSH(v->i);
-				PUSH(v->u);
-			}
-			break;
-		case TG_K_IOV:
-		case TG_K_INTARR:
-			if (enc_array(w, v->arr, v->i) < 0)
-				return -1;
-			break;
-		case TG_K_HSIZEARR:
-			PUSH(v->present != 0);
-			if (v->present && enc_array(w, v->arr, v->i) < 0)
-				return -1;
-			break;
-		case TG_K_MPIH:
-			if (a->sub == TG_H_REQ) {
-				uint64_t e = (uint64_t)v->i;
-				int isnew = a->dir == TG_OUT && r->ret == 0;
-				if (req_placeholder(st, w, e, isnew,
-						    !isnew && completes(p, r, i, 0)) < 0)
-					return -1;
-			} else {
-				PUSH(v->i);
-			}
-			break;
-		case TG_K_MPIHARR:
-			PUSH(v->i);
-			for (k = 0; k < v->i; k++) {
-				if (a->sub != TG_H_REQ)
-					PUSH(v->arr[k]);
-				else if (req_placeholder(st, w, (uint64_t)v->arr[k],
-							 a->dir == TG_OUT && r->ret == 0,
-							 a->dir != TG_OUT && completes(p, r, i, k)) < 0)
-					return -1;
-			}
-			break;
-		case TG_K_MPISTATUS:
-			PUSH(v->present != 0);
-			if (v->present) {
-				if (enc_int(st, w, C_RANK, v->i, cr, hk, 0) < 0)
-					return -1;
-				PUSH(v->u);
-			}
-			break;
-		case TG_K_MPISTATUSES:
-			PUSH(v->i);
-			for (k = 0; k < v->i; k++) {
-				if (enc_int(st, w, C_RANK, v->arr[2 * k], cr, hk, 0) < 0)
-					return -1;
-				PUSH(v->arr[2 * k + 1]);
-			}
-			break;
-		case TG_K_MPIIOSTATUS:
-			PUSH(v->present != 0);
-			if (v->present)
-				PUSH(v->i);
-			break;
-		case TG_K_FD:
-			/* descriptors from 3 on, relative to the last one a
-			 * call returned: the program's own files then get the
-			 * same words whatever the libraries opened first */
-			if (v->i >= 3 && st->lastfd >= 0) {
-				PUSH(1);
-				PUSH((uint64_t)v->i - (uint64_t)st->lastfd);
-			} else {
-				PUSH(0);
-				PUSH(v->i);
-			}
-			break;
-		case TG_K_BUF:
-			/* buffer ids relative to the newest the thread named */
-			if (v->i > 0) {
-				PUSH(1);
-				PUSH((uint64_t)v->i - st->bufmax[r->tid]);
-				if ((uint64_t)v->i > st->bufmax[r->tid])
-					st->bufmax[r->tid] = (uint64_t)v->i;
-			} else {
-				PUSH(0);
-				PUSH(v->i);
-			}
-			break;
-		case TG_K_UINT:
-		case TG_K_HEX:
-		case TG_K_OFLAGS:
-		case TG_K_MODE:
-		case TG_K_STREAM:
-		case TG_K_DIR:
-		case TG_K_WHENCE:
-		case TG_K_FCNTL:
-		case TG_K_HID:
-		case TG_K_ENUM:
-			PUSH(v->i);
-			break;
-		default:
-			return -2;
-		}
+		const struct tg_kindops *k = &tg_kinds[d->args[i].kind];
+		int rc = k->sig_put ? k->sig_put(&e, i, &r->args[i]) : -2;
+		if (rc < 0)
+			return rc;
 	}
 	if (p->retarg >= 0 && p->retarg < nargs) {
 		PUSH(1);
@@ -1086,12 +1161,12 @@ int tg_sig_encode(struct tg_sigstate *st, struct tg_strtab *strs,
 
 /* ---- decoding -------------------------------------------------------------- */
 
-struct rd {
+struct tg_sigrd {
 	const int64_t *w;
 	size_t pos, n;
 };
 
-static int get(struct rd *r, int64_t *v)
+static int get(struct tg_sigrd *r, int64_t *v)
 {
 	if (r->pos >= r->n)
 		return -1;
@@ -1122,7 +1197,7 @@ static int64_t *arena_a(struct tg_sigarena *ar, uint64_t n)
 }
 
 /* An array into the arena; its offset in v->u, its count in v->i. */
-static int dec_array(struct rd *rd, struct tg_sigarena *ar, struct tg_val *v, int pairs)
+static int dec_array(struct tg_sigrd *rd, struct tg_sigarena *ar, struct tg_val *v, int pairs)
 {
 	int64_t n, mode, k = 0, *a;
 
@@ -1156,7 +1231,7 @@ static int dec_array(struct rd *rd, struct tg_sigarena *ar, struct tg_val *v, in
 	return 0;
 }
 
-static int dec_int(struct tg_sigstate *st, struct rd *rd, int64_t *out, uint64_t cr,
+static int dec_int(struct tg_sigstate *st, struct tg_sigrd *rd, int64_t *out, uint64_t cr,
 		   uint64_t hk)
 {
 	int64_t form, x, y;
@@ -1188,7 +1263,7 @@ static int dec_int(struct tg_sigstate *st, struct rd *rd, int64_t *out, uint64_t
 	return tg_map_put(&st->offs, hk, (uint64_t)*out);
 }
 
-static int dec_req(struct tg_sigstate *st, struct rd *rd, int64_t *out)
+static int dec_req(struct tg_sigstate *st, struct tg_sigrd *rd, int64_t *out)
 {
 	int64_t form, key, x;
 	uint64_t id, pi;
@@ -1230,103 +1305,157 @@ static int dec_req(struct tg_sigstate *st, struct rd *rd, int64_t *out)
 	return -1;
 }
 
-/* Skip one argument of @kind (to find the communicator and the handle). */
-static int skip_arg(struct rd *rd, int kind, int sub)
+/* ---- skipping an argument (to find the communicator and the handle) ---- */
+
+int tg_sk_skip_plain(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	(void)sub;
+	GET(x);
+	return 0;
+}
+
+int tg_sk_skip_int(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	(void)sub;
+	GET(x);
+	rd->pos += x == TG_F_LIN ? 2 : 1;
+	return rd->pos <= rd->n ? 0 : -1;
+}
+
+int tg_sk_skip_str(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	(void)sub;
+	GET(x);
+	rd->pos += x == 1 ? 2 : 1;
+	return rd->pos <= rd->n ? 0 : -1;
+}
+
+int tg_sk_skip_stat(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	(void)sub;
+	GET(x);
+	rd->pos += x ? 2 : 0;
+	return rd->pos <= rd->n ? 0 : -1;
+}
+
+int tg_sk_skip_iostatus(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	(void)sub;
+	GET(x);
+	rd->pos += x ? 1 : 0;
+	return rd->pos <= rd->n ? 0 : -1;
+}
+
+int tg_sk_skip_arr(struct tg_sigrd *rd, int sub)
 {
 	int64_t x, n, k;
 
-	switch (kind) {
-	case TG_K_INT:
-	case TG_K_SIGNED_OFF:
-		GET(x);
-		rd->pos += x == TG_F_LIN ? 2 : 1;
-		return rd->pos <= rd->n ? 0 : -1;
-	case TG_K_STR:
-	case TG_K_PATH:
-		GET(x);
-		rd->pos += x == 1 ? 2 : 1;
-		return rd->pos <= rd->n ? 0 : -1;
-	case TG_K_STAT:
-	case TG_K_MPIIOSTATUS:
-		GET(x);
-		rd->pos += x ? (kind == TG_K_STAT ? 2 : 1) : 0;
-		return rd->pos <= rd->n ? 0 : -1;
-	case TG_K_HSIZEARR:
-		GET(x);
-		if (!x)
-			return 0;
-		/* fall through */
-	case TG_K_IOV:
-	case TG_K_INTARR:
-		GET(n);
-		if (n <= 0)
-			return n < 0 ? -1 : 0;
-		GET(x);
-		if (x == 0) {
-			rd->pos += (size_t)n;
-			return rd->pos <= rd->n && n <= MAXARR ? 0 : -1;
-		}
-		for (k = 0; k < n;) {
-			int64_t len;
-			rd->pos += 2;
-			GET(len);
-			if (len <= 0 || len > n - k)
-				return -1;
-			k += len;
-		}
-		return 0;
-	case TG_K_MPIH:
-		if (sub != TG_H_REQ) {
-			GET(x);
-			return 0;
-		}
-		GET(x);
-		if (x < 0 || x >= TG_R_NFORMS)
-			return -1;
-		rd->pos += x == TG_R_RAW || x == TG_R_NEW ? 1 : 2;
-		return rd->pos <= rd->n ? 0 : -1;
-	case TG_K_MPIHARR:
-		GET(n);
-		if (n < 0 || n > MAXARR)
-			return -1;
-		for (k = 0; k < n; k++)
-			if (skip_arg(rd, TG_K_MPIH, sub) < 0)
-				return -1;
-		return 0;
-	case TG_K_MPISTATUS:
-		GET(x);
-		if (x && (skip_arg(rd, TG_K_INT, 0) < 0 || get(rd, &x) < 0))
-			return -1;
-		return 0;
-	case TG_K_MPISTATUSES:
-		GET(n);
-		if (n < 0 || n > MAXARR)
-			return -1;
-		for (k = 0; k < n; k++)
-			if (skip_arg(rd, TG_K_INT, 0) < 0 || get(rd, &x) < 0)
-				return -1;
-		return 0;
-	case TG_K_FD:
-	case TG_K_BUF:
-		GET(x);
-		if (x < 0 || x > 1)
-			return -1;
-		GET(x);
-		return 0;
-	case TG_K_UINT:
-	case TG_K_HEX:
-	case TG_K_OFLAGS:
-	case TG_K_MODE:
-	case TG_K_STREAM:
-	case TG_K_DIR:
-	case TG_K_WHENCE:
-	case TG_K_FCNTL:
-	case TG_K_HID:
-	case TG_K_ENUM:
-		GET(x);
-		return 0;
+	(void)sub;
+	GET(n);
+	if (n <= 0)
+		return n < 0 ? -1 : 0;
+	GET(x);
+	if (x == 0) {
+		rd->pos += (size_t)n;
+		return rd->pos <= rd->n && n <= MAXARR ? 0 : -1;
 	}
-	return -1;
+	for (k = 0; k < n;) {
+		int64_t len;
+		rd->pos += 2;
+		GET(len);
+		if (len <= 0 || len > n - k)
+			return -1;
+		k += len;
+	}
+	return 0;
+}
+
+int tg_sk_skip_hsizes(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	GET(x);
+	return x ? tg_sk_skip_arr(rd, sub) : 0;
+}
+
+int tg_sk_skip_mpih(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	GET(x);
+	if (sub != TG_H_REQ)
+		return 0;
+	if (x < 0 || x >= TG_R_NFORMS)
+		return -1;
+	rd->pos += x == TG_R_RAW || x == TG_R_NEW ? 1 : 2;
+	return rd->pos <= rd->n ? 0 : -1;
+}
+
+int tg_sk_skip_mpiharr(struct tg_sigrd *rd, int sub)
+{
+	int64_t n, k;
+
+	GET(n);
+	if (n < 0 || n > MAXARR)
+		return -1;
+	for (k = 0; k < n; k++)
+		if (tg_sk_skip_mpih(rd, sub) < 0)
+			return -1;
+	return 0;
+}
+
+int tg_sk_skip_status(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	GET(x);
+	if (x && (tg_sk_skip_int(rd, sub) < 0 || get(rd, &x) < 0))
+		return -1;
+	return 0;
+}
+
+int tg_sk_skip_statuses(struct tg_sigrd *rd, int sub)
+{
+	int64_t x, n, k;
+
+	GET(n);
+	if (n < 0 || n > MAXARR)
+		return -1;
+	for (k = 0; k < n; k++)
+		if (tg_sk_skip_int(rd, sub) < 0 || get(rd, &x) < 0)
+			return -1;
+	return 0;
+}
+
+/* A form (0 or 1), then a value: descriptors and buffers. */
+int tg_sk_skip_pair(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	(void)sub;
+	GET(x);
+	if (x < 0 || x > 1)
+		return -1;
+	GET(x);
+	return 0;
+}
+
+/* Skip one argument of @kind. */
+static int skip_arg(struct tg_sigrd *rd, int kind, int sub)
+{
+	const struct tg_kindops *k = &tg_kinds[kind];
+
+	return k->sig_skip ? k->sig_skip(rd, sub) : -1;
 }
 
 static char *arena_c(struct tg_sigarena *ar, size_t n)
@@ -1347,7 +1476,7 @@ static char *arena_c(struct tg_sigarena *ar, size_t n)
 
 /* A string reference or template; templates go to the arena, their
  * offset + 1 in *tmpl (the pointer is set once the arena is done). */
-static int dec_str(struct tg_sigstate *st, const struct tg_strtab *strs, struct rd *rd,
+static int dec_str(struct tg_sigstate *st, const struct tg_strtab *strs, struct tg_sigrd *rd,
 		   struct tg_val *v, struct tg_sigarena *ar, size_t *tmpl)
 {
 	int64_t form, ref, pos;
@@ -1379,13 +1508,214 @@ static int dec_str(struct tg_sigstate *st, const struct tg_strtab *strs, struct 
 	return 0;
 }
 
-static int is_array_kind(int k)
+/* A signature being decoded: where arrays and strings go, and what the
+ * arguments are relative to. */
+struct tg_sigdec {
+	struct tg_sigstate *st;
+	const struct tg_strtab *strs;
+	struct tg_sigrd *rd;
+	struct tg_sigarena *ar;
+	const struct tg_calldesc *d;
+	uint64_t cr, hk;
+	unsigned tid;
+	size_t *tmpl;		/* per argument: string template offset + 1 */
+};
+
+int tg_sk_get_plain(struct tg_sigdec *c, int i, struct tg_val *v)
 {
-	return k == TG_K_IOV || k == TG_K_INTARR || k == TG_K_MPIHARR ||
-	       k == TG_K_MPISTATUSES || k == TG_K_HSIZEARR;
+	struct tg_sigrd *rd = c->rd;
+
+	(void)i;
+	GET(v->i);
+	return 0;
 }
 
-static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct rd *rd,
+int tg_sk_get_int(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	(void)i;
+	return dec_int(c->st, c->rd, &v->i, c->cr, c->hk);
+}
+
+int tg_sk_get_str(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	return dec_str(c->st, c->strs, c->rd, v, c->ar, &c->tmpl[i]);
+}
+
+/* The presence word of an optional value: 0 or 1. */
+static int get_present(struct tg_sigrd *rd, struct tg_val *v)
+{
+	int64_t x;
+
+	GET(x);
+	if (x < 0 || x > 1)
+		return -1;
+	v->present = (int)x;
+	return 0;
+}
+
+int tg_sk_get_stat(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+	int64_t x;
+
+	(void)i;
+	if (get_present(rd, v) < 0)
+		return -1;
+	if (v->present) {
+		GET(v->i);
+		GET(x);
+		v->u = (uint64_t)x;
+	}
+	return 0;
+}
+
+int tg_sk_get_iostatus(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+
+	(void)i;
+	if (get_present(rd, v) < 0)
+		return -1;
+	if (v->present)
+		GET(v->i);
+	return 0;
+}
+
+int tg_sk_get_hsizes(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	(void)i;
+	if (get_present(c->rd, v) < 0)
+		return -1;
+	if (v->present)
+		return dec_array(c->rd, c->ar, v, 0);
+	v->u = c->ar->na;
+	return 0;
+}
+
+int tg_sk_get_arr(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	(void)i;
+	return dec_array(c->rd, c->ar, v, 0);
+}
+
+int tg_sk_get_mpih(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+
+	if (c->d->args[i].sub == TG_H_REQ)
+		return dec_req(c->st, rd, &v->i);
+	GET(v->i);
+	return 0;
+}
+
+int tg_sk_get_mpiharr(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+	struct tg_sigarena *ar = c->ar;
+	int req = c->d->args[i].sub == TG_H_REQ;
+	int64_t x, k;
+
+	GET(x);
+	if (x < 0 || x > MAXARR)
+		return -1;
+	v->i = x;
+	v->u = ar->na;
+	if (!arena_a(ar, (uint64_t)x))
+		return -1;
+	for (k = 0; k < x; k++) {
+		int64_t e;
+		if (req) {
+			if (dec_req(c->st, rd, &e) < 0)
+				return -1;
+		} else {
+			GET(e);
+		}
+		ar->a[v->u + (uint64_t)k] = e;
+	}
+	return 0;
+}
+
+int tg_sk_get_status(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+	int64_t x;
+
+	(void)i;
+	if (get_present(rd, v) < 0)
+		return -1;
+	if (v->present) {
+		if (dec_int(c->st, rd, &v->i, c->cr, c->hk) < 0)
+			return -1;
+		GET(x);
+		v->u = (uint64_t)x;
+	}
+	return 0;
+}
+
+int tg_sk_get_statuses(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+	struct tg_sigarena *ar = c->ar;
+	int64_t x, k;
+
+	(void)i;
+	GET(x);
+	if (x < 0 || x > MAXARR)
+		return -1;
+	v->i = x;
+	v->u = ar->na;
+	if (!arena_a(ar, 2 * (uint64_t)x))
+		return -1;
+	for (k = 0; k < x; k++) {
+		int64_t src, tag;
+		if (dec_int(c->st, rd, &src, c->cr, c->hk) < 0)
+			return -1;
+		GET(tag);
+		ar->a[v->u + 2 * (uint64_t)k] = src;
+		ar->a[v->u + 2 * (uint64_t)k + 1] = tag;
+	}
+	return 0;
+}
+
+int tg_sk_get_fd(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+	int64_t form, x;
+
+	(void)i;
+	GET(form);
+	GET(x);
+	if (form == 0)
+		v->i = x;
+	else if (form == 1 && c->st->lastfd >= 0)
+		v->i = (int64_t)((uint64_t)x + (uint64_t)c->st->lastfd);
+	else
+		return -1;
+	return 0;
+}
+
+int tg_sk_get_buf(struct tg_sigdec *c, int i, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+	uint64_t *max = &c->st->bufmax[c->tid];
+	int64_t form, x;
+
+	(void)i;
+	GET(form);
+	GET(x);
+	if (form == 0) {
+		v->i = x;
+	} else if (form == 1) {
+		v->i = (int64_t)((uint64_t)x + *max);
+		if ((uint64_t)v->i > *max)
+			*max = (uint64_t)v->i;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct tg_sigrd *rd,
 		    struct tg_rec *out, struct tg_sigarena *ar)
 {
 	const struct tg_calldesc *d;
@@ -1394,6 +1724,7 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 	int64_t func, tid, dseq, depth, hasp, pdist = 0, err, *ls, form, x;
 	uint64_t cr = wrank(st), hk = 0, comm = 0;
 	struct tg_val hv[TG_MAX_ARGS];
+	struct tg_sigdec c;
 	int i, nargs;
 
 	GET(func);
@@ -1424,7 +1755,7 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 	/* the communicator and the handle come first: other arguments are
 	 * relative to them wherever they are */
 	if (p->comm >= 0 || p->handle >= 0) {
-		struct rd look = *rd;
+		struct tg_sigrd look = *rd;
 		memset(hv, 0, sizeof(hv));
 		for (i = 0; i < nargs; i++) {
 			if (i == p->comm || i == p->handle) {
@@ -1443,148 +1774,21 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 		cr = caller_rank(st, p->comm >= 0, comm);
 		hk = handle_key(d, p, hv);
 	}
+	c.st = st;
+	c.strs = strs;
+	c.rd = rd;
+	c.ar = ar;
+	c.d = d;
+	c.cr = cr;
+	c.hk = hk;
+	c.tid = out->tid;
+	c.tmpl = tmpl;
 	for (i = 0; i < nargs; i++) {
-		const struct tg_argdesc *a = &d->args[i];
-		struct tg_val *v = &out->args[i];
-		int64_t k;
-		memset(v, 0, sizeof(*v));
+		const struct tg_kindops *k = &tg_kinds[d->args[i].kind];
+		memset(&out->args[i], 0, sizeof(out->args[i]));
 		tmpl[i] = 0;
-		switch (a->kind) {
-		case TG_K_INT:
-		case TG_K_SIGNED_OFF:
-			if (dec_int(st, rd, &v->i, cr, hk) < 0)
-				return -1;
-			break;
-		case TG_K_STR:
-		case TG_K_PATH:
-			if (dec_str(st, strs, rd, v, ar, &tmpl[i]) < 0)
-				return -1;
-			break;
-		case TG_K_STAT:
-		case TG_K_MPIIOSTATUS:
-			GET(x);
-			if (x < 0 || x > 1)
-				return -1;
-			v->present = (int)x;
-			if (x) {
-				GET(v->i);
-				if (a->kind == TG_K_STAT) {
-					GET(x);
-					v->u = (uint64_t)x;
-				}
-			}
-			break;
-		case TG_K_HSIZEARR:
-			GET(x);
-			if (x < 0 || x > 1)
-				return -1;
-			v->present = (int)x;
-			if (x && dec_array(rd, ar, v, 0) < 0)
-				return -1;
-			if (!x)
-				v->u = ar->na;
-			break;
-		case TG_K_IOV:
-		case TG_K_INTARR:
-			if (dec_array(rd, ar, v, 0) < 0)
-				return -1;
-			break;
-		case TG_K_MPIH:
-			if (a->sub == TG_H_REQ) {
-				if (dec_req(st, rd, &v->i) < 0)
-					return -1;
-			} else {
-				GET(v->i);
-			}
-			break;
-		case TG_K_MPIHARR: {
-			int64_t *arr;
-			GET(x);
-			if (x < 0 || x > MAXARR)
-				return -1;
-			v->i = x;
-			v->u = ar->na;
-			if (!(arr = arena_a(ar, (uint64_t)x)))
-				return -1;
-			for (k = 0; k < x; k++) {
-				int64_t e;
-				if (a->sub == TG_H_REQ) {
-					if (dec_req(st, rd, &e) < 0)
-						return -1;
-				} else {
-					GET(e);
-				}
-				ar->a[v->u + (uint64_t)k] = e;
-			}
-			break;
-		}
-		case TG_K_MPISTATUS:
-			GET(x);
-			if (x < 0 || x > 1)
-				return -1;
-			v->present = (int)x;
-			if (x) {
-				if (dec_int(st, rd, &v->i, cr, hk) < 0)
-					return -1;
-				GET(x);
-				v->u = (uint64_t)x;
-			}
-			break;
-		case TG_K_MPISTATUSES:
-			GET(x);
-			if (x < 0 || x > MAXARR)
-				return -1;
-			v->i = x;
-			v->u = ar->na;
-			if (!arena_a(ar, 2 * (uint64_t)x))
-				return -1;
-			for (k = 0; k < x; k++) {
-				int64_t s, t;
-				if (dec_int(st, rd, &s, cr, hk) < 0)
-					return -1;
-				GET(t);
-				ar->a[v->u + 2 * (uint64_t)k] = s;
-				ar->a[v->u + 2 * (uint64_t)k + 1] = t;
-			}
-			break;
-		case TG_K_FD:
-			GET(form);
-			GET(x);
-			if (form == 0)
-				v->i = x;
-			else if (form == 1 && st->lastfd >= 0)
-				v->i = (int64_t)((uint64_t)x + (uint64_t)st->lastfd);
-			else
-				return -1;
-			break;
-		case TG_K_BUF:
-			GET(form);
-			GET(x);
-			if (form == 0) {
-				v->i = x;
-			} else if (form == 1) {
-				v->i = (int64_t)((uint64_t)x + st->bufmax[out->tid]);
-				if ((uint64_t)v->i > st->bufmax[out->tid])
-					st->bufmax[out->tid] = (uint64_t)v->i;
-			} else {
-				return -1;
-			}
-			break;
-		case TG_K_UINT:
-		case TG_K_HEX:
-		case TG_K_OFLAGS:
-		case TG_K_MODE:
-		case TG_K_STREAM:
-		case TG_K_DIR:
-		case TG_K_WHENCE:
-		case TG_K_FCNTL:
-		case TG_K_HID:
-		case TG_K_ENUM:
-			GET(v->i);
-			break;
-		default:
+		if (!k->sig_get || k->sig_get(&c, i, &out->args[i]) < 0)
 			return -1;
-		}
 	}
 	GET(form);
 	if (form == 0) {
@@ -1606,7 +1810,7 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 	if (d->retkind == TG_K_FD && out->ret >= 0)
 		st->lastfd = out->ret;
 	for (i = 0; i < nargs; i++) {
-		if (is_array_kind(d->args[i].kind))
+		if (tg_kinds[d->args[i].kind].arr)
 			out->args[i].arr = ar->a ? ar->a + out->args[i].u : NULL;
 		if (tmpl[i])
 			out->args[i].s = ar->c + tmpl[i] - 1;
@@ -1618,7 +1822,7 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 int tg_sig_decode(struct tg_sigstate *st, const struct tg_strtab *strs,
 		  const int64_t *w, size_t n, struct tg_rec *out, struct tg_sigarena *ar)
 {
-	struct rd r = { w, 0, n }, *rd = &r;
+	struct tg_sigrd r = { w, 0, n }, *rd = &r;
 	int64_t type, x, i;
 
 	ar->na = 0;
@@ -1722,7 +1926,7 @@ static int check_ref(int64_t *w, size_t nstrs, const uint32_t *remap, int zero_o
 
 int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 {
-	struct rd r = { w, 0, n }, *rd = &r;
+	struct tg_sigrd r = { w, 0, n }, *rd = &r;
 	const struct tg_calldesc *d;
 	int64_t type, x, i, k;
 

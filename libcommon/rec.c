@@ -11,15 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "stream.h"
 #include "varint.h"
 #include "banned.h"
-
-/* Per-thread decoding state: seq and tstart are delta-coded per thread. */
-struct tstate {
-	int64_t last_seq;
-	uint64_t last_t;
-};
 
 struct tg_reader {
 	struct tg_stream *s;
@@ -30,7 +25,7 @@ struct tg_reader {
 	uint64_t win_end;	/* windowed: where the current window ends */
 	char **strs;		/* string id -> string */
 	size_t nstrs;
-	struct tstate *ts;
+	struct tg_recbase *ts;
 	size_t nts;
 	int64_t *arrs;		/* backing store of array arguments */
 	uint64_t skipped;	/* records of functions this reader does not know */
@@ -47,53 +42,6 @@ int tg_rec_is_magic(const void *buf, size_t len)
 	       memcmp(buf, TG_REC_MAGIC, TG_REC_MAGIC_LEN) == 0;
 }
 
-static unsigned char *put_str(unsigned char *p, unsigned char *end,
-			      const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (!p || (size_t)(end - p) < n + TG_VARINT_MAX)
-		return NULL;
-	p = tg_put_uvar(p, n);
-	memcpy(p, s, n);
-	return p + n;
-}
-
-size_t tg_header_encode(const struct tg_header *h, unsigned char *buf,
-			size_t cap)
-{
-	unsigned char *p = buf, *end = buf + cap, *body;
-	int i;
-
-	if (cap < 16 + 6 * TG_VARINT_MAX)
-		return 0;
-	memcpy(p, TG_REC_MAGIC, TG_REC_MAGIC_LEN);
-	p += TG_REC_MAGIC_LEN;
-	*p++ = TG_REC_VERSION & 0xff;
-	*p++ = TG_REC_VERSION >> 8;
-	*p++ = (unsigned char)(h->flags & 0xff);
-	*p++ = (unsigned char)(h->flags >> 8);
-	body = p + 4;
-	p = body;
-	tg_put_le32(p, (uint32_t)(int32_t)h->rank);
-	tg_put_le32(p + 4, (uint32_t)h->world);
-	p += 8;
-	p = tg_put_uvar(p, h->pid);
-	p = tg_put_uvar(p, h->ppid);
-	p = tg_put_uvar(p, h->clock_base);
-	p = put_str(p, end, h->host);
-	p = put_str(p, end, h->cwd);
-	if (!p || end - p < TG_VARINT_MAX)
-		return 0;
-	p = tg_put_uvar(p, (uint64_t)h->argc);
-	for (i = 0; i < h->argc && p; i++)
-		p = put_str(p, end, h->argv[i]);
-	if (!p)
-		return 0;
-	tg_put_le32(body - 4, (uint32_t)(p - body));
-	return (size_t)(p - buf);
-}
-
 static char *get_str(const unsigned char **pp, const unsigned char *end)
 {
 	uint64_t n;
@@ -108,17 +56,6 @@ static char *get_str(const unsigned char **pp, const unsigned char *end)
 	s[n] = 0;
 	*pp += n;
 	return s;
-}
-
-static void header_release(struct tg_header *h)
-{
-	int i;
-
-	free(h->host);
-	free(h->cwd);
-	for (i = 0; i < h->argc; i++)
-		free(h->argv[i]);
-	free(h->argv);
 }
 
 static int header_decode(struct tg_header *h, const unsigned char *p,
@@ -229,7 +166,7 @@ void tg_reader_free(struct tg_reader *r)
 
 	if (!r)
 		return;
-	header_release(&r->h);
+	tg_header_release(&r->h);
 	for (i = 0; i < r->nstrs; i++)
 		free(r->strs[i]);
 	free(r->strs);
@@ -281,21 +218,21 @@ static int define_str(struct tg_reader *r, const unsigned char *p,
 	return 0;
 }
 
-static struct tstate *thread_state(struct tg_reader *r, uint64_t tid)
+static struct tg_recbase *thread_state(struct tg_reader *r, uint64_t tid)
 {
 	if (tid > 1u << 20)
 		return NULL;
 	if (tid >= r->nts) {
 		size_t nn = r->nts ? r->nts : 8, i;
-		struct tstate *nt;
+		struct tg_recbase *nt;
 		while (nn <= tid)
 			nn *= 2;
 		nt = realloc(r->ts, nn * sizeof(*nt));
 		if (!nt)
 			return NULL;
 		for (i = r->nts; i < nn; i++) {
-			nt[i].last_seq = -1;
-			nt[i].last_t = 0;
+			nt[i].seq = -1;
+			nt[i].t = 0;
 		}
 		r->ts = nt;
 		r->nts = nn;
@@ -323,112 +260,145 @@ static int64_t *arr_room(struct tg_reader *r, size_t used, uint64_t n)
 	return r->arrs + used;
 }
 
-static int decode_arg(struct tg_reader *r, int kind, const unsigned char **pp,
-		      const unsigned char *end, struct tg_val *v, size_t *used)
-{
-	uint64_t u, k;
-	int64_t *a, k_s;
+/* A call payload being decoded: the rest of it, and where its array
+ * arguments go in the reader's store. */
+struct tg_recin {
+	const unsigned char *p, *end;
+	struct tg_reader *r;
+	size_t used;
+};
 
-	memset(v, 0, sizeof(*v));
-	switch (kind) {
-	case TG_K_INT:
-	case TG_K_FD:
-	case TG_K_WHENCE:
-	case TG_K_FCNTL:
-	case TG_K_SIGNED_OFF:
-	case TG_K_ENUM:
-		return tg_get_svar(pp, end, &v->i);
-	case TG_K_UINT:
-	case TG_K_HEX:
-	case TG_K_OFLAGS:
-	case TG_K_MODE:
-	case TG_K_STREAM:
-	case TG_K_BUF:
-	case TG_K_DIR:
-	case TG_K_MPIH:
-	case TG_K_HID:
-		if (tg_get_uvar(pp, end, &u) < 0)
-			return -1;
-		v->i = (int64_t)u;
-		return 0;
-	case TG_K_MPIIOSTATUS:
-		if (tg_get_uvar(pp, end, &u) < 0)
-			return -1;
-		v->present = u != 0;
-		v->i = u ? (int64_t)(u - 1) : 0;
-		return 0;
-	case TG_K_MPISTATUS:
-		if (tg_get_uvar(pp, end, &u) < 0 || u > 1)
-			return -1;
-		v->present = (int)u;
-		if (!u)
-			return 0;
-		if (tg_get_svar(pp, end, &v->i) < 0 || tg_get_svar(pp, end, &k_s) < 0)
-			return -1;
-		v->u = (uint64_t)k_s;
-		return 0;
-	case TG_K_STR:
-	case TG_K_PATH:
-		if (tg_get_uvar(pp, end, &u) < 0)
-			return -1;
-		v->i = (int64_t)u;
-		if (u == 0)
-			return 0;
-		if (u >= r->nstrs || !r->strs[u])
-			return -2;
-		v->s = r->strs[u];
-		return 0;
-	case TG_K_STAT:
-		if (tg_get_uvar(pp, end, &u) < 0 || u > 1)
-			return -1;
-		v->present = (int)u;
-		if (!u)
-			return 0;
-		if (tg_get_svar(pp, end, &v->i) < 0)
-			return -1;
-		return tg_get_uvar(pp, end, &v->u);
-	case TG_K_HSIZEARR:
-		/* 0 for NULL, else the count + 1 */
-		if (tg_get_uvar(pp, end, &u) < 0 || u > (uint64_t)(end - *pp) + 1)
-			return -1;
-		v->present = u != 0;
-		u = u ? u - 1 : 0;
-		if (!(a = arr_room(r, *used, u)))
-			return -1;
-		for (k = 0; k < u; k++)
-			if (tg_get_svar(pp, end, &a[k]) < 0)
-				return -1;
-		v->i = (int64_t)u;
-		v->u = *used;
-		*used += u;
-		return 0;
-	case TG_K_IOV:
-	case TG_K_INTARR:
-	case TG_K_MPIHARR:
-	case TG_K_MPISTATUSES:
-		if (tg_get_uvar(pp, end, &u) < 0 || u > (uint64_t)(end - *pp))
-			return -1;
-		if (kind == TG_K_MPISTATUSES)
-			u *= 2;
-		if (!(a = arr_room(r, *used, u)))
-			return -1;
-		for (k = 0; k < u; k++) {
-			if (kind == TG_K_IOV || kind == TG_K_MPIHARR) {
-				uint64_t x;
-				if (tg_get_uvar(pp, end, &x) < 0)
-					return -1;
-				a[k] = (int64_t)x;
-			} else if (tg_get_svar(pp, end, &a[k]) < 0)
-				return -1;
-		}
-		/* arr is set once all arguments are in (the store may move) */
-		v->i = (int64_t)(kind == TG_K_MPISTATUSES ? u / 2 : u);
-		v->u = *used;
-		*used += u;
-		return 0;
-	default:
+int tg_rk_get_s(struct tg_recin *in, struct tg_val *v)
+{
+	return tg_get_svar(&in->p, in->end, &v->i);
+}
+
+int tg_rk_get_u(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0)
 		return -1;
+	v->i = (int64_t)u;
+	return 0;
+}
+
+int tg_rk_get_iostatus(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0)
+		return -1;
+	v->present = u != 0;
+	v->i = u ? (int64_t)(u - 1) : 0;
+	return 0;
+}
+
+int tg_rk_get_status(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+	int64_t tag;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0 || u > 1)
+		return -1;
+	v->present = (int)u;
+	if (!u)
+		return 0;
+	if (tg_get_svar(&in->p, in->end, &v->i) < 0 || tg_get_svar(&in->p, in->end, &tag) < 0)
+		return -1;
+	v->u = (uint64_t)tag;
+	return 0;
+}
+
+/* Returns -2 for a string not defined yet. */
+int tg_rk_get_str(struct tg_recin *in, struct tg_val *v)
+{
+	struct tg_reader *r = in->r;
+	uint64_t u;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0)
+		return -1;
+	v->i = (int64_t)u;
+	if (u == 0)
+		return 0;
+	if (u >= r->nstrs || !r->strs[u])
+		return -2;
+	v->s = r->strs[u];
+	return 0;
+}
+
+int tg_rk_get_stat(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+
+	if (tg_get_uvar(&in->p, in->end, &u) < 0 || u > 1)
+		return -1;
+	v->present = (int)u;
+	if (!u)
+		return 0;
+	if (tg_get_svar(&in->p, in->end, &v->i) < 0)
+		return -1;
+	return tg_get_uvar(&in->p, in->end, &v->u);
+}
+
+/* @n elements (signed if @sign) into the store: v->u is where they start;
+ * arr is set once all arguments are in (the store may move). */
+static int get_elems(struct tg_recin *in, struct tg_val *v, uint64_t n, int sign)
+{
+	uint64_t k, x;
+	int64_t *a;
+
+	if (!(a = arr_room(in->r, in->used, n)))
+		return -1;
+	for (k = 0; k < n; k++) {
+		if (sign ? tg_get_svar(&in->p, in->end, &a[k]) < 0
+			 : tg_get_uvar(&in->p, in->end, &x) < 0)
+			return -1;
+		if (!sign)
+			a[k] = (int64_t)x;
 	}
+	v->u = in->used;
+	in->used += n;
+	return 0;
+}
+
+/* A count, then that many elements of @per varints each. */
+static int get_arr(struct tg_recin *in, struct tg_val *v, int sign, unsigned per)
+{
+	uint64_t n;
+
+	if (tg_get_uvar(&in->p, in->end, &n) < 0 || n > (uint64_t)(in->end - in->p))
+		return -1;
+	v->i = (int64_t)n;
+	return get_elems(in, v, n * per, sign);
+}
+
+int tg_rk_get_uarr(struct tg_recin *in, struct tg_val *v)
+{
+	return get_arr(in, v, 0, 1);
+}
+
+int tg_rk_get_sarr(struct tg_recin *in, struct tg_val *v)
+{
+	return get_arr(in, v, 1, 1);
+}
+
+int tg_rk_get_statuses(struct tg_recin *in, struct tg_val *v)
+{
+	return get_arr(in, v, 1, 2);
+}
+
+int tg_rk_get_hsizes(struct tg_recin *in, struct tg_val *v)
+{
+	uint64_t u;
+
+	/* 0 for NULL, else the count + 1 */
+	if (tg_get_uvar(&in->p, in->end, &u) < 0 || u > (uint64_t)(in->end - in->p) + 1)
+		return -1;
+	v->present = u != 0;
+	u = u ? u - 1 : 0;
+	v->i = (int64_t)u;
+	return get_elems(in, v, u, 1);
 }
 
 static int decode_call(struct tg_reader *r, const unsigned char *p,
@@ -437,8 +407,8 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	uint64_t func, tid, depth, parent, dur, err, seq, tstart;
 	int64_t dseq, dt, ret;
 	const struct tg_calldesc *d;
-	struct tstate *ts;
-	size_t used = 0;
+	struct tg_recbase *ts;
+	struct tg_recin in;
 	int i;
 
 	if (tg_get_uvar(&p, end, &func) < 0 || tg_get_uvar(&p, end, &tid) < 0 ||
@@ -452,10 +422,10 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	if (depth > 1024 || err > 4095)
 		return fail(r, "corrupt call record");
 	/* The per-thread deltas advance even over a record that is skipped */
-	seq = (uint64_t)ts->last_seq + (uint64_t)dseq;
-	ts->last_seq = (int64_t)seq;
-	tstart = ts->last_t + (uint64_t)dt;
-	ts->last_t = tstart;
+	seq = (uint64_t)ts->seq + (uint64_t)dseq;
+	ts->seq = (int64_t)seq;
+	tstart = ts->t + (uint64_t)dt;
+	ts->t = tstart;
 	if (func > 0xffff || !(d = tg_call_lookup((unsigned)func))) {
 		/* a function a newer tracer knows: skip the record */
 		r->skipped++;
@@ -472,19 +442,22 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 	out->dur = dur;
 	out->ret = ret;
 	out->err = (int)err;
+	in.p = p;
+	in.end = end;
+	in.r = r;
+	in.used = 0;
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
-		int rc = decode_arg(r, d->args[i].kind, &p, end, &out->args[i],
-				    &used);
+		const struct tg_kindops *k = &tg_kinds[d->args[i].kind];
+		int rc;
+		memset(&out->args[i], 0, sizeof(out->args[i]));
+		rc = k->rec_get ? k->rec_get(&in, &out->args[i]) : -1;
 		if (rc == -2)
 			return fail(r, "string used before its definition");
 		if (rc < 0)
 			return fail(r, "corrupt call arguments");
 	}
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
-		if (d->args[i].kind == TG_K_IOV || d->args[i].kind == TG_K_INTARR ||
-		    d->args[i].kind == TG_K_MPIHARR ||
-		    d->args[i].kind == TG_K_MPISTATUSES ||
-		    d->args[i].kind == TG_K_HSIZEARR)
+		if (tg_kinds[d->args[i].kind].arr)
 			out->args[i].arr = r->arrs + out->args[i].u;
 	/* bytes after the known arguments are arguments a newer schema
 	 * appended: they are skipped */
@@ -726,7 +699,7 @@ struct tg_writer {
 	struct tg_stream *s;
 	struct wstr *strs;
 	size_t nstrs, capstrs;
-	struct tstate *ts;
+	struct tg_recbase *ts;
 	size_t nts;
 	unsigned char *buf;
 	size_t cap;
@@ -815,11 +788,100 @@ static unsigned char *room(struct tg_writer *w, size_t used, size_t more)
 	return w->buf + used;
 }
 
+unsigned char *tg_rk_put_s(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	return tg_put_svar(p, v->i);
+}
+
+unsigned char *tg_rk_put_u(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	return tg_put_uvar(p, (uint64_t)v->i);
+}
+
+unsigned char *tg_rk_put_str(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)v;
+	return tg_put_uvar(p, sid);
+}
+
+unsigned char *tg_rk_put_stat(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	*p++ = v->present ? 1 : 0;
+	if (v->present) {
+		p = tg_put_svar(p, v->i);
+		p = tg_put_uvar(p, v->u);
+	}
+	return p;
+}
+
+unsigned char *tg_rk_put_uarr(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	int64_t k;
+
+	(void)sid;
+	p = tg_put_uvar(p, (uint64_t)v->i);
+	for (k = 0; k < v->i; k++)
+		p = tg_put_uvar(p, (uint64_t)v->arr[k]);
+	return p;
+}
+
+unsigned char *tg_rk_put_sarr(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	int64_t k;
+
+	(void)sid;
+	p = tg_put_uvar(p, (uint64_t)v->i);
+	for (k = 0; k < v->i; k++)
+		p = tg_put_svar(p, v->arr[k]);
+	return p;
+}
+
+unsigned char *tg_rk_put_hsizes(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	int64_t k;
+
+	(void)sid;
+	p = tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
+	for (k = 0; v->present && k < v->i; k++)
+		p = tg_put_svar(p, v->arr[k]);
+	return p;
+}
+
+unsigned char *tg_rk_put_iostatus(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	return tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
+}
+
+unsigned char *tg_rk_put_status(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	(void)sid;
+	*p++ = v->present ? 1 : 0;
+	if (v->present) {
+		p = tg_put_svar(p, v->i);
+		p = tg_put_svar(p, (int64_t)v->u);
+	}
+	return p;
+}
+
+unsigned char *tg_rk_put_statuses(unsigned char *p, const struct tg_val *v, uint64_t sid)
+{
+	int64_t k;
+
+	(void)sid;
+	p = tg_put_uvar(p, (uint64_t)v->i);
+	for (k = 0; k < 2 * v->i; k++)
+		p = tg_put_svar(p, v->arr[k]);
+	return p;
+}
+
 int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 {
 	uint64_t sids[TG_MAX_ARGS] = { 0 };
 	const struct tg_calldesc *d;
-	struct tstate *ts;
 	unsigned char *p;
 	size_t need;
 	int i;
@@ -847,98 +909,29 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 				return -1;
 		}
 		need += 3 * TG_VARINT_MAX;
-		if (k == TG_K_IOV || k == TG_K_INTARR || k == TG_K_MPIHARR ||
-		    k == TG_K_HSIZEARR)
-			need += (size_t)rec->args[i].i * TG_VARINT_MAX;
-		if (k == TG_K_MPISTATUSES)
-			need += 2 * (size_t)rec->args[i].i * TG_VARINT_MAX;
+		need += tg_kinds[k].arr * (size_t)rec->args[i].i * TG_VARINT_MAX;
 	}
 	if (!(p = room(w, 0, need)))
 		return -1;
 	if (rec->tid >= w->nts) {
 		size_t nn = w->nts ? w->nts : 8, k;
-		struct tstate *nt;
+		struct tg_recbase *nt;
 		while (nn <= rec->tid)
 			nn *= 2;
 		nt = realloc(w->ts, nn * sizeof(*nt));
 		if (!nt)
 			return -1;
 		for (k = w->nts; k < nn; k++) {
-			nt[k].last_seq = -1;
-			nt[k].last_t = 0;
+			nt[k].seq = -1;
+			nt[k].t = 0;
 		}
 		w->ts = nt;
 		w->nts = nn;
 	}
-	ts = &w->ts[rec->tid];
-	*p++ = TG_REC_CALL;
-	p = tg_put_uvar(p, d->id);
-	p = tg_put_uvar(p, rec->tid);
-	p = tg_put_svar(p, (int64_t)rec->seq - ts->last_seq);
-	ts->last_seq = (int64_t)rec->seq;
-	p = tg_put_uvar(p, rec->depth);
-	p = tg_put_uvar(p, (uint64_t)(rec->parent + 1));
-	p = tg_put_svar(p, (int64_t)(rec->tstart - ts->last_t));
-	ts->last_t = rec->tstart;
-	p = tg_put_uvar(p, rec->dur);
-	p = tg_put_svar(p, rec->ret);
-	p = tg_put_uvar(p, (uint64_t)rec->err);
-	for (i = 0; i < d->nargs; i++) {
-		const struct tg_val *v = &rec->args[i];
-		int64_t k;
-		switch (d->args[i].kind) {
-		case TG_K_STR:
-		case TG_K_PATH:
-			p = tg_put_uvar(p, sids[i]);
-			break;
-		case TG_K_INT:
-		case TG_K_FD:
-		case TG_K_WHENCE:
-		case TG_K_FCNTL:
-		case TG_K_SIGNED_OFF:
-		case TG_K_ENUM:
-			p = tg_put_svar(p, v->i);
-			break;
-		case TG_K_HSIZEARR:
-			p = tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
-			for (k = 0; v->present && k < v->i; k++)
-				p = tg_put_svar(p, v->arr[k]);
-			break;
-		case TG_K_STAT:
-			*p++ = v->present ? 1 : 0;
-			if (v->present) {
-				p = tg_put_svar(p, v->i);
-				p = tg_put_uvar(p, v->u);
-			}
-			break;
-		case TG_K_IOV:
-		case TG_K_INTARR:
-		case TG_K_MPIHARR:
-			p = tg_put_uvar(p, (uint64_t)v->i);
-			for (k = 0; k < v->i; k++)
-				p = d->args[i].kind != TG_K_INTARR
-					    ? tg_put_uvar(p, (uint64_t)v->arr[k])
-					    : tg_put_svar(p, v->arr[k]);
-			break;
-		case TG_K_MPIIOSTATUS:
-			p = tg_put_uvar(p, v->present ? (uint64_t)v->i + 1 : 0);
-			break;
-		case TG_K_MPISTATUS:
-			*p++ = v->present ? 1 : 0;
-			if (v->present) {
-				p = tg_put_svar(p, v->i);
-				p = tg_put_svar(p, (int64_t)v->u);
-			}
-			break;
-		case TG_K_MPISTATUSES:
-			p = tg_put_uvar(p, (uint64_t)v->i);
-			for (k = 0; k < 2 * v->i; k++)
-				p = tg_put_svar(p, v->arr[k]);
-			break;
-		default:
-			p = tg_put_uvar(p, (uint64_t)v->i);
-		}
-	}
+	p = tg_call_head_put(p, &w->ts[rec->tid], d->id, rec->tid, rec->seq, rec->depth,
+			     rec->parent, rec->tstart, rec->dur, rec->ret, rec->err);
+	for (i = 0; i < d->nargs; i++)
+		p = tg_kinds[d->args[i].kind].rec_put(p, &rec->args[i], sids[i]);
 	return tg_writer_frame(w, w->buf, (size_t)(p - w->buf));
 }
 

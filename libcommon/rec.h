@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "calltab.h"
+#include "varint.h"
 
 struct tg_stream;
 
@@ -135,6 +136,46 @@ int tg_rec_is_magic(const void *buf, size_t len);
  * I/O) and by tests.
  */
 size_t tg_header_encode(const struct tg_header *h, unsigned char *buf, size_t cap);
+
+/* Free what @h owns (host, cwd, argv) and leave it empty. */
+void tg_header_release(struct tg_header *h);
+
+/* A thread's bases in a stream: each call record carries its seq and start
+ * time as deltas from the thread's previous call. */
+struct tg_recbase {
+	int64_t seq;		/* -1 before the thread's first call */
+	uint64_t t;
+};
+
+/* Most bytes tg_call_head_put() writes. */
+#define TG_CALL_HEAD_MAX (1 + 9 * TG_VARINT_MAX)
+
+/*
+ * Encode the head of a call record at @p (room for TG_CALL_HEAD_MAX bytes):
+ * the type byte, then function, thread, seq, depth, parent + 1, start,
+ * duration, return value and errno as tangram-rec(5) says, seq and start
+ * against the thread's bases @b, which move to this call.  Returns the byte
+ * after.  The tracer and tg_writer_put() both write heads with it; inline
+ * because the tracer does on every call.
+ */
+static inline unsigned char *tg_call_head_put(unsigned char *p, struct tg_recbase *b,
+					      unsigned func, unsigned tid, uint64_t seq,
+					      unsigned depth, int64_t parent, uint64_t tstart,
+					      uint64_t dur, int64_t ret, int err)
+{
+	*p++ = TG_REC_CALL;
+	p = tg_put_uvar(p, func);
+	p = tg_put_uvar(p, tid);
+	p = tg_put_svar(p, (int64_t)seq - b->seq);
+	b->seq = (int64_t)seq;
+	p = tg_put_uvar(p, depth);
+	p = tg_put_uvar(p, (uint64_t)(parent + 1));
+	p = tg_put_svar(p, (int64_t)(tstart - b->t));
+	b->t = tstart;
+	p = tg_put_uvar(p, dur);
+	p = tg_put_svar(p, ret);
+	return tg_put_uvar(p, (uint64_t)err);
+}
 
 /*
  * A writer produces the same frames the shim does, from decoded records; it

@@ -933,7 +933,7 @@ struct tg_thread *tg_thread_new(void)
 	if (!t)
 		return NULL;
 	t->tid = atomic_fetch_add(&next_tid, 1);
-	t->last_seq = -1;
+	t->base.seq = -1;
 	t->next_ptr_id = 1;
 	pthread_mutex_lock(&threads_mu);
 	t->next = threads;
@@ -1049,8 +1049,8 @@ static void atfork_child(void)
 		t->next = NULL;
 		t->tid = 0;
 		t->len = 0;
-		t->last_seq = -1;
-		t->last_t = 0;
+		t->base.seq = -1;
+		t->base.t = 0;
 		strmap_clear(t);
 	}
 	atomic_store(&tg_seq, 0);
@@ -1251,7 +1251,7 @@ static void obj_drop(const void *p, int kind)
 	pthread_mutex_unlock(&objs_mu);
 }
 
-uint64_t tg_stream_id(FILE *fp, int *excluded)
+uint64_t tg_fstab_id(FILE *fp, int *excluded)
 {
 	struct objslot *s;
 	uint64_t id;
@@ -1269,7 +1269,7 @@ uint64_t tg_stream_id(FILE *fp, int *excluded)
 	return id;
 }
 
-int tg_stream_excluded(FILE *fp)
+int tg_fstab_excluded(FILE *fp)
 {
 	struct objslot *s;
 	int ex;
@@ -1283,14 +1283,14 @@ int tg_stream_excluded(FILE *fp)
 	return ex;
 }
 
-void tg_stream_new(FILE *fp, int excluded)
+void tg_fstab_new(FILE *fp, int excluded)
 {
 	pthread_mutex_lock(&objs_mu);
 	obj_add(fp, 1, excluded);
 	pthread_mutex_unlock(&objs_mu);
 }
 
-void tg_stream_drop(FILE *fp)
+void tg_fstab_drop(FILE *fp)
 {
 	obj_drop(fp, 1);
 }

@@ -408,7 +408,7 @@ def ret_enc(r):
     if k == 'void':
         return '0'
     if k == 'stream':
-        return '(int64_t)tg_stream_id(ret, NULL)'
+        return '(int64_t)tg_fstab_id(ret, NULL)'
     if k == 'dir':
         return '(int64_t)tg_dir_id(ret)'
     if k == 'buf':
@@ -429,7 +429,7 @@ def put_arg(p, byname):
     if k in ('str', 'path', 'atpath'):
         return 'tg_put_u(&tgc, sid_%s);' % v
     if k == 'stream':
-        return 'tg_put_u(&tgc, tg_stream_id(%s, NULL));' % v
+        return 'tg_put_u(&tgc, tg_fstab_id(%s, NULL));' % v
     if k == 'buf':
         return 'tg_put_u(&tgc, tg_ptr_id(tgc.t, %s));' % v
     if k == 'dir':
@@ -498,7 +498,7 @@ def gen_wrapper(r, rec, out):
                 and p.dir == 'in':
             o('\tex |= tg_fd_excluded(%s);\n' % p.name)
         elif p.kind == 'stream' and p.dir == 'in':
-            o('\tex |= tg_stream_excluded(%s);\n' % p.name)
+            o('\tex |= tg_fstab_excluded(%s);\n' % p.name)
         elif p.kind == 'offp':
             o('\tint64_t pre_%s = %s ? (int64_t)*%s : -1;\n' % (p.name, p.name, p.name))
     post = []
@@ -512,7 +512,7 @@ def gen_wrapper(r, rec, out):
         post.append('if (ret == 0)\n\t\ttg_cwd_changed();')
     pre_post = []   # must run before the record (ids the record uses)
     if 'newstream' in r.opts:
-        pre_post.append('if (ret)\n\t\ttg_stream_new(ret, ex);')
+        pre_post.append('if (ret)\n\t\ttg_fstab_new(ret, ex);')
     if 'newdir' in r.opts:
         pre_post.append('if (ret)\n\t\ttg_dir_new(ret);')
     late = []       # after the record (the id was used in it)
@@ -522,7 +522,7 @@ def gen_wrapper(r, rec, out):
     if 'closestream' in r.opts:
         # the descriptor under the stream closes with it
         late.append('tg_fd_set(sfd_, 0);')
-        late.append('tg_stream_drop(%s);' % r.opts['closestream'])
+        late.append('tg_fstab_drop(%s);' % r.opts['closestream'])
     if 'closedir' in r.opts:
         late.append('tg_fd_set(dfd_, 0);')
     if 'closedir' in r.opts:

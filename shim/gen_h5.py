@@ -210,7 +210,7 @@ def gen_wrapper(r, lname, out):
         elif k in ('buf', 'cb'):
             o('\ttg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)%s));\n' % v)
         elif k == 'stream':
-            o('\ttg_put_u(&tgc, tg_stream_id(%s, NULL));\n' % v)
+            o('\ttg_put_u(&tgc, tg_fstab_id(%s, NULL));\n' % v)
         elif k == 'outval' or k.startswith('pe_'):
             o('\ttg_put_s(&tgc, !failed && %s ? (int64_t)*%s : 0);\n' % (v, v))
         elif k in ('dims', 'sdims', 'outdims'):

@@ -308,7 +308,7 @@ static int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
 	if (!tg_on(TG_LAYER_STDIO))
 		return fmt_invoke(f, fmt, ap);
 	if (f->how == FMT_STREAM)
-		ex = tg_stream_excluded(f->stream);
+		ex = tg_fstab_excluded(f->stream);
 	else if (f->how == FMT_FD)
 		ex = tg_fd_excluded(f->fd);
 	if (ex || !tg_enter(&c, f->fn, TG_LAYER_STDIO)) {
@@ -322,7 +322,7 @@ static int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
 	failed = f->layer_failed_eof ? ret == EOF : ret < 0;
 	tg_rec_begin(&c, ret, failed);
 	if (f->how == FMT_STREAM)
-		tg_put_u(&c, tg_stream_id(f->stream, NULL));
+		tg_put_u(&c, tg_fstab_id(f->stream, NULL));
 	else if (f->how == FMT_FD)
 		tg_put_s(&c, f->fd);
 	tg_put_u(&c, sid);

@@ -4,7 +4,7 @@
  *
  * A wrapper does, in order:
  *   if (!tg_on(layer)) -> call the real function, return;
- *   work out exclusions (tg_path_prep, tg_fd_excluded, tg_stream_excluded);
+ *   work out exclusions (tg_path_prep, tg_fd_excluded, tg_fstab_excluded);
  *   if (!tg_enter(&c, fn, layer)) -> call the real function, return;
  *   intern strings (tg_str), call the real function, tg_end(&c);
  *   tg_rec_begin(), tg_put_*() each argument, tg_rec_commit();
@@ -78,8 +78,7 @@ struct tg_thread {
 	unsigned tid;
 	int guard;		/* > 0 while the shim itself runs */
 	int depth;		/* traced calls in flight */
-	int64_t last_seq;
-	uint64_t last_t;
+	struct tg_recbase base;	/* seq and time of the thread's last record */
 	uint64_t stack_seq[TG_MAX_DEPTH];
 	uint8_t stack_layer[TG_MAX_DEPTH];
 	uint64_t next_ptr_id;
@@ -239,19 +238,8 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 
 	tg_room(t, 0);
 	p = t->buf + t->len + 4;
-	*p++ = TG_REC_CALL;
-	p = tg_put_uvar(p, c->fn);
-	p = tg_put_uvar(p, t->tid);
-	p = tg_put_svar(p, (int64_t)c->seq - t->last_seq);
-	t->last_seq = (int64_t)c->seq;
-	p = tg_put_uvar(p, c->depth);
-	p = tg_put_uvar(p, (uint64_t)(c->parent + 1));
-	p = tg_put_svar(p, (int64_t)(c->t0 - t->last_t));
-	t->last_t = c->t0;
-	p = tg_put_uvar(p, c->t1 - c->t0);
-	p = tg_put_svar(p, ret);
-	p = tg_put_uvar(p, failed ? (uint64_t)c->err : 0);
-	c->p = p;
+	c->p = tg_call_head_put(p, &t->base, c->fn, t->tid, c->seq, c->depth, c->parent,
+				c->t0, c->t1 - c->t0, ret, failed ? c->err : 0);
 }
 
 /* tg_rec_begin() for a record that may need @need bytes more than usual
@@ -321,12 +309,14 @@ int tg_fd_excluded(int fd) TG_HIDDEN;
 void tg_fd_set(int fd, int excluded) TG_HIDDEN;
 void tg_fd_dup(int oldfd, int newfd) TG_HIDDEN;
 
-/* Stream ids: lookup (assigning one if new) returns id + 1, 0 for NULL;
- * *excluded tells if the stream is on an excluded file. */
-uint64_t tg_stream_id(FILE *fp, int *excluded) TG_HIDDEN;
-void tg_stream_new(FILE *fp, int excluded) TG_HIDDEN;
-void tg_stream_drop(FILE *fp) TG_HIDDEN;
-int tg_stream_excluded(FILE *fp) TG_HIDDEN;
+/* The fstab: symbolic ids of the program's FILE * streams (not to be
+ * confused with libcommon's struct tg_stream).  Lookup (assigning one if
+ * new) returns id + 1, 0 for NULL; *excluded tells if the stream is on an
+ * excluded file. */
+uint64_t tg_fstab_id(FILE *fp, int *excluded) TG_HIDDEN;
+void tg_fstab_new(FILE *fp, int excluded) TG_HIDDEN;
+void tg_fstab_drop(FILE *fp) TG_HIDDEN;
+int tg_fstab_excluded(FILE *fp) TG_HIDDEN;
 
 uint64_t tg_dir_id(const void *dirp) TG_HIDDEN;
 void tg_dir_new(const void *dirp) TG_HIDDEN;

@@ -4045,7 +4045,7 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 		ret = real(path, mode);
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4055,8 +4055,8 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
 	tg_rec_commit(&tgc);
@@ -4088,7 +4088,7 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 		ret = real(path, mode);
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4098,8 +4098,8 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
 	tg_rec_commit(&tgc);
@@ -4130,7 +4130,7 @@ TG_EXPORT FILE *fdopen(int fd, const char *mode)
 		ret = real(fd, mode);
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4139,8 +4139,8 @@ TG_EXPORT FILE *fdopen(int fd, const char *mode)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_s(&tgc, (int64_t)fd);
 	tg_put_u(&tgc, sid_mode);
 	tg_rec_commit(&tgc);
@@ -4166,14 +4166,14 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 		return real(path, mode, stream);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_freopen, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(path, mode, stream);
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4183,11 +4183,11 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4211,14 +4211,14 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 		return real(path, mode, stream);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_freopen64, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(path, mode, stream);
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4228,11 +4228,11 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4254,7 +4254,7 @@ TG_EXPORT int fclose(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	int sfd_ = tg_fd_of_stream(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fclose, TG_LAYER_STDIO)) {
 		if (ex)
@@ -4262,7 +4262,7 @@ TG_EXPORT int fclose(FILE *stream)
 		ret = real(stream);
 		int e = errno;
 		tg_fd_set(sfd_, 0);
-		tg_stream_drop(stream);
+		tg_fstab_drop(stream);
 		errno = e;
 		return ret;
 	}
@@ -4270,11 +4270,11 @@ TG_EXPORT int fclose(FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	int e = errno;
 	tg_fd_set(sfd_, 0);
-	tg_stream_drop(stream);
+	tg_fstab_drop(stream);
 	errno = e;
 	return ret;
 }
@@ -4302,7 +4302,7 @@ TG_EXPORT FILE *tmpfile(void)
 		ret = real();
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4310,8 +4310,8 @@ TG_EXPORT FILE *tmpfile(void)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4339,7 +4339,7 @@ TG_EXPORT FILE *tmpfile64(void)
 		ret = real();
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4347,8 +4347,8 @@ TG_EXPORT FILE *tmpfile64(void)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4376,7 +4376,7 @@ TG_EXPORT FILE *fmemopen(void *buf, size_t size, const char *mode)
 		ret = real(buf, size, mode);
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4385,8 +4385,8 @@ TG_EXPORT FILE *fmemopen(void *buf, size_t size, const char *mode)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, buf));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, sid_mode);
@@ -4417,7 +4417,7 @@ TG_EXPORT FILE *popen(const char *command, const char *type)
 		ret = real(command, type);
 		int e = errno;
 		if (ret)
-			tg_stream_new(ret, ex);
+			tg_fstab_new(ret, ex);
 		errno = e;
 		return ret;
 	}
@@ -4427,8 +4427,8 @@ TG_EXPORT FILE *popen(const char *command, const char *type)
 	tg_end(&tgc);
 	int failed = ret == NULL;
 	if (ret)
-		tg_stream_new(ret, ex);
-	tg_rec_begin(&tgc, (int64_t)tg_stream_id(ret, NULL), failed);
+		tg_fstab_new(ret, ex);
+	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_command);
 	tg_put_u(&tgc, sid_type);
 	tg_rec_commit(&tgc);
@@ -4452,7 +4452,7 @@ TG_EXPORT int pclose(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	int sfd_ = tg_fd_of_stream(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_pclose, TG_LAYER_STDIO)) {
 		if (ex)
@@ -4460,7 +4460,7 @@ TG_EXPORT int pclose(FILE *stream)
 		ret = real(stream);
 		int e = errno;
 		tg_fd_set(sfd_, 0);
-		tg_stream_drop(stream);
+		tg_fstab_drop(stream);
 		errno = e;
 		return ret;
 	}
@@ -4468,11 +4468,11 @@ TG_EXPORT int pclose(FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	int e = errno;
 	tg_fd_set(sfd_, 0);
-	tg_stream_drop(stream);
+	tg_fstab_drop(stream);
 	errno = e;
 	return ret;
 }
@@ -4494,7 +4494,7 @@ TG_EXPORT size_t fread(void *ptr, size_t size, size_t nmemb, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(ptr, size, nmemb, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fread, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4508,7 +4508,7 @@ TG_EXPORT size_t fread(void *ptr, size_t size, size_t nmemb, FILE *stream)
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4530,7 +4530,7 @@ TG_EXPORT size_t fwrite(const void *ptr, size_t size, size_t nmemb, FILE *stream
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(ptr, size, nmemb, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fwrite, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4544,7 +4544,7 @@ TG_EXPORT size_t fwrite(const void *ptr, size_t size, size_t nmemb, FILE *stream
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4566,7 +4566,7 @@ TG_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t nmemb, FILE *stre
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(ptr, size, nmemb, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fread_unlocked, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4580,7 +4580,7 @@ TG_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t nmemb, FILE *stre
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4602,7 +4602,7 @@ TG_EXPORT size_t fwrite_unlocked(const void *ptr, size_t size, size_t nmemb, FIL
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(ptr, size, nmemb, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fwrite_unlocked, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4616,7 +4616,7 @@ TG_EXPORT size_t fwrite_unlocked(const void *ptr, size_t size, size_t nmemb, FIL
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4638,7 +4638,7 @@ TG_EXPORT char *fgets(char *s, int size, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(s, size, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fgets, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4651,7 +4651,7 @@ TG_EXPORT char *fgets(char *s, int size, FILE *stream)
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4673,7 +4673,7 @@ TG_EXPORT char *fgets_unlocked(char *s, int size, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(s, size, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fgets_unlocked, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4686,7 +4686,7 @@ TG_EXPORT char *fgets_unlocked(char *s, int size, FILE *stream)
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4708,7 +4708,7 @@ TG_EXPORT int fputs(const char *s, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(s, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fputs, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4720,7 +4720,7 @@ TG_EXPORT int fputs(const char *s, FILE *stream)
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4742,7 +4742,7 @@ TG_EXPORT int fputs_unlocked(const char *s, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(s, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fputs_unlocked, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4754,7 +4754,7 @@ TG_EXPORT int fputs_unlocked(const char *s, FILE *stream)
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4776,7 +4776,7 @@ TG_EXPORT int fgetc(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fgetc, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4787,7 +4787,7 @@ TG_EXPORT int fgetc(FILE *stream)
 	tg_end(&tgc);
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4809,7 +4809,7 @@ TG_EXPORT int getc(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_getc, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4820,7 +4820,7 @@ TG_EXPORT int getc(FILE *stream)
 	tg_end(&tgc);
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4842,7 +4842,7 @@ TG_EXPORT int fputc(int c, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(c, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fputc, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4854,7 +4854,7 @@ TG_EXPORT int fputc(int c, FILE *stream)
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_s(&tgc, (int64_t)c);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4876,7 +4876,7 @@ TG_EXPORT int putc(int c, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(c, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_putc, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4888,7 +4888,7 @@ TG_EXPORT int putc(int c, FILE *stream)
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_s(&tgc, (int64_t)c);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4910,7 +4910,7 @@ TG_EXPORT int ungetc(int c, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(c, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_ungetc, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4922,7 +4922,7 @@ TG_EXPORT int ungetc(int c, FILE *stream)
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_s(&tgc, (int64_t)c);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4944,7 +4944,7 @@ TG_EXPORT ssize_t getline(char **lineptr, size_t *n, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(lineptr, n, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_getline, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4957,7 +4957,7 @@ TG_EXPORT ssize_t getline(char **lineptr, size_t *n, FILE *stream)
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, lineptr ? *lineptr : NULL));
 	tg_put_u(&tgc, n ? (uint64_t)*n : 0);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4979,7 +4979,7 @@ TG_EXPORT ssize_t getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(lineptr, n, delim, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_getdelim, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -4993,7 +4993,7 @@ TG_EXPORT ssize_t getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, lineptr ? *lineptr : NULL));
 	tg_put_u(&tgc, n ? (uint64_t)*n : 0);
 	tg_put_s(&tgc, (int64_t)delim);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5110,7 +5110,7 @@ TG_EXPORT int vfprintf(FILE *stream, const char *format, va_list ap)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, format, ap);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_vfprintf, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5122,7 +5122,7 @@ TG_EXPORT int vfprintf(FILE *stream, const char *format, va_list ap)
 	tg_end(&tgc);
 	int failed = ret < 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, sid_format);
 	tg_rec_commit(&tgc);
 	return ret;
@@ -5213,7 +5213,7 @@ TG_EXPORT int tg_w_vfscanf(FILE *stream, const char *format, va_list ap)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, format, ap);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_vfscanf, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5225,7 +5225,7 @@ TG_EXPORT int tg_w_vfscanf(FILE *stream, const char *format, va_list ap)
 	tg_end(&tgc);
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, sid_format);
 	tg_rec_commit(&tgc);
 	return ret;
@@ -5248,7 +5248,7 @@ TG_EXPORT int __vfprintf_chk(FILE *stream, int flag, const char *format, va_list
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, flag, format, ap);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_vfprintf, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5260,7 +5260,7 @@ TG_EXPORT int __vfprintf_chk(FILE *stream, int flag, const char *format, va_list
 	tg_end(&tgc);
 	int failed = ret < 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, sid_format);
 	tg_rec_commit(&tgc);
 	return ret;
@@ -5283,7 +5283,7 @@ TG_EXPORT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t nmemb
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(ptr, ptrlen, size, nmemb, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fread, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5297,7 +5297,7 @@ TG_EXPORT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t nmemb
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5319,7 +5319,7 @@ TG_EXPORT char *__fgets_chk(char *s, size_t slen, int size, FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(s, slen, size, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fgets, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5332,7 +5332,7 @@ TG_EXPORT char *__fgets_chk(char *s, size_t slen, int size, FILE *stream)
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5387,7 +5387,7 @@ TG_EXPORT int __isoc99_vfscanf(FILE *stream, const char *format, va_list ap)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, format, ap);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_vfscanf, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5399,7 +5399,7 @@ TG_EXPORT int __isoc99_vfscanf(FILE *stream, const char *format, va_list ap)
 	tg_end(&tgc);
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, sid_format);
 	tg_rec_commit(&tgc);
 	return ret;
@@ -5422,7 +5422,7 @@ TG_EXPORT size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, siz
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(ptr, ptrlen, size, nmemb, stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fread_unlocked, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5436,7 +5436,7 @@ TG_EXPORT size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, siz
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5458,7 +5458,7 @@ TG_EXPORT int fseek(FILE *stream, long offset, int whence)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, offset, whence);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fseek, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5469,7 +5469,7 @@ TG_EXPORT int fseek(FILE *stream, long offset, int whence)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, (int64_t)offset);
 	tg_put_s(&tgc, (int64_t)whence);
 	tg_rec_commit(&tgc);
@@ -5493,7 +5493,7 @@ TG_EXPORT int fseeko(FILE *stream, off_t offset, int whence)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, offset, whence);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fseeko, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5504,7 +5504,7 @@ TG_EXPORT int fseeko(FILE *stream, off_t offset, int whence)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, (int64_t)offset);
 	tg_put_s(&tgc, (int64_t)whence);
 	tg_rec_commit(&tgc);
@@ -5528,7 +5528,7 @@ TG_EXPORT int fseeko64(FILE *stream, off64_t offset, int whence)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, offset, whence);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fseeko64, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5539,7 +5539,7 @@ TG_EXPORT int fseeko64(FILE *stream, off64_t offset, int whence)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, (int64_t)offset);
 	tg_put_s(&tgc, (int64_t)whence);
 	tg_rec_commit(&tgc);
@@ -5563,7 +5563,7 @@ TG_EXPORT long ftell(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_ftell, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5574,7 +5574,7 @@ TG_EXPORT long ftell(FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5596,7 +5596,7 @@ TG_EXPORT off_t ftello(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_ftello, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5607,7 +5607,7 @@ TG_EXPORT off_t ftello(FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5629,7 +5629,7 @@ TG_EXPORT off64_t ftello64(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_ftello64, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5640,7 +5640,7 @@ TG_EXPORT off64_t ftello64(FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5662,7 +5662,7 @@ TG_EXPORT int fgetpos(FILE *stream, fpos_t *pos)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, pos);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fgetpos, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5673,7 +5673,7 @@ TG_EXPORT int fgetpos(FILE *stream, fpos_t *pos)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, pos));
 	tg_rec_commit(&tgc);
 	return ret;
@@ -5696,7 +5696,7 @@ TG_EXPORT int fsetpos(FILE *stream, const fpos_t *pos)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, pos);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fsetpos, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5707,7 +5707,7 @@ TG_EXPORT int fsetpos(FILE *stream, const fpos_t *pos)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, pos));
 	tg_rec_commit(&tgc);
 	return ret;
@@ -5730,7 +5730,7 @@ TG_EXPORT int fgetpos64(FILE *stream, fpos64_t *pos)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, pos);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fgetpos64, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5741,7 +5741,7 @@ TG_EXPORT int fgetpos64(FILE *stream, fpos64_t *pos)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, pos));
 	tg_rec_commit(&tgc);
 	return ret;
@@ -5764,7 +5764,7 @@ TG_EXPORT int fsetpos64(FILE *stream, const fpos64_t *pos)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, pos);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fsetpos64, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5775,7 +5775,7 @@ TG_EXPORT int fsetpos64(FILE *stream, const fpos64_t *pos)
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, pos));
 	tg_rec_commit(&tgc);
 	return ret;
@@ -5797,7 +5797,7 @@ TG_EXPORT void rewind(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_rewind, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5808,7 +5808,7 @@ TG_EXPORT void rewind(FILE *stream)
 	tg_end(&tgc);
 	int failed = 0;
 	tg_rec_begin(&tgc, 0, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 }
 
@@ -5829,7 +5829,7 @@ TG_EXPORT int fflush(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fflush, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5840,7 +5840,7 @@ TG_EXPORT int fflush(FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5862,7 +5862,7 @@ TG_EXPORT int fflush_unlocked(FILE *stream)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fflush_unlocked, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5873,7 +5873,7 @@ TG_EXPORT int fflush_unlocked(FILE *stream)
 	tg_end(&tgc);
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5895,7 +5895,7 @@ TG_EXPORT int setvbuf(FILE *stream, char *buf, int mode, size_t size)
 	}
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, buf, mode, size);
-	ex |= tg_stream_excluded(stream);
+	ex |= tg_fstab_excluded(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_setvbuf, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5906,7 +5906,7 @@ TG_EXPORT int setvbuf(FILE *stream, char *buf, int mode, size_t size)
 	tg_end(&tgc);
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_stream_id(stream, NULL));
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, buf));
 	tg_put_s(&tgc, (int64_t)mode);
 	tg_put_u(&tgc, (uint64_t)size);
