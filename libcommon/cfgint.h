@@ -1,8 +1,9 @@
 /*
  * cfgint.h - the insides of the compressed trace format (tangram-cfg(5))
- * that cfg.c, cfgsig.c and cfgtime.c share: growable buffers, a string
- * table, a small hash map, the signature codec with its per-stream state,
- * and the timing coders.  Not for tools: they use cfg.h.
+ * that the cfg*.c files share: growable buffers, a string table, a small
+ * hash map, the signature codec with its per-stream state, the timing
+ * coders, and a trace in memory with the helpers its files share.  Not
+ * for tools: they use cfg.h.
  *
  * Every structure here owns its memory; *_release() frees it and leaves
  * the structure empty and reusable.  Functions that allocate return -1
@@ -14,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfg.h"
 #include "rec.h"
 #include "sequitur.h"
 
@@ -226,5 +228,140 @@ int tg_tdec_open(struct tg_tdec *d, const struct tg_tparams *p,
 /* The next value; 0, or -1 when the field runs out or is malformed. */
 int tg_tdec_get(struct tg_tdec *d, const struct tg_tparams *p, int sign, int64_t *v);
 void tg_tdec_release(struct tg_tdec *d);
+
+/* ---- a compressed trace in memory ------------------------------------------ */
+
+/*
+ * A trace is its string table, its CST (signatures as word arrays,
+ * interned by hash), the mean times of each signature, one rule set shared
+ * by all streams (rules are hash-consed, so two streams, or two parts of
+ * streams, that generate the same string share one rule: the
+ * identical-grammar check of seed 004 §3.4.2), and the streams: a header,
+ * a start rule and, unless their times are aggregate, their STIME payload,
+ * kept compressed as it is on disk so that merging copies it.
+ *
+ * cfg.c: the trace itself and the helpers several files use; cfgcst.c:
+ * the CST and the rules; cfgrebuild.c, cfgopt.c: the final Sequitur pass;
+ * cfgcompress.c, cfgmerge.c, cfgwrite.c, cfgread.c, cfgdecode.c,
+ * cfgpack.c: one job of cfg.h each.
+ */
+
+/* Section types and the section header (tangram-cfg(5), "File layout"). */
+enum { TG_S_END = 0, TG_S_META, TG_S_STRINGS, TG_S_CST, TG_S_AGG, TG_S_GRAMMAR, TG_S_STREAMS,
+       TG_S_STIME, TG_S_NTYPES };
+
+#define TG_SEC_ZLIB 1u
+#define TG_SEC_HDR 24
+#define TG_SEC_MAXRAW (1ull << 40)	/* no section inflates to more */
+
+struct tg_cst {
+	size_t off;
+	uint32_t n;
+};
+
+struct tg_agg {
+	uint64_t count;
+	unsigned __int128 dur;
+	__int128 gap;
+};
+
+struct tg_cstream {
+	struct tg_cfg_stream v;	/* v.h's strings are owned */
+	uint32_t rule;
+	uint64_t *clock;
+	size_t nclock;
+	unsigned char *tz;	/* STIME payload as stored (zlib) */
+	size_t tzlen;
+	uint64_t tzat;		/* where its section was in the file read, 0 */
+	uint64_t traw;		/* its inflated length */
+};
+
+struct tg_cfg {
+	struct tg_strtab strs;
+	int64_t *words;
+	size_t nwords, capwords;
+	struct tg_cst *cst;
+	struct tg_agg *agg;
+	size_t ncst, capcst;
+	uint32_t *cstidx;	/* hash -> index + 1 */
+	size_t cstidxcap;
+	struct tg_sym *syms;
+	size_t nsyms, capsyms;
+	uint32_t *roff;		/* rule i: syms[roff[i] .. roff[i + 1]) */
+	size_t nrules, caproff;
+	uint32_t *ruleidx;	/* hash -> rule + 1 */
+	size_t ruleidxcap;
+	struct tg_cstream *st;
+	size_t nst, capst;
+	/* decoding caches, rebuilt when stale */
+	int ready;
+	uint64_t *mdur;
+	int64_t *mgap;
+	uint32_t *depth;
+};
+
+/* cfg.c */
+
+/* Copy header @s into @d, strings and all; -1 when out of memory (then
+ * @d holds what was copied, for the stream's release to free). */
+int tg_cfg_header_copy(struct tg_header *d, const struct tg_header *s);
+
+/* A new, zeroed stream at the end of @c's; NULL when out of memory. */
+struct tg_cstream *tg_cfg_stream_new(struct tg_cfg *c);
+
+/* Drop the decoding caches (they are rebuilt when next needed). */
+void tg_cfg_caches_free(struct tg_cfg *c);
+
+/* Grow the per-thread arrays *@a and *@b (*@n entries, new ones zero) to
+ * hold thread @tid; -1 when out of memory or @tid is absurd. */
+int tg_cfg_thread_room(uint64_t **a, uint64_t **b, size_t *n, uint64_t tid);
+
+/* zlib: *@out (malloc'd, *@outn bytes) the deflated @in[0..n); inflate
+ * @z[0..zn) into *@out, which must come to exactly @raw bytes. */
+int tg_cfg_deflate(const unsigned char *in, size_t n, unsigned char **out, size_t *outn);
+int tg_cfg_inflate(const unsigned char *z, size_t zn, uint64_t raw, unsigned char **out);
+
+/* cfgcst.c */
+
+/*
+ * The terminal of signature @w[0..n), added if new (looked up first only
+ * if @dedupe: a file's CST has no repeats); -1 when out of memory or when
+ * there are too many.
+ */
+int64_t tg_cfg_cst_intern(struct tg_cfg *c, const int64_t *w, size_t n, int dedupe);
+
+/* A rule set being built: bodies appended, identical bodies kept once. */
+struct tg_rules {
+	struct tg_sym *syms;
+	size_t nsyms, capsyms;
+	uint32_t *roff;
+	size_t nrules, caproff;
+	uint32_t *idx;
+	size_t idxcap;
+};
+
+/* The rule with body @b[0..n), added if new; UINT32_MAX when out of memory. */
+uint32_t tg_rules_add(struct tg_rules *r, const struct tg_sym *b, size_t n);
+void tg_rules_release(struct tg_rules *r);
+
+/* The rule set of @c, lent out as a struct tg_rules and given back. */
+struct tg_rules tg_cfg_rules_take(struct tg_cfg *c);
+void tg_cfg_rules_give(struct tg_cfg *c, struct tg_rules *r);
+
+/* tg_rules_add on the rule set of @c. */
+uint32_t tg_cfg_rule_add(struct tg_cfg *c, const struct tg_sym *b, size_t n);
+
+/* cfgrebuild.c */
+
+/*
+ * Replace the rules of @c by those that the DAG @body/@off over @nnodes
+ * nodes generates from the streams' roots (@roots[i] for stream i), normalized;
+ * 0, or -1 when out of memory.
+ */
+int tg_cfg_rebuild(struct tg_cfg *c, size_t nnodes, const struct tg_sym *body,
+		   const uint32_t *off, const uint32_t *roots);
+
+/* Rebuild the rules of @c in place (normalize, drop unused ones). */
+int tg_cfg_renormalize(struct tg_cfg *c);
 
 #endif

@@ -1,0 +1,203 @@
+/*
+ * cfgcompress.c - compressing a record stream into a compressed trace:
+ * its signatures join the CST, its Sequitur grammar the shared rule set,
+ * its times the mean times and, unless aggregate, its STIME payload.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cfg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfgint.h"
+#include "sequitur.h"
+#include "banned.h"
+
+struct cluster {
+	struct tg_tenc dur, gap;
+	uint64_t n;
+};
+
+struct enc {
+	struct tg_sigstate st;
+	struct tg_words w;
+	struct tg_seq *seq;
+	uint32_t *clmap;	/* terminal -> cluster, UINT32_MAX none */
+	size_t nclmap;
+	struct cluster *cl;
+	size_t ncl, capcl;
+	uint64_t *tt, *tr;	/* per thread: last true start, last restored start */
+	size_t ntt;
+};
+
+static void enc_release(struct enc *e)
+{
+	size_t i;
+
+	tg_sig_release(&e->st);
+	tg_words_release(&e->w);
+	tg_seq_free(e->seq);
+	free(e->clmap);
+	for (i = 0; i < e->ncl; i++) {
+		tg_tenc_release(&e->cl[i].dur);
+		tg_tenc_release(&e->cl[i].gap);
+	}
+	free(e->cl);
+	free(e->tt);
+	free(e->tr);
+}
+
+
+static struct cluster *cluster_of(struct enc *e, uint32_t t)
+{
+	if (t >= e->nclmap) {
+		size_t nn = e->nclmap ? e->nclmap : 256, i;
+		uint32_t *nm;
+		while (nn <= t)
+			nn *= 2;
+		if (!(nm = realloc(e->clmap, nn * sizeof(*nm))))
+			return NULL;
+		for (i = e->nclmap; i < nn; i++)
+			nm[i] = UINT32_MAX;
+		e->clmap = nm;
+		e->nclmap = nn;
+	}
+	if (e->clmap[t] == UINT32_MAX) {
+		if (e->ncl == e->capcl) {
+			size_t nc = e->capcl ? e->capcl * 2 : 64;
+			struct cluster *n = realloc(e->cl, nc * sizeof(*n));
+			if (!n)
+				return NULL;
+			e->cl = n;
+			e->capcl = nc;
+		}
+		memset(&e->cl[e->ncl], 0, sizeof(e->cl[0]));
+		e->clmap[t] = (uint32_t)e->ncl++;
+	}
+	return &e->cl[e->clmap[t]];
+}
+
+
+/* The STIME payload of a stream: mode, clusters. */
+static int stime_build(struct enc *e, const struct tg_tparams *tp, struct tg_cstream *s)
+{
+	struct tg_bytes b = { 0 };
+	size_t i;
+	int rc = -1;
+
+	if (tg_bytes_uvar(&b, (uint64_t)tp->mode) < 0 || tg_bytes_uvar(&b, e->ncl) < 0)
+		goto out;
+	for (i = 0; i < e->ncl; i++)
+		if (tg_bytes_uvar(&b, e->cl[i].n) < 0 ||
+		    tg_tenc_finish(&e->cl[i].dur, tp, &b) < 0 ||
+		    tg_tenc_finish(&e->cl[i].gap, tp, &b) < 0)
+			goto out;
+	if (tg_cfg_deflate(b.b, b.n, &s->tz, &s->tzlen) < 0)
+		goto out;
+	s->traw = b.n;
+	rc = 0;
+out:
+	tg_bytes_release(&b);
+	return rc;
+}
+
+int tg_cfg_add_rec(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_opts *o,
+		   char *err, size_t errlen)
+{
+	struct tg_tparams tp = { o->timing, o->err_ppm, o->bits, o->samples, 0 };
+	const struct tg_header *h = tg_reader_header(r);
+	struct tg_sym *syms = NULL;
+	uint32_t *off = NULL, nr = 0, k, *map = NULL;
+	struct tg_cstream *s;
+	struct enc e;
+	struct tg_rec rec;
+	int rc, damaged = 0, ret = -1;
+
+	memset(&e, 0, sizeof(e));
+	if (tg_tparams_fix(&tp) < 0) {
+		snprintf(err, errlen, "timing parameters out of range");
+		return -1;
+	}
+	if (!(s = tg_cfg_stream_new(c)) || tg_cfg_header_copy(&s->v.h, h) < 0)
+		goto oom;
+	s->v.timing = tp.mode;
+	s->v.err_ppm = tp.err_ppm;
+	s->v.bits = tp.bits;
+	s->v.samples = tp.samples;
+	tg_sig_init(&e.st, h->rank, -1);
+	if (!(e.seq = tg_seq_new()))
+		goto oom;
+	while ((rc = tg_reader_next(r, &rec)) > 0) {
+		int64_t t;
+		int erc = tg_sig_encode(&e.st, &c->strs, &rec, &e.w);
+		if (erc == -2) {
+			snprintf(err, errlen, "record %llu: %s cannot be compressed by this version",
+				 (unsigned long long)s->v.records,
+				 rec.type == TG_REC_CALL && rec.call ? rec.call->name : "a record type");
+			goto fail;
+		}
+		if (erc < 0 || (t = tg_cfg_cst_intern(c, e.w.w, e.w.n, 1)) < 0 ||
+		    tg_seq_append(e.seq, (uint32_t)t, 1) < 0)
+			goto oom;
+		s->v.records++;
+		if (rec.type != TG_REC_CALL)
+			continue;
+		s->v.calls++;
+		if (tg_cfg_thread_room(&e.tt, &e.tr, &e.ntt, rec.tid) < 0)
+			goto oom;
+		c->agg[t].count++;
+		c->agg[t].dur += rec.dur;
+		c->agg[t].gap += (int64_t)(rec.tstart - e.tt[rec.tid]);
+		e.tt[rec.tid] = rec.tstart;
+		if (rec.tstart + rec.dur > s->v.end)
+			s->v.end = rec.tstart + rec.dur;
+		if (tp.mode != TG_T_AGG) {
+			struct cluster *cl = cluster_of(&e, (uint32_t)t);
+			int64_t g;
+			if (!cl)
+				goto oom;
+			cl->n++;
+			tg_tenc_put(&cl->dur, &tp, 0, (int64_t)rec.dur);
+			g = tg_tenc_put(&cl->gap, &tp, 1, (int64_t)(rec.tstart - e.tr[rec.tid]));
+			e.tr[rec.tid] += (uint64_t)g;
+		}
+	}
+	if (rc < 0)
+		damaged = 1;
+	s->v.rank = e.st.srank;
+	s->clock = e.st.clock;
+	s->nclock = e.st.nclock;
+	e.st.clock = NULL;
+	e.st.nclock = 0;
+	if (tp.mode != TG_T_AGG && stime_build(&e, &tp, s) < 0)
+		goto oom;
+	if (tg_seq_export(e.seq, &syms, &off, &nr) < 0 ||
+	    !(map = malloc((nr ? nr : 1) * sizeof(uint32_t))))
+		goto oom;
+	/* the stream's rules join the shared set: rule refs renumbered,
+	 * signatures are already the CST's */
+	for (k = 0; k < nr; k++) {
+		uint32_t i;
+		for (i = off[k]; i < off[k + 1]; i++)
+			if (syms[i].sym & 1)
+				syms[i].sym = map[syms[i].sym >> 1] << 1 | 1;
+		if ((map[k] = tg_cfg_rule_add(c, syms + off[k], off[k + 1] - off[k])) == UINT32_MAX)
+			goto oom;
+	}
+	s->rule = map[nr - 1];
+	ret = damaged;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	ret = -1;
+out:
+	free(syms);
+	free(off);
+	free(map);
+	enc_release(&e);
+	return ret;
+}

@@ -1,0 +1,107 @@
+/*
+ * cfgopt.c - the final Sequitur pass: one grammar over the rules of all
+ * the streams of a compressed trace finds what they have in common.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cfg.h"
+
+#include <stdlib.h>
+
+#include "cfgint.h"
+#include "sequitur.h"
+#include "banned.h"
+
+int tg_cfg_optimize(struct tg_cfg *c)
+{
+	struct tg_seq *q = NULL;
+	struct tg_sym *gs = NULL, *body = NULL;
+	uint32_t *goff = NULL, gn = 0, *off = NULL, *roots = NULL, *segstart = NULL;
+	size_t i, nb = 0, nt, nold;
+	int rc = -1;
+
+	if (tg_cfg_renormalize(c) < 0)
+		return -1;
+	nold = c->nrules;
+	nt = c->ncst;
+	if (c->nst < 2 || nt + 2 * nold + 2 > TG_SEQ_MAXVAL)
+		return 0;
+	/* every rule body in turn, each closed by a separator of its own,
+	 * over the values: terminal t -> t, rule r -> nt + r */
+	if (!(q = tg_seq_new()))
+		return -1;
+	for (i = 0; i < nold; i++) {
+		uint32_t k;
+		for (k = c->roff[i]; k < c->roff[i + 1]; k++) {
+			uint32_t s = c->syms[k].sym;
+			if (tg_seq_append(q, s & 1 ? (uint32_t)(nt + (s >> 1)) : s >> 1,
+					  c->syms[k].exp) < 0)
+				goto out;
+		}
+		if (tg_seq_append(q, (uint32_t)(nt + nold + i), 1) < 0)
+			goto out;
+	}
+	if (tg_seq_export(q, &gs, &goff, &gn) < 0)
+		goto out;
+	tg_seq_free(q);
+	q = NULL;
+	/* nodes: old rules 0..nold-1 (their new bodies are the segments of
+	 * the pass's start rule), then the pass's other rules */
+	{
+		size_t nnodes = nold + gn - 1, total = goff[gn], k;
+		uint32_t start = gn - 1;
+		body = malloc((total ? total : 1) * sizeof(*body));
+		off = malloc((nnodes + 1) * sizeof(*off));
+		roots = malloc((c->nst ? c->nst : 1) * sizeof(*roots));
+		segstart = malloc((nold + 1) * sizeof(*segstart));
+		if (!body || !off || !roots || !segstart)
+			goto out;
+		/* a pass value v maps to: terminal v, old rule v - nt */
+#define MAPV(v) ((v) < nt ? (uint32_t)(v) << 1 : (uint32_t)((v) - nt) << 1 | 1)
+		/* segments of the start rule */
+		{
+			size_t seg = 0;
+			segstart[0] = goff[start];
+			for (k = goff[start]; k < goff[start + 1]; k++) {
+				uint32_t s = gs[k].sym;
+				if (!(s & 1) && (s >> 1) >= nt + nold)
+					segstart[++seg] = (uint32_t)k + 1;
+			}
+			if (seg != nold)
+				goto out;
+		}
+		for (i = 0; i < nold; i++) {
+			off[i] = (uint32_t)nb;
+			for (k = segstart[i]; k + 1 < segstart[i + 1]; k++) {
+				uint32_t s = gs[k].sym;
+				body[nb].exp = gs[k].exp;
+				body[nb].sym = s & 1 ? (uint32_t)(nold + (s >> 1)) << 1 | 1 : MAPV(s >> 1);
+				nb++;
+			}
+		}
+		for (i = 0; i + 1 < gn; i++) {
+			off[nold + i] = (uint32_t)nb;
+			for (k = goff[i]; k < goff[i + 1]; k++) {
+				uint32_t s = gs[k].sym;
+				body[nb].exp = gs[k].exp;
+				body[nb].sym = s & 1 ? (uint32_t)(nold + (s >> 1)) << 1 | 1 : MAPV(s >> 1);
+				nb++;
+			}
+		}
+#undef MAPV
+		off[nnodes] = (uint32_t)nb;
+		for (i = 0; i < c->nst; i++)
+			roots[i] = c->st[i].rule;
+		rc = tg_cfg_rebuild(c, nnodes, body, off, roots);
+	}
+out:
+	tg_seq_free(q);
+	free(gs);
+	free(goff);
+	free(body);
+	free(off);
+	free(roots);
+	free(segstart);
+	return rc;
+}

@@ -1,0 +1,297 @@
+/*
+ * cfgwrite.c - writing a compressed trace as a .cfg file
+ * (tangram-cfg(5)): the header, then one section after another.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cfg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "cfgint.h"
+#include "stream.h"
+#include "varint.h"
+#include "banned.h"
+
+static int put_section(struct tg_stream *s, unsigned type, const unsigned char *p, size_t n,
+		       int compress)
+{
+	unsigned char hdr[TG_SEC_HDR], *z = NULL;
+	size_t zn = 0;
+	unsigned flags = 0;
+	uint32_t crc;
+	int rc;
+
+	if (compress && n > 64 && tg_cfg_deflate(p, n, &z, &zn) == 0 && zn < n)
+		flags = TG_SEC_ZLIB;
+	hdr[0] = (unsigned char)type;
+	hdr[1] = (unsigned char)(type >> 8);
+	hdr[2] = (unsigned char)flags;
+	hdr[3] = 0;
+	{
+		uint64_t stored = flags ? zn : n, raw = n;
+		int i;
+		for (i = 0; i < 8; i++) {
+			hdr[4 + i] = (unsigned char)(stored >> (8 * i));
+			hdr[12 + i] = (unsigned char)(raw >> (8 * i));
+		}
+	}
+	crc = (uint32_t)crc32(0L, flags ? z : p, (uInt)(flags ? zn : n));
+	tg_put_le32(hdr + 20, crc);
+	rc = tg_stream_write(s, hdr, TG_SEC_HDR) < 0 ||
+	     tg_stream_write(s, flags ? z : p, flags ? zn : n) < 0 ? -1 : 0;
+	free(z);
+	return rc;
+}
+
+/* A stored section: the STIME payload, already deflated. */
+static int put_stored(struct tg_stream *s, unsigned type, const unsigned char *z, size_t zn,
+		      uint64_t raw)
+{
+	unsigned char hdr[TG_SEC_HDR];
+	int i;
+
+	hdr[0] = (unsigned char)type;
+	hdr[1] = (unsigned char)(type >> 8);
+	hdr[2] = TG_SEC_ZLIB;
+	hdr[3] = 0;
+	for (i = 0; i < 8; i++) {
+		hdr[4 + i] = (unsigned char)((uint64_t)zn >> (8 * i));
+		hdr[12 + i] = (unsigned char)(raw >> (8 * i));
+	}
+	tg_put_le32(hdr + 20, (uint32_t)crc32(0L, z, (uInt)zn));
+	return tg_stream_write(s, hdr, TG_SEC_HDR) < 0 || tg_stream_write(s, z, zn) < 0 ? -1 : 0;
+}
+
+static int put_str(struct tg_bytes *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	return tg_bytes_uvar(b, n) < 0 || tg_bytes_put(b, s, n) < 0 ? -1 : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "0-3,7" for the sorted distinct ranks of the streams. */
+static void ranks_text(const struct tg_cfg *c, char *buf, size_t cap)
+{
+	int64_t *r = malloc((c->nst ? c->nst : 1) * sizeof(int64_t));
+	size_t i, n = 0, o = 0;
+
+	buf[0] = 0;
+	if (!r)
+		return;
+	for (i = 0; i < c->nst; i++)
+		if (c->st[i].v.rank >= 0)
+			r[n++] = c->st[i].v.rank;
+	qsort(r, n, sizeof(int64_t), cmp_i64);
+	for (i = 0; i < n && o + 48 < cap;) {
+		size_t j = i;
+		while (j + 1 < n && r[j + 1] <= r[j] + 1)
+			j++;
+		o += (size_t)snprintf(buf + o, cap - o, "%s%lld", o ? "," : "", (long long)r[i]);
+		if (r[j] != r[i])
+			o += (size_t)snprintf(buf + o, cap - o, "-%lld", (long long)r[j]);
+		i = j + 1;
+	}
+	free(r);
+}
+
+static int meta_build(const struct tg_cfg *c, const char *writer, struct tg_bytes *b)
+{
+	static const char *const tnames[] = { "aggregate", "lossless", "binned", "hist", "cfg" };
+	char buf[4096];
+	const char *hosts[64];
+	uint64_t calls = 0;
+	size_t i, j, o = 0, nh = 0, ncst, nrules, nsyms, ngr;
+	int modes = 0;
+
+	for (i = 0; i < c->nst; i++) {
+		calls += c->st[i].v.calls;
+		modes |= 1 << c->st[i].v.timing;
+	}
+	if (put_str(b, "writer") < 0 || put_str(b, writer) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%zu", c->nst);
+	if (put_str(b, "streams") < 0 || put_str(b, buf) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)calls);
+	if (put_str(b, "calls") < 0 || put_str(b, buf) < 0)
+		return -1;
+	tg_cfg_sizes(c, &ncst, &nrules, &nsyms, &ngr);
+	snprintf(buf, sizeof(buf), "%zu", ngr);
+	if (put_str(b, "grammars") < 0 || put_str(b, buf) < 0)
+		return -1;
+	ranks_text(c, buf, sizeof(buf));
+	if (put_str(b, "ranks") < 0 || put_str(b, buf) < 0)
+		return -1;
+	buf[0] = 0;
+	for (i = 0; i < c->nst && nh < 64; i++) {	/* the first 64 hosts */
+		for (j = 0; j < nh && strcmp(hosts[j], c->st[i].v.h.host) != 0; j++)
+			;
+		if (j == nh && o + 60 < sizeof(buf)) {
+			hosts[nh++] = c->st[i].v.h.host;
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%.50s", o ? "," : "",
+					      c->st[i].v.h.host);
+		}
+	}
+	if (put_str(b, "hosts") < 0 || put_str(b, buf) < 0)
+		return -1;
+	o = 0;
+	buf[0] = 0;
+	for (i = 0; i < TG_T_NMODES; i++)
+		if (modes & (1 << i))
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", o ? "," : "", tnames[i]);
+	if (put_str(b, "timing") < 0 || put_str(b, buf) < 0)
+		return -1;
+	return 0;
+}
+
+int tg_cfg_write(struct tg_cfg *c, struct tg_stream *s, const char *writer)
+{
+	struct tg_bytes b = { 0 };
+	uint64_t prev[3];
+	unsigned char head[12];
+	size_t i, k;
+	int rc = -1;
+
+	/* the streams' header strings go in the string table too */
+	for (i = 0; i < c->nst; i++) {
+		const struct tg_header *h = &c->st[i].v.h;
+		int a;
+		if (tg_strtab_intern(&c->strs, h->host, strlen(h->host)) < 0 ||
+		    tg_strtab_intern(&c->strs, h->cwd, strlen(h->cwd)) < 0)
+			goto out;
+		for (a = 0; a < h->argc; a++)
+			if (tg_strtab_intern(&c->strs, h->argv[a], strlen(h->argv[a])) < 0)
+				goto out;
+	}
+	memcpy(head, TG_CFG_MAGIC, TG_CFG_MAGIC_LEN);
+	head[8] = TG_CFG_VERSION;
+	head[9] = 0;
+	head[10] = head[11] = 0;
+	if (tg_stream_write(s, head, sizeof(head)) < 0)
+		goto out;
+	if (meta_build(c, writer, &b) < 0 || put_section(s, TG_S_META, b.b, b.n, 1) < 0)
+		goto out;
+	b.n = 0;
+	if (tg_bytes_uvar(&b, c->strs.n) < 0)
+		goto out;
+	for (i = 0; i < c->strs.n; i++)
+		if (tg_bytes_uvar(&b, c->strs.len[i]) < 0 ||
+		    tg_bytes_put(&b, c->strs.s[i], c->strs.len[i]) < 0)
+			goto out;
+	if (put_section(s, TG_S_STRINGS, b.b, b.n, 1) < 0)
+		goto out;
+	b.n = 0;
+	if (tg_bytes_uvar(&b, c->ncst) < 0)
+		goto out;
+	for (i = 0; i < c->ncst; i++) {
+		if (tg_bytes_uvar(&b, c->cst[i].n) < 0)
+			goto out;
+		for (k = 0; k < c->cst[i].n; k++)
+			if (tg_bytes_svar(&b, c->words[c->cst[i].off + k]) < 0)
+				goto out;
+	}
+	if (put_section(s, TG_S_CST, b.b, b.n, 1) < 0)
+		goto out;
+	b.n = 0;
+	if (tg_bytes_uvar(&b, c->ncst) < 0)
+		goto out;
+	for (i = 0; i < c->ncst; i++) {
+		const struct tg_agg *a = &c->agg[i];
+		uint64_t md = a->count ? (uint64_t)((a->dur + a->count / 2) / a->count) : 0;
+		int64_t mg = 0;
+		if (a->count) {
+			__int128 g = a->gap, n = (__int128)a->count;
+			mg = (int64_t)(g >= 0 ? (g + n / 2) / n : -((-g + n / 2) / n));
+		}
+		if (tg_bytes_uvar(&b, a->count) < 0 || tg_bytes_uvar(&b, md) < 0 ||
+		    tg_bytes_svar(&b, mg) < 0)
+			goto out;
+	}
+	if (put_section(s, TG_S_AGG, b.b, b.n, 1) < 0)
+		goto out;
+	b.n = 0;
+	if (tg_bytes_uvar(&b, c->nrules) < 0)
+		goto out;
+	for (i = 0; i < c->nrules; i++) {
+		if (tg_bytes_uvar(&b, c->roff[i + 1] - c->roff[i]) < 0)
+			goto out;
+		for (k = c->roff[i]; k < c->roff[i + 1]; k++)
+			if (tg_bytes_uvar(&b, c->syms[k].sym) < 0 ||
+			    tg_bytes_uvar(&b, c->syms[k].exp - 1) < 0)
+				goto out;
+	}
+	if (put_section(s, TG_S_GRAMMAR, b.b, b.n, 1) < 0)
+		goto out;
+	b.n = 0;
+	if (tg_bytes_uvar(&b, c->nst) < 0)
+		goto out;
+	memset(prev, 0, sizeof(prev));
+	for (i = 0; i < c->nst; i++) {
+		const struct tg_cstream *st = &c->st[i];
+		const struct tg_header *h = &st->v.h;
+		struct tg_bytes e = { 0 };
+		int64_t ref;
+		int a, bad = 0;
+		bad |= tg_bytes_uvar(&e, h->flags) < 0;
+		bad |= tg_bytes_svar(&e, h->rank) < 0;
+		bad |= tg_bytes_uvar(&e, h->world) < 0;
+		/* differences from the previous header: ranks of a run have
+		 * close pids and clock bases */
+		bad |= tg_bytes_svar(&e, (int64_t)(h->pid - prev[0])) < 0;
+		bad |= tg_bytes_svar(&e, (int64_t)(h->ppid - prev[1])) < 0;
+		bad |= tg_bytes_svar(&e, (int64_t)(h->clock_base - prev[2])) < 0;
+		prev[0] = h->pid;
+		prev[1] = h->ppid;
+		prev[2] = h->clock_base;
+		ref = tg_strtab_intern(&c->strs, h->host, strlen(h->host));
+		bad |= ref < 0 || tg_bytes_uvar(&e, (uint64_t)ref + 1) < 0;
+		ref = tg_strtab_intern(&c->strs, h->cwd, strlen(h->cwd));
+		bad |= ref < 0 || tg_bytes_uvar(&e, (uint64_t)ref + 1) < 0;
+		bad |= tg_bytes_uvar(&e, (uint64_t)h->argc) < 0;
+		for (a = 0; a < h->argc; a++) {
+			ref = tg_strtab_intern(&c->strs, h->argv[a], strlen(h->argv[a]));
+			bad |= ref < 0 || tg_bytes_uvar(&e, (uint64_t)ref + 1) < 0;
+		}
+		bad |= tg_bytes_svar(&e, st->v.rank) < 0;
+		bad |= tg_bytes_uvar(&e, st->v.records) < 0;
+		bad |= tg_bytes_uvar(&e, st->v.calls) < 0;
+		bad |= tg_bytes_uvar(&e, st->rule) < 0;
+		bad |= tg_bytes_uvar(&e, st->v.end) < 0;
+		bad |= tg_bytes_uvar(&e, (uint64_t)st->v.timing) < 0;
+		bad |= tg_bytes_uvar(&e, st->v.err_ppm) < 0;
+		bad |= tg_bytes_uvar(&e, st->v.bits) < 0;
+		bad |= tg_bytes_uvar(&e, st->v.samples) < 0;
+		bad |= tg_bytes_uvar(&e, st->nclock) < 0;
+		for (k = 0; k < st->nclock; k++)
+			bad |= tg_bytes_uvar(&e, st->clock[k]) < 0;
+		bad |= tg_bytes_uvar(&b, e.n) < 0 || tg_bytes_put(&b, e.b, e.n) < 0;
+		tg_bytes_release(&e);
+		if (bad)
+			goto out;
+	}
+	if (put_section(s, TG_S_STREAMS, b.b, b.n, 1) < 0)
+		goto out;
+	for (i = 0; i < c->nst; i++)
+		if (c->st[i].v.timing != TG_CFG_AGGREGATE &&
+		    put_stored(s, TG_S_STIME, c->st[i].tz, c->st[i].tzlen, c->st[i].traw) < 0)
+			goto out;
+	if (put_section(s, TG_S_END, NULL, 0, 0) < 0)
+		goto out;
+	rc = tg_stream_flush(s);
+out:
+	tg_bytes_release(&b);
+	return rc;
+}
