@@ -23,6 +23,7 @@ setup() {
 # views NP CASE: run views CASE on NP ranks, traced into t/; decode to d.txt
 # and run overlap-find -l mpiio -a into of.out
 views() {
+	rm -rf t f
 	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n "$1" "$B/views" "$2"
 	trace-decode t/*.rec > d.txt
 	run -0 --separate-stderr overlap-find -l mpiio -a d.txt

@@ -112,16 +112,19 @@ static void case_subarray(void)
 
 static void case_nested(void)
 {
-	MPI_Datatype s, v, idx, hv;
+	MPI_Datatype s, v, rv, idx, hv;
 	int bl[2] = { 2, 1 }, ib[3] = { 1, 2, 1 }, id[3] = { 0, 3, 7 };
 	MPI_Aint sd[2] = { 0, 12 };
 	MPI_Datatype st[2] = { MPI_INT, MPI_SHORT };
 
 	/* struct {2 ints at 0, a short at 12}: 10 data bytes, extent 16 */
 	MPI_Type_create_struct(2, bl, sd, st, &s);
-	/* each rank's structs every size-th one */
+	/* each rank's structs every size-th one, tiles resized to follow
+	 * each other */
 	MPI_Type_vector(3, 1, size, s, &v);
-	view_write((MPI_Offset)rank * 16, v, 2);
+	MPI_Type_create_resized(v, 0, 3 * 16 * size, &rv);
+	view_write((MPI_Offset)rank * 16, rv, 2);
+	MPI_Type_free(&rv);
 	MPI_Type_free(&v);
 	/* indexed ints at 0, 3-4, 7 (extent 32), 2 of them rank-interleaved */
 	MPI_Type_indexed(3, ib, id, MPI_INT, &idx);
@@ -137,11 +140,11 @@ static void case_resized(void)
 	MPI_Datatype idx, r;
 	int ib[2] = { 2, 1 }, id[2] = { 1, 4 };
 
-	/* bytes 1-2 and 4 of each instance; lb moved to -3, extent to
-	 * 6 * size: instance k of rank r starts at 6 * (k * size + r) */
+	/* bytes 1-2 and 4 of each instance (lb 1, extent 4), resized to lb 0
+	 * and extent 6 * size: instance k of rank r at 6 * (k * size + r) */
 	MPI_Type_indexed(2, ib, id, MPI_BYTE, &idx);
-	MPI_Type_create_resized(idx, -3, 6 * size, &r);
-	view_write(3 + 6 * (MPI_Offset)rank, r, 3);
+	MPI_Type_create_resized(idx, 0, 6 * size, &r);
+	view_write(6 * (MPI_Offset)rank, r, 3);
 	MPI_Type_free(&r);
 	MPI_Type_free(&idx);
 }
