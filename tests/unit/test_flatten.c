@@ -248,7 +248,11 @@ static void mutate(char *out, size_t cap, const char *seed)
 	for (i = 0; i < n; i++) {
 		o = 0;
 		for (s = tmp; *s && o < cap - 64; s++) {
-			int r = s - tmp < 8 ? 64 : (int)(rnd() % 64);
+			int r = (int)(rnd() % 64);
+			if (s - tmp < 8) {
+				out[o++] = *s;
+				continue;
+			}
 			if ((*s == '-' || (*s >= '0' && *s <= '9')) && (s[-1] == '[' || s[-1] == ',') &&
 			    r < 6) {
 				/* a number: replaced, dropped or doubled */
