@@ -106,3 +106,13 @@ check() {
 	check 4 zero-count
 	! awk -F'\t' '$1 == "access" && $9 == $10' of.out | grep -q .
 }
+
+@test "a view whose filetype cannot be placed: its data is counted unplaced, not placed through the view before" {
+	views 2 darray-block
+	# the darray of 2 processes said to be of 3: malformed
+	sed 's/\(combiner=MPI_COMBINER_DARRAY\tints=\[\)2,/\13,/' d.txt > bad.txt
+	! cmp -s d.txt bad.txt
+	run -0 --separate-stderr overlap-find -l mpiio -a bad.txt
+	! printf '%s\n' "$output" | grep -q '^access'
+	[ "$(printf '%s\n' "$output" | grep -c '^#unplaced.*unplaced=2$')" = 2 ]
+}
