@@ -276,6 +276,7 @@ TEST_APPS_SRC = $(wildcard tests/apps/*.c)
 TEST_APPS = $(patsubst tests/apps/%.c,build/apps/%,$(TEST_APPS_SRC))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+$(BUILD)/unit/test_flatten: tools/flatten.c tools/flatten.h
 HELPERS = $(BUILD)/helpers/trace-gen $(BUILD)/helpers/hb-gen
 
 build/apps/%: tests/apps/%.c

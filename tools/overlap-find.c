@@ -368,6 +368,8 @@ static void mpi_data(struct mfile *m, const struct rec *r, uint64_t pos, uint64_
 			done += ex[i].len;
 		}
 	}
+	if (done < n)
+		cur->unplaced++;	/* an unplaceable view, or a negative offset */
 }
 
 /* ---- running the records: one function per role ----------------------------- */
@@ -584,7 +586,9 @@ static void run_view(const struct rec *r)
 	e = tg_types_get(cur->types, r->s);
 	f = tg_types_get(cur->types, r->s + strlen(r->s) + 1);
 	if (!e || !f) {
+		/* its data is unplaced, not placed through the old view */
 		cur->unplaced++;
+		m->ftype = NULL;
 		return;
 	}
 	m->disp = (uint64_t)r->pos;
