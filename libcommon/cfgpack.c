@@ -146,41 +146,40 @@ static char *upk_str(struct upk *k)
 	return s;
 }
 
-struct tg_cfg *tg_cfg_unpack(const void *buf, size_t len, char *err, size_t errlen)
+/*
+ * The parts of a packed trace, each read by one function from @k into @c:
+ * 0 when done or when @k ran out (k->bad: nothing more is read), -1 when
+ * out of memory, 1 when what was read is wrong (*@why says what).
+ */
+static int unpack_strings(struct upk *k, struct tg_cfg *c, const char **why)
 {
-	struct upk k = { buf, (const unsigned char *)buf + len, 0 };
-	struct tg_cfg *c = tg_cfg_new();
-	struct tg_words w = { 0 };
-	uint64_t n, i, j;
-	const char *why = "truncated";
+	uint64_t n = upk_u64(k), i;
 
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (len < TG_CFG_MAGIC_LEN || memcmp(buf, PACK_MAGIC, TG_CFG_MAGIC_LEN) != 0) {
-		why = "bad magic";
-		goto bad;
-	}
-	k.p += TG_CFG_MAGIC_LEN;
-	n = upk_u64(&k);
-	for (i = 0; i < n && !k.bad; i++) {
-		uint64_t l = upk_u64(&k);
-		const char *s = upk_get(&k, l);
+	for (i = 0; i < n && !k->bad; i++) {
+		uint64_t l = upk_u64(k);
+		const char *s = upk_get(k, l);
 		if (s && (tg_strtab_intern(&c->strs, s, l) < 0 || c->strs.n != i + 1)) {
-			why = "a string twice, or out of memory";
-			goto bad;
+			*why = "a string twice, or out of memory";
+			return 1;
 		}
 	}
-	n = upk_u64(&k);
-	for (i = 0; i < n && !k.bad; i++) {
-		uint32_t nw = upk_u32(&k);
-		const void *p = upk_get(&k, (uint64_t)nw * sizeof(int64_t));
+	return 0;
+}
+
+static int unpack_cst(struct upk *k, struct tg_cfg *c)
+{
+	struct tg_words w = { 0 };
+	uint64_t n = upk_u64(k), i, j;
+	int rc = 0;
+
+	for (i = 0; i < n && !k->bad; i++) {
+		uint32_t nw = upk_u32(k);
+		const void *p = upk_get(k, (uint64_t)nw * sizeof(int64_t));
 		uint64_t v[5];
 		int64_t t;
 		for (j = 0; j < 5; j++)
-			v[j] = upk_u64(&k);
-		if (k.bad)
+			v[j] = upk_u64(k);
+		if (k->bad)
 			break;
 		w.n = 0;
 		for (j = 0; j < nw; j++) {
@@ -195,16 +194,27 @@ struct tg_cfg *tg_cfg_unpack(const void *buf, size_t len, char *err, size_t errl
 		c->agg[t].dur = (unsigned __int128)v[2] << 64 | v[1];
 		c->agg[t].gap = (__int128)((unsigned __int128)v[4] << 64 | v[3]);
 	}
-	n = upk_u64(&k);
-	for (i = 0; i < n && !k.bad; i++) {
-		uint32_t nb = upk_u32(&k);
-		const void *p = upk_get(&k, (uint64_t)nb * sizeof(struct tg_sym));
+	goto out;
+oom:
+	rc = -1;
+out:
+	tg_words_release(&w);
+	return rc;
+}
+
+static int unpack_rules(struct upk *k, struct tg_cfg *c, const char **why)
+{
+	uint64_t n = upk_u64(k), i, j;
+
+	for (i = 0; i < n && !k->bad; i++) {
+		uint32_t nb = upk_u32(k);
+		const void *p = upk_get(k, (uint64_t)nb * sizeof(struct tg_sym));
 		struct tg_sym *body;
 		uint32_t r;
 		if (!p)
 			break;
 		if (!(body = malloc((nb ? nb : 1) * sizeof(*body))))
-			goto oom;
+			return -1;
 		if (nb)
 			memcpy(body, p, nb * sizeof(*body));
 		for (j = 0; j < nb; j++)
@@ -214,92 +224,135 @@ struct tg_cfg *tg_cfg_unpack(const void *buf, size_t len, char *err, size_t errl
 		r = j == nb ? tg_cfg_rule_add(c, body, nb) : UINT32_MAX - 1;
 		free(body);
 		if (r == UINT32_MAX)
-			goto oom;
+			return -1;
 		if (r != i) {
-			why = "a bad rule";
-			goto bad;
+			*why = "a bad rule";
+			return 1;
 		}
 	}
-	n = upk_u64(&k);
-	for (i = 0; i < n && !k.bad; i++) {
+	return 0;
+}
+
+/* The header of a stream into @h: k->bad when it does not fit. */
+static void unpack_header(struct upk *k, struct tg_header *h)
+{
+	uint32_t argc, j;
+
+	h->version = (int)upk_u32(k);
+	h->flags = upk_u32(k);
+	h->rank = (int64_t)upk_u64(k);
+	h->world = upk_u64(k);
+	h->pid = upk_u64(k);
+	h->ppid = upk_u64(k);
+	h->clock_base = upk_u64(k);
+	h->host = upk_str(k);
+	h->cwd = upk_str(k);
+	argc = upk_u32(k);
+	if (k->bad || argc > (uint64_t)(k->end - k->p) / 8 ||
+	    !(h->argv = calloc((size_t)argc + 1, sizeof(char *)))) {
+		k->bad = 1;
+		return;
+	}
+	for (j = 0; j < argc && !k->bad; j++)
+		if ((h->argv[j] = upk_str(k)))
+			h->argc = (int)j + 1;
+}
+
+/* The fields of stream @s after its header: k->bad when they do not fit. */
+static void unpack_stream(struct upk *k, struct tg_cstream *s)
+{
+	uint32_t hastz;
+
+	s->v.rank = (int64_t)upk_u64(k);
+	s->v.records = upk_u64(k);
+	s->v.calls = upk_u64(k);
+	s->v.end = upk_u64(k);
+	s->v.timing = (int)upk_u32(k);
+	s->v.err_ppm = upk_u32(k);
+	s->v.bits = upk_u32(k);
+	s->v.samples = upk_u32(k);
+	s->rule = upk_u32(k);
+	s->nclock = (size_t)upk_u64(k);
+	if (!k->bad && s->nclock) {
+		const void *p = upk_get(k, (uint64_t)s->nclock * sizeof(uint64_t));
+		if (!p || !(s->clock = malloc(s->nclock * sizeof(uint64_t)))) {
+			s->nclock = 0;
+			k->bad = 1;
+			return;
+		}
+		memcpy(s->clock, p, s->nclock * sizeof(uint64_t));
+	}
+	hastz = upk_u32(k);
+	s->tzlen = (size_t)upk_u64(k);
+	s->traw = upk_u64(k);
+	s->tzat = upk_u64(k);
+	if (!k->bad && hastz) {
+		const void *p = upk_get(k, s->tzlen);
+		if (!p || !(s->tz = malloc(s->tzlen ? s->tzlen : 1))) {
+			k->bad = 1;
+			return;
+		}
+		memcpy(s->tz, p, s->tzlen);
+	}
+}
+
+static int unpack_streams(struct upk *k, struct tg_cfg *c, const char **why)
+{
+	uint64_t n = upk_u64(k), i;
+
+	for (i = 0; i < n && !k->bad; i++) {
 		struct tg_cstream *s = tg_cfg_stream_new(c);
-		struct tg_header *h;
-		uint32_t argc, hastz;
 		if (!s)
-			goto oom;
-		h = &s->v.h;
-		h->version = (int)upk_u32(&k);
-		h->flags = upk_u32(&k);
-		h->rank = (int64_t)upk_u64(&k);
-		h->world = upk_u64(&k);
-		h->pid = upk_u64(&k);
-		h->ppid = upk_u64(&k);
-		h->clock_base = upk_u64(&k);
-		h->host = upk_str(&k);
-		h->cwd = upk_str(&k);
-		argc = upk_u32(&k);
-		if (k.bad || argc > (uint64_t)(k.end - k.p) / 8 ||
-		    !(h->argv = calloc((size_t)argc + 1, sizeof(char *)))) {
-			k.bad = 1;
+			return -1;
+		unpack_header(k, &s->v.h);
+		if (k->bad)
 			break;
-		}
-		for (j = 0; j < argc && !k.bad; j++)
-			if ((h->argv[j] = upk_str(&k)))
-				h->argc = (int)j + 1;
-		s->v.rank = (int64_t)upk_u64(&k);
-		s->v.records = upk_u64(&k);
-		s->v.calls = upk_u64(&k);
-		s->v.end = upk_u64(&k);
-		s->v.timing = (int)upk_u32(&k);
-		s->v.err_ppm = upk_u32(&k);
-		s->v.bits = upk_u32(&k);
-		s->v.samples = upk_u32(&k);
-		s->rule = upk_u32(&k);
-		s->nclock = (size_t)upk_u64(&k);
-		if (!k.bad && s->nclock) {
-			const void *p = upk_get(&k, (uint64_t)s->nclock * sizeof(uint64_t));
-			if (!p || !(s->clock = malloc(s->nclock * sizeof(uint64_t)))) {
-				s->nclock = 0;
-				k.bad = 1;
-				break;
-			}
-			memcpy(s->clock, p, s->nclock * sizeof(uint64_t));
-		}
-		hastz = upk_u32(&k);
-		s->tzlen = (size_t)upk_u64(&k);
-		s->traw = upk_u64(&k);
-		s->tzat = upk_u64(&k);
-		if (!k.bad && hastz) {
-			const void *p = upk_get(&k, s->tzlen);
-			if (!p || !(s->tz = malloc(s->tzlen ? s->tzlen : 1))) {
-				k.bad = 1;
-				break;
-			}
-			memcpy(s->tz, p, s->tzlen);
-		}
-		if (!k.bad && (s->rule >= c->nrules || s->v.timing < 0 ||
-			       s->v.timing >= TG_T_NMODES)) {
-			why = "a bad stream";
-			goto bad;
+		unpack_stream(k, s);
+		if (k->bad)
+			break;
+		if (s->rule >= c->nrules || s->v.timing < 0 || s->v.timing >= TG_T_NMODES) {
+			*why = "a bad stream";
+			return 1;
 		}
 	}
-	if (k.bad)
+	return 0;
+}
+
+struct tg_cfg *tg_cfg_unpack(const void *buf, size_t len, char *err, size_t errlen)
+{
+	struct upk k = { buf, (const unsigned char *)buf + len, 0 };
+	struct tg_cfg *c = tg_cfg_new();
+	const char *why = "truncated";
+	int rc;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (len < TG_CFG_MAGIC_LEN || memcmp(buf, PACK_MAGIC, TG_CFG_MAGIC_LEN) != 0) {
+		why = "bad magic";
+		goto bad;
+	}
+	k.p += TG_CFG_MAGIC_LEN;
+	/* once k.bad is set, what follows reads nothing */
+	if ((rc = unpack_strings(&k, c, &why)) == 0 && (rc = unpack_cst(&k, c)) == 0 &&
+	    (rc = unpack_rules(&k, c, &why)) == 0)
+		rc = unpack_streams(&k, c, &why);
+	if (rc < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (rc > 0 || k.bad)
 		goto bad;
 	if (k.p != k.end) {
 		why = "trailing bytes";
 		goto bad;
 	}
-	tg_words_release(&w);
 	return c;
-oom:
-	why = "out of memory";
-	snprintf(err, errlen, "%s", why);
-	goto fail;
 bad:
 	snprintf(err, errlen, "corrupt packed trace (%s at byte %zu)", why,
 		 (size_t)(k.p - (const unsigned char *)buf));
 fail:
-	tg_words_release(&w);
 	tg_cfg_free(c);
 	return NULL;
 }

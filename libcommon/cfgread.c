@@ -230,46 +230,83 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, const uint32_t *rmap,
 	return 0;
 }
 
-struct tg_cfg *tg_cfg_read(struct tg_stream *s, char *err, size_t errlen)
-{
+/* The sections of a file as they are found: one of each type but STIME,
+ * which has one for each stream whose times are kept, in stream order. */
+struct secs {
 	struct sec sec[TG_S_NTYPES];
-	struct sec *stime = NULL;
-	size_t nstime = 0, capstime = 0, n = 0, i;
-	unsigned char *buf = NULL;
-	uint64_t pos, *rlen = NULL;
-	uint32_t *rmap = NULL;
-	struct tg_cfg *c = NULL;
-	struct tg_words w = { 0 };
-	struct tg_sym *body = NULL;
-	struct pc x;
-	int ok = 0, ended = 0;
+	struct sec *stime;
+	size_t nstime, capstime;
+};
 
-	memset(sec, 0, sizeof(sec));
-	if (read_all(s, &buf, &n) < 0) {
-		snprintf(err, errlen, "%s", strerror(errno ? errno : ENOMEM));
+/* Where the section at @pos goes in @ss, NULL when out of memory or
+ * repeated (@err says which), or @skip set for a type this version does not
+ * know. */
+static struct sec *sec_slot(struct secs *ss, unsigned type, uint64_t pos, int *skip, char *err,
+			    size_t errlen)
+{
+	struct sec *sc;
+
+	*skip = 0;
+	if (type == TG_S_STIME) {
+		if (ss->nstime == ss->capstime) {
+			size_t nc = ss->capstime ? ss->capstime * 2 : 16;
+			struct sec *ns = realloc(ss->stime, nc * sizeof(*ns));
+			if (!ns) {
+				snprintf(err, errlen, "out of memory");
+				return NULL;
+			}
+			ss->stime = ns;
+			ss->capstime = nc;
+		}
+		sc = &ss->stime[ss->nstime++];
+		memset(sc, 0, sizeof(*sc));
+	} else if (type < TG_S_NTYPES) {
+		sc = &ss->sec[type];
+		if (sc->present) {
+			snprintf(err, errlen, "corrupt section %s at byte %llu (repeated)",
+				 secname[type], (unsigned long long)pos);
+			return NULL;
+		}
+	} else {
+		*skip = 1;
 		return NULL;
 	}
+	return sc;
+}
+
+/*
+ * Check the header of the file @buf[0..n) and find its sections, each
+ * checked against its checksum, up to END; every section but META and
+ * STIME must be there.  Returns 0, or -1 with a message in @err.
+ */
+static int find_sections(const unsigned char *buf, size_t n, struct secs *ss, char *err,
+			 size_t errlen)
+{
+	uint64_t pos;
+	int ended = 0;
+	size_t i;
+
 	if (!tg_cfg_is_magic(buf, n)) {
 		snprintf(err, errlen, "not a Tangram compressed trace (bad magic)");
-		goto out;
+		return -1;
 	}
 	if (n < 12) {
 		snprintf(err, errlen, "truncated header at byte %zu", n);
-		goto out;
+		return -1;
 	}
 	if (buf[8] != TG_CFG_VERSION || buf[9] != 0) {
 		snprintf(err, errlen, "unsupported compressed trace version %u", buf[8] | buf[9] << 8);
-		goto out;
+		return -1;
 	}
 	for (pos = 12; pos < n;) {
 		unsigned type, flags;
 		uint64_t stored = 0, raw = 0;
 		struct sec *sc;
-		int k;
+		int k, skip;
 		if (n - pos < TG_SEC_HDR) {
 			snprintf(err, errlen, "truncated section header at byte %llu",
 				 (unsigned long long)pos);
-			goto out;
+			return -1;
 		}
 		type = buf[pos] | buf[pos + 1] << 8;
 		flags = buf[pos + 2] | buf[pos + 3] << 8;
@@ -281,53 +318,35 @@ struct tg_cfg *tg_cfg_read(struct tg_stream *s, char *err, size_t errlen)
 			snprintf(err, errlen, "truncated section %s at byte %llu",
 				 type < TG_S_NTYPES ? secname[type] : "(unknown)",
 				 (unsigned long long)pos);
-			goto out;
+			return -1;
 		}
 		if ((uint32_t)crc32(0L, buf + pos + TG_SEC_HDR, (uInt)stored) !=
 		    tg_get_le32(buf + pos + 20)) {
 			snprintf(err, errlen, "corrupt section %s at byte %llu (checksum)",
 				 type < TG_S_NTYPES ? secname[type] : "(unknown)",
 				 (unsigned long long)pos);
-			goto out;
+			return -1;
 		}
 		/* zlib inflates at most 1032 to 1: a larger length is damage */
 		if (type < TG_S_NTYPES && (!(flags & TG_SEC_ZLIB) ? raw != stored
-				       : raw > TG_SEC_MAXRAW || raw > stored * 1032 + 1024)) {
+					  : raw > TG_SEC_MAXRAW || raw > stored * 1032 + 1024)) {
 			snprintf(err, errlen, "corrupt section %s at byte %llu (length)",
 				 secname[type], (unsigned long long)pos);
-			goto out;
+			return -1;
 		}
 		if (type == TG_S_END) {
 			if (stored || pos + TG_SEC_HDR != n) {
 				snprintf(err, errlen, "corrupt section END at byte %llu (%s)",
 					 (unsigned long long)pos,
 					 stored ? "not empty" : "bytes after it");
-				goto out;
+				return -1;
 			}
 			ended = 1;
 			break;
 		}
-		if (type == TG_S_STIME) {
-			if (nstime == capstime) {
-				size_t nc = capstime ? capstime * 2 : 16;
-				struct sec *ns = realloc(stime, nc * sizeof(*ns));
-				if (!ns) {
-					snprintf(err, errlen, "out of memory");
-					goto out;
-				}
-				stime = ns;
-				capstime = nc;
-			}
-			sc = &stime[nstime++];
-			memset(sc, 0, sizeof(*sc));
-		} else if (type < TG_S_NTYPES) {
-			sc = &sec[type];
-			if (sc->present) {
-				snprintf(err, errlen, "corrupt section %s at byte %llu (repeated)",
-					 secname[type], (unsigned long long)pos);
-				goto out;
-			}
-		} else {
+		if (!(sc = sec_slot(ss, type, pos, &skip, err, errlen))) {
+			if (!skip)
+				return -1;
 			pos += TG_SEC_HDR + stored;	/* a newer section: skipped */
 			continue;
 		}
@@ -341,209 +360,267 @@ struct tg_cfg *tg_cfg_read(struct tg_stream *s, char *err, size_t errlen)
 	}
 	if (!ended) {
 		snprintf(err, errlen, "truncated file: no END section at byte %zu", n);
-		goto out;
+		return -1;
 	}
 	for (i = TG_S_STRINGS; i <= TG_S_STREAMS; i++)
-		if (!sec[i].present) {
+		if (!ss->sec[i].present) {
 			snprintf(err, errlen, "corrupt file: no %s section", secname[i]);
+			return -1;
+		}
+	return 0;
+}
+
+static int parse_strings(struct tg_cfg *c, struct sec *sc, char *err, size_t errlen)
+{
+	struct pc x;
+	uint64_t ns, k, len;
+
+	if (sec_open(sc, TG_S_STRINGS, &x, err, errlen) < 0 || pcount(&x, &ns, 1) < 0)
+		return -1;
+	for (k = 0; k < ns; k++) {
+		if (pcount(&x, &len, 1) < 0)
+			return -1;
+		/* strings are unique: a repeated one would shift the numbers
+		 * of those after it */
+		if (tg_strtab_intern(&c->strs, (const char *)x.p, len) < 0 || c->strs.n != k + 1)
+			return perr(&x, "repeated string");
+		x.p += len;
+	}
+	if (x.p != x.end)
+		return perr(&x, "trailing bytes");
+	return 0;
+}
+
+/* Signature @k, @w[0..n), is not one this version can decode: say why. */
+static int bad_signature(struct pc *x, uint64_t k, const int64_t *w, size_t n)
+{
+	char what[80];
+	unsigned func = 0, tid = 0;
+
+	if (tg_sig_call(w, n, &func, &tid) && !tg_call_lookup(func))
+		snprintf(what, sizeof(what), "signature %llu: function %u unknown to this version",
+			 (unsigned long long)k, func);
+	else
+		snprintf(what, sizeof(what), "signature %llu malformed", (unsigned long long)k);
+	return perr(x, what);
+}
+
+static int parse_cst(struct tg_cfg *c, struct sec *sc, char *err, size_t errlen)
+{
+	struct tg_words w = { 0 };
+	struct pc x;
+	uint64_t nt, k, nw, j;
+	int rc = -1;
+
+	if (sec_open(sc, TG_S_CST, &x, err, errlen) < 0 || pcount(&x, &nt, 1) < 0)
+		goto out;
+	for (k = 0; k < nt; k++) {
+		if (pcount(&x, &nw, 1) < 0)
+			goto out;
+		w.n = 0;
+		for (j = 0; j < nw; j++) {
+			int64_t v;
+			if (ps(&x, &v) < 0)
+				goto out;
+			if (tg_words_push(&w, v) < 0) {
+				perr(&x, "out of memory");
+				goto out;
+			}
+		}
+		if ((w.n ? tg_sig_check(w.w, w.n, c->strs.n, NULL) : -1) < 0) {
+			bad_signature(&x, k, w.w, w.n);
 			goto out;
 		}
+		if (tg_cfg_cst_intern(c, w.w, w.n, 0) < 0) {
+			perr(&x, "out of memory");
+			goto out;
+		}
+	}
+	if (x.p != x.end) {
+		perr(&x, "trailing bytes");
+		goto out;
+	}
+	rc = 0;
+out:
+	tg_words_release(&w);
+	return rc;
+}
+
+static int parse_agg(struct tg_cfg *c, struct sec *sc, char *err, size_t errlen)
+{
+	struct pc x;
+	uint64_t na, k, cnt, md;
+	int64_t mg;
+
+	if (sec_open(sc, TG_S_AGG, &x, err, errlen) < 0 || pu(&x, &na) < 0)
+		return -1;
+	if (na != c->ncst)
+		return perr(&x, "not one entry per signature");
+	for (k = 0; k < na; k++) {
+		if (pu(&x, &cnt) < 0 || pu(&x, &md) < 0 || ps(&x, &mg) < 0)
+			return -1;
+		c->agg[k].count = cnt;
+		c->agg[k].dur = (unsigned __int128)md * cnt;
+		c->agg[k].gap = (__int128)mg * (__int128)cnt;
+	}
+	if (x.p != x.end)
+		return perr(&x, "trailing bytes");
+	return 0;
+}
+
+/*
+ * Rule @k of the GRAMMAR section: @len symbols into @body, checked, its
+ * expansion's length into rlen[k] and the rule, added, into rmap[k].
+ */
+static int parse_rule(struct tg_cfg *c, struct pc *x, uint64_t k, uint64_t len,
+		      struct tg_sym *body, uint32_t *rmap, uint64_t *rlen)
+{
+	uint64_t j, sym, e1;
+
+	rlen[k] = 0;
+	for (j = 0; j < len; j++) {
+		uint64_t l;
+		if (pu(x, &sym) < 0 || pu(x, &e1) < 0)
+			return -1;
+		if (e1 >= UINT32_MAX || sym > UINT32_MAX ||
+		    (sym & 1 ? (sym >> 1) >= k : (sym >> 1) >= c->ncst))
+			return perr(x, sym & 1 ? "a rule names itself or a later rule"
+					       : "a rule names a signature not in the CST");
+		l = sym & 1 ? rlen[sym >> 1] : 1;
+		if (l && e1 + 1 > (1ull << 50) / l)
+			return perr(x, "a rule expands too far");
+		rlen[k] += l * (e1 + 1);
+		if (rlen[k] > (1ull << 50))
+			return perr(x, "a rule expands too far");
+		body[j].sym = sym & 1 ? rmap[sym >> 1] << 1 | 1 : (uint32_t)sym;
+		body[j].exp = (uint32_t)(e1 + 1);
+	}
+	if ((rmap[k] = tg_cfg_rule_add(c, body, len)) == UINT32_MAX)
+		return perr(x, "out of memory");
+	return 0;
+}
+
+/*
+ * The GRAMMAR section: its rules join those of @c.  *@rmap (malloc'd, the
+ * caller frees it) is filled with the number in @c of each rule of the
+ * file, *@rlen with the length of its expansion, *@nr with their number.
+ */
+static int parse_grammar(struct tg_cfg *c, struct sec *sc, uint32_t **rmap, uint64_t **rlen,
+			 uint64_t *nr, char *err, size_t errlen)
+{
+	struct tg_sym *body = NULL;
+	struct pc x;
+	uint64_t k, len;
+	int rc = -1;
+
+	if (sec_open(sc, TG_S_GRAMMAR, &x, err, errlen) < 0 || pcount(&x, nr, 1) < 0)
+		return -1;
+	*rmap = malloc((*nr ? *nr : 1) * sizeof(uint32_t));
+	*rlen = malloc((*nr ? *nr : 1) * sizeof(uint64_t));
+	if (!*rmap || !*rlen)
+		return perr(&x, "out of memory");
+	for (k = 0; k < *nr; k++) {
+		if (pcount(&x, &len, 2) < 0)
+			goto out;
+		free(body);
+		if (!(body = malloc((len ? len : 1) * sizeof(*body)))) {
+			perr(&x, "out of memory");
+			goto out;
+		}
+		if (parse_rule(c, &x, k, len, body, *rmap, *rlen) < 0)
+			goto out;
+	}
+	if (x.p != x.end) {
+		perr(&x, "trailing bytes");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(body);
+	return rc;
+}
+
+/* STIME: in stream order, one for each stream whose times are kept. */
+static int attach_stime(struct tg_cfg *c, const struct sec *stime, size_t nstime, char *err,
+			size_t errlen)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < c->nst; i++) {
+		struct tg_cstream *st = &c->st[i];
+		if (st->v.timing == TG_CFG_AGGREGATE)
+			continue;
+		if (k == nstime) {
+			snprintf(err, errlen, "corrupt file: no STIME section for stream %zu", i);
+			return -1;
+		}
+		if (!(stime[k].flags & TG_SEC_ZLIB)) {
+			/* stored uncompressed: keep it deflated in memory */
+			if (tg_cfg_deflate(stime[k].p, stime[k].stored, &st->tz, &st->tzlen) < 0) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+		} else {
+			if (!(st->tz = malloc(stime[k].stored ? stime[k].stored : 1))) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			memcpy(st->tz, stime[k].p, stime[k].stored);
+			st->tzlen = stime[k].stored;
+		}
+		st->traw = stime[k].raw;
+		st->tzat = stime[k].at;
+		k++;
+	}
+	if (k != nstime) {
+		snprintf(err, errlen, "corrupt section STIME at byte %llu (no stream for it)",
+			 (unsigned long long)stime[k].at);
+		return -1;
+	}
+	return 0;
+}
+
+struct tg_cfg *tg_cfg_read(struct tg_stream *s, char *err, size_t errlen)
+{
+	struct secs ss;
+	size_t n = 0, i;
+	unsigned char *buf = NULL;
+	uint64_t nr = 0, *rlen = NULL;
+	uint32_t *rmap = NULL;
+	struct tg_cfg *c = NULL;
+	struct pc x;
+	int ok = 0;
+
+	memset(&ss, 0, sizeof(ss));
+	if (read_all(s, &buf, &n) < 0) {
+		snprintf(err, errlen, "%s", strerror(errno ? errno : ENOMEM));
+		return NULL;
+	}
+	if (find_sections(buf, n, &ss, err, errlen) < 0)
+		goto out;
 	if (!(c = tg_cfg_new())) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	/* STRINGS */
-	{
-		uint64_t ns, k, len;
-		if (sec_open(&sec[TG_S_STRINGS], TG_S_STRINGS, &x, err, errlen) < 0 ||
-		    pcount(&x, &ns, 1) < 0)
-			goto out;
-		for (k = 0; k < ns; k++) {
-			if (pcount(&x, &len, 1) < 0)
-				goto out;
-			/* strings are unique: a repeated one would shift the
-			 * numbers of those after it */
-			if (tg_strtab_intern(&c->strs, (const char *)x.p, len) < 0 ||
-			    c->strs.n != k + 1) {
-				perr(&x, "repeated string");
-				goto out;
-			}
-			x.p += len;
-		}
-		if (x.p != x.end) {
-			perr(&x, "trailing bytes");
-			goto out;
-		}
-	}
-	/* CST */
-	{
-		uint64_t nt, k, nw, j;
-		if (sec_open(&sec[TG_S_CST], TG_S_CST, &x, err, errlen) < 0 || pcount(&x, &nt, 1) < 0)
-			goto out;
-		for (k = 0; k < nt; k++) {
-			int rc;
-			if (pcount(&x, &nw, 1) < 0)
-				goto out;
-			w.n = 0;
-			for (j = 0; j < nw; j++) {
-				int64_t v;
-				if (ps(&x, &v) < 0)
-					goto out;
-				if (tg_words_push(&w, v) < 0) {
-					perr(&x, "out of memory");
-					goto out;
-				}
-			}
-			rc = w.n ? tg_sig_check(w.w, w.n, c->strs.n, NULL) : -1;
-			if (rc < 0) {
-				char what[80];
-				unsigned func = 0, tid = 0;
-				if (tg_sig_call(w.w, w.n, &func, &tid) && !tg_call_lookup(func))
-					snprintf(what, sizeof(what),
-						 "signature %llu: function %u unknown to this version",
-						 (unsigned long long)k, func);
-				else
-					snprintf(what, sizeof(what), "signature %llu malformed",
-						 (unsigned long long)k);
-				perr(&x, what);
-				goto out;
-			}
-			if (tg_cfg_cst_intern(c, w.w, w.n, 0) < 0) {
-				perr(&x, "out of memory");
-				goto out;
-			}
-		}
-		if (x.p != x.end) {
-			perr(&x, "trailing bytes");
-			goto out;
-		}
-	}
-	/* AGG */
-	{
-		uint64_t na, k, cnt, md;
-		int64_t mg;
-		if (sec_open(&sec[TG_S_AGG], TG_S_AGG, &x, err, errlen) < 0 || pu(&x, &na) < 0)
-			goto out;
-		if (na != c->ncst) {
-			perr(&x, "not one entry per signature");
-			goto out;
-		}
-		for (k = 0; k < na; k++) {
-			if (pu(&x, &cnt) < 0 || pu(&x, &md) < 0 || ps(&x, &mg) < 0)
-				goto out;
-			c->agg[k].count = cnt;
-			c->agg[k].dur = (unsigned __int128)md * cnt;
-			c->agg[k].gap = (__int128)mg * (__int128)cnt;
-		}
-		if (x.p != x.end) {
-			perr(&x, "trailing bytes");
-			goto out;
-		}
-	}
-	/* GRAMMAR */
-	{
-		uint64_t nr, k, len, j, sym, e1;
-		if (sec_open(&sec[TG_S_GRAMMAR], TG_S_GRAMMAR, &x, err, errlen) < 0 ||
-		    pcount(&x, &nr, 1) < 0)
-			goto out;
-		rmap = malloc((nr ? nr : 1) * sizeof(uint32_t));
-		rlen = malloc((nr ? nr : 1) * sizeof(uint64_t));
-		if (!rmap || !rlen) {
-			perr(&x, "out of memory");
-			goto out;
-		}
-		for (k = 0; k < nr; k++) {
-			if (pcount(&x, &len, 2) < 0)
-				goto out;
-			free(body);
-			if (!(body = malloc((len ? len : 1) * sizeof(*body)))) {
-				perr(&x, "out of memory");
-				goto out;
-			}
-			rlen[k] = 0;
-			for (j = 0; j < len; j++) {
-				uint64_t l;
-				if (pu(&x, &sym) < 0 || pu(&x, &e1) < 0)
-					goto out;
-				if (e1 >= UINT32_MAX || sym > UINT32_MAX ||
-				    (sym & 1 ? (sym >> 1) >= k : (sym >> 1) >= c->ncst)) {
-					perr(&x, sym & 1 ? "a rule names itself or a later rule"
-							 : "a rule names a signature not in the CST");
-					goto out;
-				}
-				l = sym & 1 ? rlen[sym >> 1] : 1;
-				if (l && e1 + 1 > (1ull << 50) / l) {
-					perr(&x, "a rule expands too far");
-					goto out;
-				}
-				rlen[k] += l * (e1 + 1);
-				if (rlen[k] > (1ull << 50)) {
-					perr(&x, "a rule expands too far");
-					goto out;
-				}
-				body[j].sym = sym & 1 ? rmap[sym >> 1] << 1 | 1 : (uint32_t)sym;
-				body[j].exp = (uint32_t)(e1 + 1);
-			}
-			if ((rmap[k] = tg_cfg_rule_add(c, body, len)) == UINT32_MAX) {
-				perr(&x, "out of memory");
-				goto out;
-			}
-		}
-		if (x.p != x.end) {
-			perr(&x, "trailing bytes");
-			goto out;
-		}
-		/* STREAMS: rule numbers are those of the file */
-		if (sec_open(&sec[TG_S_STREAMS], TG_S_STREAMS, &x, err, errlen) < 0)
-			goto out;
-		if (parse_streams(c, &x, rmap, rlen, nr) < 0)
-			goto out;
-	}
-	/* STIME: in stream order, one for each stream whose times are kept */
-	{
-		size_t k = 0;
-		for (i = 0; i < c->nst; i++) {
-			struct tg_cstream *st = &c->st[i];
-			if (st->v.timing == TG_CFG_AGGREGATE)
-				continue;
-			if (k == nstime) {
-				snprintf(err, errlen, "corrupt file: no STIME section for stream %zu", i);
-				goto out;
-			}
-			if (!(stime[k].flags & TG_SEC_ZLIB)) {
-				/* stored uncompressed: keep it deflated in memory */
-				if (tg_cfg_deflate(stime[k].p, stime[k].stored, &st->tz, &st->tzlen) < 0) {
-					snprintf(err, errlen, "out of memory");
-					goto out;
-				}
-			} else {
-				if (!(st->tz = malloc(stime[k].stored ? stime[k].stored : 1))) {
-					snprintf(err, errlen, "out of memory");
-					goto out;
-				}
-				memcpy(st->tz, stime[k].p, stime[k].stored);
-				st->tzlen = stime[k].stored;
-			}
-			st->traw = stime[k].raw;
-			st->tzat = stime[k].at;
-			k++;
-		}
-		if (k != nstime) {
-			snprintf(err, errlen, "corrupt section STIME at byte %llu (no stream for it)",
-				 (unsigned long long)stime[k].at);
-			goto out;
-		}
-	}
+	if (parse_strings(c, &ss.sec[TG_S_STRINGS], err, errlen) < 0 ||
+	    parse_cst(c, &ss.sec[TG_S_CST], err, errlen) < 0 ||
+	    parse_agg(c, &ss.sec[TG_S_AGG], err, errlen) < 0 ||
+	    parse_grammar(c, &ss.sec[TG_S_GRAMMAR], &rmap, &rlen, &nr, err, errlen) < 0)
+		goto out;
+	/* STREAMS: rule numbers are those of the file */
+	if (sec_open(&ss.sec[TG_S_STREAMS], TG_S_STREAMS, &x, err, errlen) < 0 ||
+	    parse_streams(c, &x, rmap, rlen, nr) < 0)
+		goto out;
+	if (attach_stime(c, ss.stime, ss.nstime, err, errlen) < 0)
+		goto out;
 	ok = 1;
 out:
 	for (i = 0; i < TG_S_NTYPES; i++)
-		free(sec[i].data);
-	free(stime);
+		free(ss.sec[i].data);
+	free(ss.stime);
 	free(buf);
 	free(rmap);
 	free(rlen);
-	free(body);
-	tg_words_release(&w);
 	if (!ok) {
 		tg_cfg_free(c);
 		return NULL;
