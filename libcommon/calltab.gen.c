@@ -8095,11 +8095,11 @@ const struct tg_calldesc *tg_call_lookup(unsigned id)
 static const struct tg_calldesc *byname[NAMECAP];
 static int named;
 
-static size_t name_hash(const char *s)
+static size_t name_hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 
-	while (*s)
+	while (n--)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
 	return (size_t)(h ^ (h >> 29)) & (NAMECAP - 1);
 }
@@ -8109,23 +8109,29 @@ static void index_names(void)
 	size_t i, j;
 
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		for (j = name_hash(calls[i].name); byname[j]; j = (j + 1) & (NAMECAP - 1))
-			;
+		j = name_hash(calls[i].name, strlen(calls[i].name));
+		while (byname[j])
+			j = (j + 1) & (NAMECAP - 1);
 		byname[j] = &calls[i];
 	}
 	named = 1;
 }
 
-const struct tg_calldesc *tg_call_byname(const char *name)
+const struct tg_calldesc *tg_call_byname_n(const char *name, size_t n)
 {
 	size_t j;
 
 	if (!named)
 		index_names();
-	for (j = name_hash(name); byname[j]; j = (j + 1) & (NAMECAP - 1))
-		if (strcmp(byname[j]->name, name) == 0)
+	for (j = name_hash(name, n); byname[j]; j = (j + 1) & (NAMECAP - 1))
+		if (strncmp(byname[j]->name, name, n) == 0 && byname[j]->name[n] == 0)
 			return byname[j];
 	return NULL;
+}
+
+const struct tg_calldesc *tg_call_byname(const char *name)
+{
+	return tg_call_byname_n(name, strlen(name));
 }
 
 unsigned tg_call_count(void)

@@ -8,6 +8,7 @@
 #ifndef TG_CALLTAB_H
 #define TG_CALLTAB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -209,8 +210,10 @@ struct tg_calldesc {
 /* The schema of function @id, or NULL if unknown. */
 const struct tg_calldesc *tg_call_lookup(unsigned id);
 
-/* The schema of function @name, or NULL. */
+/* The schema of function @name, or NULL; the same for the @n bytes at
+ * @name (not NUL-terminated). */
 const struct tg_calldesc *tg_call_byname(const char *name);
+const struct tg_calldesc *tg_call_byname_n(const char *name, size_t n);
 
 /* Calls the table knows about, and the largest id plus one. */
 unsigned tg_call_count(void);

@@ -256,59 +256,13 @@ int hb_is_node(unsigned kind)
 	return 1;
 }
 
-/* Function names of the call table's MPI layers: name -> (id, hb_ftab index). */
-struct fname {
-	const char *name;
-	uint32_t len;
-	uint16_t id, fn;
-};
-
-static struct fname *fnames;
-static size_t fnames_cap;
-
-static size_t hash_str(const char *s, size_t n)
+/* The call table row of an MPI or MPI-IO function named by the @n bytes
+ * at @s, or NULL. */
+static const struct tg_calldesc *mpi_call(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
+	const struct tg_calldesc *d = tg_call_byname_n(s, n);
 
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static void fnames_init(void)
-{
-	unsigned i, n = tg_call_count();
-
-	if (fnames)
-		return;
-	fnames_cap = 1;
-	while (fnames_cap < 4 * n)
-		fnames_cap *= 2;
-	fnames = hb_calloc(fnames_cap, sizeof(*fnames));
-	ftab_init();
-	for (i = 0; i < n; i++) {
-		const struct tg_calldesc *d = tg_call_nth(i);
-		size_t len = strlen(d->name), j;
-		if (d->layer != TG_LAYER_MPI && d->layer != TG_LAYER_MPIIO)
-			continue;
-		j = hash_str(d->name, len) & (fnames_cap - 1);
-		while (fnames[j].name)
-			j = (j + 1) & (fnames_cap - 1);
-		fnames[j] = (struct fname){ d->name, (uint32_t)len, d->id,
-					    (uint16_t)(d->hb ? d->id : 0) };
-	}
-}
-
-static const struct fname *fname_find(const char *s, size_t n)
-{
-	size_t j = hash_str(s, n) & (fnames_cap - 1);
-
-	while (fnames[j].name) {
-		if (fnames[j].len == n && memcmp(fnames[j].name, s, n) == 0)
-			return &fnames[j];
-		j = (j + 1) & (fnames_cap - 1);
-	}
-	return NULL;
+	return d && (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO) ? d : NULL;
 }
 
 const char *hb_func_name(unsigned id)
@@ -322,7 +276,8 @@ struct hbb *hbb_new(void)
 {
 	struct hbb *b = hb_calloc(1, sizeof(*b));
 
-	fnames_init();
+	if (!hb_ftab)
+		ftab_init();
 	b->world = 0;
 	return b;
 }
@@ -950,7 +905,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	size_t len[9];
 	uint64_t seq, depth, parent = 0, ext, *slot;
 	struct rst *r;
-	const struct fname *fnm = NULL;
+	const struct tg_calldesc *fnm = NULL;
 	const struct fdesc *f = &hb_ftab[0];
 	int i, mpi, nested = 0, haskid = 0;
 
@@ -1013,9 +968,9 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	}
 	if (mpi) {
 		b->mpi++;
-		fnm = fname_find(col[7], len[7]);
+		fnm = mpi_call(col[7], len[7]);
 		if (fnm)
-			f = &hb_ftab[fnm->fn];
+			f = &hb_ftab[fnm->id];
 	}
 	if (haskid && mpi) {
 		/* the MPI calls nested in this MPI call are part of it */
@@ -1057,7 +1012,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			h.seq = seq;
 			h.off = (uint32_t)r->pool.n;
 			h.span = ext - seq > UINT32_MAX ? UINT32_MAX : (uint32_t)(ext - seq);
-			h.fn = fnm->fn;
+			h.fn = fnm->hb ? fnm->id : 0;
 			h.func = fnm->id;
 			if (keep_args(r, f, a, na) < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
