@@ -796,7 +796,10 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		die_input(why);
 	for (i = 0; i < n; i++) {
 		struct tg_ioact *a = &act[i];
-		struct rec *r = rec_add();
+		struct rec *r;
+		if (a->op == TG_IO_FCNTL)
+			continue;	/* a command that moves no position: nothing to run */
+		r = rec_add();
 		r->seq = seq;
 		r->t0 = t0;
 		r->t1 = t1;
