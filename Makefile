@@ -336,7 +336,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
 		$(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 755 $(BINS) $(TFS_BINS) $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BINS) $(TFS_BINS) pipelines/verify-io $(DESTDIR)$(PREFIX)/bin
 	install -m 755 lib/libtangram.so lib/libtangram-mpi.so $(DESTDIR)$(PREFIX)/lib
 	install -m 644 lib/libtangram.a lib/tangram.wrap $(DESTDIR)$(PREFIX)/lib
 	install -m 755 lib/libtfs.so lib/libtfs-posix.so $(TFS_UCX_PLUGIN) $(DESTDIR)$(PREFIX)/lib
