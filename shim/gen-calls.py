@@ -622,7 +622,12 @@ def gen_mpi_wrapper(r, out):
     args = ', '.join(p.name for p in r.params)
     # what the real call is given: a status the program ignores is still
     # wanted for the bytes an MPI-IO call moved
-    cargs = ', '.join(('st_' + p.name) if p.kind == 'iostatus' else p.name for p in r.params)
+    # (the bytes an MPI-IO call moved), and a status a receive completes
+    # is wanted for its source and tag: a wildcard receive completed with
+    # MPI_STATUS_IGNORE is matched from them (paper 000 §III)
+    subst = {p.name for p in r.params
+             if p.kind in ('iostatus', 'status', 'statusarr') and p.dir != 'in'}
+    cargs = ', '.join(('st_' + p.name) if p.name in subst else p.name for p in r.params)
     layer = LAYERS[r.layer]
     o = out.write
     o('\nint %s(%s);\n' % (r.name, proto))
@@ -651,13 +656,24 @@ def gen_mpi_wrapper(r, out):
             late.append('tg_reqs_post(&rq_%s, %s, failed);' % (v, v))
         elif p.kind == 'info' and not r.name.startswith('MPI_Info_'):
             o('\tif (tg_unlikely(tg_info_on))\n\t\ttg_info_def(tgc.t, %s);\n' % v)
-        elif p.kind == 'iostatus':
-            o('\tMPI_Status tgs_%s, *st_%s = %s == MPI_STATUS_IGNORE ? &tgs_%s : %s;\n'
+        elif p.kind in ('iostatus', 'status') and v in subst:
+            o('\tMPI_Status tgs_%s = { 0 }, *st_%s = %s == MPI_STATUS_IGNORE ? &tgs_%s : %s;\n'
               % (v, v, v, v, v))
+        elif p.kind == 'statusarr' and v in subst:
+            # room for one status per request: Waitsome's count of
+            # statuses (*outcount) is known only after the call
+            rq = [q for q in r.params if q.kind == 'reqarr']
+            o('\tMPI_Status tgs_%s[TG_STATUSES_LOCAL], *st_%s = tg_statuses_pre(%s, %s, tgs_%s);\n'
+              % (v, v, v, mpi_len(rq[0] if rq else p), v))
+            late.append('tg_statuses_post(st_%s, %s, tgs_%s);' % (v, v, v))
     for p in r.recorded:
         if p.kind == 'pre':
             o('\tint64_t px_%s = %s;\n' % (p.name, p.karg))
-    o('\tret = real(%s);\n\ttg_end(&tgc);\n\tfailed = ret != MPI_SUCCESS;\n' % cargs)
+    o('\tret = real(%s);\n\ttg_end(&tgc);\n' % cargs)
+    for p in r.params:
+        if p.kind == 'statusarr' and p.name in subst:
+            o('\tret = tg_statuses_ret(ret, st_%s, %s, %s);\n' % (p.name, p.name, mpi_len(p)))
+    o('\tfailed = ret != MPI_SUCCESS;\n')
     for p in r.recorded:
         if p.kind == 'post':
             o('\tint64_t px_%s = %s;\n' % (p.name, p.karg))
@@ -697,13 +713,14 @@ def gen_mpi_wrapper(r, out):
         elif k == 'outintarr':
             o('\tTG_PUT_ARR(&tgc, failed ? NULL : %s, %s);\n' % (v, mpi_len(p)))
         elif k == 'status':
-            o('\ttg_put_status(&tgc, failed ? NULL : %s);\n' % v)
+            o('\ttg_put_status(&tgc, failed ? NULL : %s%s);\n' % ('st_' if v in subst else '', v))
         elif k == 'iostatus':
             o('\ttg_put_iostatus(&tgc, failed ? NULL : st_%s);\n' % v)
         elif k in ('pre', 'post'):
             o('\ttg_put_s(&tgc, px_%s);\n' % v)
         elif k == 'statusarr':
-            o('\ttg_put_statuses(&tgc, failed ? NULL : %s, %s);\n' % (v, mpi_len(p)))
+            o('\ttg_put_statuses(&tgc, failed ? NULL : %s%s, %s);\n' % (
+                'st_' if v in subst else '', v, mpi_len(p)))
         elif k == 'reqarr':
             o('\ttg_reqs_put(&tgc, &rq_%s);\n' % v)
         elif k.startswith('harr_') or k.startswith('hout_'):

@@ -94,6 +94,19 @@ int64_t tg_io_position(MPI_File fh) TG_HIDDEN;
 int64_t tg_io_shared(MPI_File fh) TG_HIDDEN;
 void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n) TG_HIDDEN;
 
+/*
+ * A program that passes MPI_STATUSES_IGNORE still gets its statuses
+ * recorded: tg_statuses_pre() gives the array to pass instead (@local, of
+ * TG_STATUSES_LOCAL entries, or a malloc'd one; the program's own if
+ * neither will do), tg_statuses_ret() turns the MPI_ERR_IN_STATUS that
+ * only a statuses array gets back into the first error, as the program
+ * would have had it, and tg_statuses_post() frees what pre allocated.
+ */
+#define TG_STATUSES_LOCAL 16
+MPI_Status *tg_statuses_pre(MPI_Status *st, long n, MPI_Status *local) TG_HIDDEN;
+int tg_statuses_ret(int ret, const MPI_Status *used, const MPI_Status *st, long n) TG_HIDDEN;
+void tg_statuses_post(MPI_Status *used, const MPI_Status *st, const MPI_Status *local) TG_HIDDEN;
+
 /* Requests of a wait/test call, captured before it (the call overwrites
  * completed ones with MPI_REQUEST_NULL). */
 struct tg_reqs {

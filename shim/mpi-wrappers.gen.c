@@ -5112,7 +5112,8 @@ TG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Improbe, TG_LAYER_MPI))
 		return real(source, tag, comm, flag, message, status);
-	ret = real(source, tag, comm, flag, message, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(source, tag, comm, flag, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	uint64_t hid_message = !failed && message ? tg_h_new(&tgc, TG_H_MSG, TG_HVAL(*message)) : 0;
@@ -5122,7 +5123,7 @@ TG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_put_u(&tgc, hid_message);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -5918,7 +5919,8 @@ TG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Stat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Iprobe, TG_LAYER_MPI))
 		return real(source, tag, comm, flag, status);
-	ret = real(source, tag, comm, flag, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(source, tag, comm, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -5926,7 +5928,7 @@ TG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Stat
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -6769,7 +6771,8 @@ TG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *messag
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Mprobe, TG_LAYER_MPI))
 		return real(source, tag, comm, message, status);
-	ret = real(source, tag, comm, message, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(source, tag, comm, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	uint64_t hid_message = !failed && message ? tg_h_new(&tgc, TG_H_MSG, TG_HVAL(*message)) : 0;
@@ -6778,7 +6781,7 @@ TG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *messag
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_u(&tgc, hid_message);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -6798,7 +6801,8 @@ TG_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message
 		return real(buf, count, datatype, message, status);
 	uint64_t hv_message = message ? TG_HVAL(*message) : 0;
 	uint64_t hid_message = message ? tg_h_enc(TG_H_MSG, hv_message) : 0;
-	ret = real(buf, count, datatype, message, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(buf, count, datatype, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -6806,7 +6810,7 @@ TG_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message
 	tg_put_s(&tgc, (int64_t)count);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_u(&tgc, hid_message);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
 		tg_h_free(TG_H_MSG, hv_message);
@@ -6827,7 +6831,8 @@ TG_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI
 		return real(buf, count, datatype, message, status);
 	uint64_t hv_message = message ? TG_HVAL(*message) : 0;
 	uint64_t hid_message = message ? tg_h_enc(TG_H_MSG, hv_message) : 0;
-	ret = real(buf, count, datatype, message, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(buf, count, datatype, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -6835,7 +6840,7 @@ TG_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI
 	tg_put_s(&tgc, (int64_t)count);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_u(&tgc, hid_message);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
 		tg_h_free(TG_H_MSG, hv_message);
@@ -8001,14 +8006,15 @@ TG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Probe, TG_LAYER_MPI))
 		return real(source, tag, comm, status);
-	ret = real(source, tag, comm, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(source, tag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -8231,7 +8237,8 @@ TG_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Recv, TG_LAYER_MPI))
 		return real(buf, count, datatype, source, tag, comm, status);
-	ret = real(buf, count, datatype, source, tag, comm, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(buf, count, datatype, source, tag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -8241,7 +8248,7 @@ TG_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -8259,7 +8266,8 @@ TG_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Recv_c, TG_LAYER_MPI))
 		return real(buf, count, datatype, source, tag, comm, status);
-	ret = real(buf, count, datatype, source, tag, comm, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(buf, count, datatype, source, tag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -8269,7 +8277,7 @@ TG_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int 
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -8784,13 +8792,14 @@ TG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Request_get_status, TG_LAYER_MPI))
 		return real(request, flag, status);
-	ret = real(request, flag, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(request, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_REQ, TG_HVAL(request)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -9608,7 +9617,8 @@ TG_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype send
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Sendrecv, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-	ret = real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -9623,7 +9633,7 @@ TG_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype send
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)recvtag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -9641,7 +9651,8 @@ TG_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Sendrecv_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-	ret = real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -9656,7 +9667,7 @@ TG_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)recvtag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -9674,7 +9685,8 @@ TG_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Sendrecv_replace, TG_LAYER_MPI))
 		return real(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-	ret = real(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(buf, count, datatype, dest, sendtag, source, recvtag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -9686,7 +9698,7 @@ TG_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, 
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)recvtag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -9704,7 +9716,8 @@ TG_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype da
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Sendrecv_replace_c, TG_LAYER_MPI))
 		return real(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-	ret = real(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(buf, count, datatype, dest, sendtag, source, recvtag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -9716,7 +9729,7 @@ TG_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype da
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)recvtag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -10174,11 +10187,12 @@ TG_EXPORT int MPI_Status_set_cancelled(MPI_Status *status, int flag)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Status_set_cancelled, TG_LAYER_MPI))
 		return real(status, flag);
-	ret = real(status, flag);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(st_status, flag);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_put_s(&tgc, (int64_t)flag);
 	tg_rec_commit(&tgc);
 	(void)failed;
@@ -10197,11 +10211,12 @@ TG_EXPORT int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Status_set_elements, TG_LAYER_MPI))
 		return real(status, datatype, count);
-	ret = real(status, datatype, count);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(st_status, datatype, count);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, (int64_t)count);
 	tg_rec_commit(&tgc);
@@ -10221,11 +10236,12 @@ TG_EXPORT int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatyp
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Status_set_elements_x, TG_LAYER_MPI))
 		return real(status, datatype, count);
-	ret = real(status, datatype, count);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(st_status, datatype, count);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, (int64_t)count);
 	tg_rec_commit(&tgc);
@@ -10247,13 +10263,14 @@ TG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		return real(request, flag, status);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
 	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
-	ret = real(request, flag, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(request, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, hid_request);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
 		tg_h_free(TG_H_REQ, hv_request);
@@ -10297,8 +10314,10 @@ TG_EXPORT int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag, 
 		return real(count, array_of_requests, flag, array_of_statuses);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (count));
-	ret = real(count, array_of_requests, flag, array_of_statuses);
+	MPI_Status tgs_array_of_statuses[TG_STATUSES_LOCAL], *st_array_of_statuses = tg_statuses_pre(array_of_statuses, (count), tgs_array_of_statuses);
+	ret = real(count, array_of_requests, flag, st_array_of_statuses);
 	tg_end(&tgc);
+	ret = tg_statuses_ret(ret, st_array_of_statuses, array_of_statuses, (count));
 	failed = ret != MPI_SUCCESS;
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
 	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((count));
@@ -10306,9 +10325,10 @@ TG_EXPORT int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag, 
 	tg_put_s(&tgc, (int64_t)count);
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_statuses(&tgc, failed ? NULL : array_of_statuses, (count));
+	tg_put_statuses(&tgc, failed ? NULL : st_array_of_statuses, (count));
 	tg_rec_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
+	tg_statuses_post(st_array_of_statuses, array_of_statuses, tgs_array_of_statuses);
 	return ret;
 }
 
@@ -10326,7 +10346,8 @@ TG_EXPORT int MPI_Testany(int count, MPI_Request *array_of_requests, int *indx, 
 		return real(count, array_of_requests, indx, flag, status);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (count));
-	ret = real(count, array_of_requests, indx, flag, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(count, array_of_requests, indx, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
@@ -10335,7 +10356,7 @@ TG_EXPORT int MPI_Testany(int count, MPI_Request *array_of_requests, int *indx, 
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && indx ? (int64_t)*indx : 0);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
 	return ret;
@@ -10355,8 +10376,10 @@ TG_EXPORT int MPI_Testsome(int incount, MPI_Request *array_of_requests, int *out
 		return real(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (incount));
-	ret = real(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+	MPI_Status tgs_array_of_statuses[TG_STATUSES_LOCAL], *st_array_of_statuses = tg_statuses_pre(array_of_statuses, (incount), tgs_array_of_statuses);
+	ret = real(incount, array_of_requests, outcount, array_of_indices, st_array_of_statuses);
 	tg_end(&tgc);
+	ret = tg_statuses_ret(ret, st_array_of_statuses, array_of_statuses, (tg_nonneg(*outcount)));
 	failed = ret != MPI_SUCCESS;
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
 	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_nonneg(*outcount)));
@@ -10366,9 +10389,10 @@ TG_EXPORT int MPI_Testsome(int incount, MPI_Request *array_of_requests, int *out
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && outcount ? (int64_t)*outcount : 0);
 	TG_PUT_ARR(&tgc, failed ? NULL : array_of_indices, (tg_nonneg(*outcount)));
-	tg_put_statuses(&tgc, failed ? NULL : array_of_statuses, (tg_nonneg(*outcount)));
+	tg_put_statuses(&tgc, failed ? NULL : st_array_of_statuses, (tg_nonneg(*outcount)));
 	tg_rec_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
+	tg_statuses_post(st_array_of_statuses, array_of_statuses, tgs_array_of_statuses);
 	return ret;
 }
 
@@ -12012,12 +12036,13 @@ TG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 		return real(request, status);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
 	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
-	ret = real(request, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(request, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, hid_request);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
 		tg_h_free(TG_H_REQ, hv_request);
@@ -12038,17 +12063,20 @@ TG_EXPORT int MPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status 
 		return real(count, array_of_requests, array_of_statuses);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (count));
-	ret = real(count, array_of_requests, array_of_statuses);
+	MPI_Status tgs_array_of_statuses[TG_STATUSES_LOCAL], *st_array_of_statuses = tg_statuses_pre(array_of_statuses, (count), tgs_array_of_statuses);
+	ret = real(count, array_of_requests, st_array_of_statuses);
 	tg_end(&tgc);
+	ret = tg_statuses_ret(ret, st_array_of_statuses, array_of_statuses, (count));
 	failed = ret != MPI_SUCCESS;
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
 	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((count));
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_s(&tgc, (int64_t)count);
 	tg_reqs_put(&tgc, &rq_array_of_requests);
-	tg_put_statuses(&tgc, failed ? NULL : array_of_statuses, (count));
+	tg_put_statuses(&tgc, failed ? NULL : st_array_of_statuses, (count));
 	tg_rec_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
+	tg_statuses_post(st_array_of_statuses, array_of_statuses, tgs_array_of_statuses);
 	return ret;
 }
 
@@ -12066,7 +12094,8 @@ TG_EXPORT int MPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, 
 		return real(count, array_of_requests, indx, status);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (count));
-	ret = real(count, array_of_requests, indx, status);
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	ret = real(count, array_of_requests, indx, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
@@ -12074,7 +12103,7 @@ TG_EXPORT int MPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, 
 	tg_put_s(&tgc, (int64_t)count);
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && indx ? (int64_t)*indx : 0);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : st_status);
 	tg_rec_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
 	return ret;
@@ -12094,8 +12123,10 @@ TG_EXPORT int MPI_Waitsome(int incount, MPI_Request *array_of_requests, int *out
 		return real(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (incount));
-	ret = real(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+	MPI_Status tgs_array_of_statuses[TG_STATUSES_LOCAL], *st_array_of_statuses = tg_statuses_pre(array_of_statuses, (incount), tgs_array_of_statuses);
+	ret = real(incount, array_of_requests, outcount, array_of_indices, st_array_of_statuses);
 	tg_end(&tgc);
+	ret = tg_statuses_ret(ret, st_array_of_statuses, array_of_statuses, (tg_nonneg(*outcount)));
 	failed = ret != MPI_SUCCESS;
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
 	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_nonneg(*outcount)));
@@ -12105,9 +12136,10 @@ TG_EXPORT int MPI_Waitsome(int incount, MPI_Request *array_of_requests, int *out
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && outcount ? (int64_t)*outcount : 0);
 	TG_PUT_ARR(&tgc, failed ? NULL : array_of_indices, (tg_nonneg(*outcount)));
-	tg_put_statuses(&tgc, failed ? NULL : array_of_statuses, (tg_nonneg(*outcount)));
+	tg_put_statuses(&tgc, failed ? NULL : st_array_of_statuses, (tg_nonneg(*outcount)));
 	tg_rec_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
+	tg_statuses_post(st_array_of_statuses, array_of_statuses, tgs_array_of_statuses);
 	return ret;
 }
 
@@ -14084,7 +14116,7 @@ TG_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype data
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14113,7 +14145,7 @@ TG_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14196,7 +14228,7 @@ TG_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_D
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14225,7 +14257,7 @@ TG_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14250,7 +14282,7 @@ TG_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int co
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14278,7 +14310,7 @@ TG_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, in
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14358,7 +14390,7 @@ TG_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all_c, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14386,7 +14418,7 @@ TG_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *statu
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14411,7 +14443,7 @@ TG_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_c, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14439,7 +14471,7 @@ TG_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14468,7 +14500,7 @@ TG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14547,7 +14579,7 @@ TG_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, M
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14576,7 +14608,7 @@ TG_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *stat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14601,7 +14633,7 @@ TG_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Dataty
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_shared, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14632,7 +14664,7 @@ TG_EXPORT int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_shared_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14834,7 +14866,7 @@ TG_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Dataty
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14863,7 +14895,7 @@ TG_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Da
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14946,7 +14978,7 @@ TG_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14975,7 +15007,7 @@ TG_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *s
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15000,7 +15032,7 @@ TG_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf,
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15028,7 +15060,7 @@ TG_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15108,7 +15140,7 @@ TG_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all_c, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15136,7 +15168,7 @@ TG_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15161,7 +15193,7 @@ TG_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *bu
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_c, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15189,7 +15221,7 @@ TG_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -15218,7 +15250,7 @@ TG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15297,7 +15329,7 @@ TG_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count c
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15326,7 +15358,7 @@ TG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Statu
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15351,7 +15383,7 @@ TG_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_shared, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -15382,7 +15414,7 @@ TG_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count co
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_shared_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);

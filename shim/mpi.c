@@ -506,6 +506,36 @@ void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n)
 	}
 }
 
+MPI_Status *tg_statuses_pre(MPI_Status *st, long n, MPI_Status *local)
+{
+	MPI_Status *m;
+
+	if (st != MPI_STATUSES_IGNORE || n <= 0)
+		return st;
+	if (n <= TG_STATUSES_LOCAL)
+		return local;
+	m = malloc((size_t)n * sizeof(*m));
+	return m ? m : st;
+}
+
+int tg_statuses_ret(int ret, const MPI_Status *used, const MPI_Status *st, long n)
+{
+	long i;
+
+	if (used == st || ret != MPI_ERR_IN_STATUS)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (used[i].MPI_ERROR != MPI_SUCCESS && used[i].MPI_ERROR != MPI_ERR_PENDING)
+			return used[i].MPI_ERROR;
+	return ret;
+}
+
+void tg_statuses_post(MPI_Status *used, const MPI_Status *st, const MPI_Status *local)
+{
+	if (used != st && used != local)
+		free(used);
+}
+
 /* The occurrences of a shared request value in an array take its queued
  * ids in order. */
 static void shared_ids(struct tg_reqs *r)

@@ -16,7 +16,7 @@
 
 bats_require_minimum_version 1.5.0
 
-PROGS="eager anysrc waitany ibcast split inter persist sendrecv coll scan mpiio"
+PROGS="eager anysrc waitany ibcast split inter persist sendrecv coll scan mpiio ignore"
 
 setup_file() {
 	export B=$BATS_FILE_TMPDIR
@@ -27,7 +27,7 @@ setup_file() {
 	for p in $PROGS; do
 		case $p in
 		eager|waitany|persist) np=2 ;;
-		anysrc) np=3 ;;
+		anysrc|ignore) np=3 ;;
 		*) np=4 ;;
 		esac
 		mpicc.mpich -O2 -Wall -Wextra -o "$B/$p" "$TG_TOP/tests/hb/$p.c"
@@ -176,6 +176,19 @@ tab() {
 	[ "$counted" = "nodes=4 extra=0 edges=3 problems=0" ]
 	run -0 hb-build -s "$B/eager.hb"
 	[ "$(stat edges.message)" = 2 ] && [ "$(stat edges.sync)" = 1 ]
+}
+
+@test "wildcard receives completed with MPI_STATUS_IGNORE by every completion call: all matched (3 ranks)" {
+	needmpi
+	# Recv, Wait, Test, Waitany, Testany, Waitall, Testall, Waitsome,
+	# Testsome, Request_get_status, Sendrecv and a Waitall of two: the
+	# tracer passes statuses of its own, so each is recorded and matched
+	[ ! -s "$B/ignore.err" ]
+	run -0 --separate-stderr hb-build -s "$B/ignore.hb"
+	[ "$(stat messages)" = 26 ] && [ "$(stat edges.message)" = 26 ] && [ "$(stat problems)" = 0 ]
+	# and the program saw MPI_STATUS_IGNORE: the records show what came
+	[ "$(grep -c $'^0\t.*\tMPI_Waitall\t0\t.*array_of_statuses=\[{src:[12],tag:10[12]}' "$B/ignore.txt")" = 2 ]
+	grep -q $'^0\t.*\tMPI_Waitsome\t0\t.*array_of_statuses=\[{src:[12],tag:10[12]}\]' "$B/ignore.txt"
 }
 
 @test "a wildcard receive racing two senders: matched from its status (3 ranks)" {
