@@ -657,7 +657,8 @@ def gen_mpi_wrapper(r, out):
         elif p.kind == 'info' and not r.name.startswith('MPI_Info_'):
             o('\tif (tg_unlikely(tg_info_on))\n\t\ttg_info_def(tgc.t, %s);\n' % v)
         elif p.kind in ('iostatus', 'status') and v in subst:
-            o('\tMPI_Status tgs_%s = { 0 }, *st_%s = %s == MPI_STATUS_IGNORE ? &tgs_%s : %s;\n'
+            # the standard's empty status, for a call that sets none
+            o('\tMPI_Status tgs_%s = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_%s = %s == MPI_STATUS_IGNORE ? &tgs_%s : %s;\n'
               % (v, v, v, v, v))
         elif p.kind == 'statusarr' and v in subst:
             # room for one status per request: Waitsome's count of

@@ -5112,7 +5112,7 @@ TG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Improbe, TG_LAYER_MPI))
 		return real(source, tag, comm, flag, message, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(source, tag, comm, flag, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -5919,7 +5919,7 @@ TG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Stat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Iprobe, TG_LAYER_MPI))
 		return real(source, tag, comm, flag, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(source, tag, comm, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6771,7 +6771,7 @@ TG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *messag
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Mprobe, TG_LAYER_MPI))
 		return real(source, tag, comm, message, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(source, tag, comm, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6801,7 +6801,7 @@ TG_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message
 		return real(buf, count, datatype, message, status);
 	uint64_t hv_message = message ? TG_HVAL(*message) : 0;
 	uint64_t hid_message = message ? tg_h_enc(TG_H_MSG, hv_message) : 0;
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(buf, count, datatype, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6831,7 +6831,7 @@ TG_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI
 		return real(buf, count, datatype, message, status);
 	uint64_t hv_message = message ? TG_HVAL(*message) : 0;
 	uint64_t hid_message = message ? tg_h_enc(TG_H_MSG, hv_message) : 0;
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(buf, count, datatype, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8006,7 +8006,7 @@ TG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Probe, TG_LAYER_MPI))
 		return real(source, tag, comm, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(source, tag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8237,7 +8237,7 @@ TG_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Recv, TG_LAYER_MPI))
 		return real(buf, count, datatype, source, tag, comm, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(buf, count, datatype, source, tag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8266,7 +8266,7 @@ TG_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Recv_c, TG_LAYER_MPI))
 		return real(buf, count, datatype, source, tag, comm, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(buf, count, datatype, source, tag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8792,7 +8792,7 @@ TG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Request_get_status, TG_LAYER_MPI))
 		return real(request, flag, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(request, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9617,7 +9617,7 @@ TG_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype send
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Sendrecv, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9651,7 +9651,7 @@ TG_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Sendrecv_c, TG_LAYER_MPI))
 		return real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9685,7 +9685,7 @@ TG_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Sendrecv_replace, TG_LAYER_MPI))
 		return real(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(buf, count, datatype, dest, sendtag, source, recvtag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9716,7 +9716,7 @@ TG_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype da
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Sendrecv_replace_c, TG_LAYER_MPI))
 		return real(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(buf, count, datatype, dest, sendtag, source, recvtag, comm, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -10187,7 +10187,7 @@ TG_EXPORT int MPI_Status_set_cancelled(MPI_Status *status, int flag)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Status_set_cancelled, TG_LAYER_MPI))
 		return real(status, flag);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(st_status, flag);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -10211,7 +10211,7 @@ TG_EXPORT int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Status_set_elements, TG_LAYER_MPI))
 		return real(status, datatype, count);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(st_status, datatype, count);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -10236,7 +10236,7 @@ TG_EXPORT int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatyp
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Status_set_elements_x, TG_LAYER_MPI))
 		return real(status, datatype, count);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(st_status, datatype, count);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -10263,7 +10263,7 @@ TG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		return real(request, flag, status);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
 	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(request, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -10346,7 +10346,7 @@ TG_EXPORT int MPI_Testany(int count, MPI_Request *array_of_requests, int *indx, 
 		return real(count, array_of_requests, indx, flag, status);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (count));
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(count, array_of_requests, indx, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12036,7 +12036,7 @@ TG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 		return real(request, status);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
 	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(request, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -12094,7 +12094,7 @@ TG_EXPORT int MPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, 
 		return real(count, array_of_requests, indx, status);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (count));
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(count, array_of_requests, indx, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14116,7 +14116,7 @@ TG_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype data
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14145,7 +14145,7 @@ TG_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14228,7 +14228,7 @@ TG_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_D
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14257,7 +14257,7 @@ TG_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_all_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14282,7 +14282,7 @@ TG_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int co
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14310,7 +14310,7 @@ TG_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, in
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14390,7 +14390,7 @@ TG_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, 
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all_c, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14418,7 +14418,7 @@ TG_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *statu
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_all_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14443,7 +14443,7 @@ TG_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_at_c, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14471,7 +14471,7 @@ TG_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14500,7 +14500,7 @@ TG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14579,7 +14579,7 @@ TG_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, M
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14608,7 +14608,7 @@ TG_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *stat
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14633,7 +14633,7 @@ TG_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Dataty
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_shared, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14664,7 +14664,7 @@ TG_EXPORT int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_shared_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14866,7 +14866,7 @@ TG_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Dataty
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14895,7 +14895,7 @@ TG_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Da
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -14978,7 +14978,7 @@ TG_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -15007,7 +15007,7 @@ TG_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *s
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_all_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15032,7 +15032,7 @@ TG_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf,
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15060,7 +15060,7 @@ TG_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15140,7 +15140,7 @@ TG_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all_c, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15168,7 +15168,7 @@ TG_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_all_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15193,7 +15193,7 @@ TG_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *bu
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_at_c, TG_LAYER_MPIIO))
 		return real(fh, offset, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, offset, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15221,7 +15221,7 @@ TG_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_position = tg_io_position(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -15250,7 +15250,7 @@ TG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MP
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15329,7 +15329,7 @@ TG_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count c
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15358,7 +15358,7 @@ TG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Statu
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_end, TG_LAYER_MPIIO))
 		return real(fh, buf, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(fh, buf, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15383,7 +15383,7 @@ TG_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_shared, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
@@ -15414,7 +15414,7 @@ TG_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count co
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_shared_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
-	MPI_Status tgs_status = { 0 }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);

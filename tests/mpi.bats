@@ -152,7 +152,7 @@ sorted() {
 	MPI_Irecv 0 buf=b count=1 datatype=MPI_INT source=1 tag=8 comm=MPI_COMM_WORLD request=r2
 	MPI_Irecv 0 buf=b count=1 datatype=MPI_INT source=1 tag=9 comm=MPI_COMM_WORLD request=r3
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=1 tag=6 comm=MPI_COMM_WORLD
-	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=1 tag=10 comm=MPI_COMM_WORLD status=-
+	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=1 tag=10 comm=MPI_COMM_WORLD status={src:1,tag:10}
 	MPI_Testsome 0 incount=3 array_of_requests=[r1,r2,r3] outcount=2 array_of_indices=[0,2] array_of_statuses=[{src:1,tag:7},{src:1,tag:9}]
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=1 tag=6 comm=MPI_COMM_WORLD
 	MPI_Wait 0 request=r2 status={src:1,tag:8}
@@ -267,9 +267,9 @@ sorted() {
 	MPI_Scan 0 sendbuf=b recvbuf=b count=1 datatype=MPI_INT op=MPI_SUM comm=MPI_COMM_WORLD
 	MPI_Exscan 0 sendbuf=b recvbuf=b count=1 datatype=MPI_INT op=MPI_SUM comm=MPI_COMM_WORLD
 	MPI_Ibcast 0 buffer=b count=4 datatype=MPI_INT root=0 comm=MPI_COMM_WORLD request=r1
-	MPI_Wait 0 request=r1 status=-
+	MPI_Wait 0 request=r1 status={src:2,tag:24}
 	MPI_Iallreduce 0 sendbuf=b recvbuf=b count=1 datatype=MPI_INT op=MPI_SUM comm=MPI_COMM_WORLD request=r1
-	MPI_Wait 0 request=r1 status=-
+	MPI_Wait 0 request=r1 status={src:2,tag:24}
 	MPI_Finalize 0
 	EOF
 }
@@ -658,8 +658,8 @@ under() {
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
-	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status=-
-	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status=-
+	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status={src:0,tag:0}
+	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status={src:0,tag:0}
 	MPI_Finalize 0
 	EOF
 }
@@ -679,8 +679,8 @@ under() {
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
-	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status=-
-	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status=-
+	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status={src:0,tag:0}
+	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status={src:0,tag:0}
 	printf 14 format="%d: received %d\n"
 	MPI_Finalize 0
 	EOF
