@@ -318,7 +318,7 @@ bench: all
 DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev \
 	libjansson-dev libsqlite3-dev bats libhdf5-mpich-dev hdf5-tools \
 	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar gfortran \
-	netpipe-mpich2 nwchem-mpich
+	netpipe-mpich2 nwchem-mpich otf2-tools chromium libxml2-utils clang afl++
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
