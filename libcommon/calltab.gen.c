@@ -86,9 +86,11 @@ static const struct tg_argdesc a_fcntl[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
 	{ "cmd", TG_K_FCNTL, TG_IN, TG_H_NONE },
 	{ "arg", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "lock", TG_K_FLOCK, TG_INOUT, TG_H_NONE },
 };
 static const struct tg_iorole r_fcntl[] = {
 	{ TG_IO_FCNTL, TG_OFF_NONE, TG_LEN_NONE, 0, 1, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_LOCK, TG_OFF_ARG, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pipe[] = {
 	{ "fds", TG_K_INTARR, TG_OUT, TG_H_NONE },
@@ -101,9 +103,34 @@ static const struct tg_argdesc a_fcntl64[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
 	{ "cmd", TG_K_FCNTL, TG_IN, TG_H_NONE },
 	{ "arg", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "lock", TG_K_FLOCK, TG_INOUT, TG_H_NONE },
 };
 static const struct tg_iorole r_fcntl64[] = {
 	{ TG_IO_FCNTL, TG_OFF_NONE, TG_LEN_NONE, 0, 1, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_LOCK, TG_OFF_ARG, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_flock[] = {
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "operation", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_iorole r_flock[] = {
+	{ TG_IO_LOCK, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_lockf[] = {
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "cmd", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+};
+static const struct tg_iorole r_lockf[] = {
+	{ TG_IO_LOCK, TG_OFF_POS, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
+};
+static const struct tg_argdesc a_lockf64[] = {
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "cmd", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+};
+static const struct tg_iorole r_lockf64[] = {
+	{ TG_IO_LOCK, TG_OFF_POS, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
 };
 static const struct tg_argdesc a_read[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
@@ -7010,10 +7037,13 @@ static const struct tg_calldesc calls[] = {
 	{ 8, TG_LAYER_POSIX, TG_K_FD, 1, TG_H_NONE, 1, "dup", a_dup, r_dup, NULL },
 	{ 9, TG_LAYER_POSIX, TG_K_FD, 2, TG_H_NONE, 1, "dup2", a_dup2, r_dup2, NULL },
 	{ 10, TG_LAYER_POSIX, TG_K_FD, 3, TG_H_NONE, 1, "dup3", a_dup3, r_dup3, NULL },
-	{ 11, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "fcntl", a_fcntl, r_fcntl, NULL },
+	{ 11, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 2, "fcntl", a_fcntl, r_fcntl, NULL },
 	{ 12, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "pipe", a_pipe, NULL, NULL },
 	{ 13, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "pipe2", a_pipe2, NULL, NULL },
-	{ 14, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "fcntl64", a_fcntl64, r_fcntl64, NULL },
+	{ 14, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 2, "fcntl64", a_fcntl64, r_fcntl64, NULL },
+	{ 15, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "flock", a_flock, r_flock, NULL },
+	{ 16, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "lockf", a_lockf, r_lockf, NULL },
+	{ 17, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "lockf64", a_lockf64, r_lockf64, NULL },
 	{ 20, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "read", a_read, r_read, NULL },
 	{ 21, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "write", a_write, r_write, NULL },
 	{ 22, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "pread", a_pread, r_pread, NULL },

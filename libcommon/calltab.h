@@ -50,6 +50,8 @@ enum tg_kind {
 			  * count + 1, then zig-zag each (enum tg_dims) */
 	TG_K_ENUM,	 /* named constant: zig-zag varint, printed from the
 			  * table argdesc.sub names (enum tg_enum) */
+	TG_K_FLOCK,	 /* struct flock in or out: varint 0 (none), or 5 and
+			  * zig-zag l_type, l_whence, l_start, l_len, l_pid */
 	TG_K_COUNT
 };
 
@@ -105,6 +107,10 @@ enum tg_io {
 	TG_IO_VIEW,	/* MPI file h: a disp, b etype, c filetype */
 	TG_IO_FORK,	/* the child inherits the descriptors */
 	TG_IO_UNPLACED,	/* moves bytes the record cannot place (mmap, fputs) */
+	TG_IO_LOCK,	/* a record lock on handle h: a is the command, the
+			 * range is off (enum tg_off: TG_OFF_ARG a struct
+			 * flock in offarg, TG_OFF_POS lenarg bytes from the
+			 * position (lockf), TG_OFF_NONE the whole file) */
 	TG_IO_COUNT
 };
 

@@ -14,6 +14,9 @@
 #define TG_FN_dup3 10
 #define TG_FN_fcntl 11
 #define TG_FN_fcntl64 14
+#define TG_FN_flock 15
+#define TG_FN_lockf 16
+#define TG_FN_lockf64 17
 #define TG_FN_pipe 12
 #define TG_FN_pipe2 13
 #define TG_FN_read 20

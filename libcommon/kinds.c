@@ -60,4 +60,6 @@ const struct tg_kindops tg_kinds[TG_K_COUNT] = {
 			      tg_sk_get_hsizes, tg_sk_skip_hsizes),
 	[TG_K_ENUM] = ROW("enum", 0, tg_rk_put_s, tg_rk_get_s, tg_sk_put_plain, tg_sk_get_plain,
 			  tg_sk_skip_plain),
+	[TG_K_FLOCK] = ROW("flock", 1, tg_rk_put_sarr, tg_rk_get_flock, tg_sk_put_arr,
+			   tg_sk_get_arr, tg_sk_skip_arr),
 };

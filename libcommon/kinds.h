@@ -63,6 +63,7 @@ int tg_rk_get_hsizes(struct tg_recin *in, struct tg_val *v);
 int tg_rk_get_iostatus(struct tg_recin *in, struct tg_val *v);
 int tg_rk_get_status(struct tg_recin *in, struct tg_val *v);
 int tg_rk_get_statuses(struct tg_recin *in, struct tg_val *v);
+int tg_rk_get_flock(struct tg_recin *in, struct tg_val *v);
 
 /* cfgsig.c */
 int tg_sk_put_plain(struct tg_sigenc *e, int i, const struct tg_val *v);

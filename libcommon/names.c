@@ -106,6 +106,16 @@ const char *tg_fcntl_name(int64_t cmd)
 	}
 }
 
+const char *tg_locktype_name(int64_t t)
+{
+	switch (t) {
+	case F_RDLCK: return "F_RDLCK";
+	case F_WRLCK: return "F_WRLCK";
+	case F_UNLCK: return "F_UNLCK";
+	default: return NULL;
+	}
+}
+
 const char *tg_errno_name(int e)
 {
 	return strerrorname_np(e);

@@ -18,6 +18,9 @@ const char *tg_whence_name(int64_t w);
 /* "F_GETFL"...; NULL if unknown. */
 const char *tg_fcntl_name(int64_t cmd);
 
+/* A struct flock's l_type: "F_RDLCK", "F_WRLCK", "F_UNLCK"; NULL if unknown. */
+const char *tg_locktype_name(int64_t t);
+
 /* "ENOENT"...; NULL if unknown. */
 const char *tg_errno_name(int e);
 

@@ -383,6 +383,19 @@ int tg_rk_get_sarr(struct tg_recin *in, struct tg_val *v)
 	return get_arr(in, v, 1, 1);
 }
 
+/* A struct flock: none (0) or its five fields.  A record that ends
+ * before it was written by a tracer that did not record it: none. */
+int tg_rk_get_flock(struct tg_recin *in, struct tg_val *v)
+{
+	if (in->p == in->end) {
+		v->i = 0;
+		return 0;
+	}
+	if (get_arr(in, v, 1, 1) < 0 || (v->i != 0 && v->i != 5))
+		return -1;
+	return 0;
+}
+
 int tg_rk_get_statuses(struct tg_recin *in, struct tg_val *v)
 {
 	return get_arr(in, v, 1, 2);

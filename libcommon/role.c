@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "role.h"
 #include "tg.h"
@@ -194,6 +196,90 @@ static int open_role(const struct tg_tline *t, const struct tg_calldesc *d,
 	return bad ? -1 : 0;
 }
 
+/* A struct flock as trace-decode prints it, "{F_WRLCK,SEEK_SET,0,4096}"
+ * (maybe ",pid:N" after): its type (TG_LOCK_*), whence, start and length.
+ * -1 if it is not one. */
+static int flock_text(const char *v, struct tg_ioact *a)
+{
+	char f[4][32];
+	const char *p = v;
+	int i, n;
+
+	if (!v || *p++ != '{')
+		return -1;
+	for (i = 0; i < 4; i++) {
+		n = (int)strcspn(p, ",}");
+		if (n == 0 || n >= (int)sizeof(f[i]) || p[n] != (i < 3 ? ',' : p[n]))
+			return -1;
+		memcpy(f[i], p, (size_t)n);
+		f[i][n] = 0;
+		p += n + 1;
+	}
+	if (p[-1] == '}' ? *p != 0 : strncmp(p, "pid:", 4) != 0)
+		return -1;
+	if (strcmp(f[0], "F_UNLCK") == 0)
+		a->lock = TG_LOCK_UN;
+	else if (strcmp(f[0], "F_RDLCK") == 0)
+		a->lock = TG_LOCK_RD;
+	else if (strcmp(f[0], "F_WRLCK") == 0)
+		a->lock = TG_LOCK_WR;
+	else
+		return -1;
+	a->whence = whence(f[1]);
+	if (a->whence < 0 || tg_tint(f[2], &a->pos) < 0 || tg_tint(f[3], &a->len) < 0)
+		return -1;
+	return 0;
+}
+
+/* lock(H,CMD,RANGE): the lock or unlock, its range as the record gives
+ * it (the handle's position and the file's size are the caller's). */
+static int lock_role(const struct tg_tline *t, const struct tg_calldesc *d,
+		     const struct tg_iorole *r, struct tg_ioact *a)
+{
+	const char *cmd = arg(t, d, r->a), *v;
+	int64_t n;
+
+	key(t, d, r->h, a->h);
+	a->off = r->off;
+	a->lock = TG_LOCK_NONE;
+	a->whence = 0;
+	a->pos = a->len = 0;
+	if (a->failed || !cmd)
+		return 0;
+	switch (r->off) {
+	case TG_OFF_ARG:	/* fcntl and its struct flock */
+		a->cmd = cmd;
+		if (strcmp(cmd, "F_SETLK") != 0 && strcmp(cmd, "F_SETLKW") != 0 &&
+		    strcmp(cmd, "F_OFD_SETLK") != 0 && strcmp(cmd, "F_OFD_SETLKW") != 0)
+			return 0;
+		v = arg(t, d, r->offarg);
+		if (!v || strcmp(v, "-") == 0)
+			return 0;	/* a trace of a tracer that did not record it */
+		return flock_text(v, a);
+	case TG_OFF_POS:	/* lockf: F_ULOCK 0, F_LOCK 1, F_TLOCK 2, F_TEST 3 */
+		if (tg_tint(cmd, &n) < 0 || num(t, d, r->lenarg, 0, &a->len) < 0)
+			return -1;
+		a->whence = 1;
+		if (n == F_ULOCK)
+			a->lock = TG_LOCK_UN;
+		else if (n == F_LOCK || n == F_TLOCK)
+			a->lock = TG_LOCK_WR;
+		return 0;
+	default:		/* flock: the whole file */
+		if (tg_tint(cmd, &n) < 0)
+			return -1;
+		a->lockclass = TG_LKC_FLOCK;
+		n &= ~(int64_t)LOCK_NB;
+		if (n == LOCK_UN)
+			a->lock = TG_LOCK_UN;
+		else if (n == LOCK_SH)
+			a->lock = TG_LOCK_RD;
+		else if (n == LOCK_EX)
+			a->lock = TG_LOCK_WR;
+		return 0;
+	}
+}
+
 /* The rest: what one role's fields name. */
 static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		      const struct tg_iorole *r, const char *cwd, struct tg_ioact *a)
@@ -262,6 +348,8 @@ int tg_io_actions(const struct tg_tline *t, const struct tg_calldesc *d, const c
 			rc = data(t, d, r, a);
 		else if (r->op == TG_IO_OPEN || r->op == TG_IO_REOPEN)
 			rc = open_role(t, d, r, cwd, a);
+		else if (r->op == TG_IO_LOCK)
+			rc = lock_role(t, d, r, a);
 		else
 			rc = other_role(t, d, r, cwd, a);
 		if (rc < 0) {

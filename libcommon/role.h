@@ -39,10 +39,28 @@ struct tg_ioact {
 	const char *dtype;	/* data: the datatype; view: the etype */
 	const char *ftype;	/* view: the filetype */
 	const char *cmd;	/* fcntl: the command's name */
+	int8_t lock;		/* lock: TG_LOCK_* (whence, pos and len give
+				 * the range: len 0 is to the end of the file,
+				 * negative the bytes before pos) */
+	uint8_t lockclass;	/* lock: TG_LKC_*; locks of two classes never
+				 * exclude each other */
 	char *path;		/* open, reopen, truncate by path: absolute,
 				 * malloc'd (the caller frees it); NULL for a
 				 * directory or when the record has none */
 };
+
+/* What a lock action does (struct tg_ioact.lock). */
+enum tg_lockop {
+	TG_LOCK_NONE = -1,	/* nothing (F_GETLK, F_TEST, a failed call) */
+	TG_LOCK_UN = 0,		/* releases the range */
+	TG_LOCK_RD = 1,		/* a read (shared) lock on the range */
+	TG_LOCK_WR = 2,		/* a write (exclusive) lock on the range */
+};
+
+/* Which locks exclude each other: fcntl's and lockf's record locks
+ * (process-associated and open file description locks conflict with
+ * one another), flock's whole-file locks (Linux keeps them apart). */
+enum tg_lockclass { TG_LKC_POSIX = 0, TG_LKC_FLOCK = 1 };
 
 /*
  * The return value of call line @t as a number: a stream "s4" is 4, NULL

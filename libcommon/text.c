@@ -261,6 +261,35 @@ static void sb_octal(struct sb *b, uint64_t v)
 	sb_mem(b, t + n, sizeof(t) - (size_t)n);
 }
 
+/* A struct flock: "{F_WRLCK,SEEK_SET,0,4096}", the owner F_GETLK found
+ * appended as ",pid:N"; "-" when the record has none. */
+static void text_flock(struct sb *b, const struct tg_val *v)
+{
+	const char *n;
+	int i;
+
+	if (v->i != 5) {
+		sb_putc(b, '-');
+		return;
+	}
+	sb_putc(b, '{');
+	for (i = 0; i < 4; i++) {
+		if (i)
+			sb_putc(b, ',');
+		n = i == 0 ? tg_locktype_name(v->arr[0]) :
+		    i == 1 ? tg_whence_name(v->arr[1]) : NULL;
+		if (n)
+			sb_puts(b, n);
+		else
+			sb_i64(b, v->arr[i]);
+	}
+	if (v->arr[4]) {
+		sb_mem(b, ",pid:", 5);
+		sb_i64(b, v->arr[4]);
+	}
+	sb_putc(b, '}');
+}
+
 static void text_val(struct sb *b, int k, int sub, const struct tg_val *v)
 {
 	char buf[256];
@@ -296,6 +325,9 @@ static void text_val(struct sb *b, int k, int sub, const struct tg_val *v)
 		return;
 	case TG_K_MPIH:
 		sb_mpih(b, sub, (uint64_t)v->i);
+		return;
+	case TG_K_FLOCK:
+		text_flock(b, v);
 		return;
 	case TG_K_MPIHARR:
 		sb_putc(b, '[');
@@ -488,6 +520,12 @@ static json_t *json_val(int k, int sub, const struct tg_val *v)
 			return json_null();
 		return json_pack("{s:I,s:I}", "size", (json_int_t)v->i, "mode",
 				 (json_int_t)v->u);
+	case TG_K_FLOCK:
+		if (v->i != 5)
+			return json_null();
+		return json_pack("{s:I,s:I,s:I,s:I,s:I}", "type", (json_int_t)v->arr[0],
+				 "whence", (json_int_t)v->arr[1], "start", (json_int_t)v->arr[2],
+				 "len", (json_int_t)v->arr[3], "pid", (json_int_t)v->arr[4]);
 	case TG_K_IOV:
 	case TG_K_INTARR:
 		a = json_array();

@@ -34,7 +34,7 @@ KINDS = {
     'atpath': 'TG_K_PATH', 'stream': 'TG_K_STREAM', 'buf': 'TG_K_BUF',
     'dir': 'TG_K_DIR', 'whence': 'TG_K_WHENCE', 'stat': 'TG_K_STAT',
     'statx': 'TG_K_STAT', 'iov': 'TG_K_IOV', 'fcntl': 'TG_K_FCNTL',
-    'intarr': 'TG_K_INTARR', 'off': 'TG_K_SIGNED_OFF',
+    'intarr': 'TG_K_INTARR', 'off': 'TG_K_SIGNED_OFF', 'flock': 'TG_K_FLOCK',
     'offp': 'TG_K_SIGNED_OFF', 'sizep': 'TG_K_UINT', 'strp': 'TG_K_BUF',
     # MPI
     'status': 'TG_K_MPISTATUS', 'statusarr': 'TG_K_MPISTATUSES',
@@ -174,7 +174,7 @@ IO_OPS = {'read': 'TG_IO_READ', 'write': 'TG_IO_WRITE', 'open': 'TG_IO_OPEN',
           'close': 'TG_IO_CLOSE', 'dup': 'TG_IO_DUP', 'fcntl': 'TG_IO_FCNTL',
           'seek': 'TG_IO_SEEK', 'rewind': 'TG_IO_REWIND', 'sync': 'TG_IO_SYNC',
           'truncate': 'TG_IO_TRUNCATE', 'view': 'TG_IO_VIEW',
-          'fork': 'TG_IO_FORK', 'unplaced': 'TG_IO_UNPLACED'}
+          'fork': 'TG_IO_FORK', 'unplaced': 'TG_IO_UNPLACED', 'lock': 'TG_IO_LOCK'}
 # op -> the names of the fields its arguments go to, in order
 IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
@@ -225,6 +225,22 @@ def io_role(row, op, args, where):
             f['c'] = row.argidx(m.group(3), where)
         else:
             raise SystemExit('%s: bad length %r' % (where, args[2]))
+    elif op == 'lock':
+        if len(args) != 3:
+            raise SystemExit('%s: lock(handle,command,range)' % where)
+        f['h'] = row.argidx(args[0], where)
+        f['a'] = row.argidx(args[1], where)
+        m = re.match(r'^(flock|pos)\(([\w-]+)\)$', args[2])
+        if args[2] == 'whole':
+            f['off'] = 'TG_OFF_NONE'
+        elif m and m.group(1) == 'flock':
+            f['off'] = 'TG_OFF_ARG'
+            f['offarg'] = row.argidx(m.group(2), where)
+        elif m:
+            f['off'] = 'TG_OFF_POS'
+            f['lenarg'] = row.argidx(m.group(2), where)
+        else:
+            raise SystemExit('%s: bad lock range %r' % (where, args[2]))
     elif op == 'seek':
         if len(args) not in (2, 3):
             raise SystemExit('%s: seek(handle,ret) or seek(handle,offset,whence)' % where)

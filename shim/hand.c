@@ -189,6 +189,43 @@ static int fcntl_int_arg(int cmd)
 	}
 }
 
+/* The lock commands, whose argument is a struct flock: 1 if it is read
+ * (a set command), 2 if the call writes it (a get command), else 0. */
+static int fcntl_lock_arg(int cmd)
+{
+	switch (cmd) {
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		return 1;
+	case F_GETLK:
+	case F_OFD_GETLK:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* The struct flock argument (tangram-rec(5) kind flock): the lock asked
+ * for, or the one a get command found; none for other commands and when
+ * the struct cannot be read. */
+static void put_flock(struct tg_call *c, int cmd, const struct flock *lk, int failed)
+{
+	int how = fcntl_lock_arg(cmd);
+
+	if (!how || !lk || (failed && c->err == EFAULT) || (how == 2 && failed)) {
+		tg_put_u(c, 0);
+		return;
+	}
+	tg_put_u(c, 5);
+	tg_put_s(c, lk->l_type);
+	tg_put_s(c, lk->l_whence);
+	tg_put_s(c, (int64_t)lk->l_start);
+	tg_put_s(c, (int64_t)lk->l_len);
+	tg_put_s(c, how == 2 ? (int64_t)lk->l_pid : 0);
+}
+
 static int traced_fcntl(unsigned fn, void *real, int fd, int cmd, void *arg)
 {
 	struct tg_call c;
@@ -214,6 +251,7 @@ static int traced_fcntl(unsigned fn, void *real, int fd, int cmd, void *arg)
 	tg_put_s(&c, fd);
 	tg_put_s(&c, cmd);
 	tg_put_s(&c, fcntl_int_arg(cmd) ? (int)(intptr_t)arg : 0);
+	put_flock(&c, cmd, arg, ret == -1);
 	tg_rec_commit(&c);
 	if (dup && ret >= 0) {
 		int e = errno;

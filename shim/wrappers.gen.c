@@ -257,6 +257,110 @@ TG_EXPORT int dup3(int oldfd, int newfd, int flags)
 	return ret;
 }
 
+int flock(int fd, int operation);
+TG_EXPORT int flock(int fd, int operation)
+{
+	static int (*real)(int, int);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, int))tg_real("flock", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, operation);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_flock, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, operation);
+		return ret;
+	}
+	ret = real(fd, operation);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_s(&tgc, (int64_t)operation);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int lockf(int fd, int cmd, off_t len);
+TG_EXPORT int lockf(int fd, int cmd, off_t len)
+{
+	static int (*real)(int, int, off_t);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, int, off_t))tg_real("lockf", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, cmd, len);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_lockf, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, cmd, len);
+		return ret;
+	}
+	ret = real(fd, cmd, len);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_s(&tgc, (int64_t)cmd);
+	tg_put_s(&tgc, (int64_t)len);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int lockf64(int fd, int cmd, off64_t len);
+TG_EXPORT int lockf64(int fd, int cmd, off64_t len)
+{
+	static int (*real)(int, int, off64_t);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, int, off64_t))tg_real("lockf64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, cmd, len);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_lockf64, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, cmd, len);
+		return ret;
+	}
+	ret = real(fd, cmd, len);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_s(&tgc, (int64_t)cmd);
+	tg_put_s(&tgc, (int64_t)len);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
 int pipe(int *fds);
 TG_EXPORT int pipe(int *fds)
 {

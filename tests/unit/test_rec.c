@@ -231,6 +231,7 @@ static int rec_same(const struct tg_rec *w, const struct tg_rec *g, char *why, s
 			/* fall through */
 		case TG_K_IOV:
 		case TG_K_INTARR:
+		case TG_K_FLOCK:
 			if (a->i != b->i)
 				DIFF(name, "count %" PRId64, a->i, b->i);
 			for (k = 0; k < a->i; k++)
