@@ -235,6 +235,8 @@ struct rec {
 	int64_t pos, len, count;	/* as in struct tg_ioact */
 	uint8_t op, off, write, failed, append, trunc, mpi;
 	int8_t whence;
+	int8_t lock;		/* lock: enum tg_lockop */
+	uint8_t lockclass;	/* lock: enum tg_lockclass */
 	uint16_t func;
 	char k1[TG_KEYLEN], k2[TG_KEYLEN];	/* tg_ioact's h and h2 */
 	char *s;		/* a path; a view's etype NUL filetype; the
@@ -597,6 +599,53 @@ static void run_view(const struct rec *r)
 	m->ptr = 0;
 }
 
+/*
+ * A record lock taken or released: a #lock line with the byte range
+ * resolved against the descriptor's position (SEEK_CUR, lockf).  The
+ * file's size is not known from the trace (it may have existed before),
+ * so a SEEK_END lock is unplaced, and a SEEK_END unlock (or one before
+ * byte 0) releases the whole file: a lock is never thought held longer
+ * than it was.
+ */
+static void run_lock(const struct rec *r)
+{
+	static const char *const types[] = { "-", "R", "W" };
+	struct desc *d = desc_of(r->k1);
+	int64_t base = 0, start, end = -1;
+
+	if (!d || r->failed || r->lock == TG_LOCK_NONE)
+		return;
+	if (r->whence == 1)
+		base = (int64_t)d->off;
+	start = base + r->pos;
+	if (r->len > 0)
+		end = start + r->len;
+	else if (r->len < 0) {
+		end = start;
+		start += r->len;
+	}
+	if (r->whence == 2 || r->whence < 0 || start < 0) {
+		if (r->lock != TG_LOCK_UN) {
+			cur->unplaced++;
+			return;
+		}
+		start = 0;
+		end = -1;
+	}
+	announce(d->file);
+	printf("#lock\tfile=%u\trank=%s\tseq=%" PRIu64 "\tt=%" PRId64 ".%09" PRId64
+	       "\ttend=%" PRId64 ".%09" PRId64 "\tkind=%s\ttype=%s\tclass=%s\tstart=%" PRId64,
+	       d->file, cur->name, r->seq, r->t0 / 1000000000, r->t0 % 1000000000,
+	       r->t1 / 1000000000, r->t1 % 1000000000,
+	       r->lock == TG_LOCK_UN ? "unlock" : "lock", types[r->lock],
+	       r->lockclass == TG_LKC_FLOCK ? "flock" : "posix", start);
+	if (end < 0)
+		printf("\tend=-");
+	else
+		printf("\tend=%" PRId64, end);
+	printf("\tfunc=%s\n", fname(r->func));
+}
+
 static void run_fork(const struct rec *r)
 {
 	struct forked *fk;
@@ -651,6 +700,9 @@ static void run_rec(struct rec *r)
 		return;
 	case TG_IO_UNPLACED:
 		cur->unplaced++;
+		return;
+	case TG_IO_LOCK:
+		run_lock(r);
 		return;
 	case OP_TYPE:
 		if (tg_types_define(cur->types, r->s) < 0)
@@ -797,7 +849,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 	for (i = 0; i < n; i++) {
 		struct tg_ioact *a = &act[i];
 		struct rec *r;
-		if (a->op == TG_IO_FCNTL)
+		if (a->op == TG_IO_FCNTL || (a->op == TG_IO_LOCK && a->lock == TG_LOCK_NONE))
 			continue;	/* a command that moves no position: nothing to run */
 		r = rec_add();
 		r->seq = seq;
@@ -816,6 +868,8 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->pos = a->pos;
 		r->len = a->len;
 		r->count = a->count;
+		r->lock = a->lock;
+		r->lockclass = a->lockclass;
 		memcpy(r->k1, a->h, sizeof(r->k1));
 		memcpy(r->k2, a->h2, sizeof(r->k2));
 		r->s = a->path;
