@@ -269,6 +269,293 @@ static void json_acc(json_t *o, const char *key, const struct acc *a)
 		"start", (json_int_t)a->start, "end", (json_int_t)a->end));
 }
 
+/* ---- record locks ---------------------------------------------------------------- */
+
+/*
+ * Advisory record locks (overlap-find's #lock lines).  Two accesses of
+ * different processes made while each held a lock on a byte they share,
+ * the two locks of one class and at least one of them a write lock, are
+ * ordered by the locks: one was released before the other was granted,
+ * as with a mutex.  The lock lines of a process on a file are replayed in
+ * program order into holds: a range held in one mode from one record
+ * (seq_from) to the record that released it (seq_to), an unlock, a lock
+ * of another mode over it, or a close of the file (which releases every
+ * lock of the process there, fcntl's rule; a flock or open file
+ * description lock may live longer, so ending it there is the safe side).
+ */
+#define LK_EOF UINT64_MAX
+
+struct lkev {
+	uint64_t seq, start, end;	/* bytes [start, end); end LK_EOF: all after */
+	int64_t t0, t1;
+	uint8_t type;			/* 0 unlock, 1 read, 2 write */
+	uint8_t cls;			/* 0 posix, 1 flock */
+};
+
+struct hold {
+	uint64_t start, end;
+	uint64_t seq_from, seq_to;	/* the granting and the releasing record */
+	int64_t t_grant, t_release;	/* the end of the one, the start of the other */
+	uint8_t type, cls;
+};
+
+struct lockset {
+	uint32_t file;
+	char *rank;
+	struct lkev *ev;
+	size_t nev, capev;
+	struct hold *h;
+	size_t nh, caph;
+	int built;
+};
+
+static struct lockset *lks;
+static size_t nlks;
+
+static struct lockset *lockset_of(uint32_t file, const char *rank, int make)
+{
+	size_t i;
+
+	for (i = nlks; i-- > 0;)
+		if (lks[i].file == file && streq(lks[i].rank, rank))
+			return &lks[i];
+	if (!make)
+		return NULL;
+	lks = xrealloc(lks, (nlks + 1) * sizeof(*lks));
+	memset(&lks[nlks], 0, sizeof(lks[0]));
+	lks[nlks].file = file;
+	lks[nlks].rank = xstrdup(rank);
+	return &lks[nlks++];
+}
+
+static int lock_field(struct tg_tline *t, const char *name, int64_t *v)
+{
+	const char *s = tg_tline_arg(t, 1, name);
+
+	return s && tg_tint(s, v) == 0 && *v >= 0 ? 0 : -1;
+}
+
+static void lock_line(struct tg_tline *t)
+{
+	const char *rank = tg_tline_arg(t, 1, "rank"), *kind = tg_tline_arg(t, 1, "kind"),
+		   *type = tg_tline_arg(t, 1, "type"), *cls = tg_tline_arg(t, 1, "class"),
+		   *end = tg_tline_arg(t, 1, "end"), *t0 = tg_tline_arg(t, 1, "t"),
+		   *t1 = tg_tline_arg(t, 1, "tend");
+	int64_t f, seq, start, e = 0;
+	struct lockset *l;
+	struct lkev *ev;
+
+	if (!rank || !kind || !type || !cls || !end || !t0 || !t1 ||
+	    lock_field(t, "file", &f) < 0 || (size_t)f >= npaths ||
+	    lock_field(t, "seq", &seq) < 0 || lock_field(t, "start", &start) < 0 ||
+	    (!streq(end, "-") && (tg_tint(end, &e) < 0 || e < start)) ||
+	    (!streq(cls, "posix") && !streq(cls, "flock")) ||
+	    !(streq(kind, "unlock") || (streq(kind, "lock") && (streq(type, "R") ||
+								 streq(type, "W")))) ||
+	    tg_ttime(t0) < 0 || tg_ttime(t1) < 0)
+		die_input("malformed #lock line");
+	if (events_sorted)
+		die_input("#lock line after the pairs");
+	l = lockset_of((uint32_t)f, rank, 1);
+	if (l->nev == l->capev) {
+		l->capev = l->capev ? 2 * l->capev : 16;
+		l->ev = xrealloc(l->ev, l->capev * sizeof(*l->ev));
+	}
+	ev = &l->ev[l->nev++];
+	ev->seq = (uint64_t)seq;
+	ev->start = (uint64_t)start;
+	ev->end = streq(end, "-") ? LK_EOF : (uint64_t)e;
+	ev->t0 = tg_ttime(t0);
+	ev->t1 = tg_ttime(t1);
+	ev->type = streq(kind, "unlock") ? 0 : streq(type, "R") ? 1 : 2;
+	ev->cls = streq(cls, "flock");
+}
+
+static int cmp_lkev(const void *a, const void *b)
+{
+	const struct lkev *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static struct hold *hold_add(struct lockset *l, const struct hold *h)
+{
+	if (l->nh == l->caph) {
+		l->caph = l->caph ? 2 * l->caph : 16;
+		l->h = xrealloc(l->h, l->caph * sizeof(*l->h));
+	}
+	l->h[l->nh] = *h;
+	return &l->h[l->nh++];
+}
+
+/* Record @ev (a lock, an unlock, or a close: type 0, class 255) ends the
+ * part of every open hold of its class within its range; the parts
+ * outside stay open as holds of their own. */
+static void holds_cut(struct lockset *l, const struct lkev *ev)
+{
+	size_t i, n = l->nh;
+
+	for (i = 0; i < n; i++) {
+		struct hold h = l->h[i], part;
+		if (h.seq_to != LK_EOF || (ev->cls != 255 && h.cls != ev->cls) ||
+		    h.end <= ev->start || ev->end <= h.start)
+			continue;
+		part = h;
+		if (h.start < ev->start) {
+			part.end = ev->start;
+			hold_add(l, &part);
+		}
+		if (ev->end < h.end) {
+			part = h;
+			part.start = ev->end;
+			hold_add(l, &part);
+		}
+		h.start = h.start > ev->start ? h.start : ev->start;
+		h.end = h.end < ev->end ? h.end : ev->end;
+		h.seq_to = ev->seq;
+		h.t_release = ev->t0;
+		l->h[i] = h;
+	}
+}
+
+/* Replay the lock lines of @l, and the closes of its file, into holds. */
+static void holds_build(struct lockset *l)
+{
+	const struct evlist *el = evlist_of(l->file, l->rank, 0);
+	size_t i = 0, c = 0, nc = el ? el->n[EV_CLOSE] : 0;
+
+	l->built = 1;
+	qsort(l->ev, l->nev, sizeof(*l->ev), cmp_lkev);
+	while (i < l->nev || c < nc) {
+		struct lkev ev;
+		if (i < l->nev && (c == nc || l->ev[i].seq < el->ev[EV_CLOSE][c].seq)) {
+			ev = l->ev[i++];
+		} else {
+			memset(&ev, 0, sizeof(ev));
+			ev.seq = el->ev[EV_CLOSE][c].seq;
+			ev.t0 = el->ev[EV_CLOSE][c++].t;
+			ev.end = LK_EOF;
+			ev.cls = 255;	/* every class */
+		}
+		holds_cut(l, &ev);
+		if (ev.type) {
+			struct hold h = { ev.start, ev.end, ev.seq, LK_EOF, ev.t1, 0, ev.type,
+					  ev.cls };
+			hold_add(l, &h);
+		}
+	}
+}
+
+/* Is hold @h in force at access @x, on some of the bytes [lo, hi)? */
+static int hold_at(const struct hold *h, const struct acc *x, uint64_t lo, uint64_t hi)
+{
+	return h->seq_from < x->seq && x->seq < h->seq_to && h->start < hi && lo < h->end;
+}
+
+/*
+ * Are accesses @a and @b (of different processes) ordered by their locks:
+ * holds in force at each, of one class, at least one a write lock, that
+ * share a byte the two accesses share?  Then the two are in *@ha and
+ * *@hb_, and 1 is returned if @a's was released first, 2 if @b's was:
+ * by the happens-before graph between the release of one and the grant
+ * of the other when there is one, else by the clocks.
+ */
+static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int use_hb,
+		      const struct hold **ha, const struct hold **hb_)
+{
+	struct lockset *la = lockset_of(f, a->rank, 0), *lb = lockset_of(f, b->rank, 0);
+	uint64_t lo = a->start > b->start ? a->start : b->start;
+	uint64_t hi = a->end < b->end ? a->end : b->end, s, e;
+	const struct hold *x, *y;
+	size_t i, j;
+
+	if (!la || !lb || lo >= hi)
+		return 0;
+	if (!la->built)
+		holds_build(la);
+	if (!lb->built)
+		holds_build(lb);
+	for (i = 0; i < la->nh; i++) {
+		x = &la->h[i];
+		if (!hold_at(x, a, lo, hi))
+			continue;
+		s = x->start > lo ? x->start : lo;
+		e = x->end < hi ? x->end : hi;
+		for (j = 0; j < lb->nh; j++) {
+			y = &lb->h[j];
+			if (!hold_at(y, b, s, e) || x->cls != y->cls || (x->type != 2 && y->type != 2))
+				continue;
+			*ha = x;
+			*hb_ = y;
+			/* a lock never released was granted after the other's release */
+			if (x->seq_to == LK_EOF || y->seq_to == LK_EOF)
+				return x->seq_to == LK_EOF ? 2 : 1;
+			if (use_hb && hb(a->r, x->seq_to, b->r, y->seq_from))
+				return 1;
+			if (use_hb && hb(b->r, y->seq_to, a->r, x->seq_from))
+				return 2;
+			return x->t_release <= y->t_grant ? 1 : 2;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A pair of different processes ordered by their locks: counted as
+ * synchronised and conflicting under no model, reported with the records
+ * that release and grant the locks.  Returns 0 (not such a pair: the
+ * caller judges it) or 1 (done).
+ */
+static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
+{
+	const struct hold *ha = NULL, *hb_ = NULL, *th;
+	struct acc tmp;
+	int o, kind, m;
+
+	if (streq(a->rank, b->rank) || !(o = lock_order(f, a, b, use_hb, &ha, &hb_)))
+		return 0;
+	if (o == 2) {
+		tmp = *a;
+		*a = *b;
+		*b = tmp;
+		th = ha;
+		ha = hb_;
+		hb_ = th;
+	}
+	if (!a->write)
+		return 1;	/* write after read: no conflict in any model */
+	kind = b->write;
+	tallies[f].pairs[kind][1]++;
+	if (opt_json) {
+		json_t *o = json_object(), *cm = json_object();
+		json_object_set_new(o, "file", json_string(paths[f]));
+		json_object_set_new(o, "kind", json_string(kind ? "WAW" : "RAW"));
+		json_object_set_new(o, "procs", json_string("D"));
+		json_acc(o, "first", a);
+		json_acc(o, "second", b);
+		for (m = 0; m < M_COUNT; m++)
+			json_object_set_new(cm, model_names[m], json_false());
+		json_object_set_new(o, "conflict", cm);
+		json_object_set_new(o, "ordered_by", json_string("lock"));
+		json_object_set_new(o, "synchronized", json_true());
+		json_object_set_new(o, "unlock_seq", json_integer((json_int_t)ha->seq_to));
+		json_object_set_new(o, "lock_seq", json_integer((json_int_t)hb_->seq_from));
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
+		putchar('\n');
+		json_decref(o);
+	} else if (opt_verbose) {
+		printf("%s-D\t%s\t%s:%" PRIu64 " %s %s [%" PRIu64 ",%" PRIu64 ")\t%s:%" PRIu64
+		       " %s %s [%" PRIu64 ",%" PRIu64 ")", kind ? "WAW" : "RAW", paths[f],
+		       a->rank, a->seq, a->func, a->write ? "W" : "R", a->start, a->end, b->rank,
+		       b->seq, b->func, b->write ? "W" : "R", b->start, b->end);
+		for (m = 0; m < M_COUNT; m++)
+			printf("\t%s=ok", model_names[m]);
+		printf("\tsynchronized=yes\tunlock=%s:%" PRIu64 "\tlock=%s:%" PRIu64 "\n",
+		       a->rank, ha->seq_to, b->rank, hb_->seq_from);
+	}
+	return 1;
+}
+
 static void pair_line(struct tg_tline *t)
 {
 	struct acc a, b, tmp;
@@ -285,6 +572,8 @@ static void pair_line(struct tg_tline *t)
 	/* the graph knows MPI ranks; processes without one (a program
 	 * without MPI, a fork'd child) are ordered by their clocks */
 	use_hb = hbg && a.r >= 0 && b.r >= 0;
+	if (lock_pair((uint32_t)f, &a, &b, use_hb))
+		return;
 	if (use_hb) {
 		/* happens-before decides the order, not the clocks */
 		if (!hb(a.r, a.seq, b.r, b.seq)) {
@@ -603,6 +892,8 @@ static void read_input(int in)
 			file_line(&t);
 		else if (streq(t.f[0], "#event"))
 			event_line(&t);
+		else if (streq(t.f[0], "#lock"))
+			lock_line(&t);
 		else if (streq(t.f[0], "pair"))
 			pair_line(&t);
 		else if (streq(t.f[0], "access"))
