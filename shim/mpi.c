@@ -471,14 +471,18 @@ static int64_t io_pointer(MPI_File fh, int shared)
 
 	if (fh == MPI_FILE_NULL)
 		return -1;
-	if (t)
+	if (t) {
 		t->guard++;
+		t->guard_io++;	/* the first query opens the shared pointer's file */
+	}
 	rc = shared ? (get_MPI_File_get_position_shared() ?
 		       get_MPI_File_get_position_shared()(fh, &off) : MPI_ERR_INTERN)
 		    : (get_MPI_File_get_position() ?
 		       get_MPI_File_get_position()(fh, &off) : MPI_ERR_INTERN);
-	if (t)
+	if (t) {
+		t->guard_io--;
 		t->guard--;
+	}
 	return rc == MPI_SUCCESS ? (int64_t)off : -1;
 }
 

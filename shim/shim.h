@@ -77,6 +77,9 @@ struct tg_thread {
 	uint64_t win_off;	/* TG_BUF_WINDOW: file offset of buf[0] */
 	unsigned tid;
 	int guard;		/* > 0 while the shim itself runs */
+	int guard_io;		/* > 0: the guard lets POSIX calls through (the
+				 * MPI-IO pointer queries, in which ROMIO opens,
+				 * locks and reads its shared file pointer file) */
 	int depth;		/* traced calls in flight */
 	struct tg_recbase base;	/* seq and time of the thread's last record */
 	uint64_t stack_seq[TG_MAX_DEPTH];
@@ -191,7 +194,7 @@ static inline int tg_on(int layer)
 	if (!(tg_layer_mask & (1u << layer)))
 		return 0;
 	t = tg_self;
-	return !t || !t->guard;
+	return !t || !t->guard || (layer == TG_LAYER_POSIX && t->guard_io);
 }
 
 /* Begin a traced call: returns 1 if it is to be recorded. */
