@@ -1,0 +1,170 @@
+#!/usr/bin/env bats
+# Advisory record locks, from the tracer to the verdict: tests/mpi/locks.c
+# run on 2 ranks under mpirun.mpich, traced; its fcntl, lockf and flock
+# records (trace-decode), the #lock lines of overlap-find, and the verdict
+# of conflict-check and verify-io: accesses guarded by locks are ordered
+# by them, the same accesses without locks (or with a lock one side did
+# not take) are a race.  Then MPICH's own locks: ROMIO's shared file
+# pointer (MPI_File_write_shared, MPI_File_write_ordered) and data sieving
+# (a noncontiguous MPI_File_write_at).  The tools are always given files.
+
+bats_require_minimum_version 1.5.0
+
+MODES="sieve getlk cur lockf flock half race shared ds"
+
+setup_file() {
+	export W=$BATS_FILE_TMPDIR
+	command -v mpicc.mpich >/dev/null || return 0
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	mpicc.mpich -O2 -Wall -o "$W/locks" "$TG_TOP/tests/mpi/locks.c" || return 0
+	local m
+	for m in $MODES; do
+		mkdir -p "$W/$m"
+		(cd "$W/$m" && timeout 120 trace-run -o t -- mpirun.mpich -n 2 "$W/locks" "$m" \
+			>/dev/null && trace-decode t/rank-*.rec > text &&
+			overlap-find text > pairs && hb-build text > app.hb) || return 0
+	done
+	touch "$W/mpi-ok"
+}
+
+setup() {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing, or tracing tests/mpi/locks.c failed"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# records MODE FUNC: the records of FUNC on rank 0 of MODE, from func on
+# ("func ret args", tab-separated), in $output
+records() {
+	run -0 awk -F'\t' -v f="$2" -v OFS='\t' \
+		'$1 == "0" && $8 == f { s = $8; for (i = 9; i <= NF; i++) s = s OFS $i; print s }' \
+		"$W/$1/text"
+}
+
+# locks MODE: the #lock lines of MODE's rank 0 without seq and times
+locks() {
+	run -0 awk -F'\t' -v OFS='\t' \
+		'$1 == "#lock" && $3 == "rank=0" { print $2, $7, $8, $9, $10, $11, $12 }' \
+		"$W/$1/pairs"
+}
+
+# ---- the tracer -------------------------------------------------------------------
+
+@test "fcntl records the struct flock of its lock commands, F_GETLK's answer; other commands have none" {
+	records sieve fcntl
+	[ "$(grep -c $'^fcntl\t0\tfd=[0-9]*\tcmd=F_SETLKW\targ=0\tlock={F_WRLCK,SEEK_SET,0,64}$' <<<"$output")" -eq 4 ]
+	[ "$(grep -c $'^fcntl\t0\tfd=[0-9]*\tcmd=F_SETLK\targ=0\tlock={F_UNLCK,SEEK_SET,0,64}$' <<<"$output")" -eq 4 ]
+	grep -q $'cmd=F_GETFL\targ=0\tlock=-' <<<"$output"
+	records getlk fcntl
+	grep -Eq $'^fcntl\t0\tfd=[0-9]+\tcmd=F_GETLK\targ=0\tlock=\\{(F_UNLCK,SEEK_SET,0,64|F_WRLCK,SEEK_SET,0,64,pid:[0-9]+)\\}$' <<<"$output"
+	records cur fcntl
+	[ "$(grep -c 'lock={F_WRLCK,SEEK_CUR,-32,64}' <<<"$output")" -eq 4 ]
+}
+
+@test "lockf and flock are traced: the command, the length, the operation" {
+	records lockf lockf
+	[ "${#lines[@]}" -eq 8 ]
+	[[ ${lines[0]} =~ ^lockf$'\t'0$'\t'fd=[0-9]+$'\t'cmd=1$'\t'len=64$ ]]
+	[[ ${lines[1]} =~ ^lockf$'\t'0$'\t'fd=[0-9]+$'\t'cmd=0$'\t'len=64$ ]]
+	records flock flock
+	[ "${#lines[@]}" -eq 8 ]
+	[[ ${lines[0]} =~ ^flock$'\t'0$'\t'fd=[0-9]+$'\t'operation=2$ ]]
+	[[ ${lines[1]} =~ ^flock$'\t'0$'\t'fd=[0-9]+$'\t'operation=8$ ]]
+}
+
+@test "trace-decode --json gives the struct flock as an object" {
+	run -0 --separate-stderr trace-decode --json "$W/sieve/t/rank-0.rec"
+	grep -q '"lock":{"type":1,"whence":0,"start":0,"len":64,"pid":0}' <<<"$output"
+	grep -q '"cmd":"F_GETFL","arg":0,"lock":null' <<<"$output"
+}
+
+# ---- overlap-find -----------------------------------------------------------------
+
+@test "overlap-find: a #lock line per lock and unlock, SEEK_CUR and lockf resolved against the position, flock the whole file" {
+	locks sieve
+	[ "${#lines[@]}" -eq 8 ]
+	[ "${lines[0]}" = $'file=0\tkind=lock\ttype=W\tclass=posix\tstart=0\tend=64\tfunc=fcntl' ]
+	[ "${lines[1]}" = $'file=0\tkind=unlock\ttype=-\tclass=posix\tstart=0\tend=64\tfunc=fcntl' ]
+	locks cur
+	[ "${lines[0]}" = $'file=0\tkind=lock\ttype=W\tclass=posix\tstart=0\tend=64\tfunc=fcntl' ]
+	locks lockf
+	[ "${lines[0]}" = $'file=0\tkind=lock\ttype=W\tclass=posix\tstart=0\tend=64\tfunc=lockf' ]
+	[ "${lines[1]}" = $'file=0\tkind=unlock\ttype=-\tclass=posix\tstart=0\tend=64\tfunc=lockf' ]
+	locks flock
+	[ "${lines[0]}" = $'file=0\tkind=lock\ttype=W\tclass=flock\tstart=0\tend=-\tfunc=flock' ]
+	[ "${lines[1]}" = $'file=0\tkind=unlock\ttype=-\tclass=flock\tstart=0\tend=-\tfunc=flock' ]
+	# F_GETLK changes no lock
+	locks getlk
+	[ "${#lines[@]}" -eq 8 ]
+}
+
+# ---- the verdict ------------------------------------------------------------------
+
+@test "read-modify-write under fcntl, lockf or flock locks: every pair between the ranks is synchronised, by the locks" {
+	local m
+	for m in sieve cur lockf flock; do
+		run -0 --separate-stderr conflict-check -v --hb "$W/$m/app.hb" --model all "$W/$m/pairs"
+		[ -z "$stderr" ]
+		[ "$(grep -c $'^[RW]AW-D\t.*\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=yes\tunlock=[01]:[0-9]*\tlock=[01]:[0-9]*$' <<<"$output")" -ge 28 ]
+		! grep -q 'synchronized=no' <<<"$output"
+		[[ ${lines[-1]} =~ ^session\ +\(all\ files\)\ +12\ +0\ +12\ +0$ ]]
+	done
+}
+
+@test "without the graph the locks order the pair too; --json says ordered_by lock" {
+	run -0 --separate-stderr conflict-check --model all "$W/sieve/pairs"
+	[[ ${lines[-1]} =~ ^session\ +\(all\ files\)\ +12\ +0\ +12\ +0$ ]]
+	[[ ${lines[-3]} =~ ^commit\ +\(all\ files\)\ +12\ +0\ +12\ +0$ ]]
+	run -0 --separate-stderr conflict-check --json "$W/sieve/pairs"
+	grep -q '"procs":"D".*"conflict":{"posix":false,"commit":false,"session":false},"ordered_by":"lock","synchronized":true,"unlock_seq":[0-9]*,"lock_seq":[0-9]*}' <<<"$output"
+}
+
+@test "verify-io: the lock-guarded runs are correct; without locks, or with one rank not locking, they are a race" {
+	local m
+	for m in sieve lockf flock; do
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/$m/t"
+		[[ ${lines[1]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
+	done
+	for m in race half; do
+		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/$m/t"
+		[[ ${lines[2]} =~ ^posix\ +\(all\ files\)\ +0\ +16\ +0\ +28$ ]]
+		[[ $stderr == *"44 conflicting pairs are not synchronized"* ]]
+	done
+}
+
+@test "ROMIO's shared file pointer (write_shared, write_ordered): its hidden file is read and written under locks, and no pair is a race" {
+	run -0 grep -c $'^pair\t1\t' "$W/shared/pairs"
+	[ "$output" -gt 100 ]
+	run -0 grep -c $'^#lock\tfile=1\t' "$W/shared/pairs"
+	[ "$output" -gt 10 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/shared/t"
+	[[ ${lines[1]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
+	[ -z "$stderr" ]
+}
+
+@test "ROMIO's data sieving (romio_ds_write enable): the read-modify-writes of a noncontiguous write are ordered by their locks" {
+	run -0 grep -c $'^pair\t0\t' "$W/ds/pairs"
+	[ "$output" -gt 10 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/ds/t"
+	[[ ${lines[1]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
+	[ -z "$stderr" ]
+}
+
+# ---- bad input --------------------------------------------------------------------
+
+@test "conflict-check: a malformed #lock line, or one after the pairs, is one line and exit 2" {
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n#lock\tfile=0\trank=0\tseq=x\tt=0.1\ttend=0.2\tkind=lock\ttype=W\tclass=posix\tstart=0\tend=64\tfunc=fcntl\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:3: malformed #lock line" ]
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n#lock\tfile=0\trank=0\tseq=1\tt=0.1\ttend=0.2\tkind=lock\ttype=X\tclass=posix\tstart=0\tend=64\tfunc=fcntl\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:3: malformed #lock line" ]
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n#lock\tfile=0\trank=0\tseq=1\tt=0.1\ttend=0.2\tkind=lock\ttype=W\tclass=posix\tstart=9\tend=4\tfunc=fcntl\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:3: malformed #lock line" ]
+	{ printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n'
+	  printf 'pair\t0\t0\t2\t0.1\t0.2\tW\tpwrite\t0\t10\t1\t2\t0.3\t0.4\tW\tpwrite\t0\t10\n'
+	  printf '#lock\tfile=0\trank=0\tseq=1\tt=0.1\ttend=0.2\tkind=lock\ttype=W\tclass=posix\tstart=0\tend=-\tfunc=fcntl\n'; } > late
+	run -2 --separate-stderr conflict-check late
+	[ "$stderr" = "conflict-check: late:4: #lock line after the pairs" ]
+}
