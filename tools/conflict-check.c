@@ -296,6 +296,7 @@ struct hold {
 	uint64_t start, end;
 	uint64_t seq_from, seq_to;	/* the granting and the releasing record */
 	int64_t t_grant, t_release;	/* the end of the one, the start of the other */
+	uint64_t maxto;			/* the latest seq_to of this and those before */
 	uint8_t type, cls;
 };
 
@@ -371,6 +372,13 @@ static void lock_line(struct tg_tline *t)
 	ev->cls = streq(cls, "flock");
 }
 
+static int cmp_hold(const void *a, const void *b)
+{
+	const struct hold *x = a, *y = b;
+
+	return (x->seq_from > y->seq_from) - (x->seq_from < y->seq_from);
+}
+
 static int cmp_lkev(const void *a, const void *b)
 {
 	const struct lkev *x = a, *y = b;
@@ -439,11 +447,33 @@ static void holds_build(struct lockset *l)
 		}
 		holds_cut(l, &ev);
 		if (ev.type) {
-			struct hold h = { ev.start, ev.end, ev.seq, LK_EOF, ev.t1, 0, ev.type,
+			struct hold h = { ev.start, ev.end, ev.seq, LK_EOF, ev.t1, 0, 0, ev.type,
 					  ev.cls };
 			hold_add(l, &h);
 		}
 	}
+	/* by grant, each with the latest release so far: the holds in force
+	 * at an access are found walking back from it (holds_from) */
+	if (l->nh)
+		qsort(l->h, l->nh, sizeof(*l->h), cmp_hold);
+	for (i = 0; i < l->nh; i++)
+		l->h[i].maxto = i && l->h[i - 1].maxto > l->h[i].seq_to ? l->h[i - 1].maxto
+									 : l->h[i].seq_to;
+}
+
+/* One past the last hold of @l granted before record @seq. */
+static size_t holds_from(const struct lockset *l, uint64_t seq)
+{
+	size_t lo = 0, hi = l->nh;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->h[mid].seq_from < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* Is hold @h in force at access @x, on some of the bytes [lo, hi)? */
@@ -475,13 +505,13 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
 		holds_build(la);
 	if (!lb->built)
 		holds_build(lb);
-	for (i = 0; i < la->nh; i++) {
+	for (i = holds_from(la, a->seq); i-- > 0 && la->h[i].maxto > a->seq;) {
 		x = &la->h[i];
 		if (!hold_at(x, a, lo, hi))
 			continue;
 		s = x->start > lo ? x->start : lo;
 		e = x->end < hi ? x->end : hi;
-		for (j = 0; j < lb->nh; j++) {
+		for (j = holds_from(lb, b->seq); j-- > 0 && lb->h[j].maxto > b->seq;) {
 			y = &lb->h[j];
 			if (!hold_at(y, b, s, e) || x->cls != y->cls || (x->type != 2 && y->type != 2))
 				continue;
