@@ -5156,6 +5156,9 @@ static const struct tg_argdesc a_MPI_File_set_atomicity[] = {
 	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
 	{ "flag", TG_K_INT, TG_IN, TG_H_NONE },
 };
+static const struct tg_iorole r_MPI_File_set_atomicity[] = {
+	{ TG_IO_ATOMIC, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_hbrole h_MPI_File_set_atomicity = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_set_info[] = {
 	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
@@ -7699,7 +7702,7 @@ static const struct tg_calldesc calls[] = {
 	{ 1530, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_read_shared_c", a_MPI_File_read_shared_c, r_MPI_File_read_shared_c, NULL },
 	{ 1531, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 1, "MPI_File_seek", a_MPI_File_seek, r_MPI_File_seek, NULL },
 	{ 1532, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_seek_shared", a_MPI_File_seek_shared, NULL, &h_MPI_File_seek_shared },
-	{ 1533, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_set_atomicity", a_MPI_File_set_atomicity, NULL, &h_MPI_File_set_atomicity },
+	{ 1533, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 1, "MPI_File_set_atomicity", a_MPI_File_set_atomicity, r_MPI_File_set_atomicity, &h_MPI_File_set_atomicity },
 	{ 1534, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_set_info", a_MPI_File_set_info, NULL, &h_MPI_File_set_info },
 	{ 1535, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 1, "MPI_File_set_size", a_MPI_File_set_size, r_MPI_File_set_size, &h_MPI_File_set_size },
 	{ 1536, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_set_view", a_MPI_File_set_view, r_MPI_File_set_view, &h_MPI_File_set_view },

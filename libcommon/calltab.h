@@ -105,6 +105,7 @@ enum tg_io {
 	TG_IO_VIEW,	/* MPI file h: a disp, b etype, c filetype */
 	TG_IO_FORK,	/* the child inherits the descriptors */
 	TG_IO_UNPLACED,	/* moves bytes the record cannot place (mmap, fputs) */
+	TG_IO_ATOMIC,	/* MPI file h: atomic mode set to argument a (0 or 1) */
 	TG_IO_COUNT
 };
 

@@ -237,6 +237,10 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		a->dtype = arg(t, d, r->b);
 		a->ftype = arg(t, d, r->c);
 		break;
+	case TG_IO_ATOMIC:	/* the flag, in pos */
+		if (num(t, d, r->a, 0, &a->pos) < 0)
+			return -1;
+		break;
 	}
 	return bad ? -1 : 0;
 }

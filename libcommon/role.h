@@ -31,7 +31,8 @@ struct tg_ioact {
 				 * reopen: the stream closed first */
 	int64_t pos;		/* data: the offset (etypes for MPI-IO), -1 if
 				 * the record lacks it; seek: the offset;
-				 * truncate: the length; view: the disp */
+				 * truncate: the length; view: the disp;
+				 * atomic: the flag */
 	int64_t len;		/* data: the bytes; -1: count times the size
 				 * of type dtype (MPI-IO without a status) */
 	int64_t count;		/* data with len -1: the count */

@@ -174,11 +174,13 @@ IO_OPS = {'read': 'TG_IO_READ', 'write': 'TG_IO_WRITE', 'open': 'TG_IO_OPEN',
           'close': 'TG_IO_CLOSE', 'dup': 'TG_IO_DUP', 'fcntl': 'TG_IO_FCNTL',
           'seek': 'TG_IO_SEEK', 'rewind': 'TG_IO_REWIND', 'sync': 'TG_IO_SYNC',
           'truncate': 'TG_IO_TRUNCATE', 'view': 'TG_IO_VIEW',
-          'fork': 'TG_IO_FORK', 'unplaced': 'TG_IO_UNPLACED'}
+          'fork': 'TG_IO_FORK', 'unplaced': 'TG_IO_UNPLACED',
+          'atomic': 'TG_IO_ATOMIC'}
 # op -> the names of the fields its arguments go to, in order
 IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
-           'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': ''}
+           'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': '',
+           'atomic': 'h a'}
 MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',

@@ -144,6 +144,7 @@ struct mfile {
 	uint64_t disp;
 	struct tg_flat *etype, *ftype;
 	uint64_t ptr;		/* individual pointer, in etypes */
+	int atomic;		/* MPI_File_set_atomicity(fh, 1) in effect */
 };
 
 struct slot {
@@ -412,6 +413,8 @@ static void run_close(const struct rec *r)
 		if (!r->failed) {
 			event(m->file, r, "commit");
 			event(m->file, r, "close");
+			if (m->atomic)	/* the mode ends with the handle */
+				event(m->file, r, "nonatomic");
 		}
 		*m = cur->mf[--cur->nmf];
 		return;
@@ -597,6 +600,22 @@ static void run_view(const struct rec *r)
 	m->ptr = 0;
 }
 
+/*
+ * MPI_File_set_atomicity: the mode of the handle from this call on, as an
+ * event when it changes, so that conflict-check can tell which accesses
+ * were made in atomic mode (MPI 4.1 §14.6.1).
+ */
+static void run_atomic(const struct rec *r)
+{
+	struct mfile *m = mfile_of(r->k1);
+	int on = r->pos != 0;
+
+	if (!m || r->failed || on == m->atomic)
+		return;
+	m->atomic = on;
+	event(m->file, r, on ? "atomic" : "nonatomic");
+}
+
 static void run_fork(const struct rec *r)
 {
 	struct forked *fk;
@@ -651,6 +670,9 @@ static void run_rec(struct rec *r)
 		return;
 	case TG_IO_UNPLACED:
 		cur->unplaced++;
+		return;
+	case TG_IO_ATOMIC:
+		run_atomic(r);
 		return;
 	case OP_TYPE:
 		if (tg_types_define(cur->types, r->s) < 0)
