@@ -239,7 +239,7 @@ hbpair() {
 	chmod +x d/conflict-check
 	PATH=/usr/bin:/bin run -0 --separate-stderr d/verify-io "$W/t"
 	[ "$(wc -l < runs)" -eq 1 ]
-	[[ $output == *$'\n\nordered by: happens-before (hb-build)\nrecommended consistency: posix' ]]
+	[[ $output == *$'\n\nordered by: happens-before (hb-build)\nPOSIX layer: recommended consistency: posix' ]]
 	[[ ${lines[-3]} =~ ^session\ +\(all\ files\)\ +0\ +1\ +0\ +0$ ]]
 	[ -z "$stderr" ]
 }

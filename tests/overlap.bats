@@ -290,6 +290,6 @@ hbcheck() {
 	# conflicts within the process under session semantics, none between
 	# processes (the dissertation's Table 4.4 row for NWChem: WAW-S, RAW-S)
 	printf '%s\n' "$output" | grep -E "^session +$BATS_TEST_TMPDIR/he.db +[1-9][0-9]* +0 +[1-9][0-9]* +0$"
-	printf '%s\n' "$output" | grep -qx 'recommended consistency: session'
+	printf '%s\n' "$output" | grep -qx 'POSIX layer: recommended consistency: session'
 	printf '%s\n' "$output" | grep -Eq '^posix +\(all files\) +0 +0 +0 +0$'
 }
