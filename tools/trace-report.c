@@ -160,6 +160,8 @@ struct handle {
 	int64_t last;		/* end of the last access, -1 before the first */
 };
 
+#define RP_DEPTH 32
+
 /* One stream (one rank or process) while it is read. */
 struct cur {
 	struct rp_run *run;
@@ -170,7 +172,9 @@ struct cur {
 	size_t nh, caph, hit;
 	uint64_t *fns;		/* ns this rank spent on each file */
 	size_t nfns;
-	struct { unsigned depth; uint64_t end; int on; } io[64];	/* per thread */
+	/* per thread and depth: the last call's seq, and whether it was an
+	 * I/O call or inside one (then its calls' bytes are counted there) */
+	struct { uint64_t seq[RP_DEPTH]; uint8_t io[RP_DEPTH]; } th[64];
 };
 
 static uint64_t hkey(const struct tg_calldesc *d, const struct tg_rec *r, int arg)
@@ -427,7 +431,7 @@ static void add_call(struct cur *c, const struct tg_rec *r)
 	uint64_t t = c->base + r->tstart, end = t + r->dur;
 	int layer = d->layer < TG_LAYER_COUNT ? d->layer : TG_LAYER_POSIX;
 	int ioc = layer != TG_LAYER_MPI, data = 0, outer, failed;
-	unsigned i, tid = r->tid & 63;
+	unsigned i, tid = r->tid & 63, dp = r->depth;
 	struct handle *h;
 
 	c->run->calls[layer]++;
@@ -438,13 +442,17 @@ static void add_call(struct cur *c, const struct tg_rec *r)
 		rk->end = end;
 	if (end > c->run->end)
 		c->run->end = end;
+	/* inside an I/O call (MPI-IO's pwrite, through its MPI calls too):
+	 * its layer's time, not its bytes again; by seq, not by time, which
+	 * a compressed trace may only approximate */
+	outer = !(dp > 0 && dp <= RP_DEPTH && c->th[tid].seq[dp - 1] == (uint64_t)r->parent &&
+		  c->th[tid].io[dp - 1]);
+	if (dp < RP_DEPTH) {
+		c->th[tid].seq[dp] = r->seq;
+		c->th[tid].io[dp] = !outer || ioc;
+	}
 	if (!ioc)
 		return;
-	/* inside an I/O call already counted (MPI-IO's pwrite): its layer's
-	 * time, not its bytes again */
-	outer = !(c->io[tid].on && r->depth > c->io[tid].depth && t < c->io[tid].end);
-	if (outer)
-		c->io[tid].on = 0;
 	rk->a.ns[layer] += r->dur;
 	failed = layer == TG_LAYER_MPIIO ? r->ret != 0 : r->err != 0;
 	for (i = 0; i < d->nio; i++) {
@@ -464,14 +472,9 @@ static void add_call(struct cur *c, const struct tg_rec *r)
 				c->run->files[h->file].a.meta++;
 		}
 	}
-	if (outer) {
-		c->io[tid].on = 1;
-		c->io[tid].depth = r->depth;
-		c->io[tid].end = end;
-		if (!data) {
-			rk->a.meta++;
-			rk->meta[tbin(c->run, t)]++;
-		}
+	if (outer && !data) {
+		rk->a.meta++;
+		rk->meta[tbin(c->run, t)]++;
 	}
 }
 
