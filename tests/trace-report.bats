@@ -226,4 +226,5 @@ wellformed() {
 	[ -w /dev/full ] || skip "no /dev/full"
 	run -2 --separate-stderr trace-report -o /dev/full "$D/t1/rank-0.rec"
 	[ "$stderr" = "trace-report: cannot write '/dev/full': No space left on device" ]
+	[ -c /dev/full ]	# a device is never unlinked
 }

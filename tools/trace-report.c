@@ -703,29 +703,36 @@ static void run_release(struct rp_run *run)
 	free(run->ordered_by);
 }
 
-/* Write the report to @path ("-": standard output); exits 2 if it cannot. */
+/* Write the report to @path ("-": standard output); exits 2 if it cannot.
+ * A regular file left half-written is removed; anything else (a device, a
+ * fifo) is never unlinked. */
 static void write_report(const struct rp_run *run, const char *path)
 {
 	FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	struct stat st;
+	int reg, e;
 
 	if (!out)
 		err(TG_EXIT_ERROR, "cannot open '%s'", path);
+	reg = out != stdout && fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
 	rp_html_write(out, run);
 	if (out == stdout) {
 		tg_close_stdout();
 		return;
 	}
-	if (fflush(out) != 0 || ferror(out) || fsync(fileno(out)) < 0) {
-		int e = errno ? errno : EIO;
+	errno = 0;
+	if (fflush(out) != 0 || ferror(out)) {
+		e = errno ? errno : EIO;
 		fclose(out);
-		unlink(path);
-		errno = e;
-		err(TG_EXIT_ERROR, "cannot write '%s'", path);
+	} else if (fclose(out) != 0) {
+		e = errno ? errno : EIO;
+	} else {
+		return;
 	}
-	if (fclose(out) != 0) {
+	if (reg)
 		unlink(path);
-		err(TG_EXIT_ERROR, "cannot write '%s'", path);
-	}
+	errno = e;
+	err(TG_EXIT_ERROR, "cannot write '%s'", path);
 }
 
 int main(int argc, char **argv)
