@@ -49,6 +49,7 @@ SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query \
 	trace-compress trace-merge trace-merge-mpi
+TOOLS += trace-report
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
@@ -98,6 +99,15 @@ $(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
 
 $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o: tools/flatten.h
+
+REPORT_OBJ = $(BUILD)/tools/trace-report.o $(BUILD)/tools/report-html.o \
+	$(BUILD)/tools/report-svg.o $(BUILD)/tools/report-conf.o
+
+$(BINDIR)/trace-report: $(REPORT_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
+
+$(REPORT_OBJ): tools/report.h
 
 $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
