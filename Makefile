@@ -116,7 +116,7 @@ $(BINDIR)/hb-query: $(BUILD)/tools/hb-query.o $(BUILD)/libcommon.a
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
 
 EXPORT_OBJ = $(BUILD)/tools/export-chrome.o $(BUILD)/tools/export-sqlite.o \
-	$(BUILD)/tools/export-otf2.o
+	$(BUILD)/tools/export-otf2.o $(BUILD)/tools/export-hdtrace.o
 
 $(BINDIR)/trace-export: $(BUILD)/tools/trace-export.o $(EXPORT_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
