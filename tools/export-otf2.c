@@ -327,26 +327,15 @@ static int64_t arg_int(const struct tg_rec *r, const char *name, int64_t dflt)
 	return i < 0 ? dflt : r->args[i].i;
 }
 
-/* The size of a predefined MPI datatype, 1 when it is not known. */
+/* The size of the datatype of argument @i, 1 when it is not known. */
 static uint64_t type_size(const struct tg_rec *r, int i)
 {
-	static const struct { const char *name; unsigned size; } sizes[] = {
-		{ "MPI_SHORT", 2 }, { "MPI_INT", 4 }, { "MPI_FLOAT", 4 }, { "MPI_UNSIGNED", 4 },
-		{ "MPI_INT32_T", 4 }, { "MPI_LONG", 8 }, { "MPI_DOUBLE", 8 },
-		{ "MPI_LONG_LONG", 8 }, { "MPI_LONG_LONG_INT", 8 }, { "MPI_INT64_T", 8 },
-		{ "MPI_UINT64_T", 8 }, { "MPI_UNSIGNED_LONG", 8 }, { "MPI_LONG_DOUBLE", 16 },
-	};
 	const struct tg_calldesc *d = r->call;
-	const char *name;
-	size_t k, n;
+	size_t n;
 
 	if (i < 0)
 		return 1;
-	name = tg_text_val(d->args[i].kind, d->args[i].sub, &r->args[i], &n);
-	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
-		if (strcmp(name, sizes[k].name) == 0)
-			return sizes[k].size;
-	return 1;
+	return xp_mpi_type_size(tg_text_val(d->args[i].kind, d->args[i].sub, &r->args[i], &n));
 }
 
 static uint8_t coll_op(const char *name)

@@ -98,6 +98,9 @@ void xp_put_i64(FILE *f, int64_t v);
  * strings strings, anything else the text records' form as a string. */
 void xp_json_val(FILE *f, int k, int sub, const struct tg_val *v);
 
+/* The size of predefined MPI datatype @name, 1 for any other. */
+unsigned xp_mpi_type_size(const char *name);
+
 /* A file @path cannot be written: "trace-export: PATH: strerror". */
 int xp_write_error(const char *path);
 

@@ -150,6 +150,22 @@ void xp_json_val(FILE *f, int k, int sub, const struct tg_val *v)
 	xp_json_str(f, s, n);
 }
 
+unsigned xp_mpi_type_size(const char *name)
+{
+	static const struct { const char *name; unsigned size; } sizes[] = {
+		{ "MPI_SHORT", 2 }, { "MPI_INT", 4 }, { "MPI_FLOAT", 4 }, { "MPI_UNSIGNED", 4 },
+		{ "MPI_INT32_T", 4 }, { "MPI_LONG", 8 }, { "MPI_DOUBLE", 8 },
+		{ "MPI_LONG_LONG", 8 }, { "MPI_LONG_LONG_INT", 8 }, { "MPI_INT64_T", 8 },
+		{ "MPI_UINT64_T", 8 }, { "MPI_UNSIGNED_LONG", 8 }, { "MPI_LONG_DOUBLE", 16 },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+		if (strcmp(name, sizes[k].name) == 0)
+			return sizes[k].size;
+	return 1;
+}
+
 int xp_write_error(const char *path)
 {
 	warn("%s", path);
