@@ -7,7 +7,8 @@
  * A record is written when its call returns, so a nested call comes
  * before the call it ran in.  OTF2 wants each location's events in time
  * order: the records of a thread are held until the call at depth 0 that
- * encloses them comes, then written as a tree.  What is kept besides is
+ * encloses them comes, then written as a tree (a trace whose times were
+ * not kept, -t aggregate, gets times that never go back).  What is kept besides is
  * one definition per function, file, open and location.
  */
 #ifndef _GNU_SOURCE
@@ -16,6 +17,8 @@
 #include <err.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +53,7 @@ struct loc {
 	uint64_t pid;
 	unsigned tid, group;	/* group: the stream's index */
 	uint64_t events;
+	uint64_t now;		/* the last time written: OTF2 wants no step back */
 	OTF2_EvtWriter *w;
 	struct item *it;	/* calls held until their depth-0 call */
 	size_t n, cap;
@@ -102,9 +106,22 @@ static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
 
 static OTF2_FlushCallbacks flush_cb = { pre_flush, post_flush };
 
+/* libotf2's errors: the first is kept and reported once, at the end, as
+ * one line, rather than printed by the library as it goes. */
+static char otf2_error[256];
+
+static OTF2_ErrorCode on_error(void *u, const char *file, uint64_t line, const char *fn,
+			       OTF2_ErrorCode e, const char *fmt, va_list ap)
+{
+	(void)u, (void)file, (void)line, (void)fn;
+	if (!otf2_error[0])
+		vsnprintf(otf2_error, sizeof(otf2_error), fmt, ap);
+	return e;
+}
+
 static int ot_fail(struct ot *x, const char *what, OTF2_ErrorCode e)
 {
-	warnx("%s: %s: %s", x->o->out, what, OTF2_Error_GetDescription(e));
+	warnx("%s: %s: %s", x->o->out, what, otf2_error[0] ? otf2_error : OTF2_Error_GetDescription(e));
 	x->failed = 1;
 	return -1;
 }
@@ -124,6 +141,7 @@ static void *ot_open(const struct xopts *o)
 	if (!x)
 		err(TG_EXIT_ERROR, "out of memory");
 	x->o = o;
+	OTF2_Error_RegisterCallback(on_error, NULL);
 	if (strcmp(o->out, "-") == 0) {
 		warnx("-f otf2 writes a directory, not standard output: give -o dir");
 		free(x);
@@ -132,7 +150,8 @@ static void *ot_open(const struct xopts *o)
 	x->a = OTF2_Archive_Open(o->out, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
 				 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!x->a) {
-		warnx("cannot create the OTF2 archive '%s'", o->out);
+		warnx("cannot create the OTF2 archive '%s'%s%s", o->out, otf2_error[0] ? ": " : "",
+		      otf2_error);
 		free(x);
 		return NULL;
 	}
@@ -184,6 +203,7 @@ static void ev_enter(struct ot *x, struct loc *l, const struct item *it)
 						it->handle, it->io == IO_READ ? OTF2_IO_OPERATION_MODE_READ
 						: OTF2_IO_OPERATION_MODE_WRITE,
 						OTF2_IO_OPERATION_FLAG_NONE, it->bytes, l->events);
+		OTF2_AttributeList_RemoveAllAttributes(x->attrs);
 		l->events++;
 	}
 }
@@ -224,7 +244,7 @@ static void ev_leave(struct ot *x, struct loc *l, const struct item *it, uint64_
 static void loc_flush(struct ot *x, struct loc *l)
 {
 	size_t i, sp = 0, *stack;
-	uint64_t now = 0;
+	uint64_t now = l->now;
 
 	if (!l->n)
 		return;
@@ -249,6 +269,7 @@ static void loc_flush(struct ot *x, struct loc *l)
 	}
 	free(stack);
 	l->n = 0;
+	l->now = now;
 }
 
 /* The current stream ends: its held calls are written, its writers closed. */
@@ -684,6 +705,10 @@ static int ot_close(void *p, int ok)
 	}
 	if ((e = OTF2_Archive_Close(x->a)) != OTF2_SUCCESS && rc == 0)
 		rc = ot_fail(x, "cannot close the archive", e);
+	if (rc == 0 && otf2_error[0]) {
+		warnx("%s: %s", x->o->out, otf2_error);
+		rc = -1;
+	}
 	OTF2_AttributeList_Delete(x->attrs);
 	for (i = 0; i < x->nstr; i++)
 		free(x->str[i]);
