@@ -31,6 +31,7 @@
 
 static const char schema[] =
 	"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+	"PRAGMA temp_store=MEMORY;"
 	"CREATE TABLE ranks(stream INTEGER PRIMARY KEY, rank INTEGER, pid INTEGER, ppid INTEGER,"
 	" host TEXT, cwd TEXT, argv TEXT, world INTEGER, clock_base INTEGER);"
 	"CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
@@ -57,10 +58,19 @@ struct handle {
 	sqlite3_int64 file;
 };
 
+/* The files' ids, so that a call's file costs no statement: open
+ * addressing on the path's hash. */
+struct fslot {
+	char *path;
+	sqlite3_int64 id;
+};
+
 struct sq {
 	sqlite3 *db;
+	struct fslot *fs;
+	size_t nfs, capfs;
 	const struct xopts *o;
-	sqlite3_stmt *call, *file, *fileid, *rank, *comm;
+	sqlite3_stmt *call, *file, *rank, *comm;
 	FILE *m;		/* the arguments' JSON is written here */
 	char *mbuf;
 	size_t mlen;
@@ -100,16 +110,15 @@ static void *sq_open(const struct xopts *o)
 		warn("cannot replace '%s'", o->out);
 		goto fail;
 	}
-	if (sqlite3_open(o->out, &q->db) != SQLITE_OK ||
+	if (sqlite3_open_v2(o->out, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 	    sqlite3_exec(q->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		warnx("cannot create '%s': %s", o->out, q->db ? sqlite3_errmsg(q->db) : "out of memory");
 		goto fail;
 	}
 	if (sqlite3_prepare_v2(q->db, "INSERT INTO calls VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &q->call, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(q->db, "INSERT OR IGNORE INTO files(path) VALUES(?)", -1, &q->file,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(q->db, "SELECT id FROM files WHERE path = ?", -1, &q->fileid,
+	    sqlite3_prepare_v2(q->db, "INSERT INTO files(path) VALUES(?)", -1, &q->file,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, "INSERT INTO ranks VALUES(?,?,?,?,?,?,?,?,?)", -1, &q->rank,
 			       NULL) != SQLITE_OK ||
@@ -171,24 +180,47 @@ static int sq_stream(void *x, const struct xstream *s)
 	return step(q, q->rank, "ranks");
 }
 
+static uint64_t path_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return h;
+}
+
 /* The id of file @path, added if new; 0 if none. */
 static sqlite3_int64 file_id(struct sq *q, const char *path)
 {
-	sqlite3_int64 id = 0;
+	size_t i, j;
 
 	if (!path || !*path)
 		return 0;
+	if (2 * (q->nfs + 1) > q->capfs) {
+		struct fslot *old = q->fs;
+		size_t ocap = q->capfs;
+		q->capfs = ocap ? 2 * ocap : 256;
+		if (!(q->fs = calloc(q->capfs, sizeof(*q->fs))))
+			err(TG_EXIT_ERROR, "out of memory");
+		for (j = 0; j < ocap; j++) {
+			if (!old[j].path)
+				continue;
+			for (i = path_hash(old[j].path); q->fs[i & (q->capfs - 1)].path; i++)
+				;
+			q->fs[i & (q->capfs - 1)] = old[j];
+		}
+		free(old);
+	}
+	for (i = path_hash(path); q->fs[i & (q->capfs - 1)].path; i++)
+		if (strcmp(q->fs[i & (q->capfs - 1)].path, path) == 0)
+			return q->fs[i & (q->capfs - 1)].id;
 	sqlite3_bind_text(q->file, 1, path, -1, SQLITE_STATIC);
 	if (step(q, q->file, "files") < 0)
 		return 0;
-	if (sqlite3_changes(q->db) > 0)
-		return sqlite3_last_insert_rowid(q->db);
-	sqlite3_bind_text(q->fileid, 1, path, -1, SQLITE_STATIC);
-	if (sqlite3_step(q->fileid) == SQLITE_ROW)
-		id = sqlite3_column_int64(q->fileid, 0);
-	sqlite3_reset(q->fileid);
-	sqlite3_clear_bindings(q->fileid);
-	return id;
+	q->fs[i & (q->capfs - 1)].path = tg_xstrdup(path);
+	q->fs[i & (q->capfs - 1)].id = sqlite3_last_insert_rowid(q->db);
+	q->nfs++;
+	return q->fs[i & (q->capfs - 1)].id;
 }
 
 /* The text of handle argument @a of call @r ("" if none). */
@@ -410,6 +442,7 @@ static int sq_conflicts(struct sq *q)
 static int sq_close(void *x, int ok)
 {
 	struct sq *q = x;
+	size_t i;
 	int rc = q->failed ? -1 : 0;
 
 	if (rc == 0 && q->o->npairs)
@@ -418,7 +451,6 @@ static int sq_close(void *x, int ok)
 		rc = sq_err(q, "cannot write");
 	sqlite3_finalize(q->call);
 	sqlite3_finalize(q->file);
-	sqlite3_finalize(q->fileid);
 	sqlite3_finalize(q->rank);
 	sqlite3_finalize(q->comm);
 	if (sqlite3_close(q->db) != SQLITE_OK && rc == 0)
@@ -428,6 +460,9 @@ static int sq_close(void *x, int ok)
 		unlink(q->o->out);
 	fclose(q->m);
 	free(q->mbuf);
+	for (i = 0; i < q->capfs; i++)
+		free(q->fs[i].path);
+	free(q->fs);
 	free(q->h);
 	free(q);
 	return rc;
