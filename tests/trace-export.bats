@@ -186,6 +186,21 @@ needmpi() {
 	done
 }
 
+@test "bad --conflicts and --hb files: one line, exit 2" {
+	printf 'not json\n' > bad.json
+	run -2 --separate-stderr trace-export -f chrome --conflicts bad.json -o x.json "$F/good.rec"
+	[ "$stderr" = "trace-export: bad.json: line 1: not a conflict-check --json object" ]
+	run -2 --separate-stderr trace-export -f chrome --hb bad.json -o x.json "$F/good.rec"
+	[ "$stderr" = "trace-export: bad.json: not a happens-before graph (bad magic)" ]
+}
+
+@test "a damaged .cfg: one line, exit 2" {
+	needmpi
+	head -c 300 "$W/io/app.cfg" > bad.cfg
+	run -2 --separate-stderr trace-export -f chrome -o x.json bad.cfg
+	[ "${#stderr_lines[@]}" -eq 1 ] && [[ $stderr == "trace-export: bad.cfg: "* ]]
+}
+
 @test "an output that cannot be written is an error, not a truncation" {
 	if [ -c /dev/full ]; then
 		run -2 --separate-stderr trace-export -f chrome -o /dev/full "$F/good.rec"
