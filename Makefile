@@ -48,7 +48,7 @@ H5_CFLAGS = -I/usr/include/hdf5/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query \
-	trace-compress trace-merge trace-merge-mpi
+	trace-compress trace-merge trace-merge-mpi trace-export
 TOOLS += trace-report
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
@@ -124,6 +124,15 @@ $(BUILD)/tools/hb-build.o $(HB_OBJ): tools/hbgraph.h tools/hbint.h
 $(BINDIR)/hb-query: $(BUILD)/tools/hb-query.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
+
+EXPORT_OBJ = $(BUILD)/tools/export-chrome.o $(BUILD)/tools/export-sqlite.o \
+	$(BUILD)/tools/export-otf2.o $(BUILD)/tools/export-hdtrace.o
+
+$(BINDIR)/trace-export: $(BUILD)/tools/trace-export.o $(EXPORT_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) -lsqlite3 -lotf2 $(ZLIB_LIBS) -lm
+
+$(BUILD)/tools/trace-export.o $(EXPORT_OBJ): tools/export.h
 
 $(BINDIR)/trace-run: tools/trace-run.c $(COMMON_HDR)
 	@mkdir -p $(BINDIR)
