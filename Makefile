@@ -227,6 +227,7 @@ TFS_HDR = $(wildcard tfs/*.h) $(COMMON_HDR)
 TFS_CFLAGS = $(CFLAGS) -fPIC -pthread
 TFS_LIB_OBJ = $(patsubst %.c,build/tfs/%.o,$(TFS_LIB_SRC))
 TFS_BINS = $(BINDIR)/tfs-server
+TFS_BINS += $(BINDIR)/tfs-bench
 TFS_LIBS = lib/libtfs.so lib/libtfs.a lib/libtfs-posix.so $(TFS_UCX_PLUGIN)
 
 all: $(TFS_BINS) $(TFS_LIBS)
@@ -252,6 +253,12 @@ $(BUILD)/tfs/transport.o: CFLAGS += -DTFS_LIBDIR='"$(PREFIX)/lib"'
 $(BINDIR)/tfs-server: $(TFS_SRV_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -pthread -o $@ $^ -ldl
+
+# tfs-bench(1): TangramFS's write bandwidth, an MPI program; it finds
+# libtfs.so in ../lib beside itself, in the tree and installed.
+$(BINDIR)/tfs-bench: tests/bench/tfs-bench.c tfs/tfs.h lib/libtfs.so
+	@mkdir -p $(BINDIR)
+	$(MPICC) $(CFLAGS) -o $@ $< -Llib -ltfs -Wl,-rpath,'$$ORIGIN/../lib'
 
 lib/libtfs.so: $(TFS_LIB_OBJ) tfs/libtfs.map
 	@mkdir -p lib
