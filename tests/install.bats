@@ -42,3 +42,17 @@ programs() { for f in bin/* pipelines/*; do [ -x "$f" ] && echo "${f##*/}"; done
 		[ -x "bin/$p" ] || [ -x "pipelines/$p" ] || { echo "README names $p, which is not built"; false; }
 	done
 }
+
+@test "every TANGRAM_* and TFS_* variable the sources read is in the README's table and the man pages it names" {
+	vars=$(grep -rhoE 'getenv\("(TANGRAM|TFS)_[A-Z_]+"\)' shim tools tfs libcommon | grep -oE '(TANGRAM|TFS)_[A-Z_]+' | sort -u)
+	[ "$(wc -w <<< "$vars")" -ge 25 ]
+	for v in $vars; do
+		row=$(grep -E "^\| \`$v\` \|" README.md) || { echo "not in the README's table: $v"; false; }
+		pages=$(awk -F' \\| ' '{ print $4 }' <<< "$row" | grep -oE '[a-z-]+\([0-9]\)')
+		[ -n "$pages" ]
+		for p in $pages; do
+			f=man/${p%(*}.${p//[^0-9]/}
+			grep -qE "^\.(It )?Ev (.* )?$v( |$)" "$f" || { echo "$v: not in $f"; false; }
+		done
+	done
+}
