@@ -22,6 +22,9 @@ programs() { for f in bin/* pipelines/*; do [ -x "$f" ] && echo "${f##*/}"; done
 	for p in $(programs); do
 		[ -x "$D/usr/local/bin/$p" ] || { echo "not installed: $p"; false; }
 	done
+	# the installed tfs-bench finds the installed libtfs.so (../lib beside it)
+	run -0 --separate-stderr env -u LD_LIBRARY_PATH "$D/usr/local/bin/tfs-bench" -h
+	[[ $output == "usage: tfs-bench "* ]]
 }
 
 @test "every program of bin/ and pipelines/ has a man page, installed, whose NAME is one line" {
