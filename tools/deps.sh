@@ -29,6 +29,13 @@ while getopts an o; do
 done
 shift $((OPTIND - 1))
 
+# not Debian: the packages are the user's to install; the build goes on
+if ! command -v dpkg-query > /dev/null; then
+	echo "deps: no dpkg-query, so not Debian: install the equivalents of these yourself: $*" >&2
+	[ $auto = 1 ] && exit 0
+	exit 1
+fi
+
 missing=
 for p in "$@"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
