@@ -52,6 +52,8 @@ setup() {
 	EOF
 	chmod +x "$F"/*
 	export PATH="$F:$PATH"
+	# never the real ones
+	[ "$(command -v apt-get)" = "$F/apt-get" ] && [ "$(command -v update-alternatives)" = "$F/update-alternatives" ]
 	D=$TG_TOP/tools/deps.sh
 }
 
