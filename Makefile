@@ -188,9 +188,13 @@ lib/libtangram.a: $(STATIC_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-lib/tangram.wrap: build/static/wrap.names
+# --undefined makes the linker take every wrapper from libtangram.a, also
+# those only the C library's own objects call (_exit from exit, fprintf
+# from malloc), which it meets after the archive.
+lib/tangram.wrap: build/static/wrap.names Makefile
 	@mkdir -p lib
 	sed 's/^/--wrap=/' $< > $@
+	sed 's/^/--undefined=__wrap_/' $< >> $@
 
 # The same tracer for linking into MPI programs (mpicc app.c -ltangram-mpi):
 # it names libmpich as a dependency, which the preloaded one must not (it
