@@ -4,7 +4,9 @@
 #   make check      all tests (SANITIZE=1: tools, tfs-server and unit tests with ASan/UBSan)
 #   make demo       the main job on the bundled example
 #   make bench      benchmarks (tests/bench)
-#   make deps       install the Debian packages the project needs
+#   make deps       install the Debian packages the project needs (demo and check
+#                   run it first when one is missing; DEPS=no skips that)
+#   make deps-apps  the third-party applications some tests run (tests skip without them)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -57,7 +59,7 @@ COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
 SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_H5_SRC) \
 	$(SHIM_COMMON_SRC))
 
-.PHONY: all check demo bench deps install clean regen lint-man test-apps
+.PHONY: all check demo bench deps install clean regen lint-man test-apps deps-auto deps-apps
 .DELETE_ON_ERROR:
 
 all: $(BINS) $(LIBS)
@@ -205,9 +207,13 @@ lib/libtangram.a: $(STATIC_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-lib/tangram.wrap: build/static/wrap.names
+# --undefined makes the linker take every wrapper from libtangram.a, also
+# those only the C library's own objects call (_exit from exit, fprintf
+# from malloc), which it meets after the archive.
+lib/tangram.wrap: build/static/wrap.names Makefile
 	@mkdir -p lib
 	sed 's/^/--wrap=/' $< > $@
+	sed 's/^/--undefined=__wrap_/' $< >> $@
 
 # The same tracer for linking into MPI programs (mpicc app.c -ltangram-mpi):
 # it names libmpich as a dependency, which the preloaded one must not (it
@@ -244,6 +250,7 @@ TFS_HDR = $(wildcard tfs/*.h) $(COMMON_HDR)
 TFS_CFLAGS = $(CFLAGS) -fPIC -pthread
 TFS_LIB_OBJ = $(patsubst %.c,build/tfs/%.o,$(TFS_LIB_SRC))
 TFS_BINS = $(BINDIR)/tfs-server
+TFS_BINS += $(BINDIR)/tfs-bench
 TFS_LIBS = lib/libtfs.so lib/libtfs.a lib/libtfs-posix.so $(TFS_UCX_PLUGIN)
 
 all: $(TFS_BINS) $(TFS_LIBS)
@@ -269,6 +276,12 @@ $(BUILD)/tfs/transport.o: CFLAGS += -DTFS_LIBDIR='"$(PREFIX)/lib"'
 $(BINDIR)/tfs-server: $(TFS_SRV_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -pthread -o $@ $^ -ldl
+
+# tfs-bench(1): TangramFS's write bandwidth, an MPI program; it finds
+# libtfs.so in ../lib beside itself, in the tree and installed.
+$(BINDIR)/tfs-bench: tests/bench/tfs-bench.c tfs/tfs.h lib/libtfs.so
+	@mkdir -p $(BINDIR)
+	$(MPICC) $(CFLAGS) -o $@ $< -Llib -ltfs -Wl,-rpath,'$$ORIGIN/../lib'
 
 lib/libtfs.so: $(TFS_LIB_OBJ) tfs/libtfs.map
 	@mkdir -p lib
@@ -316,7 +329,10 @@ $(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
 
 test-apps: $(TEST_APPS) $(UNIT) $(HELPERS)
 
-check: all test-apps lint-man
+# demo and check install what is missing first (tools/deps.sh -a), then
+# build: a second make, so that no compiler runs before the headers are there.
+check: deps-auto
+	@$(MAKE) --no-print-directory all test-apps lint-man
 	TG_BUILD=$(BUILD) TG_BINDIR=$(BINDIR) SANITIZE=$(SANITIZE) tests/run-tests
 
 lint-man:
@@ -326,7 +342,8 @@ lint-man:
 
 # ---- demo and benchmarks -----------------------------------------------
 
-demo: all
+demo: deps-auto
+	@$(MAKE) --no-print-directory all
 	tests/demo/run
 
 bench: all
@@ -337,18 +354,21 @@ bench: all
 DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev \
 	libjansson-dev libsqlite3-dev bats libhdf5-mpich-dev hdf5-tools \
 	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar gfortran \
-	netpipe-mpich2 nwchem-mpich otf2-tools chromium libxml2-utils clang afl++
+	otf2-tools chromium libxml2-utils clang afl++
+# Applications only tests run (tests/mpi.bats, tests/overlap.bats skip
+# without them), kept apart: nwchem-mpich pulls in Open MPI.
+APP_PACKAGES = netpipe-mpich2 nwchem-mpich
 
+# tools/deps.sh leaves the "mpi" and "mpirun" alternatives as it found them.
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		SUDO=$$( [ $$(id -u) -eq 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
-	else echo "all Debian packages present"; fi
+	@tools/deps.sh $(DEB_PACKAGES)
+
+deps-apps:
+	@tools/deps.sh $(APP_PACKAGES)
+
+DEPS ?= auto
+deps-auto:
+	@[ "$(DEPS)" = no ] || tools/deps.sh -a $(DEB_PACKAGES)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
