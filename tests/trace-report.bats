@@ -24,7 +24,7 @@ setup_file() {
 	for r in $(seq 0 63); do
 		"$gen" -p mpi -n 2000 -r "$r" -w 64 -s $((r + 1)) -o "$D/g64/rank-$r.rec"
 	done
-	seq 0 1023 | xargs -P 2 -I R "$gen" -p mpi -n 200 -r R -w 1024 -s R -o "$D/g1k/rank-R.rec"
+	seq 0 1023 | xargs -P 2 -I {} "$gen" -p mpi -n 200 -r {} -w 1024 -s {} -o "$D/g1k/rank-{}.rec"
 }
 
 setup() {
