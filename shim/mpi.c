@@ -60,6 +60,7 @@ PMPI_FN(int, MPI_Get_elements_x, (const MPI_Status *, MPI_Datatype, MPI_Count *)
 PMPI_FN(int, MPI_File_get_position, (MPI_File, MPI_Offset *))
 PMPI_FN(int, MPI_File_get_position_shared, (MPI_File, MPI_Offset *))
 PMPI_FN(int, MPI_Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))
+PMPI_FN(int, MPI_Test_cancelled, (const MPI_Status *, int *))
 
 /* ---- handle ids ---------------------------------------------------------- */
 
@@ -439,15 +440,38 @@ int tg_is_root(MPI_Comm comm, int root)
 
 /* ---- statuses and requests ----------------------------------------------------- */
 
+/*
+ * The source and tag of status @st as recorded.  A cancelled request's
+ * status is recorded as the standard's empty status (MPI_PROC_NULL,
+ * MPI_ANY_TAG), which says that nothing was received: its source and
+ * tag are undefined, and hb-build must not match it (libtangram(7)).
+ */
+static void status_fields(const MPI_Status *st, int64_t *src, int64_t *tag)
+{
+	int flag = 0;
+
+	if (get_MPI_Test_cancelled() && get_MPI_Test_cancelled()(st, &flag) == MPI_SUCCESS &&
+	    flag) {
+		*src = MPI_PROC_NULL;
+		*tag = MPI_ANY_TAG;
+		return;
+	}
+	*src = st->MPI_SOURCE;
+	*tag = st->MPI_TAG;
+}
+
 void tg_put_status(struct tg_call *c, const MPI_Status *st)
 {
+	int64_t src, tag;
+
 	if (!st || st == MPI_STATUS_IGNORE) {
 		tg_put_u(c, 0);
 		return;
 	}
+	status_fields(st, &src, &tag);
 	tg_put_u(c, 1);
-	tg_put_s(c, st->MPI_SOURCE);
-	tg_put_s(c, st->MPI_TAG);
+	tg_put_s(c, src);
+	tg_put_s(c, tag);
 }
 
 void tg_put_iostatus(struct tg_call *c, const MPI_Status *st)
@@ -501,8 +525,10 @@ void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n)
 	n = tg_cap(n);
 	tg_put_u(c, (uint64_t)n);
 	for (i = 0; i < n; i++) {
-		tg_put_s(c, st[i].MPI_SOURCE);
-		tg_put_s(c, st[i].MPI_TAG);
+		int64_t src, tag;
+		status_fields(&st[i], &src, &tag);
+		tg_put_s(c, src);
+		tg_put_s(c, tag);
 	}
 }
 
