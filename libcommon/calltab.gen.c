@@ -1609,6 +1609,7 @@ static const struct tg_argdesc a_MPI_Comm_idup[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
 	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "deferred", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_hbrole h_MPI_Comm_idup = { TG_MK_ICREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_idup_with_info[] = {
@@ -1616,6 +1617,7 @@ static const struct tg_argdesc a_MPI_Comm_idup_with_info[] = {
 	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
 	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "deferred", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_hbrole h_MPI_Comm_idup_with_info = { TG_MK_ICREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_join[] = {
@@ -7311,8 +7313,8 @@ static const struct tg_calldesc calls[] = {
 	{ 1077, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Comm_get_name", a_MPI_Comm_get_name, NULL, NULL },
 	{ 1078, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Comm_get_parent", a_MPI_Comm_get_parent, NULL, NULL },
 	{ 1079, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_group", a_MPI_Comm_group, NULL, NULL },
-	{ 1080, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Comm_idup", a_MPI_Comm_idup, NULL, &h_MPI_Comm_idup },
-	{ 1081, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Comm_idup_with_info", a_MPI_Comm_idup_with_info, NULL, &h_MPI_Comm_idup_with_info },
+	{ 1080, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Comm_idup", a_MPI_Comm_idup, NULL, &h_MPI_Comm_idup },
+	{ 1081, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Comm_idup_with_info", a_MPI_Comm_idup_with_info, NULL, &h_MPI_Comm_idup_with_info },
 	{ 1082, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_join", a_MPI_Comm_join, NULL, NULL },
 	{ 1083, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_rank", a_MPI_Comm_rank, NULL, NULL },
 	{ 1084, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_remote_group", a_MPI_Comm_remote_group, NULL, NULL },

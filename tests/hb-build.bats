@@ -16,7 +16,7 @@
 
 bats_require_minimum_version 1.5.0
 
-PROGS="eager anysrc waitany ibcast split inter persist sendrecv coll scan mpiio ignore cancel"
+PROGS="eager anysrc waitany ibcast split inter persist sendrecv coll scan mpiio ignore cancel idup"
 
 setup_file() {
 	export B=$BATS_FILE_TMPDIR
@@ -279,6 +279,20 @@ tab() {
 	EOF
 	counts inter
 	[ "$counted" = "nodes=17 extra=4 edges=27 problems=0" ]
+}
+
+@test "MPI_Comm_idup of an intercommunicator: its #comm line is read at the Wait, its Allreduce matches (4 ranks)" {
+	needmpi
+	grep -q $'^#comm\trank=0\tid=c3\tmembers=\\[0,2\\]\tremote=\\[1,3\\]$' "$B/idup.txt"
+	grep -q $'^#comm\trank=3\tid=c3\tmembers=\\[1,3\\]\tremote=\\[0,2\\]$' "$B/idup.txt"
+	grep -q $'\tMPI_Comm_idup\t0\tcomm=c2\tnewcomm=c3\trequest=r1\tdeferred=1$' "$B/idup.txt"
+	answers idup <<-EOF
+	0:A 1:B yes	an intercommunicator Allreduce: each group before the other
+	1:A 2:B yes
+	0:A 2:B no	but not within a group
+	EOF
+	counts idup
+	[ "$counted" = "nodes=20 extra=5 edges=32 problems=0" ]
 }
 
 @test "a cancelled MPI_Irecv matches no send and is no problem (2 ranks)" {
