@@ -106,6 +106,8 @@ enum tg_io {
 	TG_IO_FORK,	/* the child inherits the descriptors */
 	TG_IO_UNPLACED,	/* moves bytes the record cannot place (mmap, fputs) */
 	TG_IO_ATOMIC,	/* MPI file h: atomic mode set to argument a (0 or 1) */
+	TG_IO_AIODONE,	/* POSIX AIO request a (an aiocb's id) finished,
+			 * having moved the return value's bytes */
 	TG_IO_COUNT
 };
 
@@ -131,6 +133,9 @@ enum tg_len {
 	TG_LEN_ONE,	/* one byte if the call succeeded (fputc) */
 	TG_LEN_STATUS,	/* MPI-IO: the status's bytes, else argument lenarg
 			 * (a count) times the size of argument c (a type) */
+	TG_LEN_AIO,	/* POSIX AIO submitted: at most argument lenarg
+			 * bytes, as request a (an aiocb's id); how many
+			 * moved comes with its TG_IO_AIODONE */
 };
 
 /* An argument index in a role: the return value, or none. */
