@@ -529,6 +529,11 @@ void client_start(void)
 
 int mount_openfd(const char *rel, int flags, const char *orig)
 {
+	return mount_openfd_mode(rel, flags, 0666, orig);
+}
+
+int mount_openfd_mode(const char *rel, int flags, mode_t mode, const char *orig)
+{
 	unsigned tf = 0;
 	struct ofd *o;
 	tfs_file_t *h;
@@ -550,7 +555,7 @@ int mount_openfd(const char *rel, int flags, const char *orig)
 		tf |= TFS_O_TRUNC;
 	in_tfs++;
 	client_start();
-	h = tfs_open_flags(rel, tf);
+	h = tfs_open_mode(rel, tf, (unsigned)mode);
 	e = errno;
 	in_tfs--;
 	if (!h) {
@@ -704,7 +709,7 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode, int at)
 	if (t < 0)
 		return -1;
 	if (t > 0)
-		return mount_openfd(rel, flags, path);
+		return mount_openfd_mode(rel, flags, mode, path);
 	if (at) {
 		RESOLVE(openat);
 		return real_openat(dirfd, path, flags, mode);
