@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client-int.h"
@@ -1154,12 +1155,27 @@ ssize_t tfs_tell(tfs_file_t *file)
 	return (ssize_t)file->pos;
 }
 
-static void fill_stat(struct stat *st, uint64_t fid, uint64_t size)
+/* A stat of @f, @size long: the backing file's mode and times when it has
+ * one (what stage-out will keep), else the mode this process's open gave
+ * and the time now (the file is being written). */
+static void fill_stat(struct stat *st, const struct lfile *f, uint64_t size)
 {
+	struct stat pst;
+	char p[PATH_MAX];
+	int have = pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &pst) == 0;
+
 	memset(st, 0, sizeof(*st));
 	st->st_dev = 0x7f5;	/* "TFS" */
-	st->st_ino = fid;
-	st->st_mode = S_IFREG | 0644;
+	st->st_ino = f->fid;
+	st->st_mode = S_IFREG | (have ? pst.st_mode & 07777 : f->mode ? f->mode : 0644);
+	if (have) {
+		st->st_atim = pst.st_atim;
+		st->st_mtim = pst.st_mtim;
+		st->st_ctim = pst.st_ctim;
+	} else {
+		clock_gettime(CLOCK_REALTIME, &st->st_mtim);
+		st->st_atim = st->st_ctim = st->st_mtim;
+	}
 	st->st_nlink = 1;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
@@ -1178,7 +1194,7 @@ int tfs_stat(tfs_file_t *file, struct stat *buf)
 	}
 	if (server_eof(file->f, 0, &eof) < 0)
 		return -1;
-	fill_stat(buf, file->f->fid, eof);
+	fill_stat(buf, file->f, eof);
 	return 0;
 }
 
