@@ -156,11 +156,11 @@ wait_gone() {
 @test "one server per directory: a second refuses in one line; a dead one's directory is taken over" {
 	start
 	local first=$SERVER_PID
-	run -2 tfs-server -d srv
+	run -2 timeout 10 tfs-server -d srv
 	[ "$output" = "tfs-server: 'srv' has a live server (pid $first): tfs-server --stop srv" ]
 	grep -q "pid $first" srv/server
 	kill -STOP "$first"
-	run -2 tfs-server -d srv
+	run -2 timeout 10 tfs-server -d srv
 	kill -CONT "$first"
 	kill -9 "$first"
 	start
