@@ -17,6 +17,13 @@ setup_file() {
 	mkdir -p "$B"
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/prim" "$TG_TOP/tests/tfs/prim.c" \
 		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib" -lpthread
+	if command -v mpicc.mpich >/dev/null; then
+		mpicc.mpich -O2 -Wall -Wextra -Werror -o "$B/tfs-bench" \
+			"$TG_TOP/tests/bench/tfs-bench.c" -L"$TG_TOP/lib" -ltfs \
+			-Wl,-rpath,"$TG_TOP/lib"
+	fi
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
 	export PRELOAD=$TG_TOP/lib/libtfs-posix.so
 	pick_transport true
 }
@@ -34,6 +41,20 @@ setup() {
 	export TFS_SERVER=$PWD/srv/server TFS_BB_DIR=$PWD/bb TFS_PFS_DIR=$PWD/pfs
 	export TFS_MOUNT=/tfs-test TFS_NODE=1 TFS_TIMEOUT=2
 	SERVER_PID=
+}
+
+# slow_dd N: a writer under libtfs-posix (posix model) that goes on for
+# seconds, 200 kB every 20 ms of src.N into /tfs-test/wN; its pid in DD[N]
+slow_dd() {
+	head -c 20000000 /dev/urandom > "src.$1"
+	mkfifo "fifo.$1"
+	for i in $(seq 0 99); do
+		dd if="src.$1" bs=200000 skip=$i count=1 status=none
+		sleep 0.02
+	done > "fifo.$1" 3>&- &
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=posix dd if="fifo.$1" of="/tfs-test/w$1" bs=200000 \
+		iflag=fullblock 2>"dd.$1" 3>&- &
+	DD[$1]=$!
 }
 
 # wait_gone PID SECONDS: PID has ended within SECONDS
@@ -182,4 +203,58 @@ wait_gone() {
 	[[ "$output" == *"cat: /tfs-test/f: Permission denied" ]]
 	run -0 env TFS_SERVER=$PWD/missing "$B/prim" open:f
 	[ "$output" = "open: -1 EACCES" ]
+}
+
+@test "chaos: during a tfs-bench run and writers, kill -9 a client, SIGSTOP then SIGCONT the server: the others end within TFS_TIMEOUT, nothing durable is lost" {
+	start
+	local -a DD
+	slow_dd 1
+	slow_dd 2
+	slow_dd 3
+	local bench=
+	if [ -x "$B/tfs-bench" ]; then
+		timeout 60 mpirun.mpich -n 1 "$B/tfs-bench" -w fpp -m sync-posix -M 2000 -S 65536 \
+			-r 1000 > bench.out 2> bench.err 3>&- &
+		bench=$!
+	fi
+	for _ in $(seq 300); do
+		[ "$(cat bb/tfs-bb-* 2>/dev/null | wc -c)" -ge 6000000 ] && break
+		sleep 0.02
+	done
+	kill -9 "${DD[1]}"
+	sleep 0.2
+	kill -STOP "$SERVER_PID"
+	SECONDS=0
+	local left=${DD[2]} rc
+	wait_gone "${DD[2]}" 4
+	wait_gone "${DD[3]}" 4
+	[ -z "$bench" ] || wait_gone "$bench" 4
+	[ "$SECONDS" -le 5 ]
+	kill -CONT "$SERVER_PID"
+	# the server (alive again) serves a new client
+	run -0 "$B/prim" open:after pwrite:0:ok attachfile close
+	[ "$output" = "open: ok
+pwrite: 2
+attachfile: 0
+close: 0" ]
+	run -0 tfs-server --stop srv
+	# the killed client is named; the two that lost the server are named
+	# and staged out: each file is a prefix of what it wrote, at least
+	# what dd was told was written
+	[[ "$output" == *"client pid ${DD[1]} (node 1) died before it staged out"* ]]
+	for n in 2 3; do
+		[[ "$output" == *"client pid ${DD[$n]} (node 1) did not stage out w$n: staged out"* ]]
+		local told
+		told=$(awk '/bytes/ && /copied/ { print $1 }' "dd.$n")
+		[ "$(stat -c %s "pfs/w$n")" -ge "$told" ]
+		cmp -n "$(stat -c %s "pfs/w$n")" "src.$n" "pfs/w$n"
+	done
+	# tfs-bench got the error and ended; what it wrote is staged out too
+	if [ -n "$bench" ]; then
+		grep -q 'Connection timed out' bench.err
+		[[ "$output" == *"did not stage out bench-fpp-0: staged out"* ]]
+	fi
+	[ "$(cat pfs/after)" = ok ]
+	[ -z "$(ls bb)" ]
+	[ -z "$(ls srv/clients)" ]
 }
