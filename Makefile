@@ -264,7 +264,7 @@ build/tfs/tfs/transport.o: TFS_CFLAGS += -DTFS_LIBDIR='"$(PREFIX)/lib"'
 
 # tfs-server: with SANITIZE=1 (build/san/bin) its own objects are built
 # with ASan/UBSan too; the libraries never are.
-TFS_SRV_SRC = tfs/tfs-server.c tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/transport.c
+TFS_SRV_SRC = tfs/tfs-server.c tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/recover.c tfs/transport.c
 TFS_SRV_OBJ = $(if $(TOOLSAN),$(patsubst %.c,$(BUILD)/%.o,$(TFS_SRV_SRC)),$(patsubst %.c,build/tfs/%.o,$(TFS_SRV_SRC)))
 
 $(BUILD)/tfs/%.o: tfs/%.c $(TFS_HDR)
