@@ -33,7 +33,7 @@ COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/rechead.c libcommon/na
 	libcommon/hb.c libcommon/cfg.c libcommon/cfgsig.c libcommon/cfgtime.c libcommon/kinds.c \
 	libcommon/cfgcst.c libcommon/cfgrebuild.c libcommon/cfgcompress.c libcommon/cfgmerge.c \
 	libcommon/cfgopt.c libcommon/cfgwrite.c libcommon/cfgread.c libcommon/cfgdecode.c \
-	libcommon/cfgpack.c \
+	libcommon/cfgpack.c libcommon/cfggram.c \
 	libcommon/sequitur.c libcommon/cfgcli.c libcommon/role.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
@@ -48,7 +48,7 @@ H5_CFLAGS = -I/usr/include/hdf5/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query \
-	trace-compress trace-merge trace-merge-mpi
+	trace-compress trace-merge trace-merge-mpi trace-proxy
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
@@ -98,6 +98,23 @@ $(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
 
 $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o: tools/flatten.h
+
+PROXY_OBJ = $(BUILD)/tools/trace-proxy.o $(BUILD)/tools/proxyfit.o $(BUILD)/tools/proxyemit.o \
+	$(BUILD)/tools/proxyrt.o
+
+$(BINDIR)/trace-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS) -lm
+
+$(PROXY_OBJ): tools/proxy.h
+
+# the proxy's run-time support, tools/proxyrt.inc, as one C string
+$(BUILD)/tools/proxyrt.c: tools/proxyrt.inc
+	@mkdir -p $(dir $@)
+	{ echo 'const char tg_proxy_rt[] ='; sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
+
+$(BUILD)/tools/proxyrt.o: $(BUILD)/tools/proxyrt.c
+	$(CC) $(CFLAGS) $(TOOLSAN) -c -o $@ $<
 
 $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
