@@ -200,6 +200,17 @@ static void emit_need(const struct tg_calldesc *d, struct sb *out)
 	sb_release(&types);
 }
 
+/* Is argument @i one the tracer adds, not in the prototype (where an
+ * MPI-IO file pointer stood)? */
+static int pseudo(const struct tg_calldesc *d, int i)
+{
+	const char *n = d->args[i].name;
+
+	return d->layer == TG_LAYER_MPIIO && (strcmp(n, "position") == 0 ||
+					      strcmp(n, "shared_before") == 0 ||
+					      strcmp(n, "shared_after") == 0);
+}
+
 static void emit_call(struct gen *g, struct term *t, unsigned ti, struct sb *out)
 {
 	const struct tg_calldesc *d = t->d;
@@ -207,8 +218,7 @@ static void emit_call(struct gen *g, struct term *t, unsigned ti, struct sb *out
 	const char *name = d->name;
 	int i;
 
-	/* the recorded name of a glibc alias is the one to call */
-	for (i = 0; i < d->nargs; i++) {
+	for (i = 0; i < d->nargs && !pseudo(d, i); i++) {
 		if (i)
 			sb_printf(&call, ", ");
 		emit_arg(g, t, ti, i, &call, &pre, &post);

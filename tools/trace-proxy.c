@@ -206,7 +206,7 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 	struct tg_cfg_cursor *k = tg_cfg_cursor_open(c, s, err, errlen);
 	struct tg_rec r;
 	size_t nstk = 1, n;
-	int rc = 0;
+	int rc = 0, inmpi = tg_cfg_stream(c, s)->rank < 0 ? -1 : 0;
 
 	if (!k)
 		return -1;
@@ -243,8 +243,16 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 			rc = -2;
 			goto out;
 		}
-		if (r.type == TG_REC_CALL && r.depth == 0)
+		if (r.type != TG_REC_CALL || r.depth != 0)
+			continue;
+		/* an MPI process's calls before MPI_Init and after MPI_Finalize
+		 * are the library's set-up and tear-down */
+		if (!strncmp(r.call->name, "MPI_Init", 8))
+			inmpi = 1;
+		if (inmpi != 0)
 			collect(w, s, sym >> 1, &r);
+		if (!strcmp(r.call->name, "MPI_Finalize"))
+			inmpi = 0;
 	}
 	if (rc < 0)
 		snprintf(err, errlen, "%s", tg_cfg_cursor_error(k));
