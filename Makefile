@@ -35,7 +35,7 @@ COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/rechead.c libcommon/na
 	libcommon/hb.c libcommon/cfg.c libcommon/cfgsig.c libcommon/cfgtime.c libcommon/kinds.c \
 	libcommon/cfgcst.c libcommon/cfgrebuild.c libcommon/cfgcompress.c libcommon/cfgmerge.c \
 	libcommon/cfgopt.c libcommon/cfgwrite.c libcommon/cfgread.c libcommon/cfgdecode.c \
-	libcommon/cfgpack.c \
+	libcommon/cfgpack.c libcommon/cfggram.c \
 	libcommon/sequitur.c libcommon/cfgcli.c libcommon/role.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
@@ -50,7 +50,7 @@ H5_CFLAGS = -I/usr/include/hdf5/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query \
-	trace-compress trace-merge trace-merge-mpi trace-export
+	trace-compress trace-merge trace-merge-mpi trace-export trace-proxy
 TOOLS += trace-report
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
@@ -102,14 +102,8 @@ $(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $
 
 $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o: tools/flatten.h
 
-REPORT_OBJ = $(BUILD)/tools/trace-report.o $(BUILD)/tools/report-html.o \
-	$(BUILD)/tools/report-svg.o $(BUILD)/tools/report-conf.o
-
-$(BINDIR)/trace-report: $(REPORT_OBJ) $(BUILD)/libcommon.a
-	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
-
-$(REPORT_OBJ): tools/report.h
+	trace-compress trace-merge trace-merge-mpi trace-export trace-proxy
+TOOLS += trace-report
 
 $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
