@@ -102,8 +102,31 @@ $(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $
 
 $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o: tools/flatten.h
 
-	trace-compress trace-merge trace-merge-mpi trace-export trace-proxy
-TOOLS += trace-report
+REPORT_OBJ = $(BUILD)/tools/trace-report.o $(BUILD)/tools/report-html.o \
+	$(BUILD)/tools/report-svg.o $(BUILD)/tools/report-conf.o
+
+$(BINDIR)/trace-report: $(REPORT_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
+
+$(REPORT_OBJ): tools/report.h
+
+PROXY_OBJ = $(BUILD)/tools/trace-proxy.o $(BUILD)/tools/proxyfit.o $(BUILD)/tools/proxyemit.o \
+	$(BUILD)/tools/proxyrt.o
+
+$(BINDIR)/trace-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS) -lm
+
+$(PROXY_OBJ): tools/proxy.h
+
+# the proxy's run-time support, tools/proxyrt.inc, as one C string
+$(BUILD)/tools/proxyrt.c: tools/proxyrt.inc
+	@mkdir -p $(dir $@)
+	{ echo 'const char tg_proxy_rt[] ='; sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
+
+$(BUILD)/tools/proxyrt.o: $(BUILD)/tools/proxyrt.c
+	$(CC) $(CFLAGS) $(TOOLSAN) -c -o $@ $<
 
 $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
