@@ -4,7 +4,9 @@
 #   make check      all tests (SANITIZE=1: tools, tfs-server and unit tests with ASan/UBSan)
 #   make demo       the main job on the bundled example
 #   make bench      benchmarks (tests/bench)
-#   make deps       install the Debian packages the project needs
+#   make deps       install the Debian packages the project needs (demo and check
+#                   run it first when one is missing; DEPS=no skips that)
+#   make deps-apps  the third-party applications some tests run (tests skip without them)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -33,7 +35,7 @@ COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/rechead.c libcommon/na
 	libcommon/hb.c libcommon/cfg.c libcommon/cfgsig.c libcommon/cfgtime.c libcommon/kinds.c \
 	libcommon/cfgcst.c libcommon/cfgrebuild.c libcommon/cfgcompress.c libcommon/cfgmerge.c \
 	libcommon/cfgopt.c libcommon/cfgwrite.c libcommon/cfgread.c libcommon/cfgdecode.c \
-	libcommon/cfgpack.c \
+	libcommon/cfgpack.c libcommon/cfggram.c \
 	libcommon/sequitur.c libcommon/cfgcli.c libcommon/role.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
@@ -48,7 +50,8 @@ H5_CFLAGS = -I/usr/include/hdf5/mpich
 SHIM_HDR = $(wildcard shim/*.h) $(COMMON_HDR)
 
 TOOLS = trace-decode trace-run overlap-find conflict-check hb-build hb-query \
-	trace-compress trace-merge trace-merge-mpi
+	trace-compress trace-merge trace-merge-mpi trace-export trace-proxy
+TOOLS += trace-report
 BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
@@ -56,7 +59,7 @@ COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
 SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_H5_SRC) \
 	$(SHIM_COMMON_SRC))
 
-.PHONY: all check demo bench deps install clean regen lint-man test-apps
+.PHONY: all check demo bench deps install clean regen lint-man test-apps deps-auto deps-apps
 .DELETE_ON_ERROR:
 
 all: $(BINS) $(LIBS)
@@ -99,6 +102,32 @@ $(BINDIR)/overlap-find: $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o $
 
 $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o: tools/flatten.h
 
+REPORT_OBJ = $(BUILD)/tools/trace-report.o $(BUILD)/tools/report-html.o \
+	$(BUILD)/tools/report-svg.o $(BUILD)/tools/report-conf.o
+
+$(BINDIR)/trace-report: $(REPORT_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
+
+$(REPORT_OBJ): tools/report.h
+
+PROXY_OBJ = $(BUILD)/tools/trace-proxy.o $(BUILD)/tools/proxyfit.o $(BUILD)/tools/proxyemit.o \
+	$(BUILD)/tools/proxyrt.o
+
+$(BINDIR)/trace-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS) -lm
+
+$(PROXY_OBJ): tools/proxy.h
+
+# the proxy's run-time support, tools/proxyrt.inc, as one C string
+$(BUILD)/tools/proxyrt.c: tools/proxyrt.inc
+	@mkdir -p $(dir $@)
+	{ echo 'const char tg_proxy_rt[] ='; sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
+
+$(BUILD)/tools/proxyrt.o: $(BUILD)/tools/proxyrt.c
+	$(CC) $(CFLAGS) $(TOOLSAN) -c -o $@ $<
+
 $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
@@ -114,6 +143,15 @@ $(BUILD)/tools/hb-build.o $(HB_OBJ): tools/hbgraph.h tools/hbint.h
 $(BINDIR)/hb-query: $(BUILD)/tools/hb-query.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
+
+EXPORT_OBJ = $(BUILD)/tools/export-chrome.o $(BUILD)/tools/export-sqlite.o \
+	$(BUILD)/tools/export-otf2.o $(BUILD)/tools/export-hdtrace.o
+
+$(BINDIR)/trace-export: $(BUILD)/tools/trace-export.o $(EXPORT_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) -lsqlite3 -lotf2 $(ZLIB_LIBS) -lm
+
+$(BUILD)/tools/trace-export.o $(EXPORT_OBJ): tools/export.h
 
 $(BINDIR)/trace-run: tools/trace-run.c $(COMMON_HDR)
 	@mkdir -p $(BINDIR)
@@ -186,9 +224,13 @@ lib/libtangram.a: $(STATIC_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-lib/tangram.wrap: build/static/wrap.names
+# --undefined makes the linker take every wrapper from libtangram.a, also
+# those only the C library's own objects call (_exit from exit, fprintf
+# from malloc), which it meets after the archive.
+lib/tangram.wrap: build/static/wrap.names Makefile
 	@mkdir -p lib
 	sed 's/^/--wrap=/' $< > $@
+	sed 's/^/--undefined=__wrap_/' $< >> $@
 
 # The same tracer for linking into MPI programs (mpicc app.c -ltangram-mpi):
 # it names libmpich as a dependency, which the preloaded one must not (it
@@ -225,6 +267,7 @@ TFS_HDR = $(wildcard tfs/*.h) $(COMMON_HDR)
 TFS_CFLAGS = $(CFLAGS) -fPIC -pthread
 TFS_LIB_OBJ = $(patsubst %.c,build/tfs/%.o,$(TFS_LIB_SRC))
 TFS_BINS = $(BINDIR)/tfs-server
+TFS_BINS += $(BINDIR)/tfs-bench
 TFS_LIBS = lib/libtfs.so lib/libtfs.a lib/libtfs-posix.so $(TFS_UCX_PLUGIN)
 
 all: $(TFS_BINS) $(TFS_LIBS)
@@ -238,7 +281,7 @@ build/tfs/tfs/transport.o: TFS_CFLAGS += -DTFS_LIBDIR='"$(PREFIX)/lib"'
 
 # tfs-server: with SANITIZE=1 (build/san/bin) its own objects are built
 # with ASan/UBSan too; the libraries never are.
-TFS_SRV_SRC = tfs/tfs-server.c tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/transport.c
+TFS_SRV_SRC = tfs/tfs-server.c tfs/proto.c tfs/itree.c tfs/tp_sock.c tfs/serverfile.c tfs/recover.c tfs/transport.c
 TFS_SRV_OBJ = $(if $(TOOLSAN),$(patsubst %.c,$(BUILD)/%.o,$(TFS_SRV_SRC)),$(patsubst %.c,build/tfs/%.o,$(TFS_SRV_SRC)))
 
 $(BUILD)/tfs/%.o: tfs/%.c $(TFS_HDR)
@@ -250,6 +293,12 @@ $(BUILD)/tfs/transport.o: CFLAGS += -DTFS_LIBDIR='"$(PREFIX)/lib"'
 $(BINDIR)/tfs-server: $(TFS_SRV_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -pthread -o $@ $^ -ldl
+
+# tfs-bench(1): TangramFS's write bandwidth, an MPI program; it finds
+# libtfs.so in ../lib beside itself, in the tree and installed.
+$(BINDIR)/tfs-bench: tests/bench/tfs-bench.c tfs/tfs.h lib/libtfs.so
+	@mkdir -p $(BINDIR)
+	$(MPICC) $(CFLAGS) -o $@ $< -Llib -ltfs -Wl,-rpath,'$$ORIGIN/../lib'
 
 lib/libtfs.so: $(TFS_LIB_OBJ) tfs/libtfs.map
 	@mkdir -p lib
@@ -297,7 +346,10 @@ $(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
 
 test-apps: $(TEST_APPS) $(UNIT) $(HELPERS)
 
-check: all test-apps lint-man
+# demo and check install what is missing first (tools/deps.sh -a), then
+# build: a second make, so that no compiler runs before the headers are there.
+check: deps-auto
+	@$(MAKE) --no-print-directory all test-apps lint-man
 	TG_BUILD=$(BUILD) TG_BINDIR=$(BINDIR) SANITIZE=$(SANITIZE) tests/run-tests
 
 lint-man:
@@ -307,7 +359,8 @@ lint-man:
 
 # ---- demo and benchmarks -----------------------------------------------
 
-demo: all
+demo: deps-auto
+	@$(MAKE) --no-print-directory all
 	tests/demo/run
 
 bench: all
@@ -318,18 +371,21 @@ bench: all
 DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev \
 	libjansson-dev libsqlite3-dev bats libhdf5-mpich-dev hdf5-tools \
 	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar gfortran \
-	netpipe-mpich2 nwchem-mpich otf2-tools chromium libxml2-utils clang afl++
+	otf2-tools chromium libxml2-utils clang afl++
+# Applications only tests run (tests/mpi.bats, tests/overlap.bats skip
+# without them), kept apart: nwchem-mpich pulls in Open MPI.
+APP_PACKAGES = netpipe-mpich2 nwchem-mpich
 
+# tools/deps.sh leaves the "mpi" and "mpirun" alternatives as it found them.
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		SUDO=$$( [ $$(id -u) -eq 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
-	else echo "all Debian packages present"; fi
+	@tools/deps.sh $(DEB_PACKAGES)
+
+deps-apps:
+	@tools/deps.sh $(APP_PACKAGES)
+
+DEPS ?= auto
+deps-auto:
+	@[ "$(DEPS)" = no ] || tools/deps.sh -a $(DEB_PACKAGES)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

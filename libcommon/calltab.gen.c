@@ -973,6 +973,63 @@ static const struct tg_argdesc a_setvbuf[] = {
 static const struct tg_argdesc a_remove[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE },
 };
+static const struct tg_argdesc a_aio_read[] = {
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_iorole r_aio_read[] = {
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_AIO, 1, 0, TG_ARG_NONE, TG_ARG_NONE, 2, 3, 0 },
+};
+static const struct tg_argdesc a_aio_write[] = {
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_iorole r_aio_write[] = {
+	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_AIO, 1, 0, TG_ARG_NONE, TG_ARG_NONE, 2, 3, 0 },
+};
+static const struct tg_argdesc a_aio_error[] = {
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_aio_return[] = {
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_iorole r_aio_return[] = {
+	{ TG_IO_AIODONE, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_aio_suspend[] = {
+	{ "nent", TG_K_INT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_aio_cancel[] = {
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_argdesc a_aio_fsync[] = {
+	{ "op", TG_K_HEX, TG_IN, TG_H_NONE },
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE },
+};
+static const struct tg_iorole r_aio_fsync[] = {
+	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_lio_listio[] = {
+	{ "mode", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "nent", TG_K_INT, TG_IN, TG_H_NONE },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE },
@@ -1579,6 +1636,7 @@ static const struct tg_argdesc a_MPI_Comm_idup[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM },
 	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "deferred", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_hbrole h_MPI_Comm_idup = { TG_MK_ICREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_idup_with_info[] = {
@@ -1586,6 +1644,7 @@ static const struct tg_argdesc a_MPI_Comm_idup_with_info[] = {
 	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO },
 	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ },
+	{ "deferred", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_hbrole h_MPI_Comm_idup_with_info = { TG_MK_ICREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_join[] = {
@@ -5183,6 +5242,9 @@ static const struct tg_argdesc a_MPI_File_set_atomicity[] = {
 	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
 	{ "flag", TG_K_INT, TG_IN, TG_H_NONE },
 };
+static const struct tg_iorole r_MPI_File_set_atomicity[] = {
+	{ TG_IO_ATOMIC, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_hbrole h_MPI_File_set_atomicity = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_set_info[] = {
 	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE },
@@ -7196,6 +7258,14 @@ static const struct tg_calldesc calls[] = {
 	{ 272, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fflush_unlocked", a_fflush_unlocked, r_fflush_unlocked, NULL },
 	{ 273, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 0, "setvbuf", a_setvbuf, NULL, NULL },
 	{ 274, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "remove", a_remove, NULL, NULL },
+	{ 300, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_read", a_aio_read, r_aio_read, NULL },
+	{ 301, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_write", a_aio_write, r_aio_write, NULL },
+	{ 302, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "aio_error", a_aio_error, NULL, NULL },
+	{ 303, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_return", a_aio_return, r_aio_return, NULL },
+	{ 304, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "aio_suspend", a_aio_suspend, NULL, NULL },
+	{ 305, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 0, "aio_cancel", a_aio_cancel, NULL, NULL },
+	{ 306, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "aio_fsync", a_aio_fsync, r_aio_fsync, NULL },
+	{ 307, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "lio_listio", a_lio_listio, NULL, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, NULL },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, NULL },
@@ -7276,8 +7346,8 @@ static const struct tg_calldesc calls[] = {
 	{ 1077, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Comm_get_name", a_MPI_Comm_get_name, NULL, NULL },
 	{ 1078, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Comm_get_parent", a_MPI_Comm_get_parent, NULL, NULL },
 	{ 1079, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_group", a_MPI_Comm_group, NULL, NULL },
-	{ 1080, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Comm_idup", a_MPI_Comm_idup, NULL, &h_MPI_Comm_idup },
-	{ 1081, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Comm_idup_with_info", a_MPI_Comm_idup_with_info, NULL, &h_MPI_Comm_idup_with_info },
+	{ 1080, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Comm_idup", a_MPI_Comm_idup, NULL, &h_MPI_Comm_idup },
+	{ 1081, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Comm_idup_with_info", a_MPI_Comm_idup_with_info, NULL, &h_MPI_Comm_idup_with_info },
 	{ 1082, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_join", a_MPI_Comm_join, NULL, NULL },
 	{ 1083, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_rank", a_MPI_Comm_rank, NULL, NULL },
 	{ 1084, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_remote_group", a_MPI_Comm_remote_group, NULL, NULL },
@@ -7729,7 +7799,7 @@ static const struct tg_calldesc calls[] = {
 	{ 1530, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_read_shared_c", a_MPI_File_read_shared_c, r_MPI_File_read_shared_c, NULL },
 	{ 1531, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 1, "MPI_File_seek", a_MPI_File_seek, r_MPI_File_seek, NULL },
 	{ 1532, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_seek_shared", a_MPI_File_seek_shared, NULL, &h_MPI_File_seek_shared },
-	{ 1533, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_set_atomicity", a_MPI_File_set_atomicity, NULL, &h_MPI_File_set_atomicity },
+	{ 1533, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 1, "MPI_File_set_atomicity", a_MPI_File_set_atomicity, r_MPI_File_set_atomicity, &h_MPI_File_set_atomicity },
 	{ 1534, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_set_info", a_MPI_File_set_info, NULL, &h_MPI_File_set_info },
 	{ 1535, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 1, "MPI_File_set_size", a_MPI_File_set_size, r_MPI_File_set_size, &h_MPI_File_set_size },
 	{ 1536, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_set_view", a_MPI_File_set_view, r_MPI_File_set_view, &h_MPI_File_set_view },

@@ -111,6 +111,9 @@ enum tg_io {
 			 * range is off (enum tg_off: TG_OFF_ARG a struct
 			 * flock in offarg, TG_OFF_POS lenarg bytes from the
 			 * position (lockf), TG_OFF_NONE the whole file) */
+	TG_IO_ATOMIC,	/* MPI file h: atomic mode set to argument a (0 or 1) */
+	TG_IO_AIODONE,	/* POSIX AIO request a (an aiocb's id) finished,
+			 * having moved the return value's bytes */
 	TG_IO_COUNT
 };
 
@@ -136,6 +139,9 @@ enum tg_len {
 	TG_LEN_ONE,	/* one byte if the call succeeded (fputc) */
 	TG_LEN_STATUS,	/* MPI-IO: the status's bytes, else argument lenarg
 			 * (a count) times the size of argument c (a type) */
+	TG_LEN_AIO,	/* POSIX AIO submitted: at most argument lenarg
+			 * bytes, as request a (an aiocb's id); how many
+			 * moved comes with its TG_IO_AIODONE */
 };
 
 /* An argument index in a role: the return value, or none. */

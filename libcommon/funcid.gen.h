@@ -52,6 +52,14 @@
 #define TG_FN_mmap64 50
 #define TG_FN_munmap 51
 #define TG_FN_msync 52
+#define TG_FN_aio_read 300
+#define TG_FN_aio_write 301
+#define TG_FN_aio_error 302
+#define TG_FN_aio_return 303
+#define TG_FN_aio_suspend 304
+#define TG_FN_aio_cancel 305
+#define TG_FN_aio_fsync 306
+#define TG_FN_lio_listio 307
 #define TG_FN_stat 60
 #define TG_FN_stat64 61
 #define TG_FN_lstat 62

@@ -49,6 +49,18 @@ static void key(const struct tg_tline *t, const struct tg_calldesc *d, int i, ch
 	snprintf(out, TG_KEYLEN, "%s", v && strcmp(v, "NULL") != 0 ? v : "");
 }
 
+/* The key of an asynchronous request from argument @i (an aiocb's
+ * symbolic id, which is per thread): "tid:id", "" if absent. */
+static void req_key(const struct tg_tline *t, const struct tg_calldesc *d, int i, char *out)
+{
+	const char *v = arg(t, d, i);
+
+	if (v && strcmp(v, "NULL") != 0)
+		snprintf(out, TG_KEYLEN, "%s:%s", t->f[TG_COL_TID], v);
+	else
+		out[0] = 0;
+}
+
 /* A number from argument @i; @dflt if absent.  -1 if it is not a number. */
 static int num(const struct tg_tline *t, const struct tg_calldesc *d, int i, int64_t dflt,
 	       int64_t *out)
@@ -148,6 +160,12 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 		if (a->len < 0 && num(t, d, r->lenarg, 0, &a->count) < 0)
 			return -1;
 		a->dtype = arg(t, d, r->c);
+		break;
+	case TG_LEN_AIO:
+		if (num(t, d, r->lenarg, 0, &a->len) < 0)
+			return -1;
+		req_key(t, d, r->a, a->h2);
+		a->aio = 1;
 		break;
 	}
 	return 0;
@@ -317,11 +335,18 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		if (num(t, d, r->a, 0, &a->pos) < 0)
 			return -1;
 		break;
+	case TG_IO_AIODONE:
+		req_key(t, d, r->a, a->h2);
+		break;
 	case TG_IO_VIEW:
 		if (num(t, d, r->a, 0, &a->pos) < 0)
 			return -1;
 		a->dtype = arg(t, d, r->b);
 		a->ftype = arg(t, d, r->c);
+		break;
+	case TG_IO_ATOMIC:	/* the flag, in pos */
+		if (num(t, d, r->a, 0, &a->pos) < 0)
+			return -1;
 		break;
 	}
 	return bad ? -1 : 0;

@@ -23,17 +23,21 @@ struct tg_ioact {
 				 * position come from */
 	uint8_t append;		/* open: O_APPEND, or an "a" mode */
 	uint8_t trunc;		/* open: O_TRUNC, a "w" mode, creat */
+	uint8_t aio;		/* data: a POSIX AIO submission (TG_LEN_AIO) */
 	uint8_t failed;		/* the call failed (MPI: did not return
 				 * MPI_SUCCESS; others: returned < 0) */
 	int64_t ret;		/* tg_io_ret() */
 	char h[TG_KEYLEN];	/* the handle ("" for none, or a NULL stream) */
 	char h2[TG_KEYLEN];	/* fdopen, dup: the handle it shares;
+				 * POSIX AIO: the request ("tid:b3");
 				 * reopen: the stream closed first */
 	int64_t pos;		/* data: the offset (etypes for MPI-IO), -1 if
 				 * the record lacks it; seek: the offset;
-				 * truncate: the length; view: the disp */
+				 * truncate: the length; view: the disp;
+				 * atomic: the flag */
 	int64_t len;		/* data: the bytes; -1: count times the size
-				 * of type dtype (MPI-IO without a status) */
+				 * of type dtype (MPI-IO without a status);
+				 * an AIO submission: the bytes asked for */
 	int64_t count;		/* data with len -1: the count */
 	int whence;		/* seek: 0 SET, 1 CUR, 2 END, -1 unknown */
 	const char *dtype;	/* data: the datatype; view: the etype */

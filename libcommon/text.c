@@ -419,6 +419,17 @@ static void text_val(struct sb *b, int k, int sub, const struct tg_val *v)
 		sb_i64(b, v->i);
 }
 
+const char *tg_text_val(int k, int sub, const struct tg_val *v, size_t *len)
+{
+	static _Thread_local struct sb vb;
+
+	vb.len = 0;
+	text_val(&vb, k, sub, v);
+	sb_putc(&vb, 0);
+	*len = vb.len - 1;
+	return vb.p;
+}
+
 /* A JSON string of @s; bytes that are not UTF-8 become U+FFFD so that no
  * value is ever lost (json_string() refuses such input). */
 static json_t *jstr(const char *s)

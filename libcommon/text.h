@@ -24,4 +24,11 @@ void tg_text_proc(FILE *out, const struct tg_header *h,
 void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 		 const struct tg_textopts *o);
 
+/*
+ * The text of value @v of kind @k (sub-kind @sub) as a call line shows it
+ * (strings quoted), and its length in *@len.  The string belongs to the
+ * calling thread and stays valid until its next call.
+ */
+const char *tg_text_val(int k, int sub, const struct tg_val *v, size_t *len);
+
 #endif

@@ -44,7 +44,11 @@ KINDS = {
     # pseudo-arguments: not in the prototype; an int computed by the C
     # expression in parentheses before (pre) or after (post) the real call
     'pre': 'TG_K_INT', 'post': 'TG_K_INT',
+    # POSIX pseudo-arguments read before the call, recorded as a
+    # descriptor, an offset, a size (an aiocb's fields)
+    'prefd': 'TG_K_FD', 'preoff': 'TG_K_SIGNED_OFF', 'preuint': 'TG_K_UINT',
 }
+PSEUDO = ('pre', 'post', 'prefd', 'preoff', 'preuint')
 
 # MPI handle kinds: NAME (in), NAMEp (new object out), NAMEio (inout: the
 # handle may be freed), NAMEptr (read through a pointer), harr_NAME(n) and
@@ -138,7 +142,7 @@ class Row:
         self.rtype, self.rkind, self.fail = rparts
         self.mpi = layer in ('mpi', 'mpiio')
         allp = [Param(p) for p in split_top(params, ',')] if params else []
-        self.params = [p for p in allp if p.kind not in ('pre', 'post')]
+        self.params = [p for p in allp if p.kind not in PSEUDO]
         self.opts = {}
         self.io, self.hb = [], None
         self.recorded = [p for p in allp if p.kind != '-']
@@ -174,11 +178,15 @@ IO_OPS = {'read': 'TG_IO_READ', 'write': 'TG_IO_WRITE', 'open': 'TG_IO_OPEN',
           'close': 'TG_IO_CLOSE', 'dup': 'TG_IO_DUP', 'fcntl': 'TG_IO_FCNTL',
           'seek': 'TG_IO_SEEK', 'rewind': 'TG_IO_REWIND', 'sync': 'TG_IO_SYNC',
           'truncate': 'TG_IO_TRUNCATE', 'view': 'TG_IO_VIEW',
-          'fork': 'TG_IO_FORK', 'unplaced': 'TG_IO_UNPLACED', 'lock': 'TG_IO_LOCK'}
+          'fork': 'TG_IO_FORK', 'unplaced': 'TG_IO_UNPLACED', 'lock': 'TG_IO_LOCK',
+          'atomic': 'TG_IO_ATOMIC',
+          'aiodone': 'TG_IO_AIODONE'}
 # op -> the names of the fields its arguments go to, in order
 IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
-           'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': ''}
+           'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': '',
+           'atomic': 'h a',
+           'aiodone': 'a'}
 MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
@@ -211,7 +219,12 @@ def io_role(row, op, args, where):
             f['off'] = 'TG_OFF_ARG'
             f['offarg'] = row.argidx(args[1], where)
         m = re.match(r'^status\(([\w-]+),(\w+),(\w+)\)$', args[2])
-        if args[2] == 'ret':
+        aio = re.match(r'^aio\((\w+),(\w+)\)$', args[2])
+        if aio:
+            f['len'] = 'TG_LEN_AIO'
+            f['a'] = row.argidx(aio.group(1), where)
+            f['lenarg'] = row.argidx(aio.group(2), where)
+        elif args[2] == 'ret':
             f['len'] = 'TG_LEN_RET'
         elif args[2] == 'one':
             f['len'] = 'TG_LEN_ONE'
@@ -467,6 +480,10 @@ def put_arg(p, byname):
         return 'tg_put_intarr(&tgc, failed ? NULL : %s, %s);' % (v, p.karg)
     if k == 'offp':
         return 'tg_put_s(&tgc, pre_%s);' % v
+    if k in ('prefd', 'preoff'):
+        return 'tg_put_s(&tgc, px_%s);' % v
+    if k == 'preuint':
+        return 'tg_put_u(&tgc, (uint64_t)px_%s);' % v
     if k == 'sizep':
         return 'tg_put_u(&tgc, %s ? (uint64_t)*%s : 0);' % (v, v)
     if k == 'strp':
@@ -523,6 +540,11 @@ def gen_wrapper(r, rec, out):
             o('\tex |= tg_fstab_excluded(%s);\n' % p.name)
         elif p.kind == 'offp':
             o('\tint64_t pre_%s = %s ? (int64_t)*%s : -1;\n' % (p.name, p.name, p.name))
+    for p in r.recorded:
+        if p.kind in ('prefd', 'preoff', 'preuint'):
+            o('\tint64_t px_%s = (int64_t)(%s);\n' % (p.name, p.karg))
+        if p.kind == 'prefd':
+            o('\tex |= px_%s >= 0 && tg_fd_excluded((int)px_%s);\n' % (p.name, p.name))
     post = []
     if 'newfd' in r.opts:
         post.append('if (ret >= 0)\n\t\ttg_fd_set(ret, ex);')

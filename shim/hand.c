@@ -652,3 +652,93 @@ TG_EXPORT void _Exit(int status)
 {
 	traced_exit(TG_FN__Exit, "_Exit", status);
 }
+
+/* ---- lio_listio -------------------------------------------------------- */
+
+typedef int (*lio_fn)(int, struct aiocb *const[], int, struct sigevent *);
+typedef int (*aio_error_fn)(const struct aiocb *);
+
+/* The 64-bit variants take the same structure on an LP64 system, so one
+ * wrapper reads both. */
+_Static_assert(sizeof(struct aiocb) == sizeof(struct aiocb64),
+	       "struct aiocb64 differs from struct aiocb");
+
+/*
+ * One request of lio_listio's list, recorded as the aio_read or aio_write
+ * it amounts to, inside the lio_listio record @p (already committed): the
+ * analysis then needs no role of lio_listio's own, and aio_return ties
+ * each request to its bytes as for a single submission.
+ */
+static void lio_request(const struct tg_call *p, const struct aiocb *cb, int failed, int err)
+{
+	struct tg_thread *t = p->t;
+	struct tg_call c = *p;
+
+	if (p->depth + 1 >= TG_MAX_DEPTH || tg_fd_excluded(cb->aio_fildes))
+		return;
+	c.fn = cb->aio_lio_opcode == LIO_WRITE ? TG_FN_aio_write : TG_FN_aio_read;
+	c.depth = (uint8_t)(p->depth + 1);
+	c.parent = (int64_t)p->seq;
+	c.seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
+	c.err = err;
+	t->depth++;		/* popped by the commit, as after tg_enter() */
+	tg_rec_begin(&c, failed ? -1 : 0, failed);
+	tg_put_u(&c, tg_ptr_id(t, cb));
+	tg_put_s(&c, cb->aio_fildes);
+	tg_put_s(&c, (int64_t)cb->aio_offset);
+	tg_put_u(&c, (uint64_t)cb->aio_nbytes);
+	tg_rec_commit(&c);
+}
+
+static int traced_lio(unsigned fn, void *real, int mode, struct aiocb *const list[], int nent,
+		      struct sigevent *sig)
+{
+	static void *aio_error_real;
+	struct tg_call c;
+	int ret, e, i;
+
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!tg_on(TG_LAYER_POSIX) || !tg_enter(&c, fn, TG_LAYER_POSIX))
+		return ((lio_fn)real)(mode, list, nent, sig);
+	ret = ((lio_fn)real)(mode, list, nent, sig);
+	tg_end(&c);
+	tg_rec_begin(&c, ret, ret == -1);
+	tg_put_s(&c, mode);
+	tg_put_s(&c, nent);
+	tg_rec_commit(&c);
+	e = errno;
+	RESOLVE(aio_error_real, "aio_error");
+	for (i = 0; list && i < nent; i++) {
+		const struct aiocb *cb = list[i];
+		int err = 0;
+		if (!cb || (cb->aio_lio_opcode != LIO_READ && cb->aio_lio_opcode != LIO_WRITE))
+			continue;
+		/* after a failed list, a request that was never queued says so
+		 * in its own status */
+		if (ret == -1 && aio_error_real)
+			err = ((aio_error_fn)aio_error_real)(cb);
+		lio_request(&c, cb, err != 0 && err != EINPROGRESS, err);
+	}
+	errno = e;
+	return ret;
+}
+
+TG_EXPORT int lio_listio(int mode, struct aiocb *const list[], int nent, struct sigevent *sig)
+{
+	static void *real;
+
+	RESOLVE(real, "lio_listio");
+	return traced_lio(TG_FN_lio_listio, real, mode, list, nent, sig);
+}
+
+TG_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int nent,
+			   struct sigevent *sig)
+{
+	static void *real;
+
+	RESOLVE(real, "lio_listio64");
+	return traced_lio(TG_FN_lio_listio, real, mode, (struct aiocb *const *)list, nent, sig);
+}

@@ -2217,12 +2217,14 @@ TG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *reque
 	ret = real(comm, newcomm, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
+	int64_t px_deferred = tg_comm_defer(newcomm, request, failed);
 	uint64_t hid_newcomm = !failed && newcomm ? tg_h_new(&tgc, TG_H_COMM, TG_HVAL(*newcomm)) : 0;
 	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_u(&tgc, hid_newcomm);
 	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_deferred);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -2245,6 +2247,7 @@ TG_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *ne
 	ret = real(comm, info, newcomm, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
+	int64_t px_deferred = tg_comm_defer(newcomm, request, failed);
 	uint64_t hid_newcomm = !failed && newcomm ? tg_h_new(&tgc, TG_H_COMM, TG_HVAL(*newcomm)) : 0;
 	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
 	tg_rec_begin_n(&tgc, ret, 0, need);
@@ -2252,6 +2255,7 @@ TG_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *ne
 	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
 	tg_put_u(&tgc, hid_newcomm);
 	tg_put_u(&tgc, hid_request);
+	tg_put_s(&tgc, px_deferred);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;

@@ -60,6 +60,7 @@ PMPI_FN(int, MPI_Get_elements_x, (const MPI_Status *, MPI_Datatype, MPI_Count *)
 PMPI_FN(int, MPI_File_get_position, (MPI_File, MPI_Offset *))
 PMPI_FN(int, MPI_File_get_position_shared, (MPI_File, MPI_Offset *))
 PMPI_FN(int, MPI_Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))
+PMPI_FN(int, MPI_Test_cancelled, (const MPI_Status *, int *))
 
 /* ---- handle ids ---------------------------------------------------------- */
 
@@ -231,7 +232,17 @@ uint64_t tg_h_enc(int kind, uint64_t val)
 	return id << 1;
 }
 
+static void comm_def_due(uint64_t req);
+static void h_forget(int kind, uint64_t val);
+
 void tg_h_free(int kind, uint64_t val)
+{
+	if (kind == TG_H_REQ && !builtin(kind, val))
+		comm_def_due(val);	/* a request completed */
+	h_forget(kind, val);
+}
+
+static void h_forget(int kind, uint64_t val)
 {
 	struct hmap *m;
 	struct hslot *s;
@@ -308,6 +319,82 @@ static void def_comm(struct tg_thread *t, uint64_t enc, MPI_Comm comm)
 	free(r);
 }
 
+/*
+ * A communicator made by MPI_Comm_idup is not there until its request
+ * completes: read before, an intercommunicator's groups are not set yet
+ * (MPICH gives the local group alone).  Its #comm line is written when the
+ * request completes (is freed as a handle: Wait, Test, ...), with the
+ * encoding given at the call.
+ */
+#define PEND_COMMS 64
+
+static struct pend_comm {
+	uint64_t req, comm, enc;
+	int state;		/* 0 free, 1 deferred, 2 and given its id */
+} pend_comms[PEND_COMMS];
+static int npend_comms;
+static pthread_mutex_t pend_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int64_t tg_comm_defer(const MPI_Comm *comm, const MPI_Request *req, int failed)
+{
+	int i, ok = 0;
+
+	if (failed || !comm || !req || *req == MPI_REQUEST_NULL || *comm == MPI_COMM_NULL)
+		return 0;
+	pthread_mutex_lock(&pend_mu);
+	for (i = 0; i < PEND_COMMS && !ok; i++)
+		if (!pend_comms[i].state) {
+			pend_comms[i] = (struct pend_comm){ TG_HVAL(*req), TG_HVAL(*comm), 0, 1 };
+			npend_comms++;
+			ok = 1;
+		}
+	pthread_mutex_unlock(&pend_mu);
+	return ok;	/* a full table: defined at the call, as before */
+}
+
+/* Is the #comm line of @val to wait?  Then keep its encoding @enc. */
+static int comm_deferred(uint64_t val, uint64_t enc)
+{
+	int i, found = 0;
+
+	if (!__atomic_load_n(&npend_comms, __ATOMIC_RELAXED))
+		return 0;
+	pthread_mutex_lock(&pend_mu);
+	for (i = 0; i < PEND_COMMS && !found; i++)
+		if (pend_comms[i].state == 1 && pend_comms[i].comm == val) {
+			pend_comms[i].enc = enc;
+			pend_comms[i].state = 2;
+			found = 1;
+		}
+	pthread_mutex_unlock(&pend_mu);
+	return found;
+}
+
+/* Request @req completed: write the #comm line that waited for it. */
+static void comm_def_due(uint64_t req)
+{
+	struct tg_thread *t;
+	struct pend_comm pc = { 0 };
+	int i;
+
+	if (!__atomic_load_n(&npend_comms, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&pend_mu);
+	for (i = 0; i < PEND_COMMS; i++)
+		if (pend_comms[i].state && pend_comms[i].req == req) {
+			pc = pend_comms[i];
+			pend_comms[i].state = 0;
+			npend_comms--;
+			break;
+		}
+	pthread_mutex_unlock(&pend_mu);
+	if (pc.state != 2 || !((t = tg_self) || (t = tg_thread_new())))
+		return;
+	t->guard++;
+	def_comm(t, pc.enc, (MPI_Comm)(uint32_t)pc.comm);
+	t->guard--;
+}
+
 static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 {
 	int ni = 0, na = 0, nd = 0, comb = 0, i;
@@ -360,10 +447,10 @@ uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val)
 		pthread_mutex_unlock(&hmu);
 		return enc;
 	}
-	tg_h_free(kind, val);	/* a reused handle value is a new object */
+	h_forget(kind, val);	/* a reused handle value is a new object */
 	enc = tg_h_enc(kind, val);
 	c->t->guard++;
-	if (kind == TG_H_COMM)
+	if (kind == TG_H_COMM && !comm_deferred(val, enc))
 		def_comm(c->t, enc, (MPI_Comm)(uint32_t)val);
 	else if (kind == TG_H_DTYPE)
 		def_type(c->t, enc, (MPI_Datatype)(uint32_t)val);
@@ -439,15 +526,38 @@ int tg_is_root(MPI_Comm comm, int root)
 
 /* ---- statuses and requests ----------------------------------------------------- */
 
+/*
+ * The source and tag of status @st as recorded.  A cancelled request's
+ * status is recorded as the standard's empty status (MPI_PROC_NULL,
+ * MPI_ANY_TAG), which says that nothing was received: its source and
+ * tag are undefined, and hb-build must not match it (libtangram(7)).
+ */
+static void status_fields(const MPI_Status *st, int64_t *src, int64_t *tag)
+{
+	int flag = 0;
+
+	if (get_MPI_Test_cancelled() && get_MPI_Test_cancelled()(st, &flag) == MPI_SUCCESS &&
+	    flag) {
+		*src = MPI_PROC_NULL;
+		*tag = MPI_ANY_TAG;
+		return;
+	}
+	*src = st->MPI_SOURCE;
+	*tag = st->MPI_TAG;
+}
+
 void tg_put_status(struct tg_call *c, const MPI_Status *st)
 {
+	int64_t src, tag;
+
 	if (!st || st == MPI_STATUS_IGNORE) {
 		tg_put_u(c, 0);
 		return;
 	}
+	status_fields(st, &src, &tag);
 	tg_put_u(c, 1);
-	tg_put_s(c, st->MPI_SOURCE);
-	tg_put_s(c, st->MPI_TAG);
+	tg_put_s(c, src);
+	tg_put_s(c, tag);
 }
 
 void tg_put_iostatus(struct tg_call *c, const MPI_Status *st)
@@ -505,8 +615,10 @@ void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n)
 	n = tg_cap(n);
 	tg_put_u(c, (uint64_t)n);
 	for (i = 0; i < n; i++) {
-		tg_put_s(c, st[i].MPI_SOURCE);
-		tg_put_s(c, st[i].MPI_TAG);
+		int64_t src, tag;
+		status_fields(&st[i], &src, &tag);
+		tg_put_s(c, src);
+		tg_put_s(c, tag);
 	}
 }
 

@@ -15,6 +15,7 @@
 #endif
 #define _LARGEFILE64_SOURCE 1
 
+#include <aio.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>

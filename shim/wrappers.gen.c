@@ -1623,6 +1623,544 @@ TG_EXPORT int msync(void *addr, size_t length, int flags)
 	return ret;
 }
 
+int aio_read(struct aiocb *cb);
+TG_EXPORT int aio_read(struct aiocb *cb)
+{
+	static int (*real)(struct aiocb *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(struct aiocb *))tg_real("aio_read", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_read, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(cb);
+		return ret;
+	}
+	ret = real(cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_write(struct aiocb *cb);
+TG_EXPORT int aio_write(struct aiocb *cb)
+{
+	static int (*real)(struct aiocb *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(struct aiocb *))tg_real("aio_write", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_write, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(cb);
+		return ret;
+	}
+	ret = real(cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_error(const struct aiocb *cb);
+TG_EXPORT int aio_error(const struct aiocb *cb)
+{
+	static int (*real)(const struct aiocb *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(const struct aiocb *))tg_real("aio_error", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_error, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(cb);
+		return ret;
+	}
+	ret = real(cb);
+	tg_end(&tgc);
+	int failed = 0;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+ssize_t aio_return(struct aiocb *cb);
+TG_EXPORT ssize_t aio_return(struct aiocb *cb)
+{
+	static ssize_t (*real)(struct aiocb *);
+	struct tg_call tgc;
+	int ex = 0;
+	ssize_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (ssize_t (*)(struct aiocb *))tg_real("aio_return", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (ssize_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_return, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(cb);
+		return ret;
+	}
+	ret = real(cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_suspend(const struct aiocb *const *list, int nent, const struct timespec *timeout);
+TG_EXPORT int aio_suspend(const struct aiocb *const *list, int nent, const struct timespec *timeout)
+{
+	static int (*real)(const struct aiocb *const *, int, const struct timespec *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(const struct aiocb *const *, int, const struct timespec *))tg_real("aio_suspend", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(list, nent, timeout);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_suspend, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(list, nent, timeout);
+		return ret;
+	}
+	ret = real(list, nent, timeout);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)nent);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_cancel(int fd, struct aiocb *cb);
+TG_EXPORT int aio_cancel(int fd, struct aiocb *cb)
+{
+	static int (*real)(int, struct aiocb *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, struct aiocb *))tg_real("aio_cancel", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, cb);
+	ex |= tg_fd_excluded(fd);
+	int64_t px_fildes = (int64_t)(cb ? cb->aio_fildes : -1);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb ? cb->aio_offset : -1);
+	int64_t px_nbytes = (int64_t)(cb ? cb->aio_nbytes : 0);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_cancel, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, cb);
+		return ret;
+	}
+	ret = real(fd, cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_fsync(int op, struct aiocb *cb);
+TG_EXPORT int aio_fsync(int op, struct aiocb *cb)
+{
+	static int (*real)(int, struct aiocb *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, struct aiocb *))tg_real("aio_fsync", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(op, cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_fsync, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(op, cb);
+		return ret;
+	}
+	ret = real(op, cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)op);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_read64(struct aiocb64 *cb);
+TG_EXPORT int aio_read64(struct aiocb64 *cb)
+{
+	static int (*real)(struct aiocb64 *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(struct aiocb64 *))tg_real("aio_read64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_read, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(cb);
+		return ret;
+	}
+	ret = real(cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_write64(struct aiocb64 *cb);
+TG_EXPORT int aio_write64(struct aiocb64 *cb)
+{
+	static int (*real)(struct aiocb64 *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(struct aiocb64 *))tg_real("aio_write64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_write, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(cb);
+		return ret;
+	}
+	ret = real(cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_error64(const struct aiocb64 *cb);
+TG_EXPORT int aio_error64(const struct aiocb64 *cb)
+{
+	static int (*real)(const struct aiocb64 *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(const struct aiocb64 *))tg_real("aio_error64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_error, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(cb);
+		return ret;
+	}
+	ret = real(cb);
+	tg_end(&tgc);
+	int failed = 0;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+ssize_t aio_return64(struct aiocb64 *cb);
+TG_EXPORT ssize_t aio_return64(struct aiocb64 *cb)
+{
+	static ssize_t (*real)(struct aiocb64 *);
+	struct tg_call tgc;
+	int ex = 0;
+	ssize_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (ssize_t (*)(struct aiocb64 *))tg_real("aio_return64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (ssize_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_return, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(cb);
+		return ret;
+	}
+	ret = real(cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_suspend64(const struct aiocb64 *const *list, int nent, const struct timespec *timeout);
+TG_EXPORT int aio_suspend64(const struct aiocb64 *const *list, int nent, const struct timespec *timeout)
+{
+	static int (*real)(const struct aiocb64 *const *, int, const struct timespec *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(const struct aiocb64 *const *, int, const struct timespec *))tg_real("aio_suspend64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(list, nent, timeout);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_suspend, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(list, nent, timeout);
+		return ret;
+	}
+	ret = real(list, nent, timeout);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)nent);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_cancel64(int fd, struct aiocb64 *cb);
+TG_EXPORT int aio_cancel64(int fd, struct aiocb64 *cb)
+{
+	static int (*real)(int, struct aiocb64 *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, struct aiocb64 *))tg_real("aio_cancel64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, cb);
+	ex |= tg_fd_excluded(fd);
+	int64_t px_fildes = (int64_t)(cb ? cb->aio_fildes : -1);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb ? cb->aio_offset : -1);
+	int64_t px_nbytes = (int64_t)(cb ? cb->aio_nbytes : 0);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_cancel, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, cb);
+		return ret;
+	}
+	ret = real(fd, cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int aio_fsync64(int op, struct aiocb64 *cb);
+TG_EXPORT int aio_fsync64(int op, struct aiocb64 *cb)
+{
+	static int (*real)(int, struct aiocb64 *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, struct aiocb64 *))tg_real("aio_fsync64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(op, cb);
+	int64_t px_fildes = (int64_t)(cb->aio_fildes);
+	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
+	int64_t px_offset = (int64_t)(cb->aio_offset);
+	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
+	if (ex || !tg_enter(&tgc, TG_FN_aio_fsync, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(op, cb);
+		return ret;
+	}
+	ret = real(op, cb);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)op);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
+	tg_put_s(&tgc, px_fildes);
+	tg_put_s(&tgc, px_offset);
+	tg_put_u(&tgc, (uint64_t)px_nbytes);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
 int stat(const char *path, struct stat *st);
 TG_EXPORT int stat(const char *path, struct stat *st)
 {

@@ -26,7 +26,7 @@ setup_file() {
 
 setup() {
 	C=$TG_TOP/tests/conflict
-	USAGE='usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|all]'
+	USAGE='usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|mpiio|all]'
 	cd "$BATS_TEST_TMPDIR"
 }
 
@@ -239,7 +239,7 @@ hbpair() {
 	chmod +x d/conflict-check
 	PATH=/usr/bin:/bin run -0 --separate-stderr d/verify-io "$W/t"
 	[ "$(wc -l < runs)" -eq 1 ]
-	[[ $output == *$'\n\nordered by: happens-before (hb-build)\nrecommended consistency: posix' ]]
+	[[ $output == *$'\n\nordered by: happens-before (hb-build)\nPOSIX layer: recommended consistency: posix' ]]
 	[[ ${lines[-3]} =~ ^session\ +\(all\ files\)\ +0\ +1\ +0\ +0$ ]]
 	[ -z "$stderr" ]
 }

@@ -21,4 +21,6 @@ setup() {
 	[ "$(grep -c 'every byte checked' <<< "$output")" -eq 4 ]
 	[[ "$output" == *"staged out: ckpt-posix.dat is byte for byte the file written straight to disk"* ]]
 	[[ "$output" == *"staged out: ckpt-session.dat is byte for byte the file written straight to disk"* ]]
+	[ "${lines[-1]}" = "the report of this run is in $TG_TOP/build/demo/report.html (open it in a browser)" ]
+	grep -q '<b id="recommended">session</b>' build/demo/report.html
 }

@@ -16,7 +16,7 @@
 
 bats_require_minimum_version 1.5.0
 
-PROGS="eager anysrc waitany ibcast split inter persist sendrecv coll scan mpiio ignore"
+PROGS="eager anysrc waitany ibcast split inter persist sendrecv coll scan mpiio ignore cancel idup"
 
 setup_file() {
 	export B=$BATS_FILE_TMPDIR
@@ -26,7 +26,7 @@ setup_file() {
 	local p np
 	for p in $PROGS; do
 		case $p in
-		eager|waitany|persist) np=2 ;;
+		eager|waitany|persist|cancel) np=2 ;;
 		anysrc|ignore) np=3 ;;
 		*) np=4 ;;
 		esac
@@ -279,6 +279,32 @@ tab() {
 	EOF
 	counts inter
 	[ "$counted" = "nodes=17 extra=4 edges=27 problems=0" ]
+}
+
+@test "MPI_Comm_idup of an intercommunicator: its #comm line is read at the Wait, its Allreduce matches (4 ranks)" {
+	needmpi
+	grep -q $'^#comm\trank=0\tid=c3\tmembers=\\[0,2\\]\tremote=\\[1,3\\]$' "$B/idup.txt"
+	grep -q $'^#comm\trank=3\tid=c3\tmembers=\\[1,3\\]\tremote=\\[0,2\\]$' "$B/idup.txt"
+	grep -q $'\tMPI_Comm_idup\t0\tcomm=c2\tnewcomm=c3\trequest=r1\tdeferred=1$' "$B/idup.txt"
+	answers idup <<-EOF
+	0:A 1:B yes	an intercommunicator Allreduce: each group before the other
+	1:A 2:B yes
+	0:A 2:B no	but not within a group
+	EOF
+	counts idup
+	[ "$counted" = "nodes=20 extra=5 edges=32 problems=0" ]
+}
+
+@test "a cancelled MPI_Irecv matches no send and is no problem (2 ranks)" {
+	needmpi
+	# the tracer records the cancelled status as the empty one
+	grep -q $'\tMPI_Wait\t0\trequest=r1\tstatus={src:-1,tag:-1}$' "$B/cancel.txt"
+	answers cancel <<-EOF
+	1:A 0:B yes	the message of tag 5
+	EOF
+	counts cancel
+	[ "$counted" = "nodes=2 extra=0 edges=1 problems=0" ]
+	[ ! -s "$B/cancel.err" ]
 }
 
 @test "persistent requests: each Startall and Start posts anew (2 ranks)" {

@@ -697,7 +697,7 @@ under() {
 }
 
 @test "NPmpich2 (Debian's netpipe-mpich2) writes the same traced and untraced" {
-	command -v NPmpich2 >/dev/null || skip "NPmpich2 is missing (netpipe-mpich2)"
+	command -v NPmpich2 >/dev/null || skip "NPmpich2 is missing (make deps-apps installs netpipe-mpich2)"
 	mkdir plain traced
 	cd plain
 	run -0 --separate-stderr mpirun.mpich -n 2 -outfile-pattern out.%r NPmpich2 -i -n 3 -u 1024

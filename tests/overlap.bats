@@ -278,7 +278,7 @@ hbcheck() {
 # ---- a real application -----------------------------------------------------------
 
 @test "NWChem (Debian's nwchem-mpich) on 2 ranks: verify-io finds its same-process runtime-database conflicts, session suffices" {
-	command -v nwchem.mpich >/dev/null || skip "nwchem-mpich is missing (make deps installs it)"
+	command -v nwchem.mpich >/dev/null || skip "nwchem-mpich is missing (make deps-apps installs it)"
 	printf 'start he\ngeometry\n  He 0 0 0\nend\nbasis\n  * library 6-31g\nend\ntask scf energy\n' > he.nw
 	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 2 nwchem.mpich he.nw
 	[[ $output == *"Total SCF energy =     -2.855160426154"* ]]
@@ -290,6 +290,6 @@ hbcheck() {
 	# conflicts within the process under session semantics, none between
 	# processes (the dissertation's Table 4.4 row for NWChem: WAW-S, RAW-S)
 	printf '%s\n' "$output" | grep -E "^session +$BATS_TEST_TMPDIR/he.db +[1-9][0-9]* +0 +[1-9][0-9]* +0$"
-	printf '%s\n' "$output" | grep -qx 'recommended consistency: session'
+	printf '%s\n' "$output" | grep -qx 'POSIX layer: recommended consistency: session'
 	printf '%s\n' "$output" | grep -Eq '^posix +\(all files\) +0 +0 +0 +0$'
 }

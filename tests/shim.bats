@@ -545,6 +545,15 @@ decode_all() {
 	done
 }
 
+@test "a static executable calling only fopen, fputs, fclose links: the C library's own exit and fprintf find their wrappers" {
+	printf '#include <stdio.h>\nint main(void) { FILE *f = fopen("o", "w"); fputs("x", f); return fclose(f); }\n' > fo.c
+	gcc -static -O1 -o fo fo.c -Wl,@"$TG_TOP/lib/tangram.wrap" "$TG_TOP/lib/libtangram.a" -lpthread
+	TANGRAM_DIR=$T/trace run -0 ./fo
+	run -0 --separate-stderr trace-decode trace/*.rec
+	[[ $output == *$'\tstdio\tfopen\ts3\tpath="'"$T"$'/o"\tmode="w"'* ]]
+	[[ $output == *$'\tstdio\tfclose\t0\tstream=s3'* ]]
+}
+
 @test "a static executable with TANGRAM_OFF=1 runs untraced" {
 	gcc -static -O1 -o pb "$TG_TOP/tests/apps/posix_basic.c" \
 		-Wl,@"$TG_TOP/lib/tangram.wrap" "$TG_TOP/lib/libtangram.a" -lpthread

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client-int.h"
@@ -47,6 +48,7 @@ struct lfile {
 	int bbfd;		/* -1 until the first write */
 	uint64_t bbend;
 	char *bbpath;
+	unsigned mode;		/* stage-out's mode when this process created it, else 0 */
 	uint64_t eof;		/* the global end of file last heard */
 	struct lfile *next;
 };
@@ -79,6 +81,8 @@ static struct {
 	unsigned gen;		/* one more in each forked child */
 	char pause_at[16];	/* TFS_TEST_PAUSE: where, and how long (ms) */
 	long pause_ms;
+	int dead;		/* errno of the call that lost the server, 0 */
+	char note[PATH_MAX];	/* DIR/clients/HOST-NODE-PID, "" when none */
 } C = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* A handle of this process's client, not one a forked child inherited
@@ -102,7 +106,7 @@ static void test_pause(const char *where)
 /* One request on @ep; the reply body into *@rd (free *@mem).  Returns 0,
  * or -1 with errno (the reply's status, or the transport's). */
 static int ep_call(struct tfs_ep *ep, uint16_t type, const struct tfs_buf *body, void **mem,
-		   struct tfs_rd *rd)
+		   struct tfs_rd *rd, int *reply)
 {
 	struct iovec v = { body ? body->p : NULL, body ? body->len : 0 };
 	size_t rlen;
@@ -116,8 +120,11 @@ static int ep_call(struct tfs_ep *ep, uint16_t type, const struct tfs_buf *body,
 	rc = tfs_ep_call(ep, type, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
 	if (rc != 0) {
 		free(r);
-		if (rc > 0)
+		if (rc > 0) {
 			errno = rc;
+			if (reply)
+				*reply = 1;
+		}
 		return -1;
 	}
 	if (mem) {
@@ -129,10 +136,22 @@ static int ep_call(struct tfs_ep *ep, uint16_t type, const struct tfs_buf *body,
 	return 0;
 }
 
-/* One request to the server, as ep_call(). */
+/* One request to the server, as ep_call().  Once the server is lost (a
+ * call that timed out or found the connection gone: the transport's error,
+ * not a reply), every later call fails at once with the same error, so a
+ * client ending after that does not wait TFS_TIMEOUT again per file. */
 static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_rd *rd)
 {
-	return ep_call(C.ep, type, body, mem, rd);
+	int rc, reply = 0;
+
+	if (C.dead) {
+		errno = C.dead;
+		return -1;
+	}
+	rc = ep_call(C.ep, type, body, mem, rd, &reply);
+	if (rc < 0 && !reply && errno != ENOMEM)
+		C.dead = errno;
+	return rc;
 }
 
 /* ---- files ------------------------------------------------------------------ */
@@ -328,6 +347,8 @@ static void forked_child(void)
 	C.id = 0;
 	C.files = NULL;
 	C.peers = NULL;
+	C.dead = 0;
+	C.note[0] = '\0';
 	tfsi_lock_forked();
 	tfs_tp_forked();
 }
@@ -335,6 +356,105 @@ static void forked_child(void)
 __attribute__((constructor)) static void client_load(void)
 {
 	pthread_atfork(NULL, NULL, forked_child);
+}
+
+/* The process's umask, as /proc tells it (reading it with umask(2)
+ * would change it for a moment under the program's other threads). */
+static unsigned cur_umask(void)
+{
+	char text[2048], *u;
+	unsigned m = 022;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return m;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n > 0) {
+		text[n] = '\0';
+		if ((u = strstr(text, "Umask:")))
+			m = (unsigned)strtoul(u + 6, NULL, 8) & 0777;
+	}
+	return m;
+}
+
+/* @p made absolute (for the note, which the server reads from elsewhere). */
+static void abs_path(const char *p, char *out, size_t len)
+{
+	char buf[PATH_MAX];
+
+	if (realpath(p, buf))
+		snprintf(out, len, "%s", buf);
+	else
+		snprintf(out, len, "%s", p);
+}
+
+/*
+ * The client's note, DIR/clients/HOST-NODE-PID beside the server file
+ * (tfs(3), "DURABILITY"): where its burst buffer and backing directory
+ * are.  A client that ends cleanly removes it; one that cannot hand its
+ * data over adds what it keeps (note_keep()); one that dies leaves it as
+ * it is.  The server (at --stop, at its start, --recover) stages out what
+ * a dead client's note lists and removes the burst-buffer files it does
+ * not list.  Without a note (DIR not writable) nothing is cleaned up.
+ */
+static void note_create(const char *server)
+{
+	char dir[PATH_MAX], host[128], bb[PATH_MAX], pfs[PATH_MAX];
+	const char *sl = strrchr(server, '/');
+	int fd;
+
+	C.note[0] = '\0';
+	if (!sl)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", sl == server ? 1 : (int)(sl - server), server);
+	abs_path(dir, bb, sizeof(bb));
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/clients", bb) >= sizeof(dir) ||
+	    (mkdir(dir, 0700) < 0 && errno != EEXIST) || gethostname(host, sizeof(host)) < 0)
+		return;
+	host[sizeof(host) - 1] = '\0';
+	if ((size_t)snprintf(C.note, sizeof(C.note), "%s/%s-%u-%ld", dir, host, C.node,
+			     (long)getpid()) >= sizeof(C.note)) {
+		C.note[0] = '\0';
+		return;
+	}
+	abs_path(C.bbdir, bb, sizeof(bb));
+	abs_path(C.pfsdir, pfs, sizeof(pfs));
+	fd = open(C.note, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || dprintf(fd, "tfs-client 1\nhost %s\nnode %u\npid %ld\nbbdir %s\npfsdir %s\n",
+			      host, C.node, (long)getpid(), bb, pfs) < 0) {
+		if (fd >= 0)
+			unlink(C.note);
+		C.note[0] = '\0';
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static int note_range(const struct tfs_iv *iv, void *arg)
+{
+	dprintf(*(int *)arg, "range %llu %llu %llu\n", (unsigned long long)iv->start,
+		(unsigned long long)iv->end, (unsigned long long)iv->base);
+	return 0;
+}
+
+/* Add to the note that @f's burst-buffer file is kept, and which of its
+ * bytes go where: everything this process wrote and did not stage out,
+ * in the order it wrote it. */
+static void note_keep(struct lfile *f)
+{
+	const char *base = strrchr(f->bbpath, '/');
+	int fd;
+
+	if (!C.note[0] || (fd = open(C.note, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return;
+	dprintf(fd, "file %o %s %s\n", f->mode ? f->mode : 0644, base ? base + 1 : f->bbpath,
+		f->path);
+	tfs_itree_each(&f->tree, 0, UINT64_MAX, note_range, &fd);
+	fsync(fd);
+	close(fd);
 }
 
 static int init_locked(void)
@@ -351,6 +471,7 @@ static int init_locked(void)
 
 	if (C.ready)
 		return 0;
+	C.dead = 0;
 	if (!server || !*server || !pfs || !*pfs) {
 		errno = EINVAL;
 		return -1;
@@ -411,6 +532,7 @@ static int init_locked(void)
 	tfs_buf_release(&b);
 	C.id = tfs_rd_u64(&rd);
 	free(mem);
+	note_create(server);
 	if (!C.atexit_done) {
 		atexit(at_exit);
 		C.atexit_done = 1;
@@ -431,7 +553,7 @@ int tfs_init(void)
 
 /* ---- open, close ------------------------------------------------------------ */
 
-tfs_file_t *tfs_open_flags(const char *pathname, unsigned flags)
+tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 {
 	char path[TFS_MAX_PATH + 1], pp[PATH_MAX];
 	struct tfs_file *h;
@@ -493,6 +615,10 @@ tfs_file_t *tfs_open_flags(const char *pathname, unsigned flags)
 	f->refs++;
 	pthread_mutex_unlock(&C.lock);
 	pthread_mutex_lock(&f->lock);
+	/* open(2) gives a mode only to a file it creates: one the backing
+	 * directory does not have yet */
+	if ((flags & TFS_O_CREAT) && pfs == UINT64_MAX && mode != TFS_MODE_DEFAULT)
+		f->mode = mode & 07777 & ~cur_umask();
 	if (flags & TFS_O_TRUNC)
 		tfs_itree_release(&f->tree);
 	if (eof > f->eof || (flags & TFS_O_TRUNC))
@@ -501,6 +627,11 @@ tfs_file_t *tfs_open_flags(const char *pathname, unsigned flags)
 	h->f = f;
 	h->gen = C.gen;
 	return h;
+}
+
+tfs_file_t *tfs_open_flags(const char *pathname, unsigned flags)
+{
+	return tfs_open_mode(pathname, flags, TFS_MODE_DEFAULT);
 }
 
 tfs_file_t *tfs_open(const char *pathname)
@@ -532,7 +663,8 @@ static void lfile_maybe_free(struct lfile *f)
 {
 	struct lfile **pp;
 
-	if (f->refs > 0 || tfs_itree_each(&f->tree, 0, UINT64_MAX, is_attached, NULL))
+	if (f->refs > 0 ||
+	    tfs_itree_each(&f->tree, 0, UINT64_MAX, C.dead ? is_dirty_or_any : is_attached, NULL))
 		return;
 	for (pp = &C.files; *pp && *pp != f; pp = &(*pp)->next)
 		;
@@ -561,7 +693,9 @@ int tfs_close(tfs_file_t *file)
 	free(file);
 	pthread_mutex_lock(&C.lock);
 	pthread_mutex_lock(&f->lock);
-	if (--f->refs == 0)
+	/* with the server lost, what could not be attached is kept for the
+	 * note (tfs_finalize()) */
+	if (--f->refs == 0 && !C.dead)
 		tfs_itree_remove(&f->tree, 0, UINT64_MAX, is_dirty, NULL);
 	pthread_mutex_unlock(&f->lock);
 	lfile_maybe_free(f);
@@ -874,8 +1008,14 @@ static int copy_begin(struct lfile *f, struct copy *c)
 	if (pfs_path(f->path, p, sizeof(p)) < 0)
 		return -1;
 	mkparents(p);
-	if ((c->pfsfd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644))) < 0)
+	if ((c->pfsfd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC,
+					 f->mode ? f->mode : 0644))) < 0)
 		return -1;
+	/* the mode the program gave, even when another client made the file */
+	if (f->mode && fchmod(c->pfsfd, f->mode) < 0) {
+		tfs_fd_close(c->pfsfd);
+		return -1;
+	}
 	if (!(c->tmp = malloc(1u << 20))) {
 		tfs_fd_close(c->pfsfd);
 		errno = ENOMEM;
@@ -1015,12 +1155,27 @@ ssize_t tfs_tell(tfs_file_t *file)
 	return (ssize_t)file->pos;
 }
 
-static void fill_stat(struct stat *st, uint64_t fid, uint64_t size)
+/* A stat of @f, @size long: the backing file's mode and times when it has
+ * one (what stage-out will keep), else the mode this process's open gave
+ * and the time now (the file is being written). */
+static void fill_stat(struct stat *st, const struct lfile *f, uint64_t size)
 {
+	struct stat pst;
+	char p[PATH_MAX];
+	int have = pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &pst) == 0;
+
 	memset(st, 0, sizeof(*st));
 	st->st_dev = 0x7f5;	/* "TFS" */
-	st->st_ino = fid;
-	st->st_mode = S_IFREG | 0644;
+	st->st_ino = f->fid;
+	st->st_mode = S_IFREG | (have ? pst.st_mode & 07777 : f->mode ? f->mode : 0644);
+	if (have) {
+		st->st_atim = pst.st_atim;
+		st->st_mtim = pst.st_mtim;
+		st->st_ctim = pst.st_ctim;
+	} else {
+		clock_gettime(CLOCK_REALTIME, &st->st_mtim);
+		st->st_atim = st->st_ctim = st->st_mtim;
+	}
 	st->st_nlink = 1;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
@@ -1039,7 +1194,7 @@ int tfs_stat(tfs_file_t *file, struct stat *buf)
 	}
 	if (server_eof(file->f, 0, &eof) < 0)
 		return -1;
-	fill_stat(buf, file->f->fid, eof);
+	fill_stat(buf, file->f, eof);
 	return 0;
 }
 
@@ -1623,7 +1778,7 @@ int tfs_finalize(void)
 	struct tfs_lsn *lsn;
 	struct lfile *f;
 	struct peer *p;
-	int rc;
+	int rc, keep = 0, kept = 0;
 
 	pthread_mutex_lock(&C.lock);
 	if (!C.ready) {
@@ -1633,7 +1788,7 @@ int tfs_finalize(void)
 	pthread_mutex_unlock(&C.lock);
 	rc = tfsi_lock_finalize();
 	if (stage_all() < 0)
-		rc = -1;
+		rc = keep = -1;
 	/* The listener goes first, without C.lock: its thread may be serving
 	 * the server's own stage-out request (which takes C.lock, and finds
 	 * nothing left to do), and closing it waits for that thread. */
@@ -1655,13 +1810,24 @@ int tfs_finalize(void)
 		/* handles still open keep their struct; the buffer goes */
 		pthread_mutex_lock(&f->lock);
 		if (f->bbfd >= 0) {
+			/* what could not be staged out is never deleted: the
+			 * note says where it goes, for the server to stage */
+			if (keep && tfs_itree_each(&f->tree, 0, UINT64_MAX, is_dirty_or_any, NULL)) {
+				fsync(f->bbfd);
+				note_keep(f);
+				kept++;
+			} else {
+				unlink(f->bbpath);
+			}
 			tfs_fd_close(f->bbfd);
-			unlink(f->bbpath);
 			f->bbfd = -1;
 		}
 		tfs_itree_release(&f->tree);
 		pthread_mutex_unlock(&f->lock);
 	}
+	if (C.note[0] && !kept)
+		unlink(C.note);
+	C.note[0] = '\0';
 	pthread_mutex_unlock(&C.lock);
 	return rc;
 }
@@ -1684,7 +1850,7 @@ int tfsi_peer_call(const char *addr, uint16_t type, const struct tfs_buf *body, 
 	}
 	if (!(ep = peer_ep(addr)))
 		return -1;
-	return ep_call(ep, type, body, mem, rd);
+	return ep_call(ep, type, body, mem, rd, NULL);
 }
 
 uint64_t tfsi_id(void)

@@ -76,6 +76,8 @@ int mount_path(int dirfd, const char *path, char *rel, size_t rellen);
 /* Open @rel (below the mount) with open(2) @flags on TangramFS, as a new
  * descriptor; @orig names it in a warning.  The descriptor, or -1 (errno). */
 int mount_openfd(const char *rel, int flags, const char *orig);
+/* mount_openfd with open(2)'s @mode for a file it creates (0666 above). */
+int mount_openfd_mode(const char *rel, int flags, mode_t mode, const char *orig);
 
 /* After a TangramFS descriptor became @fd: a standard stream on it. */
 void std_take(int fd);

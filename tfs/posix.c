@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/uio.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -95,6 +96,11 @@ REAL(copy_file_range);
 REAL(fopen);
 REAL(fdopen);
 REAL(opendir);
+REAL(getxattr);
+REAL(readlink);
+REAL(lgetxattr);
+REAL(listxattr);
+REAL(llistxattr);
 
 static void fork_parent(void);
 static void fork_child(void);
@@ -134,39 +140,34 @@ __attribute__((constructor)) static void setup(void)
 
 /* ---- paths ---------------------------------------------------------------- */
 
-/*
- * Make @path (relative to @dirfd) absolute and lexically normal; when it is
- * under the mount, put the part below it in @rel ("" for the mount itself)
- * and return 1; return 0 for any other path, -1 when it cannot be resolved.
- */
-int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
+/* @path (relative to @dirfd) absolute and lexically normal in @out;
+ * 0, or -1 when it cannot be. */
+static int norm_path(int dirfd, const char *path, char *out, size_t outlen)
 {
-	char abs[PATH_MAX * 2], out[PATH_MAX * 2];
+	char abs[PATH_MAX * 2];
 	size_t o = 0;
 	const char *p;
 
-	if (!mountlen || !path)
-		return 0;
 	if (path[0] == '/') {
 		if ((size_t)snprintf(abs, sizeof(abs), "%s", path) >= sizeof(abs))
-			return 0;
+			return -1;
 	} else {
 		char dir[PATH_MAX];
 
 		if (dirfd == AT_FDCWD) {
 			if (!getcwd(dir, sizeof(dir)))
-				return 0;
+				return -1;
 		} else {
 			char link[64];
 			ssize_t n;
 
 			snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
 			if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0)
-				return 0;
+				return -1;
 			dir[n] = '\0';
 		}
 		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", dir, path) >= sizeof(abs))
-			return 0;
+			return -1;
 	}
 	for (p = abs; *p;) {
 		const char *q;
@@ -185,6 +186,8 @@ int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
 			if (o > 0)
 				o--;
 		} else {
+			if (o + n + 2 > outlen)
+				return -1;
 			out[o++] = '/';
 			memcpy(out + o, p, n);
 			o += n;
@@ -194,6 +197,20 @@ int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
 	if (o == 0)
 		out[o++] = '/';
 	out[o] = '\0';
+	return 0;
+}
+
+/*
+ * Make @path (relative to @dirfd) absolute and lexically normal; when it is
+ * under the mount, put the part below it in @rel ("" for the mount itself)
+ * and return 1; return 0 for any other path, -1 when it cannot be resolved.
+ */
+int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
+{
+	char out[PATH_MAX * 2];
+
+	if (!mountlen || !path || norm_path(dirfd, path, out, sizeof(out)) < 0)
+		return 0;
 	if (strncmp(out, mount, mountlen) != 0 || (out[mountlen] && out[mountlen] != '/'))
 		return 0;
 	if ((size_t)snprintf(rel, rellen, "%s", out + mountlen + (out[mountlen] ? 1 : 0)) >=
@@ -202,6 +219,19 @@ int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
 		return -1;
 	}
 	return 1;
+}
+
+/*
+ * A path outside the mount that names it on the way ("/tfs/..", "/tfs/../etc")
+ * cannot be given to the kernel as it is (the mount point need not exist):
+ * @path lexically normal in @buf then, else @path itself.
+ */
+static const char *outside_path(const char *path, char *buf, size_t len)
+{
+	if (!mountlen || !path || strncmp(path, mount, mountlen) != 0 ||
+	    path[mountlen] != '/' || norm_path(AT_FDCWD, path, buf, len) < 0)
+		return path;
+	return buf;
 }
 
 /* The backing-directory path of @rel, for directories. */
@@ -529,6 +559,11 @@ void client_start(void)
 
 int mount_openfd(const char *rel, int flags, const char *orig)
 {
+	return mount_openfd_mode(rel, flags, 0666, orig);
+}
+
+int mount_openfd_mode(const char *rel, int flags, mode_t mode, const char *orig)
+{
 	unsigned tf = 0;
 	struct ofd *o;
 	tfs_file_t *h;
@@ -550,7 +585,7 @@ int mount_openfd(const char *rel, int flags, const char *orig)
 		tf |= TFS_O_TRUNC;
 	in_tfs++;
 	client_start();
-	h = tfs_open_flags(rel, tf);
+	h = tfs_open_mode(rel, tf, (unsigned)mode);
 	e = errno;
 	in_tfs--;
 	if (!h) {
@@ -704,7 +739,7 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode, int at)
 	if (t < 0)
 		return -1;
 	if (t > 0)
-		return mount_openfd(rel, flags, path);
+		return mount_openfd_mode(rel, flags, mode, path);
 	if (at) {
 		RESOLVE(openat);
 		return real_openat(dirfd, path, flags, mode);
@@ -1157,8 +1192,10 @@ EXPORT int stat(const char *path, struct stat *st)
 	int t;
 
 	RESOLVE(stat);
-	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs)
 		return real_stat(path, st);
+	if ((t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_stat(outside_path(path, rel, sizeof(rel)), st);
 	return t < 0 ? -1 : path_stat(rel, st);
 }
 
@@ -1168,8 +1205,10 @@ EXPORT int lstat(const char *path, struct stat *st)
 	int t;
 
 	RESOLVE(lstat);
-	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs)
 		return real_lstat(path, st);
+	if ((t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_lstat(outside_path(path, rel, sizeof(rel)), st);
 	return t < 0 ? -1 : path_stat(rel, st);
 }
 
@@ -1194,7 +1233,7 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	if ((flags & AT_EMPTY_PATH) && is_empty(path) && ofd_get(dirfd))
 		return fstat(dirfd, st);
 	if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
-		return real_fstatat(dirfd, path, st, flags);
+		return real_fstatat(dirfd, outside_path(path, rel, sizeof(rel)), st, flags);
 	return t < 0 ? -1 : path_stat(rel, st);
 }
 
@@ -1215,7 +1254,7 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 	if ((flags & AT_EMPTY_PATH) && is_empty(path) && ofd_get(dirfd))
 		rc = fstat(dirfd, &st);
 	else if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
-		return real_statx(dirfd, path, flags, mask, sx);
+		return real_statx(dirfd, outside_path(path, rel, sizeof(rel)), flags, mask, sx);
 	else
 		rc = t < 0 ? -1 : path_stat(rel, &st);
 	if (rc < 0)
@@ -1232,6 +1271,12 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 	sx->stx_blocks = (uint64_t)st.st_blocks;
 	sx->stx_dev_major = (uint32_t)(st.st_dev >> 8);
 	sx->stx_dev_minor = (uint32_t)(st.st_dev & 0xff);
+	sx->stx_atime.tv_sec = st.st_atim.tv_sec;
+	sx->stx_atime.tv_nsec = (uint32_t)st.st_atim.tv_nsec;
+	sx->stx_mtime.tv_sec = st.st_mtim.tv_sec;
+	sx->stx_mtime.tv_nsec = (uint32_t)st.st_mtim.tv_nsec;
+	sx->stx_ctime.tv_sec = st.st_ctim.tv_sec;
+	sx->stx_ctime.tv_nsec = (uint32_t)st.st_ctim.tv_nsec;
 	return 0;
 }
 
@@ -1499,9 +1544,81 @@ EXPORT DIR *opendir(const char *path)
 	int t;
 
 	RESOLVE(opendir);
-	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs)
 		return real_opendir(path);
+	if ((t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_opendir(outside_path(path, rel, sizeof(rel)));
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
 		return NULL;
 	return real_opendir(p);
+}
+
+/*
+ * Extended attributes (ls -l asks for ACLs and security labels): a
+ * directory's are the backing directory's; a TangramFS file has none
+ * (ENOTSUP, which ls takes as "no ACL").
+ */
+static ssize_t xattr(const char *path, int follow, const char *name, void *value, size_t size)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+	int t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+
+	RESOLVE(getxattr);
+	RESOLVE(lgetxattr);
+	RESOLVE(listxattr);
+	RESOLVE(llistxattr);
+	if (t <= 0) {
+		if (t < 0)
+			return -1;
+		path = outside_path(path, rel, sizeof(rel));
+	} else if (pfs_path(rel, p, sizeof(p)) < 0) {
+		return -1;
+	} else if (rel[0] && path_stat(rel, &st) == 0 && S_ISREG(st.st_mode)) {
+		errno = ENOTSUP;
+		return -1;
+	} else {
+		path = p;
+	}
+	if (name)
+		return follow ? real_getxattr(path, name, value, size) :
+				real_lgetxattr(path, name, value, size);
+	return follow ? real_listxattr(path, value, size) : real_llistxattr(path, value, size);
+}
+
+/* A symbolic link under the mount is the backing directory's (ls -l reads
+ * those of /tfs/.. too). */
+EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t;
+
+	RESOLVE(readlink);
+	if (in_tfs)
+		return real_readlink(path, buf, size);
+	if ((t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_readlink(outside_path(path, rel, sizeof(rel)), buf, size);
+	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	return real_readlink(p, buf, size);
+}
+
+EXPORT ssize_t getxattr(const char *path, const char *name, void *value, size_t size)
+{
+	return xattr(path, 1, name, value, size);
+}
+
+EXPORT ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size)
+{
+	return xattr(path, 0, name, value, size);
+}
+
+EXPORT ssize_t listxattr(const char *path, char *list, size_t size)
+{
+	return xattr(path, 1, NULL, list, size);
+}
+
+EXPORT ssize_t llistxattr(const char *path, char *list, size_t size)
+{
+	return xattr(path, 0, NULL, list, size);
 }

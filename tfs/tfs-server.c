@@ -34,6 +34,7 @@
 
 #include "itree.h"
 #include "proto.h"
+#include "recover.h"
 #include "serverfile.h"
 #include "transport.h"
 #include "../libcommon/tg.h"
@@ -42,7 +43,8 @@
 
 static const char usage_text[] =
 	"usage: tfs-server [-h] [-a address] [-w workers] -d dir\n"
-	"       tfs-server --stop dir\n";
+	"       tfs-server --stop dir\n"
+	"       tfs-server --recover dir\n";
 
 struct client {
 	uint64_t id;
@@ -123,6 +125,7 @@ static struct {
 	struct lnode *nodes;		/* under lock */
 	size_t nnodes;
 	uint64_t block;			/* TFS_BLOCK_SIZE */
+	char *report;			/* what --stop is told: clients that did not stage out */
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void usage(int status)
@@ -1177,17 +1180,25 @@ static int stop_server(const char *dir)
 	struct tfs_server_file sf;
 	struct tfs_ep *ep;
 	char msg[256];
-	size_t rlen;
+	void *body = NULL;
+	size_t rlen = 0;
 	int rc;
 
 	if (tfs_server_file_read(dir, 1, &sf, msg, sizeof(msg)) < 0)
 		errx(TG_EXIT_ERROR, "%s", msg);
 	if (!(ep = tfs_ep_connect(sf.addr, sf.secret, 10000)))
 		err(TG_EXIT_ERROR, "cannot reach the server at '%s'", sf.addr);
-	rc = tfs_ep_call(ep, TFS_MSG_STOP, NULL, 0, NULL, 0, NULL, &rlen,
+	rc = tfs_ep_call(ep, TFS_MSG_STOP, NULL, 0, NULL, 0, &body, &rlen,
 			 TFS_STAGE_TIMEOUT_MS + 10000);
 	if (rc < 0)
 		err(TG_EXIT_ERROR, "stop request to '%s'", sf.addr);
+	/* the clients that did not stage out, and what the server did for them */
+	for (char *l = body, *e; l && l < (char *)body + rlen; l = e + 1) {
+		if (!(e = memchr(l, '\n', (size_t)((char *)body + rlen - l))))
+			e = (char *)body + rlen;
+		fprintf(stderr, "tfs-server: %.*s\n", (int)(e - l), l);
+	}
+	free(body);
 	if (rc == EALREADY)
 		errx(TG_EXIT_ERROR, "the server at '%s' is already stopping", sf.addr);
 	if (rc && rc != EIO)
@@ -1201,14 +1212,33 @@ static int stop_server(const char *dir)
 	return TG_EXIT_OK;
 }
 
+static void say_log(const char *line)
+{
+	logmsg("%s", line);
+}
+
+/* tfs-server --recover DIR: what dead clients of this host left, with no
+ * server running on DIR. */
+static int recover_dir(const char *dir)
+{
+	char msg[PATH_MAX + 128];
+
+	if (tfs_dir_lock(dir, msg, sizeof(msg)) < 0)
+		errx(TG_EXIT_ERROR, "%s", msg);
+	if (tfs_recover(dir, say_log, NULL))
+		errx(TG_EXIT_ERROR, "some of what clients left in '%s' was kept: see above", dir);
+	return TG_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "stop", required_argument, NULL, 'S' },
+		{ "recover", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *addr = "tcp:127.0.0.1:0", *dir = NULL, *stop = NULL;
+	const char *addr = "tcp:127.0.0.1:0", *dir = NULL, *stop = NULL, *recover = NULL;
 	char msg[512];
 	sigset_t set;
 	int c, sig, failed;
@@ -1232,6 +1262,9 @@ int main(int argc, char **argv)
 		case 'S':
 			stop = optarg;
 			break;
+		case 'R':
+			recover = optarg;
+			break;
 		case 'w':
 			S.nworkers = (int)tg_strtonum(optarg, 1, 256, "option -w");
 			break;
@@ -1239,10 +1272,12 @@ int main(int argc, char **argv)
 			usage(TG_EXIT_ERROR);
 		}
 	}
-	if (optind != argc || !!dir == !!stop)
+	if (optind != argc || !!dir + !!stop + !!recover != 1)
 		usage(TG_EXIT_ERROR);
 	if (stop)
 		return stop_server(stop);
+	if (recover)
+		return recover_dir(recover);
 
 	/* signals are taken by sigwait in this thread only */
 	sigemptyset(&set);
@@ -1255,6 +1290,11 @@ int main(int argc, char **argv)
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		err(TG_EXIT_ERROR, "cannot create '%s'", dir);
+	/* one server per directory: a live one keeps its server file; a dead
+	 * one's is taken over, and what its clients left is staged out */
+	if (tfs_dir_lock(dir, msg, sizeof(msg)) < 0)
+		errx(TG_EXIT_ERROR, "%s", msg);
+	tfs_recover(dir, say_log, NULL);
 	if (getrandom(S.secret, sizeof(S.secret), 0) != (ssize_t)sizeof(S.secret))
 		err(TG_EXIT_ERROR, "cannot draw the secret");
 	if (!(S.workers = calloc((size_t)S.nworkers, sizeof(*S.workers))))
@@ -1278,6 +1318,7 @@ int main(int argc, char **argv)
 	} while (sig == SIGPIPE);
 
 	failed = stage_out();
+	tfs_recover(dir, say_log, &S.report);
 	pthread_mutex_lock(&S.lock);
 	for (size_t i = 0; i < S.nnodes; i++)
 		logmsg("node %u: alpha %llu beta %llu gamma %llu", S.nodes[i].node,
@@ -1287,7 +1328,9 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&S.lock);
 	pthread_mutex_lock(&S.lock);
 	if (S.stop_req) {
-		tfs_req_reply(S.stop_req, failed ? EIO : 0, NULL, 0);
+		struct iovec v = { S.report, S.report ? strlen(S.report) : 0 };
+
+		tfs_req_reply(S.stop_req, failed ? EIO : 0, &v, 1);
 		S.stop_req = NULL;
 	}
 	pthread_mutex_unlock(&S.lock);

@@ -201,6 +201,12 @@ int tfs_finalize(void);
  * server nor TFS_PFS_DIR knows gives ENOENT. */
 tfs_file_t *tfs_open_flags(const char *pathname, unsigned flags);
 
+/* tfs_open_flags, and when this open creates the file (TFS_PFS_DIR does
+ * not have it) stage-out gives it @mode less the process's umask, as
+ * open(2) would; TFS_MODE_DEFAULT: 0644 (tfs_open, tfs_open_flags). */
+#define TFS_MODE_DEFAULT (~0u)
+tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode);
+
 /* Positional tfs_write and tfs_read: the file position does not move. */
 ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset);
 ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset);

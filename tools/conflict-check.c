@@ -3,7 +3,8 @@
  * overlapping pairs and the open/close/commit events that overlap-find
  * wrote, classifies every pair as RAW or WAW by the same (S) or different
  * (D) processes, and decides for each of the POSIX, commit and session
- * models whether the pair conflicts (dissertation §4.3.2): ordered by the
+ * models whether the pair conflicts (dissertation §4.3.2), and for MPI-IO
+ * layer pairs under MPI-IO semantics too (MPI 4.1 §14.6.1): ordered by the
  * calls' timestamps, or with --hb by the happens-before graph of hb-build,
  * in which case it also says whether the pair is properly synchronised.
  */
@@ -28,7 +29,7 @@
 #include "../libcommon/banned.h"
 
 static const char usage_text[] =
-	"usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|all]\n"
+	"usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|mpiio|all]\n"
 	"                      [--recommend] [--strict] [--fail-on-unsynchronized] [file]\n";
 
 static void usage(int status)
@@ -56,8 +57,8 @@ static int streq(const char *a, const char *b)
 
 /* ---- files and events ------------------------------------------------------- */
 
-enum { EV_OPEN, EV_CLOSE, EV_COMMIT, EV_KINDS };
-static const char *ev_names[EV_KINDS] = { "open", "close", "commit" };
+enum { EV_OPEN, EV_CLOSE, EV_COMMIT, EV_ATOMIC, EV_NONATOMIC, EV_KINDS };
+static const char *ev_names[EV_KINDS] = { "open", "close", "commit", "atomic", "nonatomic" };
 
 struct event {
 	int64_t t;
@@ -219,8 +220,11 @@ struct acc {
 	uint64_t start, end;
 };
 
-enum { M_POSIX, M_COMMIT, M_SESSION, M_COUNT };
-static const char *model_names[M_COUNT] = { "posix", "commit", "session" };
+enum { M_POSIX, M_COMMIT, M_SESSION, M_MPIIO, M_COUNT };
+static const char *model_names[M_COUNT] = { "posix", "commit", "session", "mpiio" };
+
+/* The models that judge the input's layer: mpiio only MPI-IO pairs. */
+static unsigned applicable = (1u << M_MPIIO) - 1;
 
 /* Per file: [model][kind RAW/WAW][S/D] conflicts, pairs, unsynchronised. */
 struct tally {
@@ -564,7 +568,8 @@ static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
 		json_acc(o, "first", a);
 		json_acc(o, "second", b);
 		for (m = 0; m < M_COUNT; m++)
-			json_object_set_new(cm, model_names[m], json_false());
+			if (applicable & (1u << m))
+				json_object_set_new(cm, model_names[m], json_false());
 		json_object_set_new(o, "conflict", cm);
 		json_object_set_new(o, "ordered_by", json_string("lock"));
 		json_object_set_new(o, "synchronized", json_true());
@@ -579,11 +584,107 @@ static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
 		       a->rank, a->seq, a->func, a->write ? "W" : "R", a->start, a->end, b->rank,
 		       b->seq, b->func, b->write ? "W" : "R", b->start, b->end);
 		for (m = 0; m < M_COUNT; m++)
-			printf("\t%s=ok", model_names[m]);
+			if (applicable & (1u << m))
+				printf("\t%s=ok", model_names[m]);
 		printf("\tsynchronized=yes\tunlock=%s:%" PRIu64 "\tlock=%s:%" PRIu64 "\n",
 		       a->rank, ha->seq_to, b->rank, hb_->seq_from);
 	}
 	return 1;
+}
+
+/* ---- the MPI-IO model -------------------------------------------------------- */
+
+/*
+ * MPI 4.1 §14.6.1: in nonatomic mode a conflicting access on another
+ * process sees a write only after sync-barrier-sync: the writer's
+ * MPI_File_sync (or close) after its write happens before the other
+ * process's MPI_File_sync (or open) before its access.  In overlap-find's
+ * MPI-IO layer a commit is a sync or a close, an open an MPI_File_open.
+ */
+struct mpiio_why {
+	const struct event *s1, *s2;	/* the syncs that order the pair */
+	int atomic;			/* both accesses were in atomic mode */
+};
+
+/* Was atomic mode on for the access (@seq) of process list @l?  The
+ * events are the process's own, so program order decides. */
+static int atomic_at(const struct evlist *l, uint64_t seq)
+{
+	const struct event *on = last_before_seq(l, EV_ATOMIC, seq),
+			   *off = last_before_seq(l, EV_NONATOMIC, seq);
+
+	return on && (!off || off->seq < on->seq);
+}
+
+/* The later, by program order, of two events of one process (or NULL). */
+static const struct event *later_seq(const struct event *x, const struct event *y)
+{
+	if (!x || !y)
+		return x ? x : y;
+	return x->seq > y->seq ? x : y;
+}
+
+/* The same by time, for pairs ordered by their clocks. */
+static const struct event *later_t(const struct event *x, const struct event *y)
+{
+	if (!x || !y)
+		return x ? x : y;
+	return cmp_event(x, y) > 0 ? x : y;
+}
+
+/*
+ * Does pair @a (first) and @b conflict under MPI-IO semantics?  @ordered:
+ * one happens before the other (or by the clocks, @a ended before @b
+ * began); @by_hb: ordered by the graph, else by time.  A pair that is not
+ * ordered conflicts even in atomic mode: its outcome depends on which
+ * access came first.  Fills @w with what makes it safe.
+ */
+static int mpiio_conflict(const struct acc *a, const struct acc *b, const struct evlist *la,
+			  const struct evlist *lb, int ordered, int by_hb, struct mpiio_why *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!ordered)
+		return 1;
+	if (streq(a->rank, b->rank))
+		return 0;	/* one process's accesses: in program order */
+	if (atomic_at(la, a->seq) && atomic_at(lb, b->seq)) {
+		w->atomic = 1;	/* sequentially consistent: nothing to sync */
+		return 0;
+	}
+	if (by_hb) {
+		w->s1 = first_after_seq(la, EV_COMMIT, a->seq);
+		w->s2 = later_seq(last_before_seq(lb, EV_COMMIT, b->seq),
+				  last_before_seq(lb, EV_OPEN, b->seq));
+		if (w->s1 && w->s2 && hb(a->r, w->s1->seq, b->r, w->s2->seq))
+			return 0;
+	} else {
+		w->s1 = first_after(la, EV_COMMIT, a->t0);
+		w->s2 = later_t(last_before(lb, EV_COMMIT, b->t0), last_before(lb, EV_OPEN, b->t0));
+		if (w->s1 && w->s2 && w->s1->t < w->s2->t)
+			return 0;
+	}
+	w->s1 = w->s2 = NULL;
+	return 1;
+}
+
+/* The -v fields of the MPI-IO verdict: which syncs order the pair. */
+static void mpiio_print(const struct acc *a, const struct acc *b, const struct mpiio_why *w)
+{
+	if (w->atomic)
+		printf("\tatomic=yes");
+	if (w->s1)
+		printf("\tsync1=%s:%" PRIu64 "\tsync2=%s:%" PRIu64, a->rank, w->s1->seq, b->rank,
+		       w->s2->seq);
+}
+
+static void mpiio_json(json_t *o, const struct mpiio_why *w)
+{
+	if (w->atomic)
+		json_object_set_new(o, "atomic", json_true());
+	if (w->s1) {
+		json_object_set_new(o, "sync1_seq", json_integer((json_int_t)w->s1->seq));
+		json_object_set_new(o, "sync2_seq", json_integer((json_int_t)w->s2->seq));
+	}
 }
 
 static void pair_line(struct tg_tline *t)
@@ -593,6 +694,7 @@ static void pair_line(struct tg_tline *t)
 	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, use_hb;
 	const struct event *c = NULL, *cl = NULL, *op = NULL;
 	struct evlist *la, *lb;
+	struct mpiio_why mw = { NULL, NULL, 0 };
 
 	if (t->nf != 18 || tg_tint(t->f[1], &f) < 0 || f < 0 || (size_t)f >= npaths ||
 	    parse_acc(t, 2, &a) < 0 || parse_acc(t, 10, &b) < 0)
@@ -644,6 +746,8 @@ static void pair_line(struct tg_tline *t)
 		op = last_before_seq(lb, EV_OPEN, b.seq);
 		conf[M_SESSION] = !cl || !op || !hb(a.r, cl->seq, b.r, op->seq);
 	}
+	conf[M_MPIIO] = (applicable & (1u << M_MPIIO)) &&
+			mpiio_conflict(&a, &b, la, lb, !concurrent, use_hb, &mw);
 	tallies[f].pairs[kind][d]++;
 	if (concurrent)
 		tallies[f].unsync[kind][d]++;
@@ -657,7 +761,8 @@ static void pair_line(struct tg_tline *t)
 		json_acc(o, "first", &a);
 		json_acc(o, "second", &b);
 		for (m = 0; m < M_COUNT; m++)
-			json_object_set_new(cm, model_names[m], json_boolean(conf[m]));
+			if (applicable & (1u << m))
+				json_object_set_new(cm, model_names[m], json_boolean(conf[m]));
 		json_object_set_new(o, "conflict", cm);
 		json_object_set_new(o, "ordered_by", json_string(use_hb ? "happens-before"
 								      : "time"));
@@ -668,6 +773,8 @@ static void pair_line(struct tg_tline *t)
 			json_object_set_new(o, "close_seq", json_integer((json_int_t)cl->seq));
 			json_object_set_new(o, "open_seq", json_integer((json_int_t)op->seq));
 		}
+		if (applicable & (1u << M_MPIIO))
+			mpiio_json(o, &mw);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(o);
@@ -677,7 +784,8 @@ static void pair_line(struct tg_tline *t)
 		       paths[f], a.rank, a.seq, a.func, a.write ? "W" : "R", a.start, a.end,
 		       b.rank, b.seq, b.func, b.write ? "W" : "R", b.start, b.end);
 		for (m = 0; m < M_COUNT; m++)
-			printf("\t%s=%s", model_names[m], conf[m] ? "conflict" : "ok");
+			if (applicable & (1u << m))
+				printf("\t%s=%s", model_names[m], conf[m] ? "conflict" : "ok");
 		printf("\tsynchronized=%s", concurrent ? "no" : "yes");
 		/* the records that make the pair safe under each model */
 		if (!conf[M_COMMIT])
@@ -685,6 +793,8 @@ static void pair_line(struct tg_tline *t)
 		if (!conf[M_SESSION])
 			printf("\tclose=%s:%" PRIu64 "\topen=%s:%" PRIu64, a.rank, cl->seq, b.rank,
 			       op->seq);
+		if (applicable & (1u << M_MPIIO))
+			mpiio_print(&a, &b, &mw);
 		putchar('\n');
 	}
 }
@@ -752,12 +862,15 @@ static void summary(void)
 					   t->pairs[1][1]))
 				continue;
 			mo = json_object();
-			for (m = 0; m < M_COUNT; m++)
+			for (m = 0; m < M_COUNT; m++) {
+				if (!(applicable & (1u << m)))
+					continue;
 				json_object_set_new(mo, model_names[m], json_pack(
 					"{s:I,s:I,s:I,s:I}", "WAW-S", (json_int_t)t->conf[m][1][0],
 					"WAW-D", (json_int_t)t->conf[m][1][1], "RAW-S",
 					(json_int_t)t->conf[m][0][0], "RAW-D",
 					(json_int_t)t->conf[m][0][1]));
+			}
 			fo = json_pack("{s:s,s:o}", "file", paths[f], "conflicts", mo);
 			json_array_append_new(arr, fo);
 		}
@@ -820,21 +933,26 @@ static uint64_t unsynchronized(void)
  * MODEL" (or its JSON object), the form verify-io shows. */
 static void recommend(int after_table)
 {
+	/* weakest first: whatever session allows, mpiio does (a close is a
+	 * sync, an open too), and what mpiio allows by sync-barrier-sync,
+	 * commit does (the writer's sync happens before the other access);
+	 * atomic mode and a process's own pairs are mpiio's alone */
+	static const int order[] = { M_SESSION, M_MPIIO, M_COMMIT, M_POSIX };
 	const char *name;
-	int m;
+	int i, m = -1;
 
-	for (m = M_SESSION; m >= M_POSIX; m--)
-		if (counted(m) == 0)
-			break;
+	for (i = 0; i < 4 && m < 0; i++)
+		if ((applicable & (1u << order[i])) && counted(order[i]) == 0)
+			m = order[i];
 	/* when even posix leaves conflicts, posix is still the best there is */
-	name = model_names[m < M_POSIX ? M_POSIX : m];
+	name = model_names[m < 0 ? M_POSIX : m];
 	if (!after_table)
 		printf("%s\n", name);
 	else if (opt_json)
 		printf("{\"recommended\":\"%s\"}\n", name);
 	else
 		printf("recommended consistency: %s\n", name);
-	if (m < M_POSIX)
+	if (m < 0)
 		warnx("%" PRIu64 " conflicting pairs are not synchronized: no model makes this "
 		      "run correct", counted(M_POSIX));
 }
@@ -883,7 +1001,7 @@ static void parse_options(int argc, char **argv)
 				;
 			if (m == M_COUNT)
 				errx(TG_EXIT_ERROR, "option --model: unknown model '%s' (posix, "
-				     "commit, session, all)", optarg);
+				     "commit, session, mpiio, all)", optarg);
 			models = 1u << m;
 			break;
 		case O_RECOMMEND:
@@ -899,6 +1017,27 @@ static void parse_options(int argc, char **argv)
 			usage(TG_EXIT_ERROR);
 		}
 	}
+}
+
+/*
+ * The #overlap line: MPI-IO semantics judge only the MPI-IO layer's
+ * pairs (overlap-find -l mpiio), where syncs are MPI_File_sync; asked of
+ * POSIX pairs alone it is an error, and --model all leaves it out.
+ */
+static void layer_line(struct tg_tline *t)
+{
+	const char *l = tg_tline_arg(t, 1, "layer");
+
+	if (l && streq(l, "mpiio")) {
+		applicable |= 1u << M_MPIIO;
+		return;
+	}
+	if (models == 1u << M_MPIIO) {
+		fflush(stdout);
+		errx(TG_EXIT_ERROR, "%s: model mpiio judges MPI-IO pairs (overlap-find -l mpiio), "
+		     "not layer %s", input_name, l ? l : "(none)");
+	}
+	models &= applicable;
 }
 
 /* Read overlap-find's output from @in, judging each pair as it comes. */
@@ -918,6 +1057,8 @@ static void read_input(int in)
 		if (lineno == 1 && strncmp(line, "#overlap\t", 9) != 0)
 			die_input("not overlap-find output (no #overlap line)");
 		tg_tline_split(line, &t);
+		if (lineno == 1)
+			layer_line(&t);
 		if (streq(t.f[0], "#file"))
 			file_line(&t);
 		else if (streq(t.f[0], "#event"))

@@ -280,8 +280,15 @@ static void recv_done(struct walk *w, uint32_t i, int32_t src, int32_t tag)
 	if (v->done != NONE)
 		return;
 	v->done = w->node;
-	/* a wildcard receive learns its source and tag from its status; a
-	 * source of MPI_PROC_NULL means nothing came (see hb_match_p2p) */
+	/* a source of MPI_PROC_NULL means nothing came: the tracer records a
+	 * cancelled receive's status so, whatever it was posted for, and it
+	 * is matched with no send (see hb_match_p2p) */
+	if (src == PROC_NULL) {
+		v->src = PROC_NULL;
+		v->wild = 0;
+		return;
+	}
+	/* a wildcard receive learns its source and tag from its status */
 	if ((v->wild & 1) && src != NOST) {
 		v->src = src == PROC_NULL ? PROC_NULL : peer_world(w->b, w->r, v->comm, src);
 		v->wild &= (uint8_t)~1;

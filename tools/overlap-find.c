@@ -144,6 +144,7 @@ struct mfile {
 	uint64_t disp;
 	struct tg_flat *etype, *ftype;
 	uint64_t ptr;		/* individual pointer, in etypes */
+	int atomic;		/* MPI_File_set_atomicity(fh, 1) in effect */
 };
 
 struct slot {
@@ -165,6 +166,8 @@ struct proc {
 	int deferred, started;	/* kept for the run in time order */
 	uint64_t *nordered;	/* MPI-IO ordered calls so far, by file */
 	size_t capordered;
+	struct aioreq *aio;	/* POSIX AIO submitted, not yet returned */
+	size_t naio;
 };
 
 static struct proc *procs;
@@ -233,12 +236,13 @@ struct rec {
 	uint64_t seq;
 	int64_t t0, t1, ret;
 	int64_t pos, len, count;	/* as in struct tg_ioact */
-	uint8_t op, off, write, failed, append, trunc, mpi;
+	uint8_t op, off, write, failed, append, trunc, mpi, aio;
 	int8_t whence;
 	int8_t lock;		/* lock: enum tg_lockop */
 	uint8_t lockclass;	/* lock: enum tg_lockclass */
 	uint16_t func;
-	char k1[TG_KEYLEN], k2[TG_KEYLEN];	/* tg_ioact's h and h2 */
+	char k1[TG_KEYLEN], k2[TG_KEYLEN];	/* tg_ioact's h and h2 (an AIO
+						 * request's key) */
 	char *s;		/* a path; a view's etype NUL filetype; the
 				 * datatype of a data call without a status;
 				 * the #type line of OP_TYPE */
@@ -414,6 +418,8 @@ static void run_close(const struct rec *r)
 		if (!r->failed) {
 			event(m->file, r, "commit");
 			event(m->file, r, "close");
+			if (m->atomic)	/* the mode ends with the handle */
+				event(m->file, r, "nonatomic");
 		}
 		*m = cur->mf[--cur->nmf];
 		return;
@@ -490,12 +496,78 @@ static void run_mpi_data(const struct rec *r)
 		m->ptr = (uint64_t)r->pos + (uint64_t)bytes / esz;
 }
 
+/*
+ * A POSIX AIO request: its bytes are placed at the submission (its seq and
+ * times), where the program asked for them, once aio_return says how many
+ * moved; a request never returned is placed whole when its process ends
+ * (lio_listio's LIO_WAIT, or a program that only polls aio_error).
+ */
+struct aioreq {
+	char key[TG_KEYLEN];
+	struct rec r;		/* the submission */
+	uint32_t file;
+	uint64_t off;
+};
+
+static void aio_submit(const struct rec *r)
+{
+	struct desc *d;
+	struct aioreq *q;
+
+	if (r->failed || r->len <= 0)
+		return;
+	if (!(d = desc_of(r->k1))) {
+		cur->untracked++;
+		return;
+	}
+	if (r->pos < 0 && !(r->write && d->append)) {
+		cur->unplaced++;
+		return;
+	}
+	cur->aio = xrealloc(cur->aio, (cur->naio + 1) * sizeof(*cur->aio));
+	q = &cur->aio[cur->naio++];
+	memcpy(q->key, r->k2, sizeof(q->key));
+	q->r = *r;
+	q->r.s = NULL;
+	q->file = d->file;
+	/* O_APPEND: the end of the file, whatever aio_offset says */
+	q->off = r->write && d->append ? files[d->file].size : (uint64_t)r->pos;
+}
+
+/* Place request @i with @n bytes (at most those asked for) and forget it. */
+static void aio_place(size_t i, int64_t n)
+{
+	struct aioreq *q = &cur->aio[i];
+
+	if (n > q->r.len)
+		n = q->r.len;
+	if (n > 0)
+		add_access(q->file, &q->r, q->off, (uint64_t)n, q->r.write);
+	memmove(q, q + 1, (cur->naio - i - 1) * sizeof(*q));
+	cur->naio--;
+}
+
+static void aio_done(const struct rec *r)
+{
+	size_t i;
+
+	for (i = 0; i < cur->naio; i++)	/* the oldest first: a reused aiocb */
+		if (strcmp(cur->aio[i].key, r->k2) == 0) {
+			aio_place(i, r->failed ? 0 : r->ret);
+			return;
+		}
+}
+
 static void run_data(const struct rec *r)
 {
 	struct desc *d;
 
 	if (r->mpi) {
 		run_mpi_data(r);
+		return;
+	}
+	if (r->aio) {
+		aio_submit(r);
 		return;
 	}
 	if (r->len <= 0)
@@ -646,6 +718,22 @@ static void run_lock(const struct rec *r)
 	printf("\tfunc=%s\n", fname(r->func));
 }
 
+/*
+ * MPI_File_set_atomicity: the mode of the handle from this call on, as an
+ * event when it changes, so that conflict-check can tell which accesses
+ * were made in atomic mode (MPI 4.1 §14.6.1).
+ */
+static void run_atomic(const struct rec *r)
+{
+	struct mfile *m = mfile_of(r->k1);
+	int on = r->pos != 0;
+
+	if (!m || r->failed || on == m->atomic)
+		return;
+	m->atomic = on;
+	event(m->file, r, on ? "atomic" : "nonatomic");
+}
+
 static void run_fork(const struct rec *r)
 {
 	struct forked *fk;
@@ -704,6 +792,12 @@ static void run_rec(struct rec *r)
 	case TG_IO_LOCK:
 		run_lock(r);
 		return;
+	case TG_IO_ATOMIC:
+		run_atomic(r);
+		return;
+	case TG_IO_AIODONE:
+		aio_done(r);
+		return;
 	case OP_TYPE:
 		if (tg_types_define(cur->types, r->s) < 0)
 			die_input("corrupt #type line");
@@ -748,6 +842,14 @@ static size_t nfamily;
 
 static void end_proc(struct proc *p)
 {
+	struct proc *was = cur;
+
+	cur = p;
+	while (p->naio)
+		aio_place(0, p->aio[0].r.len);
+	free(p->aio);
+	p->aio = NULL;
+	cur = was;
 	if (p->untracked || p->unplaced)
 		printf("#unplaced\trank=%s\tuntracked=%" PRIu64 "\tunplaced=%" PRIu64 "\n",
 		       p->name, p->untracked, p->unplaced);
@@ -863,6 +965,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->failed = a->failed;
 		r->append = a->append;
 		r->trunc = a->trunc;
+		r->aio = a->aio;
 		r->mpi = d->layer == TG_LAYER_MPIIO;
 		r->whence = (int8_t)a->whence;
 		r->pos = a->pos;

@@ -7,7 +7,7 @@
  * writing the same bytes with pwrite(2) straight into TFS_BB_DIR, in the
  * same run; for the lock models also the counters of Table 5.8 per node.
  *
- * usage: mpirun -n NP tfs-bench [-bc] [-M writes] [-m models] [-o seed]
+ * usage: mpirun -n NP tfs-bench [-bch] [-M writes] [-m models] [-o seed]
  *                               [-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]
  * Every rank is a process; TFS_NODE is rank / P, so N = NP / P.  One line
  * per workload and model: the best of the repeats, timed from a barrier
@@ -253,11 +253,13 @@ static int pick(const char *list, const char *const *names, int n, int *on)
 	return 1;
 }
 
+static const char usage[] = "usage: tfs-bench [-bch] [-M writes] [-m models] [-o seed] "
+			    "[-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]\n";
+
 static void usage_exit(void)
 {
 	if (rank == 0)
-		fprintf(stderr, "usage: tfs-bench [-bc] [-M writes] [-m models] [-o seed] "
-			"[-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]\n");
+		fputs(usage, stderr);
 	MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -272,10 +274,15 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
-	while ((c = getopt(argc, argv, "bcM:m:o:P:r:S:w:")) != -1) {
+	while ((c = getopt(argc, argv, "bchM:m:o:P:r:S:w:")) != -1) {
 		switch (c) {
 		case 'b': batches = 1; break;
 		case 'c': counts_out = 1; break;
+		case 'h':
+			if (rank == 0)
+				fputs(usage, stdout);
+			MPI_Finalize();
+			return 0;
 		case 'M': M = strtol(optarg, NULL, 10); break;
 		case 'o': order = strtol(optarg, NULL, 10); break;
 		case 'm':

@@ -1,0 +1,58 @@
+/*
+ * mpiiosync - MPI-IO programs, one per case of the MPI-IO consistency
+ * rules (MPI 4.1 §14.6.1), selected by the first argument; 2 ranks, the
+ * file "f" in the working directory.  Rank 0 writes 64 bytes at offset 0
+ * and rank 1 reads them back, through handles of one collective open:
+ *
+ *   sbs         write; MPI_File_sync; MPI_Barrier; MPI_File_sync; read
+ *               (sync-barrier-sync: correct under MPI-IO semantics)
+ *   writer-sync write; MPI_File_sync; MPI_Barrier; read (the reader makes
+ *               no sync after the barrier: not enough)
+ *   atomic      MPI_File_set_atomicity(1); write; MPI_Barrier; read
+ *               (atomic mode: no sync needed)
+ *   atomic-off  atomicity set to 1, then back to 0 before the write;
+ *               write; MPI_Barrier; read (not atomic any more)
+ *   reopen      write; MPI_File_close; MPI_Barrier; MPI_File_open; read
+ *               (close-to-open: correct)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : "";
+	char buf[64], back[64];
+	MPI_File fh;
+	int rank, bad = 0;
+	int am = MPI_MODE_CREATE | MPI_MODE_RDWR;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	memset(buf, 'a', sizeof(buf));
+	bad |= MPI_File_open(MPI_COMM_WORLD, "f", am, MPI_INFO_NULL, &fh);
+	if (!strcmp(c, "atomic") || !strcmp(c, "atomic-off"))
+		bad |= MPI_File_set_atomicity(fh, 1);
+	if (!strcmp(c, "atomic-off"))
+		bad |= MPI_File_set_atomicity(fh, 0);
+	if (rank == 0)
+		bad |= MPI_File_write_at(fh, 0, buf, 64, MPI_BYTE, MPI_STATUS_IGNORE);
+	if (!strcmp(c, "sbs") || !strcmp(c, "writer-sync"))
+		bad |= MPI_File_sync(fh);
+	if (!strcmp(c, "reopen"))
+		bad |= MPI_File_close(&fh);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (!strcmp(c, "sbs"))
+		bad |= MPI_File_sync(fh);
+	if (!strcmp(c, "reopen"))
+		bad |= MPI_File_open(MPI_COMM_WORLD, "f", am, MPI_INFO_NULL, &fh);
+	if (rank == 1) {
+		bad |= MPI_File_read_at(fh, 0, back, 64, MPI_BYTE, MPI_STATUS_IGNORE);
+		bad |= memcmp(buf, back, sizeof(back)) != 0;
+	}
+	bad |= MPI_File_close(&fh);
+	MPI_Finalize();
+	if (bad)
+		fprintf(stderr, "mpiiosync %s: rank %d failed\n", c, rank);
+	return bad != 0;
+}

@@ -1,0 +1,260 @@
+#!/usr/bin/env bats
+# TangramFS's durability contract (tfs(3), "DURABILITY"), on a real
+# tfs-server and real clients: a lost server (kill -9, SIGSTOP past
+# TFS_TIMEOUT) gives errors within TFS_TIMEOUT and the clients keep what
+# they could not hand over, which the next server (or --recover, or --stop
+# after SIGCONT) stages out and names; a killed client's leftovers are
+# removed and named; stage-out keeps the mode; one server per directory;
+# ls -la on the mount.  Sockets only (the contract does not depend on the
+# transport).
+
+bats_require_minimum_version 1.5.0
+
+load tfs/common
+
+setup_file() {
+	export B=$BATS_FILE_TMPDIR/bin
+	mkdir -p "$B"
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/prim" "$TG_TOP/tests/tfs/prim.c" \
+		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib" -lpthread
+	if command -v mpicc.mpich >/dev/null; then
+		mpicc.mpich -O2 -Wall -Wextra -Werror -o "$B/tfs-bench" \
+			"$TG_TOP/tests/bench/tfs-bench.c" -L"$TG_TOP/lib" -ltfs \
+			-Wl,-rpath,"$TG_TOP/lib"
+	fi
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	export PRELOAD=$TG_TOP/lib/libtfs-posix.so
+	pick_transport true
+}
+
+start() {
+	tfs-server -a "$DEFADDR" -d srv 2>srv.log 3>&- &
+	SERVER_PID=$!
+	for _ in $(seq 100); do [ -f srv/server ] && break; sleep 0.05; done
+	[ -f srv/server ]
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -p bb pfs
+	export TFS_SERVER=$PWD/srv/server TFS_BB_DIR=$PWD/bb TFS_PFS_DIR=$PWD/pfs
+	export TFS_MOUNT=/tfs-test TFS_NODE=1 TFS_TIMEOUT=2
+	SERVER_PID=
+}
+
+# slow_dd N: a writer under libtfs-posix (posix model) that goes on for
+# seconds, 200 kB every 20 ms of src.N into /tfs-test/wN; its pid in DD[N]
+slow_dd() {
+	head -c 20000000 /dev/urandom > "src.$1"
+	mkfifo "fifo.$1"
+	for i in $(seq 0 99); do
+		dd if="src.$1" bs=200000 skip=$i count=1 status=none
+		sleep 0.02
+	done > "fifo.$1" 3>&- &
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=posix dd if="fifo.$1" of="/tfs-test/w$1" bs=200000 \
+		iflag=fullblock 2>"dd.$1" 3>&- &
+	DD[$1]=$!
+}
+
+# wait_gone PID SECONDS: PID has ended within SECONDS
+wait_gone() {
+	local i
+	for i in $(seq $(($2 * 10))); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	return 1
+}
+
+@test "server kill -9 mid-write: the writer fails within TFS_TIMEOUT, keeps its data, the next server stages it out" {
+	start
+	mkfifo fifo.in
+	head -c 20000000 /dev/urandom > src
+	# a writer that goes on for seconds: 200 kB every 20 ms
+	for i in $(seq 0 99); do
+		dd if=src bs=200000 skip=$i count=1 status=none
+		sleep 0.02
+	done > fifo.in 3>&- &
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=posix dd if=fifo.in of=/tfs-test/big bs=200000 \
+		iflag=fullblock status=none 2>dd.err 3>&- &
+	local dd=$!
+	for _ in $(seq 300); do
+		[ "$(stat -c %s bb/tfs-bb-* 2>/dev/null || echo 0)" -ge 2000000 ] && break
+		sleep 0.02
+	done
+	kill -9 "$SERVER_PID"
+	SECONDS=0
+	wait_gone "$dd" 3
+	local rc=0
+	wait "$dd" || rc=$?
+	[ "$rc" -eq 1 ]
+	[ "$SECONDS" -le 3 ]
+	grep -q 'dd: error writing' dd.err
+	# the buffer is kept, and its note says where it goes
+	run -0 ls bb
+	[[ "$output" == tfs-bb-1-* ]]
+	run -0 grep -c '^file 644 tfs-bb-1-[0-9]*-1 big$' srv/clients/*
+	[ -z "$(ls pfs)" ]
+	start
+	grep -q 'did not stage out big: staged out [0-9]* bytes' srv.log
+	[ "$(stat -c %s pfs/big)" -ge 2000000 ]
+	cmp -n "$(stat -c %s pfs/big)" src pfs/big
+	[ -z "$(ls bb)" ]
+	[ -z "$(ls srv/clients)" ]
+}
+
+@test "server kill -9: tfs-server --recover stages out what the clients kept, once" {
+	start
+	"$B/prim" open:a pwrite:0:hello attachfile touch:r wait:k pwrite:5:world attachfile \
+		> p1 3>&- &
+	local c=$!
+	"$B/prim" wait:r
+	kill -9 "$SERVER_PID"
+	touch k
+	wait_gone "$c" 3
+	run -0 cat p1
+	[[ "${lines[4]}" == "attachfile: -1 "E* ]]
+	run -0 tfs-server --recover srv
+	[[ "$output" == *"did not stage out a: staged out 10 bytes"* ]]
+	[ "$(cat pfs/a)" = helloworld ]
+	[ -z "$(ls bb)" ]
+	run -0 tfs-server --recover srv
+	[ -z "$output" ]
+}
+
+@test "server stopped past TFS_TIMEOUT: ETIMEDOUT in time; after SIGCONT --stop names the client and stages it out" {
+	start
+	"$B/prim" open:a pwrite:0:hello attachfile touch:r wait:k pwrite:5:world attachfile close \
+		> p1 3>&- &
+	local c=$!
+	"$B/prim" open:o pwrite:0:fine attachfile close > /dev/null
+	"$B/prim" wait:r
+	kill -STOP "$SERVER_PID"
+	SECONDS=0
+	touch k
+	wait_gone "$c" 5
+	[ "$SECONDS" -le 4 ]
+	run -0 cat p1
+	[ "${lines[4]}" = "attachfile: -1 ETIMEDOUT" ]
+	kill -CONT "$SERVER_PID"
+	run -0 tfs-server --stop srv
+	[[ "$output" == "tfs-server: client pid $c (node 1) did not stage out a: staged out 10 bytes"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$(cat pfs/a)" = helloworld ]
+	[ "$(cat pfs/o)" = fine ]
+	[ -z "$(ls bb)" ]
+}
+
+@test "a client killed mid-write: --stop removes its burst-buffer file and says so" {
+	start
+	"$B/prim" open:a pwrite:0:gone attachfile touch:r wait:never > /dev/null 3>&- &
+	local c=$!
+	"$B/prim" wait:r
+	kill -9 "$c"
+	wait "$c" || true
+	[ -n "$(ls bb)" ]
+	run -0 tfs-server --stop srv
+	[[ "$output" == "tfs-server: client pid $c (node 1) died before it staged out: removed its burst-buffer file $PWD/bb/tfs-bb-1-$c-1" ]]
+	[ -z "$(ls bb)" ]
+	[ -z "$(ls srv/clients)" ]
+}
+
+@test "stage-out keeps the mode open(2) gave, under the program's umask" {
+	start
+	export LD_PRELOAD=$PRELOAD
+	python3 -c 'import os; fd = os.open("/tfs-test/p600", os.O_CREAT | os.O_WRONLY, 0o600); os.write(fd, b"x")'
+	python3 -c 'import os; fd = os.open("/tfs-test/d/p640", os.O_CREAT | os.O_WRONLY, 0o640); os.write(fd, b"x")'
+	sh -c 'umask 077; echo x > /tfs-test/u077'
+	sh -c 'umask 022; echo x > /tfs-test/u022'
+	unset LD_PRELOAD
+	[ "$(stat -c %a pfs/p600)" = 600 ]
+	[ "$(stat -c %a pfs/d/p640)" = 640 ]
+	[ "$(stat -c %a pfs/u077)" = 600 ]
+	[ "$(stat -c %a pfs/u022)" = 644 ]
+	# the mode of a file that exists is not changed by open(2)
+	LD_PRELOAD=$PRELOAD python3 -c 'import os; fd = os.open("/tfs-test/u022", os.O_CREAT | os.O_WRONLY, 0o600); os.write(fd, b"y")'
+	[ "$(stat -c %a pfs/u022)" = 644 ]
+}
+
+@test "one server per directory: a second refuses in one line; a dead one's directory is taken over" {
+	start
+	local first=$SERVER_PID
+	run -2 timeout 10 tfs-server -d srv
+	[ "$output" = "tfs-server: 'srv' has a live server (pid $first): tfs-server --stop srv" ]
+	grep -q "pid $first" srv/server
+	kill -STOP "$first"
+	run -2 timeout 10 tfs-server -d srv
+	kill -CONT "$first"
+	kill -9 "$first"
+	start
+	grep -q "pid $SERVER_PID" srv/server
+	run -0 "$B/prim" open:a pwrite:0:x attachfile
+}
+
+@test "ls -la on the mount root, . and .. with real times; a missing server file gives EACCES" {
+	start
+	mkdir pfs/sub
+	run -0 env LD_PRELOAD=$PRELOAD ls -la --time-style=+%Y /tfs-test/ /tfs-test/. /tfs-test/..
+	[[ "$output" != *'?'* ]]
+	run -0 env LD_PRELOAD=$PRELOAD ls -la --time-style=+%Y /tfs-test/.
+	[[ "$output" != *1970* ]]
+	[[ "$output" == *" sub"* ]]
+	LD_PRELOAD=$PRELOAD sh -c 'echo hi > /tfs-test/f; ls -l --time-style=+%Y /tfs-test/f > ls.out'
+	[[ "$(cat ls.out)" == *" $(date +%Y) /tfs-test/f" ]]
+	run -1 env LD_PRELOAD=$PRELOAD TFS_SERVER=$PWD/missing cat /tfs-test/f
+	[[ "$output" == *"cat: /tfs-test/f: Permission denied" ]]
+	run -0 env TFS_SERVER=$PWD/missing "$B/prim" open:f
+	[ "$output" = "open: -1 EACCES" ]
+}
+
+@test "chaos: during a tfs-bench run and writers, kill -9 a client, SIGSTOP then SIGCONT the server: the others end within TFS_TIMEOUT, nothing durable is lost" {
+	start
+	local -a DD
+	slow_dd 1
+	slow_dd 2
+	slow_dd 3
+	local bench=
+	if [ -x "$B/tfs-bench" ]; then
+		timeout 60 mpirun.mpich -n 1 "$B/tfs-bench" -w fpp -m sync-posix -M 2000 -S 65536 \
+			-r 1000 > bench.out 2> bench.err 3>&- &
+		bench=$!
+	fi
+	for _ in $(seq 300); do
+		[ "$(cat bb/tfs-bb-* 2>/dev/null | wc -c)" -ge 6000000 ] && break
+		sleep 0.02
+	done
+	kill -9 "${DD[1]}"
+	sleep 0.2
+	kill -STOP "$SERVER_PID"
+	SECONDS=0
+	local left=${DD[2]} rc
+	wait_gone "${DD[2]}" 4
+	wait_gone "${DD[3]}" 4
+	[ -z "$bench" ] || wait_gone "$bench" 4
+	[ "$SECONDS" -le 5 ]
+	kill -CONT "$SERVER_PID"
+	# the server (alive again) serves a new client
+	run -0 "$B/prim" open:after pwrite:0:ok attachfile close
+	[ "$output" = "open: ok
+pwrite: 2
+attachfile: 0
+close: 0" ]
+	run -0 tfs-server --stop srv
+	# the killed client is named; the two that lost the server are named
+	# and staged out: each file is a prefix of what it wrote, at least
+	# what dd was told was written
+	[[ "$output" == *"client pid ${DD[1]} (node 1) died before it staged out"* ]]
+	for n in 2 3; do
+		[[ "$output" == *"client pid ${DD[$n]} (node 1) did not stage out w$n: staged out"* ]]
+		local told
+		told=$(awk '/bytes/ && /copied/ { print $1 }' "dd.$n")
+		[ "$(stat -c %s "pfs/w$n")" -ge "$told" ]
+		cmp -n "$(stat -c %s "pfs/w$n")" "src.$n" "pfs/w$n"
+	done
+	# tfs-bench got the error and ended; what it wrote is staged out too
+	if [ -n "$bench" ]; then
+		grep -q 'Connection timed out' bench.err
+		[[ "$output" == *"did not stage out bench-fpp-0: staged out"* ]]
+	fi
+	[ "$(cat pfs/after)" = ok ]
+	[ -z "$(ls bb)" ]
+	[ -z "$(ls srv/clients)" ]
+}

@@ -1,0 +1,25 @@
+/*
+ * recover.h - the server's side of the clients' notes (tfs(3),
+ * "DURABILITY"): staging out what a client that could not hand its data
+ * over kept, removing what a dead client left, and the lock that keeps
+ * one server per directory.
+ */
+#ifndef TFS_RECOVER_H
+#define TFS_RECOVER_H
+
+#include <stddef.h>
+
+/* Take DIR/lock for the life of the process.  Returns its descriptor, or
+ * -1 with a message in @err (another live process holds it: says which). */
+int tfs_dir_lock(const char *dir, char *err, size_t errlen);
+
+/* Go through DIR/clients: for each note of a client of this host that is
+ * no longer running, stage out to its TFS_PFS_DIR the burst-buffer data
+ * it lists (with the mode it lists), remove the client's other
+ * burst-buffer files, and drop the note.  Each client handled is one line
+ * through @say (and appended to *@report when @report is not NULL, freed
+ * by the caller).  Returns the number of notes that could not be fully
+ * handled (kept for the next try). */
+int tfs_recover(const char *dir, void (*say)(const char *line), char **report);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * proxyemit.c - one call signature of a trace as a function of the proxy:
+ * its values computed (proxyfit.c), buffers grown to the bytes it moves,
+ * handles mapped from the trace's numbering to the run's, the call made,
+ * the decoding state (offsets, new descriptors and streams) updated.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy.h"
+#include "../libcommon/tg.h"
+#include "../libcommon/banned.h"
+
+void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out);
+
+static const char *const hkind[TG_H_COUNT] = {
+	[TG_H_COMM] = "comm", [TG_H_GROUP] = "group", [TG_H_DTYPE] = "dtype",
+	[TG_H_REQ] = "req", [TG_H_OP] = "op", [TG_H_INFO] = "info", [TG_H_FILE] = "file",
+	[TG_H_WIN] = "win", [TG_H_ERRH] = "errh", [TG_H_MSG] = "msg",
+};
+
+static int is_path(const struct tg_argdesc *a)
+{
+	return a->kind == TG_K_PATH || strcmp(a->name, "filename") == 0 ||
+	       strcmp(a->name, "path") == 0 || strcmp(a->name, "pathname") == 0 ||
+	       strcmp(a->name, "oldpath") == 0 || strcmp(a->name, "newpath") == 0;
+}
+
+/* The element type of an input integer array of MPI call @d. */
+static const char *arr_conv(const struct tg_calldesc *d, const struct tg_argdesc *a)
+{
+	if (strstr(a->name, "displacements") &&
+	    (strstr(d->name, "hindexed") || strstr(d->name, "struct")) &&
+	    !strstr(d->name, "hindexed_block"))
+		return "tg_aints";
+	if (strstr(d->name, "hindexed_block") && strstr(a->name, "displacements"))
+		return "tg_aints";
+	return "tg_ints";
+}
+
+static int out_dir(const struct tg_argdesc *a)
+{
+	return a->dir == TG_OUT || a->dir == TG_INOUT;
+}
+
+static int is_scalar(int k)
+{
+	return k == TG_K_INT || k == TG_K_UINT || k == TG_K_HEX || k == TG_K_FD ||
+	       k == TG_K_OFLAGS || k == TG_K_MODE || k == TG_K_WHENCE || k == TG_K_FCNTL ||
+	       k == TG_K_SIGNED_OFF || k == TG_K_STREAM || k == TG_K_BUF || k == TG_K_ENUM ||
+	       k == TG_K_MPIH;
+}
+
+static int offset_slot(const struct tg_calldesc *d, int i)
+{
+	const struct tg_argdesc *a = &d->args[i];
+
+	return a->kind == TG_K_SIGNED_OFF ||
+	       (a->kind == TG_K_INT && d->layer == TG_LAYER_MPIIO && strcmp(a->name, "offset") == 0);
+}
+
+/* Locals a<i> for the scalar arguments, the handle key first for offsets. */
+static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *out)
+{
+	const struct tg_calldesc *d = t->d;
+	struct sb e = { 0 }, hk = { 0 };
+	int i, h = -1;
+
+	for (i = 0; i < d->nargs && h < 0; i++)
+		if (d->args[i].kind == TG_K_FD || d->args[i].kind == TG_K_STREAM ||
+		    (d->args[i].kind == TG_K_MPIH && d->args[i].sub == TG_H_FILE))
+			h = i;
+	if (h >= 0)
+		sb_printf(&hk, "((long long)%d << 40 | a%d)", d->args[h].kind, h);
+	else
+		sb_printf(&hk, "-1LL");
+	e.n = 0;
+	fit_int(g, t, ti, 0, FLD_I, NULL, &e);
+	sb_printf(out, "\tlong long ret = %s;\n", e.s);
+	for (i = 0; i < d->nargs; i++) {
+		const struct tg_argdesc *a = &d->args[i];
+		int fld = a->kind == TG_K_MPISTATUS || a->kind == TG_K_MPIIOSTATUS ? FLD_P : FLD_I;
+		if (!is_scalar(a->kind) && fld != FLD_P && a->kind != TG_K_MPISTATUSES)
+			continue;
+		e.n = 0;
+		fit_int(g, t, ti, (size_t)i + 1, fld, offset_slot(d, i) && h != i ? hk.s : NULL, &e);
+		sb_printf(out, "\tlong long a%d = %s;\n", i, e.s);
+		if (offset_slot(d, i))
+			sb_printf(out, "\ttg_off_set(%s, a%d);\n", hk.s, i);
+	}
+	sb_printf(out, "\t(void)ret;\n");
+	sb_release(&e);
+	sb_release(&hk);
+}
+
+/* One argument of the call, and what must happen before and after it. */
+static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct sb *call,
+		     struct sb *pre, struct sb *post)
+{
+	const struct tg_calldesc *d = t->d;
+	const struct tg_argdesc *a = &d->args[i];
+	struct sb p = { 0 }, n = { 0 };
+	const char *hk = a->sub < TG_H_COUNT && hkind[a->sub] ? hkind[a->sub] : "comm";
+
+	switch (a->kind) {
+	case TG_K_FD:
+		/* dup2's new descriptor is the number itself */
+		sb_printf(call, strcmp(a->name, "newfd") ? "tg_fd(a%d)" : "(int)a%d", i);
+		break;
+	case TG_K_STREAM:
+		sb_printf(call, "tg_fp(a%d)", i);
+		break;
+	case TG_K_BUF:
+		sb_printf(call, "(a%d ? (void *)%s : NULL)", i, out_dir(a) ? "tg_rbuf" : "tg_sbuf");
+		break;
+	case TG_K_STR:
+	case TG_K_PATH:
+		if (out_dir(a)) {
+			sb_printf(call, "(void *)tg_out");
+			break;
+		}
+		sb_printf(call, "%s(", is_path(a) ? "tg_path" : "");
+		fit_str(g, t, ti, (size_t)i + 1, call);
+		sb_printf(call, ")");
+		break;
+	case TG_K_STAT:
+		sb_printf(call, "(void *)tg_out");
+		break;
+	case TG_K_IOV:
+	case TG_K_INTARR:
+	case TG_K_MPIHARR:
+		if (out_dir(a) && a->kind == TG_K_INTARR) {
+			sb_printf(call, "(void *)tg_out");
+			break;
+		}
+		fit_arr(g, t, ti, (size_t)i + 1, &p, &n);
+		if (a->kind == TG_K_IOV)
+			sb_printf(call, "tg_iov(%s, %s)", p.s, n.s);
+		else if (a->kind == TG_K_INTARR)
+			sb_printf(call, "%s(%s, %s)", arr_conv(d, a), p.s, n.s);
+		else if (!out_dir(a))
+			sb_printf(call, "tg_ha_%s(%s, %s)", hk, p.s, n.s);
+		else {
+			sb_printf(pre, "\tconst long long *h%d = %s;\n\tlong long hn%d = %s;\n"
+				  "\tvoid *hv%d = tg_ha_%s(h%d, hn%d);\n", i, p.s, i, n.s, i, hk, i, i);
+			sb_printf(call, "hv%d", i);
+			sb_printf(post, "\ttg_hback_%s(h%d, hn%d, hv%d);\n", hk, i, i, i);
+		}
+		break;
+	case TG_K_MPIH:
+		sb_printf(call, "tg_h%s_%s(a%d)", out_dir(a) ? "p" : "", hk, i);
+		break;
+	case TG_K_MPISTATUS:
+	case TG_K_MPIIOSTATUS:
+		sb_printf(call, "(a%d ? &tg_statuses[0] : MPI_STATUS_IGNORE)", i);
+		break;
+	case TG_K_MPISTATUSES:
+		sb_printf(call, "(a%d ? tg_statuses : MPI_STATUSES_IGNORE)", i);
+		break;
+	default:
+		sb_printf(call, "%s", out_dir(a) ? "(void *)tg_out" : "");
+		if (!out_dir(a))
+			sb_printf(call, "a%d", i);
+	}
+	sb_release(&p);
+	sb_release(&n);
+}
+
+/* Grow the buffers to what the call moves, from its counts and types. */
+static void emit_need(const struct tg_calldesc *d, struct sb *out)
+{
+	struct sb cnt = { 0 }, types = { 0 };
+	int i, nt = 0, size = -1;
+
+	sb_printf(&cnt, "0");
+	for (i = 0; i < d->nargs; i++) {
+		const struct tg_argdesc *a = &d->args[i];
+		if (a->kind == TG_K_MPIH && a->sub == TG_H_DTYPE && !out_dir(a)) {
+			sb_printf(&types, ", tg_h_dtype(a%d)", i);
+			nt++;
+		} else if ((a->kind == TG_K_INT || a->kind == TG_K_UINT) && !out_dir(a) &&
+			   (strstr(a->name, "count") || !strcmp(a->name, "nbyte") ||
+			    !strcmp(a->name, "nmemb") || !strcmp(a->name, "len"))) {
+			sb_printf(&cnt, " + (a%d > 0 ? a%d : 0)", i, i);
+		} else if (a->kind == TG_K_UINT && !strcmp(a->name, "size")) {
+			size = i;
+		}
+	}
+	if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO)
+		sb_printf(out, "\ttg_need_mpi(%s, %d%s);\n", cnt.s, nt, types.n ? types.s : "");
+	else if (size >= 0)
+		sb_printf(out, "\ttg_need((%s) * a%d);\n", cnt.s, size);
+	else
+		sb_printf(out, "\ttg_need(%s);\n", cnt.s);
+	sb_release(&cnt);
+	sb_release(&types);
+}
+
+/* Is argument @i one the tracer adds, not in the prototype (where an
+ * MPI-IO file pointer stood)? */
+static int pseudo(const struct tg_calldesc *d, int i)
+{
+	const char *n = d->args[i].name;
+
+	return d->layer == TG_LAYER_MPIIO && (strcmp(n, "position") == 0 ||
+					      strcmp(n, "shared_before") == 0 ||
+					      strcmp(n, "shared_after") == 0);
+}
+
+static void emit_call(struct gen *g, struct term *t, unsigned ti, struct sb *out)
+{
+	const struct tg_calldesc *d = t->d;
+	struct sb call = { 0 }, pre = { 0 }, post = { 0 };
+	const char *name = d->name;
+	int i;
+
+	for (i = 0; i < d->nargs && !pseudo(d, i); i++) {
+		if (i)
+			sb_printf(&call, ", ");
+		emit_arg(g, t, ti, i, &call, &pre, &post);
+	}
+	if (pre.n)
+		sb_printf(out, "%s", pre.s);
+	emit_need(d, out);
+	if (d->retkind == TG_K_FD)
+		sb_printf(out, "\ttg_fd_set(ret, %s(%s));\n", name, call.n ? call.s : "");
+	else if (d->retkind == TG_K_STREAM)
+		sb_printf(out, "\ttg_fp_set(ret, %s(%s));\n", name, call.n ? call.s : "");
+	else
+		sb_printf(out, "\t(void)%s(%s);\n", name, call.n ? call.s : "");
+	if (post.n)
+		sb_printf(out, "%s", post.s);
+	sb_release(&call);
+	sb_release(&pre);
+	sb_release(&post);
+}
+
+void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out)
+{
+	static char warned[65536];
+
+	if (t->use != 1) {
+		sb_printf(out, "\n/* %s: not replayed */\nstatic void s%u(void)\n{\n}\n", t->d->name, ti);
+		if (!warned[t->d->id]) {
+			warned[t->d->id] = 1;
+			fprintf(stderr, "trace-proxy: %s: not replayed\n", t->d->name);
+		}
+		return;
+	}
+	sb_printf(&g->decl, "static long long n%u;\n", ti);
+	sb_printf(out, "\n/* %s */\nstatic void s%u(void)\n{\n", t->d->name, ti);
+	emit_values(g, t, ti, out);
+	emit_call(g, t, ti, out);
+	sb_printf(out, "\tn%u++;\n}\n", ti);
+}

@@ -1,0 +1,464 @@
+/*
+ * trace-proxy - a C program that replays the POSIX, stdio, MPI and MPI-IO
+ * calls of a compressed trace, shaped like its grammar (seed 004 §3.5):
+ * each rule a function, each repetition a loop, each stream's start rule
+ * called by the ranks that ran it, each signature one call whose values
+ * are fitted by proxyfit.c.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../libcommon/cfg.h"
+#include "../libcommon/cfggram.h"
+#include "proxy.h"
+#include "../libcommon/stream.h"
+#include "../libcommon/tg.h"
+#include "../libcommon/util.h"
+#include "../libcommon/banned.h"
+
+#define USAGE "usage: trace-proxy [-h] [-o proxy.c] [file]"
+
+extern const char tg_proxy_rt[];
+
+static void usage(FILE *f, int status)
+{
+	fprintf(f, "%s\n", USAGE);
+	exit(status);
+}
+
+/* ---- which calls a proxy makes ------------------------------------------ */
+
+static const char *const posix_ok[] = {
+	"open", "open64", "openat", "openat64", "creat", "creat64", "close", "read", "write",
+	"pread", "pread64", "pwrite", "pwrite64", "readv", "writev", "preadv", "preadv64",
+	"pwritev", "pwritev64", "lseek", "lseek64", "fsync", "fdatasync", "ftruncate",
+	"ftruncate64", "truncate", "truncate64", "stat", "stat64", "lstat", "lstat64", "fstat",
+	"fstat64", "fstatat", "fstatat64", "access", "faccessat", "unlink", "unlinkat",
+	"rename", "mkdir", "mkdirat", "rmdir", "fopen", "fopen64", "fclose", "fread", "fwrite",
+	"fseek", "fseeko", "fseeko64", "ftell", "ftello", "ftello64", "rewind", "fflush",
+	"remove", "dup", "dup2", "dup3", NULL
+};
+
+/* MPI calls a proxy leaves to the skeleton or cannot make. */
+static const char *const mpi_not[] = {
+	"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort", "MPI_Initialized",
+	"MPI_Finalized", "MPI_Pcontrol", NULL
+};
+
+static int in_list(const char *n, const char *const *l)
+{
+	for (; *l; l++)
+		if (strcmp(n, *l) == 0)
+			return 1;
+	return 0;
+}
+
+/* Can the proxy replay calls of @d? */
+static int replayable(const struct tg_calldesc *d)
+{
+	int i;
+
+	if (d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO)
+		return in_list(d->name, posix_ok);
+	if (d->layer != TG_LAYER_MPI && d->layer != TG_LAYER_MPIIO)
+		return 0;
+	if (in_list(d->name, mpi_not) || strstr(d->name, "keyval") || strstr(d->name, "_create_errhandler") ||
+	    strstr(d->name, "Op_create") || strstr(d->name, "Grequest") || strstr(d->name, "spawn") ||
+	    strstr(d->name, "datarep") || strstr(d->name, "attr") || strstr(d->name, "Attr"))
+		return 0;
+	for (i = 0; i < d->nargs; i++) {
+		int k = d->args[i].kind;
+		if (k == TG_K_HID || k == TG_K_HSIZEARR || k == TG_K_DIR)
+			return 0;
+		if (k == TG_K_INTARR && strlen(d->name) > 2 &&
+		    strcmp(d->name + strlen(d->name) - 2, "_c") == 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- collecting the values of each signature ------------------------- */
+
+struct lastoff {
+	int64_t key, off;
+};
+
+struct walk {
+	struct gen g;
+	struct term *t;
+	size_t nt;
+	int mpi;
+	const char *cwd;
+	struct lastoff *lo;	/* per stream, while walking it */
+	size_t nlo, caplo;
+};
+
+static int offset_arg(const struct tg_calldesc *d, int i)
+{
+	const struct tg_argdesc *a = &d->args[i];
+
+	return a->kind == TG_K_SIGNED_OFF ||
+	       (a->kind == TG_K_INT && d->layer == TG_LAYER_MPIIO && strcmp(a->name, "offset") == 0);
+}
+
+/* The argument that names the handle whose offsets a call moves, or -1. */
+static int handle_arg(const struct tg_calldesc *d)
+{
+	int i;
+
+	for (i = 0; i < d->nargs; i++) {
+		const struct tg_argdesc *a = &d->args[i];
+		if (a->kind == TG_K_FD || a->kind == TG_K_STREAM ||
+		    (a->kind == TG_K_MPIH && a->sub == TG_H_FILE))
+			return i;
+	}
+	return -1;
+}
+
+static int64_t *last_offset(struct walk *w, int64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < w->nlo; i++)
+		if (w->lo[i].key == key)
+			return &w->lo[i].off;
+	if (w->nlo == w->caplo) {
+		w->caplo = w->caplo ? 2 * w->caplo : 16;
+		w->lo = tg_xrealloc(w->lo, w->caplo * sizeof(*w->lo));
+	}
+	w->lo[w->nlo].key = key;
+	w->lo[w->nlo].off = 0;
+	return &w->lo[w->nlo++].off;
+}
+
+static void copy_val(struct pv *p, const struct tg_argdesc *a, const struct tg_val *v)
+{
+	p->i = v->i;
+	p->u = (int64_t)v->u;
+	p->present = v->present;
+	if ((a->kind == TG_K_STR || a->kind == TG_K_PATH) && v->s)
+		p->s = tg_xstrdup(v->s);
+	if ((a->kind == TG_K_IOV || a->kind == TG_K_INTARR || a->kind == TG_K_MPIHARR ||
+	     a->kind == TG_K_MPISTATUSES) && v->i > 0 && v->arr) {
+		size_t n = (size_t)v->i * (a->kind == TG_K_MPISTATUSES ? 2 : 1);
+		p->arr = tg_xrealloc(NULL, n * sizeof(int64_t));
+		memcpy(p->arr, v->arr, n * sizeof(int64_t));
+	}
+	if (a->kind == TG_K_MPIHARR || a->kind == TG_K_MPISTATUSES || a->kind == TG_K_IOV ||
+	    a->kind == TG_K_INTARR)
+		p->present = 1;
+}
+
+static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
+{
+	struct term *t = &w->t[ti];
+	const struct tg_calldesc *d = r->call;
+	struct occs *o;
+	struct pv *p;
+	int i, h;
+
+	if (!t->d) {
+		t->d = d;
+		t->nslots = (size_t)d->nargs + 1;
+		t->per = calloc(w->g.nst, sizeof(*t->per));
+		if (!t->per)
+			abort();
+	}
+	if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO)
+		w->mpi = 1;
+	t->use = replayable(d) ? 1 : 2;
+	if (t->use != 1)
+		return;
+	o = &t->per[s];
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 4;
+		o->v = tg_xrealloc(o->v, o->cap * t->nslots * sizeof(*o->v));
+	}
+	p = &o->v[o->n++ * t->nslots];
+	memset(p, 0, t->nslots * sizeof(*p));
+	p[0].i = r->ret;
+	h = handle_arg(d);
+	for (i = 0; i < d->nargs; i++) {
+		copy_val(&p[i + 1], &d->args[i], &r->args[i]);
+		if (offset_arg(d, i)) {
+			/* the decoding state, as the proxy will keep it */
+			int64_t *lo = last_offset(w, h < 0 ? -1 :
+						  (int64_t)d->args[h].kind << 40 | r->args[h].i);
+			p[i + 1].prev = *lo;
+			*lo = r->args[i].i;
+		}
+	}
+}
+
+/* Decode stream @s and follow its grammar alongside: the cursor gives the
+ * records, the walk which signature each came from. */
+static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *err, size_t errlen)
+{
+	struct { const struct tg_sym *b; size_t pos, n; uint32_t left; } stk[64];
+	struct tg_cfg_cursor *k = tg_cfg_cursor_open(c, s, err, errlen);
+	struct tg_rec r;
+	size_t nstk = 1, n;
+	int rc = 0, inmpi = tg_cfg_stream(c, s)->rank < 0 ? -1 : 0;
+
+	if (!k)
+		return -1;
+	w->nlo = 0;
+	stk[0].b = tg_cfg_rule_body(c, tg_cfg_stream_rule(c, s), &n);
+	stk[0].pos = 0, stk[0].n = n, stk[0].left = 0;
+	while ((rc = tg_cfg_cursor_next(k, &r)) > 0) {
+		uint32_t sym = 0;
+		while (nstk) {
+			typeof(stk[0]) *f = &stk[nstk - 1];
+			if (!f->left) {
+				if (f->pos == f->n) {
+					nstk--;
+					continue;
+				}
+				f->left = f->b[f->pos].exp;
+			}
+			sym = f->b[f->pos].sym;
+			if (--f->left == 0)
+				f->pos++;
+			if (!(sym & 1))
+				break;
+			if (nstk == 64) {
+				snprintf(err, errlen, "grammar nested too deeply");
+				rc = -2;
+				goto out;
+			}
+			f = &stk[nstk++];
+			f->b = tg_cfg_rule_body(c, sym >> 1, &n);
+			f->pos = 0, f->n = n, f->left = 0;
+		}
+		if (!nstk || (sym >> 1) >= w->nt) {
+			snprintf(err, errlen, "corrupt trace: stream %zu outruns its grammar", s);
+			rc = -2;
+			goto out;
+		}
+		if (r.type != TG_REC_CALL || r.depth != 0)
+			continue;
+		/* an MPI process's calls before MPI_Init and after MPI_Finalize
+		 * are the library's set-up and tear-down */
+		if (!strncmp(r.call->name, "MPI_Init", 8))
+			inmpi = 1;
+		if (inmpi != 0)
+			collect(w, s, sym >> 1, &r);
+		if (!strcmp(r.call->name, "MPI_Finalize"))
+			inmpi = 0;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", tg_cfg_cursor_error(k));
+out:
+	tg_cfg_cursor_free(k);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- the code ------------------------------------------------------------- */
+
+void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out);
+
+/* Does rule @r (or signature, @sig) lead to a replayed call?  live[] is
+ * filled for rules in order, as rules name only rules below them. */
+static void liveness(const struct tg_cfg *c, const struct walk *w, char *live)
+{
+	size_t r, n, j;
+
+	for (r = 0; r < tg_cfg_nrules(c); r++) {
+		const struct tg_sym *b = tg_cfg_rule_body(c, r, &n);
+		live[r] = 0;
+		for (j = 0; j < n && !live[r]; j++) {
+			uint32_t v = b[j].sym >> 1;
+			live[r] = (b[j].sym & 1) ? live[v] : (v < w->nt && w->t[v].d != NULL);
+		}
+	}
+}
+
+static void emit_rules(const struct tg_cfg *c, const struct walk *w, const char *live,
+		       struct sb *out)
+{
+	size_t r, n, j;
+
+	for (r = 0; r < tg_cfg_nrules(c); r++) {
+		const struct tg_sym *b = tg_cfg_rule_body(c, r, &n);
+		if (!live[r])
+			continue;
+		sb_printf(out, "\nstatic void r%zu(void)\n{\n", r);
+		for (j = 0; j < n; j++) {
+			uint32_t v = b[j].sym >> 1;
+			int rule = b[j].sym & 1;
+			if (rule ? !live[v] : !w->t[v].d)
+				continue;
+			if (b[j].exp > 1)
+				sb_printf(out, "\tfor (int i = 0; i < %u; i++)\n\t", b[j].exp);
+			sb_printf(out, "\t%c%u();\n", rule ? 'r' : 's', v);
+		}
+		sb_printf(out, "}\n");
+	}
+}
+
+static void emit_main(const struct tg_cfg *c, const struct walk *w, const char *live,
+		      struct sb *out)
+{
+	size_t s, s2;
+	char *done = calloc(w->g.nst + 1, 1);
+
+	sb_printf(out, "\nstatic const long long tg_ranks[] = {");
+	for (s = 0; s < w->g.nst; s++)
+		sb_printf(out, "%s%" PRId64, s ? ", " : "", w->g.rank[s]);
+	sb_printf(out, "};\n\nint main(int argc, char **argv)\n{\n\tint c;\n\n");
+	sb_printf(out, "\twhile ((c = getopt(argc, argv, \"d:\")) != -1)\n"
+		       "\t\tif (c == 'd')\n\t\t\ttg_setdir(optarg);\n\t\telse\n\t\t\treturn 2;\n");
+	sb_printf(out, "\tif (tg_dir[0] != '/')\n\t\ttg_setdir(tg_dir);\n\ttg_cwd = ");
+	sb_cstr(out, w->cwd);
+	sb_printf(out, ";\n");
+	if (w->mpi)
+		sb_printf(out, "\tMPI_Init(&argc, &argv);\n"
+			       "\t{ int r; PMPI_Comm_rank(MPI_COMM_WORLD, &r); tg_rank = r;\n"
+			       "\t  PMPI_Comm_size(MPI_COMM_WORLD, &tg_world); }\n"
+			       "\tPMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);\n");
+	else
+		sb_printf(out, "\ttg_rank = tg_ranks[0];\n");
+	sb_printf(out, "\tfor (tg_idx = 0; tg_idx < %zu && tg_ranks[tg_idx] != tg_rank; tg_idx++)\n"
+		       "\t\t;\n\ttg_need(4096);\n\tswitch (tg_idx) {\n", w->g.nst);
+	for (s = 0; s < w->g.nst; s++) {
+		uint32_t r = tg_cfg_stream_rule(c, s);
+		if (done[s])
+			continue;
+		for (s2 = s; s2 < w->g.nst; s2++)
+			if (!done[s2] && tg_cfg_stream_rule(c, s2) == r) {
+				sb_printf(out, "\tcase %zu:\n", s2);
+				done[s2] = 1;
+			}
+		if (live[r])
+			sb_printf(out, "\t\tr%u();\n", r);
+		sb_printf(out, "\t\tbreak;\n");
+	}
+	sb_printf(out, "\tdefault:\n\t\tfprintf(stderr, \"proxy: no stream of the trace for rank %%lld\\n\", tg_rank);\n");
+	if (w->mpi)
+		sb_printf(out, "\t\tMPI_Abort(MPI_COMM_WORLD, 2);\n");
+	sb_printf(out, "\t\treturn 2;\n\t}\n");
+	if (w->mpi)
+		sb_printf(out, "\tMPI_Finalize();\n");
+	sb_printf(out, "\treturn 0;\n}\n");
+	free(done);
+}
+
+static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
+{
+	struct sb code = { 0 };
+	char *live = calloc(tg_cfg_nrules(c) + 1, 1);
+	size_t ti;
+
+	if (!live)
+		abort();
+	for (ti = 0; ti < w->nt; ti++)
+		if (w->t[ti].d)
+			proxy_emit_term(&w->g, &w->t[ti], (unsigned)ti, &code);
+	liveness(c, w, live);
+	emit_rules(c, w, live, &code);
+	emit_main(c, w, live, &code);
+	fprintf(f, "/* A proxy application generated by trace-proxy(1): build it with %s,\n"
+		   " * run it with -d DIR, where its files go. */\n", w->mpi ? "mpicc" : "cc");
+	if (w->mpi)
+		fprintf(f, "#define TG_PROXY_MPI 1\n");
+	fputs(tg_proxy_rt, f);
+	fprintf(f, "\n/* ---- the values the trace holds ---- */\n");
+	if (w->g.decl.n)
+		fwrite(w->g.decl.s, 1, w->g.decl.n, f);
+	if (code.n)
+		fwrite(code.s, 1, code.n, f);
+	sb_release(&code);
+	free(live);
+	return 0;
+}
+
+static struct tg_cfg *load(const char *path)
+{
+	struct tg_stream *s = strcmp(path, "-") ? tg_stream_open(path, "r") : tg_stream_fd(0, 0, 0);
+	unsigned char m[TG_CFG_MAGIC_LEN];
+	struct tg_cfg *c;
+	char err[256];
+
+	if (!s) {
+		fprintf(stderr, "trace-proxy: cannot open '%s': %s\n", path, strerror(errno));
+		exit(2);
+	}
+	if (tg_stream_peek(s, m, sizeof(m)) != (long)sizeof(m) || !tg_cfg_is_magic(m, sizeof(m))) {
+		fprintf(stderr, "trace-proxy: %s: not a compressed trace (.cfg)\n", path);
+		exit(2);
+	}
+	if (!(c = tg_cfg_read(s, err, sizeof(err)))) {
+		fprintf(stderr, "trace-proxy: %s: %s\n", path, err);
+		exit(2);
+	}
+	tg_stream_close(s);
+	return c;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = { { "help", no_argument, NULL, 'h' }, { 0, 0, 0, 0 } };
+	const char *out = NULL, *in = "-";
+	struct walk w = { 0 };
+	struct tg_cfg *c;
+	char err[256];
+	FILE *f = stdout;
+	size_t s;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(stdout, 0);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (argc - optind > 1)
+		usage(stderr, 2);
+	if (optind < argc)
+		in = argv[optind];
+	c = load(in);
+	w.g.nst = tg_cfg_nstreams(c);
+	w.nt = tg_cfg_nsigs(c);
+	w.t = calloc(w.nt + 1, sizeof(*w.t));
+	w.g.rank = calloc(w.g.nst + 1, sizeof(*w.g.rank));
+	if (!w.t || !w.g.rank)
+		abort();
+	for (s = 0; s < w.g.nst; s++) {
+		const struct tg_cfg_stream *cs = tg_cfg_stream(c, s);
+		w.g.rank[s] = cs->rank < 0 ? 0 : cs->rank;
+		if (!w.cwd && cs->h.cwd)
+			w.cwd = cs->h.cwd;
+		if (walk_stream(&w, c, s, err, sizeof(err)) < 0) {
+			fprintf(stderr, "trace-proxy: %s: %s\n", in, err);
+			return 2;
+		}
+	}
+	if (!w.cwd)
+		w.cwd = "/";
+	if (out && !(f = fopen(out, "w"))) {
+		fprintf(stderr, "trace-proxy: cannot create '%s': %s\n", out, strerror(errno));
+		return 2;
+	}
+	generate(c, &w, f);
+	if (out ? fclose(f) != 0 : 0) {
+		fprintf(stderr, "trace-proxy: %s: %s\n", out, strerror(errno));
+		return 2;
+	}
+	if (!out)
+		tg_close_stdout();
+	return 0;
+}
