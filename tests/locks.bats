@@ -123,11 +123,11 @@ locks() {
 	local m
 	for m in sieve lockf flock; do
 		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/$m/t"
-		[[ ${lines[1]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
+		[[ ${lines[2]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
 	done
 	for m in race half; do
 		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/$m/t"
-		[[ ${lines[2]} =~ ^posix\ +\(all\ files\)\ +0\ +16\ +0\ +28$ ]]
+		[[ ${lines[3]} =~ ^posix\ +\(all\ files\)\ +0\ +16\ +0\ +28$ ]]
 		[[ $stderr == *"44 conflicting pairs are not synchronized"* ]]
 	done
 }
@@ -138,7 +138,7 @@ locks() {
 	run -0 grep -c $'^#lock\tfile=1\t' "$W/shared/pairs"
 	[ "$output" -gt 10 ]
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/shared/t"
-	[[ ${lines[1]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
+	[[ ${lines[2]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
 	[ -z "$stderr" ]
 }
 
@@ -146,7 +146,7 @@ locks() {
 	run -0 grep -c $'^pair\t0\t' "$W/ds/pairs"
 	[ "$output" -gt 10 ]
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/ds/t"
-	[[ ${lines[1]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
+	[[ ${lines[2]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
 	[ -z "$stderr" ]
 }
 

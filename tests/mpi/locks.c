@@ -113,6 +113,11 @@ static int mpiio_modes(const char *mode, int rank)
 	if (strcmp(mode, "shared") == 0) {
 		for (k = 0; k < R; k++)
 			MPI_File_write_shared(fh, buf, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+		/* every write_shared done before the ordered call fetches the
+		 * pointer: without it ROMIO may place one rank's ordered bytes
+		 * between another's shared writes, and the trace (which has
+		 * only the pointer after the call) cannot tell where */
+		MPI_Barrier(MPI_COMM_WORLD);
 		MPI_File_write_ordered(fh, buf, 8, MPI_BYTE, MPI_STATUS_IGNORE);
 	} else {
 		MPI_Type_vector(LEN / 8, 4, 8, MPI_BYTE, &vec);
