@@ -10,7 +10,9 @@
 #include "wrap-prelude.h"
 
 #include <dlfcn.h>
+#include <linux/close_range.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -80,19 +82,51 @@ static unsigned char fd_excl[FD_TRACKED / 8];
 
 /* ---- raw system calls ------------------------------------------------ */
 
+static uint64_t clock_ns(clockid_t id);
+
+/* How long a write may wait for a reader that takes nothing: the sink of a
+ * pipe or fifo is non-blocking, so a stalled or missing reader costs the
+ * program this much once, then tracing stops (TANGRAM_SINK_TIMEOUT). */
+static uint64_t stall_ns = 10000000000ull;
+
+/* Wait until @fd takes data, until *@deadline (set on the first wait
+ * since the last progress); -1 with ETIMEDOUT once it has passed. */
+static int wait_writable(int fd, uint64_t *deadline)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+	struct timespec ts;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), left;
+
+	if (!*deadline)
+		*deadline = now + stall_ns;
+	if (now >= *deadline) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	left = *deadline - now;
+	ts.tv_sec = (time_t)(left / 1000000000u);
+	ts.tv_nsec = (long)(left % 1000000000u);
+	syscall(SYS_ppoll, &pf, 1, &ts, NULL, 0);
+	return 0;
+}
+
 static long raw_write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
+	uint64_t deadline = 0;
 
 	while (n > 0) {
 		long w = syscall(SYS_write, fd, p, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN && wait_writable(fd, &deadline) == 0)
+				continue;
 			return -1;
 		}
 		p += w;
 		n -= (size_t)w;
+		deadline = 0;
 	}
 	return 0;
 }
@@ -150,8 +184,13 @@ static void warn_once(const char *what, const char *subject, int err)
 	warned = 1;
 	if (!stderr_unchanged())
 		return;
-	n = snprintf(msg, sizeof(msg), "tangram: %s '%s': %s; tracing is off\n",
-		     what, subject, strerror(err));
+	if (err == ETIMEDOUT)
+		n = snprintf(msg, sizeof(msg), "tangram: %s '%s': nothing read it "
+			     "for %.3g s; tracing is off\n", what, subject,
+			     (double)stall_ns / 1e9);
+	else
+		n = snprintf(msg, sizeof(msg), "tangram: %s '%s': %s; tracing is off\n",
+			     what, subject, strerror(err));
 	if (n > 0)
 		raw_write_nosig(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 }
@@ -316,6 +355,12 @@ static void do_init(void)
 	if ((s = getenv("TANGRAM_FLUSH"))) {
 		tg_flush_always = strcmp(s, "always") == 0;
 		flush_buffered = strcmp(s, "buffered") == 0;
+	}
+	if ((s = getenv("TANGRAM_SINK_TIMEOUT")) && *s) {
+		char *end;
+		double sec = strtod(s, &end);
+		if (end != s && !*end && sec >= 0 && sec < 1e9)
+			stall_ns = sec > 0 ? (uint64_t)(sec * 1e9) : 1;
 	}
 	s = getenv("TANGRAM_EXCLUDE");
 	parse_exclude(s ? s : "/proc,/sys,/dev,!/dev/shm");
@@ -504,22 +549,35 @@ static int write_header(unsigned flags)
 	return (int)len;
 }
 
-/* Move the tracer's descriptor @fd out of the way, near the top of the
- * descriptor table, so that the program's own open() calls get the numbers
- * they would get untraced. */
-static int fd_move_high(int fd)
+/* A copy of the tracer's descriptor @fd near the top of the descriptor
+ * table, close-on-exec, so that the program's own open() calls get the
+ * numbers they would get untraced; where the program has taken the top,
+ * further down in steps that double.  -1 if there is no room at all. */
+static int fd_dup_high(int fd)
 {
 	struct rlimit rl;
-	long base, nfd;
+	long top, base, step, nfd;
 
 	if (syscall(SYS_getrlimit, RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 64)
-		return fd;
-	base = (long)(rl.rlim_cur > 65536 ? 65536 : rl.rlim_cur) - 32;
-	nfd = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, base);
+		return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+	top = (long)(rl.rlim_cur > 65536 ? 65536 : rl.rlim_cur);
+	for (step = 32;; step *= 2) {
+		base = top - step > 3 ? top - step : 3;
+		nfd = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, base);
+		if (nfd >= 0 || errno != EMFILE || base == 3)
+			return (int)nfd;
+	}
+}
+
+/* Move the tracer's descriptor @fd out of the way (fd_dup_high). */
+static int fd_move_high(int fd)
+{
+	int nfd = fd_dup_high(fd);
+
 	if (nfd < 0)
 		return fd;
 	syscall(SYS_close, fd);
-	return (int)nfd;
+	return nfd;
 }
 
 /* Open the sink; called with sink_mu held. */
@@ -587,6 +645,12 @@ static int sink_open(void)
 			syscall(SYS_fstat, sink_fd, &st) == 0 && S_ISREG(st.st_mode);
 		sink_may_break = sink_is_pipe ||
 			(!regular && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+		/* the description is the tracer's own (a fifo opened here,
+		 * the write end of the command's pipe): waits are bounded
+		 * in raw_write_all() instead */
+		if (sink_may_break)
+			syscall(SYS_fcntl, sink_fd, F_SETFL,
+				syscall(SYS_fcntl, sink_fd, F_GETFL) | O_NONBLOCK);
 		/* a regular file the file system can reserve space in is
 		 * written through mapped windows */
 		long pg = sysconf(_SC_PAGESIZE);
@@ -1324,6 +1388,56 @@ void tg_dir_drop(const void *dirp)
 }
 
 /* ---- descriptors and paths --------------------------------------------- */
+
+int tg_fd_mine(int fd)
+{
+	return fd >= 0 && fd == __atomic_load_n(&sink_fd, __ATOMIC_RELAXED);
+}
+
+void tg_fd_yield(int fd)
+{
+	int e = errno, nfd;
+
+	if (!tg_fd_mine(fd))
+		return;
+	pthread_mutex_lock(&sink_mu);
+	if (fd == sink_fd) {
+		nfd = fd_dup_high(fd);
+		if (nfd < 0 || nfd == fd) {
+			sink_fail("cannot keep the descriptor of", nfd < 0 ? errno : EBADF);
+		} else {
+			__atomic_store_n(&sink_fd, nfd, __ATOMIC_RELAXED);
+			syscall(SYS_close, fd);
+		}
+	}
+	pthread_mutex_unlock(&sink_mu);
+	errno = e;
+}
+
+/* The range is closed around the sink's descriptor, with sink_mu held so
+ * that the sink cannot be opened meanwhile into the range. */
+int tg_close_range(unsigned first, unsigned last, int flags,
+		   int (*real)(unsigned, unsigned, int))
+{
+	unsigned mine, fd;
+	int rc = 0;
+
+	pthread_mutex_lock(&sink_mu);
+	mine = (unsigned)sink_fd;
+	if (sink_fd < 0 || mine < first || mine > last || first > last) {
+		rc = real(first, last, flags);
+	} else {
+		if (mine > first)
+			rc = real(first, mine - 1, flags);
+		if (rc == 0 && mine < last)
+			rc = real(mine + 1, last, flags);
+	}
+	pthread_mutex_unlock(&sink_mu);
+	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+		for (fd = first; fd <= last && fd < FD_TRACKED; fd++)
+			tg_fd_set((int)fd, 0);
+	return rc;
+}
 
 int tg_fd_excluded(int fd)
 {

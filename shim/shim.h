@@ -309,6 +309,17 @@ int tg_fd_excluded(int fd) TG_HIDDEN;
 void tg_fd_set(int fd, int excluded) TG_HIDDEN;
 void tg_fd_dup(int oldfd, int newfd) TG_HIDDEN;
 
+/* The shim's own descriptors are invisible to the program.  Is @fd the
+ * sink's (the program's close() or dup() of it fails with EBADF)? */
+int tg_fd_mine(int fd) TG_HIDDEN;
+/* The program is about to make @fd its own (dup2 onto it): the sink moves
+ * to another number first, or tracing stops with a warning. */
+void tg_fd_yield(int fd) TG_HIDDEN;
+/* close_range(@first, @last, @flags) through @real, leaving the sink's
+ * descriptor open; returns what @real returns. */
+int tg_close_range(unsigned first, unsigned last, int flags,
+		   int (*real)(unsigned, unsigned, int)) TG_HIDDEN;
+
 /* The fstab: symbolic ids of the program's FILE * streams (not to be
  * confused with libcommon's struct tg_stream).  Lookup (assigning one if
  * new) returns id + 1, 0 for NULL; *excluded tells if the stream is on an

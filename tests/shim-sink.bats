@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# The tracer's own descriptor and sink (libtangram(7)): invisible to the
+# program, never blocking it, never losing a trace silently, and no holes
+# left in a stream after a clean exit.  Real programs of tests/apps under
+# lib/libtangram.so.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	T=$BATS_TEST_TMPDIR/w
+	SHIM=$TG_TOP/lib/libtangram.so
+	APPS=$TG_TOP/build/apps
+	unset TANGRAM_DIR TANGRAM_SINK TANGRAM_LAYERS TANGRAM_EXCLUDE \
+		TANGRAM_FLUSH TANGRAM_NESTED TANGRAM_SKIP TANGRAM_OFF \
+		TANGRAM_SINK_TIMEOUT
+	ulimit -c 0
+	mkdir "$T"
+	cd "$T"
+}
+
+# Close every descriptor but 0, 1 and 2 (bats keeps some open).
+only_012() {
+	local f
+
+	for f in /proc/self/fd/*; do
+		f=${f##*/}
+		if [ "$f" -gt 2 ]; then
+			eval "exec $f>&-"
+		fi
+	done
+}
+
+# Run "$@" under the tracer; TANGRAM_DIR defaults to $T/trace.
+traced() (
+	only_012
+	TANGRAM_DIR=${TANGRAM_DIR:-$T/trace} LD_PRELOAD=$SHIM exec "$@"
+)
+
+untraced() (
+	only_012
+	exec "$@"
+)
+
+# Decode the streams named into $output: exit 0 and nothing on stderr.
+decode_all() {
+	run -0 --separate-stderr trace-decode "$@"
+	[ -z "$stderr" ]
+}
+
+# How many records of function $1 $output holds.
+count_calls() {
+	printf '%s\n' "$output" | grep -v '^#' | cut -f8 | grep -cx "$1"
+}
+
+# ---- the tracer's descriptor is not the program's -------------------------
+
+@test "close_range(3, ~0U, 0), closefrom(3), dup2 onto the top: every record kept, same output" {
+	for how in range from dup2; do
+		run -0 --separate-stderr untraced "$APPS/closer" "$how" 200000
+		want=$output
+		rm -rf trace
+		run -0 --separate-stderr traced "$APPS/closer" "$how" 200000
+		[ "$output" = "$want" ]
+		[ -z "$stderr" ]
+		[ "$(stat -c %s out)" -eq 200000 ]
+		decode_all trace/*.rec
+		[ "$(count_calls write)" -eq 200000 ]
+	done
+}
+
+# ---- a sink that takes nothing stops tracing, not the program --------------
+
+@test "TANGRAM_SINK=FIFO nobody reads: 200,000 records, the program ends, one warning" {
+	mkfifo fifo
+	TANGRAM_SINK=$T/fifo TANGRAM_SINK_TIMEOUT=1 run -0 --separate-stderr \
+		timeout 60 env LD_PRELOAD="$SHIM" \
+		dd if=/dev/zero of=out bs=1 count=200000 status=none
+	[ "$(stat -c %s out)" -eq 200000 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "tangram: cannot write trace to '$T/fifo': nothing read it for 1 s; tracing is off" ]]
+}
+
+@test "TANGRAM_SINK='|CMD' whose reader stalls: the program ends, one warning" {
+	TANGRAM_SINK='|sleep 30' TANGRAM_SINK_TIMEOUT=0.5 run -0 --separate-stderr \
+		timeout 60 env LD_PRELOAD="$SHIM" \
+		dd if=/dev/zero of=out bs=1 count=200000 status=none
+	[ "$(stat -c %s out)" -eq 200000 ]
+	[ "$stderr" = "tangram: cannot write trace to '|sleep 30': nothing read it for 0.5 s; tracing is off" ]
+}
