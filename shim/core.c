@@ -53,6 +53,7 @@ static int sink_in_dir;		/* a file we named in TANGRAM_DIR */
 static int sink_mapped;		/* written through mapped windows, see below */
 static uint64_t sink_end;	/* mapped: where the next window starts */
 static uint64_t sink_used;	/* mapped: end of what retired windows hold */
+static uint64_t sink_hdr_len;	/* mapped: the header's length */
 static uint64_t win_align;	/* mapped: windows start at multiples of this,
 				 * the page size (a multiple of TG_REC_PAD) */
 static pid_t sink_child;
@@ -666,7 +667,7 @@ static int sink_open(void)
 			sink_fail("cannot write trace to", errno);
 			return -1;
 		}
-		sink_used = (uint64_t)n;
+		sink_used = sink_hdr_len = (uint64_t)n;
 		sink_end = ((uint64_t)n + win_align - 1) & ~(uint64_t)(win_align - 1);
 	}
 	return 0;
@@ -686,9 +687,43 @@ static int sink_open(void)
  */
 static unsigned char discard_buf[4u << 20];
 
+/* What retired windows hold, for sink_compact(): the records of each,
+ * without its TG_REC_WINDOW frame.  NULL after an allocation failed, and
+ * then the stream stays as it is. */
+struct extent {
+	uint64_t off, len;
+};
+static struct extent *extents;
+static size_t nextents, capextents;
+static int extents_lost;
+
+static void extent_add(struct tg_thread *t)
+{
+	unsigned char tmp[16];
+	uint64_t skip = 6 + (uint64_t)(tg_put_uvar(tmp, t->cap) - tmp);
+
+	if (extents_lost || t->len <= skip)
+		return;
+	if (nextents == capextents) {
+		size_t nc = capextents ? capextents * 2 : 64;
+		struct extent *ne = realloc(extents, nc * sizeof(*ne));
+		if (!ne) {
+			extents_lost = 1;
+			return;
+		}
+		extents = ne;
+		capextents = nc;
+	}
+	extents[nextents].off = t->win_off + skip;
+	extents[nextents].len = t->len - skip;
+	nextents++;
+}
+
 static void window_retire(struct tg_thread *t)
 {
 	uint64_t used = t->win_off + t->len, from;
+
+	extent_add(t);
 
 	if (used > sink_used)
 		sink_used = used;
@@ -867,6 +902,85 @@ static void sink_trim(void)
 	syscall(SYS_ftruncate, sink_fd, (off_t)end);
 }
 
+static int extent_cmp(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Copy @len bytes at @off of the sink to the end of @to. */
+static int copy_out(int to, uint64_t off, uint64_t len)
+{
+	static char buf[65536];
+	loff_t in = (loff_t)off;
+
+	while (len > 0) {
+		long n = syscall(SYS_copy_file_range, sink_fd, &in, to, NULL,
+				 (size_t)len, 0);
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
+			n = syscall(SYS_pread64, sink_fd, buf,
+				    len < sizeof(buf) ? (size_t)len : sizeof(buf), in);
+			if (n > 0 && raw_write_all(to, buf, (size_t)n) < 0)
+				return -1;
+			if (n > 0)
+				in += n;
+		}
+		if (n == 0)
+			errno = EIO;	/* the file is shorter than its windows */
+		if (n <= 0)
+			return -1;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A mapped stream at a clean exit: the tails of its windows are holes, so
+ * its apparent size exceeds its records.  Write the records, without the
+ * windows' frames and padding, to NAME.compact beside it, as a stream
+ * written with write() would hold them, and rename that over the stream.
+ * Until the rename the stream is whole; if anything fails it stays as it
+ * is.  Only when no other thread still holds a window.  sink_mu held.
+ */
+static void sink_compact(void)
+{
+	char tmp[TG_PATH_MAX + 16];
+	unsigned char hdr[TG_REC_MAGIC_LEN + 4];
+	struct stat st;
+	struct tg_thread *t;
+	size_t i;
+	int fd, ok;
+
+	if (sink_fd < 0 || !sink_mapped || extents_lost || sink_hdr_len < sizeof(hdr))
+		return;
+	for (t = threads; t; t = t->next)
+		if (t->kind == TG_BUF_WINDOW)
+			return;
+	if (syscall(SYS_newfstatat, AT_FDCWD, sink_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.compact", sink_name) >= sizeof(tmp))
+		return;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, tmp,
+			  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	qsort(extents, nextents, sizeof(*extents), extent_cmp);
+	/* the header, its flags saying there are no windows any more */
+	ok = syscall(SYS_fchmod, fd, st.st_mode & 07777) == 0 &&
+	     syscall(SYS_pread64, sink_fd, hdr, sizeof(hdr), 0) == (long)sizeof(hdr);
+	if (ok) {
+		hdr[TG_REC_MAGIC_LEN + 2] &= (unsigned char)~TG_HDR_WINDOWED;
+		ok = raw_write_all(fd, hdr, sizeof(hdr)) == 0 &&
+		     copy_out(fd, sizeof(hdr), sink_hdr_len - sizeof(hdr)) == 0;
+	}
+	for (i = 0; ok && i < nextents; i++)
+		ok = copy_out(fd, extents[i].off, extents[i].len) == 0;
+	syscall(SYS_close, fd);
+	if (!ok || syscall(SYS_rename, tmp, sink_name) < 0)
+		syscall(SYS_unlink, tmp);
+}
+
 static void flush_all_locked(void)
 {
 	struct tg_thread *t;
@@ -925,6 +1039,7 @@ void tg_shutdown(void)
 		sink_open();	/* a process that recorded nothing still leaves its header */
 	tg_state = 2;
 	sink_trim();
+	sink_compact();
 	if (sink_fd >= 0)
 		syscall(SYS_close, sink_fd);
 	sink_fd = -1;
@@ -1089,7 +1204,8 @@ static void atfork_child(void)
 			o->kind = TG_BUF_NONE;
 		}
 	sink_mapped = 0;
-	sink_end = sink_used = 0;
+	sink_end = sink_used = sink_hdr_len = 0;
+	nextents = 0;
 	sink_is_pipe = 0;
 	sink_may_break = 0;
 	sink_in_dir = 0;

@@ -87,3 +87,35 @@ count_calls() {
 	[ "$(stat -c %s out)" -eq 200000 ]
 	[ "$stderr" = "tangram: cannot write trace to '|sleep 30': nothing read it for 0.5 s; tracing is off" ]
 }
+
+# ---- a mapped stream after a clean exit has no holes ------------------------
+
+# Fail unless file $1 uses at least as many bytes of blocks as its size.
+no_holes() {
+	local size alloc
+
+	size=$(stat -c %s "$1")
+	alloc=$(($(stat -c '%b * %B' "$1")))
+	echo "$1: $size bytes, $alloc allocated"
+	[ "$(du --apparent-size -B1 "$1" | cut -f1)" -eq "$size" ]
+	[ "$alloc" -ge "$size" ]
+}
+
+@test "8 threads, 160,000 records: the stream after exit has no holes, the records all read" {
+	run -0 --separate-stderr traced "$APPS/threads" 20000 8
+	files=(trace/*)
+	[ "${#files[@]}" -eq 1 ]
+	no_holes "${files[0]}"
+	decode_all "${files[0]}"
+	[ "$(count_calls write)" -eq 160001 ]
+}
+
+@test "TANGRAM_SINK=FILE: no holes after exit, the file keeps its name and mode" {
+	umask 027
+	TANGRAM_SINK=$T/s.rec run -0 --separate-stderr traced "$APPS/threads" 5000 4
+	[ "$(ls)" = "$(printf '%s\n' s.rec t0.out t1.out t2.out t3.out main.out | sort)" ]
+	[ "$(stat -c %a s.rec)" = 640 ]
+	no_holes s.rec
+	decode_all s.rec
+	[ "$(count_calls write)" -eq 20001 ]
+}
