@@ -196,6 +196,31 @@ static void warn_once(const char *what, const char *subject, int err)
 		raw_write_nosig(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 }
 
+/* The command of a '|' sink ended with status @st.  A command that failed
+ * (its reader gone early, as '|false') lost the trace as surely as a
+ * failed write, though every write went into the pipe: said once too. */
+static void sink_child_ended(int st)
+{
+	char msg[TG_PATH_MAX + 256];
+	int n;
+
+	if (warned || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		return;
+	warned = 1;
+	if (!stderr_unchanged())
+		return;
+	if (WIFEXITED(st))
+		n = snprintf(msg, sizeof(msg), "tangram: trace command '%s' exited "
+			     "with status %d; the trace is incomplete\n",
+			     sink_name + 1, WEXITSTATUS(st));
+	else
+		n = snprintf(msg, sizeof(msg), "tangram: trace command '%s' was "
+			     "killed by signal %d; the trace is incomplete\n",
+			     sink_name + 1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	if (n > 0)
+		raw_write_nosig(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+}
+
 static void sink_fail(const char *what, int err)
 {
 	int e = errno;
@@ -789,6 +814,7 @@ static void use_discard(struct tg_thread *t, size_t need)
 {
 	if (t->kind != TG_BUF_DISCARD)
 		buffer_release(t);
+	t->flush_at = UINT64_MAX;
 	t->kind = TG_BUF_DISCARD;
 	t->len = 0;
 	if (TG_RESERVE + need <= sizeof(discard_buf)) {
@@ -834,6 +860,8 @@ void tg_make_room(struct tg_thread *t, size_t need)
 				sink_fail("no memory for the trace buffer of", ENOMEM);
 				use_discard(t, need);
 			} else {
+				if (t->kind != TG_BUF_HEAP)
+					t->flush_at = tg_now() + TG_FLUSH_EVERY;
 				t->buf = nb;
 				t->cap = want;
 				t->kind = TG_BUF_HEAP;
@@ -879,6 +907,8 @@ void tg_flush_thread(struct tg_thread *t)
 void tg_commit_slow(struct tg_thread *t)
 {
 	tg_flush_thread(t);
+	if (t->kind == TG_BUF_HEAP)
+		t->flush_at = tg_now() + TG_FLUSH_EVERY;
 }
 
 /* Write every thread's complete frames; others keep theirs (they may be
@@ -1047,6 +1077,7 @@ void tg_shutdown(void)
 		int st;
 		while (waitpid(sink_child, &st, 0) < 0 && errno == EINTR)
 			;
+		sink_child_ended(st);
 	}
 	pthread_mutex_unlock(&sink_mu);
 	errno = e;
@@ -1112,6 +1143,7 @@ struct tg_thread *tg_thread_new(void)
 	if (!t)
 		return NULL;
 	t->tid = atomic_fetch_add(&next_tid, 1);
+	t->flush_at = UINT64_MAX;
 	t->base.seq = -1;
 	t->next_ptr_id = 1;
 	pthread_mutex_lock(&threads_mu);

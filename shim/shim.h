@@ -40,6 +40,7 @@
 #define TG_MAX_DEPTH 32
 #define TG_BUF_SIZE (1u << 20)	/* a thread's buffer, or its window of the file */
 #define TG_RESERVE (64u * 1024)	/* room kept free for one record */
+#define TG_FLUSH_EVERY 1000000000ull	/* a buffer's records wait at most 1 s */
 #define TG_PATH_MAX 4096
 
 struct tg_ptrslot {
@@ -79,6 +80,10 @@ struct tg_thread {
 	int guard;		/* > 0 while the shim itself runs */
 	int depth;		/* traced calls in flight */
 	struct tg_recbase base;	/* seq and time of the thread's last record */
+	uint64_t flush_at;	/* TG_BUF_HEAP: write the buffer out at the
+				 * first record ending after this (tg_now()),
+				 * so a kill loses at most the last
+				 * TG_FLUSH_EVERY ns; UINT64_MAX otherwise */
 	uint64_t stack_seq[TG_MAX_DEPTH];
 	uint8_t stack_layer[TG_MAX_DEPTH];
 	uint64_t next_ptr_id;
@@ -283,7 +288,7 @@ static inline void tg_rec_commit(struct tg_call *c)
 
 	__atomic_store_n(&t->len, (size_t)(end - t->buf), __ATOMIC_RELEASE);
 	t->depth--;
-	if (tg_unlikely(tg_flush_always))
+	if (tg_unlikely(tg_flush_always) || tg_unlikely(c->t1 >= t->flush_at))
 		tg_commit_slow(t);
 	errno = c->err;
 }

@@ -119,3 +119,33 @@ no_holes() {
 	decode_all s.rec
 	[ "$(count_calls write)" -eq 20001 ]
 }
+
+# ---- a killed program or a failed command: what can be kept is, and said ----
+
+@test "SIGKILL with TANGRAM_SINK='|trace-compress -o k.cfg': the records older than a second are kept" {
+	TANGRAM_SINK="|trace-compress -o $T/k.cfg; touch $T/done" \
+		LD_PRELOAD="$SHIM" "$APPS/ticker" -1 10 3>&- &
+	pid=$!
+	sleep 3
+	kill -9 "$pid"
+	wait "$pid" || true
+	# the command sees the end of its input and writes k.cfg
+	for i in $(seq 100); do
+		[ -e done ] && break
+		sleep 0.1
+	done
+	[ -e done ]
+	decode_all k.cfg
+	n=$(count_calls write)
+	echo "$n writes of $(stat -c %s out) kept"
+	[ "$n" -ge 50 ]
+}
+
+@test "TANGRAM_SINK='|false': the command is gone, one warning, the program's result unchanged" {
+	TANGRAM_SINK='|false' run -0 --separate-stderr traced "$APPS/ticker" 5 1
+	[ "$(cat out)" = xxxxx ]
+	# the command may be gone before the first write (EPIPE) or after
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "tangram: trace command 'false' exited with status 1; the trace is incomplete" ||
+	   $stderr == "tangram: cannot write trace to '|false': Broken pipe; tracing is off" ]]
+}
