@@ -101,19 +101,19 @@ $(BUILD)/tools/overlap-find.o $(BUILD)/tools/flatten.o: tools/flatten.h
 
 $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS)
 
 HB_OBJ = $(BUILD)/tools/hbgraph.o $(BUILD)/tools/hbwalk.o $(BUILD)/tools/hbindex.o
 
 $(BINDIR)/hb-build: $(BUILD)/tools/hb-build.o $(HB_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS)
 
 $(BUILD)/tools/hb-build.o $(HB_OBJ): tools/hbgraph.h tools/hbint.h
 
 $(BINDIR)/hb-query: $(BUILD)/tools/hb-query.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS)
 
 $(BINDIR)/trace-run: tools/trace-run.c $(COMMON_HDR)
 	@mkdir -p $(BINDIR)
@@ -285,7 +285,7 @@ build/apps/%: tests/apps/%.c
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS) $(ZLIB_LIBS)
 
 $(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
@@ -293,7 +293,7 @@ $(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
 
 $(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(ZLIB_LIBS)
 
 test-apps: $(TEST_APPS) $(UNIT) $(HELPERS)
 
