@@ -130,19 +130,19 @@ $(BUILD)/tools/proxyrt.o: $(BUILD)/tools/proxyrt.c
 
 $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS)
 
 HB_OBJ = $(BUILD)/tools/hbgraph.o $(BUILD)/tools/hbwalk.o $(BUILD)/tools/hbindex.o
 
 $(BINDIR)/hb-build: $(BUILD)/tools/hb-build.o $(HB_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS)
 
 $(BUILD)/tools/hb-build.o $(HB_OBJ): tools/hbgraph.h tools/hbint.h
 
 $(BINDIR)/hb-query: $(BUILD)/tools/hb-query.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(ZLIB_LIBS)
 
 EXPORT_OBJ = $(BUILD)/tools/export-chrome.o $(BUILD)/tools/export-sqlite.o \
 	$(BUILD)/tools/export-otf2.o $(BUILD)/tools/export-hdtrace.o
@@ -334,7 +334,7 @@ build/apps/%: tests/apps/%.c
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS) $(ZLIB_LIBS)
 
 $(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
@@ -342,7 +342,7 @@ $(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
 
 $(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(ZLIB_LIBS)
 
 test-apps: $(TEST_APPS) $(UNIT) $(HELPERS)
 

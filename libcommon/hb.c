@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "stream.h"
 #include "banned.h"
@@ -30,7 +31,7 @@
 #error "the .hb format is used in place: this reader needs a little-endian host"
 #endif
 
-#define NSECT 13
+#define NSECT 14
 #define ENTRY 24	/* bytes per section table entry */
 #define REQUIRED 1u
 
@@ -63,17 +64,37 @@ struct sect {
 	uint64_t off, len;
 };
 
-/* Write @len bytes at @p; nothing, not even a look at @p, when @len is 0. */
+/* The CRC-32 of what tg_hb_write() has written so far: the CRC section,
+ * last in the file, holds that of every byte before it. */
+static _Thread_local uint32_t wcrc;
+
+static int out(struct tg_stream *s, const void *p, uint64_t len)
+{
+	wcrc = (uint32_t)crc32(wcrc, p, (uInt)len);
+	return tg_stream_write(s, p, len);
+}
+
+/* Write @len bytes at @p; nothing, not even a look at @p, when @len is 0.
+ * In pieces: zlib's crc32 takes an unsigned length. */
 static int raw(struct tg_stream *s, const void *p, uint64_t len)
 {
-	return len ? tg_stream_write(s, p, len) : 0;
+	const unsigned char *q = p;
+
+	while (len > 0) {
+		uint64_t k = len < (1u << 30) ? len : (1u << 30);
+		if (out(s, q, k) < 0)
+			return -1;
+		q += k;
+		len -= k;
+	}
+	return 0;
 }
 
 static int write_pad(struct tg_stream *s, uint64_t *pos, uint64_t to)
 {
 	static const unsigned char zero[8];
 
-	if (to > *pos && tg_stream_write(s, zero, to - *pos) < 0)
+	if (to > *pos && out(s, zero, to - *pos) < 0)
 		return -1;
 	*pos = to;
 	return 0;
@@ -92,12 +113,12 @@ static int write_nodeinfo(struct tg_stream *s, const struct tg_hbgraph *g)
 		put16(buf + k + 6, 0);
 		k += 8;
 		if (k == sizeof(buf)) {
-			if (tg_stream_write(s, buf, k) < 0)
+			if (out(s, buf, k) < 0)
 				return -1;
 			k = 0;
 		}
 	}
-	return k ? tg_stream_write(s, buf, k) : 0;
+	return k ? out(s, buf, k) : 0;
 }
 
 static int write_rankinfo(struct tg_stream *s, const struct tg_hbgraph *g)
@@ -110,7 +131,7 @@ static int write_rankinfo(struct tg_stream *s, const struct tg_hbgraph *g)
 		put64(e + 8, g->rankinfo[r].lastseq);
 		put32(e + 16, g->rankinfo[r].flags);
 		put32(e + 20, 0);
-		if (tg_stream_write(s, e, sizeof(e)) < 0)
+		if (out(s, e, sizeof(e)) < 0)
 			return -1;
 	}
 	return 0;
@@ -124,7 +145,7 @@ static int write_extra(struct tg_stream *s, const struct tg_hbgraph *g)
 	for (x = 0; x < g->nextra; x++) {
 		put16(e, g->xfunc[x]);
 		put16(e + 2, g->xkind[x]);
-		if (tg_stream_write(s, e, sizeof(e)) < 0)
+		if (out(s, e, sizeof(e)) < 0)
 			return -1;
 	}
 	return 0;
@@ -136,11 +157,11 @@ static int write_stats(struct tg_stream *s, const struct tg_hbgraph *g)
 	int i;
 
 	put64(e, TG_HBST_COUNT);
-	if (tg_stream_write(s, e, 8) < 0)
+	if (out(s, e, 8) < 0)
 		return -1;
 	for (i = 0; i < TG_HBST_COUNT; i++) {
 		put64(e, g->stats[i]);
-		if (tg_stream_write(s, e, 8) < 0)
+		if (out(s, e, 8) < 0)
 			return -1;
 	}
 	return 0;
@@ -152,7 +173,7 @@ static int write_problems(struct tg_stream *s, const struct tg_hbgraph *g)
 	size_t i;
 
 	put64(e, g->nproblems);
-	if (tg_stream_write(s, e, 8) < 0)
+	if (out(s, e, 8) < 0)
 		return -1;
 	for (i = 0; i < g->nproblems; i++) {
 		const struct tg_hbproblem *p = &g->problems[i];
@@ -161,7 +182,7 @@ static int write_problems(struct tg_stream *s, const struct tg_hbgraph *g)
 		put32(e + 4, p->rank);
 		put64(e + 8, p->seq);
 		put64(e + 16, p->count);
-		if (tg_stream_write(s, e, 24) < 0)
+		if (out(s, e, 24) < 0)
 			return -1;
 	}
 	return 0;
@@ -183,6 +204,7 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 		{ TG_HBS_STATS, 0, 0, 8 + TG_HBST_COUNT * 8 },
 		{ TG_HBS_PROBLEMS, 0, 0, 8 + g->nproblems * 24 },
 		{ TG_HBS_CLOCKWIDE, REQUIRED, 0, g->nwide * g->nranks * 4 },
+		{ TG_HBS_CRC, REQUIRED, 0, 4 },		/* last */
 	};
 	unsigned char hdr[TG_HB_HDRLEN + NSECT * ENTRY];
 	uint64_t pos = sizeof(hdr);
@@ -211,7 +233,8 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 		put64(e + 8, t[i].off);
 		put64(e + 16, t[i].len);
 	}
-	if (tg_stream_write(s, hdr, sizeof(hdr)) < 0)
+	wcrc = (uint32_t)crc32(0L, Z_NULL, 0);
+	if (out(s, hdr, sizeof(hdr)) < 0)
 		return -1;
 	pos = sizeof(hdr);
 	for (i = 0; i < NSECT && rc == 0; i++) {
@@ -257,6 +280,12 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 		case TG_HBS_PROBLEMS:
 			rc = write_problems(s, g);
 			break;
+		case TG_HBS_CRC: {
+			unsigned char c[4];
+			put32(c, wcrc);
+			rc = tg_stream_write(s, c, 4);
+			break;
+		}
 		}
 		pos += t[i].len;
 	}
@@ -393,7 +422,7 @@ static int check_header(struct tg_hb *h, uint64_t *nsect, char *err, size_t errl
 		fail(err, errlen, "at offset %llu: truncated header", (unsigned long long)size);
 		return -1;
 	}
-	if (get16(b + 8) != TG_HB_VERSION) {
+	if (get16(b + 8) != TG_HB_VERSION && get16(b + 8) != 1) {
 		fail(err, errlen, "at offset 8: unsupported version %u", get16(b + 8));
 		return -1;
 	}
@@ -623,6 +652,35 @@ static int copy_small(struct tg_hb *h, const struct found *f, char *err, size_t 
 	return 0;
 }
 
+/* Version 2 on: the CRC section ends the file and holds the CRC-32 of
+ * every byte before it, so that a flipped bit is an error, never a
+ * different answer.  Version 1 files have none and are read unchecked. */
+static int check_crc(const struct tg_hb *h, const struct found *f, char *err,
+		     size_t errlen)
+{
+	uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	uint64_t at;
+
+	if (get16(h->base + 8) < 2)
+		return 0;
+	if (need_len(f, 4, "crc", err, errlen) < 0)
+		return -1;
+	if (f->off + 4 != h->size) {
+		fail(err, errlen, "at offset %llu: the crc section does not end the file",
+		     (unsigned long long)(f->entry + 8));
+		return -1;
+	}
+	for (at = 0; at < f->off; at += 1u << 30)
+		crc = (uint32_t)crc32(crc, h->base + at,
+				      (uInt)(f->off - at < (1u << 30) ? f->off - at : 1u << 30));
+	if (crc != get32(h->base + f->off)) {
+		fail(err, errlen, "at offset %llu: checksum mismatch (the file is damaged)",
+		     (unsigned long long)f->off);
+		return -1;
+	}
+	return 0;
+}
+
 static int check(struct tg_hb *h, char *err, size_t errlen)
 {
 	struct found f[NSECT + 1];
@@ -632,6 +690,7 @@ static int check(struct tg_hb *h, char *err, size_t errlen)
 	memset(f, 0, sizeof(f));
 	if (check_header(h, &nsect, err, errlen) < 0 ||
 	    check_sections(h, f, nsect, err, errlen) < 0 ||
+	    check_crc(h, &f[TG_HBS_CRC], err, errlen) < 0 ||
 	    check_arrays(h, f, err, errlen) < 0 || copy_small(h, f, err, errlen) < 0)
 		return -1;
 	g->rankinfo = h->rankinfo;

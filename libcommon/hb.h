@@ -17,7 +17,7 @@ struct tg_stream;
 
 #define TG_HB_MAGIC "\x89TGHB\r\n\x1a"
 #define TG_HB_MAGIC_LEN 8
-#define TG_HB_VERSION 1
+#define TG_HB_VERSION 2		/* 2: a CRC section; 1 is read, unchecked */
 #define TG_HB_HDRLEN 64
 
 /* Header flags. */
@@ -29,7 +29,7 @@ enum tg_hbsect {
 	TG_HBS_NODEINFO = 4, TG_HBS_EXTRA = 5, TG_HBS_EDGEINDEX = 6,
 	TG_HBS_EDGETARGET = 7, TG_HBS_EDGEKIND = 8, TG_HBS_CLOCKNODE = 9,
 	TG_HBS_CLOCKVEC = 10, TG_HBS_STATS = 11, TG_HBS_PROBLEMS = 12,
-	TG_HBS_CLOCKWIDE = 13,
+	TG_HBS_CLOCKWIDE = 13, TG_HBS_CRC = 14,
 };
 
 /* Edge kinds, fixed forever. */

@@ -10,7 +10,9 @@
 #include "wrap-prelude.h"
 
 #include <dlfcn.h>
+#include <linux/close_range.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -51,6 +53,7 @@ static int sink_in_dir;		/* a file we named in TANGRAM_DIR */
 static int sink_mapped;		/* written through mapped windows, see below */
 static uint64_t sink_end;	/* mapped: where the next window starts */
 static uint64_t sink_used;	/* mapped: end of what retired windows hold */
+static uint64_t sink_hdr_len;	/* mapped: the header's length */
 static uint64_t win_align;	/* mapped: windows start at multiples of this,
 				 * the page size (a multiple of TG_REC_PAD) */
 static pid_t sink_child;
@@ -80,19 +83,51 @@ static unsigned char fd_excl[FD_TRACKED / 8];
 
 /* ---- raw system calls ------------------------------------------------ */
 
+static uint64_t clock_ns(clockid_t id);
+
+/* How long a write may wait for a reader that takes nothing: the sink of a
+ * pipe or fifo is non-blocking, so a stalled or missing reader costs the
+ * program this much once, then tracing stops (TANGRAM_SINK_TIMEOUT). */
+static uint64_t stall_ns = 10000000000ull;
+
+/* Wait until @fd takes data, until *@deadline (set on the first wait
+ * since the last progress); -1 with ETIMEDOUT once it has passed. */
+static int wait_writable(int fd, uint64_t *deadline)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+	struct timespec ts;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), left;
+
+	if (!*deadline)
+		*deadline = now + stall_ns;
+	if (now >= *deadline) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	left = *deadline - now;
+	ts.tv_sec = (time_t)(left / 1000000000u);
+	ts.tv_nsec = (long)(left % 1000000000u);
+	syscall(SYS_ppoll, &pf, 1, &ts, NULL, 0);
+	return 0;
+}
+
 static long raw_write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
+	uint64_t deadline = 0;
 
 	while (n > 0) {
 		long w = syscall(SYS_write, fd, p, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN && wait_writable(fd, &deadline) == 0)
+				continue;
 			return -1;
 		}
 		p += w;
 		n -= (size_t)w;
+		deadline = 0;
 	}
 	return 0;
 }
@@ -150,8 +185,38 @@ static void warn_once(const char *what, const char *subject, int err)
 	warned = 1;
 	if (!stderr_unchanged())
 		return;
-	n = snprintf(msg, sizeof(msg), "tangram: %s '%s': %s; tracing is off\n",
-		     what, subject, strerror(err));
+	if (err == ETIMEDOUT)
+		n = snprintf(msg, sizeof(msg), "tangram: %s '%s': nothing read it "
+			     "for %.3g s; tracing is off\n", what, subject,
+			     (double)stall_ns / 1e9);
+	else
+		n = snprintf(msg, sizeof(msg), "tangram: %s '%s': %s; tracing is off\n",
+			     what, subject, strerror(err));
+	if (n > 0)
+		raw_write_nosig(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+}
+
+/* The command of a '|' sink ended with status @st.  A command that failed
+ * (its reader gone early, as '|false') lost the trace as surely as a
+ * failed write, though every write went into the pipe: said once too. */
+static void sink_child_ended(int st)
+{
+	char msg[TG_PATH_MAX + 256];
+	int n;
+
+	if (warned || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		return;
+	warned = 1;
+	if (!stderr_unchanged())
+		return;
+	if (WIFEXITED(st))
+		n = snprintf(msg, sizeof(msg), "tangram: trace command '%s' exited "
+			     "with status %d; the trace is incomplete\n",
+			     sink_name + 1, WEXITSTATUS(st));
+	else
+		n = snprintf(msg, sizeof(msg), "tangram: trace command '%s' was "
+			     "killed by signal %d; the trace is incomplete\n",
+			     sink_name + 1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	if (n > 0)
 		raw_write_nosig(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 }
@@ -316,6 +381,12 @@ static void do_init(void)
 	if ((s = getenv("TANGRAM_FLUSH"))) {
 		tg_flush_always = strcmp(s, "always") == 0;
 		flush_buffered = strcmp(s, "buffered") == 0;
+	}
+	if ((s = getenv("TANGRAM_SINK_TIMEOUT")) && *s) {
+		char *end;
+		double sec = strtod(s, &end);
+		if (end != s && !*end && sec >= 0 && sec < 1e9)
+			stall_ns = sec > 0 ? (uint64_t)(sec * 1e9) : 1;
 	}
 	s = getenv("TANGRAM_EXCLUDE");
 	parse_exclude(s ? s : "/proc,/sys,/dev,!/dev/shm");
@@ -504,22 +575,35 @@ static int write_header(unsigned flags)
 	return (int)len;
 }
 
-/* Move the tracer's descriptor @fd out of the way, near the top of the
- * descriptor table, so that the program's own open() calls get the numbers
- * they would get untraced. */
-static int fd_move_high(int fd)
+/* A copy of the tracer's descriptor @fd near the top of the descriptor
+ * table, close-on-exec, so that the program's own open() calls get the
+ * numbers they would get untraced; where the program has taken the top,
+ * further down in steps that double.  -1 if there is no room at all. */
+static int fd_dup_high(int fd)
 {
 	struct rlimit rl;
-	long base, nfd;
+	long top, base, step, nfd;
 
 	if (syscall(SYS_getrlimit, RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 64)
-		return fd;
-	base = (long)(rl.rlim_cur > 65536 ? 65536 : rl.rlim_cur) - 32;
-	nfd = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, base);
+		return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+	top = (long)(rl.rlim_cur > 65536 ? 65536 : rl.rlim_cur);
+	for (step = 32;; step *= 2) {
+		base = top - step > 3 ? top - step : 3;
+		nfd = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, base);
+		if (nfd >= 0 || errno != EMFILE || base == 3)
+			return (int)nfd;
+	}
+}
+
+/* Move the tracer's descriptor @fd out of the way (fd_dup_high). */
+static int fd_move_high(int fd)
+{
+	int nfd = fd_dup_high(fd);
+
 	if (nfd < 0)
 		return fd;
 	syscall(SYS_close, fd);
-	return (int)nfd;
+	return nfd;
 }
 
 /* Open the sink; called with sink_mu held. */
@@ -587,6 +671,12 @@ static int sink_open(void)
 			syscall(SYS_fstat, sink_fd, &st) == 0 && S_ISREG(st.st_mode);
 		sink_may_break = sink_is_pipe ||
 			(!regular && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+		/* the description is the tracer's own (a fifo opened here,
+		 * the write end of the command's pipe): waits are bounded
+		 * in raw_write_all() instead */
+		if (sink_may_break)
+			syscall(SYS_fcntl, sink_fd, F_SETFL,
+				syscall(SYS_fcntl, sink_fd, F_GETFL) | O_NONBLOCK);
 		/* a regular file the file system can reserve space in is
 		 * written through mapped windows */
 		long pg = sysconf(_SC_PAGESIZE);
@@ -602,7 +692,7 @@ static int sink_open(void)
 			sink_fail("cannot write trace to", errno);
 			return -1;
 		}
-		sink_used = (uint64_t)n;
+		sink_used = sink_hdr_len = (uint64_t)n;
 		sink_end = ((uint64_t)n + win_align - 1) & ~(uint64_t)(win_align - 1);
 	}
 	return 0;
@@ -622,9 +712,43 @@ static int sink_open(void)
  */
 static unsigned char discard_buf[4u << 20];
 
+/* What retired windows hold, for sink_compact(): the records of each,
+ * without its TG_REC_WINDOW frame.  NULL after an allocation failed, and
+ * then the stream stays as it is. */
+struct extent {
+	uint64_t off, len;
+};
+static struct extent *extents;
+static size_t nextents, capextents;
+static int extents_lost;
+
+static void extent_add(struct tg_thread *t)
+{
+	unsigned char tmp[16];
+	uint64_t skip = 6 + (uint64_t)(tg_put_uvar(tmp, t->cap) - tmp);
+
+	if (extents_lost || t->len <= skip)
+		return;
+	if (nextents == capextents) {
+		size_t nc = capextents ? capextents * 2 : 64;
+		struct extent *ne = realloc(extents, nc * sizeof(*ne));
+		if (!ne) {
+			extents_lost = 1;
+			return;
+		}
+		extents = ne;
+		capextents = nc;
+	}
+	extents[nextents].off = t->win_off + skip;
+	extents[nextents].len = t->len - skip;
+	nextents++;
+}
+
 static void window_retire(struct tg_thread *t)
 {
 	uint64_t used = t->win_off + t->len, from;
+
+	extent_add(t);
 
 	if (used > sink_used)
 		sink_used = used;
@@ -690,6 +814,7 @@ static void use_discard(struct tg_thread *t, size_t need)
 {
 	if (t->kind != TG_BUF_DISCARD)
 		buffer_release(t);
+	t->flush_at = UINT64_MAX;
 	t->kind = TG_BUF_DISCARD;
 	t->len = 0;
 	if (TG_RESERVE + need <= sizeof(discard_buf)) {
@@ -735,6 +860,8 @@ void tg_make_room(struct tg_thread *t, size_t need)
 				sink_fail("no memory for the trace buffer of", ENOMEM);
 				use_discard(t, need);
 			} else {
+				if (t->kind != TG_BUF_HEAP)
+					t->flush_at = tg_now() + TG_FLUSH_EVERY;
 				t->buf = nb;
 				t->cap = want;
 				t->kind = TG_BUF_HEAP;
@@ -780,6 +907,8 @@ void tg_flush_thread(struct tg_thread *t)
 void tg_commit_slow(struct tg_thread *t)
 {
 	tg_flush_thread(t);
+	if (t->kind == TG_BUF_HEAP)
+		t->flush_at = tg_now() + TG_FLUSH_EVERY;
 }
 
 /* Write every thread's complete frames; others keep theirs (they may be
@@ -801,6 +930,85 @@ static void sink_trim(void)
 		if (t->kind == TG_BUF_WINDOW && t->win_off + t->cap > end)
 			end = t->win_off + t->cap;
 	syscall(SYS_ftruncate, sink_fd, (off_t)end);
+}
+
+static int extent_cmp(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Copy @len bytes at @off of the sink to the end of @to. */
+static int copy_out(int to, uint64_t off, uint64_t len)
+{
+	static char buf[65536];
+	loff_t in = (loff_t)off;
+
+	while (len > 0) {
+		long n = syscall(SYS_copy_file_range, sink_fd, &in, to, NULL,
+				 (size_t)len, 0);
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
+			n = syscall(SYS_pread64, sink_fd, buf,
+				    len < sizeof(buf) ? (size_t)len : sizeof(buf), in);
+			if (n > 0 && raw_write_all(to, buf, (size_t)n) < 0)
+				return -1;
+			if (n > 0)
+				in += n;
+		}
+		if (n == 0)
+			errno = EIO;	/* the file is shorter than its windows */
+		if (n <= 0)
+			return -1;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A mapped stream at a clean exit: the tails of its windows are holes, so
+ * its apparent size exceeds its records.  Write the records, without the
+ * windows' frames and padding, to NAME.compact beside it, as a stream
+ * written with write() would hold them, and rename that over the stream.
+ * Until the rename the stream is whole; if anything fails it stays as it
+ * is.  Only when no other thread still holds a window.  sink_mu held.
+ */
+static void sink_compact(void)
+{
+	char tmp[TG_PATH_MAX + 16];
+	unsigned char hdr[TG_REC_MAGIC_LEN + 4];
+	struct stat st;
+	struct tg_thread *t;
+	size_t i;
+	int fd, ok;
+
+	if (sink_fd < 0 || !sink_mapped || extents_lost || sink_hdr_len < sizeof(hdr))
+		return;
+	for (t = threads; t; t = t->next)
+		if (t->kind == TG_BUF_WINDOW)
+			return;
+	if (syscall(SYS_newfstatat, AT_FDCWD, sink_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.compact", sink_name) >= sizeof(tmp))
+		return;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, tmp,
+			  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	qsort(extents, nextents, sizeof(*extents), extent_cmp);
+	/* the header, its flags saying there are no windows any more */
+	ok = syscall(SYS_fchmod, fd, st.st_mode & 07777) == 0 &&
+	     syscall(SYS_pread64, sink_fd, hdr, sizeof(hdr), 0) == (long)sizeof(hdr);
+	if (ok) {
+		hdr[TG_REC_MAGIC_LEN + 2] &= (unsigned char)~TG_HDR_WINDOWED;
+		ok = raw_write_all(fd, hdr, sizeof(hdr)) == 0 &&
+		     copy_out(fd, sizeof(hdr), sink_hdr_len - sizeof(hdr)) == 0;
+	}
+	for (i = 0; ok && i < nextents; i++)
+		ok = copy_out(fd, extents[i].off, extents[i].len) == 0;
+	syscall(SYS_close, fd);
+	if (!ok || syscall(SYS_rename, tmp, sink_name) < 0)
+		syscall(SYS_unlink, tmp);
 }
 
 static void flush_all_locked(void)
@@ -861,6 +1069,7 @@ void tg_shutdown(void)
 		sink_open();	/* a process that recorded nothing still leaves its header */
 	tg_state = 2;
 	sink_trim();
+	sink_compact();
 	if (sink_fd >= 0)
 		syscall(SYS_close, sink_fd);
 	sink_fd = -1;
@@ -868,6 +1077,7 @@ void tg_shutdown(void)
 		int st;
 		while (waitpid(sink_child, &st, 0) < 0 && errno == EINTR)
 			;
+		sink_child_ended(st);
 	}
 	pthread_mutex_unlock(&sink_mu);
 	errno = e;
@@ -933,6 +1143,7 @@ struct tg_thread *tg_thread_new(void)
 	if (!t)
 		return NULL;
 	t->tid = atomic_fetch_add(&next_tid, 1);
+	t->flush_at = UINT64_MAX;
 	t->base.seq = -1;
 	t->next_ptr_id = 1;
 	pthread_mutex_lock(&threads_mu);
@@ -1025,7 +1236,8 @@ static void atfork_child(void)
 			o->kind = TG_BUF_NONE;
 		}
 	sink_mapped = 0;
-	sink_end = sink_used = 0;
+	sink_end = sink_used = sink_hdr_len = 0;
+	nextents = 0;
 	sink_is_pipe = 0;
 	sink_may_break = 0;
 	sink_in_dir = 0;
@@ -1324,6 +1536,56 @@ void tg_dir_drop(const void *dirp)
 }
 
 /* ---- descriptors and paths --------------------------------------------- */
+
+int tg_fd_mine(int fd)
+{
+	return fd >= 0 && fd == __atomic_load_n(&sink_fd, __ATOMIC_RELAXED);
+}
+
+void tg_fd_yield(int fd)
+{
+	int e = errno, nfd;
+
+	if (!tg_fd_mine(fd))
+		return;
+	pthread_mutex_lock(&sink_mu);
+	if (fd == sink_fd) {
+		nfd = fd_dup_high(fd);
+		if (nfd < 0 || nfd == fd) {
+			sink_fail("cannot keep the descriptor of", nfd < 0 ? errno : EBADF);
+		} else {
+			__atomic_store_n(&sink_fd, nfd, __ATOMIC_RELAXED);
+			syscall(SYS_close, fd);
+		}
+	}
+	pthread_mutex_unlock(&sink_mu);
+	errno = e;
+}
+
+/* The range is closed around the sink's descriptor, with sink_mu held so
+ * that the sink cannot be opened meanwhile into the range. */
+int tg_close_range(unsigned first, unsigned last, int flags,
+		   int (*real)(unsigned, unsigned, int))
+{
+	unsigned mine, fd;
+	int rc = 0;
+
+	pthread_mutex_lock(&sink_mu);
+	mine = (unsigned)sink_fd;
+	if (sink_fd < 0 || mine < first || mine > last || first > last) {
+		rc = real(first, last, flags);
+	} else {
+		if (mine > first)
+			rc = real(first, mine - 1, flags);
+		if (rc == 0 && mine < last)
+			rc = real(mine + 1, last, flags);
+	}
+	pthread_mutex_unlock(&sink_mu);
+	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+		for (fd = first; fd <= last && fd < FD_TRACKED; fd++)
+			tg_fd_set((int)fd, 0);
+	return rc;
+}
 
 int tg_fd_excluded(int fd)
 {

@@ -525,6 +525,12 @@ def gen_wrapper(r, rec, out):
     else:
         o('\t\t\treturn (%s)-1;\n' % rt)
     o('\t\t}\n\t}\n')
+    if 'notmine' in r.opts:
+        # the shim's own descriptor does not exist for the program
+        o('\tif (tg_unlikely(tg_fd_mine(%s))) {\n\t\terrno = EBADF;\n'
+          '\t\treturn (%s)-1;\n\t}\n' % (r.opts['notmine'], rt))
+    if 'yieldfd' in r.opts:
+        o('\ttg_fd_yield(%s);\n' % r.opts['yieldfd'])
     o('\tif (!tg_on(%s))\n\t\treturn %s;\n' % (layer, call))
     atbase = {p.karg for p in r.params if p.kind == 'atpath'}
     for p in r.params:

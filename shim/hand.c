@@ -447,6 +447,52 @@ TG_EXPORT int __dprintf_chk(int fd, int flag, const char *format, ...)
 		 format, format);
 }
 
+/* ---- closing ranges of descriptors ------------------------------------- */
+
+/*
+ * closefrom and close_range close every descriptor in a range, the
+ * tracer's too: they close the range around it (tg_close_range), so the
+ * trace goes on and the program sees what it would untraced.  Not
+ * recorded: they have no row.  Not in the static library, whose wrappers
+ * are the rows' (build/static/wrap.names).
+ */
+#ifndef TG_STATIC
+typedef int (*close_range_fn)(unsigned, unsigned, int);
+
+/* close_range by system call, for a C library without it */
+static int sys_close_range(unsigned first, unsigned last, int flags)
+{
+	return (int)syscall(SYS_close_range, first, last, flags);
+}
+
+static close_range_fn real_close_range(void)
+{
+	static void *real;
+
+	RESOLVE(real, "close_range");
+	return real ? (close_range_fn)real : sys_close_range;
+}
+
+TG_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	return tg_close_range(first, last, flags, real_close_range());
+}
+
+TG_EXPORT void closefrom(int lowfd)
+{
+	unsigned fd, max = (unsigned)sysconf(_SC_OPEN_MAX);
+
+	if (lowfd < 0)
+		lowfd = 0;
+	if (tg_close_range((unsigned)lowfd, ~0U, 0, real_close_range()) == 0)
+		return;
+	/* no close_range in the kernel: each number up to the limit */
+	for (fd = (unsigned)lowfd; fd < max; fd++)
+		if (!tg_fd_mine((int)fd))
+			syscall(SYS_close, fd);
+}
+#endif
+
 /* ---- fork, exec, exit --------------------------------------------------- */
 
 typedef pid_t (*fork_fn)(void);

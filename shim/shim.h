@@ -40,6 +40,7 @@
 #define TG_MAX_DEPTH 32
 #define TG_BUF_SIZE (1u << 20)	/* a thread's buffer, or its window of the file */
 #define TG_RESERVE (64u * 1024)	/* room kept free for one record */
+#define TG_FLUSH_EVERY 1000000000ull	/* a buffer's records wait at most 1 s */
 #define TG_PATH_MAX 4096
 
 struct tg_ptrslot {
@@ -82,6 +83,10 @@ struct tg_thread {
 				 * locks and reads its shared file pointer file) */
 	int depth;		/* traced calls in flight */
 	struct tg_recbase base;	/* seq and time of the thread's last record */
+	uint64_t flush_at;	/* TG_BUF_HEAP: write the buffer out at the
+				 * first record ending after this (tg_now()),
+				 * so a kill loses at most the last
+				 * TG_FLUSH_EVERY ns; UINT64_MAX otherwise */
 	uint64_t stack_seq[TG_MAX_DEPTH];
 	uint8_t stack_layer[TG_MAX_DEPTH];
 	uint64_t next_ptr_id;
@@ -286,7 +291,7 @@ static inline void tg_rec_commit(struct tg_call *c)
 
 	__atomic_store_n(&t->len, (size_t)(end - t->buf), __ATOMIC_RELEASE);
 	t->depth--;
-	if (tg_unlikely(tg_flush_always))
+	if (tg_unlikely(tg_flush_always) || tg_unlikely(c->t1 >= t->flush_at))
 		tg_commit_slow(t);
 	errno = c->err;
 }
@@ -311,6 +316,17 @@ int tg_fd_excluded(int fd) TG_HIDDEN;
 /* Descriptor bookkeeping: opened (excluded or not), duplicated, closed. */
 void tg_fd_set(int fd, int excluded) TG_HIDDEN;
 void tg_fd_dup(int oldfd, int newfd) TG_HIDDEN;
+
+/* The shim's own descriptors are invisible to the program.  Is @fd the
+ * sink's (the program's close() or dup() of it fails with EBADF)? */
+int tg_fd_mine(int fd) TG_HIDDEN;
+/* The program is about to make @fd its own (dup2 onto it): the sink moves
+ * to another number first, or tracing stops with a warning. */
+void tg_fd_yield(int fd) TG_HIDDEN;
+/* close_range(@first, @last, @flags) through @real, leaving the sink's
+ * descriptor open; returns what @real returns. */
+int tg_close_range(unsigned first, unsigned last, int flags,
+		   int (*real)(unsigned, unsigned, int)) TG_HIDDEN;
 
 /* The fstab: symbolic ids of the program's FILE * streams (not to be
  * confused with libcommon's struct tg_stream).  Lookup (assigning one if

@@ -107,6 +107,10 @@ TG_EXPORT int close(int fd)
 			return (int)-1;
 		}
 	}
+	if (tg_unlikely(tg_fd_mine(fd))) {
+		errno = EBADF;
+		return (int)-1;
+	}
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(fd);
 	ex |= tg_fd_excluded(fd);
@@ -145,6 +149,10 @@ TG_EXPORT int dup(int oldfd)
 			errno = ENOSYS;
 			return (int)-1;
 		}
+	}
+	if (tg_unlikely(tg_fd_mine(oldfd))) {
+		errno = EBADF;
+		return (int)-1;
 	}
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(oldfd);
@@ -187,6 +195,11 @@ TG_EXPORT int dup2(int oldfd, int newfd)
 			return (int)-1;
 		}
 	}
+	if (tg_unlikely(tg_fd_mine(oldfd))) {
+		errno = EBADF;
+		return (int)-1;
+	}
+	tg_fd_yield(newfd);
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(oldfd, newfd);
 	ex |= tg_fd_excluded(oldfd);
@@ -229,6 +242,11 @@ TG_EXPORT int dup3(int oldfd, int newfd, int flags)
 			return (int)-1;
 		}
 	}
+	if (tg_unlikely(tg_fd_mine(oldfd))) {
+		errno = EBADF;
+		return (int)-1;
+	}
+	tg_fd_yield(newfd);
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(oldfd, newfd, flags);
 	ex |= tg_fd_excluded(oldfd);

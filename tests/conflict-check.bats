@@ -199,6 +199,15 @@ hbpair() {
 	[ -z "$output" ]
 }
 
+@test "events of one kind only (a close, no open or commit): judged, no empty list sorted (UBSan under SANITIZE=1)" {
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/x"\n' > ev
+	printf '#event\tfile=0\trank=0\tseq=1\tt=0.500000000\tkind=close\n' >> ev
+	printf 'pair\t0\t0\t2\t1.000000000\t2.000000000\tW\tpwrite\t0\t100\t1\t2\t1.500000000\t2.500000000\tW\tpwrite\t0\t100\n' >> ev
+	run -0 --separate-stderr conflict-check ev
+	[ -z "$stderr" ]
+	[ "$(printf '%s\n' "$output" | tr -s ' ' | sed -n 2p)" = "session /d/x 0 1 0 0" ]
+}
+
 # ---- bad input ------------------------------------------------------------------
 
 @test "bad input: a missing file, not overlap-find output, a malformed pair line, an unknown option: one line, exit 2" {

@@ -550,10 +550,12 @@ u64() {
 
 @test "damaged graphs: refused with the offset, never a crash" {
 	local size edges seqs clock
-	size=$(wc -c < "$F/small.hb")
-	edges=$(u64 "$F/small.hb" $((64 + 6 * 24 + 8)))	# EDGETARGET's offset
-	seqs=$(u64 "$F/small.hb" $((64 + 2 * 24 + 8)))	# NODESEQ's offset
-	clock=$(u64 "$F/small.hb" $((64 + 8 * 24 + 8)))	# CLOCKNODE's offset
+	# the structure behind the CRC: the version 1 golden, which has none
+	cp "$F/small-v1.hb" v1.hb
+	size=$(wc -c < v1.hb)
+	edges=$(u64 v1.hb $((64 + 6 * 24 + 8)))	# EDGETARGET's offset
+	seqs=$(u64 v1.hb $((64 + 2 * 24 + 8)))	# NODESEQ's offset
+	clock=$(u64 v1.hb $((64 + 8 * 24 + 8)))	# CLOCKNODE's offset
 	check() {	# NAME MESSAGE: hb-query and hb-build refuse g.hb
 		run -2 --separate-stderr hb-query g.hb 0:1 1:2
 		[ -z "$output" ]
@@ -562,32 +564,36 @@ u64() {
 		run -2 --separate-stderr hb-build -s g.hb
 		[ "$stderr" = "hb-build: g.hb: $2" ]
 	}
-	head -c 100 "$F/small.hb" > g.hb
+	head -c 100 v1.hb > g.hb
 	check truncated "at offset 100: file has 100 bytes, its header says $size (truncated)"
-	head -c 40 "$F/small.hb" > g.hb
+	head -c 40 v1.hb > g.hb
 	check "short header" "at offset 40: truncated header"
 	printf 'not a graph at all\n' > g.hb
 	check text "not a happens-before graph (bad magic)"
-	cp "$F/small.hb" g.hb; patch g.hb 8 002
-	check version "at offset 8: unsupported version 2"
-	cp "$F/small.hb" g.hb; printf x >> g.hb
+	cp v1.hb g.hb; patch g.hb 8 003
+	check version "at offset 8: unsupported version 3"
+	cp v1.hb g.hb; printf x >> g.hb
 	check longer "at offset 56: file has $((size + 1)) bytes, its header says $size"
-	cp "$F/small.hb" g.hb; patch g.hb 31 377
+	cp v1.hb g.hb; patch g.hb 31 377
 	check nodes "at offset 24: the node count does not fit a file of $size bytes"
-	cp "$F/small.hb" g.hb; patch g.hb $((64 + 8)) 377 377
+	cp v1.hb g.hb; patch g.hb $((64 + 8)) 377 377
 	check outside "at offset 72: section 1 lies outside the file or overlaps another"
-	cp "$F/small.hb" g.hb; patch g.hb $((64 + 24)) 143 000 000 000 001
+	cp v1.hb g.hb; patch g.hb $((64 + 24)) 143 000 000 000 001
 	check unknown "at offset 88: unknown required section 99"
-	cp "$F/small.hb" g.hb; patch g.hb $((64 + 24)) 001
+	cp v1.hb g.hb; patch g.hb $((64 + 24)) 001
 	check twice "at offset 88: section 1 appears twice"
-	cp "$F/small.hb" g.hb; patch g.hb "$edges" 377 377 377 377
+	cp v1.hb g.hb; patch g.hb "$edges" 377 377 377 377
 	check target "at offset $edges: edge target 4294967295 out of range"
-	cp "$F/small.hb" g.hb; patch g.hb $((seqs + 8)) 000 000
+	cp v1.hb g.hb; patch g.hb $((seqs + 8)) 000 000
 	check seq "at offset $((seqs + 8)): the seqs of rank 0 do not increase"
-	cp "$F/small.hb" g.hb; patch g.hb "$clock" 007 000 000 000
+	cp v1.hb g.hb; patch g.hb "$clock" 007 000 000 000
 	check vector "at offset $clock: vector 7 of node 0 out of range"
-	cp "$F/small.hb" g.hb; patch g.hb $((64 + 2 * 24 + 16)) 010
+	cp v1.hb g.hb; patch g.hb $((64 + 2 * 24 + 16)) 010
 	check length "at offset 128: section NODESEQ has 8 bytes, expected 64"
+	# version 2: a byte changed anywhere, the CRC says so
+	size=$(wc -c < "$F/small.hb")
+	cp "$F/small.hb" g.hb; patch g.hb $((size - 20)) 377
+	check crc "at offset $((size - 4)): checksum mismatch (the file is damaged)"
 }
 
 @test "every prefix of a graph is refused with a message, none crashes" {

@@ -244,6 +244,14 @@ hbcheck() {
 	[ "$stderr" = "verify-io: cannot open 'nosuch': No such file or directory" ]
 }
 
+@test "verify-io: one rank's stream missing: one line, exit 2, no verdict" {
+	case_run race
+	rm t/rank-1.rec
+	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[ -z "$output" ]
+	[ "$stderr" = "verify-io: rank 1: missing-rank: no records; the trace 't' is incomplete" ]
+}
+
 # ---- bad input ------------------------------------------------------------------
 
 @test "overlap-find: a missing file, a wrong option, a malformed record: one line, exit 2" {

@@ -90,6 +90,15 @@ setup() {
 	[ "$stderr" = "trace-decode: $F/badlen.rec: corrupt frame length at byte 342" ]
 }
 
+@test "unknown-badlen.rec: a record of an unknown function, then damage: one line, exit 2" {
+	run -2 --separate-stderr trace-decode "$F/unknown-badlen.rec"
+	[ "$stderr" = "trace-decode: $F/unknown-badlen.rec: corrupt frame length at byte 342" ]
+	run -2 --separate-stderr trace-compress -o k.cfg "$F/unknown-badlen.rec"
+	[ "$stderr" = "trace-compress: $F/unknown-badlen.rec: corrupt frame length at byte 342" ]
+	run -2 --separate-stderr trace-merge "$F/unknown-badlen.rec"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
 @test "nonewline.rec: 3 records, then no closing newline at byte 164" {
 	run -2 --separate-stderr trace-decode "$F/nonewline.rec"
 	[ "$output" = "$(head -n 4 "$F/good.txt")" ]

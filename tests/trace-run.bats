@@ -55,6 +55,15 @@ env_value() {
 	[ ! -e d ]
 }
 
+@test "-o FILE, a regular file: 2, one line, the command not run" {
+	printf 'keep\n' > f
+	run -2 --separate-stderr trace-run -o f -- touch ran
+	[ -z "$output" ]
+	[ "$stderr" = "trace-run: cannot write the trace to 'f': Not a directory" ]
+	[ ! -e ran ]
+	[ "$(cat f)" = keep ]
+}
+
 # ---- running the command --------------------------------------------------
 
 @test "-o DIR -- cp a b: one stream in DIR with cp's records" {

@@ -112,7 +112,9 @@ static void sort_events(void)
 
 	for (i = 0; i < nevl; i++)
 		for (k = 0; k < EV_KINDS; k++)
-			qsort(evl[i].ev[k], evl[i].n[k], sizeof(struct event), cmp_event);
+			if (evl[i].n[k])	/* never qsort a NULL array */
+				qsort(evl[i].ev[k], evl[i].n[k], sizeof(struct event),
+				      cmp_event);
 	events_sorted = 1;
 }
 

@@ -318,7 +318,7 @@ static int add_input(struct tg_cfg *acc, const char *path, const struct tg_cfg_o
 				warnx("%s: %s", tg_stream_name(s), tg_reader_error(r));
 				rc = 1;
 			}
-			if (rc >= 0 && tg_reader_skipped(r))
+			if (rc == 0 && tg_reader_skipped(r))
 				warnx("%s: %llu records of functions unknown to this version skipped",
 				      tg_stream_name(s), (unsigned long long)tg_reader_skipped(r));
 			tg_reader_free(r);

@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 		warnx("%s: %s", tg_stream_name(is), tg_reader_error(r));
 		status = TG_EXIT_ERROR;
 	}
-	if (tg_reader_skipped(r))
+	if (status == TG_EXIT_OK && tg_reader_skipped(r))	/* one line per error */
 		warnx("%s: %llu records of functions unknown to this version skipped",
 		      tg_stream_name(is), (unsigned long long)tg_reader_skipped(r));
 	tg_reader_free(r);

@@ -495,7 +495,7 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 	}
 	if (rc < 0)
 		out_warn("%s: %s", tg_stream_name(s), tg_reader_error(r));
-	if (tg_reader_skipped(r))
+	if (rc >= 0 && tg_reader_skipped(r))	/* one line per error */
 		out_warn("%s: %llu records of functions unknown to this version skipped",
 		      tg_stream_name(s), (unsigned long long)tg_reader_skipped(r));
 	tg_reader_free(r);

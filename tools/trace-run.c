@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../libcommon/tg.h"
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = "tangram-trace", *sink = NULL, *pre;
+	struct stat st;
 	char lib[PATH_MAX], absdir[2 * PATH_MAX + 2], *preload;
 	int c;
 
@@ -122,6 +124,10 @@ int main(int argc, char **argv)
 	} else {
 		snprintf(absdir, sizeof(absdir), "%s", dir);
 	}
+	/* the tracer would warn in the program and run it untraced */
+	if (!sink && stat(absdir, &st) == 0 && !S_ISDIR(st.st_mode))
+		errx(TG_EXIT_ERROR, "cannot write the trace to '%s': %s", dir,
+		     strerror(ENOTDIR));
 	set("TANGRAM_DIR", absdir);
 	if (sink)
 		set("TANGRAM_SINK", sink);
