@@ -4,6 +4,7 @@
 #   make check      all tests (SANITIZE=1: tools, tfs-server and unit tests with ASan/UBSan)
 #   make demo       the main job on the bundled example
 #   make bench      benchmarks (tests/bench)
+#   make fuzz       fuzz every parser FUZZ_SECONDS each (tests/fuzz)
 #   make deps       install the Debian packages the project needs (demo and check
 #                   run it first when one is missing; DEPS=no skips that)
 #   make deps-apps  the third-party applications some tests run (tests skip without them)
@@ -59,7 +60,7 @@ COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
 SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_H5_SRC) \
 	$(SHIM_COMMON_SRC))
 
-.PHONY: all check demo bench deps install clean regen lint-man test-apps deps-auto deps-apps
+.PHONY: all check demo bench fuzz deps install clean regen lint-man test-apps deps-auto deps-apps
 .DELETE_ON_ERROR:
 
 all: $(BINS) $(LIBS)
@@ -365,6 +366,12 @@ demo: deps-auto
 
 bench: all
 	tests/bench/run
+
+# fuzz harnesses (tests/fuzz/), each run FUZZ_SECONDS; fails on a finding
+FUZZ_SECONDS ?= 10
+fuzz: all test-apps
+	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk COMMON_SRC="$(COMMON_SRC)"
+	TG_BUILD=$(BUILD) TG_BINDIR=$(BINDIR) tests/fuzz/run $(FUZZ_SECONDS)
 
 # ---- dependencies and installation ------------------------------------
 
