@@ -345,7 +345,12 @@ $(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(ZLIB_LIBS)
 
-test-apps: $(TEST_APPS) $(UNIT) $(HELPERS)
+test-apps: $(TEST_APPS) $(UNIT) $(HELPERS) build/helpers/faultinj.so
+
+# a test-only preload that fails the tracer's own writes (tests/shim-fault.bats)
+build/helpers/faultinj.so: tests/helpers/faultinj.c
+	@mkdir -p build/helpers
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 # demo and check install what is missing first (tools/deps.sh -a), then
 # build: a second make, so that no compiler runs before the headers are there.

@@ -225,7 +225,7 @@ static void sink_fail(const char *what, int err)
 {
 	int e = errno;
 
-	warn_once(what, sink_name[0] ? sink_name : sink_spec, err);
+	warn_once(what, sink_name[0] ? sink_name : sink_spec[0] ? sink_spec : trace_dir, err);
 	tg_state = 2;
 	if (sink_fd >= 0 && !sink_is_pipe)
 		syscall(SYS_close, sink_fd);
@@ -1140,8 +1140,14 @@ struct tg_thread *tg_thread_new(void)
 	if (tg_state != 1)
 		return NULL;
 	t = calloc(1, sizeof(*t));	/* its buffer comes with its first record */
-	if (!t)
+	if (!t) {
+		/* without its state, a thread's calls would go unrecorded
+		 * and nobody told: stop tracing, and say so once */
+		pthread_mutex_lock(&sink_mu);
+		sink_fail("no memory to trace a thread into", ENOMEM);
+		pthread_mutex_unlock(&sink_mu);
 		return NULL;
+	}
 	t->tid = atomic_fetch_add(&next_tid, 1);
 	t->flush_at = UINT64_MAX;
 	t->base.seq = -1;
