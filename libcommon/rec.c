@@ -470,8 +470,8 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 			return fail(r, "corrupt call arguments");
 	}
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
-		if (tg_kinds[d->args[i].kind].arr)
-			out->args[i].arr = r->arrs + out->args[i].u;
+		if (tg_kinds[d->args[i].kind].arr)	/* no arrays yet: NULL + 0 is UB */
+			out->args[i].arr = r->arrs ? r->arrs + out->args[i].u : NULL;
 	/* bytes after the known arguments are arguments a newer schema
 	 * appended: they are skipped */
 	return 1;
