@@ -150,6 +150,7 @@ struct mfile {
 struct slot {
 	char key[24];		/* "3" for fd 3, "s4" for a stream */
 	struct desc *d;
+	int32_t next;		/* the next slot of its hash bucket, or -1 */
 };
 
 struct proc {
@@ -157,7 +158,8 @@ struct proc {
 	char *cwd;
 	int64_t pid;
 	struct slot *slots;
-	size_t nslots;
+	size_t nslots, capslots;
+	int32_t *bucket;	/* capslots heads of slot chains by key hash, -1 */
 	struct mfile *mf;
 	size_t nmf;
 	struct tg_types *types;
@@ -182,37 +184,88 @@ struct forked {
 static struct forked *forks;
 static size_t nforks;
 
+/*
+ * A process's open descriptors and streams, looked up by key on every call:
+ * hashed, since a process may hold tens of thousands (a linear search made
+ * 20,000 open descriptors take seconds, 100,000 minutes).
+ */
+static size_t slot_hash(const struct proc *p, const char *key)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*key)
+		h = (h ^ (unsigned char)*key++) * 0x100000001b3ull;
+	return (size_t)(h & (p->capslots - 1));
+}
+
 static struct slot *slot_find(struct proc *p, const char *key)
 {
-	size_t i;
+	int32_t i;
 
-	for (i = 0; i < p->nslots; i++)
+	if (!p->capslots)
+		return NULL;
+	for (i = p->bucket[slot_hash(p, key)]; i >= 0; i = p->slots[i].next)
 		if (strcmp(p->slots[i].key, key) == 0)
 			return &p->slots[i];
 	return NULL;
 }
 
+/* Point the link that leads to slot @from at slot @to instead. */
+static void slot_relink(struct proc *p, int32_t from, int32_t to)
+{
+	int32_t *l = &p->bucket[slot_hash(p, p->slots[from].key)];
+
+	while (*l != from)
+		l = &p->slots[*l].next;
+	*l = to;
+}
+
 static void slot_drop(struct proc *p, const char *key)
 {
 	struct slot *s = slot_find(p, key);
+	int32_t i, last;
 
 	if (!s)
 		return;
+	i = (int32_t)(s - p->slots);
+	last = (int32_t)p->nslots - 1;
 	if (--s->d->refs == 0)
 		free(s->d);
-	*s = p->slots[--p->nslots];
+	slot_relink(p, i, s->next);
+	if (i != last) {
+		slot_relink(p, last, i);
+		*s = p->slots[last];
+	}
+	p->nslots--;
 }
 
 static void slot_set(struct proc *p, const char *key, struct desc *d)
 {
 	struct slot *s;
+	size_t i, h;
 
 	slot_drop(p, key);
-	p->slots = xrealloc(p->slots, (p->nslots + 1) * sizeof(*p->slots));
-	s = &p->slots[p->nslots++];
+	if (p->nslots == p->capslots) {
+		p->capslots = p->capslots ? 2 * p->capslots : 16;
+		if (p->capslots > INT32_MAX)
+			die_input("too many open descriptors");
+		p->slots = xrealloc(p->slots, p->capslots * sizeof(*p->slots));
+		p->bucket = xrealloc(p->bucket, p->capslots * sizeof(*p->bucket));
+		for (i = 0; i < p->capslots; i++)
+			p->bucket[i] = -1;
+		for (i = 0; i < p->nslots; i++) {
+			h = slot_hash(p, p->slots[i].key);
+			p->slots[i].next = p->bucket[h];
+			p->bucket[h] = (int32_t)i;
+		}
+	}
+	s = &p->slots[p->nslots];
 	snprintf(s->key, sizeof(s->key), "%s", key);
 	s->d = d;
 	d->refs++;
+	h = slot_hash(p, s->key);
+	s->next = p->bucket[h];
+	p->bucket[h] = (int32_t)p->nslots++;
 }
 
 static struct desc *desc_new(uint32_t file, int append)
