@@ -1643,15 +1643,29 @@ void tg_cwd_changed(void)
 		cwd[0] = 0;
 }
 
-/* Join @base and @rel into @out, removing ".", ".." and repeated slashes. */
+/* FNV-1a of @s, going on from @h. */
+static uint64_t path_hash(uint64_t h, const char *s)
+{
+	while (s && *s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * Join @base and @rel into @out, removing ".", ".." and repeated slashes.
+ * A path that does not fit in TG_PATH_MAX is cut at a slash and ends in
+ * "/#" and 16 hex digits, a hash of @base and @rel: dropping what does not
+ * fit would make it another, shorter path -- maybe a real one -- and two
+ * long paths with one beginning would look like one file (libtangram(7)).
+ */
 static void normalize(char *out, const char *base, const char *rel)
 {
 	size_t o = 0;
 	const char *parts[2] = { base, rel };
-	int k;
+	int k, cut = 0;
 
 	out[o++] = '/';
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 2 && !cut; k++) {
 		const char *p = parts[k];
 		while (p && *p) {
 			size_t n;
@@ -1672,13 +1686,40 @@ static void normalize(char *out, const char *base, const char *rel)
 					out[o++] = '/';
 				memcpy(out + o, p, n);
 				o += n;
+			} else {
+				cut = 1;
+				break;
 			}
 			p += n;
 		}
 	}
+	if (cut) {
+		uint64_t h = path_hash(path_hash(0xcbf29ce484222325ull, base), "/");
+
+		h = path_hash(h, rel);
+		if (o > TG_PATH_MAX - 20)
+			o = TG_PATH_MAX - 20;
+		while (o > 1 && out[o] != '/')
+			o--;
+		o += (size_t)snprintf(out + o, TG_PATH_MAX - o, "%s#%016llx",
+				      o > 1 ? "/" : "", (unsigned long long)h);
+		return;
+	}
 	if (o > 1 && out[o - 1] == '/')
 		o--;
 	out[o] = 0;
+}
+
+/* A directory whose path cannot be had (longer than TG_PATH_MAX, or gone):
+ * "/#dir-DEV-INO" names it in @base, the same for every call on it. */
+static void dir_by_id(char *base, size_t cap, int dirfd)
+{
+	struct stat st;
+
+	if (syscall(SYS_newfstatat, dirfd, "", &st, AT_EMPTY_PATH) < 0)
+		memset(&st, 0, sizeof(st));
+	snprintf(base, cap, "/#dir-%llx-%llx", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
 }
 
 const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
@@ -1692,15 +1733,24 @@ const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
 	} else if (dirfd == AT_FDCWD) {
 		if (!cwd_valid)
 			tg_cwd_changed();
-		normalize(out, cwd, path);
+		if (cwd_valid) {
+			normalize(out, cwd, path);
+		} else {
+			/* a working directory too deep for getcwd(2) */
+			dir_by_id(base, sizeof(base), AT_FDCWD);
+			normalize(out, base, path);
+		}
 	} else {
 		char link[64];
 		long n;
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
 		n = syscall(SYS_readlinkat, AT_FDCWD, link, base, sizeof(base) - 1);
-		if (n <= 0 || base[0] != '/')
-			n = snprintf(base, sizeof(base), "/proc/self/fd/%d", dirfd);
-		base[n] = 0;
+		if (n > 0 && n < (long)sizeof(base) - 1 && base[0] == '/')
+			base[n] = 0;
+		else if (n > 0)	/* cut short, or not a path */
+			dir_by_id(base, sizeof(base), dirfd);
+		else
+			snprintf(base, sizeof(base), "/proc/self/fd/%d", dirfd);
 		normalize(out, base, path);
 	}
 	if (nexcl && path_excluded(out))
