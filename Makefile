@@ -2,6 +2,7 @@
 #
 #   make            everything: bin/, lib/
 #   make check      all tests (SANITIZE=1: tools, tfs-server and unit tests with ASan/UBSan)
+#   make check-long the long variants of the fault and bounds tests, and make fuzz
 #   make demo       the main job on the bundled example
 #   make bench      benchmarks (tests/bench)
 #   make fuzz       fuzz every parser FUZZ_SECONDS each (tests/fuzz)
@@ -60,7 +61,7 @@ COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
 SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_H5_SRC) \
 	$(SHIM_COMMON_SRC))
 
-.PHONY: all check demo bench fuzz deps install clean regen lint-man test-apps deps-auto deps-apps
+.PHONY: all check check-long demo bench fuzz deps install clean regen lint-man test-apps deps-auto deps-apps
 .DELETE_ON_ERROR:
 
 all: $(BINS) $(LIBS)
@@ -357,6 +358,13 @@ build/helpers/faultinj.so: tests/helpers/faultinj.c
 check: deps-auto
 	@$(MAKE) --no-print-directory all test-apps lint-man
 	TG_BUILD=$(BUILD) TG_BINDIR=$(BINDIR) SANITIZE=$(SANITIZE) tests/run-tests
+
+# the long variants (TG_LONG=1) of the fault and bounds tests, then every
+# fuzz harness for a minute
+check-long: all test-apps
+	TG_LONG=1 TG_BUILD=$(BUILD) TG_BINDIR=$(BINDIR) SANITIZE=$(SANITIZE) tests/run-tests \
+		tests/shim-fault.bats tests/bounds.bats tests/golden-bad.bats
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=60
 
 lint-man:
 	@out=$$(mandoc -T lint -W warning man/*.[0-9] 2>&1); \
