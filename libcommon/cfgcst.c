@@ -134,8 +134,9 @@ uint32_t tg_rules_add(struct tg_rules *r, const struct tg_sym *b, size_t n)
 	j = body_hash(b, n) & (r->idxcap - 1);
 	for (; r->idx[j]; j = (j + 1) & (r->idxcap - 1)) {
 		uint32_t k = r->idx[j] - 1;
+		/* empty bodies: no symbols yet, and NULL + 0 is UB */
 		if (r->roff[k + 1] - r->roff[k] == n &&
-		    memcmp(r->syms + r->roff[k], b, n * sizeof(*b)) == 0)
+		    (n == 0 || memcmp(r->syms + r->roff[k], b, n * sizeof(*b)) == 0))
 			return k;
 	}
 	if (r->nsyms + n > UINT32_MAX - 1 || r->nrules >= TG_SEQ_MAXVAL / 4)
