@@ -1697,10 +1697,11 @@ static void normalize(char *out, const char *base, const char *rel)
 		uint64_t h = path_hash(path_hash(0xcbf29ce484222325ull, base), "/");
 
 		h = path_hash(h, rel);
-		if (o > TG_PATH_MAX - 20)
+		if (o > TG_PATH_MAX - 20) {	/* room for "/#" and the hash */
 			o = TG_PATH_MAX - 20;
-		while (o > 1 && out[o] != '/')
-			o--;
+			while (o > 1 && out[o] != '/')
+				o--;
+		}
 		o += (size_t)snprintf(out + o, TG_PATH_MAX - o, "%s#%016llx",
 				      o > 1 ? "/" : "", (unsigned long long)h);
 		return;
