@@ -233,6 +233,7 @@ struct tally {
 	uint64_t conf[M_COUNT][2][2];
 	uint64_t pairs[2][2];
 	uint64_t unsync[2][2];
+	uint64_t pieces, bytes;	/* of all its pairs */
 };
 static struct tally *tallies;
 
@@ -542,7 +543,10 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
  * that release and grant the locks.  Returns 0 (not such a pair: the
  * caller judges it) or 1 (done).
  */
-static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
+static void put_pieces(json_t *o, uint64_t pieces, uint64_t bytes);
+
+static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb, uint64_t pieces,
+		     uint64_t bytes)
 {
 	const struct hold *ha = NULL, *hb_ = NULL, *th;
 	struct acc tmp;
@@ -577,6 +581,7 @@ static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
 		json_object_set_new(o, "synchronized", json_true());
 		json_object_set_new(o, "unlock_seq", json_integer((json_int_t)ha->seq_to));
 		json_object_set_new(o, "lock_seq", json_integer((json_int_t)hb_->seq_from));
+		put_pieces(o, pieces, bytes);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(o);
@@ -588,8 +593,10 @@ static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
 		for (m = 0; m < M_COUNT; m++)
 			if (applicable & (1u << m))
 				printf("\t%s=ok", model_names[m]);
-		printf("\tsynchronized=yes\tunlock=%s:%" PRIu64 "\tlock=%s:%" PRIu64 "\n",
+		printf("\tsynchronized=yes\tunlock=%s:%" PRIu64 "\tlock=%s:%" PRIu64,
 		       a->rank, ha->seq_to, b->rank, hb_->seq_from);
+		put_pieces(NULL, pieces, bytes);
+		putchar('\n');
 	}
 	return 1;
 }
@@ -689,24 +696,68 @@ static void mpiio_json(json_t *o, const struct mpiio_why *w)
 	}
 }
 
+/* The pieces and bytes of a pair line that stands for more than one pair
+ * of pieces: in JSON object @o, or (@o NULL) as -v fields. */
+static void put_pieces(json_t *o, uint64_t pieces, uint64_t bytes)
+{
+	if (pieces < 2)
+		return;
+	if (!o) {
+		printf("\tpieces=%" PRIu64 "\tbytes=%" PRIu64, pieces, bytes);
+		return;
+	}
+	json_object_set_new(o, "pieces", json_integer((json_int_t)pieces));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)bytes));
+}
+
+/*
+ * The optional fields after the two accesses of a pair line (overlap-find
+ * sums the pieces two calls share into one line): pieces=N bytes=B, or
+ * none for one piece, whose bytes are where the two ranges overlap.
+ */
+static int parse_pieces(struct tg_tline *t, const struct acc *a, const struct acc *b,
+			uint64_t *pieces, uint64_t *bytes)
+{
+	const char *p = tg_tline_arg(t, 18, "pieces"), *by = tg_tline_arg(t, 18, "bytes");
+	int64_t n, v;
+
+	if (t->nf == 18) {
+		uint64_t lo = a->start > b->start ? a->start : b->start;
+		uint64_t hi = a->end < b->end ? a->end : b->end;
+		*pieces = 1;
+		*bytes = hi > lo ? hi - lo : 0;
+		return 0;
+	}
+	if (t->nf != 20 || !p || !by || tg_tint(p, &n) < 0 || n < 1 || tg_tint(by, &v) < 0 ||
+	    v < 0)
+		return -1;
+	*pieces = (uint64_t)n;
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
 static void pair_line(struct tg_tline *t)
 {
 	struct acc a, b, tmp;
+	uint64_t pieces, bytes;
 	int64_t f;
 	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, use_hb;
 	const struct event *c = NULL, *cl = NULL, *op = NULL;
 	struct evlist *la, *lb;
 	struct mpiio_why mw = { NULL, NULL, 0 };
 
-	if (t->nf != 18 || tg_tint(t->f[1], &f) < 0 || f < 0 || (size_t)f >= npaths ||
-	    parse_acc(t, 2, &a) < 0 || parse_acc(t, 10, &b) < 0)
+	if (t->nf < 18 || tg_tint(t->f[1], &f) < 0 || f < 0 || (size_t)f >= npaths ||
+	    parse_acc(t, 2, &a) < 0 || parse_acc(t, 10, &b) < 0 ||
+	    parse_pieces(t, &a, &b, &pieces, &bytes) < 0)
 		die_input("malformed pair line");
 	if (!events_sorted)
 		sort_events();
 	/* the graph knows MPI ranks; processes without one (a program
 	 * without MPI, a fork'd child) are ordered by their clocks */
 	use_hb = hbg && a.r >= 0 && b.r >= 0;
-	if (lock_pair((uint32_t)f, &a, &b, use_hb))
+	tallies[f].pieces += pieces;
+	tallies[f].bytes += bytes;
+	if (lock_pair((uint32_t)f, &a, &b, use_hb, pieces, bytes))
 		return;
 	if (use_hb) {
 		/* happens-before decides the order, not the clocks */
@@ -777,6 +828,7 @@ static void pair_line(struct tg_tline *t)
 		}
 		if (applicable & (1u << M_MPIIO))
 			mpiio_json(o, &mw);
+		put_pieces(o, pieces, bytes);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(o);
@@ -797,6 +849,7 @@ static void pair_line(struct tg_tline *t)
 			       op->seq);
 		if (applicable & (1u << M_MPIIO))
 			mpiio_print(&a, &b, &mw);
+		put_pieces(NULL, pieces, bytes);
 		putchar('\n');
 	}
 }
@@ -873,7 +926,8 @@ static void summary(void)
 					(json_int_t)t->conf[m][0][0], "RAW-D",
 					(json_int_t)t->conf[m][0][1]));
 			}
-			fo = json_pack("{s:s,s:o}", "file", paths[f], "conflicts", mo);
+			fo = json_pack("{s:s,s:o,s:I,s:I}", "file", paths[f], "conflicts", mo,
+				       "pieces", (json_int_t)t->pieces, "bytes", (json_int_t)t->bytes);
 			json_array_append_new(arr, fo);
 		}
 		json_object_set_new(o, "summary", arr);
