@@ -1124,12 +1124,96 @@ static int earlier(const struct access *a, const struct access *b)
 	return a->seq < b->seq;
 }
 
-static void put_access(const struct access *a)
+/* Decimal @v at @p; returns the end.  The pair lines are most of the
+ * output, and printf would be most of the time spent writing them. */
+static char *fmt_u64(char *p, uint64_t v)
 {
-	printf("\t%s\t%" PRIu64 "\t%" PRId64 ".%09" PRId64 "\t%" PRId64 ".%09" PRId64
-	       "\t%s\t%s\t%" PRIu64 "\t%" PRIu64, procs[a->proc].name, a->seq,
-	       a->t0 / 1000000000, a->t0 % 1000000000, a->t1 / 1000000000,
-	       a->t1 % 1000000000, a->write ? "W" : "R", fname(a->func), a->start, a->end);
+	char tmp[20];
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* A time in ns as seconds with 9 decimals (never negative here). */
+static char *fmt_time(char *p, int64_t t)
+{
+	uint64_t ns = t < 0 ? 0 : (uint64_t)t, frac = ns % 1000000000;
+	int i;
+
+	p = fmt_u64(p, ns / 1000000000);
+	*p++ = '.';
+	for (i = 8; i >= 0; i--) {
+		p[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	return p + 9;
+}
+
+static char *fmt_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* The eight fields of access @a, each after a tab, at @p (room: 2 times 20
+ * digits, 2 times, 2 names and their tabs; see put_line). */
+static char *fmt_access(char *p, const struct access *a)
+{
+	*p++ = '\t';
+	p = fmt_str(p, procs[a->proc].name);
+	*p++ = '\t';
+	p = fmt_u64(p, a->seq);
+	*p++ = '\t';
+	p = fmt_time(p, a->t0);
+	*p++ = '\t';
+	p = fmt_time(p, a->t1);
+	*p++ = '\t';
+	*p++ = a->write ? 'W' : 'R';
+	*p++ = '\t';
+	p = fmt_str(p, fname(a->func));
+	*p++ = '\t';
+	p = fmt_u64(p, a->start);
+	*p++ = '\t';
+	return fmt_u64(p, a->end);
+}
+
+/* Write line @head (e.g. "pair"), file @f, accesses @x and, if not NULL,
+ * @y, and (@pieces > 1) the pieces and bytes, in one piece of output. */
+static void put_line(const char *head, uint32_t f, const struct access *x,
+		     const struct access *y, uint64_t pieces, uint64_t bytes)
+{
+	static char *buf;
+	static size_t cap;
+	size_t need = 64 + 2 * (strlen(procs[x->proc].name) + strlen(fname(x->func)) + 128);
+	char *p;
+
+	if (y)
+		need += strlen(procs[y->proc].name) + strlen(fname(y->func));
+	if (need > cap) {
+		cap = need;
+		buf = xrealloc(buf, cap);
+	}
+	p = fmt_str(buf, head);
+	*p++ = '\t';
+	p = fmt_u64(p, f);
+	p = fmt_access(p, x);
+	if (y)
+		p = fmt_access(p, y);
+	if (pieces > 1) {
+		p = fmt_str(p, "\tpieces=");
+		p = fmt_u64(p, pieces);
+		p = fmt_str(p, "\tbytes=");
+		p = fmt_u64(p, bytes);
+	}
+	*p++ = '\n';
+	fwrite(buf, 1, (size_t)(p - buf), stdout);
 }
 
 static int opt_accesses;
@@ -1155,12 +1239,7 @@ static void put_pair(uint32_t f, const struct access *x, const struct access *y,
 		     uint64_t pieces, uint64_t bytes)
 {
 	announce(f);
-	printf("pair\t%u", f);
-	put_access(x);
-	put_access(y);
-	if (pieces > 1)
-		printf("\tpieces=%" PRIu64 "\tbytes=%" PRIu64, pieces, bytes);
-	putchar('\n');
+	put_line("pair", f, x, y, pieces, bytes);
 }
 
 /*
@@ -1428,9 +1507,7 @@ static void sweep(uint32_t f)
 		qsort(k, fl->nacc, sizeof(*k), cmp_key);
 	for (i = 0; opt_accesses && i < fl->nacc; i++) {
 		announce(f);
-		printf("access\t%u", f);
-		put_access(&fl->acc[k[i].idx]);
-		putchar('\n');
+		put_line("access", f, &fl->acc[k[i].idx], NULL, 1, 0);
 	}
 	/* summed per call pair, unless asked for every piece, or the file
 	 * has record locks: which lock orders a pair depends on its bytes */
