@@ -1162,50 +1162,92 @@ static char *fmt_str(char *p, const char *s)
 	return p + n;
 }
 
-/* The eight fields of access @a, each after a tab, at @p (room: 2 times 20
- * digits, 2 times, 2 names and their tabs; see put_line). */
-static char *fmt_access(char *p, const struct access *a)
+/*
+ * The first six fields of access @a, each after a tab, and the tab before
+ * its start offset.  An access is in many pairs: its text is made once and
+ * kept in a small cache by its address (the accesses do not move while
+ * the pairs are written).
+ */
+#define PREFIX_CACHE 4096
+#define PREFIX_MAX 120
+
+struct prefix {
+	const struct access *a;
+	size_t len;
+	char text[PREFIX_MAX];
+};
+
+static char *fmt_prefix(char *p, const struct access *a)
 {
-	*p++ = '\t';
-	p = fmt_str(p, procs[a->proc].name);
-	*p++ = '\t';
-	p = fmt_u64(p, a->seq);
-	*p++ = '\t';
-	p = fmt_time(p, a->t0);
-	*p++ = '\t';
-	p = fmt_time(p, a->t1);
-	*p++ = '\t';
-	*p++ = a->write ? 'W' : 'R';
-	*p++ = '\t';
-	p = fmt_str(p, fname(a->func));
-	*p++ = '\t';
-	p = fmt_u64(p, a->start);
-	*p++ = '\t';
-	return fmt_u64(p, a->end);
+	static struct prefix *cache;
+	struct prefix *c;
+	const char *name = procs[a->proc].name, *func = fname(a->func);
+	char *q = p;
+
+	if (!cache) {
+		cache = calloc(PREFIX_CACHE, sizeof(*cache));
+		if (!cache) {
+			fprintf(stderr, "overlap-find: out of memory\n");
+			exit(TG_EXIT_ERROR);
+		}
+	}
+	c = &cache[((uintptr_t)a / sizeof(*a)) % PREFIX_CACHE];
+	if (c->a == a) {
+		memcpy(p, c->text, c->len);
+		return p + c->len;
+	}
+	*q++ = '\t';
+	q = fmt_str(q, name);
+	*q++ = '\t';
+	q = fmt_u64(q, a->seq);
+	*q++ = '\t';
+	q = fmt_time(q, a->t0);
+	*q++ = '\t';
+	q = fmt_time(q, a->t1);
+	*q++ = '\t';
+	*q++ = a->write ? 'W' : 'R';
+	*q++ = '\t';
+	q = fmt_str(q, func);
+	*q++ = '\t';
+	if ((size_t)(q - p) <= PREFIX_MAX) {
+		c->a = a;
+		c->len = (size_t)(q - p);
+		memcpy(c->text, p, c->len);
+	}
+	return q;
 }
 
-/* Write line @head (e.g. "pair"), file @f, accesses @x and, if not NULL,
- * @y, and (@pieces > 1) the pieces and bytes, in one piece of output. */
-static void put_line(const char *head, uint32_t f, const struct access *x,
-		     const struct access *y, uint64_t pieces, uint64_t bytes)
+/* Write line @head (e.g. "pair"), file @f, access @x over the bytes
+ * [@xs, @xe) and, if @y is not NULL, @y over [@ys, @ye), and (@pieces >
+ * 1) the pieces and bytes, in one piece of output. */
+static void put_line(const char *head, uint32_t f, const struct access *x, uint64_t xs,
+		     uint64_t xe, const struct access *y, uint64_t ys, uint64_t ye,
+		     uint64_t pieces, uint64_t bytes)
 {
 	static char *buf;
 	static size_t cap;
-	size_t need = 64 + 2 * (strlen(procs[x->proc].name) + strlen(fname(x->func)) + 128);
+	size_t need = 256 + strlen(procs[x->proc].name) + strlen(fname(x->func));
 	char *p;
 
 	if (y)
-		need += strlen(procs[y->proc].name) + strlen(fname(y->func));
+		need += 128 + strlen(procs[y->proc].name) + strlen(fname(y->func));
 	if (need > cap) {
-		cap = need;
+		cap = 2 * need;
 		buf = xrealloc(buf, cap);
 	}
 	p = fmt_str(buf, head);
 	*p++ = '\t';
 	p = fmt_u64(p, f);
-	p = fmt_access(p, x);
-	if (y)
-		p = fmt_access(p, y);
+	p = fmt_prefix(p, x);
+	p = fmt_u64(p, xs);
+	*p++ = '\t';
+	p = fmt_u64(p, xe);
+	if (y) {
+		p = fmt_prefix(p, y);
+		p = fmt_u64(p, ys);
+		*p++ = '\t';
+		p = fmt_u64(p, ye);
+	}
 	if (pieces > 1) {
 		p = fmt_str(p, "\tpieces=");
 		p = fmt_u64(p, pieces);
@@ -1239,7 +1281,7 @@ static void put_pair(uint32_t f, const struct access *x, const struct access *y,
 		     uint64_t pieces, uint64_t bytes)
 {
 	announce(f);
-	put_line("pair", f, x, y, pieces, bytes);
+	put_line("pair", f, x, x->start, x->end, y, y->start, y->end, pieces, bytes);
 }
 
 /*
@@ -1254,7 +1296,7 @@ static void put_pair(uint32_t f, const struct access *x, const struct access *y,
 struct cpair {
 	uint32_t x, y;		/* the first piece of each call; x the earlier */
 	uint64_t sx, ex, sy, ey;	/* the bytes the pieces span, per call */
-	uint64_t pieces, bytes, serial;
+	uint64_t pieces, bytes;
 	uint32_t hnext, qnext;	/* hash chain, completion list (index + 1) */
 };
 
@@ -1265,7 +1307,6 @@ struct agg {
 	uint32_t nhead;		/* a power of two */
 	uint32_t *rep, *last;	/* per access: its call's first piece, last position */
 	uint32_t *done;		/* per position: call pairs complete after it */
-	uint64_t serial;
 };
 
 static uint32_t agg_hash(const struct agg *g, uint32_t x, uint32_t y)
@@ -1326,7 +1367,6 @@ static struct cpair *agg_get(struct agg *g, uint32_t x, uint32_t y)
 	c->x = x;
 	c->y = y;
 	c->sx = c->sy = UINT64_MAX;
-	c->serial = g->serial++;
 	c->hnext = g->head[h];
 	g->head[h] = at + 1;
 	return c;
@@ -1346,14 +1386,6 @@ static void agg_drop(struct agg *g, uint32_t i)
 	g->freel = i;
 }
 
-static int cmp_serial(const void *a, const void *b)
-{
-	const struct cpair *x = *(const struct cpair *const *)a,
-			   *y = *(const struct cpair *const *)b;
-
-	return (x->serial > y->serial) - (x->serial < y->serial);
-}
-
 /* Write and free the call pairs that position @i completes, in the order
  * they were found. */
 static void agg_flush(struct agg *g, struct file *fl, uint32_t f, uint32_t i)
@@ -1370,15 +1402,12 @@ static void agg_flush(struct agg *g, struct file *fl, uint32_t f, uint32_t i)
 		}
 		v[n++] = &g->cp[c - 1];
 	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_serial);
-	for (j = 0; j < n; j++) {
-		struct access x = fl->acc[v[j]->x], y = fl->acc[v[j]->y];
-		x.start = v[j]->sx;
-		x.end = v[j]->ex;
-		y.start = v[j]->sy;
-		y.end = v[j]->ey;
-		put_pair(f, &x, &y, v[j]->pieces, v[j]->bytes);
+	/* each call pair was put at the head of its list when found: the
+	 * first found is last */
+	for (j = n; j-- > 0;) {
+		announce(f);
+		put_line("pair", f, &fl->acc[v[j]->x], v[j]->sx, v[j]->ex, &fl->acc[v[j]->y],
+			 v[j]->sy, v[j]->ey, v[j]->pieces, v[j]->bytes);
 	}
 	for (j = 0; j < n; j++)
 		agg_drop(g, (uint32_t)(v[j] - g->cp) + 1);
@@ -1507,7 +1536,8 @@ static void sweep(uint32_t f)
 		qsort(k, fl->nacc, sizeof(*k), cmp_key);
 	for (i = 0; opt_accesses && i < fl->nacc; i++) {
 		announce(f);
-		put_line("access", f, &fl->acc[k[i].idx], NULL, 1, 0);
+		put_line("access", f, &fl->acc[k[i].idx], fl->acc[k[i].idx].start,
+			 fl->acc[k[i].idx].end, NULL, 0, 0, 1, 0);
 	}
 	/* summed per call pair, unless asked for every piece, or the file
 	 * has record locks: which lock orders a pair depends on its bytes */
