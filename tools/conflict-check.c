@@ -71,6 +71,7 @@ struct evlist {
 	char *rank;
 	struct event *ev[EV_KINDS];
 	size_t n[EV_KINDS], cap[EV_KINDS];
+	struct event *byseq[EV_KINDS];	/* the same by seq, for --hb */
 };
 
 static struct evlist *evl;
@@ -103,6 +104,13 @@ static int cmp_event(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+static int cmp_event_seq(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
 static int events_sorted;
 
 static void sort_events(void)
@@ -111,10 +119,15 @@ static void sort_events(void)
 	int k;
 
 	for (i = 0; i < nevl; i++)
-		for (k = 0; k < EV_KINDS; k++)
-			if (evl[i].n[k])	/* never qsort a NULL array */
-				qsort(evl[i].ev[k], evl[i].n[k], sizeof(struct event),
-				      cmp_event);
+		for (k = 0; k < EV_KINDS; k++) {
+			struct evlist *l = &evl[i];
+			if (!l->n[k])	/* never qsort a NULL array */
+				continue;
+			qsort(l->ev[k], l->n[k], sizeof(struct event), cmp_event);
+			l->byseq[k] = xrealloc(NULL, l->n[k] * sizeof(struct event));
+			memcpy(l->byseq[k], l->ev[k], l->n[k] * sizeof(struct event));
+			qsort(l->byseq[k], l->n[k], sizeof(struct event), cmp_event_seq);
+		}
 	events_sorted = 1;
 }
 
@@ -154,31 +167,43 @@ static const struct event *last_before(const struct evlist *l, int kind, int64_t
 	return lo > 0 ? &l->ev[k][lo - 1] : NULL;
 }
 
-/* The same by program order (seq), for the happens-before checks. */
+/* The number of events of @kind in @l with a seq below @seq (@or_at: at
+ * most @seq), by program order. */
+static size_t seq_below(const struct evlist *l, int kind, uint64_t seq, int or_at)
+{
+	size_t lo = 0, hi = l->n[kind];
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uint64_t s = l->byseq[kind][mid].seq;
+		if (s < seq || (or_at && s == seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The same by program order (seq), for the happens-before checks: the
+ * first event of @kind after record @seq, the last before it. */
 static const struct event *first_after_seq(const struct evlist *l, int kind, uint64_t seq)
 {
-	const struct event *best = NULL;
 	size_t i;
 
 	if (!l)
 		return NULL;
-	for (i = 0; i < l->n[kind]; i++)
-		if (l->ev[kind][i].seq > seq && (!best || l->ev[kind][i].seq < best->seq))
-			best = &l->ev[kind][i];
-	return best;
+	i = seq_below(l, kind, seq, 1);
+	return i < l->n[kind] ? &l->byseq[kind][i] : NULL;
 }
 
 static const struct event *last_before_seq(const struct evlist *l, int kind, uint64_t seq)
 {
-	const struct event *best = NULL;
 	size_t i;
 
 	if (!l)
 		return NULL;
-	for (i = 0; i < l->n[kind]; i++)
-		if (l->ev[kind][i].seq < seq && (!best || l->ev[kind][i].seq > best->seq))
-			best = &l->ev[kind][i];
-	return best;
+	i = seq_below(l, kind, seq, 0);
+	return i > 0 ? &l->byseq[kind][i - 1] : NULL;
 }
 
 /* ---- happens-before queries ------------------------------------------------ */
