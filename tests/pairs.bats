@@ -121,3 +121,19 @@ verdicts() {
 	run -0 overlap-find -h
 	[[ $output == *"[--all-pairs]"* ]]
 }
+
+@test "verify-io: overlap-find once per layer, the layer not needed to find the layers piped to conflict-check, not written to disk" {
+	mkdir d
+	cp "$TG_TOP/pipelines/verify-io" d/
+	for p in trace-decode hb-build conflict-check; do
+		ln -s "$TG_TOP/bin/$p" d/$p
+	done
+	# an overlap-find that says where its output goes
+	printf '#!/bin/sh\nif [ -p /dev/stdout ]; then w=pipe; else w=file; fi\necho "$2 $w" >> "%s/runs"\nexec "%s" "$@"\n' \
+		"$PWD" "$TG_TOP/bin/overlap-find" > d/overlap-find
+	chmod +x d/overlap-find
+	PATH=/usr/bin:/bin run -1 --separate-stderr d/verify-io "$W/t"
+	[ "$(sort runs)" = $'mpiio file\nposix pipe' ]
+	[[ $output == *"POSIX layer: recommended consistency: "* ]]
+	[[ $output == *"MPI-IO layer: recommended consistency: posix"* ]]
+}
