@@ -137,3 +137,19 @@ verdicts() {
 	[[ $output == *"POSIX layer: recommended consistency: "* ]]
 	[[ $output == *"MPI-IO layer: recommended consistency: posix"* ]]
 }
+
+@test "conflict-check --sites: the pairs summed by file, kind and the two functions, after the table" {
+	overlap-find -l mpiio "$W/text" > pairs
+	run -0 --separate-stderr conflict-check --hb "$W/app.hb" --sites --model session pairs
+	[ "${#lines[@]}" -eq 6 ]
+	[ "${lines[3]}" = "site	WAW-D	$W/n.dat	MPI_File_write_at_all	MPI_File_write_at_all	pairs=1	pieces=1000	bytes=8000	unsynchronized=1	posix=1	commit=1	session=1	mpiio=1" ]
+	[ "${lines[4]}" = "site	RAW-S	$W/n.dat	MPI_File_write_at_all	MPI_File_read_at_all	pairs=2	pieces=2000	bytes=16000	unsynchronized=0	posix=0	commit=0	session=2	mpiio=0" ]
+	[ "${lines[5]}" = "site	RAW-D	$W/n.dat	MPI_File_write_at_all	MPI_File_read_at_all	pairs=2	pieces=2000	bytes=16000	unsynchronized=0	posix=0	commit=0	session=2	mpiio=0" ]
+	# the same sums from every piece, but for the pairs
+	overlap-find --all-pairs -l mpiio "$W/text" > all
+	run -0 --separate-stderr conflict-check --hb "$W/app.hb" --sites --model session all
+	[[ ${lines[3]} == *$'\tpairs=1000\tpieces=1000\tbytes=8000\tunsynchronized=1000\t'* ]]
+	run -0 --separate-stderr conflict-check --hb "$W/app.hb" --sites --json pairs
+	[ "$(printf '%s\n' "${lines[-1]}" | jq -c '[.sites[] | [.kind, .procs, .pairs, .pieces, .bytes]]')" = \
+	  '[["WAW","D",1,1000,8000],["RAW","S",2,2000,16000],["RAW","D",2,2000,16000]]' ]
+}
