@@ -1468,7 +1468,7 @@ static void sweep_calls(uint32_t f, const struct key *k)
 	memset(&g, 0, sizeof(g));
 	g.rep = xrealloc(NULL, fl->nacc * sizeof(*g.rep));
 	g.last = xrealloc(NULL, fl->nacc * sizeof(*g.last));
-	g.done = calloc(fl->nacc, sizeof(*g.done));
+	g.done = calloc(fl->nacc ? fl->nacc : 1, sizeof(*g.done));
 	if (!g.done) {
 		fprintf(stderr, "overlap-find: out of memory\n");
 		exit(TG_EXIT_ERROR);
