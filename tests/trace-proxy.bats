@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # trace-proxy: argument checks and bad input first, then real programs: a
 # POSIX program (tests/apps/posix_basic.c) and MPI and MPI-IO programs
-# (tests/mpi/ring.c, mpiio.c, tests/conflict/mpiiosync.c) traced under
+# (tests/mpi/ring.c, mpiio.c, tests/conflict/mpiiosync.c) and the HDF5
+# programs (tests/hdf5/serial.c, parallel.c) traced under
 # mpirun.mpich, merged, turned into a proxy, the proxy compiled and run
 # traced with -d; the program's own calls (function, return value and
 # every argument but buffer ids, with paths taken relative to the run
@@ -10,6 +11,8 @@
 bats_require_minimum_version 1.5.0
 
 USAGE='usage: trace-proxy [-h] [-o proxy.c] [file]'
+H5INC=/usr/include/hdf5/mpich
+H5LIB=/usr/lib/x86_64-linux-gnu/hdf5/mpich
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -21,6 +24,10 @@ setup_file() {
 	mpicc.mpich -O1 -o "$W/mpiio" "$TG_TOP/tests/mpi/mpiio.c" &&
 	mpicc.mpich -O1 -o "$W/mpiiosync" "$TG_TOP/tests/conflict/mpiiosync.c" &&
 	touch "$W/mpi-ok"
+	[ -f "$H5INC/hdf5.h" ] || return 0
+	mpicc.mpich -O1 -I"$H5INC" -o "$W/h5serial" "$TG_TOP/tests/hdf5/serial.c" -L"$H5LIB" -lhdf5 &&
+	mpicc.mpich -O1 -I"$H5INC" -o "$W/h5parallel" "$TG_TOP/tests/hdf5/parallel.c" -L"$H5LIB" -lhdf5 &&
+	touch "$W/h5-ok"
 }
 
 setup() {
@@ -119,6 +126,49 @@ verdict() {
 @test "mpiiosync sbs on 2 ranks: the same calls, the same verify-io verdict" {
 	mpi_case mpiiosync 2 sbs
 	diff orig prox
+	run "$TG_TOP/pipelines/verify-io" app.cfg
+	s1=$status v1=$(verdict "$output")
+	run "$TG_TOP/pipelines/verify-io" proxy.cfg
+	[ "$status" -eq "$s1" ]
+	[ "$(verdict "$output")" = "$v1" ]
+}
+
+# ---- HDF5 programs -------------------------------------------------------------------
+
+@test "hdf5 serial: the same HDF5 calls, replayed through HDF5" {
+	[ -f "$W/h5-ok" ] || skip "HDF5-MPICH is missing or a program did not build"
+	mkdir r d && (cd r && TANGRAM_DIR=../t LD_PRELOAD=$TANGRAM_LIB "$W/h5serial" s.h5 >/dev/null)
+	trace-merge t/*.rec > app.cfg
+	trace-proxy -o proxy.c app.cfg 2> warnings
+	grep -q '^#define TG_PROXY_H5 1' proxy.c
+	mpicc.mpich -O1 -I"$H5INC" -o proxy proxy.c -L"$H5LIB" -lhdf5
+	TANGRAM_DIR=t2 LD_PRELOAD=$TANGRAM_LIB ./proxy -d d 2>/dev/null
+	trace-merge t2/*.rec > proxy.cfg
+	# from the library's start on: the loader's and MPICH's set-up differ
+	calls app.cfg "$PWD/r" "" all 8
+	calls proxy.cfg "$PWD/d" "" pall 8
+	sed -n '/H5open/,$p' all | grep -v '^printf' > orig
+	sed -n '/H5open/,$p' pall > prox
+	diff orig prox
+	grep -q "^H5Dwrite	0	dset_id=D1	mem_type_id=H5T_NATIVE_INT	mem_space_id=S2" orig
+	[ "$(grep -c '^H5' orig)" -ge 30 ]
+	[ -f d/s.h5 ]
+}
+
+@test "hdf5 parallel on 2 ranks: the same calls, the same verify-io verdict" {
+	[ -f "$W/h5-ok" ] || skip "HDF5-MPICH is missing or a program did not build"
+	mkdir r d
+	(cd r && timeout 120 trace-run -o ../t -- mpirun.mpich -n 2 "$W/h5parallel" p.h5 3 >/dev/null)
+	trace-merge t/*.rec > app.cfg
+	trace-proxy -o proxy.c app.cfg 2> warnings
+	mpicc.mpich -O1 -I"$H5INC" -o proxy proxy.c -L"$H5LIB" -lhdf5
+	timeout 120 trace-run -o t2 -- mpirun.mpich -n 2 ./proxy -d d >/dev/null
+	calls app.cfg "$PWD/r" 1 orig
+	trace-merge t2/*.rec > proxy.cfg
+	calls proxy.cfg "$PWD/d" 1 prox
+	diff orig prox
+	[ "$(grep -c '	H5Dwrite	0	' orig)" -eq 6 ]
+	grep -q 'H5Pset_fapl_mpio	0	fapl_id=P1	comm=MPI_COMM_WORLD' orig
 	run "$TG_TOP/pipelines/verify-io" app.cfg
 	s1=$status v1=$(verdict "$output")
 	run "$TG_TOP/pipelines/verify-io" proxy.cfg

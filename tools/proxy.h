@@ -49,6 +49,8 @@ struct gen {
 	int64_t *rank;		/* of each stream, 0 for none */
 	struct sb decl;		/* tables and counters, before the functions */
 	unsigned ntab;		/* names of tables made */
+	int h5;			/* HDF5 calls are replayed */
+	unsigned char *h5pre;	/* HDF5's predefined identifiers named */
 };
 
 /* Which field of a struct pv an expression is fitted to. */
