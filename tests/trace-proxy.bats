@@ -10,7 +10,7 @@
 
 bats_require_minimum_version 1.5.0
 
-USAGE='usage: trace-proxy [-h] [-o proxy.c] [file]'
+USAGE='usage: trace-proxy [-h] [--sleep] [-o proxy.c] [file]'
 H5INC=/usr/include/hdf5/mpich
 H5LIB=/usr/lib/x86_64-linux-gnu/hdf5/mpich
 
@@ -77,6 +77,50 @@ calls() {
 	diff orig prox
 	[ "$(grep -c . orig)" -gt 15 ]
 	[ -f d/data ] && [ ! -e r/../data.proxy ]
+}
+
+# ---- --sleep ------------------------------------------------------------------------
+
+# gap.c: two writes 0.3 s apart
+gap_prog() {
+	cat > gap.c <<-'EOF'
+	#include <fcntl.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		int fd = open("gap.dat", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (write(fd, "abcd", 4) != 4)
+			return 1;
+		usleep(300000);
+		if (write(fd, "efgh", 4) != 4)
+			return 1;
+		return close(fd) != 0;
+	}
+	EOF
+	cc -o gap gap.c
+	mkdir r d && (cd r && TANGRAM_DIR=../t LD_PRELOAD=$TANGRAM_LIB ../gap)
+}
+
+@test "--sleep: the compute time between calls, from per-call times" {
+	gap_prog
+	trace-merge -t lossless t/*.rec > app.cfg
+	run -0 --separate-stderr trace-proxy -o plain.c app.cfg
+	! grep -q 'tg_sleep(' <(sed -n '/the values the trace holds/,$p' plain.c)
+	run -0 --separate-stderr trace-proxy --sleep -o proxy.c app.cfg
+	[ -z "$output" ] && [ -z "$stderr" ]
+	cc -O1 -Wall -Werror -o proxy proxy.c
+	TANGRAM_DIR=t2 LD_PRELOAD=$TANGRAM_LIB ./proxy -d d
+	# the second write starts at least 0.3 s after the first one ended
+	trace-decode t2/*.rec | awk -F'\t' '$8 == "write" { s[n++] = $4; e[n - 1] = $5 } END { exit !(n == 2 && s[1] - e[0] >= 0.29) }'
+	[ "$(stat -c %s d/gap.dat)" -eq 8 ]
+}
+
+@test "--sleep on aggregate timing: each signature's mean gap, one warning line" {
+	gap_prog
+	trace-merge -t aggregate t/*.rec > app.cfg
+	run -0 --separate-stderr trace-proxy --sleep -o proxy.c app.cfg
+	[ "$stderr" = "trace-proxy: app.cfg: no per-call times (aggregate timing): --sleep replays each signature's mean gap" ]
+	grep -q 'tg_sleep(' <(sed -n '/the values the trace holds/,$p' proxy.c)
 }
 
 # ---- MPI programs --------------------------------------------------------------------

@@ -23,7 +23,8 @@ void sb_release(struct sb *b);
 
 /* One argument (or the return value) of one call, as decoded. */
 struct pv {
-	int64_t i, u;		/* value; stat mode, status tag */
+	int64_t i, u;		/* value; stat mode, status tag; for the return
+				 * value: us since the call before ended */
 	int64_t prev;		/* offsets: the handle's last offset before */
 	char *s;		/* STR, PATH */
 	int64_t *arr;		/* arrays: i elements */
@@ -50,6 +51,7 @@ struct gen {
 	struct sb decl;		/* tables and counters, before the functions */
 	unsigned ntab;		/* names of tables made */
 	int h5;			/* HDF5 calls are replayed */
+	int sleep;		/* --sleep: the compute time before each call */
 	unsigned char *h5pre;	/* HDF5's predefined identifiers named */
 };
 

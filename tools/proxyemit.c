@@ -78,6 +78,10 @@ static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *o
 		sb_printf(&hk, "((long long)%d << 40 | a%d)", d->args[h].kind, h);
 	else
 		sb_printf(&hk, "-1LL");
+	if (g->sleep) {
+		fit_int(g, t, ti, 0, FLD_U, NULL, &e);
+		sb_printf(out, "\ttg_sleep(%s);\n", e.s);
+	}
 	e.n = 0;
 	fit_int(g, t, ti, 0, FLD_I, NULL, &e);
 	sb_printf(out, "\tlong long ret = %s;\n", e.s);

@@ -25,7 +25,7 @@
 #include "../libcommon/util.h"
 #include "../libcommon/banned.h"
 
-#define USAGE "usage: trace-proxy [-h] [-o proxy.c] [file]"
+#define USAGE "usage: trace-proxy [-h] [--sleep] [-o proxy.c] [file]"
 
 extern const char tg_proxy_rt[];
 
@@ -111,6 +111,7 @@ struct walk {
 	const char *cwd;
 	struct lastoff *lo;	/* per stream, while walking it */
 	size_t nlo, caplo;
+	uint64_t lastend;	/* end of the stream's last call at depth 0 */
 };
 
 static int offset_arg(const struct tg_calldesc *d, int i)
@@ -217,6 +218,8 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 	p = &o->v[o->n++ * t->nslots];
 	memset(p, 0, t->nslots * sizeof(*p));
 	p[0].i = r->ret;
+	/* the compute time before the call, to the microsecond */
+	p[0].u = r->tstart > w->lastend ? (int64_t)((r->tstart - w->lastend + 500) / 1000) : 0;
 	h = handle_arg(d);
 	for (i = 0; i < d->nargs; i++) {
 		copy_val(&p[i + 1], &d->args[i], &r->args[i]);
@@ -243,6 +246,7 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 	if (!k)
 		return -1;
 	w->nlo = 0;
+	w->lastend = UINT64_MAX;	/* no compute time before the first call */
 	stk[0].b = tg_cfg_rule_body(c, tg_cfg_stream_rule(c, s), &n);
 	stk[0].pos = 0, stk[0].n = n, stk[0].left = 0;
 	while ((rc = tg_cfg_cursor_next(k, &r)) > 0) {
@@ -285,6 +289,7 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 			collect(w, s, sym >> 1, &r);
 		if (!strcmp(r.call->name, "MPI_Finalize"))
 			inmpi = 0;
+		w->lastend = r.tstart + r.dur;
 	}
 	if (rc < 0)
 		snprintf(err, errlen, "%s", tg_cfg_cursor_error(k));
@@ -455,7 +460,12 @@ static struct tg_cfg *load(const char *path)
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = { { "help", no_argument, NULL, 'h' }, { 0, 0, 0, 0 } };
+	enum { OPT_SLEEP = 256 };
+	static const struct option lo[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "sleep", no_argument, NULL, OPT_SLEEP },
+		{ 0, 0, 0, 0 },
+	};
 	const char *out = NULL, *in = "-";
 	struct walk w = { 0 };
 	struct tg_cfg *c;
@@ -471,6 +481,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case OPT_SLEEP:
+			w.g.sleep = 1;
 			break;
 		default:
 			usage(stderr, 2);
@@ -499,6 +512,12 @@ int main(int argc, char **argv)
 	}
 	if (!w.cwd)
 		w.cwd = "/";
+	for (s = 0; w.g.sleep && s < w.g.nst; s++)
+		if (tg_cfg_stream(c, s)->timing == TG_CFG_AGGREGATE) {
+			fprintf(stderr, "trace-proxy: %s: no per-call times (aggregate timing): "
+				"--sleep replays each signature's mean gap\n", in);
+			break;
+		}
 	if (out && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "trace-proxy: cannot create '%s': %s\n", out, strerror(errno));
 		return 2;
