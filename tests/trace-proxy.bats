@@ -23,6 +23,7 @@ setup_file() {
 	mpicc.mpich -O1 -o "$W/ring" "$TG_TOP/tests/mpi/ring.c" &&
 	mpicc.mpich -O1 -o "$W/mpiio" "$TG_TOP/tests/mpi/mpiio.c" &&
 	mpicc.mpich -O1 -o "$W/mpiiosync" "$TG_TOP/tests/conflict/mpiiosync.c" &&
+	mpicc.mpich -O1 -o "$W/locks" "$TG_TOP/tests/mpi/locks.c" &&
 	touch "$W/mpi-ok"
 	[ -f "$H5INC/hdf5.h" ] || return 0
 	mpicc.mpich -O1 -I"$H5INC" -o "$W/h5serial" "$TG_TOP/tests/hdf5/serial.c" -L"$H5LIB" -lhdf5 &&
@@ -175,6 +176,31 @@ verdict() {
 	run "$TG_TOP/pipelines/verify-io" proxy.cfg
 	[ "$status" -eq "$s1" ]
 	[ "$(verdict "$output")" = "$v1" ]
+}
+
+# opens FILE: the #info lines and the MPI_File_open calls of trace FILE
+opens() {
+	trace-decode "$1" > dec
+	grep '^#info' dec
+	grep -v '^#' dec | awk -F'\t' '$8 == "MPI_File_open"' | cut -f1,8-
+}
+
+@test "TANGRAM_INFO=1 without the MPI layer: an MPI_Info made from its recorded contents" {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing or a program did not build"
+	mkdir r d
+	export TANGRAM_INFO=1 TANGRAM_LAYERS=mpiio,posix
+	(cd r && timeout 120 trace-run -o ../t -- mpirun.mpich -n 2 "$W/locks" shared >/dev/null)
+	trace-merge t/*.rec > app.cfg
+	trace-proxy -o proxy.c app.cfg 2> warnings
+	grep -q '"romio_ds_write", "enable"' proxy.c
+	mpicc.mpich -O1 -o proxy proxy.c
+	timeout 120 trace-run -o t2 -- mpirun.mpich -n 2 ./proxy -d d >/dev/null
+	trace-merge t2/*.rec > proxy.cfg
+	opens app.cfg > orig
+	opens proxy.cfg > prox
+	diff orig prox
+	[ "$(grep -c '^#info	rank=[01]	id=i1	kv="romio_ds_write=enable"' orig)" -ge 2 ]
+	[ "$(grep -c 'MPI_File_open	0	comm=MPI_COMM_WORLD	filename="f"	amode=9	info=i1' orig)" -eq 2 ]
 }
 
 # ---- HDF5 programs -------------------------------------------------------------------

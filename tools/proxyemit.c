@@ -101,6 +101,19 @@ static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *o
 	sb_release(&hk);
 }
 
+/* Is info argument @i of some call of @t made from its recorded contents? */
+static int info_given(const struct gen *g, const struct term *t, int i)
+{
+	size_t s, k;
+
+	for (s = 0; s < g->nst; s++) {
+		for (k = 0; k < t->per[s].n; k++)
+			if (t->per[s].v[k * t->nslots + (size_t)i + 1].u)
+				return 1;
+	}
+	return 0;
+}
+
 /* One argument of the call, and what must happen before and after it. */
 static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct sb *call,
 		     struct sb *pre, struct sb *post)
@@ -157,6 +170,11 @@ static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct s
 		break;
 	case TG_K_MPIH:
 		sb_printf(call, "tg_h%s_%s(a%d)", out_dir(a) ? "p" : "", hk, i);
+		if (a->sub == TG_H_INFO && !out_dir(a) && info_given(g, t, i)) {
+			sb_printf(pre, "\ttg_info_make(a%d, tg_infos[", i);
+			fit_int(g, t, ti, (size_t)i + 1, FLD_U, NULL, pre);
+			sb_printf(pre, "]);\n");
+		}
 		break;
 	case TG_K_HID:
 		if (out_dir(a))

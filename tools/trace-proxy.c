@@ -112,7 +112,57 @@ struct walk {
 	struct lastoff *lo;	/* per stream, while walking it */
 	size_t nlo, caplo;
 	uint64_t lastend;	/* end of the stream's last call at depth 0 */
+	struct { int64_t id; size_t def; } *pend;	/* #info before the next call */
+	size_t npend;
+	int64_t *made;		/* infos a replayed call of the stream made */
+	size_t nmade;
 };
+
+/* The number (from 1) of MPI_Info contents @kv (@n pairs) in g->infos. */
+static size_t info_def(struct gen *g, const char **kv, int64_t n)
+{
+	size_t k;
+	int64_t j;
+
+	for (k = 1; k <= g->ninfos; k++) {
+		char **d = g->infos[k - 1];
+		for (j = 0; j < 2 * n && d[j] && !strcmp(d[j], kv[j] ? kv[j] : ""); j++)
+			;
+		if (j == 2 * n && !d[j])
+			return k;
+	}
+	g->infos = tg_xrealloc(g->infos, (g->ninfos + 1) * sizeof(*g->infos));
+	g->infos[g->ninfos] = tg_xrealloc(NULL, (size_t)(2 * n + 1) * sizeof(char *));
+	for (j = 0; j < 2 * n; j++)
+		g->infos[g->ninfos][j] = tg_xstrdup(kv[j] ? kv[j] : "");
+	g->infos[g->ninfos][2 * n] = NULL;
+	return ++g->ninfos;
+}
+
+/* What to make the infos call @r gives with: an info the trace defines
+ * (#info, TANGRAM_INFO=1) that no replayed call of the stream made (say
+ * the MPI layer was not traced) is made from its recorded contents. */
+static void info_args(struct walk *w, const struct tg_calldesc *d, const struct tg_rec *r,
+		      struct pv *p)
+{
+	size_t j, m;
+	int i;
+
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
+		if (d->args[i].kind != TG_K_MPIH || d->args[i].sub != TG_H_INFO)
+			continue;
+		if (d->args[i].dir != TG_IN) {
+			w->made = tg_xrealloc(w->made, (w->nmade + 1) * sizeof(*w->made));
+			w->made[w->nmade++] = r->args[i].i;
+			continue;
+		}
+		for (m = 0; m < w->nmade && w->made[m] != r->args[i].i; m++)
+			;
+		for (j = 0; m == w->nmade && j < w->npend; j++)
+			if (w->pend[j].id == r->args[i].i)
+				p[i + 1].u = (int64_t)w->pend[j].def;
+	}
+}
 
 static int offset_arg(const struct tg_calldesc *d, int i)
 {
@@ -231,6 +281,8 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 			*lo = r->args[i].i;
 		}
 	}
+	if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO || d->layer == TG_LAYER_HDF5)
+		info_args(w, d, r, p);
 }
 
 /* Decode stream @s and follow its grammar alongside: the cursor gives the
@@ -246,6 +298,7 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 	if (!k)
 		return -1;
 	w->nlo = 0;
+	w->npend = w->nmade = 0;
 	w->lastend = UINT64_MAX;	/* no compute time before the first call */
 	stk[0].b = tg_cfg_rule_body(c, tg_cfg_stream_rule(c, s), &n);
 	stk[0].pos = 0, stk[0].n = n, stk[0].left = 0;
@@ -279,6 +332,15 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 			rc = -2;
 			goto out;
 		}
+		if (r.type == TG_REC_INFO && r.args[1].i >= 0) {
+			w->pend = tg_xrealloc(w->pend, (w->npend + 1) * sizeof(*w->pend));
+			w->pend[w->npend].id = r.args[0].i;
+			w->pend[w->npend++].def = info_def(&w->g, r.kv, r.args[1].i);
+		}
+		/* the rank is known at MPI_Init's end, also when the MPI layer
+		 * is not traced */
+		if (r.type == TG_REC_RANK && inmpi == 0)
+			inmpi = 1;
 		if (r.type != TG_REC_CALL || r.depth != 0)
 			continue;
 		/* an MPI process's calls before MPI_Init and after MPI_Finalize
@@ -287,6 +349,7 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 			inmpi = 1;
 		if (inmpi != 0)
 			collect(w, s, sym >> 1, &r);
+		w->npend = 0;
 		if (!strcmp(r.call->name, "MPI_Finalize"))
 			inmpi = 0;
 		w->lastend = r.tstart + r.dur;
@@ -401,6 +464,26 @@ static void emit_h5pre(const struct gen *g, FILE *f)
 	fprintf(f, "\t}\n\treturn H5I_INVALID_HID;\n}\n");
 }
 
+/* The MPI_Info contents the trace records, tg_infos[k] for number k. */
+static void emit_infos(struct gen *g)
+{
+	size_t k;
+	char **kv;
+
+	for (k = 1; k <= g->ninfos; k++) {
+		sb_printf(&g->decl, "static const char *const tg_info%zu[] = {", k);
+		for (kv = g->infos[k - 1]; *kv; kv++) {
+			sb_cstr(&g->decl, *kv);
+			sb_printf(&g->decl, ", ");
+		}
+		sb_printf(&g->decl, "NULL};\n");
+	}
+	sb_printf(&g->decl, "static const char *const *const tg_infos[] = {NULL");
+	for (k = 1; k <= g->ninfos; k++)
+		sb_printf(&g->decl, ", tg_info%zu", k);
+	sb_printf(&g->decl, "};\n");
+}
+
 static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 {
 	struct sb code = { 0 };
@@ -412,6 +495,8 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 	for (ti = 0; ti < w->nt; ti++)
 		if (w->t[ti].d)
 			proxy_emit_term(&w->g, &w->t[ti], (unsigned)ti, &code);
+	if (w->mpi)
+		emit_infos(&w->g);
 	liveness(c, w, live);
 	emit_rules(c, w, live, &code);
 	emit_main(c, w, live, &code);
