@@ -99,13 +99,9 @@ static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, vo
 	return OTF2_FLUSH;
 }
 
-static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
-{
-	(void)t, (void)l;
-	return *(const uint64_t *)u;	/* the flush "ends" at the latest event written */
-}
-
-static OTF2_FlushCallbacks flush_cb = { pre_flush, post_flush };
+/* No post-flush callback: libotf2 then records no BUFFER_FLUSH event, so
+ * the archive holds the program's events only. */
+static OTF2_FlushCallbacks flush_cb = { pre_flush, NULL };
 
 /* A writer's buffer holds at most this many chunks: when it asks for one
  * more, libotf2 writes the buffer out and frees it (pre_flush), so memory
@@ -196,7 +192,7 @@ static void *ot_open(const struct xopts *o)
 		free(x);
 		return NULL;
 	}
-	if (OTF2_Archive_SetFlushCallbacks(x->a, &flush_cb, &x->tmax) != OTF2_SUCCESS ||
+	if (OTF2_Archive_SetFlushCallbacks(x->a, &flush_cb, NULL) != OTF2_SUCCESS ||
 	    OTF2_Archive_SetMemoryCallbacks(x->a, &mem_cb, NULL) != OTF2_SUCCESS ||
 	    OTF2_Archive_SetSerialCollectiveCallbacks(x->a) != OTF2_SUCCESS ||
 	    OTF2_Archive_OpenEvtFiles(x->a) != OTF2_SUCCESS) {
