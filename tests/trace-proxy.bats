@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # trace-proxy: argument checks and bad input first, then real programs: a
 # POSIX program (tests/apps/posix_basic.c) and MPI and MPI-IO programs
-# (tests/mpi/ring.c, mpiio.c, tests/conflict/mpiiosync.c) traced under
+# (tests/mpi/ring.c, mpiio.c, tests/conflict/mpiiosync.c) and the HDF5
+# programs (tests/hdf5/serial.c, parallel.c) traced under
 # mpirun.mpich, merged, turned into a proxy, the proxy compiled and run
 # traced with -d; the program's own calls (function, return value and
 # every argument but buffer ids, with paths taken relative to the run
@@ -9,7 +10,9 @@
 
 bats_require_minimum_version 1.5.0
 
-USAGE='usage: trace-proxy [-h] [-o proxy.c] [file]'
+USAGE='usage: trace-proxy [-h] [--sleep] [-o proxy.c] [file]'
+H5INC=/usr/include/hdf5/mpich
+H5LIB=/usr/lib/x86_64-linux-gnu/hdf5/mpich
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -20,7 +23,12 @@ setup_file() {
 	mpicc.mpich -O1 -o "$W/ring" "$TG_TOP/tests/mpi/ring.c" &&
 	mpicc.mpich -O1 -o "$W/mpiio" "$TG_TOP/tests/mpi/mpiio.c" &&
 	mpicc.mpich -O1 -o "$W/mpiiosync" "$TG_TOP/tests/conflict/mpiiosync.c" &&
+	mpicc.mpich -O1 -o "$W/locks" "$TG_TOP/tests/mpi/locks.c" &&
 	touch "$W/mpi-ok"
+	[ -f "$H5INC/hdf5.h" ] || return 0
+	mpicc.mpich -O1 -I"$H5INC" -o "$W/h5serial" "$TG_TOP/tests/hdf5/serial.c" -L"$H5LIB" -lhdf5 &&
+	mpicc.mpich -O1 -I"$H5INC" -o "$W/h5parallel" "$TG_TOP/tests/hdf5/parallel.c" -L"$H5LIB" -lhdf5 &&
+	touch "$W/h5-ok"
 }
 
 setup() {
@@ -72,6 +80,50 @@ calls() {
 	[ -f d/data ] && [ ! -e r/../data.proxy ]
 }
 
+# ---- --sleep ------------------------------------------------------------------------
+
+# gap.c: two writes 0.3 s apart
+gap_prog() {
+	cat > gap.c <<-'EOF'
+	#include <fcntl.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		int fd = open("gap.dat", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (write(fd, "abcd", 4) != 4)
+			return 1;
+		usleep(300000);
+		if (write(fd, "efgh", 4) != 4)
+			return 1;
+		return close(fd) != 0;
+	}
+	EOF
+	cc -o gap gap.c
+	mkdir r d && (cd r && TANGRAM_DIR=../t LD_PRELOAD=$TANGRAM_LIB ../gap)
+}
+
+@test "--sleep: the compute time between calls, from per-call times" {
+	gap_prog
+	trace-merge -t lossless t/*.rec > app.cfg
+	run -0 --separate-stderr trace-proxy -o plain.c app.cfg
+	[ "$(sed -n '/the values the trace holds/,$p' plain.c | grep -c 'tg_sleep(')" -eq 0 ]
+	run -0 --separate-stderr trace-proxy --sleep -o proxy.c app.cfg
+	[ -z "$output" ] && [ -z "$stderr" ]
+	cc -O1 -Wall -Werror -o proxy proxy.c
+	TANGRAM_DIR=t2 LD_PRELOAD=$TANGRAM_LIB ./proxy -d d
+	# the second write starts at least 0.3 s after the first one ended
+	trace-decode t2/*.rec | awk -F'\t' '$8 == "write" { s[n++] = $4; e[n - 1] = $5 } END { exit !(n == 2 && s[1] - e[0] >= 0.29) }'
+	[ "$(stat -c %s d/gap.dat)" -eq 8 ]
+}
+
+@test "--sleep on aggregate timing: each signature's mean gap, one warning line" {
+	gap_prog
+	trace-merge -t aggregate t/*.rec > app.cfg
+	run -0 --separate-stderr trace-proxy --sleep -o proxy.c app.cfg
+	[ "$stderr" = "trace-proxy: app.cfg: no per-call times (aggregate timing): --sleep replays each signature's mean gap" ]
+	grep -q 'tg_sleep(' <(sed -n '/the values the trace holds/,$p' proxy.c)
+}
+
 # ---- MPI programs --------------------------------------------------------------------
 
 # mpi_case PROG N [ARGS]: trace PROG on N ranks, make, build and run its
@@ -119,6 +171,74 @@ verdict() {
 @test "mpiiosync sbs on 2 ranks: the same calls, the same verify-io verdict" {
 	mpi_case mpiiosync 2 sbs
 	diff orig prox
+	run "$TG_TOP/pipelines/verify-io" app.cfg
+	s1=$status v1=$(verdict "$output")
+	run "$TG_TOP/pipelines/verify-io" proxy.cfg
+	[ "$status" -eq "$s1" ]
+	[ "$(verdict "$output")" = "$v1" ]
+}
+
+# opens FILE: the #info lines and the MPI_File_open calls of trace FILE
+opens() {
+	trace-decode "$1" > dec
+	grep '^#info' dec
+	grep -v '^#' dec | awk -F'\t' '$8 == "MPI_File_open"' | cut -f1,8-
+}
+
+@test "TANGRAM_INFO=1 without the MPI layer: an MPI_Info made from its recorded contents" {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing or a program did not build"
+	mkdir r d
+	export TANGRAM_INFO=1 TANGRAM_LAYERS=mpiio,posix
+	(cd r && timeout 120 trace-run -o ../t -- mpirun.mpich -n 2 "$W/locks" shared >/dev/null)
+	trace-merge t/*.rec > app.cfg
+	trace-proxy -o proxy.c app.cfg 2> warnings
+	grep -q '"romio_ds_write", "enable"' proxy.c
+	mpicc.mpich -O1 -o proxy proxy.c
+	timeout 120 trace-run -o t2 -- mpirun.mpich -n 2 ./proxy -d d >/dev/null
+	trace-merge t2/*.rec > proxy.cfg
+	opens app.cfg > orig
+	opens proxy.cfg > prox
+	diff orig prox
+	[ "$(grep -c '^#info	rank=[01]	id=i1	kv="romio_ds_write=enable"' orig)" -ge 2 ]
+	[ "$(grep -c 'MPI_File_open	0	comm=MPI_COMM_WORLD	filename="f"	amode=9	info=i1' orig)" -eq 2 ]
+}
+
+# ---- HDF5 programs -------------------------------------------------------------------
+
+@test "hdf5 serial: the same HDF5 calls, replayed through HDF5" {
+	[ -f "$W/h5-ok" ] || skip "HDF5-MPICH is missing or a program did not build"
+	mkdir r d && (cd r && TANGRAM_DIR=../t LD_PRELOAD=$TANGRAM_LIB "$W/h5serial" s.h5 >/dev/null)
+	trace-merge t/*.rec > app.cfg
+	trace-proxy -o proxy.c app.cfg 2> warnings
+	grep -q '^#define TG_PROXY_H5 1' proxy.c
+	mpicc.mpich -O1 -I"$H5INC" -o proxy proxy.c -L"$H5LIB" -lhdf5
+	TANGRAM_DIR=t2 LD_PRELOAD=$TANGRAM_LIB ./proxy -d d 2>/dev/null
+	trace-merge t2/*.rec > proxy.cfg
+	# from the library's start on: the loader's and MPICH's set-up differ
+	calls app.cfg "$PWD/r" "" all 8
+	calls proxy.cfg "$PWD/d" "" pall 8
+	sed -n '/H5open/,$p' all | grep -v '^printf' > orig
+	sed -n '/H5open/,$p' pall > prox
+	diff orig prox
+	grep -q "^H5Dwrite	0	dset_id=D1	mem_type_id=H5T_NATIVE_INT	mem_space_id=S2" orig
+	[ "$(grep -c '^H5' orig)" -ge 30 ]
+	[ -f d/s.h5 ]
+}
+
+@test "hdf5 parallel on 2 ranks: the same calls, the same verify-io verdict" {
+	[ -f "$W/h5-ok" ] || skip "HDF5-MPICH is missing or a program did not build"
+	mkdir r d
+	(cd r && timeout 120 trace-run -o ../t -- mpirun.mpich -n 2 "$W/h5parallel" p.h5 3 >/dev/null)
+	trace-merge t/*.rec > app.cfg
+	trace-proxy -o proxy.c app.cfg 2> warnings
+	mpicc.mpich -O1 -I"$H5INC" -o proxy proxy.c -L"$H5LIB" -lhdf5
+	timeout 120 trace-run -o t2 -- mpirun.mpich -n 2 ./proxy -d d >/dev/null
+	calls app.cfg "$PWD/r" 1 orig
+	trace-merge t2/*.rec > proxy.cfg
+	calls proxy.cfg "$PWD/d" 1 prox
+	diff orig prox
+	[ "$(grep -c '	H5Dwrite	0	' orig)" -eq 6 ]
+	grep -q 'H5Pset_fapl_mpio	0	fapl_id=P1	comm=MPI_COMM_WORLD' orig
 	run "$TG_TOP/pipelines/verify-io" app.cfg
 	s1=$status v1=$(verdict "$output")
 	run "$TG_TOP/pipelines/verify-io" proxy.cfg

@@ -66,6 +66,7 @@ struct handle {
 
 struct hdef {
 	uint32_t name, file, paradigm;
+	unsigned stream;	/* whose handle it is */
 };
 
 struct ot {
@@ -98,13 +99,49 @@ static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, vo
 	return OTF2_FLUSH;
 }
 
-static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
+/* No post-flush callback: libotf2 then records no BUFFER_FLUSH event, so
+ * the archive holds the program's events only. */
+static OTF2_FlushCallbacks flush_cb = { pre_flush, NULL };
+
+/* A writer's buffer holds at most this many chunks: when it asks for one
+ * more, libotf2 writes the buffer out and frees it (pre_flush), so memory
+ * is bounded by the writers open, not by the events (the library's own
+ * pool would grow to 128 MiB per writer). */
+#define OT_CHUNKS 8
+
+struct chunks {
+	size_t n;
+	void *p[OT_CHUNKS];
+};
+
+static void *ot_alloc(void *u, OTF2_FileType t, OTF2_LocationRef l, void **pb, uint64_t size)
 {
+	struct chunks *c = *pb;
+
 	(void)u, (void)t, (void)l;
-	return 0;
+	if (!c && !(c = *pb = calloc(1, sizeof(*c))))
+		return NULL;
+	if (c->n == OT_CHUNKS)
+		return NULL;
+	return c->p[c->n] = malloc(size), c->p[c->n] ? c->p[c->n++] : NULL;
 }
 
-static OTF2_FlushCallbacks flush_cb = { pre_flush, post_flush };
+static void ot_free_all(void *u, OTF2_FileType t, OTF2_LocationRef l, void **pb, bool final)
+{
+	struct chunks *c = *pb;
+
+	(void)u, (void)t, (void)l;
+	if (!c)
+		return;
+	while (c->n)
+		free(c->p[--c->n]);
+	if (final) {
+		free(c);
+		*pb = NULL;
+	}
+}
+
+static OTF2_MemoryCallbacks mem_cb = { ot_alloc, ot_free_all };
 
 /* libotf2's errors: the first is kept and reported once, at the end, as
  * one line, rather than printed by the library as it goes. */
@@ -156,6 +193,7 @@ static void *ot_open(const struct xopts *o)
 		return NULL;
 	}
 	if (OTF2_Archive_SetFlushCallbacks(x->a, &flush_cb, NULL) != OTF2_SUCCESS ||
+	    OTF2_Archive_SetMemoryCallbacks(x->a, &mem_cb, NULL) != OTF2_SUCCESS ||
 	    OTF2_Archive_SetSerialCollectiveCallbacks(x->a) != OTF2_SUCCESS ||
 	    OTF2_Archive_OpenEvtFiles(x->a) != OTF2_SUCCESS) {
 		warnx("cannot create the OTF2 archive '%s'", o->out);
@@ -453,27 +491,41 @@ static void key_of(char *key, size_t cap, const struct tg_rec *r, int a)
 		snprintf(key, cap, "%s", tg_text_val(d->args[a].kind, d->args[a].sub, &r->args[a], &n));
 }
 
-/* An open makes a handle (a definition and a place among the open ones). */
+/* An open makes a handle (a definition and a place among the open ones);
+ * a stream that opens a file again under the same name (descriptor 3
+ * again) creates the handle it had again, so that the definitions are
+ * bounded by the streams, files and names, not by the opens. */
 static uint32_t handle_new(struct ot *x, const struct xstream *s, const struct tg_rec *r,
 			   const char *key, const char *path)
 {
+	uint32_t file, paradigm = r->call->layer == TG_LAYER_MPIIO ? 2 :
+				  r->call->layer == TG_LAYER_STDIO ? 1 : 0;
 	char *abs = NULL;
+	size_t h;
 
 	if (path[0] != '/' && s->h->cwd && asprintf(&abs, "%s/%s", s->h->cwd, path) < 0)
 		abs = NULL;
-	x->hdefs = tg_xrealloc(x->hdefs, (x->nh + 1) * sizeof(*x->hdefs));
-	x->hdefs[x->nh].file = file_ref(x, abs ? abs : path);
-	x->hdefs[x->nh].name = str_add(x, key);
-	x->hdefs[x->nh].paradigm = r->call->layer == TG_LAYER_MPIIO ? 2 :
-				   r->call->layer == TG_LAYER_STDIO ? 1 : 0;
+	file = file_ref(x, abs ? abs : path);
 	free(abs);
+	for (h = x->nh; h-- > 0;)
+		if (x->hdefs[h].stream == s->index && x->hdefs[h].file == file &&
+		    x->hdefs[h].paradigm == paradigm && strcmp(x->str[x->hdefs[h].name], key) == 0)
+			break;
+	if (h == (size_t)-1) {
+		x->hdefs = tg_xrealloc(x->hdefs, (x->nh + 1) * sizeof(*x->hdefs));
+		x->hdefs[x->nh].file = file;
+		x->hdefs[x->nh].name = str_add(x, key);
+		x->hdefs[x->nh].paradigm = paradigm;
+		x->hdefs[x->nh].stream = s->index;
+		h = x->nh++;
+	}
 	if (x->nopen == x->capopen) {
 		x->capopen = x->capopen ? 2 * x->capopen : 64;
 		x->open = tg_xrealloc(x->open, x->capopen * sizeof(*x->open));
 	}
 	snprintf(x->open[x->nopen].key, sizeof(x->open[x->nopen].key), "%s", key);
-	x->open[x->nopen++].ref = (uint32_t)x->nh;
-	return (uint32_t)x->nh++;
+	x->open[x->nopen++].ref = (uint32_t)h;
+	return (uint32_t)h;
 }
 
 /* The I/O events of call @r, through the call table's roles. */

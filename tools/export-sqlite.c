@@ -31,7 +31,6 @@
 
 static const char schema[] =
 	"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
-	"PRAGMA temp_store=MEMORY;"
 	"CREATE TABLE ranks(stream INTEGER PRIMARY KEY, rank INTEGER, pid INTEGER, ppid INTEGER,"
 	" host TEXT, cwd TEXT, argv TEXT, world INTEGER, clock_base INTEGER);"
 	"CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
@@ -91,7 +90,8 @@ static int step(struct sq *q, sqlite3_stmt *st, const char *what)
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	if (st != q->call)	/* a call binds every column, NULL too */
+		sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sq_err(q, what);
 }
 
@@ -149,7 +149,9 @@ static int sq_text(struct sq *q, sqlite3_stmt *st, int col)
 {
 	if (fflush(q->m) != 0)
 		err(TG_EXIT_ERROR, "out of memory");
-	return sqlite3_bind_text(st, col, q->mbuf, (int)q->mlen, SQLITE_TRANSIENT);
+	/* a call's row is stepped before the buffer is written again */
+	return sqlite3_bind_text(st, col, q->mbuf, (int)q->mlen,
+				 st == q->call ? SQLITE_STATIC : SQLITE_TRANSIENT);
 }
 
 static int sq_stream(void *x, const struct xstream *s)
@@ -318,10 +320,14 @@ static int sq_call(struct sq *q, const struct xstream *s, const struct tg_rec *r
 	sqlite3_bind_int64(st, 1, s->index);
 	if (s->rank >= 0)
 		sqlite3_bind_int64(st, 2, s->rank);
+	else
+		sqlite3_bind_null(st, 2);
 	sqlite3_bind_int64(st, 3, r->tid);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)r->seq);
 	if (r->parent >= 0)
 		sqlite3_bind_int64(st, 5, r->parent);
+	else
+		sqlite3_bind_null(st, 5);
 	sqlite3_bind_double(st, 6, (double)t / 1e9);
 	sqlite3_bind_double(st, 7, (double)(t + r->dur) / 1e9);
 	sqlite3_bind_int64(st, 8, r->depth);
@@ -335,6 +341,8 @@ static int sq_call(struct sq *q, const struct xstream *s, const struct tg_rec *r
 			sqlite3_bind_int64(st, 11, r->ret);
 		else
 			sqlite3_bind_text(st, 11, v, (int)n, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_null(st, 11);
 	}
 	if (r->err) {
 		const char *en = tg_errno_name(r->err);
@@ -342,9 +350,13 @@ static int sq_call(struct sq *q, const struct xstream *s, const struct tg_rec *r
 			sqlite3_bind_text(st, 12, en, -1, SQLITE_STATIC);
 		else
 			sqlite3_bind_int64(st, 12, r->err);
+	} else {
+		sqlite3_bind_null(st, 12);
 	}
 	if (file)
 		sqlite3_bind_int64(st, 13, file);
+	else
+		sqlite3_bind_null(st, 13);
 	m = text_begin(q);
 	putc_unlocked('{', m);
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {

@@ -23,7 +23,10 @@ void sb_release(struct sb *b);
 
 /* One argument (or the return value) of one call, as decoded. */
 struct pv {
-	int64_t i, u;		/* value; stat mode, status tag */
+	int64_t i, u;		/* value; stat mode, status tag; for the return
+				 * value: us since the call before ended; for an
+				 * MPI_Info given: the contents to make it with
+				 * (gen.infos), 0 if a replayed call makes it */
 	int64_t prev;		/* offsets: the handle's last offset before */
 	char *s;		/* STR, PATH */
 	int64_t *arr;		/* arrays: i elements */
@@ -49,6 +52,12 @@ struct gen {
 	int64_t *rank;		/* of each stream, 0 for none */
 	struct sb decl;		/* tables and counters, before the functions */
 	unsigned ntab;		/* names of tables made */
+	int h5;			/* HDF5 calls are replayed */
+	int sleep;		/* --sleep: the compute time before each call */
+	unsigned char *h5pre;	/* HDF5's predefined identifiers named */
+	char ***infos;		/* MPI_Info contents the trace records (#info), from
+				 * 1: key, value, ..., NULL */
+	size_t ninfos;
 };
 
 /* Which field of a struct pv an expression is fitted to. */

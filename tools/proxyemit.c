@@ -52,7 +52,7 @@ static int is_scalar(int k)
 	return k == TG_K_INT || k == TG_K_UINT || k == TG_K_HEX || k == TG_K_FD ||
 	       k == TG_K_OFLAGS || k == TG_K_MODE || k == TG_K_WHENCE || k == TG_K_FCNTL ||
 	       k == TG_K_SIGNED_OFF || k == TG_K_STREAM || k == TG_K_BUF || k == TG_K_ENUM ||
-	       k == TG_K_MPIH;
+	       k == TG_K_MPIH || k == TG_K_HID;
 }
 
 static int offset_slot(const struct tg_calldesc *d, int i)
@@ -78,6 +78,10 @@ static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *o
 		sb_printf(&hk, "((long long)%d << 40 | a%d)", d->args[h].kind, h);
 	else
 		sb_printf(&hk, "-1LL");
+	if (g->sleep) {
+		fit_int(g, t, ti, 0, FLD_U, NULL, &e);
+		sb_printf(out, "\ttg_sleep(%s);\n", e.s);
+	}
 	e.n = 0;
 	fit_int(g, t, ti, 0, FLD_I, NULL, &e);
 	sb_printf(out, "\tlong long ret = %s;\n", e.s);
@@ -95,6 +99,19 @@ static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *o
 	sb_printf(out, "\t(void)ret;\n");
 	sb_release(&e);
 	sb_release(&hk);
+}
+
+/* Is info argument @i of some call of @t made from its recorded contents? */
+static int info_given(const struct gen *g, const struct term *t, int i)
+{
+	size_t s, k;
+
+	for (s = 0; s < g->nst; s++) {
+		for (k = 0; k < t->per[s].n; k++)
+			if (t->per[s].v[k * t->nslots + (size_t)i + 1].u)
+				return 1;
+	}
+	return 0;
 }
 
 /* One argument of the call, and what must happen before and after it. */
@@ -153,6 +170,28 @@ static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct s
 		break;
 	case TG_K_MPIH:
 		sb_printf(call, "tg_h%s_%s(a%d)", out_dir(a) ? "p" : "", hk, i);
+		if (a->sub == TG_H_INFO && !out_dir(a) && info_given(g, t, i)) {
+			sb_printf(pre, "\ttg_info_make(a%d, tg_infos[", i);
+			fit_int(g, t, ti, (size_t)i + 1, FLD_U, NULL, pre);
+			sb_printf(pre, "]);\n");
+		}
+		break;
+	case TG_K_HID:
+		if (out_dir(a))
+			sb_printf(call, "(void *)tg_out");
+		else
+			sb_printf(call, "tg_hid(a%d)", i);
+		break;
+	case TG_K_HSIZEARR:
+		if (out_dir(a)) {
+			sb_printf(call, "(void *)tg_out");
+			break;
+		}
+		/* NULL stays NULL: H5Screate_simple's maxdims, a hyperslab's stride */
+		fit_int(g, t, ti, (size_t)i + 1, FLD_P, NULL, call);
+		fit_arr(g, t, ti, (size_t)i + 1, &p, &n);
+		sb_printf(call, " ? %s(%s, %s) : NULL", a->sub == TG_DIMS_HSIZE ? "tg_hsizes" :
+			  "tg_hssizes", p.s, n.s);
 		break;
 	case TG_K_MPISTATUS:
 	case TG_K_MPIIOSTATUS:
@@ -190,7 +229,11 @@ static void emit_need(const struct tg_calldesc *d, struct sb *out)
 			size = i;
 		}
 	}
-	if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO)
+	if (d->layer == TG_LAYER_HDF5 && (!strcmp(d->name, "H5Dwrite") || !strcmp(d->name, "H5Dread")))
+		sb_printf(out, "\ttg_h5_need(tg_hid(a0), tg_hid(a1), tg_hid(a2), tg_hid(a3), 0);\n");
+	else if (d->layer == TG_LAYER_HDF5 && (!strcmp(d->name, "H5Awrite") || !strcmp(d->name, "H5Aread")))
+		sb_printf(out, "\ttg_h5_need(tg_hid(a0), tg_hid(a1), 0, 0, 1);\n");
+	else if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO)
 		sb_printf(out, "\ttg_need_mpi(%s, %d%s);\n", cnt.s, nt, types.n ? types.s : "");
 	else if (size >= 0)
 		sb_printf(out, "\ttg_need((%s) * a%d);\n", cnt.s, size);
@@ -228,6 +271,8 @@ static void emit_call(struct gen *g, struct term *t, unsigned ti, struct sb *out
 	emit_need(d, out);
 	if (d->retkind == TG_K_FD)
 		sb_printf(out, "\ttg_fd_set(ret, %s(%s));\n", name, call.n ? call.s : "");
+	else if (d->retkind == TG_K_HID)
+		sb_printf(out, "\ttg_hid_set(ret, %s(%s));\n", name, call.n ? call.s : "");
 	else if (d->retkind == TG_K_STREAM)
 		sb_printf(out, "\ttg_fp_set(ret, %s(%s));\n", name, call.n ? call.s : "");
 	else

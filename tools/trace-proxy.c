@@ -1,5 +1,5 @@
 /*
- * trace-proxy - a C program that replays the POSIX, stdio, MPI and MPI-IO
+ * trace-proxy - a C program that replays the POSIX, stdio, MPI, MPI-IO and HDF5
  * calls of a compressed trace, shaped like its grammar (seed 004 §3.5):
  * each rule a function, each repetition a loop, each stream's start rule
  * called by the ranks that ran it, each signature one call whose values
@@ -18,13 +18,14 @@
 
 #include "../libcommon/cfg.h"
 #include "../libcommon/cfggram.h"
+#include "../libcommon/h5names.h"
 #include "proxy.h"
 #include "../libcommon/stream.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/util.h"
 #include "../libcommon/banned.h"
 
-#define USAGE "usage: trace-proxy [-h] [-o proxy.c] [file]"
+#define USAGE "usage: trace-proxy [-h] [--sleep] [-o proxy.c] [file]"
 
 extern const char tg_proxy_rt[];
 
@@ -61,6 +62,15 @@ static int in_list(const char *n, const char *const *l)
 	return 0;
 }
 
+/* HDF5 calls that run the program's code (callbacks) or hand back
+ * memory only the program knows how to use. */
+static const char *const h5_not[] = {
+	"H5Giterate", "H5Diterate", "H5Aiterate2", "H5Aiterate_by_name", "H5Literate",
+	"H5Literate_by_name", "H5Lvisit", "H5Lvisit_by_name", "H5Ovisit", "H5Ovisit1",
+	"H5Ovisit2", "H5Ovisit_by_name", "H5Ovisit_by_name2", "H5Dvlen_reclaim",
+	"H5Fget_vfd_handle", NULL
+};
+
 /* Can the proxy replay calls of @d? */
 static int replayable(const struct tg_calldesc *d)
 {
@@ -68,6 +78,8 @@ static int replayable(const struct tg_calldesc *d)
 
 	if (d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO)
 		return in_list(d->name, posix_ok);
+	if (d->layer == TG_LAYER_HDF5)
+		return !in_list(d->name, h5_not);
 	if (d->layer != TG_LAYER_MPI && d->layer != TG_LAYER_MPIIO)
 		return 0;
 	if (in_list(d->name, mpi_not) || strstr(d->name, "keyval") || strstr(d->name, "_create_errhandler") ||
@@ -99,7 +111,58 @@ struct walk {
 	const char *cwd;
 	struct lastoff *lo;	/* per stream, while walking it */
 	size_t nlo, caplo;
+	uint64_t lastend;	/* end of the stream's last call at depth 0 */
+	struct { int64_t id; size_t def; } *pend;	/* #info before the next call */
+	size_t npend;
+	int64_t *made;		/* infos a replayed call of the stream made */
+	size_t nmade;
 };
+
+/* The number (from 1) of MPI_Info contents @kv (@n pairs) in g->infos. */
+static size_t info_def(struct gen *g, const char **kv, int64_t n)
+{
+	size_t k;
+	int64_t j;
+
+	for (k = 1; k <= g->ninfos; k++) {
+		char **d = g->infos[k - 1];
+		for (j = 0; j < 2 * n && d[j] && !strcmp(d[j], kv[j] ? kv[j] : ""); j++)
+			;
+		if (j == 2 * n && !d[j])
+			return k;
+	}
+	g->infos = tg_xrealloc(g->infos, (g->ninfos + 1) * sizeof(*g->infos));
+	g->infos[g->ninfos] = tg_xrealloc(NULL, (size_t)(2 * n + 1) * sizeof(char *));
+	for (j = 0; j < 2 * n; j++)
+		g->infos[g->ninfos][j] = tg_xstrdup(kv[j] ? kv[j] : "");
+	g->infos[g->ninfos][2 * n] = NULL;
+	return ++g->ninfos;
+}
+
+/* What to make the infos call @r gives with: an info the trace defines
+ * (#info, TANGRAM_INFO=1) that no replayed call of the stream made (say
+ * the MPI layer was not traced) is made from its recorded contents. */
+static void info_args(struct walk *w, const struct tg_calldesc *d, const struct tg_rec *r,
+		      struct pv *p)
+{
+	size_t j, m;
+	int i;
+
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
+		if (d->args[i].kind != TG_K_MPIH || d->args[i].sub != TG_H_INFO)
+			continue;
+		if (d->args[i].dir != TG_IN) {
+			w->made = tg_xrealloc(w->made, (w->nmade + 1) * sizeof(*w->made));
+			w->made[w->nmade++] = r->args[i].i;
+			continue;
+		}
+		for (m = 0; m < w->nmade && w->made[m] != r->args[i].i; m++)
+			;
+		for (j = 0; m == w->nmade && j < w->npend; j++)
+			if (w->pend[j].id == r->args[i].i)
+				p[i + 1].u = (int64_t)w->pend[j].def;
+	}
+}
 
 static int offset_arg(const struct tg_calldesc *d, int i)
 {
@@ -147,7 +210,7 @@ static void copy_val(struct pv *p, const struct tg_argdesc *a, const struct tg_v
 	if ((a->kind == TG_K_STR || a->kind == TG_K_PATH) && v->s)
 		p->s = tg_xstrdup(v->s);
 	if ((a->kind == TG_K_IOV || a->kind == TG_K_INTARR || a->kind == TG_K_MPIHARR ||
-	     a->kind == TG_K_MPISTATUSES) && v->i > 0 && v->arr) {
+	     a->kind == TG_K_MPISTATUSES || a->kind == TG_K_HSIZEARR) && v->i > 0 && v->arr) {
 		size_t n = (size_t)v->i * (a->kind == TG_K_MPISTATUSES ? 2 : 1);
 		p->arr = tg_xrealloc(NULL, n * sizeof(int64_t));
 		memcpy(p->arr, v->arr, n * sizeof(int64_t));
@@ -155,6 +218,24 @@ static void copy_val(struct pv *p, const struct tg_argdesc *a, const struct tg_v
 	if (a->kind == TG_K_MPIHARR || a->kind == TG_K_MPISTATUSES || a->kind == TG_K_IOV ||
 	    a->kind == TG_K_INTARR)
 		p->present = 1;
+}
+
+/* Note which of HDF5's predefined identifiers call @r names, as the
+ * proxy's table of them holds only those (not every one is in every
+ * version of the headers). */
+static void h5_mark(struct gen *g, const struct tg_calldesc *d, const struct tg_rec *r)
+{
+	int i;
+
+	g->h5 = 1;
+	if (!g->h5pre && !(g->h5pre = calloc(tg_h5_npredef + 1, 1)))
+		abort();
+	for (i = -1; i < d->nargs; i++) {
+		int k = i < 0 ? d->retkind : d->args[i].kind;
+		uint64_t e = (uint64_t)(i < 0 ? r->ret : r->args[i].i);
+		if (k == TG_K_HID && (e & 1) && (e >> 1) > 0 && (e >> 1) < tg_h5_npredef)
+			g->h5pre[e >> 1] = 1;
+	}
 }
 
 static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
@@ -177,6 +258,8 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 	t->use = replayable(d) ? 1 : 2;
 	if (t->use != 1)
 		return;
+	if (d->layer == TG_LAYER_HDF5)
+		h5_mark(&w->g, d, r);
 	o = &t->per[s];
 	if (o->n == o->cap) {
 		o->cap = o->cap ? 2 * o->cap : 4;
@@ -185,6 +268,8 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 	p = &o->v[o->n++ * t->nslots];
 	memset(p, 0, t->nslots * sizeof(*p));
 	p[0].i = r->ret;
+	/* the compute time before the call, to the microsecond */
+	p[0].u = r->tstart > w->lastend ? (int64_t)((r->tstart - w->lastend + 500) / 1000) : 0;
 	h = handle_arg(d);
 	for (i = 0; i < d->nargs; i++) {
 		copy_val(&p[i + 1], &d->args[i], &r->args[i]);
@@ -196,6 +281,8 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 			*lo = r->args[i].i;
 		}
 	}
+	if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO || d->layer == TG_LAYER_HDF5)
+		info_args(w, d, r, p);
 }
 
 /* Decode stream @s and follow its grammar alongside: the cursor gives the
@@ -211,6 +298,8 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 	if (!k)
 		return -1;
 	w->nlo = 0;
+	w->npend = w->nmade = 0;
+	w->lastend = UINT64_MAX;	/* no compute time before the first call */
 	stk[0].b = tg_cfg_rule_body(c, tg_cfg_stream_rule(c, s), &n);
 	stk[0].pos = 0, stk[0].n = n, stk[0].left = 0;
 	while ((rc = tg_cfg_cursor_next(k, &r)) > 0) {
@@ -243,6 +332,15 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 			rc = -2;
 			goto out;
 		}
+		if (r.type == TG_REC_INFO && r.args[1].i >= 0) {
+			w->pend = tg_xrealloc(w->pend, (w->npend + 1) * sizeof(*w->pend));
+			w->pend[w->npend].id = r.args[0].i;
+			w->pend[w->npend++].def = info_def(&w->g, r.kv, r.args[1].i);
+		}
+		/* the rank is known at MPI_Init's end, also when the MPI layer
+		 * is not traced */
+		if (r.type == TG_REC_RANK && inmpi == 0)
+			inmpi = 1;
 		if (r.type != TG_REC_CALL || r.depth != 0)
 			continue;
 		/* an MPI process's calls before MPI_Init and after MPI_Finalize
@@ -251,8 +349,10 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 			inmpi = 1;
 		if (inmpi != 0)
 			collect(w, s, sym >> 1, &r);
+		w->npend = 0;
 		if (!strcmp(r.call->name, "MPI_Finalize"))
 			inmpi = 0;
+		w->lastend = r.tstart + r.dur;
 	}
 	if (rc < 0)
 		snprintf(err, errlen, "%s", tg_cfg_cursor_error(k));
@@ -351,6 +451,39 @@ static void emit_main(const struct tg_cfg *c, const struct walk *w, const char *
 	free(done);
 }
 
+/* HDF5's predefined identifiers the trace names, by their numbers in
+ * the trace: the headers' macros, valid once the library is open. */
+static void emit_h5pre(const struct gen *g, FILE *f)
+{
+	unsigned n;
+
+	fprintf(f, "\nstatic hid_t tg_h5pre(long long n)\n{\n\tswitch (n) {\n");
+	for (n = 1; n < tg_h5_npredef; n++)
+		if (g->h5pre && g->h5pre[n])
+			fprintf(f, "\tcase %u:\n\t\treturn %s;\n", n, tg_h5_predef_name(n));
+	fprintf(f, "\t}\n\treturn H5I_INVALID_HID;\n}\n");
+}
+
+/* The MPI_Info contents the trace records, tg_infos[k] for number k. */
+static void emit_infos(struct gen *g)
+{
+	size_t k;
+	char **kv;
+
+	for (k = 1; k <= g->ninfos; k++) {
+		sb_printf(&g->decl, "static const char *const tg_info%zu[] = {", k);
+		for (kv = g->infos[k - 1]; *kv; kv++) {
+			sb_cstr(&g->decl, *kv);
+			sb_printf(&g->decl, ", ");
+		}
+		sb_printf(&g->decl, "NULL};\n");
+	}
+	sb_printf(&g->decl, "static const char *const *const tg_infos[] = {NULL");
+	for (k = 1; k <= g->ninfos; k++)
+		sb_printf(&g->decl, ", tg_info%zu", k);
+	sb_printf(&g->decl, "};\n");
+}
+
 static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 {
 	struct sb code = { 0 };
@@ -362,14 +495,22 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 	for (ti = 0; ti < w->nt; ti++)
 		if (w->t[ti].d)
 			proxy_emit_term(&w->g, &w->t[ti], (unsigned)ti, &code);
+	if (w->mpi)
+		emit_infos(&w->g);
 	liveness(c, w, live);
 	emit_rules(c, w, live, &code);
 	emit_main(c, w, live, &code);
 	fprintf(f, "/* A proxy application generated by trace-proxy(1): build it with %s,\n"
-		   " * run it with -d DIR, where its files go. */\n", w->mpi ? "mpicc" : "cc");
+		   " * run it with -d DIR, where its files go. */\n",
+		w->g.h5 ? (w->mpi ? "h5pcc -shlib" : "h5cc -shlib (or h5pcc -shlib)") :
+		w->mpi ? "mpicc" : "cc");
 	if (w->mpi)
 		fprintf(f, "#define TG_PROXY_MPI 1\n");
+	if (w->g.h5)
+		fprintf(f, "#define TG_PROXY_H5 1\n");
 	fputs(tg_proxy_rt, f);
+	if (w->g.h5)
+		emit_h5pre(&w->g, f);
 	fprintf(f, "\n/* ---- the values the trace holds ---- */\n");
 	if (w->g.decl.n)
 		fwrite(w->g.decl.s, 1, w->g.decl.n, f);
@@ -405,7 +546,12 @@ static struct tg_cfg *load(const char *path)
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = { { "help", no_argument, NULL, 'h' }, { 0, 0, 0, 0 } };
+	enum { OPT_SLEEP = 256 };
+	static const struct option lo[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "sleep", no_argument, NULL, OPT_SLEEP },
+		{ 0, 0, 0, 0 },
+	};
 	const char *out = NULL, *in = "-";
 	struct walk w = { 0 };
 	struct tg_cfg *c;
@@ -421,6 +567,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case OPT_SLEEP:
+			w.g.sleep = 1;
 			break;
 		default:
 			usage(stderr, 2);
@@ -449,6 +598,12 @@ int main(int argc, char **argv)
 	}
 	if (!w.cwd)
 		w.cwd = "/";
+	for (s = 0; w.g.sleep && s < w.g.nst; s++)
+		if (tg_cfg_stream(c, s)->timing == TG_CFG_AGGREGATE) {
+			fprintf(stderr, "trace-proxy: %s: no per-call times (aggregate timing): "
+				"--sleep replays each signature's mean gap\n", in);
+			break;
+		}
 	if (out && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "trace-proxy: cannot create '%s': %s\n", out, strerror(errno));
 		return 2;
