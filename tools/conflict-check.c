@@ -1028,6 +1028,42 @@ static void pair_line(struct tg_tline *t)
 	}
 }
 
+/*
+ * Make room for file ids below @n.  Ids come in any order and with gaps:
+ * the arrays grow to @n at once, doubling, and are calloc'd, so that the
+ * ids never used cost no memory until touched.  (Growing one entry at a
+ * time, a single "#file file=10000000" line took minutes.)
+ */
+static void files_grow(size_t n)
+{
+	static size_t cap;
+	char **np;
+	struct tally *nt;
+
+	if (n > cap) {
+		size_t c = cap ? cap : 64;
+
+		while (c < n)
+			c *= 2;
+		np = calloc(c, sizeof(*np));
+		nt = calloc(c, sizeof(*nt));
+		if (!np || !nt) {
+			fprintf(stderr, "conflict-check: out of memory\n");
+			exit(TG_EXIT_ERROR);
+		}
+		if (npaths) {
+			memcpy(np, paths, npaths * sizeof(*np));
+			memcpy(nt, tallies, npaths * sizeof(*nt));
+		}
+		free(paths);
+		free(tallies);
+		paths = np;
+		tallies = nt;
+		cap = c;
+	}
+	npaths = n;
+}
+
 static void file_line(struct tg_tline *t)
 {
 	const char *id = tg_tline_arg(t, 1, "file"), *p = tg_tline_arg(t, 1, "path");
@@ -1037,12 +1073,8 @@ static void file_line(struct tg_tline *t)
 	if (!id || !p || tg_tint(id, &f) < 0 || f < 0 || f > (1 << 24) ||
 	    tg_tunquote(p, buf, sizeof(buf)) != 0)
 		die_input("malformed #file line");
-	while (npaths <= (size_t)f) {
-		paths = xrealloc(paths, (npaths + 1) * sizeof(*paths));
-		paths[npaths++] = NULL;
-		tallies = xrealloc(tallies, npaths * sizeof(*tallies));
-		memset(&tallies[npaths - 1], 0, sizeof(*tallies));
-	}
+	if ((size_t)f >= npaths)
+		files_grow((size_t)f + 1);
 	free(paths[f]);
 	paths[f] = xstrdup(buf);
 }
