@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,79 @@ static int64_t stream_rank(const char *path, int64_t rank)
 	return rank_ahead(path);
 }
 
+/* ---- runs ------------------------------------------------------------------
+ *
+ * Streams of more than one run into a trace directory (their headers' run
+ * numbers differ) are numbered run-major: the ranks of a run follow those
+ * of every run with a smaller number, each run counting as many ranks as
+ * its world; #run lines say which global ranks each run has.
+ */
+#define MAXRUNS 256
+
+static struct run {
+	uint64_t run, world;
+	int64_t first;
+} runs[MAXRUNS];
+static int nruns;
+
+static uint64_t hrun(const struct tg_header *h)
+{
+	return h->run ? h->run : 1;
+}
+
+static void note_run(const struct tg_header *h)
+{
+	int i;
+
+	for (i = 0; i < nruns && runs[i].run != hrun(h); i++)
+		;
+	if (i == nruns) {
+		if (nruns == MAXRUNS)
+			errx(TG_EXIT_ERROR, "streams of more than %d runs", MAXRUNS);
+		runs[nruns++] = (struct run){ hrun(h), 0, 0 };
+	}
+	if (h->world > runs[i].world)
+		runs[i].world = h->world;
+	if (h->rank >= 0 && (uint64_t)h->rank >= runs[i].world)
+		runs[i].world = (uint64_t)h->rank + 1;
+}
+
+static int cmp_run(const void *x, const void *y)
+{
+	const struct run *a = x, *b = y;
+
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* Number the runs noted; print their #run lines if there are two or more. */
+static void number_runs(const struct tg_textopts *o)
+{
+	int64_t first = 0;
+	int i;
+
+	qsort(runs, (size_t)nruns, sizeof(*runs), cmp_run);
+	for (i = 0; i < nruns; i++) {
+		runs[i].first = first;
+		first += (int64_t)runs[i].world;
+	}
+	for (i = 0; nruns > 1 && i < nruns; i++)
+		printf(o->json ? "{\"def\":\"run\",\"run\":%" PRIu64 ",\"first\":%" PRId64
+				 ",\"world\":%" PRIu64 "}\n"
+			       : "#run\trun=%" PRIu64 "\tfirst=%" PRId64 "\tworld=%" PRIu64 "\n",
+		       runs[i].run, runs[i].first, runs[i].world);
+}
+
+/* The first global rank of run @run: 0 when only one run is known. */
+static int64_t run_first(uint64_t run)
+{
+	int i;
+
+	for (i = 0; nruns > 1 && i < nruns; i++)
+		if (runs[i].run == run)
+			return runs[i].first;
+	return 0;
+}
+
 /* Smallest clock base of the named files, so all print on one time axis. */
 static uint64_t common_zero(int n, char **files)
 {
@@ -151,6 +225,7 @@ static uint64_t common_zero(int n, char **files)
 					zero = tg_cfg_stream(c, k)->h.clock_base;
 			tg_cfg_free(c);
 		} else if ((r = tg_reader_open(s, msg, sizeof(msg)))) {
+			note_run(tg_reader_header(r));
 			if ((!nsel || selected(stream_rank(files[i], tg_reader_header(r)->rank))) &&
 			    tg_reader_header(r)->clock_base < zero)
 				zero = tg_reader_header(r)->clock_base;
@@ -281,8 +356,49 @@ static void pl_text(int kind, const char *text)
 	it->text = arena_str(pl.cur, text);
 }
 
+static void out_rec1(const struct tg_header *h, const struct tg_rec *r, const struct tg_textopts *o);
+
+/* A record of a stream whose ranks start at @first: its rank, and the
+ * world ranks of a communicator's members, moved by @first. */
+static void out_rec(const struct tg_header *h0, const struct tg_rec *r0, const struct tg_textopts *o,
+		    int64_t first)
+{
+	struct tg_header h;
+	struct tg_rec r;
+	int64_t *m[2] = { NULL, NULL };
+	int i, k;
+
+	if (!first) {
+		out_rec1(h0, r0, o);
+		return;
+	}
+	h = *h0;
+	if (h.rank >= 0)
+		h.rank += first;
+	if (r0->type != TG_REC_RANK && r0->type != TG_REC_COMM) {
+		out_rec1(&h, r0, o);
+		return;
+	}
+	r = *r0;
+	if (r.type == TG_REC_RANK)
+		r.rank += first;
+	for (k = 0; r.type == TG_REC_COMM && k < 2; k++) {
+		struct tg_val *v = &r.args[1 + k];
+		if (!v->arr || v->i <= 0)
+			continue;
+		if (!(m[k] = malloc((size_t)v->i * sizeof(int64_t))))
+			err(TG_EXIT_ERROR, "out of memory");
+		for (i = 0; i < v->i; i++)
+			m[k][i] = v->arr[i] >= 0 ? v->arr[i] + first : v->arr[i];
+		v->arr = m[k];
+	}
+	out_rec1(&h, &r, o);
+	free(m[0]);
+	free(m[1]);
+}
+
 /* Print a record now, or queue a copy of it. */
-static void out_rec(const struct tg_header *h, const struct tg_rec *r, const struct tg_textopts *o)
+static void out_rec1(const struct tg_header *h, const struct tg_rec *r, const struct tg_textopts *o)
 {
 	struct item *it;
 	struct batch *b;
@@ -327,12 +443,17 @@ static void out_rec(const struct tg_header *h, const struct tg_rec *r, const str
 	}
 }
 
-/* Print a stream's #proc line now, or queue it as text. */
-static void out_proc(const struct tg_header *h, const struct tg_textopts *o)
+/* Print a stream's #proc line now, or queue it as text; its rank moved
+ * by @first. */
+static void out_proc(const struct tg_header *h0, const struct tg_textopts *o, int64_t first)
 {
+	struct tg_header hh = *h0, *h = &hh;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m;
+
+	if (hh.rank >= 0)
+		hh.rank += first;
 
 	if (!pl.on) {
 		tg_text_proc(stdout, h, o);
@@ -434,12 +555,12 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		}
 		if (o->zero == UINT64_MAX || cs->h.clock_base < o->zero)
 			o->zero = cs->h.clock_base;
-		out_proc(tg_cfg_cursor_header(k), o);
+		out_proc(tg_cfg_cursor_header(k), o, 0);
 		while ((n = tg_cfg_cursor_next(k, &rec)) > 0) {
 			if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
 							(top && rec.depth > 0)))
 				continue;
-			out_rec(tg_cfg_cursor_header(k), &rec, o);
+			out_rec(tg_cfg_cursor_header(k), &rec, o, 0);
 		}
 		if (n < 0) {
 			out_warn("%s: %s", tg_stream_name(s), tg_cfg_cursor_error(k));
@@ -460,6 +581,7 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 	struct tg_reader *r;
 	struct tg_rec rec;
 	char msg[256];
+	int64_t first;
 	int rc;
 
 	s = tg_stream_open(path, "r");
@@ -479,19 +601,20 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 		tg_stream_close(s);
 		return -1;
 	}
-	if (nsel && !selected(stream_rank(path, tg_reader_header(r)->rank))) {
+	first = run_first(hrun(tg_reader_header(r)));
+	if (nsel && !selected(first + stream_rank(path, tg_reader_header(r)->rank))) {
 		tg_reader_free(r);
 		tg_stream_close(s);
 		return 0;
 	}
 	if (o->zero == UINT64_MAX || tg_reader_header(r)->clock_base < o->zero)
 		o->zero = tg_reader_header(r)->clock_base;
-	out_proc(tg_reader_header(r), o);
+	out_proc(tg_reader_header(r), o, first);
 	while ((rc = tg_reader_next(r, &rec)) > 0) {
 		if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
 						(top && rec.depth > 0)))
 			continue;
-		out_rec(tg_reader_header(r), &rec, o);
+		out_rec(tg_reader_header(r), &rec, o, first);
 	}
 	if (rc < 0)
 		out_warn("%s: %s", tg_stream_name(s), tg_reader_error(r));
@@ -592,6 +715,7 @@ int main(int argc, char **argv)
 		argv = dash;
 	}
 	o.zero = common_zero(argc, argv);
+	number_runs(&o);
 	job = (struct job){ argc, argv, &o, layers, top, TG_EXIT_OK };
 	if (pipeline_fits(argc, argv)) {
 		struct tg_textopts po = o;	/* the printer's; zero comes per record */
