@@ -172,9 +172,13 @@ int main(int argc, char **argv)
 	} else {
 		/* a later run into the same directory keeps the earlier runs'
 		 * streams: its own are named rank-R.runK.rec */
+		unsigned long k = next_run(absdir);
 		char run[24];
-		snprintf(run, sizeof(run), "%lu", next_run(absdir));
-		set("TANGRAM_RUN", run);
+		snprintf(run, sizeof(run), "%lu", k);
+		if (k > 1)
+			set("TANGRAM_RUN", run);
+		else if (unsetenv("TANGRAM_RUN") < 0)
+			err(TG_EXIT_ERROR, "unsetenv TANGRAM_RUN");
 	}
 	pre = getenv("LD_PRELOAD");
 	if (asprintf(&preload, "%s%s%s", lib, pre && *pre ? ":" : "",

@@ -5,9 +5,6 @@
  *                        (MPI_File_write_at_all), closes it
  *   restart read FILE    each rank reads the block the next rank wrote
  *                        (MPI_File_read_at_all), closes it
- *   restart shared FILE  opens FILE, reads 8 bytes through the shared
- *                        pointer, closes it, opens it again and reads
- *                        8 more through the shared pointer
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,8 +19,8 @@ int main(int argc, char **argv)
 	int rank, size, rc;
 
 	MPI_Init(&argc, &argv);
-	if (argc != 3) {
-		fprintf(stderr, "usage: restart write|read|shared FILE\n");
+	if (argc != 3 || (strcmp(argv[1], "write") != 0 && strcmp(argv[1], "read") != 0)) {
+		fprintf(stderr, "usage: restart write|read FILE\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -35,24 +32,12 @@ int main(int argc, char **argv)
 		if (rc == MPI_SUCCESS)
 			rc = MPI_File_write_at_all(fh, (MPI_Offset)rank * BLOCK, buf,
 						   BLOCK, MPI_CHAR, MPI_STATUS_IGNORE);
-	} else if (strcmp(argv[1], "read") == 0) {
+	} else {
 		rc = MPI_File_open(MPI_COMM_WORLD, argv[2], MPI_MODE_RDONLY,
 				   MPI_INFO_NULL, &fh);
 		if (rc == MPI_SUCCESS)
 			rc = MPI_File_read_at_all(fh, (MPI_Offset)((rank + 1) % size) * BLOCK,
 						  buf, BLOCK, MPI_CHAR, MPI_STATUS_IGNORE);
-	} else {
-		rc = MPI_File_open(MPI_COMM_WORLD, argv[2], MPI_MODE_RDONLY,
-				   MPI_INFO_NULL, &fh);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_File_read_shared(fh, buf, 8, MPI_CHAR, MPI_STATUS_IGNORE);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_File_close(&fh);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_File_open(MPI_COMM_WORLD, argv[2], MPI_MODE_RDONLY,
-					   MPI_INFO_NULL, &fh);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_File_read_shared(fh, buf, 8, MPI_CHAR, MPI_STATUS_IGNORE);
 	}
 	if (rc == MPI_SUCCESS)
 		rc = MPI_File_close(&fh);
