@@ -132,7 +132,9 @@ static struct run {
 	uint64_t run, world;
 	int64_t first;
 } runs[MAXRUNS];
-static int nruns;
+static int nruns, runs_numbered;
+
+static void out_text(const char *text);
 
 static uint64_t hrun(const struct tg_header *h)
 {
@@ -163,22 +165,30 @@ static int cmp_run(const void *x, const void *y)
 	return a->run < b->run ? -1 : a->run > b->run;
 }
 
-/* Number the runs noted; print their #run lines if there are two or more. */
+/* Number the runs noted, once; print their #run lines if there are two
+ * or more. */
 static void number_runs(const struct tg_textopts *o)
 {
 	int64_t first = 0;
+	char line[160];
 	int i;
 
+	if (runs_numbered)
+		return;
+	runs_numbered = 1;
 	qsort(runs, (size_t)nruns, sizeof(*runs), cmp_run);
 	for (i = 0; i < nruns; i++) {
 		runs[i].first = first;
 		first += (int64_t)runs[i].world;
 	}
-	for (i = 0; nruns > 1 && i < nruns; i++)
-		printf(o->json ? "{\"def\":\"run\",\"run\":%" PRIu64 ",\"first\":%" PRId64
-				 ",\"world\":%" PRIu64 "}\n"
-			       : "#run\trun=%" PRIu64 "\tfirst=%" PRId64 "\tworld=%" PRIu64 "\n",
-		       runs[i].run, runs[i].first, runs[i].world);
+	for (i = 0; nruns > 1 && i < nruns; i++) {
+		snprintf(line, sizeof(line),
+			 o->json ? "{\"def\":\"run\",\"run\":%" PRIu64 ",\"first\":%" PRId64
+				   ",\"world\":%" PRIu64 "}\n"
+				 : "#run\trun=%" PRIu64 "\tfirst=%" PRId64 "\tworld=%" PRIu64 "\n",
+			 runs[i].run, runs[i].first, runs[i].world);
+		out_text(line);
+	}
 }
 
 /* The first global rank of run @run: 0 when only one run is known. */
@@ -211,14 +221,16 @@ static uint64_t common_zero(int n, char **files)
 			continue;
 		if (tg_stream_peek(s, msg, TG_CFG_MAGIC_LEN) == TG_CFG_MAGIC_LEN &&
 		    tg_cfg_is_magic(msg, TG_CFG_MAGIC_LEN)) {
-			/* a lone compressed trace finds its zero itself, without
-			 * being read twice */
+			/* a lone compressed trace finds its zero and its runs
+			 * itself, without being read twice */
 			if (n == 1) {
 				tg_stream_close(s);
 				continue;
 			}
 			struct tg_cfg *c = tg_cfg_read(s, msg, sizeof(msg));
 			size_t k;
+			for (k = 0; c && k < tg_cfg_nstreams(c); k++)
+				note_run(&tg_cfg_stream(c, k)->h);
 			for (k = 0; c && k < tg_cfg_nstreams(c); k++)
 				if (selected(tg_cfg_stream(c, k)->rank) &&
 				    tg_cfg_stream(c, k)->h.clock_base < zero)
@@ -467,6 +479,15 @@ static void out_proc(const struct tg_header *h0, const struct tg_textopts *o, in
 	free(text);
 }
 
+/* Print text now, or queue it. */
+static void out_text(const char *text)
+{
+	if (!pl.on)
+		fputs(text, stdout);
+	else
+		pl_text(IT_TEXT, text);
+}
+
 /* Report an error now (after what has been printed), or queue it. */
 static void out_warn(const char *fmt, ...)
 {
@@ -539,14 +560,21 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		out_warn("%s: %s", tg_stream_name(s), msg);
 		return -1;
 	}
+	if (!runs_numbered) {	/* the lone input: its runs */
+		for (i = 0; i < tg_cfg_nstreams(c); i++)
+			note_run(&tg_cfg_stream(c, i)->h);
+		number_runs(o);
+	}
 	for (i = 0; i < tg_cfg_nstreams(c); i++)	/* all streams on one time axis */
-		if (selected(tg_cfg_stream(c, i)->rank) && tg_cfg_stream(c, i)->h.clock_base < o->zero)
+		if (selected(run_first(hrun(&tg_cfg_stream(c, i)->h)) + tg_cfg_stream(c, i)->rank) &&
+		    tg_cfg_stream(c, i)->h.clock_base < o->zero)
 			o->zero = tg_cfg_stream(c, i)->h.clock_base;
 	for (i = 0; i < tg_cfg_nstreams(c); i++) {
 		const struct tg_cfg_stream *cs = tg_cfg_stream(c, i);
+		int64_t first = run_first(hrun(&cs->h));
 		struct tg_cfg_cursor *k;
 		int n;
-		if (!selected(cs->rank))
+		if (!selected(first + cs->rank))
 			continue;
 		if (!(k = tg_cfg_cursor_open(c, i, msg, sizeof(msg)))) {
 			out_warn("%s: %s", tg_stream_name(s), msg);
@@ -555,12 +583,12 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		}
 		if (o->zero == UINT64_MAX || cs->h.clock_base < o->zero)
 			o->zero = cs->h.clock_base;
-		out_proc(tg_cfg_cursor_header(k), o, 0);
+		out_proc(tg_cfg_cursor_header(k), o, first);
 		while ((n = tg_cfg_cursor_next(k, &rec)) > 0) {
 			if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
 							(top && rec.depth > 0)))
 				continue;
-			out_rec(tg_cfg_cursor_header(k), &rec, o, 0);
+			out_rec(tg_cfg_cursor_header(k), &rec, o, first);
 		}
 		if (n < 0) {
 			out_warn("%s: %s", tg_stream_name(s), tg_cfg_cursor_error(k));
@@ -602,7 +630,8 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 		return -1;
 	}
 	first = run_first(hrun(tg_reader_header(r)));
-	if (nsel && !selected(first + stream_rank(path, tg_reader_header(r)->rank))) {
+	if (nsel && !selected(stream_rank(path, tg_reader_header(r)->rank) >= 0 ?
+			      first + stream_rank(path, tg_reader_header(r)->rank) : -1)) {
 		tg_reader_free(r);
 		tg_stream_close(s);
 		return 0;
@@ -715,7 +744,8 @@ int main(int argc, char **argv)
 		argv = dash;
 	}
 	o.zero = common_zero(argc, argv);
-	number_runs(&o);
+	if (nruns || argc > 1)	/* a lone .cfg numbers its runs as it is read */
+		number_runs(&o);
 	job = (struct job){ argc, argv, &o, layers, top, TG_EXIT_OK };
 	if (pipeline_fits(argc, argv)) {
 		struct tg_textopts po = o;	/* the printer's; zero comes per record */
