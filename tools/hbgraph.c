@@ -1129,16 +1129,20 @@ static int cmp_prob(const void *x, const void *y)
 }
 
 /* With #run lines: the run of @st's rank, and the nodes that stand for
- * its run's start (all but the first run) and end (all but the last). */
+ * its run's start (all but the first run; none when the rank's call of
+ * seq 0 is a node itself, which then stands for it) and end (all but the
+ * last).  After hb_prepare_rank(). */
 static void place_in_run(struct hbb *b, struct rst *st)
 {
+	const struct hrec *h0 = st->rec.n ? &st->rec.v[0] : NULL;
 	size_t i;
 
 	for (i = 0; i < b->runs.n; i++)
 		if (st->rank >= b->runs.v[i].first &&
 		    st->rank < b->runs.v[i].first + b->runs.v[i].world) {
 			st->run = (int32_t)i;
-			st->pre = i > 0;
+			st->pre = i > 0 && !(h0 && h0->seq == 0 && !h0->drop &&
+					     hb_is_node(hb_ftab[h0->fn].kind));
 			st->post = i + 1 < b->runs.n;
 			st->nnodes += st->pre + st->post;
 			return;

@@ -772,7 +772,7 @@ void hb_link_runs(struct hbb *b)
 				continue;
 			if ((size_t)st->run == k && st->post)
 				edge(b, (uint32_t)(st->first_node + st->nnodes - 1), x, TG_HBE_RUN);
-			else if ((size_t)st->run == k + 1 && st->pre)
+			else if ((size_t)st->run == k + 1 && st->nnodes)
 				edge(b, x, (uint32_t)st->first_node, TG_HBE_RUN);
 		}
 	}
