@@ -125,6 +125,36 @@ setup() {
 	[ -z "$stderr" ]
 }
 
+# ---- compressed -------------------------------------------------------------------
+
+# untimed TEXT: the lines of a decoded trace without their times, sorted
+untimed() {
+	grep -v '^#' "$1" | cut -f1-3,6- | sort
+}
+
+@test "trace-merge of both runs: one .cfg that decodes as the streams do, and is judged the same" {
+	run -0 --separate-stderr trace-merge -o both.cfg "$W"/t/*.rec
+	run -0 --separate-stderr trace-decode both.cfg
+	printf '%s\n' "$output" > both.txt
+	[ "$(grep '^#run' both.txt)" = "$(grep '^#run' "$W/text")" ]
+	[ "$(untimed both.txt)" = "$(untimed "$W/text")" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" both.cfg
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+}
+
+@test "trace-compress keeps a later run's number: a directory of .cfg streams is judged as the .rec are" {
+	local f
+	mkdir d
+	for f in "$W"/t/*.rec; do
+		run -0 --separate-stderr trace-compress -o "d/$(basename "${f%.rec}").cfg" "$f"
+	done
+	run -0 --separate-stderr trace-decode d/rank-0.run2.cfg
+	grep -q $'^#proc\trank=0\t.*\trun=2$' <<<"$output"
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" d
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	grep -qx 'MPI-IO layer: recommended consistency: session' <<<"$output"
+}
+
 # ---- bad input ----------------------------------------------------------------------
 
 @test "hb-build: a malformed or overlapping #run line is one error, exit 2" {
