@@ -118,6 +118,7 @@ setup() {
 }
 
 @test "verify-io of the directory: both layers synchronised, session recommended" {
+	[ -e "$W/t/rank-0.run2.rec" ]	# both runs are there to be judged
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/t"
 	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
 	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
@@ -136,6 +137,7 @@ untimed() {
 	run -0 --separate-stderr trace-merge -o both.cfg "$W"/t/*.rec
 	run -0 --separate-stderr trace-decode both.cfg
 	printf '%s\n' "$output" > both.txt
+	[ "$(grep -c '^#run' both.txt)" -eq 2 ]
 	[ "$(grep '^#run' both.txt)" = "$(grep '^#run' "$W/text")" ]
 	[ "$(untimed both.txt)" = "$(untimed "$W/text")" ]
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" both.cfg
