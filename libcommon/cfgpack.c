@@ -82,7 +82,8 @@ int tg_cfg_pack(const struct tg_cfg *c, unsigned char **buf, size_t *len)
 		       pk_put(&b, s->clock, s->nclock * sizeof(uint64_t)) < 0;
 		bad |= pk_u32(&b, s->tz != NULL) < 0 || pk_u64(&b, s->tzlen) < 0 ||
 		       pk_u64(&b, s->traw) < 0 || pk_u64(&b, s->tzat) < 0 ||
-		       pk_put(&b, s->tz, s->tz ? s->tzlen : 0) < 0;
+		       pk_put(&b, s->tz, s->tz ? s->tzlen : 0) < 0 ||
+		       pk_u64(&b, h->run) < 0;
 	}
 	if (bad) {
 		tg_bytes_release(&b);
@@ -294,6 +295,7 @@ static void unpack_stream(struct upk *k, struct tg_cstream *s)
 		}
 		memcpy(s->tz, p, s->tzlen);
 	}
+	s->v.h.run = upk_u64(k);
 }
 
 static int unpack_streams(struct upk *k, struct tg_cfg *c, const char **why)

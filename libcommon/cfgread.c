@@ -224,6 +224,9 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, const uint32_t *rmap,
 			if (pu(&e, &s->clock[a]) < 0)
 				return -1;
 		s->nclock = (size_t)nclock;
+		s->v.h.run = 1;
+		if (e.p < e.end && (pu(&e, &s->v.h.run) < 0 || s->v.h.run < 2))
+			return perr(&e, "bad run number");
 	}
 	if (x->p != x->end)
 		return perr(x, "trailing bytes");

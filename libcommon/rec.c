@@ -87,6 +87,9 @@ static int header_decode(struct tg_header *h, const unsigned char *p,
 			return -1;
 		h->argc = i + 1;
 	}
+	h->run = 1;
+	if (p < end && (tg_get_uvar(&p, end, &h->run) < 0 || h->run == 0))
+		return -1;
 	return 0;
 }
 

@@ -66,6 +66,8 @@ struct tg_header {
 	char *cwd;
 	int argc;
 	char **argv;
+	uint64_t run;		/* which run into one trace directory: 1 for the
+				 * first (and 0, read as 1), 2 for the next... */
 };
 
 /* One decoded argument value; which fields are set depends on the kind. */

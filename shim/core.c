@@ -61,6 +61,8 @@ static char sink_name[TG_PATH_MAX];
 static char trace_dir[TG_PATH_MAX];
 static char sink_spec[TG_PATH_MAX];
 static int my_rank = -1, my_world;
+/* the run into TANGRAM_DIR (TANGRAM_RUN, set by trace-run): 1, 2, ... */
+static unsigned my_run = 1;
 static pid_t my_ppid;		/* taken at start: the header's may come late */
 static pid_t fork_parent;
 static int warned;
@@ -398,6 +400,12 @@ static void do_init(void)
 	parse_exclude(s ? s : "/proc,/sys,/dev,!/dev/shm");
 	if ((s = getenv("TANGRAM_SINK")) && *s)
 		snprintf(sink_spec, sizeof(sink_spec), "%s", s);
+	if ((s = getenv("TANGRAM_RUN")) && *s) {
+		char *end;
+		unsigned long run = strtoul(s, &end, 10);
+		if (end != s && !*end && *s != '-' && run >= 1 && run <= 1000000)
+			my_run = (unsigned)run;
+	}
 	s = getenv("TANGRAM_DIR");
 	if (!s || !*s)
 		s = "tangram-trace";
@@ -476,6 +484,17 @@ static void expand(char *out, size_t cap, const char *spec)
 		}
 	}
 	out[o] = 0;
+}
+
+/* What a stream's name in TANGRAM_DIR has before ".rec": nothing for the
+ * first run, ".runN" for run N, so that a later run leaves the earlier
+ * ones' streams in place. */
+static void run_suffix(char *out, size_t cap)
+{
+	if (my_run > 1)
+		snprintf(out, cap, ".run%u", my_run);
+	else if (cap)
+		out[0] = 0;
 }
 
 static int mkdirs(char *path)
@@ -561,6 +580,7 @@ static int write_header(unsigned flags)
 	h.pid = (uint64_t)getpid();
 	h.ppid = (uint64_t)my_ppid;
 	h.clock_base = real_base;
+	h.run = my_run;
 	h.host = uname(&u) == 0 ? u.nodename : "";
 	if (!cwd_valid)
 		tg_cwd_changed();
@@ -649,15 +669,17 @@ static int sink_open(void)
 		}
 		for (i = 0; i < 1000; i++) {
 			int flags = O_RDWR | O_CREAT | O_CLOEXEC;
+			char run[24];
+			run_suffix(run, sizeof(run));
 			if (my_rank >= 0 && i == 0)
-				snprintf(sink_name, sizeof(sink_name), "%s/rank-%d.rec",
-					 trace_dir, my_rank);
+				snprintf(sink_name, sizeof(sink_name), "%s/rank-%d%s.rec",
+					 trace_dir, my_rank, run);
 			else if (i == 0)
-				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d.rec",
-					 trace_dir, (int)getpid());
+				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d%s.rec",
+					 trace_dir, (int)getpid(), run);
 			else
-				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d.%d.rec",
-					 trace_dir, (int)getpid(), i);
+				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d.%d%s.rec",
+					 trace_dir, (int)getpid(), i, run);
 			flags |= my_rank >= 0 && i == 0 ? O_TRUNC : O_EXCL;
 			sink_fd = (int)syscall(SYS_openat, AT_FDCWD, sink_name, flags,
 					       0666);
@@ -1122,8 +1144,9 @@ void tg_set_rank(int rank, int world)
 		tg_put_le32(fixed + 4, (uint32_t)world);
 		syscall(SYS_pwrite64, sink_fd, fixed, 8, (off_t)TG_REC_RANK_OFFSET);
 		if (sink_in_dir) {
-			char name[TG_PATH_MAX];
-			snprintf(name, sizeof(name), "%s/rank-%d.rec", trace_dir, rank);
+			char name[TG_PATH_MAX], run[24];
+			run_suffix(run, sizeof(run));
+			snprintf(name, sizeof(name), "%s/rank-%d%s.rec", trace_dir, rank, run);
 			if (syscall(SYS_rename, sink_name, name) == 0)
 				snprintf(sink_name, sizeof(sink_name), "%s", name);
 		}

@@ -324,6 +324,7 @@ void hbb_free(struct hbb *b)
 	hb_free(b->sends.v);
 	hb_free(b->recvs.v);
 	hb_free(b->insts.v);
+	hb_free(b->runs.v);
 	hb_free(b->esrc.v);
 	hb_free(b->edst.v);
 	hb_free(b->ekind.v);
@@ -468,6 +469,7 @@ static struct rst *rst_new(struct hbb *b, int64_t rank)
 	struct rst *r = hb_calloc(1, sizeof(*r));
 
 	r->rank = rank;
+	r->run = -1;
 	r->lastseq = TG_HB_NOSEQ;
 	r->sorted = 1;
 	PUSH(b->st, r);
@@ -608,6 +610,22 @@ static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t e
 		    v < 0 || v >= MAXRANK)
 			return bad(b, err, errlen, "malformed #rank line");
 		return link_pid(b, pid, v, err, errlen);
+	}
+	if (wl == 4 && memcmp(p, "#run", 4) == 0) {
+		struct hrun run = { 0, 0, -1 };
+		const struct arg *fa;
+		fa = na < 0 ? NULL : find(a, na, "first");
+		wa = na < 0 ? NULL : find(a, na, "world");
+		if (!fa || !wa || pnum(fa->v, fa->vl, &run.first) < 0 ||
+		    pnum(wa->v, wa->vl, &run.world) < 0 || run.first < 0 || run.world < 0 ||
+		    run.first + run.world > MAXRANK ||
+		    (b->runs.n && run.first < b->runs.v[b->runs.n - 1].first +
+					      b->runs.v[b->runs.n - 1].world))
+			return bad(b, err, errlen, "malformed #run line");
+		if (run.first + run.world > b->world)
+			b->world = run.first + run.world;
+		PUSH(b->runs, run);
+		return 0;
 	}
 	if (wl == 5 && memcmp(p, "#comm", 5) == 0) {
 		struct rst *r;
@@ -1110,9 +1128,31 @@ static int cmp_prob(const void *x, const void *y)
 	return a->kind < c->kind ? -1 : a->kind > c->kind;
 }
 
+/* With #run lines: the run of @st's rank, and the nodes that stand for
+ * its run's start (all but the first run; none when the rank's call of
+ * seq 0 is a node itself, which then stands for it) and end (all but the
+ * last).  After hb_prepare_rank(). */
+static void place_in_run(struct hbb *b, struct rst *st)
+{
+	const struct hrec *h0 = st->rec.n ? &st->rec.v[0] : NULL;
+	size_t i;
+
+	for (i = 0; i < b->runs.n; i++)
+		if (st->rank >= b->runs.v[i].first &&
+		    st->rank < b->runs.v[i].first + b->runs.v[i].world) {
+			st->run = (int32_t)i;
+			st->pre = i > 0 && !(h0 && h0->seq == 0 && !h0->drop &&
+					     hb_is_node(hb_ftab[h0->fn].kind));
+			st->post = i + 1 < b->runs.n;
+			st->nnodes += st->pre + st->post;
+			return;
+		}
+}
+
 int hbb_build(struct hbb *b, char *err, size_t errlen)
 {
 	uint32_t r, P;
+	size_t i;
 
 	if (b->world > MAXRANK)
 		b->world = MAXRANK;
@@ -1131,6 +1171,7 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 		}
 		if (hb_prepare_rank(b, st, err, errlen) < 0)
 			return -1;
+		place_in_run(b, st);
 		st->first_node = b->nnodes;
 		b->nnodes += st->nnodes;
 		b->rankinfo[r].records = st->records;
@@ -1156,12 +1197,22 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 		hb_new_gid(b, w, P, NULL, 0, 0, 0);
 		hb_free(w);
 	}
+	/* each run's own world */
+	for (i = 0; i < b->runs.n; i++) {
+		struct hrun *run = &b->runs.v[i];
+		int32_t *w = hb_calloc(run->world ? (size_t)run->world : 1, sizeof(int32_t));
+		for (r = 0; r < run->world; r++)
+			w[r] = (int32_t)(run->first + r);
+		run->gid = (int32_t)hb_new_gid(b, w, (uint32_t)run->world, NULL, 0, 0, 0);
+		hb_free(w);
+	}
 	for (r = 0; r < P; r++) {
 		struct rst *st = (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
 			b->st.v[b->rankst.v[r]] : NULL;
 		if (st && st->records)
 			hb_walk_rank(b, st);
 	}
+	hb_link_runs(b);
 	hb_match_p2p(b);
 	hb_free(b->sends.v);
 	hb_free(b->recvs.v);

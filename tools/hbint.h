@@ -148,6 +148,16 @@ struct rst {
 	int finalized, sorted;
 	uint64_t first_node;	/* global number of its first node */
 	uint32_t nnodes;
+	int32_t run;		/* index in hbb.runs, -1 for a trace of one run */
+	uint8_t pre, post;	/* a node for the run's start before its calls,
+				 * one for its end after them */
+};
+
+/* One run of a trace of several runs into one directory (a #run line):
+ * global ranks first .. first+world-1, and the gid of its MPI_COMM_WORLD. */
+struct hrun {
+	int64_t first, world;
+	int32_t gid;
 };
 
 /* ---- operations ---------------------------------------------------------------- */
@@ -202,6 +212,7 @@ struct hbb {
 	size_t lastranklen;
 	int64_t world;
 	uint64_t records, mpi, nested;
+	VEC(struct hrun) runs;	/* #run lines, by first rank */
 
 	/* walking and matching */
 	uint32_t P;
@@ -251,6 +262,11 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen);
 
 /* hbwalk.c: walk a rank's calls into operations; frees its call table. */
 void hb_walk_rank(struct hbb *b, struct rst *r);
+
+/* Order each run's end before the next run's start: an edge from the end
+ * node of every rank of a run to one extra node, and from it to the start
+ * node of every rank of the next run. */
+void hb_link_runs(struct hbb *b);
 
 /* hbwalk.c: match sends to receives, collectives to each other: edges,
  * extra nodes and problems. */
