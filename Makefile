@@ -132,13 +132,15 @@ $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS)
 
-HB_OBJ = $(BUILD)/tools/hbgraph.o $(BUILD)/tools/hbwalk.o $(BUILD)/tools/hbindex.o
+# hb-build is a folder: main.c, the passes (graph.c parses and runs them,
+# walk.c, index.c) and util.c, the leaf they all use.
+HB_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/hb-build/*.c))
 
-$(BINDIR)/hb-build: $(BUILD)/tools/hb-build.o $(HB_OBJ) $(BUILD)/libcommon.a
+$(BINDIR)/hb-build: $(HB_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS)
 
-$(BUILD)/tools/hb-build.o $(HB_OBJ): tools/hbgraph.h tools/hbint.h
+$(HB_OBJ): $(wildcard tools/hb-build/*.h)
 
 $(BINDIR)/hb-query: $(BUILD)/tools/hb-query.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)

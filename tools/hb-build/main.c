@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../libcommon/calltab.h"
-#include "../libcommon/hb.h"
-#include "../libcommon/stream.h"
-#include "../libcommon/tg.h"
-#include "../libcommon/util.h"
-#include "hbgraph.h"
-#include "../libcommon/banned.h"
+#include "../../libcommon/calltab.h"
+#include "../../libcommon/hb.h"
+#include "../../libcommon/stream.h"
+#include "../../libcommon/tg.h"
+#include "../../libcommon/util.h"
+#include "graph.h"
+#include "../../libcommon/banned.h"
 
 #define CHUNK (4u << 20)
 

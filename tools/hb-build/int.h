@@ -1,11 +1,11 @@
 /*
- * hbint.h - what the three parts of hb-build's graph builder share: the
+ * int.h - what the three parts of hb-build's graph builder share: the
  * builder itself (struct hbb), its per-rank tables and operations, and
- * their memory.  Not an interface: hbgraph.h is.
+ * their memory.  Not an interface: graph.h is.
  *
- *   hbgraph.c  memory, the MPI functions that matter, parsing, hbb_build()
- *   hbwalk.c   communicators, the walk of each rank, matching
- *   hbindex.c  leaving out calls no edge touches, the vector-clock index
+ *   graph.c  memory, the MPI functions that matter, parsing, hbb_build()
+ *   walk.c   communicators, the walk of each rank, matching
+ *   index.c  leaving out calls no edge touches, the vector-clock index
  */
 #ifndef TG_HBINT_H
 #define TG_HBINT_H
@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../libcommon/calltab.h"
-#include "../libcommon/hb.h"
+#include "../../libcommon/calltab.h"
+#include "../../libcommon/hb.h"
 
 #define NONE UINT32_MAX
 #define MAXRANK (1 << 24)	/* ranks above this are taken as damage */
@@ -88,6 +88,8 @@ struct fdesc {
 };
 
 extern const struct fdesc *hb_ftab;
+/* Fill hb_ftab from the call table's roles (once, by hbb_new). */
+void hb_ftab_init(void);
 
 
 /* Is a call of kind @kind a node (before those no edge touches go)? */
@@ -251,16 +253,16 @@ struct hbb {
 /* Count a problem of @kind at @rank (the first call's @func and @seq). */
 void hb_problem(struct hbb *b, unsigned kind, int64_t rank, uint16_t func, uint64_t seq);
 
-/* hbwalk.c: a new global communicator (or file) of members ma[0..na)
+/* walk.c: a new global communicator (or file) of members ma[0..na)
  * then mb[0..nb); returns its number. */
 uint32_t hb_new_gid(struct hbb *b, const int32_t *ma, uint32_t na, const int32_t *mb,
 		    uint32_t nb, int inter, int isfile);
 
-/* hbwalk.c: sort a rank's calls by seq and count its nodes; -1 with a
+/* walk.c: sort a rank's calls by seq and count its nodes; -1 with a
  * message in @err if two records have one seq. */
 int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen);
 
-/* hbwalk.c: walk a rank's calls into operations; frees its call table. */
+/* walk.c: walk a rank's calls into operations; frees its call table. */
 void hb_walk_rank(struct hbb *b, struct rst *r);
 
 /* Order each run's end before the next run's start: an edge from the end
@@ -268,19 +270,19 @@ void hb_walk_rank(struct hbb *b, struct rst *r);
  * node of every rank of the next run. */
 void hb_link_runs(struct hbb *b);
 
-/* hbwalk.c: match sends to receives, collectives to each other: edges,
+/* walk.c: match sends to receives, collectives to each other: edges,
  * extra nodes and problems. */
 void hb_match_p2p(struct hbb *b);
 void hb_match_colls(struct hbb *b);
 
-/* hbindex.c: leave out the calls no edge touches. */
+/* index.c: leave out the calls no edge touches. */
 void hb_prune(struct hbb *b);
 
-/* hbindex.c: the vector clock of every node; -1 with a message in @err
+/* index.c: the vector clock of every node; -1 with a message in @err
  * if the graph has a cycle. */
 int hb_index_graph(struct hbb *b, char *err, size_t errlen);
 
-/* hbindex.c: the edges as compressed sparse rows. */
+/* index.c: the edges as compressed sparse rows. */
 void hb_make_csr(struct hbb *b);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * hbwalk.c - the middle of building the graph: each rank's calls walked
+ * walk.c - the middle of building the graph: each rank's calls walked
  * in the order they started, following its handles (communicators,
  * files, requests) and giving communicators one identity for the run;
  * then the matching of sends to receives and of collective calls.
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbint.h"
-#include "../libcommon/banned.h"
+#include "int.h"
+#include "../../libcommon/banned.h"
 
 /* ---- global communicators -------------------------------------------------------------- */
 
