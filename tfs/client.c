@@ -49,6 +49,7 @@ struct lfile {
 	uint64_t bbend;
 	char *bbpath;
 	unsigned mode;		/* stage-out's mode when this process created it, else 0 */
+	int created;		/* this process created it and the backing file is not made yet */
 	uint64_t eof;		/* the global end of file last heard */
 	struct lfile *next;
 };
@@ -457,6 +458,21 @@ static void note_keep(struct lfile *f)
 	close(fd);
 }
 
+/* TFS_PFS_DIR must be a directory that exists: stage-out has nowhere
+ * else to put the data, so a client never starts without it. */
+static int check_pfsdir(void)
+{
+	struct stat st;
+
+	if (stat(C.pfsdir, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
 static int init_locked(void)
 {
 	const char *server = getenv("TFS_SERVER"), *bb = getenv("TFS_BB_DIR"),
@@ -482,6 +498,8 @@ static int init_locked(void)
 		C.timeout_ms = 10000;
 	snprintf(C.bbdir, sizeof(C.bbdir), "%s", bb && *bb ? bb : "/tmp");
 	snprintf(C.pfsdir, sizeof(C.pfsdir), "%s", pfs);
+	if (check_pfsdir() < 0)
+		return -1;
 	if (pause && strchr(pause, ':')) {
 		snprintf(C.pause_at, sizeof(C.pause_at), "%.*s", (int)(strchr(pause, ':') - pause),
 			 pause);
@@ -617,8 +635,11 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	pthread_mutex_lock(&f->lock);
 	/* open(2) gives a mode only to a file it creates: one the backing
 	 * directory does not have yet */
-	if ((flags & TFS_O_CREAT) && pfs == UINT64_MAX && mode != TFS_MODE_DEFAULT)
-		f->mode = mode & 07777 & ~cur_umask();
+	if ((flags & TFS_O_CREAT) && pfs == UINT64_MAX) {
+		if (mode != TFS_MODE_DEFAULT)
+			f->mode = mode & 07777 & ~cur_umask();
+		f->created = 1;
+	}
 	if (flags & TFS_O_TRUNC)
 		tfs_itree_release(&f->tree);
 	if (eof > f->eof || (flags & TFS_O_TRUNC))
@@ -681,9 +702,37 @@ static void lfile_maybe_free(struct lfile *f)
 	free(f);
 }
 
+/*
+ * A file this process created and leaves with no data to stage out (it
+ * wrote nothing, or truncated what it wrote) is made in the backing
+ * directory now, empty, with its mode: stage-out would have nothing to
+ * copy, so the file would otherwise never appear there.  With f->lock
+ * held.  Returns 0 or -1.
+ */
+static int make_empty(struct lfile *f)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	if (pfs_path(f->path, p, sizeof(p)) < 0)
+		return -1;
+	mkparents(p);
+	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, f->mode ? f->mode : 0644));
+	if (fd < 0)
+		return -1;
+	if (f->mode && fchmod(fd, f->mode) < 0) {
+		tfs_fd_close(fd);
+		return -1;
+	}
+	tfs_fd_close(fd);
+	f->created = 0;
+	return 0;
+}
+
 int tfs_close(tfs_file_t *file)
 {
 	struct lfile *f;
+	int rc = 0;
 
 	if (!live(file)) {
 		errno = EBADF;
@@ -697,10 +746,12 @@ int tfs_close(tfs_file_t *file)
 	 * note (tfs_finalize()) */
 	if (--f->refs == 0 && !C.dead)
 		tfs_itree_remove(&f->tree, 0, UINT64_MAX, is_dirty, NULL);
+	if (f->refs == 0 && f->created && f->tree.count == 0 && make_empty(f) < 0)
+		rc = -1;
 	pthread_mutex_unlock(&f->lock);
 	lfile_maybe_free(f);
 	pthread_mutex_unlock(&C.lock);
-	return 0;
+	return rc;
 }
 
 /* ---- write, read --------------------------------------------------------------- */
@@ -1016,6 +1067,7 @@ static int copy_begin(struct lfile *f, struct copy *c)
 		tfs_fd_close(c->pfsfd);
 		return -1;
 	}
+	f->created = 0;
 	if (!(c->tmp = malloc(1u << 20))) {
 		tfs_fd_close(c->pfsfd);
 		errno = ENOMEM;
@@ -1665,6 +1717,7 @@ int tfs_unlink(const char *pathname)
 			pthread_mutex_lock(&f->lock);
 			tfs_itree_release(&f->tree);
 			f->eof = 0;
+			f->created = 0;
 			pthread_mutex_unlock(&f->lock);
 		}
 	pthread_mutex_unlock(&C.lock);

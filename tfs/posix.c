@@ -548,9 +548,16 @@ void client_start(void)
 	if (tfs_init() < 0) {	/* said once; the call that needed it fails too */
 		char what[PATH_MAX + 64];
 		const char *sv = getenv("TFS_SERVER");
+		struct stat st;
+		int e = errno;
 
-		snprintf(what, sizeof(what), "cannot use the TangramFS server %s%s",
-			 sv && *sv ? "file " : "", sv && *sv ? sv : "(TFS_SERVER is not set)");
+		if (pfsdir[0] && (stat(pfsdir, &st) < 0 || !S_ISDIR(st.st_mode)))
+			snprintf(what, sizeof(what), "cannot use TFS_PFS_DIR %s", pfsdir);
+		else
+			snprintf(what, sizeof(what), "cannot use the TangramFS server %s%s",
+				 sv && *sv ? "file " : "",
+				 sv && *sv ? sv : "(TFS_SERVER is not set)");
+		errno = e;
 		warn_once(what);
 	}
 	while (n > 0)
