@@ -703,11 +703,11 @@ static void lfile_maybe_free(struct lfile *f)
 }
 
 /*
- * A file this process created and leaves with no data to stage out (it
- * wrote nothing, or truncated what it wrote) is made in the backing
- * directory now, empty, with its mode: stage-out would have nothing to
- * copy, so the file would otherwise never appear there.  With f->lock
- * held.  Returns 0 or -1.
+ * A file this process created and closes with no data to stage out and
+ * nothing discarded (it wrote nothing, or truncated what it wrote) is
+ * made in the backing directory now, empty, with its mode: stage-out
+ * would have nothing to copy, so the file would otherwise never appear
+ * there.  With f->lock held.  Returns 0 or -1.
  */
 static int make_empty(struct lfile *f)
 {
@@ -744,8 +744,11 @@ int tfs_close(tfs_file_t *file)
 	pthread_mutex_lock(&f->lock);
 	/* with the server lost, what could not be attached is kept for the
 	 * note (tfs_finalize()) */
-	if (--f->refs == 0 && !C.dead)
+	if (--f->refs == 0 && !C.dead &&
+	    tfs_itree_each(&f->tree, 0, UINT64_MAX, is_dirty, NULL)) {
 		tfs_itree_remove(&f->tree, 0, UINT64_MAX, is_dirty, NULL);
+		f->created = 0;	/* the creation is discarded with the writes */
+	}
 	if (f->refs == 0 && f->created && f->tree.count == 0 && make_empty(f) < 0)
 		rc = -1;
 	pthread_mutex_unlock(&f->lock);
