@@ -5,8 +5,11 @@
  * tokens each node holds of each file, each node's manager and its
  * counters.  See tfs-server(8) and tfs-protocol(5).
  *
- * The transport's progress thread receives requests and deals them to
- * worker threads round-robin, each with a FIFO queue; a worker answers.
+ * The transport's progress thread receives requests and answers each
+ * itself (no handler waits: a lock request that must wait is answered
+ * EAGAIN and asked again), so a round trip costs no thread hop; with
+ * -w N it deals them to N worker threads round-robin instead, each with a
+ * FIFO queue, and a worker answers.
  * Every file has an interval tree of attached ranges and their owners under
  * its own lock; the tables of files and clients are under one lock, always
  * taken before a file's.  Files are never freed before exit, so a worker
@@ -1042,7 +1045,7 @@ static void *worker_main(void *arg)
 }
 
 /* The progress thread's callback: STOP is kept for the main thread, every
- * other request goes to the next worker. */
+ * other request is handled here, or with workers goes to the next one. */
 static void on_req(struct tfs_req *req, void *arg)
 {
 	struct worker *w;
@@ -1059,6 +1062,10 @@ static void on_req(struct tfs_req *req, void *arg)
 		S.stop_req = req;
 		pthread_mutex_unlock(&S.lock);
 		pthread_kill(S.main_thread, SIGUSR1);
+		return;
+	}
+	if (S.nworkers == 0) {
+		handle(req);
 		return;
 	}
 	if (!(t = malloc(sizeof(*t)))) {
@@ -1243,7 +1250,7 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int c, sig, failed;
 
-	S.nworkers = 2;
+	S.nworkers = 0;
 	S.block = 4096;
 	if (getenv("TFS_BLOCK_SIZE"))
 		S.block = (uint64_t)tg_strtonum(getenv("TFS_BLOCK_SIZE"), 1, 1LL << 40,
@@ -1266,7 +1273,7 @@ int main(int argc, char **argv)
 			recover = optarg;
 			break;
 		case 'w':
-			S.nworkers = (int)tg_strtonum(optarg, 1, 256, "option -w");
+			S.nworkers = (int)tg_strtonum(optarg, 0, 256, "option -w");
 			break;
 		default:
 			usage(TG_EXIT_ERROR);
@@ -1297,7 +1304,7 @@ int main(int argc, char **argv)
 	tfs_recover(dir, say_log, NULL);
 	if (getrandom(S.secret, sizeof(S.secret), 0) != (ssize_t)sizeof(S.secret))
 		err(TG_EXIT_ERROR, "cannot draw the secret");
-	if (!(S.workers = calloc((size_t)S.nworkers, sizeof(*S.workers))))
+	if (S.nworkers && !(S.workers = calloc((size_t)S.nworkers, sizeof(*S.workers))))
 		err(TG_EXIT_ERROR, "out of memory");
 	for (int i = 0; i < S.nworkers; i++) {
 		pthread_mutex_init(&S.workers[i].lock, NULL);
