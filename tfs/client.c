@@ -473,6 +473,20 @@ static int check_pfsdir(void)
 	return 0;
 }
 
+/* The server's endpoint: its Unix-domain socket when it runs on this
+ * host and has one (the server file says), else its address. */
+static struct tfs_ep *connect_server(const struct tfs_server_file *sf)
+{
+	char host[128];
+	struct tfs_ep *ep;
+
+	if (sf->local[0] && gethostname(host, sizeof(host)) == 0 &&
+	    (host[sizeof(host) - 1] = '\0', strcmp(host, sf->host) == 0) &&
+	    (ep = tfs_ep_connect(sf->local, C.secret, C.timeout_ms)))
+		return ep;
+	return tfs_ep_connect(sf->addr, C.secret, C.timeout_ms);
+}
+
 static int init_locked(void)
 {
 	const char *server = getenv("TFS_SERVER"), *bb = getenv("TFS_BB_DIR"),
@@ -522,7 +536,7 @@ static int init_locked(void)
 		snprintf(lsnaddr, sizeof(lsnaddr), "ucx:127.0.0.1:0");
 	else
 		snprintf(lsnaddr, sizeof(lsnaddr), "tcp:127.0.0.1:0");
-	if (!(C.ep = tfs_ep_connect(sf.addr, C.secret, C.timeout_ms)))
+	if (!(C.ep = connect_server(&sf)))
 		return -1;
 	C.lsn = tfs_lsn_open(lsnaddr, C.secret, "libtfs", on_peer, on_peer_close, NULL, msg,
 			     sizeof(msg));

@@ -122,6 +122,7 @@ static struct {
 	unsigned next_worker;
 	unsigned char secret[TFS_SECRET_LEN];
 	struct tfs_lsn *lsn;
+	struct tfs_lsn *local;	/* DIR/sock, for the clients on this host; or NULL */
 	pthread_t main_thread;
 	struct tfs_req *stop_req;	/* a STOP waiting for its reply */
 	int stopping;
@@ -1097,6 +1098,24 @@ static void on_close(struct tfs_conn *conn, void *arg)
 	lock_client_gone(cl);
 }
 
+/*
+ * Beside a TCP address, a Unix-domain socket DIR/sock for the clients on
+ * this host (the server file names it, and them by the host name): a
+ * round trip on it costs about two thirds of one over loopback TCP.
+ * NULL when the address is not TCP or the socket cannot be made (its
+ * path too long, say): those clients use TCP.
+ */
+static struct tfs_lsn *open_local(const char *addr, const char *dir)
+{
+	char abs[PATH_MAX], unixaddr[160], msg[256];
+
+	if (strncmp(addr, "tcp:", 4) != 0 || !realpath(dir, abs) ||
+	    (size_t)snprintf(unixaddr, sizeof(unixaddr), "unix:%s/sock", abs) >= 108)
+		return NULL;
+	return tfs_lsn_open(unixaddr, S.secret, "tfs-server", on_req, on_close, NULL, msg,
+			    sizeof(msg));
+}
+
 /* ---- stage-out ------------------------------------------------------------ */
 
 struct stager {
@@ -1316,7 +1335,9 @@ int main(int argc, char **argv)
 			     sizeof(msg));
 	if (!S.lsn)
 		errx(TG_EXIT_ERROR, "%s", msg);
-	if (tfs_server_file_write(dir, tfs_lsn_addr(S.lsn), S.secret, msg, sizeof(msg)) < 0)
+	S.local = open_local(addr, dir);
+	if (tfs_server_file_write(dir, tfs_lsn_addr(S.lsn), S.local ? tfs_lsn_addr(S.local) : NULL,
+				  S.secret, msg, sizeof(msg)) < 0)
 		errx(TG_EXIT_ERROR, "%s", msg);
 
 	do {
@@ -1343,6 +1364,7 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&S.lock);
 	tfs_server_file_remove(dir);
 	tfs_lsn_close(S.lsn);
+	tfs_lsn_close(S.local);
 	for (int i = 0; i < S.nworkers; i++) {
 		pthread_mutex_lock(&S.workers[i].lock);
 		S.workers[i].quit = 1;
