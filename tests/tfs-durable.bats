@@ -185,6 +185,7 @@ wait_gone() {
 	run -2 timeout 10 tfs-server -d srv
 	kill -CONT "$first"
 	kill -9 "$first"
+	wait "$first" || true	# (its lock goes with it)
 	start
 	grep -q "pid $SERVER_PID" srv/server
 	run -0 "$B/prim" open:a pwrite:0:x attachfile
