@@ -6,7 +6,8 @@
  * usage: tfs-rtt [-n round-trips]
  * With TFS_SERVER set, times n tfs_seek(SEEK_END) calls (each one EOF
  * request and its reply, nothing else) on a file of its own; then the two
- * floors.  One line each: "NAME median_us p90_us min_us".
+ * floors.  One line each: "NAME median_us p90_us min_us", NAME one of
+ * tfs-request, floor-tcp, floor-unix.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -121,7 +122,7 @@ int main(int argc, char **argv)
 	}
 	if (!(v = malloc((size_t)n * sizeof(*v))))
 		return 2;
-	printf("%-16s %8s %8s %8s\n", "round trip", "med_us", "p90_us", "min_us");
+	printf("%-16s %8s %8s %8s\n", "round-trip", "med_us", "p90_us", "min_us");
 	if (getenv("TFS_SERVER")) {
 		char name[64];
 		tfs_file_t *f;
@@ -143,15 +144,15 @@ int main(int argc, char **argv)
 		tfs_close(f);
 		tfs_unlink(name);
 		tfs_finalize();
-		report("tfs request", v, n);
+		report("tfs-request", v, n);
 	}
 	tcp_pair(&sp[0], &sp[1]);
-	pingpong("tcp loopback", sp[0], sp[1], v, n);
+	pingpong("floor-tcp", sp[0], sp[1], v, n);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) < 0) {
 		perror("socketpair");
 		return 2;
 	}
-	pingpong("unix socket", sp[0], sp[1], v, n);
+	pingpong("floor-unix", sp[0], sp[1], v, n);
 	free(v);
 	return 0;
 }
