@@ -1354,6 +1354,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)(S.nodes[i].beta_base + S.nodes[i].beta_cur),
 		       (unsigned long long)S.nodes[i].gamma);
 	pthread_mutex_unlock(&S.lock);
+	/* DIR/sock goes before --stop hears back (which came over the address) */
+	tfs_lsn_close(S.local);
+	S.local = NULL;
 	pthread_mutex_lock(&S.lock);
 	if (S.stop_req) {
 		struct iovec v = { S.report, S.report ? strlen(S.report) : 0 };
@@ -1364,7 +1367,6 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&S.lock);
 	tfs_server_file_remove(dir);
 	tfs_lsn_close(S.lsn);
-	tfs_lsn_close(S.local);
 	for (int i = 0; i < S.nworkers; i++) {
 		pthread_mutex_lock(&S.workers[i].lock);
 		S.workers[i].quit = 1;
