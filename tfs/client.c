@@ -773,10 +773,58 @@ int tfs_close(tfs_file_t *file)
 
 /* ---- write, read --------------------------------------------------------------- */
 
+static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole);
+
+/* Open @f's burst-buffer file if it has none yet; with f->lock held.
+ * Returns 0 or -1. */
+static int bb_open(struct lfile *f)
+{
+	char p[PATH_MAX];
+	int e;
+
+	if (f->bbfd >= 0)
+		return 0;
+	if ((size_t)snprintf(p, sizeof(p), "%s/tfs-bb-%u-%ld-%llu", C.bbdir, C.node,
+			     (long)getpid(), (unsigned long long)f->fid) >= sizeof(p))
+		errno = ENAMETOOLONG;
+	else
+		f->bbfd = tfs_fd_high(open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+	if (f->bbfd >= 0 && (f->bbpath = strdup(p)))
+		return 0;
+	e = errno;
+	if (f->bbfd >= 0) {
+		tfs_fd_close(f->bbfd);
+		unlink(p);
+	}
+	f->bbfd = -1;
+	errno = e;
+	return -1;
+}
+
+/* Append @size bytes of @buf to @f's burst buffer as [offset, offset +
+ * size) in @state; with f->lock held.  Returns 0 or -1. */
+static int bb_write(struct lfile *f, const void *buf, size_t size, uint64_t offset,
+		    uint32_t state)
+{
+	struct tfs_iv iv;
+
+	if (bb_open(f) < 0 || full_pwrite(f->bbfd, buf, size, f->bbend) < 0)
+		return -1;
+	iv.start = offset;
+	iv.end = offset + size;
+	iv.owner = 0;
+	iv.base = f->bbend;
+	iv.state = state;
+	if (tfs_itree_assign(&f->tree, &iv) < 0)
+		return -1;
+	f->bbend += size;
+	return 0;
+}
+
 ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset)
 {
 	struct lfile *f;
-	struct tfs_iv iv;
+	int rc;
 
 	if (!live(file)) {
 		errno = EBADF;
@@ -790,42 +838,106 @@ ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset
 		return 0;
 	f = file->f;
 	pthread_mutex_lock(&f->lock);
-	if (f->bbfd < 0) {
-		char p[PATH_MAX];
+	rc = bb_write(f, buf, size, offset, ST_DIRTY);
+	pthread_mutex_unlock(&f->lock);
+	return rc < 0 ? -1 : (ssize_t)size;
+}
 
-		if ((size_t)snprintf(p, sizeof(p), "%s/tfs-bb-%u-%ld-%llu", C.bbdir, C.node,
-				     (long)getpid(), (unsigned long long)f->fid) >= sizeof(p))
-			errno = ENAMETOOLONG;
-		else
-			f->bbfd = tfs_fd_high(open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-		if (f->bbfd < 0 || !(f->bbpath = strdup(p))) {
-			int e = errno;
+/* The write of tfsi_pwrite_attach(), between its request and its reply. */
+struct wa {
+	struct lfile *f;
+	const void *buf;
+	size_t size;
+	uint64_t offset;
+	int done, rc, err;
+};
 
-			if (f->bbfd >= 0) {
-				tfs_fd_close(f->bbfd);
-				unlink(p);
-			}
-			f->bbfd = -1;
-			pthread_mutex_unlock(&f->lock);
-			errno = e;
-			return -1;
-		}
+static void wa_write(void *arg)
+{
+	struct wa *w = arg;
+
+	w->done = 1;
+	w->rc = bb_write(w->f, w->buf, w->size, w->offset, ST_DIRTY);
+	w->err = errno;
+}
+
+/*
+ * tfs_pwrite() then tfs_attach() of the range, as the posix model does
+ * each write, but the attach request goes first and its reply is read
+ * after the bytes are written: the round trip overlaps the write.  f->lock
+ * is held throughout, so a peer's read of the range (served under it)
+ * waits for both; the call returns only once the server has the range,
+ * so the write is visible when it returns, as before.  When the write
+ * fails after the request went, the range is detached again.
+ */
+ssize_t tfsi_pwrite_attach(tfs_file_t *file, const void *buf, size_t size, size_t offset)
+{
+	struct wa w = { .buf = buf, .size = size, .offset = offset };
+	struct tfs_buf b;
+	struct iovec v;
+	size_t rlen;
+	void *r = NULL;
+	int rc;
+
+	if (!live(file)) {
+		errno = EBADF;
+		return -1;
 	}
-	if (full_pwrite(f->bbfd, buf, size, f->bbend) < 0)
-		goto fail;
-	iv.start = offset;
-	iv.end = offset + size;
-	iv.owner = 0;
-	iv.base = f->bbend;
-	iv.state = ST_DIRTY;
-	if (tfs_itree_assign(&f->tree, &iv) < 0)
-		goto fail;
-	f->bbend += size;
-	pthread_mutex_unlock(&f->lock);
-	return (ssize_t)size;
-fail:
-	pthread_mutex_unlock(&f->lock);
-	return -1;
+	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!size)
+		return 0;
+	w.f = file->f;
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, w.f->fid);
+	tfs_buf_u32(&b, 1);
+	tfs_buf_u64(&b, offset);
+	tfs_buf_u64(&b, size);
+	if (tfs_buf_failed(&b)) {
+		tfs_buf_release(&b);
+		errno = ENOMEM;
+		return -1;
+	}
+	v.iov_base = b.p;
+	v.iov_len = b.len;
+	pthread_mutex_lock(&w.f->lock);
+	if (C.dead) {
+		rc = -1;
+		errno = C.dead;
+	} else {
+		rc = tfs_ep_call_while(C.ep, TFS_MSG_ATTACH, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms,
+				       wa_write, &w);
+		if (rc < 0 && errno != ENOMEM)
+			C.dead = errno;
+		else if (rc > 0)
+			errno = rc;
+	}
+	if (!w.done)	/* the request never went: the bytes are written all the same */
+		wa_write(&w);
+	if (rc == 0 && w.rc == 0) {
+		struct tfs_rd rd;
+		struct tfs_iv iv = { offset, offset + size, 0, w.f->bbend - size, ST_ATTACHED };
+		uint64_t eof;
+
+		tfs_rd_init(&rd, r, rlen);
+		eof = tfs_rd_u64(&rd);
+		if (eof > w.f->eof)
+			w.f->eof = eof;
+		if (tfs_itree_assign(&w.f->tree, &iv) < 0)
+			rc = -1;
+	}
+	pthread_mutex_unlock(&w.f->lock);
+	free(r);
+	tfs_buf_release(&b);
+	if (w.rc < 0) {
+		if (rc == 0)	/* the server has a range whose bytes are not here */
+			detach_range(w.f, offset, offset + size, 0);
+		errno = w.err;
+		return -1;
+	}
+	return rc ? -1 : (ssize_t)size;
 }
 
 ssize_t tfs_write(tfs_file_t *file, const void *buf, size_t size)

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "tfs.h"
+#include "client-int.h"
 #include "proto.h"
 #include "posix-int.h"
 #include "../libcommon/banned.h"
@@ -895,10 +896,11 @@ static ssize_t o_write(struct ofd *o, const void *buf, size_t n, uint64_t off)
 		    (r = tfs_pwrite(h, buf, n, off)) < 0 ||
 		    tfs_acquire_lock(h, off, n, TFS_LOCK_WRITE) < 0)
 			r = -1;
+	} else if (model == M_POSIX) {
+		/* the attach's round trip overlaps the write */
+		r = tfsi_pwrite_attach(h, buf, n, off);
 	} else {
 		r = tfs_pwrite(h, buf, n, off);
-		if (r > 0 && model == M_POSIX && tfs_attach(h, off, (size_t)r) < 0)
-			r = -1;
 	}
 	in_tfs--;
 	return r;

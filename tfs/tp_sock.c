@@ -260,8 +260,9 @@ fail:
 	return NULL;
 }
 
-static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
-		void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms)
+static int sock_ep_call_while(struct tfs_ep *ep, uint16_t type, const struct iovec *iov,
+			      int iovcnt, void *dst, size_t dstlen, void **rbody, size_t *rlen,
+			      int timeout_ms, void (*between)(void *), void *arg)
 {
 	long long deadline = tfsi_now_ms() + timeout_ms;
 	unsigned char hb[TFS_HDR_SIZE], rb[TFS_HDR_SIZE + 4096];
@@ -301,8 +302,11 @@ static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *io
 	v[0].iov_base = hb;
 	v[0].iov_len = sizeof(hb);
 	/* the header and what came of the body with it in one recv */
-	if (send_all(ep->fd, v, iovcnt + 1, deadline) < 0 ||
-	    recv_some(ep->fd, rb, sizeof(rb), TFS_HDR_SIZE, &got, deadline) < 0)
+	if (send_all(ep->fd, v, iovcnt + 1, deadline) < 0)
+		goto broken;
+	if (between)
+		between(arg);
+	if (recv_some(ep->fd, rb, sizeof(rb), TFS_HDR_SIZE, &got, deadline) < 0)
 		goto broken;
 	early = got - TFS_HDR_SIZE;
 	if (tfs_hdr_decode(rb, &h) < 0 || !(h.flags & TFS_F_REPLY) || h.type != type ||
@@ -336,6 +340,13 @@ broken:
 	pthread_mutex_unlock(&ep->lock);
 	errno = e;
 	return -1;
+}
+
+static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
+			void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms)
+{
+	return sock_ep_call_while(ep, type, iov, iovcnt, dst, dstlen, rbody, rlen, timeout_ms,
+				  NULL, NULL);
 }
 
 static int sock_ep_broken(struct tfs_ep *ep)
@@ -805,4 +816,5 @@ const struct tfs_tp_ops tfs_tp_sock = {
 	.req_reply = sock_req_reply,
 	.conn_set = sock_conn_set,
 	.conn_get = sock_conn_get,
+	.ep_call_while = sock_ep_call_while,
 };
