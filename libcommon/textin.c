@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "textin.h"
+#include "banned.h"
 
 int tg_tline_split(char *line, struct tg_tline *t)
 {

@@ -11,6 +11,7 @@
  * the file, and MPI-IO calls are placed through their file views, flattened
  * from the #type definitions.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,6 +27,7 @@
 #include "../libcommon/textin.h"
 #include "../libcommon/util.h"
 #include "flatten.h"
+#include "../libcommon/banned.h"
 
 static const char usage_text[] =
 	"usage: overlap-find [-ah] [-l posix|mpiio] [file]\n";
@@ -42,8 +44,7 @@ static long lineno;
 static void die_input(const char *what)
 {
 	fflush(stdout);
-	fprintf(stderr, "overlap-find: %s:%ld: %s\n", input_name, lineno, what);
-	exit(TG_EXIT_ERROR);
+	errx(TG_EXIT_ERROR, "%s:%ld: %s", input_name, lineno, what);
 }
 
 #define xrealloc tg_xrealloc
@@ -1222,9 +1223,8 @@ int main(int argc, char **argv)
 			else if (streq(optarg, "mpiio"))
 				layer_mpiio = 1;
 			else {
-				fprintf(stderr, "overlap-find: option -l: unknown layer '%s' (posix, mpiio)\n",
-					optarg);
-				exit(TG_EXIT_ERROR);
+				errx(TG_EXIT_ERROR, "option -l: unknown layer '%s' (posix, mpiio)",
+				     optarg);
 			}
 			break;
 		default:
@@ -1236,17 +1236,12 @@ int main(int argc, char **argv)
 	if (argc - optind == 1 && !streq(argv[optind], "-")) {
 		input_name = argv[optind];
 		in = open(input_name, O_RDONLY);
-		if (in < 0) {
-			fprintf(stderr, "overlap-find: cannot open '%s': %s\n", input_name,
-				strerror(errno));
-			exit(TG_EXIT_ERROR);
-		}
+		if (in < 0)
+			err(TG_EXIT_ERROR, "cannot open '%s'", input_name);
 	}
 	printf("#overlap\tversion=1\tlayer=%s\n", layer_mpiio ? "mpiio" : "posix");
-	if (tg_lines_open(&lr, in) < 0) {
-		fprintf(stderr, "overlap-find: out of memory\n");
-		exit(TG_EXIT_ERROR);
-	}
+	if (tg_lines_open(&lr, in) < 0)
+		errx(TG_EXIT_ERROR, "out of memory");
 	while ((line = tg_lines_next(&lr, &len))) {
 		lineno++;
 		if (len != strlen(line))
@@ -1267,10 +1262,8 @@ int main(int argc, char **argv)
 		tg_tline_split(line, &t);
 		call_line(&t);
 	}
-	if (lr.err) {
-		fprintf(stderr, "overlap-find: %s: %s\n", input_name, strerror(lr.err));
-		exit(TG_EXIT_ERROR);
-	}
+	if (lr.err)
+		errx(TG_EXIT_ERROR, "%s: %s", input_name, strerror(lr.err));
 	finish_proc();
 	run_deferred();
 	place_ordered();
