@@ -272,6 +272,23 @@ peer: 8 "AAAAAAAA"
 sread: 8 "AAAAAAAA"' ]
 }
 
+@test "tfs-server -w 2: requests handed to worker threads are answered as on the listener thread" {
+	tfs-server -w 2 -a "$DEFADDR" -d srv 2>srv.log 3>&- &
+	SERVER_PID=$!
+	for _ in $(seq 200); do [ -f srv/server ] && break; sleep 0.05; done
+	TFS_NODE=1 "$B/prim" open:a pwrite:0:AAAAAAAA attach:0:8 touch:r1 wait:done > p1 3>&- &
+	local w=$!
+	prim wait:r1 open:a queryfile sread:0:8 touch:done
+	[ "$output" = 'open: ok
+queryfile: 1 [0,8)@n1
+sread: 8 "AAAAAAAA"' ]
+	wait "$w"
+	run -0 env LD_PRELOAD="$PRELOAD" TFS_CONSISTENCY=posix sh -c 'echo one > /tfs-test/p; cat /tfs-test/p'
+	[ "$output" = one ]
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/p)" = one ]
+}
+
 @test "sync: a later attach splits the range; detach of a range now owned by another is a no-op" {
 	start
 	TFS_NODE=1 "$B/prim" open:a pwrite:0:AAAAAAAA attach:0:8 touch:r1 wait:r2 \
