@@ -172,6 +172,10 @@ int tg_cfg_add_rec(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_op
 	s->nclock = e.st.nclock;
 	e.st.clock = NULL;
 	e.st.nclock = 0;
+	s->local = e.st.local;
+	s->nlocal = e.st.nlocal;
+	e.st.local = NULL;
+	e.st.nlocal = 0;
 	if (tp.mode != TG_T_AGG && stime_build(&e, &tp, s) < 0)
 		goto oom;
 	if (tg_seq_export(e.seq, &syms, &off, &nr) < 0 ||

@@ -101,6 +101,7 @@ struct tg_sigstate {
 	int64_t world_rank;	/* -1 until known */
 	int64_t srank;		/* the stream's rank (STREAMS "rank") */
 	int64_t *lastseq;	/* per thread */
+	int64_t *lastpar;	/* per thread: the last parent named, -1 */
 	uint64_t *bufmax;	/* per thread: the largest buffer id named */
 	size_t nthreads;
 	int64_t lastfd;		/* the last descriptor a call returned, -1 */
@@ -117,6 +118,10 @@ struct tg_sigstate {
 	size_t nrelease, caprelease;
 	uint64_t *clock;	/* CLOCK records' t, in order */
 	size_t nclock, capclock, clockpos;
+	uint64_t *local;	/* the stream's local values (STREAMS "local") */
+	size_t nlocal, caplocal;
+	struct tg_map inh;	/* encoder: inherited descriptor -> local index */
+	struct tg_map born;	/* encoder: descriptors a call gave */
 	struct tg_words tmp;	/* encoder scratch */
 	struct tg_words reqs;	/* encoder: placeholders to fill */
 };
@@ -270,6 +275,8 @@ struct tg_cstream {
 	uint32_t rule;
 	uint64_t *clock;
 	size_t nclock;
+	uint64_t *local;	/* values its signatures name by index */
+	size_t nlocal;
 	unsigned char *tz;	/* STIME payload as stored (zlib) */
 	size_t tzlen;
 	uint64_t tzat;		/* where its section was in the file read, 0 */

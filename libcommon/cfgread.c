@@ -224,6 +224,16 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, const uint32_t *rmap,
 			if (pu(&e, &s->clock[a]) < 0)
 				return -1;
 		s->nclock = (size_t)nclock;
+		if (e.p == e.end)	/* written before local values */
+			continue;
+		if (pcount(&e, &nclock, 1) < 0)
+			return -1;
+		if (nclock && !(s->local = malloc(nclock * sizeof(uint64_t))))
+			return perr(x, "out of memory");
+		for (a = 0; a < nclock; a++)
+			if (pu(&e, &s->local[a]) < 0)
+				return -1;
+		s->nlocal = (size_t)nclock;
 	}
 	if (x->p != x->end)
 		return perr(x, "trailing bytes");

@@ -256,6 +256,7 @@ struct plan {
 	int8_t cnt, size, dtype, iov;	/* the bytes a call moves: the unit of LIN */
 	int8_t retarg;		/* the return value is relative to this argument */
 	int8_t flag, indx, indices;
+	int8_t fds;		/* an array of new descriptors (pipe) */
 	uint8_t relmode;
 	uint8_t persistent;	/* makes persistent requests */
 	uint8_t cls[TG_MAX_ARGS];
@@ -297,7 +298,7 @@ static const struct plan *plan_of(const struct tg_calldesc *d)
 	if (p->ready)
 		return p;
 	p->comm = p->handle = p->cnt = p->size = p->dtype = p->iov = p->retarg = -1;
-	p->flag = p->indx = p->indices = -1;
+	p->flag = p->indx = p->indices = p->fds = -1;
 	mpi = d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO;
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
 		const struct tg_argdesc *a = &d->args[i];
@@ -329,6 +330,8 @@ static const struct plan *plan_of(const struct tg_calldesc *d)
 			p->indx = (int8_t)i;
 		if (a->kind == TG_K_INTARR && strcmp(a->name, "array_of_indices") == 0)
 			p->indices = (int8_t)i;
+		if (a->kind == TG_K_INTARR && a->dir == TG_OUT && strcmp(a->name, "fds") == 0)
+			p->fds = (int8_t)i;
 	}
 	if ((d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO) &&
 	    (d->retkind == TG_K_INT || d->retkind == TG_K_UINT ||
@@ -390,6 +393,7 @@ void tg_sig_release(struct tg_sigstate *st)
 	size_t i;
 
 	free(st->lastseq);
+	free(st->lastpar);
 	free(st->bufmax);
 	tg_map_release(&st->comms);
 	tg_map_release(&st->offs);
@@ -401,6 +405,9 @@ void tg_sig_release(struct tg_sigstate *st)
 	free(st->bind);
 	free(st->release);
 	free(st->clock);
+	free(st->local);
+	tg_map_release(&st->inh);
+	tg_map_release(&st->born);
 	tg_words_release(&st->tmp);
 	tg_words_release(&st->reqs);
 	memset(st, 0, sizeof(*st));
@@ -419,18 +426,22 @@ static int64_t *lastseq(struct tg_sigstate *st, uint64_t tid)
 		return NULL;
 	if (tid >= st->nthreads) {
 		size_t nn = st->nthreads ? st->nthreads : 8, i;
-		int64_t *n;
+		int64_t *n, *pa;
 		uint64_t *b;
 		while (nn <= tid)
 			nn *= 2;
 		if (!(n = realloc(st->lastseq, nn * sizeof(*n))))
 			return NULL;
 		st->lastseq = n;
+		if (!(pa = realloc(st->lastpar, nn * sizeof(*pa))))
+			return NULL;
+		st->lastpar = pa;
 		if (!(b = realloc(st->bufmax, nn * sizeof(*b))))
 			return NULL;
 		st->bufmax = b;
 		for (i = st->nthreads; i < nn; i++) {
 			n[i] = -1;
+			pa[i] = -1;
 			b[i] = 0;
 		}
 		st->nthreads = nn;
@@ -940,16 +951,50 @@ int tg_sk_put_iostatus(struct tg_sigenc *e, int i, const struct tg_val *v)
 	return 0;
 }
 
+static int local_push(struct tg_sigstate *st, uint64_t v)
+{
+	if (st->nlocal == st->caplocal) {
+		size_t nc = st->caplocal ? st->caplocal * 2 : 8;
+		uint64_t *n = realloc(st->local, nc * sizeof(*n));
+		if (!n)
+			return -1;
+		st->local = n;
+		st->caplocal = nc;
+	}
+	st->local[st->nlocal++] = v;
+	return 0;
+}
+
+/* Descriptor @fd was given by a call: from now on its number is not an
+ * inherited one's. */
+static int fd_born(struct tg_sigstate *st, int64_t fd)
+{
+	return fd < 0 ? 0 : tg_map_put(&st->born, (uint64_t)fd, 1);
+}
+
 /* Descriptors from 3 on, relative to the last one a call returned: the
  * program's own files then get the same words whatever the libraries
  * opened first. */
 int tg_sk_put_fd(struct tg_sigenc *e, int i, const struct tg_val *v)
 {
+	struct tg_sigstate *st = e->st;
 	struct tg_words *w = e->w;
-	int64_t lastfd = e->st->lastfd;
+	int64_t lastfd = st->lastfd;
+	uint64_t k;
 
 	(void)i;
-	if (v->i >= 3 && lastfd >= 0) {
+	if (v->i >= 3 && !tg_map_get(&st->born, (uint64_t)v->i, &k)) {
+		/* inherited (a launcher's socket): its number differs from
+		 * rank to rank, so the stream keeps it and the words name it */
+		if (!tg_map_get(&st->inh, (uint64_t)v->i, &k)) {
+			k = st->nlocal;
+			if (local_push(st, (uint64_t)v->i) < 0 ||
+			    tg_map_put(&st->inh, (uint64_t)v->i, k) < 0)
+				return -1;
+		}
+		PUSH(2);
+		PUSH(k);
+	} else if (v->i >= 3 && lastfd >= 0) {
 		PUSH(1);
 		PUSH((uint64_t)v->i - (uint64_t)lastfd);
 	} else {
@@ -1000,11 +1045,16 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 	PUSH(r->seq - (uint64_t)*ls);
 	*ls = (int64_t)r->seq;
 	PUSH(r->depth);
+	/* a parent as the thread's last one: the calls a library makes
+	 * inside one call of the program then repeat as the program's do */
 	if (r->parent == -1) {
 		PUSH(0);
+	} else if (r->parent == st->lastpar[r->tid]) {
+		PUSH(2);
 	} else {
 		PUSH(1);
 		PUSH(r->seq - (uint64_t)r->parent);
+		st->lastpar[r->tid] = r->parent;
 	}
 	PUSH(r->err);
 	cr = caller_rank(st, p->comm >= 0, p->comm >= 0 ? (uint64_t)r->args[p->comm].i : 0);
@@ -1043,8 +1093,17 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 		PUSH(0);
 		PUSH(r->ret);
 	}
-	if (d->retkind == TG_K_FD && r->ret >= 0)
+	if (d->retkind == TG_K_FD && r->ret >= 0) {
 		st->lastfd = r->ret;
+		if (fd_born(st, r->ret) < 0)
+			return -1;
+	}
+	if (p->fds >= 0 && p->fds < nargs && r->ret == 0) {
+		int64_t k;
+		for (k = 0; k < r->args[p->fds].i; k++)
+			if (fd_born(st, r->args[p->fds].arr[k]) < 0)
+				return -1;
+	}
 	if (st->reqs.n) {
 		/* requests: a pool per signature without its requests */
 		uint32_t key = (uint32_t)tg_hash_bytes(w->w, w->n * sizeof(int64_t), 7);
@@ -1437,7 +1496,20 @@ int tg_sk_skip_statuses(struct tg_sigrd *rd, int sub)
 	return 0;
 }
 
-/* A form (0 or 1), then a value: descriptors and buffers. */
+/* A descriptor: a form (0, 1 or 2), then a value. */
+int tg_sk_skip_fd(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	(void)sub;
+	GET(x);
+	if (x < 0 || x > 2)
+		return -1;
+	GET(x);
+	return 0;
+}
+
+/* A form (0 or 1), then a value: buffers. */
 int tg_sk_skip_pair(struct tg_sigrd *rd, int sub)
 {
 	int64_t x;
@@ -1677,6 +1749,20 @@ int tg_sk_get_statuses(struct tg_sigdec *c, int i, struct tg_val *v)
 	return 0;
 }
 
+/* The descriptor form @form with operand @x gives. */
+static int fd_value(const struct tg_sigstate *st, int64_t form, int64_t x, int64_t *out)
+{
+	if (form == 0)
+		*out = x;
+	else if (form == 1 && st->lastfd >= 0)
+		*out = (int64_t)((uint64_t)x + (uint64_t)st->lastfd);
+	else if (form == 2 && x >= 0 && (uint64_t)x < st->nlocal)
+		*out = (int64_t)st->local[x];
+	else
+		return -1;
+	return 0;
+}
+
 int tg_sk_get_fd(struct tg_sigdec *c, int i, struct tg_val *v)
 {
 	struct tg_sigrd *rd = c->rd;
@@ -1685,13 +1771,7 @@ int tg_sk_get_fd(struct tg_sigdec *c, int i, struct tg_val *v)
 	(void)i;
 	GET(form);
 	GET(x);
-	if (form == 0)
-		v->i = x;
-	else if (form == 1 && c->st->lastfd >= 0)
-		v->i = (int64_t)((uint64_t)x + (uint64_t)c->st->lastfd);
-	else
-		return -1;
-	return 0;
+	return fd_value(c->st, form, x, &v->i);
 }
 
 int tg_sk_get_buf(struct tg_sigdec *c, int i, struct tg_val *v)
@@ -1741,15 +1821,19 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 		return -1;
 	GET(depth);
 	GET(hasp);
-	if (hasp)
+	if (hasp == 1)
 		GET(pdist);
 	GET(err);
-	if (depth < 0 || depth > 1024 || hasp < 0 || hasp > 1 || err < 0 || err > 4095)
+	if (depth < 0 || depth > 1024 || hasp < 0 || hasp > 2 || err < 0 || err > 4095 ||
+	    (hasp == 2 && st->lastpar[tid] < 0))
 		return -1;
 	out->call = d;
 	out->func = d->id;
 	out->depth = (unsigned)depth;
-	out->parent = hasp ? (int64_t)(out->seq - (uint64_t)pdist) : -1;
+	out->parent = hasp == 2 ? st->lastpar[tid] :
+		      hasp ? (int64_t)(out->seq - (uint64_t)pdist) : -1;
+	if (hasp == 1)
+		st->lastpar[tid] = out->parent;
 	out->err = (int)err;
 	nargs = d->nargs < TG_MAX_ARGS ? d->nargs : TG_MAX_ARGS;
 	/* the communicator and the handle come first: other arguments are
@@ -1764,7 +1848,10 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 					return -1;
 				if (get(&look, &x) < 0)
 					return -1;
-				hv[i].i = form == 1 ? (int64_t)((uint64_t)x + (uint64_t)st->lastfd) : x;
+				if (d->args[i].kind != TG_K_FD)
+					hv[i].i = x;
+				else if (fd_value(st, form, x, &hv[i].i) < 0)
+					return -1;
 			} else if (skip_arg(&look, d->args[i].kind, d->args[i].sub) < 0) {
 				return -1;
 			}
@@ -1938,9 +2025,9 @@ int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 		if (w[1] < 0 || w[1] > 0xffff || !(d = tg_call_lookup((unsigned)w[1])))
 			return remap ? -2 : -1;
 		if (w[2] < 0 || w[2] > (1 << 20) || w[4] < 0 || w[4] > 1024 || w[5] < 0 ||
-		    w[5] > 1)
+		    w[5] > 2)
 			return -1;
-		rd->pos = w[5] ? 7 : 6;
+		rd->pos = w[5] == 1 ? 7 : 6;
 		GET(x);	/* errno */
 		for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
 			int kind = d->args[i].kind;

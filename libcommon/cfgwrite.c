@@ -277,6 +277,9 @@ int tg_cfg_write(struct tg_cfg *c, struct tg_stream *s, const char *writer)
 		bad |= tg_bytes_uvar(&e, st->nclock) < 0;
 		for (k = 0; k < st->nclock; k++)
 			bad |= tg_bytes_uvar(&e, st->clock[k]) < 0;
+		bad |= tg_bytes_uvar(&e, st->nlocal) < 0;
+		for (k = 0; k < st->nlocal; k++)
+			bad |= tg_bytes_uvar(&e, st->local[k]) < 0;
 		bad |= tg_bytes_uvar(&b, e.n) < 0 || tg_bytes_put(&b, e.b, e.n) < 0;
 		tg_bytes_release(&e);
 		if (bad)
