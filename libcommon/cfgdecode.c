@@ -136,6 +136,9 @@ struct tg_cfg_cursor *tg_cfg_cursor_open(const struct tg_cfg *cc, size_t i, char
 	k->st.nclock = k->s->nclock;
 	k->st.local = k->s->local;	/* borrowed too */
 	k->st.nlocal = k->s->nlocal;
+	k->st.seqv = k->s->seqv;
+	k->st.foreign = k->s->foreign;
+	k->st.nforeign = k->s->nforeign;
 	k->tp.mode = k->s->v.timing;
 	k->tp.err_ppm = k->s->v.err_ppm;
 	k->tp.bits = k->s->v.bits;

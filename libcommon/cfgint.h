@@ -120,8 +120,16 @@ struct tg_sigstate {
 	size_t nclock, capclock, clockpos;
 	uint64_t *local;	/* the stream's local values (STREAMS "local") */
 	size_t nlocal, caplocal;
+	int seqv;		/* seqs as words tagged even/odd (STREAMS "foreign") */
+	const uint64_t *foreign;	/* sorted seqs of threads other than 0, borrowed */
+	size_t nforeign;
 	struct tg_map inh;	/* encoder: inherited descriptor -> local index */
-	struct tg_map born;	/* encoder: descriptors a call gave */
+	/* descriptors, as both sides model the kernel's choice of them */
+	struct tg_map fdopen;	/* descriptor -> 1 open, 0 closed (0-2 open at first) */
+	uint64_t fdlow;		/* no descriptor below it is free */
+	int64_t *known;		/* descriptors calls gave, in order */
+	size_t nknown, capknown;
+	struct tg_map fdsym;	/* descriptor -> its latest index in known + 1 */
 	struct tg_words tmp;	/* encoder scratch */
 	struct tg_words reqs;	/* encoder: placeholders to fill */
 };
@@ -277,6 +285,9 @@ struct tg_cstream {
 	size_t nclock;
 	uint64_t *local;	/* values its signatures name by index */
 	size_t nlocal;
+	int seqv;		/* seqs as tagged words (a "foreign" field) */
+	uint64_t *foreign;	/* sorted seqs of threads other than 0 */
+	size_t nforeign;
 	unsigned char *tz;	/* STIME payload as stored (zlib) */
 	size_t tzlen;
 	uint64_t tzat;		/* where its section was in the file read, 0 */

@@ -91,6 +91,13 @@ int tg_cfg_merge(struct tg_cfg *dst, const struct tg_cfg *src, char *err, size_t
 			memcpy(ds->local, ss->local, ss->nlocal * sizeof(uint64_t));
 			ds->nlocal = ss->nlocal;
 		}
+		ds->seqv = ss->seqv;
+		if (ss->nforeign) {
+			if (!(ds->foreign = malloc(ss->nforeign * sizeof(uint64_t))))
+				goto oom;
+			memcpy(ds->foreign, ss->foreign, ss->nforeign * sizeof(uint64_t));
+			ds->nforeign = ss->nforeign;
+		}
 		if (ss->tz) {
 			if (!(ds->tz = malloc(ss->tzlen)))
 				goto oom;

@@ -234,6 +234,23 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, const uint32_t *rmap,
 			if (pu(&e, &s->local[a]) < 0)
 				return -1;
 		s->nlocal = (size_t)nclock;
+		if (e.p == e.end)	/* seqs not tagged */
+			continue;
+		if (pcount(&e, &nclock, 1) < 0)
+			return -1;
+		if (nclock && !(s->foreign = malloc(nclock * sizeof(uint64_t))))
+			return perr(x, "out of memory");
+		s->seqv = 1;
+		for (a = 0; a < nclock; a++) {
+			if (pu(&e, &v) < 0)
+				return -1;
+			if (a && v == 0)
+				return perr(&e, "foreign seqs not increasing");
+			s->foreign[a] = (a ? s->foreign[a - 1] : 0) + v;
+			if (a && s->foreign[a] < s->foreign[a - 1])
+				return perr(&e, "foreign seqs not increasing");
+			s->nforeign = (size_t)a + 1;
+		}
 	}
 	if (x->p != x->end)
 		return perr(x, "trailing bytes");

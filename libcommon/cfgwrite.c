@@ -280,6 +280,12 @@ int tg_cfg_write(struct tg_cfg *c, struct tg_stream *s, const char *writer)
 		bad |= tg_bytes_uvar(&e, st->nlocal) < 0;
 		for (k = 0; k < st->nlocal; k++)
 			bad |= tg_bytes_uvar(&e, st->local[k]) < 0;
+		if (st->seqv) {
+			bad |= tg_bytes_uvar(&e, st->nforeign) < 0;
+			for (k = 0; k < st->nforeign; k++)
+				bad |= tg_bytes_uvar(&e, st->foreign[k] -
+						    (k ? st->foreign[k - 1] : 0)) < 0;
+		}
 		bad |= tg_bytes_uvar(&b, e.n) < 0 || tg_bytes_put(&b, e.b, e.n) < 0;
 		tg_bytes_release(&e);
 		if (bad)
