@@ -989,6 +989,14 @@ int tg_sk_put_mpiharr(struct tg_sigenc *e, int i, const struct tg_val *v)
 	return 0;
 }
 
+/* A status's source is relative to the caller's rank, but for 0: the
+ * library leaves that in the statuses of receives from MPI_PROC_NULL,
+ * which relative would differ on every rank at the edge of a grid. */
+static int status_class(int64_t src)
+{
+	return src == 0 ? C_PLAIN : C_RANK;
+}
+
 int tg_sk_put_status(struct tg_sigenc *e, int i, const struct tg_val *v)
 {
 	struct tg_words *w = e->w;
@@ -996,7 +1004,7 @@ int tg_sk_put_status(struct tg_sigenc *e, int i, const struct tg_val *v)
 	(void)i;
 	PUSH(v->present != 0);
 	if (v->present) {
-		if (enc_int(e->st, w, C_RANK, v->i, e->cr, e->hk, 0) < 0)
+		if (enc_int(e->st, w, status_class(v->i), v->i, e->cr, e->hk, 0) < 0)
 			return -1;
 		PUSH(v->u);
 	}
@@ -1011,7 +1019,8 @@ int tg_sk_put_statuses(struct tg_sigenc *e, int i, const struct tg_val *v)
 	(void)i;
 	PUSH(v->i);
 	for (k = 0; k < v->i; k++) {
-		if (enc_int(e->st, w, C_RANK, v->arr[2 * k], e->cr, e->hk, 0) < 0)
+		if (enc_int(e->st, w, status_class(v->arr[2 * k]), v->arr[2 * k], e->cr, e->hk,
+			    0) < 0)
 			return -1;
 		PUSH(v->arr[2 * k + 1]);
 	}
@@ -1167,6 +1176,8 @@ static int fds_predicted(struct tg_sigstate *st, const struct tg_val *v)
 	uint64_t f = fd_free(st);
 	int64_t k;
 
+	if (!v->arr || v->i > 64)
+		return 0;
 	for (k = 0; k < v->i; k++, f = fd_free_above(st, f))
 		if ((uint64_t)v->arr[k] != f)
 			return 0;
