@@ -86,10 +86,15 @@ int tg_cfg_add_rec(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_op
 int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_opts *o,
 			   const uint64_t *foreign, size_t nforeign, char *err, size_t errlen);
 
+/* At most so many foreign seqs are kept, and an eighth of the calls. */
+#define TG_CFG_MAXFOREIGN 4096
+
 /*
  * Read the record stream in file @path once, for the seqs of its records of
  * threads other than thread 0: *@f (malloc'd, sorted, distinct), *@n of
- * them.  @path "-" is standard input.  Returns 0, or -1 (and none) when
+ * them, none when there are more than TG_CFG_MAXFOREIGN or an eighth of
+ * the calls (threads that do the work, whose seqs would cost more than
+ * they save).  @path "-" is standard input.  Returns 0, or -1 (and none) when
  * the stream is not a regular file (a pipe) or cannot be read.
  */
 int tg_cfg_foreign_scan(const char *path, uint64_t **f, size_t *n);

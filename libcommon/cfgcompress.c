@@ -237,7 +237,7 @@ int tg_cfg_foreign_scan(const char *path, uint64_t **f, size_t *n)
 	struct tg_reader *r = NULL;
 	struct tg_rec rec;
 	struct stat sb;
-	uint64_t *a = NULL;
+	uint64_t *a = NULL, calls = 0;
 	size_t na = 0, cap = 0, i, k;
 	char msg[64];
 	int rc = -1;
@@ -251,8 +251,15 @@ int tg_cfg_foreign_scan(const char *path, uint64_t **f, size_t *n)
 	    !(s = tg_stream_open(path, "r")) || !(r = tg_reader_open(s, msg, sizeof(msg))))
 		goto out;
 	while (tg_reader_next(r, &rec) > 0) {
-		if (rec.type != TG_REC_CALL || rec.tid == 0)
+		if (rec.type != TG_REC_CALL)
 			continue;
+		calls++;
+		if (rec.tid == 0)
+			continue;
+		if (na >= TG_CFG_MAXFOREIGN) {	/* threads that work: not worth it */
+			na = 0;
+			break;
+		}
 		if (na == cap) {
 			size_t nc = cap ? cap * 2 : 64;
 			uint64_t *nn = realloc(a, nc * sizeof(*nn));
@@ -268,6 +275,8 @@ int tg_cfg_foreign_scan(const char *path, uint64_t **f, size_t *n)
 	for (i = k = 0; i < na; i++)
 		if (k == 0 || a[i] != a[k - 1])
 			a[k++] = a[i];
+	if (k * 8 > calls)
+		k = 0;
 	*f = a;
 	*n = k;
 	a = NULL;
