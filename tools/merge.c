@@ -330,7 +330,14 @@ static int add_input(struct tg_cfg *acc, const char *path, const struct tg_cfg_o
 			warnx("%s: %s", tg_stream_name(s), msg);
 			rc = 1;
 		} else {
-			int arc = tg_cfg_add_rec(acc, r, o, msg, sizeof(msg));
+			uint64_t *f;
+			size_t nf;
+			int arc;
+			/* a file is read twice: first for the seqs of the
+			 * threads other than thread 0 */
+			tg_cfg_foreign_scan(path, &f, &nf);
+			arc = tg_cfg_add_rec_foreign(acc, r, o, f, nf, msg, sizeof(msg));
+			free(f);
 			if (arc < 0) {
 				warnx("%s: %s", tg_stream_name(s), msg);
 				rc = -1;
