@@ -83,3 +83,18 @@ setup() {
 	[ "$output" = "$(cat "$TG_TOP/tests/fixtures/decode/good.txt")" ]
 	[ -z "$stderr" ]
 }
+
+# ---- .hb ----------------------------------------------------------------
+
+@test ".hb (tests/fixtures/hb/small.hb): every bit flipped is refused by hb-query" {
+	# every ordered pair of records of the run, answered in one batch
+	awk -F'\t' '!/^#/ { r[n++] = $1 ":" $3 }
+		END { for (i = 0; i < n; i++) for (j = 0; j < n; j++) if (i != j) print r[i], r[j] }' \
+		"$TG_TOP/tests/fixtures/hb/small.txt" > q
+	cp "$TG_TOP/tests/fixtures/hb/small.hb" .
+	run -0 --separate-stderr hb-query -b small.hb < q
+	[ "$(printf '%s\n' "$output" | grep -c yes)" -eq 90 ]
+	run -0 "$FLIP" -i q small.hb hb-query -b {}
+	echo "$output"
+	[[ ${lines[-1]} == "7456 bits: 0 same output, 7456 refused, 0 wrong" ]]
+}
