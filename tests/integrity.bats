@@ -96,5 +96,67 @@ setup() {
 	[ "$(printf '%s\n' "$output" | grep -c yes)" -eq 90 ]
 	run -0 "$FLIP" -i q small.hb hb-query -b {}
 	echo "$output"
-	[[ ${lines[-1]} == "7456 bits: 0 same output, 7456 refused, 0 wrong" ]]
+	[[ ${lines[-1]} == "7712 bits: 0 same output, 7712 refused, 0 wrong" ]]
+}
+
+# ---- run identity -------------------------------------------------------------
+
+# trace RUN: run tests/conflict/cases.c waw-d on 2 ranks into RUN/, then
+# RUN/text, RUN/app.hb and RUN/pairs from it
+trace() {
+	mkdir "$1"
+	(cd "$1" && timeout 120 trace-run -o t -- mpirun.mpich -n 2 ../cases waw-d >/dev/null &&
+		trace-decode t/rank-*.rec > text && hb-build -o app.hb text &&
+		overlap-find text > pairs)
+}
+
+@test "two runs of one MPI program: every derived file names its run; the tools refuse to mix them unless forced" {
+	command -v mpicc.mpich >/dev/null || skip "mpicc.mpich is missing"
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	mpicc.mpich -O2 -Wall -o cases "$TG_TOP/tests/conflict/cases.c"
+	trace a
+	trace b
+	# the .hb and the pairs of one run name the same run, the other run another
+	for r in a b; do
+		run -0 hb-build -s $r/app.hb
+		printf '%s\n' "$output" | sed -n 's/^run\t//p' > $r/hb.run
+		sed -n 's/^#run\tid=//p' $r/pairs > $r/pairs.run
+		[ "$(wc -c < $r/hb.run)" -eq 17 ]
+		cmp $r/hb.run $r/pairs.run
+		run -0 --separate-stderr conflict-check -j --hb $r/app.hb $r/pairs
+		[[ ${lines[-1]} == *"\"run\":\"$(cat $r/hb.run)\""* ]]
+	done
+	! cmp a/hb.run b/hb.run
+	# the graph of one run with the pairs of the other: one line, exit 2
+	run -2 --separate-stderr conflict-check --hb a/app.hb b/pairs
+	[ -z "$output" ]
+	[ "$stderr" = "conflict-check: a/app.hb: the graph is of run $(cat a/hb.run), the pairs of run $(cat b/hb.run) (--force mixes runs)" ]
+	run -0 --separate-stderr conflict-check --force --hb a/app.hb b/pairs
+	[ -n "$output" ] && [ -z "$stderr" ]
+	# hb-query: questions that say which run they are about
+	printf '#run\tid=%s\n0:1 1:2\n' "$(cat b/hb.run)" > q
+	run -2 --separate-stderr hb-query -b a/app.hb < q
+	[ -z "$output" ]
+	[ "$stderr" = "hb-query: the graph is of run $(cat a/hb.run), the questions of run $(cat b/hb.run) (-f mixes runs)" ]
+	run -0 --separate-stderr hb-query -b b/app.hb < q
+	[ "$output" = no ] && [ -z "$stderr" ]
+	run -0 --separate-stderr hb-query -f -b a/app.hb < q
+	[ "$output" = no ] && [ -z "$stderr" ]
+	run -2 --separate-stderr hb-query -r "$(cat b/hb.run)" a/app.hb 0:1 1:2
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run -0 --separate-stderr hb-query -r "$(cat a/hb.run)" a/app.hb 0:1 1:2
+	[ "$output" = no ]
+}
+
+@test "the run id is the same from the .rec streams and from the merged .cfg" {
+	command -v mpicc.mpich >/dev/null || skip "mpicc.mpich is missing"
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	mpicc.mpich -O2 -Wall -o cases "$TG_TOP/tests/conflict/cases.c"
+	trace a
+	trace-merge -o a/all.cfg a/t/rank-*.rec
+	trace-decode a/all.cfg > cfg.text
+	run -0 overlap-find cfg.text
+	[ "${lines[1]}" = "$(sed -n 2p a/pairs)" ]
 }

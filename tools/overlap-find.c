@@ -265,6 +265,7 @@ static size_t npends;
 static struct rec *recs;
 static size_t nrecs, caprecs;
 static struct proc *cur;
+static uint64_t run_id;		/* tg_run_proc() of the #proc lines, summed */
 static int layer_mpiio;
 static char *pending_types;	/* #type lines before the next call record */
 static size_t npending, cappending;
@@ -1053,6 +1054,12 @@ static void proc_line(struct tg_tline *t)
 	v = tg_tline_arg(t, 1, "cwd");
 	if (v && tg_tunquote(v, buf, sizeof(buf)) == 0)
 		cur->cwd = xstrdup(buf);
+	{
+		const char *p = tg_tline_arg(t, 1, "pid"), *h = tg_tline_arg(t, 1, "host"),
+			*c = tg_tline_arg(t, 1, "clock_base");
+		if (p && h && c)
+			run_id += tg_run_proc(p, strlen(p), h, strlen(h), c, strlen(c));
+	}
 	cur->types = tg_types_new();
 }
 
@@ -1204,7 +1211,9 @@ int main(int argc, char **argv)
 	struct tg_tline t;
 	struct tg_lines lr;
 	char *line;
-	size_t len, f;
+	size_t len, f, nheld = 0;
+	char *held = NULL;
+	FILE *real_stdout;
 	int in = 0;
 	int c;
 
@@ -1242,7 +1251,14 @@ int main(int argc, char **argv)
 			exit(TG_EXIT_ERROR);
 		}
 	}
-	printf("#overlap\tversion=1\tlayer=%s\n", layer_mpiio ? "mpiio" : "posix");
+	/* what is printed while the input is read waits for the #run line,
+	 * which needs every #proc line */
+	real_stdout = stdout;
+	stdout = open_memstream(&held, &nheld);
+	if (!stdout) {
+		fprintf(stderr, "overlap-find: out of memory\n");
+		exit(TG_EXIT_ERROR);
+	}
 	if (tg_lines_open(&lr, in) < 0) {
 		fprintf(stderr, "overlap-find: out of memory\n");
 		exit(TG_EXIT_ERROR);
@@ -1274,6 +1290,19 @@ int main(int argc, char **argv)
 	finish_proc();
 	run_deferred();
 	place_ordered();
+	if (fclose(stdout) != 0) {
+		fprintf(stderr, "overlap-find: out of memory\n");
+		exit(TG_EXIT_ERROR);
+	}
+	stdout = real_stdout;
+	printf("#overlap\tversion=1\tlayer=%s\n", layer_mpiio ? "mpiio" : "posix");
+	if (run_id) {
+		char id[17];
+		tg_run_format(run_id, id);
+		printf("#run\tid=%s\n", id);
+	}
+	fwrite(held, 1, nheld, stdout);
+	free(held);
 	for (f = 0; f < nfiles; f++)
 		sweep((uint32_t)f);
 	tg_lines_close(&lr);
