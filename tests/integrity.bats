@@ -160,3 +160,16 @@ trace() {
 	run -0 overlap-find cfg.text
 	[ "${lines[1]}" = "$(sed -n 2p a/pairs)" ]
 }
+
+@test "a graph written before runs had ids (small-norun.hb) names none and answers questions of any run" {
+	F=$TG_TOP/tests/fixtures/hb
+	run -0 --separate-stderr hb-build -s "$F/small-norun.hb"
+	! grep -q '^run' <<< "$output"
+	printf '#run\tid=0123456789abcdef\n0:1 1:2\n' > q
+	run -0 --separate-stderr hb-query -b "$F/small-norun.hb" < q
+	[ "$output" = yes ] && [ -z "$stderr" ]
+	run -0 --separate-stderr hb-query -b "$F/small.hb" < <(printf '0:1 1:2\n')
+	[ "$output" = yes ]
+	run -2 --separate-stderr hb-query -b "$F/small.hb" < q
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
