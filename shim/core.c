@@ -760,7 +760,10 @@ static void window_seal(struct tg_thread *t)
 	if (t->kind != TG_BUF_WINDOW || t->len <= t->sealed)
 		return;
 	end = tg_check_put(t->buf + t->len, t->buf + t->sealed, t->len - t->sealed);
-	t->sealed = t->len = (size_t)(end - t->buf);
+	/* sealed first: a fatal signal between the two must not close the
+	 * CHECK frame itself in a chunk of its own (on_fatal) */
+	t->sealed = (size_t)(end - t->buf);
+	t->len = t->sealed;
 	t->flush_at = tg_now() + TG_FLUSH_EVERY;
 }
 
