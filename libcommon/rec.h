@@ -125,7 +125,11 @@ const struct tg_header *tg_reader_header(const struct tg_reader *r);
 /*
  * Decode the next record into *@out.  Returns 1, 0 at a clean end of stream,
  * or -1 on damage: tg_reader_error() then says what and where.  String
- * definitions are absorbed; unknown record types are skipped.
+ * definitions are absorbed; unknown record types are skipped.  Version 2:
+ * the records of a chunk come only once its CRC matched (a mismatch is
+ * damage, and none of them come); records no CHECK frame closes come too,
+ * and then -1 at the end of the stream says "torn tail" and where they
+ * begin.
  */
 int tg_reader_next(struct tg_reader *r, struct tg_rec *out);
 
@@ -222,7 +226,9 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec);
 /* Append raw frame payload bytes (used to make corrupt test inputs). */
 int tg_writer_frame(struct tg_writer *w, const void *payload, size_t len);
 
-/* Free the writer (the stream stays open).  Returns 0 or -1 if any write failed. */
+/* Close the last chunk with a CHECK frame and free the writer (the stream
+ * stays open).  Returns 0 or -1 if any write failed.  The writer closes a
+ * chunk every 64 KiB of frames too. */
 int tg_writer_close(struct tg_writer *w);
 
 #endif
