@@ -11,6 +11,7 @@
 #include "cfgcli.h"
 #include "stream.h"
 #include "tg.h"
+#include "banned.h"
 
 int tg_cfgcli_timing(const char *s)
 {

@@ -1,7 +1,8 @@
 /*
  * kinds.h - what each argument kind (enum tg_kind) is in every form a
  * record takes: one row of operations per kind, used by the .rec reader
- * and writer (rec.c) and the .cfg signature codec (cfgsig.c).  Adding a kind is adding a row to tg_kinds
+ * and writer (rec.c), the .cfg signature codec (cfgsig.c) and the text and
+ * JSON forms (kindtext.c).  Adding a kind is adding a row to tg_kinds
  * (kinds.c) and its functions, next to the state each form keeps.
  *
  * The operations of one form share a context whose type only that form's
@@ -21,6 +22,8 @@ struct tg_recin;	/* rec.c: a call payload being decoded */
 struct tg_sigenc;	/* cfgsig.c: a signature being encoded */
 struct tg_sigdec;	/* cfgsig.c: a signature being decoded */
 struct tg_sigrd;	/* cfgsig.c: words being read */
+struct tg_sb;		/* sb.h: text being built */
+struct json_t;		/* jansson */
 
 struct tg_kindops {
 	const char *name;	/* as calls.tab spells it */
@@ -35,6 +38,10 @@ struct tg_kindops {
 	int (*sig_put)(struct tg_sigenc *e, int i, const struct tg_val *v);
 	int (*sig_get)(struct tg_sigdec *d, int i, struct tg_val *v);
 	int (*sig_skip)(struct tg_sigrd *rd, int sub);
+	/* tangram-text(5): the value as a call line shows it, and as JSON
+	 * (trace-decode -j); kindtext.c */
+	void (*txt_put)(struct tg_sb *b, int sub, const struct tg_val *v);
+	struct json_t *(*json_put)(int sub, const struct tg_val *v);
 };
 
 /* The row of kind @k (0 <= k < TG_K_COUNT). */
@@ -104,5 +111,58 @@ int tg_sk_skip_status(struct tg_sigrd *rd, int sub);
 int tg_sk_skip_statuses(struct tg_sigrd *rd, int sub);
 int tg_sk_skip_iostatus(struct tg_sigrd *rd, int sub);
 int tg_sk_skip_pair(struct tg_sigrd *rd, int sub);
+
+
+/* kindtext.c */
+void tg_tk_int(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_uint(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_fd(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_oflags(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_hex(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_whence(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_fcntl(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_mode(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_stream(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_dir(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_buf(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_str(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_stat(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_flock(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_ints(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_mpih(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_mpiharr(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_iostatus(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_status(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_statuses(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_hid(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_enum(struct tg_sb *b, int sub, const struct tg_val *v);
+void tg_tk_dims(struct tg_sb *b, int sub, const struct tg_val *v);
+struct json_t *tg_jk_int(int sub, const struct tg_val *v);
+struct json_t *tg_jk_uint(int sub, const struct tg_val *v);
+struct json_t *tg_jk_fd(int sub, const struct tg_val *v);
+struct json_t *tg_jk_oflags(int sub, const struct tg_val *v);
+struct json_t *tg_jk_hex(int sub, const struct tg_val *v);
+struct json_t *tg_jk_whence(int sub, const struct tg_val *v);
+struct json_t *tg_jk_fcntl(int sub, const struct tg_val *v);
+struct json_t *tg_jk_mode(int sub, const struct tg_val *v);
+struct json_t *tg_jk_stream(int sub, const struct tg_val *v);
+struct json_t *tg_jk_dir(int sub, const struct tg_val *v);
+struct json_t *tg_jk_buf(int sub, const struct tg_val *v);
+struct json_t *tg_jk_str(int sub, const struct tg_val *v);
+struct json_t *tg_jk_stat(int sub, const struct tg_val *v);
+struct json_t *tg_jk_flock(int sub, const struct tg_val *v);
+struct json_t *tg_jk_ints(int sub, const struct tg_val *v);
+struct json_t *tg_jk_mpih(int sub, const struct tg_val *v);
+struct json_t *tg_jk_mpiharr(int sub, const struct tg_val *v);
+struct json_t *tg_jk_iostatus(int sub, const struct tg_val *v);
+struct json_t *tg_jk_status(int sub, const struct tg_val *v);
+struct json_t *tg_jk_statuses(int sub, const struct tg_val *v);
+struct json_t *tg_jk_hid(int sub, const struct tg_val *v);
+struct json_t *tg_jk_enum(int sub, const struct tg_val *v);
+struct json_t *tg_jk_dims(int sub, const struct tg_val *v);
+/* @s as a JSON string (bytes that are not UTF-8 as U+FFFD; NULL as null). */
+struct json_t *tg_jstr(const char *s);
+/* An encoded MPI handle of kind @sub: "MPI_INT", "c3", or the raw value. */
+const char *tg_mpih_str(char *buf, size_t cap, int sub, uint64_t enc);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "textin.h"
+#include "banned.h"
 
 int tg_tline_split(char *line, struct tg_tline *t)
 {
@@ -15,10 +16,12 @@ int tg_tline_split(char *line, struct tg_tline *t)
 
 	t->nf = 0;
 	for (;;) {
-		char *tab = strchr(p, '\t');
+		char *tab = p;
+		while (*tab && *tab != '\t')	/* fields are short: no strchr call */
+			tab++;
 		if (t->nf < TG_TLINE_MAXF)
 			t->f[t->nf++] = p;
-		if (!tab)
+		if (!*tab)
 			break;
 		*tab = 0;
 		p = tab + 1;
@@ -74,6 +77,17 @@ int tg_tint(const char *s, int64_t *v)
 
 	if (!s || !*s || isspace((unsigned char)*s))
 		return -1;
+	{	/* up to 18 digits cannot overflow: no strtoll for most numbers */
+		const char *d = s + (*s == '-');
+		int64_t y = 0;
+		int n = 0;
+		while (isdigit((unsigned char)d[n]) && n < 18)
+			y = y * 10 + (d[n++] - '0');
+		if (n > 0 && d[n] == 0) {
+			*v = *s == '-' ? -y : y;
+			return 0;
+		}
+	}
 	errno = 0;
 	x = strtoll(s, &end, 10);
 	if (errno || *end)

@@ -196,6 +196,12 @@ static void warn_once(const char *what, const char *subject, int err)
 		raw_write_nosig(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 }
 
+void tg_say(const char *msg, size_t n)
+{
+	if (stderr_unchanged())
+		raw_write_nosig(2, msg, n);
+}
+
 /* The command of a '|' sink ended with status @st.  A command that failed
  * (its reader gone early, as '|false') lost the trace as surely as a
  * failed write, though every write went into the pipe: said once too. */
@@ -1103,6 +1109,9 @@ void tg_shutdown(void)
 	if (tg_state != 1)
 		return;
 	put_excluded(tg_self);
+#ifndef TG_STATIC
+	tg_h5_check_static(my_rank);
+#endif
 	tg_flush_all();
 	pthread_mutex_lock(&sink_mu);
 	if (tg_state == 1 && sink_fd < 0)

@@ -13,7 +13,14 @@
 #include "h5-shim.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "../libcommon/h5names.h"
 
@@ -413,4 +420,83 @@ TG_EXPORT herr_t H5open(void)
 	tg_rec_begin(&tgc, ret, tg_h5_errno(&tgc, e0) && ret < 0);
 	tg_rec_commit(&tgc);
 	return ret;
+}
+
+/* ---- HDF5 linked into the program --------------------------------------- */
+
+/* Whether the ELF file mapped at @m (@n bytes) defines a function @name in
+ * its symbol table (.symtab, or .dynsym when it was stripped). */
+static int elf_defines(const unsigned char *m, size_t n, const char *name)
+{
+	const Elf64_Ehdr *eh = (const void *)m;
+	const Elf64_Shdr *sh;
+	unsigned i;
+
+	if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(*sh) ||
+	    eh->e_shoff > n || (size_t)eh->e_shnum * sizeof(*sh) > n - eh->e_shoff)
+		return 0;
+	sh = (const void *)(m + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Shdr *st;
+		const Elf64_Sym *sym;
+		size_t k, ns;
+
+		if ((sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) ||
+		    sh[i].sh_link >= eh->e_shnum || sh[i].sh_offset > n ||
+		    sh[i].sh_size > n - sh[i].sh_offset)
+			continue;
+		st = &sh[sh[i].sh_link];
+		if (st->sh_offset > n || st->sh_size > n - st->sh_offset)
+			continue;
+		sym = (const void *)(m + sh[i].sh_offset);
+		ns = sh[i].sh_size / sizeof(*sym);
+		for (k = 0; k < ns; k++) {
+			size_t at = sym[k].st_name;
+
+			if (sym[k].st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC ||
+			    at >= st->sh_size)
+				continue;
+			if (strncmp((const char *)m + st->sh_offset + at, name,
+				    st->sh_size - at) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A program built with h5pcc (Debian's links libhdf5.a by default) calls
+ * its own copy of HDF5: no preloaded wrapper ever sees those calls, and the
+ * trace would have an empty HDF5 layer with nothing said.  At exit, when
+ * the HDF5 layer was asked for and no shared HDF5 library was loaded, the
+ * program's executable is looked at once; if it defines H5open, rank 0 (or
+ * the process, outside MPI) says so.
+ */
+void tg_h5_check_static(int rank)
+{
+	static const char msg[] =
+		"tangram: HDF5 is linked into this program statically (h5pcc's default): "
+		"its HDF5 calls are not traced; build with 'h5pcc -shlib' or link -lhdf5\n";
+	struct stat st;
+	void *m;
+	int fd, found = 0;
+
+	if (rank > 0 || !(tg_layer_mask & (1u << TG_LAYER_HDF5)) ||
+	    dlsym(RTLD_NEXT, "H5Fcreate"))
+		return;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (syscall(SYS_fstat, fd, &st) == 0 && st.st_size > 0) {
+		m = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+				    fd, 0);
+		if (m != MAP_FAILED) {
+			found = elf_defines(m, (size_t)st.st_size, "H5open");
+			syscall(SYS_munmap, m, (size_t)st.st_size);
+		}
+	}
+	syscall(SYS_close, fd);
+	if (found)
+		tg_say(msg, sizeof(msg) - 1);
 }

@@ -115,6 +115,11 @@ struct tg_call {
 /* 0 not yet initialised, 1 tracing, 2 off for good. */
 extern int tg_state TG_HIDDEN;
 extern unsigned tg_layer_mask TG_HIDDEN;
+/* Say @msg (@n bytes, a whole line) on standard error, unless the program
+ * moved its standard error elsewhere. */
+void tg_say(const char *msg, size_t n) TG_HIDDEN;
+/* At exit: say once when the program has HDF5 linked in statically (h5.c). */
+void tg_h5_check_static(int rank) TG_HIDDEN;
 extern int tg_nested TG_HIDDEN;
 extern int tg_flush_always TG_HIDDEN;
 extern int tg_info_on TG_HIDDEN;	/* TANGRAM_INFO: record MPI_Info contents */

@@ -290,3 +290,19 @@ chains() {
 	H5Fopen -1 filename="$PWD/missing.h5" flags=H5F_ACC_RDONLY fapl_id=H5P_DEFAULT errno=ENOENT
 	EOF
 }
+
+@test "built with h5pcc (HDF5 linked in statically): the output is the same, and the tracer says once that HDF5 is not traced; -shlib is traced" {
+	command -v h5pcc.mpich >/dev/null || skip "h5pcc.mpich is missing (make deps installs libhdf5-mpich-dev)"
+	h5pcc.mpich -o static "$TG_TOP/tests/hdf5/parallel.c"
+	h5pcc.mpich -shlib -o shared "$TG_TOP/tests/hdf5/parallel.c"
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 2 ./static field.h5
+	[ "$output" = "2 ranks, sum 1840" ]
+	[ "$stderr" = "tangram: HDF5 is linked into this program statically (h5pcc's default): its HDF5 calls are not traced; build with 'h5pcc -shlib' or link -lhdf5" ]
+	run -0 --separate-stderr trace-decode -l hdf5 t/rank-0.rec
+	[ -z "$(grep -v '^#' <<<"$output")" ]
+	run -0 --separate-stderr trace-run -o t2 -- mpirun.mpich -n 2 ./shared field.h5
+	[ "$output" = "2 ranks, sum 1840" ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr trace-decode -l hdf5 t2/rank-0.rec
+	grep -q $'\tH5Dwrite\t' <<<"$output"
+}

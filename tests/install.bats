@@ -59,3 +59,15 @@ programs() { for f in bin/* pipelines/*; do [ -x "$f" ] && echo "${f##*/}"; done
 		done
 	done
 }
+
+@test "make regen reproduces the checked-in call tables and wrappers (no hand edit of a generated file)" {
+	json=$TG_TOP/../shared/mpi/apis.json
+	[ -r "$json" ] || skip "the MPI Forum's apis.json is not at ../shared/mpi"
+	[ -r /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h ] || skip "MPICH's headers are missing"
+	cp -r Makefile shim libcommon "$BATS_TEST_TMPDIR/"
+	run -0 make -C "$BATS_TEST_TMPDIR" regen MPI_JSON="$json"
+	for f in shim/mpi.tab libcommon/calltab.gen.c libcommon/funcid.gen.h libcommon/mpinames.gen.c \
+		shim/wrappers.gen.c shim/mpi-wrappers.gen.c shim/h5-wrappers.gen.c shim/wrapnames.gen.txt; do
+		cmp "$f" "$BATS_TEST_TMPDIR/$f" || { echo "make regen changes $f"; false; }
+	done
+}

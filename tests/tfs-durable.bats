@@ -31,8 +31,10 @@ setup_file() {
 start() {
 	tfs-server -a "$DEFADDR" -d srv 2>srv.log 3>&- &
 	SERVER_PID=$!
-	for _ in $(seq 100); do [ -f srv/server ] && break; sleep 0.05; done
-	[ -f srv/server ]
+	# a dead server's file stays until the new one has staged out what its
+	# clients left and writes its own: wait for this server's pid in it
+	for _ in $(seq 200); do grep -qs "^pid $SERVER_PID\$" srv/server && break; sleep 0.05; done
+	grep -qs "^pid $SERVER_PID\$" srv/server
 }
 
 setup() {
@@ -184,6 +186,7 @@ wait_gone() {
 	run -2 timeout 10 tfs-server -d srv
 	kill -CONT "$first"
 	kill -9 "$first"
+	wait "$first" || true	# gone, and its lock with it
 	start
 	grep -q "pid $SERVER_PID" srv/server
 	run -0 "$B/prim" open:a pwrite:0:x attachfile

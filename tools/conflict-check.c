@@ -30,8 +30,8 @@
 
 static const char usage_text[] =
 	"usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|mpiio|all]\n"
-	"                      [--recommend] [--strict] [--fail-on-unsynchronized] [--force]\n"
-	"                      [file]\n";
+	"                      [--recommend] [--sites] [--strict] [--fail-on-unsynchronized]\n"
+	"                      [--force] [file]\n";
 
 static void usage(int status)
 {
@@ -72,6 +72,7 @@ struct evlist {
 	char *rank;
 	struct event *ev[EV_KINDS];
 	size_t n[EV_KINDS], cap[EV_KINDS];
+	struct event *byseq[EV_KINDS];	/* the same by seq, for --hb */
 };
 
 static struct evlist *evl;
@@ -104,6 +105,13 @@ static int cmp_event(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+static int cmp_event_seq(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
 static int events_sorted;
 
 static void sort_events(void)
@@ -112,10 +120,15 @@ static void sort_events(void)
 	int k;
 
 	for (i = 0; i < nevl; i++)
-		for (k = 0; k < EV_KINDS; k++)
-			if (evl[i].n[k])	/* never qsort a NULL array */
-				qsort(evl[i].ev[k], evl[i].n[k], sizeof(struct event),
-				      cmp_event);
+		for (k = 0; k < EV_KINDS; k++) {
+			struct evlist *l = &evl[i];
+			if (!l->n[k])	/* never qsort a NULL array */
+				continue;
+			qsort(l->ev[k], l->n[k], sizeof(struct event), cmp_event);
+			l->byseq[k] = xrealloc(NULL, l->n[k] * sizeof(struct event));
+			memcpy(l->byseq[k], l->ev[k], l->n[k] * sizeof(struct event));
+			qsort(l->byseq[k], l->n[k], sizeof(struct event), cmp_event_seq);
+		}
 	events_sorted = 1;
 }
 
@@ -155,31 +168,43 @@ static const struct event *last_before(const struct evlist *l, int kind, int64_t
 	return lo > 0 ? &l->ev[k][lo - 1] : NULL;
 }
 
-/* The same by program order (seq), for the happens-before checks. */
+/* The number of events of @kind in @l with a seq below @seq (@or_at: at
+ * most @seq), by program order. */
+static size_t seq_below(const struct evlist *l, int kind, uint64_t seq, int or_at)
+{
+	size_t lo = 0, hi = l->n[kind];
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uint64_t s = l->byseq[kind][mid].seq;
+		if (s < seq || (or_at && s == seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The same by program order (seq), for the happens-before checks: the
+ * first event of @kind after record @seq, the last before it. */
 static const struct event *first_after_seq(const struct evlist *l, int kind, uint64_t seq)
 {
-	const struct event *best = NULL;
 	size_t i;
 
 	if (!l)
 		return NULL;
-	for (i = 0; i < l->n[kind]; i++)
-		if (l->ev[kind][i].seq > seq && (!best || l->ev[kind][i].seq < best->seq))
-			best = &l->ev[kind][i];
-	return best;
+	i = seq_below(l, kind, seq, 1);
+	return i < l->n[kind] ? &l->byseq[kind][i] : NULL;
 }
 
 static const struct event *last_before_seq(const struct evlist *l, int kind, uint64_t seq)
 {
-	const struct event *best = NULL;
 	size_t i;
 
 	if (!l)
 		return NULL;
-	for (i = 0; i < l->n[kind]; i++)
-		if (l->ev[kind][i].seq < seq && (!best || l->ev[kind][i].seq > best->seq))
-			best = &l->ev[kind][i];
-	return best;
+	i = seq_below(l, kind, seq, 0);
+	return i > 0 ? &l->byseq[kind][i - 1] : NULL;
 }
 
 /* ---- happens-before queries ------------------------------------------------ */
@@ -255,10 +280,11 @@ struct tally {
 	uint64_t conf[M_COUNT][2][2];
 	uint64_t pairs[2][2];
 	uint64_t unsync[2][2];
+	uint64_t pieces, bytes;	/* of all its pairs */
 };
 static struct tally *tallies;
 
-static int opt_json, opt_verbose, opt_strict;
+static int opt_json, opt_verbose, opt_strict, opt_sites;
 static unsigned models = 1u << M_SESSION;
 
 static int parse_acc(struct tg_tline *t, int at, struct acc *a)
@@ -295,6 +321,152 @@ static void json_acc(json_t *o, const char *key, const struct acc *a)
 		"rank", a->rank, "seq", (json_int_t)a->seq, "tstart", a->t0 / 1e9,
 		"tend", a->t1 / 1e9, "op", a->write ? "write" : "read", "func", a->func,
 		"start", (json_int_t)a->start, "end", (json_int_t)a->end));
+}
+
+/* ---- pairs by call site ----------------------------------------------------------- */
+
+/*
+ * --sites: the pairs summed by what made them (file, kind, the same or
+ * different processes, the functions of the two accesses), in a table
+ * as large as the distinct sites, whatever the number of pairs.
+ */
+struct site {
+	uint32_t file;
+	uint8_t kind, d;
+	char *fa, *fb;
+	uint64_t pairs, pieces, bytes, unsync, conf[M_COUNT];
+};
+
+static struct site *sites;
+static size_t nsites, capsites;
+static size_t *site_slot;	/* index + 1, open addressing */
+static size_t nslots;
+
+static size_t site_hash(uint32_t file, int kind, int d, const char *fa, const char *fb)
+{
+	uint64_t h = 1469598103934665603ull ^ (file * 4u + (unsigned)kind * 2u + (unsigned)d);
+
+	for (; *fa; fa++)
+		h = (h ^ (unsigned char)*fa) * 1099511628211ull;
+	h = (h ^ '/') * 1099511628211ull;
+	for (; *fb; fb++)
+		h = (h ^ (unsigned char)*fb) * 1099511628211ull;
+	return (size_t)h;
+}
+
+static int site_is(const struct site *x, uint32_t file, int kind, int d, const char *fa,
+		   const char *fb)
+{
+	return x->file == file && x->kind == kind && x->d == d && streq(x->fa, fa) &&
+	       streq(x->fb, fb);
+}
+
+static struct site *site_of(uint32_t file, int kind, int d, const char *fa, const char *fb)
+{
+	size_t i, j;
+
+	if (2 * (nsites + 1) > nslots) {	/* grow: at most half full */
+		nslots = nslots ? 2 * nslots : 256;
+		free(site_slot);
+		site_slot = xrealloc(NULL, nslots * sizeof(*site_slot));
+		memset(site_slot, 0, nslots * sizeof(*site_slot));
+		for (i = 0; i < nsites; i++) {
+			struct site *x = &sites[i];
+			for (j = site_hash(x->file, x->kind, x->d, x->fa, x->fb) & (nslots - 1);
+			     site_slot[j]; j = (j + 1) & (nslots - 1))
+				;
+			site_slot[j] = i + 1;
+		}
+	}
+	for (j = site_hash(file, kind, d, fa, fb) & (nslots - 1); site_slot[j];
+	     j = (j + 1) & (nslots - 1))
+		if (site_is(&sites[site_slot[j] - 1], file, kind, d, fa, fb))
+			return &sites[site_slot[j] - 1];
+	if (nsites == capsites) {
+		capsites = capsites ? 2 * capsites : 64;
+		sites = xrealloc(sites, capsites * sizeof(*sites));
+	}
+	memset(&sites[nsites], 0, sizeof(sites[0]));
+	sites[nsites].file = file;
+	sites[nsites].kind = (uint8_t)kind;
+	sites[nsites].d = (uint8_t)d;
+	sites[nsites].fa = xstrdup(fa);
+	sites[nsites].fb = xstrdup(fb);
+	site_slot[j] = ++nsites;
+	return &sites[nsites - 1];
+}
+
+/* Count a judged pair (@conf NULL: conflicting under no model) at its site. */
+static void site_add(uint32_t file, int kind, int d, const char *fa, const char *fb,
+		     uint64_t pieces, uint64_t bytes, int unsync, const int *conf)
+{
+	struct site *x;
+	int m;
+
+	if (!opt_sites)
+		return;
+	x = site_of(file, kind, d, fa, fb);
+	x->pairs++;
+	x->pieces += pieces;
+	x->bytes += bytes;
+	x->unsync += (uint64_t)unsync;
+	for (m = 0; conf && m < M_COUNT; m++)
+		x->conf[m] += (uint64_t)conf[m];
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	int c;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->kind != y->kind)	/* WAW first, as in the table */
+		return x->kind > y->kind ? -1 : 1;
+	if (x->d != y->d)
+		return x->d < y->d ? -1 : 1;
+	c = strcmp(x->fa, y->fa);
+	return c ? c : strcmp(x->fb, y->fb);
+}
+
+/* The sites, as lines after the table or as the "sites" of the JSON
+ * summary @o. */
+static void sites_print(json_t *o)
+{
+	json_t *arr = o ? json_array() : NULL;
+	size_t i;
+	int m;
+
+	if (nsites)
+		qsort(sites, nsites, sizeof(*sites), cmp_site);
+	for (i = 0; i < nsites; i++) {
+		const struct site *x = &sites[i];
+		if (arr) {
+			json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I}",
+				"file", paths[x->file], "kind", x->kind ? "WAW" : "RAW", "procs",
+				x->d ? "D" : "S", "first", x->fa, "second", x->fb, "pairs",
+				(json_int_t)x->pairs, "pieces", (json_int_t)x->pieces, "bytes",
+				(json_int_t)x->bytes, "unsynchronized", (json_int_t)x->unsync);
+			json_t *cm = json_object();
+			for (m = 0; m < M_COUNT; m++)
+				if (applicable & (1u << m))
+					json_object_set_new(cm, model_names[m],
+							    json_integer((json_int_t)x->conf[m]));
+			json_object_set_new(so, "conflicts", cm);
+			json_array_append_new(arr, so);
+			continue;
+		}
+		printf("site\t%s-%s\t%s\t%s\t%s\tpairs=%" PRIu64 "\tpieces=%" PRIu64
+		       "\tbytes=%" PRIu64 "\tunsynchronized=%" PRIu64, x->kind ? "WAW" : "RAW",
+		       x->d ? "D" : "S", paths[x->file], x->fa, x->fb, x->pairs, x->pieces, x->bytes,
+		       x->unsync);
+		for (m = 0; m < M_COUNT; m++)
+			if (applicable & (1u << m))
+				printf("\t%s=%" PRIu64, model_names[m], x->conf[m]);
+		putchar('\n');
+	}
+	if (arr)
+		json_object_set_new(o, "sites", arr);
 }
 
 /* ---- record locks ---------------------------------------------------------------- */
@@ -564,7 +736,10 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
  * that release and grant the locks.  Returns 0 (not such a pair: the
  * caller judges it) or 1 (done).
  */
-static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
+static void put_pieces(json_t *o, uint64_t pieces, uint64_t bytes);
+
+static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb, uint64_t pieces,
+		     uint64_t bytes)
 {
 	const struct hold *ha = NULL, *hb_ = NULL, *th;
 	struct acc tmp;
@@ -584,6 +759,7 @@ static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
 		return 1;	/* write after read: no conflict in any model */
 	kind = b->write;
 	tallies[f].pairs[kind][1]++;
+	site_add(f, kind, 1, a->func, b->func, pieces, bytes, 0, NULL);
 	if (opt_json) {
 		json_t *o = json_object(), *cm = json_object();
 		json_object_set_new(o, "file", json_string(paths[f]));
@@ -599,6 +775,7 @@ static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
 		json_object_set_new(o, "synchronized", json_true());
 		json_object_set_new(o, "unlock_seq", json_integer((json_int_t)ha->seq_to));
 		json_object_set_new(o, "lock_seq", json_integer((json_int_t)hb_->seq_from));
+		put_pieces(o, pieces, bytes);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(o);
@@ -610,8 +787,10 @@ static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb)
 		for (m = 0; m < M_COUNT; m++)
 			if (applicable & (1u << m))
 				printf("\t%s=ok", model_names[m]);
-		printf("\tsynchronized=yes\tunlock=%s:%" PRIu64 "\tlock=%s:%" PRIu64 "\n",
+		printf("\tsynchronized=yes\tunlock=%s:%" PRIu64 "\tlock=%s:%" PRIu64,
 		       a->rank, ha->seq_to, b->rank, hb_->seq_from);
+		put_pieces(NULL, pieces, bytes);
+		putchar('\n');
 	}
 	return 1;
 }
@@ -711,24 +890,68 @@ static void mpiio_json(json_t *o, const struct mpiio_why *w)
 	}
 }
 
+/* The pieces and bytes of a pair line that stands for more than one pair
+ * of pieces: in JSON object @o, or (@o NULL) as -v fields. */
+static void put_pieces(json_t *o, uint64_t pieces, uint64_t bytes)
+{
+	if (pieces < 2)
+		return;
+	if (!o) {
+		printf("\tpieces=%" PRIu64 "\tbytes=%" PRIu64, pieces, bytes);
+		return;
+	}
+	json_object_set_new(o, "pieces", json_integer((json_int_t)pieces));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)bytes));
+}
+
+/*
+ * The optional fields after the two accesses of a pair line (overlap-find
+ * sums the pieces two calls share into one line): pieces=N bytes=B, or
+ * none for one piece, whose bytes are where the two ranges overlap.
+ */
+static int parse_pieces(struct tg_tline *t, const struct acc *a, const struct acc *b,
+			uint64_t *pieces, uint64_t *bytes)
+{
+	const char *p = tg_tline_arg(t, 18, "pieces"), *by = tg_tline_arg(t, 18, "bytes");
+	int64_t n, v;
+
+	if (t->nf == 18) {
+		uint64_t lo = a->start > b->start ? a->start : b->start;
+		uint64_t hi = a->end < b->end ? a->end : b->end;
+		*pieces = 1;
+		*bytes = hi > lo ? hi - lo : 0;
+		return 0;
+	}
+	if (t->nf != 20 || !p || !by || tg_tint(p, &n) < 0 || n < 1 || tg_tint(by, &v) < 0 ||
+	    v < 0)
+		return -1;
+	*pieces = (uint64_t)n;
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
 static void pair_line(struct tg_tline *t)
 {
 	struct acc a, b, tmp;
+	uint64_t pieces, bytes;
 	int64_t f;
 	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, use_hb;
 	const struct event *c = NULL, *cl = NULL, *op = NULL;
 	struct evlist *la, *lb;
 	struct mpiio_why mw = { NULL, NULL, 0 };
 
-	if (t->nf != 18 || tg_tint(t->f[1], &f) < 0 || f < 0 || (size_t)f >= npaths ||
-	    parse_acc(t, 2, &a) < 0 || parse_acc(t, 10, &b) < 0)
+	if (t->nf < 18 || tg_tint(t->f[1], &f) < 0 || f < 0 || (size_t)f >= npaths ||
+	    parse_acc(t, 2, &a) < 0 || parse_acc(t, 10, &b) < 0 ||
+	    parse_pieces(t, &a, &b, &pieces, &bytes) < 0)
 		die_input("malformed pair line");
 	if (!events_sorted)
 		sort_events();
 	/* the graph knows MPI ranks; processes without one (a program
 	 * without MPI, a fork'd child) are ordered by their clocks */
 	use_hb = hbg && a.r >= 0 && b.r >= 0;
-	if (lock_pair((uint32_t)f, &a, &b, use_hb))
+	tallies[f].pieces += pieces;
+	tallies[f].bytes += bytes;
+	if (lock_pair((uint32_t)f, &a, &b, use_hb, pieces, bytes))
 		return;
 	if (use_hb) {
 		/* happens-before decides the order, not the clocks */
@@ -777,6 +1000,7 @@ static void pair_line(struct tg_tline *t)
 		tallies[f].unsync[kind][d]++;
 	for (m = 0; m < M_COUNT; m++)
 		tallies[f].conf[m][kind][d] += (uint64_t)conf[m];
+	site_add((uint32_t)f, kind, d, a.func, b.func, pieces, bytes, concurrent, conf);
 	if (opt_json) {
 		json_t *o = json_object(), *cm = json_object();
 		json_object_set_new(o, "file", json_string(paths[f]));
@@ -799,6 +1023,7 @@ static void pair_line(struct tg_tline *t)
 		}
 		if (applicable & (1u << M_MPIIO))
 			mpiio_json(o, &mw);
+		put_pieces(o, pieces, bytes);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(o);
@@ -819,6 +1044,7 @@ static void pair_line(struct tg_tline *t)
 			       op->seq);
 		if (applicable & (1u << M_MPIIO))
 			mpiio_print(&a, &b, &mw);
+		put_pieces(NULL, pieces, bytes);
 		putchar('\n');
 	}
 }
@@ -895,7 +1121,8 @@ static void summary(void)
 					(json_int_t)t->conf[m][0][0], "RAW-D",
 					(json_int_t)t->conf[m][0][1]));
 			}
-			fo = json_pack("{s:s,s:o}", "file", paths[f], "conflicts", mo);
+			fo = json_pack("{s:s,s:o,s:I,s:I}", "file", paths[f], "conflicts", mo,
+				       "pieces", (json_int_t)t->pieces, "bytes", (json_int_t)t->bytes);
 			json_array_append_new(arr, fo);
 		}
 		json_object_set_new(o, "summary", arr);
@@ -904,6 +1131,8 @@ static void summary(void)
 			tg_run_format(input_run, id);
 			json_object_set_new(o, "run", json_string(id));
 		}
+		if (opt_sites)
+			sites_print(o);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(o);
@@ -930,6 +1159,8 @@ static void summary(void)
 		printf("%-8s %-40s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
 		       model_names[m], "(all files)", tot[1][0], tot[1][1], tot[0][0], tot[0][1]);
 	}
+	if (opt_sites)
+		sites_print(NULL);
 }
 
 /* Conflicts that count against model @m: those between processes, and with
@@ -990,7 +1221,7 @@ static int opt_recommend, opt_model, opt_fail_unsync;
 
 static void parse_options(int argc, char **argv)
 {
-	enum { O_HB = 256, O_MODEL, O_RECOMMEND, O_STRICT, O_FAIL, O_FORCE };
+	enum { O_HB = 256, O_MODEL, O_RECOMMEND, O_STRICT, O_FAIL, O_SITES, O_FORCE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
@@ -1000,6 +1231,7 @@ static void parse_options(int argc, char **argv)
 		{ "recommend", no_argument, NULL, O_RECOMMEND },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "fail-on-unsynchronized", no_argument, NULL, O_FAIL },
+		{ "sites", no_argument, NULL, O_SITES },
 		{ "force", no_argument, NULL, O_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1042,6 +1274,9 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_FAIL:
 			opt_fail_unsync = 1;
+			break;
+		case O_SITES:
+			opt_sites = 1;
 			break;
 		case O_FORCE:
 			opt_force = 1;

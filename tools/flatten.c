@@ -8,6 +8,7 @@
 
 #include "../libcommon/textin.h"
 #include "flatten.h"
+#include "../libcommon/banned.h"
 
 /*
  * Bounds, so that a hostile #type line costs neither gigabytes nor hours:

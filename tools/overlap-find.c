@@ -11,6 +11,7 @@
  * the file, and MPI-IO calls are placed through their file views, flattened
  * from the #type definitions.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,9 +27,10 @@
 #include "../libcommon/textin.h"
 #include "../libcommon/util.h"
 #include "flatten.h"
+#include "../libcommon/banned.h"
 
 static const char usage_text[] =
-	"usage: overlap-find [-ah] [-l posix|mpiio] [file]\n";
+	"usage: overlap-find [-ah] [--all-pairs] [-l posix|mpiio] [file]\n";
 
 static void usage(int status)
 {
@@ -42,8 +44,7 @@ static long lineno;
 static void die_input(const char *what)
 {
 	fflush(stdout);
-	fprintf(stderr, "overlap-find: %s:%ld: %s\n", input_name, lineno, what);
-	exit(TG_EXIT_ERROR);
+	errx(TG_EXIT_ERROR, "%s:%ld: %s", input_name, lineno, what);
 }
 
 #define xrealloc tg_xrealloc
@@ -71,6 +72,7 @@ struct file {
 	struct access *acc;
 	size_t nacc, capacc;
 	int announced;
+	int locked;		/* a #lock line was written for it */
 };
 
 static struct file *files;
@@ -706,6 +708,7 @@ static void run_lock(const struct rec *r)
 		end = -1;
 	}
 	announce(d->file);
+	files[d->file].locked = 1;
 	printf("#lock\tfile=%u\trank=%s\tseq=%" PRIu64 "\tt=%" PRId64 ".%09" PRId64
 	       "\ttend=%" PRId64 ".%09" PRId64 "\tkind=%s\ttype=%s\tclass=%s\tstart=%" PRId64,
 	       d->file, cur->name, r->seq, r->t0 / 1000000000, r->t0 % 1000000000,
@@ -1129,12 +1132,138 @@ static int earlier(const struct access *a, const struct access *b)
 	return a->seq < b->seq;
 }
 
-static void put_access(const struct access *a)
+/* Decimal @v at @p; returns the end.  The pair lines are most of the
+ * output, and printf would be most of the time spent writing them. */
+static char *fmt_u64(char *p, uint64_t v)
 {
-	printf("\t%s\t%" PRIu64 "\t%" PRId64 ".%09" PRId64 "\t%" PRId64 ".%09" PRId64
-	       "\t%s\t%s\t%" PRIu64 "\t%" PRIu64, procs[a->proc].name, a->seq,
-	       a->t0 / 1000000000, a->t0 % 1000000000, a->t1 / 1000000000,
-	       a->t1 % 1000000000, a->write ? "W" : "R", fname(a->func), a->start, a->end);
+	char tmp[20];
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* A time in ns as seconds with 9 decimals (never negative here). */
+static char *fmt_time(char *p, int64_t t)
+{
+	uint64_t ns = t < 0 ? 0 : (uint64_t)t, frac = ns % 1000000000;
+	int i;
+
+	p = fmt_u64(p, ns / 1000000000);
+	*p++ = '.';
+	for (i = 8; i >= 0; i--) {
+		p[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	return p + 9;
+}
+
+static char *fmt_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/*
+ * The first six fields of access @a, each after a tab, and the tab before
+ * its start offset.  An access is in many pairs: its text is made once and
+ * kept in a small cache by its address (the accesses do not move while
+ * the pairs are written).
+ */
+#define PREFIX_CACHE 4096
+#define PREFIX_MAX 120
+
+struct prefix {
+	const struct access *a;
+	size_t len;
+	char text[PREFIX_MAX];
+};
+
+static char *fmt_prefix(char *p, const struct access *a)
+{
+	static struct prefix *cache;
+	struct prefix *c;
+	const char *name = procs[a->proc].name, *func = fname(a->func);
+	char *q = p;
+
+	if (!cache) {
+		cache = calloc(PREFIX_CACHE, sizeof(*cache));
+		if (!cache) {
+			fprintf(stderr, "overlap-find: out of memory\n");
+			exit(TG_EXIT_ERROR);
+		}
+	}
+	c = &cache[((uintptr_t)a / sizeof(*a)) % PREFIX_CACHE];
+	if (c->a == a) {
+		memcpy(p, c->text, c->len);
+		return p + c->len;
+	}
+	*q++ = '\t';
+	q = fmt_str(q, name);
+	*q++ = '\t';
+	q = fmt_u64(q, a->seq);
+	*q++ = '\t';
+	q = fmt_time(q, a->t0);
+	*q++ = '\t';
+	q = fmt_time(q, a->t1);
+	*q++ = '\t';
+	*q++ = a->write ? 'W' : 'R';
+	*q++ = '\t';
+	q = fmt_str(q, func);
+	*q++ = '\t';
+	if ((size_t)(q - p) <= PREFIX_MAX) {
+		c->a = a;
+		c->len = (size_t)(q - p);
+		memcpy(c->text, p, c->len);
+	}
+	return q;
+}
+
+/* Write line @head (e.g. "pair"), file @f, access @x over the bytes
+ * [@xs, @xe) and, if @y is not NULL, @y over [@ys, @ye), and (@pieces >
+ * 1) the pieces and bytes, in one piece of output. */
+static void put_line(const char *head, uint32_t f, const struct access *x, uint64_t xs,
+		     uint64_t xe, const struct access *y, uint64_t ys, uint64_t ye,
+		     uint64_t pieces, uint64_t bytes)
+{
+	static char *buf;
+	static size_t cap;
+	size_t need = 256 + strlen(procs[x->proc].name) + strlen(fname(x->func));
+	char *p;
+
+	if (y)
+		need += 128 + strlen(procs[y->proc].name) + strlen(fname(y->func));
+	if (need > cap) {
+		cap = 2 * need;
+		buf = xrealloc(buf, cap);
+	}
+	p = fmt_str(buf, head);
+	*p++ = '\t';
+	p = fmt_u64(p, f);
+	p = fmt_prefix(p, x);
+	p = fmt_u64(p, xs);
+	*p++ = '\t';
+	p = fmt_u64(p, xe);
+	if (y) {
+		p = fmt_prefix(p, y);
+		p = fmt_u64(p, ys);
+		*p++ = '\t';
+		p = fmt_u64(p, ye);
+	}
+	if (pieces > 1) {
+		p = fmt_str(p, "\tpieces=");
+		p = fmt_u64(p, pieces);
+		p = fmt_str(p, "\tbytes=");
+		p = fmt_u64(p, bytes);
+	}
+	*p++ = '\n';
+	fwrite(buf, 1, (size_t)(p - buf), stdout);
 }
 
 static int opt_accesses;
@@ -1154,11 +1283,252 @@ static int cmp_key(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static uint64_t sweep(uint32_t f)
+/* One pair line: @x (the earlier) and @y; @pieces > 1 when it stands
+ * for that many overlapping pieces of the two calls, @bytes in all. */
+static void put_pair(uint32_t f, const struct access *x, const struct access *y,
+		     uint64_t pieces, uint64_t bytes)
+{
+	announce(f);
+	put_line("pair", f, x, x->start, x->end, y, y->start, y->end, pieces, bytes);
+}
+
+/*
+ * The pairs of two calls, summed (without --all-pairs): an MPI-IO call
+ * through a noncontiguous view is many accesses, and two such calls over
+ * the same bytes would otherwise make a line for every piece they share.
+ * A call pair collects its pieces while the sweep can still find more of
+ * them and is written as soon as it cannot: past the sorted position of
+ * the last piece of either call.  Memory is the call pairs still open,
+ * not all of them.
+ */
+struct cpair {
+	uint32_t x, y;		/* the first piece of each call; x the earlier */
+	uint64_t sx, ex, sy, ey;	/* the bytes the pieces span, per call */
+	uint64_t pieces, bytes;
+	uint32_t hnext, qnext;	/* hash chain, completion list (index + 1) */
+};
+
+struct agg {
+	struct cpair *cp;	/* entries; free ones chained through hnext */
+	uint32_t ncp, capcp, freel;
+	uint32_t *head;		/* hash heads, index + 1 */
+	uint32_t nhead;		/* a power of two */
+	uint32_t *rep, *last;	/* per access: its call's first piece, last position */
+	uint32_t *done;		/* per position: call pairs complete after it */
+};
+
+static uint32_t agg_hash(const struct agg *g, uint32_t x, uint32_t y)
+{
+	uint64_t h = ((uint64_t)x << 32 | y) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32) & (g->nhead - 1);
+}
+
+static void agg_rehash(struct agg *g)
+{
+	uint32_t i, n = g->nhead ? 2 * g->nhead : 1024;
+
+	free(g->head);
+	g->head = calloc(n, sizeof(*g->head));
+	if (!g->head) {
+		fprintf(stderr, "overlap-find: out of memory\n");
+		exit(TG_EXIT_ERROR);
+	}
+	g->nhead = n;
+	for (i = 0; i < g->ncp; i++) {
+		struct cpair *c = &g->cp[i];
+		uint32_t h;
+		if (!c->pieces)
+			continue;	/* free */
+		h = agg_hash(g, c->x, c->y);
+		c->hnext = g->head[h];
+		g->head[h] = i + 1;
+	}
+}
+
+/* The call pair of pieces @x (earlier) and @y, made if new. */
+static struct cpair *agg_get(struct agg *g, uint32_t x, uint32_t y)
+{
+	uint32_t h = agg_hash(g, x, y), i, at;
+	struct cpair *c;
+
+	for (i = g->head[h]; i; i = g->cp[i - 1].hnext)
+		if (g->cp[i - 1].x == x && g->cp[i - 1].y == y)
+			return &g->cp[i - 1];
+	if (g->freel) {
+		at = g->freel - 1;
+		g->freel = g->cp[at].hnext;
+	} else {
+		if (g->ncp == g->capcp) {
+			g->capcp = g->capcp ? 2 * g->capcp : 1024;
+			g->cp = xrealloc(g->cp, g->capcp * sizeof(*g->cp));
+		}
+		at = g->ncp++;
+		if (g->ncp > g->nhead) {
+			memset(&g->cp[at], 0, sizeof(g->cp[at]));
+			agg_rehash(g);
+			h = agg_hash(g, x, y);
+		}
+	}
+	c = &g->cp[at];
+	memset(c, 0, sizeof(*c));
+	c->x = x;
+	c->y = y;
+	c->sx = c->sy = UINT64_MAX;
+	c->hnext = g->head[h];
+	g->head[h] = at + 1;
+	return c;
+}
+
+/* Unlink call pair @i (index + 1) from its hash chain and free it. */
+static void agg_drop(struct agg *g, uint32_t i)
+{
+	struct cpair *c = &g->cp[i - 1];
+	uint32_t *p = &g->head[agg_hash(g, c->x, c->y)];
+
+	while (*p != i)
+		p = &g->cp[*p - 1].hnext;
+	*p = c->hnext;
+	c->pieces = 0;
+	c->hnext = g->freel;
+	g->freel = i;
+}
+
+/* Write and free the call pairs that position @i completes, in the order
+ * they were found. */
+static void agg_flush(struct agg *g, struct file *fl, uint32_t f, uint32_t i)
+{
+	static struct cpair **v;
+	static size_t capv;
+	size_t n = 0, j;
+	uint32_t c;
+
+	for (c = g->done[i]; c; c = g->cp[c - 1].qnext) {
+		if (n == capv) {
+			capv = capv ? 2 * capv : 64;
+			v = xrealloc(v, capv * sizeof(*v));
+		}
+		v[n++] = &g->cp[c - 1];
+	}
+	/* each call pair was put at the head of its list when found: the
+	 * first found is last */
+	for (j = n; j-- > 0;) {
+		announce(f);
+		put_line("pair", f, &fl->acc[v[j]->x], v[j]->sx, v[j]->ex, &fl->acc[v[j]->y],
+			 v[j]->sy, v[j]->ey, v[j]->pieces, v[j]->bytes);
+	}
+	for (j = 0; j < n; j++)
+		agg_drop(g, (uint32_t)(v[j] - g->cp) + 1);
+	g->done[i] = 0;
+}
+
+static const struct access *call_acc;	/* the accesses cmp_call sorts */
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct access *x = call_acc + *(const uint32_t *)a,
+			    *y = call_acc + *(const uint32_t *)b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Per access of @fl, the first piece of its call and the last sorted
+ * position (@k) of a piece of its call. */
+static void agg_calls(struct agg *g, struct file *fl, const struct key *k)
+{
+	uint32_t *pos = xrealloc(NULL, fl->nacc * sizeof(*pos));
+	uint32_t *ord = xrealloc(NULL, fl->nacc * sizeof(*ord));
+	size_t i, j, e;
+
+	for (i = 0; i < fl->nacc; i++) {
+		pos[k[i].idx] = (uint32_t)i;
+		ord[i] = (uint32_t)i;
+	}
+	call_acc = fl->acc;
+	qsort(ord, fl->nacc, sizeof(*ord), cmp_call);
+	for (i = 0; i < fl->nacc; i = e) {
+		uint32_t last = 0;
+		const struct access *a = &fl->acc[ord[i]];
+		for (e = i; e < fl->nacc && fl->acc[ord[e]].proc == a->proc &&
+			    fl->acc[ord[e]].seq == a->seq; e++)
+			if (pos[ord[e]] > last)
+				last = pos[ord[e]];
+		for (j = i; j < e; j++) {
+			g->rep[ord[j]] = ord[i];
+			g->last[ord[j]] = last;
+		}
+	}
+	free(pos);
+	free(ord);
+}
+
+/* The pairs of file @f, one line per two calls (see struct cpair). */
+static void sweep_calls(uint32_t f, const struct key *k)
+{
+	struct file *fl = &files[f];
+	struct agg g;
+	size_t i, j;
+
+	memset(&g, 0, sizeof(g));
+	g.rep = xrealloc(NULL, fl->nacc * sizeof(*g.rep));
+	g.last = xrealloc(NULL, fl->nacc * sizeof(*g.last));
+	g.done = calloc(fl->nacc ? fl->nacc : 1, sizeof(*g.done));
+	if (!g.done) {
+		fprintf(stderr, "overlap-find: out of memory\n");
+		exit(TG_EXIT_ERROR);
+	}
+	agg_rehash(&g);
+	agg_calls(&g, fl, k);
+	for (i = 0; i < fl->nacc; i++) {
+		uint32_t ia = (uint32_t)k[i].idx;
+		const struct access *a = &fl->acc[ia];
+		for (j = i + 1; j < fl->nacc && k[j].start < a->end; j++) {
+			uint32_t ib = (uint32_t)k[j].idx, ix, iy, at;
+			const struct access *b = &fl->acc[ib];
+			struct cpair *c;
+			if (!a->write && !b->write)
+				continue;
+			if (a->proc == b->proc && a->seq == b->seq)
+				continue;	/* two pieces of one call */
+			ix = earlier(a, b) ? ia : ib;
+			iy = ix == ia ? ib : ia;
+			c = agg_get(&g, g.rep[ix], g.rep[iy]);
+			if (!c->pieces) {
+				/* complete once either call has no piece left */
+				at = g.last[ia] < g.last[ib] ? g.last[ia] : g.last[ib];
+				c->qnext = g.done[at];
+				g.done[at] = (uint32_t)(c - g.cp) + 1;
+			}
+			c->pieces++;
+			c->bytes += (a->end < b->end ? a->end : b->end) - b->start;
+			if (fl->acc[ix].start < c->sx)
+				c->sx = fl->acc[ix].start;
+			if (fl->acc[ix].end > c->ex)
+				c->ex = fl->acc[ix].end;
+			if (fl->acc[iy].start < c->sy)
+				c->sy = fl->acc[iy].start;
+			if (fl->acc[iy].end > c->ey)
+				c->ey = fl->acc[iy].end;
+		}
+		agg_flush(&g, fl, f, (uint32_t)i);
+	}
+	free(g.cp);
+	free(g.head);
+	free(g.rep);
+	free(g.last);
+	free(g.done);
+}
+
+static int opt_all_pairs;
+
+static void sweep(uint32_t f)
 {
 	struct file *fl = &files[f];
 	struct key *k;
-	uint64_t pairs = 0;
 	size_t i, j;
 
 	/* Algorithm 4.1: by start offset, each access against those that
@@ -1174,30 +1544,29 @@ static uint64_t sweep(uint32_t f)
 		qsort(k, fl->nacc, sizeof(*k), cmp_key);
 	for (i = 0; opt_accesses && i < fl->nacc; i++) {
 		announce(f);
-		printf("access\t%u", f);
-		put_access(&fl->acc[k[i].idx]);
-		putchar('\n');
+		put_line("access", f, &fl->acc[k[i].idx], fl->acc[k[i].idx].start,
+			 fl->acc[k[i].idx].end, NULL, 0, 0, 1, 0);
+	}
+	/* summed per call pair, unless asked for every piece, or the file
+	 * has record locks: which lock orders a pair depends on its bytes */
+	if (!opt_all_pairs && !fl->locked && fl->nacc < UINT32_MAX) {
+		sweep_calls(f, k);
+		free(k);
+		return;
 	}
 	for (i = 0; i < fl->nacc; i++) {
 		const struct access *a = &fl->acc[k[i].idx];
 		for (j = i + 1; j < fl->nacc && k[j].start < a->end; j++) {
-			const struct access *b = &fl->acc[k[j].idx], *x, *y;
+			const struct access *b = &fl->acc[k[j].idx], *x;
 			if (!a->write && !b->write)
 				continue;
 			if (a->proc == b->proc && a->seq == b->seq)
 				continue;	/* two pieces of one call */
 			x = earlier(a, b) ? a : b;
-			y = x == a ? b : a;
-			announce(f);
-			printf("pair\t%u", f);
-			put_access(x);
-			put_access(y);
-			putchar('\n');
-			pairs++;
+			put_pair(f, x, x == a ? b : a, 1, 0);
 		}
 	}
 	free(k);
-	return pairs;
 }
 
 int main(int argc, char **argv)
@@ -1206,6 +1575,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "layer", required_argument, NULL, 'l' },
 		{ "accesses", no_argument, NULL, 'a' },
+		{ "all-pairs", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tg_tline t;
@@ -1225,15 +1595,17 @@ int main(int argc, char **argv)
 		case 'a':
 			opt_accesses = 1;
 			break;
+		case 'P':
+			opt_all_pairs = 1;
+			break;
 		case 'l':
 			if (streq(optarg, "posix"))
 				layer_mpiio = 0;
 			else if (streq(optarg, "mpiio"))
 				layer_mpiio = 1;
 			else {
-				fprintf(stderr, "overlap-find: option -l: unknown layer '%s' (posix, mpiio)\n",
-					optarg);
-				exit(TG_EXIT_ERROR);
+				errx(TG_EXIT_ERROR, "option -l: unknown layer '%s' (posix, mpiio)",
+				     optarg);
 			}
 			break;
 		default:
@@ -1245,24 +1617,15 @@ int main(int argc, char **argv)
 	if (argc - optind == 1 && !streq(argv[optind], "-")) {
 		input_name = argv[optind];
 		in = open(input_name, O_RDONLY);
-		if (in < 0) {
-			fprintf(stderr, "overlap-find: cannot open '%s': %s\n", input_name,
-				strerror(errno));
-			exit(TG_EXIT_ERROR);
-		}
+		if (in < 0)
+			err(TG_EXIT_ERROR, "cannot open '%s'", input_name);
 	}
 	/* what is printed while the input is read waits for the #run line,
 	 * which needs every #proc line */
 	real_stdout = stdout;
 	stdout = open_memstream(&held, &nheld);
-	if (!stdout) {
-		fprintf(stderr, "overlap-find: out of memory\n");
-		exit(TG_EXIT_ERROR);
-	}
-	if (tg_lines_open(&lr, in) < 0) {
-		fprintf(stderr, "overlap-find: out of memory\n");
-		exit(TG_EXIT_ERROR);
-	}
+	if (!stdout || tg_lines_open(&lr, in) < 0)
+		errx(TG_EXIT_ERROR, "out of memory");
 	while ((line = tg_lines_next(&lr, &len))) {
 		lineno++;
 		if (len != strlen(line))
@@ -1283,17 +1646,13 @@ int main(int argc, char **argv)
 		tg_tline_split(line, &t);
 		call_line(&t);
 	}
-	if (lr.err) {
-		fprintf(stderr, "overlap-find: %s: %s\n", input_name, strerror(lr.err));
-		exit(TG_EXIT_ERROR);
-	}
+	if (lr.err)
+		errx(TG_EXIT_ERROR, "%s: %s", input_name, strerror(lr.err));
 	finish_proc();
 	run_deferred();
 	place_ordered();
-	if (fclose(stdout) != 0) {
-		fprintf(stderr, "overlap-find: out of memory\n");
-		exit(TG_EXIT_ERROR);
-	}
+	if (fclose(stdout) != 0)
+		errx(TG_EXIT_ERROR, "out of memory");
 	stdout = real_stdout;
 	printf("#overlap\tversion=1\tlayer=%s\n", layer_mpiio ? "mpiio" : "posix");
 	if (run_id) {
