@@ -331,7 +331,7 @@ TEST_APPS = $(patsubst tests/apps/%.c,build/apps/%,$(TEST_APPS_SRC))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 $(BUILD)/unit/test_flatten: tools/flatten.c tools/flatten.h
-HELPERS = $(BUILD)/helpers/trace-gen $(BUILD)/helpers/hb-gen
+HELPERS = $(BUILD)/helpers/trace-gen $(BUILD)/helpers/hb-gen $(BUILD)/helpers/bitflip
 
 build/apps/%: tests/apps/%.c
 	@mkdir -p build/apps
@@ -344,6 +344,10 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcommon.a
 $(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS)
+
+$(BUILD)/helpers/bitflip: tests/helpers/bitflip.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $<
 
 $(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)

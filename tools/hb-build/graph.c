@@ -37,6 +37,7 @@
 #include "../../libcommon/calltab.h"
 #include "../../libcommon/hb.h"
 #include "../../libcommon/tg.h"
+#include "../../libcommon/util.h"
 #include "int.h"
 #include "../../libcommon/banned.h"
 
@@ -329,6 +330,16 @@ static int int_array(const char *v, size_t n, ivec *out)
 	return k;
 }
 
+/* A #proc line counts in the run's id (tg_run_proc()). */
+static void proc_run(struct hbb *b, const struct arg *a, int na)
+{
+	const struct arg *p = find(a, na, "pid"), *h = find(a, na, "host"),
+		*c = find(a, na, "clock_base");
+
+	if (p && h && c)
+		b->run += tg_run_proc(p->v, p->vl, h->v, h->vl, c->v, c->vl);
+}
+
 static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t errlen)
 {
 	struct arg a[MAXARGS];
@@ -345,6 +356,7 @@ static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t e
 	if (wl == 5 && memcmp(p, "#proc", 5) == 0) {
 		if (na < 0)
 			return bad(b, err, errlen, "malformed #proc line");
+		proc_run(b, a, na);
 		wa = find(a, na, "world");
 		if (wa && pnum(wa->v, wa->vl, &v) == 0 && v > b->world && v <= MAXRANK)
 			b->world = v;
@@ -1021,6 +1033,7 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 		.stats = b->stats,
 		.problems = b->prob.v,
 		.nproblems = b->prob.n,
+		.run = b->run,
 	};
 	return 0;
 }

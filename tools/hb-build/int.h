@@ -201,6 +201,7 @@ struct qkey {
 };
 
 struct hbb {
+	uint64_t run;		/* the run's id: tg_run_proc() of its #proc lines */
 	/* parsing */
 	char *carry;
 	size_t ncarry, capcarry;
