@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,4 +302,59 @@ void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out)
 	emit_values(g, t, ti, out);
 	emit_call(g, t, ti, out);
 	sb_printf(out, "\tn%u++;\n}\n", ti);
+}
+
+/* Does @text name identifier @id? */
+static int names(const char *text, const char *id, size_t n)
+{
+	const char *p;
+
+	for (p = strstr(text, id); p; p = strstr(p + 1, id)) {
+		unsigned char c = (unsigned char)p[n];
+		if ((p == text || (p[-1] != '_' && !isalnum((unsigned char)p[-1]))) &&
+		    c != '_' && !isalnum(c))
+			return 1;
+	}
+	return 0;
+}
+
+/* The run-time support @rt that the code in @used needs: its head, and
+ * each part (from a line "/" "*@ name... *" "/" that lists what it defines)
+ * that @used or a later part taken names. */
+void proxy_emit_rt(FILE *f, const char *rt, struct sb *used)
+{
+	const char *part[128], *p;
+	size_t n = 0, i;
+	char *take, id[64];
+
+	for (p = strstr(rt, "\n/*@ "); p && n < 128; p = strstr(p + 1, "\n/*@ "))
+		part[n++] = p + 1;
+	take = calloc(n + 1, 1);
+	if (!take)
+		abort();
+	for (i = n; i-- > 0;) {
+		const char *end = strstr(part[i], "*/"), *w = part[i] + 4, *e;
+		for (; w < end && !take[i]; w = e) {
+			while (*w == ' ')
+				w++;
+			for (e = w; e < end && *e != ' '; e++)
+				;
+			if (e > w && (size_t)(e - w) < sizeof(id)) {
+				memcpy(id, w, (size_t)(e - w));
+				id[e - w] = 0;
+				take[i] = used->s && names(used->s, id, (size_t)(e - w));
+			}
+		}
+		if (take[i]) {
+			const char *q = strchr(part[i], '\n') + 1;
+			sb_printf(used, "%.*s", (int)((i + 1 < n ? part[i + 1] : q + strlen(q)) - q), q);
+		}
+	}
+	fwrite(rt, 1, n ? (size_t)(part[0] - rt) : strlen(rt), f);
+	for (i = 0; i < n; i++) {
+		const char *q = strchr(part[i], '\n') + 1;
+		if (take[i])
+			fwrite(q, 1, (size_t)((i + 1 < n ? part[i + 1] : q + strlen(q)) - q), f);
+	}
+	free(take);
 }
