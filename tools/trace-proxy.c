@@ -377,7 +377,7 @@ static void liveness(const struct tg_cfg *c, const struct walk *w, char *live)
 		live[r] = 0;
 		for (j = 0; j < n && !live[r]; j++) {
 			uint32_t v = b[j].sym >> 1;
-			live[r] = (b[j].sym & 1) ? live[v] : (v < w->nt && w->t[v].d != NULL);
+			live[r] = (b[j].sym & 1) ? live[v] : (v < w->nt && w->t[v].use == 1);
 		}
 	}
 }
@@ -395,7 +395,7 @@ static void emit_rules(const struct tg_cfg *c, const struct walk *w, const char 
 		for (j = 0; j < n; j++) {
 			uint32_t v = b[j].sym >> 1;
 			int rule = b[j].sym & 1;
-			if (rule ? !live[v] : !w->t[v].d)
+			if (rule ? !live[v] : w->t[v].use != 1)
 				continue;
 			if (b[j].exp > 1)
 				sb_printf(out, "\tfor (int i = 0; i < %u; i++)\n\t", b[j].exp);
