@@ -18,6 +18,7 @@
 #include "../libcommon/banned.h"
 
 void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out);
+void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon);
 
 /* Does @text name identifier @id? */
 static int names(const char *text, const char *id, size_t n)
@@ -440,4 +441,69 @@ void proxy_emit_rt(FILE *f, const char *rt, struct sb *used)
 			fwrite(q, 1, (size_t)((i + 1 < n ? part[i + 1] : q + strlen(q)) - q), f);
 	}
 	free(take);
+}
+
+/* How many tables term @t's code needs. */
+static unsigned tables(struct gen *g, struct term *t)
+{
+	size_t decl = g->decl.n;
+	unsigned ntab = g->ntab, n;
+	struct sb x = { 0 };
+
+	proxy_emit_term(g, t, 0, &x);
+	n = g->ntab - ntab;
+	g->decl.n = decl;
+	g->ntab = ntab;
+	sb_release(&x);
+	return n;
+}
+
+/* Take @b's occurrences into @a if the values of both fit all their
+ * streams (arithmetic on the rank) with no more tables than apart. */
+static int merge(struct gen *g, struct term *a, struct term *b)
+{
+	struct occs *m = calloc(g->nst + 1, sizeof(*m));
+	struct term t = *a;
+	size_t s;
+
+	if (!m)
+		abort();
+	for (s = 0; s < g->nst; s++)
+		m[s] = a->per[s].n ? a->per[s] : b->per[s];
+	t.per = m;
+	if (tables(g, &t) > tables(g, a) + tables(g, b)) {
+		free(m);
+		return 0;
+	}
+	free(a->per);
+	a->per = m;
+	return 1;
+}
+
+/* Signatures of one call that the streams do not share (say each rank's
+ * own Isend to its neighbour) made one where their values allow it:
+ * canon[b] = a for signature b merged into a, canon[a] = a. */
+void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon)
+{
+	size_t a, b, s;
+
+	for (b = 0; b < nt; b++) {
+		int tries = 0;
+		canon[b] = (uint32_t)b;
+		if (!t[b].d || t[b].use != 1)
+			continue;
+		for (a = 0; a < b && tries < 64; a++) {
+			if (canon[a] != a || t[a].d != t[b].d || t[a].use != 1)
+				continue;
+			for (s = 0; s < g->nst && !(t[a].per[s].n && t[b].per[s].n); s++)
+				;
+			if (s < g->nst)
+				continue;
+			tries++;
+			if (merge(g, &t[a], &t[b])) {
+				canon[b] = (uint32_t)a;
+				break;
+			}
+		}
+	}
 }
