@@ -116,6 +116,14 @@ static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *o
 		int fld = a && (a->kind == TG_K_MPISTATUS || a->kind == TG_K_MPIIOSTATUS) ? FLD_P : FLD_I;
 		if (a && !is_scalar(a->kind) && fld != FLD_P && a->kind != TG_K_MPISTATUSES)
 			continue;
+		/* what an output integer was, no call reads */
+		if (a && out_dir(a) && !offset_slot(d, i) &&
+		    (a->kind == TG_K_INT || a->kind == TG_K_UINT || a->kind == TG_K_HEX ||
+		     a->kind == TG_K_ENUM))
+			continue;
+		/* a buffer's id: only whether there is one counts */
+		if (a && a->kind == TG_K_BUF)
+			fld = FLD_NZ;
 		if (!a && d->retkind != TG_K_FD && d->retkind != TG_K_HID && d->retkind != TG_K_STREAM)
 			continue;
 		e.n = 0;

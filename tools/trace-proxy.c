@@ -394,8 +394,34 @@ struct names {
 	unsigned *r, *s;	/* the names, 0 before the first use */
 	unsigned nr, ns;
 	char **body;		/* of rule named k, body[k - 1] */
-	struct sb *out;
+	char **sbody;		/* of signature named k, sbody[k - 1] */
+	struct sb *out, *sigs;	/* the rules' code, the signatures' */
 };
+
+/* Name signature @v at its first use, writing its function, or name it as
+ * one before it whose function would do the same. */
+static void name_sig(struct names *nm, uint32_t v)
+{
+	size_t decl = nm->w->g.decl.n;
+	unsigned ntab = nm->w->g.ntab, k;
+	struct sb x = { 0 };
+	const char *b;
+
+	proxy_emit_term(&nm->w->g, &nm->w->t[v], nm->ns + 1, &x);
+	b = strchr(x.s, '{');
+	for (k = 0; k < nm->ns && strcmp(nm->sbody[k], b); k++)
+		;
+	if (k < nm->ns) {
+		nm->w->g.decl.n = decl;
+		nm->w->g.ntab = ntab;
+	} else {
+		nm->sbody = tg_xrealloc(nm->sbody, (nm->ns + 1) * sizeof(*nm->sbody));
+		nm->sbody[nm->ns++] = tg_xstrdup(b);
+		sb_printf(nm->sigs, "%s", x.s);
+	}
+	nm->s[v] = k + 1;
+	sb_release(&x);
+}
 
 static void name_rule(struct names *nm, size_t r)
 {
@@ -403,6 +429,7 @@ static void name_rule(struct names *nm, size_t r)
 	size_t n, j;
 	const struct tg_sym *sy = tg_cfg_rule_body(nm->c, r, &n);
 	unsigned k;
+	int open = 0;
 
 	for (j = 0; j < n; j++) {
 		uint32_t v = sy[j].sym >> 1;
@@ -412,17 +439,29 @@ static void name_rule(struct names *nm, size_t r)
 		if (rule && !nm->r[v])
 			name_rule(nm, v);
 		if (!rule && !nm->s[v = nm->canon[v]])
-			nm->s[v] = ++nm->ns;
+			name_sig(nm, v);
+		/* calls one after the other on a line, loops on lines of their own */
 		if (sy[j].exp > 1)
-			sb_printf(&b, "\tfor (int i = 0; i < %u; i++)\n\t", sy[j].exp);
-		sb_printf(&b, "\t%c%u();\n", rule ? 'r' : 's', rule ? nm->r[v] : nm->s[v]);
+			sb_printf(&b, "%s\tfor (int i = 0; i < %u; i++)\n\t\t", open ? "\n" : "",
+				  sy[j].exp);
+		else
+			sb_printf(&b, open ? " " : "\t");
+		sb_printf(&b, "%c%u();%s", rule ? 'r' : 's', rule ? nm->r[v] : nm->s[v],
+			  sy[j].exp > 1 ? "\n" : "");
+		open = sy[j].exp == 1;
 	}
+	if (open)
+		sb_printf(&b, "\n");
 	for (k = 0; k < nm->nr && strcmp(nm->body[k], b.s ? b.s : ""); k++)
 		;
 	if (k == nm->nr) {
 		nm->body = tg_xrealloc(nm->body, (nm->nr + 1) * sizeof(*nm->body));
 		nm->body[nm->nr++] = tg_xstrdup(b.s ? b.s : "");
-		sb_printf(nm->out, "\nstatic void r%u(void)\n{\n%s}\n", nm->nr, b.s ? b.s : "");
+		if (!b.s || !strstr(b.s, "\tfor ("))
+			sb_printf(nm->out, "static void r%u(void) { %.*s }\n", nm->nr,
+				  b.n ? (int)b.n - 2 : 0, b.n ? b.s + 1 : "");
+		else
+			sb_printf(nm->out, "\nstatic void r%u(void)\n{\n%s}\n", nm->nr, b.s);
 	}
 	nm->r[r] = k + 1;
 	sb_release(&b);
@@ -513,16 +552,14 @@ void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon);
 static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 {
 	struct sb code = { 0 }, rules = { 0 };
-	struct names nm = { c, w, NULL, NULL, NULL, NULL, 0, 0, NULL, &rules };
+	struct names nm = { c, w, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, &rules, &code };
 	char *live = calloc(tg_cfg_nrules(c) + 1, 1);
-	unsigned *order;
 	size_t ti, s, used;
 
 	nm.canon = calloc(w->nt + 1, sizeof(*nm.canon));
 	nm.r = calloc(tg_cfg_nrules(c) + 1, sizeof(*nm.r));
 	nm.s = calloc(w->nt + 1, sizeof(*nm.s));
-	order = calloc(w->nt + 1, sizeof(*order));
-	if (!live || !nm.canon || !nm.r || !nm.s || !order)
+	if (!live || !nm.canon || !nm.r || !nm.s)
 		abort();
 	for (ti = 0; ti < w->nt; ti++)
 		if (w->t[ti].d && w->t[ti].use != 1)
@@ -533,11 +570,6 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 	for (s = 0; s < w->g.nst; s++)
 		if (live[tg_cfg_stream_rule(c, s)] && !nm.r[tg_cfg_stream_rule(c, s)])
 			name_rule(&nm, tg_cfg_stream_rule(c, s));
-	for (ti = 0; ti < w->nt; ti++)
-		if (nm.s[ti])
-			order[nm.s[ti] - 1] = (unsigned)ti;
-	for (ti = 0; ti < nm.ns; ti++)
-		proxy_emit_term(&w->g, &w->t[order[ti]], (unsigned)ti + 1, &code);
 	if (w->mpi && w->g.ninfos)
 		emit_infos(&w->g);
 	sb_printf(&code, "%s", rules.s ? rules.s : "");
@@ -566,10 +598,12 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 	for (ti = 0; ti < nm.nr; ti++)
 		free(nm.body[ti]);
 	free(nm.body);
+	for (ti = 0; ti < nm.ns; ti++)
+		free(nm.sbody[ti]);
+	free(nm.sbody);
 	free(nm.canon);
 	free(nm.r);
 	free(nm.s);
-	free(order);
 	free(live);
 	return 0;
 }
