@@ -240,8 +240,11 @@ static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct s
 		sb_printf(call, "(a%d ? tg_statuses : MPI_STATUSES_IGNORE)", i);
 		break;
 	default:
-		sb_printf(call, "%s", out_dir(a) ? "(void *)tg_out" : "");
-		if (!out_dir(a))
+		/* each output integer a place of its own (MPI_Cart_shift's source
+		 * and destination), past the arrays' */
+		if (out_dir(a))
+			sb_printf(call, "(void *)(tg_out + %d)", 1000 + i);
+		else
 			sb_printf(call, "a%d", i);
 	}
 	sb_release(&p);
