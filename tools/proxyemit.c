@@ -470,11 +470,13 @@ static unsigned tables(struct gen *g, struct term *t)
 }
 
 /* Take @b's occurrences into @a if the values of both fit all their
- * streams (arithmetic on the rank) with no more tables than apart. */
-static int merge(struct gen *g, struct term *a, struct term *b)
+ * streams (arithmetic on the rank) with no more tables than apart (@na,
+ * @nb; *na becomes the merged one's). */
+static int merge(struct gen *g, struct term *a, struct term *b, unsigned *na, unsigned nb)
 {
 	struct occs *m = calloc(g->nst + 1, sizeof(*m));
 	struct term t = *a;
+	unsigned n;
 	size_t s;
 
 	if (!m)
@@ -482,12 +484,13 @@ static int merge(struct gen *g, struct term *a, struct term *b)
 	for (s = 0; s < g->nst; s++)
 		m[s] = a->per[s].n ? a->per[s] : b->per[s];
 	t.per = m;
-	if (tables(g, &t) > tables(g, a) + tables(g, b)) {
+	if ((n = tables(g, &t)) > *na + nb) {
 		free(m);
 		return 0;
 	}
 	free(a->per);
 	a->per = m;
+	*na = n;
 	return 1;
 }
 
@@ -496,13 +499,17 @@ static int merge(struct gen *g, struct term *a, struct term *b)
  * canon[b] = a for signature b merged into a, canon[a] = a. */
 void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon)
 {
+	unsigned *ntab = calloc(nt + 1, sizeof(*ntab)), nb;
 	size_t a, b, s;
 
+	if (!ntab)
+		abort();
 	for (b = 0; b < nt; b++) {
 		int tries = 0;
 		canon[b] = (uint32_t)b;
 		if (!t[b].d || t[b].use != 1)
 			continue;
+		ntab[b] = nb = tables(g, &t[b]);
 		for (a = 0; a < b && tries < 64; a++) {
 			if (canon[a] != a || t[a].d != t[b].d || t[a].use != 1)
 				continue;
@@ -511,10 +518,11 @@ void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon)
 			if (s < g->nst)
 				continue;
 			tries++;
-			if (merge(g, &t[a], &t[b])) {
+			if (merge(g, &t[a], &t[b], &ntab[a], nb)) {
 				canon[b] = (uint32_t)a;
 				break;
 			}
 		}
 	}
+	free(ntab);
 }
