@@ -134,13 +134,15 @@ $(BINDIR)/conflict-check: $(BUILD)/tools/conflict-check.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS)
 
-HB_OBJ = $(BUILD)/tools/hbgraph.o $(BUILD)/tools/hbwalk.o $(BUILD)/tools/hbindex.o
+# hb-build is a folder: main.c, the passes (graph.c parses and runs them,
+# walk.c, index.c) and util.c, the leaf they all use.
+HB_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/hb-build/*.c))
 
-$(BINDIR)/hb-build: $(BUILD)/tools/hb-build.o $(HB_OBJ) $(BUILD)/libcommon.a
+$(BINDIR)/hb-build: $(HB_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) $(ZLIB_LIBS)
 
-$(BUILD)/tools/hb-build.o $(HB_OBJ): tools/hbgraph.h tools/hbint.h
+$(HB_OBJ): $(wildcard tools/hb-build/*.h)
 
 $(BINDIR)/hb-query: $(BUILD)/tools/hb-query.o $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
@@ -331,7 +333,7 @@ TEST_APPS = $(patsubst tests/apps/%.c,build/apps/%,$(TEST_APPS_SRC))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 $(BUILD)/unit/test_flatten: tools/flatten.c tools/flatten.h
-HELPERS = $(BUILD)/helpers/trace-gen $(BUILD)/helpers/hb-gen
+HELPERS = $(BUILD)/helpers/trace-gen $(BUILD)/helpers/hb-gen $(BUILD)/helpers/bitflip
 
 build/apps/%: tests/apps/%.c
 	@mkdir -p build/apps
@@ -344,6 +346,10 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcommon.a
 $(BUILD)/helpers/trace-gen: tests/helpers/trace-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS)
+
+$(BUILD)/helpers/bitflip: tests/helpers/bitflip.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $<
 
 $(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)

@@ -70,6 +70,8 @@ static void stream_release(struct tg_cstream *s)
 {
 	tg_header_release(&s->v.h);
 	free(s->clock);
+	free(s->local);
+	free(s->foreign);
 	free(s->tz);
 	memset(s, 0, sizeof(*s));
 }

@@ -77,6 +77,29 @@ int tg_cfg_add_rec(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_op
 		   char *err, size_t errlen);
 
 /*
+ * As tg_cfg_add_rec(), knowing the seqs of the stream's records of threads
+ * other than thread 0 (@foreign, @nforeign of them, sorted, not kept), so
+ * that thread 0's records are encoded as if those calls had not been made:
+ * a library's helper thread then no longer makes a process's signatures
+ * its own.
+ */
+int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_opts *o,
+			   const uint64_t *foreign, size_t nforeign, char *err, size_t errlen);
+
+/* At most so many foreign seqs are kept, and an eighth of the calls. */
+#define TG_CFG_MAXFOREIGN 4096
+
+/*
+ * Read the record stream in file @path once, for the seqs of its records of
+ * threads other than thread 0: *@f (malloc'd, sorted, distinct), *@n of
+ * them, none when there are more than TG_CFG_MAXFOREIGN or an eighth of
+ * the calls (threads that do the work, whose seqs would cost more than
+ * they save).  @path "-" is standard input.  Returns 0, or -1 (and none) when
+ * the stream is not a regular file (a pipe) or cannot be read.
+ */
+int tg_cfg_foreign_scan(const char *path, uint64_t **f, size_t *n);
+
+/*
  * Read a whole compressed trace from @s, magic included.  Returns it, or
  * NULL with a one-line message in @err: "truncated section CST at byte
  * 1234", "corrupt section GRAMMAR at byte 88 (rule 4 names rule 9)", and so

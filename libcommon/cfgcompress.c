@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cfgint.h"
+#include "stream.h"
 #include "sequitur.h"
 #include "banned.h"
 
@@ -37,6 +39,7 @@ static void enc_release(struct enc *e)
 {
 	size_t i;
 
+	e->st.foreign = NULL;	/* the stream's */
 	tg_sig_release(&e->st);
 	tg_words_release(&e->w);
 	tg_seq_free(e->seq);
@@ -107,6 +110,12 @@ out:
 int tg_cfg_add_rec(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_opts *o,
 		   char *err, size_t errlen)
 {
+	return tg_cfg_add_rec_foreign(c, r, o, NULL, 0, err, errlen);
+}
+
+int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_opts *o,
+			   const uint64_t *foreign, size_t nforeign, char *err, size_t errlen)
+{
 	struct tg_tparams tp = { o->timing, o->err_ppm, o->bits, o->samples, 0 };
 	const struct tg_header *h = tg_reader_header(r);
 	struct tg_sym *syms = NULL;
@@ -128,6 +137,15 @@ int tg_cfg_add_rec(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_op
 	s->v.bits = tp.bits;
 	s->v.samples = tp.samples;
 	tg_sig_init(&e.st, h->rank, -1);
+	s->seqv = e.st.seqv = 1;
+	if (nforeign) {
+		if (!(s->foreign = malloc(nforeign * sizeof(uint64_t))))
+			goto oom;
+		memcpy(s->foreign, foreign, nforeign * sizeof(uint64_t));
+		s->nforeign = nforeign;
+		e.st.foreign = s->foreign;
+		e.st.nforeign = nforeign;
+	}
 	if (!(e.seq = tg_seq_new()))
 		goto oom;
 	while ((rc = tg_reader_next(r, &rec)) > 0) {
@@ -172,6 +190,10 @@ int tg_cfg_add_rec(struct tg_cfg *c, struct tg_reader *r, const struct tg_cfg_op
 	s->nclock = e.st.nclock;
 	e.st.clock = NULL;
 	e.st.nclock = 0;
+	s->local = e.st.local;
+	s->nlocal = e.st.nlocal;
+	e.st.local = NULL;
+	e.st.nlocal = 0;
 	if (tp.mode != TG_T_AGG && stime_build(&e, &tp, s) < 0)
 		goto oom;
 	if (tg_seq_export(e.seq, &syms, &off, &nr) < 0 ||
@@ -200,4 +222,69 @@ out:
 	free(map);
 	enc_release(&e);
 	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int tg_cfg_foreign_scan(const char *path, uint64_t **f, size_t *n)
+{
+	struct tg_stream *s = NULL;
+	struct tg_reader *r = NULL;
+	struct tg_rec rec;
+	struct stat sb;
+	uint64_t *a = NULL, calls = 0;
+	size_t na = 0, cap = 0, i, k;
+	char msg[64];
+	int rc = -1;
+
+	*f = NULL;
+	*n = 0;
+	/* standard input redirected from a file is opened again, at its start */
+	if (!path || strcmp(path, "-") == 0)
+		path = fstat(0, &sb) == 0 && S_ISREG(sb.st_mode) ? "/dev/stdin" : NULL;
+	if (!path || stat(path, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    !(s = tg_stream_open(path, "r")) || !(r = tg_reader_open(s, msg, sizeof(msg))))
+		goto out;
+	while (tg_reader_next(r, &rec) > 0) {
+		if (rec.type != TG_REC_CALL)
+			continue;
+		calls++;
+		if (rec.tid == 0)
+			continue;
+		if (na >= TG_CFG_MAXFOREIGN) {	/* threads that work: not worth it */
+			na = 0;
+			break;
+		}
+		if (na == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			uint64_t *nn = realloc(a, nc * sizeof(*nn));
+			if (!nn)
+				goto out;
+			a = nn;
+			cap = nc;
+		}
+		a[na++] = rec.seq;
+	}
+	if (na)
+		qsort(a, na, sizeof(*a), cmp_u64);
+	for (i = k = 0; i < na; i++)
+		if (k == 0 || a[i] != a[k - 1])
+			a[k++] = a[i];
+	if (k * 8 > calls)
+		k = 0;
+	*f = a;
+	*n = k;
+	a = NULL;
+	rc = 0;
+out:
+	free(a);
+	tg_reader_free(r);
+	if (s)
+		tg_stream_close(s);
+	return rc;
 }

@@ -134,6 +134,11 @@ struct tg_cfg_cursor *tg_cfg_cursor_open(const struct tg_cfg *cc, size_t i, char
 	tg_sig_init(&k->st, k->h.rank, k->s->v.rank);
 	k->st.clock = k->s->clock;	/* borrowed: released below, not freed */
 	k->st.nclock = k->s->nclock;
+	k->st.local = k->s->local;	/* borrowed too */
+	k->st.nlocal = k->s->nlocal;
+	k->st.seqv = k->s->seqv;
+	k->st.foreign = k->s->foreign;
+	k->st.nforeign = k->s->nforeign;
 	k->tp.mode = k->s->v.timing;
 	k->tp.err_ppm = k->s->v.err_ppm;
 	k->tp.bits = k->s->v.bits;
@@ -176,6 +181,8 @@ void tg_cfg_cursor_free(struct tg_cfg_cursor *k)
 		return;
 	k->st.clock = NULL;
 	k->st.nclock = 0;
+	k->st.local = NULL;
+	k->st.nlocal = 0;
 	tg_sig_release(&k->st);
 	tg_sigarena_release(&k->ar);
 	free(k->stk);

@@ -101,6 +101,7 @@ struct tg_sigstate {
 	int64_t world_rank;	/* -1 until known */
 	int64_t srank;		/* the stream's rank (STREAMS "rank") */
 	int64_t *lastseq;	/* per thread */
+	int64_t *lastpar;	/* per thread: the last parent named, -1 */
 	uint64_t *bufmax;	/* per thread: the largest buffer id named */
 	size_t nthreads;
 	int64_t lastfd;		/* the last descriptor a call returned, -1 */
@@ -117,6 +118,18 @@ struct tg_sigstate {
 	size_t nrelease, caprelease;
 	uint64_t *clock;	/* CLOCK records' t, in order */
 	size_t nclock, capclock, clockpos;
+	uint64_t *local;	/* the stream's local values (STREAMS "local") */
+	size_t nlocal, caplocal;
+	int seqv;		/* seqs as words tagged even/odd (STREAMS "foreign") */
+	const uint64_t *foreign;	/* sorted seqs of threads other than 0, borrowed */
+	size_t nforeign;
+	struct tg_map inh;	/* encoder: inherited descriptor -> local index */
+	/* descriptors, as both sides model the kernel's choice of them */
+	struct tg_map fdopen;	/* descriptor -> 1 open, 0 closed (0-2 open at first) */
+	uint64_t fdlow;		/* no descriptor below it is free */
+	int64_t *known;		/* descriptors calls gave, in order */
+	size_t nknown, capknown;
+	struct tg_map fdsym;	/* descriptor -> its latest index in known + 1 */
 	struct tg_words tmp;	/* encoder scratch */
 	struct tg_words reqs;	/* encoder: placeholders to fill */
 };
@@ -270,6 +283,11 @@ struct tg_cstream {
 	uint32_t rule;
 	uint64_t *clock;
 	size_t nclock;
+	uint64_t *local;	/* values its signatures name by index */
+	size_t nlocal;
+	int seqv;		/* seqs as tagged words (a "foreign" field) */
+	uint64_t *foreign;	/* sorted seqs of threads other than 0 */
+	size_t nforeign;
 	unsigned char *tz;	/* STIME payload as stored (zlib) */
 	size_t tzlen;
 	uint64_t tzat;		/* where its section was in the file read, 0 */

@@ -85,6 +85,19 @@ int tg_cfg_merge(struct tg_cfg *dst, const struct tg_cfg *src, char *err, size_t
 			memcpy(ds->clock, ss->clock, ss->nclock * sizeof(uint64_t));
 			ds->nclock = ss->nclock;
 		}
+		if (ss->nlocal) {
+			if (!(ds->local = malloc(ss->nlocal * sizeof(uint64_t))))
+				goto oom;
+			memcpy(ds->local, ss->local, ss->nlocal * sizeof(uint64_t));
+			ds->nlocal = ss->nlocal;
+		}
+		ds->seqv = ss->seqv;
+		if (ss->nforeign) {
+			if (!(ds->foreign = malloc(ss->nforeign * sizeof(uint64_t))))
+				goto oom;
+			memcpy(ds->foreign, ss->foreign, ss->nforeign * sizeof(uint64_t));
+			ds->nforeign = ss->nforeign;
+		}
 		if (ss->tz) {
 			if (!(ds->tz = malloc(ss->tzlen)))
 				goto oom;

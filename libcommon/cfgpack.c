@@ -79,10 +79,15 @@ int tg_cfg_pack(const struct tg_cfg *c, unsigned char **buf, size_t *len)
 		       pk_u32(&b, (uint32_t)s->v.timing) < 0 || pk_u32(&b, s->v.err_ppm) < 0 ||
 		       pk_u32(&b, s->v.bits) < 0 || pk_u32(&b, s->v.samples) < 0 ||
 		       pk_u32(&b, s->rule) < 0 || pk_u64(&b, s->nclock) < 0 ||
-		       pk_put(&b, s->clock, s->nclock * sizeof(uint64_t)) < 0;
+		       pk_put(&b, s->clock, s->nclock * sizeof(uint64_t)) < 0 ||
+		       pk_u64(&b, s->nlocal) < 0 ||
+		       pk_put(&b, s->local, s->nlocal * sizeof(uint64_t)) < 0 ||
+		       pk_u32(&b, (uint32_t)s->seqv) < 0 || pk_u64(&b, s->nforeign) < 0 ||
+		       pk_put(&b, s->foreign, s->nforeign * sizeof(uint64_t)) < 0;
 		bad |= pk_u32(&b, s->tz != NULL) < 0 || pk_u64(&b, s->tzlen) < 0 ||
 		       pk_u64(&b, s->traw) < 0 || pk_u64(&b, s->tzat) < 0 ||
-		       pk_put(&b, s->tz, s->tz ? s->tzlen : 0) < 0;
+		       pk_put(&b, s->tz, s->tz ? s->tzlen : 0) < 0 ||
+		       pk_u64(&b, h->run) < 0;
 	}
 	if (bad) {
 		tg_bytes_release(&b);
@@ -282,6 +287,27 @@ static void unpack_stream(struct upk *k, struct tg_cstream *s)
 		}
 		memcpy(s->clock, p, s->nclock * sizeof(uint64_t));
 	}
+	s->nlocal = (size_t)upk_u64(k);
+	if (!k->bad && s->nlocal) {
+		const void *p = upk_get(k, (uint64_t)s->nlocal * sizeof(uint64_t));
+		if (!p || !(s->local = malloc(s->nlocal * sizeof(uint64_t)))) {
+			s->nlocal = 0;
+			k->bad = 1;
+			return;
+		}
+		memcpy(s->local, p, s->nlocal * sizeof(uint64_t));
+	}
+	s->seqv = (int)upk_u32(k);
+	s->nforeign = (size_t)upk_u64(k);
+	if (!k->bad && s->nforeign) {
+		const void *p = upk_get(k, (uint64_t)s->nforeign * sizeof(uint64_t));
+		if (!p || !(s->foreign = malloc(s->nforeign * sizeof(uint64_t)))) {
+			s->nforeign = 0;
+			k->bad = 1;
+			return;
+		}
+		memcpy(s->foreign, p, s->nforeign * sizeof(uint64_t));
+	}
 	hastz = upk_u32(k);
 	s->tzlen = (size_t)upk_u64(k);
 	s->traw = upk_u64(k);
@@ -294,6 +320,7 @@ static void unpack_stream(struct upk *k, struct tg_cstream *s)
 		}
 		memcpy(s->tz, p, s->tzlen);
 	}
+	s->v.h.run = upk_u64(k);
 }
 
 static int unpack_streams(struct upk *k, struct tg_cfg *c, const char **why)

@@ -224,6 +224,39 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, const uint32_t *rmap,
 			if (pu(&e, &s->clock[a]) < 0)
 				return -1;
 		s->nclock = (size_t)nclock;
+		s->v.h.run = 1;
+		if (e.p == e.end)	/* written before local values */
+			continue;
+		if (pcount(&e, &nclock, 1) < 0)
+			return -1;
+		if (nclock && !(s->local = malloc(nclock * sizeof(uint64_t))))
+			return perr(x, "out of memory");
+		for (a = 0; a < nclock; a++)
+			if (pu(&e, &s->local[a]) < 0)
+				return -1;
+		s->nlocal = (size_t)nclock;
+		if (e.p == e.end)	/* seqs not tagged */
+			continue;
+		if (pu(&e, &nclock) < 0)	/* foreign seqs + 1, 0: untagged */
+			return -1;
+		s->seqv = nclock > 0;
+		nclock -= s->seqv;
+		if (nclock > (uint64_t)(e.end - e.p))
+			return perr(&e, "count larger than the section");
+		if (nclock && !(s->foreign = malloc(nclock * sizeof(uint64_t))))
+			return perr(x, "out of memory");
+		for (a = 0; a < nclock; a++) {
+			if (pu(&e, &v) < 0)
+				return -1;
+			if (a && v == 0)
+				return perr(&e, "foreign seqs not increasing");
+			s->foreign[a] = (a ? s->foreign[a - 1] : 0) + v;
+			if (a && s->foreign[a] < s->foreign[a - 1])
+				return perr(&e, "foreign seqs not increasing");
+			s->nforeign = (size_t)a + 1;
+		}
+		if (e.p < e.end && (pu(&e, &s->v.h.run) < 0 || s->v.h.run < 2))
+			return perr(&e, "bad run number");
 	}
 	if (x->p != x->end)
 		return perr(x, "trailing bytes");

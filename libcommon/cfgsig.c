@@ -256,6 +256,8 @@ struct plan {
 	int8_t cnt, size, dtype, iov;	/* the bytes a call moves: the unit of LIN */
 	int8_t retarg;		/* the return value is relative to this argument */
 	int8_t flag, indx, indices;
+	int8_t fds;		/* an array of new descriptors (pipe) */
+	uint8_t closes;		/* close(fd) */
 	uint8_t relmode;
 	uint8_t persistent;	/* makes persistent requests */
 	uint8_t cls[TG_MAX_ARGS];
@@ -297,7 +299,7 @@ static const struct plan *plan_of(const struct tg_calldesc *d)
 	if (p->ready)
 		return p;
 	p->comm = p->handle = p->cnt = p->size = p->dtype = p->iov = p->retarg = -1;
-	p->flag = p->indx = p->indices = -1;
+	p->flag = p->indx = p->indices = p->fds = -1;
 	mpi = d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO;
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
 		const struct tg_argdesc *a = &d->args[i];
@@ -329,6 +331,8 @@ static const struct plan *plan_of(const struct tg_calldesc *d)
 			p->indx = (int8_t)i;
 		if (a->kind == TG_K_INTARR && strcmp(a->name, "array_of_indices") == 0)
 			p->indices = (int8_t)i;
+		if (a->kind == TG_K_INTARR && a->dir == TG_OUT && strcmp(a->name, "fds") == 0)
+			p->fds = (int8_t)i;
 	}
 	if ((d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO) &&
 	    (d->retkind == TG_K_INT || d->retkind == TG_K_UINT ||
@@ -339,6 +343,8 @@ static const struct plan *plan_of(const struct tg_calldesc *d)
 		if (p->retarg < 0 && d->retkind != TG_K_SIGNED_OFF && p->cnt >= 0)
 			p->retarg = p->cnt;
 	}
+	p->closes = d->layer == TG_LAYER_POSIX && strcmp(d->name, "close") == 0 &&
+		    d->nargs >= 1 && d->args[0].kind == TG_K_FD;
 	if (mpi) {
 		size_t l = strlen(d->name);
 		if (strcmp(d->name, "MPI_Wait") == 0 || strcmp(d->name, "MPI_Waitall") == 0)
@@ -390,6 +396,7 @@ void tg_sig_release(struct tg_sigstate *st)
 	size_t i;
 
 	free(st->lastseq);
+	free(st->lastpar);
 	free(st->bufmax);
 	tg_map_release(&st->comms);
 	tg_map_release(&st->offs);
@@ -401,6 +408,11 @@ void tg_sig_release(struct tg_sigstate *st)
 	free(st->bind);
 	free(st->release);
 	free(st->clock);
+	free(st->local);
+	tg_map_release(&st->inh);
+	tg_map_release(&st->fdopen);
+	tg_map_release(&st->fdsym);
+	free(st->known);
 	tg_words_release(&st->tmp);
 	tg_words_release(&st->reqs);
 	memset(st, 0, sizeof(*st));
@@ -419,23 +431,100 @@ static int64_t *lastseq(struct tg_sigstate *st, uint64_t tid)
 		return NULL;
 	if (tid >= st->nthreads) {
 		size_t nn = st->nthreads ? st->nthreads : 8, i;
-		int64_t *n;
+		int64_t *n, *pa;
 		uint64_t *b;
 		while (nn <= tid)
 			nn *= 2;
 		if (!(n = realloc(st->lastseq, nn * sizeof(*n))))
 			return NULL;
 		st->lastseq = n;
+		if (!(pa = realloc(st->lastpar, nn * sizeof(*pa))))
+			return NULL;
+		st->lastpar = pa;
 		if (!(b = realloc(st->bufmax, nn * sizeof(*b))))
 			return NULL;
 		st->bufmax = b;
 		for (i = st->nthreads; i < nn; i++) {
 			n[i] = -1;
+			pa[i] = -1;
 			b[i] = 0;
 		}
 		st->nthreads = nn;
 	}
 	return &st->lastseq[tid];
+}
+
+/* ---- seqs: thread 0 counts without the other threads' ---------------------- */
+
+/* Foreign seqs below @s (@le: up to @s). */
+static uint64_t fcount(const struct tg_sigstate *st, int64_t s, int le)
+{
+	size_t lo = 0, hi = st->nforeign;
+
+	if (s < 0)
+		return 0;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (st->foreign[m] < (uint64_t)s + (le ? 1 : 0))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* The virtual seq of @s on thread @tid: for thread 0 its place among the
+ * seqs that are not foreign, for the others its place among the foreign. */
+static int64_t vseq(const struct tg_sigstate *st, uint64_t tid, int64_t s)
+{
+	if (s < 0)
+		return -1;
+	return tid == 0 ? s - (int64_t)fcount(st, s, 0) : (int64_t)fcount(st, s, 0);
+}
+
+/* The seq of virtual seq @v on thread @tid; -1 if there is none. */
+static int64_t rseq(const struct tg_sigstate *st, uint64_t tid, int64_t v)
+{
+	int64_t s, n;
+	int k;
+
+	if (v < 0)
+		return -1;
+	if (tid != 0)
+		return (uint64_t)v < st->nforeign ? (int64_t)st->foreign[v] : -1;
+	for (s = v, k = 0; k < 64; k++, s = n)
+		if ((n = v + (int64_t)fcount(st, s, 1)) == s)
+			return s;
+	return -1;
+}
+
+/* The seq word of a record at @seq after @last on thread @tid: even, twice
+ * the step between virtual seqs, so that the other threads' calls do not
+ * count; odd, the plain step, where the virtual one does not lead back. */
+static int64_t seq_word(const struct tg_sigstate *st, uint64_t tid, int64_t last, uint64_t seq)
+{
+	int64_t d = vseq(st, tid, (int64_t)seq) - vseq(st, tid, last);
+
+	if (!st->seqv)
+		return (int64_t)(seq - (uint64_t)last);
+	if (rseq(st, tid, vseq(st, tid, last) + d) == (int64_t)seq)
+		return (int64_t)((uint64_t)d << 1);
+	return (int64_t)((seq - (uint64_t)last) << 1 | 1);
+}
+
+static int seq_unword(const struct tg_sigstate *st, uint64_t tid, int64_t last, int64_t w,
+		      uint64_t *seq)
+{
+	int64_t s;
+
+	if (!st->seqv || (w & 1)) {
+		*seq = (uint64_t)last + (uint64_t)(st->seqv ? w >> 1 : w);
+		return 0;
+	}
+	if ((s = rseq(st, tid, vseq(st, tid, last) + (w >> 1))) < 0)
+		return -1;
+	*seq = (uint64_t)s;
+	return 0;
 }
 
 static uint64_t wrank(const struct tg_sigstate *st)
@@ -900,6 +989,14 @@ int tg_sk_put_mpiharr(struct tg_sigenc *e, int i, const struct tg_val *v)
 	return 0;
 }
 
+/* A status's source is relative to the caller's rank, but for 0: the
+ * library leaves that in the statuses of receives from MPI_PROC_NULL,
+ * which relative would differ on every rank at the edge of a grid. */
+static int status_class(int64_t src)
+{
+	return src == 0 ? C_PLAIN : C_RANK;
+}
+
 int tg_sk_put_status(struct tg_sigenc *e, int i, const struct tg_val *v)
 {
 	struct tg_words *w = e->w;
@@ -907,7 +1004,7 @@ int tg_sk_put_status(struct tg_sigenc *e, int i, const struct tg_val *v)
 	(void)i;
 	PUSH(v->present != 0);
 	if (v->present) {
-		if (enc_int(e->st, w, C_RANK, v->i, e->cr, e->hk, 0) < 0)
+		if (enc_int(e->st, w, status_class(v->i), v->i, e->cr, e->hk, 0) < 0)
 			return -1;
 		PUSH(v->u);
 	}
@@ -922,7 +1019,8 @@ int tg_sk_put_statuses(struct tg_sigenc *e, int i, const struct tg_val *v)
 	(void)i;
 	PUSH(v->i);
 	for (k = 0; k < v->i; k++) {
-		if (enc_int(e->st, w, C_RANK, v->arr[2 * k], e->cr, e->hk, 0) < 0)
+		if (enc_int(e->st, w, status_class(v->arr[2 * k]), v->arr[2 * k], e->cr, e->hk,
+			    0) < 0)
 			return -1;
 		PUSH(v->arr[2 * k + 1]);
 	}
@@ -940,23 +1038,150 @@ int tg_sk_put_iostatus(struct tg_sigenc *e, int i, const struct tg_val *v)
 	return 0;
 }
 
-/* Descriptors from 3 on, relative to the last one a call returned: the
- * program's own files then get the same words whatever the libraries
- * opened first. */
+static int local_push(struct tg_sigstate *st, uint64_t v)
+{
+	if (st->nlocal == st->caplocal) {
+		size_t nc = st->caplocal ? st->caplocal * 2 : 8;
+		uint64_t *n = realloc(st->local, nc * sizeof(*n));
+		if (!n)
+			return -1;
+		st->local = n;
+		st->caplocal = nc;
+	}
+	st->local[st->nlocal++] = v;
+	return 0;
+}
+
+/* The index of local value @v, added if new. */
+static int local_of(struct tg_sigstate *st, uint64_t v, uint64_t *k)
+{
+	if (tg_map_get(&st->inh, v, k))
+		return 0;
+	*k = st->nlocal;
+	return local_push(st, v) < 0 || tg_map_put(&st->inh, v, *k) < 0 ? -1 : 0;
+}
+
+/* ---- descriptors: the kernel gives the lowest free one ------------------ */
+
+static int fd_isopen(const struct tg_sigstate *st, uint64_t fd)
+{
+	uint64_t v;
+
+	return tg_map_get(&st->fdopen, fd, &v) ? (int)v : fd < 3;
+}
+
+static int fd_mark(struct tg_sigstate *st, uint64_t fd, int open)
+{
+	if (!open && fd < st->fdlow)
+		st->fdlow = fd;
+	return tg_map_put(&st->fdopen, fd, (uint64_t)open);
+}
+
+/* The descriptor the next call that makes one should get, and the free
+ * one above @from. */
+static uint64_t fd_free(struct tg_sigstate *st)
+{
+	while (fd_isopen(st, st->fdlow))
+		st->fdlow++;
+	return st->fdlow;
+}
+
+static uint64_t fd_free_above(const struct tg_sigstate *st, uint64_t from)
+{
+	uint64_t v = from + 1;
+
+	while (fd_isopen(st, v))
+		v++;
+	return v;
+}
+
+/* A call gave descriptor @fd: every free one below it must have been
+ * taken where the trace does not show it. */
+static int fd_birth(struct tg_sigstate *st, int64_t fd)
+{
+	uint64_t v, n = 0;
+
+	if (fd < 0 || fd > INT32_MAX)
+		return 0;
+	for (v = fd_free(st); v < (uint64_t)fd && n < 4096; v = fd_free_above(st, v), n++)
+		if (fd_mark(st, v, 1) < 0)
+			return -1;
+	if (st->nknown == st->capknown) {
+		size_t nc = st->capknown ? st->capknown * 2 : 16;
+		int64_t *nk = realloc(st->known, nc * sizeof(*nk));
+		if (!nk)
+			return -1;
+		st->known = nk;
+		st->capknown = nc;
+	}
+	st->known[st->nknown++] = fd;
+	if (tg_map_put(&st->fdsym, (uint64_t)fd, st->nknown) < 0)
+		return -1;
+	return fd_mark(st, (uint64_t)fd, 1);
+}
+
+/* What a record did to the descriptors, once it is encoded or decoded. */
+static int fd_after(struct tg_sigstate *st, const struct tg_calldesc *d,
+		    const struct plan *p, const struct tg_rec *r)
+{
+	int64_t k;
+
+	if (d->retkind == TG_K_FD && r->ret >= 0) {
+		st->lastfd = r->ret;
+		if (fd_birth(st, r->ret) < 0)
+			return -1;
+	}
+	if (p->fds >= 0 && r->ret == 0 && r->args[p->fds].arr)
+		for (k = 0; k < r->args[p->fds].i; k++)
+			if (fd_birth(st, r->args[p->fds].arr[k]) < 0)
+				return -1;
+	if (p->closes && r->ret == 0 && r->args[0].i >= 0)
+		return fd_mark(st, (uint64_t)r->args[0].i, 0);
+	return 0;
+}
+
+/*
+ * A descriptor from 3 on: one a call gave, as how many descriptors calls
+ * gave since (form 3), so that the same files get the same words
+ * whatever the numbers; one no call gave (a launcher's socket, inherited
+ * with a number that differs from rank to rank) as a value the stream
+ * keeps (form 2).
+ */
 int tg_sk_put_fd(struct tg_sigenc *e, int i, const struct tg_val *v)
 {
+	struct tg_sigstate *st = e->st;
 	struct tg_words *w = e->w;
-	int64_t lastfd = e->st->lastfd;
+	uint64_t k;
 
 	(void)i;
-	if (v->i >= 3 && lastfd >= 0) {
-		PUSH(1);
-		PUSH((uint64_t)v->i - (uint64_t)lastfd);
+	if (v->i >= 3 && v->i <= INT32_MAX && tg_map_get(&st->fdsym, (uint64_t)v->i, &k)) {
+		PUSH(3);
+		PUSH(st->nknown - k + 1);
+	} else if (v->i >= 3 && v->i <= INT32_MAX) {
+		if (local_of(st, (uint64_t)v->i, &k) < 0 || fd_mark(st, (uint64_t)v->i, 1) < 0)
+			return -1;
+		PUSH(2);
+		PUSH(k);
 	} else {
 		PUSH(0);
 		PUSH(v->i);
 	}
 	return 0;
+}
+
+/* An array of new descriptors (pipe's) that are the lowest free ones, in
+ * order: its count and mode 2, nothing else. */
+static int fds_predicted(struct tg_sigstate *st, const struct tg_val *v)
+{
+	uint64_t f = fd_free(st);
+	int64_t k;
+
+	if (!v->arr || v->i > 64)
+		return 0;
+	for (k = 0; k < v->i; k++, f = fd_free_above(st, f))
+		if ((uint64_t)v->arr[k] != f)
+			return 0;
+	return v->i > 0;
 }
 
 /* Buffer ids relative to the newest the thread named. */
@@ -997,14 +1222,19 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 	PUSH(TG_REC_CALL);
 	PUSH(d->id);
 	PUSH(r->tid);
-	PUSH(r->seq - (uint64_t)*ls);
+	PUSH(seq_word(st, r->tid, *ls, r->seq));
 	*ls = (int64_t)r->seq;
 	PUSH(r->depth);
+	/* a parent as the thread's last one: the calls a library makes
+	 * inside one call of the program then repeat as the program's do */
 	if (r->parent == -1) {
 		PUSH(0);
+	} else if (r->parent == st->lastpar[r->tid]) {
+		PUSH(2);
 	} else {
 		PUSH(1);
 		PUSH(r->seq - (uint64_t)r->parent);
+		st->lastpar[r->tid] = r->parent;
 	}
 	PUSH(r->err);
 	cr = caller_rank(st, p->comm >= 0, p->comm >= 0 ? (uint64_t)r->args[p->comm].i : 0);
@@ -1031,7 +1261,13 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 	e.unit = unit;
 	for (i = 0; i < nargs; i++) {
 		const struct tg_kindops *k = &tg_kinds[d->args[i].kind];
-		int rc = k->sig_put ? k->sig_put(&e, i, &r->args[i]) : -2;
+		int rc;
+		if (i == p->fds && r->ret == 0 && fds_predicted(st, &r->args[i])) {
+			PUSH(r->args[i].i);
+			PUSH(2);
+			continue;
+		}
+		rc = k->sig_put ? k->sig_put(&e, i, &r->args[i]) : -2;
 		if (rc < 0)
 			return rc;
 	}
@@ -1039,12 +1275,22 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 		PUSH(1);
 		PUSH(p->retarg);
 		PUSH((uint64_t)r->ret - (uint64_t)r->args[p->retarg].i);
+	} else if (d->retkind == TG_K_FD && r->ret >= 0 && (uint64_t)r->ret == fd_free(st)) {
+		PUSH(2);
+	} else if (d->retkind == TG_K_FD && r->ret >= 3 && r->ret <= INT32_MAX) {
+		/* where descriptors the trace does not show were taken: as
+		 * inherited ones, a value the stream keeps */
+		uint64_t k;
+		if (local_of(st, (uint64_t)r->ret, &k) < 0)
+			return -1;
+		PUSH(3);
+		PUSH(k);
 	} else {
 		PUSH(0);
 		PUSH(r->ret);
 	}
-	if (d->retkind == TG_K_FD && r->ret >= 0)
-		st->lastfd = r->ret;
+	if (fd_after(st, d, p, r) < 0)
+		return -1;
 	if (st->reqs.n) {
 		/* requests: a pool per signature without its requests */
 		uint32_t key = (uint32_t)tg_hash_bytes(w->w, w->n * sizeof(int64_t), 7);
@@ -1369,6 +1615,10 @@ int tg_sk_skip_arr(struct tg_sigrd *rd, int sub)
 		rd->pos += (size_t)n;
 		return rd->pos <= rd->n && n <= MAXARR ? 0 : -1;
 	}
+	if (x == 2)	/* new descriptors, the lowest free (pipe's) */
+		return n <= 64 ? 0 : -1;
+	if (x != 1)
+		return -1;
 	for (k = 0; k < n;) {
 		int64_t len;
 		rd->pos += 2;
@@ -1437,7 +1687,20 @@ int tg_sk_skip_statuses(struct tg_sigrd *rd, int sub)
 	return 0;
 }
 
-/* A form (0 or 1), then a value: descriptors and buffers. */
+/* A descriptor: a form (0 to 3), then a value. */
+int tg_sk_skip_fd(struct tg_sigrd *rd, int sub)
+{
+	int64_t x;
+
+	(void)sub;
+	GET(x);
+	if (x < 0 || x > 3)
+		return -1;
+	GET(x);
+	return 0;
+}
+
+/* A form (0 or 1), then a value: buffers. */
 int tg_sk_skip_pair(struct tg_sigrd *rd, int sub)
 {
 	int64_t x;
@@ -1677,6 +1940,22 @@ int tg_sk_get_statuses(struct tg_sigdec *c, int i, struct tg_val *v)
 	return 0;
 }
 
+/* The descriptor form @form with operand @x gives. */
+static int fd_value(const struct tg_sigstate *st, int64_t form, int64_t x, int64_t *out)
+{
+	if (form == 0)
+		*out = x;
+	else if (form == 1 && st->lastfd >= 0)
+		*out = (int64_t)((uint64_t)x + (uint64_t)st->lastfd);
+	else if (form == 2 && x >= 0 && (uint64_t)x < st->nlocal)
+		*out = (int64_t)st->local[x];
+	else if (form == 3 && x >= 1 && (uint64_t)x <= st->nknown)
+		*out = st->known[st->nknown - (uint64_t)x];
+	else
+		return -1;
+	return 0;
+}
+
 int tg_sk_get_fd(struct tg_sigdec *c, int i, struct tg_val *v)
 {
 	struct tg_sigrd *rd = c->rd;
@@ -1685,12 +1964,30 @@ int tg_sk_get_fd(struct tg_sigdec *c, int i, struct tg_val *v)
 	(void)i;
 	GET(form);
 	GET(x);
-	if (form == 0)
-		v->i = x;
-	else if (form == 1 && c->st->lastfd >= 0)
-		v->i = (int64_t)((uint64_t)x + (uint64_t)c->st->lastfd);
-	else
+	if (fd_value(c->st, form, x, &v->i) < 0)
 		return -1;
+	/* as the encoder: a descriptor no call gave is open from its use */
+	return form == 2 ? fd_mark(c->st, (uint64_t)v->i, 1) : 0;
+}
+
+/* Argument @i of a call, pipe's new descriptors: mode 2 for the lowest
+ * free ones, else an array. */
+static int dec_fds(struct tg_sigdec *c, struct tg_val *v)
+{
+	struct tg_sigrd *rd = c->rd;
+	int64_t n, *a, k;
+	uint64_t f;
+
+	if (rd->pos + 1 >= rd->n || rd->w[rd->pos] <= 0 || rd->w[rd->pos + 1] != 2)
+		return dec_array(rd, c->ar, v, 0);
+	n = rd->w[rd->pos];
+	rd->pos += 2;
+	if (n > 64 || !(a = arena_a(c->ar, (uint64_t)n)))
+		return -1;
+	v->i = n;
+	v->u = c->ar->na - (uint64_t)n;
+	for (k = 0, f = fd_free(c->st); k < n; k++, f = fd_free_above(c->st, f))
+		a[k] = (int64_t)f;
 	return 0;
 }
 
@@ -1734,22 +2031,27 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 		return -1;
 	out->type = TG_REC_CALL;
 	out->tid = (unsigned)tid;
-	out->seq = (uint64_t)*ls + (uint64_t)dseq;
+	if (seq_unword(st, (uint64_t)tid, *ls, dseq, &out->seq) < 0)
+		return -1;
 	*ls = (int64_t)out->seq;
 	if (func < 0 || func > 0xffff || !(d = tg_call_lookup((unsigned)func)) ||
 	    !(p = plan_of(d)))
 		return -1;
 	GET(depth);
 	GET(hasp);
-	if (hasp)
+	if (hasp == 1)
 		GET(pdist);
 	GET(err);
-	if (depth < 0 || depth > 1024 || hasp < 0 || hasp > 1 || err < 0 || err > 4095)
+	if (depth < 0 || depth > 1024 || hasp < 0 || hasp > 2 || err < 0 || err > 4095 ||
+	    (hasp == 2 && st->lastpar[tid] < 0))
 		return -1;
 	out->call = d;
 	out->func = d->id;
 	out->depth = (unsigned)depth;
-	out->parent = hasp ? (int64_t)(out->seq - (uint64_t)pdist) : -1;
+	out->parent = hasp == 2 ? st->lastpar[tid] :
+		      hasp ? (int64_t)(out->seq - (uint64_t)pdist) : -1;
+	if (hasp == 1)
+		st->lastpar[tid] = out->parent;
 	out->err = (int)err;
 	nargs = d->nargs < TG_MAX_ARGS ? d->nargs : TG_MAX_ARGS;
 	/* the communicator and the handle come first: other arguments are
@@ -1764,7 +2066,10 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 					return -1;
 				if (get(&look, &x) < 0)
 					return -1;
-				hv[i].i = form == 1 ? (int64_t)((uint64_t)x + (uint64_t)st->lastfd) : x;
+				if (d->args[i].kind != TG_K_FD)
+					hv[i].i = x;
+				else if (fd_value(st, form, x, &hv[i].i) < 0)
+					return -1;
 			} else if (skip_arg(&look, d->args[i].kind, d->args[i].sub) < 0) {
 				return -1;
 			}
@@ -1787,8 +2092,12 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 		const struct tg_kindops *k = &tg_kinds[d->args[i].kind];
 		memset(&out->args[i], 0, sizeof(out->args[i]));
 		tmpl[i] = 0;
-		if (!k->sig_get || k->sig_get(&c, i, &out->args[i]) < 0)
+		if (i == p->fds) {
+			if (dec_fds(&c, &out->args[i]) < 0)
+				return -1;
+		} else if (!k->sig_get || k->sig_get(&c, i, &out->args[i]) < 0) {
 			return -1;
+		}
 	}
 	GET(form);
 	if (form == 0) {
@@ -1802,19 +2111,26 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 		     d->args[k].kind != TG_K_SIGNED_OFF))
 			return -1;
 		out->ret = (int64_t)((uint64_t)x + (uint64_t)out->args[k].i);
+	} else if (form == 2 && d->retkind == TG_K_FD) {
+		out->ret = (int64_t)fd_free(st);
+	} else if (form == 3 && d->retkind == TG_K_FD) {
+		GET(x);
+		if (x < 0 || (uint64_t)x >= st->nlocal)
+			return -1;
+		out->ret = (int64_t)st->local[x];
 	} else {
 		return -1;
 	}
 	if (rd->pos != rd->n)
 		return -1;
-	if (d->retkind == TG_K_FD && out->ret >= 0)
-		st->lastfd = out->ret;
 	for (i = 0; i < nargs; i++) {
 		if (tg_kinds[d->args[i].kind].arr)
 			out->args[i].arr = ar->a ? ar->a + out->args[i].u : NULL;
 		if (tmpl[i])
 			out->args[i].s = ar->c + tmpl[i] - 1;
 	}
+	if (fd_after(st, d, p, out) < 0)
+		return -1;
 	release_now(st);
 	return 1;
 }
@@ -1938,9 +2254,9 @@ int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 		if (w[1] < 0 || w[1] > 0xffff || !(d = tg_call_lookup((unsigned)w[1])))
 			return remap ? -2 : -1;
 		if (w[2] < 0 || w[2] > (1 << 20) || w[4] < 0 || w[4] > 1024 || w[5] < 0 ||
-		    w[5] > 1)
+		    w[5] > 2)
 			return -1;
-		rd->pos = w[5] ? 7 : 6;
+		rd->pos = w[5] == 1 ? 7 : 6;
 		GET(x);	/* errno */
 		for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
 			int kind = d->args[i].kind;
@@ -1970,7 +2286,9 @@ int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 			GET(x);
 			if (k < 0 || k >= d->nargs || k >= TG_MAX_ARGS)
 				return -1;
-		} else {
+		} else if (x == 3 && d->retkind == TG_K_FD) {
+			GET(x);
+		} else if (x != 2 || d->retkind != TG_K_FD) {
 			return -1;
 		}
 		return rd->pos == n ? 0 : -1;

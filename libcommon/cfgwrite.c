@@ -277,6 +277,19 @@ int tg_cfg_write(struct tg_cfg *c, struct tg_stream *s, const char *writer)
 		bad |= tg_bytes_uvar(&e, st->nclock) < 0;
 		for (k = 0; k < st->nclock; k++)
 			bad |= tg_bytes_uvar(&e, st->clock[k]) < 0;
+		bad |= tg_bytes_uvar(&e, st->nlocal) < 0;
+		for (k = 0; k < st->nlocal; k++)
+			bad |= tg_bytes_uvar(&e, st->local[k]) < 0;
+		/* foreign seqs as their count + 1 (0: the seqs are not tagged),
+		 * then a later run's number, which needs that field before it */
+		if (st->seqv || h->run > 1) {
+			bad |= tg_bytes_uvar(&e, st->seqv ? st->nforeign + 1 : 0) < 0;
+			for (k = 0; k < st->nforeign; k++)
+				bad |= tg_bytes_uvar(&e, st->foreign[k] -
+						    (k ? st->foreign[k - 1] : 0)) < 0;
+		}
+		if (h->run > 1)	/* a later run into one directory */
+			bad |= tg_bytes_uvar(&e, h->run) < 0;
 		bad |= tg_bytes_uvar(&b, e.n) < 0 || tg_bytes_put(&b, e.b, e.n) < 0;
 		tg_bytes_release(&e);
 		if (bad)

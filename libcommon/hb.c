@@ -31,16 +31,16 @@
 #error "the .hb format is used in place: this reader needs a little-endian host"
 #endif
 
-#define NSECT 14
+#define NSECT 15		/* the largest section id this reader knows */
 #define ENTRY 24	/* bytes per section table entry */
 #define REQUIRED 1u
 
 /* ---- names ------------------------------------------------------------- */
 
 static const char *const edge_names[] = {
-	NULL, "message", "sync", "gather", "release", "root", "to-root", "prefix",
+	NULL, "message", "sync", "gather", "release", "root", "to-root", "prefix", "run",
 };
-static const char *const extra_names[] = { NULL, "all", "prefix", "side" };
+static const char *const extra_names[] = { NULL, "all", "prefix", "side", "run" };
 static const char *const problem_names[] = {
 	NULL, "unmatched-send", "unmatched-receive", "unmatched-collective",
 	"collective-mismatch", "incomplete", "unresolved-wildcard",
@@ -204,6 +204,7 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 		{ TG_HBS_STATS, 0, 0, 8 + TG_HBST_COUNT * 8 },
 		{ TG_HBS_PROBLEMS, 0, 0, 8 + g->nproblems * 24 },
 		{ TG_HBS_CLOCKWIDE, REQUIRED, 0, g->nwide * g->nranks * 4 },
+		{ TG_HBS_RUN, 0, 0, 8 },
 		{ TG_HBS_CRC, REQUIRED, 0, 4 },		/* last */
 	};
 	unsigned char hdr[TG_HB_HDRLEN + NSECT * ENTRY];
@@ -280,6 +281,12 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 		case TG_HBS_PROBLEMS:
 			rc = write_problems(s, g);
 			break;
+		case TG_HBS_RUN: {
+			unsigned char c[8];
+			put64(c, g->run);
+			rc = raw(s, c, 8);
+			break;
+		}
 		case TG_HBS_CRC: {
 			unsigned char c[4];
 			put32(c, wcrc);
@@ -698,6 +705,8 @@ static int check(struct tg_hb *h, char *err, size_t errlen)
 	g->xkind = h->xkind;
 	g->stats = h->stats;
 	g->problems = h->problems;
+	g->run = f[TG_HBS_RUN].present && f[TG_HBS_RUN].len >= 8 ?
+		get64(h->base + f[TG_HBS_RUN].off) : 0;
 	return 0;
 }
 

@@ -29,19 +29,19 @@ enum tg_hbsect {
 	TG_HBS_NODEINFO = 4, TG_HBS_EXTRA = 5, TG_HBS_EDGEINDEX = 6,
 	TG_HBS_EDGETARGET = 7, TG_HBS_EDGEKIND = 8, TG_HBS_CLOCKNODE = 9,
 	TG_HBS_CLOCKVEC = 10, TG_HBS_STATS = 11, TG_HBS_PROBLEMS = 12,
-	TG_HBS_CLOCKWIDE = 13, TG_HBS_CRC = 14,
+	TG_HBS_CLOCKWIDE = 13, TG_HBS_CRC = 14, TG_HBS_RUN = 15,
 };
 
 /* Edge kinds, fixed forever. */
 enum tg_hbedge {
 	TG_HBE_MESSAGE = 1, TG_HBE_SYNC = 2, TG_HBE_GATHER = 3,
 	TG_HBE_RELEASE = 4, TG_HBE_ROOT = 5, TG_HBE_TOROOT = 6,
-	TG_HBE_PREFIX = 7,
+	TG_HBE_PREFIX = 7, TG_HBE_RUN = 8,
 	TG_HBE_COUNT
 };
 
 /* Extra node kinds, fixed forever. */
-enum tg_hbextra { TG_HBX_ALL = 1, TG_HBX_PREFIX = 2, TG_HBX_SIDE = 3 };
+enum tg_hbextra { TG_HBX_ALL = 1, TG_HBX_PREFIX = 2, TG_HBX_SIDE = 3, TG_HBX_RUN = 4 };
 
 /* Problem kinds, fixed forever. */
 enum tg_hbprob {
@@ -111,6 +111,8 @@ struct tg_hbgraph {
 	const uint64_t *stats;		/* TG_HBST_COUNT */
 	const struct tg_hbproblem *problems;
 	size_t nproblems;
+	uint64_t run;			/* the run's id (tg_run_proc()), 0 if not
+					 * known (no RUN section) */
 };
 
 /* Write @g to @s.  Returns 0, or -1 with errno set (the stream's error). */

@@ -17,7 +17,7 @@ const struct tg_kindops tg_kinds[TG_K_COUNT] = {
 	[TG_K_HEX] = ROW("hex", 0, tg_rk_put_u, tg_rk_get_u, tg_sk_put_plain, tg_sk_get_plain,
 			 tg_sk_skip_plain, hex),
 	[TG_K_FD] = ROW("fd", 0, tg_rk_put_s, tg_rk_get_s, tg_sk_put_fd, tg_sk_get_fd,
-			tg_sk_skip_pair, fd),
+			tg_sk_skip_fd, fd),
 	[TG_K_OFLAGS] = ROW("oflags", 0, tg_rk_put_u, tg_rk_get_u, tg_sk_put_plain,
 			    tg_sk_get_plain, tg_sk_skip_plain, oflags),
 	[TG_K_MODE] = ROW("mode", 0, tg_rk_put_u, tg_rk_get_u, tg_sk_put_plain, tg_sk_get_plain,

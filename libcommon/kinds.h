@@ -111,6 +111,7 @@ int tg_sk_skip_status(struct tg_sigrd *rd, int sub);
 int tg_sk_skip_statuses(struct tg_sigrd *rd, int sub);
 int tg_sk_skip_iostatus(struct tg_sigrd *rd, int sub);
 int tg_sk_skip_pair(struct tg_sigrd *rd, int sub);
+int tg_sk_skip_fd(struct tg_sigrd *rd, int sub);
 
 
 /* kindtext.c */

@@ -19,8 +19,6 @@
 struct tg_reader {
 	struct tg_stream *s;
 	struct tg_header h;
-	unsigned char *frame;
-	size_t framecap;
 	uint64_t frame_off;	/* stream offset of the current frame */
 	uint64_t win_end;	/* windowed: where the current window ends */
 	char **strs;		/* string id -> string */
@@ -33,8 +31,18 @@ struct tg_reader {
 	size_t arrcap;
 	const char **kv;	/* INFO pairs */
 	size_t kvcap;
+	/* version 2: the frames of the chunk being handed out, read whole and
+	 * checked before the first of them is decoded */
+	unsigned char *chunk;
+	size_t chunklen, chunkcap, chunkpos;
+	uint64_t chunk_off;	/* stream offset of chunk[0] */
+	uint64_t torn_off;	/* first frames no CHECK sealed, or 0 */
+	int stop;		/* 1: the stream ended, 2: it ended with r->err */
 	char err[256];
 };
+
+/* Most bytes of frames a chunk may hold before its CHECK frame. */
+#define TG_CHUNK_MAX (256u << 20)
 
 int tg_rec_is_magic(const void *buf, size_t len)
 {
@@ -59,17 +67,17 @@ static char *get_str(const unsigned char **pp, const unsigned char *end)
 }
 
 static int header_decode(struct tg_header *h, const unsigned char *p,
-			 const unsigned char *end)
+			 const unsigned char *end, int version)
 {
 	uint64_t argc;
 	int64_t rank;
 	int i;
 
-	if (end - p < 8)
+	if (end - p < (version >= 2 ? 12 : 8))
 		return -1;
 	rank = (int32_t)tg_get_le32(p);
 	h->world = tg_get_le32(p + 4);
-	p += 8;
+	p += version >= 2 ? 12 : 8;
 	if (tg_get_uvar(&p, end, &h->pid) < 0 ||
 	    tg_get_uvar(&p, end, &h->ppid) < 0 ||
 	    tg_get_uvar(&p, end, &h->clock_base) < 0)
@@ -87,6 +95,9 @@ static int header_decode(struct tg_header *h, const unsigned char *p,
 			return -1;
 		h->argc = i + 1;
 	}
+	h->run = 1;
+	if (p < end && (tg_get_uvar(&p, end, &h->run) < 0 || h->run == 0))
+		return -1;
 	return 0;
 }
 
@@ -94,8 +105,9 @@ struct tg_reader *tg_reader_open(struct tg_stream *s, char *err, size_t errlen)
 {
 	unsigned char fixed[16];
 	struct tg_reader *r;
-	unsigned char *body = NULL;
+	unsigned char *hdr = NULL;
 	uint32_t len;
+	int version;
 	long n;
 
 	n = tg_stream_read(s, fixed, sizeof(fixed));
@@ -111,9 +123,9 @@ struct tg_reader *tg_reader_open(struct tg_stream *s, char *err, size_t errlen)
 		snprintf(err, errlen, "truncated header at byte %ld", n);
 		return NULL;
 	}
-	if (fixed[8] != TG_REC_VERSION || fixed[9] != 0) {
-		snprintf(err, errlen, "unsupported record stream version %u",
-			 fixed[8] | fixed[9] << 8);
+	version = fixed[8] | fixed[9] << 8;
+	if (version < 1 || version > TG_REC_VERSION) {
+		snprintf(err, errlen, "unsupported record stream version %d", version);
 		return NULL;
 	}
 	len = tg_get_le32(fixed + 12);
@@ -122,26 +134,35 @@ struct tg_reader *tg_reader_open(struct tg_stream *s, char *err, size_t errlen)
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
-	body = malloc(len ? len : 1);
-	if (!r || !body) {
+	hdr = malloc(16 + (size_t)len);
+	if (!r || !hdr) {
 		free(r);
-		free(body);
+		free(hdr);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	r->s = s;
-	n = tg_stream_read(s, body, len);
-	if (n != (long)len || header_decode(&r->h, body, body + len) < 0) {
+	memcpy(hdr, fixed, 16);
+	n = tg_stream_read(s, hdr + 16, len);
+	if (n != (long)len || header_decode(&r->h, hdr + 16, hdr + 16 + len, version) < 0) {
 		snprintf(err, errlen, n != (long)len ? "truncated header at byte %ld"
 						   : "corrupt header at byte %ld",
 			 n < 0 ? 16L : 16L + n);
-		free(body);
+		free(hdr);
 		tg_reader_free(r);
 		return NULL;
 	}
-	r->h.version = TG_REC_VERSION;
+	if (version >= 2 && tg_get_le32(hdr + TG_REC_HCRC_OFFSET) !=
+			    tg_header_crc(hdr, 16 + (size_t)len)) {
+		snprintf(err, errlen, "header checksum mismatch at byte %d",
+			 TG_REC_HCRC_OFFSET);
+		free(hdr);
+		tg_reader_free(r);
+		return NULL;
+	}
+	r->h.version = version;
 	r->h.flags = (unsigned)fixed[10] | (unsigned)fixed[11] << 8;
-	free(body);
+	free(hdr);
 	return r;
 }
 
@@ -171,9 +192,9 @@ void tg_reader_free(struct tg_reader *r)
 		free(r->strs[i]);
 	free(r->strs);
 	free(r->ts);
-	free(r->frame);
 	free(r->arrs);
 	free(r->kv);
+	free(r->chunk);
 	free(r);
 }
 
@@ -601,103 +622,213 @@ static int skip_padding(struct tg_reader *r)
 	return skip_bytes(r, to - at - 4);
 }
 
-int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
+/* Decode the frame of @len payload bytes at @f (r->frame_off says where it
+ * is).  Returns 1 with a record in *@out, 0 for a frame absorbed or
+ * skipped, -1 on damage. */
+static int decode_frame(struct tg_reader *r, const unsigned char *f, uint32_t len,
+			struct tg_rec *out)
 {
+	const unsigned char *p = f + 1, *end = f + len;
+
+	switch (f[0]) {
+	case TG_REC_CALL:
+		return decode_call(r, p, end, out);
+	case TG_REC_STR:
+		return define_str(r, p, end) < 0 ? -1 : 0;
+	case TG_REC_RANK:
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_RANK;
+		if (tg_get_svar(&p, end, &out->rank) < 0 ||
+		    tg_get_uvar(&p, end, &out->world) < 0)
+			return fail(r, "corrupt rank record");
+		r->h.rank = out->rank;
+		r->h.world = out->world;
+		return 1;
+	case TG_REC_COMM:
+	case TG_REC_TYPE:
+		return decode_def(r, f[0], p, end, out) < 0 ? -1 : 1;
+	case TG_REC_WINDOW: {
+		uint64_t size;
+		if (tg_get_uvar(&p, end, &size) < 0 || size < (uint64_t)len + 5)
+			return fail(r, "corrupt window record");
+		r->win_end = r->frame_off + size;
+		return 0;
+	}
+	case TG_REC_INFO:
+		return decode_info(r, p, end, out) < 0 ? -1 : 1;
+	case TG_REC_CLOCK:
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_CLOCK;
+		if (tg_get_uvar(&p, end, &out->sync_t) < 0 ||
+		    tg_get_uvar(&p, end, &out->sync_base) < 0)
+			return fail(r, "corrupt clock record");
+		return 1;
+	case TG_REC_EXCLUDED:
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_EXCLUDED;
+		if (tg_get_uvar(&p, end, &out->excluded) < 0)
+			return fail(r, "corrupt excluded record");
+		return 1;
+	default:
+		return 0;	/* a newer record type (or CHECK): skip it */
+	}
+}
+
+/* The stream ends here: cleanly (@err NULL) or with @err at r->frame_off. */
+static void chunk_stop(struct tg_reader *r, const char *err)
+{
+	if (err)
+		fail(r, err);
+	r->stop = err ? 2 : 1;
+}
+
+/* Append the frame of @len payload bytes whose length word r->frame_off
+ * holds to the chunk.  Returns 0, or -1 when the stream stops (chunk_stop). */
+static int chunk_add(struct tg_reader *r, uint32_t len)
+{
+	size_t need = r->chunklen + (size_t)len + 5;
+	long n;
+
+	if (need > TG_CHUNK_MAX) {
+		chunk_stop(r, "chunk without a checksum too long");
+		return -1;
+	}
+	if (need > r->chunkcap) {
+		size_t nc = r->chunkcap ? r->chunkcap : 65536;
+		unsigned char *nb;
+		while (nc < need)
+			nc *= 2;
+		if (!(nb = realloc(r->chunk, nc))) {
+			chunk_stop(r, "out of memory");
+			return -1;
+		}
+		r->chunk = nb;
+		r->chunkcap = nc;
+	}
+	tg_put_le32(r->chunk + r->chunklen, len);
+	n = tg_stream_read(r->s, r->chunk + r->chunklen + 4, (size_t)len + 1);
+	if (n < 0 || n < (long)len + 1) {
+		chunk_stop(r, n < 0 ? strerror(errno) : "truncated frame");
+		return -1;
+	}
+	if (r->chunk[r->chunklen + 4 + len] != '\n') {
+		chunk_stop(r, "corrupt frame (no closing newline)");
+		return -1;
+	}
+	return 0;
+}
+
+/* A CHECK frame of @len bytes at the end of the chunk: does the chunk before
+ * it match?  Returns 0, or -1 and the chunk is dropped. */
+static int chunk_check(struct tg_reader *r, uint32_t len)
+{
+	const unsigned char *f = r->chunk + r->chunklen + 4;
+
+	if (len < 5 || tg_get_le32(f + 1) != tg_crc32c(0, r->chunk, r->chunklen)) {
+		r->frame_off = r->chunk_off;
+		chunk_stop(r, len < 5 ? "corrupt check record" : "checksum mismatch in the chunk");
+		r->chunklen = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read the next chunk into r->chunk: the frames up to a CHECK frame whose
+ * CRC matches them (version 1: a single frame).  Frames that no CHECK
+ * closes (the writer was killed, or damage follows them) are handed out
+ * too, r->torn_off then says where they begin.  Returns when there is a
+ * chunk or r->stop is set, or both.
+ */
+static void chunk_fill(struct tg_reader *r)
+{
+	int windowed = (r->h.flags & TG_HDR_WINDOWED) != 0;
+
+	r->chunklen = r->chunkpos = 0;
+	r->chunk_off = tg_stream_offset(r->s);
 	for (;;) {
-		unsigned char lenb[4], nl;
-		const unsigned char *p, *end;
+		unsigned char lenb[4];
 		uint32_t len;
 		long n;
 
 		r->frame_off = tg_stream_offset(r->s);
 		n = tg_stream_read(r->s, lenb, 4);
-		if (n == 0)
-			return 0;
-		if (n < 0)
-			return fail(r, strerror(errno));
-		if (n < 4 && (r->h.flags & TG_HDR_WINDOWED) &&
-		    memcmp(lenb, "\0\0\0", (size_t)n) == 0)
-			return 0;	/* padding to the end */
-		if (n < 4)
-			return fail(r, "truncated frame");
+		if (n == 0 || (n > 0 && n < 4 && windowed &&
+			       memcmp(lenb, "\0\0\0", (size_t)n) == 0)) {
+			chunk_stop(r, NULL);	/* the end, or padding to it */
+			break;
+		}
+		if (n < 4) {
+			chunk_stop(r, n < 0 ? strerror(errno) : "truncated frame");
+			break;
+		}
 		len = tg_get_le32(lenb);
-		if (len == 0 && (r->h.flags & TG_HDR_WINDOWED)) {
+		if (len == 0 && windowed) {
 			int rc = skip_padding(r);
 			if (rc <= 0)
-				return rc;
+				r->stop = rc < 0 ? 2 : 1;
+			if (rc <= 0 || r->chunklen)
+				break;	/* (frames no CHECK sealed: a torn window) */
+			r->chunk_off = tg_stream_offset(r->s);
 			continue;
 		}
-		if (len == 0 || len > TG_FRAME_MAX)
-			return fail(r, "corrupt frame length");
-		if (len + 1 > r->framecap) {
-			unsigned char *nf = realloc(r->frame, len + 1);
-			if (!nf)
-				return fail(r, "out of memory");
-			r->frame = nf;
-			r->framecap = len + 1;
+		if (len == 0 || len > TG_FRAME_MAX) {
+			chunk_stop(r, "corrupt frame length");
+			break;
 		}
-		n = tg_stream_read(r->s, r->frame, len + 1);
-		if (n < 0)
-			return fail(r, strerror(errno));
-		if (n < (long)len + 1)
-			return fail(r, "truncated frame");
-		nl = r->frame[len];
-		if (nl != '\n')
-			return fail(r, "corrupt frame (no closing newline)");
-		p = r->frame + 1;
-		end = r->frame + len;
-		switch (r->frame[0]) {
-		case TG_REC_CALL: {
-			int rc = decode_call(r, p, end, out);
+		if (chunk_add(r, len) < 0)
+			break;
+		if (r->h.version >= 2 && r->chunk[r->chunklen + 4] == TG_REC_CHECK) {
+			if (chunk_check(r, len) == 0)
+				return;
+			break;
+		}
+		if (r->chunk[r->chunklen + 4] == TG_REC_WINDOW) {
+			/* where the window ends is needed to read on */
+			struct tg_rec dummy;
+			if (decode_frame(r, r->chunk + r->chunklen + 4, len, &dummy) < 0) {
+				r->stop = 2;
+				break;
+			}
+		}
+		r->chunklen += (size_t)len + 5;
+		if (r->h.version < 2)
+			return;
+	}
+	if (r->chunklen && !r->torn_off)
+		r->torn_off = r->chunk_off;
+}
+
+int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
+{
+	for (;;) {
+		if (r->chunkpos < r->chunklen) {
+			unsigned char *f = r->chunk + r->chunkpos;
+			uint32_t len = tg_get_le32(f);
+			int rc;
+
+			r->frame_off = r->chunk_off + r->chunkpos;
+			r->chunkpos += (size_t)len + 5;
+			rc = decode_frame(r, f + 4, len, out);
 			if (rc == 0)
-				continue;	/* skipped */
+				continue;
+			if (rc < 0)
+				r->stop = 2;
 			return rc;
 		}
-		case TG_REC_STR:
-			if (define_str(r, p, end) < 0)
-				return -1;
-			continue;
-		case TG_REC_RANK:
-			memset(out, 0, sizeof(*out));
-			out->type = TG_REC_RANK;
-			if (tg_get_svar(&p, end, &out->rank) < 0 ||
-			    tg_get_uvar(&p, end, &out->world) < 0)
-				return fail(r, "corrupt rank record");
-			r->h.rank = out->rank;
-			r->h.world = out->world;
-			return 1;
-		case TG_REC_COMM:
-		case TG_REC_TYPE:
-			if (decode_def(r, r->frame[0], p, end, out) < 0)
-				return -1;
-			return 1;
-		case TG_REC_WINDOW: {
-			uint64_t size;
-			if (tg_get_uvar(&p, end, &size) < 0 || size < (uint64_t)len + 5)
-				return fail(r, "corrupt window record");
-			r->win_end = r->frame_off + size;
-			continue;
+		if (r->stop == 2)
+			return -1;
+		if (r->stop == 1 && r->torn_off) {
+			snprintf(r->err, sizeof(r->err),
+				 "torn tail: records from byte %llu on have no checksum "
+				 "(the writer did not finish)",
+				 (unsigned long long)r->torn_off);
+			r->stop = 2;
+			return -1;
 		}
-		case TG_REC_INFO:
-			if (decode_info(r, p, end, out) < 0)
-				return -1;
-			return 1;
-		case TG_REC_CLOCK:
-			memset(out, 0, sizeof(*out));
-			out->type = TG_REC_CLOCK;
-			if (tg_get_uvar(&p, end, &out->sync_t) < 0 ||
-			    tg_get_uvar(&p, end, &out->sync_base) < 0)
-				return fail(r, "corrupt clock record");
-			return 1;
-		case TG_REC_EXCLUDED:
-			memset(out, 0, sizeof(*out));
-			out->type = TG_REC_EXCLUDED;
-			if (tg_get_uvar(&p, end, &out->excluded) < 0)
-				return fail(r, "corrupt excluded record");
-			return 1;
-		default:
-			continue;	/* a newer record type: skip it */
-		}
+		if (r->stop == 1)
+			return 0;
+		chunk_fill(r);
 	}
 }
 
@@ -716,8 +847,13 @@ struct tg_writer {
 	size_t nts;
 	unsigned char *buf;
 	size_t cap;
+	uint32_t crc;		/* of the frames since the last CHECK */
+	size_t unsealed;	/* their bytes */
 	int err;
 };
+
+/* A writer closes a chunk with a CHECK frame after this many bytes. */
+#define TG_WRITER_CHUNK 65536
 
 struct tg_writer *tg_writer_open(struct tg_stream *s, const struct tg_header *h)
 {
@@ -736,6 +872,26 @@ struct tg_writer *tg_writer_open(struct tg_stream *s, const struct tg_header *h)
 	return w;
 }
 
+/* Close the chunk of frames written since the last CHECK frame. */
+static int writer_seal(struct tg_writer *w)
+{
+	unsigned char f[TG_REC_CHECK_LEN];
+
+	if (!w->unsealed)
+		return 0;
+	tg_put_le32(f, 5);
+	f[4] = TG_REC_CHECK;
+	tg_put_le32(f + 5, w->crc);
+	f[9] = '\n';
+	w->crc = 0;
+	w->unsealed = 0;
+	if (tg_stream_write(w->s, f, sizeof(f)) < 0) {
+		w->err = 1;
+		return -1;
+	}
+	return 0;
+}
+
 int tg_writer_frame(struct tg_writer *w, const void *payload, size_t len)
 {
 	unsigned char lenb[4];
@@ -747,7 +903,11 @@ int tg_writer_frame(struct tg_writer *w, const void *payload, size_t len)
 		w->err = 1;
 		return -1;
 	}
-	return 0;
+	w->crc = tg_crc32c(w->crc, lenb, 4);
+	w->crc = tg_crc32c(w->crc, payload, len);
+	w->crc = tg_crc32c(w->crc, "\n", 1);
+	w->unsealed += len + 5;
+	return w->unsealed >= TG_WRITER_CHUNK ? writer_seal(w) : 0;
 }
 
 static uint64_t writer_str(struct tg_writer *w, const char *s)
@@ -950,9 +1110,11 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 
 int tg_writer_close(struct tg_writer *w)
 {
-	int rc = w->err || tg_stream_error(w->s) ? -1 : 0;
+	int rc;
 	size_t i;
 
+	writer_seal(w);
+	rc = w->err || tg_stream_error(w->s) ? -1 : 0;
 	for (i = 0; i < w->nstrs; i++)
 		free(w->strs[i].s);
 	free(w->strs);

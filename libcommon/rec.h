@@ -7,9 +7,15 @@
  *            shim can patch them in place at MPI_Init -- then varints and
  *            length-prefixed strings (see struct tg_header); fields a
  *            reader does not know are at the end and are skipped by L.
+ *            Version 2 adds after world a le32 CRC-32C of the header
+ *            (tg_header_crc()), which the shim rewrites with the rank.
  *   frames:  le32 payload length N (1 <= N <= TG_FRAME_MAX), N payload
  *            bytes, one byte '\n'.  A frame whose length is out of range or
  *            whose closing byte is not '\n' ends the readable stream.
+ *   chunks:  (version 2) frames run in chunks, each closed by a CHECK frame
+ *            holding the CRC-32C of the chunk's bytes; a reader hands out a
+ *            chunk's records only once its CHECK matched, and reports the
+ *            records after the last CHECK as a torn tail.
  *   payload: first byte the record type (enum tg_rectype); unknown types are
  *            skipped whole, and so are calls of unknown function ids; bytes
  *            after a call's known arguments (appended by a newer schema)
@@ -31,9 +37,13 @@ struct tg_stream;
 
 #define TG_REC_MAGIC "\x89TGREC\r\n"
 #define TG_REC_MAGIC_LEN 8
-#define TG_REC_VERSION 1
-/* Byte offset of the rank field in a stream (le32), for in-place patching. */
+#define TG_REC_VERSION 2
+/* Byte offset of the rank field in a stream (le32), for in-place patching;
+ * world follows, then (version 2) the header CRC: 12 bytes patched at once. */
 #define TG_REC_RANK_OFFSET 16
+#define TG_REC_HCRC_OFFSET 24
+/* A CHECK frame: length, type, le32 CRC, newline. */
+#define TG_REC_CHECK_LEN 10
 #define TG_FRAME_MAX (16u << 20)
 #define TG_MAX_ARGS 24
 
@@ -48,6 +58,7 @@ enum tg_rectype {
 	TG_REC_WINDOW = 7,	/* a window of a mapped stream starts: its size */
 	TG_REC_INFO = 8,	/* an MPI_Info's key/value pairs (TANGRAM_INFO=1) */
 	TG_REC_CLOCK = 9,	/* clocks aligned in MPI_Init (TANGRAM_CLOCK_SYNC=1) */
+	TG_REC_CHECK = 10,	/* (version 2) closes a chunk: CRC-32C of its bytes */
 };
 
 /* Header flags. */
@@ -66,6 +77,8 @@ struct tg_header {
 	char *cwd;
 	int argc;
 	char **argv;
+	uint64_t run;		/* which run into one trace directory: 1 for the
+				 * first (and 0, read as 1), 2 for the next... */
 };
 
 /* One decoded argument value; which fields are set depends on the kind. */
@@ -114,7 +127,11 @@ const struct tg_header *tg_reader_header(const struct tg_reader *r);
 /*
  * Decode the next record into *@out.  Returns 1, 0 at a clean end of stream,
  * or -1 on damage: tg_reader_error() then says what and where.  String
- * definitions are absorbed; unknown record types are skipped.
+ * definitions are absorbed; unknown record types are skipped.  Version 2:
+ * the records of a chunk come only once its CRC matched (a mismatch is
+ * damage, and none of them come); records no CHECK frame closes come too,
+ * and then -1 at the end of the stream says "torn tail" and where they
+ * begin.
  */
 int tg_reader_next(struct tg_reader *r, struct tg_rec *out);
 
@@ -136,6 +153,25 @@ int tg_rec_is_magic(const void *buf, size_t len);
  * I/O) and by tests.
  */
 size_t tg_header_encode(const struct tg_header *h, unsigned char *buf, size_t cap);
+
+/*
+ * The CRC-32C (Castagnoli) of @n bytes at @p, continuing from @crc (0 to
+ * start).  Uses the CPU's crc32 instruction where there is one.
+ */
+uint32_t tg_crc32c(uint32_t crc, const void *p, size_t n);
+
+/*
+ * The CRC of the version-2 header of @len bytes at @hdr: tg_crc32c() of
+ * it with the flags (bytes 10-11) and the CRC field itself taken as zero.
+ */
+uint32_t tg_header_crc(const unsigned char *hdr, size_t len);
+
+/*
+ * Write the CHECK frame that closes the chunk of @n bytes at @chunk into
+ * @out (TG_REC_CHECK_LEN bytes, which may follow the chunk directly).
+ * Returns the byte after it.
+ */
+unsigned char *tg_check_put(unsigned char *out, const unsigned char *chunk, size_t n);
 
 /* Free what @h owns (host, cwd, argv) and leave it empty. */
 void tg_header_release(struct tg_header *h);
@@ -192,7 +228,9 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec);
 /* Append raw frame payload bytes (used to make corrupt test inputs). */
 int tg_writer_frame(struct tg_writer *w, const void *payload, size_t len);
 
-/* Free the writer (the stream stays open).  Returns 0 or -1 if any write failed. */
+/* Close the last chunk with a CHECK frame and free the writer (the stream
+ * stays open).  Returns 0 or -1 if any write failed.  The writer closes a
+ * chunk every 64 KiB of frames too. */
 int tg_writer_close(struct tg_writer *w);
 
 #endif

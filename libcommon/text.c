@@ -366,6 +366,8 @@ void tg_text_proc(FILE *out, const struct tg_header *h, const struct tg_textopts
 		json_object_set_new(obj, "clock_base_ns",
 				    json_integer((json_int_t)h->clock_base));
 		json_object_set_new(obj, "argv", argv);
+		if (h->run > 1)
+			json_object_set_new(obj, "run", json_integer((json_int_t)h->run));
 		json_dumpf(obj, out, JSON_COMPACT | JSON_ENSURE_ASCII);
 		putc('\n', out);
 		json_decref(obj);
@@ -382,5 +384,7 @@ void tg_text_proc(FILE *out, const struct tg_header *h, const struct tg_textopts
 			putc(' ', out);
 		put_quoted(out, h->argv[i]);
 	}
+	if (h->run > 1)
+		fprintf(out, "\trun=%" PRIu64, h->run);
 	putc('\n', out);
 }

@@ -61,3 +61,47 @@ char *tg_xstrdup(const char *s)
 
 	return memcpy(tg_xrealloc(NULL, n), s, n);
 }
+
+/* FNV-1a, 64 bits, over the fields with a tab between them. */
+static uint64_t fnv(uint64_t h, const char *p, size_t n)
+{
+	while (n--) {
+		h ^= (unsigned char)*p++;
+		h *= 0x100000001b3ull;
+	}
+	h ^= '\t';
+	return h * 0x100000001b3ull;
+}
+
+uint64_t tg_run_proc(const char *pid, size_t pn, const char *host, size_t hn,
+		     const char *clock_base, size_t cn)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = fnv(h, pid, pn);
+	h = fnv(h, host, hn);
+	return fnv(h, clock_base, cn);
+}
+
+void tg_run_format(uint64_t id, char buf[17])
+{
+	snprintf(buf, 17, "%016llx", (unsigned long long)id);
+}
+
+int tg_run_parse(const char *s, uint64_t *id)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		int c = s[i], d = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (s[16] != 0)
+		return -1;
+	*id = v;
+	return 0;
+}

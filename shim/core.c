@@ -61,6 +61,8 @@ static char sink_name[TG_PATH_MAX];
 static char trace_dir[TG_PATH_MAX];
 static char sink_spec[TG_PATH_MAX];
 static int my_rank = -1, my_world;
+/* the run into TANGRAM_DIR (TANGRAM_RUN, set by trace-run): 1, 2, ... */
+static unsigned my_run = 1;
 static pid_t my_ppid;		/* taken at start: the header's may come late */
 static pid_t fork_parent;
 static int warned;
@@ -398,6 +400,12 @@ static void do_init(void)
 	parse_exclude(s ? s : "/proc,/sys,/dev,!/dev/shm");
 	if ((s = getenv("TANGRAM_SINK")) && *s)
 		snprintf(sink_spec, sizeof(sink_spec), "%s", s);
+	if ((s = getenv("TANGRAM_RUN")) && *s) {
+		char *end;
+		unsigned long run = strtoul(s, &end, 10);
+		if (end != s && !*end && *s != '-' && run >= 1 && run <= 1000000)
+			my_run = (unsigned)run;
+	}
 	s = getenv("TANGRAM_DIR");
 	if (!s || !*s)
 		s = "tangram-trace";
@@ -478,6 +486,17 @@ static void expand(char *out, size_t cap, const char *spec)
 	out[o] = 0;
 }
 
+/* What a stream's name in TANGRAM_DIR has before ".rec": nothing for the
+ * first run, ".runN" for run N, so that a later run leaves the earlier
+ * ones' streams in place. */
+static void run_suffix(char *out, size_t cap)
+{
+	if (my_run > 1)
+		snprintf(out, cap, ".run%u", my_run);
+	else if (cap)
+		out[0] = 0;
+}
+
 static int mkdirs(char *path)
 {
 	char *p;
@@ -544,10 +563,14 @@ static int read_cmdline(char *buf, size_t cap)
 	return (int)got;
 }
 
+/* The header as written, for tg_set_rank() to patch with its CRC. */
+static unsigned char hdr_copy[32768];
+static size_t hdr_copy_len;
+
 static int write_header(unsigned flags)
 {
 	static char cmd[16384];
-	static unsigned char hb[32768];
+	unsigned char *hb = hdr_copy;
 	char *argv[256];
 	struct tg_header h;
 	struct utsname u;
@@ -561,6 +584,7 @@ static int write_header(unsigned flags)
 	h.pid = (uint64_t)getpid();
 	h.ppid = (uint64_t)my_ppid;
 	h.clock_base = real_base;
+	h.run = my_run;
 	h.host = uname(&u) == 0 ? u.nodename : "";
 	if (!cwd_valid)
 		tg_cwd_changed();
@@ -571,11 +595,12 @@ static int write_header(unsigned flags)
 		argv[argc++] = cmd + i;
 	h.argc = argc;
 	h.argv = argv;
-	len = tg_header_encode(&h, hb, sizeof(hb));
+	len = tg_header_encode(&h, hb, sizeof(hdr_copy));
 	if (len == 0) {
 		h.argc = 0;
-		len = tg_header_encode(&h, hb, sizeof(hb));
+		len = tg_header_encode(&h, hb, sizeof(hdr_copy));
 	}
+	hdr_copy_len = len;
 	if (sink_raw_write(hb, len) < 0)
 		return -1;
 	return (int)len;
@@ -649,15 +674,17 @@ static int sink_open(void)
 		}
 		for (i = 0; i < 1000; i++) {
 			int flags = O_RDWR | O_CREAT | O_CLOEXEC;
+			char run[24];
+			run_suffix(run, sizeof(run));
 			if (my_rank >= 0 && i == 0)
-				snprintf(sink_name, sizeof(sink_name), "%s/rank-%d.rec",
-					 trace_dir, my_rank);
+				snprintf(sink_name, sizeof(sink_name), "%s/rank-%d%s.rec",
+					 trace_dir, my_rank, run);
 			else if (i == 0)
-				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d.rec",
-					 trace_dir, (int)getpid());
+				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d%s.rec",
+					 trace_dir, (int)getpid(), run);
 			else
-				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d.%d.rec",
-					 trace_dir, (int)getpid(), i);
+				snprintf(sink_name, sizeof(sink_name), "%s/pid-%d.%d%s.rec",
+					 trace_dir, (int)getpid(), i, run);
 			flags |= my_rank >= 0 && i == 0 ? O_TRUNC : O_EXCL;
 			sink_fd = (int)syscall(SYS_openat, AT_FDCWD, sink_name, flags,
 					       0666);
@@ -731,7 +758,8 @@ static int extents_lost;
 static void extent_add(struct tg_thread *t)
 {
 	unsigned char tmp[16];
-	uint64_t skip = 6 + (uint64_t)(tg_put_uvar(tmp, t->cap) - tmp);
+	uint64_t skip = 6 + (uint64_t)(tg_put_uvar(tmp, t->cap) - tmp) +
+			TG_REC_CHECK_LEN;
 
 	if (extents_lost || t->len <= skip)
 		return;
@@ -750,10 +778,30 @@ static void extent_add(struct tg_thread *t)
 	nextents++;
 }
 
+/* Close the chunk of @t's window: a CHECK frame after its last record
+ * (room for it is kept, TG_SEAL_ROOM), with the CRC of the records since
+ * the last one.  Only by the thread itself: another may be writing. */
+static void window_seal(struct tg_thread *t)
+{
+	unsigned char *end;
+
+	if (t->kind != TG_BUF_WINDOW || t->len <= t->sealed)
+		return;
+	end = tg_check_put(t->buf + t->len, t->buf + t->sealed, t->len - t->sealed);
+	/* sealed first: a fatal signal between the two must not close the
+	 * CHECK frame itself in a chunk of its own (on_fatal) */
+	t->sealed = (size_t)(end - t->buf);
+	t->len = t->sealed;
+	t->flush_at = tg_now() + TG_FLUSH_EVERY;
+}
+
 static void window_retire(struct tg_thread *t)
 {
-	uint64_t used = t->win_off + t->len, from;
+	uint64_t used, from;
 
+	if (t == tg_self)
+		window_seal(t);
+	used = t->win_off + t->len;
 	extent_add(t);
 
 	if (used > sink_used)
@@ -772,7 +820,8 @@ static void window_retire(struct tg_thread *t)
 
 static int window_claim(struct tg_thread *t, size_t need)
 {
-	size_t size = (TG_RESERVE + need + 64 + TG_BUF_SIZE - 1) & ~(size_t)(TG_BUF_SIZE - 1);
+	size_t size = (TG_RESERVE + TG_SEAL_ROOM + need + 64 + TG_BUF_SIZE - 1) &
+		      ~(size_t)(TG_BUF_SIZE - 1);
 	uint64_t off = sink_end;
 	unsigned char *p, *q;
 	long m;
@@ -796,7 +845,10 @@ static int window_claim(struct tg_thread *t, size_t need)
 	q = p + 4;
 	*q++ = TG_REC_WINDOW;
 	q = tg_put_uvar(q, size);
-	t->len = (size_t)(tg_frame_close(p, q) - p);
+	q = tg_frame_close(p, q);
+	/* the WINDOW frame is a chunk of its own: compaction drops both */
+	t->sealed = t->len = (size_t)(tg_check_put(q, p, (size_t)(q - p)) - p);
+	t->flush_at = tg_now() + TG_FLUSH_EVERY;
 	return 0;
 }
 
@@ -888,8 +940,16 @@ static void sink_write(const void *buf, size_t n)
 		return;
 	if (sink_fd < 0 && sink_open() < 0)
 		return;
-	if (sink_raw_write(buf, n) < 0)
+	if (sink_raw_write(buf, n) < 0) {
 		sink_fail("cannot write trace to", errno);
+		return;
+	}
+	{
+		unsigned char check[TG_REC_CHECK_LEN];
+		tg_check_put(check, buf, n);
+		if (sink_raw_write(check, sizeof(check)) < 0)
+			sink_fail("cannot write trace to", errno);
+	}
 }
 
 void tg_flush_thread(struct tg_thread *t)
@@ -912,6 +972,8 @@ void tg_flush_thread(struct tg_thread *t)
 
 void tg_commit_slow(struct tg_thread *t)
 {
+	if (t->kind == TG_BUF_WINDOW)
+		window_seal(t);
 	tg_flush_thread(t);
 	if (t->kind == TG_BUF_HEAP)
 		t->flush_at = tg_now() + TG_FLUSH_EVERY;
@@ -1112,18 +1174,25 @@ void tg_set_rank(int rank, int world)
 {
 	struct tg_thread *t = tg_self;
 	unsigned char *start, *p;
-	unsigned char fixed[8];
+	unsigned char fixed[12];
 
 	pthread_mutex_lock(&sink_mu);
 	my_rank = rank;
 	my_world = world;
 	if (sink_fd >= 0 && !sink_is_pipe) {
-		tg_put_le32(fixed, (uint32_t)rank);
-		tg_put_le32(fixed + 4, (uint32_t)world);
-		syscall(SYS_pwrite64, sink_fd, fixed, 8, (off_t)TG_REC_RANK_OFFSET);
+		/* rank, world and the header's CRC in one write, so that a
+		 * kill leaves the old three or the new */
+		tg_put_le32(hdr_copy + TG_REC_RANK_OFFSET, (uint32_t)rank);
+		tg_put_le32(hdr_copy + TG_REC_RANK_OFFSET + 4, (uint32_t)world);
+		tg_put_le32(hdr_copy + TG_REC_HCRC_OFFSET,
+			    tg_header_crc(hdr_copy, hdr_copy_len));
+		memcpy(fixed, hdr_copy + TG_REC_RANK_OFFSET, sizeof(fixed));
+		syscall(SYS_pwrite64, sink_fd, fixed, sizeof(fixed),
+			(off_t)TG_REC_RANK_OFFSET);
 		if (sink_in_dir) {
-			char name[TG_PATH_MAX];
-			snprintf(name, sizeof(name), "%s/rank-%d.rec", trace_dir, rank);
+			char name[TG_PATH_MAX], run[24];
+			run_suffix(run, sizeof(run));
+			snprintf(name, sizeof(name), "%s/rank-%d%s.rec", trace_dir, rank, run);
 			if (syscall(SYS_rename, sink_name, name) == 0)
 				snprintf(sink_name, sizeof(sink_name), "%s", name);
 		}
@@ -1291,6 +1360,8 @@ static void on_fatal(int sig)
 	struct tg_thread *t;
 	int e = errno;
 
+	if (tg_state == 1 && tg_self)
+		window_seal(tg_self);	/* other threads may be writing theirs */
 	if (tg_state == 1 && pthread_mutex_trylock(&sink_mu) == 0) {
 		for (t = threads; t; t = t->next)
 			if (t->kind == TG_BUF_HEAP)

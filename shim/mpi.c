@@ -625,13 +625,20 @@ void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n)
 MPI_Status *tg_statuses_pre(MPI_Status *st, long n, MPI_Status *local)
 {
 	MPI_Status *m;
+	long i;
 
 	if (st != MPI_STATUSES_IGNORE || n <= 0)
 		return st;
-	if (n <= TG_STATUSES_LOCAL)
-		return local;
-	m = malloc((size_t)n * sizeof(*m));
-	return m ? m : st;
+	m = n <= TG_STATUSES_LOCAL ? local : malloc((size_t)n * sizeof(*m));
+	if (!m)
+		return st;
+	/* as for one ignored status: the library does not set the statuses
+	 * of sends, which would otherwise record the stack's bytes */
+	for (i = 0; i < n; i++) {
+		m[i].MPI_SOURCE = MPI_ANY_SOURCE;
+		m[i].MPI_TAG = MPI_ANY_TAG;
+	}
+	return m;
 }
 
 int tg_statuses_ret(int ret, const MPI_Status *used, const MPI_Status *st, long n)

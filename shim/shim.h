@@ -40,6 +40,7 @@
 #define TG_MAX_DEPTH 32
 #define TG_BUF_SIZE (1u << 20)	/* a thread's buffer, or its window of the file */
 #define TG_RESERVE (64u * 1024)	/* room kept free for one record */
+#define TG_SEAL_ROOM 16		/* and for the CHECK frame after it */
 #define TG_FLUSH_EVERY 1000000000ull	/* a buffer's records wait at most 1 s */
 #define TG_PATH_MAX 4096
 
@@ -76,6 +77,7 @@ struct tg_thread {
 	size_t cap;		/* bytes at buf; 0 until the first record */
 	int kind;		/* enum tg_bufkind */
 	uint64_t win_off;	/* TG_BUF_WINDOW: file offset of buf[0] */
+	size_t sealed;		/* TG_BUF_WINDOW: bytes a CHECK frame closes */
 	unsigned tid;
 	int guard;		/* > 0 while the shim itself runs */
 	int guard_io;		/* > 0: the guard lets POSIX calls through (the
@@ -86,7 +88,9 @@ struct tg_thread {
 	uint64_t flush_at;	/* TG_BUF_HEAP: write the buffer out at the
 				 * first record ending after this (tg_now()),
 				 * so a kill loses at most the last
-				 * TG_FLUSH_EVERY ns; UINT64_MAX otherwise */
+				 * TG_FLUSH_EVERY ns; TG_BUF_WINDOW: close
+				 * the chunk then, so that a kill leaves at
+				 * most that much unchecked; else UINT64_MAX */
 	uint64_t stack_seq[TG_MAX_DEPTH];
 	uint8_t stack_layer[TG_MAX_DEPTH];
 	uint64_t next_ptr_id;
@@ -145,7 +149,8 @@ void *tg_real_dyn(const char *name) TG_HIDDEN __attribute__((weak));
 /* State of the calling thread, created on first use; NULL if impossible. */
 struct tg_thread *tg_thread_new(void) TG_HIDDEN;
 
-/* Write the thread's complete frames to the sink. */
+/* Write the thread's complete frames to the sink, and close the chunk
+ * they form with a CHECK frame (tangram-rec(5)). */
 void tg_flush_thread(struct tg_thread *t) TG_HIDDEN;
 
 /* Flush every thread; used at exit, exec and fatal signals. */
@@ -160,7 +165,7 @@ void tg_make_room(struct tg_thread *t, size_t need) TG_HIDDEN;
 
 static inline void tg_room(struct tg_thread *t, size_t need)
 {
-	if (tg_unlikely(t->cap - t->len < TG_RESERVE + need))
+	if (tg_unlikely(t->cap - t->len < TG_RESERVE + TG_SEAL_ROOM + need))
 		tg_make_room(t, need);
 }
 

@@ -20,6 +20,7 @@ setup_file() {
 		done
 		mpicc.mpich -O2 -w -o "$B/stencil" "$TG_TOP/tests/bench/stencil.c"
 	fi
+	gcc -O2 -o "$B/rec-filter" "$TG_TOP/tests/bench/rec-filter.c" "$TG_TOP/$TG_BUILD/libcommon.a" -ljansson -lz -lm
 	export UCX_TLS=${UCX_TLS:-sm,self}
 	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
 }
@@ -249,6 +250,28 @@ EOF
 	a=$(stat -c %s s10.cfg) b=$(stat -c %s s1k.cfg)
 	[ $b -lt $((a + a / 10)) ]
 	[ "$(meta s1k.cfg calls)" -gt 180000 ]
+}
+
+@test "default traces are flat: the MPI library adds next to nothing from 2 to 4 ranks, losslessly" {
+	need_mpi
+	for n in 2 4; do
+		trace-run -o t$n -- mpirun.mpich -n $n "$B/stencil" 10 > /dev/null
+		mkdir app$n
+		for f in t$n/rank-*.rec; do "$B/rec-filter" "$f" app$n/${f##*/}; done
+		trace-merge -o all$n.cfg t$n/rank-*.rec
+		trace-merge -o app$n.cfg app$n/rank-*.rec
+		trace-merge -t lossless -o l$n.cfg t$n/rank-*.rec
+		exactly l$n.cfg t$n/rank-*.rec
+		for r in $(seq 0 $((n - 1))); do
+			cmp <(trace-decode -r $r l$n.cfg) <(trace-decode t$n/rank-$r.rec)
+			cmp <(notimes -r $r all$n.cfg) <(notimes t$n/rank-$r.rec)
+		done
+	done
+	a2=$(stat -c %s all2.cfg) a4=$(stat -c %s all4.cfg)
+	p2=$(stat -c %s app2.cfg) p4=$(stat -c %s app4.cfg)
+	# the whole trace grows as the program's own calls (a 2x1 grid
+	# becomes a 2x2 one) within 5 % + 32 bytes per added rank
+	[ $((a4 - a2)) -le $((p4 - p2 + a2 / 20 + 2 * 32)) ]
 }
 
 # ---- round trips: programs ------------------------------------------------

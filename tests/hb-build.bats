@@ -43,7 +43,7 @@ setup() {
 	F=$TG_TOP/tests/fixtures/hb
 	GEN=$TG_TOP/$TG_BUILD/helpers/hb-gen
 	USAGE='usage: hb-build [-dfhqs] [-o graph] [file]'
-	QUSAGE='usage: hb-query [-bh] graph [rank:seq rank:seq ...]'
+	QUSAGE='usage: hb-query [-bfh] [-r run] graph [rank:seq rank:seq ...]'
 	cd "$BATS_TEST_TMPDIR"
 }
 

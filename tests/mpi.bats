@@ -72,6 +72,15 @@ own() {
 	calls=$(table '!/^#/ && $2 == 0 && $6 == 0 && (on || /'"$2"'/) { on = 1; row() }')
 }
 
+# torn RANK: after calls or own on a stream whose process was killed, or
+# ended while another thread (MPICH's) still held its window: the records
+# are all there, then one line says the last have no checksum, exit 2
+torn() {
+	run -2 --separate-stderr trace-decode "t/rank-$1.rec"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "trace-decode: t/rank-$1.rec: torn tail: records from byte "*" on have no checksum (the writer did not finish)" ]]
+}
+
 # only ERE: keep the lines of $calls that match ERE
 only() {
 	calls=$(printf '%s\n' "$calls" | grep -E -- "$1")
@@ -456,7 +465,8 @@ sorted() {
 	[ "$status" -eq 3 ]
 	[ "$output" = aborting ]
 	[[ $stderr != *tangram* ]]
-	own 1 MPI_Init
+	torn 1
+	calls=$(table '!/^#/ && $2 == 0 && $6 == 0 && (on || /MPI_Init/) { on = 1; row() }')
 	expect <<-EOF
 	MPI_Init 0
 	MPI_Comm_rank 0 comm=MPI_COMM_WORLD rank=1
@@ -469,7 +479,9 @@ sorted() {
 @test "MPI_Abort: the rank the launcher kills keeps its records too (mapped trace file)" {
 	run --separate-stderr trace-run -o t -- mpirun.mpich -n 2 "$B/abort"
 	[ "$status" -ne 0 ]
-	calls 0
+	torn 0
+	run -2 --separate-stderr trace-decode -l mpi t/rank-0.rec
+	calls=$(table '/^#(comm|type|info)\t/ { $1 = $1; print; next } /^#/ { next } { row() }')
 	expect <<-EOF
 	MPI_Init 0
 	MPI_Comm_rank 0 comm=MPI_COMM_WORLD rank=0

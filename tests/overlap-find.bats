@@ -75,7 +75,8 @@ accesses() {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text
 	run -0 overlap-find -a -l mpiio text
-	[ "$output" = $'#overlap\tversion=1\tlayer=mpiio' ]
+	[ "${#lines[@]}" -eq 2 ] && [ "${lines[0]}" = $'#overlap\tversion=1\tlayer=mpiio' ]
+	[[ ${lines[1]} =~ ^#run$'\t'id=[0-9a-f]{16}$ ]]
 }
 
 @test "bad input: a missing file, a wrong option, a bad number where a role needs one, a record before #proc: one line, exit 2" {

@@ -261,3 +261,47 @@ close: 0" ]
 	[ -z "$(ls bb)" ]
 	[ -z "$(ls srv/clients)" ]
 }
+
+@test "a missing TFS_PFS_DIR: the client does not start (ENOENT, one warning), nothing is buffered" {
+	start
+	run -0 env TFS_PFS_DIR=$PWD/nope "$B/prim" open:a pwrite:0:hello attachfile close
+	[ "${lines[0]}" = "open: -1 ENOENT" ]
+	touch plain
+	run -0 env TFS_PFS_DIR=$PWD/plain "$B/prim" open:a
+	[ "$output" = "open: -1 ENOTDIR" ]
+	run -2 --separate-stderr env LD_PRELOAD=$PRELOAD TFS_PFS_DIR=$PWD/nope TFS_CONSISTENCY=session \
+		sh -c 'echo hello > /tfs-test/a'
+	[ "${stderr_lines[0]}" = "libtfs-posix: cannot use TFS_PFS_DIR $PWD/nope: No such file or directory" ]
+	[[ "${stderr_lines[1]}" == "sh: 1: cannot create /tfs-test/a: "* ]]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ -z "$(ls bb)" ]
+	run -0 tfs-server --stop srv
+	[ -z "$output" ]
+	[ ! -e nope ]
+}
+
+@test "an empty file created through TangramFS is staged out, with its mode, under every model and design" {
+	start
+	prim open:e0 close
+	local m d
+	for d in sync lock; do
+		for m in posix commit session; do
+			LD_PRELOAD=$PRELOAD TFS_DESIGN=$d TFS_CONSISTENCY=$m \
+				python3 -c 'import os, sys; os.close(os.open("/tfs-test/sub/e-" + sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o600))' "$d-$m"
+			LD_PRELOAD=$PRELOAD TFS_DESIGN=$d TFS_CONSISTENCY=$m sh -c ": > /tfs-test/s-$d-$m"
+		done
+	done
+	# written, then truncated to nothing
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session python3 -c 'import os; fd = os.open("/tfs-test/t", os.O_CREAT | os.O_RDWR, 0o640); os.write(fd, b"gone"); os.ftruncate(fd, 0)'
+	run -0 tfs-server --stop srv
+	[ -z "$output" ]
+	[ "$(stat -c '%s %a' pfs/e0)" = "0 644" ]
+	for d in sync lock; do
+		for m in posix commit session; do
+			[ "$(stat -c '%s %a' "pfs/sub/e-$d-$m")" = "0 600" ]
+			[ "$(stat -c '%s %a' "pfs/s-$d-$m")" = "0 644" ]
+		done
+	done
+	[ "$(stat -c '%s %a' pfs/t)" = "0 640" ]
+	[ -z "$(ls bb)" ]
+}

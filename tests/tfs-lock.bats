@@ -245,6 +245,18 @@ rank 2 read NEWNEWNE' ]
 	[ -z "$output" ]
 }
 
+@test "table 5.8: tfs-bench's default run is the paper's (batches, random arrival), Table 5.8 printed beside; -B -O is not" {
+	start
+	bench 4 2 3 1 contiguous lock-extend
+	# in batches: every node's counters of every one of the M batches
+	[ "$(printf '%s\n' "$output" | grep -c '^batch contiguous lock-extend 0 ')" -eq 6 ]
+	# the table line: measured alpha beta gamma, then the formula's (C_2 = 1.5)
+	run -0 awk '$1 == "contiguous" && $2 == "lock-extend" { print $13, $14, $15 }' <<< "$output"
+	[ "$output" = "0.00 4.50 1.50" ]
+	bench 4 2 3 1 contiguous lock-extend -B -O
+	[ "$(printf '%s\n' "$output" | grep -c '^batch')" -eq 0 ]
+}
+
 @test "table 5.8: fpp, lock-extend: alpha = P, beta = MP - P, gamma = 0" {
 	start
 	bench 8 4 4 2 fpp lock-extend

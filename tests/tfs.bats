@@ -97,8 +97,8 @@ mpi() {
 	run -2 --separate-stderr tfs-server
 	run -2 --separate-stderr tfs-server --bogus
 	run -2 --separate-stderr tfs-server -d x --stop y
-	run -2 --separate-stderr tfs-server -w 0 -d x
-	[ "$stderr" = "tfs-server: option -w: '0' is not a number in [1, 256]" ]
+	run -2 --separate-stderr tfs-server -w 257 -d x
+	[ "$stderr" = "tfs-server: option -w: '257' is not a number in [0, 256]" ]
 	run -2 --separate-stderr tfs-server -a bogus:1 -d srv
 	[[ "$stderr" == "tfs-server: bad address 'bogus:1'"* ]]
 	run -2 --separate-stderr tfs-server --stop nowhere
@@ -117,6 +117,27 @@ mpi() {
 	run -0 tfs-server --stop srv
 	[ ! -e srv/server ]
 	wait "$SERVER_PID"
+}
+
+@test "tfs-server: clients on its host come through the Unix-domain socket the server file names" {
+	sockets_only
+	start
+	run -0 awk '$1 == "local" { print $2, $3 }' srv/server
+	[ "$output" = "unix:$PWD/srv/sock $(hostname)" ]
+	[ -S srv/sock ]
+	# the TCP address made useless: the client still gets through
+	sed "s/^address .*/address tcp:127.0.0.1:1/" srv/server > alt
+	chmod 600 alt
+	run -0 env TFS_SERVER=$PWD/alt "$B/prim" open:a pwrite:0:via attachfile close
+	[ "${lines[2]}" = "attachfile: 0" ]
+	# from another host's view (another name in the line) TCP is used, and fails
+	sed "s/^local \(.*\) .*/local \1 elsewhere/" alt > other
+	chmod 600 other
+	run -0 env TFS_SERVER=$PWD/other "$B/prim" open:a
+	[[ "$output" == "open: -1 E"* ]]
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/a)" = via ]
+	[ ! -e srv/sock ]
 }
 
 @test "make install: tfs-server, the libraries and the UCX plugin, tfs.h, the man pages" {
@@ -249,6 +270,23 @@ query: 1 [2,6)@n1
 queryfile: 1 [0,8)@n1
 peer: 8 "AAAAAAAA"
 sread: 8 "AAAAAAAA"' ]
+}
+
+@test "tfs-server -w 2: requests handed to worker threads are answered as on the listener thread" {
+	tfs-server -w 2 -a "$DEFADDR" -d srv 2>srv.log 3>&- &
+	SERVER_PID=$!
+	for _ in $(seq 200); do [ -f srv/server ] && break; sleep 0.05; done
+	TFS_NODE=1 "$B/prim" open:a pwrite:0:AAAAAAAA attach:0:8 touch:r1 wait:done > p1 3>&- &
+	local w=$!
+	prim wait:r1 open:a queryfile sread:0:8 touch:done
+	[ "$output" = 'open: ok
+queryfile: 1 [0,8)@n1
+sread: 8 "AAAAAAAA"' ]
+	wait "$w"
+	run -0 env LD_PRELOAD="$PRELOAD" TFS_CONSISTENCY=posix sh -c 'echo one > /tfs-test/p; cat /tfs-test/p'
+	[ "$output" = one ]
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/p)" = one ]
 }
 
 @test "sync: a later attach splits the range; detach of a range now owned by another is a no-op" {

@@ -7,6 +7,7 @@
 #define TFS_CLIENT_INT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "proto.h"
 #include "transport.h"
@@ -36,6 +37,10 @@ int tfsi_live(const struct tfs_file *file);
 
 /* The server's id of @file. */
 uint64_t tfsi_fid(const struct tfs_file *file);
+
+/* tfs_pwrite() and tfs_attach() of the same range in one, the attach's
+ * round trip overlapping the write (client.c).  Returns @size or -1. */
+ssize_t tfsi_pwrite_attach(struct tfs_file *file, const void *buf, size_t size, size_t offset);
 
 /* Write this process's buffered data of file @fid within [@start, @end)
  * to TFS_PFS_DIR (fsync, raising the end of file), then drop it from the

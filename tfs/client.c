@@ -49,6 +49,7 @@ struct lfile {
 	uint64_t bbend;
 	char *bbpath;
 	unsigned mode;		/* stage-out's mode when this process created it, else 0 */
+	int created;		/* this process created it and the backing file is not made yet */
 	uint64_t eof;		/* the global end of file last heard */
 	struct lfile *next;
 };
@@ -457,6 +458,35 @@ static void note_keep(struct lfile *f)
 	close(fd);
 }
 
+/* TFS_PFS_DIR must be a directory that exists: stage-out has nowhere
+ * else to put the data, so a client never starts without it. */
+static int check_pfsdir(void)
+{
+	struct stat st;
+
+	if (stat(C.pfsdir, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* The server's endpoint: its Unix-domain socket when it runs on this
+ * host and has one (the server file says), else its address. */
+static struct tfs_ep *connect_server(const struct tfs_server_file *sf)
+{
+	char host[128];
+	struct tfs_ep *ep;
+
+	if (sf->local[0] && gethostname(host, sizeof(host)) == 0 &&
+	    (host[sizeof(host) - 1] = '\0', strcmp(host, sf->host) == 0) &&
+	    (ep = tfs_ep_connect(sf->local, C.secret, C.timeout_ms)))
+		return ep;
+	return tfs_ep_connect(sf->addr, C.secret, C.timeout_ms);
+}
+
 static int init_locked(void)
 {
 	const char *server = getenv("TFS_SERVER"), *bb = getenv("TFS_BB_DIR"),
@@ -482,6 +512,8 @@ static int init_locked(void)
 		C.timeout_ms = 10000;
 	snprintf(C.bbdir, sizeof(C.bbdir), "%s", bb && *bb ? bb : "/tmp");
 	snprintf(C.pfsdir, sizeof(C.pfsdir), "%s", pfs);
+	if (check_pfsdir() < 0)
+		return -1;
 	if (pause && strchr(pause, ':')) {
 		snprintf(C.pause_at, sizeof(C.pause_at), "%.*s", (int)(strchr(pause, ':') - pause),
 			 pause);
@@ -504,7 +536,7 @@ static int init_locked(void)
 		snprintf(lsnaddr, sizeof(lsnaddr), "ucx:127.0.0.1:0");
 	else
 		snprintf(lsnaddr, sizeof(lsnaddr), "tcp:127.0.0.1:0");
-	if (!(C.ep = tfs_ep_connect(sf.addr, C.secret, C.timeout_ms)))
+	if (!(C.ep = connect_server(&sf)))
 		return -1;
 	C.lsn = tfs_lsn_open(lsnaddr, C.secret, "libtfs", on_peer, on_peer_close, NULL, msg,
 			     sizeof(msg));
@@ -617,8 +649,11 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	pthread_mutex_lock(&f->lock);
 	/* open(2) gives a mode only to a file it creates: one the backing
 	 * directory does not have yet */
-	if ((flags & TFS_O_CREAT) && pfs == UINT64_MAX && mode != TFS_MODE_DEFAULT)
-		f->mode = mode & 07777 & ~cur_umask();
+	if ((flags & TFS_O_CREAT) && pfs == UINT64_MAX) {
+		if (mode != TFS_MODE_DEFAULT)
+			f->mode = mode & 07777 & ~cur_umask();
+		f->created = 1;
+	}
 	if (flags & TFS_O_TRUNC)
 		tfs_itree_release(&f->tree);
 	if (eof > f->eof || (flags & TFS_O_TRUNC))
@@ -681,9 +716,37 @@ static void lfile_maybe_free(struct lfile *f)
 	free(f);
 }
 
+/*
+ * A file this process created and closes with no data to stage out and
+ * nothing discarded (it wrote nothing, or truncated what it wrote) is
+ * made in the backing directory now, empty, with its mode: stage-out
+ * would have nothing to copy, so the file would otherwise never appear
+ * there.  With f->lock held.  Returns 0 or -1.
+ */
+static int make_empty(struct lfile *f)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	if (pfs_path(f->path, p, sizeof(p)) < 0)
+		return -1;
+	mkparents(p);
+	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, f->mode ? f->mode : 0644));
+	if (fd < 0)
+		return -1;
+	if (f->mode && fchmod(fd, f->mode) < 0) {
+		tfs_fd_close(fd);
+		return -1;
+	}
+	tfs_fd_close(fd);
+	f->created = 0;
+	return 0;
+}
+
 int tfs_close(tfs_file_t *file)
 {
 	struct lfile *f;
+	int rc = 0;
 
 	if (!live(file)) {
 		errno = EBADF;
@@ -695,20 +758,73 @@ int tfs_close(tfs_file_t *file)
 	pthread_mutex_lock(&f->lock);
 	/* with the server lost, what could not be attached is kept for the
 	 * note (tfs_finalize()) */
-	if (--f->refs == 0 && !C.dead)
+	if (--f->refs == 0 && !C.dead &&
+	    tfs_itree_each(&f->tree, 0, UINT64_MAX, is_dirty, NULL)) {
 		tfs_itree_remove(&f->tree, 0, UINT64_MAX, is_dirty, NULL);
+		f->created = 0;	/* the creation is discarded with the writes */
+	}
+	if (f->refs == 0 && f->created && f->tree.count == 0 && make_empty(f) < 0)
+		rc = -1;
 	pthread_mutex_unlock(&f->lock);
 	lfile_maybe_free(f);
 	pthread_mutex_unlock(&C.lock);
-	return 0;
+	return rc;
 }
 
 /* ---- write, read --------------------------------------------------------------- */
 
+static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole);
+
+/* Open @f's burst-buffer file if it has none yet; with f->lock held.
+ * Returns 0 or -1. */
+static int bb_open(struct lfile *f)
+{
+	char p[PATH_MAX];
+	int e;
+
+	if (f->bbfd >= 0)
+		return 0;
+	if ((size_t)snprintf(p, sizeof(p), "%s/tfs-bb-%u-%ld-%llu", C.bbdir, C.node,
+			     (long)getpid(), (unsigned long long)f->fid) >= sizeof(p))
+		errno = ENAMETOOLONG;
+	else
+		f->bbfd = tfs_fd_high(open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+	if (f->bbfd >= 0 && (f->bbpath = strdup(p)))
+		return 0;
+	e = errno;
+	if (f->bbfd >= 0) {
+		tfs_fd_close(f->bbfd);
+		unlink(p);
+	}
+	f->bbfd = -1;
+	errno = e;
+	return -1;
+}
+
+/* Append @size bytes of @buf to @f's burst buffer as [offset, offset +
+ * size) in @state; with f->lock held.  Returns 0 or -1. */
+static int bb_write(struct lfile *f, const void *buf, size_t size, uint64_t offset,
+		    uint32_t state)
+{
+	struct tfs_iv iv;
+
+	if (bb_open(f) < 0 || full_pwrite(f->bbfd, buf, size, f->bbend) < 0)
+		return -1;
+	iv.start = offset;
+	iv.end = offset + size;
+	iv.owner = 0;
+	iv.base = f->bbend;
+	iv.state = state;
+	if (tfs_itree_assign(&f->tree, &iv) < 0)
+		return -1;
+	f->bbend += size;
+	return 0;
+}
+
 ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset)
 {
 	struct lfile *f;
-	struct tfs_iv iv;
+	int rc;
 
 	if (!live(file)) {
 		errno = EBADF;
@@ -722,42 +838,106 @@ ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset
 		return 0;
 	f = file->f;
 	pthread_mutex_lock(&f->lock);
-	if (f->bbfd < 0) {
-		char p[PATH_MAX];
+	rc = bb_write(f, buf, size, offset, ST_DIRTY);
+	pthread_mutex_unlock(&f->lock);
+	return rc < 0 ? -1 : (ssize_t)size;
+}
 
-		if ((size_t)snprintf(p, sizeof(p), "%s/tfs-bb-%u-%ld-%llu", C.bbdir, C.node,
-				     (long)getpid(), (unsigned long long)f->fid) >= sizeof(p))
-			errno = ENAMETOOLONG;
-		else
-			f->bbfd = tfs_fd_high(open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-		if (f->bbfd < 0 || !(f->bbpath = strdup(p))) {
-			int e = errno;
+/* The write of tfsi_pwrite_attach(), between its request and its reply. */
+struct wa {
+	struct lfile *f;
+	const void *buf;
+	size_t size;
+	uint64_t offset;
+	int done, rc, err;
+};
 
-			if (f->bbfd >= 0) {
-				tfs_fd_close(f->bbfd);
-				unlink(p);
-			}
-			f->bbfd = -1;
-			pthread_mutex_unlock(&f->lock);
-			errno = e;
-			return -1;
-		}
+static void wa_write(void *arg)
+{
+	struct wa *w = arg;
+
+	w->done = 1;
+	w->rc = bb_write(w->f, w->buf, w->size, w->offset, ST_DIRTY);
+	w->err = errno;
+}
+
+/*
+ * tfs_pwrite() then tfs_attach() of the range, as the posix model does
+ * each write, but the attach request goes first and its reply is read
+ * after the bytes are written: the round trip overlaps the write.  f->lock
+ * is held throughout, so a peer's read of the range (served under it)
+ * waits for both; the call returns only once the server has the range,
+ * so the write is visible when it returns, as before.  When the write
+ * fails after the request went, the range is detached again.
+ */
+ssize_t tfsi_pwrite_attach(tfs_file_t *file, const void *buf, size_t size, size_t offset)
+{
+	struct wa w = { .buf = buf, .size = size, .offset = offset };
+	struct tfs_buf b;
+	struct iovec v;
+	size_t rlen;
+	void *r = NULL;
+	int rc;
+
+	if (!live(file)) {
+		errno = EBADF;
+		return -1;
 	}
-	if (full_pwrite(f->bbfd, buf, size, f->bbend) < 0)
-		goto fail;
-	iv.start = offset;
-	iv.end = offset + size;
-	iv.owner = 0;
-	iv.base = f->bbend;
-	iv.state = ST_DIRTY;
-	if (tfs_itree_assign(&f->tree, &iv) < 0)
-		goto fail;
-	f->bbend += size;
-	pthread_mutex_unlock(&f->lock);
-	return (ssize_t)size;
-fail:
-	pthread_mutex_unlock(&f->lock);
-	return -1;
+	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!size)
+		return 0;
+	w.f = file->f;
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, w.f->fid);
+	tfs_buf_u32(&b, 1);
+	tfs_buf_u64(&b, offset);
+	tfs_buf_u64(&b, size);
+	if (tfs_buf_failed(&b)) {
+		tfs_buf_release(&b);
+		errno = ENOMEM;
+		return -1;
+	}
+	v.iov_base = b.p;
+	v.iov_len = b.len;
+	pthread_mutex_lock(&w.f->lock);
+	if (C.dead) {
+		rc = -1;
+		errno = C.dead;
+	} else {
+		rc = tfs_ep_call_while(C.ep, TFS_MSG_ATTACH, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms,
+				       wa_write, &w);
+		if (rc < 0 && errno != ENOMEM)
+			C.dead = errno;
+		else if (rc > 0)
+			errno = rc;
+	}
+	if (!w.done)	/* the request never went: the bytes are written all the same */
+		wa_write(&w);
+	if (rc == 0 && w.rc == 0) {
+		struct tfs_rd rd;
+		struct tfs_iv iv = { offset, offset + size, 0, w.f->bbend - size, ST_ATTACHED };
+		uint64_t eof;
+
+		tfs_rd_init(&rd, r, rlen);
+		eof = tfs_rd_u64(&rd);
+		if (eof > w.f->eof)
+			w.f->eof = eof;
+		if (tfs_itree_assign(&w.f->tree, &iv) < 0)
+			rc = -1;
+	}
+	pthread_mutex_unlock(&w.f->lock);
+	free(r);
+	tfs_buf_release(&b);
+	if (w.rc < 0) {
+		if (rc == 0)	/* the server has a range whose bytes are not here */
+			detach_range(w.f, offset, offset + size, 0);
+		errno = w.err;
+		return -1;
+	}
+	return rc ? -1 : (ssize_t)size;
 }
 
 ssize_t tfs_write(tfs_file_t *file, const void *buf, size_t size)
@@ -1016,6 +1196,7 @@ static int copy_begin(struct lfile *f, struct copy *c)
 		tfs_fd_close(c->pfsfd);
 		return -1;
 	}
+	f->created = 0;
 	if (!(c->tmp = malloc(1u << 20))) {
 		tfs_fd_close(c->pfsfd);
 		errno = ENOMEM;
@@ -1665,6 +1846,7 @@ int tfs_unlink(const char *pathname)
 			pthread_mutex_lock(&f->lock);
 			tfs_itree_release(&f->tree);
 			f->eof = 0;
+			f->created = 0;
 			pthread_mutex_unlock(&f->lock);
 		}
 	pthread_mutex_unlock(&C.lock);

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "tfs.h"
+#include "client-int.h"
 #include "proto.h"
 #include "posix-int.h"
 #include "../libcommon/banned.h"
@@ -548,9 +549,16 @@ void client_start(void)
 	if (tfs_init() < 0) {	/* said once; the call that needed it fails too */
 		char what[PATH_MAX + 64];
 		const char *sv = getenv("TFS_SERVER");
+		struct stat st;
+		int e = errno;
 
-		snprintf(what, sizeof(what), "cannot use the TangramFS server %s%s",
-			 sv && *sv ? "file " : "", sv && *sv ? sv : "(TFS_SERVER is not set)");
+		if (pfsdir[0] && (stat(pfsdir, &st) < 0 || !S_ISDIR(st.st_mode)))
+			snprintf(what, sizeof(what), "cannot use TFS_PFS_DIR %s", pfsdir);
+		else
+			snprintf(what, sizeof(what), "cannot use the TangramFS server %s%s",
+				 sv && *sv ? "file " : "",
+				 sv && *sv ? sv : "(TFS_SERVER is not set)");
+		errno = e;
 		warn_once(what);
 	}
 	while (n > 0)
@@ -888,10 +896,11 @@ static ssize_t o_write(struct ofd *o, const void *buf, size_t n, uint64_t off)
 		    (r = tfs_pwrite(h, buf, n, off)) < 0 ||
 		    tfs_acquire_lock(h, off, n, TFS_LOCK_WRITE) < 0)
 			r = -1;
+	} else if (model == M_POSIX) {
+		/* the attach's round trip overlaps the write */
+		r = tfsi_pwrite_attach(h, buf, n, off);
 	} else {
 		r = tfs_pwrite(h, buf, n, off);
-		if (r > 0 && model == M_POSIX && tfs_attach(h, off, (size_t)r) < 0)
-			r = -1;
 	}
 	in_tfs--;
 	return r;

@@ -16,16 +16,20 @@
 
 #include "../libcommon/banned.h"
 
-int tfs_server_file_write(const char *dir, const char *addr, const unsigned char *secret,
-			  char *err, size_t errlen)
+int tfs_server_file_write(const char *dir, const char *addr, const char *local,
+			  const unsigned char *secret, char *err, size_t errlen)
 {
-	char tmp[4096], final[4096], text[512];
+	char tmp[4096], final[4096], text[768], host[128];
 	int fd, n, i;
 
 	n = snprintf(text, sizeof(text), "tfs-server 1\naddress %s\nsecret ", addr);
 	for (i = 0; i < TFS_SECRET_LEN; i++)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "%02x", secret[i]);
 	n += snprintf(text + n, sizeof(text) - (size_t)n, "\npid %ld\n", (long)getpid());
+	if (local && gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "local %s %s\n", local, host);
+	}
 	snprintf(tmp, sizeof(tmp), "%s/.server.%ld", dir, (long)getpid());
 	snprintf(final, sizeof(final), "%s/server", dir);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -41,7 +45,7 @@ int tfs_server_file_write(const char *dir, const char *addr, const unsigned char
 int tfs_server_file_read(const char *path, int is_dir, struct tfs_server_file *sf, char *err,
 			 size_t errlen)
 {
-	char name[4096], text[1024], hex[2 * TFS_SECRET_LEN + 2];
+	char name[4096], text[1024], hex[2 * TFS_SECRET_LEN + 2], *p;
 	struct stat st;
 	ssize_t n;
 	int fd, i;
@@ -82,6 +86,10 @@ int tfs_server_file_read(const char *path, int is_dir, struct tfs_server_file *s
 		}
 		sf->secret[i] = (unsigned char)v;
 	}
+	/* optional, after the four lines an older reader stops at */
+	if ((p = strstr(text, "\nlocal ")) &&
+	    sscanf(p, "\nlocal %159s %127s", sf->local, sf->host) != 2)
+		sf->local[0] = sf->host[0] = '\0';
 	return 0;
 }
 

@@ -56,6 +56,8 @@ struct tfs_conn {
 	/* the frame being read */
 	unsigned char hb[TFS_HDR_SIZE];
 	size_t hgot, bgot;
+	unsigned char rx[4096];	/* bytes read ahead: a small frame comes in one recv */
+	size_t rxoff, rxlen;
 	struct tfs_hdr hdr;
 	unsigned char *body;
 	struct tfs_conn *prev, *next;
@@ -156,6 +158,36 @@ static int recv_all(int fd, void *buf, size_t len, long long deadline)
 	return 0;
 }
 
+/*
+ * Receive at least @min and at most @len bytes from the non-blocking @fd
+ * before @deadline into @buf, waiting first (a reply is never there the
+ * moment its request has gone, so a recv before the poll would only say
+ * EAGAIN); the count into *@got.  A caller with one request outstanding
+ * may read past the reply's header: whatever follows is that reply's body.
+ */
+static int recv_some(int fd, void *buf, size_t len, size_t min, size_t *got, long long deadline)
+{
+	char *p = buf;
+
+	*got = 0;
+	while (*got < min) {
+		ssize_t n;
+
+		if (wait_fd(fd, POLLIN, deadline) < 0)
+			return -1;
+		n = recv(fd, p + *got, len - *got, 0);
+		if (n > 0) {
+			*got += (size_t)n;
+		} else if (n == 0) {
+			errno = ECONNRESET;
+			return -1;
+		} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Parse @addr into a socket address; returns the family or -1 (errno). */
 static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len)
 {
@@ -228,14 +260,15 @@ fail:
 	return NULL;
 }
 
-static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
-		void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms)
+static int sock_ep_call_while(struct tfs_ep *ep, uint16_t type, const struct iovec *iov,
+			      int iovcnt, void *dst, size_t dstlen, void **rbody, size_t *rlen,
+			      int timeout_ms, void (*between)(void *), void *arg)
 {
 	long long deadline = tfsi_now_ms() + timeout_ms;
-	unsigned char hb[TFS_HDR_SIZE];
+	unsigned char hb[TFS_HDR_SIZE], rb[TFS_HDR_SIZE + 4096];
 	struct iovec v[16];
 	struct tfs_hdr h;
-	size_t total = 0;
+	size_t total = 0, got, early;
 	void *body = NULL;
 	int i, e;
 
@@ -268,10 +301,16 @@ static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *io
 	tfs_hdr_encode(&h, hb);
 	v[0].iov_base = hb;
 	v[0].iov_len = sizeof(hb);
-	if (send_all(ep->fd, v, iovcnt + 1, deadline) < 0 ||
-	    recv_all(ep->fd, hb, sizeof(hb), deadline) < 0)
+	/* the header and what came of the body with it in one recv */
+	if (send_all(ep->fd, v, iovcnt + 1, deadline) < 0)
 		goto broken;
-	if (tfs_hdr_decode(hb, &h) < 0 || !(h.flags & TFS_F_REPLY) || h.type != type) {
+	if (between)
+		between(arg);
+	if (recv_some(ep->fd, rb, sizeof(rb), TFS_HDR_SIZE, &got, deadline) < 0)
+		goto broken;
+	early = got - TFS_HDR_SIZE;
+	if (tfs_hdr_decode(rb, &h) < 0 || !(h.flags & TFS_F_REPLY) || h.type != type ||
+	    early > h.len) {
 		errno = EPROTO;
 		goto broken;
 	}
@@ -282,7 +321,8 @@ static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *io
 			errno = rbody ? ENOMEM : EMSGSIZE;
 			goto broken;
 		}
-		if (recv_all(ep->fd, body, h.len, deadline) < 0) {
+		memcpy(body, rb + TFS_HDR_SIZE, early);
+		if (recv_all(ep->fd, (char *)body + early, h.len - early, deadline) < 0) {
 			if (body != dst)
 				free(body);
 			goto broken;
@@ -300,6 +340,13 @@ broken:
 	pthread_mutex_unlock(&ep->lock);
 	errno = e;
 	return -1;
+}
+
+static int sock_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
+			void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms)
+{
+	return sock_ep_call_while(ep, type, iov, iovcnt, dst, dstlen, rbody, rlen, timeout_ms,
+				  NULL, NULL);
 }
 
 static int sock_ep_broken(struct tfs_ep *ep)
@@ -419,28 +466,81 @@ static void reply_raw(struct tfs_conn *c, const struct tfs_hdr *req, int status)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Read what @c has; returns 0 to keep it, -1 to drop it. */
+/* Fill c->rx with one recv when it is used up; 1 when it holds bytes,
+ * 0 when the socket has none now, -1 to drop the connection. */
+static int rx_fill(struct tfs_conn *c)
+{
+	ssize_t n;
+
+	if (c->rxoff < c->rxlen)
+		return 1;
+	do
+		n = recv(c->fd, c->rx, sizeof(c->rx), 0);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -1;
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	c->rxoff = 0;
+	c->rxlen = (size_t)n;
+	return 1;
+}
+
+/* Move up to @len bytes read ahead into @dst; returns how many. */
+static size_t rx_take(struct tfs_conn *c, void *dst, size_t len)
+{
+	size_t n = c->rxlen - c->rxoff < len ? c->rxlen - c->rxoff : len;
+
+	memcpy(dst, c->rx + c->rxoff, n);
+	c->rxoff += n;
+	return n;
+}
+
+/* The frame in c->hb and c->body is whole: check its secret, hand it on.
+ * Returns 0, or -1 to drop the connection. */
+static int conn_frame(struct tfs_lsn *l, struct tfs_conn *c)
+{
+	struct tfs_req *r;
+
+	if (!tfs_secret_eq(c->hdr.secret, l->secret)) {
+		lsn_log(l, "connection %u: request without the secret refused, closing it", c->serial);
+		reply_raw(c, &c->hdr, EACCES);
+		return -1;
+	}
+	if (!(r = malloc(sizeof(*r)))) {
+		reply_raw(c, &c->hdr, ENOMEM);
+		free(c->body);
+	} else {
+		r->conn = c;
+		r->hdr = c->hdr;
+		r->body = c->body;
+		pthread_mutex_lock(&c->lock);
+		c->refs++;
+		pthread_mutex_unlock(&c->lock);
+		l->on_req(r, l->arg);
+	}
+	c->body = NULL;
+	c->hgot = c->bgot = 0;
+	return 0;
+}
+
+/*
+ * Read what @c has; returns 0 to keep it, -1 to drop it.  A header and a
+ * small body come in one recv (through c->rx); a large body is read
+ * straight into place.  Once what was read ahead is used up after a
+ * whole frame it returns without asking the socket again: the epoll set
+ * is level-triggered, so a connection with more to read is seen again,
+ * after the others that were ready before it.
+ */
 static int conn_read(struct tfs_lsn *l, struct tfs_conn *c)
 {
 	for (;;) {
-		ssize_t n;
+		int rc;
 
 		if (c->hgot < TFS_HDR_SIZE) {
-			n = recv(c->fd, c->hb + c->hgot, TFS_HDR_SIZE - c->hgot, 0);
-		} else {
-			if (c->bgot == c->hdr.len)
-				goto frame;
-			n = recv(c->fd, c->body + c->bgot, c->hdr.len - c->bgot, 0);
-		}
-		if (n == 0)
-			return -1;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-		}
-		if (c->hgot < TFS_HDR_SIZE) {
-			c->hgot += (size_t)n;
+			if ((rc = rx_fill(c)) <= 0)
+				return rc;
+			c->hgot += rx_take(c, c->hb + c->hgot, TFS_HDR_SIZE - c->hgot);
 			if (c->hgot < TFS_HDR_SIZE)
 				continue;
 			if (tfs_hdr_decode(c->hb, &c->hdr) < 0 || (c->hdr.flags & TFS_F_REPLY)) {
@@ -454,35 +554,27 @@ static int conn_read(struct tfs_lsn *l, struct tfs_conn *c)
 					c->serial, (unsigned)c->hdr.len);
 				return -1;
 			}
-		} else {
+		}
+		if (c->bgot < c->hdr.len && c->rxoff < c->rxlen) {
+			c->bgot += rx_take(c, c->body + c->bgot, c->hdr.len - c->bgot);
+		} else if (c->bgot < c->hdr.len) {
+			ssize_t n = recv(c->fd, c->body + c->bgot, c->hdr.len - c->bgot, 0);
+
+			if (n == 0)
+				return -1;
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+			}
 			c->bgot += (size_t)n;
 		}
 		if (c->bgot < c->hdr.len)
 			continue;
-frame:
-		if (!tfs_secret_eq(c->hdr.secret, l->secret)) {
-			lsn_log(l, "connection %u: request without the secret refused, closing it",
-				c->serial);
-			reply_raw(c, &c->hdr, EACCES);
+		if (conn_frame(l, c) < 0)
 			return -1;
-		} else {
-			struct tfs_req *r = malloc(sizeof(*r));
-
-			if (!r) {
-				reply_raw(c, &c->hdr, ENOMEM);
-				free(c->body);
-			} else {
-				r->conn = c;
-				r->hdr = c->hdr;
-				r->body = c->body;
-				pthread_mutex_lock(&c->lock);
-				c->refs++;
-				pthread_mutex_unlock(&c->lock);
-				l->on_req(r, l->arg);
-			}
-		}
-		c->body = NULL;
-		c->hgot = c->bgot = 0;
+		if (c->rxoff == c->rxlen)
+			return 0;
 	}
 }
 
@@ -724,4 +816,5 @@ const struct tfs_tp_ops tfs_tp_sock = {
 	.req_reply = sock_req_reply,
 	.conn_set = sock_conn_set,
 	.conn_get = sock_conn_get,
+	.ep_call_while = sock_ep_call_while,
 };

@@ -156,6 +156,17 @@ int tfs_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int i
 	return OPS(ep)->ep_call(ep, type, iov, iovcnt, dst, dstlen, rbody, rlen, timeout_ms);
 }
 
+int tfs_ep_call_while(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
+		      void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms,
+		      void (*between)(void *), void *arg)
+{
+	if (OPS(ep)->ep_call_while)
+		return OPS(ep)->ep_call_while(ep, type, iov, iovcnt, dst, dstlen, rbody, rlen,
+					      timeout_ms, between, arg);
+	between(arg);
+	return OPS(ep)->ep_call(ep, type, iov, iovcnt, dst, dstlen, rbody, rlen, timeout_ms);
+}
+
 int tfs_ep_broken(struct tfs_ep *ep)
 {
 	return OPS(ep)->ep_broken(ep);

@@ -57,6 +57,16 @@ struct tfs_ep *tfs_ep_connect(const char *addr, const unsigned char *secret, int
 int tfs_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
 		void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms);
 
+/*
+ * tfs_ep_call(), with @between(@arg) called once the request has gone and
+ * before its reply is read, so that the caller's own work overlaps the
+ * round trip (a backend that cannot split a call calls it first).
+ * @between must not use @ep.
+ */
+int tfs_ep_call_while(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
+		      void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms,
+		      void (*between)(void *), void *arg);
+
 /* 1 once a call on @ep has failed. */
 int tfs_ep_broken(struct tfs_ep *ep);
 
@@ -131,6 +141,10 @@ struct tfs_tp_ops {
 	/* in a child just forked: forget the parent's objects without
 	 * touching them, so that new ones can be made (NULL: nothing to do) */
 	void (*forked)(void);
+	/* NULL: tfs_ep_call_while() calls between() first, then ep_call */
+	int (*ep_call_while)(struct tfs_ep *ep, uint16_t type, const struct iovec *iov,
+			     int iovcnt, void *dst, size_t dstlen, void **rbody, size_t *rlen,
+			     int timeout_ms, void (*between)(void *), void *arg);
 };
 
 /* What every backend object starts with. */

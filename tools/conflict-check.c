@@ -31,7 +31,7 @@
 static const char usage_text[] =
 	"usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|mpiio|all]\n"
 	"                      [--recommend] [--sites] [--strict] [--fail-on-unsynchronized]\n"
-	"                      [file]\n";
+	"                      [--force] [file]\n";
 
 static void usage(int status)
 {
@@ -211,6 +211,8 @@ static const struct event *last_before_seq(const struct evlist *l, int kind, uin
 
 static struct tg_hb *hbg;
 static const char *hb_file;
+static int opt_force;		/* --force: a graph of another run is taken */
+static uint64_t input_run;	/* the #run line's id, 0 if there is none */
 static uint32_t hb_ranks;
 
 static void hb_open(void)
@@ -221,6 +223,25 @@ static void hb_open(void)
 	if (!hbg)
 		errx(TG_EXIT_ERROR, "%s: %s", hb_file, msg);
 	hb_ranks = tg_hb_graph(hbg)->nranks;
+}
+
+/* The #run line: the pairs come from run @t's id; a graph of another run
+ * (--hb) is refused unless --force.  Either without an id passes. */
+static void run_line(struct tg_tline *t)
+{
+	const char *v = tg_tline_arg(t, 1, "id");
+	uint64_t g = hbg ? tg_hb_graph(hbg)->run : 0;
+	char a[17], b[17];
+
+	if (!v || tg_run_parse(v, &input_run) < 0)
+		die_input("malformed #run line");
+	if (opt_force || !g || g == input_run)
+		return;
+	tg_run_format(g, a);
+	tg_run_format(input_run, b);
+	fflush(stdout);
+	errx(TG_EXIT_ERROR, "%s: the graph is of run %s, the pairs of run %s (--force mixes "
+	     "runs)", hb_file, a, b);
 }
 
 /* Does (@ra, @sa) happen before (@rb, @sb)?  Ranks are MPI ranks (>= 0). */
@@ -1137,6 +1158,11 @@ static void summary(void)
 			json_array_append_new(arr, fo);
 		}
 		json_object_set_new(o, "summary", arr);
+		if (input_run) {
+			char id[17];
+			tg_run_format(input_run, id);
+			json_object_set_new(o, "run", json_string(id));
+		}
 		if (opt_sites)
 			sites_print(o);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
@@ -1227,7 +1253,7 @@ static int opt_recommend, opt_model, opt_fail_unsync;
 
 static void parse_options(int argc, char **argv)
 {
-	enum { O_HB = 256, O_MODEL, O_RECOMMEND, O_STRICT, O_FAIL, O_SITES };
+	enum { O_HB = 256, O_MODEL, O_RECOMMEND, O_STRICT, O_FAIL, O_SITES, O_FORCE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
@@ -1238,6 +1264,7 @@ static void parse_options(int argc, char **argv)
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "fail-on-unsynchronized", no_argument, NULL, O_FAIL },
 		{ "sites", no_argument, NULL, O_SITES },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, m;
@@ -1282,6 +1309,9 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_SITES:
 			opt_sites = 1;
+			break;
+		case O_FORCE:
+			opt_force = 1;
 			break;
 		default:
 			usage(TG_EXIT_ERROR);
@@ -1329,7 +1359,9 @@ static void read_input(int in)
 		tg_tline_split(line, &t);
 		if (lineno == 1)
 			layer_line(&t);
-		if (streq(t.f[0], "#file"))
+		if (streq(t.f[0], "#run"))
+			run_line(&t);
+		else if (streq(t.f[0], "#file"))
 			file_line(&t);
 		else if (streq(t.f[0], "#event"))
 			event_line(&t);

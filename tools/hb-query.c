@@ -22,7 +22,9 @@
 #include "../libcommon/banned.h"
 
 static const char usage_text[] =
-	"usage: hb-query [-bh] graph [rank:seq rank:seq ...]\n";
+	"usage: hb-query [-bfh] [-r run] graph [rank:seq rank:seq ...]\n";
+
+static int force;	/* -f: answer about a graph of another run */
 
 static void usage(int status)
 {
@@ -101,6 +103,24 @@ static void answer(const struct tg_hb *h, struct pending *p)
 	p->n = 0;
 }
 
+/* The questions are about run @what (16 hex digits): refuse a graph of
+ * another run unless -f.  A graph or questions without an id pass. */
+static void same_run(const struct tg_hb *h, const char *what)
+{
+	uint64_t run, g = tg_hb_graph(h)->run;
+	char a[17], b[17];
+
+	if (tg_run_parse(what, &run) < 0)
+		errx(TG_EXIT_ERROR, "bad run id '%s' (expected 16 hex digits)", what);
+	if (force || !g || !run || g == run)
+		return;
+	tg_run_format(g, a);
+	tg_run_format(run, b);
+	fflush(stdout);
+	errx(TG_EXIT_ERROR, "the graph is of run %s, the questions of run %s "
+	     "(-f mixes runs)", a, b);
+}
+
 /* Batch mode: one question per line of standard input.  The questions of
  * each read are answered together, and the answers written out before
  * the next read, so a program that asks one question at a time gets its
@@ -150,6 +170,13 @@ static int batch(const struct tg_hb *h)
 			start = i + 1;
 			if (len && l[len - 1] == '\r')
 				len--;
+			if (len > 8 && memcmp(l, "#run\tid=", 8) == 0) {
+				char id[24];
+				snprintf(id, sizeof(id), "%.*s", (int)(len - 8), l + 8);
+				answer(h, p);
+				same_run(h, id);
+				continue;
+			}
 			for (k = 0; k < len && l[k] != ' ' && l[k] != '\t'; k++)
 				;
 			sp = l + k;
@@ -189,17 +216,26 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "batch", no_argument, NULL, 'b' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "run", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, opt_batch = 0, status = TG_EXIT_OK, i;
 	struct tg_hb *h;
 	char msg[512];
+	const char *run = NULL;
 
-	while ((c = getopt_long(argc, argv, "+bh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+bfhr:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			opt_batch = 1;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'r':
+			run = optarg;
 			break;
 		case 'h':
 			usage(TG_EXIT_OK);
@@ -224,6 +260,8 @@ int main(int argc, char **argv)
 	if (!h)
 		errx(TG_EXIT_ERROR, "%s: %s", strcmp(argv[0], "-") ? argv[0] : "standard input",
 		     msg);
+	if (run)
+		same_run(h, run);
 	if (argc == 1) {
 		status = batch(h);
 	} else {

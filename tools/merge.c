@@ -160,7 +160,7 @@ static void progress(int done, int total, const char *name, uint64_t records, in
 /* ---- one run? ------------------------------------------------------------------ */
 
 struct span {
-	uint64_t from, to;
+	uint64_t run, from, to;
 	size_t stream;
 };
 
@@ -168,7 +168,16 @@ static int by_from(const void *a, const void *b)
 {
 	const struct span *x = a, *y = b;
 
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
 	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The run a stream belongs to: 1, or the number a later run into the
+ * same trace directory got (tangram-rec(5)). */
+static uint64_t run_of(const struct tg_cfg_stream *s)
+{
+	return s->h.run ? s->h.run : 1;
 }
 
 /* Streams in an order that puts equal ranks, or equal processes, side by
@@ -180,6 +189,8 @@ static int by_rank(const void *a, const void *b)
 	const struct tg_cfg_stream *x = tg_cfg_stream(sort_cfg, *(const size_t *)a);
 	const struct tg_cfg_stream *y = tg_cfg_stream(sort_cfg, *(const size_t *)b);
 
+	if (run_of(x) != run_of(y))
+		return run_of(x) < run_of(y) ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
@@ -204,8 +215,11 @@ static int by_process(const void *a, const void *b)
  * Are the streams of @c those of one run?  Streams of one run have
  * distinct MPI ranks, one world size, are distinct processes, and their
  * lifetimes (clock base to the end of the last call) overlap or follow
- * one another by less than RUN_GAP_NS.  Returns 0, or -1 with the reason
- * in @why.  @names[i] is the input stream i came from.
+ * one another by less than RUN_GAP_NS.  Streams whose headers name
+ * different runs into one trace directory (run 1, 2, ...) are each
+ * checked with their own run, and the runs may follow one another by any
+ * time.  Returns 0, or -1 with the reason in @why.  @names[i] is the
+ * input stream i came from.
  */
 static int one_run(const struct tg_cfg *c, char **names, char *why, size_t len)
 {
@@ -226,9 +240,12 @@ static int one_run(const struct tg_cfg *c, char **names, char *why, size_t len)
 	qsort(ix, n, sizeof(*ix), by_rank);
 	for (i = 0; i < n; i++) {
 		const struct tg_cfg_stream *a = tg_cfg_stream(c, ix[i]);
+		if (i > 0 && run_of(tg_cfg_stream(c, ix[i - 1])) != run_of(a))
+			world = 0;	/* a later run */
 		if (a->rank < 0)
 			continue;
-		if (i > 0 && tg_cfg_stream(c, ix[i - 1])->rank == a->rank) {
+		if (i > 0 && tg_cfg_stream(c, ix[i - 1])->rank == a->rank &&
+		    run_of(tg_cfg_stream(c, ix[i - 1])) == run_of(a)) {
 			snprintf(why, len, "'%s' and '%s' both hold rank %lld", names[ix[i - 1]],
 				 names[ix[i]], (long long)a->rank);
 			goto out;
@@ -258,11 +275,14 @@ static int one_run(const struct tg_cfg *c, char **names, char *why, size_t len)
 		const struct tg_cfg_stream *a = tg_cfg_stream(c, i);
 		sp[i].from = a->h.clock_base;
 		sp[i].to = a->h.clock_base + a->end;
+		sp[i].run = run_of(a);
 		sp[i].stream = i;
 	}
 	qsort(sp, n, sizeof(*sp), by_from);
 	reach = sp[0].to;
 	for (i = 1; i < n; i++) {
+		if (sp[i].run != sp[i - 1].run)
+			reach = sp[i].from;
 		if (sp[i].from > reach + RUN_GAP_NS) {
 			snprintf(why, len, "'%s' starts %.1f s after everything before it ended",
 				 names[sp[i].stream], (double)(sp[i].from - reach) / 1e9);
@@ -310,7 +330,14 @@ static int add_input(struct tg_cfg *acc, const char *path, const struct tg_cfg_o
 			warnx("%s: %s", tg_stream_name(s), msg);
 			rc = 1;
 		} else {
-			int arc = tg_cfg_add_rec(acc, r, o, msg, sizeof(msg));
+			uint64_t *f;
+			size_t nf;
+			int arc;
+			/* a file is read twice: first for the seqs of the
+			 * threads other than thread 0 */
+			tg_cfg_foreign_scan(path, &f, &nf);
+			arc = tg_cfg_add_rec_foreign(acc, r, o, f, nf, msg, sizeof(msg));
+			free(f);
 			if (arc < 0) {
 				warnx("%s: %s", tg_stream_name(s), msg);
 				rc = -1;

@@ -320,6 +320,7 @@ static size_t npends;
 static struct rec *recs;
 static size_t nrecs, caprecs;
 static struct proc *cur;
+static uint64_t run_id;		/* tg_run_proc() of the #proc lines, summed */
 static int layer_mpiio;
 static char *pending_types;	/* #type lines before the next call record */
 static size_t npending, cappending;
@@ -1109,6 +1110,12 @@ static void proc_line(struct tg_tline *t)
 	v = tg_tline_arg(t, 1, "cwd");
 	if (v && tg_tunquote(v, buf, sizeof(buf)) == 0)
 		cur->cwd = xstrdup(buf);
+	{
+		const char *p = tg_tline_arg(t, 1, "pid"), *h = tg_tline_arg(t, 1, "host"),
+			*c = tg_tline_arg(t, 1, "clock_base");
+		if (p && h && c)
+			run_id += tg_run_proc(p, strlen(p), h, strlen(h), c, strlen(c));
+	}
 	cur->types = tg_types_new();
 }
 
@@ -1627,7 +1634,9 @@ int main(int argc, char **argv)
 	struct tg_tline t;
 	struct tg_lines lr;
 	char *line;
-	size_t len, f;
+	size_t len, f, nheld = 0;
+	char *held = NULL;
+	FILE *real_stdout;
 	int in = 0;
 	int c;
 
@@ -1664,8 +1673,11 @@ int main(int argc, char **argv)
 		if (in < 0)
 			err(TG_EXIT_ERROR, "cannot open '%s'", input_name);
 	}
-	printf("#overlap\tversion=1\tlayer=%s\n", layer_mpiio ? "mpiio" : "posix");
-	if (tg_lines_open(&lr, in) < 0)
+	/* what is printed while the input is read waits for the #run line,
+	 * which needs every #proc line */
+	real_stdout = stdout;
+	stdout = open_memstream(&held, &nheld);
+	if (!stdout || tg_lines_open(&lr, in) < 0)
 		errx(TG_EXIT_ERROR, "out of memory");
 	while ((line = tg_lines_next(&lr, &len))) {
 		lineno++;
@@ -1692,6 +1704,17 @@ int main(int argc, char **argv)
 	finish_proc();
 	run_deferred();
 	place_ordered();
+	if (fclose(stdout) != 0)
+		errx(TG_EXIT_ERROR, "out of memory");
+	stdout = real_stdout;
+	printf("#overlap\tversion=1\tlayer=%s\n", layer_mpiio ? "mpiio" : "posix");
+	if (run_id) {
+		char id[17];
+		tg_run_format(run_id, id);
+		printf("#run\tid=%s\n", id);
+	}
+	fwrite(held, 1, nheld, stdout);
+	free(held);
 	for (f = 0; f < nfiles; f++)
 		sweep((uint32_t)f);
 	tg_lines_close(&lr);

@@ -61,7 +61,7 @@ struct gen {
 };
 
 /* Which field of a struct pv an expression is fitted to. */
-enum { FLD_I, FLD_U, FLD_P, FLD_N };
+enum { FLD_I, FLD_U, FLD_P, FLD_N, FLD_NZ };	/* FLD_NZ: value != 0 */
 
 /* Append to @out a C expression for slot @slot's field @fld of term @t
  * (number @ti), valid at its occurrence number n<ti> on stream tg_idx;

@@ -7,15 +7,32 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proxy.h"
+#include "../libcommon/rec.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/banned.h"
 
 void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out);
+void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon);
+
+/* Does @text name identifier @id? */
+static int names(const char *text, const char *id, size_t n)
+{
+	const char *p;
+
+	for (p = strstr(text, id); p; p = strstr(p + 1, id)) {
+		unsigned char c = (unsigned char)p[n];
+		if ((p == text || (p[-1] != '_' && !isalnum((unsigned char)p[-1]))) &&
+		    c != '_' && !isalnum(c))
+			return 1;
+	}
+	return 0;
+}
 
 static const char *const hkind[TG_H_COUNT] = {
 	[TG_H_COMM] = "comm", [TG_H_GROUP] = "group", [TG_H_DTYPE] = "dtype",
@@ -63,8 +80,20 @@ static int offset_slot(const struct tg_calldesc *d, int i)
 	       (a->kind == TG_K_INT && d->layer == TG_LAYER_MPIIO && strcmp(a->name, "offset") == 0);
 }
 
-/* Locals a<i> for the scalar arguments, the handle key first for offsets. */
-static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *out)
+/* Is @e (a fitted expression) a constant?  Its value in *@v. */
+static int constant(const char *e, long long *v)
+{
+	char *end;
+
+	*v = strtoll(e, &end, 10);
+	return end != e && strcmp(end, "LL") == 0;
+}
+
+/* Locals a<i> for the scalar arguments that are not constants (those go
+ * into the call as they are: @cv, @isc by slot), the handle key first
+ * for offsets. */
+static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *out,
+			char *isc, long long *cv)
 {
 	const struct tg_calldesc *d = t->d;
 	struct sb e = { 0 }, hk = { 0 };
@@ -82,21 +111,31 @@ static void emit_values(struct gen *g, struct term *t, unsigned ti, struct sb *o
 		fit_int(g, t, ti, 0, FLD_U, NULL, &e);
 		sb_printf(out, "\ttg_sleep(%s);\n", e.s);
 	}
-	e.n = 0;
-	fit_int(g, t, ti, 0, FLD_I, NULL, &e);
-	sb_printf(out, "\tlong long ret = %s;\n", e.s);
-	for (i = 0; i < d->nargs; i++) {
-		const struct tg_argdesc *a = &d->args[i];
-		int fld = a->kind == TG_K_MPISTATUS || a->kind == TG_K_MPIIOSTATUS ? FLD_P : FLD_I;
-		if (!is_scalar(a->kind) && fld != FLD_P && a->kind != TG_K_MPISTATUSES)
+	for (i = -1; i < d->nargs; i++) {
+		const struct tg_argdesc *a = i < 0 ? NULL : &d->args[i];
+		int fld = a && (a->kind == TG_K_MPISTATUS || a->kind == TG_K_MPIIOSTATUS) ? FLD_P : FLD_I;
+		if (a && !is_scalar(a->kind) && fld != FLD_P && a->kind != TG_K_MPISTATUSES)
+			continue;
+		/* what an output integer was, no call reads */
+		if (a && out_dir(a) && !offset_slot(d, i) &&
+		    (a->kind == TG_K_INT || a->kind == TG_K_UINT || a->kind == TG_K_HEX ||
+		     a->kind == TG_K_ENUM))
+			continue;
+		/* a buffer's id: only whether there is one counts */
+		if (a && a->kind == TG_K_BUF)
+			fld = FLD_NZ;
+		if (!a && d->retkind != TG_K_FD && d->retkind != TG_K_HID && d->retkind != TG_K_STREAM)
 			continue;
 		e.n = 0;
-		fit_int(g, t, ti, (size_t)i + 1, fld, offset_slot(d, i) && h != i ? hk.s : NULL, &e);
-		sb_printf(out, "\tlong long a%d = %s;\n", i, e.s);
-		if (offset_slot(d, i))
+		fit_int(g, t, ti, (size_t)i + 1, fld, a && offset_slot(d, i) && h != i ? hk.s : NULL, &e);
+		isc[i + 1] = constant(e.s, &cv[i + 1]);
+		if (!isc[i + 1] && a)
+			sb_printf(out, "\tlong long a%d = %s;\n", i, e.s);
+		else if (!isc[i + 1])
+			sb_printf(out, "\tlong long ret = %s;\n", e.s);
+		if (a && offset_slot(d, i))
 			sb_printf(out, "\ttg_off_set(%s, a%d);\n", hk.s, i);
 	}
-	sb_printf(out, "\t(void)ret;\n");
 	sb_release(&e);
 	sb_release(&hk);
 }
@@ -201,8 +240,11 @@ static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct s
 		sb_printf(call, "(a%d ? tg_statuses : MPI_STATUSES_IGNORE)", i);
 		break;
 	default:
-		sb_printf(call, "%s", out_dir(a) ? "(void *)tg_out" : "");
-		if (!out_dir(a))
+		/* each output integer a place of its own (MPI_Cart_shift's source
+		 * and destination), past the arrays' */
+		if (out_dir(a))
+			sb_printf(call, "(void *)(tg_out + %d)", 1000 + i);
+		else
 			sb_printf(call, "a%d", i);
 	}
 	sb_release(&p);
@@ -210,12 +252,13 @@ static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct s
 }
 
 /* Grow the buffers to what the call moves, from its counts and types. */
-static void emit_need(const struct tg_calldesc *d, struct sb *out)
+static void emit_need(const struct tg_calldesc *d, const char *isc, const long long *cv,
+		      struct sb *out)
 {
 	struct sb cnt = { 0 }, types = { 0 };
 	int i, nt = 0, size = -1;
+	long long sum = 0;
 
-	sb_printf(&cnt, "0");
 	for (i = 0; i < d->nargs; i++) {
 		const struct tg_argdesc *a = &d->args[i];
 		if (a->kind == TG_K_MPIH && a->sub == TG_H_DTYPE && !out_dir(a)) {
@@ -224,15 +267,22 @@ static void emit_need(const struct tg_calldesc *d, struct sb *out)
 		} else if ((a->kind == TG_K_INT || a->kind == TG_K_UINT) && !out_dir(a) &&
 			   (strstr(a->name, "count") || !strcmp(a->name, "nbyte") ||
 			    !strcmp(a->name, "nmemb") || !strcmp(a->name, "len"))) {
-			sb_printf(&cnt, " + (a%d > 0 ? a%d : 0)", i, i);
+			if (isc[i + 1])
+				sum += cv[i + 1] > 0 ? cv[i + 1] : 0;
+			else
+				sb_printf(&cnt, " + (a%d > 0 ? a%d : 0)", i, i);
 		} else if (a->kind == TG_K_UINT && !strcmp(a->name, "size")) {
 			size = i;
 		}
 	}
+	if (!cnt.n || sum)
+		sb_printf(&cnt, cnt.n ? " + %lld" : "%lld", sum);
 	if (d->layer == TG_LAYER_HDF5 && (!strcmp(d->name, "H5Dwrite") || !strcmp(d->name, "H5Dread")))
 		sb_printf(out, "\ttg_h5_need(tg_hid(a0), tg_hid(a1), tg_hid(a2), tg_hid(a3), 0);\n");
 	else if (d->layer == TG_LAYER_HDF5 && (!strcmp(d->name, "H5Awrite") || !strcmp(d->name, "H5Aread")))
 		sb_printf(out, "\ttg_h5_need(tg_hid(a0), tg_hid(a1), 0, 0, 1);\n");
+	else if (!strcmp(cnt.s, "0") && (!nt || size >= 0))
+		;	/* nothing to move */
 	else if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO)
 		sb_printf(out, "\ttg_need_mpi(%s, %d%s);\n", cnt.s, nt, types.n ? types.s : "");
 	else if (size >= 0)
@@ -254,7 +304,8 @@ static int pseudo(const struct tg_calldesc *d, int i)
 					      strcmp(n, "shared_after") == 0);
 }
 
-static void emit_call(struct gen *g, struct term *t, unsigned ti, struct sb *out)
+static void emit_call(struct gen *g, struct term *t, unsigned ti, const char *isc,
+		      const long long *cv, struct sb *out)
 {
 	const struct tg_calldesc *d = t->d;
 	struct sb call = { 0 }, pre = { 0 }, post = { 0 };
@@ -268,7 +319,7 @@ static void emit_call(struct gen *g, struct term *t, unsigned ti, struct sb *out
 	}
 	if (pre.n)
 		sb_printf(out, "%s", pre.s);
-	emit_need(d, out);
+	emit_need(d, isc, cv, out);
 	if (d->retkind == TG_K_FD)
 		sb_printf(out, "\ttg_fd_set(ret, %s(%s));\n", name, call.n ? call.s : "");
 	else if (d->retkind == TG_K_HID)
@@ -284,21 +335,194 @@ static void emit_call(struct gen *g, struct term *t, unsigned ti, struct sb *out
 	sb_release(&post);
 }
 
+/* @body with each constant a<i> and ret (@isc, @cv) written as its value,
+ * and its lines joined into one. */
+static void inline_consts(const char *body, const char *isc, const long long *cv, struct sb *out)
+{
+	const char *p = body;
+	int quote = 0;
+
+	while (*p) {
+		const char *q = p;
+		long slot = -1;
+		if (quote || *p == '"') {
+			if (*p == '\\' && p[1])
+				sb_printf(out, "%c", *p++);
+			else if (*p == '"')
+				quote = !quote;
+			sb_printf(out, "%c", *p++);
+			continue;
+		}
+		if (*p == '\t' || (*p == '\n' && !p[1])) {
+			p++;
+			continue;
+		}
+		if (*p == '\n') {
+			sb_printf(out, " ");
+			p++;
+			continue;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '_') {
+			sb_printf(out, "%c", *p++);
+			continue;
+		}
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		if (q - p == 3 && !strncmp(p, "ret", 3))
+			slot = 0;
+		else if (*p == 'a' && q - p > 1 && q - p < 4 && isdigit((unsigned char)p[1]))
+			slot = strtol(p + 1, NULL, 10) + 1;
+		if (slot >= 0 && slot <= TG_MAX_ARGS && isc[slot] &&
+		    (cv[slot] > 2147483647LL || cv[slot] < -2147483647LL))
+			sb_printf(out, "%lldLL", cv[slot]);
+		else if (slot >= 0 && slot <= TG_MAX_ARGS && isc[slot])
+			sb_printf(out, "%lld", cv[slot]);
+		else
+			sb_printf(out, "%.*s", (int)(q - p), p);
+		p = q;
+	}
+}
+
+/* The function s<ti> of signature @t, on one line; a counter n<ti> of
+ * its calls only where a value depends on it. */
 void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out)
 {
 	static char warned[65536];
+	struct sb body = { 0 }, line = { 0 };
+	char isc[TG_MAX_ARGS + 1] = { 0 }, cnt[32];
+	long long cv[TG_MAX_ARGS + 1] = { 0 };
 
 	if (t->use != 1) {
-		sb_printf(out, "\n/* %s: not replayed */\nstatic void s%u(void)\n{\n}\n", t->d->name, ti);
 		if (!warned[t->d->id]) {
 			warned[t->d->id] = 1;
+			sb_printf(out, "/* %s: not replayed */\n", t->d->name);
 			fprintf(stderr, "trace-proxy: %s: not replayed\n", t->d->name);
 		}
 		return;
 	}
-	sb_printf(&g->decl, "static long long n%u;\n", ti);
-	sb_printf(out, "\n/* %s */\nstatic void s%u(void)\n{\n", t->d->name, ti);
-	emit_values(g, t, ti, out);
-	emit_call(g, t, ti, out);
-	sb_printf(out, "\tn%u++;\n}\n", ti);
+	emit_values(g, t, ti, &body, isc, cv);
+	emit_call(g, t, ti, isc, cv, &body);
+	inline_consts(body.s, isc, cv, &line);
+	snprintf(cnt, sizeof(cnt), "n%u", ti);
+	if (names(line.s, cnt, strlen(cnt))) {
+		sb_printf(&g->decl, "static long long n%u;\n", ti);
+		sb_printf(&line, " n%u++;", ti);
+	}
+	sb_printf(out, "static void s%u(void) { %s }\n", ti, line.s);
+	sb_release(&body);
+	sb_release(&line);
+}
+
+/* The run-time support @rt that the code in @used needs: its head, and
+ * each part (from a line "/" "*@ name... *" "/" that lists what it defines)
+ * that @used or a later part taken names. */
+void proxy_emit_rt(FILE *f, const char *rt, struct sb *used)
+{
+	const char *part[128], *p;
+	size_t n = 0, i;
+	char *take, id[64];
+
+	for (p = strstr(rt, "\n/*@ "); p && n < 128; p = strstr(p + 1, "\n/*@ "))
+		part[n++] = p + 1;
+	take = calloc(n + 1, 1);
+	if (!take)
+		abort();
+	for (i = n; i-- > 0;) {
+		const char *end = strstr(part[i], "*/"), *w = part[i] + 4, *e;
+		for (; w < end && !take[i]; w = e) {
+			while (*w == ' ')
+				w++;
+			for (e = w; e < end && *e != ' '; e++)
+				;
+			if (e > w && (size_t)(e - w) < sizeof(id)) {
+				memcpy(id, w, (size_t)(e - w));
+				id[e - w] = 0;
+				take[i] = used->s && names(used->s, id, (size_t)(e - w));
+			}
+		}
+		if (take[i]) {
+			const char *q = strchr(part[i], '\n') + 1;
+			sb_printf(used, "%.*s", (int)((i + 1 < n ? part[i + 1] : q + strlen(q)) - q), q);
+		}
+	}
+	fwrite(rt, 1, n ? (size_t)(part[0] - rt) : strlen(rt), f);
+	for (i = 0; i < n; i++) {
+		const char *q = strchr(part[i], '\n') + 1;
+		if (take[i])
+			fwrite(q, 1, (size_t)((i + 1 < n ? part[i + 1] : q + strlen(q)) - q), f);
+	}
+	free(take);
+}
+
+/* How many tables term @t's code needs. */
+static unsigned tables(struct gen *g, struct term *t)
+{
+	size_t decl = g->decl.n;
+	unsigned ntab = g->ntab, n;
+	struct sb x = { 0 };
+
+	proxy_emit_term(g, t, 0, &x);
+	n = g->ntab - ntab;
+	g->decl.n = decl;
+	g->ntab = ntab;
+	sb_release(&x);
+	return n;
+}
+
+/* Take @b's occurrences into @a if the values of both fit all their
+ * streams (arithmetic on the rank) with no more tables than apart (@na,
+ * @nb; *na becomes the merged one's). */
+static int merge(struct gen *g, struct term *a, struct term *b, unsigned *na, unsigned nb)
+{
+	struct occs *m = calloc(g->nst + 1, sizeof(*m));
+	struct term t = *a;
+	unsigned n;
+	size_t s;
+
+	if (!m)
+		abort();
+	for (s = 0; s < g->nst; s++)
+		m[s] = a->per[s].n ? a->per[s] : b->per[s];
+	t.per = m;
+	if ((n = tables(g, &t)) > *na + nb) {
+		free(m);
+		return 0;
+	}
+	free(a->per);
+	a->per = m;
+	*na = n;
+	return 1;
+}
+
+/* Signatures of one call that the streams do not share (say each rank's
+ * own Isend to its neighbour) made one where their values allow it:
+ * canon[b] = a for signature b merged into a, canon[a] = a. */
+void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon)
+{
+	unsigned *ntab = calloc(nt + 1, sizeof(*ntab)), nb;
+	size_t a, b, s;
+
+	if (!ntab)
+		abort();
+	for (b = 0; b < nt; b++) {
+		int tries = 0;
+		canon[b] = (uint32_t)b;
+		if (!t[b].d || t[b].use != 1)
+			continue;
+		ntab[b] = nb = tables(g, &t[b]);
+		for (a = 0; a < b && tries < 64; a++) {
+			if (canon[a] != a || t[a].d != t[b].d || t[a].use != 1)
+				continue;
+			for (s = 0; s < g->nst && !(t[a].per[s].n && t[b].per[s].n); s++)
+				;
+			if (s < g->nst)
+				continue;
+			tries++;
+			if (merge(g, &t[a], &t[b], &ntab[a], nb)) {
+				canon[b] = (uint32_t)a;
+				break;
+			}
+		}
+	}
+	free(ntab);
 }

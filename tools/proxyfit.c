@@ -68,6 +68,8 @@ static int64_t field(const struct pv *v, int fld)
 		return v->u;
 	case FLD_P:
 		return v->present;
+	case FLD_NZ:
+		return v->i != 0;
 	default:
 		return v->i;
 	}

@@ -38,6 +38,8 @@ int main(int argc, char **argv)
 	struct tg_stream *is;
 	struct tg_reader *r;
 	struct tg_cfg *c;
+	uint64_t *f;
+	size_t nf;
 	char msg[256];
 	int ch, force = 0, rc, status = TG_EXIT_OK;
 
@@ -86,7 +88,9 @@ int main(int argc, char **argv)
 	}
 	if (!(c = tg_cfg_new()))
 		errx(TG_EXIT_ERROR, "out of memory");
-	rc = tg_cfg_add_rec(c, r, &o, msg, sizeof(msg));
+	tg_cfg_foreign_scan(in, &f, &nf);
+	rc = tg_cfg_add_rec_foreign(c, r, &o, f, nf, msg, sizeof(msg));
+	free(f);
 	if (rc < 0) {
 		warnx("%s: %s", tg_stream_name(is), msg);
 		tg_cfg_free(c);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,89 @@ static int64_t stream_rank(const char *path, int64_t rank)
 	return rank_ahead(path);
 }
 
+/* ---- runs ------------------------------------------------------------------
+ *
+ * Streams of more than one run into a trace directory (their headers' run
+ * numbers differ) are numbered run-major: the ranks of a run follow those
+ * of every run with a smaller number, each run counting as many ranks as
+ * its world; #run lines say which global ranks each run has.
+ */
+#define MAXRUNS 256
+
+static struct run {
+	uint64_t run, world;
+	int64_t first;
+} runs[MAXRUNS];
+static int nruns, runs_numbered;
+
+static void out_text(const char *text);
+
+static uint64_t hrun(const struct tg_header *h)
+{
+	return h->run ? h->run : 1;
+}
+
+static void note_run(const struct tg_header *h)
+{
+	int i;
+
+	for (i = 0; i < nruns && runs[i].run != hrun(h); i++)
+		;
+	if (i == nruns) {
+		if (nruns == MAXRUNS)
+			errx(TG_EXIT_ERROR, "streams of more than %d runs", MAXRUNS);
+		runs[nruns++] = (struct run){ hrun(h), 0, 0 };
+	}
+	if (h->world > runs[i].world)
+		runs[i].world = h->world;
+	if (h->rank >= 0 && (uint64_t)h->rank >= runs[i].world)
+		runs[i].world = (uint64_t)h->rank + 1;
+}
+
+static int cmp_run(const void *x, const void *y)
+{
+	const struct run *a = x, *b = y;
+
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* Number the runs noted, once; print their #run lines if there are two
+ * or more. */
+static void number_runs(const struct tg_textopts *o)
+{
+	int64_t first = 0;
+	char line[160];
+	int i;
+
+	if (runs_numbered)
+		return;
+	runs_numbered = 1;
+	qsort(runs, (size_t)nruns, sizeof(*runs), cmp_run);
+	for (i = 0; i < nruns; i++) {
+		runs[i].first = first;
+		first += (int64_t)runs[i].world;
+	}
+	for (i = 0; nruns > 1 && i < nruns; i++) {
+		snprintf(line, sizeof(line),
+			 o->json ? "{\"def\":\"run\",\"run\":%" PRIu64 ",\"first\":%" PRId64
+				   ",\"world\":%" PRIu64 "}\n"
+				 : "#run\trun=%" PRIu64 "\tfirst=%" PRId64 "\tworld=%" PRIu64 "\n",
+			 runs[i].run, runs[i].first, runs[i].world);
+		out_text(line);
+	}
+}
+
+/* The first global rank of run @run: 0 when only one run is known. */
+static int64_t run_first(uint64_t run)
+{
+	int i;
+
+	for (i = 0; nruns > 1 && i < nruns; i++)
+		if (runs[i].run == run)
+			return runs[i].first;
+	return 0;
+}
+
 /* Smallest clock base of the named files, so all print on one time axis. */
 static uint64_t common_zero(int n, char **files)
 {
@@ -137,8 +221,8 @@ static uint64_t common_zero(int n, char **files)
 			continue;
 		if (tg_stream_peek(s, msg, TG_CFG_MAGIC_LEN) == TG_CFG_MAGIC_LEN &&
 		    tg_cfg_is_magic(msg, TG_CFG_MAGIC_LEN)) {
-			/* a lone compressed trace finds its zero itself, without
-			 * being read twice */
+			/* a lone compressed trace finds its zero and its runs
+			 * itself, without being read twice */
 			if (n == 1) {
 				tg_stream_close(s);
 				continue;
@@ -146,11 +230,14 @@ static uint64_t common_zero(int n, char **files)
 			struct tg_cfg *c = tg_cfg_read(s, msg, sizeof(msg));
 			size_t k;
 			for (k = 0; c && k < tg_cfg_nstreams(c); k++)
+				note_run(&tg_cfg_stream(c, k)->h);
+			for (k = 0; c && k < tg_cfg_nstreams(c); k++)
 				if (selected(tg_cfg_stream(c, k)->rank) &&
 				    tg_cfg_stream(c, k)->h.clock_base < zero)
 					zero = tg_cfg_stream(c, k)->h.clock_base;
 			tg_cfg_free(c);
 		} else if ((r = tg_reader_open(s, msg, sizeof(msg)))) {
+			note_run(tg_reader_header(r));
 			if ((!nsel || selected(stream_rank(files[i], tg_reader_header(r)->rank))) &&
 			    tg_reader_header(r)->clock_base < zero)
 				zero = tg_reader_header(r)->clock_base;
@@ -281,8 +368,49 @@ static void pl_text(int kind, const char *text)
 	it->text = arena_str(pl.cur, text);
 }
 
+static void out_rec1(const struct tg_header *h, const struct tg_rec *r, const struct tg_textopts *o);
+
+/* A record of a stream whose ranks start at @first: its rank, and the
+ * world ranks of a communicator's members, moved by @first. */
+static void out_rec(const struct tg_header *h0, const struct tg_rec *r0, const struct tg_textopts *o,
+		    int64_t first)
+{
+	struct tg_header h;
+	struct tg_rec r;
+	int64_t *m[2] = { NULL, NULL };
+	int i, k;
+
+	if (!first) {
+		out_rec1(h0, r0, o);
+		return;
+	}
+	h = *h0;
+	if (h.rank >= 0)
+		h.rank += first;
+	if (r0->type != TG_REC_RANK && r0->type != TG_REC_COMM) {
+		out_rec1(&h, r0, o);
+		return;
+	}
+	r = *r0;
+	if (r.type == TG_REC_RANK)
+		r.rank += first;
+	for (k = 0; r.type == TG_REC_COMM && k < 2; k++) {
+		struct tg_val *v = &r.args[1 + k];
+		if (!v->arr || v->i <= 0)
+			continue;
+		if (!(m[k] = malloc((size_t)v->i * sizeof(int64_t))))
+			err(TG_EXIT_ERROR, "out of memory");
+		for (i = 0; i < v->i; i++)
+			m[k][i] = v->arr[i] >= 0 ? v->arr[i] + first : v->arr[i];
+		v->arr = m[k];
+	}
+	out_rec1(&h, &r, o);
+	free(m[0]);
+	free(m[1]);
+}
+
 /* Print a record now, or queue a copy of it. */
-static void out_rec(const struct tg_header *h, const struct tg_rec *r, const struct tg_textopts *o)
+static void out_rec1(const struct tg_header *h, const struct tg_rec *r, const struct tg_textopts *o)
 {
 	struct item *it;
 	struct batch *b;
@@ -327,12 +455,17 @@ static void out_rec(const struct tg_header *h, const struct tg_rec *r, const str
 	}
 }
 
-/* Print a stream's #proc line now, or queue it as text. */
-static void out_proc(const struct tg_header *h, const struct tg_textopts *o)
+/* Print a stream's #proc line now, or queue it as text; its rank moved
+ * by @first. */
+static void out_proc(const struct tg_header *h0, const struct tg_textopts *o, int64_t first)
 {
+	struct tg_header hh = *h0, *h = &hh;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m;
+
+	if (hh.rank >= 0)
+		hh.rank += first;
 
 	if (!pl.on) {
 		tg_text_proc(stdout, h, o);
@@ -344,6 +477,15 @@ static void out_proc(const struct tg_header *h, const struct tg_textopts *o)
 	fclose(m);
 	pl_text(IT_TEXT, text);
 	free(text);
+}
+
+/* Print text now, or queue it. */
+static void out_text(const char *text)
+{
+	if (!pl.on)
+		fputs(text, stdout);
+	else
+		pl_text(IT_TEXT, text);
 }
 
 /* Report an error now (after what has been printed), or queue it. */
@@ -418,14 +560,21 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		out_warn("%s: %s", tg_stream_name(s), msg);
 		return -1;
 	}
+	if (!runs_numbered) {	/* the lone input: its runs */
+		for (i = 0; i < tg_cfg_nstreams(c); i++)
+			note_run(&tg_cfg_stream(c, i)->h);
+		number_runs(o);
+	}
 	for (i = 0; i < tg_cfg_nstreams(c); i++)	/* all streams on one time axis */
-		if (selected(tg_cfg_stream(c, i)->rank) && tg_cfg_stream(c, i)->h.clock_base < o->zero)
+		if (selected(run_first(hrun(&tg_cfg_stream(c, i)->h)) + tg_cfg_stream(c, i)->rank) &&
+		    tg_cfg_stream(c, i)->h.clock_base < o->zero)
 			o->zero = tg_cfg_stream(c, i)->h.clock_base;
 	for (i = 0; i < tg_cfg_nstreams(c); i++) {
 		const struct tg_cfg_stream *cs = tg_cfg_stream(c, i);
+		int64_t first = run_first(hrun(&cs->h));
 		struct tg_cfg_cursor *k;
 		int n;
-		if (!selected(cs->rank))
+		if (!selected(first + cs->rank))
 			continue;
 		if (!(k = tg_cfg_cursor_open(c, i, msg, sizeof(msg)))) {
 			out_warn("%s: %s", tg_stream_name(s), msg);
@@ -434,12 +583,12 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		}
 		if (o->zero == UINT64_MAX || cs->h.clock_base < o->zero)
 			o->zero = cs->h.clock_base;
-		out_proc(tg_cfg_cursor_header(k), o);
+		out_proc(tg_cfg_cursor_header(k), o, first);
 		while ((n = tg_cfg_cursor_next(k, &rec)) > 0) {
 			if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
 							(top && rec.depth > 0)))
 				continue;
-			out_rec(tg_cfg_cursor_header(k), &rec, o);
+			out_rec(tg_cfg_cursor_header(k), &rec, o, first);
 		}
 		if (n < 0) {
 			out_warn("%s: %s", tg_stream_name(s), tg_cfg_cursor_error(k));
@@ -460,6 +609,7 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 	struct tg_reader *r;
 	struct tg_rec rec;
 	char msg[256];
+	int64_t first;
 	int rc;
 
 	s = tg_stream_open(path, "r");
@@ -479,19 +629,21 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 		tg_stream_close(s);
 		return -1;
 	}
-	if (nsel && !selected(stream_rank(path, tg_reader_header(r)->rank))) {
+	first = run_first(hrun(tg_reader_header(r)));
+	if (nsel && !selected(stream_rank(path, tg_reader_header(r)->rank) >= 0 ?
+			      first + stream_rank(path, tg_reader_header(r)->rank) : -1)) {
 		tg_reader_free(r);
 		tg_stream_close(s);
 		return 0;
 	}
 	if (o->zero == UINT64_MAX || tg_reader_header(r)->clock_base < o->zero)
 		o->zero = tg_reader_header(r)->clock_base;
-	out_proc(tg_reader_header(r), o);
+	out_proc(tg_reader_header(r), o, first);
 	while ((rc = tg_reader_next(r, &rec)) > 0) {
 		if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
 						(top && rec.depth > 0)))
 			continue;
-		out_rec(tg_reader_header(r), &rec, o);
+		out_rec(tg_reader_header(r), &rec, o, first);
 	}
 	if (rc < 0)
 		out_warn("%s: %s", tg_stream_name(s), tg_reader_error(r));
@@ -592,6 +744,8 @@ int main(int argc, char **argv)
 		argv = dash;
 	}
 	o.zero = common_zero(argc, argv);
+	if (nruns || argc > 1)	/* a lone .cfg numbers its runs as it is read */
+		number_runs(&o);
 	job = (struct job){ argc, argv, &o, layers, top, TG_EXIT_OK };
 	if (pipeline_fits(argc, argv)) {
 		struct tg_textopts po = o;	/* the printer's; zero comes per record */

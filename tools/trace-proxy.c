@@ -364,6 +364,7 @@ out:
 /* ---- the code ------------------------------------------------------------- */
 
 void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out);
+void proxy_emit_rt(FILE *f, const char *rt, struct sb *used);
 
 /* Does rule @r (or signature, @sig) lead to a replayed call?  live[] is
  * filled for rules in order, as rules name only rules below them. */
@@ -376,36 +377,98 @@ static void liveness(const struct tg_cfg *c, const struct walk *w, char *live)
 		live[r] = 0;
 		for (j = 0; j < n && !live[r]; j++) {
 			uint32_t v = b[j].sym >> 1;
-			live[r] = (b[j].sym & 1) ? live[v] : (v < w->nt && w->t[v].d != NULL);
+			live[r] = (b[j].sym & 1) ? live[v] : (v < w->nt && w->t[v].use == 1);
 		}
 	}
 }
 
-static void emit_rules(const struct tg_cfg *c, const struct walk *w, const char *live,
-		       struct sb *out)
-{
-	size_t r, n, j;
+/* The names in the code: rules and signatures numbered from 1 by their
+ * first use, walking the streams' grammars in order (so that traces of
+ * runs that differ only in repetition counts get the same numbers), and
+ * a rule whose body is that of one before it named as that one. */
+struct names {
+	const struct tg_cfg *c;
+	struct walk *w;
+	const char *live;
+	uint32_t *canon;	/* a signature merged into another: that one */
+	unsigned *r, *s;	/* the names, 0 before the first use */
+	unsigned nr, ns;
+	char **body;		/* of rule named k, body[k - 1] */
+	char **sbody;		/* of signature named k, sbody[k - 1] */
+	struct sb *out, *sigs;	/* the rules' code, the signatures' */
+};
 
-	for (r = 0; r < tg_cfg_nrules(c); r++) {
-		const struct tg_sym *b = tg_cfg_rule_body(c, r, &n);
-		if (!live[r])
-			continue;
-		sb_printf(out, "\nstatic void r%zu(void)\n{\n", r);
-		for (j = 0; j < n; j++) {
-			uint32_t v = b[j].sym >> 1;
-			int rule = b[j].sym & 1;
-			if (rule ? !live[v] : !w->t[v].d)
-				continue;
-			if (b[j].exp > 1)
-				sb_printf(out, "\tfor (int i = 0; i < %u; i++)\n\t", b[j].exp);
-			sb_printf(out, "\t%c%u();\n", rule ? 'r' : 's', v);
-		}
-		sb_printf(out, "}\n");
+/* Name signature @v at its first use, writing its function, or name it as
+ * one before it whose function would do the same. */
+static void name_sig(struct names *nm, uint32_t v)
+{
+	size_t decl = nm->w->g.decl.n;
+	unsigned ntab = nm->w->g.ntab, k;
+	struct sb x = { 0 };
+	const char *b;
+
+	proxy_emit_term(&nm->w->g, &nm->w->t[v], nm->ns + 1, &x);
+	b = strchr(x.s, '{');
+	for (k = 0; k < nm->ns && strcmp(nm->sbody[k], b); k++)
+		;
+	if (k < nm->ns) {
+		nm->w->g.decl.n = decl;
+		nm->w->g.ntab = ntab;
+	} else {
+		nm->sbody = tg_xrealloc(nm->sbody, (nm->ns + 1) * sizeof(*nm->sbody));
+		nm->sbody[nm->ns++] = tg_xstrdup(b);
+		sb_printf(nm->sigs, "%s", x.s);
 	}
+	nm->s[v] = k + 1;
+	sb_release(&x);
+}
+
+static void name_rule(struct names *nm, size_t r)
+{
+	struct sb b = { 0 };
+	size_t n, j;
+	const struct tg_sym *sy = tg_cfg_rule_body(nm->c, r, &n);
+	unsigned k;
+	int open = 0;
+
+	for (j = 0; j < n; j++) {
+		uint32_t v = sy[j].sym >> 1;
+		int rule = sy[j].sym & 1;
+		if (rule ? !nm->live[v] : nm->w->t[v].use != 1)
+			continue;
+		if (rule && !nm->r[v])
+			name_rule(nm, v);
+		if (!rule && !nm->s[v = nm->canon[v]])
+			name_sig(nm, v);
+		/* calls one after the other on a line, loops on lines of their own */
+		if (sy[j].exp > 1)
+			sb_printf(&b, "%s\tfor (int i = 0; i < %u; i++)\n\t\t", open ? "\n" : "",
+				  sy[j].exp);
+		else
+			sb_printf(&b, open ? " " : "\t");
+		sb_printf(&b, "%c%u();%s", rule ? 'r' : 's', rule ? nm->r[v] : nm->s[v],
+			  sy[j].exp > 1 ? "\n" : "");
+		open = sy[j].exp == 1;
+	}
+	if (open)
+		sb_printf(&b, "\n");
+	for (k = 0; k < nm->nr && strcmp(nm->body[k], b.s ? b.s : ""); k++)
+		;
+	if (k == nm->nr) {
+		nm->body = tg_xrealloc(nm->body, (nm->nr + 1) * sizeof(*nm->body));
+		nm->body[nm->nr++] = tg_xstrdup(b.s ? b.s : "");
+		if (!b.s || !strstr(b.s, "\tfor ("))
+			sb_printf(nm->out, "static void r%u(void) { %.*s }\n", nm->nr,
+				  b.n ? (int)b.n - 2 : 0, b.n ? b.s + 1 : "");
+		else
+			sb_printf(nm->out, "\nstatic void r%u(void)\n{\n%s}\n", nm->nr, b.s);
+	}
+	nm->r[r] = k + 1;
+	sb_release(&b);
 }
 
 static void emit_main(const struct tg_cfg *c, const struct walk *w, const char *live,
-		      struct sb *out)
+		      const unsigned *rname, struct sb *out)
 {
 	size_t s, s2;
 	char *done = calloc(w->g.nst + 1, 1);
@@ -438,7 +501,7 @@ static void emit_main(const struct tg_cfg *c, const struct walk *w, const char *
 				done[s2] = 1;
 			}
 		if (live[r])
-			sb_printf(out, "\t\tr%u();\n", r);
+			sb_printf(out, "\t\tr%u();\n", rname[r]);
 		sb_printf(out, "\t\tbreak;\n");
 	}
 	sb_printf(out, "\tdefault:\n\t\tfprintf(stderr, \"proxy: no stream of the trace for rank %%lld\\n\", tg_rank);\n");
@@ -484,22 +547,34 @@ static void emit_infos(struct gen *g)
 	sb_printf(&g->decl, "};\n");
 }
 
+void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon);
+
 static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 {
-	struct sb code = { 0 };
+	struct sb code = { 0 }, rules = { 0 };
+	struct names nm = { c, w, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, &rules, &code };
 	char *live = calloc(tg_cfg_nrules(c) + 1, 1);
-	size_t ti;
+	size_t ti, s, used;
 
-	if (!live)
+	nm.canon = calloc(w->nt + 1, sizeof(*nm.canon));
+	nm.r = calloc(tg_cfg_nrules(c) + 1, sizeof(*nm.r));
+	nm.s = calloc(w->nt + 1, sizeof(*nm.s));
+	if (!live || !nm.canon || !nm.r || !nm.s)
 		abort();
 	for (ti = 0; ti < w->nt; ti++)
-		if (w->t[ti].d)
-			proxy_emit_term(&w->g, &w->t[ti], (unsigned)ti, &code);
-	if (w->mpi)
-		emit_infos(&w->g);
+		if (w->t[ti].d && w->t[ti].use != 1)
+			proxy_emit_term(&w->g, &w->t[ti], 0, &code);
+	proxy_merge(&w->g, w->t, w->nt, nm.canon);
 	liveness(c, w, live);
-	emit_rules(c, w, live, &code);
-	emit_main(c, w, live, &code);
+	nm.live = live;
+	for (s = 0; s < w->g.nst; s++)
+		if (live[tg_cfg_stream_rule(c, s)] && !nm.r[tg_cfg_stream_rule(c, s)])
+			name_rule(&nm, tg_cfg_stream_rule(c, s));
+	if (w->mpi && w->g.ninfos)
+		emit_infos(&w->g);
+	sb_printf(&code, "%s", rules.s ? rules.s : "");
+	emit_main(c, w, live, nm.r, &code);
+	used = w->g.decl.n;
 	fprintf(f, "/* A proxy application generated by trace-proxy(1): build it with %s,\n"
 		   " * run it with -d DIR, where its files go. */\n",
 		w->g.h5 ? (w->mpi ? "h5pcc -shlib" : "h5cc -shlib (or h5pcc -shlib)") :
@@ -508,7 +583,9 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 		fprintf(f, "#define TG_PROXY_MPI 1\n");
 	if (w->g.h5)
 		fprintf(f, "#define TG_PROXY_H5 1\n");
-	fputs(tg_proxy_rt, f);
+	sb_printf(&w->g.decl, "%s", code.s ? code.s : "");
+	proxy_emit_rt(f, tg_proxy_rt, &w->g.decl);
+	w->g.decl.n = used;
 	if (w->g.h5)
 		emit_h5pre(&w->g, f);
 	fprintf(f, "\n/* ---- the values the trace holds ---- */\n");
@@ -517,6 +594,16 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 	if (code.n)
 		fwrite(code.s, 1, code.n, f);
 	sb_release(&code);
+	sb_release(&rules);
+	for (ti = 0; ti < nm.nr; ti++)
+		free(nm.body[ti]);
+	free(nm.body);
+	for (ti = 0; ti < nm.ns; ti++)
+		free(nm.sbody[ti]);
+	free(nm.sbody);
+	free(nm.canon);
+	free(nm.r);
+	free(nm.s);
 	free(live);
 	return 0;
 }

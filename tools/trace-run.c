@@ -4,6 +4,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
+#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
@@ -57,6 +59,42 @@ static void find_lib(char *out, size_t cap)
 		}
 	}
 	snprintf(out, cap, "%s/libtangram.so", TG_LIBDIR);
+}
+
+/* The run a stream file named @name belongs to (rank-R.rec, pid-P.rec,
+ * pid-P.N.rec: 1; the same with .runK before .rec: K), or 0 if the name is
+ * not a stream's. */
+static unsigned long stream_run(const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	if ((strncmp(name, "rank-", 5) != 0 && strncmp(name, "pid-", 4) != 0) ||
+	    n < 4 || strcmp(name + n - 4, ".rec") != 0)
+		return 0;
+	for (p = name + n - 4; p > name && isdigit((unsigned char)p[-1]); p--)
+		;
+	if (p < name + n - 4 && p - name >= 4 && strncmp(p - 4, ".run", 4) == 0 &&
+	    *p != '0')
+		return strtoul(p, NULL, 10);
+	return 1;
+}
+
+/* The number of the next run into @dir: one more than the last whose
+ * streams are there, 1 for a directory without streams (or none). */
+static unsigned long next_run(const char *dir)
+{
+	unsigned long last = 0, k;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 1;
+	while ((e = readdir(d)))
+		if ((k = stream_run(e->d_name)) > last && k < 1000000)
+			last = k;
+	closedir(d);
+	return last + 1;
 }
 
 static void set(const char *name, const char *value)
@@ -129,8 +167,19 @@ int main(int argc, char **argv)
 		errx(TG_EXIT_ERROR, "cannot write the trace to '%s': %s", dir,
 		     strerror(ENOTDIR));
 	set("TANGRAM_DIR", absdir);
-	if (sink)
+	if (sink) {
 		set("TANGRAM_SINK", sink);
+	} else {
+		/* a later run into the same directory keeps the earlier runs'
+		 * streams: its own are named rank-R.runK.rec */
+		unsigned long k = next_run(absdir);
+		char run[24];
+		snprintf(run, sizeof(run), "%lu", k);
+		if (k > 1)
+			set("TANGRAM_RUN", run);
+		else if (unsetenv("TANGRAM_RUN") < 0)
+			err(TG_EXIT_ERROR, "unsetenv TANGRAM_RUN");
+	}
 	pre = getenv("LD_PRELOAD");
 	if (asprintf(&preload, "%s%s%s", lib, pre && *pre ? ":" : "",
 		     pre ? pre : "") < 0)

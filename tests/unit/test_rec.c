@@ -559,7 +559,7 @@ static int records_before(const struct frame *fr, size_t k)
 	size_t i;
 
 	for (i = 0; i < k; i++)
-		n += fr[i].type != TG_REC_STR;
+		n += fr[i].type != TG_REC_STR && fr[i].type != TG_REC_CHECK;
 	return n;
 }
 
@@ -591,10 +591,14 @@ static void test_truncation(void)
 		}
 		for (k = 0; k < nfr && fr[k].off + 4 + fr[k].len + 1 <= cut; k++)
 			;
-		/* frames [0, k) are whole; a cut at fr[k].off (or the end) is clean */
+		/* frames [0, k) are whole; a cut at fr[k].off is clean at the
+		 * end of the header or the stream, else a torn tail: the
+		 * records are handed out, but the chunk has no CHECK */
 		if (k == nfr || cut == fr[k].off) {
+			int whole = k == nfr || k == 0;
 			n_bound++;
-			if (rc != 0 || nrec != records_before(fr, k)) {
+			if (rc != (whole ? 0 : -1) || nrec != records_before(fr, k) ||
+			    (!whole && !strstr(msg, "torn tail"))) {
 				if (!bad_bound++)
 					tap_diag("cut %zu: rc %d, %d records, \"%s\"", cut, rc,
 						 nrec, msg);
@@ -611,7 +615,8 @@ static void test_truncation(void)
 	}
 	is_int(bad_magic, 0, "cuts at bytes 0..7: not a Tangram record stream");
 	is_int(bad_hdr, 0, "the %zu cuts inside the header: truncated header at byte N", n_hdr);
-	is_int(bad_bound, 0, "the %zu cuts at frame boundaries: records before, then 0", n_bound);
+	is_int(bad_bound, 0, "the %zu cuts at frame boundaries: records before, then 0 "
+	       "(after the CHECK) or -1, torn tail", n_bound);
 	is_int(bad_mid, 0, "the %zu cuts inside frames: records before, then -1 at the frame",
 	       n_mid);
 	free(b);
@@ -697,9 +702,9 @@ static const struct {
 	{ "bad magic: first byte 0x88", 0, 0, 0x88, "not a Tangram record stream (bad magic)" },
 	{ "bad magic: 'T' lowercase", 1, 0, 't', "not a Tangram record stream (bad magic)" },
 	{ "bad magic: '\\n' for '\\r'", 6, 0, '\n', "not a Tangram record stream (bad magic)" },
-	{ "version 2", 8, 0, 2, "unsupported record stream version 2" },
+	{ "version 3", 8, 0, 3, "unsupported record stream version 3" },
 	{ "version 0", 8, 0, 0, "unsupported record stream version 0" },
-	{ "version 257", 9, 0, 1, "unsupported record stream version 257" },
+	{ "version 258", 9, 0, 1, "unsupported record stream version 258" },
 	{ "header length 0xffffffff", 12, 1, 0xffffffff, "corrupt header length 4294967295 at byte 12" },
 	{ "header length 4", 12, 1, 4, "corrupt header at byte 20" },
 	{ "header length 0", 12, 1, 0, "corrupt header at byte 16" },
@@ -928,51 +933,71 @@ static size_t put_window(unsigned char *b, uint64_t size)
 	return (size_t)(p + 1 - b);
 }
 
+/* Put the frames @fr[@from, @to) of @src at @b, then a CHECK frame that
+ * closes them; returns the bytes put. */
+static size_t put_sealed(unsigned char *b, const unsigned char *src,
+			 const struct frame *fr, size_t from, size_t to)
+{
+	size_t at = 0, i;
+
+	for (i = from; i < to; i++) {
+		size_t n = 4 + fr[i].len + 1;
+		memcpy(b + at, src + fr[i].off, n);
+		at += n;
+	}
+	return (size_t)(tg_check_put(b + at, b, at) - b);
+}
+
 static void test_windowed(void)
 {
 	struct frame fr[64];
-	size_t len, hdr, nfr, half, i, at, total;
+	size_t len, hdr, nfr, half, at, w2, total;
 	unsigned char *src = small_stream(&len), *b;
 	int nrec, want, rc;
 	char msg[256];
 
 	nfr = walk(src, len, &hdr, fr, 64);
+	nfr--;		/* the writer's CHECK frame: the windows have their own */
 	want = records_before(fr, nfr);
 	half = nfr / 2;
-	/* header | zeros to 4096 | window of 8192: first half of the frames, a
-	 * record torn by a kill (zero length, some payload), zeros | a page of
-	 * zeros (a window claimed but never begun) | window of 8192: the rest,
-	 * then zeros to its end */
+	/* header | zeros to 4096 | window of 8192: its WINDOW frame and CHECK,
+	 * the first half of the frames and a CHECK, a record torn by a kill
+	 * (zero length, some payload), zeros | a page of zeros (a window
+	 * claimed but never begun) | window of 8192: the rest, then zeros to
+	 * its end */
 	total = 4096 + 8192 + 4096 + 8192;
 	b = calloc(1, total);
 	memcpy(b, src, hdr);
 	b[10] = TG_HDR_WINDOWED;
 	at = 4096 + put_window(b + 4096, 8192);
-	for (i = 0; i < half; i++) {
-		size_t n = 4 + fr[i].len + 1;
-		memcpy(b + at, src + fr[i].off, n);
-		at += n;
-	}
+	at = (size_t)(tg_check_put(b + at, b + 4096, at - 4096) - b);
+	at += put_sealed(b + at, src, fr, 0, half);
 	memcpy(b + at + 4, "\x01\x07torn", 6);
-	at = 4096 + 8192 + 4096;
+	w2 = at = 4096 + 8192 + 4096;
 	at += put_window(b + at, 8192);
-	for (i = half; i < nfr; i++) {
-		size_t n = 4 + fr[i].len + 1;
-		memcpy(b + at, src + fr[i].off, n);
-		at += n;
-	}
+	at = (size_t)(tg_check_put(b + at, b + w2, at - w2) - b);
+	at += put_sealed(b + at, src, fr, half, nfr);
 	rc = read_all(b, total, &nrec, msg, sizeof(msg));
 	ok(rc == 0 && nrec == want,
 	   "windowed: zeros skipped to the window end and to page boundaries, "
 	   "a torn record dropped: %d of %d records, rc %d %s", nrec, want, rc, msg);
 	rc = read_all(b, at, &nrec, msg, sizeof(msg));
 	ok(rc == 0 && nrec == want, "windowed, cut after the last record: %d of %d", nrec, want);
+	rc = read_all(b, at - TG_REC_CHECK_LEN, &nrec, msg, sizeof(msg));
+	ok(rc == -1 && nrec == want && strstr(msg, "torn tail: records from byte"),
+	   "windowed, cut before the last CHECK: %d of %d records, then a torn tail (%s)",
+	   nrec, want, msg);
 	rc = read_all(b, 4096 + 8192 + 100, &nrec, msg, sizeof(msg));
 	ok(rc == 0 && nrec == records_before(fr, half),
 	   "windowed, ending in padding: the first window's %d records, clean end (%d, rc %d)",
 	   records_before(fr, half), nrec, rc);
 	rc = read_all(b, 4096 + 8192 + 2, &nrec, msg, sizeof(msg));
 	ok(rc == 0, "windowed, ending in two zero bytes: a clean end (rc %d %s)", rc, msg);
+	b[4096 + 30] ^= 1;	/* a bit of the first window's second chunk */
+	rc = read_all(b, total, &nrec, msg, sizeof(msg));
+	ok(rc == -1 && nrec == 0 && strstr(msg, "checksum mismatch in the chunk at byte"),
+	   "windowed, a bit flipped: none of the chunk's records, -1 (%d, %s)", nrec, msg);
+	b[4096 + 30] ^= 1;
 	b[10] = 0;
 	rc = read_all(b, total, &nrec, msg, sizeof(msg));
 	ok(rc == -1 && nrec == 0 && strstr(msg, "corrupt frame length at byte"),
@@ -986,6 +1011,41 @@ static void test_windowed(void)
 	free(src);
 }
 
+/* CRC-32C against its check value, in one piece and in pieces, and a
+ * header whose bytes change: refused unless only the flags did. */
+static void test_checksums(void)
+{
+	static const char nine[] = "123456789";
+	unsigned char big[1000];
+	size_t len, i, bad = 0;
+	unsigned char *b = small_stream(&len);
+	uint32_t whole;
+	char msg[256];
+	int nrec, rc;
+
+	is_int((long long)tg_crc32c(0, nine, 9), 0xe3069283LL, "CRC-32C of \"123456789\"");
+	is_int((long long)tg_crc32c(tg_crc32c(0, nine, 4), nine + 4, 5), 0xe3069283LL,
+	       "CRC-32C in two pieces");
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (unsigned char)(i * 7 + 3);
+	whole = tg_crc32c(0, big, sizeof(big));
+	for (i = 0; i < 17; i++)	/* every alignment of the split */
+		bad += tg_crc32c(tg_crc32c(0, big, i), big + i, sizeof(big) - i) != whole;
+	is_int((long long)bad, 0, "CRC-32C split at any alignment");
+	for (i = 12, bad = 0; i < 16 + tg_get_le32(b + 12); i++) {
+		b[i] ^= 0x10;
+		rc = read_all(b, len, &nrec, msg, sizeof(msg));
+		if (rc != -2 && !(i >= 12 && i < 16 && rc == -1))
+			bad++;
+		b[i] ^= 0x10;
+	}
+	is_int((long long)bad, 0, "a bit flipped anywhere in the header: refused");
+	b[10] ^= 0x80;
+	ok(read_all(b, len, &nrec, msg, sizeof(msg)) == 0,
+	   "flags are not in the header's CRC (compaction clears one)");
+	free(b);
+}
+
 int main(void)
 {
 	resolve_cases();
@@ -996,6 +1056,7 @@ int main(void)
 	test_truncation();
 	test_mutations();
 	test_header_damage();
+	test_checksums();
 	test_hand_made();
 	test_redefined_string();
 	test_windowed();

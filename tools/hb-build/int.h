@@ -1,11 +1,11 @@
 /*
- * hbint.h - what the three parts of hb-build's graph builder share: the
+ * int.h - what the three parts of hb-build's graph builder share: the
  * builder itself (struct hbb), its per-rank tables and operations, and
- * their memory.  Not an interface: hbgraph.h is.
+ * their memory.  Not an interface: graph.h is.
  *
- *   hbgraph.c  memory, the MPI functions that matter, parsing, hbb_build()
- *   hbwalk.c   communicators, the walk of each rank, matching
- *   hbindex.c  leaving out calls no edge touches, the vector-clock index
+ *   graph.c  memory, the MPI functions that matter, parsing, hbb_build()
+ *   walk.c   communicators, the walk of each rank, matching
+ *   index.c  leaving out calls no edge touches, the vector-clock index
  */
 #ifndef TG_HBINT_H
 #define TG_HBINT_H
@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../libcommon/calltab.h"
-#include "../libcommon/hb.h"
+#include "../../libcommon/calltab.h"
+#include "../../libcommon/hb.h"
 
 #define NONE UINT32_MAX
 #define MAXRANK (1 << 24)	/* ranks above this are taken as damage */
@@ -88,6 +88,8 @@ struct fdesc {
 };
 
 extern const struct fdesc *hb_ftab;
+/* Fill hb_ftab from the call table's roles (once, by hbb_new). */
+void hb_ftab_init(void);
 
 
 /* Is a call of kind @kind a node (before those no edge touches go)? */
@@ -148,6 +150,16 @@ struct rst {
 	int finalized, sorted;
 	uint64_t first_node;	/* global number of its first node */
 	uint32_t nnodes;
+	int32_t run;		/* index in hbb.runs, -1 for a trace of one run */
+	uint8_t pre, post;	/* a node for the run's start before its calls,
+				 * one for its end after them */
+};
+
+/* One run of a trace of several runs into one directory (a #run line):
+ * global ranks first .. first+world-1, and the gid of its MPI_COMM_WORLD. */
+struct hrun {
+	int64_t first, world;
+	int32_t gid;
 };
 
 /* ---- operations ---------------------------------------------------------------- */
@@ -189,6 +201,7 @@ struct qkey {
 };
 
 struct hbb {
+	uint64_t run;		/* the run's id: tg_run_proc() of its #proc lines */
 	/* parsing */
 	char *carry;
 	size_t ncarry, capcarry;
@@ -202,6 +215,7 @@ struct hbb {
 	size_t lastranklen;
 	int64_t world;
 	uint64_t records, mpi, nested;
+	VEC(struct hrun) runs;	/* #run lines, by first rank */
 
 	/* walking and matching */
 	uint32_t P;
@@ -240,31 +254,36 @@ struct hbb {
 /* Count a problem of @kind at @rank (the first call's @func and @seq). */
 void hb_problem(struct hbb *b, unsigned kind, int64_t rank, uint16_t func, uint64_t seq);
 
-/* hbwalk.c: a new global communicator (or file) of members ma[0..na)
+/* walk.c: a new global communicator (or file) of members ma[0..na)
  * then mb[0..nb); returns its number. */
 uint32_t hb_new_gid(struct hbb *b, const int32_t *ma, uint32_t na, const int32_t *mb,
 		    uint32_t nb, int inter, int isfile);
 
-/* hbwalk.c: sort a rank's calls by seq and count its nodes; -1 with a
+/* walk.c: sort a rank's calls by seq and count its nodes; -1 with a
  * message in @err if two records have one seq. */
 int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen);
 
-/* hbwalk.c: walk a rank's calls into operations; frees its call table. */
+/* walk.c: walk a rank's calls into operations; frees its call table. */
 void hb_walk_rank(struct hbb *b, struct rst *r);
 
-/* hbwalk.c: match sends to receives, collectives to each other: edges,
+/* Order each run's end before the next run's start: an edge from the end
+ * node of every rank of a run to one extra node, and from it to the start
+ * node of every rank of the next run. */
+void hb_link_runs(struct hbb *b);
+
+/* walk.c: match sends to receives, collectives to each other: edges,
  * extra nodes and problems. */
 void hb_match_p2p(struct hbb *b);
 void hb_match_colls(struct hbb *b);
 
-/* hbindex.c: leave out the calls no edge touches. */
+/* index.c: leave out the calls no edge touches. */
 void hb_prune(struct hbb *b);
 
-/* hbindex.c: the vector clock of every node; -1 with a message in @err
+/* index.c: the vector clock of every node; -1 with a message in @err
  * if the graph has a cycle. */
 int hb_index_graph(struct hbb *b, char *err, size_t errlen);
 
-/* hbindex.c: the edges as compressed sparse rows. */
+/* index.c: the edges as compressed sparse rows. */
 void hb_make_csr(struct hbb *b);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * hbgraph.h - building the happens-before graph of an MPI run from the text
+ * graph.h - building the happens-before graph of an MPI run from the text
  * records of trace-decode (tangram-text(5)): the parser, the matching of
  * seed paper 000 (sends to receives, collectives by order, communicators by
  * their creation), and the vector-clock index of tangram-hb(5).

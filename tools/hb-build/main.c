@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../libcommon/calltab.h"
-#include "../libcommon/hb.h"
-#include "../libcommon/stream.h"
-#include "../libcommon/tg.h"
-#include "../libcommon/util.h"
-#include "hbgraph.h"
-#include "../libcommon/banned.h"
+#include "../../libcommon/calltab.h"
+#include "../../libcommon/hb.h"
+#include "../../libcommon/stream.h"
+#include "../../libcommon/tg.h"
+#include "../../libcommon/util.h"
+#include "graph.h"
+#include "../../libcommon/banned.h"
 
 #define CHUNK (4u << 20)
 
@@ -98,6 +98,11 @@ static void stats(const struct tg_hbgraph *g)
 	printf("messages\t%llu\n", (unsigned long long)g->stats[TG_HBST_MESSAGES]);
 	printf("collectives\t%llu\n", (unsigned long long)g->stats[TG_HBST_COLLECTIVES]);
 	printf("calls\t%llu\n", (unsigned long long)g->stats[TG_HBST_CALLS]);
+	if (g->run) {
+		char id[17];
+		tg_run_format(g->run, id);
+		printf("run\t%s\n", id);
+	}
 	printf("problems\t%zu\n", g->nproblems);
 	for (i = 0; i < g->nproblems; i++) {
 		const struct tg_hbproblem *p = &g->problems[i];

@@ -1,5 +1,5 @@
 /*
- * hbwalk.c - the middle of building the graph: each rank's calls walked
+ * walk.c - the middle of building the graph: each rank's calls walked
  * in the order they started, following its handles (communicators,
  * files, requests) and giving communicators one identity for the run;
  * then the matching of sends to receives and of collective calls.
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbint.h"
-#include "../libcommon/banned.h"
+#include "int.h"
+#include "../../libcommon/banned.h"
 
 /* ---- global communicators -------------------------------------------------------------- */
 
@@ -95,6 +95,10 @@ static int32_t self_gid(struct hbb *b, int32_t rank)
 /* gid and position of the rank's communicator @code; -1 if unknown. */
 static int32_t comm_gid(struct hbb *b, struct rst *r, int32_t code, int32_t *pos)
 {
+	if (code == CW && r->run >= 0) {
+		*pos = (int32_t)(r->rank - b->runs.v[r->run].first);
+		return b->runs.v[r->run].gid;
+	}
 	if (code == CW) {
 		*pos = (int32_t)r->rank;
 		return 0;
@@ -167,6 +171,9 @@ static int32_t peer_world(struct hbb *b, struct rst *r, int32_t code, int32_t g)
 {
 	const struct ldef *d;
 
+	if (code == CW && r->run >= 0)
+		return g >= 0 && g < b->runs.v[r->run].world ?
+			(int32_t)(b->runs.v[r->run].first + g) : BADRANK;
 	if (code == CW)
 		return g >= 0 && (uint32_t)g < b->P ? g : BADRANK;
 	if (code == CS)
@@ -687,6 +694,12 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 		ord[i] = (uint32_t)i;
 	sort_ldefs = r->ldef.v;
 	qsort(ord, r->ldef.n, sizeof(uint32_t), cmp_ldef);
+	if (r->pre) {	/* the run's start, before every call but seq 0 */
+		b->seq[r->first_node] = 0;
+		b->span[r->first_node] = 0;
+		b->func[r->first_node] = 0;
+		nd++;
+	}
 	for (i = 0; i < r->rec.n; i++) {
 		struct hrec *h = &r->rec.v[i];
 		/* communicators made by calls up to this one get their identity */
@@ -711,6 +724,12 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 	}
 	while (li < r->ldef.n)
 		resolve_ldef(b, r, &r->ldef.v[ord[li++]]);
+	if (r->post) {	/* the run's end, after every call */
+		w.node = (uint32_t)(r->first_node + nd);
+		b->seq[w.node] = r->lastseq + 1;
+		b->span[w.node] = 0;
+		b->func[w.node] = 0;
+	}
 	hb_free(ord);
 	hb_free(w.rq.v);
 	/* the calls are operations now: their memory goes to what follows */
@@ -736,6 +755,27 @@ static uint32_t extra(struct hbb *b, uint16_t func, uint16_t kind)
 	PUSH(b->xfunc, func);
 	PUSH(b->xkind, kind);
 	return (uint32_t)(b->nnodes + b->xfunc.n - 1);
+}
+
+void hb_link_runs(struct hbb *b)
+{
+	size_t k;
+	int64_t r;
+
+	for (k = 0; k + 1 < b->runs.n; k++) {
+		const struct hrun *a = &b->runs.v[k], *c = &b->runs.v[k + 1];
+		uint32_t x = extra(b, 0, TG_HBX_RUN);
+		for (r = a->first; r < c->first + c->world; r++) {
+			struct rst *st = (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
+				b->st.v[b->rankst.v[r]] : NULL;
+			if (!st || !st->records || st->run < 0)
+				continue;
+			if ((size_t)st->run == k && st->post)
+				edge(b, (uint32_t)(st->first_node + st->nnodes - 1), x, TG_HBE_RUN);
+			else if ((size_t)st->run == k + 1 && st->nnodes)
+				edge(b, x, (uint32_t)st->first_node, TG_HBE_RUN);
+		}
+	}
 }
 
 static size_t qhash(int32_t g, int32_t s, int32_t d, int32_t t)

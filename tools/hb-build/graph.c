@@ -1,7 +1,8 @@
 /*
- * hbgraph.c - the happens-before graph of an MPI run, from text records:
- * memory, the MPI functions that matter, parsing, and hbb_build(), which
- * runs the passes.  Four passes (hbwalk.c does 2 and 3, hbindex.c 4):
+ * graph.c - the happens-before graph of an MPI run, from text records:
+ * parsing, and hbb_build(), which runs the passes (memory, the MPI
+ * functions that matter and the problems are util.c's).  Four passes
+ * (walk.c does 2 and 3, index.c 4):
  *  1. parse: each line is split just far enough; only the communication
  *     calls of the MPI layers are kept, with the few arguments matching
  *     needs, in a per-rank table.  Other records only count and, when
@@ -22,7 +23,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "hbgraph.h"
+#include "graph.h"
 
 #include <err.h>
 #include <errno.h>
@@ -33,228 +34,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../libcommon/calltab.h"
-#include "../libcommon/hb.h"
-#include "../libcommon/tg.h"
-#include "hbint.h"
-#include "../libcommon/banned.h"
-
-/* ---- containers ----------------------------------------------------------- */
-
-/*
- * Memory.  A graph of ten million calls takes a gigabyte, and the cost of
- * that is mostly the page faults of touching it: so large arrays are
- * mapped on their own, with transparent huge pages where the system
- * allows them, and grow by remapping instead of copying.  Every block has
- * a small header that says which kind it is.
- */
-#define HDR 32			/* header: keeps 16-byte alignment */
-#define BIG (1u << 20)		/* blocks from here on are mapped */
-#define HUGE_SZ (2u << 20)
-
-struct blk {
-	size_t cap;		/* usable bytes */
-	int big;
-};
-
-static void oom(void)
-{
-	errx(TG_EXIT_ERROR, "out of memory");
-}
-
-void *hb_realloc(void *p, size_t n)
-{
-	struct blk *h = p ? (struct blk *)((char *)p - HDR) : NULL, *q;
-	size_t want;
-
-	if (n > SIZE_MAX - HUGE_SZ - HDR)
-		oom();
-	want = n + HDR;
-	if (want < BIG && (!h || !h->big)) {
-		h = realloc(h, want);
-		if (!h)
-			oom();
-		h->cap = n;
-		h->big = 0;
-		return (char *)h + HDR;
-	}
-	want = (want + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
-	if (h && h->big) {
-		if (n <= h->cap)
-			return p;
-		q = mremap(h, h->cap + HDR, want, MREMAP_MAYMOVE);
-		h = NULL;	/* moved, not to be copied */
-	} else {
-		q = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	}
-	if (q == MAP_FAILED)
-		oom();
-	madvise(q, want, MADV_HUGEPAGE);	/* a hint: fine if refused */
-	if (h) {
-		memcpy((char *)q + HDR, p, h->cap < n ? h->cap : n);
-		free(h);
-	}
-	q->cap = want - HDR;
-	q->big = 1;
-	return (char *)q + HDR;
-}
-
-/* Zeroed: a fresh mapping is zero already and is not touched here. */
-void *hb_calloc(size_t n, size_t sz)
-{
-	void *p;
-
-	if (sz && n > SIZE_MAX / sz)
-		oom();
-	p = hb_realloc(NULL, n * sz);
-	if (!((struct blk *)((char *)p - HDR))->big)
-		memset(p, 0, n * sz);
-	return p;
-}
-
-void hb_free(void *p)
-{
-	struct blk *h;
-
-	if (!p)
-		return;
-	h = (struct blk *)((char *)p - HDR);
-	if (h->big)
-		munmap(h, h->cap + HDR);
-	else
-		free(h);
-}
-
-size_t hb_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return (size_t)x;
-}
-
-static void umap_grow(struct umap *m)
-{
-	struct umap o = *m;
-	size_t i;
-
-	m->cap = o.cap ? o.cap * 2 : 64;
-	m->k = hb_realloc(NULL, m->cap * sizeof(uint64_t));
-	m->v = hb_realloc(NULL, m->cap * sizeof(uint64_t));
-	memset(m->k, 0xff, m->cap * sizeof(uint64_t));
-	m->n = 0;
-	for (i = 0; i < o.cap; i++)
-		if (o.k[i] != UINT64_MAX) {
-			size_t j = hb_mix(o.k[i]) & (m->cap - 1);
-			while (m->k[j] != UINT64_MAX)
-				j = (j + 1) & (m->cap - 1);
-			m->k[j] = o.k[i];
-			m->v[j] = o.v[i];
-			m->n++;
-		}
-	hb_free(o.k);
-	hb_free(o.v);
-}
-
-/* The value slot of @key, made (with @init) if @make, else NULL if absent. */
-uint64_t *hb_umap_at(struct umap *m, uint64_t key, int make, uint64_t init)
-{
-	size_t j;
-
-	if (m->cap == 0) {
-		if (!make)
-			return NULL;
-		umap_grow(m);
-	}
-	j = hb_mix(key) & (m->cap - 1);
-	while (m->k[j] != UINT64_MAX) {
-		if (m->k[j] == key)
-			return &m->v[j];
-		j = (j + 1) & (m->cap - 1);
-	}
-	if (!make)
-		return NULL;
-	if (2 * (m->n + 1) > m->cap) {
-		umap_grow(m);
-		return hb_umap_at(m, key, make, init);
-	}
-	m->k[j] = key;
-	m->v[j] = init;
-	m->n++;
-	return &m->v[j];
-}
-
-/* Remove @key; the entries after it move back (no tombstones). */
-void hb_umap_del(struct umap *m, uint64_t key)
-{
-	size_t j, i, h;
-
-	if (m->cap == 0)
-		return;
-	j = hb_mix(key) & (m->cap - 1);
-	while (m->k[j] != key) {
-		if (m->k[j] == UINT64_MAX)
-			return;
-		j = (j + 1) & (m->cap - 1);
-	}
-	m->k[j] = UINT64_MAX;
-	m->n--;
-	for (i = (j + 1) & (m->cap - 1); m->k[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1)) {
-		h = hb_mix(m->k[i]) & (m->cap - 1);
-		/* move i to the hole at j if its home is not in (j, i] */
-		if ((i > j && (h <= j || h > i)) || (i < j && h <= j && h > i)) {
-			m->k[j] = m->k[i];
-			m->v[j] = m->v[i];
-			m->k[i] = UINT64_MAX;
-			j = i;
-		}
-	}
-}
-
-void hb_umap_free(struct umap *m)
-{
-	hb_free(m->k);
-	hb_free(m->v);
-	memset(m, 0, sizeof(*m));
-}
-
-const struct fdesc *hb_ftab;
-
-/* hb_ftab, from the roles of the call table's MPI rows. */
-static void ftab_init(void)
-{
-	struct fdesc *t = hb_calloc(tg_call_idmax(), sizeof(*t));
-	unsigned i, n = tg_call_count();
-
-	for (i = 0; i < n; i++) {
-		const struct tg_calldesc *d = tg_call_nth(i);
-		const struct tg_hbrole *h = d->hb;
-		struct fdesc *f = &t[d->id];
-		if (!h)
-			continue;
-		f->kind = h->kind;
-		f->ctype = h->order;
-		f->flags = h->flags;
-		f->comm = h->comm >= 0 ? d->args[h->comm].name : NULL;
-		if (h->root >= 0) {
-			f->flags |= F_ROOT;
-			f->root = d->args[h->root].name;
-		}
-	}
-	hb_ftab = t;
-}
-
-int hb_is_node(unsigned kind)
-{
-	switch (kind) {
-	case TG_MK_OTHER: case TG_MK_SEND_INIT: case TG_MK_RECV_INIT: case TG_MK_COLL_INIT:
-	case TG_MK_REQFREE: case TG_MK_INERT: case TG_MK_INERT_INIT: case TG_MK_FINALIZE:
-		return 0;
-	}
-	return 1;
-}
+#include "../../libcommon/calltab.h"
+#include "../../libcommon/hb.h"
+#include "../../libcommon/tg.h"
+#include "../../libcommon/util.h"
+#include "int.h"
+#include "../../libcommon/banned.h"
 
 /* The call table row of an MPI or MPI-IO function named by the @n bytes
  * at @s, or NULL. */
@@ -265,19 +50,12 @@ static const struct tg_calldesc *mpi_call(const char *s, size_t n)
 	return d && (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO) ? d : NULL;
 }
 
-const char *hb_func_name(unsigned id)
-{
-	const struct tg_calldesc *d = id ? tg_call_lookup(id) : NULL;
-
-	return d ? d->name : "?";
-}
-
 struct hbb *hbb_new(void)
 {
 	struct hbb *b = hb_calloc(1, sizeof(*b));
 
 	if (!hb_ftab)
-		ftab_init();
+		hb_ftab_init();
 	b->world = 0;
 	return b;
 }
@@ -324,6 +102,7 @@ void hbb_free(struct hbb *b)
 	hb_free(b->sends.v);
 	hb_free(b->recvs.v);
 	hb_free(b->insts.v);
+	hb_free(b->runs.v);
 	hb_free(b->esrc.v);
 	hb_free(b->edst.v);
 	hb_free(b->ekind.v);
@@ -343,26 +122,6 @@ void hbb_free(struct hbb *b)
 	hb_free(b->vn.v);
 	hb_free(b->vw.v);
 	hb_free(b);
-}
-
-/* ---- problems ---------------------------------------------------------------------- */
-
-void hb_problem(struct hbb *b, unsigned kind, int64_t rank, uint16_t func, uint64_t seq)
-{
-	uint64_t key = (uint64_t)kind << 32 | (uint32_t)rank;
-	uint64_t *slot = hb_umap_at(&b->probidx, key, 1, UINT64_MAX);
-	struct tg_hbproblem *p;
-
-	if (*slot == UINT64_MAX) {
-		*slot = b->prob.n;
-		PUSH(b->prob, ((struct tg_hbproblem){ kind, func, (uint32_t)rank, seq, 0 }));
-	}
-	p = &b->prob.v[*slot];
-	p->count++;
-	if (seq < p->seq) {
-		p->seq = seq;
-		p->func = func;
-	}
 }
 
 /* ---- parsing ------------------------------------------------------------------------ */
@@ -468,6 +227,7 @@ static struct rst *rst_new(struct hbb *b, int64_t rank)
 	struct rst *r = hb_calloc(1, sizeof(*r));
 
 	r->rank = rank;
+	r->run = -1;
 	r->lastseq = TG_HB_NOSEQ;
 	r->sorted = 1;
 	PUSH(b->st, r);
@@ -570,6 +330,16 @@ static int int_array(const char *v, size_t n, ivec *out)
 	return k;
 }
 
+/* A #proc line counts in the run's id (tg_run_proc()). */
+static void proc_run(struct hbb *b, const struct arg *a, int na)
+{
+	const struct arg *p = find(a, na, "pid"), *h = find(a, na, "host"),
+		*c = find(a, na, "clock_base");
+
+	if (p && h && c)
+		b->run += tg_run_proc(p->v, p->vl, h->v, h->vl, c->v, c->vl);
+}
+
 static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t errlen)
 {
 	struct arg a[MAXARGS];
@@ -586,6 +356,7 @@ static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t e
 	if (wl == 5 && memcmp(p, "#proc", 5) == 0) {
 		if (na < 0)
 			return bad(b, err, errlen, "malformed #proc line");
+		proc_run(b, a, na);
 		wa = find(a, na, "world");
 		if (wa && pnum(wa->v, wa->vl, &v) == 0 && v > b->world && v <= MAXRANK)
 			b->world = v;
@@ -608,6 +379,22 @@ static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t e
 		    v < 0 || v >= MAXRANK)
 			return bad(b, err, errlen, "malformed #rank line");
 		return link_pid(b, pid, v, err, errlen);
+	}
+	if (wl == 4 && memcmp(p, "#run", 4) == 0) {
+		struct hrun run = { 0, 0, -1 };
+		const struct arg *fa;
+		fa = na < 0 ? NULL : find(a, na, "first");
+		wa = na < 0 ? NULL : find(a, na, "world");
+		if (!fa || !wa || pnum(fa->v, fa->vl, &run.first) < 0 ||
+		    pnum(wa->v, wa->vl, &run.world) < 0 || run.first < 0 || run.world < 0 ||
+		    run.first + run.world > MAXRANK ||
+		    (b->runs.n && run.first < b->runs.v[b->runs.n - 1].first +
+					      b->runs.v[b->runs.n - 1].world))
+			return bad(b, err, errlen, "malformed #run line");
+		if (run.first + run.world > b->world)
+			b->world = run.first + run.world;
+		PUSH(b->runs, run);
+		return 0;
 	}
 	if (wl == 5 && memcmp(p, "#comm", 5) == 0) {
 		struct rst *r;
@@ -1110,9 +897,31 @@ static int cmp_prob(const void *x, const void *y)
 	return a->kind < c->kind ? -1 : a->kind > c->kind;
 }
 
+/* With #run lines: the run of @st's rank, and the nodes that stand for
+ * its run's start (all but the first run; none when the rank's call of
+ * seq 0 is a node itself, which then stands for it) and end (all but the
+ * last).  After hb_prepare_rank(). */
+static void place_in_run(struct hbb *b, struct rst *st)
+{
+	const struct hrec *h0 = st->rec.n ? &st->rec.v[0] : NULL;
+	size_t i;
+
+	for (i = 0; i < b->runs.n; i++)
+		if (st->rank >= b->runs.v[i].first &&
+		    st->rank < b->runs.v[i].first + b->runs.v[i].world) {
+			st->run = (int32_t)i;
+			st->pre = i > 0 && !(h0 && h0->seq == 0 && !h0->drop &&
+					     hb_is_node(hb_ftab[h0->fn].kind));
+			st->post = i + 1 < b->runs.n;
+			st->nnodes += st->pre + st->post;
+			return;
+		}
+}
+
 int hbb_build(struct hbb *b, char *err, size_t errlen)
 {
 	uint32_t r, P;
+	size_t i;
 
 	if (b->world > MAXRANK)
 		b->world = MAXRANK;
@@ -1131,6 +940,7 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 		}
 		if (hb_prepare_rank(b, st, err, errlen) < 0)
 			return -1;
+		place_in_run(b, st);
 		st->first_node = b->nnodes;
 		b->nnodes += st->nnodes;
 		b->rankinfo[r].records = st->records;
@@ -1156,12 +966,22 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 		hb_new_gid(b, w, P, NULL, 0, 0, 0);
 		hb_free(w);
 	}
+	/* each run's own world */
+	for (i = 0; i < b->runs.n; i++) {
+		struct hrun *run = &b->runs.v[i];
+		int32_t *w = hb_calloc(run->world ? (size_t)run->world : 1, sizeof(int32_t));
+		for (r = 0; r < run->world; r++)
+			w[r] = (int32_t)(run->first + r);
+		run->gid = (int32_t)hb_new_gid(b, w, (uint32_t)run->world, NULL, 0, 0, 0);
+		hb_free(w);
+	}
 	for (r = 0; r < P; r++) {
 		struct rst *st = (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
 			b->st.v[b->rankst.v[r]] : NULL;
 		if (st && st->records)
 			hb_walk_rank(b, st);
 	}
+	hb_link_runs(b);
 	hb_match_p2p(b);
 	hb_free(b->sends.v);
 	hb_free(b->recvs.v);
@@ -1213,6 +1033,7 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 		.stats = b->stats,
 		.problems = b->prob.v,
 		.nproblems = b->prob.n,
+		.run = b->run,
 	};
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * hbindex.c - the end of building the graph: the calls no edge touches
+ * index.c - the end of building the graph: the calls no edge touches
  * left out, the nodes numbered, and the vector clock of each node found
  * by a sweep of the ranks in topological order (or a cycle reported).
  */
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbint.h"
-#include "../libcommon/banned.h"
+#include "int.h"
+#include "../../libcommon/banned.h"
 
 /*
  * Leave out the calls that no edge touches, such as an MPI_Irecv (unless a

@@ -1,0 +1,169 @@
+#!/usr/bin/env bats
+# Two runs into one trace directory, analysed together: tests/mpi/restart.c
+# writes a checkpoint on 2 ranks under one mpirun.mpich, then reads it back
+# on 3 ranks under the next, both traced by trace-run into the same
+# directory.  The second run's streams must not replace the first's
+# (rank-R.run2.rec), trace-decode numbers the ranks of both run-major
+# (#run lines), and hb-build orders every rank's end of the first run
+# before every rank's start of the second, so that verify-io and
+# conflict-check find the cross-run RAW pairs and report them ordered.
+# A single run is traced and decoded as it always was.  The tools are
+# always given files.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export W=$BATS_FILE_TMPDIR
+	command -v mpicc.mpich >/dev/null || return 0
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	mpicc.mpich -O2 -Wall -o "$W/restart" "$TG_TOP/tests/mpi/restart.c" || return 0
+	(cd "$W" && timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./restart write ckpt &&
+		timeout 120 trace-run -o t -- mpirun.mpich -n 3 ./restart read ckpt &&
+		timeout 120 trace-run -o one -- mpirun.mpich -n 2 ./restart write single) \
+		>/dev/null || return 0
+	(cd "$W" && trace-decode t/*.rec > text && overlap-find text > pairs &&
+		hb-build text > app.hb 2> hb.err) || return 0
+	touch "$W/mpi-ok"
+}
+
+setup() {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing, or tracing tests/mpi/restart.c failed"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# ---- names --------------------------------------------------------------------------
+
+@test "a second run into the directory keeps the first's streams: rank-R.rec, then rank-R.run2.rec" {
+	run -0 ls "$W/t"
+	[ "$output" = "$(printf '%s\n' rank-0.rec rank-0.run2.rec rank-1.rec rank-1.run2.rec rank-2.run2.rec)" ]
+	run -0 trace-decode "$W/t/rank-0.rec"
+	grep -q $'^#proc\trank=0\tworld=2\t.*argv="./restart" "write" "ckpt"$' <<<"$output"
+	run -0 trace-decode "$W/t/rank-0.run2.rec"
+	grep -q $'^#proc\trank=0\tworld=3\t.*argv="./restart" "read" "ckpt"\trun=2$' <<<"$output"
+}
+
+@test "a third run is run 3, also for a process that never learns an MPI rank" {
+	cp -r "$W/t" t
+	run -0 trace-run -o t -- cat /dev/null
+	run -0 --separate-stderr bash -c 'ls t | grep -v "^rank-"'
+	[[ $output =~ ^pid-[0-9]+\.run3\.rec$ ]]
+	run -0 --separate-stderr trace-decode t/*.rec
+	grep -q $'^#run\trun=3\tfirst=5\tworld=0$' <<<"$output"
+	grep -q $'^#proc\trank=p[0-9]*\tworld=0\t.*argv="cat" "/dev/null"\trun=3$' <<<"$output"
+}
+
+@test "a single run keeps its names and decodes as before: no #run line, no run=" {
+	run -0 ls "$W/one"
+	[ "$output" = "$(printf '%s\n' rank-0.rec rank-1.rec)" ]
+	run -0 --separate-stderr trace-decode "$W"/one/*.rec
+	! grep -q '^#run' <<<"$output"
+	! grep -q 'run=' <<<"$output"
+	[ "$(grep -c '^#proc' <<<"$output")" -eq 2 ]
+}
+
+# ---- numbering ----------------------------------------------------------------------
+
+@test "trace-decode numbers the runs' ranks run-major and says so in #run lines" {
+	run -0 grep '^#run' "$W/text"
+	[ "${lines[0]}" = $'#run\trun=1\tfirst=0\tworld=2' ]
+	[ "${lines[1]}" = $'#run\trun=2\tfirst=2\tworld=3' ]
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 bash -c "grep -v '^#' '$W/text' | cut -f1 | sort -u"
+	[ "$output" = "$(printf '%s\n' 0 1 2 3 4)" ]
+	run -0 grep $'^#rank\t' "$W/text"
+	[ "${#lines[@]}" -eq 5 ]
+	grep -q $'^#rank\tpid=[0-9]*\trank=4\tworld=3$' "$W/text"
+	# -r selects by the numbers printed
+	run -0 --separate-stderr trace-decode -r 3 "$W"/t/*.rec
+	[ "$(grep -v '^#' <<<"$output" | cut -f1 | sort -u)" = 3 ]
+}
+
+@test "trace-decode --json has the runs too" {
+	run -0 --separate-stderr trace-decode --json "$W"/t/*.rec
+	grep -q '^{"def":"run","run":2,"first":2,"world":3}$' <<<"$output"
+	grep -q '"def":"proc","rank":4,.*"run":2}$' <<<"$output"
+}
+
+# ---- order --------------------------------------------------------------------------
+
+@test "hb-build: each run's collectives match within the run; run edges join the runs" {
+	[ ! -s "$W/hb.err" ]
+	run -0 hb-build --stats "$W/text"
+	grep -qx $'ranks\t5' <<<"$output"
+	grep -qx $'edges.run\t5' <<<"$output"
+}
+
+@test "hb-query: the first run's last records happen before the second run's records, never after" {
+	local last0 last1 open4
+	last0=$(awk -F'\t' '$1 == "0" { s = $3 } END { print s }' "$W/text")
+	last1=$(awk -F'\t' '$1 == "1" { s = $3 } END { print s }' "$W/text")
+	open4=$(awk -F'\t' '$1 == "4" && $8 == "MPI_File_open" { print $3; exit }' "$W/text")
+	run -0 hb-query "$W/app.hb" "0:$last0" "4:$open4"
+	[ "$output" = yes ]
+	run -0 hb-query "$W/app.hb" "1:$last1" "3:1"
+	[ "$output" = yes ]
+	run -0 hb-query "$W/app.hb" "4:$open4" "0:$last0"
+	[ "$output" = no ]
+}
+
+@test "conflict-check: the cross-run RAW pairs are found and ordered (close, then the next run's open)" {
+	run -0 --separate-stderr conflict-check -v --hb "$W/app.hb" --model session "$W/pairs"
+	local raw
+	raw=$(grep -c '^RAW-D'$'\t'"$W/ckpt"$'\t''[01]:[0-9]* pwrite W .*'$'\t''[234]:[0-9]* pread R ' <<<"$output")
+	[ "$raw" -ge 2 ]
+	[ "$(grep -c '^RAW-D' <<<"$output")" -eq "$raw" ]
+	[ "$(grep '^RAW-D' <<<"$output" | grep -c $'\tsession=ok\tsynchronized=yes\t')" -eq "$raw" ]
+	grep -q $'^session  (all files) *0 *0 *0 *0$' <<<"$output"
+}
+
+@test "verify-io of the directory: both layers synchronised, session recommended" {
+	[ -e "$W/t/rank-0.run2.rec" ]	# both runs are there to be judged
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/t"
+	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	grep -qx 'MPI-IO layer: recommended consistency: session' <<<"$output"
+	[ -z "$stderr" ]
+}
+
+# ---- compressed -------------------------------------------------------------------
+
+# untimed TEXT: the lines of a decoded trace without their times, sorted
+untimed() {
+	grep -v '^#' "$1" | cut -f1-3,6- | sort
+}
+
+@test "trace-merge of both runs: one .cfg that decodes as the streams do, and is judged the same" {
+	run -0 --separate-stderr trace-merge -o both.cfg "$W"/t/*.rec
+	run -0 --separate-stderr trace-decode both.cfg
+	printf '%s\n' "$output" > both.txt
+	[ "$(grep -c '^#run' both.txt)" -eq 2 ]
+	[ "$(grep '^#run' both.txt)" = "$(grep '^#run' "$W/text")" ]
+	[ "$(untimed both.txt)" = "$(untimed "$W/text")" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" both.cfg
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+}
+
+@test "trace-compress keeps a later run's number: a directory of .cfg streams is judged as the .rec are" {
+	local f
+	mkdir d
+	for f in "$W"/t/*.rec; do
+		run -0 --separate-stderr trace-compress -o "d/$(basename "${f%.rec}").cfg" "$f"
+	done
+	run -0 --separate-stderr trace-decode d/rank-0.run2.cfg
+	grep -q $'^#proc\trank=0\t.*\trun=2$' <<<"$output"
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" d
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	grep -qx 'MPI-IO layer: recommended consistency: session' <<<"$output"
+}
+
+# ---- bad input ----------------------------------------------------------------------
+
+@test "hb-build: a malformed or overlapping #run line is one error, exit 2" {
+	printf '#run\trun=1\tfirst=0\tworld=x\n' > bad1
+	run -2 --separate-stderr hb-build bad1
+	[ "${#stderr_lines[@]}" -eq 1 ] && [[ $stderr =~ ^hb-build:\ .*malformed\ #run\ line ]]
+	printf '#run\trun=1\tfirst=0\tworld=2\n#run\trun=2\tfirst=1\tworld=2\n' > bad2
+	run -2 --separate-stderr hb-build bad2
+	[ "${#stderr_lines[@]}" -eq 1 ] && [[ $stderr =~ malformed\ #run\ line ]]
+}
