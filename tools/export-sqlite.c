@@ -29,14 +29,27 @@
 #include "export.h"
 #include "../libcommon/banned.h"
 
+/* A call's row is in call_rows, keyed by its stream in the high 32 bits
+ * of its id and its place in the stream below: rows go in in key order
+ * (SQLite's append path), and a stream's (a rank's) calls are one range of
+ * the key, an index on rank that costs no sort.  Layer and function are
+ * the id of a row of functions.  The view calls joins them back. */
 static const char schema[] =
 	"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 	"CREATE TABLE ranks(stream INTEGER PRIMARY KEY, rank INTEGER, pid INTEGER, ppid INTEGER,"
 	" host TEXT, cwd TEXT, argv TEXT, world INTEGER, clock_base INTEGER);"
 	"CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
-	"CREATE TABLE calls(id INTEGER PRIMARY KEY, stream INTEGER, rank INTEGER, thread INTEGER,"
-	" seq INTEGER, parent INTEGER, tstart REAL, tend REAL, depth INTEGER, layer TEXT,"
-	" function TEXT, ret, errno TEXT, file INTEGER, args TEXT);"
+	"CREATE TABLE functions(id INTEGER PRIMARY KEY, layer TEXT, name TEXT UNIQUE);"
+	"CREATE TABLE call_rows(id INTEGER PRIMARY KEY, thread INTEGER, seq INTEGER,"
+	" parent INTEGER, tstart REAL, tend REAL, depth INTEGER, function INTEGER, ret,"
+	" errno TEXT, file INTEGER, args TEXT);"
+	"CREATE VIEW calls AS SELECT c.id AS id, r.stream AS stream, r.rank AS rank,"
+	" c.thread AS thread, c.seq AS seq, c.parent AS parent, c.tstart AS tstart,"
+	" c.tend AS tend, c.depth AS depth, f.layer AS layer, f.name AS function, c.ret AS ret,"
+	" c.errno AS errno, c.file AS file, c.args AS args"
+	" FROM call_rows c JOIN ranks r ON r.stream = c.id >> 32"
+	" AND c.id BETWEEN r.stream << 32 AND (r.stream << 32) + 4294967295"
+	" JOIN functions f ON f.id = c.function;"
 	"CREATE TABLE communicators(stream INTEGER, rank INTEGER, id TEXT, members TEXT,"
 	" remote TEXT);"
 	"CREATE TABLE conflicts(id INTEGER PRIMARY KEY, file TEXT, kind TEXT, procs TEXT,"
@@ -47,9 +60,9 @@ static const char schema[] =
 	"BEGIN;";
 
 static const char indexes[] =
-	"CREATE INDEX calls_rank ON calls(rank, seq);"
-	"CREATE INDEX calls_file ON calls(file);"
-	"CREATE INDEX calls_function ON calls(function);"
+	"CREATE INDEX call_rows_file ON call_rows(file);"
+	"CREATE INDEX call_rows_function ON call_rows(function);"
+	"CREATE INDEX ranks_rank ON ranks(rank);"
 	"COMMIT;";
 
 struct handle {
@@ -69,7 +82,9 @@ struct sq {
 	struct fslot *fs;
 	size_t nfs, capfs;
 	const struct xopts *o;
-	sqlite3_stmt *call, *file, *rank, *comm;
+	sqlite3_stmt *call, *file, *rank, *comm, *func;
+	sqlite3_int64 ncalls;	/* rows of the current stream */
+	unsigned char *fseen;	/* functions with a row, by id */
 	FILE *m;		/* the arguments' JSON is written here */
 	char *mbuf;
 	size_t mlen;
@@ -116,8 +131,10 @@ static void *sq_open(const struct xopts *o)
 		warnx("cannot create '%s': %s", o->out, q->db ? sqlite3_errmsg(q->db) : "out of memory");
 		goto fail;
 	}
-	if (sqlite3_prepare_v2(q->db, "INSERT INTO calls VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	if (sqlite3_prepare_v2(q->db, "INSERT INTO call_rows VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &q->call, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(q->db, "INSERT INTO functions VALUES(?,?,?)", -1, &q->func,
+			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, "INSERT INTO files(path) VALUES(?)", -1, &q->file,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, "INSERT INTO ranks VALUES(?,?,?,?,?,?,?,?,?)", -1, &q->rank,
@@ -127,6 +144,8 @@ static void *sq_open(const struct xopts *o)
 		sq_err(q, "cannot prepare");
 		goto fail;
 	}
+	if (!(q->fseen = calloc(tg_call_idmax() + 1, 1)))
+		err(TG_EXIT_ERROR, "out of memory");
 	if (!(q->m = open_memstream(&q->mbuf, &q->mlen)))
 		err(TG_EXIT_ERROR, "out of memory");
 	return q;
@@ -161,6 +180,7 @@ static int sq_stream(void *x, const struct xstream *s)
 	int i;
 
 	q->nh = 0;
+	q->ncalls = 0;
 	sqlite3_bind_int64(q->rank, 1, s->index);
 	if (s->rank >= 0)
 		sqlite3_bind_int64(q->rank, 2, s->rank);
@@ -308,6 +328,19 @@ static sqlite3_int64 call_file(struct sq *q, const struct xstream *s, const stru
 	return id;
 }
 
+/* The id of function @d, its row added if new. */
+static sqlite3_int64 func_id(struct sq *q, const struct tg_calldesc *d)
+{
+	if (!q->fseen[d->id]) {
+		q->fseen[d->id] = 1;
+		sqlite3_bind_int64(q->func, 1, d->id);
+		sqlite3_bind_text(q->func, 2, tg_layer_name(d->layer), -1, SQLITE_STATIC);
+		sqlite3_bind_text(q->func, 3, d->name, -1, SQLITE_STATIC);
+		step(q, q->func, "functions");
+	}
+	return d->id;
+}
+
 static int sq_call(struct sq *q, const struct xstream *s, const struct tg_rec *r)
 {
 	const struct tg_calldesc *d = r->call;
@@ -317,46 +350,41 @@ static int sq_call(struct sq *q, const struct xstream *s, const struct tg_rec *r
 	FILE *m;
 	int i;
 
-	sqlite3_bind_int64(st, 1, s->index);
-	if (s->rank >= 0)
-		sqlite3_bind_int64(st, 2, s->rank);
-	else
-		sqlite3_bind_null(st, 2);
-	sqlite3_bind_int64(st, 3, r->tid);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)r->seq);
+	sqlite3_bind_int64(st, 1, ((sqlite3_int64)s->index << 32) + ++q->ncalls);
+	sqlite3_bind_int64(st, 2, r->tid);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)r->seq);
 	if (r->parent >= 0)
-		sqlite3_bind_int64(st, 5, r->parent);
+		sqlite3_bind_int64(st, 4, r->parent);
 	else
-		sqlite3_bind_null(st, 5);
-	sqlite3_bind_double(st, 6, (double)t / 1e9);
-	sqlite3_bind_double(st, 7, (double)(t + r->dur) / 1e9);
-	sqlite3_bind_int64(st, 8, r->depth);
-	sqlite3_bind_text(st, 9, tg_layer_name(d->layer), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 10, d->name, -1, SQLITE_STATIC);
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_double(st, 5, (double)t / 1e9);
+	sqlite3_bind_double(st, 6, (double)(t + r->dur) / 1e9);
+	sqlite3_bind_int64(st, 7, r->depth);
+	sqlite3_bind_int64(st, 8, func_id(q, d));
 	if (d->retkind != TG_K_VOID) {
 		struct tg_val rv = { .i = r->ret };
 		size_t n;
 		const char *v = tg_text_val(d->retkind, d->retsub, &rv, &n);
 		if (d->retkind == TG_K_INT || d->retkind == TG_K_UINT || d->retkind == TG_K_SIGNED_OFF)
-			sqlite3_bind_int64(st, 11, r->ret);
+			sqlite3_bind_int64(st, 9, r->ret);
 		else
-			sqlite3_bind_text(st, 11, v, (int)n, SQLITE_TRANSIENT);
+			sqlite3_bind_text(st, 9, v, (int)n, SQLITE_TRANSIENT);
 	} else {
-		sqlite3_bind_null(st, 11);
+		sqlite3_bind_null(st, 9);
 	}
 	if (r->err) {
 		const char *en = tg_errno_name(r->err);
 		if (en)
-			sqlite3_bind_text(st, 12, en, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 10, en, -1, SQLITE_STATIC);
 		else
-			sqlite3_bind_int64(st, 12, r->err);
+			sqlite3_bind_int64(st, 10, r->err);
 	} else {
-		sqlite3_bind_null(st, 12);
+		sqlite3_bind_null(st, 10);
 	}
 	if (file)
-		sqlite3_bind_int64(st, 13, file);
+		sqlite3_bind_int64(st, 11, file);
 	else
-		sqlite3_bind_null(st, 13);
+		sqlite3_bind_null(st, 11);
 	m = text_begin(q);
 	putc_unlocked('{', m);
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
@@ -368,7 +396,7 @@ static int sq_call(struct sq *q, const struct xstream *s, const struct tg_rec *r
 		xp_json_val(m, d->args[i].kind, d->args[i].sub, &r->args[i]);
 	}
 	putc_unlocked('}', m);
-	sq_text(q, st, 14);
+	sq_text(q, st, 12);
 	return step(q, st, "calls");
 }
 
@@ -465,6 +493,7 @@ static int sq_close(void *x, int ok)
 	sqlite3_finalize(q->file);
 	sqlite3_finalize(q->rank);
 	sqlite3_finalize(q->comm);
+	sqlite3_finalize(q->func);
 	if (sqlite3_close(q->db) != SQLITE_OK && rc == 0)
 		rc = sq_err(q, "cannot close");
 	(void)ok;	/* a damaged input leaves what was read before it */
@@ -476,6 +505,7 @@ static int sq_close(void *x, int ok)
 		free(q->fs[i].path);
 	free(q->fs);
 	free(q->h);
+	free(q->fseen);
 	free(q);
 	return rc;
 }
