@@ -60,7 +60,7 @@ static const char schema[] =
 	"BEGIN;";
 
 static const char indexes[] =
-	"CREATE INDEX call_rows_file ON call_rows(file);"
+	"CREATE INDEX call_rows_file ON call_rows(file) WHERE file IS NOT NULL;"
 	"CREATE INDEX call_rows_function ON call_rows(function);"
 	"CREATE INDEX ranks_rank ON ranks(rank);"
 	"COMMIT;";
