@@ -312,6 +312,8 @@ static void *sq_open(const struct xopts *o)
 		warn("cannot replace '%s'", o->out);
 		goto fail;
 	}
+	/* no count of SQLite's memory: its mutex on every allocation */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (sqlite3_open_v2(o->out, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 	    sqlite3_exec(q->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
