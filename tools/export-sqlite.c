@@ -42,11 +42,11 @@ static const char schema[] =
 	"CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
 	"CREATE TABLE functions(id INTEGER PRIMARY KEY, layer TEXT, name TEXT UNIQUE);"
 	"CREATE TABLE call_rows(id INTEGER PRIMARY KEY, thread INTEGER, seq INTEGER,"
-	" parent INTEGER, tstart REAL, tend REAL, depth INTEGER, function INTEGER, ret,"
+	" parent INTEGER, start INTEGER, dur INTEGER, depth INTEGER, function INTEGER, ret,"
 	" errno TEXT, file INTEGER, args TEXT);"
 	"CREATE VIEW calls AS SELECT c.id AS id, r.stream AS stream, r.rank AS rank,"
-	" c.thread AS thread, c.seq AS seq, c.parent AS parent, c.tstart AS tstart,"
-	" c.tend AS tend, c.depth AS depth, f.layer AS layer, f.name AS function, c.ret AS ret,"
+	" c.thread AS thread, c.seq AS seq, c.parent AS parent, c.start / 1e9 AS tstart,"
+	" (c.start + c.dur) / 1e9 AS tend, c.depth AS depth, f.layer AS layer, f.name AS function, c.ret AS ret,"
 	" c.errno AS errno, c.file AS file, c.args AS args"
 	" FROM call_rows c JOIN ranks r ON r.stream = c.id >> 32"
 	" AND c.id BETWEEN r.stream << 32 AND (r.stream << 32) + 4294967295"
@@ -80,13 +80,12 @@ struct fslot {
 
 /* A row for a statement, as the writer thread binds it: a value per
  * parameter, NULL unless set; texts in the batch's own buffer. */
-enum { V_NULL, V_INT, V_REAL, V_TEXT, V_STATIC };
+enum { V_NULL, V_INT, V_TEXT, V_STATIC };
 #define SQ_COLS 12
 
 struct val {
 	union {
 		sqlite3_int64 i;
-		double d;
 		size_t off;	/* V_TEXT: in the batch's text */
 		const char *p;	/* V_STATIC: lives as long as the program */
 	} u;
@@ -163,9 +162,6 @@ static void run_batch(struct sq *q, struct batch *b)
 			switch (v->type) {
 			case V_INT:
 				sqlite3_bind_int64(o->st, c + 1, v->u.i);
-				break;
-			case V_REAL:
-				sqlite3_bind_double(o->st, c + 1, v->u.d);
 				break;
 			case V_TEXT:
 				sqlite3_bind_text(o->st, c + 1, b->text + v->u.off, v->len,
@@ -262,12 +258,6 @@ static void b_int(struct sq *q, int col, sqlite3_int64 i)
 {
 	q->op->v[col - 1].type = V_INT;
 	q->op->v[col - 1].u.i = i;
-}
-
-static void b_real(struct sq *q, int col, double d)
-{
-	q->op->v[col - 1].type = V_REAL;
-	q->op->v[col - 1].u.d = d;
 }
 
 static void b_null(struct sq *q, int col)
@@ -555,8 +545,8 @@ static int sq_call(struct sq *q, const struct xstream *s, const struct tg_rec *r
 		b_int(q, 4, r->parent);
 	else
 		b_null(q, 4);
-	b_real(q, 5, (double)t / 1e9);
-	b_real(q, 6, (double)(t + r->dur) / 1e9);
+	b_int(q, 5, (sqlite3_int64)t);
+	b_int(q, 6, (sqlite3_int64)r->dur);
 	b_int(q, 7, r->depth);
 	b_int(q, 8, fn);
 	if (d->retkind != TG_K_VOID) {
