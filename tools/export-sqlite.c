@@ -7,7 +7,8 @@
  * written once, and one that cannot be written is removed rather than
  * left half written.  The file of a call comes from its path argument or, for
  * a handle, from the open that made it (the call table's roles), so the
- * only state is the handles open in the current stream.
+ * only state is the handles open in the current stream.  The rows are
+ * made here and stepped by a writer thread, a batch at a time.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
