@@ -83,6 +83,8 @@ struct fslot {
  * parameter, NULL unless set; texts in the batch's own buffer. */
 enum { V_NULL, V_INT, V_TEXT, V_STATIC };
 #define SQ_COLS 12
+#define SQ_CALL_COLS 12		/* call_rows' */
+#define SQ_MULTI 16		/* calls a statement */
 
 struct val {
 	union {
@@ -114,7 +116,7 @@ struct sq {
 	struct fslot *fs;
 	size_t nfs, capfs;
 	const struct xopts *o;
-	sqlite3_stmt *call, *file, *rank, *comm, *func, *upd;
+	sqlite3_stmt *call, *calls, *file, *rank, *comm, *func, *upd;
 	sqlite3_int64 ncalls;	/* rows of the current stream */
 	unsigned char *fseen;	/* functions with a row, by id */
 	FILE *m;		/* the arguments' JSON is written here */
@@ -149,33 +151,48 @@ static int step(struct sq *q, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sq_err(q, what);
 }
 
-/* Bind and step batch @b's rows; a failure skips the rest. */
+/* Bind row @o to parameters @first + 1 on of @st. */
+static void bind_op(sqlite3_stmt *st, int first, const struct op *o, const struct batch *b)
+{
+	int c, nc = sqlite3_bind_parameter_count(o->st);
+
+	for (c = 0; c < nc && c < SQ_COLS; c++) {
+		const struct val *v = &o->v[c];
+		switch (v->type) {
+		case V_INT:
+			sqlite3_bind_int64(st, first + c + 1, v->u.i);
+			break;
+		case V_TEXT:
+			sqlite3_bind_text(st, first + c + 1, b->text + v->u.off, v->len, SQLITE_STATIC);
+			break;
+		case V_STATIC:
+			sqlite3_bind_text(st, first + c + 1, v->u.p, -1, SQLITE_STATIC);
+			break;
+		default:
+			sqlite3_bind_null(st, first + c + 1);
+		}
+	}
+}
+
+/* Step batch @b's rows, SQ_MULTI calls to a statement where they follow
+ * each other; a failure skips the rest. */
 static void run_batch(struct sq *q, struct batch *b)
 {
-	size_t i;
-	int c, nc;
+	size_t i, k;
 
-	for (i = 0; i < b->n && !q->failed; i++) {
-		struct op *o = &b->ops[i];
-		nc = sqlite3_bind_parameter_count(o->st);
-		for (c = 0; c < nc && c < SQ_COLS; c++) {
-			const struct val *v = &o->v[c];
-			switch (v->type) {
-			case V_INT:
-				sqlite3_bind_int64(o->st, c + 1, v->u.i);
-				break;
-			case V_TEXT:
-				sqlite3_bind_text(o->st, c + 1, b->text + v->u.off, v->len,
-						  SQLITE_STATIC);
-				break;
-			case V_STATIC:
-				sqlite3_bind_text(o->st, c + 1, v->u.p, -1, SQLITE_STATIC);
-				break;
-			default:
-				sqlite3_bind_null(o->st, c + 1);
-			}
+	for (i = 0; i < b->n && !q->failed;) {
+		for (k = 0; k < SQ_MULTI && i + k < b->n && b->ops[i + k].st == q->call; k++)
+			;
+		if (k == SQ_MULTI) {
+			for (k = 0; k < SQ_MULTI; k++)
+				bind_op(q->calls, (int)k * SQ_CALL_COLS, &b->ops[i + k], b);
+			step(q, q->calls, "calls");
+			i += SQ_MULTI;
+			continue;
 		}
-		step(q, o->st, o->what);
+		bind_op(b->ops[i].st, 0, &b->ops[i], b);
+		step(q, b->ops[i].st, b->ops[i].what);
+		i++;
 	}
 }
 
@@ -288,6 +305,27 @@ static void b_text(struct sq *q, int col, const char *s, int n)
 	b->ntext += len + 1;
 }
 
+/* The statement that inserts SQ_MULTI calls. */
+static int prepare_calls(struct sq *q)
+{
+	char sql[64 + SQ_MULTI * (2 * SQ_CALL_COLS + 3)];
+	size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO call_rows VALUES");
+	int k, c;
+
+	for (k = 0; k < SQ_MULTI; k++) {
+		sql[n++] = k ? ',' : ' ';
+		sql[n++] = '(';
+		for (c = 0; c < SQ_CALL_COLS; c++) {
+			sql[n++] = c ? ',' : '?';
+			if (c)
+				sql[n++] = '?';
+		}
+		sql[n++] = ')';
+	}
+	sql[n] = 0;
+	return sqlite3_prepare_v2(q->db, sql, -1, &q->calls, NULL);
+}
+
 static void *sq_open(const struct xopts *o)
 {
 	struct sq *q = calloc(1, sizeof(*q));
@@ -313,6 +351,7 @@ static void *sq_open(const struct xopts *o)
 	}
 	if (sqlite3_prepare_v2(q->db, "INSERT INTO call_rows VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &q->call, NULL) != SQLITE_OK ||
+	    prepare_calls(q) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, "INSERT INTO functions VALUES(?,?,?)", -1, &q->func,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, "INSERT INTO files VALUES(?,?)", -1, &q->file,
@@ -681,6 +720,7 @@ static int sq_close(void *x, int ok)
 	if (rc == 0 && sqlite3_exec(q->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
 		rc = sq_err(q, "cannot write");
 	sqlite3_finalize(q->call);
+	sqlite3_finalize(q->calls);
 	sqlite3_finalize(q->file);
 	sqlite3_finalize(q->rank);
 	sqlite3_finalize(q->comm);
