@@ -153,7 +153,7 @@ EXPORT_OBJ = $(BUILD)/tools/export-chrome.o $(BUILD)/tools/export-sqlite.o \
 
 $(BINDIR)/trace-export: $(BUILD)/tools/trace-export.o $(EXPORT_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) -lsqlite3 -lotf2 $(ZLIB_LIBS) -lm
+	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $^ $(JANSSON_LIBS) -lsqlite3 -lotf2 $(ZLIB_LIBS) -lm -pthread
 
 $(BUILD)/tools/trace-export.o $(EXPORT_OBJ): tools/export.h
 

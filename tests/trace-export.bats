@@ -125,6 +125,20 @@ needmpi() {
 	[ "$(sqlite3 app.db "select count(*) from sqlite_master where type = 'index'")" -ge 3 ]
 }
 
+@test "sqlite: calls is a view; a rank's calls are a key range, function and file indexed" {
+	needmpi
+	run -0 trace-export -f sqlite -o app.db "$W/io/app.cfg"
+	[ "$(sqlite3 app.db "select type from sqlite_master where name = 'calls'")" = view ]
+	[ "$(sqlite3 app.db 'select count(*) from functions')" = "$(sqlite3 app.db 'select count(distinct function) from calls')" ]
+	[ "$(sqlite3 app.db 'select count(*) from calls where rank = 1')" = "$(grep -v '^#' "$W/io/text" | awk -F '\t' '$1 == 1' | wc -l)" ]
+	sqlite3 app.db 'explain query plan select count(*) from calls where rank = 1' > plan
+	grep -q 'SEARCH c USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)' plan
+	sqlite3 app.db "explain query plan select count(*) from calls where function = 'MPI_File_open'" > plan
+	grep -q 'INDEX call_rows_function (function=?)' plan
+	sqlite3 app.db 'explain query plan select count(*) from calls where file = 1' > plan
+	grep -q 'INDEX call_rows_file (file=?)' plan
+}
+
 @test "sqlite --conflicts: a row per pair" {
 	needmpi
 	run -0 trace-export -f sqlite --conflicts "$W/race/conflicts.json" -o app.db "$W/race/t/rank-0.rec" "$W/race/t/rank-1.rec"
