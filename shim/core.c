@@ -1000,6 +1000,41 @@ static void sink_trim(void)
 	syscall(SYS_ftruncate, sink_fd, (off_t)end);
 }
 
+/*
+ * At a clean exit, the windows of other threads that are alive but idle (a
+ * pool's threads blocked in pthread_cond_wait, a library's progress thread
+ * between calls) would end in records no CHECK frame closes, and the stream
+ * would read as torn.  A thread that is not inside a traced call (depth 0)
+ * writes nothing until its next call, so its window is sealed here and
+ * handed to sink_compact() as retired: the thread's next records, if it
+ * makes any before the process ends, go to the discard buffer.  A thread
+ * that wakes in the instant between the test and the seal could overwrite
+ * the CHECK frame; the reader then reports a checksum mismatch, never a
+ * wrong value.  The window stays mapped (the thread may touch it).
+ * sink_mu held, tg_state already 2.
+ */
+static void seal_idle_windows(void)
+{
+	struct tg_thread *t;
+	uint64_t used;
+
+	/* threads_mu is not taken (its order is before sink_mu): a thread
+	 * leaving meanwhile unlinks itself, but is freed only after it took
+	 * sink_mu, as sink_trim() relies on too */
+	for (t = threads; t; t = t->next) {
+		if (t == tg_self || t->kind != TG_BUF_WINDOW ||
+		    __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE) != 0)
+			continue;
+		window_seal(t);
+		used = t->win_off + t->len;
+		if (used > sink_used)
+			sink_used = used;
+		extent_add(t);
+		t->flush_at = UINT64_MAX;
+		__atomic_store_n(&t->kind, TG_BUF_DISCARD, __ATOMIC_RELEASE);
+	}
+}
+
 static int extent_cmp(const void *a, const void *b)
 {
 	const struct extent *x = a, *y = b;
@@ -1139,6 +1174,8 @@ void tg_shutdown(void)
 	if (tg_state == 1 && sink_fd < 0)
 		sink_open();	/* a process that recorded nothing still leaves its header */
 	tg_state = 2;
+	if (sink_fd >= 0 && sink_mapped)
+		seal_idle_windows();
 	sink_trim();
 	sink_compact();
 	if (sink_fd >= 0)
