@@ -465,7 +465,11 @@ sorted() {
 	[ "$status" -eq 3 ]
 	[ "$output" = aborting ]
 	[[ $stderr != *tangram* ]]
-	torn 1
+	# the aborting rank closes its stream: the windows of MPICH's threads
+	# are sealed when they are idle, so every record is checked; one
+	# caught inside a traced call leaves its last records as a torn tail
+	run --separate-stderr trace-decode t/rank-1.rec
+	if [ "$status" -ne 0 ]; then torn 1; else [ -z "$stderr" ]; fi
 	calls=$(table '!/^#/ && $2 == 0 && $6 == 0 && (on || /MPI_Init/) { on = 1; row() }')
 	expect <<-EOF
 	MPI_Init 0
