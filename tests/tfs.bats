@@ -719,7 +719,7 @@ query: 4500 ok' ]
 		if [ "$TFS_TRANSPORT" = ucx ]; then
 			# UCX does not survive fork: the subshell says so and fails
 			run --separate-stderr env LD_PRELOAD="$PRELOAD" bash -c '
-				exec 3> /tfs-test/sub-'$m'; echo aa >&3; (echo bb >&3)'
+				exec 3> /tfs-test/sub-'$m'; echo aa >&3; (echo bb >&3); exit $?'
 			[ "$status" -ne 0 ]
 			[[ $stderr == *"libtfs: UCX does not work in a process forked from one that used it"* ]]
 			continue
