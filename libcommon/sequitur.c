@@ -42,7 +42,8 @@ struct node {
 
 struct rule {
 	uint32_t guard;		/* 0 once the rule is gone */
-	uint32_t refs;		/* symbols that name it */
+	uint32_t refs;		/* symbols that name it; once the rule is gone,
+				 * the next gone rule + 1 (tg_seq.rfree) */
 };
 
 struct tg_seq {
@@ -50,6 +51,9 @@ struct tg_seq {
 	uint32_t nn, capn, freelist;
 	struct rule *r;
 	uint32_t nr, capr;
+	uint32_t rfree;		/* a gone rule to use again + 1, 0: none: a
+				 * periodic input makes and expands rules
+				 * without end, which must not grow memory */
 	uint32_t *tab;		/* digram -> first node; 0 = empty */
 	uint32_t tabcap, tabused;
 	uint32_t *work;		/* queued node indices; top bit: P2 check */
@@ -115,6 +119,17 @@ static uint32_t rule_new(struct tg_seq *s)
 {
 	uint32_t g;
 
+	if (s->rfree) {
+		uint32_t r = s->rfree - 1;
+
+		g = node_new(s, K_GUARD | r, 0);
+		if (!g)
+			return UINT32_MAX;
+		s->rfree = s->r[r].refs;
+		s->r[r].refs = 0;
+		s->r[r].guard = g;
+		return r;
+	}
 	if (s->nr == s->capr) {
 		uint32_t nc = s->capr ? s->capr * 2 : 256;
 		struct rule *nw = realloc(s->r, (size_t)nc * sizeof(*nw));
@@ -359,6 +374,8 @@ static void expand(struct tg_seq *s, uint32_t x)
 	node_free(s, x);
 	node_free(s, g);
 	s->r[r].guard = 0;
+	s->r[r].refs = s->rfree;	/* no symbol names it any more */
+	s->rfree = r + 1;
 	push(s, p, 0);
 	push(s, l, 0);
 	if (!is_guard(s, p) && s->n[p].val == s->n[f].val &&
@@ -473,6 +490,11 @@ size_t tg_seq_size(const struct tg_seq *s, size_t *nrules)
 			*nrules += s->r[i].guard != 0;
 	}
 	return s->nsyms;
+}
+
+size_t tg_seq_slots(const struct tg_seq *s)
+{
+	return s->nr;
 }
 
 int tg_seq_export(const struct tg_seq *s, struct tg_sym **syms_out,

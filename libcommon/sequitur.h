@@ -48,6 +48,10 @@ int tg_seq_export(const struct tg_seq *s, struct tg_sym **syms, uint32_t **off,
 /* Symbols and rules the grammar holds now (for progress and tests). */
 size_t tg_seq_size(const struct tg_seq *s, size_t *nrules);
 
+/* The rule slots the builder holds, live or free to use again (tests: a
+ * periodic input must not grow them). */
+size_t tg_seq_slots(const struct tg_seq *s);
+
 /* Check the builder's internal invariants (tests); returns 0 or -1. */
 int tg_seq_check(const struct tg_seq *s);
 

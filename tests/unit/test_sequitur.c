@@ -145,6 +145,20 @@ int main(void)
 	size = roundtrip(a, n, 97, &nr);
 	ok(size > 0 && size <= 8, "x (a b^5 c)^1000 x takes at most 8 symbols (%ld)", size);
 
+	/* a periodic input a million symbols long: rules are made and
+	 * expanded as the loop grows, and their slots are used again */
+	{
+		struct tg_seq *q = tg_seq_new();
+		int bad = !q;
+
+		for (i = 0; !bad && i < 1000000; i++)
+			bad = tg_seq_append(q, (uint32_t)(i % 4 == 3 ? 5 : i % 4), 1) < 0;
+		ok(!bad && tg_seq_slots(q) <= 64 && tg_seq_check(q) == 0,
+		   "(a b c d)^250000 appended one by one: at most 64 rule slots (%zu)",
+		   q ? tg_seq_slots(q) : 0);
+		tg_seq_free(q);
+	}
+
 	/* the same loop at 10 and 1000 iterations: the same size */
 	{
 		long s10, s1000;
