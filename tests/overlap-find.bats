@@ -94,3 +94,31 @@ accesses() {
 	run -2 --separate-stderr overlap-find early
 	[ "$stderr" = "overlap-find: early:1: call record before any #proc line" ]
 }
+
+# shared LINES...: a 2-rank MPI-IO text trace of MPI_File_write_shared
+# calls on one file, each "rank|seq|t0|t1|before|after" (8 bytes each)
+shared() {
+	local r
+	for r in 0 1; do
+		printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
+		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+		printf '%s\n' "$@" | awk -F'|' -v r="$r" -v OFS='\t' '$1 == r {
+			print r, 0, $2, $3, $4, 0, "mpiio", "MPI_File_write_shared", 0, "fh=f1", "buf=b1", "count=8",
+				"datatype=MPI_BYTE", "status={bytes:8}", "shared_before=" $5, "shared_after=" $6 }'
+	done > text
+}
+
+@test "write_shared while another rank moved the shared pointer: placed in the one stretch its window leaves, or counted unplaced" {
+	# rank 0's second call read the pointer at 8 before rank 1 took 8..24;
+	# after it, the pointer stood at 32: it took 24..32, the only 8 left
+	shared '0|2|0.1|0.2|0|8' '1|2|0.1|0.3|8|16' '1|3|0.31|0.32|16|24' '0|3|0.25|0.35|8|32'
+	run -0 overlap-find -l mpiio -a text
+	[ "$(awk -F'\t' '$1 == "access" { print $3, $9, $10 }' <<<"$output" | sort -k2n | tr '\n' ' ')" = \
+		'0 0 8 1 8 16 1 16 24 0 24 32 ' ]
+	[ "$(grep -c -e '^pair' -e '^#unplaced' <<<"$output")" -eq 0 ]
+	# two places it could be (8..16 and 16..24 both free): not guessed
+	shared '1|2|0.1|0.2|0|8' '0|2|0.1|0.3|0|24'
+	run -0 overlap-find -l mpiio -a text
+	[ "$(awk -F'\t' '$1 == "access"' <<<"$output" | wc -l)" -eq 1 ]
+	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<<"$output"
+}

@@ -291,6 +291,8 @@ struct rec {
 	uint64_t seq;
 	int64_t t0, t1, ret;
 	int64_t pos, len, count;	/* as in struct tg_ioact */
+	int64_t pos2;		/* TG_OFF_SHARED: the shared pointer after the
+				 * call (its shared_after argument), or -1 */
 	uint8_t op, off, write, failed, append, trunc, mpi, aio;
 	int8_t whence;
 	int8_t lock;		/* lock: enum tg_lockop */
@@ -530,6 +532,49 @@ static void pend_ordered(const struct mfile *m, const struct rec *r, int64_t byt
 	p->r.s = NULL;
 }
 
+/*
+ * A shared-pointer call (MPI_File_write_shared ...) is placed where the
+ * pointer stood when the call took its bytes.  The tracer reads the pointer
+ * just before and just after the call, and another rank may move it in
+ * between: then [before, after) is wider than the call's own units, and the
+ * call took some n units of it.  Every shared-pointer call of a file takes
+ * its units atomically, so those of the calls the window is exact for are
+ * known, and a wide call took the one free stretch of n units left in its
+ * window.  Placed once every process has run; a call whose window leaves no
+ * single such stretch is counted unplaced, never guessed.
+ */
+struct pshared {
+	uint32_t proc, file;
+	int64_t before, after, n, bytes;	/* n: the call's units (etypes) */
+	uint64_t disp;
+	struct tg_flat *etype, *ftype;
+	struct rec r;
+	int placed;
+};
+static struct pshared *pshs;
+static size_t npshs;
+
+static void pend_shared(const struct mfile *m, const struct rec *r, int64_t bytes,
+			uint64_t esz)
+{
+	struct pshared *q;
+
+	pshs = xrealloc(pshs, (npshs + 1) * sizeof(*pshs));
+	q = &pshs[npshs++];
+	q->proc = (uint32_t)(cur - procs);
+	q->file = m->file;
+	q->before = r->pos;
+	q->after = r->pos2;
+	q->n = bytes / (int64_t)esz;
+	q->bytes = bytes;
+	q->disp = m->disp;
+	q->etype = m->etype;
+	q->ftype = m->ftype;
+	q->r = *r;
+	q->r.s = NULL;
+	q->placed = 0;
+}
+
 static void run_mpi_data(const struct rec *r)
 {
 	struct mfile *m = mfile_of(r->k1);
@@ -546,8 +591,12 @@ static void run_mpi_data(const struct rec *r)
 		cur->unplaced++;
 		return;
 	}
-	mpi_data(m, r, (uint64_t)r->pos, (uint64_t)bytes, r->write);
 	esz = tg_flat_size(m->etype);
+	if (r->off == TG_OFF_SHARED && r->pos2 >= 0 && esz && bytes % (int64_t)esz == 0) {
+		pend_shared(m, r, bytes, esz);
+		return;
+	}
+	mpi_data(m, r, (uint64_t)r->pos, (uint64_t)bytes, r->write);
 	if (r->off == TG_OFF_IND && esz)
 		m->ptr = (uint64_t)r->pos + (uint64_t)bytes / esz;
 }
@@ -907,9 +956,6 @@ static void end_proc(struct proc *p)
 	free(p->aio);
 	p->aio = NULL;
 	cur = was;
-	if (p->untracked || p->unplaced)
-		printf("#unplaced\trank=%s\tuntracked=%" PRIu64 "\tunplaced=%" PRIu64 "\n",
-		       p->name, p->untracked, p->unplaced);
 	while (p->nslots)
 		slot_drop(p, p->slots[0].key);
 }
@@ -1026,6 +1072,13 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->mpi = d->layer == TG_LAYER_MPIIO;
 		r->whence = (int8_t)a->whence;
 		r->pos = a->pos;
+		r->pos2 = -1;
+		if (a->off == TG_OFF_SHARED) {
+			const char *v = tg_tline_arg(t, TG_COL_ARGS, "shared_after");
+			int64_t x;
+			if (v && tg_tint(v, &x) == 0 && x >= 0)
+				r->pos2 = x;
+		}
 		r->len = a->len;
 		r->count = a->count;
 		r->lock = a->lock;
@@ -1170,6 +1223,93 @@ static void place_ordered(void)
 					 (uint64_t)pends[q].bytes, pends[q].r.write);
 			at += pends[q].bytes;
 		}
+	}
+	cur = NULL;
+}
+
+static int cmp_psh(const void *a, const void *b)
+{
+	const struct pshared *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return (x->before > y->before) - (x->before < y->before);
+}
+
+static void psh_place(struct pshared *q, int64_t at)
+{
+	struct mfile m;
+
+	memset(&m, 0, sizeof(m));
+	m.file = q->file;
+	m.disp = q->disp;
+	m.etype = q->etype;
+	m.ftype = q->ftype;
+	cur = &procs[q->proc];
+	mpi_data(&m, &q->r, (uint64_t)at, (uint64_t)q->bytes, q->r.write);
+	q->before = at;		/* now the units it took */
+	q->after = at + q->n;
+	q->placed = 1;
+}
+
+/* The start of the single stretch of @q->n units in @q's window that no
+ * placed call of the file (pshs[@lo..@hi)) took, or -1: none, or more than
+ * one start would do. */
+static int64_t psh_slot(const struct pshared *q, size_t lo, size_t hi)
+{
+	int64_t at = q->before, found = -1, starts = 0;
+
+	/* walk the free gaps of the window left to right */
+	while (at < q->after) {
+		int64_t end = q->after, skip = -1;
+		for (size_t k = lo; k < hi; k++) {
+			const struct pshared *o = &pshs[k];
+			if (!o->placed || o->after <= at || o->before >= q->after)
+				continue;
+			if (o->before <= at) {
+				if (o->after > skip)
+					skip = o->after;	/* at is taken */
+			} else if (o->before < end) {
+				end = o->before;		/* the gap ends there */
+			}
+		}
+		if (skip >= 0) {
+			at = skip;
+			continue;
+		}
+		if (end - at >= q->n) {
+			starts += end - at - q->n + 1;
+			found = at;
+		}
+		at = end;
+	}
+	return starts == 1 ? found : -1;
+}
+
+static void place_shared(void)
+{
+	size_t i, j, k;
+	int progress;
+
+	if (npshs)
+		qsort(pshs, npshs, sizeof(*pshs), cmp_psh);
+	for (i = 0; i < npshs; i = j) {
+		for (j = i; j < npshs && pshs[j].file == pshs[i].file; j++)
+			if (pshs[j].after - pshs[j].before <= pshs[j].n)
+				psh_place(&pshs[j], pshs[j].before);	/* exact */
+		do {
+			progress = 0;
+			for (k = i; k < j; k++) {
+				int64_t at;
+				if (pshs[k].placed || (at = psh_slot(&pshs[k], i, j)) < 0)
+					continue;
+				psh_place(&pshs[k], at);
+				progress = 1;
+			}
+		} while (progress);
+		for (k = i; k < j; k++)
+			if (!pshs[k].placed)
+				procs[pshs[k].proc].unplaced++;
 	}
 	cur = NULL;
 }
@@ -1704,6 +1844,12 @@ int main(int argc, char **argv)
 	finish_proc();
 	run_deferred();
 	place_ordered();
+	place_shared();
+	/* after the calls placed last (ordered and shared-pointer ones) */
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].untracked || procs[i].unplaced)
+			printf("#unplaced\trank=%s\tuntracked=%" PRIu64 "\tunplaced=%" PRIu64 "\n",
+			       procs[i].name, procs[i].untracked, procs[i].unplaced);
 	if (fclose(stdout) != 0)
 		errx(TG_EXIT_ERROR, "out of memory");
 	stdout = real_stdout;
