@@ -821,11 +821,10 @@ static int bb_write(struct lfile *f, const void *buf, size_t size, uint64_t offs
 	return 0;
 }
 
-ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset)
+/* The checks of a write of @size bytes at @offset through @file: -1 and
+ * errno when it cannot be made, 0 when there is nothing to write, else 1. */
+static int write_ok(tfs_file_t *file, size_t size, size_t offset)
 {
-	struct lfile *f;
-	int rc;
-
 	if (!live(file)) {
 		errno = EBADF;
 		return -1;
@@ -834,8 +833,16 @@ ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset
 		errno = EINVAL;
 		return -1;
 	}
-	if (!size)
-		return 0;
+	return size > 0;
+}
+
+ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset)
+{
+	struct lfile *f;
+	int rc;
+
+	if ((rc = write_ok(file, size, offset)) <= 0)
+		return rc;
 	f = file->f;
 	pthread_mutex_lock(&f->lock);
 	rc = bb_write(f, buf, size, offset, ST_DIRTY);
@@ -879,16 +886,8 @@ ssize_t tfsi_pwrite_attach(tfs_file_t *file, const void *buf, size_t size, size_
 	void *r = NULL;
 	int rc;
 
-	if (!live(file)) {
-		errno = EBADF;
-		return -1;
-	}
-	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (!size)
-		return 0;
+	if ((rc = write_ok(file, size, offset)) <= 0)
+		return rc;
 	w.f = file->f;
 	tfs_buf_init(&b);
 	tfs_buf_u64(&b, w.f->fid);
