@@ -546,6 +546,7 @@ static void pend_ordered(const struct mfile *m, const struct rec *r, int64_t byt
 struct pshared {
 	uint32_t proc, file;
 	int64_t before, after, n, bytes;	/* n: the call's units (etypes) */
+	int64_t b0;		/* before as recorded (the order of pshs) */
 	uint64_t disp;
 	struct tg_flat *etype, *ftype;
 	struct rec r;
@@ -563,7 +564,7 @@ static void pend_shared(const struct mfile *m, const struct rec *r, int64_t byte
 	q = &pshs[npshs++];
 	q->proc = (uint32_t)(cur - procs);
 	q->file = m->file;
-	q->before = r->pos;
+	q->before = q->b0 = r->pos;
 	q->after = r->pos2;
 	q->n = bytes / (int64_t)esz;
 	q->bytes = bytes;
@@ -1233,7 +1234,20 @@ static int cmp_psh(const void *a, const void *b)
 
 	if (x->file != y->file)
 		return x->file < y->file ? -1 : 1;
-	return (x->before > y->before) - (x->before < y->before);
+	return (x->b0 > y->b0) - (x->b0 < y->b0);
+}
+
+/* The first of pshs[@lo..@hi) recorded at @b0 or after. */
+static size_t psh_from(size_t lo, size_t hi, int64_t b0)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pshs[mid].b0 < b0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static void psh_place(struct pshared *q, int64_t at)
@@ -1253,11 +1267,16 @@ static void psh_place(struct pshared *q, int64_t at)
 }
 
 /* The start of the single stretch of @q->n units in @q's window that no
- * placed call of the file (pshs[@lo..@hi)) took, or -1: none, or more than
- * one start would do. */
-static int64_t psh_slot(const struct pshared *q, size_t lo, size_t hi)
+ * placed call of the file (pshs[@lo..@hi), whose windows are at most
+ * @wide units) took, or -1: none, or more than one start would do.  A call
+ * lies in its window, so only those recorded less than @wide before the
+ * window's end can meet it. */
+static int64_t psh_slot(const struct pshared *q, size_t lo, size_t hi, int64_t wide)
 {
 	int64_t at = q->before, found = -1, starts = 0;
+
+	lo = psh_from(lo, hi, q->before - wide);
+	hi = psh_from(lo, hi, q->after);
 
 	/* walk the free gaps of the window left to right */
 	while (at < q->after) {
@@ -1294,14 +1313,18 @@ static void place_shared(void)
 	if (npshs)
 		qsort(pshs, npshs, sizeof(*pshs), cmp_psh);
 	for (i = 0; i < npshs; i = j) {
-		for (j = i; j < npshs && pshs[j].file == pshs[i].file; j++)
+		int64_t wide = 0;
+		for (j = i; j < npshs && pshs[j].file == pshs[i].file; j++) {
+			if (pshs[j].after - pshs[j].before > wide)
+				wide = pshs[j].after - pshs[j].before;
 			if (pshs[j].after - pshs[j].before <= pshs[j].n)
 				psh_place(&pshs[j], pshs[j].before);	/* exact */
+		}
 		do {
 			progress = 0;
 			for (k = i; k < j; k++) {
 				int64_t at;
-				if (pshs[k].placed || (at = psh_slot(&pshs[k], i, j)) < 0)
+				if (pshs[k].placed || (at = psh_slot(&pshs[k], i, j, wide)) < 0)
 					continue;
 				psh_place(&pshs[k], at);
 				progress = 1;
