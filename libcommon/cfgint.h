@@ -263,6 +263,14 @@ void tg_tdec_release(struct tg_tdec *d);
 enum { TG_S_END = 0, TG_S_META, TG_S_STRINGS, TG_S_CST, TG_S_AGG, TG_S_GRAMMAR, TG_S_STREAMS,
        TG_S_STIME, TG_S_NTYPES };
 
+/* The fields of a stream header (tangram-cfg(5), STREAMS), in order: in a
+ * version 1 file each header is a row of them, from version 2 on each
+ * field is a column holding every stream's value. */
+enum { TG_F_FLAGS, TG_F_HRANK, TG_F_HWORLD, TG_F_PID, TG_F_PPID, TG_F_CLOCK, TG_F_HOST,
+       TG_F_CWD, TG_F_ARGV, TG_F_RANK, TG_F_RECORDS, TG_F_CALLS, TG_F_RULE, TG_F_END,
+       TG_F_TIMING, TG_F_ERROR, TG_F_BITS, TG_F_SAMPLES, TG_F_CLOCKS, TG_F_LOCAL,
+       TG_F_FOREIGN, TG_F_RUN, TG_F_N };
+
 #define TG_SEC_ZLIB 1u
 #define TG_SEC_HDR 24
 #define TG_SEC_MAXRAW (1ull << 40)	/* no section inflates to more */

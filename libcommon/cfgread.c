@@ -135,128 +135,222 @@ static char *pstr(struct pc *x, const struct tg_cfg *c)
 	return c->strs.s[ref - 1];
 }
 
-static int parse_streams(struct tg_cfg *c, struct pc *x, const uint32_t *rmap,
+/* What a stream header's fields are differences from: the header before
+ * it (pid, ppid, clock base; from version 2 also the ranks and the wall
+ * clock at the end). */
+struct prevhdr {
+	uint64_t pid, ppid, clock, endwall;
+	int64_t hrank, rank;
+	uint64_t n;		/* headers read */
+};
+
+/* A list of @n varints into @out (NULL when @n is 0). */
+static int plist(struct pc *x, uint64_t **out, size_t *n)
+{
+	uint64_t k, a;
+
+	if (pcount(x, &k, 1) < 0)
+		return -1;
+	if (k && !(*out = malloc(k * sizeof(uint64_t))))
+		return perr(x, "out of memory");
+	for (a = 0; a < k; a++)
+		if (pu(x, &(*out)[a]) < 0)
+			return -1;
+	*n = (size_t)k;
+	return 0;
+}
+
+static int pstrdup(struct pc *x, const struct tg_cfg *c, char **out)
+{
+	char *str = pstr(x, c);
+
+	if (!str)
+		return -1;
+	if (!(*out = strdup(str)))
+		return perr(x, "out of memory");
+	return 0;
+}
+
+/* The header identity: flags to argv. */
+static int parse_ident(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr *pv,
+		       struct tg_header *h)
+{
+	uint64_t v, argc, a;
+	int64_t d[3];
+
+	h->version = TG_REC_VERSION;
+	if (pu(f[TG_F_FLAGS], &v) < 0 || ps(f[TG_F_HRANK], &h->rank) < 0 ||
+	    pu(f[TG_F_HWORLD], &h->world) < 0 || ps(f[TG_F_PID], &d[0]) < 0 ||
+	    ps(f[TG_F_PPID], &d[1]) < 0 || ps(f[TG_F_CLOCK], &d[2]) < 0)
+		return -1;
+	h->flags = (unsigned)v;
+	if (v2)
+		h->rank = pv->hrank += h->rank;
+	h->pid = pv->pid += (uint64_t)d[0];
+	h->ppid = pv->ppid += (uint64_t)d[1];
+	h->clock_base = pv->clock += (uint64_t)d[2];
+	if (pstrdup(f[TG_F_HOST], c, &h->host) < 0 || pstrdup(f[TG_F_CWD], c, &h->cwd) < 0 ||
+	    pcount(f[TG_F_ARGV], &argc, 1) < 0)
+		return -1;
+	if (!(h->argv = calloc(argc + 1, sizeof(char *))))
+		return perr(f[TG_F_ARGV], "out of memory");
+	for (a = 0; a < argc; a++) {
+		if (pstrdup(f[TG_F_ARGV], c, &h->argv[a]) < 0)
+			return -1;
+		h->argc = (int)a + 1;
+	}
+	return 0;
+}
+
+/* The stream's rank, counts, rule, end and timing parameters. */
+static int parse_counts(struct pc **f, int v2, struct prevhdr *pv, struct tg_cstream *s,
+			const uint32_t *rmap, const uint64_t *rlen, uint64_t nrules)
+{
+	uint64_t v, ppm, bits, samples;
+	struct tg_tparams tp;
+	int64_t sv;
+
+	if (ps(f[TG_F_RANK], &sv) < 0)
+		return -1;
+	s->v.rank = v2 ? (pv->rank += sv) : sv;
+	if (pu(f[TG_F_RECORDS], &s->v.records) < 0 || pu(f[TG_F_CALLS], &s->v.calls) < 0)
+		return -1;
+	if (v2) {	/* records less calls */
+		if (s->v.calls > s->v.records)
+			return perr(f[TG_F_CALLS], "more calls than records");
+		s->v.calls = s->v.records - s->v.calls;
+	}
+	if (pu(f[TG_F_RULE], &v) < 0)
+		return -1;
+	if (v >= nrules)
+		return perr(f[TG_F_RULE], "bad rule");
+	s->rule = rmap[v];
+	if (rlen[v] != s->v.records)
+		return perr(f[TG_F_RULE], "the rule does not generate as many records as the stream has");
+	if (v2) {	/* the wall clock at the end, from the one before */
+		if (ps(f[TG_F_END], &sv) < 0)
+			return -1;
+		pv->endwall = (pv->n ? pv->endwall : s->v.h.clock_base) + (uint64_t)sv;
+		s->v.end = pv->endwall - s->v.h.clock_base;
+	} else if (pu(f[TG_F_END], &s->v.end) < 0) {
+		return -1;
+	}
+	if (pu(f[TG_F_TIMING], &v) < 0 || pu(f[TG_F_ERROR], &ppm) < 0 ||
+	    pu(f[TG_F_BITS], &bits) < 0 || pu(f[TG_F_SAMPLES], &samples) < 0)
+		return -1;
+	s->v.timing = (int)(v < TG_T_NMODES ? v : TG_T_NMODES);
+	tp.mode = s->v.timing;
+	tp.err_ppm = (uint32_t)ppm;
+	tp.bits = (uint32_t)bits;
+	tp.samples = (uint32_t)samples;
+	if (ppm > UINT32_MAX || bits > 64 || samples > UINT32_MAX || tg_tparams_fix(&tp) < 0)
+		return perr(f[TG_F_SAMPLES], "bad timing parameters");
+	s->v.err_ppm = tp.err_ppm;
+	s->v.bits = tp.bits;
+	s->v.samples = tp.samples;
+	return 0;
+}
+
+/* Foreign seqs: their count + 1 (0: untagged), each from the one before. */
+static int parse_foreign(struct pc *x, struct tg_cstream *s)
+{
+	uint64_t k, a, v;
+
+	if (pu(x, &k) < 0)
+		return -1;
+	s->seqv = k > 0;
+	k -= s->seqv;
+	if (k > (uint64_t)(x->end - x->p))
+		return perr(x, "count larger than the section");
+	if (k && !(s->foreign = malloc(k * sizeof(uint64_t))))
+		return perr(x, "out of memory");
+	for (a = 0; a < k; a++) {
+		if (pu(x, &v) < 0)
+			return -1;
+		if (a && v == 0)
+			return perr(x, "foreign seqs not increasing");
+		s->foreign[a] = (a ? s->foreign[a - 1] : 0) + v;
+		if (a && s->foreign[a] < s->foreign[a - 1])
+			return perr(x, "foreign seqs not increasing");
+		s->nforeign = (size_t)a + 1;
+	}
+	return 0;
+}
+
+/* One stream header, its field k read from @f[k]: all the same row in a
+ * version 1 file, whose last fields are optional. */
+static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr *pv,
+			const uint32_t *rmap, const uint64_t *rlen, uint64_t nrules)
+{
+	struct tg_cstream *s;
+	struct pc *row = f[TG_F_LOCAL];
+
+	if (!(s = tg_cfg_stream_new(c)))
+		return perr(f[0], "out of memory");
+	if (parse_ident(c, f, v2, pv, &s->v.h) < 0 ||
+	    parse_counts(f, v2, pv, s, rmap, rlen, nrules) < 0 ||
+	    plist(f[TG_F_CLOCKS], &s->clock, &s->nclock) < 0)
+		return -1;
+	s->v.h.run = 1;
+	pv->n++;
+	if (!v2 && row->p == row->end)	/* written before local values */
+		return 0;
+	if (plist(f[TG_F_LOCAL], &s->local, &s->nlocal) < 0)
+		return -1;
+	if (!v2 && row->p == row->end)	/* seqs not tagged */
+		return 0;
+	if (parse_foreign(f[TG_F_FOREIGN], s) < 0)
+		return -1;
+	if (!v2 && row->p == row->end)
+		return 0;
+	if (pu(f[TG_F_RUN], &s->v.h.run) < 0 || s->v.h.run < (v2 ? 1 : 2))
+		return perr(f[TG_F_RUN], "bad run number");
+	return 0;
+}
+
+static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const uint32_t *rmap,
 			 const uint64_t *rlen, uint64_t nrules)
 {
-	uint64_t n, i, len, v, prev[3] = { 0, 0, 0 };
-	int64_t sv, d[3];
+	struct pc col[TG_F_N], *f[TG_F_N];
+	struct prevhdr pv;
+	uint64_t n, i, k, ncol, len;
 
+	memset(&pv, 0, sizeof(pv));
 	if (pcount(x, &n, 1) < 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		struct pc e;
-		struct tg_cstream *s;
-		struct tg_header h;
-		uint64_t argc, a, nclock;
-		char *str;
-		if (pcount(x, &len, 1) < 0)
-			return -1;
-		e = *x;
-		e.end = x->p + len;
-		x->p += len;
-		if (!(s = tg_cfg_stream_new(c)))
-			return perr(x, "out of memory");
-		memset(&h, 0, sizeof(h));
-		h.version = TG_REC_VERSION;
-		if (pu(&e, &v) < 0)
-			return -1;
-		h.flags = (unsigned)v;
-		if (ps(&e, &h.rank) < 0 || pu(&e, &h.world) < 0 || ps(&e, &d[0]) < 0 ||
-		    ps(&e, &d[1]) < 0 || ps(&e, &d[2]) < 0)
-			return -1;
-		h.pid = prev[0] += (uint64_t)d[0];
-		h.ppid = prev[1] += (uint64_t)d[1];
-		h.clock_base = prev[2] += (uint64_t)d[2];
-		if (!(str = pstr(&e, c)) || !(s->v.h.host = strdup(str)))
-			return str ? perr(x, "out of memory") : -1;
-		if (!(str = pstr(&e, c)) || !(s->v.h.cwd = strdup(str)))
-			return str ? perr(x, "out of memory") : -1;
-		if (pcount(&e, &argc, 1) < 0)
-			return -1;
-		if (!(s->v.h.argv = calloc(argc + 1, sizeof(char *))))
-			return perr(x, "out of memory");
-		for (a = 0; a < argc; a++) {
-			if (!(str = pstr(&e, c)) || !(s->v.h.argv[a] = strdup(str)))
-				return str ? perr(x, "out of memory") : -1;
-			s->v.h.argc = (int)a + 1;
+	if (version < 2) {	/* rows: a byte count, then the fields */
+		for (i = 0; i < n; i++) {
+			if (pcount(x, &len, 1) < 0)
+				return -1;
+			col[0] = *x;
+			col[0].end = x->p + len;
+			x->p += len;
+			for (k = 0; k < TG_F_N; k++)
+				f[k] = &col[0];
+			if (parse_stream(c, f, 0, &pv, rmap, rlen, nrules) < 0)
+				return -1;
 		}
-		s->v.h.version = h.version;
-		s->v.h.flags = h.flags;
-		s->v.h.rank = h.rank;
-		s->v.h.world = h.world;
-		s->v.h.pid = h.pid;
-		s->v.h.ppid = h.ppid;
-		s->v.h.clock_base = h.clock_base;
-		if (ps(&e, &sv) < 0)
+	} else {		/* columns: a count, then each a byte count and values */
+		if (pcount(x, &ncol, 1) < 0)
 			return -1;
-		s->v.rank = sv;
-		if (pu(&e, &s->v.records) < 0 || pu(&e, &s->v.calls) < 0 || pu(&e, &v) < 0)
-			return -1;
-		if (v >= nrules)
-			return perr(&e, "bad rule");
-		s->rule = rmap[v];
-		if (rlen[v] != s->v.records)
-			return perr(&e, "the rule does not generate as many records as the stream has");
-		if (pu(&e, &s->v.end) < 0 || pu(&e, &v) < 0)
-			return -1;
-		s->v.timing = (int)(v < TG_T_NMODES ? v : TG_T_NMODES);
-		{
-			uint64_t ppm, bits, samples;
-			struct tg_tparams tp;
-			if (pu(&e, &ppm) < 0 || pu(&e, &bits) < 0 || pu(&e, &samples) < 0)
+		if (ncol < TG_F_N)
+			return perr(x, "too few columns");
+		for (k = 0; k < ncol; k++) {
+			if (pcount(x, &len, 1) < 0)
 				return -1;
-			tp.mode = s->v.timing;
-			tp.err_ppm = (uint32_t)ppm;
-			tp.bits = (uint32_t)bits;
-			tp.samples = (uint32_t)samples;
-			if (ppm > UINT32_MAX || bits > 64 || samples > UINT32_MAX ||
-			    tg_tparams_fix(&tp) < 0)
-				return perr(&e, "bad timing parameters");
-			s->v.err_ppm = tp.err_ppm;
-			s->v.bits = tp.bits;
-			s->v.samples = tp.samples;
+			if (k < TG_F_N) {	/* later ones are skipped */
+				col[k] = *x;
+				col[k].end = x->p + len;
+				f[k] = &col[k];
+			}
+			x->p += len;
 		}
-		if (pcount(&e, &nclock, 1) < 0)
-			return -1;
-		if (nclock && !(s->clock = malloc(nclock * sizeof(uint64_t))))
-			return perr(x, "out of memory");
-		for (a = 0; a < nclock; a++)
-			if (pu(&e, &s->clock[a]) < 0)
+		for (i = 0; i < n; i++)
+			if (parse_stream(c, f, 1, &pv, rmap, rlen, nrules) < 0)
 				return -1;
-		s->nclock = (size_t)nclock;
-		s->v.h.run = 1;
-		if (e.p == e.end)	/* written before local values */
-			continue;
-		if (pcount(&e, &nclock, 1) < 0)
-			return -1;
-		if (nclock && !(s->local = malloc(nclock * sizeof(uint64_t))))
-			return perr(x, "out of memory");
-		for (a = 0; a < nclock; a++)
-			if (pu(&e, &s->local[a]) < 0)
-				return -1;
-		s->nlocal = (size_t)nclock;
-		if (e.p == e.end)	/* seqs not tagged */
-			continue;
-		if (pu(&e, &nclock) < 0)	/* foreign seqs + 1, 0: untagged */
-			return -1;
-		s->seqv = nclock > 0;
-		nclock -= s->seqv;
-		if (nclock > (uint64_t)(e.end - e.p))
-			return perr(&e, "count larger than the section");
-		if (nclock && !(s->foreign = malloc(nclock * sizeof(uint64_t))))
-			return perr(x, "out of memory");
-		for (a = 0; a < nclock; a++) {
-			if (pu(&e, &v) < 0)
-				return -1;
-			if (a && v == 0)
-				return perr(&e, "foreign seqs not increasing");
-			s->foreign[a] = (a ? s->foreign[a - 1] : 0) + v;
-			if (a && s->foreign[a] < s->foreign[a - 1])
-				return perr(&e, "foreign seqs not increasing");
-			s->nforeign = (size_t)a + 1;
-		}
-		if (e.p < e.end && (pu(&e, &s->v.h.run) < 0 || s->v.h.run < 2))
-			return perr(&e, "bad run number");
+		for (k = 0; k < TG_F_N; k++)
+			if (col[k].p != col[k].end)
+				return perr(&col[k], "trailing bytes in a column");
 	}
 	if (x->p != x->end)
 		return perr(x, "trailing bytes");
@@ -327,7 +421,7 @@ static int find_sections(const unsigned char *buf, size_t n, struct secs *ss, ch
 		snprintf(err, errlen, "truncated header at byte %zu", n);
 		return -1;
 	}
-	if (buf[8] != TG_CFG_VERSION || buf[9] != 0) {
+	if (buf[8] < TG_CFG_VERSION_MIN || buf[8] > TG_CFG_VERSION || buf[9] != 0) {
 		snprintf(err, errlen, "unsupported compressed trace version %u", buf[8] | buf[9] << 8);
 		return -1;
 	}
@@ -642,7 +736,7 @@ struct tg_cfg *tg_cfg_read(struct tg_stream *s, char *err, size_t errlen)
 		goto out;
 	/* STREAMS: rule numbers are those of the file */
 	if (sec_open(&ss.sec[TG_S_STREAMS], TG_S_STREAMS, &x, err, errlen) < 0 ||
-	    parse_streams(c, &x, rmap, rlen, nr) < 0)
+	    parse_streams(c, &x, buf[8], rmap, rlen, nr) < 0)
 		goto out;
 	if (attach_stime(c, ss.stime, ss.nstime, err, errlen) < 0)
 		goto out;

@@ -157,10 +157,95 @@ static int meta_build(const struct tg_cfg *c, const char *writer, struct tg_byte
 	return 0;
 }
 
+/* A string of the string table, as a reference. */
+static int put_ref(struct tg_cfg *c, struct tg_bytes *b, const char *str)
+{
+	int64_t ref = tg_strtab_intern(&c->strs, str, strlen(str));
+
+	return ref < 0 ? -1 : tg_bytes_uvar(b, (uint64_t)ref + 1);
+}
+
+/* Stream @st's header into the columns @f, @pv its predecessor's values
+ * the differences are taken from (all 0 for the first). */
+static int put_stream(struct tg_cfg *c, const struct tg_cstream *st, struct tg_bytes *f,
+		      uint64_t *pv)
+{
+	const struct tg_header *h = &st->v.h;
+	uint64_t wall = h->clock_base + st->v.end;
+	int a, bad = 0;
+	size_t k;
+
+	bad |= tg_bytes_uvar(&f[TG_F_FLAGS], h->flags) < 0;
+	bad |= tg_bytes_svar(&f[TG_F_HRANK], (int64_t)((uint64_t)h->rank - pv[0])) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_HWORLD], h->world) < 0;
+	/* ranks of a run have close pids and clock bases, and end together */
+	bad |= tg_bytes_svar(&f[TG_F_PID], (int64_t)(h->pid - pv[1])) < 0;
+	bad |= tg_bytes_svar(&f[TG_F_PPID], (int64_t)(h->ppid - pv[2])) < 0;
+	bad |= tg_bytes_svar(&f[TG_F_CLOCK], (int64_t)(h->clock_base - pv[3])) < 0;
+	bad |= put_ref(c, &f[TG_F_HOST], h->host) < 0 || put_ref(c, &f[TG_F_CWD], h->cwd) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_ARGV], (uint64_t)h->argc) < 0;
+	for (a = 0; a < h->argc; a++)
+		bad |= put_ref(c, &f[TG_F_ARGV], h->argv[a]) < 0;
+	bad |= tg_bytes_svar(&f[TG_F_RANK], (int64_t)((uint64_t)st->v.rank - pv[4])) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_RECORDS], st->v.records) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_CALLS], st->v.records - st->v.calls) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_RULE], st->rule) < 0;
+	bad |= tg_bytes_svar(&f[TG_F_END], (int64_t)(wall - (pv[6] ? pv[5] : h->clock_base))) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_TIMING], (uint64_t)st->v.timing) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_ERROR], st->v.err_ppm) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_BITS], st->v.bits) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_SAMPLES], st->v.samples) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_CLOCKS], st->nclock) < 0;
+	for (k = 0; k < st->nclock; k++)
+		bad |= tg_bytes_uvar(&f[TG_F_CLOCKS], st->clock[k]) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_LOCAL], st->nlocal) < 0;
+	for (k = 0; k < st->nlocal; k++)
+		bad |= tg_bytes_uvar(&f[TG_F_LOCAL], st->local[k]) < 0;
+	/* foreign seqs as their count + 1 (0: the seqs are not tagged) */
+	bad |= tg_bytes_uvar(&f[TG_F_FOREIGN], st->seqv ? st->nforeign + 1 : 0) < 0;
+	for (k = 0; k < st->nforeign; k++)
+		bad |= tg_bytes_uvar(&f[TG_F_FOREIGN],
+				     st->foreign[k] - (k ? st->foreign[k - 1] : 0)) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_RUN], h->run ? h->run : 1) < 0;
+	pv[0] = (uint64_t)h->rank;
+	pv[1] = h->pid;
+	pv[2] = h->ppid;
+	pv[3] = h->clock_base;
+	pv[4] = (uint64_t)st->v.rank;
+	pv[5] = wall;
+	pv[6] = 1;
+	return bad ? -1 : 0;
+}
+
+/* STREAMS: the headers as columns, one per field (tangram-cfg(5)), which
+ * compress better than rows: most fields are equal or close from one
+ * stream to the next. */
+static int put_streams(struct tg_cfg *c, struct tg_bytes *b)
+{
+	struct tg_bytes f[TG_F_N];
+	uint64_t pv[7] = { 0 };
+	size_t i;
+	int k, rc = -1;
+
+	memset(f, 0, sizeof(f));
+	for (i = 0; i < c->nst; i++)
+		if (put_stream(c, &c->st[i], f, pv) < 0)
+			goto out;
+	if (tg_bytes_uvar(b, c->nst) < 0 || tg_bytes_uvar(b, TG_F_N) < 0)
+		goto out;
+	for (k = 0; k < TG_F_N; k++)
+		if (tg_bytes_uvar(b, f[k].n) < 0 || tg_bytes_put(b, f[k].b, f[k].n) < 0)
+			goto out;
+	rc = 0;
+out:
+	for (k = 0; k < TG_F_N; k++)
+		tg_bytes_release(&f[k]);
+	return rc;
+}
+
 int tg_cfg_write(struct tg_cfg *c, struct tg_stream *s, const char *writer)
 {
 	struct tg_bytes b = { 0 };
-	uint64_t prev[3];
 	unsigned char head[12];
 	size_t i, k;
 	int rc = -1;
@@ -236,65 +321,8 @@ int tg_cfg_write(struct tg_cfg *c, struct tg_stream *s, const char *writer)
 	if (put_section(s, TG_S_GRAMMAR, b.b, b.n, 1) < 0)
 		goto out;
 	b.n = 0;
-	if (tg_bytes_uvar(&b, c->nst) < 0)
+	if (put_streams(c, &b) < 0)
 		goto out;
-	memset(prev, 0, sizeof(prev));
-	for (i = 0; i < c->nst; i++) {
-		const struct tg_cstream *st = &c->st[i];
-		const struct tg_header *h = &st->v.h;
-		struct tg_bytes e = { 0 };
-		int64_t ref;
-		int a, bad = 0;
-		bad |= tg_bytes_uvar(&e, h->flags) < 0;
-		bad |= tg_bytes_svar(&e, h->rank) < 0;
-		bad |= tg_bytes_uvar(&e, h->world) < 0;
-		/* differences from the previous header: ranks of a run have
-		 * close pids and clock bases */
-		bad |= tg_bytes_svar(&e, (int64_t)(h->pid - prev[0])) < 0;
-		bad |= tg_bytes_svar(&e, (int64_t)(h->ppid - prev[1])) < 0;
-		bad |= tg_bytes_svar(&e, (int64_t)(h->clock_base - prev[2])) < 0;
-		prev[0] = h->pid;
-		prev[1] = h->ppid;
-		prev[2] = h->clock_base;
-		ref = tg_strtab_intern(&c->strs, h->host, strlen(h->host));
-		bad |= ref < 0 || tg_bytes_uvar(&e, (uint64_t)ref + 1) < 0;
-		ref = tg_strtab_intern(&c->strs, h->cwd, strlen(h->cwd));
-		bad |= ref < 0 || tg_bytes_uvar(&e, (uint64_t)ref + 1) < 0;
-		bad |= tg_bytes_uvar(&e, (uint64_t)h->argc) < 0;
-		for (a = 0; a < h->argc; a++) {
-			ref = tg_strtab_intern(&c->strs, h->argv[a], strlen(h->argv[a]));
-			bad |= ref < 0 || tg_bytes_uvar(&e, (uint64_t)ref + 1) < 0;
-		}
-		bad |= tg_bytes_svar(&e, st->v.rank) < 0;
-		bad |= tg_bytes_uvar(&e, st->v.records) < 0;
-		bad |= tg_bytes_uvar(&e, st->v.calls) < 0;
-		bad |= tg_bytes_uvar(&e, st->rule) < 0;
-		bad |= tg_bytes_uvar(&e, st->v.end) < 0;
-		bad |= tg_bytes_uvar(&e, (uint64_t)st->v.timing) < 0;
-		bad |= tg_bytes_uvar(&e, st->v.err_ppm) < 0;
-		bad |= tg_bytes_uvar(&e, st->v.bits) < 0;
-		bad |= tg_bytes_uvar(&e, st->v.samples) < 0;
-		bad |= tg_bytes_uvar(&e, st->nclock) < 0;
-		for (k = 0; k < st->nclock; k++)
-			bad |= tg_bytes_uvar(&e, st->clock[k]) < 0;
-		bad |= tg_bytes_uvar(&e, st->nlocal) < 0;
-		for (k = 0; k < st->nlocal; k++)
-			bad |= tg_bytes_uvar(&e, st->local[k]) < 0;
-		/* foreign seqs as their count + 1 (0: the seqs are not tagged),
-		 * then a later run's number, which needs that field before it */
-		if (st->seqv || h->run > 1) {
-			bad |= tg_bytes_uvar(&e, st->seqv ? st->nforeign + 1 : 0) < 0;
-			for (k = 0; k < st->nforeign; k++)
-				bad |= tg_bytes_uvar(&e, st->foreign[k] -
-						    (k ? st->foreign[k - 1] : 0)) < 0;
-		}
-		if (h->run > 1)	/* a later run into one directory */
-			bad |= tg_bytes_uvar(&e, h->run) < 0;
-		bad |= tg_bytes_uvar(&b, e.n) < 0 || tg_bytes_put(&b, e.b, e.n) < 0;
-		tg_bytes_release(&e);
-		if (bad)
-			goto out;
-	}
 	if (put_section(s, TG_S_STREAMS, b.b, b.n, 1) < 0)
 		goto out;
 	for (i = 0; i < c->nst; i++)

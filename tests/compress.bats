@@ -496,9 +496,49 @@ EOF
 		run -2 --separate-stderr trace-merge -o x.cfg c.cfg
 		[[ "$stderr" == "trace-merge: c.cfg: corrupt section $s at byte $at ("* ]]
 	done
-	printf '\211TGCFG\r\n\002\000\000\000' > v.cfg
+	printf '\211TGCFG\r\n\003\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
-	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 2" ]
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 3" ]
+	printf '\211TGCFG\r\n\000\000\000\000' > v.cfg
+	run -2 --separate-stderr trace-decode v.cfg
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 0" ]
+}
+
+# v1.cfg: good.rec compressed with lossless times by the version 1 writer;
+# v1-mpi.cfg: a 4-rank stencil with the MPI library's calls (local values,
+# foreign seqs), aggregate times, and its decoding by that writer's reader
+@test "a version 1 .cfg (row headers) is still read, and merged into version 2" {
+	run -0 --separate-stderr trace-decode "$F/v1.cfg"
+	diff <(printf '%s\n' "$output") "$F/good.txt"
+	zcat "$F/v1-mpi.txt.gz" > want.txt
+	run -0 --separate-stderr trace-decode "$F/v1-mpi.cfg"
+	diff <(printf '%s\n' "$output") want.txt
+	grep -q '^#proc' want.txt
+	run -0 trace-merge -q -o m.cfg "$F/v1-mpi.cfg"
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 2 0" ]
+	run -0 --separate-stderr trace-decode m.cfg
+	diff <(printf '%s\n' "$output") want.txt
+}
+
+@test "version 2 STREAMS: a damaged column is refused with one line" {
+	trace-compress -t lossless "$F/good.rec" > g.cfg
+	at=$(section g.cfg STREAMS)
+	# the first column's byte count made larger than the section
+	python3 - g.cfg c.cfg "$at" <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read()); at = int(sys.argv[3])
+t, f, st, raw, crc = struct.unpack('<HHQQI', d[at:at + 24])
+pay = bytearray(zlib.decompress(d[at + 24:at + 24 + st]) if f & 1 else d[at + 24:at + 24 + st])
+assert pay[0] == 1 and pay[1] >= 22
+pay[2] += 1		# column 0 claims one more byte than it has
+z = zlib.compress(bytes(pay))
+d[at:at + 24 + st] = struct.pack('<HHQQI', t, 1, len(z), len(pay), zlib.crc32(z)) + z
+open(sys.argv[2], 'wb').write(d)
+PY
+	run -2 --separate-stderr trace-decode c.cfg
+	[ -z "$output" ]
+	[[ "$stderr" == "trace-decode: c.cfg: corrupt section STREAMS at byte $at ("* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 
 @test "a damaged .cfg among good inputs: the others are decoded" {
