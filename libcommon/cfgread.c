@@ -144,18 +144,29 @@ struct prevhdr {
 	uint64_t n;		/* headers read */
 };
 
-/* A list of @n varints into @out (NULL when @n is 0). */
-static int plist(struct pc *x, uint64_t **out, size_t *n)
+/* A count and as many varints into @out (NULL when the count is 0); with
+ * @delta, svarints, each the difference from @base's value at its index
+ * (from 0 past @nbase). */
+static int plist(struct pc *x, uint64_t **out, size_t *n, int delta, const uint64_t *base,
+		 size_t nbase)
 {
 	uint64_t k, a;
+	int64_t d;
 
 	if (pcount(x, &k, 1) < 0)
 		return -1;
 	if (k && !(*out = malloc(k * sizeof(uint64_t))))
 		return perr(x, "out of memory");
-	for (a = 0; a < k; a++)
-		if (pu(x, &(*out)[a]) < 0)
+	for (a = 0; a < k; a++) {
+		if (!delta) {
+			if (pu(x, &(*out)[a]) < 0)
+				return -1;
+			continue;
+		}
+		if (ps(x, &d) < 0)
 			return -1;
+		(*out)[a] = (a < nbase ? base[a] : 0) + (uint64_t)d;
+	}
 	*n = (size_t)k;
 	return 0;
 }
@@ -282,6 +293,7 @@ static int parse_foreign(struct pc *x, struct tg_cstream *s)
 static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr *pv,
 			const uint32_t *rmap, const uint64_t *rlen, uint64_t nrules)
 {
+	const struct tg_cstream *p;
 	struct tg_cstream *s;
 	struct pc *row = f[TG_F_LOCAL];
 
@@ -289,13 +301,15 @@ static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr 
 		return perr(f[0], "out of memory");
 	if (parse_ident(c, f, v2, pv, &s->v.h) < 0 ||
 	    parse_counts(f, v2, pv, s, rmap, rlen, nrules) < 0 ||
-	    plist(f[TG_F_CLOCKS], &s->clock, &s->nclock) < 0)
+	    plist(f[TG_F_CLOCKS], &s->clock, &s->nclock, 0, NULL, 0) < 0)
 		return -1;
 	s->v.h.run = 1;
 	pv->n++;
 	if (!v2 && row->p == row->end)	/* written before local values */
 		return 0;
-	if (plist(f[TG_F_LOCAL], &s->local, &s->nlocal) < 0)
+	p = v2 && pv->n > 1 ? &c->st[c->nst - 2] : NULL;	/* the stream before */
+	if (plist(f[TG_F_LOCAL], &s->local, &s->nlocal, v2, p ? p->local : NULL,
+		  p ? p->nlocal : 0) < 0)
 		return -1;
 	if (!v2 && row->p == row->end)	/* seqs not tagged */
 		return 0;

@@ -165,10 +165,11 @@ static int put_ref(struct tg_cfg *c, struct tg_bytes *b, const char *str)
 	return ref < 0 ? -1 : tg_bytes_uvar(b, (uint64_t)ref + 1);
 }
 
-/* Stream @st's header into the columns @f, @pv its predecessor's values
- * the differences are taken from (all 0 for the first). */
-static int put_stream(struct tg_cfg *c, const struct tg_cstream *st, struct tg_bytes *f,
-		      uint64_t *pv)
+/* Stream @st's header into the columns @f; @prev is the stream before it
+ * (NULL for the first) and @pv its values the differences are taken from
+ * (all 0 for the first). */
+static int put_stream(struct tg_cfg *c, const struct tg_cstream *st,
+		      const struct tg_cstream *prev, struct tg_bytes *f, uint64_t *pv)
 {
 	const struct tg_header *h = &st->v.h;
 	uint64_t wall = h->clock_base + st->v.end;
@@ -198,9 +199,12 @@ static int put_stream(struct tg_cfg *c, const struct tg_cstream *st, struct tg_b
 	bad |= tg_bytes_uvar(&f[TG_F_CLOCKS], st->nclock) < 0;
 	for (k = 0; k < st->nclock; k++)
 		bad |= tg_bytes_uvar(&f[TG_F_CLOCKS], st->clock[k]) < 0;
+	/* each local value from the previous stream's at its index: the
+	 * launcher numbers its sockets the same way in every process */
 	bad |= tg_bytes_uvar(&f[TG_F_LOCAL], st->nlocal) < 0;
 	for (k = 0; k < st->nlocal; k++)
-		bad |= tg_bytes_uvar(&f[TG_F_LOCAL], st->local[k]) < 0;
+		bad |= tg_bytes_svar(&f[TG_F_LOCAL], (int64_t)(st->local[k] -
+					(prev && k < prev->nlocal ? prev->local[k] : 0))) < 0;
 	/* foreign seqs as their count + 1 (0: the seqs are not tagged) */
 	bad |= tg_bytes_uvar(&f[TG_F_FOREIGN], st->seqv ? st->nforeign + 1 : 0) < 0;
 	for (k = 0; k < st->nforeign; k++)
@@ -229,7 +233,7 @@ static int put_streams(struct tg_cfg *c, struct tg_bytes *b)
 
 	memset(f, 0, sizeof(f));
 	for (i = 0; i < c->nst; i++)
-		if (put_stream(c, &c->st[i], f, pv) < 0)
+		if (put_stream(c, &c->st[i], i ? &c->st[i - 1] : NULL, f, pv) < 0)
 			goto out;
 	if (tg_bytes_uvar(b, c->nst) < 0 || tg_bytes_uvar(b, TG_F_N) < 0)
 		goto out;
