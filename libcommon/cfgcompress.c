@@ -33,6 +33,8 @@ struct enc {
 	size_t ncl, capcl;
 	uint64_t *tt, *tr;	/* per thread: last true start, last restored start */
 	size_t ntt;
+	uint64_t *td, *tdep;	/* per thread: last duration and depth (lossless) */
+	size_t ntd;
 };
 
 static void enc_release(struct enc *e)
@@ -51,6 +53,8 @@ static void enc_release(struct enc *e)
 	free(e->cl);
 	free(e->tt);
 	free(e->tr);
+	free(e->td);
+	free(e->tdep);
 }
 
 
@@ -84,16 +88,66 @@ static struct cluster *cluster_of(struct enc *e, uint32_t t)
 }
 
 
+/*
+ * Store the times of @rec, a CALL of signature @t, in its cluster: its
+ * duration, and its gap from the restored start of the thread's previous
+ * call or, lossless, from tg_time_from().  Returns 0, or -1 out of memory.
+ */
+static int put_times(struct enc *e, uint32_t t, const struct tg_tparams *tp,
+		     const struct tg_rec *rec)
+{
+	struct cluster *cl = cluster_of(e, t);
+	uint64_t *tr = &e->tr[rec->tid];
+
+	if (!cl)
+		return -1;
+	cl->n++;
+	tg_tenc_put(&cl->dur, tp, 0, (int64_t)rec->dur);
+	if (tp->mode == TG_T_LOSSLESS) {
+		if (tg_cfg_thread_room(&e->td, &e->tdep, &e->ntd, rec->tid) < 0)
+			return -1;
+		tg_tenc_put(&cl->gap, tp, 1, (int64_t)(rec->tstart -
+			    tg_time_from(*tr, e->td[rec->tid], e->tdep[rec->tid], rec->depth)));
+		*tr = rec->tstart;
+		e->td[rec->tid] = rec->dur;
+		e->tdep[rec->tid] = rec->depth;
+		return 0;
+	}
+	*tr += (uint64_t)tg_tenc_put(&cl->gap, tp, 1, (int64_t)(rec->tstart - *tr));
+	return 0;
+}
+
+/* Lossless, form 1: the counts, then the durations, then the gaps. */
+static int stime_form1(struct enc *e, struct tg_bytes *b)
+{
+	size_t i;
+
+	for (i = 0; i < e->ncl; i++)
+		if (tg_bytes_uvar(b, e->cl[i].n) < 0)
+			return -1;
+	for (i = 0; i < e->ncl; i++)
+		if (tg_tenc_finish_bare(&e->cl[i].dur, b) < 0)
+			return -1;
+	for (i = 0; i < e->ncl; i++)
+		if (tg_tenc_finish_bare(&e->cl[i].gap, b) < 0)
+			return -1;
+	return 0;
+}
+
 /* The STIME payload of a stream: mode, clusters. */
 static int stime_build(struct enc *e, const struct tg_tparams *tp, struct tg_cstream *s)
 {
 	struct tg_bytes b = { 0 };
+	int form1 = tp->mode == TG_T_LOSSLESS;
 	size_t i;
 	int rc = -1;
 
-	if (tg_bytes_uvar(&b, (uint64_t)tp->mode) < 0 || tg_bytes_uvar(&b, e->ncl) < 0)
+	if (tg_bytes_uvar(&b, (uint64_t)tp->mode + (form1 ? TG_STIME_FORM1 : 0)) < 0 ||
+	    tg_bytes_uvar(&b, e->ncl) < 0)
 		goto out;
-	for (i = 0; i < e->ncl; i++)
+	if (form1 && stime_form1(e, &b) < 0)
+		goto out;
+	for (i = 0; !form1 && i < e->ncl; i++)
 		if (tg_bytes_uvar(&b, e->cl[i].n) < 0 ||
 		    tg_tenc_finish(&e->cl[i].dur, tp, &b) < 0 ||
 		    tg_tenc_finish(&e->cl[i].gap, tp, &b) < 0)
@@ -172,16 +226,8 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 		e.tt[rec.tid] = rec.tstart;
 		if (rec.tstart + rec.dur > s->v.end)
 			s->v.end = rec.tstart + rec.dur;
-		if (tp.mode != TG_T_AGG) {
-			struct cluster *cl = cluster_of(&e, (uint32_t)t);
-			int64_t g;
-			if (!cl)
-				goto oom;
-			cl->n++;
-			tg_tenc_put(&cl->dur, &tp, 0, (int64_t)rec.dur);
-			g = tg_tenc_put(&cl->gap, &tp, 1, (int64_t)(rec.tstart - e.tr[rec.tid]));
-			e.tr[rec.tid] += (uint64_t)g;
-		}
+		if (tp.mode != TG_T_AGG && put_times(&e, (uint32_t)t, &tp, &rec) < 0)
+			goto oom;
 	}
 	if (rc < 0)
 		damaged = 1;

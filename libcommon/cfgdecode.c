@@ -65,6 +65,9 @@ struct tg_cfg_cursor {
 	uint32_t *clmap;
 	uint64_t *tl, *tl2;
 	size_t ntl;
+	int form1;		/* lossless times in form 1 (TG_STIME_FORM1) */
+	uint64_t *ld, *ldep;	/* form 1, per thread: last duration and depth */
+	size_t nld;
 	uint64_t emitted;
 	int done;
 	char err[256];
@@ -78,6 +81,24 @@ static int cursor_fail(struct tg_cfg_cursor *k, const char *what)
 	return -1;
 }
 
+/* Lossless form 1: every count, then every cluster's durations, then gaps. */
+static int stime_form1(struct tg_cfg_cursor *k, const unsigned char **pp,
+		       const unsigned char *end)
+{
+	size_t i;
+
+	for (i = 0; i < k->ncl; i++)
+		if (tg_get_uvar(pp, end, &k->left[i]) < 0)
+			return -1;
+	for (i = 0; i < k->ncl; i++)
+		if (tg_tdec_open_bare(&k->dur[i], pp, end, k->left[i]) < 0)
+			return -1;
+	for (i = 0; i < k->ncl; i++)
+		if (tg_tdec_open_bare(&k->gap[i], pp, end, k->left[i]) < 0)
+			return -1;
+	return 0;
+}
+
 static int stime_open(struct tg_cfg_cursor *k, char *err, size_t errlen)
 {
 	const unsigned char *p, *end;
@@ -87,7 +108,10 @@ static int stime_open(struct tg_cfg_cursor *k, char *err, size_t errlen)
 		goto bad;
 	p = k->traw;
 	end = p + k->s->traw;
-	if (tg_get_uvar(&p, end, &mode) < 0 || mode != (uint64_t)k->tp.mode ||
+	if (tg_get_uvar(&p, end, &mode) < 0)
+		goto bad;
+	k->form1 = k->tp.mode == TG_T_LOSSLESS && mode == TG_T_LOSSLESS + TG_STIME_FORM1;
+	if ((!k->form1 && mode != (uint64_t)k->tp.mode) ||
 	    tg_get_uvar(&p, end, &ncl) < 0 || ncl > (uint64_t)(end - p))
 		goto bad;
 	k->dur = calloc(ncl ? ncl : 1, sizeof(*k->dur));
@@ -96,7 +120,9 @@ static int stime_open(struct tg_cfg_cursor *k, char *err, size_t errlen)
 	if (!k->dur || !k->gap || !k->left)
 		goto bad;
 	k->ncl = (size_t)ncl;
-	for (i = 0; i < ncl; i++)
+	if (k->form1 && stime_form1(k, &p, end) < 0)
+		goto bad;
+	for (i = 0; !k->form1 && i < ncl; i++)
 		if (tg_get_uvar(&p, end, &k->left[i]) < 0 ||
 		    tg_tdec_open(&k->dur[i], &k->tp, &p, end) < 0 ||
 		    tg_tdec_open(&k->gap[i], &k->tp, &p, end) < 0)
@@ -197,6 +223,8 @@ void tg_cfg_cursor_free(struct tg_cfg_cursor *k)
 	free(k->clmap);
 	free(k->tl);
 	free(k->tl2);
+	free(k->ld);
+	free(k->ldep);
 	free(k);
 }
 
@@ -229,6 +257,21 @@ static int64_t next_terminal(struct tg_cfg_cursor *k)
 		f->end = roff[(sym >> 1) + 1];
 		f->left = 0;
 	}
+}
+
+/*
+ * Form 1: move the thread's restored start to where the gap of this call
+ * (of @depth, lasting @dur) is taken from, and remember the call for the
+ * next one.  Returns 0, or -1 out of memory.
+ */
+static int form1_from(struct tg_cfg_cursor *k, unsigned tid, unsigned depth, uint64_t dur)
+{
+	if (tid >= k->nld && tg_cfg_thread_room(&k->ld, &k->ldep, &k->nld, tid) < 0)
+		return -1;
+	k->tl[tid] = tg_time_from(k->tl[tid], k->ld[tid], k->ldep[tid], depth);
+	k->ld[tid] = dur;
+	k->ldep[tid] = depth;
+	return 0;
 }
 
 int tg_cfg_cursor_next(struct tg_cfg_cursor *k, struct tg_rec *out)
@@ -270,6 +313,8 @@ int tg_cfg_cursor_next(struct tg_cfg_cursor *k, struct tg_rec *out)
 			    tg_tdec_get(&k->gap[cl], &k->tp, 1, &gap) < 0)
 				return cursor_fail(k, "times run out (corrupt section STIME)");
 		}
+		if (k->form1 && form1_from(k, out->tid, out->depth, (uint64_t)dur) < 0)
+			return cursor_fail(k, "out of memory");
 		/* mean gaps can be negative (a nested call is stored before the
 		 * call that encloses it): never before time zero */
 		if (gap < 0 && k->tl[out->tid] < (uint64_t)-gap)

@@ -223,6 +223,27 @@ struct tg_tdec {
 	struct tg_tframe *st;		/* cfg: expansion stack */
 };
 
+/*
+ * An STIME payload starts with the stream's timing mode, plus
+ * TG_STIME_FORM1 for the later layout of lossless times (tangram-cfg(5)):
+ * the count of every cluster first, then every cluster's durations, then
+ * every cluster's gaps, all without byte counts, each gap taken from
+ * tg_time_from() instead of the previous start.
+ */
+#define TG_STIME_FORM1 8
+
+/*
+ * Where form 1 measures a call's gap from, given the thread's previous
+ * call (its start, duration and depth; all 0 before the first): that
+ * call's end, or its start when it was deeper than this one, i.e. made
+ * inside it (the enclosing call is stored after the calls it made).
+ */
+static inline uint64_t tg_time_from(uint64_t start, uint64_t dur, uint64_t depth,
+				    unsigned cur_depth)
+{
+	return depth > cur_depth ? start : start + dur;
+}
+
 /* Set base from err_ppm; returns -1 if the parameters are out of range. */
 int tg_tparams_fix(struct tg_tparams *p);
 
@@ -233,10 +254,19 @@ int64_t tg_tenc_put(struct tg_tenc *e, const struct tg_tparams *p, int sign, int
 int tg_tenc_finish(struct tg_tenc *e, const struct tg_tparams *p, struct tg_bytes *out);
 void tg_tenc_release(struct tg_tenc *e);
 
+/* Lossless form 1: append the field's varints alone, without a byte count
+ * (the reader knows how many there are). */
+int tg_tenc_finish_bare(const struct tg_tenc *e, struct tg_bytes *out);
+
 /* Open a field from [*pp, end): reads its varint length and advances *pp
  * past it.  Returns 0 or -1 (malformed). */
 int tg_tdec_open(struct tg_tdec *d, const struct tg_tparams *p,
 		 const unsigned char **pp, const unsigned char *end);
+
+/* Lossless form 1: open a field of @n varints at *pp, advancing *pp past
+ * them.  Returns 0 or -1 (they do not fit before @end). */
+int tg_tdec_open_bare(struct tg_tdec *d, const unsigned char **pp, const unsigned char *end,
+		      uint64_t n);
 
 /* The next value; 0, or -1 when the field runs out or is malformed. */
 int tg_tdec_get(struct tg_tdec *d, const struct tg_tparams *p, int sign, int64_t *v);

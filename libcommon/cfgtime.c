@@ -281,6 +281,11 @@ out:
 	return rc;
 }
 
+int tg_tenc_finish_bare(const struct tg_tenc *e, struct tg_bytes *out)
+{
+	return tg_bytes_put(out, e->head.b, e->head.n);
+}
+
 void tg_tenc_release(struct tg_tenc *e)
 {
 	tg_bytes_release(&e->head);
@@ -389,6 +394,20 @@ int tg_tdec_open(struct tg_tdec *d, const struct tg_tparams *p,
 	d->bend = q + bl;
 	d->ep = q + bl;
 	d->eend = end;
+	return 0;
+}
+
+int tg_tdec_open_bare(struct tg_tdec *d, const unsigned char **pp, const unsigned char *end,
+		      uint64_t n)
+{
+	uint64_t i, v;
+
+	memset(d, 0, sizeof(*d));
+	d->p = *pp;
+	for (i = 0; i < n; i++)
+		if (tg_get_uvar(pp, end, &v) < 0)
+			return -1;
+	d->end = *pp;
 	return 0;
 }
 

@@ -123,6 +123,64 @@ while p < len(d):
 EOF
 }
 
+# stime1 FILE.cfg: the first STIME payload in form 1 (tangram-cfg(5)):
+# its mode, cluster and value counts, whether the values fill it, then its
+# durations and its gaps
+stime1() {
+	python3 - "$1" <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+def uv(b, q):
+    n = sh = 0
+    while True:
+        x = b[q]; q += 1; n |= (x & 0x7f) << sh; sh += 7
+        if x < 0x80:
+            return n, q
+p = 12
+while p < len(d):
+    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
+    if t == 7:
+        pay = d[p + 24:p + 24 + st]
+        pay = zlib.decompress(pay) if f & 1 else pay
+        mode, q = uv(pay, 0)
+        c, q = uv(pay, q)
+        n = 0
+        for i in range(c):
+            k, q = uv(pay, q)
+            n += k
+        v = []
+        for i in range(2 * n):
+            x, q = uv(pay, q)
+            v.append(x if i < n else (x >> 1) ^ -(x & 1))
+        print('mode', mode, 'clusters', c, 'values', n, 'whole' if q == len(pay) else 'not whole')
+        print('dur', *v[:n])
+        print('gap', *v[n:])
+        break
+    p += 24 + st
+EOF
+}
+
+# stime_damage FILE.cfg OUT short|long: the first STIME payload one byte
+# shorter or longer, with a matching checksum
+stime_damage() {
+	python3 - "$1" "$2" "$3" <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+p = 12
+while p < len(d):
+    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
+    if t == 7:
+        pay = d[p + 24:p + 24 + st]
+        pay = zlib.decompress(pay) if f & 1 else pay
+        pay = pay[:-1] if sys.argv[3] == 'short' else pay + b'\x00'
+        z = zlib.compress(pay) if f & 1 else pay
+        hdr = struct.pack('<HHQQI', t, f, len(z), len(pay), zlib.crc32(z))
+        open(sys.argv[2], 'wb').write(d[:p] + hdr + z + d[p + 24 + st:])
+        break
+    p += 24 + st
+EOF
+}
+
 # ---- arguments ----------------------------------------------------------
 
 @test "trace-compress --bogus" { run -2 --separate-stderr trace-compress --bogus; [ -z "$output" ]; [ "${stderr_lines[-2]}" = "$CUSAGE" ]; }
@@ -164,6 +222,36 @@ EOF
 	run -0 --separate-stderr trace-decode g.cfg
 	[ "$output" = "$(cat "$F/good.txt")" ]
 	[ -z "$stderr" ]
+}
+
+@test "good.rec: lossless times in STIME form 1, each gap from the previous call's end" {
+	# 14 calls, each its own signature: one cluster each, in record order
+	trace-compress -t lossless "$F/good.rec" > g.cfg
+	run -0 stime1 g.cfg
+	[ "${lines[0]}" = "mode 9 clusters 14 values 14 whole" ]
+	[ "${lines[1]}" = "dur 5000 3000 2000 800 200 1500 4000 2500 6000 2000 3000 1000 700 1200" ]
+	# thread 1's read (15500) is its first call; fwrite made the nested
+	# write (depth 1) stored before it, so its gap is from that one's start
+	[ "${lines[2]}" = "gap 1000 1000 1000 1000 200 800 15500 2500 7500 1500 -500 1000 1000 1300" ]
+}
+
+@test "lossless STIME form 0, written before form 1, decodes and merges exactly" {
+	run -0 --separate-stderr trace-decode "$F/good-lossless-form0.cfg"
+	[ "$output" = "$(cat "$F/good.txt")" ]
+	trace-compress -t lossless "$F/good.rec" > g.cfg
+	trace-merge -f -t lossless "$F/good-lossless-form0.cfg" g.cfg > m.cfg
+	exactly m.cfg "$F/good.rec" "$F/good.rec"
+}
+
+@test "lossless STIME form 1 a byte short or a byte long: exit 2, one line" {
+	trace-compress -t lossless "$F/good.rec" > g.cfg
+	at=$(section g.cfg STIME)
+	for how in short long; do
+		stime_damage g.cfg d.cfg $how
+		run -2 --separate-stderr trace-decode d.cfg
+		[ -z "$output" ]
+		[ "$stderr" = "trace-decode: d.cfg: corrupt section STIME at byte $at (times of stream 0)" ]
+	done
 }
 
 @test "good.rec: --json of the .cfg is the --json of the stream" {
