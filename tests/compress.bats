@@ -236,10 +236,10 @@ EOF
 }
 
 @test "lossless STIME form 0, written before form 1, decodes and merges exactly" {
-	run -0 --separate-stderr trace-decode "$F/good-lossless-form0.cfg"
+	run -0 --separate-stderr trace-decode "$F/v1.cfg"
 	[ "$output" = "$(cat "$F/good.txt")" ]
 	trace-compress -t lossless "$F/good.rec" > g.cfg
-	trace-merge -f -t lossless "$F/good-lossless-form0.cfg" g.cfg > m.cfg
+	trace-merge -f -t lossless "$F/v1.cfg" g.cfg > m.cfg
 	exactly m.cfg "$F/good.rec" "$F/good.rec"
 }
 
