@@ -24,6 +24,7 @@ setup_file() {
 		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib" -lpthread
 	if command -v mpicc.mpich >/dev/null; then
 		mpicc.mpich -O1 -Wall -Werror -o "$B/raw" "$TG_TOP/tests/tfs/raw.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/defer" "$TG_TOP/tests/tfs/defer.c"
 	fi
 	export UCX_TLS=${UCX_TLS:-sm,self}
 	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
@@ -510,6 +511,49 @@ b
 	mpi 3 posix none
 	[ "$output" = 'rank 1 read NEWNEWNE
 rank 2 read NEWNEWNE' ]
+}
+
+@test "posix model: writes attached only when another client asks are seen by its read, fstat and seek to the end" {
+	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
+	start
+	run -0 --separate-stderr env TFS_CONSISTENCY=posix timeout 60 mpirun.mpich -n 3 \
+		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/defer" /tfs-test/d
+	output=$(printf '%s\n' "$output" | sort)
+	[ "$output" = 'rank 1 end 270336
+rank 1 read 262144 bytes: ok
+rank 1 round 2: ok
+rank 1 size 266240
+rank 2 end 270336
+rank 2 read 262144 bytes: ok
+rank 2 round 2: ok
+rank 2 size 266240' ]
+	[ -z "$stderr" ]
+	# staged out whole at the end
+	run -0 tfs-server --stop srv
+	[ "$(stat -c %s pfs/d)" = 270336 ]
+	[ "$(head -c 4 pfs/d)" = AAAA ]
+	[ "$(dd if=pfs/d bs=4096 skip=3 count=1 2>/dev/null | tr -d z | wc -c)" = 0 ]
+	[ "$(tail -c 4 pfs/d)" = xxxx ]
+}
+
+@test "posix model: a writer killed with writes not yet attached: the reader gets EIO, never stale data, never a hang" {
+	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
+	start
+	printf OLDOLDOL > pfs/f
+	TFS_CONSISTENCY=posix DEFER_MARK=$PWD/written LD_PRELOAD=$PRELOAD "$B/defer" /tfs-test/f kill 3>&- &
+	local pid=$!
+	for _ in $(seq 100); do [ -f written ] && break; sleep 0.05; done
+	[ -f written ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	run timeout 20 env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
+	[ "$status" -ne 124 ]
+	[ "$output" = "cat: /tfs-test/f: Input/output error" ] || [ "$output" = NEWNEWNE ]
+	grep -q "ended with unattached writes to 'f'" srv.log
+	# a file written anew from 0 is whole again
+	TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD sh -c 'printf AGAIN > /tfs-test/f'
+	run -0 env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
+	[ "$output" = AGAIN ]
 }
 
 @test "commit model: fsync publishes; without it the stale read is allowed" {
