@@ -13,6 +13,35 @@
  * No file lock is held while waiting for a peer, so two clients reading
  * from each other never deadlock; one may be held while waiting for the
  * server, which never waits for a client while serving a request.
+ *
+ * Pending writers (the posix model of libtfs-posix, tfsi_pwrite_pending):
+ * a write goes to the burst buffer unattached, with no request, while the
+ * server lists this process as a pending writer of the file (lfile.pend).
+ * The first write of a file, and the first after a flush, sends PENDING
+ * and returns only once the server has it (so does the first after each
+ * keep-alive period: a writer learns of a lost server in time).  Whoever asks the server about
+ * the file (QUERY: a read, tfs_query; EOF: stat, seek to the end;
+ * TRUNCATE, OPEN with truncate) is told its pending writers but itself,
+ * asks each to flush (PEER_FLUSH), and asks the server again.  A flush
+ * attaches every unattached range of the file and ends the pending mark
+ * in one request (ATTACH_CLEAN), one step at the server; close, fsync,
+ * tfs_attach_file and stage-out do the same.  Why a read sees every
+ * write that returned before it started, on any client:
+ *  - such a write was made under f->lock, after the mark was set at the
+ *    server (its PENDING reply came first, or the mark was set already
+ *    and not cleared since: only ATTACH_CLEAN clears it, made under
+ *    f->lock, with everything written so far);
+ *  - so when the reader's QUERY is served, either the writer is listed
+ *    pending, or an ATTACH_CLEAN that covered the write was served before
+ *    (the range is attached: QUERY names it);
+ *  - when listed, the flush takes f->lock, so it follows the write and
+ *    attaches it, before it answers; the second QUERY comes after that
+ *    answer.
+ * A writer that cannot flush (gone, no answer within TFS_TIMEOUT) and is
+ * still listed on the second asking fails the asker with EIO: its writes
+ * are nowhere to be read.  One no longer listed attached (or staged out)
+ * as it ended.  The server lists a pending writer that disconnected as
+ * gone until the file is truncated to 0.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -52,6 +81,7 @@ struct lfile {
 	int created;		/* this process created it and the backing file is not made yet */
 	uint64_t eof;		/* the global end of file last heard */
 	int pend;		/* the server lists this process as a pending writer */
+	long long pend_ms;	/* when it last said so (tfsi_now_ms) */
 	struct lfile *next;
 };
 
@@ -966,13 +996,21 @@ ssize_t tfsi_pwrite_attach(tfs_file_t *file, const void *buf, size_t size, size_
 	return rc ? -1 : (ssize_t)size;
 }
 
+/* How long a pending writer writes before it tells the server again:
+ * a quarter of TFS_TIMEOUT, at most a second. */
+static long long keepalive_ms(void)
+{
+	return C.timeout_ms / 4 < 1000 ? C.timeout_ms / 4 : 1000;
+}
+
 /*
  * A write under the posix model with the attach deferred (the pending
  * writer protocol: see the header comment).  While the server lists this
  * process as a pending writer of the file, the write is the burst-buffer
- * write alone, recorded unattached.  Otherwise (the first write, or the
- * first since a flush) PENDING goes first, the bytes are written during
- * its round trip, and the call returns once the server has the mark.
+ * write alone, recorded unattached.  Otherwise (the first write, the
+ * first since a flush, or the first after a keep-alive period) PENDING
+ * goes first, the bytes are written during its round trip, and the call
+ * returns once the server has the mark.
  * f->lock is held throughout, as by a flush (PEER_FLUSH), so a flush
  * either precedes the write or attaches it.  Returns @size or -1.
  */
@@ -989,7 +1027,9 @@ ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size
 		return rc;
 	w.f = file->f;
 	pthread_mutex_lock(&w.f->lock);
-	if (w.f->pend && !C.dead) {
+	/* one PENDING again per keep-alive period of writing, so that a writer
+	 * learns of a lost server about as soon as one that attached would */
+	if (w.f->pend && !C.dead && tfsi_now_ms() - w.f->pend_ms < keepalive_ms()) {
 		rc = bb_write(w.f, buf, size, offset, ST_DIRTY);
 		pthread_mutex_unlock(&w.f->lock);
 		return rc < 0 ? -1 : (ssize_t)size;
@@ -1018,6 +1058,7 @@ ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size
 		if (eof > w.f->eof)
 			w.f->eof = eof;
 		w.f->pend = 1;
+		w.f->pend_ms = tfsi_now_ms();
 	}
 	pthread_mutex_unlock(&w.f->lock);
 	free(r);
