@@ -12,7 +12,9 @@
  *            reader fstats first ("rank R size S"), then preads both
  *            blocks: "rank R round 2: ok";
  *   round 3: a block of 'x' appended; each reader seeks to the end:
- *            "rank R end E".
+ *            "rank R end E";
+ *   round 4: a block of 'w' appended, then rank 1 truncates the file to
+ *            two blocks; each reader fstats: "rank R truncated to S".
  * A reader that sees anything else prints what it saw.
  *
  * usage: defer FILE kill   (no MPI)
@@ -81,6 +83,12 @@ static void writer(int fd, int size)
 	for (int r = 1; r < size; r++)
 		MPI_Send(&token, 1, MPI_INT, r, 3, MPI_COMM_WORLD);
 	MPI_Barrier(MPI_COMM_WORLD);
+	memset(buf, 'w', BS);
+	if (pwrite(fd, buf, BS, (off_t)(NB + 2) * BS) != BS)
+		perror("pwrite");
+	MPI_Send(&token, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void reader(int fd, int rank)
@@ -108,6 +116,17 @@ static void reader(int fd, int rank)
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Recv(&token, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	printf("rank %d end %lld\n", rank, (long long)lseek(fd, 0, SEEK_END));
+	fflush(stdout);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 1) {
+		MPI_Recv(&token, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		if (ftruncate(fd, 2 * BS) < 0)
+			perror("ftruncate");
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (fstat(fd, &st) < 0)
+		perror("fstat");
+	printf("rank %d truncated to %lld\n", rank, (long long)st.st_size);
 	fflush(stdout);
 	MPI_Barrier(MPI_COMM_WORLD);
 }
