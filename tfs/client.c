@@ -19,10 +19,11 @@
  * server lists this process as a pending writer of the file (lfile.pend).
  * The first write of a file, and the first after a flush, sends PENDING
  * and returns only once the server has it (so does the first after each
- * keep-alive period: a writer learns of a lost server in time).  Whoever asks the server about
- * the file (QUERY: a read, tfs_query; EOF: stat, seek to the end;
- * TRUNCATE, OPEN with truncate) is told its pending writers but itself,
- * asks each to flush (PEER_FLUSH), and asks the server again.  A flush
+ * keep-alive period: a writer learns of a lost server in time).  Whoever
+ * asks the server about the file (QUERY: a read, tfs_query; EOF: stat,
+ * seek to the end; TRUNCATE, OPEN with truncate) is told its pending
+ * writers but itself, asks each to flush (PEER_FLUSH), and asks the
+ * server again.  A flush
  * attaches every unattached range of the file and ends the pending mark
  * in one request (ATTACH_CLEAN), one step at the server; close, fsync,
  * tfs_attach_file and stage-out do the same.  Why a read sees every
