@@ -537,6 +537,23 @@ rank 2 truncated to 8192' ]
 	[ "$(tail -c 4 pfs/d)" = BBBB ]
 }
 
+@test "posix model: 1000 writes of a file make no request each (one PENDING); TFS_POSIX_DEFER=0 an ATTACH each" {
+	sockets_only
+	command -v strace >/dev/null || skip "strace is missing"
+	start
+	run -0 strace -f -c -e trace=sendmsg -o st.defer env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD \
+		dd if=/dev/zero of=/tfs-test/z bs=4096 count=1000 status=none
+	run -0 strace -f -c -e trace=sendmsg -o st.each env TFS_CONSISTENCY=posix TFS_POSIX_DEFER=0 \
+		LD_PRELOAD=$PRELOAD dd if=/dev/zero of=/tfs-test/z bs=4096 count=1000 status=none
+	local defer each
+	defer=$(awk '$NF == "sendmsg" { print $4 }' st.defer)
+	each=$(awk '$NF == "sendmsg" { print $4 }' st.each)
+	[ "$defer" -lt 20 ]
+	[ "$each" -ge 1000 ]
+	run -0 tfs-server --stop srv
+	[ "$(stat -c %s pfs/z)" = 4096000 ]
+}
+
 @test "posix model: a writer killed with writes not yet attached: the reader gets EIO, never stale data, never a hang" {
 	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
 	start
