@@ -567,6 +567,7 @@ rank 2 truncated to 8192' ]
 	run timeout 20 env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
 	[ "$status" -ne 124 ]
 	[ "$output" = "cat: /tfs-test/f: Input/output error" ] || [ "$output" = NEWNEWNE ]
+	for _ in $(seq 100); do grep -q "ended with unattached writes to 'f'" srv.log && break; sleep 0.05; done
 	grep -q "ended with unattached writes to 'f'" srv.log
 	# a file written anew from 0 is whole again
 	TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD sh -c 'printf AGAIN > /tfs-test/f'
