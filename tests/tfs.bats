@@ -24,6 +24,7 @@ setup_file() {
 		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib" -lpthread
 	if command -v mpicc.mpich >/dev/null; then
 		mpicc.mpich -O1 -Wall -Werror -o "$B/raw" "$TG_TOP/tests/tfs/raw.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/defer" "$TG_TOP/tests/tfs/defer.c"
 	fi
 	export UCX_TLS=${UCX_TLS:-sm,self}
 	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
@@ -510,6 +511,68 @@ b
 	mpi 3 posix none
 	[ "$output" = 'rank 1 read NEWNEWNE
 rank 2 read NEWNEWNE' ]
+}
+
+@test "posix model: writes attached only when another client asks are seen by its read, fstat, seek to the end and cut by its truncate" {
+	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
+	start
+	run -0 --separate-stderr env TFS_CONSISTENCY=posix timeout 60 mpirun.mpich -n 3 \
+		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/defer" /tfs-test/d
+	output=$(printf '%s\n' "$output" | sort)
+	[ "$output" = 'rank 1 end 270336
+rank 1 read 262144 bytes: ok
+rank 1 round 2: ok
+rank 1 size 266240
+rank 1 truncated to 8192
+rank 2 end 270336
+rank 2 read 262144 bytes: ok
+rank 2 round 2: ok
+rank 2 size 266240
+rank 2 truncated to 8192' ]
+	[ -z "$stderr" ]
+	# the write before the truncate did not come back after it
+	run -0 tfs-server --stop srv
+	[ "$(stat -c %s pfs/d)" = 8192 ]
+	[ "$(head -c 4 pfs/d)" = AAAA ]
+	[ "$(tail -c 4 pfs/d)" = BBBB ]
+}
+
+@test "posix model: 1000 writes of a file make no request each (one PENDING); TFS_POSIX_DEFER=0 an ATTACH each" {
+	sockets_only
+	command -v strace >/dev/null || skip "strace is missing"
+	start
+	run -0 strace -f -c -e trace=sendmsg -o st.defer env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD \
+		dd if=/dev/zero of=/tfs-test/z bs=4096 count=1000 status=none
+	run -0 strace -f -c -e trace=sendmsg -o st.each env TFS_CONSISTENCY=posix TFS_POSIX_DEFER=0 \
+		LD_PRELOAD=$PRELOAD dd if=/dev/zero of=/tfs-test/z bs=4096 count=1000 status=none
+	local defer each
+	defer=$(awk '$NF == "sendmsg" { print $4 }' st.defer)
+	each=$(awk '$NF == "sendmsg" { print $4 }' st.each)
+	[ "$defer" -lt 20 ]
+	[ "$each" -ge 1000 ]
+	run -0 tfs-server --stop srv
+	[ "$(stat -c %s pfs/z)" = 4096000 ]
+}
+
+@test "posix model: a writer killed with writes not yet attached: the reader gets EIO, never stale data, never a hang" {
+	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
+	start
+	printf OLDOLDOL > pfs/f
+	TFS_CONSISTENCY=posix DEFER_MARK=$PWD/written LD_PRELOAD=$PRELOAD "$B/defer" /tfs-test/f kill 3>&- &
+	local pid=$!
+	for _ in $(seq 100); do [ -f written ] && break; sleep 0.05; done
+	[ -f written ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	run timeout 20 env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
+	[ "$status" -ne 124 ]
+	[ "$output" = "cat: /tfs-test/f: Input/output error" ] || [ "$output" = NEWNEWNE ]
+	for _ in $(seq 100); do grep -q "ended with unattached writes to 'f'" srv.log && break; sleep 0.05; done
+	grep -q "ended with unattached writes to 'f'" srv.log
+	# a file written anew from 0 is whole again
+	TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD sh -c 'printf AGAIN > /tfs-test/f'
+	run -0 env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
+	[ "$output" = AGAIN ]
 }
 
 @test "commit model: fsync publishes; without it the stale read is allowed" {

@@ -42,6 +42,12 @@ uint64_t tfsi_fid(const struct tfs_file *file);
  * round trip overlapping the write (client.c).  Returns @size or -1. */
 ssize_t tfsi_pwrite_attach(struct tfs_file *file, const void *buf, size_t size, size_t offset);
 
+/* A posix-model write whose attach waits until another client asks (the
+ * pending-writer protocol, client.c): the burst-buffer write alone, after
+ * one PENDING round trip for the first write since the last flush.
+ * Returns @size or -1. */
+ssize_t tfsi_pwrite_pending(struct tfs_file *file, const void *buf, size_t size, size_t offset);
+
 /* Write this process's buffered data of file @fid within [@start, @end)
  * to TFS_PFS_DIR (fsync, raising the end of file), then drop it from the
  * buffer so later reads go to the backing file.  A no-op when nothing is

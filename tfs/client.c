@@ -13,6 +13,36 @@
  * No file lock is held while waiting for a peer, so two clients reading
  * from each other never deadlock; one may be held while waiting for the
  * server, which never waits for a client while serving a request.
+ *
+ * Pending writers (the posix model of libtfs-posix, tfsi_pwrite_pending):
+ * a write goes to the burst buffer unattached, with no request, while the
+ * server lists this process as a pending writer of the file (lfile.pend).
+ * The first write of a file, and the first after a flush, sends PENDING
+ * and returns only once the server has it (so does the first after each
+ * keep-alive period: a writer learns of a lost server in time).  Whoever
+ * asks the server about the file (QUERY: a read, tfs_query; EOF: stat,
+ * seek to the end; TRUNCATE, OPEN with truncate) is told its pending
+ * writers but itself, asks each to flush (PEER_FLUSH), and asks the
+ * server again.  A flush
+ * attaches every unattached range of the file and ends the pending mark
+ * in one request (ATTACH_CLEAN), one step at the server; close, fsync,
+ * tfs_attach_file and stage-out do the same.  Why a read sees every
+ * write that returned before it started, on any client:
+ *  - such a write was made under f->lock, after the mark was set at the
+ *    server (its PENDING reply came first, or the mark was set already
+ *    and not cleared since: only ATTACH_CLEAN clears it, made under
+ *    f->lock, with everything written so far);
+ *  - so when the reader's QUERY is served, either the writer is listed
+ *    pending, or an ATTACH_CLEAN that covered the write was served before
+ *    (the range is attached: QUERY names it);
+ *  - when listed, the flush takes f->lock, so it follows the write and
+ *    attaches it, before it answers; the second QUERY comes after that
+ *    answer.
+ * A writer that cannot flush (gone, no answer within TFS_TIMEOUT) and is
+ * still listed on the second asking fails the asker with EIO: its writes
+ * are nowhere to be read.  One no longer listed attached (or staged out)
+ * as it ended.  The server lists a pending writer that disconnected as
+ * gone until the file is truncated to 0.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -51,6 +81,8 @@ struct lfile {
 	unsigned mode;		/* stage-out's mode when this process created it, else 0 */
 	int created;		/* this process created it and the backing file is not made yet */
 	uint64_t eof;		/* the global end of file last heard */
+	int pend;		/* the server lists this process as a pending writer */
+	long long pend_ms;	/* when it last said so (tfsi_now_ms) */
 	struct lfile *next;
 };
 
@@ -300,6 +332,7 @@ static void serve_read(struct tfs_req *req)
 }
 
 static int stage_all(void);
+static void serve_flush(struct tfs_req *req);
 
 static void on_peer(struct tfs_req *req, void *arg)
 {
@@ -312,6 +345,9 @@ static void on_peer(struct tfs_req *req, void *arg)
 		break;
 	case TFS_MSG_PEER_STAGE:
 		tfs_req_reply(req, stage_all() < 0 ? errno : 0, NULL, 0);
+		break;
+	case TFS_MSG_PEER_FLUSH:
+		serve_flush(req);
 		break;
 	default:
 		tfs_req_reply(req, EOPNOTSUPP, NULL, 0);
@@ -585,6 +621,10 @@ int tfs_init(void)
 
 /* ---- open, close ------------------------------------------------------------ */
 
+struct pw;
+static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n);
+static int truncate_settle(struct lfile *f, uint64_t length, struct pw *v, uint32_t n);
+
 tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 {
 	char path[TFS_MAX_PATH + 1], pp[PATH_MAX];
@@ -594,6 +634,8 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	struct tfs_rd rd;
 	struct stat st;
 	uint64_t fid, eof, pfs = UINT64_MAX;
+	struct pw *pv = NULL;
+	uint32_t np = 0;
 	void *mem;
 
 	if (!pathname || (flags & ~TFS_OPEN_KNOWN)) {
@@ -621,11 +663,16 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	tfs_buf_release(&b);
 	fid = tfs_rd_u64(&rd);
 	eof = tfs_rd_u64(&rd);
+	if ((flags & TFS_O_TRUNC) && pw_parse(&rd, &pv, &np) < 0) {
+		free(mem);
+		return NULL;
+	}
 	free(mem);
-	if ((flags & TFS_O_TRUNC) && pfs != UINT64_MAX && pfs > 0 && truncate(pp, 0) < 0)
+	if (((flags & TFS_O_TRUNC) && pfs != UINT64_MAX && pfs > 0 && truncate(pp, 0) < 0) ||
+	    !(h = calloc(1, sizeof(*h)))) {
+		free(pv);
 		return NULL;
-	if (!(h = calloc(1, sizeof(*h))))
-		return NULL;
+	}
 	pthread_mutex_lock(&C.lock);
 	for (f = C.files; f && f->fid != fid; f = f->next)
 		;
@@ -634,6 +681,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 			pthread_mutex_unlock(&C.lock);
 			free(f);
 			free(h);
+			free(pv);
 			errno = ENOMEM;
 			return NULL;
 		}
@@ -661,6 +709,14 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	pthread_mutex_unlock(&f->lock);
 	h->f = f;
 	h->gen = C.gen;
+	/* pending writers' earlier writes, once attached, are cut too */
+	if (truncate_settle(f, 0, pv, np) < 0) {
+		int e = errno;
+
+		tfs_close(h);
+		errno = e;
+		return NULL;
+	}
 	return h;
 }
 
@@ -774,6 +830,8 @@ int tfs_close(tfs_file_t *file)
 /* ---- write, read --------------------------------------------------------------- */
 
 static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole);
+static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean);
+static int attach_range(struct lfile *f, uint64_t off, uint64_t end, int clean);
 
 /* Open @f's burst-buffer file if it has none yet; with f->lock held.
  * Returns 0 or -1. */
@@ -933,6 +991,79 @@ ssize_t tfsi_pwrite_attach(tfs_file_t *file, const void *buf, size_t size, size_
 	if (w.rc < 0) {
 		if (rc == 0)	/* the server has a range whose bytes are not here */
 			detach_range(w.f, offset, offset + size, 0);
+		errno = w.err;
+		return -1;
+	}
+	return rc ? -1 : (ssize_t)size;
+}
+
+/* How long a pending writer writes before it tells the server again:
+ * a quarter of TFS_TIMEOUT, at most a second. */
+static long long keepalive_ms(void)
+{
+	return C.timeout_ms / 4 < 1000 ? C.timeout_ms / 4 : 1000;
+}
+
+/*
+ * A write under the posix model with the attach deferred (the pending
+ * writer protocol: see the header comment).  While the server lists this
+ * process as a pending writer of the file, the write is the burst-buffer
+ * write alone, recorded unattached.  Otherwise (the first write, the
+ * first since a flush, or the first after a keep-alive period) PENDING
+ * goes first, the bytes are written during its round trip, and the call
+ * returns once the server has the mark.
+ * f->lock is held throughout, as by a flush (PEER_FLUSH), so a flush
+ * either precedes the write or attaches it.  Returns @size or -1.
+ */
+ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size_t offset)
+{
+	struct wa w = { .buf = buf, .size = size, .offset = offset };
+	unsigned char req[8];
+	struct iovec v = { req, sizeof(req) };
+	size_t rlen;
+	void *r = NULL;
+	int rc;
+
+	if ((rc = write_ok(file, size, offset)) <= 0)
+		return rc;
+	w.f = file->f;
+	pthread_mutex_lock(&w.f->lock);
+	/* one PENDING again per keep-alive period of writing, so that a writer
+	 * learns of a lost server about as soon as one that attached would */
+	if (w.f->pend && !C.dead && tfsi_now_ms() - w.f->pend_ms < keepalive_ms()) {
+		rc = bb_write(w.f, buf, size, offset, ST_DIRTY);
+		pthread_mutex_unlock(&w.f->lock);
+		return rc < 0 ? -1 : (ssize_t)size;
+	}
+	for (int i = 0; i < 8; i++)
+		req[i] = (unsigned char)(w.f->fid >> (8 * i));
+	if (C.dead) {
+		rc = -1;
+		errno = C.dead;
+	} else {
+		rc = tfs_ep_call_while(C.ep, TFS_MSG_PENDING, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms,
+				       wa_write, &w);
+		if (rc < 0 && errno != ENOMEM)
+			C.dead = errno;
+		else if (rc > 0)
+			errno = rc;
+	}
+	if (!w.done)	/* the request never went: the bytes are written all the same */
+		wa_write(&w);
+	if (rc == 0) {
+		struct tfs_rd rd;
+		uint64_t eof;
+
+		tfs_rd_init(&rd, r, rlen);
+		eof = tfs_rd_u64(&rd);
+		if (eof > w.f->eof)
+			w.f->eof = eof;
+		w.f->pend = 1;
+		w.f->pend_ms = tfsi_now_ms();
+	}
+	pthread_mutex_unlock(&w.f->lock);
+	free(r);
+	if (w.rc < 0) {
 		errno = w.err;
 		return -1;
 	}
@@ -1145,6 +1276,149 @@ ssize_t tfs_read_peer(tfs_file_t *file, tfs_addr_t *peer, size_t offset, size_t 
 	return (ssize_t)size;
 }
 
+/* ---- pending writers (the sync design's posix model) --------------------------- */
+
+/* A pending writer a reply names (tfs-protocol(5)). */
+struct pw {
+	uint64_t id;
+	uint32_t gone;		/* it disconnected with writes unattached */
+	int failed;		/* it did not flush when asked */
+	char addr[128];
+};
+
+/* The list of pending writers ending a reply: into *@v (free it) and *@n.
+ * Returns 0, or -1 with errno EPROTO or ENOMEM. */
+static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n)
+{
+	uint32_t k = tfs_rd_u32(rd);
+
+	*v = NULL;
+	*n = 0;
+	if (rd->bad || k > (rd->len - rd->pos) / 22) {
+		errno = EPROTO;
+		return -1;
+	}
+	if (k && !(*v = calloc(k, sizeof(**v)))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		(*v)[i].id = tfs_rd_u64(rd);
+		tfs_rd_u32(rd);	/* node */
+		tfs_rd_u32(rd);	/* pid */
+		tfs_rd_str(rd, (*v)[i].addr, sizeof((*v)[i].addr));
+		(*v)[i].gone = tfs_rd_u32(rd);
+	}
+	if (rd->bad) {
+		free(*v);
+		*v = NULL;
+		errno = EPROTO;
+		return -1;
+	}
+	*n = k;
+	return 0;
+}
+
+/* Ask each pending writer in @v to attach everything it wrote to @f
+ * (PEER_FLUSH); one that is gone or does not answer is marked failed.
+ * With no lock held: the writer flushes under its own file lock. */
+static void pw_flush(struct lfile *f, struct pw *v, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct tfs_buf b;
+
+		if (v[i].gone) {
+			v[i].failed = 1;
+			continue;
+		}
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, f->fid);
+		v[i].failed = tfsi_peer_call(v[i].addr, TFS_MSG_PEER_FLUSH, &b, NULL, NULL) < 0;
+		tfs_buf_release(&b);
+	}
+}
+
+/* After asking the server again: a writer that failed to flush and is
+ * still pending (@now) has writes nobody can read: -1 with EIO; else 0.
+ * One that is no longer pending attached (or staged out) as it ended. */
+static int pw_check(const struct pw *was, uint32_t n, const struct pw *now, uint32_t m)
+{
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; was[i].failed && j < m; j++)
+			if (now[j].id == was[i].id) {
+				errno = EIO;
+				return -1;
+			}
+	return 0;
+}
+
+/* The listener's PEER_FLUSH: attach everything unattached of the file and
+ * stop being its pending writer, in one request (ATTACH_CLEAN), under
+ * the file's lock, then reply. */
+static void serve_flush(struct tfs_req *req)
+{
+	struct tfs_rd rd;
+	struct lfile *f;
+	uint64_t fid;
+	int rc = 0;
+
+	tfs_rd_init(&rd, req->body, req->hdr.len);
+	fid = tfs_rd_u64(&rd);
+	if (!tfs_rd_done(&rd)) {
+		tfs_req_reply(req, EINVAL, NULL, 0);
+		return;
+	}
+	if ((f = lfile_find(fid))) {
+		pthread_mutex_lock(&f->lock);
+		/* (not pending: it flushed since the server answered the asker) */
+		if (f->pend && attach_locked(f, 0, UINT64_MAX, 1) < 0)
+			rc = errno;
+		pthread_mutex_unlock(&f->lock);
+	}
+	tfs_req_reply(req, rc, NULL, 0);
+}
+
+/* TRUNCATE @f to @length; the pending writers the reply names into *@v,
+ * *@n.  With no lock held.  Returns 0 or -1. */
+static int truncate_once(struct lfile *f, uint64_t length, struct pw **v, uint32_t *n)
+{
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	void *mem;
+	int rc;
+
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, f->fid);
+	tfs_buf_u64(&b, length);
+	rc = call(TFS_MSG_TRUNCATE, &b, &mem, &rd);
+	tfs_buf_release(&b);
+	if (rc < 0)
+		return -1;
+	tfs_rd_u64(&rd);
+	rc = pw_parse(&rd, v, n);
+	free(mem);
+	return rc;
+}
+
+/* A truncate to @length met pending writers @v: have them attach, then
+ * truncate again, so that what they wrote before is cut too.  Frees @v. */
+static int truncate_settle(struct lfile *f, uint64_t length, struct pw *v, uint32_t n)
+{
+	struct pw *now = NULL;
+	uint32_t m = 0;
+	int rc = 0;
+
+	if (n) {
+		pw_flush(f, v, n);
+		rc = truncate_once(f, length, &now, &m);
+		if (rc == 0)
+			rc = pw_check(v, n, now, m);
+	}
+	free(v);
+	free(now);
+	return rc;
+}
+
 /* ---- flush ---------------------------------------------------------------------- */
 
 struct copy {
@@ -1268,8 +1542,10 @@ int tfs_flush(tfs_file_t *file)
 
 /* ---- seek, tell, stat ----------------------------------------------------------- */
 
-/* Ask the server for the end of @f (raising it to @atleast); with no lock. */
-static int server_eof(struct lfile *f, uint64_t atleast, uint64_t *eof)
+/* EOF for @f, raising it to @atleast: the end into *@eof, the pending
+ * writers into *@v, *@n. */
+static int eof_once(struct lfile *f, uint64_t atleast, uint64_t *eof, struct pw **v,
+		    uint32_t *n)
 {
 	struct tfs_buf b;
 	struct tfs_rd rd;
@@ -1284,7 +1560,35 @@ static int server_eof(struct lfile *f, uint64_t atleast, uint64_t *eof)
 	if (rc < 0)
 		return -1;
 	*eof = tfs_rd_u64(&rd);
+	rc = pw_parse(&rd, v, n);
 	free(mem);
+	return rc;
+}
+
+/* Ask the server for the end of @f (raising it to @atleast); with no lock.
+ * When another client writes @f unattached (posix), it is asked to attach
+ * first and the server asked again: a size never misses a write that
+ * returned before. */
+static int server_eof(struct lfile *f, uint64_t atleast, uint64_t *eof)
+{
+	struct pw *v, *now = NULL;
+	uint32_t n, m = 0;
+	int rc;
+
+	if (eof_once(f, atleast, eof, &v, &n) < 0)
+		return -1;
+	if (n) {
+		pw_flush(f, v, n);
+		rc = eof_once(f, atleast, eof, &now, &m);
+		if (rc == 0)
+			rc = pw_check(v, n, now, m);
+		free(now);
+		if (rc < 0) {
+			free(v);
+			return -1;
+		}
+	}
+	free(v);
 	pthread_mutex_lock(&f->lock);
 	if (*eof > f->eof)
 		f->eof = *eof;
@@ -1397,7 +1701,13 @@ static int collect_unattached(const struct tfs_iv *iv, void *arg)
 	return iv->state == ST_ATTACHED ? 0 : tfsi_itree_collect(iv, arg);
 }
 
-static int attach_range(struct lfile *f, uint64_t off, uint64_t end)
+/*
+ * Attach what is unattached in [off, end) of @f; with f->lock held.  With
+ * @clean (the whole file) and this process a pending writer of it, as
+ * ATTACH_CLEAN: the attach and the end of the pending mark in one request,
+ * one step at the server.  Returns 0 or -1.
+ */
+static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean)
 {
 	struct tfs_ivec p = { 0 };
 	struct tfs_buf b;
@@ -1407,15 +1717,14 @@ static int attach_range(struct lfile *f, uint64_t off, uint64_t end)
 	void *mem;
 	int rc = 0;
 
-	pthread_mutex_lock(&f->lock);
+	clean = clean && f->pend;
 	tfs_itree_each(&f->tree, off, end, collect_unattached, &p);
 	if (p.failed) {
-		pthread_mutex_unlock(&f->lock);
 		free(p.v);
 		errno = ENOMEM;
 		return -1;
 	}
-	if (!p.n)
+	if (!p.n && !clean)
 		goto out;
 	tfs_buf_init(&b);
 	tfs_buf_u64(&b, f->fid);
@@ -1434,7 +1743,7 @@ static int attach_range(struct lfile *f, uint64_t off, uint64_t end)
 	if (!tfs_buf_failed(&b))
 		for (i = 0; i < 4; i++)
 			b.p[at + i] = (unsigned char)(nr >> (8 * i));
-	if (call(TFS_MSG_ATTACH, &b, &mem, &rd) < 0) {
+	if (call(clean ? TFS_MSG_ATTACH_CLEAN : TFS_MSG_ATTACH, &b, &mem, &rd) < 0) {
 		rc = -1;
 	} else {
 		uint64_t eof = tfs_rd_u64(&rd);
@@ -1442,6 +1751,8 @@ static int attach_range(struct lfile *f, uint64_t off, uint64_t end)
 		free(mem);
 		if (eof > f->eof)
 			f->eof = eof;
+		if (clean)
+			f->pend = 0;
 		for (i = 0; i < p.n; i++) {
 			p.v[i].state = ST_ATTACHED;
 			if (tfs_itree_assign(&f->tree, &p.v[i]) < 0)
@@ -1450,8 +1761,17 @@ static int attach_range(struct lfile *f, uint64_t off, uint64_t end)
 	}
 	tfs_buf_release(&b);
 out:
-	pthread_mutex_unlock(&f->lock);
 	free(p.v);
+	return rc;
+}
+
+static int attach_range(struct lfile *f, uint64_t off, uint64_t end, int clean)
+{
+	int rc;
+
+	pthread_mutex_lock(&f->lock);
+	rc = attach_locked(f, off, end, clean);
+	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
 
@@ -1465,7 +1785,7 @@ int tfs_attach(tfs_file_t *file, size_t offset, size_t size)
 		errno = EINVAL;
 		return -1;
 	}
-	return attach_range(file->f, offset, offset + size);
+	return attach_range(file->f, offset, offset + size, 0);
 }
 
 int tfs_attach_file(tfs_file_t *file)
@@ -1474,7 +1794,7 @@ int tfs_attach_file(tfs_file_t *file)
 		errno = EBADF;
 		return -1;
 	}
-	return attach_range(file->f, 0, UINT64_MAX);
+	return attach_range(file->f, 0, UINT64_MAX, 1);
 }
 
 /* The attached pieces, as detached ones. */
@@ -1563,9 +1883,10 @@ int tfs_detach_client(void)
 }
 
 /* QUERY for [off, off+len) (mine only when @mine); the intervals into
- * *@owners, the end of file into f->eof.  Returns 0 or -1. */
-static int query(struct lfile *f, uint64_t off, uint64_t len, int mine, tfs_interval_t **owners,
-		 int *num)
+ * *@owners, the end of file into f->eof, the pending writers into *@pv,
+ * *@np.  Returns 0 or -1. */
+static int query_once(struct lfile *f, uint64_t off, uint64_t len, int mine,
+		      tfs_interval_t **owners, int *num, struct pw **pv, uint32_t *np)
 {
 	struct tfs_buf b;
 	struct tfs_rd rd;
@@ -1576,6 +1897,8 @@ static int query(struct lfile *f, uint64_t off, uint64_t len, int mine, tfs_inte
 
 	*owners = NULL;
 	*num = 0;
+	*pv = NULL;
+	*np = 0;
 	tfs_buf_init(&b);
 	tfs_buf_u64(&b, f->fid);
 	tfs_buf_u64(&b, off);
@@ -1614,11 +1937,17 @@ static int query(struct lfile *f, uint64_t off, uint64_t len, int mine, tfs_inte
 			if (oid[i] == a.client)
 				v[i].owner = a;
 	}
-	if (!tfs_rd_done(&rd))
+	if (pw_parse(&rd, pv, np) < 0)
 		goto bad;
+	if (!tfs_rd_done(&rd)) {
+		free(*pv);
+		goto bad;
+	}
 	for (uint32_t i = 0; i < n; i++)
-		if (!v[i].owner.client)
+		if (!v[i].owner.client) {
+			free(*pv);
 			goto bad;
+		}
 	free(oid);
 	free(mem);
 	pthread_mutex_lock(&f->lock);
@@ -1634,6 +1963,38 @@ bad:
 	free(mem);
 	errno = EPROTO;
 	return -1;
+}
+
+/*
+ * query_once(); when other clients write the file unattached (pending
+ * writers, posix), each is asked to attach and the server asked again,
+ * so the owners cover every write that returned before this call.  A
+ * writer that could not flush and is still pending: -1 with EIO.
+ */
+static int query(struct lfile *f, uint64_t off, uint64_t len, int mine, tfs_interval_t **owners,
+		 int *num)
+{
+	struct pw *v, *now = NULL;
+	uint32_t n, m = 0;
+	int rc;
+
+	if (query_once(f, off, len, mine, owners, num, &v, &n) < 0)
+		return -1;
+	if (mine || !n) {
+		free(v);
+		return 0;
+	}
+	free(*owners);
+	pw_flush(f, v, n);
+	rc = query_once(f, off, len, mine, owners, num, &now, &m);
+	if (rc == 0 && (rc = pw_check(v, n, now, m)) < 0) {
+		free(*owners);
+		*owners = NULL;
+		*num = 0;
+	}
+	free(v);
+	free(now);
+	return rc;
 }
 
 int tfs_query(tfs_file_t *file, size_t offset, size_t size, tfs_interval_t **owners,
@@ -1789,27 +2150,19 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 
 int tfs_truncate(tfs_file_t *file, size_t length)
 {
-	struct tfs_buf b;
-	struct tfs_rd rd;
 	struct lfile *f;
 	char p[PATH_MAX];
 	struct stat st;
-	void *mem;
+	struct pw *pv;
+	uint32_t np;
 
 	if (!live(file)) {
 		errno = EBADF;
 		return -1;
 	}
 	f = file->f;
-	tfs_buf_init(&b);
-	tfs_buf_u64(&b, f->fid);
-	tfs_buf_u64(&b, length);
-	if (call(TFS_MSG_TRUNCATE, &b, &mem, &rd) < 0) {
-		tfs_buf_release(&b);
+	if (truncate_once(f, length, &pv, &np) < 0 || truncate_settle(f, length, pv, np) < 0)
 		return -1;
-	}
-	tfs_buf_release(&b);
-	free(mem);
 	pthread_mutex_lock(&f->lock);
 	tfs_itree_remove(&f->tree, length, UINT64_MAX, NULL, NULL);
 	f->eof = length;
@@ -1894,6 +2247,9 @@ static int stage_file(struct lfile *f)
 	struct copy c;
 	int n = 0, rc = 0, e;
 
+	/* what is pending is attached first, as at close */
+	if (f->pend && attach_locked(f, 0, UINT64_MAX, 1) < 0)
+		return -1;
 	if (!tfs_itree_each(&f->tree, 0, UINT64_MAX, is_attached, NULL))
 		return 0;
 	pthread_mutex_unlock(&f->lock);

@@ -9,6 +9,11 @@
  *	fsync	-			attach_file		-
  *	close	close			attach_file; close	attach_file; close
  *
+ * Under posix the attach of a write is deferred until another client asks
+ * (tfsi_pwrite_pending, client.c: the write is visible to every later
+ * read all the same), so fsync and close attach_file as under commit;
+ * TFS_POSIX_DEFER=0 attaches each write instead, as in the table.
+ *
  * With TFS_DESIGN=lock, Table 5.3 instead (POSIX consistency through
  * locks): write = acquire_lock(write); write, read = acquire_lock(read);
  * read, fsync nothing, close = release_lock_file; close.
@@ -64,6 +69,7 @@ size_t mountlen;
 static char pfsdir[PATH_MAX];
 static enum model model = M_POSIX;
 static int lockdesign;		/* TFS_DESIGN=lock: Table 5.3 */
+static int defer = 1;		/* posix: attach when asked (TFS_POSIX_DEFER, 0: each write) */
 atomic_int exit_registered;
 static atomic_int warned;
 atomic_int client_pid;
@@ -109,7 +115,8 @@ static void fork_child(void);
 __attribute__((constructor)) static void setup(void)
 {
 	const char *m = getenv("TFS_MOUNT"), *c = getenv("TFS_CONSISTENCY"),
-		   *p = getenv("TFS_PFS_DIR"), *d = getenv("TFS_DESIGN");
+		   *p = getenv("TFS_PFS_DIR"), *d = getenv("TFS_DESIGN"),
+		   *df = getenv("TFS_POSIX_DEFER");
 
 	if (m && m[0] == '/' && strlen(m) < sizeof(mount)) {
 		memcpy(mount, m, strlen(m) + 1);
@@ -135,6 +142,8 @@ __attribute__((constructor)) static void setup(void)
 		fprintf(stderr, "libtfs-posix: TFS_CONSISTENCY '%s' is not posix, commit or "
 			"session; using posix\n", c);
 	}
+	if (df && strcmp(df, "0") == 0)
+		defer = 0;
 	pthread_atfork(NULL, fork_parent, fork_child);
 	inherit();
 }
@@ -408,10 +417,17 @@ static int ofd_unref(struct ofd *o)
 	if (!atomic_load(&o->stale)) {	/* (a parent's open file: not ours to sync) */
 		in_tfs++;
 		if (lockdesign ? tfs_release_lock_file(o->h) < 0 :
-		    model != M_POSIX && tfs_attach_file(o->h) < 0) {
+		    (model != M_POSIX || defer) && tfs_attach_file(o->h) < 0) {
 			rc = -1;
 			e = errno;
 		}
+		/* posix: close commits nothing (Table 5.5); what a lost
+		 * server could not be told is kept in the burst buffer for
+		 * the next server's stage-out (tfs(3), DURABILITY), as what
+		 * it was told is */
+		if (rc && model == M_POSIX && !lockdesign &&
+		    (e == ETIMEDOUT || e == ECONNRESET || e == EPIPE || e == ECONNREFUSED))
+			rc = 0;
 		tfs_close(o->h);
 		in_tfs--;
 	}
@@ -896,6 +912,9 @@ static ssize_t o_write(struct ofd *o, const void *buf, size_t n, uint64_t off)
 		    (r = tfs_pwrite(h, buf, n, off)) < 0 ||
 		    tfs_acquire_lock(h, off, n, TFS_LOCK_WRITE) < 0)
 			r = -1;
+	} else if (model == M_POSIX && defer) {
+		/* attached when another client asks, or at fsync and close */
+		r = tfsi_pwrite_pending(h, buf, n, off);
 	} else if (model == M_POSIX) {
 		/* the attach's round trip overlaps the write */
 		r = tfsi_pwrite_attach(h, buf, n, off);
@@ -1083,7 +1102,7 @@ static int o_sync(struct ofd *o)
 {
 	int rc = 0;
 
-	if (model == M_COMMIT && !lockdesign) {
+	if ((model == M_COMMIT || (model == M_POSIX && defer)) && !lockdesign) {
 		in_tfs++;
 		rc = tfs_attach_file(H(o));
 		in_tfs--;

@@ -42,6 +42,8 @@ enum tfs_msg_type {
 	TFS_MSG_LOCK_RELEASE = 13,/* manager → server: file id, blocks */
 	TFS_MSG_LOCK_REPORT = 14,/* manager → server: its alpha, beta, gamma */
 	TFS_MSG_STAGE = 15,	/* file id, take (1) or give back (0) its stage mark */
+	TFS_MSG_PENDING = 16,	/* file id: the sender writes it unattached (posix) */
+	TFS_MSG_ATTACH_CLEAN = 17,/* ATTACH, and the sender is no longer pending */
 	TFS_MSG_PEER_READ = 32,	/* client → client: file id, offset, size → bytes */
 	TFS_MSG_PEER_STAGE = 33,/* server → client: flush and detach what you own */
 	TFS_MSG_LOCK_JOIN = 34,	/* client → its node manager: id, address */
@@ -51,6 +53,7 @@ enum tfs_msg_type {
 	TFS_MSG_LOCK_REVOKE = 38,/* manager → client: file id, blocks: flush, drop */
 	TFS_MSG_LOCK_COUNT = 39,/* client → manager: → alpha, beta, gamma */
 	TFS_MSG_LOCK_BYE = 40,	/* client → manager: leaving */
+	TFS_MSG_PEER_FLUSH = 41,/* client → pending writer: file id: attach it all */
 };
 
 /* Open flags on the wire (the same values as TFS_O_*). */

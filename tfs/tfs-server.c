@@ -81,8 +81,18 @@ struct waiter {
 	struct waiter *next;
 };
 
+/* A pending writer of a file (sync design, posix model): a client that
+ * writes it without attaching, until it attaches everything (ATTACH_CLEAN).
+ * gone: it disconnected first, its writes lost. */
+struct pend {
+	uint64_t id;
+	int gone;
+};
+
 struct sfile {
 	uint64_t fid;
+	struct pend *pend;	/* under lock: its pending writers */
+	size_t npend, cappend;
 	struct ntok *tok;	/* under lock, like tree */
 	size_t ntok;
 	struct waiter *wait;	/* under lock: the FIFO of waiters */
@@ -162,7 +172,8 @@ static const char *type_name(unsigned t)
 		[TFS_MSG_UNLINK] = "unlink", [TFS_MSG_STOP] = "stop",
 		[TFS_MSG_LOCK_NODE] = "lock-node", [TFS_MSG_LOCK_ACQUIRE] = "lock-acquire",
 		[TFS_MSG_LOCK_RELEASE] = "lock-release", [TFS_MSG_LOCK_REPORT] = "lock-report",
-		[TFS_MSG_STAGE] = "stage",
+		[TFS_MSG_STAGE] = "stage", [TFS_MSG_PENDING] = "pending",
+		[TFS_MSG_ATTACH_CLEAN] = "attach-clean",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -250,11 +261,28 @@ static void drop_client(uint64_t id, int gone)
 		tfs_itree_remove(&f->tree, 0, UINT64_MAX, owned_by, &id);
 		if (gone && f->stager == id)
 			f->stager = 0;
+		for (size_t k = 0; gone && k < f->npend; k++)
+			if (f->pend[k].id == id && !f->pend[k].gone) {
+				f->pend[k].gone = 1;
+				logmsg("client %llu ended with unattached writes to '%s': "
+				       "they are lost, its readers get EIO", (unsigned long long)id,
+				       f->path);
+			}
 		pthread_mutex_unlock(&f->lock);
 	}
 }
 
-/* 1 when client @id owns an attached range of some file. */
+/* 1 when client @id is a live pending writer of @f; f->lock held. */
+static int pend_of(const struct sfile *f, uint64_t id)
+{
+	for (size_t k = 0; k < f->npend; k++)
+		if (f->pend[k].id == id && !f->pend[k].gone)
+			return 1;
+	return 0;
+}
+
+/* 1 when client @id owns an attached range of some file, or writes one
+ * unattached. */
 static int client_owns(uint64_t id)
 {
 	size_t n, i;
@@ -267,7 +295,7 @@ static int client_owns(uint64_t id)
 		struct sfile *f = file_by_id(i);
 
 		pthread_mutex_lock(&f->lock);
-		any = tfs_itree_each(&f->tree, 0, UINT64_MAX, owned_by, &id);
+		any = tfs_itree_each(&f->tree, 0, UINT64_MAX, owned_by, &id) || pend_of(f, id);
 		pthread_mutex_unlock(&f->lock);
 	}
 	return any;
@@ -287,6 +315,106 @@ static int bad(struct ctx *c, const char *why)
 	logmsg("malformed %s request from client %llu refused: %s",
 	       type_name(c->req->hdr.type), (unsigned long long)(c->cl ? c->cl->id : 0), why);
 	return EINVAL;
+}
+
+/* ---- pending writers (the sync design's posix model) ---------------------
+ *
+ * A client writing a file under the posix model sends PENDING before its
+ * first unattached write returns, and ATTACH_CLEAN (the attach of every
+ * range it has not attached, then the mark dropped, under the file's
+ * lock) when it flushes: so while a write of it is unattached the file
+ * lists it.  QUERY and EOF (and TRUNCATE, and OPEN with truncate) answer
+ * the file's pending writers beside the rest; the asker asks each to
+ * flush (PEER_FLUSH to its listener) and asks again.  The server never
+ * waits for a client.  A pending writer that disconnects stays listed,
+ * gone: its writes are lost, and readers are told (EIO) until the file
+ * is truncated to 0.
+ */
+
+/* Make @id a pending writer of @f; f->lock held.  0 or ENOMEM. */
+static int pend_add(struct sfile *f, uint64_t id)
+{
+	if (pend_of(f, id))
+		return 0;
+	if (f->npend == f->cappend) {
+		size_t cap = f->cappend ? 2 * f->cappend : 8;
+		struct pend *v = realloc(f->pend, cap * sizeof(*v));
+
+		if (!v)
+			return ENOMEM;
+		f->pend = v;
+		f->cappend = cap;
+	}
+	f->pend[f->npend].id = id;
+	f->pend[f->npend].gone = 0;
+	f->npend++;
+	return 0;
+}
+
+/* Forget pending writer @id of @f, or (@id 0) the gone ones; f->lock held. */
+static void pend_drop(struct sfile *f, uint64_t id)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < f->npend; k++)
+		if (id ? f->pend[k].id != id : !f->pend[k].gone)
+			f->pend[n++] = f->pend[k];
+	f->npend = n;
+}
+
+/* The pending writers of @f but @asker into *@v (free it), their count
+ * into *@n; f->lock held.  0 or ENOMEM. */
+static int pend_copy(const struct sfile *f, uint64_t asker, struct pend **v, size_t *n)
+{
+	*v = NULL;
+	*n = 0;
+	if (!f->npend)
+		return 0;
+	if (!(*v = malloc(f->npend * sizeof(**v))))
+		return ENOMEM;
+	for (size_t k = 0; k < f->npend; k++)
+		if (f->pend[k].id != asker)
+			(*v)[(*n)++] = f->pend[k];
+	return 0;
+}
+
+/* Append u32 n, then per writer u64 id, u32 node, u32 pid, str address,
+ * u32 gone; frees @v. */
+static void pend_put(struct tfs_buf *out, struct pend *v, size_t n)
+{
+	tfs_buf_u32(out, (uint32_t)n);
+	pthread_mutex_lock(&S.lock);
+	for (size_t k = 0; k < n; k++) {
+		struct client *o = client_by_id(v[k].id);
+
+		tfs_buf_u64(out, o->id);
+		tfs_buf_u32(out, o->node);
+		tfs_buf_u32(out, o->pid);
+		tfs_buf_str(out, o->addr);
+		tfs_buf_u32(out, (uint32_t)v[k].gone);
+	}
+	pthread_mutex_unlock(&S.lock);
+	free(v);
+}
+
+/* PENDING: the sender writes @fid without attaching, from now on. */
+static int do_pending(struct ctx *c)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd), eof;
+	struct sfile *f;
+	int rc;
+
+	if (!tfs_rd_done(&c->rd))
+		return bad(c, "bad body");
+	if (!(f = file_by_id(fid)))
+		return bad(c, "unknown file id");
+	pthread_mutex_lock(&f->lock);
+	rc = atomic_load(&c->cl->gone) ? ECONNRESET : pend_add(f, c->cl->id);
+	eof = f->eof;
+	pthread_mutex_unlock(&f->lock);
+	if (!rc)
+		tfs_buf_u64(&c->out, eof);
+	return rc;
 }
 
 static int do_hello(struct ctx *c)
@@ -332,6 +460,8 @@ static int do_open(struct ctx *c)
 	uint64_t pfs = tfs_rd_u64(&c->rd), eof;
 	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
 	struct sfile *f;
+	struct pend *pv = NULL;
+	size_t np = 0;
 	int rc = 0;
 
 	tfs_rd_str(&c->rd, raw, sizeof(raw));
@@ -358,13 +488,19 @@ static int do_open(struct ctx *c)
 	if (flags & TFS_OPEN_TRUNC) {
 		tfs_itree_release(&f->tree);
 		f->eof = 0;
+		pend_drop(f, 0);
+		rc = pend_copy(f, c->cl->id, &pv, &np);
 	} else if (pfs != UINT64_MAX && pfs > f->eof) {
 		f->eof = pfs;
 	}
 	eof = f->eof;
 	pthread_mutex_unlock(&f->lock);
+	if (rc)
+		return rc;
 	tfs_buf_u64(&c->out, f->fid);
 	tfs_buf_u64(&c->out, eof);
+	if (flags & TFS_OPEN_TRUNC)
+		pend_put(&c->out, pv, np);
 	return 0;
 }
 
@@ -398,7 +534,7 @@ static int do_attach(struct ctx *c, int detach)
 	uint64_t fid = tfs_rd_u64(&c->rd), *r, eof;
 	long n = read_ranges(c, &r);
 	struct sfile *f;
-	int rc = 0;
+	int rc = 0, clean = c->req->hdr.type == TFS_MSG_ATTACH_CLEAN;
 
 	if (n < 0)
 		return bad(c, "bad range list");
@@ -428,6 +564,9 @@ static int do_attach(struct ctx *c, int detach)
 			}
 		}
 	}
+	/* with the attach, atomically: nothing of the sender is unattached */
+	if (!rc && clean)
+		pend_drop(f, c->cl->id);
 	eof = f->eof;
 	pthread_mutex_unlock(&f->lock);
 	free(r);
@@ -526,7 +665,8 @@ static int do_query(struct ctx *c)
 	uint32_t flags = tfs_rd_u32(&c->rd);
 	struct qstate q = { .out = &c->out };
 	struct sfile *f;
-	size_t at;
+	struct pend *pv;
+	size_t at, np;
 
 	if (!tfs_rd_done(&c->rd) || (flags & ~1u))
 		return bad(c, "bad body");
@@ -540,8 +680,11 @@ static int do_query(struct ctx *c)
 	at = c->out.len;
 	tfs_buf_u32(&c->out, 0);
 	tfs_itree_each(&f->tree, off, off + len, query_one, &q);
+	if (pend_copy(f, c->cl->id, &pv, &np))
+		q.failed = 1;
 	pthread_mutex_unlock(&f->lock);
 	if (q.failed || tfs_buf_failed(&c->out)) {
+		free(pv);
 		free(q.owners);
 		return q.failed == 2 ? EOVERFLOW : ENOMEM;
 	}
@@ -559,6 +702,7 @@ static int do_query(struct ctx *c)
 	}
 	pthread_mutex_unlock(&S.lock);
 	free(q.owners);
+	pend_put(&c->out, pv, np);
 	return 0;
 }
 
@@ -566,6 +710,9 @@ static int do_eof(struct ctx *c, int truncate)
 {
 	uint64_t fid = tfs_rd_u64(&c->rd), v = tfs_rd_u64(&c->rd), eof;
 	struct sfile *f;
+	struct pend *pv;
+	size_t np;
+	int rc;
 
 	if (!tfs_rd_done(&c->rd))
 		return bad(c, "bad body");
@@ -575,12 +722,18 @@ static int do_eof(struct ctx *c, int truncate)
 	if (truncate) {
 		tfs_itree_remove(&f->tree, v, UINT64_MAX, NULL, NULL);
 		f->eof = v;
+		if (v == 0)	/* what was lost is gone anyway */
+			pend_drop(f, 0);
 	} else if (v > f->eof) {
 		f->eof = v;
 	}
 	eof = f->eof;
+	rc = pend_copy(f, c->cl->id, &pv, &np);
 	pthread_mutex_unlock(&f->lock);
+	if (rc)
+		return rc;
 	tfs_buf_u64(&c->out, eof);
+	pend_put(&c->out, pv, np);
 	return 0;
 }
 
@@ -1006,6 +1159,8 @@ static void handle(struct tfs_req *req)
 		case TFS_MSG_LOCK_RELEASE: rc = do_lock_release(&c); break;
 		case TFS_MSG_LOCK_REPORT: rc = do_lock_report(&c); break;
 		case TFS_MSG_STAGE: rc = do_stage(&c); break;
+		case TFS_MSG_PENDING: rc = do_pending(&c); break;
+		case TFS_MSG_ATTACH_CLEAN: rc = do_attach(&c, 0); break;
 		default:
 			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
 			rc = EOPNOTSUPP;
