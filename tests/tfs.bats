@@ -655,6 +655,9 @@ rank 3 read NEWNEWNE' ]
 	# a well-formed request of an unknown type, a hello with a short body
 	run -0 "$FRAME" "$ADDR" "$SECRET" 77
 	[ "$output" = "status 22" ]
+	# the same from a client of protocol version 1 (no pending writers)
+	FRAME_VERSION=1 run -0 "$FRAME" "$ADDR" "$SECRET" 77
+	[ "$output" = closed ]
 	run -0 "$FRAME" "$ADDR" "$SECRET" 1 0100
 	[ "$output" = "status 22" ]
 	# open of "../x" straight on the wire
