@@ -110,7 +110,7 @@ struct in_req {
 
 /* Something the engine does after progress, outside UCX callbacks. */
 struct later {
-	enum { L_REQ, L_REFUSE, L_CLOSE } kind;
+	enum { L_REQ, L_REFUSE, L_CLOSE, L_CLOSED } kind;
 	struct later *next;
 	struct ucx_conn *conn;
 	struct in_req *req;
@@ -1115,7 +1115,30 @@ static void conn_closed(void *req, ucs_status_t status, void *user_data)
 	conn_unref(c->lsn->eng, c);
 }
 
-/* Close @c now (engine thread, outside UCX callbacks). */
+/* Tell the owner that @c has closed: run_later() calls on_close on the
+ * engine thread without the worker lock, as it calls on_req, since the
+ * owner's callback may wait for a lock whose holder waits for this worker
+ * (tfs-server replying to --stop).  With e->wlock held. */
+static void closed_later(struct engine *e, struct ucx_conn *c)
+{
+	struct ucx_lsn *l = c->lsn;
+	struct later *w;
+
+	if (!l->on_close)
+		return;
+	if (!(w = calloc(1, sizeof(*w)))) {
+		l->on_close((struct tfs_conn *)c, l->arg);
+		return;
+	}
+	w->kind = L_CLOSED;
+	w->conn = c;
+	pthread_mutex_lock(&e->lock);
+	c->refs++;	/* the later's */
+	pthread_mutex_unlock(&e->lock);
+	later_add(e, w);
+}
+
+/* Close @c now (with e->wlock held, outside UCX callbacks). */
 static void conn_close(struct engine *e, struct ucx_conn *c, int force)
 {
 	struct ucx_lsn *l = c->lsn;
@@ -1147,8 +1170,7 @@ static void conn_close(struct engine *e, struct ucx_conn *c, int force)
 	rp.cb.send = conn_closed;
 	rp.user_data = c;
 	r = ucp_ep_close_nbx(c->uep, &rp);	/* the list's reference goes with it */
-	if (l->on_close)
-		l->on_close((struct tfs_conn *)c, l->arg);
+	closed_later(e, c);
 	if (r == NULL || UCS_PTR_IS_ERR(r))
 		conn_closed(NULL, UCS_OK, c);
 }
@@ -1405,6 +1427,12 @@ static void run_later(struct engine *e)
 		}
 		case L_CLOSE:
 			conn_close(e, w->conn, w->force);
+			conn_unref(e, w->conn);
+			break;
+		case L_CLOSED:
+			pthread_mutex_unlock(&e->wlock);
+			e->lsn->on_close((struct tfs_conn *)w->conn, e->lsn->arg);
+			pthread_mutex_lock(&e->wlock);
 			conn_unref(e, w->conn);
 			break;
 		}
