@@ -514,6 +514,19 @@ fork: child 0' ]
 	fi
 }
 
+# A client on the server's host talks to it through UCX shared memory, not
+# TCP (UCX leaves shared memory out of connections that handle peer errors
+# unless UCX_MM_ERROR_HANDLING=y, which libtfs sets); UCX's info log names
+# each endpoint's transports.
+@test "ucx: a client on the server's host reaches it through shared memory" {
+	[ "$TFS_TRANSPORT" = ucx ] || skip "UCX only"
+	start
+	UCX_LOG_LEVEL=info run -0 --separate-stderr "$B/prim" open:a pwrite:0:x attach:0:1
+	grep -E 'ep_cfg.*am\((sysv|posix)/memory' <<< "$stderr$output"
+	UCX_LOG_LEVEL=info UCX_MM_ERROR_HANDLING=n run -0 --separate-stderr "$B/prim" open:b
+	run -1 grep -E 'ep_cfg.*am\((sysv|posix)/memory' <<< "$stderr$output"
+}
+
 @test "posix layer: stdio streams" {
 	start
 	export LD_PRELOAD=$PRELOAD

@@ -24,7 +24,9 @@
  * callback may make calls (stage-out does) without waiting on itself.
  * Endpoints are made once per peer by the callers (transport.h) and every
  * one has an error callback (peer error handling): a peer that dies or
- * closes fails what is outstanding on it at once.
+ * closes fails what is outstanding on it, once what it sent before is read
+ * (fail_due).  Peers on one host exchange the messages through shared
+ * memory, the sockets of the connection staying beside it (ctx_get).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -78,6 +80,7 @@ struct ucx_ep {
 	ucp_ep_h uep;
 	int connected, conn_status;	/* the first flush done, its errno */
 	int failed;			/* the error callback ran */
+	int fail_err;			/* its errno, for the calls still waiting */
 	int closed;			/* ucp_ep_close_nbx done */
 	int closing;
 	int close_sent;			/* under eng->lock */
@@ -167,6 +170,7 @@ struct engine {
 	/* under wlock */
 	uint64_t next_id;
 	struct ucx_call *calls;
+	int fail_due;			/* an endpoint failed: fail its calls */
 	struct later *lhead, **ltail;
 	struct ucx_lsn *lsn;		/* the listener served, or NULL */
 };
@@ -259,6 +263,18 @@ static int ctx_get(char *err, size_t errlen)
 	}
 	if (tls && *tls && (st = ucp_config_modify(cfg, "TLS", tls)) != UCS_OK) {
 		snprintf(err, errlen, "TFS_UCX_TLS '%s': %s", tls, ucs_status_string(st));
+		ucp_config_release(cfg);
+		return -1;
+	}
+	/* Every endpoint asks for peer error handling, which UCX's shared
+	 * memory transports offer only when told to (UCX_MM_ERROR_HANDLING):
+	 * without it a connection on one host moves everything over TCP.  A
+	 * dead peer is still seen at once: its connection manager's socket
+	 * closes. */
+	if (!getenv("UCX_MM_ERROR_HANDLING") &&
+	    (st = ucp_config_modify(cfg, "MM_ERROR_HANDLING", "y")) != UCS_OK) {
+		snprintf(err, errlen, "UCX shared memory error handling: %s",
+			 ucs_status_string(st));
 		ucp_config_release(cfg);
 		return -1;
 	}
@@ -457,6 +473,7 @@ static int wait_flag(struct engine *e, const int *flag, long long deadline)
 }
 
 static void run_op(struct engine *e, struct op *op);
+static int fail_due(struct engine *e);
 
 /* Run the commands other threads queued for @e, but a stop, which is the
  * engine thread's own; with e->wlock held.  Returns 1 when there were
@@ -518,7 +535,7 @@ static int drive(struct engine *e, const int *flag, long long deadline)
 			return 0;
 		if (left <= 0)
 			return -1;
-		if ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY)
+		if ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY || fail_due(e))
 			continue;
 		/* (a worker that cannot be armed is polled every millisecond) */
 		if (poll(p, 2, st != UCS_OK ? 1 : left > 1000 ? 1000 : (int)left) < 0 &&
@@ -544,6 +561,7 @@ static void worker_release(struct engine *e)
 		while (ucp_worker_progress(e->worker))
 			;
 	} while ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY);
+	fail_due(e);
 	more = e->lhead != NULL || st != UCS_OK;
 	pthread_mutex_unlock(&e->wlock);
 	pthread_mutex_lock(&e->lock);
@@ -641,9 +659,37 @@ static void ep_error(void *arg, ucp_ep_h uep, ucs_status_t status)
 	(void)uep;
 	pthread_mutex_lock(&ep->eng->lock);
 	ep->failed = 1;
+	ep->fail_err = map_status(status);
 	wake_all(ep->eng);
 	pthread_mutex_unlock(&ep->eng->lock);
-	calls_fail(ep->eng, ep, map_status(status));
+	/* its calls fail once nothing is left to read (fail_due) */
+	ep->eng->fail_due = 1;
+}
+
+/*
+ * Fail the calls still waiting on endpoints that failed; with e->wlock
+ * held, once ucp_worker_arm() has found nothing left to read.  Not at
+ * once in ep_error: a peer that replies and then closes (tfs-server
+ * answering --stop, a refusal) sends the reply over shared memory and the
+ * close over its sockets, and the close may be seen first.  Returns 1
+ * when there was something to do.
+ */
+static int fail_due(struct engine *e)
+{
+	struct ucx_call *c, *next;
+
+	if (!e->fail_due)
+		return 0;
+	e->fail_due = 0;
+	for (c = e->calls; c; c = next) {
+		next = c->next;
+		if (c->ep->failed && !c->got_reply) {
+			if (!c->err)
+				c->err = c->ep->fail_err;
+			call_check(e, c);
+		}
+	}
+	return 1;
 }
 
 static void ep_flushed(void *req, ucs_status_t status, void *user_data)
@@ -1523,7 +1569,7 @@ static void *engine_main(void *arg)
 		if (busy || e->lhead)
 			continue;
 		st = ucp_worker_arm(e->worker);
-		if (st == UCS_ERR_BUSY)
+		if (st == UCS_ERR_BUSY || fail_due(e))
 			continue;
 		if (st != UCS_OK) {
 			say("libtfs", "UCX worker cannot sleep: %s", ucs_status_string(st));
