@@ -278,6 +278,11 @@ static int ctx_get(char *err, size_t errlen)
 		ucp_config_release(cfg);
 		return -1;
 	}
+	/* One lane for rendezvous bodies: every network interface an
+	 * endpoint uses is polled on every progress, hence on every request
+	 * (0.7 us a round trip here, for a second TCP interface). */
+	if (!getenv("UCX_MAX_RNDV_LANES"))
+		ucp_config_modify(cfg, "MAX_RNDV_LANES", "1");
 	memset(&p, 0, sizeof(p));
 	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
@@ -547,6 +552,17 @@ static int drive(struct engine *e, const int *flag, long long deadline)
 	}
 }
 
+/* While a thread other than the engine's drives the worker (it holds
+ * e->wlock), the engine thread sleeps on its eventfd only: the worker's
+ * events are that thread's, and each would otherwise wake the engine
+ * thread too, for nothing but to wait for the worker lock. */
+static void engine_mute(struct engine *e, int mute)
+{
+	struct epoll_event ev = { .events = mute ? 0 : EPOLLIN, .data.fd = e->efd };
+
+	epoll_ctl(e->epfd, EPOLL_CTL_MOD, e->efd, &ev);
+}
+
 /* Let go of the worker, armed: the engine thread sleeps on its event fd,
  * and an event that comes after this must wake it (the arm the engine
  * made before it slept may have been used up here).  The engine thread
@@ -557,11 +573,12 @@ static void worker_release(struct engine *e)
 	ucs_status_t st;
 	int more;
 
-	do {
+	/* (drive() has just progressed it until there was nothing to do) */
+	while ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY)
 		while (ucp_worker_progress(e->worker))
 			;
-	} while ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY);
 	fail_due(e);
+	engine_mute(e, 0);
 	more = e->lhead != NULL || st != UCS_OK;
 	pthread_mutex_unlock(&e->wlock);
 	pthread_mutex_lock(&e->lock);
@@ -1010,6 +1027,7 @@ static int u_ep_call(struct tfs_ep *tep, uint16_t type, const struct iovec *iov,
 		return -1;
 	}
 	if (pthread_mutex_trylock(&e->wlock) == 0) {
+		engine_mute(e, 1);
 		/* nobody drives the worker: do the call on this thread */
 		run_call(e, &c);
 		if (drive(e, &c.finished, deadline) < 0) {
@@ -1539,6 +1557,7 @@ static void *engine_main(void *arg)
 	struct engine *e = arg;
 	struct epoll_event ev[2];
 	uint64_t v;
+	int n, i;
 
 	cur_engine = e;
 	pthread_mutex_lock(&e->wlock);
@@ -1576,13 +1595,14 @@ static void *engine_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&e->wlock);
-		if (epoll_wait(e->epfd, ev, 2, -1) < 0 && errno != EINTR) {
+		if ((n = epoll_wait(e->epfd, ev, 2, -1)) < 0 && errno != EINTR) {
 			pthread_mutex_lock(&e->wlock);
 			break;
 		}
-		if (read(e->wakefd, &v, sizeof(v)) < 0) {
-			/* nothing to drain */
-		}
+		for (i = 0; i < n; i++)
+			if (ev[i].data.fd == e->wakefd && read(e->wakefd, &v, sizeof(v)) < 0) {
+				/* drained by a thread driving the worker */
+			}
 		pthread_mutex_lock(&e->wlock);
 	}
 	pthread_mutex_unlock(&e->wlock);
@@ -1710,6 +1730,7 @@ static int u_req_reply(struct tfs_req *req, int status, const struct iovec *iov,
 	}
 	rep->waiting = 1;
 	if (pthread_mutex_trylock(&e->wlock) == 0) {
+		engine_mute(e, 1);
 		/* nobody drives the worker: send on this thread */
 		run_reply(e, rep);
 		if (drive(e, &rep->done, tfsi_now_ms() + SEND_TIMEOUT_MS) < 0) {
