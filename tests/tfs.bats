@@ -447,6 +447,25 @@ fork: child 0' ]
 	[ "$(cat pfs/s)" = DATA ]
 }
 
+# The reply to --stop going out while a client's connection closes: the
+# server held its lock while it replied, and the UCX progress thread held
+# its worker while it told the server of the close, which takes that lock
+# (the flaky test above, 1 run in 20 under load).
+@test "stage-out: a client closing while tfs-server replies to --stop, --stop succeeds" {
+	TFS_TEST_PAUSE=stop:1000 start
+	"$B/prim" open:a touch:r wait:go > p1 3>&- &
+	local pid=$! stop
+	"$B/prim" wait:r
+	tfs-server --stop srv > stop.out 2>&1 3>&- &
+	stop=$!
+	run -0 timeout 30 sh -c 'until grep -q "test pause before the stop reply" srv.log; do sleep 0.05; done'
+	touch go
+	run -0 timeout 10 sh -c "while kill -0 $pid 2>/dev/null; do sleep 0.05; done"
+	run -0 timeout 30 tail --pid="$stop" -f /dev/null
+	run -0 wait "$stop"
+	run -0 timeout 10 sh -c "while kill -0 $SERVER_PID 2>/dev/null; do sleep 0.05; done"
+}
+
 @test "stage-out: --stop does not ask (or wait for) a client that owns nothing" {
 	start
 	"$B/prim" open:a pwrite:0:x attachfile detachfile touch:r wait:never > p1 3>&- &
@@ -494,6 +513,19 @@ fork: child 0' ]
 	else
 		run -1 grep -E 'libtfs-ucx|libuc[pst]\.so' <<< "$output"
 	fi
+}
+
+# A client on the server's host talks to it through UCX shared memory, not
+# TCP (UCX leaves shared memory out of connections that handle peer errors
+# unless UCX_MM_ERROR_HANDLING=y, which libtfs sets); UCX's info log names
+# each endpoint's transports.
+@test "ucx: a client on the server's host reaches it through shared memory" {
+	[ "$TFS_TRANSPORT" = ucx ] || skip "UCX only"
+	start
+	UCX_LOG_LEVEL=info run -0 --separate-stderr "$B/prim" open:a pwrite:0:x attach:0:1
+	grep -E 'ep_cfg.*am\((sysv|posix)/memory' <<< "$stderr$output"
+	UCX_LOG_LEVEL=info UCX_MM_ERROR_HANDLING=n run -0 --separate-stderr "$B/prim" open:b
+	run -1 grep -E 'ep_cfg.*am\((sysv|posix)/memory' <<< "$stderr$output"
 }
 
 @test "posix layer: stdio streams" {

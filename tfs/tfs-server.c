@@ -1210,7 +1210,7 @@ static void on_req(struct tfs_req *req, void *arg)
 	(void)arg;
 	if (req->hdr.type == TFS_MSG_STOP) {
 		pthread_mutex_lock(&S.lock);
-		if (S.stop_req || req->hdr.len) {
+		if (S.stop_req || S.stopping || req->hdr.len) {
 			pthread_mutex_unlock(&S.lock);
 			tfs_req_reply(req, req->hdr.len ? EINVAL : EALREADY, NULL, 0);
 			return;
@@ -1393,6 +1393,18 @@ static int stop_server(const char *dir)
 	return TG_EXIT_OK;
 }
 
+/* TFS_TEST_PAUSE=stop:MS (for tests only, tfs-server(8)): sleep MS
+ * milliseconds just before the reply to --stop, saying so in the log. */
+static void test_pause_stop(void)
+{
+	const char *p = getenv("TFS_TEST_PAUSE");
+
+	if (!p || strncmp(p, "stop:", 5) != 0)
+		return;
+	logmsg("test pause before the stop reply");
+	usleep((useconds_t)strtol(p + 5, NULL, 10) * 1000);
+}
+
 static void say_log(const char *line)
 {
 	logmsg("%s", line);
@@ -1420,6 +1432,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *addr = "tcp:127.0.0.1:0", *dir = NULL, *stop = NULL, *recover = NULL;
+	struct tfs_req *stop_req;
 	char msg[512];
 	sigset_t set;
 	int c, sig, failed;
@@ -1512,14 +1525,20 @@ int main(int argc, char **argv)
 	/* DIR/sock goes before --stop hears back (which came over the address) */
 	tfs_lsn_close(S.local);
 	S.local = NULL;
+	/* the reply goes without S.lock: the transport may wait for its
+	 * progress thread, which may be telling on_close() (which takes
+	 * S.lock) of a client that has gone */
 	pthread_mutex_lock(&S.lock);
-	if (S.stop_req) {
+	stop_req = S.stop_req;
+	S.stop_req = NULL;
+	S.stopping = 1;
+	pthread_mutex_unlock(&S.lock);
+	test_pause_stop();
+	if (stop_req) {
 		struct iovec v = { S.report, S.report ? strlen(S.report) : 0 };
 
-		tfs_req_reply(S.stop_req, failed ? EIO : 0, &v, 1);
-		S.stop_req = NULL;
+		tfs_req_reply(stop_req, failed ? EIO : 0, &v, 1);
 	}
-	pthread_mutex_unlock(&S.lock);
 	tfs_server_file_remove(dir);
 	tfs_lsn_close(S.lsn);
 	for (int i = 0; i < S.nworkers; i++) {

@@ -24,7 +24,9 @@
  * callback may make calls (stage-out does) without waiting on itself.
  * Endpoints are made once per peer by the callers (transport.h) and every
  * one has an error callback (peer error handling): a peer that dies or
- * closes fails what is outstanding on it at once.
+ * closes fails what is outstanding on it, once what it sent before is read
+ * (fail_due).  Peers on one host exchange the messages through shared
+ * memory, the sockets of the connection staying beside it (ctx_get).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -78,6 +80,7 @@ struct ucx_ep {
 	ucp_ep_h uep;
 	int connected, conn_status;	/* the first flush done, its errno */
 	int failed;			/* the error callback ran */
+	int fail_err;			/* its errno, for the calls still waiting */
 	int closed;			/* ucp_ep_close_nbx done */
 	int closing;
 	int close_sent;			/* under eng->lock */
@@ -110,7 +113,7 @@ struct in_req {
 
 /* Something the engine does after progress, outside UCX callbacks. */
 struct later {
-	enum { L_REQ, L_REFUSE, L_CLOSE } kind;
+	enum { L_REQ, L_REFUSE, L_CLOSE, L_CLOSED } kind;
 	struct later *next;
 	struct ucx_conn *conn;
 	struct in_req *req;
@@ -167,6 +170,7 @@ struct engine {
 	/* under wlock */
 	uint64_t next_id;
 	struct ucx_call *calls;
+	int fail_due;			/* an endpoint failed: fail its calls */
 	struct later *lhead, **ltail;
 	struct ucx_lsn *lsn;		/* the listener served, or NULL */
 };
@@ -262,6 +266,23 @@ static int ctx_get(char *err, size_t errlen)
 		ucp_config_release(cfg);
 		return -1;
 	}
+	/* Every endpoint asks for peer error handling, which UCX's shared
+	 * memory transports offer only when told to (UCX_MM_ERROR_HANDLING):
+	 * without it a connection on one host moves everything over TCP.  A
+	 * dead peer is still seen at once: its connection manager's socket
+	 * closes. */
+	if (!getenv("UCX_MM_ERROR_HANDLING") &&
+	    (st = ucp_config_modify(cfg, "MM_ERROR_HANDLING", "y")) != UCS_OK) {
+		snprintf(err, errlen, "UCX shared memory error handling: %s",
+			 ucs_status_string(st));
+		ucp_config_release(cfg);
+		return -1;
+	}
+	/* One lane for rendezvous bodies: every network interface an
+	 * endpoint uses is polled on every progress, hence on every request
+	 * (0.7 us a round trip here, for a second TCP interface). */
+	if (!getenv("UCX_MAX_RNDV_LANES"))
+		ucp_config_modify(cfg, "MAX_RNDV_LANES", "1");
 	memset(&p, 0, sizeof(p));
 	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
@@ -457,6 +478,7 @@ static int wait_flag(struct engine *e, const int *flag, long long deadline)
 }
 
 static void run_op(struct engine *e, struct op *op);
+static int fail_due(struct engine *e);
 
 /* Run the commands other threads queued for @e, but a stop, which is the
  * engine thread's own; with e->wlock held.  Returns 1 when there were
@@ -518,7 +540,7 @@ static int drive(struct engine *e, const int *flag, long long deadline)
 			return 0;
 		if (left <= 0)
 			return -1;
-		if ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY)
+		if ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY || fail_due(e))
 			continue;
 		/* (a worker that cannot be armed is polled every millisecond) */
 		if (poll(p, 2, st != UCS_OK ? 1 : left > 1000 ? 1000 : (int)left) < 0 &&
@@ -528,6 +550,17 @@ static int drive(struct engine *e, const int *flag, long long deadline)
 			/* drained by the engine thread first */
 		}
 	}
+}
+
+/* While a thread other than the engine's drives the worker (it holds
+ * e->wlock), the engine thread sleeps on its eventfd only: the worker's
+ * events are that thread's, and each would otherwise wake the engine
+ * thread too, for nothing but to wait for the worker lock. */
+static void engine_mute(struct engine *e, int mute)
+{
+	struct epoll_event ev = { .events = mute ? 0 : EPOLLIN, .data.fd = e->efd };
+
+	epoll_ctl(e->epfd, EPOLL_CTL_MOD, e->efd, &ev);
 }
 
 /* Let go of the worker, armed: the engine thread sleeps on its event fd,
@@ -540,10 +573,12 @@ static void worker_release(struct engine *e)
 	ucs_status_t st;
 	int more;
 
-	do {
+	/* (drive() has just progressed it until there was nothing to do) */
+	while ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY)
 		while (ucp_worker_progress(e->worker))
 			;
-	} while ((st = ucp_worker_arm(e->worker)) == UCS_ERR_BUSY);
+	fail_due(e);
+	engine_mute(e, 0);
 	more = e->lhead != NULL || st != UCS_OK;
 	pthread_mutex_unlock(&e->wlock);
 	pthread_mutex_lock(&e->lock);
@@ -641,9 +676,37 @@ static void ep_error(void *arg, ucp_ep_h uep, ucs_status_t status)
 	(void)uep;
 	pthread_mutex_lock(&ep->eng->lock);
 	ep->failed = 1;
+	ep->fail_err = map_status(status);
 	wake_all(ep->eng);
 	pthread_mutex_unlock(&ep->eng->lock);
-	calls_fail(ep->eng, ep, map_status(status));
+	/* its calls fail once nothing is left to read (fail_due) */
+	ep->eng->fail_due = 1;
+}
+
+/*
+ * Fail the calls still waiting on endpoints that failed; with e->wlock
+ * held, once ucp_worker_arm() has found nothing left to read.  Not at
+ * once in ep_error: a peer that replies and then closes (tfs-server
+ * answering --stop, a refusal) sends the reply over shared memory and the
+ * close over its sockets, and the close may be seen first.  Returns 1
+ * when there was something to do.
+ */
+static int fail_due(struct engine *e)
+{
+	struct ucx_call *c, *next;
+
+	if (!e->fail_due)
+		return 0;
+	e->fail_due = 0;
+	for (c = e->calls; c; c = next) {
+		next = c->next;
+		if (c->ep->failed && !c->got_reply) {
+			if (!c->err)
+				c->err = c->ep->fail_err;
+			call_check(e, c);
+		}
+	}
+	return 1;
 }
 
 static void ep_flushed(void *req, ucs_status_t status, void *user_data)
@@ -964,6 +1027,7 @@ static int u_ep_call(struct tfs_ep *tep, uint16_t type, const struct iovec *iov,
 		return -1;
 	}
 	if (pthread_mutex_trylock(&e->wlock) == 0) {
+		engine_mute(e, 1);
 		/* nobody drives the worker: do the call on this thread */
 		run_call(e, &c);
 		if (drive(e, &c.finished, deadline) < 0) {
@@ -1115,7 +1179,30 @@ static void conn_closed(void *req, ucs_status_t status, void *user_data)
 	conn_unref(c->lsn->eng, c);
 }
 
-/* Close @c now (engine thread, outside UCX callbacks). */
+/* Tell the owner that @c has closed: run_later() calls on_close on the
+ * engine thread without the worker lock, as it calls on_req, since the
+ * owner's callback may wait for a lock whose holder waits for this worker
+ * (tfs-server replying to --stop).  With e->wlock held. */
+static void closed_later(struct engine *e, struct ucx_conn *c)
+{
+	struct ucx_lsn *l = c->lsn;
+	struct later *w;
+
+	if (!l->on_close)
+		return;
+	if (!(w = calloc(1, sizeof(*w)))) {
+		l->on_close((struct tfs_conn *)c, l->arg);
+		return;
+	}
+	w->kind = L_CLOSED;
+	w->conn = c;
+	pthread_mutex_lock(&e->lock);
+	c->refs++;	/* the later's */
+	pthread_mutex_unlock(&e->lock);
+	later_add(e, w);
+}
+
+/* Close @c now (with e->wlock held, outside UCX callbacks). */
 static void conn_close(struct engine *e, struct ucx_conn *c, int force)
 {
 	struct ucx_lsn *l = c->lsn;
@@ -1147,8 +1234,7 @@ static void conn_close(struct engine *e, struct ucx_conn *c, int force)
 	rp.cb.send = conn_closed;
 	rp.user_data = c;
 	r = ucp_ep_close_nbx(c->uep, &rp);	/* the list's reference goes with it */
-	if (l->on_close)
-		l->on_close((struct tfs_conn *)c, l->arg);
+	closed_later(e, c);
 	if (r == NULL || UCS_PTR_IS_ERR(r))
 		conn_closed(NULL, UCS_OK, c);
 }
@@ -1407,6 +1493,12 @@ static void run_later(struct engine *e)
 			conn_close(e, w->conn, w->force);
 			conn_unref(e, w->conn);
 			break;
+		case L_CLOSED:
+			pthread_mutex_unlock(&e->wlock);
+			e->lsn->on_close((struct tfs_conn *)w->conn, e->lsn->arg);
+			pthread_mutex_lock(&e->wlock);
+			conn_unref(e, w->conn);
+			break;
 		}
 		free(w);
 	}
@@ -1465,6 +1557,7 @@ static void *engine_main(void *arg)
 	struct engine *e = arg;
 	struct epoll_event ev[2];
 	uint64_t v;
+	int n, i;
 
 	cur_engine = e;
 	pthread_mutex_lock(&e->wlock);
@@ -1495,20 +1588,21 @@ static void *engine_main(void *arg)
 		if (busy || e->lhead)
 			continue;
 		st = ucp_worker_arm(e->worker);
-		if (st == UCS_ERR_BUSY)
+		if (st == UCS_ERR_BUSY || fail_due(e))
 			continue;
 		if (st != UCS_OK) {
 			say("libtfs", "UCX worker cannot sleep: %s", ucs_status_string(st));
 			break;
 		}
 		pthread_mutex_unlock(&e->wlock);
-		if (epoll_wait(e->epfd, ev, 2, -1) < 0 && errno != EINTR) {
+		if ((n = epoll_wait(e->epfd, ev, 2, -1)) < 0 && errno != EINTR) {
 			pthread_mutex_lock(&e->wlock);
 			break;
 		}
-		if (read(e->wakefd, &v, sizeof(v)) < 0) {
-			/* nothing to drain */
-		}
+		for (i = 0; i < n; i++)
+			if (ev[i].data.fd == e->wakefd && read(e->wakefd, &v, sizeof(v)) < 0) {
+				/* drained by a thread driving the worker */
+			}
 		pthread_mutex_lock(&e->wlock);
 	}
 	pthread_mutex_unlock(&e->wlock);
@@ -1636,6 +1730,7 @@ static int u_req_reply(struct tfs_req *req, int status, const struct iovec *iov,
 	}
 	rep->waiting = 1;
 	if (pthread_mutex_trylock(&e->wlock) == 0) {
+		engine_mute(e, 1);
 		/* nobody drives the worker: send on this thread */
 		run_reply(e, rep);
 		if (drive(e, &rep->done, tfsi_now_ms() + SEND_TIMEOUT_MS) < 0) {
