@@ -222,13 +222,15 @@ wait_gone() {
 	fi
 	# every writer has written (tfs-bench too: on a loaded machine it may
 	# still be starting when the others are well on)
-	local want=3
+	local want=3 written=
 	[ -z "$bench" ] || want=4
-	for _ in $(seq 500); do
+	SECONDS=0
+	while [ "$SECONDS" -lt 60 ]; do
 		[ "$(find bb -name 'tfs-bb-*' -size +0 | wc -l)" -ge "$want" ] &&
-			[ "$(cat bb/tfs-bb-* 2>/dev/null | wc -c)" -ge 6000000 ] && break
+			[ "$(cat bb/tfs-bb-* 2>/dev/null | wc -c)" -ge 6000000 ] && written=1 && break
 		sleep 0.02
 	done
+	[ -n "$written" ]
 	kill -9 "${DD[1]}"
 	sleep 0.2
 	kill -STOP "$SERVER_PID"
