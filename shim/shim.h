@@ -40,7 +40,8 @@
 #define TG_MAX_DEPTH 32
 #define TG_BUF_SIZE (1u << 20)	/* a thread's buffer, or its window of the file */
 #define TG_RESERVE (64u * 1024)	/* room kept free for one record */
-#define TG_SEAL_ROOM 16		/* and for the CHECK frame after it */
+#define TG_SEAL_ROOM 80		/* and for a REPEAT and a CHECK frame after it,
+				 * twice (a fatal signal just after a seal) */
 #define TG_FLUSH_EVERY 1000000000ull	/* a buffer's records wait at most 1 s */
 #define TG_PATH_MAX 4096
 
@@ -71,6 +72,27 @@ enum tg_bufkind {
  * writes half a record.  When the trace is a regular file, buf is the
  * thread's window of it, mapped shared (see core.c), and a record is in the
  * file the moment its length word is stored. */
+/* The last poll record of a thread (a call marked poll in the call tables),
+ * all of it but its seq and times: a next call identical to it is folded. */
+#define TG_FOLD_ARGS 240	/* argument bytes; longer records are not folded */
+struct tg_foldkey {
+	int64_t parent, ret;
+	int err;
+	uint16_t fn;
+	uint8_t depth;
+	uint16_t len;
+	unsigned char a[TG_FOLD_ARGS];
+};
+
+/* A REPEAT frame: length, type, tid, count, start, span, newline. */
+#define TG_REPEAT_MAX (4 + 1 + 4 * TG_VARINT_MAX + 1)
+/* Where a poll call's arguments are encoded, past the room a REPEAT frame
+ * and the call's head may need in front of them. */
+#define TG_POLL_GAP (TG_REPEAT_MAX + 4 + TG_CALL_HEAD_MAX)
+/* The seq of a poll call not taken yet: it is taken when the call is
+ * written, or when a call inside it needs it as its parent. */
+#define TG_SEQ_LATE UINT64_MAX
+
 struct tg_thread {
 	unsigned char *buf;
 	volatile size_t len;
@@ -91,6 +113,9 @@ struct tg_thread {
 				 * TG_FLUSH_EVERY ns; TG_BUF_WINDOW: close
 				 * the chunk then, so that a kill leaves at
 				 * most that much unchecked; else UINT64_MAX */
+	int fold;		/* 1: the thread's last record is fold_key's poll */
+	uint64_t fold_n;	/* calls folded into it, not written yet */
+	uint64_t fold_t0, fold_t1;	/* start of the first, end of the last */
 	uint64_t stack_seq[TG_MAX_DEPTH];
 	uint8_t stack_layer[TG_MAX_DEPTH];
 	uint64_t next_ptr_id;
@@ -98,6 +123,7 @@ struct tg_thread {
 	struct tg_ptrslot ptrs[TG_PTRMAP];
 	struct tg_strslot strs[TG_STRMAP];
 	struct tg_thread *next;
+	struct tg_foldkey fold_key;
 };
 
 struct tg_call {
@@ -106,7 +132,10 @@ struct tg_call {
 	uint64_t seq;
 	uint64_t t0, t1;
 	int64_t parent;
+	int64_t ret;		/* poll calls: the return value to record */
+	unsigned char *a;	/* poll calls: where their arguments start */
 	int err;
+	int failed;		/* poll calls: errno is recorded */
 	uint16_t fn;
 	uint8_t layer;
 	uint8_t depth;
@@ -123,7 +152,8 @@ void tg_h5_check_static(int rank) TG_HIDDEN;
 extern int tg_nested TG_HIDDEN;
 extern int tg_flush_always TG_HIDDEN;
 extern int tg_info_on TG_HIDDEN;	/* TANGRAM_INFO: record MPI_Info contents */
-extern int tg_clock_sync TG_HIDDEN;	/* TANGRAM_CLOCK_SYNC: align clocks in MPI_Init */
+extern int tg_clock_sync TG_HIDDEN;
+extern int tg_fold TG_HIDDEN;		/* TANGRAM_FOLD: fold repeated polls */	/* TANGRAM_CLOCK_SYNC: align clocks in MPI_Init */
 extern uint64_t tg_mono_base TG_HIDDEN;
 extern _Atomic uint64_t tg_seq TG_HIDDEN;
 extern __thread struct tg_thread *tg_self
@@ -163,10 +193,26 @@ void tg_shutdown(void) TG_HIDDEN;
  * to a new window of the file. */
 void tg_make_room(struct tg_thread *t, size_t need) TG_HIDDEN;
 
-static inline void tg_room(struct tg_thread *t, size_t need)
+static inline void tg_room_raw(struct tg_thread *t, size_t need)
 {
 	if (tg_unlikely(t->cap - t->len < TG_RESERVE + TG_SEAL_ROOM + need))
 		tg_make_room(t, need);
+}
+
+/* The thread writes a record that is not a folded poll: the calls folded
+ * so far go first, as a REPEAT record, and folding starts afresh. */
+void tg_fold_end(struct tg_thread *t) TG_HIDDEN;
+
+/* Write the REPEAT record of @t's folded calls, if any, keeping the poll
+ * they repeat (a seal or flush of the stream).  @t itself, with room. */
+void tg_fold_put(struct tg_thread *t) TG_HIDDEN;
+
+/* Room for a record of @need bytes more than usual in @t's buffer. */
+static inline void tg_room(struct tg_thread *t, size_t need)
+{
+	if (tg_unlikely(t->fold))
+		tg_fold_end(t);
+	tg_room_raw(t, need);
 }
 
 /* Close the frame that starts at @start (its length word) and whose payload
@@ -212,8 +258,11 @@ static inline int tg_on(int layer)
 	return !t || !t->guard || (layer == TG_LAYER_POSIX && t->guard_io);
 }
 
-/* Begin a traced call: returns 1 if it is to be recorded. */
-static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
+/* Begin a traced call: returns 1 if it is to be recorded.  @late: a poll
+ * call, whose seq is taken late (TG_SEQ_LATE), when it is written or when a
+ * call inside it needs it as its parent, so that a call folded into the one
+ * before takes none. */
+static inline int tg_enter_as(struct tg_call *c, unsigned fn, int layer, int late)
 {
 	struct tg_thread *t = tg_self;
 
@@ -224,6 +273,9 @@ static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
 			return 0;
 		if (t->stack_layer[t->depth - 1] == layer && !tg_nested)
 			return 0;
+		if (tg_unlikely(t->stack_seq[t->depth - 1] == TG_SEQ_LATE))
+			t->stack_seq[t->depth - 1] = atomic_fetch_add_explicit(
+				&tg_seq, 1, memory_order_relaxed);
 		c->parent = (int64_t)t->stack_seq[t->depth - 1];
 	} else {
 		c->parent = -1;
@@ -232,12 +284,23 @@ static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
 	c->fn = (uint16_t)fn;
 	c->layer = (uint8_t)layer;
 	c->depth = (uint8_t)t->depth;
-	c->seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
+	c->seq = late ? TG_SEQ_LATE :
+		atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
 	t->stack_seq[t->depth] = c->seq;
 	t->stack_layer[t->depth] = (uint8_t)layer;
 	t->depth++;
 	c->t0 = tg_now();
 	return 1;
+}
+
+static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
+{
+	return tg_enter_as(c, fn, layer, 0);
+}
+
+static inline int tg_enter_poll(struct tg_call *c, unsigned fn, int layer)
+{
+	return tg_enter_as(c, fn, layer, 1);
 }
 
 /* The real call returned: take the time and its errno. */
@@ -259,6 +322,25 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 	c->p = tg_call_head_put(p, &t->base, c->fn, t->tid, c->seq, c->depth, c->parent,
 				c->t0, c->t1 - c->t0, ret, failed ? c->err : 0);
 }
+
+/* tg_rec_begin() for a poll call: its arguments are encoded (tg_put_*)
+ * apart, and tg_poll_commit() writes the record or folds it. */
+static inline void tg_poll_begin(struct tg_call *c, int64_t ret, int failed,
+				 size_t need)
+{
+	struct tg_thread *t = c->t;
+
+	tg_room_raw(t, need + TG_POLL_GAP);
+	c->ret = ret;
+	c->failed = failed;
+	c->a = c->p = t->buf + t->len + TG_POLL_GAP;
+}
+
+/* Finish a poll call begun with tg_poll_begin(): fold it into the thread's
+ * previous record if it is identical but for seq and times, else write it
+ * (after the REPEAT record of the calls folded before).  Pops the call,
+ * restores errno. */
+void tg_poll_commit(struct tg_call *c) TG_HIDDEN;
 
 /* tg_rec_begin() for a record that may need @need bytes more than usual
  * (large array arguments). */
