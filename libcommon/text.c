@@ -242,10 +242,8 @@ static void text_repeat(FILE *out, const struct tg_header *h, const char *rk,
 
 	if (o->json) {
 		fprintf(out, "{\"def\":\"repeat\",\"rank\":\"%s\",\"tid\":%u,\"seq\":%" PRIu64
-			",\"count\":%" PRIu64 ",\"tstart\":%" PRIu64 ".%09" PRIu64
-			",\"tend\":%" PRIu64 ".%09" PRIu64 "}\n", rk, r->tid, r->seq, r->repeat,
-			t0 / 1000000000u, t0 % 1000000000u, t1 / 1000000000u,
-			t1 % 1000000000u);
+			",\"count\":%" PRIu64 ",\"tstart_ns\":%" PRIu64 ",\"tend_ns\":%" PRIu64
+			"}\n", rk, r->tid, r->seq, r->repeat, t0, t1);
 		return;
 	}
 	fprintf(out, "#repeat\trank=%s\ttid=%u\tseq=%" PRIu64 "\tcount=%" PRIu64
