@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# Folding of repeated polls (issue 20): a poll call (aio_error, the
+# MPI_Test family, MPI_Iprobe...) whose record would be identical to the
+# thread's previous one but for seq and times is counted, not written, and
+# a REPEAT record (#repeat) says how many, from when to when.  Nothing is
+# dropped: the counts add up to the calls the program made, folded calls
+# take no seq, and TANGRAM_FOLD=0 writes every call.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	command -v mpicc.mpich >/dev/null || skip "mpicc.mpich is missing"
+	export UCX_TLS=sm,self MPIR_CVAR_POLLS_BEFORE_YIELD=1
+}
+
+# calls FUNC FILE: the call lines of FUNC in the decoded FILE
+calls() { awk -F'\t' -v f="$1" '$8 == f' "$2"; }
+
+# folded SEQ FILE: the calls the #repeat lines of call SEQ add up to
+folded() {
+	awk -F'\t' -v s="seq=$1" '$1 == "#repeat" && $4 == s { sub(/^count=/, "", $5); n += $5 }
+		END { print n + 0 }' "$2"
+}
+
+@test "MPI_File_iwrite_at + MPI_Wait: ROMIO's aio_error polls are folded, the rank streams stay small" {
+	mpicc.mpich -O2 -Wall -o iwbig "$TG_TOP/tests/mpi/iwbig.c"
+	run -0 timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./iwbig "$PWD/f.dat" 16
+	for r in 0 1; do
+		run -0 trace-decode "t/rank-$r.rec"
+		echo "$output" > "d$r"
+		# one request per rank: aio_error answers EINPROGRESS, folded
+		# however often it is asked, then 0 once; a few more if other
+		# records of the thread come between two polls
+		n=$(calls aio_error "d$r" | wc -l)
+		[ "$n" -ge 2 ] && [ "$n" -lt 10 ]
+		first=$(calls aio_error "d$r" | awk -F'\t' '$9 == 115 { print $3; exit }')
+		[ -n "$first" ]
+		[ "$(folded "$first" "d$r")" -gt 0 ]
+		calls aio_error "d$r" | tail -1 | grep -q $'\taio_error\t0\t'
+		# folded calls take no seq: the rank's seqs run on without a gap
+		awk -F'\t' '$1 !~ /^#/ { print $3 }' "d$r" | sort -n |
+			awk 'NR > 1 && $1 != p + 1 { print "gap after " p; bad = 1 } { p = $1 } END { exit bad }'
+		# a few hundred records: the program's own and MPI's set-up
+		[ "$(grep -vc '^#' "d$r")" -lt 2000 ]
+	done
+}
+
+@test "TANGRAM_FOLD=0: every aio_error poll the default folds is written" {
+	mpicc.mpich -O2 -Wall -o iwbig "$TG_TOP/tests/mpi/iwbig.c"
+	run -0 timeout 120 trace-run -o t1 -- mpirun.mpich -n 2 ./iwbig "$PWD/f.dat" 16
+	trace-decode t1/rank-0.rec t1/rank-1.rec > d1
+	grep -q '^#repeat' d1
+	TANGRAM_FOLD=0 run -0 timeout 120 trace-run -o t0 -- mpirun.mpich -n 2 ./iwbig "$PWD/f.dat" 16
+	trace-decode t0/rank-0.rec t0/rank-1.rec > d0
+	[ "$(calls aio_error d0 | wc -l)" -gt 1000 ]
+	! grep -q '^#repeat' d0
+}
+
+@test "an application's MPI_Test loop is folded; the completing MPI_Test is written; the counts add up to its calls" {
+	mpicc.mpich -O2 -Wall -o testloop "$TG_TOP/tests/mpi/testloop.c"
+	run -0 timeout 60 trace-run -o t -- mpirun.mpich -n 2 ./testloop
+	tests=$(grep -oE 'tests=[0-9]+' <<< "$output" | cut -d= -f2)
+	[ "$tests" -gt 1 ]
+	run -0 trace-decode t/rank-0.rec t/rank-1.rec
+	echo "$output" > d
+	calls MPI_Test d > tl
+	[ "$(wc -l < tl)" -ge 2 ] && [ "$(wc -l < tl)" -le 4 ]
+	grep -q $'\tflag=0\t' <(head -1 tl)
+	tail -1 tl | grep -q $'\tflag=1\tstatus={src:1,tag:7}$'
+	sum=$(wc -l < tl)
+	for s in $(cut -f3 tl); do sum=$((sum + $(folded "$s" d))); done
+	[ "$sum" -eq "$tests" ]
+	# the message still completes at the MPI_Test that says so
+	run -0 hb-build -s -o g.hb d
+	grep -qx $'edges.message\t1' <<< "$output"
+	grep -qx $'problems\t0' <<< "$output"
+}
+
+@test "TANGRAM_FOLD=0: every MPI_Test of the loop is written, and hb-build finds the same graph as folded" {
+	mpicc.mpich -O2 -Wall -o testloop "$TG_TOP/tests/mpi/testloop.c"
+	for f in 1 0; do
+		TANGRAM_FOLD=$f run -0 timeout 60 trace-run -o t$f -- mpirun.mpich -n 2 ./testloop
+		tests=$(grep -oE 'tests=[0-9]+' <<< "$output" | cut -d= -f2)
+		trace-decode t$f/rank-0.rec t$f/rank-1.rec > d$f
+		run -0 hb-build -s -o g$f.hb d$f
+		grep -vE '^(records|mpi|calls|run)'$'\t' <<< "$output" > s$f
+	done
+	grep -q '^#repeat' d1
+	[ "$(calls MPI_Test d0 | wc -l)" -eq "$tests" ]
+	! grep -q '^#repeat' d0
+	diff s0 s1
+}
+
+@test "#repeat survives trace-compress (lossless: the same text) and trace-merge; -j prints it as a def" {
+	mpicc.mpich -O2 -Wall -o testloop "$TG_TOP/tests/mpi/testloop.c"
+	run -0 timeout 60 trace-run -o t -- mpirun.mpich -n 2 ./testloop
+	trace-decode t/rank-0.rec > want
+	grep -q '^#repeat' want
+	run -0 trace-compress -t lossless -o l.cfg t/rank-0.rec
+	run -0 trace-decode l.cfg
+	diff want <(printf '%s\n' "$output")
+	# default timing: the calls' times are aggregated, #repeat is exact
+	trace-decode t/rank-0.rec t/rank-1.rec > both
+	run -0 trace-merge -o m.cfg t/rank-0.rec t/rank-1.rec
+	run -0 trace-decode m.cfg
+	diff <(grep '^#repeat' both) <(grep '^#repeat' <<< "$output")
+	run -0 trace-decode -j t/rank-0.rec
+	grep -qE '^\{"def":"repeat","rank":"0","tid":0,"seq":[0-9]+,"count":[0-9]+,"tstart_ns":[0-9]+,"tend_ns":[0-9]+\}$' <<< "$output"
+}
+
+@test "overlap-find and conflict-check read a trace with #repeat lines as without" {
+	mpicc.mpich -O2 -Wall -o iwbig "$TG_TOP/tests/mpi/iwbig.c"
+	run -0 timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./iwbig "$PWD/f.dat" 4
+	trace-decode t/rank-0.rec t/rank-1.rec > d
+	grep -q '^#repeat' d
+	grep -v '^#repeat' d > plain
+	run -0 overlap-find d
+	echo "$output" > o1
+	run -0 overlap-find plain
+	diff o1 <(printf '%s\n' "$output")
+	run -0 hb-build -o g.hb d
+	run -0 conflict-check --hb g.hb o1
+}
