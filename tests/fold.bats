@@ -111,6 +111,10 @@ folded() {
 	run -0 trace-merge -o m.cfg t/rank-0.rec t/rank-1.rec
 	run -0 trace-decode m.cfg
 	diff <(grep '^#repeat' both) <(grep '^#repeat' <<< "$output")
+	# and the merge on MPI, which ships the streams between ranks
+	run -0 timeout 120 mpirun.mpich -n 2 trace-merge-mpi -o mm.cfg t/rank-0.rec t/rank-1.rec
+	run -0 trace-decode mm.cfg
+	diff <(grep '^#repeat' both) <(grep '^#repeat' <<< "$output")
 	run -0 trace-decode -j t/rank-0.rec
 	grep -qE '^\{"def":"repeat","rank":"0","tid":0,"seq":[0-9]+,"count":[0-9]+,"tstart_ns":[0-9]+,"tend_ns":[0-9]+\}$' <<< "$output"
 }
