@@ -10,9 +10,21 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
-	command -v mpicc.mpich >/dev/null || skip "mpicc.mpich is missing"
+	SHIM=$TG_TOP/lib/libtangram.so
 	export UCX_TLS=sm,self MPIR_CVAR_POLLS_BEFORE_YIELD=1
 }
+
+need_mpi() { command -v mpicc.mpich >/dev/null || skip "mpicc.mpich is missing"; }
+
+# calls_in FILE: aio_error records plus the calls #repeat lines fold, of
+# every process in the decoded FILE
+calls_in() {
+	awk -F'\t' '$8 == "aio_error" { n++ }
+		$1 == "#repeat" { sub(/^count=/, "", $5); n += $5 } END { print n + 0 }' "$1"
+}
+
+# printed FILE: the sum of the counts polls printed (polls=K, child=K)
+printed() { awk -F= '{ n += $2 } END { print n + 0 }' "$1"; }
 
 # calls FUNC FILE: the call lines of FUNC in the decoded FILE
 calls() { awk -F'\t' -v f="$1" '$8 == f' "$2"; }
@@ -25,6 +37,7 @@ folded() {
 }
 
 @test "MPI_File_iwrite_at + MPI_Wait: ROMIO's aio_error polls are folded, the rank streams stay small" {
+	need_mpi
 	mpicc.mpich -O2 -Wall -o iwbig "$TG_TOP/tests/mpi/iwbig.c"
 	run -0 timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./iwbig "$PWD/f.dat" 16
 	for r in 0 1; do
@@ -48,6 +61,7 @@ folded() {
 }
 
 @test "TANGRAM_FOLD=0: every aio_error poll the default folds is written" {
+	need_mpi
 	mpicc.mpich -O2 -Wall -o iwbig "$TG_TOP/tests/mpi/iwbig.c"
 	run -0 timeout 120 trace-run -o t1 -- mpirun.mpich -n 2 ./iwbig "$PWD/f.dat" 16
 	trace-decode t1/rank-0.rec t1/rank-1.rec > d1
@@ -59,6 +73,7 @@ folded() {
 }
 
 @test "an application's MPI_Test loop is folded; the completing MPI_Test is written; the counts add up to its calls" {
+	need_mpi
 	mpicc.mpich -O2 -Wall -o testloop "$TG_TOP/tests/mpi/testloop.c"
 	run -0 timeout 60 trace-run -o t -- mpirun.mpich -n 2 ./testloop
 	tests=$(grep -oE 'tests=[0-9]+' <<< "$output" | cut -d= -f2)
@@ -84,6 +99,7 @@ folded() {
 }
 
 @test "TANGRAM_FOLD=0: every MPI_Test of the loop is written, and hb-build finds the same graph as folded" {
+	need_mpi
 	mpicc.mpich -O2 -Wall -o testloop "$TG_TOP/tests/mpi/testloop.c"
 	for f in 1 0; do
 		TANGRAM_FOLD=$f run -0 timeout 60 trace-run -o t$f -- mpirun.mpich -n 2 ./testloop
@@ -99,6 +115,7 @@ folded() {
 }
 
 @test "#repeat survives trace-compress (lossless: the same text) and trace-merge; -j prints it as a def" {
+	need_mpi
 	mpicc.mpich -O2 -Wall -o testloop "$TG_TOP/tests/mpi/testloop.c"
 	run -0 timeout 60 trace-run -o t -- mpirun.mpich -n 2 ./testloop
 	trace-decode t/rank-0.rec > want
@@ -120,6 +137,7 @@ folded() {
 }
 
 @test "overlap-find and conflict-check read a trace with #repeat lines as without" {
+	need_mpi
 	mpicc.mpich -O2 -Wall -o iwbig "$TG_TOP/tests/mpi/iwbig.c"
 	run -0 timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./iwbig "$PWD/f.dat" 4
 	trace-decode t/rank-0.rec t/rank-1.rec > d
@@ -131,4 +149,41 @@ folded() {
 	diff o1 <(printf '%s\n' "$output")
 	run -0 hb-build -o g.hb d
 	run -0 conflict-check --hb g.hb o1
+}
+
+@test "folded calls still to be written go out at exit, fork (not into the child), thread exit and a fatal signal" {
+	# each way records reach the stream: mapped windows, buffers, at once
+	for fm in auto:exit auto:fork auto:thread auto:term buffered:exit buffered:fork \
+		buffered:thread buffered:term always:exit always:thread; do
+		m=${fm#*:}
+		rm -rf p
+		TANGRAM_FLUSH=${fm%:*} TANGRAM_DIR=p LD_PRELOAD=$SHIM run "$TG_TOP/build/apps/polls" "$m" 1000
+		echo "$output" > out
+		[ "$(printed out)" -eq $([ $m = fork ] && echo 2000 || echo 1000) ]
+		run -0 trace-decode p/*.rec
+		echo "$output" > d
+		echo "$fm: $(calls_in d) calls in the trace"
+		[ "$(calls_in d)" -eq "$(printed out)" ]
+		# each process: one record, the first answer, and a REPEAT
+		[ "$(grep -c $'\taio_error\t0\t' d)" -eq $([ $m = fork ] && echo 2 || echo 1) ]
+		grep -q $'^#repeat\t.*\tcount=999\t' d
+	done
+	# fork: the parent's REPEAT comes before its fork record
+	rm -rf p
+	TANGRAM_DIR=p LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/polls" fork 10
+	trace-decode p/*.rec > d
+	awk -F'\t' '$1 == "#repeat" || $8 == "fork" { print $1 == "#repeat" ? "repeat" : $9 == 0 ? "child" : "parent" }' d > got
+	printf 'repeat\nparent\nchild\nrepeat\n' > want
+	diff want got
+}
+
+@test "a poll loop killed by SIGKILL: the calls folded up to its last second are in the file" {
+	TANGRAM_DIR=p LD_PRELOAD=$SHIM run -137 "$TG_TOP/build/apps/polls" kill 2
+	polls=$(printed <(echo "$output"))
+	run trace-decode p/*.rec
+	echo "$output" > d
+	# one REPEAT a second, the calls of the last one lost with the process
+	[ "$(grep -c '^#repeat' d)" -ge 1 ]
+	[ "$(calls_in d)" -le "$polls" ]
+	[ "$(calls_in d)" -gt $((polls / 4)) ]
 }
