@@ -151,10 +151,10 @@ folded() {
 	run -0 conflict-check --hb g.hb o1
 }
 
-@test "folded calls still to be written go out at exit, fork (not into the child), thread exit and a fatal signal" {
+@test "folded calls still to be written go out at exit, fork (not into the child), thread exit, exit with the thread idle and a fatal signal" {
 	# each way records reach the stream: mapped windows, buffers, at once
-	for fm in auto:exit auto:fork auto:thread auto:term buffered:exit buffered:fork \
-		buffered:thread buffered:term always:exit always:thread; do
+	for fm in auto:exit auto:fork auto:thread auto:idle auto:term buffered:exit buffered:fork \
+		buffered:thread buffered:idle buffered:term always:exit always:thread; do
 		m=${fm#*:}
 		rm -rf p
 		TANGRAM_FLUSH=${fm%:*} TANGRAM_DIR=p LD_PRELOAD=$SHIM run "$TG_TOP/build/apps/polls" "$m" 1000

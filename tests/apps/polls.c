@@ -7,6 +7,8 @@
  *   polls fork N     fork: the parent's REPEAT before the fork record,
  *                    none in the child's stream; the child polls N too
  *   polls thread N   a second thread polls, then ends (thread exit)
+ *   polls idle N     a second thread polls, then waits for ever: the
+ *                    process exits with it idle (its stream is sealed)
  *   polls term N     raise SIGTERM (a fatal signal)
  *   polls kill S     poll for S seconds, then SIGKILL: the count so far
  *                    reaches the file within a second of the calls
@@ -17,6 +19,7 @@
 #include <aio.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,9 +63,21 @@ static long poll_for(double sec)
 	return n;
 }
 
+static _Atomic int polled;
+
 static void *thread_main(void *arg)
 {
 	say("polls", poll_n(*(long *)arg));
+	return NULL;
+}
+
+/* Poll, then wait for ever without a traced call. */
+static void *idle_main(void *arg)
+{
+	say("polls", poll_n(*(long *)arg));
+	polled = 1;
+	for (;;)
+		syscall(SYS_pause);
 	return NULL;
 }
 
@@ -96,6 +111,12 @@ int main(int argc, char **argv)
 		if (pthread_create(&th, NULL, thread_main, &n) != 0)
 			return 1;
 		pthread_join(th, NULL);
+	} else if (strcmp(argv[1], "idle") == 0) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, idle_main, &n) != 0)
+			return 1;
+		while (!polled)
+			sched_yield();
 	} else if (strcmp(argv[1], "term") == 0) {
 		say("polls", poll_n(n));
 		raise(SIGTERM);
