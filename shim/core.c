@@ -1253,6 +1253,12 @@ void tg_fold_end(struct tg_thread *t)
 	tg_fold_put(t);
 }
 
+void tg_seq_take(struct tg_thread *t)
+{
+	t->stack_seq[t->depth - 1] = atomic_fetch_add_explicit(&tg_seq, 1,
+							       memory_order_relaxed);
+}
+
 /* Is poll call @c's record (arguments from c->a to c->p) identical to the
  * thread's last, a poll too, but for its seq and times? */
 static int fold_same(const struct tg_call *c, size_t alen)

@@ -98,6 +98,9 @@ struct tg_thread {
 	volatile size_t len;
 	size_t cap;		/* bytes at buf; 0 until the first record */
 	int kind;		/* enum tg_bufkind */
+	int fold;		/* 1: the thread's last record is fold_key's poll
+				 * (here, in what was padding: the fields every
+				 * call uses keep their places) */
 	uint64_t win_off;	/* TG_BUF_WINDOW: file offset of buf[0] */
 	size_t sealed;		/* TG_BUF_WINDOW: bytes a CHECK frame closes */
 	unsigned tid;
@@ -113,9 +116,6 @@ struct tg_thread {
 				 * TG_FLUSH_EVERY ns; TG_BUF_WINDOW: close
 				 * the chunk then, so that a kill leaves at
 				 * most that much unchecked; else UINT64_MAX */
-	int fold;		/* 1: the thread's last record is fold_key's poll */
-	uint64_t fold_n;	/* calls folded into it, not written yet */
-	uint64_t fold_t0, fold_t1;	/* start of the first, end of the last */
 	uint64_t stack_seq[TG_MAX_DEPTH];
 	uint8_t stack_layer[TG_MAX_DEPTH];
 	uint64_t next_ptr_id;
@@ -123,6 +123,8 @@ struct tg_thread {
 	struct tg_ptrslot ptrs[TG_PTRMAP];
 	struct tg_strslot strs[TG_STRMAP];
 	struct tg_thread *next;
+	uint64_t fold_n;	/* calls folded into fold_key's, not written yet */
+	uint64_t fold_t0, fold_t1;	/* start of the first, end of the last */
 	struct tg_foldkey fold_key;
 };
 
@@ -258,6 +260,10 @@ static inline int tg_on(int layer)
 	return !t || !t->guard || (layer == TG_LAYER_POSIX && t->guard_io);
 }
 
+/* A call is made inside a poll call whose seq is not taken yet: take it,
+ * so that the call can name it as its parent. */
+void tg_seq_take(struct tg_thread *t) TG_HIDDEN;
+
 /* Begin a traced call: returns 1 if it is to be recorded.  @late: a poll
  * call, whose seq is taken late (TG_SEQ_LATE), when it is written or when a
  * call inside it needs it as its parent, so that a call folded into the one
@@ -274,8 +280,7 @@ static inline int tg_enter_as(struct tg_call *c, unsigned fn, int layer, int lat
 		if (t->stack_layer[t->depth - 1] == layer && !tg_nested)
 			return 0;
 		if (tg_unlikely(t->stack_seq[t->depth - 1] == TG_SEQ_LATE))
-			t->stack_seq[t->depth - 1] = atomic_fetch_add_explicit(
-				&tg_seq, 1, memory_order_relaxed);
+			tg_seq_take(t);
 		c->parent = (int64_t)t->stack_seq[t->depth - 1];
 	} else {
 		c->parent = -1;
