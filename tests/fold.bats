@@ -136,6 +136,21 @@ folded() {
 	grep -qE '^\{"def":"repeat","rank":"0","tid":0,"seq":[0-9]+,"count":[0-9]+,"tstart_ns":[0-9]+,"tend_ns":[0-9]+\}$' <<< "$output"
 }
 
+@test "trace-decode -l and -t print a #repeat line with the call it repeats, from .rec and .cfg" {
+	TANGRAM_DIR=p LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/polls" exit 100
+	run -0 trace-compress -o p.cfg p/*.rec
+	for f in p/*.rec p.cfg; do
+		run -0 trace-decode "$f"
+		[ "$(grep -c '^#repeat' <<< "$output")" -eq 1 ]
+		run -0 trace-decode -l posix "$f"
+		[ "$(grep -c '^#repeat' <<< "$output")" -eq 1 ]
+		run -0 trace-decode -t "$f"
+		[ "$(grep -c '^#repeat' <<< "$output")" -eq 1 ]
+		run -0 trace-decode -l mpi,stdio "$f"
+		[ "$(grep -c '^#repeat' <<< "$output")" -eq 0 ]
+	done
+}
+
 @test "overlap-find and conflict-check read a trace with #repeat lines as without" {
 	need_mpi
 	mpicc.mpich -O2 -Wall -o iwbig "$TG_TOP/tests/mpi/iwbig.c"
