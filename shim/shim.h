@@ -9,6 +9,9 @@
  *   intern strings (tg_str), call the real function, tg_end(&c);
  *   tg_rec_begin(), tg_put_*() each argument, tg_rec_commit();
  *   return the real result, errno as the real call left it.
+ * A poll call (the tables' "poll" option) uses tg_enter_poll(),
+ * tg_poll_begin() and tg_poll_commit() instead, which fold it into the
+ * thread's previous record when it would repeat it (a REPEAT record).
  * Everything here is hidden from the application (visibility "hidden"); only
  * the wrapped functions are exported.
  */
@@ -41,7 +44,7 @@
 #define TG_BUF_SIZE (1u << 20)	/* a thread's buffer, or its window of the file */
 #define TG_RESERVE (64u * 1024)	/* room kept free for one record */
 #define TG_SEAL_ROOM 80		/* and for a REPEAT and a CHECK frame after it,
-				 * twice (a fatal signal just after a seal) */
+				 * even just after a seal (a fatal signal) */
 #define TG_FLUSH_EVERY 1000000000ull	/* a buffer's records wait at most 1 s */
 #define TG_PATH_MAX 4096
 
@@ -67,11 +70,6 @@ enum tg_bufkind {
 };
 
 
-/* Per-thread tracing state.  Buffers hold whole frames only: len is moved
- * past a frame when it is complete, so a flush from a signal handler never
- * writes half a record.  When the trace is a regular file, buf is the
- * thread's window of it, mapped shared (see core.c), and a record is in the
- * file the moment its length word is stored. */
 /* The last poll record of a thread (a call marked poll in the call tables),
  * all of it but its seq and times: a next call identical to it is folded. */
 #define TG_FOLD_ARGS 240	/* argument bytes; longer records are not folded */
@@ -93,6 +91,11 @@ struct tg_foldkey {
  * written, or when a call inside it needs it as its parent. */
 #define TG_SEQ_LATE UINT64_MAX
 
+/* Per-thread tracing state.  Buffers hold whole frames only: len is moved
+ * past a frame when it is complete, so a flush from a signal handler never
+ * writes half a record.  When the trace is a regular file, buf is the
+ * thread's window of it, mapped shared (see core.c), and a record is in the
+ * file the moment its length word is stored. */
 struct tg_thread {
 	unsigned char *buf;
 	volatile size_t len;
@@ -154,8 +157,8 @@ void tg_h5_check_static(int rank) TG_HIDDEN;
 extern int tg_nested TG_HIDDEN;
 extern int tg_flush_always TG_HIDDEN;
 extern int tg_info_on TG_HIDDEN;	/* TANGRAM_INFO: record MPI_Info contents */
-extern int tg_clock_sync TG_HIDDEN;
-extern int tg_fold TG_HIDDEN;		/* TANGRAM_FOLD: fold repeated polls */	/* TANGRAM_CLOCK_SYNC: align clocks in MPI_Init */
+extern int tg_clock_sync TG_HIDDEN;	/* TANGRAM_CLOCK_SYNC: align clocks in MPI_Init */
+extern int tg_fold TG_HIDDEN;		/* TANGRAM_FOLD: fold repeated polls */
 extern uint64_t tg_mono_base TG_HIDDEN;
 extern _Atomic uint64_t tg_seq TG_HIDDEN;
 extern __thread struct tg_thread *tg_self
