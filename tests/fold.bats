@@ -72,44 +72,51 @@ folded() {
 	! grep -q '^#repeat' d0
 }
 
-@test "an application's MPI_Test loop is folded; the completing MPI_Test is written; the counts add up to its calls" {
+@test "an application's MPI_Test and MPI_Iprobe loops are folded; the completing calls are written; the counts add up to its calls" {
 	need_mpi
 	mpicc.mpich -O2 -Wall -o testloop "$TG_TOP/tests/mpi/testloop.c"
 	run -0 timeout 60 trace-run -o t -- mpirun.mpich -n 2 ./testloop
 	tests=$(grep -oE 'tests=[0-9]+' <<< "$output" | cut -d= -f2)
-	[ "$tests" -gt 1 ]
+	probes=$(grep -oE 'probes=[0-9]+' <<< "$output" | cut -d= -f2)
+	[ "$tests" -gt 1 ] && [ "$probes" -gt 1 ]
 	run -0 trace-decode t/rank-0.rec t/rank-1.rec
 	echo "$output" > d
-	calls MPI_Test d > tl
-	[ "$(wc -l < tl)" -ge 2 ] && [ "$(wc -l < tl)" -le 4 ]
-	grep -q $'\tflag=0\t' <(head -1 tl)
-	tail -1 tl | grep -q $'\tflag=1\tstatus={src:1,tag:7}$'
-	sum=$(wc -l < tl)
-	for s in $(cut -f3 tl); do sum=$((sum + $(folded 0 "$s" d))); done
-	[ "$sum" -eq "$tests" ]
+	for f in MPI_Test:$tests MPI_Iprobe:$probes; do
+		calls "${f%:*}" d > tl
+		[ "$(wc -l < tl)" -ge 2 ] && [ "$(wc -l < tl)" -le 4 ]
+		grep -q $'\tflag=0\t' <(head -1 tl)
+		tail -1 tl | grep -q $'\tflag=1\t'
+		sum=$(wc -l < tl)
+		for s in $(cut -f3 tl); do sum=$((sum + $(folded 0 "$s" d))); done
+		[ "$sum" -eq "${f#*:}" ]
+	done
+	tail -1 <(calls MPI_Test d) | grep -q $'\tstatus={src:1,tag:7}$'
+	tail -1 <(calls MPI_Iprobe d) | grep -q $'\tstatus={src:1,tag:8}$'
 	# trace-report counts the folded calls as the calls they are
 	run -0 trace-report -o r.html t/rank-0.rec t/rank-1.rec
-	mpi=$(awk -F'\t' '$7 == "mpi"' d | wc -l)
-	for s in $(cut -f3 tl); do mpi=$((mpi + $(folded 0 "$s" d))); done
+	mpi=$(awk -F'\t' '$7 == "mpi" { n++ } $1 == "#repeat" { sub(/^count=/, "", $5); n += $5 }
+		END { print n }' d)
 	grep -q ", mpi $mpi, " r.html
-	# the message still completes at the MPI_Test that says so
+	# the messages still complete at the MPI_Test and MPI_Recv that say so
 	run -0 hb-build -s -o g.hb d
-	grep -qx $'edges.message\t1' <<< "$output"
+	grep -qx $'edges.message\t2' <<< "$output"
 	grep -qx $'problems\t0' <<< "$output"
 }
 
-@test "TANGRAM_FOLD=0: every MPI_Test of the loop is written, and hb-build finds the same graph as folded" {
+@test "TANGRAM_FOLD=0: every MPI_Test and MPI_Iprobe of the loops is written, and hb-build finds the same graph as folded" {
 	need_mpi
 	mpicc.mpich -O2 -Wall -o testloop "$TG_TOP/tests/mpi/testloop.c"
 	for f in 1 0; do
 		TANGRAM_FOLD=$f run -0 timeout 60 trace-run -o t$f -- mpirun.mpich -n 2 ./testloop
 		tests=$(grep -oE 'tests=[0-9]+' <<< "$output" | cut -d= -f2)
+		probes=$(grep -oE 'probes=[0-9]+' <<< "$output" | cut -d= -f2)
 		trace-decode t$f/rank-0.rec t$f/rank-1.rec > d$f
 		run -0 hb-build -s -o g$f.hb d$f
 		grep -vE '^(records|mpi|calls|run)'$'\t' <<< "$output" > s$f
 	done
 	grep -q '^#repeat' d1
 	[ "$(calls MPI_Test d0 | wc -l)" -eq "$tests" ]
+	[ "$(calls MPI_Iprobe d0 | wc -l)" -eq "$probes" ]
 	! grep -q '^#repeat' d0
 	diff s0 s1
 }
