@@ -209,3 +209,21 @@ folded() {
 	[ "$(calls_in d)" -le "$polls" ]
 	[ "$(calls_in d)" -gt $((polls / 4)) ]
 }
+
+@test "trace-export: a #repeat is a repeat event in chrome and a row of repeats in sqlite" {
+	TANGRAM_DIR=p LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/polls" exit 100
+	trace-decode p/*.rec > d
+	seq=$(awk -F'\t' '$1 == "#repeat" { sub(/^seq=/, "", $4); print $4 }' d)
+	[ -n "$seq" ]
+	run -0 trace-export -f chrome -o t.json p/*.rec
+	grep -q "\"cat\":\"repeat\",\"name\":\"repeat\",\"args\":{\"seq\":$seq,\"count\":99}" t.json
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' t.json
+	command -v sqlite3 >/dev/null || skip "sqlite3 is missing"
+	run -0 trace-export -f sqlite -o t.db p/*.rec
+	run -0 sqlite3 t.db "SELECT thread, seq, count FROM repeats"
+	[ "$output" = "0|$seq|99" ]
+	# the calls of aio_error, counted from the database
+	run -0 sqlite3 t.db "SELECT (SELECT count(*) FROM calls WHERE function = 'aio_error') +
+		(SELECT sum(count) FROM repeats)"
+	[ "$output" = 100 ]
+}
