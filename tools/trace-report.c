@@ -601,7 +601,8 @@ static void stream_end(struct cur *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->nfns; i++) {
+	/* nfns is a capacity: past the run's files there are none */
+	for (i = 0; i < c->nfns && i < c->run->nfiles; i++) {
 		struct rp_file *f = &c->run->files[i];
 		if (c->fns[i] > f->slow_ns) {
 			f->slow_ns = c->fns[i];
