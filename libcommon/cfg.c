@@ -70,6 +70,7 @@ static void stream_release(struct tg_cstream *s)
 {
 	tg_header_release(&s->v.h);
 	free(s->clock);
+	free(s->rep);
 	free(s->local);
 	free(s->foreign);
 	free(s->tz);

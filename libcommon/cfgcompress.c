@@ -236,6 +236,10 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 	s->nclock = e.st.nclock;
 	e.st.clock = NULL;
 	e.st.nclock = 0;
+	s->rep = e.st.rep;
+	s->nrep = e.st.nrep;
+	e.st.rep = NULL;
+	e.st.nrep = 0;
 	s->local = e.st.local;
 	s->nlocal = e.st.nlocal;
 	e.st.local = NULL;

@@ -160,6 +160,8 @@ struct tg_cfg_cursor *tg_cfg_cursor_open(const struct tg_cfg *cc, size_t i, char
 	tg_sig_init(&k->st, k->h.rank, k->s->v.rank);
 	k->st.clock = k->s->clock;	/* borrowed: released below, not freed */
 	k->st.nclock = k->s->nclock;
+	k->st.rep = k->s->rep;		/* borrowed too */
+	k->st.nrep = k->s->nrep;
 	k->st.local = k->s->local;	/* borrowed too */
 	k->st.nlocal = k->s->nlocal;
 	k->st.seqv = k->s->seqv;
@@ -207,6 +209,8 @@ void tg_cfg_cursor_free(struct tg_cfg_cursor *k)
 		return;
 	k->st.clock = NULL;
 	k->st.nclock = 0;
+	k->st.rep = NULL;
+	k->st.nrep = 0;
 	k->st.local = NULL;
 	k->st.nlocal = 0;
 	tg_sig_release(&k->st);

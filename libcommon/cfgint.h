@@ -118,6 +118,8 @@ struct tg_sigstate {
 	size_t nrelease, caprelease;
 	uint64_t *clock;	/* CLOCK records' t, in order */
 	size_t nclock, capclock, clockpos;
+	uint64_t *rep;		/* REPEAT records' count, tstart, span, in order */
+	size_t nrep, caprep, reppos;	/* values (three per record) */
 	uint64_t *local;	/* the stream's local values (STREAMS "local") */
 	size_t nlocal, caplocal;
 	int seqv;		/* seqs as words tagged even/odd (STREAMS "foreign") */
@@ -299,7 +301,7 @@ enum { TG_S_END = 0, TG_S_META, TG_S_STRINGS, TG_S_CST, TG_S_AGG, TG_S_GRAMMAR, 
 enum { TG_F_FLAGS, TG_F_HRANK, TG_F_HWORLD, TG_F_PID, TG_F_PPID, TG_F_CLOCK, TG_F_HOST,
        TG_F_CWD, TG_F_ARGV, TG_F_RANK, TG_F_RECORDS, TG_F_CALLS, TG_F_RULE, TG_F_END,
        TG_F_TIMING, TG_F_ERROR, TG_F_BITS, TG_F_SAMPLES, TG_F_CLOCKS, TG_F_LOCAL,
-       TG_F_FOREIGN, TG_F_RUN, TG_F_N };
+       TG_F_FOREIGN, TG_F_RUN, TG_F_REPEATS, TG_F_N };
 
 #define TG_SEC_ZLIB 1u
 #define TG_SEC_HDR 24
@@ -321,6 +323,8 @@ struct tg_cstream {
 	uint32_t rule;
 	uint64_t *clock;
 	size_t nclock;
+	uint64_t *rep;		/* REPEAT records: count, tstart, span each */
+	size_t nrep;		/* values, three per record */
 	uint64_t *local;	/* values its signatures name by index */
 	size_t nlocal;
 	int seqv;		/* seqs as tagged words (a "foreign" field) */

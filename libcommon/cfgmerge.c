@@ -85,6 +85,12 @@ int tg_cfg_merge(struct tg_cfg *dst, const struct tg_cfg *src, char *err, size_t
 			memcpy(ds->clock, ss->clock, ss->nclock * sizeof(uint64_t));
 			ds->nclock = ss->nclock;
 		}
+		if (ss->nrep) {
+			if (!(ds->rep = malloc(ss->nrep * sizeof(uint64_t))))
+				goto oom;
+			memcpy(ds->rep, ss->rep, ss->nrep * sizeof(uint64_t));
+			ds->nrep = ss->nrep;
+		}
 		if (ss->nlocal) {
 			if (!(ds->local = malloc(ss->nlocal * sizeof(uint64_t))))
 				goto oom;

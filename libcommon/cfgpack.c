@@ -87,7 +87,8 @@ int tg_cfg_pack(const struct tg_cfg *c, unsigned char **buf, size_t *len)
 		bad |= pk_u32(&b, s->tz != NULL) < 0 || pk_u64(&b, s->tzlen) < 0 ||
 		       pk_u64(&b, s->traw) < 0 || pk_u64(&b, s->tzat) < 0 ||
 		       pk_put(&b, s->tz, s->tz ? s->tzlen : 0) < 0 ||
-		       pk_u64(&b, h->run) < 0;
+		       pk_u64(&b, h->run) < 0 || pk_u64(&b, s->nrep) < 0 ||
+		       pk_put(&b, s->rep, s->nrep * sizeof(uint64_t)) < 0;
 	}
 	if (bad) {
 		tg_bytes_release(&b);
@@ -321,6 +322,16 @@ static void unpack_stream(struct upk *k, struct tg_cstream *s)
 		memcpy(s->tz, p, s->tzlen);
 	}
 	s->v.h.run = upk_u64(k);
+	s->nrep = (size_t)upk_u64(k);
+	if (!k->bad && s->nrep) {
+		const void *p = upk_get(k, (uint64_t)s->nrep * sizeof(uint64_t));
+		if (!p || s->nrep % 3 || !(s->rep = malloc(s->nrep * sizeof(uint64_t)))) {
+			s->nrep = 0;
+			k->bad = 1;
+			return;
+		}
+		memcpy(s->rep, p, s->nrep * sizeof(uint64_t));
+	}
 }
 
 static int unpack_streams(struct upk *k, struct tg_cfg *c, const char **why)

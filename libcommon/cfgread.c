@@ -288,6 +288,30 @@ static int parse_foreign(struct pc *x, struct tg_cstream *s)
 	return 0;
 }
 
+/* REPEAT records: their count, then of each its count of calls, its start
+ * from the one before's (from 0 for the first), its span. */
+static int parse_repeats(struct pc *x, struct tg_cstream *s)
+{
+	uint64_t k, a, cnt, span;
+	int64_t d;
+
+	if (pcount(x, &k, 3) < 0)
+		return -1;
+	if (k && !(s->rep = malloc(3 * k * sizeof(uint64_t))))
+		return perr(x, "out of memory");
+	for (a = 0; a < 3 * k; a += 3) {
+		if (pu(x, &cnt) < 0 || ps(x, &d) < 0 || pu(x, &span) < 0)
+			return -1;
+		if (cnt == 0)
+			return perr(x, "a repeat of no calls");
+		s->rep[a] = cnt;
+		s->rep[a + 1] = (a ? s->rep[a - 2] : 0) + (uint64_t)d;
+		s->rep[a + 2] = span;
+		s->nrep = (size_t)a + 3;
+	}
+	return 0;
+}
+
 /* One stream header, its field k read from @f[k]: all the same row in a
  * version 1 file, whose last fields are optional. */
 static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr *pv,
@@ -319,7 +343,10 @@ static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr 
 		return 0;
 	if (pu(f[TG_F_RUN], &s->v.h.run) < 0 || s->v.h.run < (v2 ? 1 : 2))
 		return perr(f[TG_F_RUN], "bad run number");
-	return 0;
+	/* written before REPEAT records: a column (or the row's end) less */
+	if (!f[TG_F_REPEATS] || (!v2 && row->p == row->end))
+		return 0;
+	return parse_repeats(f[TG_F_REPEATS], s);
 }
 
 static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const uint32_t *rmap,
@@ -347,8 +374,9 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const
 	} else {		/* columns: a count, then each a byte count and values */
 		if (pcount(x, &ncol, 1) < 0)
 			return -1;
-		if (ncol < TG_F_N)
+		if (ncol < TG_F_REPEATS)
 			return perr(x, "too few columns");
+		f[TG_F_REPEATS] = NULL;	/* optional: newer than the rest */
 		for (k = 0; k < ncol; k++) {
 			if (pcount(x, &len, 1) < 0)
 				return -1;
@@ -362,7 +390,7 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const
 		for (i = 0; i < n; i++)
 			if (parse_stream(c, f, 1, &pv, rmap, rlen, nrules) < 0)
 				return -1;
-		for (k = 0; k < TG_F_N; k++)
+		for (k = 0; k < TG_F_N && k < ncol; k++)
 			if (col[k].p != col[k].end)
 				return perr(&col[k], "trailing bytes in a column");
 	}

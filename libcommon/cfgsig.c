@@ -408,6 +408,7 @@ void tg_sig_release(struct tg_sigstate *st)
 	free(st->bind);
 	free(st->release);
 	free(st->clock);
+	free(st->rep);
 	free(st->local);
 	tg_map_release(&st->inh);
 	tg_map_release(&st->fdopen);
@@ -1401,6 +1402,24 @@ int tg_sig_encode(struct tg_sigstate *st, struct tg_strtab *strs,
 		}
 		st->clock[st->nclock++] = r->sync_t;
 		return 0;
+	case TG_REC_REPEAT:
+		/* the signature is the thread's alone: the count and times,
+		 * which vary from run to run and rank to rank, go to the
+		 * stream's list (STREAMS "repeats") */
+		PUSH(TG_REC_REPEAT);
+		PUSH(r->tid);
+		if (st->nrep + 3 > st->caprep) {
+			size_t nc = st->caprep ? st->caprep * 2 : 48;
+			uint64_t *n = realloc(st->rep, nc * sizeof(*n));
+			if (!n)
+				return -1;
+			st->rep = n;
+			st->caprep = nc;
+		}
+		st->rep[st->nrep++] = r->repeat;
+		st->rep[st->nrep++] = r->tstart;
+		st->rep[st->nrep++] = r->dur;
+		return 0;
 	}
 	return -2;
 }
@@ -2223,6 +2242,21 @@ int tg_sig_decode(struct tg_sigstate *st, const struct tg_strtab *strs,
 			return -1;
 		out->sync_t = st->clock[st->clockpos++];
 		break;
+	case TG_REC_REPEAT: {
+		int64_t *ls;
+		memset(out, 0, sizeof(*out));
+		out->type = TG_REC_REPEAT;
+		GET(x);
+		if (x < 0 || !(ls = lastseq(st, (uint64_t)x)) || *ls < 0 ||
+		    st->reppos + 3 > st->nrep || st->rep[st->reppos] == 0)
+			return -1;
+		out->tid = (unsigned)x;
+		out->seq = (uint64_t)*ls;	/* the call it repeats */
+		out->repeat = st->rep[st->reppos++];
+		out->tstart = st->rep[st->reppos++];
+		out->dur = st->rep[st->reppos++];
+		break;
+	}
 	default:
 		return -1;
 	}
@@ -2297,6 +2331,8 @@ int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 	case TG_REC_EXCLUDED:
 	case TG_REC_CLOCK:
 		return n == 2 ? 0 : -1;
+	case TG_REC_REPEAT:
+		return n == 2 && w[1] >= 0 && w[1] <= (1 << 20) ? 0 : -1;
 	case TG_REC_COMM:
 		GET(x);
 		GET(x);

@@ -211,6 +211,13 @@ static int put_stream(struct tg_cfg *c, const struct tg_cstream *st,
 		bad |= tg_bytes_uvar(&f[TG_F_FOREIGN],
 				     st->foreign[k] - (k ? st->foreign[k - 1] : 0)) < 0;
 	bad |= tg_bytes_uvar(&f[TG_F_RUN], h->run ? h->run : 1) < 0;
+	/* REPEAT records: count, start from the one before's, span */
+	bad |= tg_bytes_uvar(&f[TG_F_REPEATS], st->nrep / 3) < 0;
+	for (k = 0; k + 3 <= st->nrep; k += 3)
+		bad |= tg_bytes_uvar(&f[TG_F_REPEATS], st->rep[k]) < 0 ||
+		       tg_bytes_svar(&f[TG_F_REPEATS], (int64_t)(st->rep[k + 1] -
+					(k ? st->rep[k - 2] : 0))) < 0 ||
+		       tg_bytes_uvar(&f[TG_F_REPEATS], st->rep[k + 2]) < 0;
 	pv[0] = (uint64_t)h->rank;
 	pv[1] = h->pid;
 	pv[2] = h->ppid;

@@ -592,6 +592,32 @@ static int decode_info(struct tg_reader *r, const unsigned char *p,
 	return 0;
 }
 
+/* A REPEAT record: the thread's last call repeated count times, from
+ * start (against the thread's time base, which stays) for span ns. */
+static int decode_repeat(struct tg_reader *r, const unsigned char *p,
+			 const unsigned char *end, struct tg_rec *out)
+{
+	uint64_t tid, span;
+	int64_t dt;
+	struct tg_recbase *ts;
+
+	memset(out, 0, sizeof(*out));
+	out->type = TG_REC_REPEAT;
+	if (tg_get_uvar(&p, end, &tid) < 0 || tg_get_uvar(&p, end, &out->repeat) < 0 ||
+	    tg_get_svar(&p, end, &dt) < 0 || tg_get_uvar(&p, end, &span) < 0 ||
+	    out->repeat == 0)
+		return fail(r, "corrupt repeat record");
+	if (!(ts = thread_state(r, tid)))
+		return fail(r, "corrupt thread index");
+	if (ts->seq < 0)
+		return fail(r, "repeat record before any call of its thread");
+	out->tid = (unsigned)tid;
+	out->seq = (uint64_t)ts->seq;
+	out->tstart = ts->t + (uint64_t)dt;
+	out->dur = span;
+	return 1;
+}
+
 /* Read and drop @n bytes.  Returns 1, 0 if the stream ended first, -1. */
 static int skip_bytes(struct tg_reader *r, uint64_t n)
 {
@@ -669,6 +695,8 @@ static int decode_frame(struct tg_reader *r, const unsigned char *f, uint32_t le
 		if (tg_get_uvar(&p, end, &out->excluded) < 0)
 			return fail(r, "corrupt excluded record");
 		return 1;
+	case TG_REC_REPEAT:
+		return decode_repeat(r, p, end, out);
 	default:
 		return 0;	/* a newer record type (or CHECK): skip it */
 	}
@@ -1051,6 +1079,24 @@ unsigned char *tg_rk_put_statuses(unsigned char *p, const struct tg_val *v, uint
 	return p;
 }
 
+/* A REPEAT of thread rec->tid's last call: its start against the
+ * thread's time base, which stays where that call put it. */
+static int writer_repeat(struct tg_writer *w, const struct tg_rec *rec)
+{
+	unsigned char b[1 + 4 * TG_VARINT_MAX], *q = b;
+	uint64_t base;
+
+	if (rec->repeat == 0 || rec->tid >= w->nts || w->ts[rec->tid].seq < 0)
+		return -1;
+	base = w->ts[rec->tid].t;
+	*q++ = TG_REC_REPEAT;
+	q = tg_put_uvar(q, rec->tid);
+	q = tg_put_uvar(q, rec->repeat);
+	q = tg_put_svar(q, (int64_t)(rec->tstart - base));
+	q = tg_put_uvar(q, rec->dur);
+	return tg_writer_frame(w, b, (size_t)(q - b));
+}
+
 int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 {
 	uint64_t sids[TG_MAX_ARGS] = { 0 };
@@ -1070,6 +1116,8 @@ int tg_writer_put(struct tg_writer *w, const struct tg_rec *rec)
 		}
 		return tg_writer_frame(w, b, (size_t)(q - b));
 	}
+	if (rec->type == TG_REC_REPEAT)
+		return writer_repeat(w, rec);
 	d = rec->call ? rec->call : tg_call_lookup(rec->func);
 	if (!d)
 		return -1;

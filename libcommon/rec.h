@@ -59,6 +59,8 @@ enum tg_rectype {
 	TG_REC_INFO = 8,	/* an MPI_Info's key/value pairs (TANGRAM_INFO=1) */
 	TG_REC_CLOCK = 9,	/* clocks aligned in MPI_Init (TANGRAM_CLOCK_SYNC=1) */
 	TG_REC_CHECK = 10,	/* (version 2) closes a chunk: CRC-32C of its bytes */
+	TG_REC_REPEAT = 11,	/* the thread's last call repeated: tid, count,
+				 * start of the first, end of the last */
 };
 
 /* Header flags. */
@@ -111,6 +113,9 @@ struct tg_rec {
 	const char **kv;	/* INFO: args[1].i pairs, key then value */
 	uint64_t sync_t;	/* CLOCK: ns after time zero the ranks were aligned */
 	uint64_t sync_base;	/* CLOCK: rank 0's CLOCK_REALTIME ns at that moment */
+	uint64_t repeat;	/* REPEAT: how many calls were folded (>= 1); tid,
+				 * seq (the call they repeat), tstart (the first's
+				 * start) and dur (to the last's end) are set */
 };
 
 struct tg_reader;

@@ -233,6 +233,27 @@ static void text_info(FILE *out, const char *rk, const struct tg_rec *r,
 	putc('\n', out);
 }
 
+/* "#repeat": the thread's call seq repeated count times more, from the
+ * start of the first to the end of the last. */
+static void text_repeat(FILE *out, const struct tg_header *h, const char *rk,
+			const struct tg_rec *r, const struct tg_textopts *o)
+{
+	uint64_t t0 = rel(h, r->tstart, o), t1 = rel(h, r->tstart + r->dur, o);
+
+	if (o->json) {
+		fprintf(out, "{\"def\":\"repeat\",\"rank\":\"%s\",\"tid\":%u,\"seq\":%" PRIu64
+			",\"count\":%" PRIu64 ",\"tstart_ns\":%" PRIu64 ",\"tend_ns\":%" PRIu64
+			"}\n", rk, r->tid, r->seq, r->repeat, t0, t1);
+		return;
+	}
+	fprintf(out, "#repeat\trank=%s\ttid=%u\tseq=%" PRIu64 "\tcount=%" PRIu64
+		"\ttstart=", rk, r->tid, r->seq, r->repeat);
+	text_time(out, t0);
+	fputs("\ttend=", out);
+	text_time(out, t1);
+	putc('\n', out);
+}
+
 void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 		 const struct tg_textopts *o)
 {
@@ -269,6 +290,10 @@ void tg_text_rec(FILE *out, const struct tg_header *h, const struct tg_rec *r,
 	}
 	if (r->type == TG_REC_INFO) {
 		text_info(out, rk, r, o);
+		return;
+	}
+	if (r->type == TG_REC_REPEAT) {
+		text_repeat(out, h, rk, r, o);
 		return;
 	}
 	if (r->type == TG_REC_CLOCK) {

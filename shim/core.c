@@ -27,6 +27,7 @@ unsigned tg_layer_mask = (1u << TG_LAYER_COUNT) - 1;
 int tg_nested;
 int tg_info_on;
 int tg_clock_sync;
+int tg_fold = 1;
 int tg_flush_always;
 static int flush_buffered;	/* TANGRAM_FLUSH=buffered: never map the file */
 uint64_t tg_mono_base;
@@ -338,6 +339,7 @@ static void atfork_parent(void);
 static void atfork_child(void);
 static int sink_open(void);
 static void sink_write(const void *buf, size_t n);
+static void fold_write(struct tg_thread *t);
 
 /* Standard descriptors inherited open on an excluded file (a shell's
  * "> /dev/null") are excluded like the ones the program opens. */
@@ -386,6 +388,8 @@ static void do_init(void)
 		tg_info_on = *s && strcmp(s, "0") != 0;
 	if ((s = getenv("TANGRAM_CLOCK_SYNC")))
 		tg_clock_sync = *s && strcmp(s, "0") != 0;
+	if ((s = getenv("TANGRAM_FOLD")))
+		tg_fold = *s && strcmp(s, "0") != 0;
 	if ((s = getenv("TANGRAM_FLUSH"))) {
 		tg_flush_always = strcmp(s, "always") == 0;
 		flush_buffered = strcmp(s, "buffered") == 0;
@@ -1025,6 +1029,7 @@ static void seal_idle_windows(void)
 		if (t == tg_self || t->kind != TG_BUF_WINDOW ||
 		    __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE) != 0)
 			continue;
+		fold_write(t);
 		window_seal(t);
 		used = t->win_off + t->len;
 		if (used > sink_used)
@@ -1114,34 +1119,46 @@ static void sink_compact(void)
 		syscall(SYS_unlink, tmp);
 }
 
-static void flush_all_locked(void)
+/* @final: the process ends; other threads that are not inside a traced
+ * call write nothing more, and the calls they folded go out too. */
+static void flush_all_locked(int final)
 {
 	struct tg_thread *t;
 
 	for (t = threads; t; t = t->next) {
 		if (t->kind != TG_BUF_HEAP)
 			continue;
+		if (final && t != tg_self &&
+		    __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE) == 0)
+			fold_write(t);
 		sink_write(t->buf, t->len);
 		if (t == tg_self)
 			t->len = 0;
 	}
 }
 
-void tg_flush_all(void)
+static void flush_all(int final)
 {
 	int e = errno;
 
-	if (tg_self)
+	if (tg_self) {
+		tg_fold_put(tg_self);
 		tg_self->guard++;
+	}
 	pthread_mutex_lock(&threads_mu);
 	pthread_mutex_lock(&sink_mu);
-	flush_all_locked();
+	flush_all_locked(final);
 	sink_trim();
 	pthread_mutex_unlock(&sink_mu);
 	pthread_mutex_unlock(&threads_mu);
 	if (tg_self)
 		tg_self->guard--;
 	errno = e;
+}
+
+void tg_flush_all(void)
+{
+	flush_all(0);
 }
 
 static void put_excluded(struct tg_thread *t)
@@ -1169,7 +1186,7 @@ void tg_shutdown(void)
 #ifndef TG_STATIC
 	tg_h5_check_static(my_rank);
 #endif
-	tg_flush_all();
+	flush_all(1);
 	pthread_mutex_lock(&sink_mu);
 	if (tg_state == 1 && sink_fd < 0)
 		sink_open();	/* a process that recorded nothing still leaves its header */
@@ -1194,6 +1211,110 @@ void tg_shutdown(void)
 __attribute__((destructor)) static void tg_dtor(void)
 {
 	tg_shutdown();
+}
+
+/* ---- folding of repeated polls ---------------------------------------- */
+
+/* Write the REPEAT record of @t's folded calls at the end of its buffer,
+ * which has room for it (TG_SEAL_ROOM, or tg_room_raw() just before).  The
+ * thread's time base stays at the call they repeat: a reader that skips
+ * the record still decodes the next call's times right. */
+static void fold_write(struct tg_thread *t)
+{
+	unsigned char *start, *p;
+
+	if (!t->fold_n || !t->buf || t->kind == TG_BUF_DISCARD) {
+		t->fold_n = 0;
+		return;
+	}
+	start = t->buf + t->len;
+	p = start + 4;
+	*p++ = TG_REC_REPEAT;
+	p = tg_put_uvar(p, t->tid);
+	p = tg_put_uvar(p, t->fold_n);
+	p = tg_put_svar(p, (int64_t)(t->fold_t0 - t->base.t));
+	p = tg_put_uvar(p, t->fold_t1 - t->fold_t0);
+	t->fold_n = 0;
+	__atomic_store_n(&t->len, (size_t)(tg_frame_close(start, p) - t->buf),
+			 __ATOMIC_RELEASE);
+}
+
+void tg_fold_put(struct tg_thread *t)
+{
+	if (!t->fold_n)
+		return;
+	tg_room_raw(t, 0);
+	fold_write(t);
+}
+
+void tg_fold_end(struct tg_thread *t)
+{
+	t->fold = 0;
+	tg_fold_put(t);
+}
+
+void tg_seq_take(struct tg_thread *t)
+{
+	t->stack_seq[t->depth - 1] = atomic_fetch_add_explicit(&tg_seq, 1,
+							       memory_order_relaxed);
+}
+
+/* Is poll call @c's record (arguments from c->a to c->p) identical to the
+ * thread's last, a poll too, but for its seq and times? */
+static int fold_same(const struct tg_call *c, size_t alen)
+{
+	const struct tg_foldkey *k = &c->t->fold_key;
+
+	return c->t->fold && alen == k->len && c->fn == k->fn &&
+	       c->depth == k->depth && c->parent == k->parent && c->ret == k->ret &&
+	       (c->failed ? c->err : 0) == k->err && memcmp(c->a, k->a, alen) == 0 &&
+	       c->t->stack_seq[c->depth] == TG_SEQ_LATE;
+}
+
+void tg_poll_commit(struct tg_call *c)
+{
+	struct tg_thread *t = c->t;
+	struct tg_foldkey *k = &t->fold_key;
+	size_t alen = (size_t)(c->p - c->a);
+	uint64_t seq;
+	unsigned char *p;
+
+	if (fold_same(c, alen)) {
+		if (!t->fold_n++)
+			t->fold_t0 = c->t0;
+		t->fold_t1 = c->t1;
+		t->depth--;
+		/* a buffer's records wait at most TG_FLUSH_EVERY: so do the
+		 * counts of folded calls */
+		if (tg_unlikely(c->t1 >= t->flush_at)) {
+			tg_fold_put(t);
+			tg_commit_slow(t);
+		}
+		errno = c->err;
+		return;
+	}
+	if (t->fold_n)
+		fold_write(t);	/* room: TG_POLL_GAP */
+	seq = t->stack_seq[c->depth];
+	if (seq == TG_SEQ_LATE)
+		seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
+	c->seq = seq;
+	p = tg_call_head_put(t->buf + t->len + 4, &t->base, c->fn, t->tid, seq, c->depth,
+			     c->parent, c->t0, c->t1 - c->t0, c->ret,
+			     c->failed ? c->err : 0);
+	memmove(p, c->a, alen);
+	c->p = p + alen;
+	t->fold = tg_fold && alen <= TG_FOLD_ARGS;
+	if (t->fold) {
+		k->parent = c->parent;
+		k->ret = c->ret;
+		k->err = c->failed ? c->err : 0;
+		k->fn = c->fn;
+		k->depth = c->depth;
+		k->len = (uint16_t)alen;
+		memcpy(k->a, p, alen);
+	}
+	tg_rec_commit(c);
 }
 
 unsigned char *tg_def_begin(struct tg_thread *t, size_t need)
@@ -1291,6 +1412,7 @@ static void thread_gone(void *arg)
 {
 	struct tg_thread *t = arg, **pp;
 
+	tg_fold_put(t);
 	t->guard++;
 	pthread_mutex_lock(&threads_mu);
 	for (pp = &threads; *pp; pp = &(*pp)->next)
@@ -1316,6 +1438,9 @@ static void atfork_prepare(void)
 	fork_parent = getpid();
 	if (tg_state != 1)
 		return;
+	/* the child's stream does not hold the call they repeat */
+	if (tg_self)
+		tg_fold_put(tg_self);
 	pthread_mutex_lock(&threads_mu);
 	pthread_mutex_lock(&sink_mu);
 	if (tg_self && tg_self->kind == TG_BUF_HEAP) {
@@ -1384,6 +1509,8 @@ static void atfork_child(void)
 		t->len = 0;
 		t->base.seq = -1;
 		t->base.t = 0;
+		t->fold = 0;
+		t->fold_n = 0;
 		strmap_clear(t);
 	}
 	atomic_store(&tg_seq, 0);
@@ -1397,12 +1524,19 @@ static void on_fatal(int sig)
 	struct tg_thread *t;
 	int e = errno;
 
-	if (tg_state == 1 && tg_self)
+	if (tg_state == 1 && tg_self) {
+		fold_write(tg_self);	/* room: TG_SEAL_ROOM */
 		window_seal(tg_self);	/* other threads may be writing theirs */
+	}
 	if (tg_state == 1 && pthread_mutex_trylock(&sink_mu) == 0) {
-		for (t = threads; t; t = t->next)
-			if (t->kind == TG_BUF_HEAP)
-				sink_write(t->buf, t->len);
+		for (t = threads; t; t = t->next) {
+			if (t->kind != TG_BUF_HEAP)
+				continue;
+			if (t != tg_self &&
+			    __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE) == 0)
+				fold_write(t);
+			sink_write(t->buf, t->len);
+		}
 		if (sink_fd >= 0 && !sink_is_pipe)
 			syscall(SYS_fsync, sink_fd);
 		pthread_mutex_unlock(&sink_mu);

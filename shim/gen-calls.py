@@ -583,7 +583,9 @@ def gen_wrapper(r, rec, out):
         o('\tint dfd_ = tg_fd_of_dir(%s);\n' % r.opts['closedir'])
     assign = '' if isvoid else 'ret = '
     # excluded: pass through, keep the bookkeeping
-    o('\tif (ex || !tg_enter(&tgc, TG_FN_%s, %s)) {\n' % (rec.name, layer))
+    poll = 'poll' in r.opts
+    o('\tif (ex || !tg_enter%s(&tgc, TG_FN_%s, %s)) {\n' % (
+        '_poll' if poll else '', rec.name, layer))
     o('\t\tif (ex)\n\t\t\ttg_count_excluded();\n')
     o('\t\t%s%s;\n' % (assign, call))
     if post or pre_post or late:
@@ -611,10 +613,13 @@ def gen_wrapper(r, rec, out):
             o('\tif (failed)\n\t\ttgc.err = ret;\n')
     for s in pre_post:
         o('\t' + s + '\n')
-    o('\ttg_rec_begin(&tgc, %s, failed);\n' % ret_enc(r))
+    if poll:
+        o('\ttg_poll_begin(&tgc, %s, failed, 0);\n' % ret_enc(r))
+    else:
+        o('\ttg_rec_begin(&tgc, %s, failed);\n' % ret_enc(r))
     for p in r.recorded:
         o('\t' + put_arg(p, None) + '\n')
-    o('\ttg_rec_commit(&tgc);\n')
+    o('\ttg_%s(&tgc);\n' % ('poll_commit' if poll else 'rec_commit'))
     if post or late:
         o('\tint e = errno;\n')
         for s in post + late:
@@ -680,8 +685,9 @@ def gen_mpi_wrapper(r, out):
     o('\tstruct tg_call tgc;\n\tint ret, failed;\n\tsize_t need = 0;\n')
     o('\n\tif (tg_unlikely(!real) && !(real = (int (*)(%s))tg_real("%s", NULL)))\n'
       '\t\treturn MPI_ERR_INTERN;\n' % (types, r.name))
-    o('\tif (!tg_on(%s) || !tg_enter(&tgc, TG_FN_%s, %s))\n\t\treturn real(%s);\n'
-      % (layer, r.name, layer, args))
+    poll = 'poll' in r.opts
+    o('\tif (!tg_on(%s) || !tg_enter%s(&tgc, TG_FN_%s, %s))\n\t\treturn real(%s);\n'
+      % (layer, '_poll' if poll else '', r.name, layer, args))
     late = []
     for p in r.params:
         h = handle_of(p.kind)
@@ -737,7 +743,7 @@ def gen_mpi_wrapper(r, out):
             o('\tneed += 2 * TG_VARINT_MAX * (size_t)tg_cap(%s);\n' % mpi_len(p))
         elif p.kind == 'reqarr':
             o('\tneed += TG_VARINT_MAX * (size_t)rq_%s.n;\n' % v)
-    o('\ttg_rec_begin_n(&tgc, ret, 0, need);\n')
+    o('\ttg_%s(&tgc, ret, 0, need);\n' % ('poll_begin' if poll else 'rec_begin_n'))
     for p in r.recorded:
         h = handle_of(p.kind)
         v, k = p.name, p.kind
@@ -778,7 +784,7 @@ def gen_mpi_wrapper(r, out):
             o('\ttg_put_u(&tgc, %s ? tg_h_enc(%s, TG_HVAL(*%s)) : 0);\n' % (v, h, v))
         else:
             raise SystemExit('%s: no MPI encoding for kind %s' % (r.name, k))
-    o('\ttg_rec_commit(&tgc);\n')
+    o('\ttg_%s(&tgc);\n' % ('poll_commit' if poll else 'rec_commit'))
     if not late:
         o('\t(void)failed;\n')
     for s_ in late:

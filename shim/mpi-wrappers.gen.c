@@ -5114,21 +5114,21 @@ TG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
 
 	if (tg_unlikely(!real) && !(real = (int (*)(int, int, MPI_Comm, int *, MPI_Message *, MPI_Status *))tg_real("MPI_Improbe", NULL)))
 		return MPI_ERR_INTERN;
-	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Improbe, TG_LAYER_MPI))
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Improbe, TG_LAYER_MPI))
 		return real(source, tag, comm, flag, message, status);
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(source, tag, comm, flag, message, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	uint64_t hid_message = !failed && message ? tg_h_new(&tgc, TG_H_MSG, TG_HVAL(*message)) : 0;
-	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_put_u(&tgc, hid_message);
 	tg_put_status(&tgc, failed ? NULL : st_status);
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	(void)failed;
 	return ret;
 }
@@ -5921,19 +5921,19 @@ TG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Stat
 
 	if (tg_unlikely(!real) && !(real = (int (*)(int, int, MPI_Comm, int *, MPI_Status *))tg_real("MPI_Iprobe", NULL)))
 		return MPI_ERR_INTERN;
-	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Iprobe, TG_LAYER_MPI))
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Iprobe, TG_LAYER_MPI))
 		return real(source, tag, comm, flag, status);
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(source, tag, comm, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
-	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_s(&tgc, (int64_t)source);
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_put_status(&tgc, failed ? NULL : st_status);
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	(void)failed;
 	return ret;
 }
@@ -8794,17 +8794,17 @@ TG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status 
 
 	if (tg_unlikely(!real) && !(real = (int (*)(MPI_Request, int *, MPI_Status *))tg_real("MPI_Request_get_status", NULL)))
 		return MPI_ERR_INTERN;
-	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Request_get_status, TG_LAYER_MPI))
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Request_get_status, TG_LAYER_MPI))
 		return real(request, flag, status);
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(request, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
-	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_REQ, TG_HVAL(request)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_put_status(&tgc, failed ? NULL : st_status);
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	(void)failed;
 	return ret;
 }
@@ -10263,7 +10263,7 @@ TG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
 	if (tg_unlikely(!real) && !(real = (int (*)(MPI_Request *, int *, MPI_Status *))tg_real("MPI_Test", NULL)))
 		return MPI_ERR_INTERN;
-	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Test, TG_LAYER_MPI))
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Test, TG_LAYER_MPI))
 		return real(request, flag, status);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
 	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
@@ -10271,11 +10271,11 @@ TG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	ret = real(request, flag, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
-	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_u(&tgc, hid_request);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_put_status(&tgc, failed ? NULL : st_status);
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
 		tg_h_free(TG_H_REQ, hv_request);
 	return ret;
@@ -10314,7 +10314,7 @@ TG_EXPORT int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag, 
 
 	if (tg_unlikely(!real) && !(real = (int (*)(int, MPI_Request *, int *, MPI_Status *))tg_real("MPI_Testall", NULL)))
 		return MPI_ERR_INTERN;
-	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Testall, TG_LAYER_MPI))
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Testall, TG_LAYER_MPI))
 		return real(count, array_of_requests, flag, array_of_statuses);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (count));
@@ -10325,12 +10325,12 @@ TG_EXPORT int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag, 
 	failed = ret != MPI_SUCCESS;
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
 	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((count));
-	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_s(&tgc, (int64_t)count);
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_put_statuses(&tgc, failed ? NULL : st_array_of_statuses, (count));
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
 	tg_statuses_post(st_array_of_statuses, array_of_statuses, tgs_array_of_statuses);
 	return ret;
@@ -10346,7 +10346,7 @@ TG_EXPORT int MPI_Testany(int count, MPI_Request *array_of_requests, int *indx, 
 
 	if (tg_unlikely(!real) && !(real = (int (*)(int, MPI_Request *, int *, int *, MPI_Status *))tg_real("MPI_Testany", NULL)))
 		return MPI_ERR_INTERN;
-	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Testany, TG_LAYER_MPI))
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Testany, TG_LAYER_MPI))
 		return real(count, array_of_requests, indx, flag, status);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (count));
@@ -10355,13 +10355,13 @@ TG_EXPORT int MPI_Testany(int count, MPI_Request *array_of_requests, int *indx, 
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
-	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_s(&tgc, (int64_t)count);
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && indx ? (int64_t)*indx : 0);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_put_status(&tgc, failed ? NULL : st_status);
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
 	return ret;
 }
@@ -10376,7 +10376,7 @@ TG_EXPORT int MPI_Testsome(int incount, MPI_Request *array_of_requests, int *out
 
 	if (tg_unlikely(!real) && !(real = (int (*)(int, MPI_Request *, int *, int *, MPI_Status *))tg_real("MPI_Testsome", NULL)))
 		return MPI_ERR_INTERN;
-	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Testsome, TG_LAYER_MPI))
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Testsome, TG_LAYER_MPI))
 		return real(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	struct tg_reqs rq_array_of_requests;
 	tg_reqs_pre(&rq_array_of_requests, array_of_requests, (incount));
@@ -10388,13 +10388,13 @@ TG_EXPORT int MPI_Testsome(int incount, MPI_Request *array_of_requests, int *out
 	need += TG_VARINT_MAX * (size_t)rq_array_of_requests.n;
 	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_nonneg(*outcount)));
 	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_nonneg(*outcount)));
-	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_s(&tgc, (int64_t)incount);
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && outcount ? (int64_t)*outcount : 0);
 	TG_PUT_ARR(&tgc, failed ? NULL : array_of_indices, (tg_nonneg(*outcount)));
 	tg_put_statuses(&tgc, failed ? NULL : st_array_of_statuses, (tg_nonneg(*outcount)));
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
 	tg_statuses_post(st_array_of_statuses, array_of_statuses, tgs_array_of_statuses);
 	return ret;

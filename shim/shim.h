@@ -9,6 +9,9 @@
  *   intern strings (tg_str), call the real function, tg_end(&c);
  *   tg_rec_begin(), tg_put_*() each argument, tg_rec_commit();
  *   return the real result, errno as the real call left it.
+ * A poll call (the tables' "poll" option) uses tg_enter_poll(),
+ * tg_poll_begin() and tg_poll_commit() instead, which fold it into the
+ * thread's previous record when it would repeat it (a REPEAT record).
  * Everything here is hidden from the application (visibility "hidden"); only
  * the wrapped functions are exported.
  */
@@ -40,7 +43,8 @@
 #define TG_MAX_DEPTH 32
 #define TG_BUF_SIZE (1u << 20)	/* a thread's buffer, or its window of the file */
 #define TG_RESERVE (64u * 1024)	/* room kept free for one record */
-#define TG_SEAL_ROOM 16		/* and for the CHECK frame after it */
+#define TG_SEAL_ROOM 80		/* and for a REPEAT and a CHECK frame after it,
+				 * even just after a seal (a fatal signal) */
 #define TG_FLUSH_EVERY 1000000000ull	/* a buffer's records wait at most 1 s */
 #define TG_PATH_MAX 4096
 
@@ -66,6 +70,27 @@ enum tg_bufkind {
 };
 
 
+/* The last poll record of a thread (a call marked poll in the call tables),
+ * all of it but its seq and times: a next call identical to it is folded. */
+#define TG_FOLD_ARGS 240	/* argument bytes; longer records are not folded */
+struct tg_foldkey {
+	int64_t parent, ret;
+	int err;
+	uint16_t fn;
+	uint8_t depth;
+	uint16_t len;
+	unsigned char a[TG_FOLD_ARGS];
+};
+
+/* A REPEAT frame: length, type, tid, count, start, span, newline. */
+#define TG_REPEAT_MAX (4 + 1 + 4 * TG_VARINT_MAX + 1)
+/* Where a poll call's arguments are encoded, past the room a REPEAT frame
+ * and the call's head may need in front of them. */
+#define TG_POLL_GAP (TG_REPEAT_MAX + 4 + TG_CALL_HEAD_MAX)
+/* The seq of a poll call not taken yet: it is taken when the call is
+ * written, or when a call inside it needs it as its parent. */
+#define TG_SEQ_LATE UINT64_MAX
+
 /* Per-thread tracing state.  Buffers hold whole frames only: len is moved
  * past a frame when it is complete, so a flush from a signal handler never
  * writes half a record.  When the trace is a regular file, buf is the
@@ -76,6 +101,9 @@ struct tg_thread {
 	volatile size_t len;
 	size_t cap;		/* bytes at buf; 0 until the first record */
 	int kind;		/* enum tg_bufkind */
+	int fold;		/* 1: the thread's last record is fold_key's poll
+				 * (here, in what was padding: the fields every
+				 * call uses keep their places) */
 	uint64_t win_off;	/* TG_BUF_WINDOW: file offset of buf[0] */
 	size_t sealed;		/* TG_BUF_WINDOW: bytes a CHECK frame closes */
 	unsigned tid;
@@ -98,6 +126,9 @@ struct tg_thread {
 	struct tg_ptrslot ptrs[TG_PTRMAP];
 	struct tg_strslot strs[TG_STRMAP];
 	struct tg_thread *next;
+	uint64_t fold_n;	/* calls folded into fold_key's, not written yet */
+	uint64_t fold_t0, fold_t1;	/* start of the first, end of the last */
+	struct tg_foldkey fold_key;
 };
 
 struct tg_call {
@@ -106,7 +137,10 @@ struct tg_call {
 	uint64_t seq;
 	uint64_t t0, t1;
 	int64_t parent;
+	int64_t ret;		/* poll calls: the return value to record */
+	unsigned char *a;	/* poll calls: where their arguments start */
 	int err;
+	int failed;		/* poll calls: errno is recorded */
 	uint16_t fn;
 	uint8_t layer;
 	uint8_t depth;
@@ -124,6 +158,7 @@ extern int tg_nested TG_HIDDEN;
 extern int tg_flush_always TG_HIDDEN;
 extern int tg_info_on TG_HIDDEN;	/* TANGRAM_INFO: record MPI_Info contents */
 extern int tg_clock_sync TG_HIDDEN;	/* TANGRAM_CLOCK_SYNC: align clocks in MPI_Init */
+extern int tg_fold TG_HIDDEN;		/* TANGRAM_FOLD: fold repeated polls */
 extern uint64_t tg_mono_base TG_HIDDEN;
 extern _Atomic uint64_t tg_seq TG_HIDDEN;
 extern __thread struct tg_thread *tg_self
@@ -163,10 +198,26 @@ void tg_shutdown(void) TG_HIDDEN;
  * to a new window of the file. */
 void tg_make_room(struct tg_thread *t, size_t need) TG_HIDDEN;
 
-static inline void tg_room(struct tg_thread *t, size_t need)
+static inline void tg_room_raw(struct tg_thread *t, size_t need)
 {
 	if (tg_unlikely(t->cap - t->len < TG_RESERVE + TG_SEAL_ROOM + need))
 		tg_make_room(t, need);
+}
+
+/* The thread writes a record that is not a folded poll: the calls folded
+ * so far go first, as a REPEAT record, and folding starts afresh. */
+void tg_fold_end(struct tg_thread *t) TG_HIDDEN;
+
+/* Write the REPEAT record of @t's folded calls, if any, keeping the poll
+ * they repeat (a seal or flush of the stream).  @t itself, with room. */
+void tg_fold_put(struct tg_thread *t) TG_HIDDEN;
+
+/* Room for a record of @need bytes more than usual in @t's buffer. */
+static inline void tg_room(struct tg_thread *t, size_t need)
+{
+	if (tg_unlikely(t->fold))
+		tg_fold_end(t);
+	tg_room_raw(t, need);
 }
 
 /* Close the frame that starts at @start (its length word) and whose payload
@@ -212,8 +263,15 @@ static inline int tg_on(int layer)
 	return !t || !t->guard || (layer == TG_LAYER_POSIX && t->guard_io);
 }
 
-/* Begin a traced call: returns 1 if it is to be recorded. */
-static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
+/* A call is made inside a poll call whose seq is not taken yet: take it,
+ * so that the call can name it as its parent. */
+void tg_seq_take(struct tg_thread *t) TG_HIDDEN;
+
+/* Begin a traced call: returns 1 if it is to be recorded.  @late: a poll
+ * call, whose seq is taken late (TG_SEQ_LATE), when it is written or when a
+ * call inside it needs it as its parent, so that a call folded into the one
+ * before takes none. */
+static inline int tg_enter_as(struct tg_call *c, unsigned fn, int layer, int late)
 {
 	struct tg_thread *t = tg_self;
 
@@ -224,6 +282,8 @@ static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
 			return 0;
 		if (t->stack_layer[t->depth - 1] == layer && !tg_nested)
 			return 0;
+		if (tg_unlikely(t->stack_seq[t->depth - 1] == TG_SEQ_LATE))
+			tg_seq_take(t);
 		c->parent = (int64_t)t->stack_seq[t->depth - 1];
 	} else {
 		c->parent = -1;
@@ -232,12 +292,23 @@ static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
 	c->fn = (uint16_t)fn;
 	c->layer = (uint8_t)layer;
 	c->depth = (uint8_t)t->depth;
-	c->seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
+	c->seq = late ? TG_SEQ_LATE :
+		atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
 	t->stack_seq[t->depth] = c->seq;
 	t->stack_layer[t->depth] = (uint8_t)layer;
 	t->depth++;
 	c->t0 = tg_now();
 	return 1;
+}
+
+static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
+{
+	return tg_enter_as(c, fn, layer, 0);
+}
+
+static inline int tg_enter_poll(struct tg_call *c, unsigned fn, int layer)
+{
+	return tg_enter_as(c, fn, layer, 1);
 }
 
 /* The real call returned: take the time and its errno. */
@@ -259,6 +330,25 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 	c->p = tg_call_head_put(p, &t->base, c->fn, t->tid, c->seq, c->depth, c->parent,
 				c->t0, c->t1 - c->t0, ret, failed ? c->err : 0);
 }
+
+/* tg_rec_begin() for a poll call: its arguments are encoded (tg_put_*)
+ * apart, and tg_poll_commit() writes the record or folds it. */
+static inline void tg_poll_begin(struct tg_call *c, int64_t ret, int failed,
+				 size_t need)
+{
+	struct tg_thread *t = c->t;
+
+	tg_room_raw(t, need + TG_POLL_GAP);
+	c->ret = ret;
+	c->failed = failed;
+	c->a = c->p = t->buf + t->len + TG_POLL_GAP;
+}
+
+/* Finish a poll call begun with tg_poll_begin(): fold it into the thread's
+ * previous record if it is identical but for seq and times, else write it
+ * (after the REPEAT record of the calls folded before).  Pops the call,
+ * restores errno. */
+void tg_poll_commit(struct tg_call *c) TG_HIDDEN;
 
 /* tg_rec_begin() for a record that may need @need bytes more than usual
  * (large array arguments). */

@@ -1740,7 +1740,7 @@ TG_EXPORT int aio_error(const struct aiocb *cb)
 	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
 	int64_t px_offset = (int64_t)(cb->aio_offset);
 	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
-	if (ex || !tg_enter(&tgc, TG_FN_aio_error, TG_LAYER_POSIX)) {
+	if (ex || !tg_enter_poll(&tgc, TG_FN_aio_error, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(cb);
@@ -1749,12 +1749,12 @@ TG_EXPORT int aio_error(const struct aiocb *cb)
 	ret = real(cb);
 	tg_end(&tgc);
 	int failed = 0;
-	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_poll_begin(&tgc, (int64_t)ret, failed, 0);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
 	tg_put_s(&tgc, px_fildes);
 	tg_put_s(&tgc, px_offset);
 	tg_put_u(&tgc, (uint64_t)px_nbytes);
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	return ret;
 }
 
@@ -2009,7 +2009,7 @@ TG_EXPORT int aio_error64(const struct aiocb64 *cb)
 	ex |= px_fildes >= 0 && tg_fd_excluded((int)px_fildes);
 	int64_t px_offset = (int64_t)(cb->aio_offset);
 	int64_t px_nbytes = (int64_t)(cb->aio_nbytes);
-	if (ex || !tg_enter(&tgc, TG_FN_aio_error, TG_LAYER_POSIX)) {
+	if (ex || !tg_enter_poll(&tgc, TG_FN_aio_error, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(cb);
@@ -2018,12 +2018,12 @@ TG_EXPORT int aio_error64(const struct aiocb64 *cb)
 	ret = real(cb);
 	tg_end(&tgc);
 	int failed = 0;
-	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_poll_begin(&tgc, (int64_t)ret, failed, 0);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, cb));
 	tg_put_s(&tgc, px_fildes);
 	tg_put_s(&tgc, px_offset);
 	tg_put_u(&tgc, (uint64_t)px_nbytes);
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	return ret;
 }
 

@@ -228,3 +228,10 @@ wellformed() {
 	[ "$stderr" = "trace-report: cannot write '/dev/full': No space left on device" ]
 	[ -c /dev/full ]	# a device is never unlinked
 }
+
+@test "valgrind: the report of a compressed trace reads no memory it did not write" {
+	command -v valgrind > /dev/null || skip "valgrind is not installed"
+	[ "$TG_BUILD" = build/opt ] || skip "valgrind runs on the unsanitized build"
+	run -0 --separate-stderr valgrind -q --error-exitcode=99 trace-report -o r.html "$F/v1-mpi.cfg"
+	[ -z "$stderr" ]
+}

@@ -238,6 +238,18 @@ static int chrome_rec(void *x, const struct xstream *s, const struct tg_rec *r)
 	FILE *f = c->f;
 	int i;
 
+	if (r->type == TG_REC_REPEAT) {	/* calls folded into the last: one span */
+		name_thread(c, s, r->tid);
+		head(c, 'X', proc_id(s), r->tid, xp_time(s, r->tstart));
+		fputs_unlocked(",\"dur\":", f);
+		put_us(f, r->dur);
+		fputs_unlocked(",\"cat\":\"repeat\",\"name\":\"repeat\",\"args\":{\"seq\":", f);
+		xp_put_u64(f, r->seq);
+		fputs_unlocked(",\"count\":", f);
+		xp_put_u64(f, r->repeat);
+		fputs_unlocked("}}", f);
+		return 0;
+	}
 	if (r->type != TG_REC_CALL)
 		return 0;
 	name_thread(c, s, r->tid);

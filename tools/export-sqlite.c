@@ -54,6 +54,8 @@ static const char schema[] =
 	" JOIN functions f ON f.id = c.function;"
 	"CREATE TABLE communicators(stream INTEGER, rank INTEGER, id TEXT, members TEXT,"
 	" remote TEXT);"
+	"CREATE TABLE repeats(stream INTEGER, rank INTEGER, thread INTEGER, seq INTEGER,"
+	" count INTEGER, start INTEGER, dur INTEGER);"
 	"CREATE TABLE conflicts(id INTEGER PRIMARY KEY, file TEXT, kind TEXT, procs TEXT,"
 	" rank1 TEXT, seq1 INTEGER, func1 TEXT, op1 TEXT, start1 INTEGER, end1 INTEGER,"
 	" rank2 TEXT, seq2 INTEGER, func2 TEXT, op2 TEXT, start2 INTEGER, end2 INTEGER,"
@@ -116,7 +118,7 @@ struct sq {
 	struct fslot *fs;
 	size_t nfs, capfs;
 	const struct xopts *o;
-	sqlite3_stmt *call, *calls, *file, *rank, *comm, *func, *upd;
+	sqlite3_stmt *call, *calls, *file, *rank, *comm, *func, *upd, *rep;
 	sqlite3_int64 ncalls;	/* rows of the current stream */
 	unsigned char *fseen;	/* functions with a row, by id */
 	FILE *m;		/* the arguments' JSON is written here */
@@ -361,6 +363,8 @@ static void *sq_open(const struct xopts *o)
 	    sqlite3_prepare_v2(q->db, "INSERT INTO ranks VALUES(?,?,?,?,?,?,?,?,?)", -1, &q->rank,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, "INSERT INTO communicators VALUES(?,?,?,?,?)", -1, &q->comm,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(q->db, "INSERT INTO repeats VALUES(?,?,?,?,?,?,?)", -1, &q->rep,
 			       NULL) != SQLITE_OK) {
 		sq_err(q, "cannot prepare");
 		goto fail;
@@ -657,6 +661,18 @@ static int sq_rec(void *x, const struct xstream *s, const struct tg_rec *r)
 		b_int(q, 3, s->index);
 		return row_end(q);
 	}
+	if (r->type == TG_REC_REPEAT) {	/* calls folded into the thread's last */
+		row_begin(q, q->rep, "repeats");
+		b_int(q, 1, s->index);
+		if (s->rank >= 0)
+			b_int(q, 2, s->rank);
+		b_int(q, 3, r->tid);
+		b_int(q, 4, (sqlite3_int64)r->seq);
+		b_int(q, 5, (sqlite3_int64)r->repeat);
+		b_int(q, 6, (sqlite3_int64)xp_time(s, r->tstart));
+		b_int(q, 7, (sqlite3_int64)r->dur);
+		return row_end(q);
+	}
 	if (r->type != TG_REC_COMM)
 		return 0;
 	row_begin(q, q->comm, "communicators");
@@ -726,6 +742,7 @@ static int sq_close(void *x, int ok)
 	sqlite3_finalize(q->comm);
 	sqlite3_finalize(q->func);
 	sqlite3_finalize(q->upd);
+	sqlite3_finalize(q->rep);
 	if (sqlite3_close(q->db) != SQLITE_OK && rc == 0)
 		rc = sq_err(q, "cannot close");
 	(void)ok;	/* a damaged input leaves what was read before it */

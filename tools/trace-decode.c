@@ -545,11 +545,30 @@ static void pl_print(const struct tg_textopts *o0)
 	}
 }
 
+/* Is @r printed under -l and -t?  A REPEAT is when the call it repeats
+ * was: @shown says, per thread (the first TG_SHOWN of each stream), whether
+ * the thread's last call was printed. */
+#define TG_SHOWN 4096
+static int kept(const struct tg_rec *r, unsigned layers, int top, unsigned char *shown)
+{
+	int keep;
+
+	if (r->type == TG_REC_REPEAT)
+		return r->tid >= TG_SHOWN || shown[r->tid];
+	if (r->type != TG_REC_CALL)
+		return 1;
+	keep = (layers & (1u << r->call->layer)) && !(top && r->depth > 0);
+	if (r->tid < TG_SHOWN)
+		shown[r->tid] = (unsigned char)keep;
+	return keep;
+}
+
 /* Decode the selected streams of a compressed trace, as decode() does a
  * record stream, up to the first damaged one; returns 0, or -1 after
  * reporting an error. */
 static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layers, int top)
 {
+	unsigned char shown[TG_SHOWN];
 	struct tg_cfg *c;
 	struct tg_rec rec;
 	char msg[256];
@@ -584,12 +603,10 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		if (o->zero == UINT64_MAX || cs->h.clock_base < o->zero)
 			o->zero = cs->h.clock_base;
 		out_proc(tg_cfg_cursor_header(k), o, first);
-		while ((n = tg_cfg_cursor_next(k, &rec)) > 0) {
-			if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
-							(top && rec.depth > 0)))
-				continue;
-			out_rec(tg_cfg_cursor_header(k), &rec, o, first);
-		}
+		memset(shown, 0, sizeof(shown));
+		while ((n = tg_cfg_cursor_next(k, &rec)) > 0)
+			if (kept(&rec, layers, top, shown))
+				out_rec(tg_cfg_cursor_header(k), &rec, o, first);
 		if (n < 0) {
 			out_warn("%s: %s", tg_stream_name(s), tg_cfg_cursor_error(k));
 			rc = -1;
@@ -605,6 +622,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 /* Decode one input; returns 0, or -1 after reporting an error. */
 static int decode(const char *path, struct tg_textopts *o, unsigned layers, int top)
 {
+	unsigned char shown[TG_SHOWN] = { 0 };
 	struct tg_stream *s;
 	struct tg_reader *r;
 	struct tg_rec rec;
@@ -639,12 +657,9 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 	if (o->zero == UINT64_MAX || tg_reader_header(r)->clock_base < o->zero)
 		o->zero = tg_reader_header(r)->clock_base;
 	out_proc(tg_reader_header(r), o, first);
-	while ((rc = tg_reader_next(r, &rec)) > 0) {
-		if (rec.type == TG_REC_CALL && (!(layers & (1u << rec.call->layer)) ||
-						(top && rec.depth > 0)))
-			continue;
-		out_rec(tg_reader_header(r), &rec, o, first);
-	}
+	while ((rc = tg_reader_next(r, &rec)) > 0)
+		if (kept(&rec, layers, top, shown))
+			out_rec(tg_reader_header(r), &rec, o, first);
 	if (rc < 0)
 		out_warn("%s: %s", tg_stream_name(s), tg_reader_error(r));
 	if (rc >= 0 && tg_reader_skipped(r))	/* one line per error */

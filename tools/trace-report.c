@@ -173,8 +173,15 @@ struct cur {
 	uint64_t *fns;		/* ns this rank spent on each file */
 	size_t nfns;
 	/* per thread and depth: the last call's seq, and whether it was an
-	 * I/O call or inside one (then its calls' bytes are counted there) */
-	struct { uint64_t seq[RP_DEPTH]; uint8_t io[RP_DEPTH]; } th[64];
+	 * I/O call or inside one (then its calls' bytes are counted there);
+	 * per thread: its last call, and whether it counted as metadata (a
+	 * REPEAT record repeats it) */
+	struct {
+		uint64_t seq[RP_DEPTH];
+		uint8_t io[RP_DEPTH];
+		const struct tg_calldesc *last;
+		uint8_t meta;
+	} th[64];
 };
 
 static uint64_t hkey(const struct tg_calldesc *d, const struct tg_rec *r, int arg)
@@ -438,6 +445,8 @@ static void add_call(struct cur *c, const struct tg_rec *r)
 	rk->a.calls[layer]++;
 	if (d->id < c->run->nfuncs)
 		c->run->funcs[d->id]++;
+	c->th[tid].last = d;
+	c->th[tid].meta = 0;
 	if (end > rk->end)
 		rk->end = end;
 	if (end > c->run->end)
@@ -475,6 +484,41 @@ static void add_call(struct cur *c, const struct tg_rec *r)
 	if (outer && !data) {
 		rk->a.meta++;
 		rk->meta[tbin(c->run, t)]++;
+		c->th[tid].meta = 1;
+	}
+}
+
+/* A REPEAT record: the thread's last call, made r->repeat times more
+ * (folded by the tracer), counted as it was; its metadata calls spread
+ * evenly over the time bins the repeats span. */
+static void add_repeat(struct cur *c, const struct tg_rec *r)
+{
+	const struct tg_calldesc *d = c->th[r->tid & 63].last;
+	struct rp_rank *rk = c->rk;
+	uint64_t t = c->base + r->tstart, end = t + r->dur, n = r->repeat, left;
+	int layer;
+	size_t b0, b1, b;
+
+	if (!d)
+		return;
+	layer = d->layer < TG_LAYER_COUNT ? d->layer : TG_LAYER_POSIX;
+	c->run->calls[layer] += n;
+	rk->a.calls[layer] += n;
+	if (d->id < c->run->nfuncs)
+		c->run->funcs[d->id] += n;
+	if (end > rk->end)
+		rk->end = end;
+	if (end > c->run->end)
+		c->run->end = end;
+	if (!c->th[r->tid & 63].meta)
+		return;
+	rk->a.meta += n;
+	b1 = tbin(c->run, end);	/* first: it may widen the bins */
+	b0 = tbin(c->run, t);
+	for (b = b0, left = n; b <= b1; b++) {
+		uint64_t k = left / (b1 - b + 1);
+		rk->meta[b] += (uint32_t)k;
+		left -= k;
 	}
 }
 
@@ -557,7 +601,8 @@ static void stream_end(struct cur *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->nfns; i++) {
+	/* nfns is a capacity: past the run's files there are none */
+	for (i = 0; i < c->nfns && i < c->run->nfiles; i++) {
 		struct rp_file *f = &c->run->files[i];
 		if (c->fns[i] > f->slow_ns) {
 			f->slow_ns = c->fns[i];
@@ -573,6 +618,8 @@ static void add_rec(struct cur *c, const struct tg_header *h, const struct tg_re
 	c->run->records++;
 	if (r->type == TG_REC_CALL)
 		add_call(c, r);
+	else if (r->type == TG_REC_REPEAT)
+		add_repeat(c, r);
 	else if (r->type == TG_REC_RANK) {
 		stream_rank(c, h, r->rank);
 		if (r->world > c->run->world)

@@ -848,6 +848,28 @@ static const struct {
 	      S(0), U(0), S(3), END },
 	    { B(TG_REC_CALL), U(FN_CLOSE), U(0), S(1), U(0), U(0), S(INT64_MIN), U(0),
 	      S(0), U(0), S(3), END } }, 2, -1, NULL },
+	{ "a REPEAT of a thread's last call",
+	  { { CALL(FN_CLOSE, 0, 1, 0), S(3), END },
+	    { B(TG_REC_REPEAT), U(0), U(1000), S(7), U(900), END },
+	    { CALL(FN_CLOSE, 0, 1, 0), S(3), END } }, 3, -1, NULL },
+	{ "bytes after a REPEAT's fields are ignored",
+	  { { CALL(FN_CLOSE, 0, 1, 0), S(3), END },
+	    { B(TG_REC_REPEAT), U(0), U(2), S(7), U(9), B(1), END } }, 2, -1, NULL },
+	{ "a REPEAT before any call of its thread",
+	  { { CALL(FN_CLOSE, 0, 1, 0), S(3), END },
+	    { B(TG_REC_REPEAT), U(1), U(2), S(7), U(9), END } }, 1, 1,
+	  "repeat record before any call of its thread" },
+	{ "a REPEAT of no calls",
+	  { { CALL(FN_CLOSE, 0, 1, 0), S(3), END },
+	    { B(TG_REC_REPEAT), U(0), U(0), S(7), U(9), END } }, 1, 1,
+	  "corrupt repeat record" },
+	{ "a REPEAT without its span",
+	  { { CALL(FN_CLOSE, 0, 1, 0), S(3), END },
+	    { B(TG_REC_REPEAT), U(0), U(2), S(7), END } }, 1, 1, "corrupt repeat record" },
+	{ "a REPEAT of thread index 2^21",
+	  { { CALL(FN_CLOSE, 0, 1, 0), S(3), END },
+	    { B(TG_REC_REPEAT), U(1 << 21), U(2), S(7), U(9), END } }, 1, 1,
+	  "corrupt thread index" },
 };
 
 static void test_hand_made(void)
@@ -885,6 +907,50 @@ static void test_hand_made(void)
 		}
 		tg_stream_close(s);
 	}
+}
+
+/* A REPEAT names the call it repeats by its thread's last seq, starts
+ * from that call's tstart without moving it, and survives the writer. */
+static void test_repeat(void)
+{
+	static const struct tg_header h = { .rank = 3, .host = "h", .cwd = "/" };
+	struct tg_rec c = cases[2].r, rp = { .type = TG_REC_REPEAT }, got[3];
+	struct tg_stream *s = tg_stream_mem_writer(), *in;
+	struct tg_writer *w = tg_writer_open(s, &h);
+	struct tg_reader *r;
+	const void *data;
+	char msg[256];
+	size_t len;
+	int n = 0;
+
+	c.tid = 1;
+	c.seq = 40;
+	c.tstart = 5000;
+	rp.tid = 1;
+	rp.repeat = 123456;
+	rp.tstart = 5100;
+	rp.dur = 77777;
+	ok(tg_writer_put(w, &rp) == -1, "the writer refuses a REPEAT before its thread's first call");
+	tg_writer_put(w, &c);
+	ok(tg_writer_put(w, &rp) == 0, "the writer puts a REPEAT after it");
+	c.seq = 41;
+	c.tstart = 90000;
+	tg_writer_put(w, &c);
+	tg_writer_close(w);
+	data = tg_stream_mem_data(s, &len);
+	in = tg_stream_mem_reader(data, len);
+	r = tg_reader_open(in, msg, sizeof(msg));
+	while (r && n < 3 && tg_reader_next(r, &got[n]) == 1)
+		n++;
+	is_int(n, 3, "call, REPEAT, call read back");
+	ok(n == 3 && got[1].type == TG_REC_REPEAT && got[1].tid == 1 && got[1].seq == 40 &&
+		   got[1].repeat == 123456 && got[1].tstart == 5100 && got[1].dur == 77777,
+	   "the REPEAT: thread 1, seq 40 (the call it repeats), count, start and span");
+	ok(n == 3 && got[2].seq == 41 && got[2].tstart == 90000,
+	   "the next call's seq and start are taken from the call before the REPEAT");
+	tg_reader_free(r);
+	tg_stream_close(in);
+	tg_stream_close(s);
 }
 
 /* The last definition of a string is the one a later record sees. */
@@ -1058,6 +1124,7 @@ int main(void)
 	test_header_damage();
 	test_checksums();
 	test_hand_made();
+	test_repeat();
 	test_redefined_string();
 	test_windowed();
 	return tap_done();
