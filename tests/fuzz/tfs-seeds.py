@@ -2,7 +2,11 @@
 # tfs-seeds.py DIR - seed frames for fuzz-tfsproto: a header (tfs-protocol(5))
 # and a body for a few requests; the request id spells the order of the
 # body's fields for the harness (two bits each: 0 u32, 1 u64, 2 path).
-import os, struct, sys
+import os, re, struct, sys
+
+# the protocol's version, as tfs/proto.h defines it
+VERSION = int(re.search(r"#define TFS_VERSION\s+(\d+)",
+                        open(os.path.join(os.path.dirname(__file__), "../../tfs/proto.h")).read()).group(1))
 
 def frame(mtype, fields, flags=0):
     body, ops = b"", 0
@@ -13,7 +17,7 @@ def frame(mtype, fields, flags=0):
             body += struct.pack("<Q", v); ops |= 1 << (2 * k)
         else:
             body += struct.pack("<H", len(v)) + v; ops |= 2 << (2 * k)
-    hdr = struct.pack("<IBBHIiQ", 0x53465495, 1, flags, mtype, len(body), 0, ops) + bytes(range(16))
+    hdr = struct.pack("<IBBHIiQ", 0x53465495, VERSION, flags, mtype, len(body), 0, ops) + bytes(range(16))
     return hdr + body
 
 d = sys.argv[1]
