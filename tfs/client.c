@@ -927,6 +927,36 @@ static void wa_write(void *arg)
 }
 
 /*
+ * Request @type with body @v of the server, writing @w's bytes to the
+ * burst buffer during the round trip (or after, when the request never
+ * went).  Returns the call's result (0, -1 with errno, or a status) with
+ * *@r, *@rlen the reply; a lost server is remembered in C.dead.
+ */
+static int call_writing(uint16_t type, struct iovec *v, struct wa *w, void **r, size_t *rlen)
+{
+	int rc;
+
+	if (C.dead) {
+		rc = -1;
+		errno = C.dead;
+	} else {
+		rc = tfs_ep_call_while(C.ep, type, v, 1, NULL, 0, r, rlen, C.timeout_ms,
+				       wa_write, w);
+		if (rc < 0 && errno != ENOMEM)
+			C.dead = errno;
+		else if (rc > 0)
+			errno = rc;
+	}
+	if (!w->done) {	/* the request never went: the bytes are written all the same */
+		int e = errno;
+
+		wa_write(w);
+		errno = e;
+	}
+	return rc;
+}
+
+/*
  * tfs_pwrite() then tfs_attach() of the range, as the posix model does
  * each write, but the attach request goes first and its reply is read
  * after the bytes are written: the round trip overlaps the write.  f->lock
@@ -960,19 +990,7 @@ ssize_t tfsi_pwrite_attach(tfs_file_t *file, const void *buf, size_t size, size_
 	v.iov_base = b.p;
 	v.iov_len = b.len;
 	pthread_mutex_lock(&w.f->lock);
-	if (C.dead) {
-		rc = -1;
-		errno = C.dead;
-	} else {
-		rc = tfs_ep_call_while(C.ep, TFS_MSG_ATTACH, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms,
-				       wa_write, &w);
-		if (rc < 0 && errno != ENOMEM)
-			C.dead = errno;
-		else if (rc > 0)
-			errno = rc;
-	}
-	if (!w.done)	/* the request never went: the bytes are written all the same */
-		wa_write(&w);
+	rc = call_writing(TFS_MSG_ATTACH, &v, &w, &r, &rlen);
 	if (rc == 0 && w.rc == 0) {
 		struct tfs_rd rd;
 		struct tfs_iv iv = { offset, offset + size, 0, w.f->bbend - size, ST_ATTACHED };
@@ -1037,19 +1055,7 @@ ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size
 	}
 	for (int i = 0; i < 8; i++)
 		req[i] = (unsigned char)(w.f->fid >> (8 * i));
-	if (C.dead) {
-		rc = -1;
-		errno = C.dead;
-	} else {
-		rc = tfs_ep_call_while(C.ep, TFS_MSG_PENDING, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms,
-				       wa_write, &w);
-		if (rc < 0 && errno != ENOMEM)
-			C.dead = errno;
-		else if (rc > 0)
-			errno = rc;
-	}
-	if (!w.done)	/* the request never went: the bytes are written all the same */
-		wa_write(&w);
+	rc = call_writing(TFS_MSG_PENDING, &v, &w, &r, &rlen);
 	if (rc == 0) {
 		struct tfs_rd rd;
 		uint64_t eof;
