@@ -1384,26 +1384,40 @@ static void serve_flush(struct tfs_req *req)
 	tfs_req_reply(req, rc, NULL, 0);
 }
 
-/* TRUNCATE @f to @length; the pending writers the reply names into *@v,
- * *@n.  With no lock held.  Returns 0 or -1. */
-static int truncate_once(struct lfile *f, uint64_t length, struct pw **v, uint32_t *n)
+/*
+ * Request @type (TRUNCATE, EOF) of @f with @x: the u64 the reply starts
+ * with into *@out (when not NULL), the pending writers it names into *@v,
+ * *@n.  With no lock held.  Returns 0 or -1.
+ */
+static int ask_fid(uint16_t type, struct lfile *f, uint64_t x, uint64_t *out, struct pw **v,
+		   uint32_t *n)
 {
 	struct tfs_buf b;
 	struct tfs_rd rd;
 	void *mem;
+	uint64_t u;
 	int rc;
 
 	tfs_buf_init(&b);
 	tfs_buf_u64(&b, f->fid);
-	tfs_buf_u64(&b, length);
-	rc = call(TFS_MSG_TRUNCATE, &b, &mem, &rd);
+	tfs_buf_u64(&b, x);
+	rc = call(type, &b, &mem, &rd);
 	tfs_buf_release(&b);
 	if (rc < 0)
 		return -1;
-	tfs_rd_u64(&rd);
+	u = tfs_rd_u64(&rd);
+	if (out)
+		*out = u;
 	rc = pw_parse(&rd, v, n);
 	free(mem);
 	return rc;
+}
+
+/* TRUNCATE @f to @length; the pending writers the reply names into *@v,
+ * *@n.  With no lock held.  Returns 0 or -1. */
+static int truncate_once(struct lfile *f, uint64_t length, struct pw **v, uint32_t *n)
+{
+	return ask_fid(TFS_MSG_TRUNCATE, f, length, NULL, v, n);
 }
 
 /* A truncate to @length met pending writers @v: have them attach, then
@@ -1553,22 +1567,7 @@ int tfs_flush(tfs_file_t *file)
 static int eof_once(struct lfile *f, uint64_t atleast, uint64_t *eof, struct pw **v,
 		    uint32_t *n)
 {
-	struct tfs_buf b;
-	struct tfs_rd rd;
-	void *mem;
-	int rc;
-
-	tfs_buf_init(&b);
-	tfs_buf_u64(&b, f->fid);
-	tfs_buf_u64(&b, atleast);
-	rc = call(TFS_MSG_EOF, &b, &mem, &rd);
-	tfs_buf_release(&b);
-	if (rc < 0)
-		return -1;
-	*eof = tfs_rd_u64(&rd);
-	rc = pw_parse(&rd, v, n);
-	free(mem);
-	return rc;
+	return ask_fid(TFS_MSG_EOF, f, atleast, eof, v, n);
 }
 
 /* Ask the server for the end of @f (raising it to @atleast); with no lock.
