@@ -74,7 +74,11 @@ void tg_map_release(struct tg_map *m);
 /* ---- signatures -------------------------------------------------------- */
 
 /* Argument forms and request forms, as tangram-cfg(5) numbers them. */
-enum { TG_F_ABS = 0, TG_F_REL, TG_F_DELTA, TG_F_LIN, TG_F_OFF, TG_F_NFORMS };
+enum { TG_F_ABS = 0, TG_F_REL, TG_F_DELTA, TG_F_LIN, TG_F_OFF, TG_F_LVAL, TG_F_NFORMS };
+
+/* A request form's pool key, or a status's tag, of TG_WORD_LOCAL + i is
+ * the stream's local value i (cfgunify.c): keys are 32-bit, tags int. */
+#define TG_WORD_LOCAL (UINT64_C(1) << 32)
 enum { TG_R_RAW = 0, TG_R_NEW, TG_R_NEWID, TG_R_USE, TG_R_DONE, TG_R_NFORMS };
 
 /* Request ids above this are never bound (a damaged trace, or not ours). */
@@ -134,6 +138,7 @@ struct tg_sigstate {
 	struct tg_map fdsym;	/* descriptor -> its latest index in known + 1 */
 	struct tg_words tmp;	/* encoder scratch */
 	struct tg_words reqs;	/* encoder: placeholders to fill */
+	struct tg_words skip;	/* encoder: the call's chunks, pos << 1 | (2 words) */
 };
 
 /* Start a stream whose header holds rank @hrank; @srank is the stream's
@@ -180,6 +185,26 @@ int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap);
 
 /* Is @w[0..n) a CALL signature, and of which function and thread? */
 int tg_sig_call(const int64_t *w, size_t n, unsigned *func, unsigned *tid);
+
+/*
+ * The words of the CALL signature @w[0..n) that may differ between
+ * processes that did the same thing (cfgunify.c): integer arguments and
+ * status sources in form ABS, REL or LVAL (a chunk of two words, the
+ * form and its operand: TG_CH_INT), the pool keys of request forms and
+ * the tags of statuses (one word: TG_CH_WORD).  Stores the first @max chunks' word positions in
+ * @pos and types in @type; returns how many there are, or -1 when @w is
+ * not a CALL signature or does not parse.
+ */
+enum { TG_CH_INT = 0, TG_CH_WORD = 1 };
+int tg_sig_chunks(const int64_t *w, size_t n, uint32_t *pos, uint8_t *type, size_t max);
+
+/*
+ * Streams whose rules generate the same calls but for some integers
+ * (tg_sig_chunks) share one rule: the integers that differ become the
+ * streams' local values.  Part of tg_cfg_optimize().  Returns 1 when it
+ * changed @c, 0 when not, -1 when out of memory (@c is then unusable).
+ */
+int tg_cfg_unify(struct tg_cfg *c);
 
 /* ---- timing -------------------------------------------------------------- */
 

@@ -8,12 +8,15 @@
 #include "cfg.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "cfgint.h"
+#include "stream.h"
 #include "sequitur.h"
 #include "banned.h"
 
-int tg_cfg_optimize(struct tg_cfg *c)
+/* One Sequitur pass over all the rules. */
+static int seq_pass(struct tg_cfg *c)
 {
 	struct tg_seq *q = NULL;
 	struct tg_sym *gs = NULL, *body = NULL;
@@ -104,4 +107,61 @@ out:
 	free(roots);
 	free(segstart);
 	return rc;
+}
+
+/* The bytes @c takes as a file; -1 when out of memory. */
+static int64_t file_size(struct tg_cfg *c)
+{
+	struct tg_stream *s = tg_stream_mem_writer();
+	size_t n = 0;
+	int rc;
+
+	if (!s)
+		return -1;
+	rc = tg_cfg_write(c, s, "");
+	tg_stream_mem_data(s, &n);
+	tg_stream_close(s);
+	return rc < 0 ? -1 : (int64_t)n;
+}
+
+/*
+ * The final pass; then the streams that differ in integers only share
+ * rules (cfgunify.c), and what they now share is found again.  The pass
+ * guesses what a signature and a local value cost: the file it gives is
+ * kept only if it is the smaller.
+ */
+int tg_cfg_optimize(struct tg_cfg *c)
+{
+	unsigned char *keep = NULL;
+	size_t klen = 0;
+	int64_t before, after;
+	const char *e;
+	int rc = -1;
+
+	if (seq_pass(c) < 0)
+		return -1;
+	if (c->nst < 2 || ((e = getenv("TANGRAM_UNIFY")) && !strcmp(e, "0")))
+		return 0;
+	if ((before = file_size(c)) < 0 || tg_cfg_pack(c, &keep, &klen) < 0)
+		goto out;
+	if ((rc = tg_cfg_unify(c)) <= 0)
+		goto out;
+	if ((rc = seq_pass(c)) < 0 || (after = file_size(c)) < 0)
+		goto out;
+	if (after > before) {
+		char err[128];
+		struct tg_cfg *old = tg_cfg_unpack(keep, klen, err, sizeof(err)), tmp;
+		if (!old) {
+			rc = -1;
+			goto out;
+		}
+		tmp = *c;
+		*c = *old;
+		*old = tmp;
+		tg_cfg_free(old);
+	}
+	rc = 0;
+out:
+	free(keep);
+	return rc < 0 ? -1 : 0;
 }

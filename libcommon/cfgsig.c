@@ -416,6 +416,7 @@ void tg_sig_release(struct tg_sigstate *st)
 	free(st->known);
 	tg_words_release(&st->tmp);
 	tg_words_release(&st->reqs);
+	tg_words_release(&st->skip);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -819,6 +820,8 @@ static int enc_int(struct tg_sigstate *st, struct tg_words *w, int cls, int64_t 
 		return enc_offset(st, w, hk, v, unit);
 	case C_RANK:
 		if (v >= 0) {
+			if (tg_words_push(&st->skip, (int64_t)(w->n << 1 | 1)) < 0)
+				return -1;
 			PUSH(TG_F_REL);
 			PUSH((uint64_t)v - cr);
 			return 0;
@@ -826,12 +829,16 @@ static int enc_int(struct tg_sigstate *st, struct tg_words *w, int cls, int64_t 
 		break;
 	case C_ME:
 		if (cr > 0 && (uint64_t)v == cr) {
+			if (tg_words_push(&st->skip, (int64_t)(w->n << 1 | 1)) < 0)
+				return -1;
 			PUSH(TG_F_REL);
 			PUSH(0);
 			return 0;
 		}
 		break;
 	}
+	if (tg_words_push(&st->skip, (int64_t)(w->n << 1 | 1)) < 0)
+		return -1;
 	PUSH(TG_F_ABS);
 	PUSH(v);
 	return 0;
@@ -1005,7 +1012,8 @@ int tg_sk_put_status(struct tg_sigenc *e, int i, const struct tg_val *v)
 	(void)i;
 	PUSH(v->present != 0);
 	if (v->present) {
-		if (enc_int(e->st, w, status_class(v->i), v->i, e->cr, e->hk, 0) < 0)
+		if (enc_int(e->st, w, status_class(v->i), v->i, e->cr, e->hk, 0) < 0 ||
+		    tg_words_push(&e->st->skip, (int64_t)(w->n << 1)) < 0)
 			return -1;
 		PUSH(v->u);
 	}
@@ -1022,6 +1030,8 @@ int tg_sk_put_statuses(struct tg_sigenc *e, int i, const struct tg_val *v)
 	for (k = 0; k < v->i; k++) {
 		if (enc_int(e->st, w, status_class(v->arr[2 * k]), v->arr[2 * k], e->cr, e->hk,
 			    0) < 0)
+			return -1;
+		if (tg_words_push(&e->st->skip, (int64_t)(w->n << 1)) < 0)
 			return -1;
 		PUSH(v->arr[2 * k + 1]);
 	}
@@ -1220,6 +1230,7 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 		return -2;
 	nargs = d->nargs < TG_MAX_ARGS ? d->nargs : TG_MAX_ARGS;
 	st->reqs.n = 0;
+	st->skip.n = 0;
 	PUSH(TG_REC_CALL);
 	PUSH(d->id);
 	PUSH(r->tid);
@@ -1293,10 +1304,24 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 	if (fd_after(st, d, p, r) < 0)
 		return -1;
 	if (st->reqs.n) {
-		/* requests: a pool per signature without its requests */
-		uint32_t key = (uint32_t)tg_hash_bytes(w->w, w->n * sizeof(int64_t), 7);
+		/* requests: a pool per signature without its requests, nor
+		 * the values of its integers and status tags (tg_sig_chunks),
+		 * so that a process that sends to another neighbour, or to
+		 * MPI_PROC_NULL, names its pools as the others do */
 		struct tg_words *t = &st->tmp;
-		size_t q, from = 0;
+		size_t q, from = 0, j = 0;
+		uint32_t key;
+		t->n = 0;
+		for (q = 0; q < w->n; q++) {
+			if (j < st->skip.n && (size_t)(st->skip.w[j] >> 1) == q) {
+				q += st->skip.w[j++] & 1;
+				if (tg_words_push(t, INT64_MIN) < 0)
+					return -1;
+			} else if (tg_words_push(t, w->w[q]) < 0) {
+				return -1;
+			}
+		}
+		key = (uint32_t)tg_hash_bytes(t->w, t->n * sizeof(int64_t), 7);
 		t->n = 0;
 		for (q = 0; q < st->reqs.n; q += 3) {
 			size_t pos = (size_t)st->reqs.w[q];
@@ -1504,6 +1529,14 @@ static int dec_int(struct tg_sigstate *st, struct tg_sigrd *rd, int64_t *out, ui
 
 	GET(form);
 	GET(x);
+	if (form == TG_F_LVAL) {	/* ABS or REL, from the stream's local values */
+		uint64_t v;
+		if (x < 0 || (uint64_t)x >= st->nlocal)
+			return -1;
+		v = st->local[x];
+		form = v & 1 ? TG_F_REL : TG_F_ABS;
+		x = (int64_t)(v >> 2) ^ -(int64_t)(v >> 1 & 1);
+	}
 	switch (form) {
 	case TG_F_ABS:
 		*out = x;
@@ -1528,6 +1561,18 @@ static int dec_int(struct tg_sigstate *st, struct tg_sigrd *rd, int64_t *out, ui
 	return tg_map_put(&st->offs, hk, (uint64_t)*out);
 }
 
+/* A word of TG_WORD_LOCAL + i or more in @*w: local value i instead. */
+static int local_word(const struct tg_sigstate *st, int64_t *w)
+{
+	if (*w >= 0 && (uint64_t)*w >= TG_WORD_LOCAL) {
+		uint64_t i = (uint64_t)*w - TG_WORD_LOCAL;
+		if (i >= st->nlocal)
+			return -1;
+		*w = (int64_t)st->local[i];
+	}
+	return 0;
+}
+
 static int dec_req(struct tg_sigstate *st, struct tg_sigrd *rd, int64_t *out)
 {
 	int64_t form, key, x;
@@ -1536,6 +1581,8 @@ static int dec_req(struct tg_sigstate *st, struct tg_sigrd *rd, int64_t *out)
 
 	GET(form);
 	GET(key);
+	if (form != TG_R_RAW && local_word(st, &key) < 0)
+		return -1;
 	switch (form) {
 	case TG_R_RAW:
 		*out = key;
@@ -1929,6 +1976,8 @@ int tg_sk_get_status(struct tg_sigdec *c, int i, struct tg_val *v)
 		if (dec_int(c->st, rd, &v->i, c->cr, c->hk) < 0)
 			return -1;
 		GET(x);
+		if (local_word(c->st, &x) < 0)
+			return -1;
 		v->u = (uint64_t)x;
 	}
 	return 0;
@@ -1953,6 +2002,8 @@ int tg_sk_get_statuses(struct tg_sigdec *c, int i, struct tg_val *v)
 		if (dec_int(c->st, rd, &src, c->cr, c->hk) < 0)
 			return -1;
 		GET(tag);
+		if (local_word(c->st, &tag) < 0)
+			return -1;
 		ar->a[v->u + 2 * (uint64_t)k] = src;
 		ar->a[v->u + 2 * (uint64_t)k + 1] = tag;
 	}
@@ -2358,6 +2409,99 @@ int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 		return 0;
 	}
 	return -1;
+}
+
+struct chunks {
+	uint32_t *pos;
+	uint8_t *type;
+	size_t n, max;
+};
+
+static void chunk_add(struct chunks *ch, size_t pos, int type)
+{
+	if (ch->n < ch->max) {
+		ch->pos[ch->n] = (uint32_t)pos;
+		ch->type[ch->n] = (uint8_t)type;
+	}
+	ch->n++;
+}
+
+/* An integer in the forms of INT at @rd: a chunk if ABS, REL or LVAL. */
+static int chunk_int(struct tg_sigrd *rd, struct chunks *ch)
+{
+	if (rd->pos >= rd->n)
+		return -1;
+	if (rd->w[rd->pos] == TG_F_ABS || rd->w[rd->pos] == TG_F_REL ||
+	    rd->w[rd->pos] == TG_F_LVAL)
+		chunk_add(ch, rd->pos, TG_CH_INT);
+	return tg_sk_skip_int(rd, 0);
+}
+
+/* A handle at @rd: for a request in a form that names a pool, its key. */
+static int chunk_mpih(struct tg_sigrd *rd, struct chunks *ch, int sub)
+{
+	if (sub == TG_H_REQ && rd->pos + 1 < rd->n && rd->w[rd->pos] != TG_R_RAW)
+		chunk_add(ch, rd->pos + 1, TG_CH_WORD);
+	return tg_sk_skip_mpih(rd, sub);
+}
+
+/* A status's source and tag. */
+static int chunk_status(struct tg_sigrd *rd, struct chunks *ch)
+{
+	if (chunk_int(rd, ch) < 0 || rd->pos >= rd->n)
+		return -1;
+	chunk_add(ch, rd->pos++, TG_CH_WORD);
+	return 0;
+}
+
+static int chunk_arg(struct tg_sigrd *rd, struct chunks *ch, int kind, int sub)
+{
+	int64_t x, k;
+
+	switch (kind) {
+	case TG_K_INT:
+	case TG_K_SIGNED_OFF:
+		return chunk_int(rd, ch);
+	case TG_K_MPIH:
+		return chunk_mpih(rd, ch, sub);
+	case TG_K_MPIHARR:
+		GET(x);
+		if (x < 0 || x > MAXARR)
+			return -1;
+		for (k = 0; k < x; k++)
+			if (chunk_mpih(rd, ch, sub) < 0)
+				return -1;
+		return 0;
+	case TG_K_MPISTATUS:
+		GET(x);
+		return x && chunk_status(rd, ch) < 0 ? -1 : 0;
+	case TG_K_MPISTATUSES:
+		GET(x);
+		if (x < 0 || x > MAXARR)
+			return -1;
+		for (k = 0; k < x; k++)
+			if (chunk_status(rd, ch) < 0)
+				return -1;
+		return 0;
+	}
+	return skip_arg(rd, kind, sub);
+}
+
+int tg_sig_chunks(const int64_t *w, size_t n, uint32_t *pos, uint8_t *type, size_t max)
+{
+	struct tg_sigrd r = { w, 0, n };
+	struct chunks ch = { pos, type, 0, max };
+	const struct tg_calldesc *d;
+	int i;
+
+	if (n < 8 || w[0] != TG_REC_CALL || w[1] < 0 || w[1] > 0xffff ||
+	    !(d = tg_call_lookup((unsigned)w[1])) || w[5] < 0 || w[5] > 2)
+		return -1;
+	r.pos = w[5] == 1 ? 8 : 7;	/* past the header and errno */
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
+		if (chunk_arg(&r, &ch, d->args[i].kind, d->args[i].sub) < 0)
+			return -1;
+	return ch.n > INT32_MAX ? -1 : (int)ch.n;
 }
 
 int tg_sig_call(const int64_t *w, size_t n, unsigned *func, unsigned *tid)

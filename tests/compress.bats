@@ -362,6 +362,27 @@ EOF
 	[ $((a4 - a2)) -le $((p4 - p2 + a2 / 20 + 2 * 32)) ]
 }
 
+# A 3x3 grid has all nine classes of ranks (corners, edges, the middle):
+# each sends to MPI_PROC_NULL in other directions, and before the streams
+# were unified each class had signatures and rules of its own.
+@test "unified streams: the nine classes of a 3x3 stencil share their loop; each rank decodes as its stream" {
+	need_mpi
+	trace-run -o t9 -- mpirun.mpich -n 9 "$B/stencil" 10 > /dev/null
+	trace-merge -o u.cfg t9/rank-*.rec
+	TANGRAM_UNIFY=0 trace-merge -o p.cfg t9/rank-*.rec
+	same_as u.cfg t9/rank-*.rec
+	for r in 0 1 4 8; do
+		cmp <(notimes -r $r u.cfg) <(notimes t9/rank-$r.rec)
+	done
+	u=$(stat -c %s u.cfg) p=$(stat -c %s p.cfg)
+	echo "unified $u, apart $p"
+	[ $((u * 100)) -le $((p * 97)) ]
+	# times other than means are kept per signature: those streams stay
+	# as they are, and exactly so
+	trace-merge -t lossless -o l.cfg t9/rank-*.rec
+	exactly l.cfg t9/rank-*.rec
+}
+
 # ---- round trips: programs ------------------------------------------------
 
 @test "tests/apps programs round-trip in every timing mode" {
@@ -584,9 +605,9 @@ EOF
 		run -2 --separate-stderr trace-merge -o x.cfg c.cfg
 		[[ "$stderr" == "trace-merge: c.cfg: corrupt section $s at byte $at ("* ]]
 	done
-	printf '\211TGCFG\r\n\003\000\000\000' > v.cfg
+	printf '\211TGCFG\r\n\004\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
-	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 3" ]
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 4" ]
 	printf '\211TGCFG\r\n\000\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
 	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 0" ]
@@ -595,17 +616,29 @@ EOF
 # v1.cfg: good.rec compressed with lossless times by the version 1 writer;
 # v1-mpi.cfg: a 4-rank stencil with the MPI library's calls (local values,
 # foreign seqs), aggregate times, and its decoding by that writer's reader
-@test "a version 1 .cfg (row headers) is still read, and merged into version 2" {
+@test "a version 2 .cfg (no local values in integers) is still read" {
+	run -0 --separate-stderr trace-decode "$F/v2.cfg"
+	diff <(printf '%s\n' "$output") "$F/good.txt"
+	run -0 --separate-stderr trace-decode "$F/v2-mpi.cfg"
+	diff <(printf '%s\n' "$output") <(zcat "$F/v1-mpi.txt.gz")
+	[ "$(od -An -tu1 -j8 -N2 "$F/v2-mpi.cfg" | tr -s ' ')" = " 2 0" ]
+}
+
+@test "a version 1 .cfg (row headers) is still read, and merged into version 3" {
 	run -0 --separate-stderr trace-decode "$F/v1.cfg"
 	diff <(printf '%s\n' "$output") "$F/good.txt"
 	zcat "$F/v1-mpi.txt.gz" > want.txt
 	run -0 --separate-stderr trace-decode "$F/v1-mpi.cfg"
 	diff <(printf '%s\n' "$output") want.txt
 	grep -q '^#proc' want.txt
-	run -0 trace-merge -q -o m.cfg "$F/v1-mpi.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 2 0" ]
+	# the ranks' rules kept apart, the means of each signature stay
+	TANGRAM_UNIFY=0 run -0 trace-merge -q -o m.cfg "$F/v1-mpi.cfg"
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 3 0" ]
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(printf '%s\n' "$output") want.txt
+	# unified, a signature's mean is that of all the calls it stands for
+	run -0 trace-merge -q -o u.cfg "$F/v1-mpi.cfg"
+	diff <(notimes u.cfg) <(cut -f1-3,6- want.txt)
 }
 
 @test "version 2 STREAMS: a damaged column is refused with one line" {
