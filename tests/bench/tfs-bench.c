@@ -470,10 +470,10 @@ int main(int argc, char **argv)
 						       model_name[model], r, n, v[0], v[1], v[2]);
 				}
 				free(all);
-				if (bcnt)
-					print_batches(wl, model, r);
 				if (counts_out && rank == 0)
 					print_orders(wl, model, r);
+				if (bcnt)
+					print_batches(wl, model, r);
 			}
 			bw = bytes / best / (1 << 20);
 			if (model == RAW)
