@@ -51,7 +51,7 @@ static const char *const model_name[] = { "raw", "sync-posix", "sync-commit", "s
 static const char *const wl_name[] = { "fpp", "contiguous", "strided" };
 
 static int rank, np, batches = 1, counts_out, run_id;
-static int quiet;		/* more ranks on this host than cores: waits sleep */
+static int quiet;		/* batches or turns, more ranks here than cores: waits sleep */
 static long order = 1;		/* -o: the seed of the arrival orders; -1 (-O): none */
 static long M = 0, S = 4 << 20, P = 1;
 static unsigned long long cnt[3];	/* this node's counters of the last run */
@@ -373,15 +373,6 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
-	{
-		MPI_Comm host;
-		int nh;
-
-		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-		MPI_Comm_size(host, &nh);
-		MPI_Comm_free(&host);
-		quiet = nh > sysconf(_SC_NPROCESSORS_ONLN);
-	}
 	while ((c = getopt(argc, argv, "BbchM:m:Oo:P:r:S:w:")) != -1) {
 		switch (c) {
 		case 'B': batches = 0; break;
@@ -419,6 +410,15 @@ int main(int argc, char **argv)
 	}
 	for (int m = LEXACT; m < NMODEL; m++)
 		anylock |= models[m];
+	if (batches || order >= 0) {	/* a bandwidth run (-B -O) waits MPI's way */
+		MPI_Comm host;
+		int nh;
+
+		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+		MPI_Comm_size(host, &nh);
+		MPI_Comm_free(&host);
+		quiet = nh > sysconf(_SC_NPROCESSORS_ONLN);
+	}
 	snprintf(node, sizeof(node), "%ld", rank / P);
 	setenv("TFS_NODE", node, 1);
 	if (!(buf = malloc((size_t)S)) || !(perm = malloc((size_t)np * sizeof(*perm))) ||
