@@ -27,7 +27,9 @@
  * and with -b also those of every batch (§5.5.3: the i-th writes of all
  * ranks, between two barriers) on lines "batch WORKLOAD MODEL REPEAT
  * BATCH NODE ALPHA BETA GAMMA", read by one rank per node after a
- * barrier that ends the batch (inside the timed loop).
+ * barrier that ends the batch (inside the timed loop).  -c also prints
+ * the arrival orders of the lock runs, "order WORKLOAD MODEL REPEAT
+ * BATCH RANK...", the ranks in turn (batch 0 only but for strided).
  * A lock run writes a file of its own (its node tokens stay behind), which
  * is removed after it.
  */
@@ -49,6 +51,7 @@ static const char *const model_name[] = { "raw", "sync-posix", "sync-commit", "s
 static const char *const wl_name[] = { "fpp", "contiguous", "strided" };
 
 static int rank, np, batches = 1, counts_out, run_id;
+static int quiet;		/* batches or turns, more ranks here than cores: waits sleep */
 static long order = 1;		/* -o: the seed of the arrival orders; -1 (-O): none */
 static long M = 0, S = 4 << 20, P = 1;
 static unsigned long long cnt[3];	/* this node's counters of the last run */
@@ -66,14 +69,50 @@ static size_t offset_of(int wl, long i)
 	}
 }
 
+/*
+ * Wait for @req.  MPI waits by polling; with more ranks than cores every
+ * rank that waits for its turn or a barrier takes the cores from the one
+ * whose turn it is (and from its node manager, and from the server), and
+ * a run of 32 ranks on two cores takes minutes.  Such a host polls and
+ * sleeps, a little longer each time.
+ */
+static void wait_req(MPI_Request *req)
+{
+	useconds_t nap = 10;
+	int done = 0;
+
+	if (!quiet) {
+		MPI_Wait(req, MPI_STATUS_IGNORE);
+		return;
+	}
+	for (;;) {
+		MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return;
+		usleep(nap);
+		if (nap < 1000)
+			nap *= 2;
+	}
+}
+
+static void barrier(void)
+{
+	MPI_Request req;
+
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	wait_req(&req);
+}
+
 /* -o: the ranks take their i-th lock one after the other, in an order
  * drawn from the seed (the same on every rank), so that every arrival
  * order of §5.5.2 is equally likely. */
 static int *perm, *pos;
 
-static void wait_turn(long i)
+/* The arrival order of the @i-th locks of run @id into perm[] (the ranks
+ * in turn) and pos[] (each rank's turn). */
+static void draw_order(int id, long i)
 {
-	unsigned seed = (unsigned)(order * 1000003 + run_id * 1009 + i);
+	unsigned seed = (unsigned)(order * 1000003 + id * 1009 + i);
 
 	for (int k = 0; k < np; k++)
 		perm[k] = k;
@@ -85,9 +124,17 @@ static void wait_turn(long i)
 	}
 	for (int k = 0; k < np; k++)
 		pos[perm[k]] = k;
-	if (pos[rank] > 0)
-		MPI_Recv(NULL, 0, MPI_BYTE, perm[pos[rank] - 1], 7, MPI_COMM_WORLD,
-			 MPI_STATUS_IGNORE);
+}
+
+static void wait_turn(long i)
+{
+	draw_order(run_id, i);
+	if (pos[rank] > 0) {
+		MPI_Request req;
+
+		MPI_Irecv(NULL, 0, MPI_BYTE, perm[pos[rank] - 1], 7, MPI_COMM_WORLD, &req);
+		wait_req(&req);
+	}
 }
 
 static void pass_turn(void)
@@ -122,14 +169,14 @@ static double run(int wl, int model, const char *bb, char *buf)
 				model == LEXTEND_END ? TFS_LOCK_EXTEND_END : TFS_LOCK_EXTEND);
 		if (rank % P == 0 && tfs_lock_stats(c0) < 0)
 			MPI_Abort(MPI_COMM_WORLD, 2);
-		MPI_Barrier(MPI_COMM_WORLD);
+		barrier();
 		t0 = MPI_Wtime();
 		for (long i = 0; i < M; i++) {
 			size_t off = offset_of(wl, i);
 			int turn = order >= 0 && (wl == 2 || i == 0);
 
 			if (batches)
-				MPI_Barrier(MPI_COMM_WORLD);
+				barrier();
 			if (turn)
 				wait_turn(i);
 			if (tfs_acquire_lock(f, off, (size_t)S, LOCK_TYPE_WRITE) < 0 ||
@@ -142,7 +189,7 @@ static double run(int wl, int model, const char *bb, char *buf)
 			if (bcnt) {	/* the batch is over: its counters */
 				uint64_t cb[3] = { 0 };
 
-				MPI_Barrier(MPI_COMM_WORLD);
+				barrier();
 				if (rank % P == 0 && tfs_lock_stats(cb) < 0)
 					MPI_Abort(MPI_COMM_WORLD, 2);
 				for (int k = 0; k < 3; k++) {
@@ -152,7 +199,7 @@ static double run(int wl, int model, const char *bb, char *buf)
 			}
 		}
 		t1 = MPI_Wtime();
-		MPI_Barrier(MPI_COMM_WORLD);
+		barrier();
 		if (rank % P == 0 && tfs_lock_stats(c1) < 0)
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		for (int k = 0; k < 3; k++)
@@ -164,7 +211,7 @@ static double run(int wl, int model, const char *bb, char *buf)
 		/* untimed: the release flushes to TFS_PFS_DIR */
 		if (tfs_release_lock_file(f) < 0 || tfs_close(f) < 0)
 			MPI_Abort(MPI_COMM_WORLD, 2);
-		MPI_Barrier(MPI_COMM_WORLD);
+		barrier();
 		if (wl == 0 || rank == 0)
 			tfs_unlink(name);
 	} else if (model == RAW) {
@@ -176,17 +223,17 @@ static double run(int wl, int model, const char *bb, char *buf)
 			perror(path);
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		}
-		MPI_Barrier(MPI_COMM_WORLD);
+		barrier();
 		t0 = MPI_Wtime();
 		for (long i = 0; i < M; i++) {
 			if (batches)
-				MPI_Barrier(MPI_COMM_WORLD);
+				barrier();
 			if (pwrite(fd, buf, (size_t)S, (off_t)offset_of(wl, i)) != S)
 				MPI_Abort(MPI_COMM_WORLD, 2);
 		}
 		close(fd);
 		t1 = MPI_Wtime();
-		MPI_Barrier(MPI_COMM_WORLD);
+		barrier();
 		unlink(path);
 	} else {
 		tfs_file_t *f = tfs_open(name);
@@ -195,13 +242,13 @@ static double run(int wl, int model, const char *bb, char *buf)
 			perror("tfs_open");
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		}
-		MPI_Barrier(MPI_COMM_WORLD);
+		barrier();
 		t0 = MPI_Wtime();
 		for (long i = 0; i < M; i++) {
 			size_t off = offset_of(wl, i);
 
 			if (batches)
-				MPI_Barrier(MPI_COMM_WORLD);
+				barrier();
 			if (tfs_pwrite(f, buf, (size_t)S, off) != S ||
 			    (model == POSIX && tfs_attach(f, off, (size_t)S) < 0)) {
 				perror("tfs_pwrite/tfs_attach");
@@ -212,7 +259,7 @@ static double run(int wl, int model, const char *bb, char *buf)
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		/* untimed below: the close keeps the attached writes buffered */
 		t1 = MPI_Wtime();
-		MPI_Barrier(MPI_COMM_WORLD);
+		barrier();
 		tfs_detach_file(f);	/* so the buffer goes at close */
 		tfs_close(f);
 	}
@@ -268,6 +315,22 @@ static void print_batches(int wl, int model, long r)
 			       model_name[model], r, i, n, v[0], v[1], v[2]);
 		}
 	free(all);
+}
+
+/* -c: rank 0 prints the arrival orders of run @r (the one before run_id):
+ * the ranks in the order they took their first lock (strided: every
+ * lock of batch i), one line per ordered batch. */
+static void print_orders(int wl, int model, long r)
+{
+	if (order < 0)
+		return;
+	for (long i = 0; i < (wl == 2 ? M : 1); i++) {
+		draw_order(run_id - 1, i);
+		printf("order %s %s %ld %ld", wl_name[wl], model_name[model], r, i);
+		for (int k = 0; k < np; k++)
+			printf(" %d", perm[k]);
+		putchar('\n');
+	}
 }
 
 /* Set @on[] from a comma-separated list of @names; 0 when a name is unknown. */
@@ -347,6 +410,15 @@ int main(int argc, char **argv)
 	}
 	for (int m = LEXACT; m < NMODEL; m++)
 		anylock |= models[m];
+	if (batches || order >= 0) {	/* a bandwidth run (-B -O) waits MPI's way */
+		MPI_Comm host;
+		int nh;
+
+		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+		MPI_Comm_size(host, &nh);
+		MPI_Comm_free(&host);
+		quiet = nh > sysconf(_SC_NPROCESSORS_ONLN);
+	}
 	snprintf(node, sizeof(node), "%ld", rank / P);
 	setenv("TFS_NODE", node, 1);
 	if (!(buf = malloc((size_t)S)) || !(perm = malloc((size_t)np * sizeof(*perm))) ||
@@ -398,6 +470,8 @@ int main(int argc, char **argv)
 						       model_name[model], r, n, v[0], v[1], v[2]);
 				}
 				free(all);
+				if (counts_out && rank == 0)
+					print_orders(wl, model, r);
 				if (bcnt)
 					print_batches(wl, model, r);
 			}
