@@ -662,6 +662,43 @@ PY
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 
+# drop_locals IN OUT: every stream of IN without local values
+drop_locals() {
+	python3 - "$1" "$2" "$(section "$1" STREAMS)" <<'PY'
+import struct, sys, zlib
+def uv(b, o):
+    r = s = 0
+    while True:
+        c = b[o]; o += 1; r |= (c & 127) << s; s += 7
+        if c < 128: return r, o
+d = bytearray(open(sys.argv[1], 'rb').read()); at = int(sys.argv[3])
+t, f, st, raw, crc = struct.unpack('<HHQQI', d[at:at + 24])
+pay = zlib.decompress(d[at + 24:at + 24 + st]) if f & 1 else bytes(d[at + 24:at + 24 + st])
+n, o = uv(pay, 0); k, o = uv(pay, o)
+out = bytearray(pay[:o])
+for i in range(k):
+    ln, q = uv(pay, o)
+    col = pay[q:q + ln] if i != 19 else bytes(n)	# column 19: local
+    out += bytes([len(col)]) if len(col) < 128 else bytes([len(col) & 127 | 128, len(col) >> 7])
+    out += col; o = q + ln
+z = zlib.compress(bytes(out))
+d[at:at + 24 + st] = struct.pack('<HHQQI', t, 1, len(z), len(out), zlib.crc32(z)) + z
+open(sys.argv[2], 'wb').write(d)
+PY
+}
+
+@test "unified streams: a signature that names a local value the stream lacks is refused with one line" {
+	for r in 0 1 2; do "$GEN" -p mpi -s $((r + 3)) -r $r -w 3 -n 2000 -o r$r.rec; done
+	trace-merge -o u.cfg r0.rec r1.rec r2.rec
+	TANGRAM_UNIFY=0 trace-merge -o p.cfg r0.rec r1.rec r2.rec
+	drop_locals p.cfg p0.cfg
+	run -0 trace-decode p0.cfg
+	drop_locals u.cfg u0.cfg
+	run -2 --separate-stderr trace-decode u0.cfg
+	[[ "$stderr" == "trace-decode: u0.cfg: corrupt trace: stream "*"does not decode here"* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
 @test "a damaged .cfg among good inputs: the others are decoded" {
 	trace-compress -t lossless "$F/good.rec" > g.cfg
 	head -c 100 g.cfg > bad.cfg
