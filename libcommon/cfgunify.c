@@ -38,7 +38,7 @@
 #define GROUP_SLOTS 64			/* values one group may move */
 #define MAXMEMBERS 64			/* rules one group unifies */
 #define ALL_SLOTS 4096			/* local values the pass may add */
-#define STEP_BUDGET 200000000ull	/* symbols walked, over all groups */
+#define STEP_BUDGET 50000000ull	/* symbols walked, over all groups, at most */
 #define HBASE 0x9e3779b97f4a7c15ull	/* odd */
 
 /* What the pass knows of the signatures and rules it started with. */
@@ -60,7 +60,7 @@ struct uni {
 	uint32_t *rsoff, *rs;	/* rule: the distinct roots that reach it */
 	uint8_t *frozen;	/* rule: a stream with STIME reaches it */
 	uint64_t *occ;		/* rule: how often the streams' expansions hold it */
-	uint64_t steps;
+	uint64_t steps, budget;	/* symbols walked; how many may be */
 	uint32_t *rsoffs, *rstr;	/* distinct root: its streams */
 	size_t base, slots;	/* local values: first added, added so far */
 	struct tg_map lset;	/* stream << 32 | local index -> its value, once set */
@@ -261,7 +261,7 @@ static int reach_pass(struct uni *u, uint32_t *stamp, uint32_t *stack, int fill,
 				u->rs[at[r]++] = (uint32_t)ri;
 			else
 				u->rsoff[r + 1]++;
-			if (++u->steps > STEP_BUDGET)
+			if (++u->steps > u->budget)
 				return -1;
 			for (k = c->roff[r]; k < c->roff[r + 1]; k++) {
 				uint32_t q = c->syms[k].sym >> 1;
@@ -773,7 +773,7 @@ static int group_walk(struct uni *u, struct group *g)
 			rc = ended == g->k;
 			break;
 		}
-		if ((u->steps += g->k) > STEP_BUDGET) {
+		if ((u->steps += g->k) > u->budget) {
 			rc = 0;
 			break;
 		}
@@ -1226,7 +1226,7 @@ static int groups(struct uni *u)
 			cd[n++] = (struct cand){ u->len[i], u->h[i], (uint32_t)i };
 	if (!(b = buckets(u, cd, n, &nb)))
 		goto out;
-	for (i = 0; i < nb && u->steps <= STEP_BUDGET && u->slots < ALL_SLOTS; i++) {
+	for (i = 0; i < nb && u->steps <= u->budget && u->slots < ALL_SLOTS; i++) {
 		size_t m = b[i].to - b[i].from;
 		for (k = 0; k < m; k++)
 			mem[k] = cd[b[i].from + k].r;
@@ -1261,6 +1261,12 @@ int tg_cfg_unify(struct tg_cfg *c)
 	u.c = c;
 	u.nt = c->ncst;
 	u.nr = c->nrules;
+	/* a few walks of every record, as reading them was: no more */
+	u.budget = 1000000;
+	for (i = 0; i < c->nst && u.budget < STEP_BUDGET; i++)
+		u.budget += c->st[i].v.records < STEP_BUDGET / 8 ? 8 * c->st[i].v.records : STEP_BUDGET;
+	if (u.budget > STEP_BUDGET)
+		u.budget = STEP_BUDGET;
 	if (skeletons(&u) < 0 || (x = rule_hashes(&u)) == -1)
 		goto out;
 	if (x < 0) {	/* not renormalized: nothing to do here */
@@ -1268,7 +1274,7 @@ int tg_cfg_unify(struct tg_cfg *c)
 		goto out;
 	}
 	if (reach(&u) < 0) {
-		rc = u.steps > STEP_BUDGET ? 0 : -1;
+		rc = u.steps > u.budget ? 0 : -1;
 		goto out;
 	}
 	if (streams_of_roots(&u) < 0)

@@ -18,6 +18,33 @@
 #include "../../libcommon/rec.h"
 #include "../../libcommon/stream.h"
 
+/* What trace-merge does with a trace it reads: merged into another, the
+ * final pass (its streams unified, cfgunify.c), decoded.  Only for a few
+ * records: the pass walks every one. */
+static void merged(const struct tg_cfg *c)
+{
+	struct tg_cfg *m;
+	struct tg_rec rec;
+	char err[256];
+	uint64_t records = 0;
+	size_t i, n = tg_cfg_nstreams(c);
+
+	for (i = 0; i < n; i++)
+		records += tg_cfg_stream(c, i)->records;
+	if (n < 2 || records > 100000 || !(m = tg_cfg_new()))
+		return;
+	if (tg_cfg_merge(m, c, err, sizeof(err)) == 0 && tg_cfg_optimize(m) == 0)
+		for (i = 0; i < tg_cfg_nstreams(m); i++) {
+			struct tg_cfg_cursor *k = tg_cfg_cursor_open(m, i, err, sizeof(err));
+			if (!k)
+				continue;
+			while (tg_cfg_cursor_next(k, &rec) > 0)
+				;
+			tg_cfg_cursor_free(k);
+		}
+	tg_cfg_free(m);
+}
+
 static void one(const uint8_t *data, size_t size)
 {
 	struct tg_stream *s = tg_stream_mem_reader(data, size);
@@ -46,6 +73,7 @@ static void one(const uint8_t *data, size_t size)
 			;
 		tg_cfg_cursor_free(k);
 	}
+	merged(c);
 	tg_cfg_free(c);
 }
 
