@@ -122,6 +122,11 @@ static int rules_grow_idx(struct tg_rules *r)
 /* The rule with body @b[0..n), added if new; UINT32_MAX when out of memory. */
 uint32_t tg_rules_add(struct tg_rules *r, const struct tg_sym *b, size_t n)
 {
+	return tg_rules_add_from(r, b, n, 0);
+}
+
+uint32_t tg_rules_add_from(struct tg_rules *r, const struct tg_sym *b, size_t n, uint32_t from)
+{
 	size_t j;
 
 	if (!r->roff) {
@@ -135,7 +140,7 @@ uint32_t tg_rules_add(struct tg_rules *r, const struct tg_sym *b, size_t n)
 	for (; r->idx[j]; j = (j + 1) & (r->idxcap - 1)) {
 		uint32_t k = r->idx[j] - 1;
 		/* empty bodies: no symbols yet, and NULL + 0 is UB */
-		if (r->roff[k + 1] - r->roff[k] == n &&
+		if (k >= from && r->roff[k + 1] - r->roff[k] == n &&
 		    (n == 0 || memcmp(r->syms + r->roff[k], b, n * sizeof(*b)) == 0))
 			return k;
 	}
@@ -203,8 +208,13 @@ void tg_cfg_rules_give(struct tg_cfg *c, struct tg_rules *r)
 
 uint32_t tg_cfg_rule_add(struct tg_cfg *c, const struct tg_sym *b, size_t n)
 {
+	return tg_cfg_rule_add_from(c, b, n, 0);
+}
+
+uint32_t tg_cfg_rule_add_from(struct tg_cfg *c, const struct tg_sym *b, size_t n, uint32_t from)
+{
 	struct tg_rules r = tg_cfg_rules_take(c);
-	uint32_t k = tg_rules_add(&r, b, n);
+	uint32_t k = tg_rules_add_from(&r, b, n, from);
 
 	tg_cfg_rules_give(c, &r);
 	return k;

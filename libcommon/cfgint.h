@@ -427,6 +427,8 @@ struct tg_rules {
 
 /* The rule with body @b[0..n), added if new; UINT32_MAX when out of memory. */
 uint32_t tg_rules_add(struct tg_rules *r, const struct tg_sym *b, size_t n);
+/* ... an equal body counting only among rules @from on. */
+uint32_t tg_rules_add_from(struct tg_rules *r, const struct tg_sym *b, size_t n, uint32_t from);
 void tg_rules_release(struct tg_rules *r);
 
 /* The rule set of @c, lent out as a struct tg_rules and given back. */
@@ -435,6 +437,7 @@ void tg_cfg_rules_give(struct tg_cfg *c, struct tg_rules *r);
 
 /* tg_rules_add on the rule set of @c. */
 uint32_t tg_cfg_rule_add(struct tg_cfg *c, const struct tg_sym *b, size_t n);
+uint32_t tg_cfg_rule_add_from(struct tg_cfg *c, const struct tg_sym *b, size_t n, uint32_t from);
 
 /* cfgrebuild.c */
 

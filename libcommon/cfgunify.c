@@ -60,6 +60,8 @@ struct uni {
 	uint32_t *rsoff, *rs;	/* rule: the distinct roots that reach it */
 	uint8_t *frozen;	/* rule: a stream with STIME reaches it */
 	uint64_t *occ;		/* rule: how often the streams' expansions hold it */
+	uint32_t *ren;		/* rule: the rule that replaced it, or UINT32_MAX */
+	uint32_t *refs;		/* rule: the bodies and roots that name it, live */
 	uint64_t steps, budget;	/* symbols walked; how many may be */
 	uint32_t *rsoffs, *rstr;	/* distinct root: its streams */
 	size_t base, slots;	/* local values: first added, added so far */
@@ -336,6 +338,19 @@ static int reach(struct uni *u)
 			}
 		}
 	}
+	u->ren = malloc(nr * sizeof(*u->ren));
+	u->refs = calloc(nr, sizeof(*u->refs));
+	if (!u->ren || !u->refs)
+		goto out;
+	memset(u->ren, 0xff, nr * sizeof(*u->ren));
+	for (i = 0; i < c->nst; i++)
+		u->refs[c->st[i].rule]++;
+	for (i = 0; i < u->nr; i++) {
+		uint32_t k;
+		for (k = c->roff[i]; k < c->roff[i + 1]; k++)
+			if (c->syms[k].sym & 1)
+				u->refs[c->syms[k].sym >> 1]++;
+	}
 	/* rules before the ones that name them: the counts flow down */
 	if (!(u->occ = calloc(nr, sizeof(*u->occ))))
 		goto out;
@@ -430,9 +445,18 @@ static int walk_push(struct walk *w, uint32_t rule)
 	return 0;
 }
 
-/* The next terminal of the expansion, -1 at its end, -2 out of memory. */
-static int64_t walk_next(const struct tg_cfg *c, struct walk *w)
+/* Rule @r, or the one that replaced it. */
+static uint32_t now(const struct uni *u, uint32_t r)
 {
+	return r < u->nr && u->ren[r] != UINT32_MAX ? u->ren[r] : r;
+}
+
+/* The next terminal of the expansion, -1 at its end, -2 out of memory:
+ * as the rules are now, some replaced by the rules of unified groups. */
+static int64_t walk_next(const struct uni *u, struct walk *w)
+{
+	const struct tg_cfg *c = u->c;
+
 	while (w->n) {
 		struct frame *f = &w->f[w->n - 1];
 		const struct tg_sym *s;
@@ -449,7 +473,7 @@ static int64_t walk_next(const struct tg_cfg *c, struct walk *w)
 		f->rep++;
 		if (!(s->sym & 1))
 			return s->sym >> 1;
-		if (walk_push(w, s->sym >> 1) < 0)
+		if (walk_push(w, now(u, s->sym >> 1)) < 0)
 			return -2;
 	}
 	return -1;
@@ -762,7 +786,7 @@ static int group_walk(struct uni *u, struct group *g)
 		int same = 1;
 		int64_t x;
 		for (m = 0; m < g->k; m++) {
-			if ((x = walk_next(u->c, &w[m])) == -2)
+			if ((x = walk_next(u, &w[m])) == -2)
 				goto out;
 			if (x == -1)
 				ended++;
@@ -844,9 +868,48 @@ static int give(struct uni *u, const struct group *g, uint32_t i, size_t m)
 	return 0;
 }
 
+/* Rule @r is replaced by @by: no body names it any more, and a rule that
+ * only dead rules named is dead too (refs).  -1 when out of memory. */
+static int kill(struct uni *u, uint32_t r, uint32_t by)
+{
+	const struct tg_cfg *c = u->c;
+	uint32_t *stack, ns = 0, k;
+
+	u->ren[r] = by;
+	if (!u->refs[r])
+		return 0;
+	if (!(stack = malloc(u->nr * sizeof(*stack))))
+		return -1;
+	u->refs[r] = 0;
+	stack[ns++] = r;
+	while (ns) {
+		uint32_t q = stack[--ns];
+		for (k = c->roff[q]; k < c->roff[q + 1]; k++) {
+			uint32_t x = c->syms[k].sym >> 1;
+			if ((c->syms[k].sym & 1) && x < u->nr && u->refs[x] && !--u->refs[x])
+				stack[ns++] = x;
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+/* At the end: every body and root names the rules as they are now. */
+static void renamed(struct uni *u)
+{
+	struct tg_cfg *c = u->c;
+	size_t i;
+
+	for (i = 0; i < c->nsyms; i++)
+		if (c->syms[i].sym & 1)
+			c->syms[i].sym = now(u, c->syms[i].sym >> 1) << 1 | 1;
+	for (i = 0; i < c->nst; i++)
+		c->st[i].rule = now(u, c->st[i].rule);
+}
+
 /* The members of @g become the rule g->seq generates, in every body and
  * root; each stream that reaches member m gets its values. */
-static int group_apply(struct uni *u, struct group *g, uint8_t *ismem)
+static int group_apply(struct uni *u, struct group *g)
 {
 	struct tg_cfg *c = u->c;
 	struct tg_sym *syms = NULL;
@@ -861,20 +924,19 @@ static int group_apply(struct uni *u, struct group *g, uint8_t *ismem)
 		for (i = off[k]; i < off[k + 1]; i++)
 			if (syms[i].sym & 1)
 				syms[i].sym = map[syms[i].sym >> 1] << 1 | 1;
-		if ((map[k] = tg_cfg_rule_add(c, syms + off[k], off[k + 1] - off[k])) == UINT32_MAX)
+		/* never one of the rules the pass started with: the streams
+		 * that reach those are known, and these reach others */
+		if ((map[k] = tg_cfg_rule_add_from(c, syms + off[k], off[k + 1] - off[k],
+						   (uint32_t)u->nr)) == UINT32_MAX)
 			goto out;
 	}
 	nrule = map[nr - 1];
+	/* the bodies that name a member name the new rule (now(), and
+	 * renamed() at the end), and what only the members named is dead */
 	for (m = 0; m < g->k; m++)
-		ismem[g->mem[m]] = 1;
-	for (i = 0; i < c->nsyms; i++)
-		if ((c->syms[i].sym & 1) && (c->syms[i].sym >> 1) < u->nr && ismem[c->syms[i].sym >> 1])
-			c->syms[i].sym = nrule << 1 | 1;
-	for (i = 0; i < c->nst; i++)
-		if (c->st[i].rule < u->nr && ismem[c->st[i].rule])
-			c->st[i].rule = nrule;
+		if (kill(u, g->mem[m], nrule) < 0)
+			goto out;
 	for (m = 0; m < g->k; m++) {
-		ismem[g->mem[m]] = 0;
 		for (j = u->rsoff[g->mem[m]]; j < u->rsoff[g->mem[m] + 1]; j++)
 			for (k = u->rsoffs[u->rs[j]]; k < u->rsoffs[u->rs[j] + 1]; k++)
 				if (give(u, g, u->rstr[k], m) < 0)
@@ -926,41 +988,6 @@ static int cmp_bucket(const void *a, const void *b)
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
-/* Which of the rules the pass started with the streams still reach, now
- * that some have been replaced: @live[r] (0 or 1); -1 out of memory. */
-static int mark_live(const struct uni *u, uint8_t *live)
-{
-	const struct tg_cfg *c = u->c;
-	uint8_t *seen = calloc(c->nrules ? c->nrules : 1, 1);
-	uint32_t *stack = malloc((c->nrules ? c->nrules : 1) * sizeof(*stack));
-	size_t i, ns = 0;
-
-	if (!seen || !stack) {
-		free(seen);
-		free(stack);
-		return -1;
-	}
-	for (i = 0; i < c->nst; i++)
-		if (!seen[c->st[i].rule]) {
-			seen[c->st[i].rule] = 1;
-			stack[ns++] = c->st[i].rule;
-		}
-	while (ns) {
-		uint32_t r = stack[--ns], k;
-		for (k = c->roff[r]; k < c->roff[r + 1]; k++) {
-			uint32_t q = c->syms[k].sym >> 1;
-			if ((c->syms[k].sym & 1) && !seen[q]) {
-				seen[q] = 1;
-				stack[ns++] = q;
-			}
-		}
-	}
-	memcpy(live, seen, u->nr);
-	free(seen);
-	free(stack);
-	return 0;
-}
-
 /* Streams that reach member @m of @g. */
 static uint64_t member_streams(const struct uni *u, const struct group *g, size_t m)
 {
@@ -996,7 +1023,7 @@ static int worth(const struct uni *u, const struct group *g)
  * them that the streams still reach (@live) and no stream reaches with
  * another.  Returns 1 when it did, 0 when not, -1 when out of memory. */
 static int try_group(struct uni *u, const uint32_t *mem, size_t n, uint32_t *stamp,
-		     uint32_t gen, uint8_t *ismem, const uint8_t *live)
+		     uint32_t gen)
 {
 	uint32_t keep[MAXMEMBERS];
 	struct group g;
@@ -1005,7 +1032,7 @@ static int try_group(struct uni *u, const uint32_t *mem, size_t n, uint32_t *sta
 	int rc;
 
 	for (i = 0; i < n && k < MAXMEMBERS; i++) {
-		int clash = !live[mem[i]];
+		int clash = !u->refs[mem[i]];	/* dead, or replaced */
 		for (j = u->rsoff[mem[i]]; j < u->rsoff[mem[i] + 1] && !clash; j++)
 			clash = stamp[u->rs[j]] == gen;
 		if (clash)
@@ -1025,7 +1052,7 @@ static int try_group(struct uni *u, const uint32_t *mem, size_t n, uint32_t *sta
 	 * signatures that go */
 	if (rc == 1 && (!worth(u, &g) || u->slots + g.nslots > ALL_SLOTS))
 		rc = 0;
-	if (rc == 1 && group_apply(u, &g, ismem) < 0)
+	if (rc == 1 && group_apply(u, &g) < 0)
 		rc = -1;
 	group_release(&g);
 	return rc;
@@ -1174,6 +1201,8 @@ static void uni_release(struct uni *u)
 	free(u->rs);
 	free(u->frozen);
 	free(u->occ);
+	free(u->ren);
+	free(u->refs);
 	free(u->rsoffs);
 	free(u->rstr);
 	tg_map_release(&u->lset);
@@ -1212,14 +1241,12 @@ static int groups(struct uni *u)
 	struct cand *cd = malloc((u->nr ? u->nr : 1) * sizeof(*cd));
 	uint32_t *mem = malloc((u->nr ? u->nr : 1) * sizeof(*mem));
 	uint32_t *stamp = calloc(u->nroots ? u->nroots : 1, sizeof(*stamp)), gen = 0;
-	uint8_t *ismem = calloc(u->nr ? u->nr : 1, 1), *live = malloc(u->nr ? u->nr : 1);
 	struct bucket *b = NULL;
 	size_t n = 0, nb = 0, i, k;
 	int rc = -1, done = 0;
 
-	if (!cd || !mem || !stamp || !ismem || !live)
+	if (!cd || !mem || !stamp)
 		goto out;
-	memset(live, 1, u->nr);
 	for (i = 0; i < u->nr; i++)
 		if (u->hasch[i] && !u->frozen[i] && u->len[i] >= 2 && u->len[i] != UINT64_MAX &&
 		    u->rsoff[i + 1] > u->rsoff[i])
@@ -1232,8 +1259,8 @@ static int groups(struct uni *u)
 			mem[k] = cd[b[i].from + k].r;
 		for (k = 0; k < m; k += MAXMEMBERS) {
 			int x = try_group(u, mem + k, m - k < MAXMEMBERS ? m - k : MAXMEMBERS,
-					  stamp, ++gen, ismem, live);
-			if (x < 0 || (x && mark_live(u, live) < 0))
+					  stamp, ++gen);
+			if (x < 0)
 				goto out;
 			done |= x;
 		}
@@ -1243,8 +1270,6 @@ out:
 	free(cd);
 	free(mem);
 	free(stamp);
-	free(ismem);
-	free(live);
 	free(b);
 	return rc;
 }
@@ -1286,6 +1311,7 @@ int tg_cfg_unify(struct tg_cfg *c)
 		rc = x < 0 || (c->ncst > u.nt && compact_cst(c) < 0) ? -1 : 0;
 		goto out;
 	}
+	renamed(&u);
 	rc = tg_cfg_renormalize(c) < 0 || fix_agg(&u) < 0 || compact_cst(c) < 0 ? -1 : 1;
 out:
 	uni_release(&u);
