@@ -1214,6 +1214,29 @@ int tg_sk_put_buf(struct tg_sigenc *e, int i, const struct tg_val *v)
 	return 0;
 }
 
+/* The pool of the requests of the call in @w (its words without them):
+ * a hash of the words without the values of its integers and status tags
+ * either (st->skip, tg_sig_chunks), so that a process that sends to
+ * another neighbour, or to MPI_PROC_NULL, names its pools as the others
+ * do.  -1 when out of memory. */
+static int64_t pool_key(struct tg_sigstate *st, const struct tg_words *w)
+{
+	struct tg_words *t = &st->tmp;
+	size_t q, j = 0;
+
+	t->n = 0;
+	for (q = 0; q < w->n; q++) {
+		if (j < st->skip.n && (size_t)(st->skip.w[j] >> 1) == q) {
+			q += st->skip.w[j++] & 1;
+			if (tg_words_push(t, INT64_MIN) < 0)
+				return -1;
+		} else if (tg_words_push(t, w->w[q]) < 0) {
+			return -1;
+		}
+	}
+	return (uint32_t)tg_hash_bytes(t->w, t->n * sizeof(int64_t), 7);
+}
+
 static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 		    const struct tg_rec *r, struct tg_words *w)
 {
@@ -1304,24 +1327,11 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 	if (fd_after(st, d, p, r) < 0)
 		return -1;
 	if (st->reqs.n) {
-		/* requests: a pool per signature without its requests, nor
-		 * the values of its integers and status tags (tg_sig_chunks),
-		 * so that a process that sends to another neighbour, or to
-		 * MPI_PROC_NULL, names its pools as the others do */
 		struct tg_words *t = &st->tmp;
-		size_t q, from = 0, j = 0;
-		uint32_t key;
-		t->n = 0;
-		for (q = 0; q < w->n; q++) {
-			if (j < st->skip.n && (size_t)(st->skip.w[j] >> 1) == q) {
-				q += st->skip.w[j++] & 1;
-				if (tg_words_push(t, INT64_MIN) < 0)
-					return -1;
-			} else if (tg_words_push(t, w->w[q]) < 0) {
-				return -1;
-			}
-		}
-		key = (uint32_t)tg_hash_bytes(t->w, t->n * sizeof(int64_t), 7);
+		size_t q, from = 0;
+		int64_t key = pool_key(st, w);
+		if (key < 0)
+			return -1;
 		t->n = 0;
 		for (q = 0; q < st->reqs.n; q += 3) {
 			size_t pos = (size_t)st->reqs.w[q];
@@ -1339,7 +1349,7 @@ static int enc_call(struct tg_sigstate *st, struct tg_strtab *strs,
 				if (tg_words_push(t, predicted ? TG_R_NEW : TG_R_NEWID) < 0 ||
 				    tg_words_push(t, key) < 0 ||
 				    (!predicted && tg_words_push(t, (int64_t)id) < 0) ||
-				    bind(st, id, key, p->persistent) < 0)
+				    bind(st, id, (uint32_t)key, p->persistent) < 0)
 					return -1;
 			} else if (is_bound(st, id)) {
 				const struct tg_bind *b = &st->bind[id];
