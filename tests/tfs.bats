@@ -290,6 +290,55 @@ sread: 8 "AAAAAAAA"' ]
 	[ "$(cat pfs/p)" = one ]
 }
 
+@test "sync: a TFS_O_POSIX handle's writes are seen by another process's query, synced read and stat with no attach, and attached at close" {
+	start
+	# 9: TFS_O_CREAT | TFS_O_POSIX; the writer makes no attach
+	TFS_NODE=1 "$B/prim" openf:a:9 pwrite:0:AAAAAAAA pwrite:8:BB touch:r1 wait:r2 \
+		pwrite:0:CC close touch:r3 wait:done > p1 3>&- &
+	local pid=$!
+	TFS_NODE=2 prim wait:r1 open:a queryfile sread:0:10 stat touch:r2 wait:r3 \
+		queryfile sread:0:10 touch:done
+	[ "$output" = 'open: ok
+queryfile: 1 [0,10)@n1
+sread: 10 "AAAAAAAABB"
+stat: size 10
+queryfile: 1 [0,10)@n1
+sread: 10 "CCAAAAAABB"' ]
+	wait "$pid"
+	[ "$(cat p1)" = 'openf: ok
+pwrite: 8
+pwrite: 2
+pwrite: 2
+close: 0' ] || { cat p1; false; }
+	# the same writes through a plain handle stay unseen until attached
+	TFS_NODE=1 "$B/prim" openf:b:1 pwrite:0:AAAA touch:s1 wait:sdone > p2 3>&- &
+	pid=$!
+	TFS_NODE=2 prim wait:s1 open:b queryfile sread:0:4 touch:sdone
+	[ "$output" = 'open: ok
+queryfile: 0
+sread: 0 ""' ]
+	wait "$pid"
+}
+
+@test "sync: 1000 writes through a TFS_O_POSIX handle make one request, not one each" {
+	sockets_only
+	command -v strace >/dev/null || skip "strace is missing"
+	start
+	local ops=() i
+	for i in $(seq 0 999); do ops+=("pwrite:$((i * 4)):abcd"); done
+	run -0 strace -f -c -e trace=sendmsg -o st.posix "$B/prim" openf:z:9 "${ops[@]}" close
+	run -0 strace -f -c -e trace=sendmsg -o st.each "$B/prim" openf:y:1 \
+		$(for i in $(seq 0 999); do echo "pwrite:$((i * 4)):abcd attach:$((i * 4)):4"; done) close
+	local posix each
+	posix=$(awk '$NF == "sendmsg" { print $4 }' st.posix)
+	each=$(awk '$NF == "sendmsg" { print $4 }' st.each)
+	[ "$posix" -lt 10 ]
+	[ "$each" -ge 1000 ]
+	run -0 tfs-server --stop srv
+	[ "$(stat -c %s pfs/z)" = 4000 ]
+	[ "$(head -c 8 pfs/z)" = abcdabcd ]
+}
+
 @test "sync: a later attach splits the range; detach of a range now owned by another is a no-op" {
 	start
 	TFS_NODE=1 "$B/prim" open:a pwrite:0:AAAAAAAA attach:0:8 touch:r1 wait:r2 \

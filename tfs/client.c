@@ -90,6 +90,7 @@ struct tfs_file {
 	struct lfile *f;
 	uint64_t pos;
 	unsigned gen;		/* C.gen when opened */
+	int posix;		/* TFS_O_POSIX: writes as pending writer, attached at close */
 };
 
 struct peer {
@@ -638,7 +639,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	uint32_t np = 0;
 	void *mem;
 
-	if (!pathname || (flags & ~TFS_OPEN_KNOWN)) {
+	if (!pathname || (flags & ~(TFS_OPEN_KNOWN | TFS_O_POSIX))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -653,7 +654,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 		pfs = (uint64_t)st.st_size;
 	}
 	tfs_buf_init(&b);
-	tfs_buf_u32(&b, flags);
+	tfs_buf_u32(&b, flags & TFS_OPEN_KNOWN);	/* TFS_O_POSIX is this process's */
 	tfs_buf_u64(&b, pfs);
 	tfs_buf_str(&b, path);
 	if (call(TFS_MSG_OPEN, &b, &mem, &rd) < 0) {
@@ -709,6 +710,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	pthread_mutex_unlock(&f->lock);
 	h->f = f;
 	h->gen = C.gen;
+	h->posix = !!(flags & TFS_O_POSIX);
 	/* pending writers' earlier writes, once attached, are cut too */
 	if (truncate_settle(f, 0, pv, np) < 0) {
 		int e = errno;
@@ -799,6 +801,10 @@ static int make_empty(struct lfile *f)
 	return 0;
 }
 
+static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole);
+static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean);
+static int attach_range(struct lfile *f, uint64_t off, uint64_t end, int clean);
+
 int tfs_close(tfs_file_t *file)
 {
 	struct lfile *f;
@@ -809,6 +815,9 @@ int tfs_close(tfs_file_t *file)
 		return -1;
 	}
 	f = file->f;
+	/* a posix handle's writes were visible: they stay so (ATTACH_CLEAN) */
+	if (file->posix && attach_range(f, 0, UINT64_MAX, 1) < 0)
+		rc = -1;
 	free(file);
 	pthread_mutex_lock(&C.lock);
 	pthread_mutex_lock(&f->lock);
@@ -828,10 +837,6 @@ int tfs_close(tfs_file_t *file)
 }
 
 /* ---- write, read --------------------------------------------------------------- */
-
-static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole);
-static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean);
-static int attach_range(struct lfile *f, uint64_t off, uint64_t end, int clean);
 
 /* Open @f's burst-buffer file if it has none yet; with f->lock held.
  * Returns 0 or -1. */
@@ -901,6 +906,8 @@ ssize_t tfs_pwrite(tfs_file_t *file, const void *buf, size_t size, size_t offset
 
 	if ((rc = write_ok(file, size, offset)) <= 0)
 		return rc;
+	if (file->posix)
+		return tfsi_pwrite_pending(file, buf, size, offset);
 	f = file->f;
 	pthread_mutex_lock(&f->lock);
 	rc = bb_write(f, buf, size, offset, ST_DIRTY);

@@ -187,6 +187,14 @@ int tfs_lock_stats(uint64_t counts[3]);
 #define TFS_O_CREAT 1u	/* create the file when it does not exist */
 #define TFS_O_EXCL  2u	/* with TFS_O_CREAT: fail (EEXIST) when it exists */
 #define TFS_O_TRUNC 4u	/* empty the file: end of file 0, attachments dropped */
+/* The posix model of Table 5.5 on this handle, without an attach per
+ * write: a write through it is visible, once it returns, to every later
+ * tfs_query, tfs_pread_synced, tfs_stat and seek to the end of any
+ * process.  The server only lists this process as a pending writer of the
+ * file (one request for the first write, none for the next ones); whoever
+ * asks about the file has it attach first.  tfs_close attaches the
+ * handle's writes instead of discarding them. */
+#define TFS_O_POSIX 8u
 
 /* Connect to the server named by TFS_SERVER (done by the first call that
  * needs it).  Returns 0 or -1. */

@@ -7,7 +7,7 @@
  * writing the same bytes with pwrite(2) straight into TFS_BB_DIR, in the
  * same run; for the lock models also the counters of Table 5.8 per node.
  *
- * usage: mpirun -n NP tfs-bench [-BbchO] [-M writes] [-m models] [-o seed]
+ * usage: mpirun -n NP tfs-bench [-ABbchO] [-M writes] [-m models] [-o seed]
  *                               [-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]
  * Every rank is a process; TFS_NODE is rank / P, so N = NP / P.  One line
  * per workload and model: the best of the repeats, timed from a barrier
@@ -16,7 +16,10 @@
  * and the sync closes are not timed), and for lock models the mean over
  * nodes and repeats of alpha, beta and gamma, beside what Table 5.8
  * says they are.  M defaults to what makes 16 MiB per rank (at least 8).
- * -m and -w take comma-separated names.  By default the run is the
+ * sync-posix writes through a TFS_O_POSIX handle (each write visible as it
+ * returns, the process a pending writer of the file: no attach per
+ * write, tfs(3)); -A attaches after every write instead, as Table 5.5
+ * has it.  -m and -w take comma-separated names.  By default the run is the
  * paper's: a barrier between the i-th writes of all ranks (the batches of
  * §5.5.3; -B: none), and the ranks take their first lock (strided: every
  * lock) one at a time in a random order drawn from a seed (the arrival
@@ -51,6 +54,7 @@ static const char *const model_name[] = { "raw", "sync-posix", "sync-commit", "s
 static const char *const wl_name[] = { "fpp", "contiguous", "strided" };
 
 static int rank, np, batches = 1, counts_out, run_id;
+static int attach_each;		/* -A: sync-posix attaches every write (Table 5.5 as written) */
 static int quiet;		/* batches or turns, more ranks here than cores: waits sleep */
 static long order = 1;		/* -o: the seed of the arrival orders; -1 (-O): none */
 static long M = 0, S = 4 << 20, P = 1;
@@ -158,7 +162,10 @@ static double run(int wl, int model, const char *bb, char *buf)
 		snprintf(name + n, sizeof(name) - n, "-lock%d", run_id);
 	}
 	if (model >= LEXACT) {
-		tfs_file_t *f = tfs_open(name);
+		/* sync-posix: the pending-writer handle, a write visible as it
+		 * returns (tfs(3)); with -A a tfs_attach after each write */
+		tfs_file_t *f = tfs_open_flags(name, TFS_O_CREAT |
+					       (model == POSIX && !attach_each ? TFS_O_POSIX : 0));
 		uint64_t c0[3] = { 0 }, c1[3] = { 0 };
 
 		if (!f) {
@@ -236,7 +243,10 @@ static double run(int wl, int model, const char *bb, char *buf)
 		barrier();
 		unlink(path);
 	} else {
-		tfs_file_t *f = tfs_open(name);
+		/* sync-posix: the pending-writer handle, a write visible as it
+		 * returns (tfs(3)); with -A a tfs_attach after each write */
+		tfs_file_t *f = tfs_open_flags(name, TFS_O_CREAT |
+					       (model == POSIX && !attach_each ? TFS_O_POSIX : 0));
 
 		if (!f) {
 			perror("tfs_open");
@@ -250,7 +260,7 @@ static double run(int wl, int model, const char *bb, char *buf)
 			if (batches)
 				barrier();
 			if (tfs_pwrite(f, buf, (size_t)S, off) != S ||
-			    (model == POSIX && tfs_attach(f, off, (size_t)S) < 0)) {
+			    (model == POSIX && attach_each && tfs_attach(f, off, (size_t)S) < 0)) {
 				perror("tfs_pwrite/tfs_attach");
 				MPI_Abort(MPI_COMM_WORLD, 2);
 			}
@@ -260,6 +270,8 @@ static double run(int wl, int model, const char *bb, char *buf)
 		/* untimed below: the close keeps the attached writes buffered */
 		t1 = MPI_Wtime();
 		barrier();
+		if (model == POSIX && !attach_each)
+			tfs_attach_file(f);	/* (what close would do) */
 		tfs_detach_file(f);	/* so the buffer goes at close */
 		tfs_close(f);
 	}
@@ -352,7 +364,7 @@ static int pick(const char *list, const char *const *names, int n, int *on)
 	return 1;
 }
 
-static const char usage[] = "usage: tfs-bench [-BbchO] [-M writes] [-m models] [-o seed] "
+static const char usage[] = "usage: tfs-bench [-ABbchO] [-M writes] [-m models] [-o seed] "
 			    "[-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]\n";
 
 static void usage_exit(void)
@@ -373,8 +385,9 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
-	while ((c = getopt(argc, argv, "BbchM:m:Oo:P:r:S:w:")) != -1) {
+	while ((c = getopt(argc, argv, "ABbchM:m:Oo:P:r:S:w:")) != -1) {
 		switch (c) {
+		case 'A': attach_each = 1; break;
 		case 'B': batches = 0; break;
 		case 'b': batches = 1; break;
 		case 'O': order = -1; break;
