@@ -333,6 +333,7 @@ TEST_APPS = $(patsubst tests/apps/%.c,build/apps/%,$(TEST_APPS_SRC))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 $(BUILD)/unit/test_flatten: tools/flatten.c tools/flatten.h
+$(BUILD)/unit/test_itree: tfs/itree.c tfs/itree.h
 HELPERS = $(BUILD)/helpers/trace-gen $(BUILD)/helpers/hb-gen $(BUILD)/helpers/bitflip
 
 build/apps/%: tests/apps/%.c

@@ -182,6 +182,22 @@ int tfs_itree_assign(struct tfs_itree *t, const struct tfs_iv *v)
 
 	if (v->end <= v->start)
 		return 0;
+	/* past every interval (a log-structured writer's append): the last
+	 * one grows in place, or @v joins at the right, with nothing cut */
+	x = rightmost(t->root);
+	if (!x || (x->iv.end <= v->start && x->iv.start < v->start)) {
+		if (x && continues(&x->iv, v)) {
+			x->iv.end = v->end;
+			return 0;
+		}
+		if (!(n = node_new(t, v))) {
+			errno = ENOMEM;
+			return -1;
+		}
+		t->root = merge(t->root, n);
+		t->count++;
+		return 0;
+	}
 	spare = node_new(t, v);
 	n = node_new(t, v);
 	if (!spare || !n) {
