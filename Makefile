@@ -387,7 +387,7 @@ demo: deps-auto
 	@$(MAKE) --no-print-directory all
 	tests/demo/run
 
-bench: all
+bench: all $(HELPERS)
 	tests/bench/run
 
 # fuzz harnesses (tests/fuzz/), each run FUZZ_SECONDS; fails on a finding

@@ -55,7 +55,8 @@ typedef struct tfs_interval {
 tfs_file_t *tfs_open(const char *pathname);
 
 /* Release @file.  This process's writes that were never attached are
- * discarded, not flushed; attached writes stay in the burst buffer, served to
+ * discarded, not flushed (a TFS_O_POSIX handle attaches them first);
+ * attached writes stay in the burst buffer, served to
  * peers, until detached or until the process ends (tfs_finalize).  The
  * handle is freed even on error.  Returns 0 or -1. */
 int tfs_close(tfs_file_t *file);
