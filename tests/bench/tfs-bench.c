@@ -162,10 +162,7 @@ static double run(int wl, int model, const char *bb, char *buf)
 		snprintf(name + n, sizeof(name) - n, "-lock%d", run_id);
 	}
 	if (model >= LEXACT) {
-		/* sync-posix: the pending-writer handle, a write visible as it
-		 * returns (tfs(3)); with -A a tfs_attach after each write */
-		tfs_file_t *f = tfs_open_flags(name, TFS_O_CREAT |
-					       (model == POSIX && !attach_each ? TFS_O_POSIX : 0));
+		tfs_file_t *f = tfs_open(name);
 		uint64_t c0[3] = { 0 }, c1[3] = { 0 };
 
 		if (!f) {
