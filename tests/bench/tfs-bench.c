@@ -10,7 +10,8 @@
  * usage: mpirun -n NP tfs-bench [-ABbchO] [-M writes] [-m models] [-o seed]
  *                               [-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]
  * Every rank is a process; TFS_NODE is rank / P, so N = NP / P.  One line
- * per workload and model: the best of the repeats, timed from a barrier
+ * per workload and model: the best of the repeats (each repeat runs every
+ * model once, in turn), timed from a barrier
  * after the opens (files are created before the clock starts) to the
  * last rank's last write (sync: its attach; raw: its close; the releases
  * and the sync closes are not timed), and for lock models the mean over
@@ -54,7 +55,10 @@ static const char *const model_name[] = { "raw", "sync-posix", "sync-commit", "s
 static const char *const wl_name[] = { "fpp", "contiguous", "strided" };
 
 static int rank, np, batches = 1, counts_out, run_id;
+static int order_id;		/* the arrival orders' key of the run under way */
 static int attach_each;		/* -A: sync-posix attaches every write (Table 5.5 as written) */
+static int anylock;		/* a lock model is run: the counters' columns */
+static long reps = 3;		/* -r */
 static int quiet;		/* batches or turns, more ranks here than cores: waits sleep */
 static long order = 1;		/* -o: the seed of the arrival orders; -1 (-O): none */
 static long M = 0, S = 4 << 20, P = 1;
@@ -132,7 +136,7 @@ static void draw_order(int id, long i)
 
 static void wait_turn(long i)
 {
-	draw_order(run_id, i);
+	draw_order(order_id, i);
 	if (pos[rank] > 0) {
 		MPI_Request req;
 
@@ -326,7 +330,7 @@ static void print_batches(int wl, int model, long r)
 	free(all);
 }
 
-/* -c: rank 0 prints the arrival orders of run @r (the one before run_id):
+/* -c: rank 0 prints the arrival orders of run @r (the one just made):
  * the ranks in the order they took their first lock (strided: every
  * lock of batch i), one line per ordered batch. */
 static void print_orders(int wl, int model, long r)
@@ -334,7 +338,7 @@ static void print_orders(int wl, int model, long r)
 	if (order < 0)
 		return;
 	for (long i = 0; i < (wl == 2 ? M : 1); i++) {
-		draw_order(run_id - 1, i);
+		draw_order(order_id, i);
 		printf("order %s %s %ld %ld", wl_name[wl], model_name[model], r, i);
 		for (int k = 0; k < np; k++)
 			printf(" %d", perm[k]);
@@ -361,6 +365,64 @@ static int pick(const char *list, const char *const *names, int n, int *on)
 	return 1;
 }
 
+/* One repeat of workload @wl under @model: its time into *@best when
+ * better, its lock counters (rank 0: summed over nodes) into @sum. */
+static void repeat(int wl, int model, long r, const char *bb, char *buf, double *best,
+		   double sum[3])
+{
+	double t;
+
+	t = run(wl, model, bb, buf);
+	unsigned long long *all = NULL;
+
+	run_id++;
+	if (t < *best)
+		*best = t;
+	if (model < LEXACT)
+		return;
+	if (rank == 0 && !(all = malloc((size_t)np * sizeof(cnt))))
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	MPI_Gather(cnt, 3, MPI_UNSIGNED_LONG_LONG, all, 3, MPI_UNSIGNED_LONG_LONG, 0,
+		   MPI_COMM_WORLD);
+	for (int n = 0; rank == 0 && n < np / P; n++) {
+		unsigned long long *v = all + 3 * (size_t)n * (size_t)P;
+
+		for (int k = 0; k < 3; k++)
+			sum[k] += (double)v[k];
+		if (counts_out)
+			printf("counts %s %s %ld %d %llu %llu %llu\n", wl_name[wl], model_name[model],
+			       r, n, v[0], v[1], v[2]);
+	}
+	free(all);
+	if (counts_out && rank == 0)
+		print_orders(wl, model, r);
+	if (bcnt)
+		print_batches(wl, model, r);
+}
+
+/* The result line of workload @wl under @model (rank 0). */
+static void print_row(int wl, int model, double bytes, double bw, double raw,
+		      const double sum[3])
+{
+	printf("%-11s %-15s %3ld %3ld %4ld %9ld %10.0f %9.1f ", wl_name[wl], model_name[model],
+	       np / P, P, M, S, bytes, bw);
+	if (raw > 0)
+		printf("%5.1f%%", 100 * bw / raw);
+	else
+		printf("%6s", "-");
+	if (model >= LEXACT) {
+		double k = (double)reps * (double)(np / P), v[3];
+
+		printf(" %7.2f %7.2f %7.2f", sum[0] / k, sum[1] / k, sum[2] / k);
+		if (table58(wl, model, v))
+			printf(" %8.2f %8.2f %8.2f\n", v[0], v[1], v[2]);
+		else
+			printf(" %8s %8s %8s\n", "-", "-", "-");
+	} else {
+		printf(anylock ? " %7s %7s %7s %8s %8s %8s\n" : "\n", "-", "-", "-", "-", "-", "-");
+	}
+}
+
 static const char usage[] = "usage: tfs-bench [-ABbchO] [-M writes] [-m models] [-o seed] "
 			    "[-P ranks-per-node] [-r repeats] [-S bytes] [-w workloads]\n";
 
@@ -374,9 +436,8 @@ static void usage_exit(void)
 int main(int argc, char **argv)
 {
 	const char *bb = getenv("TFS_BB_DIR");
-	int models[NMODEL] = { 1, 1, 1, 1, 0, 0, 0 }, wls[3] = { 1, 1, 1 }, anylock = 0;
+	int models[NMODEL] = { 1, 1, 1, 1, 0, 0, 0 }, wls[3] = { 1, 1, 1 };
 	char node[32], *buf;
-	long reps = 3;
 	int c;
 
 	MPI_Init(&argc, &argv);
@@ -446,70 +507,40 @@ int main(int argc, char **argv)
 		printf(anylock ? " %7s %7s %7s %8s %8s %8s\n" : "\n", "alpha", "beta", "gamma",
 		       "alpha58", "beta58", "gamma58");
 	}
-	for (int wl = 0; wl < 3; wl++) {
-		double raw = 0;
+	for (int wl = 0, done = 0; wl < 3; wl++) {
+		double raw = 0, best[NMODEL], sum[NMODEL][3];
+		double bytes = (double)np * (double)M * (double)S;
+		int nm = 0;
 
 		if (!wls[wl])
 			continue;
 		for (int model = RAW; model < NMODEL; model++) {
-			double best = 1e30, bw, sum[3] = { 0 };
-			double bytes = (double)np * (double)M * (double)S;
+			best[model] = 1e30;
+			sum[model][0] = sum[model][1] = sum[model][2] = 0;
+		}
+		/* the models take turns within each repeat, so that a change in
+		 * the machine's load falls on all of them alike; a run's arrival
+		 * orders are keyed as if each model's repeats came in a row (the
+		 * same seed gives the same orders as it always did) */
+		for (long r = 0; r < reps; r++) {
+			nm = 0;
+			for (int model = RAW; model < NMODEL; model++) {
+				if (!models[model])
+					continue;
+				order_id = done + nm++ * (int)reps + (int)r;
+				repeat(wl, model, r, bb, buf, &best[model], sum[model]);
+			}
+		}
+		done += nm * (int)reps;
+		for (int model = RAW; model < NMODEL; model++) {
+			double bw = bytes / best[model] / (1 << 20);
 
 			if (!models[model])
 				continue;
-			for (long r = 0; r < reps; r++) {
-				double t = run(wl, model, bb, buf);
-				unsigned long long *all = NULL;
-
-				run_id++;
-				if (t < best)
-					best = t;
-				if (model < LEXACT)
-					continue;
-				if (rank == 0 && !(all = malloc((size_t)np * sizeof(cnt))))
-					MPI_Abort(MPI_COMM_WORLD, 2);
-				MPI_Gather(cnt, 3, MPI_UNSIGNED_LONG_LONG, all, 3,
-					   MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-				for (int n = 0; rank == 0 && n < np / P; n++) {
-					unsigned long long *v = all + 3 * (size_t)n * (size_t)P;
-
-					for (int k = 0; k < 3; k++)
-						sum[k] += (double)v[k];
-					if (counts_out)
-						printf("counts %s %s %ld %d %llu %llu %llu\n", wl_name[wl],
-						       model_name[model], r, n, v[0], v[1], v[2]);
-				}
-				free(all);
-				if (counts_out && rank == 0)
-					print_orders(wl, model, r);
-				if (bcnt)
-					print_batches(wl, model, r);
-			}
-			bw = bytes / best / (1 << 20);
 			if (model == RAW)
 				raw = bw;
-			if (rank == 0) {
-				printf("%-11s %-15s %3ld %3ld %4ld %9ld %10.0f %9.1f ", wl_name[wl],
-				       model_name[model], np / P, P, M, S, bytes, bw);
-				if (raw > 0)
-					printf("%5.1f%%", 100 * bw / raw);
-				else
-					printf("%6s", "-");
-				if (model >= LEXACT) {
-					double k = (double)reps * (double)(np / P);
-
-					double v[3];
-
-					printf(" %7.2f %7.2f %7.2f", sum[0] / k, sum[1] / k, sum[2] / k);
-					if (table58(wl, model, v))
-						printf(" %8.2f %8.2f %8.2f\n", v[0], v[1], v[2]);
-					else
-						printf(" %8s %8s %8s\n", "-", "-", "-");
-				} else {
-					printf(anylock ? " %7s %7s %7s %8s %8s %8s\n" : "\n", "-", "-", "-",
-					       "-", "-", "-");
-				}
-			}
+			if (rank == 0)
+				print_row(wl, model, bytes, bw, raw, sum[model]);
 		}
 	}
 	free(buf);
