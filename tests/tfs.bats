@@ -618,6 +618,20 @@ rank 2 truncated to 8192' ]
 	[ "$(tail -c 4 pfs/d)" = BBBB ]
 }
 
+@test "posix model: a read of a file that five clients write unattached has them all flush at once and sees every write, round after round" {
+	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
+	start
+	run -0 --separate-stderr env TFS_CONSISTENCY=posix timeout 120 mpirun.mpich -n 6 \
+		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/defer" /tfs-test/m many 4
+	[ "$output" = 'rank 0 read 327680 bytes of 5 writers: ok' ]
+	[[ $stderr == many-read-us* ]]
+	run -0 tfs-server --stop srv
+	# the last round's bytes, each writer's region
+	[ "$(stat -c %s pfs/m)" = 327680 ]
+	[ "$(head -c 1 pfs/m)" = e ]
+	[ "$(tail -c 1 pfs/m)" = i ]
+}
+
 @test "posix model: 1000 writes of a file make no request each (one PENDING); TFS_POSIX_DEFER=0 an ATTACH each" {
 	sockets_only
 	command -v strace >/dev/null || skip "strace is missing"

@@ -17,6 +17,14 @@
  *            two blocks; each reader fstats: "rank R truncated to S".
  * A reader that sees anything else prints what it saw.
  *
+ * usage: defer FILE many [ROUNDS]   (under mpirun, 2 or more ranks)
+ * Every rank but 0 writes a region of its own (16 blocks of 4 KiB, 'a' +
+ * round + rank), unattached; after a barrier rank 0 preads the whole
+ * file, so that every writer is asked to flush at once, and checks it:
+ * "rank 0 read N bytes of W writers: ok" once, and on standard error the
+ * median time of that read over ROUNDS rounds (default 1) in
+ * microseconds, "many-read-us T".
+ *
  * usage: defer FILE kill   (no MPI)
  * Writes "NEWNEWNE" at offset 0 of FILE (which exists), creates the file
  * $DEFER_MARK (outside the mount) once the write returned, then waits to
@@ -131,6 +139,52 @@ static void reader(int fd, int rank)
 	MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void many(int fd, int rank, int size, int rounds)
+{
+	static char buf[16 * BS];
+	char *all = malloc((size_t)(size - 1) * sizeof(buf));
+	double *t = malloc((size_t)rounds * sizeof(double));
+	int ok = 1;
+	ssize_t n = 0;
+
+	if (!all || !t)
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	for (int r = 0; r < rounds; r++) {
+		if (rank > 0) {
+			memset(buf, 'a' + (r + rank) % 26, BS);
+			for (int b = 0; b < 16; b++)
+				if (pwrite(fd, buf, BS, ((off_t)(rank - 1) * 16 + b) * BS) != BS)
+					perror("pwrite");
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0) {
+			double t0 = MPI_Wtime();
+
+			n = pread(fd, all, (size_t)(size - 1) * sizeof(buf), 0);
+			t[r] = (MPI_Wtime() - t0) * 1e6;
+			for (int w = 1; n == (ssize_t)((size_t)(size - 1) * sizeof(buf)) && w < size; w++)
+				ok = ok && check(all + (size_t)(w - 1) * sizeof(buf), sizeof(buf),
+						 'a' + (r + w) % 26);
+			ok = ok && n == (ssize_t)((size_t)(size - 1) * sizeof(buf));
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	if (rank == 0) {
+		qsort(t, (size_t)rounds, sizeof(double), cmp_double);
+		printf("rank 0 read %zd bytes of %d writers: %s\n", n, size - 1, ok ? "ok" : "WRONG");
+		fprintf(stderr, "many-read-us %.1f\n", t[rounds / 2]);
+	}
+	free(all);
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size, fd = -1;
@@ -140,8 +194,8 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc != 2 || size < 2) {
-		fprintf(stderr, "usage: mpirun -n 2+ defer file | defer file kill\n");
+	if ((argc != 2 && (argc < 3 || strcmp(argv[2], "many") != 0)) || size < 2) {
+		fprintf(stderr, "usage: mpirun -n 2+ defer file [many [rounds]] | defer file kill\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	/* every rank has the file open before the first write */
@@ -155,7 +209,9 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
-	if (rank == 0)
+	if (argc >= 3)
+		many(fd, rank, size, argc > 3 ? atoi(argv[3]) > 0 ? atoi(argv[3]) : 1 : 1);
+	else if (rank == 0)
 		writer(fd, size);
 	else
 		reader(fd, rank);
