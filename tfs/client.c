@@ -53,8 +53,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1216,55 +1214,6 @@ ssize_t tfs_read(tfs_file_t *tf, void *buf, size_t size)
 	return n;
 }
 
-/* ---- requests to several peers at once ---------------------------------------- */
-
-#define PAR_MAX 16	/* threads of one par_each(), the caller's among them */
-
-struct par {
-	void (*fn)(void *arg, size_t i);
-	void *arg;
-	size_t n;
-	atomic_size_t next;
-};
-
-static void *par_run(void *a)
-{
-	struct par *p = a;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&p->next, 1)) < p->n)
-		p->fn(p->arg, i);
-	return NULL;
-}
-
-/*
- * @fn(@arg, i) for every i below @n, on up to PAR_MAX threads at once:
- * requests to @n peers then wait about one round trip, not @n of them,
- * however long each peer takes to be scheduled.  The threads take no
- * signal (the program's handlers run on its own threads); one that cannot
- * be started leaves its share to the others.  @fn must be safe to run
- * concurrently for different i.
- */
-static void par_each(size_t n, void (*fn)(void *arg, size_t i), void *arg)
-{
-	struct par p = { .fn = fn, .arg = arg, .n = n };
-	pthread_t t[PAR_MAX - 1];
-	sigset_t all, old;
-	size_t nt = 0;
-
-	atomic_init(&p.next, 0);
-	if (n > 1) {
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		while (nt < PAR_MAX - 1 && nt + 1 < n && pthread_create(&t[nt], NULL, par_run, &p) == 0)
-			nt++;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
-	par_run(&p);
-	while (nt > 0)
-		pthread_join(t[--nt], NULL);
-}
-
 /* ---- peers ------------------------------------------------------------------- */
 
 static struct tfs_ep *peer_ep(const char *addr)
@@ -1386,35 +1335,20 @@ static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n)
 /* Ask each pending writer in @v to attach everything it wrote to @f
  * (PEER_FLUSH); one that is gone or does not answer is marked failed.
  * With no lock held: the writer flushes under its own file lock. */
-struct pwf {
-	uint64_t fid;
-	struct pw *v;
-};
-
-static void pw_flush_one(void *arg, size_t i)
-{
-	struct pwf *a = arg;
-	struct pw *w = &a->v[i];
-	struct tfs_buf b;
-
-	if (w->gone) {
-		w->failed = 1;
-		return;
-	}
-	tfs_buf_init(&b);
-	tfs_buf_u64(&b, a->fid);
-	w->failed = tfsi_peer_call(w->addr, TFS_MSG_PEER_FLUSH, &b, NULL, NULL) < 0;
-	tfs_buf_release(&b);
-}
-
-/* The writers are asked at once (par_each): each flush is a round trip in
- * which the writer makes one more to the server, and a writer busy on a
- * loaded node may take a while to be scheduled. */
 static void pw_flush(struct lfile *f, struct pw *v, uint32_t n)
 {
-	struct pwf a = { f->fid, v };
+	for (uint32_t i = 0; i < n; i++) {
+		struct tfs_buf b;
 
-	par_each(n, pw_flush_one, &a);
+		if (v[i].gone) {
+			v[i].failed = 1;
+			continue;
+		}
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, f->fid);
+		v[i].failed = tfsi_peer_call(v[i].addr, TFS_MSG_PEER_FLUSH, &b, NULL, NULL) < 0;
+		tfs_buf_release(&b);
+	}
 }
 
 /* After asking the server again: a writer that failed to flush and is
@@ -2099,7 +2033,6 @@ int tfs_query_file(tfs_file_t *file, tfs_interval_t **owners, int *num_owners)
 struct span {
 	uint64_t start, end;
 	tfs_addr_t *owner;
-	int done;		/* read from the owner */
 };
 
 struct plan {
@@ -2128,7 +2061,6 @@ static void plan_add(struct plan *p, uint64_t s, uint64_t e)
 	p->v[p->n].start = s;
 	p->v[p->n].end = e;
 	p->v[p->n].owner = p->owner;
-	p->v[p->n].done = 0;
 	p->n++;
 }
 
@@ -2142,58 +2074,6 @@ static int plan_dirty(const struct tfs_iv *iv, void *arg)
 	plan_add(p, p->at, iv->start);
 	p->at = iv->end;
 	return 0;
-}
-
-struct preads {
-	tfs_file_t *file;
-	struct plan *p;
-	char *buf;		/* where file offset @offset goes */
-	uint64_t offset;
-	size_t *first;		/* the first span of each owner */
-};
-
-static void read_span(struct preads *a, size_t i)
-{
-	struct span *v = &a->p->v[i];
-	size_t len = (size_t)(v->end - v->start);
-
-	v->done = tfs_read_peer(a->file, v->owner, v->start, len,
-				a->buf + (v->start - a->offset)) == (ssize_t)len;
-}
-
-/* The spans of one owner, in turn (one endpoint per owner). */
-static void peer_read_owner(void *arg, size_t k)
-{
-	struct preads *a = arg;
-	uint64_t who = a->p->v[a->first[k]].owner->client;
-
-	for (size_t i = a->first[k]; i < a->p->n; i++)
-		if (a->p->v[i].owner->client == who)
-			read_span(a, i);
-}
-
-/* Read every span of @p from its owner into @buf (file offset @offset
- * there), the owners at once (par_each); a span's done says it came. */
-static void peer_reads(tfs_file_t *file, struct plan *p, char *buf, uint64_t offset)
-{
-	struct preads a = { file, p, buf, offset, NULL };
-	size_t no = 0;
-
-	if (p->n && !(a.first = malloc(p->n * sizeof(*a.first)))) {
-		for (size_t i = 0; i < p->n; i++)	/* one by one, then */
-			read_span(&a, i);
-		return;
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		size_t k = 0;
-
-		while (k < no && p->v[a.first[k]].owner->client != p->v[i].owner->client)
-			k++;
-		if (k == no)
-			a.first[no++] = i;
-	}
-	par_each(no, peer_read_owner, &a);
-	free(a.first);
 }
 
 ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset)
@@ -2246,7 +2126,6 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 		return -1;
 	}
 	test_pause("peer");
-	peer_reads(file, &p, buf, offset);
 	/*
 	 * A peer that cannot deliver has written the range to the backing
 	 * file first (a stage-out fsyncs and detaches before its listener
@@ -2258,7 +2137,7 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 		char *dst = (char *)buf + (p.v[i].start - offset);
 		size_t len = (size_t)(p.v[i].end - p.v[i].start);
 
-		if (p.v[i].done)
+		if (tfs_read_peer(file, p.v[i].owner, p.v[i].start, len, dst) == (ssize_t)len)
 			continue;
 		if (pfsfd < 0 && (pfsfd = pfs_fd(f)) < 0) {
 			if (errno != ENOENT)
