@@ -20,7 +20,7 @@
  * usage: defer FILE many [ROUNDS]   (under mpirun, 2 or more ranks)
  * Every rank but 0 writes a region of its own (16 blocks of 4 KiB, 'a' +
  * round + rank), unattached; after a barrier rank 0 preads the whole
- * file, so that every writer is asked to flush at once, and checks it:
+ * file, so that every writer is asked to flush, and checks it:
  * "rank 0 read N bytes of W writers: ok" once, and on standard error the
  * median time of that read over ROUNDS rounds (default 1) in
  * microseconds, "many-read-us T".
