@@ -370,9 +370,7 @@ static int pick(const char *list, const char *const *names, int n, int *on)
 static void repeat(int wl, int model, long r, const char *bb, char *buf, double *best,
 		   double sum[3])
 {
-	double t;
-
-	t = run(wl, model, bb, buf);
+	double t = run(wl, model, bb, buf);
 	unsigned long long *all = NULL;
 
 	run_id++;
