@@ -62,6 +62,13 @@ sockets_only() {
 	[ "$TFS_TRANSPORT" = sockets ] || skip "sockets transport only"
 }
 
+# sendmsgs COMMAND...: run it under strace; the sendmsg calls of all its
+# processes and threads on standard output (the requests it sent)
+sendmsgs() {
+	strace -f -c -e trace=sendmsg -o st.count "$@" >/dev/null || return
+	awk '$NF == "sendmsg" { print $4 }' st.count
+}
+
 # start [ADDRESS]: a server in ./srv (on $DEFADDR by default), its log in ./srv.log
 start() {
 	tfs-server -a "${1:-$DEFADDR}" -d srv 2>srv.log 3>&- &
@@ -324,14 +331,11 @@ sread: 0 ""' ]
 	sockets_only
 	command -v strace >/dev/null || skip "strace is missing"
 	start
-	local ops=() i
+	local ops=() i posix each
 	for i in $(seq 0 999); do ops+=("pwrite:$((i * 4)):abcd"); done
-	run -0 strace -f -c -e trace=sendmsg -o st.posix "$B/prim" openf:z:9 "${ops[@]}" close
-	run -0 strace -f -c -e trace=sendmsg -o st.each "$B/prim" openf:y:1 \
-		$(for i in $(seq 0 999); do echo "pwrite:$((i * 4)):abcd attach:$((i * 4)):4"; done) close
-	local posix each
-	posix=$(awk '$NF == "sendmsg" { print $4 }' st.posix)
-	each=$(awk '$NF == "sendmsg" { print $4 }' st.each)
+	posix=$(sendmsgs "$B/prim" openf:z:9 "${ops[@]}" close)
+	each=$(sendmsgs "$B/prim" openf:y:1 \
+		$(for i in $(seq 0 999); do echo "pwrite:$((i * 4)):abcd attach:$((i * 4)):4"; done) close)
 	[ "$posix" -lt 10 ]
 	[ "$each" -ge 1000 ]
 	run -0 tfs-server --stop srv
@@ -636,13 +640,11 @@ rank 2 truncated to 8192' ]
 	sockets_only
 	command -v strace >/dev/null || skip "strace is missing"
 	start
-	run -0 strace -f -c -e trace=sendmsg -o st.defer env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD \
-		dd if=/dev/zero of=/tfs-test/z bs=4096 count=1000 status=none
-	run -0 strace -f -c -e trace=sendmsg -o st.each env TFS_CONSISTENCY=posix TFS_POSIX_DEFER=0 \
-		LD_PRELOAD=$PRELOAD dd if=/dev/zero of=/tfs-test/z bs=4096 count=1000 status=none
 	local defer each
-	defer=$(awk '$NF == "sendmsg" { print $4 }' st.defer)
-	each=$(awk '$NF == "sendmsg" { print $4 }' st.each)
+	defer=$(sendmsgs env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD \
+		dd if=/dev/zero of=/tfs-test/z bs=4096 count=1000 status=none)
+	each=$(sendmsgs env TFS_CONSISTENCY=posix TFS_POSIX_DEFER=0 \
+		LD_PRELOAD=$PRELOAD dd if=/dev/zero of=/tfs-test/z bs=4096 count=1000 status=none)
 	[ "$defer" -lt 20 ]
 	[ "$each" -ge 1000 ]
 	run -0 tfs-server --stop srv
