@@ -1335,19 +1335,86 @@ static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n)
 /* Ask each pending writer in @v to attach everything it wrote to @f
  * (PEER_FLUSH); one that is gone or does not answer is marked failed.
  * With no lock held: the writer flushes under its own file lock. */
+#define PW_CHAIN 8	/* requests in flight at once: a stack frame of the transport's each */
+
+/* The PEER_FLUSH requests of writers [i, end) of a chain, in flight together. */
+struct pwchain {
+	unsigned char body[8];	/* the file id */
+	struct pw *v;
+	struct tfs_ep **ep;	/* of writers at to end */
+	uint32_t at, i, end;
+};
+
+/*
+ * Ask writer c->i to flush and, while its request is on the way (the
+ * transport's call_while), the ones after it: every request of the chain
+ * is out before the first reply is awaited, so the writers flush at once
+ * and the chain costs about one round trip, not one per writer.  Where
+ * the transport cannot overlap (UCX), or a request cannot be sent, the
+ * rest follows one by one.
+ */
+static void pw_chain(void *arg)
+{
+	struct pwchain *c = arg;
+	uint32_t i = c->i++;
+	struct iovec v = { c->body, sizeof(c->body) };
+	struct pw *w;
+	size_t rlen;
+	void *r = NULL;
+	int rc;
+
+	if (i >= c->end)
+		return;
+	w = &c->v[i];
+	if (w->gone || !c->ep[i - c->at]) {
+		w->failed = 1;
+		pw_chain(c);
+		return;
+	}
+	rc = tfs_ep_call_while(c->ep[i - c->at], TFS_MSG_PEER_FLUSH, &v, 1, NULL, 0, &r, &rlen,
+			       C.timeout_ms, pw_chain, c);
+	free(r);
+	w->failed = rc != 0;
+	if (c->i == i + 1)	/* not sent: the others were not asked yet */
+		pw_chain(c);
+}
+
+static int pw_by_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct pw *)a)->id, y = ((const struct pw *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* Ask every writer in @v to flush, PW_CHAIN at a time in flight.  The
+ * endpoints are found first (peer_ep takes C.lock, which is not to be
+ * waited for under an endpoint's lock), and the writers go in the order
+ * of their ids, so two threads never wait for each other's endpoints. */
 static void pw_flush(struct lfile *f, struct pw *v, uint32_t n)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		struct tfs_buf b;
+	struct tfs_ep *ep[PW_CHAIN];
+	struct pwchain c = { .v = v, .ep = ep };
 
-		if (v[i].gone) {
-			v[i].failed = 1;
-			continue;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), pw_by_id);
+	for (int k = 0; k < 8; k++)
+		c.body[k] = (unsigned char)(f->fid >> (8 * k));
+	for (c.at = 0; c.at < n; c.at = c.end) {
+		uint32_t lim = n - c.at < PW_CHAIN ? n : c.at + PW_CHAIN;
+
+		/* (an endpoint twice in a chain would wait for its own lock) */
+		for (c.end = c.at; c.end < lim; c.end++) {
+			struct tfs_ep *e = v[c.end].gone ? NULL : peer_ep(v[c.end].addr);
+			uint32_t k = 0;
+
+			while (e && k < c.end - c.at && ep[k] != e)
+				k++;
+			if (e && k < c.end - c.at)
+				break;
+			ep[c.end - c.at] = e;
 		}
-		tfs_buf_init(&b);
-		tfs_buf_u64(&b, f->fid);
-		v[i].failed = tfsi_peer_call(v[i].addr, TFS_MSG_PEER_FLUSH, &b, NULL, NULL) < 0;
-		tfs_buf_release(&b);
+		c.i = c.at;
+		pw_chain(&c);
 	}
 }
 
