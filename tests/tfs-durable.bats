@@ -259,10 +259,11 @@ close: 0" ]
 		[ "$(stat -c %s "pfs/w$n")" -ge "$told" ]
 		cmp -n "$(stat -c %s "pfs/w$n")" "src.$n" "pfs/w$n"
 	done
-	# tfs-bench got the error and ended.  Caught in its writes, what it wrote
-	# is staged out too; caught opening the file of its next repeat, it had
-	# detached and closed the last one (tfs-bench drops each repeat's data):
-	# nothing of it is left to stage out
+	# tfs-bench got the error and ended.  Caught in its writes, or in the
+	# attach, detach and close after them, what it wrote is staged out
+	# too; caught opening the file of its next repeat, it had detached and
+	# closed the last one (tfs-bench drops each repeat's data): nothing of
+	# it is left to stage out
 	if [ -n "$bench" ]; then
 		grep -q 'Connection timed out' bench.err
 		if grep -q '^tfs_open:' bench.err; then

@@ -327,6 +327,13 @@ sread: 0 ""' ]
 	wait "$pid"
 }
 
+@test "sync: the close of a TFS_O_POSIX handle attaches what it wrote unattached, not what was detached" {
+	start
+	run -0 "$B/prim" openf:c:9 pwrite:0:AAAA attachfile detachfile pwrite:8:BB close
+	run -0 tfs-server --stop srv
+	[ "$(od -An -c pfs/c | tr -s ' ')" = ' \0 \0 \0 \0 \0 \0 \0 \0 B B' ]
+}
+
 @test "sync: 1000 writes through a TFS_O_POSIX handle make one request, not one each" {
 	sockets_only
 	command -v strace >/dev/null || skip "strace is missing"

@@ -802,6 +802,7 @@ static int make_empty(struct lfile *f)
 }
 
 static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole);
+enum { ATTACH_CLEAN_ALL = 1, ATTACH_PENDING = 2 };	/* attach_locked()'s @clean */
 static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean);
 static int attach_range(struct lfile *f, uint64_t off, uint64_t end, int clean);
 
@@ -816,7 +817,7 @@ int tfs_close(tfs_file_t *file)
 	}
 	f = file->f;
 	/* a posix handle's writes were visible: they stay so (ATTACH_CLEAN) */
-	if (file->posix && attach_range(f, 0, UINT64_MAX, 1) < 0)
+	if (file->posix && attach_range(f, 0, UINT64_MAX, ATTACH_PENDING) < 0)
 		rc = -1;
 	free(file);
 	pthread_mutex_lock(&C.lock);
@@ -1451,7 +1452,7 @@ static void serve_flush(struct tfs_req *req)
 	if ((f = lfile_find(fid))) {
 		pthread_mutex_lock(&f->lock);
 		/* (not pending: it flushed since the server answered the asker) */
-		if (f->pend && attach_locked(f, 0, UINT64_MAX, 1) < 0)
+		if (f->pend && attach_locked(f, 0, UINT64_MAX, ATTACH_PENDING) < 0)
 			rc = errno;
 		pthread_mutex_unlock(&f->lock);
 	}
@@ -1780,11 +1781,18 @@ static int collect_unattached(const struct tfs_iv *iv, void *arg)
 	return iv->state == ST_ATTACHED ? 0 : tfsi_itree_collect(iv, arg);
 }
 
+static int collect_dirty(const struct tfs_iv *iv, void *arg)
+{
+	return iv->state == ST_DIRTY ? tfsi_itree_collect(iv, arg) : 0;
+}
+
 /*
  * Attach what is unattached in [off, end) of @f; with f->lock held.  With
  * @clean (the whole file) and this process a pending writer of it, as
  * ATTACH_CLEAN: the attach and the end of the pending mark in one request,
- * one step at the server.  Returns 0 or -1.
+ * one step at the server.  With @clean ATTACH_PENDING, only what was
+ * written and never attached: a close, a peer's flush or a stage-out ends
+ * the pending mark but does not undo a detach.  Returns 0 or -1.
  */
 static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean)
 {
@@ -1796,8 +1804,9 @@ static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean)
 	void *mem;
 	int rc = 0;
 
+	tfs_itree_each(&f->tree, off, end,
+		       clean == ATTACH_PENDING ? collect_dirty : collect_unattached, &p);
 	clean = clean && f->pend;
-	tfs_itree_each(&f->tree, off, end, collect_unattached, &p);
 	if (p.failed) {
 		free(p.v);
 		errno = ENOMEM;
@@ -1873,7 +1882,7 @@ int tfs_attach_file(tfs_file_t *file)
 		errno = EBADF;
 		return -1;
 	}
-	return attach_range(file->f, 0, UINT64_MAX, 1);
+	return attach_range(file->f, 0, UINT64_MAX, ATTACH_CLEAN_ALL);
 }
 
 /* The attached pieces, as detached ones. */
@@ -2327,7 +2336,7 @@ static int stage_file(struct lfile *f)
 	int n = 0, rc = 0, e;
 
 	/* what is pending is attached first, as at close */
-	if (f->pend && attach_locked(f, 0, UINT64_MAX, 1) < 0)
+	if (f->pend && attach_locked(f, 0, UINT64_MAX, ATTACH_PENDING) < 0)
 		return -1;
 	if (!tfs_itree_each(&f->tree, 0, UINT64_MAX, is_attached, NULL))
 		return 0;

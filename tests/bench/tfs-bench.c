@@ -217,8 +217,10 @@ static double run(int wl, int model, const char *bb, char *buf)
 				for (int k = 0; k < 3; k++)
 					cnt[k] += bcnt[3 * i + k];
 		/* untimed: the release flushes to TFS_PFS_DIR */
-		if (tfs_release_lock_file(f) < 0 || tfs_close(f) < 0)
+		if (tfs_release_lock_file(f) < 0 || tfs_close(f) < 0) {
+			perror("tfs_release_lock_file/tfs_close");
 			MPI_Abort(MPI_COMM_WORLD, 2);
+		}
 		barrier();
 		if (wl == 0 || rank == 0)
 			tfs_unlink(name);
@@ -271,10 +273,13 @@ static double run(int wl, int model, const char *bb, char *buf)
 		/* untimed below: the close keeps the attached writes buffered */
 		t1 = MPI_Wtime();
 		barrier();
-		if (model == POSIX && !attach_each)
-			tfs_attach_file(f);	/* (what close would do) */
-		tfs_detach_file(f);	/* so the buffer goes at close */
-		tfs_close(f);
+		/* (the attach is what close would do); detached, the buffer
+		 * goes at close */
+		if ((model == POSIX && !attach_each && tfs_attach_file(f) < 0) ||
+		    tfs_detach_file(f) < 0 || tfs_close(f) < 0) {
+			perror("tfs_attach_file/tfs_detach_file/tfs_close");
+			MPI_Abort(MPI_COMM_WORLD, 2);
+		}
 	}
 	dt = t1 - t0;
 	MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
