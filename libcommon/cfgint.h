@@ -74,7 +74,12 @@ void tg_map_release(struct tg_map *m);
 /* ---- signatures -------------------------------------------------------- */
 
 /* Argument forms and request forms, as tangram-cfg(5) numbers them. */
-enum { TG_F_ABS = 0, TG_F_REL, TG_F_DELTA, TG_F_LIN, TG_F_OFF, TG_F_LVAL, TG_F_NFORMS };
+enum { TG_F_ABS = 0, TG_F_REL, TG_F_DELTA, TG_F_LIN, TG_F_OFF, TG_F_LVAL, TG_F_LOFF,
+       TG_F_NFORMS };
+
+/* Array modes: 0 the elements, 1 runs, 2 new descriptors, 3 each element
+ * 2v, or 2i + 1 for the stream's local value i (cfgunify.c). */
+enum { TG_A_PLAIN = 0, TG_A_RUNS, TG_A_FDS, TG_A_LOCAL };
 
 /* A request form's pool key, or a status's tag, of TG_WORD_LOCAL + i is
  * the stream's local value i (cfgunify.c): keys are 32-bit, tags int. */
@@ -190,12 +195,15 @@ int tg_sig_call(const int64_t *w, size_t n, unsigned *func, unsigned *tid);
  * The words of the CALL signature @w[0..n) that may differ between
  * processes that did the same thing (cfgunify.c): integer arguments and
  * status sources in form ABS, REL or LVAL (a chunk of two words, the
- * form and its operand: TG_CH_INT), the pool keys of request forms and
- * the tags of statuses (one word: TG_CH_WORD).  Stores the first @max chunks' word positions in
+ * form and its operand: TG_CH_INT), offsets in form OFF or LOFF (two
+ * words: TG_CH_OFF), the pool keys of request forms and the tags of
+ * statuses (one word: TG_CH_WORD), and the elements of arrays in mode
+ * TG_A_PLAIN or TG_A_LOCAL (one word each: TG_CH_AEL, after the mode
+ * word's TG_CH_AMODE).  Stores the first @max chunks' word positions in
  * @pos and types in @type; returns how many there are, or -1 when @w is
  * not a CALL signature or does not parse.
  */
-enum { TG_CH_INT = 0, TG_CH_WORD = 1 };
+enum { TG_CH_INT = 0, TG_CH_WORD, TG_CH_OFF, TG_CH_AMODE, TG_CH_AEL };
 int tg_sig_chunks(const int64_t *w, size_t n, uint32_t *pos, uint8_t *type, size_t max);
 
 /*

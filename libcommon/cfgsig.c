@@ -1496,8 +1496,11 @@ static int64_t *arena_a(struct tg_sigarena *ar, uint64_t n)
 	return ar->a + ar->na - n;
 }
 
-/* An array into the arena; its offset in v->u, its count in v->i. */
-static int dec_array(struct tg_sigrd *rd, struct tg_sigarena *ar, struct tg_val *v, int pairs)
+/* An array into the arena; its offset in v->u, its count in v->i.  Its
+ * elements may name @st's local values (mode TG_A_LOCAL; not when @st is
+ * NULL). */
+static int dec_array(const struct tg_sigstate *st, struct tg_sigrd *rd, struct tg_sigarena *ar,
+		     struct tg_val *v, int pairs)
 {
 	int64_t n, mode, k = 0, *a;
 
@@ -1511,12 +1514,30 @@ static int dec_array(struct tg_sigrd *rd, struct tg_sigarena *ar, struct tg_val 
 	if (n == 0)
 		return 0;
 	GET(mode);
-	if (mode == 0) {
+	if (mode == TG_A_PLAIN) {
 		for (k = 0; k < n; k++)
 			GET(a[k]);
 		return 0;
 	}
-	if (mode != 1)
+	if (mode == TG_A_LOCAL && st) {
+		for (k = 0; k < n; k++) {
+			int64_t e;
+			uint64_t l;
+			GET(e);
+			if (!(e & 1)) {
+				a[k] = e / 2;
+				continue;
+			}
+			if (e < 0 || (uint64_t)(e >> 1) >= st->nlocal)
+				return -1;
+			l = st->local[e >> 1];
+			a[k] = (int64_t)(l >> 2) ^ -(int64_t)(l >> 1 & 1);
+			if (l & 1)
+				a[k] = (int64_t)((uint64_t)a[k] + wrank(st));
+		}
+		return 0;
+	}
+	if (mode != TG_A_RUNS)
 		return -1;
 	while (k < n) {
 		int64_t start, step, len, j;
@@ -1539,13 +1560,17 @@ static int dec_int(struct tg_sigstate *st, struct tg_sigrd *rd, int64_t *out, ui
 
 	GET(form);
 	GET(x);
-	if (form == TG_F_LVAL) {	/* ABS or REL, from the stream's local values */
+	if (form == TG_F_LVAL || form == TG_F_LOFF) {
+		/* ABS or REL, from the stream's local values; LOFF's is an
+		 * offset, as OFF's */
 		uint64_t v;
 		if (x < 0 || (uint64_t)x >= st->nlocal)
 			return -1;
 		v = st->local[x];
-		form = v & 1 ? TG_F_REL : TG_F_ABS;
 		x = (int64_t)(v >> 2) ^ -(int64_t)(v >> 1 & 1);
+		if (v & 1)
+			x = (int64_t)((uint64_t)x + cr);
+		form = form == TG_F_LOFF ? TG_F_OFF : TG_F_ABS;
 	}
 	switch (form) {
 	case TG_F_ABS:
@@ -1687,7 +1712,7 @@ int tg_sk_skip_arr(struct tg_sigrd *rd, int sub)
 	if (n <= 0)
 		return n < 0 ? -1 : 0;
 	GET(x);
-	if (x == 0) {
+	if (x == TG_A_PLAIN || x == TG_A_LOCAL) {
 		rd->pos += (size_t)n;
 		return rd->pos <= rd->n && n <= MAXARR ? 0 : -1;
 	}
@@ -1926,7 +1951,7 @@ int tg_sk_get_hsizes(struct tg_sigdec *c, int i, struct tg_val *v)
 	if (get_present(c->rd, v) < 0)
 		return -1;
 	if (v->present)
-		return dec_array(c->rd, c->ar, v, 0);
+		return dec_array(c->st, c->rd, c->ar, v, 0);
 	v->u = c->ar->na;
 	return 0;
 }
@@ -1934,7 +1959,7 @@ int tg_sk_get_hsizes(struct tg_sigdec *c, int i, struct tg_val *v)
 int tg_sk_get_arr(struct tg_sigdec *c, int i, struct tg_val *v)
 {
 	(void)i;
-	return dec_array(c->rd, c->ar, v, 0);
+	return dec_array(c->st, c->rd, c->ar, v, 0);
 }
 
 int tg_sk_get_mpih(struct tg_sigdec *c, int i, struct tg_val *v)
@@ -2059,7 +2084,7 @@ static int dec_fds(struct tg_sigdec *c, struct tg_val *v)
 	uint64_t f;
 
 	if (rd->pos + 1 >= rd->n || rd->w[rd->pos] <= 0 || rd->w[rd->pos + 1] != 2)
-		return dec_array(rd, c->ar, v, 0);
+		return dec_array(c->st, rd, c->ar, v, 0);
 	n = rd->w[rd->pos];
 	rd->pos += 2;
 	if (n > 64 || !(a = arena_a(c->ar, (uint64_t)n)))
@@ -2248,10 +2273,10 @@ int tg_sig_decode(struct tg_sigstate *st, const struct tg_strtab *strs,
 		out->type = TG_REC_COMM;
 		GET(out->args[0].i);
 		GET(x);
-		if (x < 0 || x > 1 || dec_array(rd, ar, &out->args[1], 0) < 0)
+		if (x < 0 || x > 1 || dec_array(st, rd, ar, &out->args[1], 0) < 0)
 			return -1;
 		out->args[2].i = -1;
-		if (x && dec_array(rd, ar, &out->args[2], 0) < 0)
+		if (x && dec_array(st, rd, ar, &out->args[2], 0) < 0)
 			return -1;
 		out->args[1].arr = ar->a + out->args[1].u;
 		if (x)
@@ -2266,7 +2291,7 @@ int tg_sig_decode(struct tg_sigstate *st, const struct tg_strtab *strs,
 		GET(out->args[0].i);
 		GET(out->args[1].i);
 		for (i = 2; i <= 4; i++)
-			if (dec_array(rd, ar, &out->args[i], 0) < 0)
+			if (dec_array(st, rd, ar, &out->args[i], 0) < 0)
 				return -1;
 		for (i = 2; i <= 4; i++)
 			out->args[i].arr = ar->a + out->args[i].u;
@@ -2436,7 +2461,8 @@ static void chunk_add(struct chunks *ch, size_t pos, int type)
 	ch->n++;
 }
 
-/* An integer in the forms of INT at @rd: a chunk if ABS, REL or LVAL. */
+/* An integer in the forms of INT at @rd: a chunk if ABS, REL or LVAL,
+ * or an offset in form OFF or LOFF. */
 static int chunk_int(struct tg_sigrd *rd, struct chunks *ch)
 {
 	if (rd->pos >= rd->n)
@@ -2444,7 +2470,25 @@ static int chunk_int(struct tg_sigrd *rd, struct chunks *ch)
 	if (rd->w[rd->pos] == TG_F_ABS || rd->w[rd->pos] == TG_F_REL ||
 	    rd->w[rd->pos] == TG_F_LVAL)
 		chunk_add(ch, rd->pos, TG_CH_INT);
+	else if (rd->w[rd->pos] == TG_F_OFF || rd->w[rd->pos] == TG_F_LOFF)
+		chunk_add(ch, rd->pos, TG_CH_OFF);
 	return tg_sk_skip_int(rd, 0);
+}
+
+/* An array at @rd: its elements chunks if it lists them (mode TG_A_PLAIN
+ * or TG_A_LOCAL) and they are few. */
+static int chunk_array(struct tg_sigrd *rd, struct chunks *ch)
+{
+	int64_t n, k;
+
+	if (rd->pos + 1 < rd->n && rd->w[rd->pos] > 0 && rd->w[rd->pos] <= 16 &&
+	    (rd->w[rd->pos + 1] == TG_A_PLAIN || rd->w[rd->pos + 1] == TG_A_LOCAL)) {
+		n = rd->w[rd->pos];
+		chunk_add(ch, rd->pos + 1, TG_CH_AMODE);
+		for (k = 0; k < n; k++)
+			chunk_add(ch, rd->pos + 2 + (size_t)k, TG_CH_AEL);
+	}
+	return tg_sk_skip_arr(rd, 0);
 }
 
 /* A handle at @rd: for a request in a form that names a pool, its key. */
@@ -2493,6 +2537,13 @@ static int chunk_arg(struct tg_sigrd *rd, struct chunks *ch, int kind, int sub)
 			if (chunk_status(rd, ch) < 0)
 				return -1;
 		return 0;
+	case TG_K_INTARR:
+	case TG_K_IOV:
+	case TG_K_FLOCK:
+		return chunk_array(rd, ch);
+	case TG_K_HSIZEARR:
+		GET(x);
+		return x ? chunk_array(rd, ch) : 0;
 	}
 	return skip_arg(rd, kind, sub);
 }
@@ -2504,6 +2555,16 @@ int tg_sig_chunks(const int64_t *w, size_t n, uint32_t *pos, uint8_t *type, size
 	const struct tg_calldesc *d;
 	int i;
 
+	if (n >= 3 && (w[0] == TG_REC_TYPE || w[0] == TG_REC_COMM)) {
+		/* a datatype's integers, a communicator's ranks */
+		r.pos = 3;
+		if (w[0] == TG_REC_COMM && (w[2] < 0 || w[2] > 1))
+			return -1;
+		for (i = 0; i < (w[0] == TG_REC_TYPE ? 3 : 1 + (int)w[2]); i++)
+			if (chunk_array(&r, &ch) < 0)
+				return -1;
+		return r.pos == n && ch.n <= INT32_MAX ? (int)ch.n : -1;
+	}
 	if (n < 8 || w[0] != TG_REC_CALL || w[1] < 0 || w[1] > 0xffff ||
 	    !(d = tg_call_lookup((unsigned)w[1])) || w[5] < 0 || w[5] > 2)
 		return -1;

@@ -8,9 +8,12 @@
  * own, and a trace grows with the classes a bigger run has.  This pass
  * finds rules whose expansions are equal but for the words
  * tg_sig_chunks() names (integers and status sources in form ABS or REL,
- * the pool keys of requests), generates their calls from one rule, and
- * moves the integers that differ into the local values of the streams:
- * form LVAL and TG_WORD_LOCAL name them by index (tangram-cfg(5)).
+ * offsets in form OFF, the pool keys of requests, the elements of short
+ * arrays: a rank's block of a shared file, its lock's range, the
+ * displacement of its datatype), generates their calls from one rule,
+ * and moves the integers that differ into the local values of the
+ * streams: forms LVAL and LOFF, TG_WORD_LOCAL and array mode TG_A_LOCAL
+ * name them by index (tangram-cfg(5)).
  *
  * Rules are grouped by the length of their expansion and a hash of it
  * with those words left out (its skeleton): those more streams reach
@@ -133,7 +136,7 @@ static int skel_next(struct uni *u)
 		if (u->nch[t] > 0 && j < (size_t)k && pos[j] == i) {
 			/* the chunk's words left out, its place kept */
 			x = mix(x ^ (0x5bd1e995ull + type[j]));
-			i += type[j] == TG_CH_INT;
+			i += type[j] == TG_CH_INT || type[j] == TG_CH_OFF;
 			j++;
 			continue;
 		}
@@ -170,7 +173,8 @@ static int skel_eq(const struct uni *u, uint32_t a, uint32_t b)
 		return 0;
 	for (i = 0; i < n; i++) {
 		if (j < (size_t)k && u->cpos[u->coff[a] + j] == i) {
-			i += u->ctype[u->coff[a] + j] == TG_CH_INT;
+			i += u->ctype[u->coff[a] + j] == TG_CH_INT ||
+			     u->ctype[u->coff[a] + j] == TG_CH_OFF;
 			j++;
 			continue;
 		}
@@ -524,16 +528,38 @@ struct cval {
 	uint64_t ref;		/* 0: v is the value; 1: v is a local's index */
 };
 
-static struct cval chunk_value(const int64_t *w, uint32_t pos, int type)
+/* An integer @x as a local value holds it in form ABS. */
+static uint64_t abs_value(int64_t x)
 {
-	if (type == TG_CH_WORD)
+	return ((uint64_t)x << 1 ^ (uint64_t)(x >> 63)) << 1;
+}
+
+/* The integer a local value @l in form ABS holds. */
+static int64_t abs_int(uint64_t l)
+{
+	return (int64_t)(l >> 2) ^ -(int64_t)(l >> 1 & 1);
+}
+
+/* (An array's element in mode TG_A_PLAIN, @mode, or TG_A_LOCAL, as the
+ * integers of INT; an offset as one in form ABS.) */
+static struct cval chunk_value(const int64_t *w, uint32_t pos, int type, int64_t mode)
+{
+	switch (type) {
+	case TG_CH_WORD:
 		return w[pos] >= 0 && (uint64_t)w[pos] >= TG_WORD_LOCAL ?
 		       (struct cval){ (uint64_t)w[pos] - TG_WORD_LOCAL, 1 } :
 		       (struct cval){ (uint64_t)w[pos], 0 };
-	if (w[pos] == TG_F_LVAL)
+	case TG_CH_AMODE:
+		return (struct cval){ 0, 0 };
+	case TG_CH_AEL:
+		if (mode == TG_A_PLAIN)
+			return (struct cval){ abs_value(w[pos]), 0 };
+		return w[pos] & 1 ? (struct cval){ (uint64_t)(w[pos] >> 1), 1 } :
+				    (struct cval){ abs_value(w[pos] / 2), 0 };
+	}
+	if (w[pos] == TG_F_LVAL || w[pos] == TG_F_LOFF)
 		return (struct cval){ (uint64_t)w[pos + 1], 1 };
-	return (struct cval){ ((uint64_t)w[pos + 1] << 1 ^ (uint64_t)(w[pos + 1] >> 63)) << 1 |
-			      (w[pos] == TG_F_REL), 0 };
+	return (struct cval){ abs_value(w[pos + 1]) | (w[pos] == TG_F_REL), 0 };
 }
 
 /* The slot that holds @v (one per member), added if new; -1 when there
@@ -706,6 +732,63 @@ static int64_t chunk_slot(struct uni *u, struct group *g, int type, const struct
 	return s + (int64_t)(u->base + u->slots);
 }
 
+/*
+ * The array whose mode word is chunk @j (at word @pos) of the members'
+ * terminals @t, into g->w: its elements that differ name slots, and then
+ * it is written in mode TG_A_LOCAL, as it is when an element names a
+ * local value already; else as @t[0] has it.  Returns the number of its
+ * elements, -1 when the group cannot be unified, -2 when out of memory.
+ */
+static int64_t unified_array(struct uni *u, struct group *g, const uint32_t *t, size_t j,
+			     uint32_t pos)
+{
+	struct tg_cfg *c = u->c;
+	struct cval v[MAXMEMBERS];
+	int64_t n = c->words[c->cst[t[0]].off + pos - 1], e, s, el[16];
+	int local = 0;
+	size_t m;
+
+	if (n < 1 || n > 16 || j + (size_t)n >= (size_t)u->nch[t[0]])
+		return -1;
+	for (e = 0; e < n; e++) {
+		int same = 1;
+		for (m = 0; m < g->k; m++) {
+			const int64_t *w = c->words + c->cst[t[m]].off;
+			v[m] = chunk_value(w, pos + 1 + (uint32_t)e, TG_CH_AEL, w[pos]);
+			same &= v[m].v == v[0].v && v[m].ref == v[0].ref;
+		}
+		if (same && !v[0].ref) {
+			el[e] = abs_int(v[0].v);
+			if (el[e] < -(INT64_C(1) << 61) || el[e] >= INT64_C(1) << 61)
+				el[e] = INT64_MAX;	/* too big for mode TG_A_LOCAL */
+			else
+				el[e] *= 2;
+			continue;
+		}
+		if (same)
+			s = (int64_t)v[0].v;
+		else if ((s = chunk_slot(u, g, TG_CH_AEL, v)) < 0)
+			return s;
+		el[e] = 2 * s + 1;
+		local = 1;
+	}
+	if (!local) {
+		const int64_t *w0 = c->words + c->cst[t[0]].off;
+		if (w0[pos] == TG_A_LOCAL)	/* values, halved */
+			for (e = 0; e < n; e++)
+				g->w.w[pos + 1 + e] = w0[pos + 1 + e] / 2;
+		g->w.w[pos] = TG_A_PLAIN;
+		return n;
+	}
+	for (e = 0; e < n; e++)
+		if (el[e] == INT64_MAX)
+			return -1;
+	g->w.w[pos] = TG_A_LOCAL;
+	for (e = 0; e < n; e++)
+		g->w.w[pos + 1 + e] = el[e];
+	return n;
+}
+
 /* The terminal that stands for the members' terminals @t at one place
  * (not all equal): @t[0]'s words, each chunk whose values differ naming a
  * slot.  -1 when the group cannot be unified, -2 when out of memory. */
@@ -732,8 +815,14 @@ static int64_t unified(struct uni *u, struct group *g, const uint32_t *t)
 		uint32_t pos = u->cpos[u->coff[t[0]] + j];
 		int type = u->ctype[u->coff[t[0]] + j], same = 1;
 		int64_t s;
+		if (type == TG_CH_AMODE) {
+			if ((s = unified_array(u, g, t, j, pos)) < 0)
+				return s;
+			j += (size_t)s;	/* past its elements */
+			continue;
+		}
 		for (m = 0; m < g->k; m++) {
-			v[m] = chunk_value(c->words + c->cst[t[m]].off, pos, type);
+			v[m] = chunk_value(c->words + c->cst[t[m]].off, pos, type, 0);
 			same &= v[m].v == v[0].v && v[m].ref == v[0].ref;
 		}
 		if (same)
@@ -743,7 +832,7 @@ static int64_t unified(struct uni *u, struct group *g, const uint32_t *t)
 		if (type == TG_CH_WORD) {
 			g->w.w[pos] = (int64_t)(TG_WORD_LOCAL + (uint64_t)s);
 		} else {
-			g->w.w[pos] = TG_F_LVAL;
+			g->w.w[pos] = type == TG_CH_OFF ? TG_F_LOFF : TG_F_LVAL;
 			g->w.w[pos + 1] = s;
 		}
 	}

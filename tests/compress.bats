@@ -605,9 +605,9 @@ EOF
 		run -2 --separate-stderr trace-merge -o x.cfg c.cfg
 		[[ "$stderr" == "trace-merge: c.cfg: corrupt section $s at byte $at ("* ]]
 	done
-	printf '\211TGCFG\r\n\004\000\000\000' > v.cfg
+	printf '\211TGCFG\r\n\005\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
-	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 4" ]
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 5" ]
 	printf '\211TGCFG\r\n\000\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
 	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 0" ]
@@ -624,7 +624,7 @@ EOF
 	[ "$(od -An -tu1 -j8 -N2 "$F/v2-mpi.cfg" | tr -s ' ')" = " 2 0" ]
 }
 
-@test "a version 1 .cfg (row headers) is still read, and merged into version 3" {
+@test "a version 1 .cfg (row headers) is still read, and merged into version 4" {
 	run -0 --separate-stderr trace-decode "$F/v1.cfg"
 	diff <(printf '%s\n' "$output") "$F/good.txt"
 	zcat "$F/v1-mpi.txt.gz" > want.txt
@@ -633,12 +633,16 @@ EOF
 	grep -q '^#proc' want.txt
 	# the ranks' rules kept apart, the means of each signature stay
 	TANGRAM_UNIFY=0 run -0 trace-merge -q -o m.cfg "$F/v1-mpi.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 3 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 4 0" ]
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(printf '%s\n' "$output") want.txt
 	# unified, a signature's mean is that of all the calls it stands for
 	run -0 trace-merge -q -o u.cfg "$F/v1-mpi.cfg"
 	diff <(notimes u.cfg) <(cut -f1-3,6- want.txt)
+	# as the version 3 writer unified it (local values in integers, no
+	# offsets or arrays among them)
+	[ "$(od -An -tu1 -j8 -N2 "$F/v3-mpi.cfg" | tr -s ' ')" = " 3 0" ]
+	diff <(notimes "$F/v3-mpi.cfg") <(cut -f1-3,6- want.txt)
 }
 
 @test "version 2 STREAMS: a damaged column is refused with one line" {

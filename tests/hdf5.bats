@@ -238,6 +238,28 @@ chains() {
 	EOF
 }
 
+# Each rank writes its own rows: its hyperslab's start, its datatype's
+# displacement, its lock's range and its pwrite's offset differ from the
+# other ranks' (tangram-cfg(5), Unified streams).
+@test "parallel, 3 ranks, 10 writes: merged, the ranks' writes share their rules; each rank decodes as its stream" {
+	run -0 trace-run -o t -- mpirun.mpich -n 3 "$B/parallel" field.h5 10
+	run -0 trace-merge -q -o u.cfg t/rank-0.rec t/rank-1.rec t/rank-2.rec
+	run -0 env TANGRAM_UNIFY=0 trace-merge -q -o p.cfg t/rank-0.rec t/rank-1.rec t/rank-2.rec
+	for r in 0 1 2; do
+		cmp <(trace-decode -r $r u.cfg | cut -f1-3,6-) <(trace-decode t/rank-$r.rec | cut -f1-3,6-)
+	done
+	# the offsets, lock ranges, starts and displacements are local values
+	[ "$(stat -c %s u.cfg)" -lt "$(stat -c %s p.cfg)" ]
+	[ "$(od -An -tu1 -j8 -N1 u.cfg | tr -d ' ')" = 4 ]
+	# ranks 1 and 2 lock their rows and make their datatypes with the
+	# same signatures: each takes the one mean duration of all of them
+	run -0 trace-decode u.cfg
+	local f
+	for f in '$8 == "fcntl" && $11 ~ /F_SETLKW/' '$8 == "MPI_Type_create_hindexed"'; do
+		[ "$(printf '%s\n' "$output" | awk -F'\t' "\$1 > 0 && $f { print \$5 - \$4 }" | sort -u | wc -l)" -eq 1 ]
+	done
+}
+
 # ---- the tracer's setting -------------------------------------------------------
 
 @test "preloaded into cat, which has no HDF5, the tracer maps no HDF5 library" {
