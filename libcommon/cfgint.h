@@ -81,6 +81,10 @@ enum { TG_F_ABS = 0, TG_F_REL, TG_F_DELTA, TG_F_LIN, TG_F_OFF, TG_F_LVAL, TG_F_L
  * 2v, or 2i + 1 for the stream's local value i (cfgunify.c). */
 enum { TG_A_PLAIN = 0, TG_A_RUNS, TG_A_FDS, TG_A_LOCAL };
 
+/* A CALL signature's hasparent word with this bit: its UINT arguments and
+ * its return value in form 0 are words as array mode TG_A_LOCAL has them. */
+#define TG_HP_TAGGED 4
+
 /* A request form's pool key, or a status's tag, of TG_WORD_LOCAL + i is
  * the stream's local value i (cfgunify.c): keys are 32-bit, tags int. */
 #define TG_WORD_LOCAL (UINT64_C(1) << 32)
@@ -199,11 +203,12 @@ int tg_sig_call(const int64_t *w, size_t n, unsigned *func, unsigned *tid);
  * words: TG_CH_OFF), the pool keys of request forms and the tags of
  * statuses (one word: TG_CH_WORD), and the elements of arrays in mode
  * TG_A_PLAIN or TG_A_LOCAL (one word each: TG_CH_AEL, after the mode
- * word's TG_CH_AMODE).  Stores the first @max chunks' word positions in
+ * word's TG_CH_AMODE), UINT arguments and a return value in form 0 (one
+ * word each, tagged when the hasparent word has TG_HP_TAGGED: TG_CH_TAG).  Stores the first @max chunks' word positions in
  * @pos and types in @type; returns how many there are, or -1 when @w is
  * not a CALL signature or does not parse.
  */
-enum { TG_CH_INT = 0, TG_CH_WORD, TG_CH_OFF, TG_CH_AMODE, TG_CH_AEL };
+enum { TG_CH_INT = 0, TG_CH_WORD, TG_CH_OFF, TG_CH_AMODE, TG_CH_AEL, TG_CH_TAG };
 int tg_sig_chunks(const int64_t *w, size_t n, uint32_t *pos, uint8_t *type, size_t max);
 
 /*

@@ -799,11 +799,10 @@ static int enc_offset(struct tg_sigstate *st, struct tg_words *w, uint64_t hk,
 		PUSH(TG_F_LIN);
 		PUSH(unit);
 		PUSH(0);
-	} else if (b > 0 && v > 0 && (uint64_t)v % b == 0) {
-		PUSH(TG_F_LIN);
-		PUSH((uint64_t)v / b);
-		PUSH(0);
 	} else {
+		/* (not LIN(v / rank, 0) where the rank divides v: that is
+		 * the same as the others' only where v is a multiple of the
+		 * rank for all, while OFF is shared as a local value) */
 		PUSH(TG_F_OFF);
 		PUSH(v);
 	}
@@ -1496,6 +1495,26 @@ static int64_t *arena_a(struct tg_sigarena *ar, uint64_t n)
 	return ar->a + ar->na - n;
 }
 
+/* A word @w as array mode TG_A_LOCAL and tagged signatures have it (2v,
+ * or 2i + 1 for @st's local value i) into *@out; -1 when it names a
+ * local value @st lacks. */
+static int untag(const struct tg_sigstate *st, int64_t w, int64_t *out)
+{
+	uint64_t l;
+
+	if (!(w & 1)) {
+		*out = w / 2;
+		return 0;
+	}
+	if (w < 0 || (uint64_t)(w >> 1) >= st->nlocal)
+		return -1;
+	l = st->local[w >> 1];
+	*out = (int64_t)(l >> 2) ^ -(int64_t)(l >> 1 & 1);
+	if (l & 1)
+		*out = (int64_t)((uint64_t)*out + wrank(st));
+	return 0;
+}
+
 /* An array into the arena; its offset in v->u, its count in v->i.  Its
  * elements may name @st's local values (mode TG_A_LOCAL; not when @st is
  * NULL). */
@@ -1522,18 +1541,9 @@ static int dec_array(const struct tg_sigstate *st, struct tg_sigrd *rd, struct t
 	if (mode == TG_A_LOCAL && st) {
 		for (k = 0; k < n; k++) {
 			int64_t e;
-			uint64_t l;
 			GET(e);
-			if (!(e & 1)) {
-				a[k] = e / 2;
-				continue;
-			}
-			if (e < 0 || (uint64_t)(e >> 1) >= st->nlocal)
+			if (untag(st, e, &a[k]) < 0)
 				return -1;
-			l = st->local[e >> 1];
-			a[k] = (int64_t)(l >> 2) ^ -(int64_t)(l >> 1 & 1);
-			if (l & 1)
-				a[k] = (int64_t)((uint64_t)a[k] + wrank(st));
 		}
 		return 0;
 	}
@@ -1882,6 +1892,7 @@ struct tg_sigdec {
 	const struct tg_calldesc *d;
 	uint64_t cr, hk;
 	unsigned tid;
+	int tagged;		/* TG_HP_TAGGED */
 	size_t *tmpl;		/* per argument: string template offset + 1 */
 };
 
@@ -1889,8 +1900,9 @@ int tg_sk_get_plain(struct tg_sigdec *c, int i, struct tg_val *v)
 {
 	struct tg_sigrd *rd = c->rd;
 
-	(void)i;
 	GET(v->i);
+	if (c->tagged && c->d->args[i].kind == TG_K_UINT)
+		return untag(c->st, v->i, &v->i);
 	return 0;
 }
 
@@ -2144,10 +2156,14 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 		return -1;
 	GET(depth);
 	GET(hasp);
+	if (hasp < 0 || (hasp & ~TG_HP_TAGGED) > 2)
+		return -1;
+	c.tagged = !!(hasp & TG_HP_TAGGED);
+	hasp &= ~TG_HP_TAGGED;
 	if (hasp == 1)
 		GET(pdist);
 	GET(err);
-	if (depth < 0 || depth > 1024 || hasp < 0 || hasp > 2 || err < 0 || err > 4095 ||
+	if (depth < 0 || depth > 1024 || err < 0 || err > 4095 ||
 	    (hasp == 2 && st->lastpar[tid] < 0))
 		return -1;
 	out->call = d;
@@ -2207,6 +2223,8 @@ static int dec_call(struct tg_sigstate *st, const struct tg_strtab *strs, struct
 	GET(form);
 	if (form == 0) {
 		GET(out->ret);
+		if (c.tagged && untag(st, out->ret, &out->ret) < 0)
+			return -1;
 	} else if (form == 1) {
 		int64_t k;
 		GET(k);
@@ -2374,9 +2392,9 @@ int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 		if (w[1] < 0 || w[1] > 0xffff || !(d = tg_call_lookup((unsigned)w[1])))
 			return remap ? -2 : -1;
 		if (w[2] < 0 || w[2] > (1 << 20) || w[4] < 0 || w[4] > 1024 || w[5] < 0 ||
-		    w[5] > 2)
+		    (w[5] & ~TG_HP_TAGGED) > 2)
 			return -1;
-		rd->pos = w[5] == 1 ? 7 : 6;
+		rd->pos = (w[5] & ~TG_HP_TAGGED) == 1 ? 7 : 6;
 		GET(x);	/* errno */
 		for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
 			int kind = d->args[i].kind;
@@ -2537,6 +2555,11 @@ static int chunk_arg(struct tg_sigrd *rd, struct chunks *ch, int kind, int sub)
 			if (chunk_status(rd, ch) < 0)
 				return -1;
 		return 0;
+	case TG_K_UINT:
+		if (rd->pos >= rd->n)
+			return -1;
+		chunk_add(ch, rd->pos++, TG_CH_TAG);
+		return 0;
 	case TG_K_INTARR:
 	case TG_K_IOV:
 	case TG_K_FLOCK:
@@ -2566,12 +2589,14 @@ int tg_sig_chunks(const int64_t *w, size_t n, uint32_t *pos, uint8_t *type, size
 		return r.pos == n && ch.n <= INT32_MAX ? (int)ch.n : -1;
 	}
 	if (n < 8 || w[0] != TG_REC_CALL || w[1] < 0 || w[1] > 0xffff ||
-	    !(d = tg_call_lookup((unsigned)w[1])) || w[5] < 0 || w[5] > 2)
+	    !(d = tg_call_lookup((unsigned)w[1])) || w[5] < 0 || (w[5] & ~TG_HP_TAGGED) > 2)
 		return -1;
-	r.pos = w[5] == 1 ? 8 : 7;	/* past the header and errno */
+	r.pos = (w[5] & ~TG_HP_TAGGED) == 1 ? 8 : 7;	/* past the header and errno */
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
 		if (chunk_arg(&r, &ch, d->args[i].kind, d->args[i].sub) < 0)
 			return -1;
+	if (r.pos + 1 < n && w[r.pos] == 0)	/* the return value, in form 0 */
+		chunk_add(&ch, r.pos + 1, TG_CH_TAG);
 	return ch.n > INT32_MAX ? -1 : (int)ch.n;
 }
 

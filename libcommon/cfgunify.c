@@ -84,6 +84,13 @@ static uint64_t mix(uint64_t x)
 }
 
 /* The skeleton of terminal u->nsk, the next: its hash and chunks. */
+/* Word @i of signature @w as the skeleton has it: a CALL's hasparent word
+ * without TG_HP_TAGGED, which says only how the chunks are written. */
+static int64_t skel_word(const int64_t *w, size_t i)
+{
+	return i == 5 && w[0] == TG_REC_CALL ? w[i] & ~(int64_t)TG_HP_TAGGED : w[i];
+}
+
 static int skel_next(struct uni *u)
 {
 	const struct tg_cfg *c = u->c;
@@ -140,7 +147,7 @@ static int skel_next(struct uni *u)
 			j++;
 			continue;
 		}
-		x = mix(x ^ (uint64_t)w[i]);
+		x = mix(x ^ (uint64_t)skel_word(w, i));
 	}
 	u->sh[t] = x;
 	u->nsk++;
@@ -178,7 +185,7 @@ static int skel_eq(const struct uni *u, uint32_t a, uint32_t b)
 			j++;
 			continue;
 		}
-		if (wa[i] != wb[i])
+		if (skel_word(wa, i) != skel_word(wb, i))
 			return 0;
 	}
 	return 1;
@@ -540,8 +547,9 @@ static int64_t abs_int(uint64_t l)
 	return (int64_t)(l >> 2) ^ -(int64_t)(l >> 1 & 1);
 }
 
-/* (An array's element in mode TG_A_PLAIN, @mode, or TG_A_LOCAL, as the
- * integers of INT; an offset as one in form ABS.) */
+/* (An array's element in mode TG_A_PLAIN, @mode, or TG_A_LOCAL, and a
+ * UINT or return value, tagged or not, as the integers of INT; an offset
+ * as one in form ABS.) */
 static struct cval chunk_value(const int64_t *w, uint32_t pos, int type, int64_t mode)
 {
 	switch (type) {
@@ -551,6 +559,9 @@ static struct cval chunk_value(const int64_t *w, uint32_t pos, int type, int64_t
 		       (struct cval){ (uint64_t)w[pos], 0 };
 	case TG_CH_AMODE:
 		return (struct cval){ 0, 0 };
+	case TG_CH_TAG:
+		mode = w[5] & TG_HP_TAGGED ? TG_A_LOCAL : TG_A_PLAIN;
+		/* fall through */
 	case TG_CH_AEL:
 		if (mode == TG_A_PLAIN)
 			return (struct cval){ abs_value(w[pos]), 0 };
@@ -733,6 +744,37 @@ static int64_t chunk_slot(struct uni *u, struct group *g, int type, const struct
 }
 
 /*
+ * The UINT or return value at word @pos of the members' terminals @t:
+ * into *@tw its value as a local value holds it (<< 1, as ABS) when the
+ * members agree on it, else 2s + 1 for the slot s it names.  Returns 1
+ * when it names a slot, 0 when not, -1 when the group cannot be unified,
+ * -2 when out of memory.
+ */
+static int64_t unified_tag(struct uni *u, struct group *g, const uint32_t *t, uint32_t pos,
+			   int64_t *tw)
+{
+	struct cval v[MAXMEMBERS];
+	int same = 1;
+	int64_t s;
+	size_t m;
+
+	for (m = 0; m < g->k; m++) {
+		v[m] = chunk_value(u->c->words + u->c->cst[t[m]].off, pos, TG_CH_TAG, 0);
+		same &= v[m].v == v[0].v && v[m].ref == v[0].ref;
+	}
+	if (same && !v[0].ref) {
+		*tw = (int64_t)v[0].v;	/* even: ABS, << 1 */
+		return 0;
+	}
+	if (same)
+		s = (int64_t)v[0].v;
+	else if ((s = chunk_slot(u, g, TG_CH_TAG, v)) < 0)
+		return s;
+	*tw = 2 * s + 1;
+	return 1;
+}
+
+/*
  * The array whose mode word is chunk @j (at word @pos) of the members'
  * terminals @t, into g->w: its elements that differ name slots, and then
  * it is written in mode TG_A_LOCAL, as it is when an element names a
@@ -797,8 +839,10 @@ static int64_t unified(struct uni *u, struct group *g, const uint32_t *t)
 	struct tg_cfg *c = u->c;
 	struct cval v[MAXMEMBERS];
 	uint64_t h = 0;
-	size_t m, j;
-	int64_t nt, i;
+	size_t m, j, ntag;
+	int64_t nt, i, tw[MAXCHUNKS];
+	uint32_t tpos[MAXCHUNKS];
+	int tagged = 0;
 
 	if ((i = tuple_find(g, t, &h)) >= 0)
 		return g->tupnew[i];
@@ -811,10 +855,19 @@ static int64_t unified(struct uni *u, struct group *g, const uint32_t *t)
 	for (j = 0; j < c->cst[t[0]].n; j++)
 		if (tg_words_push(&g->w, c->words[c->cst[t[0]].off + j]) < 0)
 			return -2;
+	ntag = 0;
 	for (j = 0; j < (size_t)u->nch[t[0]]; j++) {
 		uint32_t pos = u->cpos[u->coff[t[0]] + j];
 		int type = u->ctype[u->coff[t[0]] + j], same = 1;
 		int64_t s;
+		if (type == TG_CH_TAG) {
+			if ((s = unified_tag(u, g, t, pos, &tw[ntag])) < 0)
+				return s;
+			tpos[ntag] = pos;
+			tagged |= s;
+			ntag++;
+			continue;
+		}
 		if (type == TG_CH_AMODE) {
 			if ((s = unified_array(u, g, t, j, pos)) < 0)
 				return s;
@@ -836,6 +889,23 @@ static int64_t unified(struct uni *u, struct group *g, const uint32_t *t)
 			g->w.w[pos + 1] = s;
 		}
 	}
+	/* UINT and return values: tagged when one names a local value */
+	for (j = 0; j < ntag; j++) {
+		if (!tagged) {
+			g->w.w[tpos[j]] = abs_int((uint64_t)tw[j]);
+			continue;
+		}
+		if (!(tw[j] & 1)) {	/* a value: 2v, if it fits */
+			int64_t x = abs_int((uint64_t)tw[j]);
+			if (x < -(INT64_C(1) << 61) || x >= INT64_C(1) << 61)
+				return -1;
+			g->w.w[tpos[j]] = 2 * x;
+		} else {
+			g->w.w[tpos[j]] = 2 * (tw[j] >> 1) + 1;
+		}
+	}
+	if (ntag && g->w.n > 5)
+		g->w.w[5] = (g->w.w[5] & ~(int64_t)TG_HP_TAGGED) | (tagged ? TG_HP_TAGGED : 0);
 	if ((nt = tg_cfg_cst_intern(c, g->w.w, g->w.n, 1)) < 0)
 		return -2;
 	if (tuple_add(g, t, h, (uint32_t)nt) < 0)

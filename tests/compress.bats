@@ -15,7 +15,7 @@ setup_file() {
 	mkdir -p "$B"
 	if command -v mpicc.mpich >/dev/null; then
 		local p
-		for p in ring coll comms waits persist types mpiio info anysrc; do
+		for p in ring coll comms waits persist types mpiio info anysrc uneven; do
 			mpicc.mpich -O2 -w -o "$B/$p" "$TG_TOP/tests/mpi/$p.c"
 		done
 		mpicc.mpich -O2 -w -o "$B/stencil" "$TG_TOP/tests/bench/stencil.c"
@@ -383,6 +383,29 @@ EOF
 	exactly l.cfg t9/rank-*.rec
 }
 
+# The ranks of an uneven decomposition write other byte counts: a UINT
+# argument (and the return value) differs, in a signature tagged so that
+# it names a local value (tangram-cfg(5), version 4).
+@test "unified streams: ranks that write other byte counts share their loop; each rank decodes as its stream" {
+	need_mpi
+	trace-run -o t -- mpirun.mpich -n 4 "$B/uneven" "$PWD/u" > /dev/null
+	mkdir app
+	for f in t/rank-*.rec; do "$B/rec-filter" "$f" app/${f##*/}; done
+	trace-merge -o u.cfg app/rank-*.rec
+	TANGRAM_UNIFY=0 trace-merge -o p.cfg app/rank-*.rec
+	same_as u.cfg app/rank-*.rec
+	for r in 0 1 2 3; do
+		cmp <(notimes -r $r u.cfg) <(notimes app/rank-$r.rec)
+	done
+	[ "$(stat -c %s u.cfg)" -lt "$(stat -c %s p.cfg)" ]
+	# the 19 writes of the loop of ranks 1 to 3: one signature, one mean
+	run -0 trace-decode u.cfg
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$8 == "write" && $1 > 0 { printf "%.9f\n", $5 - $4 }' |
+		sort | uniq -c | awk '$1 >= 19' | wc -l)" -eq 1 ]
+	trace-merge -t lossless -o l.cfg app/rank-*.rec
+	exactly l.cfg app/rank-*.rec
+}
+
 # ---- round trips: programs ------------------------------------------------
 
 @test "tests/apps programs round-trip in every timing mode" {
@@ -643,6 +666,15 @@ EOF
 	# offsets or arrays among them)
 	[ "$(od -An -tu1 -j8 -N2 "$F/v3-mpi.cfg" | tr -s ' ')" = " 3 0" ]
 	diff <(notimes "$F/v3-mpi.cfg") <(cut -f1-3,6- want.txt)
+}
+
+@test "a version 4 .cfg (local values in offsets, arrays and byte counts) is read as it was written" {
+	run -0 --separate-stderr trace-decode "$F/v4-mpi.cfg"
+	diff <(printf '%s\n' "$output") <(zcat "$F/v4-mpi.txt.gz")
+	[ "$(od -An -tu1 -j8 -N2 "$F/v4-mpi.cfg" | tr -s ' ')" = " 4 0" ]
+	# merged again (-f: it holds two runs), each stream decodes as before
+	run -0 trace-merge -f -q -o m.cfg "$F/v4-mpi.cfg"
+	diff <(notimes m.cfg) <(zcat "$F/v4-mpi.txt.gz" | cut -f1-3,6-)
 }
 
 @test "version 2 STREAMS: a damaged column is refused with one line" {
