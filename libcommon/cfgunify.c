@@ -9,11 +9,12 @@
  * finds rules whose expansions are equal but for the words
  * tg_sig_chunks() names (integers and status sources in form ABS or REL,
  * offsets in form OFF, the pool keys of requests, the elements of short
- * arrays: a rank's block of a shared file, its lock's range, the
- * displacement of its datatype), generates their calls from one rule,
- * and moves the integers that differ into the local values of the
- * streams: forms LVAL and LOFF, TG_WORD_LOCAL and array mode TG_A_LOCAL
- * name them by index (tangram-cfg(5)).
+ * arrays, sizes and return values: a rank's block of a shared file, its
+ * lock's range, the displacement of its datatype, the bytes it writes),
+ * generates their calls from one rule, and moves the integers that differ
+ * into the local values of the streams: forms LVAL and LOFF,
+ * TG_WORD_LOCAL, array mode TG_A_LOCAL and tagged signatures name them by
+ * index (tangram-cfg(5)).
  *
  * Rules are grouped by the length of their expansion and a hash of it
  * with those words left out (its skeleton): those more streams reach
@@ -83,7 +84,6 @@ static uint64_t mix(uint64_t x)
 	return x ^ x >> 33;
 }
 
-/* The skeleton of terminal u->nsk, the next: its hash and chunks. */
 /* Word @i of signature @w as the skeleton has it: a CALL's hasparent word
  * without TG_HP_TAGGED, which says only how the chunks are written. */
 static int64_t skel_word(const int64_t *w, size_t i)
@@ -91,6 +91,7 @@ static int64_t skel_word(const int64_t *w, size_t i)
 	return i == 5 && w[0] == TG_REC_CALL ? w[i] & ~(int64_t)TG_HP_TAGGED : w[i];
 }
 
+/* The skeleton of terminal u->nsk, the next: its hash and chunks. */
 static int skel_next(struct uni *u)
 {
 	const struct tg_cfg *c = u->c;
