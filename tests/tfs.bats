@@ -280,6 +280,32 @@ peer: 8 "AAAAAAAA"
 sread: 8 "AAAAAAAA"' ]
 }
 
+# The read asks three owners at once (up to 8 in flight, one per owner),
+# then the same three again for the next blocks; one owner that died
+# staged nothing out: its blocks come from the backing file (none), the
+# others' from their owners.
+@test "sync: a synced read of blocks owned by three clients in turn, one of them dead, reads each from where it is" {
+	start
+	local n pids=()
+	for n in 1 2 3; do
+		local ops=() b
+		for b in 0 1 2 3 4 5 6 7 8; do
+			[ $((b % 3 + 1)) -eq $n ] && ops+=("pwrite:$((b * 4)):$n$n$n$n")
+		done
+		TFS_NODE=$n "$B/prim" open:a "${ops[@]}" attachfile touch:w$n wait:done > p$n 3>&- &
+		pids+=($!)
+	done
+	prim wait:w1 wait:w2 wait:w3 open:a queryfile sread:0:36
+	[ "$output" = 'open: ok
+queryfile: 9 [0,4)@n1 [4,8)@n2 [8,12)@n3 [12,16)@n1 [16,20)@n2 [20,24)@n3 [24,28)@n1 [28,32)@n2 [32,36)@n3
+sread: 36 "111122223333111122223333111122223333"' ]
+	kill -9 "${pids[1]}"
+	wait "${pids[1]}" || true
+	prim open:a sread:0:36 touch:done
+	# (prim prints a zero byte as .)
+	[ "${lines[1]}" = 'sread: 36 "1111....33331111....33331111....3333"' ]
+}
+
 @test "tfs-server -w 2: requests handed to worker threads are answered as on the listener thread" {
 	tfs-server -w 2 -a "$DEFADDR" -d srv 2>srv.log 3>&- &
 	SERVER_PID=$!

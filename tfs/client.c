@@ -2152,6 +2152,131 @@ static int plan_dirty(const struct tfs_iv *iv, void *arg)
 	return 0;
 }
 
+/* The PEER_READ requests of spans [i, end) of a chain, in flight together
+ * (as pw_chain()): each span into its place in buf, ok[] saying which
+ * came whole. */
+struct rdchain {
+	uint64_t fid, offset;
+	char *buf;
+	struct span *v;		/* of spans at to end: */
+	struct tfs_ep **ep;
+	int *ok;
+	uint32_t at, i, end;
+};
+
+static void rd_chain(void *arg)
+{
+	struct rdchain *c = arg;
+	uint32_t i = c->i++, k;
+	unsigned char req[24];
+	struct iovec v = { req, sizeof(req) };
+	struct span *s;
+	size_t len, rlen = 0;
+	int rc;
+
+	if (i >= c->end)
+		return;
+	s = &c->v[i];
+	len = (size_t)(s->end - s->start);
+	for (k = 0; k < 8; k++) {
+		req[k] = (unsigned char)(c->fid >> (8 * k));
+		req[8 + k] = (unsigned char)(s->start >> (8 * k));
+		req[16 + k] = (unsigned char)((uint64_t)len >> (8 * k));
+	}
+	rc = tfs_ep_call_while(c->ep[i - c->at], TFS_MSG_PEER_READ, &v, 1,
+			       c->buf + (s->start - c->offset), len, NULL, &rlen, C.timeout_ms,
+			       rd_chain, c);
+	c->ok[i - c->at] = rc == 0 && rlen == len;
+	if (c->i == i + 1)	/* not sent: the others were not asked yet */
+		rd_chain(c);
+}
+
+static int span_by_owner(const void *a, const void *b)
+{
+	uint64_t x = ((const struct span *)a)->owner->client;
+	uint64_t y = ((const struct span *)b)->owner->client;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Read the spans @v[0..n) of @f from their owners into @buf (which holds
+ * the file from @offset): up to PW_CHAIN spans of different owners at a
+ * time in flight, in the order of the owners' ids (as pw_flush(), so two
+ * threads never wait for each other's endpoints); a span longer than a
+ * peer read asks for, or whose owner cannot be reached, one by one.  A
+ * span that does not come whole is read from the backing file (see
+ * tfs_pread_synced).  Returns 0, or an errno.
+ */
+static int read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uint64_t offset)
+{
+	struct tfs_ep *ep[PW_CHAIN];
+	int ok[PW_CHAIN], pfsfd = -1, err = 0;
+	struct rdchain c = { .fid = file->f->fid, .offset = offset, .buf = buf, .v = v,
+			     .ep = ep, .ok = ok };
+	size_t at = 0, end;
+
+	while (at < n && !err) {
+		/* spans of different endpoints, each at most a peer read */
+		for (end = at; end < n && end - at < PW_CHAIN; end++) {
+			struct tfs_ep *e;
+			size_t k = 0;
+
+			if (v[end].end - v[end].start > TFS_CHUNK || !(e = peer_ep(v[end].owner->addr)))
+				break;
+			while (k < end - at && ep[k] != e)
+				k++;
+			if (k < end - at)
+				break;
+			ep[end - at] = e;
+		}
+		if (end - at > 1) {
+			/* in the order of the owners' ids, their endpoints too */
+			struct tfs_ep *byid[PW_CHAIN];
+			struct span tmp[PW_CHAIN];
+
+			for (size_t k = 0; k < end - at; k++)
+				tmp[k] = v[at + k];
+			qsort(tmp, end - at, sizeof(*tmp), span_by_owner);
+			for (size_t k = 0; k < end - at; k++)
+				for (size_t q = 0; q < end - at; q++)
+					if (v[at + q].owner == tmp[k].owner && v[at + q].start == tmp[k].start)
+						byid[k] = ep[q];
+			memcpy(v + at, tmp, (end - at) * sizeof(*tmp));
+			memcpy(ep, byid, (end - at) * sizeof(*ep));
+		}
+		if (end > at) {
+			c.at = c.i = (uint32_t)at;
+			c.end = (uint32_t)end;
+			rd_chain(&c);
+		} else {	/* one span, alone */
+			end = at + 1;
+			ok[0] = tfs_read_peer(file, v[at].owner, v[at].start,
+					      (size_t)(v[at].end - v[at].start),
+					      buf + (v[at].start - offset)) ==
+				(ssize_t)(v[at].end - v[at].start);
+		}
+		for (size_t k = at; k < end && !err; k++) {
+			char *dst = buf + (v[k].start - offset);
+			size_t len = (size_t)(v[k].end - v[k].start);
+
+			if (ok[k - at])
+				continue;
+			if (pfsfd < 0 && (pfsfd = pfs_fd(file->f)) < 0) {
+				if (errno != ENOENT)
+					err = errno;
+				break;
+			}
+			if (full_pread(pfsfd, dst, len, v[k].start) < 0)
+				err = errno;
+		}
+		at = end;
+	}
+	if (pfsfd >= 0)
+		tfs_fd_close(pfsfd);
+	return err;
+}
+
 ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset)
 {
 	tfs_interval_t *own = NULL;
@@ -2159,7 +2284,7 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 	struct lfile *f;
 	uint64_t eof;
 	size_t n;
-	int nown = 0, pfsfd = -1, err = 0;
+	int nown = 0, err;
 
 	if (!live(file)) {
 		errno = EBADF;
@@ -2209,22 +2334,7 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 	 * backing file is read again now, after the failure: the bytes
 	 * fill_local() read from it may predate that stage-out.
 	 */
-	for (size_t i = 0; i < p.n && !err; i++) {
-		char *dst = (char *)buf + (p.v[i].start - offset);
-		size_t len = (size_t)(p.v[i].end - p.v[i].start);
-
-		if (tfs_read_peer(file, p.v[i].owner, p.v[i].start, len, dst) == (ssize_t)len)
-			continue;
-		if (pfsfd < 0 && (pfsfd = pfs_fd(f)) < 0) {
-			if (errno != ENOENT)
-				err = errno;
-			break;
-		}
-		if (full_pread(pfsfd, dst, len, p.v[i].start) < 0)
-			err = errno;
-	}
-	if (pfsfd >= 0)
-		tfs_fd_close(pfsfd);
+	err = read_spans(file, p.v, p.n, buf, offset);
 	free(p.v);
 	free(own);
 	if (err) {
