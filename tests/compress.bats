@@ -362,18 +362,27 @@ EOF
 	[ $((a4 - a2)) -le $((p4 - p2 + a2 / 20 + 2 * 32)) ]
 }
 
+# merged_both DIR RANK...: DIR's streams merged unified (u.cfg) and apart
+# (p.cfg, TANGRAM_UNIFY=0); u.cfg decodes as the streams, and as each of
+# the RANKs' streams alone
+merged_both() {
+	local d=$1 r
+	shift
+	trace-merge -o u.cfg "$d"/rank-*.rec
+	TANGRAM_UNIFY=0 trace-merge -o p.cfg "$d"/rank-*.rec
+	same_as u.cfg "$d"/rank-*.rec
+	for r in "$@"; do
+		cmp <(notimes -r "$r" u.cfg) <(notimes "$d/rank-$r.rec")
+	done
+}
+
 # A 3x3 grid has all nine classes of ranks (corners, edges, the middle):
 # each sends to MPI_PROC_NULL in other directions, and before the streams
 # were unified each class had signatures and rules of its own.
 @test "unified streams: the nine classes of a 3x3 stencil share their loop; each rank decodes as its stream" {
 	need_mpi
 	trace-run -o t9 -- mpirun.mpich -n 9 "$B/stencil" 10 > /dev/null
-	trace-merge -o u.cfg t9/rank-*.rec
-	TANGRAM_UNIFY=0 trace-merge -o p.cfg t9/rank-*.rec
-	same_as u.cfg t9/rank-*.rec
-	for r in 0 1 4 8; do
-		cmp <(notimes -r $r u.cfg) <(notimes t9/rank-$r.rec)
-	done
+	merged_both t9 0 1 4 8
 	u=$(stat -c %s u.cfg) p=$(stat -c %s p.cfg)
 	echo "unified $u, apart $p"
 	[ $((u * 100)) -le $((p * 97)) ]
@@ -391,12 +400,7 @@ EOF
 	trace-run -o t -- mpirun.mpich -n 4 "$B/uneven" "$PWD/u" > /dev/null
 	mkdir app
 	for f in t/rank-*.rec; do "$B/rec-filter" "$f" app/${f##*/}; done
-	trace-merge -o u.cfg app/rank-*.rec
-	TANGRAM_UNIFY=0 trace-merge -o p.cfg app/rank-*.rec
-	same_as u.cfg app/rank-*.rec
-	for r in 0 1 2 3; do
-		cmp <(notimes -r $r u.cfg) <(notimes app/rank-$r.rec)
-	done
+	merged_both app 0 1 2 3
 	[ "$(stat -c %s u.cfg)" -lt "$(stat -c %s p.cfg)" ]
 	# the 19 writes of the loop of ranks 1 to 3: one signature, one mean
 	run -0 trace-decode u.cfg
@@ -747,6 +751,12 @@ PY
 	drop_locals u.cfg u0.cfg
 	run -2 --separate-stderr trace-decode u0.cfg
 	[[ "$stderr" == "trace-decode: u0.cfg: corrupt trace: stream "*"does not decode here"* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	# version 4: offsets (LOFF), array elements and tagged sizes that
+	# name local values the streams no longer have
+	drop_locals "$F/v4-mpi.cfg" v0.cfg
+	run -2 --separate-stderr trace-decode v0.cfg
+	[[ "$stderr" == "trace-decode: v0.cfg: corrupt trace: stream "*"does not decode here"* ]]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 
