@@ -275,9 +275,16 @@ static double run(int wl, int model, const char *bb, char *buf)
 		barrier();
 		/* (the attach is what close would do); detached, the buffer
 		 * goes at close */
-		if ((model == POSIX && !attach_each && tfs_attach_file(f) < 0) ||
-		    tfs_detach_file(f) < 0 || tfs_close(f) < 0) {
-			perror("tfs_attach_file/tfs_detach_file/tfs_close");
+		const char *failed = NULL;
+
+		if (model == POSIX && !attach_each && tfs_attach_file(f) < 0)
+			failed = "tfs_attach_file";
+		else if (tfs_detach_file(f) < 0)
+			failed = "tfs_detach_file";
+		else if (tfs_close(f) < 0)
+			failed = "tfs_close";
+		if (failed) {
+			perror(failed);
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		}
 	}
