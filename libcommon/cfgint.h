@@ -461,6 +461,28 @@ uint32_t tg_cfg_rule_add_from(struct tg_cfg *c, const struct tg_sym *b, size_t n
  */
 int tg_cfg_rebuild(struct tg_cfg *c, size_t nnodes, const struct tg_sym *body,
 		   const uint32_t *off, const uint32_t *roots);
+/* ... and the nodes @keep[node] is set for are not put in place even
+ * when used once. */
+int tg_cfg_rebuild_keep(struct tg_cfg *c, size_t nnodes, const struct tg_sym *body,
+			const uint32_t *off, const uint32_t *roots, const uint8_t *keep);
+
+/* cfgreshape.c */
+
+/*
+ * Cut the rules of @c's streams alike where they make calls equal but for
+ * the words tg_sig_chunks() names, so that tg_cfg_unify() can share them.
+ * 1 when it did, 0 when it left @c as it was (nothing to do, or too big),
+ * -1 when out of memory (@c then as it was too).
+ */
+int tg_cfg_reshape(struct tg_cfg *c);
+
+/*
+ * For tg_cfg_reshape(): each terminal's skeleton hash (*@tsh, c->ncst of
+ * them) and each rule's expansion length and skeleton hash (*@rlen, *@rh,
+ * c->nrules), as tg_cfg_unify() groups them; malloc'd arrays.  0, -2 when
+ * the rules are not renormalized, -1 when out of memory.
+ */
+int tg_cfg_shapes(struct tg_cfg *c, uint64_t **tsh, uint64_t **rlen, uint64_t **rh);
 
 /* Rebuild the rules of @c in place (normalize, drop unused ones). */
 int tg_cfg_renormalize(struct tg_cfg *c);

@@ -124,44 +124,76 @@ static int64_t file_size(struct tg_cfg *c)
 	return rc < 0 ? -1 : (int64_t)n;
 }
 
+/* Swap the contents of @c and @d. */
+static void swap_cfg(struct tg_cfg *c, struct tg_cfg *d)
+{
+	struct tg_cfg tmp = *c;
+
+	*c = *d;
+	*d = tmp;
+}
+
+/*
+ * One try at sharing the rules of the streams of @t (a copy): cut alike
+ * first when @cut (cfgreshape.c), then unified (cfgunify.c), and what
+ * they share found again.  *@size is the file it gives, or -1 when the
+ * try changed nothing (or, with @cut, found nothing to cut); -1 when out
+ * of memory.
+ */
+static int try_share(struct tg_cfg *t, int cut, int64_t *size)
+{
+	int x, y = 0;
+
+	*size = -1;
+	if (cut && (y = tg_cfg_reshape(t)) <= 0)
+		return y;	/* not cut: the first try was this one */
+	if ((x = tg_cfg_unify(t)) < 0)
+		return -1;
+	if (!x && !y)
+		return 0;
+	if (seq_pass(t) < 0 || (*size = file_size(t)) < 0)
+		return -1;
+	return 0;
+}
+
 /*
  * The final pass; then the streams that differ in integers only share
- * rules (cfgunify.c), and what they now share is found again.  The pass
- * guesses what a signature and a local value cost: the file it gives is
- * kept only if it is the smaller.
+ * rules (cfgunify.c), and what they now share is found again.  That is
+ * tried on the rules as Sequitur cut them, and on the streams' rules cut
+ * alike first (cfgreshape.c), which finds more in most runs but not in
+ * all: the passes guess what a signature and a local value cost, so of
+ * the three files the smallest is kept.
  */
 int tg_cfg_optimize(struct tg_cfg *c)
 {
 	unsigned char *keep = NULL;
 	size_t klen = 0;
-	int64_t before, after;
+	int64_t best, size;
+	struct tg_cfg *alt = NULL;
+	char err[128];
 	const char *e;
-	int rc = -1;
+	int rc = -1, cut;
 
 	if (seq_pass(c) < 0)
 		return -1;
 	if (c->nst < 2 || ((e = getenv("TANGRAM_UNIFY")) && !strcmp(e, "0")))
 		return 0;
-	if ((before = file_size(c)) < 0 || tg_cfg_pack(c, &keep, &klen) < 0)
+	if ((best = file_size(c)) < 0 || tg_cfg_pack(c, &keep, &klen) < 0)
 		goto out;
-	if ((rc = tg_cfg_unify(c)) <= 0)
-		goto out;
-	if ((rc = seq_pass(c)) < 0 || (after = file_size(c)) < 0)
-		goto out;
-	if (after > before) {
-		char err[128];
-		struct tg_cfg *old = tg_cfg_unpack(keep, klen, err, sizeof(err)), tmp;
-		if (!old) {
-			rc = -1;
+	/* c keeps the smallest so far; alt is each try, from the copy */
+	for (cut = 0; cut < 2; cut++) {
+		tg_cfg_free(alt);
+		if (!(alt = tg_cfg_unpack(keep, klen, err, sizeof(err))) ||
+		    try_share(alt, cut, &size) < 0)
 			goto out;
+		if (size >= 0 && size < best) {
+			best = size;
+			swap_cfg(c, alt);
 		}
-		tmp = *c;
-		*c = *old;
-		*old = tmp;
-		tg_cfg_free(old);
 	}
 	rc = 0;
 out:
+	tg_cfg_free(alt);
 	free(keep);
-	return rc < 0 ? -1 : 0;
+	return rc;
 }

@@ -50,11 +50,12 @@ static void sym_emit(struct tg_bytes *b, size_t from, struct tg_sym x)
  * Replace the rules of @c by those that the DAG @body/@off over @nnodes
  * nodes generates from the streams' roots (@roots[i] for stream i, node
  * numbers), normalized: a node used once without repetition is put in
- * place, one whose body is a single symbol is replaced by it, equal
- * neighbours fuse, and identical bodies are kept once.
+ * place (unless @keep, when given, is set for it), one whose body is a
+ * single symbol is replaced by it, equal neighbours fuse, and identical
+ * bodies are kept once.
  */
-int tg_cfg_rebuild(struct tg_cfg *c, size_t nnodes, const struct tg_sym *body,
-		   const uint32_t *off, const uint32_t *roots)
+int tg_cfg_rebuild_keep(struct tg_cfg *c, size_t nnodes, const struct tg_sym *body,
+			const uint32_t *off, const uint32_t *roots, const uint8_t *keep)
 {
 	size_t nn = nnodes ? nnodes : 1, i, ns = 0, no = 0;
 	uint32_t *refs = calloc(nn, sizeof(uint32_t)), *newidx = malloc(nn * sizeof(uint32_t));
@@ -118,7 +119,7 @@ int tg_cfg_rebuild(struct tg_cfg *c, size_t nnodes, const struct tg_sym *body,
 				continue;
 			}
 			q = s.sym >> 1;
-			if (!isroot[q] && refs[q] == 1 && s.exp == 1) {
+			if (!isroot[q] && refs[q] == 1 && s.exp == 1 && !(keep && keep[q])) {
 				if (sym_reserve(&tmp, fl[q]) < 0)
 					goto out;
 				for (m = 0; m < fl[q]; m++)
@@ -174,6 +175,12 @@ out:
 	free(state);
 	free(isroot);
 	return rc;
+}
+
+int tg_cfg_rebuild(struct tg_cfg *c, size_t nnodes, const struct tg_sym *body,
+		   const uint32_t *off, const uint32_t *roots)
+{
+	return tg_cfg_rebuild_keep(c, nnodes, body, off, roots, NULL);
 }
 
 /* Rebuild the rules of @c in place (normalize, drop unused ones). */

@@ -1369,6 +1369,24 @@ static void uni_release(struct uni *u)
 	tg_map_release(&u->moved);
 }
 
+int tg_cfg_shapes(struct tg_cfg *c, uint64_t **tsh, uint64_t **rlen, uint64_t **rh)
+{
+	struct uni u;
+	int rc;
+
+	memset(&u, 0, sizeof(u));
+	u.c = c;
+	u.nt = c->ncst;
+	u.nr = c->nrules;
+	rc = skeletons(&u) < 0 ? -1 : rule_hashes(&u);
+	if (rc == 0) {
+		*tsh = u.sh, *rlen = u.len, *rh = u.h;
+		u.sh = NULL, u.len = NULL, u.h = NULL;
+	}
+	uni_release(&u);
+	return rc;
+}
+
 /*
  * The groups of candidates of equal length and hash, those that more
  * streams reach first, then the longer: a loop all the processes run is

@@ -392,6 +392,28 @@ merged_both() {
 	exactly l.cfg t9/rank-*.rec
 }
 
+# Before the loop, each class of a stencil's ranks makes its first
+# exchange (new requests, new buffers) and Sequitur cuts it into rules of
+# its own per stream, in other places; the rules are cut alike before
+# they are unified (cfgreshape.c).  A 4x4 grid has nine classes, a 2x2
+# one four: the program's own calls must not grow by more than 32 bytes
+# per added rank (before the cut: 36 to 43).
+@test "unified streams: a stencil's first exchange is shared too: 4 to 16 ranks add under 32 bytes a rank" {
+	need_mpi
+	for n in 4 16; do
+		trace-run -o t$n -- mpirun.mpich -n $n "$B/stencil" 10 > /dev/null
+		mkdir app$n
+		for f in t$n/rank-*.rec; do "$B/rec-filter" "$f" app$n/${f##*/}; done
+	done
+	trace-merge -o a4.cfg app4/rank-*.rec
+	same_as a4.cfg app4/rank-*.rec
+	merged_both app16 0 1 5 15
+	a4=$(stat -c %s a4.cfg) a16=$(stat -c %s u.cfg)
+	echo "own calls: 4 ranks $a4, 16 ranks $a16 bytes"
+	[ $((a16 - a4)) -le $((12 * 32)) ]
+	[ "$a16" -lt "$(stat -c %s p.cfg)" ]
+}
+
 # The ranks of an uneven decomposition write other byte counts: a UINT
 # argument (and the return value) differs, in a signature tagged so that
 # it names a local value (tangram-cfg(5), version 4).
