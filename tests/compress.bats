@@ -340,12 +340,19 @@ EOF
 	[ "$(meta s1k.cfg calls)" -gt 180000 ]
 }
 
+# stencil_traced N: the stencil on N ranks, 10 iterations, traced into tN/;
+# the program's own calls of each stream (rec-filter) in appN/
+stencil_traced() {
+	local f
+	trace-run -o "t$1" -- mpirun.mpich -n "$1" "$B/stencil" 10 > /dev/null
+	mkdir "app$1"
+	for f in "t$1"/rank-*.rec; do "$B/rec-filter" "$f" "app$1/${f##*/}"; done
+}
+
 @test "default traces are flat: the MPI library adds next to nothing from 2 to 4 ranks, losslessly" {
 	need_mpi
 	for n in 2 4; do
-		trace-run -o t$n -- mpirun.mpich -n $n "$B/stencil" 10 > /dev/null
-		mkdir app$n
-		for f in t$n/rank-*.rec; do "$B/rec-filter" "$f" app$n/${f##*/}; done
+		stencil_traced $n
 		trace-merge -o all$n.cfg t$n/rank-*.rec
 		trace-merge -o app$n.cfg app$n/rank-*.rec
 		trace-merge -t lossless -o l$n.cfg t$n/rank-*.rec
@@ -400,11 +407,8 @@ merged_both() {
 # per added rank (before the cut: 36 to 43).
 @test "unified streams: a stencil's first exchange is shared too: 4 to 16 ranks add under 32 bytes a rank" {
 	need_mpi
-	for n in 4 16; do
-		trace-run -o t$n -- mpirun.mpich -n $n "$B/stencil" 10 > /dev/null
-		mkdir app$n
-		for f in t$n/rank-*.rec; do "$B/rec-filter" "$f" app$n/${f##*/}; done
-	done
+	stencil_traced 4
+	stencil_traced 16
 	trace-merge -o a4.cfg app4/rank-*.rec
 	same_as a4.cfg app4/rank-*.rec
 	merged_both app16 0 1 5 15
