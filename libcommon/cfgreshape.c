@@ -162,33 +162,41 @@ static int take(struct rs *r, uint32_t cls, uint32_t e, struct body *b)
 	return 0;
 }
 
+static int occur(struct rs *r, uint32_t j, unsigned depth, struct body *b);
+
+/* Symbol @s of the pass's grammar, from the cursor, into @b: a class's
+ * repetitions as they are, each occurrence of a rule a made rule. */
+static int symbol(struct rs *r, struct tg_sym s, unsigned depth, struct body *b)
+{
+	uint32_t e, m;
+	int rc;
+
+	if (!(s.sym & 1))
+		return take(r, s.sym >> 1, s.exp, b);
+	for (e = 0; e < s.exp; e++) {
+		struct body sub = { 0 };
+		rc = occur(r, s.sym >> 1, depth + 1, &sub);
+		m = rc < 0 ? 0 : tg_rules_add(&r->made, sub.s, sub.n);
+		free(sub.s);
+		if (rc < 0)
+			return rc;
+		if (m == UINT32_MAX || emit(b, (uint32_t)(r->nr + m) << 1 | 1, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* One occurrence of the pass's rule @j, from the cursor, into @b. */
 static int occur(struct rs *r, uint32_t j, unsigned depth, struct body *b)
 {
-	uint32_t k, e;
+	uint32_t k;
 	int rc;
 
 	if (depth > DEPTH_MAX)
 		return -2;
-	for (k = r->goff[j]; k < r->goff[j + 1]; k++) {
-		struct tg_sym s = r->gs[k];
-		if (!(s.sym & 1)) {
-			if ((rc = take(r, s.sym >> 1, s.exp, b)) < 0)
-				return rc;
-			continue;
-		}
-		for (e = 0; e < s.exp; e++) {
-			struct body sub = { 0 };
-			uint32_t m;
-			rc = occur(r, s.sym >> 1, depth + 1, &sub);
-			m = rc < 0 ? 0 : tg_rules_add(&r->made, sub.s, sub.n);
-			free(sub.s);
-			if (rc < 0)
-				return rc;
-			if (m == UINT32_MAX || emit(b, (uint32_t)(r->nr + m) << 1 | 1, 1) < 0)
-				return -1;
-		}
-	}
+	for (k = r->goff[j]; k < r->goff[j + 1]; k++)
+		if ((rc = symbol(r, r->gs[k], depth, b)) < 0)
+			return rc;
 	return 0;
 }
 
@@ -297,21 +305,7 @@ static int apply(struct rs *r)
 			rc = 0;
 			goto out;
 		}
-		if (!(s.sym & 1))
-			rc = take(r, s.sym >> 1, s.exp, &nb[seg]);
-		else {
-			uint32_t e;
-			for (e = 0, rc = 0; e < s.exp && rc >= 0; e++) {
-				struct body sub = { 0 };
-				uint32_t m = 0;
-				if ((rc = occur(r, s.sym >> 1, 1, &sub)) >= 0 &&
-				    ((m = tg_rules_add(&r->made, sub.s, sub.n)) == UINT32_MAX ||
-				     emit(&nb[seg], (uint32_t)(r->nr + m) << 1 | 1, 1) < 0))
-					rc = -1;
-				free(sub.s);
-			}
-		}
-		if (rc < 0) {
+		if ((rc = symbol(r, s, 0, &nb[seg])) < 0) {
 			rc = rc == -2 ? 0 : -1;
 			goto out;
 		}
