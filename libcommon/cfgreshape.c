@@ -50,7 +50,7 @@ struct rs {
 	uint64_t *flen;		/* rule: symbols it flattens to */
 	uint32_t *segs;		/* the segments, rules in order */
 	size_t nseg;
-	struct body fl;		/* the segments flattened, one after another */
+	struct body fl;		/* the segments flattened, one after another (not fused) */
 	uint32_t *foff;		/* segment i: fl.s[foff[i] .. foff[i + 1]) */
 	struct tg_sym *gs;	/* the pass's grammar */
 	uint32_t *goff, gn;
