@@ -156,6 +156,8 @@ struct ucx_lsn {
 	unsigned serial;
 	struct ucx_conn *conns;		/* engine thread */
 	struct ucx_conn *hash[CONN_HASH];
+	int closing;			/* engine thread: new connections are closed */
+	struct ucx_lsn *next_retired;	/* under g_lock */
 };
 
 struct engine {
@@ -176,6 +178,8 @@ struct engine {
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Closed listeners, kept for the life of the process (u_lsn_close()). */
+static struct ucx_lsn *g_retired;
 static ucp_context_h g_ctx;
 static int g_ctx_refs;
 static struct engine *g_eps;	/* the endpoints' engine */
@@ -443,15 +447,22 @@ static void engine_submit(struct engine *e, struct op *op)
 	engine_wake(e);
 }
 
-/* Stop the thread (OP_STOP runs last) and free @e. */
-static void engine_stop(struct engine *e)
+/* Stop the thread of @e (OP_STOP runs last). */
+static void engine_halt(struct engine *e)
 {
 	struct op stop = { .kind = OP_STOP };
 
 	if (e->running) {
 		engine_submit(e, &stop);
 		pthread_join(e->thread, NULL);
+		e->running = 0;
 	}
+}
+
+/* Stop the thread and free @e. */
+static void engine_stop(struct engine *e)
+{
+	engine_halt(e);
 	engine_free(e);
 }
 
@@ -1276,6 +1287,8 @@ static void conn_request(ucp_conn_request_h creq, void *arg)
 	if (l->conns)
 		l->conns->prev = c;
 	l->conns = c;
+	if (l->closing)		/* the listener is closed: so is this connection */
+		conn_close(e, c, 1);
 }
 
 static void req_ready(struct engine *e, struct in_req *r)
@@ -1510,10 +1523,7 @@ static void run_stop(struct engine *e)
 	int i;
 
 	if (l) {
-		if (l->listener) {
-			ucp_listener_destroy(l->listener);
-			l->listener = NULL;
-		}
+		l->closing = 1;
 		while (l->conns)
 			conn_close(e, l->conns, 1);
 	}
@@ -1679,12 +1689,24 @@ static const char *u_lsn_addr(const struct tfs_lsn *tl)
 	return ((const struct ucx_lsn *)tl)->addr;
 }
 
+/* A listener is closed, not destroyed: its connections are closed, its
+ * thread stops, and the UCX listener and worker stay until the process
+ * ends (the only callers close it on the way out).  UCX cannot destroy a
+ * listener while a connection to it is half-way in: a client whose
+ * connection data arrives after ucp_listener_destroy() has UCX's async
+ * thread hand it to the freed listener, which crashes the process
+ * (openucx/ucx#11087, seen here in 1.13 when a node's second process
+ * connects to its manager as the manager exits).  A connection that
+ * arrives later waits, unanswered, until the process is gone. */
 static void u_lsn_close(struct tfs_lsn *tl)
 {
 	struct ucx_lsn *l = (struct ucx_lsn *)tl;
 
-	engine_stop(l->eng);
-	free(l);
+	engine_halt(l->eng);
+	pthread_mutex_lock(&g_lock);
+	l->next_retired = g_retired;
+	g_retired = l;
+	pthread_mutex_unlock(&g_lock);
 }
 
 static int u_req_reply(struct tfs_req *req, int status, const struct iovec *iov, int iovcnt)
