@@ -16,10 +16,14 @@
  *
  * Pending writers (the posix model of libtfs-posix, tfsi_pwrite_pending):
  * a write goes to the burst buffer unattached, with no request, while the
- * server lists this process as a pending writer of the file (lfile.pend).
- * The first write of a file, and the first after a flush, sends PENDING
- * and returns only once the server has it (so does the first after each
- * keep-alive period: a writer learns of a lost server in time).  Whoever
+ * server lists this process as a pending writer of the file (lfile.pend)
+ * holding the range written (lfile.gs, ge).  The first write of a file,
+ * the first after a flush, one out of the range held, and the first after
+ * each keep-alive period (a writer learns of a lost server in time) send
+ * PENDING for their range and return only once the server has granted
+ * it; where another pending writer holds part of it, that one flushes
+ * first (below), so the server never holds two writes of a byte whose
+ * order it cannot tell: the later write is attached later.  Whoever
  * asks the server about the file (QUERY: a read, tfs_query; EOF: stat,
  * seek to the end; TRUNCATE, OPEN with truncate) is told its pending
  * writers but itself, asks each to flush (PEER_FLUSH), and asks the
@@ -83,6 +87,7 @@ struct lfile {
 	uint64_t eof;		/* the global end of file last heard */
 	int pend;		/* the server lists this process as a pending writer */
 	long long pend_ms;	/* when it last said so (tfsi_now_ms) */
+	uint64_t gs, ge;	/* while pending: the range it holds to write unattached */
 	struct lfile *next;
 };
 
@@ -622,6 +627,12 @@ int tfs_init(void)
 
 /* ---- open, close ------------------------------------------------------------ */
 
+static void le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
 struct pw;
 static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n);
 static int truncate_settle(struct lfile *f, uint64_t length, struct pw *v, uint32_t n);
@@ -1030,58 +1041,136 @@ static long long keepalive_ms(void)
 	return C.timeout_ms / 4 < 1000 ? C.timeout_ms / 4 : 1000;
 }
 
+struct pw;
+static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n);
+static void pw_flush(struct lfile *f, struct pw *v, uint32_t n);
+static int pw_check(const struct pw *was, uint32_t n, const struct pw *now, uint32_t m);
+
+/* How many times a write asks for its range before it gives up (EAGAIN):
+ * each time, other writers wrote there again before it could. */
+#define PENDING_TRIES 16
+
+/* What a write that goes on from the range held asks for beyond it, at
+ * least: then as much again as it holds. */
+#define PENDING_MORE (1u << 20)
+
 /*
  * A write under the posix model with the attach deferred (the pending
  * writer protocol: see the header comment).  While the server lists this
- * process as a pending writer of the file, the write is the burst-buffer
- * write alone, recorded unattached.  Otherwise (the first write, the
- * first since a flush, or the first after a keep-alive period) PENDING
- * goes first, the bytes are written during its round trip, and the call
- * returns once the server has the mark.
- * f->lock is held throughout, as by a flush (PEER_FLUSH), so a flush
- * either precedes the write or attaches it.  Returns @size or -1.
+ * process as a pending writer of the file holding the range written, the
+ * write is the burst-buffer write alone, recorded unattached.  Otherwise
+ * (the first write, the first since a flush or out of the range held, or
+ * the first after a keep-alive period) PENDING asks for the range first:
+ * when another pending writer may have written there unattached, their
+ * two writes' order would be lost at the server (the one attached last
+ * wins), so that writer is asked to flush first (PEER_FLUSH) and the
+ * range asked for again.  A write that continues the range held asks for
+ * as much again beyond it (1 MiB at least), so a sequential writer asks
+ * O(log n) times.
+ * f->lock is held from the granted PENDING to the end of the write, as by
+ * a flush (PEER_FLUSH), so a flush either precedes the write (and the
+ * range must be asked for again) or attaches it.  Returns @size or -1.
  */
 ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size_t offset)
 {
-	struct wa w = { .buf = buf, .size = size, .offset = offset };
-	unsigned char req[8];
-	struct iovec v = { req, sizeof(req) };
-	size_t rlen;
-	void *r = NULL;
-	int rc;
+	struct lfile *f = file->f;
+	uint64_t s = offset, need = offset + size, want;
+	struct pw *was = NULL;
+	uint32_t nwas = 0;
+	int rc, tries = 0;
 
 	if ((rc = write_ok(file, size, offset)) <= 0)
 		return rc;
-	w.f = file->f;
-	pthread_mutex_lock(&w.f->lock);
-	/* one PENDING again per keep-alive period of writing, so that a writer
-	 * learns of a lost server about as soon as one that attached would */
-	if (w.f->pend && !C.dead && tfsi_now_ms() - w.f->pend_ms < keepalive_ms()) {
-		rc = bb_write(w.f, buf, size, offset, ST_DIRTY);
-		pthread_mutex_unlock(&w.f->lock);
-		return rc < 0 ? -1 : (ssize_t)size;
-	}
-	for (int i = 0; i < 8; i++)
-		req[i] = (unsigned char)(w.f->fid >> (8 * i));
-	rc = call_writing(TFS_MSG_PENDING, &v, &w, &r, &rlen);
-	if (rc == 0) {
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		unsigned char req[32];
+		struct iovec v = { req, sizeof(req) };
 		struct tfs_rd rd;
-		uint64_t eof;
+		struct pw *pv = NULL;
+		uint32_t n = 0;
+		uint64_t eof, end;
+		size_t rlen;
+		void *r = NULL;
 
+		/* one PENDING again per keep-alive period of writing, so that a
+		 * writer learns of a lost server about as soon as one that
+		 * attached would */
+		if (f->pend && !C.dead && tfsi_now_ms() - f->pend_ms < keepalive_ms() &&
+		    s >= f->gs && need <= f->ge) {
+			rc = bb_write(f, buf, size, offset, ST_DIRTY);
+			break;
+		}
+		want = need;
+		if (f->pend && s == f->ge) {	/* it goes on from the range held */
+			uint64_t more = f->ge - f->gs > size ? f->ge - f->gs : size;
+
+			if (more < PENDING_MORE)
+				more = PENDING_MORE;
+
+			want = more > UINT64_MAX - need ? UINT64_MAX : need + more;
+		}
+		le64(req, f->fid);
+		le64(req + 8, s);
+		le64(req + 16, need);
+		le64(req + 24, want);
+		if (C.dead) {
+			errno = C.dead;
+			rc = -1;
+			break;
+		}
+		rc = tfs_ep_call(C.ep, TFS_MSG_PENDING, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
+		if (rc != 0) {
+			if (rc < 0 && errno != ENOMEM)
+				C.dead = errno;
+			else if (rc > 0)
+				errno = rc;
+			free(r);
+			rc = -1;
+			break;
+		}
 		tfs_rd_init(&rd, r, rlen);
 		eof = tfs_rd_u64(&rd);
-		if (eof > w.f->eof)
-			w.f->eof = eof;
-		w.f->pend = 1;
-		w.f->pend_ms = tfsi_now_ms();
+		end = tfs_rd_u64(&rd);
+		rc = pw_parse(&rd, &pv, &n);
+		free(r);
+		if (rc < 0)
+			break;
+		if (eof > f->eof)
+			f->eof = eof;
+		if (n == 0) {	/* granted: the range is this process's to write */
+			if (end < need) {
+				errno = EPROTO;
+				rc = -1;
+				break;
+			}
+			if (!(f->pend && s == f->ge))
+				f->gs = s;
+			f->ge = end;
+			f->pend = 1;
+			f->pend_ms = tfsi_now_ms();
+			rc = bb_write(f, buf, size, offset, ST_DIRTY);
+			break;
+		}
+		/* others may have written there: they flush first, with no lock
+		 * held (each flushes under its own); one that could not and is
+		 * still there has writes nobody can order against this one */
+		if (pw_check(was, nwas, pv, n) < 0 || ++tries == PENDING_TRIES) {
+			if (tries == PENDING_TRIES)
+				errno = EAGAIN;
+			free(pv);
+			rc = -1;
+			break;
+		}
+		free(was);
+		pthread_mutex_unlock(&f->lock);
+		pw_flush(f, pv, n);
+		pthread_mutex_lock(&f->lock);
+		was = pv;
+		nwas = n;
 	}
-	pthread_mutex_unlock(&w.f->lock);
-	free(r);
-	if (w.rc < 0) {
-		errno = w.err;
-		return -1;
-	}
-	return rc ? -1 : (ssize_t)size;
+	pthread_mutex_unlock(&f->lock);
+	free(was);
+	return rc < 0 ? -1 : (ssize_t)size;
 }
 
 ssize_t tfs_write(tfs_file_t *file, const void *buf, size_t size)
@@ -1839,8 +1928,10 @@ static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean)
 		free(mem);
 		if (eof > f->eof)
 			f->eof = eof;
-		if (clean)
+		if (clean) {
 			f->pend = 0;
+			f->gs = f->ge = 0;
+		}
 		for (i = 0; i < p.n; i++) {
 			p.v[i].state = ST_ATTACHED;
 			if (tfs_itree_assign(&f->tree, &p.v[i]) < 0)

@@ -45,6 +45,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <sys/uio.h>
 #include <stdint.h>
@@ -57,6 +59,8 @@
 #include "../libcommon/banned.h"
 
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat64 is stat here");
+_Static_assert(sizeof(struct statfs) == sizeof(struct statfs64), "statfs64 is statfs here");
+_Static_assert(sizeof(struct statvfs) == sizeof(struct statvfs64), "statvfs64 is statvfs here");
 
 enum model { M_POSIX, M_COMMIT, M_SESSION };
 
@@ -94,6 +98,10 @@ REAL(statx);
 REAL(unlink);
 REAL(unlinkat);
 REAL(access);
+REAL(statfs);
+REAL(fstatfs);
+REAL(statvfs);
+REAL(fstatvfs);
 REAL(dup);
 REAL(dup2);
 REAL(dup3);
@@ -1324,6 +1332,114 @@ EXPORT int access(const char *path, int how)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * File-system statistics: those of the backing directory for the mount
+ * and what is under it, with TangramFS's own f_type.  An MPI-IO library
+ * picks its driver by f_type (ROMIO asks statfs of the file, or of its
+ * directory when the file is not there yet, and refuses the name when
+ * both fail); one it does not know gets the plain POSIX driver, whose
+ * calls this library serves.
+ */
+#define TFS_SUPER_MAGIC 0x54465331	/* "TFS1" */
+
+/* 1 when @path is under the mount and exists, 0 when it is outside (*@out
+ * then names it for the kernel), -1 on error. */
+static int fs_path(const char *path, char *rel, size_t len, const char **out)
+{
+	struct stat st;
+	int t;
+
+	*out = path;
+	if (in_tfs)
+		return 0;
+	if ((t = mount_path(AT_FDCWD, path, rel, len)) == 0) {
+		*out = outside_path(path, rel, len);
+		return 0;
+	}
+	return t < 0 || path_stat(rel, &st) < 0 ? -1 : 1;
+}
+
+static int mount_statfs(struct statfs *sf)
+{
+	char p[PATH_MAX];
+
+	if (pfs_path("", p, sizeof(p)) < 0 || real_statfs(p, sf) < 0)
+		return -1;
+	sf->f_type = TFS_SUPER_MAGIC;
+	return 0;
+}
+
+EXPORT int statfs(const char *path, struct statfs *sf)
+{
+	char rel[PATH_MAX];
+	const char *out;
+	int t;
+
+	RESOLVE(statfs);
+	if ((t = fs_path(path, rel, sizeof(rel), &out)) == 0)
+		return real_statfs(out, sf);
+	return t < 0 ? -1 : mount_statfs(sf);
+}
+
+EXPORT int statfs64(const char *path, struct statfs64 *sf)
+{
+	return statfs(path, (struct statfs *)sf);
+}
+
+EXPORT int fstatfs(int fd, struct statfs *sf)
+{
+	RESOLVE(statfs);
+	RESOLVE(fstatfs);
+	if (!in_tfs && ofd_get(fd))
+		return mount_statfs(sf);
+	return real_fstatfs(fd, sf);
+}
+
+EXPORT int fstatfs64(int fd, struct statfs64 *sf)
+{
+	return fstatfs(fd, (struct statfs *)sf);
+}
+
+static int mount_statvfs(struct statvfs *sv)
+{
+	char p[PATH_MAX];
+
+	if (pfs_path("", p, sizeof(p)) < 0)
+		return -1;
+	return real_statvfs(p, sv);
+}
+
+EXPORT int statvfs(const char *path, struct statvfs *sv)
+{
+	char rel[PATH_MAX];
+	const char *out;
+	int t;
+
+	RESOLVE(statvfs);
+	if ((t = fs_path(path, rel, sizeof(rel), &out)) == 0)
+		return real_statvfs(out, sv);
+	return t < 0 ? -1 : mount_statvfs(sv);
+}
+
+EXPORT int statvfs64(const char *path, struct statvfs64 *sv)
+{
+	return statvfs(path, (struct statvfs *)sv);
+}
+
+EXPORT int fstatvfs(int fd, struct statvfs *sv)
+{
+	RESOLVE(statvfs);
+	RESOLVE(fstatvfs);
+	if (!in_tfs && ofd_get(fd))
+		return mount_statvfs(sv);
+	return real_fstatvfs(fd, sv);
+}
+
+EXPORT int fstatvfs64(int fd, struct statvfs64 *sv)
+{
+	return fstatvfs(fd, (struct statvfs *)sv);
 }
 
 static int do_unlink(int dirfd, const char *path, int flags, int at)

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 
 #define TFS_MAGIC	0x53465495u	/* bytes 95 54 46 53: "\x95TFS" */
-#define TFS_VERSION	2
+#define TFS_VERSION	3
 #define TFS_HDR_SIZE	40
 #define TFS_SECRET_LEN	16
 #define TFS_MAX_BODY	(64u << 20)	/* largest body accepted */

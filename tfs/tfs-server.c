@@ -101,6 +101,7 @@ struct sfile {
 	int unlinked;
 	uint64_t stager;	/* the client staging it out (STAGE), 0: none */
 	struct tfs_itree tree;
+	struct tfs_itree preg;	/* under lock: the ranges each pending writer may write */
 	pthread_mutex_t lock;
 	struct sfile *hnext;	/* path hash chain */
 };
@@ -217,6 +218,7 @@ static struct sfile *file_lookup(const char *path, int create, uint64_t eof)
 	f->fid = ++S.nfiles;
 	f->eof = eof;
 	tfs_itree_init(&f->tree);
+	tfs_itree_init(&f->preg);
 	pthread_mutex_init(&f->lock, NULL);
 	S.files[f->fid - 1] = f;
 	f->hnext = S.bucket[h];
@@ -351,7 +353,19 @@ static int pend_add(struct sfile *f, uint64_t id)
 	return 0;
 }
 
-/* Forget pending writer @id of @f, or (@id 0) the gone ones; f->lock held. */
+/* 1 when the pending writer owning @iv is no longer listed; @arg the file. */
+static int unlisted(const struct tfs_iv *iv, void *arg)
+{
+	const struct sfile *f = arg;
+
+	for (size_t k = 0; k < f->npend; k++)
+		if (f->pend[k].id == iv->owner)
+			return 0;
+	return 1;
+}
+
+/* Forget pending writer @id of @f, or (@id 0) the gone ones, with the
+ * ranges they held; f->lock held. */
 static void pend_drop(struct sfile *f, uint64_t id)
 {
 	size_t k, n = 0;
@@ -360,6 +374,9 @@ static void pend_drop(struct sfile *f, uint64_t id)
 		if (id ? f->pend[k].id != id : !f->pend[k].gone)
 			f->pend[n++] = f->pend[k];
 	f->npend = n;
+	/* (out of memory the tree keeps a range: a writer asked to flush
+	 * once more, never a write lost) */
+	tfs_itree_remove(&f->preg, 0, UINT64_MAX, unlisted, f);
 }
 
 /* The pending writers of @f but @asker into *@v (free it), their count
@@ -397,24 +414,104 @@ static void pend_put(struct tfs_buf *out, struct pend *v, size_t n)
 	free(v);
 }
 
-/* PENDING: the sender writes @fid without attaching, from now on. */
+/* The ranges of other pending writers met by pend_walk(). */
+struct pmeet {
+	const struct sfile *f;
+	uint64_t me;
+	struct pend *v;		/* the live writers met, each once */
+	size_t n, cap;
+	int failed;
+	uint64_t next;		/* the start of the first range of another */
+};
+
+static int pend_meet(const struct tfs_iv *iv, void *arg)
+{
+	struct pmeet *m = arg;
+	size_t k;
+
+	if (iv->owner == m->me)
+		return 0;
+	if (iv->start < m->next)
+		m->next = iv->start;
+	for (k = 0; k < m->f->npend && m->f->pend[k].id != iv->owner; k++)
+		;
+	if (k == m->f->npend || m->f->pend[k].gone)
+		return 0;	/* its writes are lost: a later one goes over them */
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].id == iv->owner)
+			return 0;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 4;
+		struct pend *v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v) {
+			m->failed = 1;
+			return 1;
+		}
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = m->f->pend[k];
+	return 0;
+}
+
+/*
+ * PENDING fid start need want: the sender is to write [start, need) of
+ * @fid without attaching.  Where another live pending writer may have
+ * written there unattached, the order of the two writes would be lost
+ * (whoever attached last would win): the reply names those writers and
+ * nothing is recorded; the sender has them flush and asks again.
+ * Otherwise the sender becomes a pending writer of the file holding
+ * [start, end): end is @want, or where the first range of another writer
+ * past @need begins if that is sooner; the reply is the end of file, end,
+ * and an empty list.  Ranges of writers that disconnected are dropped:
+ * their writes are lost, and the new one goes over them.
+ */
 static int do_pending(struct ctx *c)
 {
-	uint64_t fid = tfs_rd_u64(&c->rd), eof;
+	uint64_t fid = tfs_rd_u64(&c->rd), start = tfs_rd_u64(&c->rd),
+		 need = tfs_rd_u64(&c->rd), want = tfs_rd_u64(&c->rd), eof, end = 0;
+	struct pmeet m = { .me = c->cl->id, .next = UINT64_MAX };
 	struct sfile *f;
-	int rc;
+	int rc = 0;
 
-	if (!tfs_rd_done(&c->rd))
+	if (!tfs_rd_done(&c->rd) || start >= need || want < need)
 		return bad(c, "bad body");
 	if (!(f = file_by_id(fid)))
 		return bad(c, "unknown file id");
+	m.f = f;
 	pthread_mutex_lock(&f->lock);
-	rc = atomic_load(&c->cl->gone) ? ECONNRESET : pend_add(f, c->cl->id);
+	if (atomic_load(&c->cl->gone)) {
+		rc = ECONNRESET;
+	} else {
+		tfs_itree_each(&f->preg, start, need, pend_meet, &m);
+		if (m.failed) {
+			rc = ENOMEM;
+		} else if (m.n == 0) {
+			struct tfs_iv iv = { start, 0, c->cl->id, start, 0 };
+
+			/* on to the first range of another writer (gone or not) */
+			tfs_itree_each(&f->preg, need, want, pend_meet, &m);
+			end = m.failed ? need : m.next < want ? m.next : want;
+			free(m.v);
+			m.v = NULL;
+			m.n = 0;
+			/* over what writers that disconnected held, too */
+			iv.end = end;
+			if ((rc = pend_add(f, c->cl->id)) == 0 && tfs_itree_assign(&f->preg, &iv) < 0)
+				rc = ENOMEM;
+		}
+	}
 	eof = f->eof;
 	pthread_mutex_unlock(&f->lock);
-	if (!rc)
-		tfs_buf_u64(&c->out, eof);
-	return rc;
+	if (rc) {
+		free(m.v);
+		return rc;
+	}
+	tfs_buf_u64(&c->out, eof);
+	tfs_buf_u64(&c->out, end);
+	pend_put(&c->out, m.v, m.n);
+	return 0;
 }
 
 static int do_hello(struct ctx *c)
@@ -487,6 +584,7 @@ static int do_open(struct ctx *c)
 	pthread_mutex_lock(&f->lock);
 	if (flags & TFS_OPEN_TRUNC) {
 		tfs_itree_release(&f->tree);
+		/* (the writers listed keep their ranges: they write on) */
 		f->eof = 0;
 		pend_drop(f, 0);
 		rc = pend_copy(f, c->cl->id, &pv, &np);
@@ -762,6 +860,7 @@ static int do_unlink(struct ctx *c)
 		pthread_mutex_lock(&f->lock);
 		f->unlinked = 1;
 		tfs_itree_release(&f->tree);
+		tfs_itree_release(&f->preg);
 		f->eof = 0;
 		pthread_mutex_unlock(&f->lock);
 	}

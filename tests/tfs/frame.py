@@ -3,7 +3,7 @@
 # request to tcp:HOST:PORT and print the reply's status, or "closed".
 # SECRET is 32 hex digits ("bad" sends zeros); LEN overrides the length
 # field; "garbage" as TYPE sends 64 random bytes instead.  FRAME_VERSION
-# sets the header's version (default 2, the protocol's).
+# sets the header's version (default 3, the protocol's).
 import os, socket, struct, sys
 
 addr, secret, typ = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -15,7 +15,7 @@ if typ == "garbage":
 else:
     sec = bytes(16) if secret == "bad" else bytes.fromhex(secret)
     n = int(sys.argv[5]) if len(sys.argv) > 5 else len(body)
-    s.sendall(struct.pack("<IBBHIiQ", 0x53465495, int(os.environ.get("FRAME_VERSION", "2")), 0, int(typ), n, 0, 1) + sec + body)
+    s.sendall(struct.pack("<IBBHIiQ", 0x53465495, int(os.environ.get("FRAME_VERSION", "3")), 0, int(typ), n, 0, 1) + sec + body)
 try:
     h = s.recv(40)
 except socket.timeout:
