@@ -627,12 +627,6 @@ int tfs_init(void)
 
 /* ---- open, close ------------------------------------------------------------ */
 
-static void le64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
 struct pw;
 static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n);
 static int truncate_settle(struct lfile *f, uint64_t length, struct pw *v, uint32_t n);
@@ -1041,8 +1035,6 @@ static long long keepalive_ms(void)
 	return C.timeout_ms / 4 < 1000 ? C.timeout_ms / 4 : 1000;
 }
 
-struct pw;
-static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n);
 static void pw_flush(struct lfile *f, struct pw *v, uint32_t n);
 static int pw_check(const struct pw *was, uint32_t n, const struct pw *now, uint32_t m);
 
@@ -1083,14 +1075,12 @@ ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size
 		return rc;
 	pthread_mutex_lock(&f->lock);
 	for (;;) {
-		unsigned char req[32];
-		struct iovec v = { req, sizeof(req) };
+		struct tfs_buf b;
 		struct tfs_rd rd;
 		struct pw *pv = NULL;
 		uint32_t n = 0;
 		uint64_t eof, end;
-		size_t rlen;
-		void *r = NULL;
+		void *mem;
 
 		/* one PENDING again per keep-alive period of writing, so that a
 		 * writer learns of a lost server about as soon as one that
@@ -1106,33 +1096,21 @@ ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size
 
 			if (more < PENDING_MORE)
 				more = PENDING_MORE;
-
 			want = more > UINT64_MAX - need ? UINT64_MAX : need + more;
 		}
-		le64(req, f->fid);
-		le64(req + 8, s);
-		le64(req + 16, need);
-		le64(req + 24, want);
-		if (C.dead) {
-			errno = C.dead;
-			rc = -1;
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, f->fid);
+		tfs_buf_u64(&b, s);
+		tfs_buf_u64(&b, need);
+		tfs_buf_u64(&b, want);
+		rc = call(TFS_MSG_PENDING, &b, &mem, &rd);
+		tfs_buf_release(&b);
+		if (rc < 0)
 			break;
-		}
-		rc = tfs_ep_call(C.ep, TFS_MSG_PENDING, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
-		if (rc != 0) {
-			if (rc < 0 && errno != ENOMEM)
-				C.dead = errno;
-			else if (rc > 0)
-				errno = rc;
-			free(r);
-			rc = -1;
-			break;
-		}
-		tfs_rd_init(&rd, r, rlen);
 		eof = tfs_rd_u64(&rd);
 		end = tfs_rd_u64(&rd);
 		rc = pw_parse(&rd, &pv, &n);
-		free(r);
+		free(mem);
 		if (rc < 0)
 			break;
 		if (eof > f->eof)

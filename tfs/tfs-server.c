@@ -414,7 +414,7 @@ static void pend_put(struct tfs_buf *out, struct pend *v, size_t n)
 	free(v);
 }
 
-/* The ranges of other pending writers met by pend_walk(). */
+/* What do_pending() meets of other pending writers' ranges (pend_meet()). */
 struct pmeet {
 	const struct sfile *f;
 	uint64_t me;
