@@ -88,6 +88,7 @@ struct lfile {
 	int pend;		/* the server lists this process as a pending writer */
 	long long pend_ms;	/* when it last said so (tfsi_now_ms) */
 	uint64_t gs, ge;	/* while pending: the range it holds to write unattached */
+	unsigned attaches;	/* attach_locked()s so far: a read's query predates one? */
 	struct lfile *next;
 };
 
@@ -1910,6 +1911,7 @@ static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean)
 			f->pend = 0;
 			f->gs = f->ge = 0;
 		}
+		f->attaches++;
 		for (i = 0; i < p.n; i++) {
 			p.v[i].state = ST_ATTACHED;
 			if (tfs_itree_assign(&f->tree, &p.v[i]) < 0)
@@ -2277,7 +2279,8 @@ static int span_by_owner(const void *a, const void *b)
  * span that does not come whole is read from the backing file (see
  * tfs_pread_synced).  Returns 0, or an errno.
  */
-static int read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uint64_t offset)
+static int read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uint64_t offset,
+		      int *failed)
 {
 	struct tfs_ep *ep[PW_CHAIN];
 	int ok[PW_CHAIN], pfsfd = -1, err = 0;
@@ -2331,6 +2334,7 @@ static int read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uin
 
 			if (ok[k - at])
 				continue;
+			(*failed)++;
 			if (pfsfd < 0 && (pfsfd = pfs_fd(file->f)) < 0) {
 				if (errno != ENOENT)
 					err = errno;
@@ -2346,7 +2350,9 @@ static int read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uin
 	return err;
 }
 
-ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset)
+/* One try of tfs_pread_synced(): the spans whose owner did not deliver
+ * counted in *@failed (read from the backing file). */
+static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offset, int *failed)
 {
 	tfs_interval_t *own = NULL;
 	struct plan p = { 0 };
@@ -2355,18 +2361,29 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 	size_t n;
 	int nown = 0, err;
 
-	if (!live(file)) {
-		errno = EBADF;
-		return -1;
-	}
-	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
-		errno = EINVAL;
-		return -1;
-	}
 	f = file->f;
-	if (size && query(f, offset, size, 0, &own, &nown) < 0)
-		return -1;
-	pthread_mutex_lock(&f->lock);
+	/*
+	 * The owners are asked with no lock held.  Should this process attach
+	 * meanwhile (a flush another client asked for), the answer may give
+	 * another owner a range whose newer bytes are this process's, no
+	 * longer dirty here: so the owners are asked again then.
+	 */
+	for (;;) {
+		unsigned seen;
+
+		pthread_mutex_lock(&f->lock);
+		seen = f->attaches;
+		pthread_mutex_unlock(&f->lock);
+		if (size && query(f, offset, size, 0, &own, &nown) < 0)
+			return -1;
+		pthread_mutex_lock(&f->lock);
+		if (f->attaches == seen)
+			break;
+		pthread_mutex_unlock(&f->lock);
+		free(own);
+		own = NULL;
+		nown = 0;
+	}
 	eof = known_eof(f);
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
 	if (n && fill_local(f, buf, offset, n) < 0) {
@@ -2403,7 +2420,7 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 	 * backing file is read again now, after the failure: the bytes
 	 * fill_local() read from it may predate that stage-out.
 	 */
-	err = read_spans(file, p.v, p.n, buf, offset);
+	err = read_spans(file, p.v, p.n, buf, offset, failed);
 	free(p.v);
 	free(own);
 	if (err) {
@@ -2411,6 +2428,40 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 		return -1;
 	}
 	return (ssize_t)n;
+}
+
+/* How many times a read asks the owners again when one did not deliver. */
+#define READ_TRIES 4
+
+ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset)
+{
+	ssize_t r;
+	int failed;
+
+	if (!live(file)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
+		errno = EINVAL;
+		return -1;
+	}
+	/*
+	 * An owner that could not deliver may be gone (the server drops what
+	 * a lost client attached; a stage-out detaches before the listener
+	 * closes), and its bytes are then in the backing file; or the
+	 * connection to it failed for a moment (UCX's connection set-up
+	 * sometimes does, with a dozen processes connecting at once).  So the
+	 * server is asked again, a little later, and what it still names is
+	 * asked again: only the last try takes the backing file's bytes.
+	 */
+	for (int t = 1;; t++) {
+		failed = 0;
+		r = read_synced(file, buf, size, offset, &failed);
+		if (r < 0 || !failed || t == READ_TRIES)
+			return r;
+		usleep(1000u << (2 * t));
+	}
 }
 
 /* ---- truncate, unlink --------------------------------------------------------- */
