@@ -44,7 +44,7 @@ ssize_t tfsi_pwrite_attach(struct tfs_file *file, const void *buf, size_t size, 
 
 /* A posix-model write whose attach waits until another client asks (the
  * pending-writer protocol, client.c): the burst-buffer write alone, after
- * one PENDING round trip for the first write since the last flush.
+ * a PENDING round trip when the range is not one this process holds.
  * Returns @size or -1. */
 ssize_t tfsi_pwrite_pending(struct tfs_file *file, const void *buf, size_t size, size_t offset);
 

@@ -37,6 +37,7 @@ struct ofd {
 	atomic_int stale;	/* inherited across fork: h is the parent's */
 	int flags;		/* open(2) flags */
 	int refs;		/* descriptors sharing it */
+	atomic_int rlocked;	/* this process took a record lock of it (fcntl) */
 	pthread_mutex_t lock;
 };
 

@@ -412,6 +412,134 @@ static void pos_short(struct ofd *o, uint64_t p, uint64_t n, ssize_t r)
 		o->pos = to;
 }
 
+/* ---- record locks -------------------------------------------------------------- */
+
+/*
+ * fcntl(2)'s record locks of a file on the mount are the server's (RLOCK,
+ * tfs-protocol(5)): a process's locks exclude other processes', on any
+ * node, and go when it closes the file or ends.  Open file description
+ * locks (F_OFD_*) are taken as the process's.  F_SETLKW asks again until
+ * the lock is free.  An unlock publishes what the process wrote first,
+ * under commit and session, as close does: accesses that a program
+ * orders by these locks (ROMIO's read-modify-writes, say) are ordered on
+ * TangramFS too, as conflict-check takes them (under posix every write
+ * is visible as it returns already).
+ */
+
+/* One RLOCK of @h: @set, @type (0 unlock, 1 read, 2 write) over [s, e);
+ * with @set 0 the conflicting lock into *@got.  0 or -1 (EAGAIN: held). */
+static int rlock_call(tfs_file_t *h, int set, uint32_t type, uint64_t s, uint64_t e,
+		      struct flock *got)
+{
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	void *mem;
+	int rc;
+
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, tfsi_fid(h));
+	tfs_buf_u32(&b, (uint32_t)set);
+	tfs_buf_u32(&b, type);
+	tfs_buf_u64(&b, s);
+	tfs_buf_u64(&b, e);
+	tfs_buf_u32(&b, (uint32_t)getpid());
+	rc = tfsi_call(TFS_MSG_RLOCK, &b, set ? NULL : &mem, set ? NULL : &rd);
+	tfs_buf_release(&b);
+	if (rc < 0 || set)
+		return rc;
+	type = tfs_rd_u32(&rd);
+	s = tfs_rd_u64(&rd);
+	e = tfs_rd_u64(&rd);
+	got->l_pid = (pid_t)tfs_rd_u32(&rd);
+	rc = tfs_rd_done(&rd) ? 0 : -1;
+	free(mem);
+	if (rc < 0) {
+		errno = EPROTO;
+		return -1;
+	}
+	got->l_type = type == 2 ? F_WRLCK : type == 1 ? F_RDLCK : F_UNLCK;
+	got->l_whence = SEEK_SET;
+	got->l_start = (off_t)s;
+	got->l_len = e == UINT64_MAX ? 0 : (off_t)(e - s);
+	return 0;
+}
+
+static uint64_t o_size(struct ofd *o);
+static tfs_file_t *H(struct ofd *o);
+
+static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
+{
+	int set = cmd != F_GETLK && cmd != F_OFD_GETLK, acc = o->flags & O_ACCMODE, rc;
+	uint64_t base, s, e;
+	useconds_t nap = 1000;
+	uint32_t type;
+	tfs_file_t *h;
+
+	switch (fl->l_type) {
+	case F_RDLCK: type = 1; break;
+	case F_WRLCK: type = 2; break;
+	case F_UNLCK: type = 0; break;
+	default: errno = EINVAL; return -1;
+	}
+	if (!set && !type) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set && ((type == 1 && acc == O_WRONLY) || (type == 2 && acc == O_RDONLY))) {
+		errno = EBADF;
+		return -1;
+	}
+	switch (fl->l_whence) {
+	case SEEK_SET: base = 0; break;
+	case SEEK_CUR: base = pos_get(o); break;
+	case SEEK_END: base = o_size(o); break;
+	default: errno = EINVAL; return -1;
+	}
+	/* [s, e): l_len 0 to the end of everything, negative before l_start */
+	if ((fl->l_start < 0 && (uint64_t)-(fl->l_start + 1) >= base) ||
+	    (fl->l_start > 0 && (uint64_t)fl->l_start > UINT64_MAX - base)) {
+		errno = EINVAL;
+		return -1;
+	}
+	s = base + (uint64_t)fl->l_start;
+	if (fl->l_len > 0) {
+		e = (uint64_t)fl->l_len > UINT64_MAX - s ? UINT64_MAX : s + (uint64_t)fl->l_len;
+	} else if (fl->l_len == 0) {
+		e = UINT64_MAX;
+	} else {
+		if ((uint64_t)-(fl->l_len + 1) >= s) {
+			errno = EINVAL;
+			return -1;
+		}
+		e = s;
+		s -= (uint64_t)-fl->l_len;
+	}
+	if (s == e)
+		e = s + 1;
+	in_tfs++;
+	if (!(h = H(o))) {
+		in_tfs--;
+		return -1;
+	}
+	/* what it wrote is published before another can take the lock */
+	if (set && !type && model != M_POSIX && !lockdesign && tfs_attach_file(h) < 0) {
+		in_tfs--;
+		return -1;
+	}
+	while ((rc = rlock_call(h, set, type, s, e, fl)) < 0 && errno == EAGAIN &&
+	       (cmd == F_SETLKW || cmd == F_OFD_SETLKW)) {
+		usleep(nap);
+		if (nap < 32000)
+			nap *= 2;
+	}
+	if (rc == 0 && set && type)
+		atomic_store(&o->rlocked, 1);
+	if (rc == 0 && (cmd == F_OFD_GETLK) && fl->l_type != F_UNLCK)
+		fl->l_pid = -1;
+	in_tfs--;
+	return rc;
+}
+
 /* Drop one descriptor's reference to @o; the last one syncs and closes. */
 static int ofd_unref(struct ofd *o)
 {
@@ -436,6 +564,11 @@ static int ofd_unref(struct ofd *o)
 		if (rc && model == M_POSIX && !lockdesign &&
 		    (e == ETIMEDOUT || e == ECONNRESET || e == EPIPE || e == ECONNREFUSED))
 			rc = 0;
+		/* its record locks go with it, after what it wrote is
+		 * published (the server drops them anyway when the process
+		 * ends) */
+		if (atomic_load(&o->rlocked))
+			rlock_call(o->h, 1, 0, 0, UINT64_MAX, NULL);
 		tfs_close(o->h);
 		in_tfs--;
 	}
@@ -1544,6 +1677,13 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	if (in_tfs || !o)
 		return real_fcntl(fd, cmd, arg);
 	switch (cmd) {
+	case F_GETLK:
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_GETLK:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		return o_rlock(o, cmd, (struct flock *)arg);
 	case F_GETFL:
 		return o->flags & ~(O_CREAT | O_EXCL | O_TRUNC);
 	case F_SETFL:

@@ -89,8 +89,18 @@ struct pend {
 	int gone;
 };
 
+/* A record lock (fcntl(2) F_SETLK) of a file, a process's: type 1 read,
+ * 2 write, over [start, end). */
+struct rlock {
+	uint64_t client;
+	uint64_t start, end;
+	uint32_t type, pid;
+};
+
 struct sfile {
 	uint64_t fid;
+	struct rlock *rl;	/* under lock: its record locks */
+	size_t nrl, caprl;
 	struct pend *pend;	/* under lock: its pending writers */
 	size_t npend, cappend;
 	struct ntok *tok;	/* under lock, like tree */
@@ -174,7 +184,7 @@ static const char *type_name(unsigned t)
 		[TFS_MSG_LOCK_NODE] = "lock-node", [TFS_MSG_LOCK_ACQUIRE] = "lock-acquire",
 		[TFS_MSG_LOCK_RELEASE] = "lock-release", [TFS_MSG_LOCK_REPORT] = "lock-report",
 		[TFS_MSG_STAGE] = "stage", [TFS_MSG_PENDING] = "pending",
-		[TFS_MSG_ATTACH_CLEAN] = "attach-clean",
+		[TFS_MSG_ATTACH_CLEAN] = "attach-clean", [TFS_MSG_RLOCK] = "record-lock",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -247,8 +257,50 @@ static int owned_by(const struct tfs_iv *iv, void *arg)
 	return iv->owner == *(uint64_t *)arg;
 }
 
+/* ---- record locks (fcntl F_SETLK, F_SETLKW, F_GETLK) ----------------------
+ *
+ * Advisory locks of byte ranges, each a client's (a process's): a read
+ * lock conflicts with another client's write lock, a write lock with any
+ * other client's lock; a client's own never conflict, and a new one
+ * replaces what it held of the range (POSIX).  The server never waits:
+ * a lock that conflicts is refused (EAGAIN) and F_SETLKW asks again.  A
+ * client that disconnects loses its locks.
+ */
+
+/* Take [s, e) out of client @id's record locks of @f; f->lock held.
+ * Returns 0, or ENOMEM (nothing changed). */
+static int rl_drop(struct sfile *f, uint64_t id, uint64_t s, uint64_t e)
+{
+	size_t k, n = 0, cap = 2 * f->nrl + 1;	/* each may split in two */
+	struct rlock *v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return ENOMEM;
+	for (k = 0; k < f->nrl; k++) {
+		struct rlock r = f->rl[k];
+
+		if (r.client != id || r.end <= s || r.start >= e) {
+			v[n++] = r;
+			continue;
+		}
+		if (r.start < s) {
+			v[n] = r;
+			v[n++].end = s;
+		}
+		if (r.end > e) {
+			v[n] = r;
+			v[n++].start = e;
+		}
+	}
+	free(f->rl);
+	f->rl = v;
+	f->nrl = n;
+	f->caprl = cap;
+	return 0;
+}
+
 /* Drop every attachment of client @id in every file, and when @gone the
- * stage marks it holds. */
+ * stage marks and record locks it holds. */
 static void drop_client(uint64_t id, int gone)
 {
 	size_t n, i;
@@ -263,6 +315,8 @@ static void drop_client(uint64_t id, int gone)
 		tfs_itree_remove(&f->tree, 0, UINT64_MAX, owned_by, &id);
 		if (gone && f->stager == id)
 			f->stager = 0;
+		if (gone)
+			rl_drop(f, id, 0, UINT64_MAX);
 		for (size_t k = 0; gone && k < f->npend; k++)
 			if (f->pend[k].id == id && !f->pend[k].gone) {
 				f->pend[k].gone = 1;
@@ -317,6 +371,78 @@ static int bad(struct ctx *c, const char *why)
 	logmsg("malformed %s request from client %llu refused: %s",
 	       type_name(c->req->hdr.type), (unsigned long long)(c->cl ? c->cl->id : 0), why);
 	return EINVAL;
+}
+
+/* ---- record locks, the requests ---------------------------------------------- */
+
+/* The first record lock of another client than @id that a lock of @type
+ * over [s, e) conflicts with, or NULL; f->lock held. */
+static const struct rlock *rl_conflict(const struct sfile *f, uint64_t id, uint32_t type,
+				       uint64_t s, uint64_t e)
+{
+	for (size_t k = 0; k < f->nrl; k++) {
+		const struct rlock *r = &f->rl[k];
+
+		if (r->client != id && r->start < e && r->end > s && (type == 2 || r->type == 2))
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * RLOCK fid set type start end pid: with @set 1, make [start, end) of
+ * the sender's record locks of @fid @type (0 unlocks), or refuse with
+ * EAGAIN when another client's lock conflicts; reply empty.  With @set
+ * 0 (F_GETLK), reply the first lock that one of @type would conflict
+ * with: u32 type (0: none), u64 start, u64 end, u32 pid.
+ */
+static int do_rlock(struct ctx *c)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd);
+	uint32_t set = tfs_rd_u32(&c->rd), type = tfs_rd_u32(&c->rd);
+	uint64_t start = tfs_rd_u64(&c->rd), end = tfs_rd_u64(&c->rd);
+	uint32_t pid = tfs_rd_u32(&c->rd);
+	const struct rlock *r;
+	struct rlock got = { 0 };
+	struct sfile *f;
+	int rc = 0;
+
+	if (!tfs_rd_done(&c->rd) || set > 1 || type > 2 || start >= end || (!set && !type))
+		return bad(c, "bad body");
+	if (!(f = file_by_id(fid)))
+		return bad(c, "unknown file id");
+	pthread_mutex_lock(&f->lock);
+	r = type ? rl_conflict(f, c->cl->id, type, start, end) : NULL;
+	if (!set) {
+		if (r)
+			got = *r;
+	} else if (atomic_load(&c->cl->gone)) {
+		rc = ECONNRESET;
+	} else if (r) {
+		rc = EAGAIN;
+	} else if ((rc = rl_drop(f, c->cl->id, start, end)) == 0 && type) {
+		if (f->nrl == f->caprl) {
+			size_t cap = 2 * f->caprl + 8;
+			struct rlock *v = realloc(f->rl, cap * sizeof(*v));
+
+			if (!v) {
+				rc = ENOMEM;
+			} else {
+				f->rl = v;
+				f->caprl = cap;
+			}
+		}
+		if (!rc)
+			f->rl[f->nrl++] = (struct rlock){ c->cl->id, start, end, type, pid };
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (!rc && !set) {
+		tfs_buf_u32(&c->out, got.type);
+		tfs_buf_u64(&c->out, got.start);
+		tfs_buf_u64(&c->out, got.end);
+		tfs_buf_u32(&c->out, got.pid);
+	}
+	return rc;
 }
 
 /* ---- pending writers (the sync design's posix model) ---------------------
@@ -1260,6 +1386,7 @@ static void handle(struct tfs_req *req)
 		case TFS_MSG_STAGE: rc = do_stage(&c); break;
 		case TFS_MSG_PENDING: rc = do_pending(&c); break;
 		case TFS_MSG_ATTACH_CLEAN: rc = do_attach(&c, 0); break;
+		case TFS_MSG_RLOCK: rc = do_rlock(&c); break;
 		default:
 			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
 			rc = EOPNOTSUPP;
