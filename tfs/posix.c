@@ -433,6 +433,7 @@ static int rlock_call(tfs_file_t *h, int set, uint32_t type, uint64_t s, uint64_
 {
 	struct tfs_buf b;
 	struct tfs_rd rd;
+	uint32_t pid;
 	void *mem;
 	int rc;
 
@@ -450,14 +451,18 @@ static int rlock_call(tfs_file_t *h, int set, uint32_t type, uint64_t s, uint64_
 	type = tfs_rd_u32(&rd);
 	s = tfs_rd_u64(&rd);
 	e = tfs_rd_u64(&rd);
-	got->l_pid = (pid_t)tfs_rd_u32(&rd);
+	pid = tfs_rd_u32(&rd);
 	rc = tfs_rd_done(&rd) ? 0 : -1;
 	free(mem);
 	if (rc < 0) {
 		errno = EPROTO;
 		return -1;
 	}
+	/* none: l_type F_UNLCK, the rest as asked (fcntl(2)) */
 	got->l_type = type == 2 ? F_WRLCK : type == 1 ? F_RDLCK : F_UNLCK;
+	if (!type)
+		return 0;
+	got->l_pid = (pid_t)pid;
 	got->l_whence = SEEK_SET;
 	got->l_start = (off_t)s;
 	got->l_len = e == UINT64_MAX ? 0 : (off_t)(e - s);
@@ -514,8 +519,6 @@ static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
 		e = s;
 		s -= (uint64_t)-fl->l_len;
 	}
-	if (s == e)
-		e = s + 1;
 	in_tfs++;
 	if (!(h = H(o))) {
 		in_tfs--;

@@ -5,7 +5,7 @@
  * [0, 5) (refused), asks who holds it (F_GETLK), locks [20, 25) (free),
  * then waits for [0, 5) (F_SETLKW) while the parent writes "ABCD" at 0
  * and unlocks after 300 ms; the child then reads the 4 bytes.  Each step
- * prints one line.  The child execs this program again (rlock FILE child
+ * prints one line (and a look at a free range).  The child execs this program again (rlock FILE child
  * FD): a forked process cannot use TangramFS over UCX without an exec.
  */
 #include <errno.h>
@@ -88,5 +88,13 @@ int main(int argc, char **argv)
 	waitpid(pid, &status, 0);
 	/* the child's locks went with it */
 	printf("parent lock [0,30) after the child ended: %d\n", lk(fd, F_SETLK, F_WRLCK, 0, 30));
+	{	/* nothing in the way: F_UNLCK, the rest left as it was */
+		struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 100,
+				    .l_len = 7 };
+
+		fcntl(fd, F_GETLK, &fl);
+		printf("free range: %s, [%lld,+%lld)\n", fl.l_type == F_UNLCK ? "unlocked" : "locked",
+		       (long long)fl.l_start, (long long)fl.l_len);
+	}
 	return 0;
 }
