@@ -4,9 +4,10 @@
  * The parent write-locks [0, 10); the child, a process of its own, tries
  * [0, 5) (refused), asks who holds it (F_GETLK), locks [20, 25) (free),
  * then waits for [0, 5) (F_SETLKW) while the parent writes "ABCD" at 0
- * and unlocks after 300 ms; the child then reads the 4 bytes.  Each step
- * prints one line (and a look at a free range).  The child execs this program again (rlock FILE child
- * FD): a forked process cannot use TangramFS over UCX without an exec.
+ * and unlocks after 300 ms; the child then reads the 4 bytes; last, the
+ * parent looks at a free range.  Each step prints one line.  The child
+ * execs this program again (rlock FILE child FD): a forked process cannot
+ * use TangramFS over UCX without an exec.
  */
 #include <errno.h>
 #include <fcntl.h>
