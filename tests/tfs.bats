@@ -714,7 +714,8 @@ rank 2 truncated to 8192' ]
 		run -0 --separate-stderr env TFS_CONSISTENCY=$m timeout 120 mpirun.mpich -n 4 \
 			sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/restart" \
 			/tfs-test/r-$m.h5
-		[ "$output" = "restart: 4 ranks x 4 rows: every value read back" ]
+		[ "$output" = "restart: 4 ranks x 4 rows: every value read back" ] ||
+			{ echo "$m: $output"; grep -v '^ *#\|major:\|minor:' <<< "$stderr" | head -n 5; false; }
 	done
 	run -0 timeout 120 mpirun.mpich -n 4 "$B/restart" disk.h5
 	run -0 tfs-server --stop srv

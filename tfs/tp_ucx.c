@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include <ucp/api/ucp.h>
+#include <ucs/config/global_opts.h>
 
 #include "../libcommon/banned.h"
 
@@ -261,6 +262,12 @@ static int ctx_get(char *err, size_t errlen)
 		g_ctx_refs++;
 		return 0;
 	}
+	/* UCX logs to standard output, the program's: of its messages only
+	 * errors, unless UCX_LOG_LEVEL says otherwise.  Its warnings are of
+	 * what TangramFS handles (a connection that fails as it is set up,
+	 * and is made again). */
+	if (!getenv("UCX_LOG_LEVEL") && ucs_global_opts.log_component.log_level > UCS_LOG_LEVEL_ERROR)
+		ucs_global_opts.log_component.log_level = UCS_LOG_LEVEL_ERROR;
 	if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK) {
 		snprintf(err, errlen, "UCX configuration: %s", ucs_status_string(st));
 		return -1;
