@@ -157,9 +157,9 @@ $(BINDIR)/trace-export: $(BUILD)/tools/trace-export.o $(EXPORT_OBJ) $(BUILD)/lib
 
 $(BUILD)/tools/trace-export.o $(EXPORT_OBJ): tools/export.h
 
-$(BINDIR)/trace-run: tools/trace-run.c $(COMMON_HDR)
+$(BINDIR)/trace-run: tools/trace-run.c $(COMMON_HDR) $(BUILD)/libcommon.a
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $(TOOLSAN) -DTG_LIBDIR='"$(PREFIX)/lib"' -o $@ tools/trace-run.c
+	$(CC) $(CFLAGS) $(TOOLSAN) -DTG_LIBDIR='"$(PREFIX)/lib"' -o $@ tools/trace-run.c $(BUILD)/libcommon.a $(JANSSON_LIBS) $(ZLIB_LIBS)
 
 # The sanitized trace-run finds the tracer in ../lib beside itself, as the
 # installed one does: there, the one unsanitized lib/.

@@ -167,3 +167,14 @@ untimed() {
 	run -2 --separate-stderr hb-build bad2
 	[ "${#stderr_lines[@]}" -eq 1 ] && [[ $stderr =~ malformed\ #run\ line ]]
 }
+
+# mpirun starting trace-run in every rank: the ranks of one launch start
+# together, and some find the streams of others already there; they must
+# still take one number, one more than the launch before.
+@test "mpirun ... trace-run: every rank of a launch takes the launch's run number" {
+	for i in 1 2 3; do
+		timeout 120 mpirun.mpich -n 4 trace-run -o u "$W/restart" write ckpt$i > /dev/null
+	done
+	run -0 ls u
+	[ "$output" = "$(for r in 0 1 2 3; do printf 'rank-%s.rec\nrank-%s.run2.rec\nrank-%s.run3.rec\n' $r $r $r; done)" ]
+}

@@ -208,3 +208,29 @@ env_value() {
 	[ -z "$stderr" ]
 	printf '%s\n' "$output" | grep -F "path=\"$T/b\""
 }
+
+# ---- run numbers --------------------------------------------------------
+
+@test "a later run into the directory is numbered: TANGRAM_RUN=2, then 3" {
+	run -0 --separate-stderr trace-run -o d -- true
+	run -0 --separate-stderr trace-run -o d -- env
+	[ "$(env_value TANGRAM_RUN)" = 2 ]
+	run -0 --separate-stderr trace-run -o d -- env
+	[ "$(env_value TANGRAM_RUN)" = 3 ]
+}
+
+# A rank that a launcher started (PMI_RANK) counts the streams of processes
+# started after its parent, the launcher's agent, as its own launch's: the
+# first trace-run below stands for a rank that started first.  Without
+# PMI_RANK the same two commands are two runs.
+@test "a launched rank takes the run of its launch's ranks that started before it" {
+	run -0 --separate-stderr trace-run -o d -- true
+	run -0 --separate-stderr sh -c 'trace-run -o d true && PMI_RANK=1 trace-run -o d env'
+	[ "$(env_value TANGRAM_RUN)" = 2 ]
+	run -0 --separate-stderr sh -c 'trace-run -o d true && trace-run -o d env'
+	[ "$(env_value TANGRAM_RUN)" = 4 ]
+	run -0 --separate-stderr sh -c 'OMPI_COMM_WORLD_RANK=0 trace-run -o e env'
+	[ -z "$(env_value TANGRAM_RUN)" ]
+	run -0 --separate-stderr sh -c 'trace-run -o e true && PMIX_RANK=3 trace-run -o e env'
+	[ "$(env_value TANGRAM_RUN)" = 2 ]
+}

@@ -15,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "../libcommon/rec.h"
+#include "../libcommon/stream.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/banned.h"
 
@@ -80,21 +83,134 @@ static unsigned long stream_run(const char *name)
 	return 1;
 }
 
-/* The number of the next run into @dir: one more than the last whose
- * streams are there, 1 for a directory without streams (or none). */
-static unsigned long next_run(const char *dir)
+/* Whether this process is a rank that a parallel launcher started (mpirun,
+ * mpiexec, srun with PMIx): then the launch's other ranks run trace-run at
+ * the same moment, and may have created this run's streams already. */
+static int launched_rank(void)
 {
+	static const char *const vars[] = {
+		"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]))
+			return 1;
+	return 0;
+}
+
+/* When the parent process (the launcher's agent on this node) started, in
+ * CLOCK_REALTIME nanoseconds, rounded down to the kernel's clock tick; 0
+ * if unknown.  Every process of this launch started after it; every process
+ * of an earlier run into the directory started before this launch did. */
+static uint64_t parent_start(void)
+{
+	char path[64], buf[1024], *p;
+	struct timespec rt, bt;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	size_t n;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getppid());
+	if (hz <= 0 || !(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* field 2, the command, is in parentheses and may hold anything */
+	if (!(p = strrchr(buf, ')')))
+		return 0;
+	for (field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 ||
+	    clock_gettime(CLOCK_REALTIME, &rt) < 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &bt) < 0)
+		return 0;
+	return (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec -
+	       ((uint64_t)bt.tv_sec * 1000000000u + (uint64_t)bt.tv_nsec) +
+	       ticks * (1000000000u / (uint64_t)hz);
+}
+
+/* Whether the stream @name in @dir was written by a process that started
+ * before @since (1: one of an earlier run), after it (0), or cannot be told
+ * yet (-1: its process is writing its header now). */
+static int stream_older(const char *dir, const char *name, uint64_t since)
+{
+	char *path, msg[256];
+	struct tg_stream *s;
+	struct tg_reader *r;
+	int older = -1;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		err(TG_EXIT_ERROR, "out of memory");
+	s = tg_stream_open(path, "r");
+	free(path);
+	if (!s)
+		return -1;
+	if ((r = tg_reader_open(s, msg, sizeof(msg)))) {
+		older = tg_reader_header(r)->clock_base < since;
+		tg_reader_free(r);
+	}
+	tg_stream_close(s);
+	return older;
+}
+
+/* The largest run number among the streams in @dir, 0 for none; with
+ * @since, the largest run that a process started before @since wrote to:
+ * a run's streams are all of one launch, so a stream of each run, from the
+ * last down, tells whether it is this launch's. */
+static unsigned long last_run(const char *dir, uint64_t since)
+{
+	struct run_name { unsigned long k; char *name; } *v = NULL, *nv;
+	size_t n = 0, cap = 0, i;
 	unsigned long last = 0, k;
 	struct dirent *e;
 	DIR *d = opendir(dir);
 
 	if (!d)
-		return 1;
-	while ((e = readdir(d)))
-		if ((k = stream_run(e->d_name)) > last && k < 1000000)
+		return 0;
+	while ((e = readdir(d))) {
+		if (!(k = stream_run(e->d_name)) || k >= 1000000)
+			continue;
+		if (k > last)
 			last = k;
+		if (!since)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			if (!(nv = realloc(v, cap * sizeof(*v))))
+				err(TG_EXIT_ERROR, "out of memory");
+			v = nv;
+		}
+		if (!(v[n].name = strdup(e->d_name)))
+			err(TG_EXIT_ERROR, "out of memory");
+		v[n++].k = k;
+	}
 	closedir(d);
-	return last + 1;
+	for (; since && last > 0; last--) {
+		int older = -1;
+		for (i = 0; i < n && older != 1; i++)
+			if (v[i].k == last && (older = stream_older(dir, v[i].name, since)) == 0)
+				break;
+		if (older == 1)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	return last;
+}
+
+/* The number of the next run into @dir: one more than the last whose
+ * streams are there, 1 for a directory without streams (or none).  In a
+ * rank of a parallel launch, the streams of the launch's other ranks (whose
+ * processes started after the launcher's agent did) are not an earlier
+ * run's, so that every rank of the launch takes the same number. */
+static unsigned long next_run(const char *dir)
+{
+	return last_run(dir, launched_rank() ? parent_start() : 0) + 1;
 }
 
 static void set(const char *name, const char *value)
