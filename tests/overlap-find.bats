@@ -122,3 +122,20 @@ shared() {
 	[ "$(awk -F'\t' '$1 == "access"' <<<"$output" | wc -l)" -eq 1 ]
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<<"$output"
 }
+
+@test "write_ordered read back after another rank's write_shared: placed from the smallest reading of the pointer" {
+	# rank 1 left the ordered call first and appended 8 bytes; rank 0 read
+	# the pointer after that (24, not 16): the ordered call still took 0..16
+	local r
+	for r in 0 1; do
+		printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
+		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+		printf '%s\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=%s\n' \
+			"$r" "$((r == 0 ? 24 : 16))"
+	done > text
+	printf '1\t0\t3\t0.21\t0.22\t0\tmpiio\tMPI_File_write_shared\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_before=16\tshared_after=24\n' >> text
+	run -0 overlap-find -l mpiio -a text
+	[ "$(awk -F'\t' '$1 == "access" { print $3, $9, $10 }' <<<"$output" | sort -k2n | tr '\n' ' ')" = \
+		'0 0 8 1 8 16 1 16 24 ' ]
+	[ "$(grep -c '^pair' <<<"$output")" -eq 0 ]
+}

@@ -307,7 +307,8 @@ struct rec {
 
 /* An ordered MPI-IO call waits for the calls of the other ranks: each
  * rank's bytes follow those of the lower ranks, and all end where the
- * shared pointer stood after the call. */
+ * shared pointer stood after the call (the smallest of the ranks'
+ * readings of it). */
 struct pend {
 	uint32_t proc, file;
 	uint64_t k;		/* the k-th ordered call of the process on the file */
@@ -1203,14 +1204,20 @@ static void place_ordered(void)
 	if (npends)
 		qsort(pends, npends, sizeof(*pends), cmp_pend);
 	for (i = 0; i < npends; i = j) {
-		int64_t total = 0, at;
+		int64_t total = 0, after = pends[i].after, at;
 		uint64_t esz = tg_flat_size(pends[i].etype);
+		/* each rank reads the shared pointer after its call returns:
+		 * another's write_shared may have moved it on by then, never
+		 * back, so the smallest is where the call left it */
 		for (j = i; j < npends && pends[j].file == pends[i].file &&
-			    pends[j].k == pends[i].k; j++)
+			    pends[j].k == pends[i].k; j++) {
 			total += pends[j].bytes;
+			if (pends[j].after < after)
+				after = pends[j].after;
+		}
 		if (!esz)
 			esz = 1;
-		at = pends[i].after * (int64_t)esz - total;
+		at = after * (int64_t)esz - total;
 		for (size_t q = i; q < j; q++) {
 			struct mfile m;
 			memset(&m, 0, sizeof(m));
