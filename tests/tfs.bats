@@ -791,6 +791,26 @@ rank 2 truncated to 8192' ]
 	[ "$output" = AGAIN ]
 }
 
+@test "posix model: asking a pending writer to flush fails four times (TFS_TEST_FAIL): EIO; twice: the reader asks again and reads its write" {
+	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
+	start
+	printf OLDOLDOL > pfs/f
+	TFS_CONSISTENCY=posix DEFER_MARK=$PWD/written LD_PRELOAD=$PRELOAD "$B/defer" /tfs-test/f kill 3>&- &
+	local pid=$!
+	for _ in $(seq 100); do [ -f written ] && break; sleep 0.05; done
+	[ -f written ]
+	# every try fails: the writes are there but cannot be had
+	run timeout 20 env TFS_TEST_FAIL=flush:4 TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
+	local st=$status got=$output
+	run timeout 20 env TFS_TEST_FAIL=flush:2 TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
+	kill -9 "$pid"
+	wait "$pid" || true
+	[ "$st" -eq 1 ]
+	[ "$got" = "cat: /tfs-test/f: Input/output error" ]
+	[ "$status" -eq 0 ]
+	[ "$output" = NEWNEWNE ]
+}
+
 @test "commit model: fsync publishes; without it the stale read is allowed" {
 	start
 	printf OLDOLDOL > pfs/f

@@ -121,6 +121,7 @@ static struct {
 	unsigned gen;		/* one more in each forked child */
 	char pause_at[16];	/* TFS_TEST_PAUSE: where, and how long (ms) */
 	long pause_ms;
+	int fail_flush;		/* TFS_TEST_FAIL=flush:N: PEER_FLUSH asks left to fail */
 	int dead;		/* errno of the call that lost the server, 0 */
 	char note[PATH_MAX];	/* DIR/clients/HOST-NODE-PID, "" when none */
 } C = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -535,7 +536,7 @@ static int init_locked(void)
 	const char *server = getenv("TFS_SERVER"), *bb = getenv("TFS_BB_DIR"),
 		   *pfs = getenv("TFS_PFS_DIR"), *node = getenv("TFS_NODE"),
 		   *tmo = getenv("TFS_TIMEOUT"), *paddr = getenv("TFS_PEER_ADDR"),
-		   *pause = getenv("TFS_TEST_PAUSE");
+		   *pause = getenv("TFS_TEST_PAUSE"), *fail = getenv("TFS_TEST_FAIL");
 	struct tfs_server_file sf;
 	struct tfs_buf b;
 	struct tfs_rd rd;
@@ -562,6 +563,8 @@ static int init_locked(void)
 			 pause);
 		C.pause_ms = strtol(strchr(pause, ':') + 1, NULL, 10);
 	}
+	if (fail && strncmp(fail, "flush:", 6) == 0)
+		C.fail_flush = (int)strtol(fail + 6, NULL, 10);
 	if (tfs_server_file_read(server, 0, &sf, msg, sizeof(msg)) < 0) {
 		errno = EACCES;
 		return -1;
@@ -1435,7 +1438,8 @@ static void pw_chain(void *arg)
 	if (i >= c->end)
 		return;
 	w = &c->v[i];
-	if (w->gone || !c->ep[i - c->at]) {
+	if (w->gone || !c->ep[i - c->at] ||
+	    (C.fail_flush > 0 && __atomic_sub_fetch(&C.fail_flush, 1, __ATOMIC_RELAXED) >= 0)) {
 		w->failed = 1;
 		pw_chain(c);
 		return;
@@ -1459,13 +1463,11 @@ static int pw_by_id(const void *a, const void *b)
  * endpoints are found first (peer_ep takes C.lock, which is not to be
  * waited for under an endpoint's lock), and the writers go in the order
  * of their ids, so two threads never wait for each other's endpoints. */
-static void pw_flush(struct lfile *f, struct pw *v, uint32_t n)
+static void pw_flush_once(struct lfile *f, struct pw *v, uint32_t n)
 {
 	struct tfs_ep *ep[PW_CHAIN];
 	struct pwchain c = { .v = v, .ep = ep };
 
-	if (n > 1)
-		qsort(v, n, sizeof(*v), pw_by_id);
 	for (int k = 0; k < 8; k++)
 		c.body[k] = (unsigned char)(f->fid >> (8 * k));
 	for (c.at = 0; c.at < n; c.at = c.end) {
@@ -1484,6 +1486,46 @@ static void pw_flush(struct lfile *f, struct pw *v, uint32_t n)
 		}
 		c.i = c.at;
 		pw_chain(&c);
+	}
+}
+
+/* How many times a writer that did not flush is asked. */
+#define FLUSH_TRIES 4
+
+/*
+ * pw_flush_once(), and the writers that did not flush asked again, a
+ * little later each time, up to FLUSH_TRIES times in all: a connection to
+ * a writer can fail as it is set up (UCX's sometimes does, with a dozen
+ * processes connecting at once) and peer_ep() makes a new one for a
+ * broken one; within TFS_TIMEOUT of the first ask.  What is still failed
+ * then is for pw_check() to judge: a writer that is gone is no longer
+ * pending when the server is asked again.
+ */
+static void pw_flush(struct lfile *f, struct pw *v, uint32_t n)
+{
+	int64_t t0 = tfsi_now_ms();
+	struct pw *again;
+	uint32_t k, i, j;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), pw_by_id);
+	pw_flush_once(f, v, n);
+	/* (a writer that did not answer within TFS_TIMEOUT is not waited for
+	 * again: the asker gets EIO after about one TFS_TIMEOUT) */
+	for (int t = 1; t < FLUSH_TRIES && tfsi_now_ms() - t0 < C.timeout_ms; t++) {
+		for (k = i = 0; i < n; i++)
+			k += v[i].failed && !v[i].gone;
+		if (k == 0 || !(again = malloc(k * sizeof(*again))))
+			return;
+		for (k = i = 0; i < n; i++)
+			if (v[i].failed && !v[i].gone)
+				again[k++] = v[i];
+		usleep(1000u << (2 * t));
+		pw_flush_once(f, again, k);
+		for (i = j = 0; i < n && j < k; i++)	/* both in the order of ids */
+			if (v[i].id == again[j].id)
+				v[i].failed = again[j++].failed;
+		free(again);
 	}
 }
 
