@@ -207,6 +207,22 @@ close: 0' ]
 	cmp pfs/a <(printf hello)
 }
 
+@test "TFS_STATS=1: one line on standard error at exit, the requests made by type" {
+	start
+	run -0 --separate-stderr env TFS_STATS=1 "$B/prim" open:a pwrite:0:hello attachfile \
+		query:0:5 close
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr =~ ^tfs-stats:\ pid\ [0-9]+\ HELLO=1/[0-9.]+ms\ OPEN=1/[0-9.]+ms\ ATTACH=1/ ]]
+	[[ $stderr =~ \ QUERY=[1-9][0-9]*/ ]]
+	[[ $stderr =~ \ total=[0-9]+/[0-9.]+ms$ ]]
+	# a request the server refuses is counted failed
+	run -0 --separate-stderr env TFS_STATS=1 "$B/prim" openf:nosuch:0
+	[[ $stderr == *" OPEN=1/"*"ms/1-failed "* ]]
+	# without it, nothing
+	run -0 --separate-stderr "$B/prim" open:a close
+	[ -z "$stderr" ]
+}
+
 @test "core: seek past the end leaves a hole and does not move the end" {
 	start
 	prim open:a seek:4:set stat write:x stat pread:0:10 seek:-10:set

@@ -370,9 +370,48 @@ static void on_peer_close(struct tfs_conn *conn, void *arg)
 
 /* ---- initialisation ------------------------------------------------------ */
 
+/* TFS_STATS: one line on standard error at exit, the requests this
+ * process made by type: how many, the milliseconds they took, how many
+ * failed. */
+static void print_stats(void)
+{
+	struct tfs_stat st[TFS_STAT_TYPES];
+	char line[4096];
+	uint64_t calls = 0, ns = 0;
+	size_t o;
+	int i;
+
+	tfs_stats_get(st);
+	o = (size_t)snprintf(line, sizeof(line), "tfs-stats: pid %d", (int)getpid());
+	for (i = 0; i < TFS_STAT_TYPES; i++) {
+		const char *name = tfs_msg_name((unsigned)i);
+		if (!st[i].calls)
+			continue;
+		calls += st[i].calls;
+		ns += st[i].ns;
+		if (o < sizeof(line) && name)
+			o += (size_t)snprintf(line + o, sizeof(line) - o, " %s=%llu/%.3fms", name,
+					      (unsigned long long)st[i].calls, st[i].ns / 1e6);
+		else if (o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, " type%d=%llu/%.3fms", i,
+					      (unsigned long long)st[i].calls, st[i].ns / 1e6);
+		if (st[i].failed && o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "/%llu-failed",
+					      (unsigned long long)st[i].failed);
+	}
+	if (o < sizeof(line))
+		snprintf(line + o, sizeof(line) - o, " total=%llu/%.3fms\n",
+			 (unsigned long long)calls, ns / 1e6);
+	fputs(line, stderr);
+}
+
 static void at_exit(void)
 {
+	const char *s = getenv("TFS_STATS");
+
 	tfs_finalize();
+	if (s && *s && strcmp(s, "0") != 0)
+		print_stats();
 }
 
 /*

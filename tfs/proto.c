@@ -355,3 +355,24 @@ int tfsi_hostport(const char *hp, struct sockaddr_storage *ss, socklen_t *len)
 	freeaddrinfo(ai);
 	return 0;
 }
+
+const char *tfs_msg_name(unsigned type)
+{
+	static const char *const names[] = {
+		[TFS_MSG_HELLO] = "HELLO", [TFS_MSG_OPEN] = "OPEN", [TFS_MSG_ATTACH] = "ATTACH",
+		[TFS_MSG_DETACH] = "DETACH", [TFS_MSG_DETACH_CLIENT] = "DETACH_CLIENT",
+		[TFS_MSG_QUERY] = "QUERY", [TFS_MSG_EOF] = "EOF", [TFS_MSG_TRUNCATE] = "TRUNCATE",
+		[TFS_MSG_UNLINK] = "UNLINK", [TFS_MSG_STOP] = "STOP",
+		[TFS_MSG_LOCK_NODE] = "LOCK_NODE", [TFS_MSG_LOCK_ACQUIRE] = "LOCK_ACQUIRE",
+		[TFS_MSG_LOCK_RELEASE] = "LOCK_RELEASE", [TFS_MSG_LOCK_REPORT] = "LOCK_REPORT",
+		[TFS_MSG_STAGE] = "STAGE", [TFS_MSG_PENDING] = "PENDING",
+		[TFS_MSG_ATTACH_CLEAN] = "ATTACH_CLEAN", [TFS_MSG_RLOCK] = "RLOCK",
+		[TFS_MSG_PEER_READ] = "PEER_READ", [TFS_MSG_PEER_STAGE] = "PEER_STAGE",
+		[TFS_MSG_LOCK_JOIN] = "LOCK_JOIN", [TFS_MSG_LOCK_GET] = "LOCK_GET",
+		[TFS_MSG_LOCK_PUT] = "LOCK_PUT", [TFS_MSG_LOCK_SPLIT] = "LOCK_SPLIT",
+		[TFS_MSG_LOCK_REVOKE] = "LOCK_REVOKE", [TFS_MSG_LOCK_COUNT] = "LOCK_COUNT",
+		[TFS_MSG_LOCK_BYE] = "LOCK_BYE", [TFS_MSG_PEER_FLUSH] = "PEER_FLUSH",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : NULL;
+}

@@ -153,6 +153,9 @@ void tfs_fds_forget(void);
 /* CLOCK_MONOTONIC in milliseconds: what deadlines count in. */
 long long tfsi_now_ms(void);
 
+/* The name of message type @type as tfs-protocol(5) spells it, or NULL. */
+const char *tfs_msg_name(unsigned type);
+
 /* "HOST:PORT" (of a "tcp:" or "ucx:" address) into a stream socket's
  * address: HOST a name or an address, an IPv6 one in brackets, PORT a
  * number.  Returns 0, or -1 with errno EINVAL. */

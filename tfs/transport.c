@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../libcommon/banned.h"
@@ -150,21 +151,59 @@ struct tfs_ep *tfs_ep_connect(const char *addr, const unsigned char *secret, int
 	return ops->ep_connect(addr, secret, timeout_ms);
 }
 
+static struct tfs_stat stats[TFS_STAT_TYPES];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int counted(uint16_t type, uint64_t t0, int rc)
+{
+	struct tfs_stat *s = &stats[type < TFS_STAT_TYPES ? type : 0];
+
+	__atomic_add_fetch(&s->calls, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->ns, now_ns() - t0, __ATOMIC_RELAXED);
+	if (rc != 0)
+		__atomic_add_fetch(&s->failed, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+
+void tfs_stats_get(struct tfs_stat out[TFS_STAT_TYPES])
+{
+	for (int i = 0; i < TFS_STAT_TYPES; i++) {
+		out[i].calls = __atomic_load_n(&stats[i].calls, __ATOMIC_RELAXED);
+		out[i].failed = __atomic_load_n(&stats[i].failed, __ATOMIC_RELAXED);
+		out[i].ns = __atomic_load_n(&stats[i].ns, __ATOMIC_RELAXED);
+	}
+}
+
 int tfs_ep_call(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
 		void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms)
 {
-	return OPS(ep)->ep_call(ep, type, iov, iovcnt, dst, dstlen, rbody, rlen, timeout_ms);
+	uint64_t t0 = now_ns();
+
+	return counted(type, t0, OPS(ep)->ep_call(ep, type, iov, iovcnt, dst, dstlen, rbody,
+						  rlen, timeout_ms));
 }
 
 int tfs_ep_call_while(struct tfs_ep *ep, uint16_t type, const struct iovec *iov, int iovcnt,
 		      void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms,
 		      void (*between)(void *), void *arg)
 {
+	uint64_t t0 = now_ns();
+
 	if (OPS(ep)->ep_call_while)
-		return OPS(ep)->ep_call_while(ep, type, iov, iovcnt, dst, dstlen, rbody, rlen,
-					      timeout_ms, between, arg);
+		return counted(type, t0, OPS(ep)->ep_call_while(ep, type, iov, iovcnt, dst, dstlen,
+								rbody, rlen, timeout_ms,
+								between, arg));
 	between(arg);
-	return OPS(ep)->ep_call(ep, type, iov, iovcnt, dst, dstlen, rbody, rlen, timeout_ms);
+	t0 = now_ns();
+	return counted(type, t0, OPS(ep)->ep_call(ep, type, iov, iovcnt, dst, dstlen, rbody,
+						  rlen, timeout_ms));
 }
 
 int tfs_ep_broken(struct tfs_ep *ep)

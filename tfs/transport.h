@@ -67,6 +67,15 @@ int tfs_ep_call_while(struct tfs_ep *ep, uint16_t type, const struct iovec *iov,
 		      void *dst, size_t dstlen, void **rbody, size_t *rlen, int timeout_ms,
 		      void (*between)(void *), void *arg);
 
+/* The requests this process made with tfs_ep_call*() so far, by message
+ * type (TFS_STATS): how many, how many failed, the nanoseconds from
+ * sending each to its reply (a call_while's include what ran between). */
+#define TFS_STAT_TYPES 64
+struct tfs_stat {
+	uint64_t calls, failed, ns;
+};
+void tfs_stats_get(struct tfs_stat out[TFS_STAT_TYPES]);
+
 /* 1 once a call on @ep has failed. */
 int tfs_ep_broken(struct tfs_ep *ep);
 
