@@ -92,8 +92,8 @@ int main(int argc, char **argv)
 		MPI_File_close(&fh);
 		for (MPI_Offset o = 0; o < size && !bad; o++)
 			if (all[o] != 'a' + (int)(o / b % np) % 26) {
-				printf("sieve-write: byte %lld is '%c', not rank %d's\n",
-				       (long long)o, all[o], (int)(o / b % np));
+				printf("sieve-write: byte %lld is 0x%02x, not rank %d's\n",
+				       (long long)o, (unsigned char)all[o], (int)(o / b % np));
 				bad = 1;
 			}
 		free(all);
