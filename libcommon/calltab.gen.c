@@ -5167,9 +5167,10 @@ static const struct tg_argdesc a_MPI_File_read_ordered_begin[] = {
 	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_begin[] = {
-	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 2, 0 },
+	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_ordered_begin = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_ordered_begin_c[] = {
@@ -5177,9 +5178,10 @@ static const struct tg_argdesc a_MPI_File_read_ordered_begin_c[] = {
 	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_begin_c[] = {
-	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 2, 0 },
+	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_ordered_begin_c = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_ordered_c[] = {
@@ -5443,9 +5445,10 @@ static const struct tg_argdesc a_MPI_File_write_ordered_begin[] = {
 	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_begin[] = {
-	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 2, 0 },
+	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_ordered_begin = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_ordered_begin_c[] = {
@@ -5453,9 +5456,10 @@ static const struct tg_argdesc a_MPI_File_write_ordered_begin_c[] = {
 	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_begin_c[] = {
-	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 2, 0 },
+	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_ordered_begin_c = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_ordered_c[] = {
@@ -7791,8 +7795,8 @@ static const struct tg_calldesc calls[] = {
 	{ 1522, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_at_c", a_MPI_File_read_at_c, r_MPI_File_read_at_c, NULL },
 	{ 1523, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_c", a_MPI_File_read_c, r_MPI_File_read_c, NULL },
 	{ 1524, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_ordered", a_MPI_File_read_ordered, r_MPI_File_read_ordered, &h_MPI_File_read_ordered },
-	{ 1525, TG_LAYER_MPIIO, TG_K_INT, 4, TG_H_NONE, 1, "MPI_File_read_ordered_begin", a_MPI_File_read_ordered_begin, r_MPI_File_read_ordered_begin, &h_MPI_File_read_ordered_begin },
-	{ 1526, TG_LAYER_MPIIO, TG_K_INT, 4, TG_H_NONE, 1, "MPI_File_read_ordered_begin_c", a_MPI_File_read_ordered_begin_c, r_MPI_File_read_ordered_begin_c, &h_MPI_File_read_ordered_begin_c },
+	{ 1525, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 1, "MPI_File_read_ordered_begin", a_MPI_File_read_ordered_begin, r_MPI_File_read_ordered_begin, &h_MPI_File_read_ordered_begin },
+	{ 1526, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 1, "MPI_File_read_ordered_begin_c", a_MPI_File_read_ordered_begin_c, r_MPI_File_read_ordered_begin_c, &h_MPI_File_read_ordered_begin_c },
 	{ 1527, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_ordered_c", a_MPI_File_read_ordered_c, r_MPI_File_read_ordered_c, &h_MPI_File_read_ordered_c },
 	{ 1528, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_read_ordered_end", a_MPI_File_read_ordered_end, NULL, &h_MPI_File_read_ordered_end },
 	{ 1529, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_read_shared", a_MPI_File_read_shared, r_MPI_File_read_shared, NULL },
@@ -7819,8 +7823,8 @@ static const struct tg_calldesc calls[] = {
 	{ 1550, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_at_c", a_MPI_File_write_at_c, r_MPI_File_write_at_c, NULL },
 	{ 1551, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_c", a_MPI_File_write_c, r_MPI_File_write_c, NULL },
 	{ 1552, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_ordered", a_MPI_File_write_ordered, r_MPI_File_write_ordered, &h_MPI_File_write_ordered },
-	{ 1553, TG_LAYER_MPIIO, TG_K_INT, 4, TG_H_NONE, 1, "MPI_File_write_ordered_begin", a_MPI_File_write_ordered_begin, r_MPI_File_write_ordered_begin, &h_MPI_File_write_ordered_begin },
-	{ 1554, TG_LAYER_MPIIO, TG_K_INT, 4, TG_H_NONE, 1, "MPI_File_write_ordered_begin_c", a_MPI_File_write_ordered_begin_c, r_MPI_File_write_ordered_begin_c, &h_MPI_File_write_ordered_begin_c },
+	{ 1553, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 1, "MPI_File_write_ordered_begin", a_MPI_File_write_ordered_begin, r_MPI_File_write_ordered_begin, &h_MPI_File_write_ordered_begin },
+	{ 1554, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 1, "MPI_File_write_ordered_begin_c", a_MPI_File_write_ordered_begin_c, r_MPI_File_write_ordered_begin_c, &h_MPI_File_write_ordered_begin_c },
 	{ 1555, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_ordered_c", a_MPI_File_write_ordered_c, r_MPI_File_write_ordered_c, &h_MPI_File_write_ordered_c },
 	{ 1556, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_write_ordered_end", a_MPI_File_write_ordered_end, NULL, &h_MPI_File_write_ordered_end },
 	{ 1557, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_write_shared", a_MPI_File_write_shared, r_MPI_File_write_shared, NULL },

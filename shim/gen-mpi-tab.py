@@ -152,10 +152,12 @@ def star_len(fname, pname, params, pkind):
 # tool can place their bytes without replaying seeks: the individual pointer
 # at entry, or the shared pointer at entry and at exit: exact for a
 # shared-pointer call no other rank races with; for an ordered call the
-# value at exit is the same on every rank, and rank r's bytes start at it
-# minus the bytes of all ranks plus those of the ranks below r.  (The
-# split-collective _begin forms are left without: their pointer moves
-# between begin and end.)  Pseudo-arguments, not in the prototype.
+# value at exit, where every rank has taken its turn (the smallest of the
+# ranks' readings: one that returned first may have moved it on since),
+# and rank r's bytes start at it minus the bytes of all ranks plus those of
+# the ranks below r.  An ordered _begin takes the turns as the blocking
+# call does, so it records the same.  Pseudo-arguments, not in the
+# prototype.
 def io_position(name):
     base = name[:-2] if name.endswith('_c') else name
     if not base.startswith('MPI_File_'):
@@ -168,7 +170,7 @@ def io_position(name):
     if re.match(r'^i?(read|write)_shared$', op):
         return ['MPI_Offset shared_before:pre(tg_io_shared(fh))',
                 'MPI_Offset shared_after:post(tg_io_shared(fh))']
-    if re.match(r'^(read|write)_ordered$', op):
+    if re.match(r'^(read|write)_ordered(_begin)?$', op):
         # ranks take their turn at the pointer inside the call, so only
         # its value at exit is the same everywhere
         return ['MPI_Offset shared_after:post(tg_io_shared(fh))']

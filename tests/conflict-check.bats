@@ -208,6 +208,23 @@ hbpair() {
 	[ "$(printf '%s\n' "$output" | tr -s ' ' | sed -n 2p)" = "session /d/x 0 1 0 0" ]
 }
 
+@test "#unplaced calls: the verdict stands on the rest, and standard error says how many were left out" {
+	cp "$C/models.overlap" u
+	printf '#unplaced\trank=0\tuntracked=3\tunplaced=0\n#unplaced\trank=1\tuntracked=0\tunplaced=2\n' >> u
+	printf '#unplaced\trank=2\tuntracked=1\tunplaced=5\n' >> u
+	run -0 --separate-stderr conflict-check u
+	[ "$stderr" = "conflict-check: 7 calls of 2 processes could not be placed in the file (#unplaced): conflicts with their bytes are not counted" ]
+	[ "$output" = "$(conflict-check "$C/models.overlap")" ]
+	# descriptors never opened (untracked) alone: nothing said
+	cp "$C/models.overlap" u
+	printf '#unplaced\trank=0\tuntracked=3\tunplaced=0\n' >> u
+	run -0 --separate-stderr conflict-check u
+	[ -z "$stderr" ]
+	printf '#unplaced\trank=0\tuntracked=3\tunplaced=x\n' >> u
+	run -2 --separate-stderr conflict-check u
+	[ "$stderr" = "conflict-check: u:$(wc -l < u): malformed #unplaced line" ]
+}
+
 # ---- bad input ------------------------------------------------------------------
 
 @test "bad input: a missing file, not overlap-find output, a malformed pair line, an unknown option: one line, exit 2" {

@@ -139,3 +139,23 @@ shared() {
 		'0 0 8 1 8 16 1 16 24 ' ]
 	[ "$(grep -c '^pair' <<<"$output")" -eq 0 ]
 }
+
+@test "an ordered call another rank's write_shared took units inside: its bytes are counted unplaced, not guessed" {
+	# rank 0 took its ordered turn (0..8) while rank 1, still in the
+	# write_shared before its own ordered call, took 8..16 (nothing moved
+	# the pointer between its two readings); then rank 1 took its turn,
+	# 16..24: the ordered call's bytes are 0..8 and 16..24, which
+	# after - total (8..24) would misplace
+	local r
+	for r in 0 1; do
+		printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
+		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+		[ "$r" = 1 ] && printf '1\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_shared\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_before=8\tshared_after=16\n'
+		printf '%s\t0\t3\t0.3\t0.4\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=24\n' "$r"
+	done > text
+	run -0 overlap-find -l mpiio -a text
+	[ "$(awk -F'\t' '$1 == "access" { print $3, $8, $9, $10 }' <<<"$output")" = '1 MPI_File_write_shared 8 16' ]
+	[ "$(grep -c '^pair' <<<"$output")" -eq 0 ]
+	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<<"$output"
+	grep -q $'^#unplaced\trank=1\tuntracked=0\tunplaced=1$' <<<"$output"
+}

@@ -536,6 +536,23 @@ static int lock_field(struct tg_tline *t, const char *name, int64_t *v)
 	return s && tg_tint(s, v) == 0 && *v >= 0 ? 0 : -1;
 }
 
+/* What overlap-find could not place (#unplaced lines): calls whose bytes
+ * are in no pair, and the processes that made them. */
+static uint64_t unplaced_calls, unplaced_procs;
+
+static void unplaced_line(struct tg_tline *t)
+{
+	const char *u = tg_tline_arg(t, 1, "unplaced");
+	int64_t n;
+
+	if (!u || tg_tint(u, &n) < 0 || n < 0)
+		die_input("malformed #unplaced line");
+	if (n > 0) {
+		unplaced_calls += (uint64_t)n;
+		unplaced_procs++;
+	}
+}
+
 static void lock_line(struct tg_tline *t)
 {
 	const char *rank = tg_tline_arg(t, 1, "rank"), *kind = tg_tline_arg(t, 1, "kind"),
@@ -1367,6 +1384,8 @@ static void read_input(int in)
 			event_line(&t);
 		else if (streq(t.f[0], "#lock"))
 			lock_line(&t);
+		else if (streq(t.f[0], "#unplaced"))
+			unplaced_line(&t);
 		else if (streq(t.f[0], "pair"))
 			pair_line(&t);
 		else if (streq(t.f[0], "access"))
@@ -1406,6 +1425,11 @@ int main(int argc, char **argv)
 		recommend(opt_model);
 	if (opt_fail_unsync && unsynchronized() > 0)
 		status = TG_EXIT_FINDING;
+	if (unplaced_calls)
+		warnx("%" PRIu64 " call%s of %" PRIu64 " process%s could not be placed in "
+		      "the file (#unplaced): conflicts with their bytes are not counted",
+		      unplaced_calls, unplaced_calls == 1 ? "" : "s", unplaced_procs,
+		      unplaced_procs == 1 ? "" : "es");
 	if (hbg)
 		tg_hb_close(hbg);
 	tg_close_stdout();

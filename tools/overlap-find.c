@@ -1197,6 +1197,33 @@ static int cmp_pend(const void *a, const void *b)
 	return (x->rankno > y->rankno) - (x->rankno < y->rankno);
 }
 
+/*
+ * Whether the bytes [@lo, @hi) of @file cannot be one ordered call's: a
+ * shared-pointer call whose window is exact (nothing moved the pointer
+ * between its two readings) took units inside them.  That happens when a
+ * rank still in an MPI_File_write_shared takes its units while the lower
+ * ranks are already taking theirs in the next ordered call, one after
+ * another: the ordered call's bytes are then not one stretch, and where
+ * each rank's went is not in the trace.
+ */
+static int ordered_broken(uint32_t file, int64_t lo, int64_t hi)
+{
+	for (size_t k = 0; k < npshs; k++) {
+		const struct pshared *q = &pshs[k];
+		int64_t esz = (int64_t)tg_flat_size(q->etype), b0, b1;
+
+		if (q->file != file || q->after - q->before != q->n || q->n <= 0)
+			continue;
+		if (esz <= 0)
+			esz = 1;
+		b0 = q->before * esz;
+		b1 = (q->before + q->n) * esz;
+		if (b0 < hi && lo < b1)
+			return 1;
+	}
+	return 0;
+}
+
 static void place_ordered(void)
 {
 	size_t i, j;
@@ -1218,6 +1245,11 @@ static void place_ordered(void)
 		if (!esz)
 			esz = 1;
 		at = after * (int64_t)esz - total;
+		if (ordered_broken(pends[i].file, at, at + total)) {
+			for (size_t q = i; q < j; q++)
+				procs[pends[q].proc].unplaced++;
+			continue;
+		}
 		for (size_t q = i; q < j; q++) {
 			struct mfile m;
 			memset(&m, 0, sizeof(m));
