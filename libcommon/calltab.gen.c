@@ -5157,6 +5157,7 @@ static const struct tg_argdesc a_MPI_File_read_ordered[] = {
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_read_ordered[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
@@ -5168,6 +5169,7 @@ static const struct tg_argdesc a_MPI_File_read_ordered_begin[] = {
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_begin[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
@@ -5179,6 +5181,7 @@ static const struct tg_argdesc a_MPI_File_read_ordered_begin_c[] = {
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_begin_c[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
@@ -5191,6 +5194,7 @@ static const struct tg_argdesc a_MPI_File_read_ordered_c[] = {
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_c[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
@@ -5435,6 +5439,7 @@ static const struct tg_argdesc a_MPI_File_write_ordered[] = {
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_write_ordered[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
@@ -5446,6 +5451,7 @@ static const struct tg_argdesc a_MPI_File_write_ordered_begin[] = {
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_begin[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
@@ -5457,6 +5463,7 @@ static const struct tg_argdesc a_MPI_File_write_ordered_begin_c[] = {
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_begin_c[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
@@ -5469,6 +5476,7 @@ static const struct tg_argdesc a_MPI_File_write_ordered_c[] = {
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE },
 	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_c[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
@@ -7794,10 +7802,10 @@ static const struct tg_calldesc calls[] = {
 	{ 1521, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_read_at_all_end", a_MPI_File_read_at_all_end, NULL, &h_MPI_File_read_at_all_end },
 	{ 1522, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_at_c", a_MPI_File_read_at_c, r_MPI_File_read_at_c, NULL },
 	{ 1523, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_c", a_MPI_File_read_c, r_MPI_File_read_c, NULL },
-	{ 1524, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_ordered", a_MPI_File_read_ordered, r_MPI_File_read_ordered, &h_MPI_File_read_ordered },
-	{ 1525, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 1, "MPI_File_read_ordered_begin", a_MPI_File_read_ordered_begin, r_MPI_File_read_ordered_begin, &h_MPI_File_read_ordered_begin },
-	{ 1526, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 1, "MPI_File_read_ordered_begin_c", a_MPI_File_read_ordered_begin_c, r_MPI_File_read_ordered_begin_c, &h_MPI_File_read_ordered_begin_c },
-	{ 1527, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_ordered_c", a_MPI_File_read_ordered_c, r_MPI_File_read_ordered_c, &h_MPI_File_read_ordered_c },
+	{ 1524, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_read_ordered", a_MPI_File_read_ordered, r_MPI_File_read_ordered, &h_MPI_File_read_ordered },
+	{ 1525, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_ordered_begin", a_MPI_File_read_ordered_begin, r_MPI_File_read_ordered_begin, &h_MPI_File_read_ordered_begin },
+	{ 1526, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_read_ordered_begin_c", a_MPI_File_read_ordered_begin_c, r_MPI_File_read_ordered_begin_c, &h_MPI_File_read_ordered_begin_c },
+	{ 1527, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_read_ordered_c", a_MPI_File_read_ordered_c, r_MPI_File_read_ordered_c, &h_MPI_File_read_ordered_c },
 	{ 1528, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_read_ordered_end", a_MPI_File_read_ordered_end, NULL, &h_MPI_File_read_ordered_end },
 	{ 1529, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_read_shared", a_MPI_File_read_shared, r_MPI_File_read_shared, NULL },
 	{ 1530, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_read_shared_c", a_MPI_File_read_shared_c, r_MPI_File_read_shared_c, NULL },
@@ -7822,10 +7830,10 @@ static const struct tg_calldesc calls[] = {
 	{ 1549, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_write_at_all_end", a_MPI_File_write_at_all_end, NULL, &h_MPI_File_write_at_all_end },
 	{ 1550, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_at_c", a_MPI_File_write_at_c, r_MPI_File_write_at_c, NULL },
 	{ 1551, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_c", a_MPI_File_write_c, r_MPI_File_write_c, NULL },
-	{ 1552, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_ordered", a_MPI_File_write_ordered, r_MPI_File_write_ordered, &h_MPI_File_write_ordered },
-	{ 1553, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 1, "MPI_File_write_ordered_begin", a_MPI_File_write_ordered_begin, r_MPI_File_write_ordered_begin, &h_MPI_File_write_ordered_begin },
-	{ 1554, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 1, "MPI_File_write_ordered_begin_c", a_MPI_File_write_ordered_begin_c, r_MPI_File_write_ordered_begin_c, &h_MPI_File_write_ordered_begin_c },
-	{ 1555, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_ordered_c", a_MPI_File_write_ordered_c, r_MPI_File_write_ordered_c, &h_MPI_File_write_ordered_c },
+	{ 1552, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_write_ordered", a_MPI_File_write_ordered, r_MPI_File_write_ordered, &h_MPI_File_write_ordered },
+	{ 1553, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_ordered_begin", a_MPI_File_write_ordered_begin, r_MPI_File_write_ordered_begin, &h_MPI_File_write_ordered_begin },
+	{ 1554, TG_LAYER_MPIIO, TG_K_INT, 6, TG_H_NONE, 1, "MPI_File_write_ordered_begin_c", a_MPI_File_write_ordered_begin_c, r_MPI_File_write_ordered_begin_c, &h_MPI_File_write_ordered_begin_c },
+	{ 1555, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_write_ordered_c", a_MPI_File_write_ordered_c, r_MPI_File_write_ordered_c, &h_MPI_File_write_ordered_c },
 	{ 1556, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_write_ordered_end", a_MPI_File_write_ordered_end, NULL, &h_MPI_File_write_ordered_end },
 	{ 1557, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_write_shared", a_MPI_File_write_shared, r_MPI_File_write_shared, NULL },
 	{ 1558, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_write_shared_c", a_MPI_File_write_shared_c, r_MPI_File_write_shared_c, NULL },

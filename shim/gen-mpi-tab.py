@@ -152,12 +152,13 @@ def star_len(fname, pname, params, pkind):
 # tool can place their bytes without replaying seeks: the individual pointer
 # at entry, or the shared pointer at entry and at exit: exact for a
 # shared-pointer call no other rank races with; for an ordered call the
-# value at exit, where every rank has taken its turn (the smallest of the
-# ranks' readings: one that returned first may have moved it on since),
-# and rank r's bytes start at it minus the bytes of all ranks plus those of
-# the ranks below r.  An ordered _begin takes the turns as the blocking
-# call does, so it records the same.  Pseudo-arguments, not in the
-# prototype.
+# same two: the call started at most at the value at exit (the smallest of
+# the ranks' readings: one that returned first may have moved it on since)
+# less the bytes of all ranks, and at least at each rank's value at entry
+# less the bytes of the ranks below it; rank r's bytes start where it
+# started plus those of the ranks below r.  An ordered _begin takes the
+# turns as the blocking call does, so it records the same.
+# Pseudo-arguments, not in the prototype.
 def io_position(name):
     base = name[:-2] if name.endswith('_c') else name
     if not base.startswith('MPI_File_'):
@@ -171,9 +172,12 @@ def io_position(name):
         return ['MPI_Offset shared_before:pre(tg_io_shared(fh))',
                 'MPI_Offset shared_after:post(tg_io_shared(fh))']
     if re.match(r'^(read|write)_ordered(_begin)?$', op):
-        # ranks take their turn at the pointer inside the call, so only
-        # its value at exit is the same everywhere
-        return ['MPI_Offset shared_after:post(tg_io_shared(fh))']
+        # ranks take their turn at the pointer inside the call: its value
+        # at exit bounds where the call started from above, each rank's
+        # value at entry (less the lower ranks' units) from below
+        # (shared_before was appended later: schemas only grow at the end)
+        return ['MPI_Offset shared_after:post(tg_io_shared(fh))',
+                'MPI_Offset shared_before:pre(tg_io_shared(fh))']
     return []
 
 

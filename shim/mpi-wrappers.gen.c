@@ -14505,6 +14505,7 @@ TG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datat
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14516,6 +14517,7 @@ TG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datat
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_iostatus(&tgc, failed ? NULL : st_status);
 	tg_put_s(&tgc, px_shared_after);
+	tg_put_s(&tgc, px_shared_before);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -14533,6 +14535,7 @@ TG_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_begin, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype);
+	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14543,6 +14546,7 @@ TG_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI
 	tg_put_s(&tgc, (int64_t)count);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, px_shared_after);
+	tg_put_s(&tgc, px_shared_before);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -14560,6 +14564,7 @@ TG_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count co
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_begin_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype);
+	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14570,6 +14575,7 @@ TG_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count co
 	tg_put_s(&tgc, (int64_t)count);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, px_shared_after);
+	tg_put_s(&tgc, px_shared_before);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -14588,6 +14594,7 @@ TG_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, M
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_read_ordered_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14599,6 +14606,7 @@ TG_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, M
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_iostatus(&tgc, failed ? NULL : st_status);
 	tg_put_s(&tgc, px_shared_after);
+	tg_put_s(&tgc, px_shared_before);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -15259,6 +15267,7 @@ TG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MP
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15270,6 +15279,7 @@ TG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MP
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_iostatus(&tgc, failed ? NULL : st_status);
 	tg_put_s(&tgc, px_shared_after);
+	tg_put_s(&tgc, px_shared_before);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -15287,6 +15297,7 @@ TG_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int cou
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_begin, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype);
+	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15297,6 +15308,7 @@ TG_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int cou
 	tg_put_s(&tgc, (int64_t)count);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, px_shared_after);
+	tg_put_s(&tgc, px_shared_before);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -15314,6 +15326,7 @@ TG_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_C
 		return MPI_ERR_INTERN;
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_begin_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype);
+	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15324,6 +15337,7 @@ TG_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_C
 	tg_put_s(&tgc, (int64_t)count);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, px_shared_after);
+	tg_put_s(&tgc, px_shared_before);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -15342,6 +15356,7 @@ TG_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count c
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_write_ordered_c, TG_LAYER_MPIIO))
 		return real(fh, buf, count, datatype, status);
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
+	int64_t px_shared_before = tg_io_shared(fh);
 	ret = real(fh, buf, count, datatype, st_status);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -15353,6 +15368,7 @@ TG_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count c
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_iostatus(&tgc, failed ? NULL : st_status);
 	tg_put_s(&tgc, px_shared_after);
+	tg_put_s(&tgc, px_shared_before);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;

@@ -292,7 +292,9 @@ struct rec {
 	int64_t t0, t1, ret;
 	int64_t pos, len, count;	/* as in struct tg_ioact */
 	int64_t pos2;		/* TG_OFF_SHARED: the shared pointer after the
-				 * call (its shared_after argument), or -1 */
+				 * call (its shared_after argument);
+				 * TG_OFF_ORDERED: before it (shared_before,
+				 * not in older streams); or -1 */
 	uint8_t op, off, write, failed, append, trunc, mpi, aio;
 	int8_t whence;
 	int8_t lock;		/* lock: enum tg_lockop */
@@ -308,11 +310,12 @@ struct rec {
 /* An ordered MPI-IO call waits for the calls of the other ranks: each
  * rank's bytes follow those of the lower ranks, and all end where the
  * shared pointer stood after the call (the smallest of the ranks'
- * readings of it). */
+ * readings of it), and start no earlier than where it stood as each rank
+ * entered, less the lower ranks' bytes. */
 struct pend {
 	uint32_t proc, file;
 	uint64_t k;		/* the k-th ordered call of the process on the file */
-	int64_t rankno, bytes, after;
+	int64_t rankno, bytes, after, before;	/* before: -1 if not recorded */
 	uint64_t disp;
 	struct tg_flat *etype, *ftype;
 	struct rec r;
@@ -526,6 +529,7 @@ static void pend_ordered(const struct mfile *m, const struct rec *r, int64_t byt
 	p->rankno = rk;
 	p->bytes = bytes;
 	p->after = r->pos;
+	p->before = r->pos2;
 	p->disp = m->disp;
 	p->etype = m->etype;
 	p->ftype = m->ftype;
@@ -1075,8 +1079,9 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->whence = (int8_t)a->whence;
 		r->pos = a->pos;
 		r->pos2 = -1;
-		if (a->off == TG_OFF_SHARED) {
-			const char *v = tg_tline_arg(t, TG_COL_ARGS, "shared_after");
+		if (a->off == TG_OFF_SHARED || a->off == TG_OFF_ORDERED) {
+			const char *v = tg_tline_arg(t, TG_COL_ARGS, a->off == TG_OFF_SHARED ?
+							     "shared_after" : "shared_before");
 			int64_t x;
 			if (v && tg_tint(v, &x) == 0 && x >= 0)
 				r->pos2 = x;
@@ -1231,21 +1236,28 @@ static void place_ordered(void)
 	if (npends)
 		qsort(pends, npends, sizeof(*pends), cmp_pend);
 	for (i = 0; i < npends; i = j) {
-		int64_t total = 0, after = pends[i].after, at;
+		int64_t total = 0, after = pends[i].after, at, low = INT64_MIN;
 		uint64_t esz = tg_flat_size(pends[i].etype);
+		if (!esz)
+			esz = 1;
 		/* each rank reads the shared pointer after its call returns:
 		 * another's write_shared may have moved it on by then, never
-		 * back, so the smallest is where the call left it */
+		 * back, so the smallest is where the call left it; and each
+		 * read it before its turn, which starts past the lower ranks'
+		 * bytes: the call started at or above that, less those */
 		for (j = i; j < npends && pends[j].file == pends[i].file &&
 			    pends[j].k == pends[i].k; j++) {
+			if (pends[j].before >= 0 &&
+			    pends[j].before * (int64_t)esz - total > low)
+				low = pends[j].before * (int64_t)esz - total;
 			total += pends[j].bytes;
 			if (pends[j].after < after)
 				after = pends[j].after;
 		}
-		if (!esz)
-			esz = 1;
 		at = after * (int64_t)esz - total;
-		if (ordered_broken(pends[i].file, at, at + total)) {
+		/* the two bounds apart: where it started is not known */
+		if ((low != INT64_MIN && low != at) ||
+		    ordered_broken(pends[i].file, at, at + total)) {
 			for (size_t q = i; q < j; q++)
 				procs[pends[q].proc].unplaced++;
 			continue;

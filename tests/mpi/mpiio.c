@@ -4,8 +4,9 @@
  * ints).  In order: a collective write of N blocks (write_all), a collective
  * read back (read_at_all), an independent write_at of one block past the
  * view's data with the default view, sync, barrier, get_size, close; then a
- * shared-pointer write (rank 1) and an ordered write of one int each to
- * "log", close, and a delete of "log".  Prints "R: ok" when every read gave back what was written.
+ * shared-pointer write (rank 1), an ordered write of one int each to "log"
+ * and a split one (begin, end), close, and a delete of "log".  Prints
+ * "R: ok" when every read gave back what was written.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -54,6 +55,9 @@ int main(int argc, char **argv)
 		MPI_File_write_shared(log, &one, 1, MPI_INT, MPI_STATUS_IGNORE);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_File_write_ordered(log, &one, 1, MPI_INT, MPI_STATUS_IGNORE);
+	MPI_Barrier(MPI_COMM_WORLD);	/* (every rank reads the pointer at 20) */
+	MPI_File_write_ordered_begin(log, &one, 1, MPI_INT);
+	MPI_File_write_ordered_end(log, &one, MPI_STATUS_IGNORE);
 	MPI_File_close(&log);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)
