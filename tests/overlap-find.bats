@@ -159,3 +159,27 @@ shared() {
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<<"$output"
 	grep -q $'^#unplaced\trank=1\tuntracked=0\tunplaced=1$' <<<"$output"
 }
+
+@test "ordered calls with the pointer read at entry too: placed where the two bounds meet, counted unplaced where they do not" {
+	# ordered RANK-BEFORE-AFTER...: 2 ranks, one write_ordered of 8 bytes each
+	ordered() {
+		local r
+		for r in 0 1; do
+			printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
+			printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+			printf '%s\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=%s\tshared_before=%s\n' \
+				"$r" "$2" "$1"
+			shift 2
+		done > text
+	}
+	# rank 1 entered after rank 0's turn (8), left at 16: from 0
+	ordered 0 16 8 16
+	run -0 overlap-find -l mpiio -a text
+	[ "$(awk -F'\t' '$1 == "access" { print $3, $9, $10 }' <<<"$output" | tr '\n' ' ')" = '0 0 8 1 8 16 ' ]
+	! grep -q '^#unplaced' <<<"$output"
+	# rank 0 entered at 4 but both left at 16: 16 - 16 < 4
+	ordered 4 16 8 16
+	run -0 overlap-find -l mpiio -a text
+	! grep -q '^access' <<<"$output"
+	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<<"$output"
+}
