@@ -204,6 +204,9 @@ struct tg_argdesc {
 	uint8_t dir;
 	uint8_t sub;	/* enum tg_mpih for MPI handles, tg_hidzero,
 			 * tg_dims, tg_enum for HDF5 kinds */
+	uint8_t appended;	/* added to the schema after streams were
+				 * written without it: a record that ends
+				 * before it has it absent (-1) */
 };
 
 struct tg_calldesc {

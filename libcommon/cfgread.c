@@ -574,7 +574,8 @@ static int bad_signature(struct pc *x, uint64_t k, const int64_t *w, size_t n)
 	return perr(x, what);
 }
 
-static int parse_cst(struct tg_cfg *c, struct sec *sc, char *err, size_t errlen)
+static int parse_cst(struct tg_cfg *c, struct sec *sc, unsigned version, char *err,
+		     size_t errlen)
 {
 	struct tg_words w = { 0 };
 	struct pc x;
@@ -595,6 +596,12 @@ static int parse_cst(struct tg_cfg *c, struct sec *sc, char *err, size_t errlen)
 				perr(&x, "out of memory");
 				goto out;
 			}
+		}
+		/* before version 5, written without the arguments appended
+		 * to schemas since */
+		if (version < 5 && tg_sig_upgrade(&w) < 0) {
+			bad_signature(&x, k, w.w, w.n);
+			goto out;
 		}
 		if ((w.n ? tg_sig_check(w.w, w.n, c->strs.n, NULL) : -1) < 0) {
 			bad_signature(&x, k, w.w, w.n);
@@ -772,7 +779,7 @@ struct tg_cfg *tg_cfg_read(struct tg_stream *s, char *err, size_t errlen)
 		goto out;
 	}
 	if (parse_strings(c, &ss.sec[TG_S_STRINGS], err, errlen) < 0 ||
-	    parse_cst(c, &ss.sec[TG_S_CST], err, errlen) < 0 ||
+	    parse_cst(c, &ss.sec[TG_S_CST], buf[8], err, errlen) < 0 ||
 	    parse_agg(c, &ss.sec[TG_S_AGG], err, errlen) < 0 ||
 	    parse_grammar(c, &ss.sec[TG_S_GRAMMAR], &rmap, &rlen, &nr, err, errlen) < 0)
 		goto out;

@@ -2378,6 +2378,51 @@ static int check_ref(int64_t *w, size_t nstrs, const uint32_t *remap, int zero_o
 	return 0;
 }
 
+int tg_sig_upgrade(struct tg_words *v)
+{
+	struct tg_sigrd r = { v->w, 0, v->n }, *rd = &r;
+	const struct tg_calldesc *d;
+	int64_t x;
+	int i;
+
+	if (v->n < 8 || v->w[0] != TG_REC_CALL || v->w[1] < 0 || v->w[1] > 0xffff ||
+	    !(d = tg_call_lookup((unsigned)v->w[1])) || v->w[5] < 0)
+		return 0;	/* not a call, or one tg_sig_check() refuses */
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS && !d->args[i].appended; i++)
+		;
+	if (i == d->nargs || i == TG_MAX_ARGS)
+		return 0;	/* nothing appended to this schema */
+	rd->pos = (v->w[5] & ~TG_HP_TAGGED) == 1 ? 7 : 6;
+	GET(x);	/* errno */
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS && !d->args[i].appended; i++) {
+		int kind = d->args[i].kind;
+		if (kind == TG_K_STR || kind == TG_K_PATH) {
+			GET(x);
+			rd->pos += x == 1 ? 1 : 0;
+			GET(x);
+			continue;
+		}
+		if (skip_arg(rd, kind, d->args[i].sub) < 0)
+			return -1;
+	}
+	/* the rest were appended: each absent, -1 in form ABS */
+	for (; i < d->nargs && i < TG_MAX_ARGS; i++) {
+		int kind = d->args[i].kind;
+		size_t at = rd->pos;
+		if (kind != TG_K_INT && kind != TG_K_SIGNED_OFF)
+			return -1;
+		if (tg_words_push(v, 0) < 0 || tg_words_push(v, 0) < 0)
+			return -1;
+		memmove(v->w + at + 2, v->w + at, (v->n - 2 - at) * sizeof(*v->w));
+		v->w[at] = TG_F_ABS;
+		v->w[at + 1] = -1;
+		rd->w = v->w;
+		rd->n = v->n;
+		rd->pos = at + 2;
+	}
+	return 0;
+}
+
 int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 {
 	struct tg_sigrd r = { w, 0, n }, *rd = &r;

@@ -484,6 +484,12 @@ static int decode_call(struct tg_reader *r, const unsigned char *p,
 		const struct tg_kindops *k = &tg_kinds[d->args[i].kind];
 		int rc;
 		memset(&out->args[i], 0, sizeof(out->args[i]));
+		/* a record of an older tracer ends before the arguments
+		 * appended to its schema since: they are absent, -1 */
+		if (in.p == in.end && d->args[i].appended) {
+			out->args[i].i = -1;
+			continue;
+		}
 		rc = k->rec_get ? k->rec_get(&in, &out->args[i]) : -1;
 		if (rc == -2)
 			return fail(r, "string used before its definition");

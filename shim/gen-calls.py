@@ -102,7 +102,11 @@ def split_top(text, sep):
 class Param:
     def __init__(self, text):
         decl, _, rest = text.partition(':')
-        bits = split_top(rest, ':')
+        bits = [b.strip() for b in split_top(rest, ':')]
+        # appended: added to the schema after streams were written without
+        # it (a record that ends before it has it absent, see rec.c)
+        self.appended = 'appended' in bits[1:]
+        bits = [b for i, b in enumerate(bits) if i == 0 or b != 'appended']
         self.kindspec = bits[0].strip()
         self.dir = bits[1].strip() if len(bits) > 1 else 'in'
         self.root = len(bits) > 2 and bits[2].strip() == 'root'
@@ -332,8 +336,9 @@ def gen_table(rows, out):
             out.write('static const struct tg_argdesc a_%s[] = {\n' % r.name)
             for p in r.recorded:
                 d = {'in': 'TG_IN', 'out': 'TG_OUT', 'inout': 'TG_INOUT'}[p.dir]
-                out.write('\t{ "%s", %s, %s, %s },\n' % (p.name, KINDS[p.kind], d,
-                                                       handle_of(p.kind)))
+                out.write('\t{ "%s", %s, %s, %s, %d },\n' % (p.name, KINDS[p.kind], d,
+                                                         handle_of(p.kind),
+                                                         1 if p.appended else 0))
             out.write('};\n')
         if r.io:
             out.write('static const struct tg_iorole r_%s[] = {\n' % r.name)

@@ -176,8 +176,11 @@ def io_position(name):
         # at exit bounds where the call started from above, each rank's
         # value at entry (less the lower ranks' units) from below
         # (shared_before was appended later: schemas only grow at the end)
+        if op.endswith('_begin'):
+            return ['MPI_Offset shared_after:post(tg_io_shared(fh)):appended',
+                    'MPI_Offset shared_before:pre(tg_io_shared(fh)):appended']
         return ['MPI_Offset shared_after:post(tg_io_shared(fh))',
-                'MPI_Offset shared_before:pre(tg_io_shared(fh))']
+                'MPI_Offset shared_before:pre(tg_io_shared(fh)):appended']
     return []
 
 

@@ -677,7 +677,7 @@ EOF
 	[ "$(od -An -tu1 -j8 -N2 "$F/v2-mpi.cfg" | tr -s ' ')" = " 2 0" ]
 }
 
-@test "a version 1 .cfg (row headers) is still read, and merged into version 4" {
+@test "a version 1 .cfg (row headers) is still read, and merged into version 5" {
 	run -0 --separate-stderr trace-decode "$F/v1.cfg"
 	diff <(printf '%s\n' "$output") "$F/good.txt"
 	zcat "$F/v1-mpi.txt.gz" > want.txt
@@ -686,7 +686,7 @@ EOF
 	grep -q '^#proc' want.txt
 	# the ranks' rules kept apart, the means of each signature stay
 	TANGRAM_UNIFY=0 run -0 trace-merge -q -o m.cfg "$F/v1-mpi.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 4 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 5 0" ]
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(printf '%s\n' "$output") want.txt
 	# unified, a signature's mean is that of all the calls it stands for

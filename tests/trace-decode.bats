@@ -300,3 +300,23 @@ valgrind_ok() {
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[ "$(grep -c '^#proc' <<< "$output")" -eq 3 ]
 }
+
+# A schema only grows at its end: a record an older tracer wrote ends
+# before the arguments appended since, and they read as absent (-1).
+@test "a stream written before arguments were appended to a schema decodes whole, those arguments -1" {
+	run -0 --separate-stderr trace-decode -l mpiio "$TG_TOP/tests/fixtures/decode/ordered-old.rec"
+	[ -z "$stderr" ]
+	grep -q $'\tMPI_File_write_ordered\t0\t.*\tshared_after=38\tshared_before=-1$' <<<"$output"
+	grep -q $'\tMPI_File_write_ordered_begin\t0\t.*\tshared_after=-1\tshared_before=-1$' <<<"$output"
+	[ "$(grep -c $'\tMPI_File_write_shared\t' <<<"$output")" -eq 3 ]
+	# compressed by the version 4 writer: the same calls, the same values
+	local rec=$output
+	run -0 --separate-stderr trace-decode -l mpiio "$TG_TOP/tests/fixtures/decode/ordered-old-v4.cfg"
+	[ -z "$stderr" ]
+	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
+	# and merged by this version, then read back
+	run -0 trace-merge -q -o m.cfg "$TG_TOP/tests/fixtures/decode/ordered-old-v4.cfg"
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 5 0" ]
+	run -0 --separate-stderr trace-decode -l mpiio m.cfg
+	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
+}

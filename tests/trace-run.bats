@@ -219,18 +219,24 @@ env_value() {
 	[ "$(env_value TANGRAM_RUN)" = 3 ]
 }
 
-# A rank that a launcher started (PMI_RANK) counts the streams of processes
-# started after its parent, the launcher's agent, as its own launch's: the
-# first trace-run below stands for a rank that started first.  Without
-# PMI_RANK the same two commands are two runs.
+# A rank that a launcher started (PMI_RANK...) counts the streams of
+# processes that started after its parent, the launcher's agent, and still
+# run on its host, as its own launch's: the first trace-run of each sh
+# below stands for a rank that started first.  Without PMI_RANK the same
+# two are two runs.  A process of an earlier run that still runs but
+# started before the agent is of that run.
 @test "a launched rank takes the run of its launch's ranks that started before it" {
 	run -0 --separate-stderr trace-run -o d -- true
-	run -0 --separate-stderr sh -c 'trace-run -o d true && PMI_RANK=1 trace-run -o d env'
+	run -0 --separate-stderr sh -c 'trace-run -o d sleep 1 & sleep 0.3; PMI_RANK=1 trace-run -o d env; wait'
 	[ "$(env_value TANGRAM_RUN)" = 2 ]
-	run -0 --separate-stderr sh -c 'trace-run -o d true && trace-run -o d env'
+	run -0 --separate-stderr sh -c 'trace-run -o d sleep 1 & sleep 0.3; trace-run -o d env; wait'
 	[ "$(env_value TANGRAM_RUN)" = 4 ]
 	run -0 --separate-stderr sh -c 'OMPI_COMM_WORLD_RANK=0 trace-run -o e env'
 	[ -z "$(env_value TANGRAM_RUN)" ]
-	run -0 --separate-stderr sh -c 'trace-run -o e true && PMIX_RANK=3 trace-run -o e env'
+	trace-run -o f sleep 2 &
+	local bg=$!
+	sleep 0.3
+	run -0 --separate-stderr sh -c 'PMIX_RANK=3 trace-run -o f env'
+	wait "$bg"
 	[ "$(env_value TANGRAM_RUN)" = 2 ]
 }

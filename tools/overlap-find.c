@@ -556,6 +556,8 @@ struct pshared {
 	struct tg_flat *etype, *ftype;
 	struct rec r;
 	int placed;
+	int block;		/* not a call: the stretch an ordered call took
+				 * (place_ordered), there to be kept free */
 };
 static struct pshared *pshs;
 static size_t npshs;
@@ -1217,7 +1219,7 @@ static int ordered_broken(uint32_t file, int64_t lo, int64_t hi)
 		const struct pshared *q = &pshs[k];
 		int64_t esz = (int64_t)tg_flat_size(q->etype), b0, b1;
 
-		if (q->file != file || q->after - q->before != q->n || q->n <= 0)
+		if (q->block || q->file != file || q->after - q->before != q->n || q->n <= 0)
 			continue;
 		if (esz <= 0)
 			esz = 1;
@@ -1227,6 +1229,27 @@ static int ordered_broken(uint32_t file, int64_t lo, int64_t hi)
 			return 1;
 	}
 	return 0;
+}
+
+/* The units [@from, @to) that the ordered call of @p took, kept free
+ * when the shared-pointer calls of its file are placed: every call's
+ * units, shared or ordered, are its own. */
+static void ordered_block(const struct pend *p, int64_t from, int64_t to)
+{
+	struct pshared *q;
+
+	if (to <= from)
+		return;
+	pshs = xrealloc(pshs, (npshs + 1) * sizeof(*pshs));
+	q = &pshs[npshs++];
+	memset(q, 0, sizeof(*q));
+	q->proc = p->proc;
+	q->file = p->file;
+	q->before = q->b0 = from;
+	q->after = to;
+	q->n = to - from;
+	q->placed = 1;
+	q->block = 1;
 }
 
 static void place_ordered(void)
@@ -1275,6 +1298,8 @@ static void place_ordered(void)
 					 (uint64_t)pends[q].bytes, pends[q].r.write);
 			at += pends[q].bytes;
 		}
+		ordered_block(&pends[i], (after * (int64_t)esz - total) / (int64_t)esz,
+			      after);
 	}
 	cur = NULL;
 }
@@ -1368,7 +1393,7 @@ static void place_shared(void)
 		for (j = i; j < npshs && pshs[j].file == pshs[i].file; j++) {
 			if (pshs[j].after - pshs[j].before > wide)
 				wide = pshs[j].after - pshs[j].before;
-			if (pshs[j].after - pshs[j].before <= pshs[j].n)
+			if (!pshs[j].block && pshs[j].after - pshs[j].before <= pshs[j].n)
 				psh_place(&pshs[j], pshs[j].before);	/* exact */
 		}
 		do {

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,11 +101,9 @@ static int launched_rank(void)
 	return 0;
 }
 
-/* When the parent process (the launcher's agent on this node) started, in
- * CLOCK_REALTIME nanoseconds, rounded down to the kernel's clock tick; 0
- * if unknown.  Every process of this launch started after it; every process
- * of an earlier run into the directory started before this launch did. */
-static uint64_t parent_start(void)
+/* When process @pid started, in CLOCK_REALTIME nanoseconds, rounded down
+ * to the kernel's clock tick; 0 if unknown. */
+static uint64_t proc_start(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	struct timespec rt, bt;
@@ -113,7 +113,7 @@ static uint64_t parent_start(void)
 	size_t n;
 	int field;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getppid());
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (hz <= 0 || !(f = fopen(path, "r")))
 		return 0;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -133,14 +133,31 @@ static uint64_t parent_start(void)
 	       ticks * (1000000000u / (uint64_t)hz);
 }
 
-/* Whether the stream @name in @dir was written by a process that started
- * before @since (1: one of an earlier run), after it (0), or cannot be told
- * yet (-1: its process is writing its header now). */
+/* Whether process @pid of this host is running, and started at most a
+ * clock tick after @t (CLOCK_REALTIME ns): the process that wrote a stream
+ * whose header says @pid and @t, not a later one given its pid. */
+static int running_since(uint64_t pid, uint64_t t)
+{
+	uint64_t start;
+
+	if (pid == 0 || pid > INT_MAX || (kill((pid_t)pid, 0) < 0 && errno != EPERM))
+		return 0;
+	start = proc_start((pid_t)pid);
+	return start && start <= t + 1000000000u / (uint64_t)sysconf(_SC_CLK_TCK);
+}
+
+/* Whether the stream @name in @dir was written by a process of an earlier
+ * run (1), of this launch (0), or cannot be told yet (-1: its process is
+ * writing its header now).  One of this launch started after @since, when
+ * the launcher's agent of this node started, and on this host it is still
+ * running: the kernel counts start times in clock ticks (10 ms), and a
+ * short process of an earlier run may have started in the agent's tick. */
 static int stream_older(const char *dir, const char *name, uint64_t since)
 {
 	char *path, msg[256];
 	struct tg_stream *s;
 	struct tg_reader *r;
+	struct utsname u;
 	int older = -1;
 
 	if (asprintf(&path, "%s/%s", dir, name) < 0)
@@ -150,7 +167,10 @@ static int stream_older(const char *dir, const char *name, uint64_t since)
 	if (!s)
 		return -1;
 	if ((r = tg_reader_open(s, msg, sizeof(msg)))) {
-		older = tg_reader_header(r)->clock_base < since;
+		const struct tg_header *h = tg_reader_header(r);
+		older = h->clock_base < since ||
+			(uname(&u) == 0 && h->host && strcmp(h->host, u.nodename) == 0 &&
+			 !running_since(h->pid, h->clock_base));
 		tg_reader_free(r);
 	}
 	tg_stream_close(s);
@@ -201,6 +221,14 @@ static unsigned long last_run(const char *dir, uint64_t since)
 		free(v[i].name);
 	free(v);
 	return last;
+}
+
+/* When the parent process (the launcher's agent on this node) started:
+ * every process of this launch started after it; every process of an
+ * earlier run into the directory started before this launch did. */
+static uint64_t parent_start(void)
+{
+	return proc_start(getppid());
 }
 
 /* The number of the next run into @dir: one more than the last whose
