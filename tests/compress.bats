@@ -658,9 +658,9 @@ EOF
 		run -2 --separate-stderr trace-merge -o x.cfg c.cfg
 		[[ "$stderr" == "trace-merge: c.cfg: corrupt section $s at byte $at ("* ]]
 	done
-	printf '\211TGCFG\r\n\005\000\000\000' > v.cfg
+	printf '\211TGCFG\r\n\006\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
-	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 5" ]
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 6" ]
 	printf '\211TGCFG\r\n\000\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
 	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 0" ]
