@@ -250,7 +250,7 @@ chains() {
 	done
 	# the offsets, lock ranges, starts and displacements are local values
 	[ "$(stat -c %s u.cfg)" -lt "$(stat -c %s p.cfg)" ]
-	[ "$(od -An -tu1 -j8 -N1 u.cfg | tr -d ' ')" = 4 ]
+	[ "$(od -An -tu1 -j8 -N1 u.cfg | tr -d ' ')" = 5 ]
 	# ranks 1 and 2 lock their rows and make their datatypes with the
 	# same signatures: each takes the one mean duration of all of them
 	run -0 trace-decode u.cfg
