@@ -239,4 +239,9 @@ env_value() {
 	run -0 --separate-stderr sh -c 'PMIX_RANK=3 trace-run -o f env'
 	wait "$bg"
 	[ "$(env_value TANGRAM_RUN)" = 2 ]
+	# a damaged stream (no header to read) last written before the agent
+	# started is an earlier run's too: never taken over
+	mkdir g && : > g/rank-0.rec && touch -d '1 minute ago' g/rank-0.rec
+	run -0 --separate-stderr sh -c 'PMI_RANK=0 trace-run -o g env'
+	[ "$(env_value TANGRAM_RUN)" = 2 ]
 }

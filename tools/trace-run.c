@@ -148,7 +148,8 @@ static int running_since(uint64_t pid, uint64_t t)
 
 /* Whether the stream @name in @dir was written by a process of an earlier
  * run (1), of this launch (0), or cannot be told yet (-1: its process is
- * writing its header now).  One of this launch started after @since, when
+ * writing its header now; a damaged one last written before @since is an
+ * earlier run's).  One of this launch started after @since, when
  * the launcher's agent of this node started, and on this host it is still
  * running: the kernel counts start times in clock ticks (10 ms), and a
  * short process of an earlier run may have started in the agent's tick. */
@@ -158,14 +159,20 @@ static int stream_older(const char *dir, const char *name, uint64_t since)
 	struct tg_stream *s;
 	struct tg_reader *r;
 	struct utsname u;
+	struct stat st;
 	int older = -1;
 
 	if (asprintf(&path, "%s/%s", dir, name) < 0)
 		err(TG_EXIT_ERROR, "out of memory");
+	/* a stream whose header cannot be read (damaged, or being written):
+	 * an earlier run's if nothing wrote to it since the agent started */
+	if (stat(path, &st) == 0 &&
+	    (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec < since)
+		older = 1;
 	s = tg_stream_open(path, "r");
 	free(path);
 	if (!s)
-		return -1;
+		return older;
 	if ((r = tg_reader_open(s, msg, sizeof(msg)))) {
 		const struct tg_header *h = tg_reader_header(r);
 		older = h->clock_base < since ||
