@@ -43,6 +43,26 @@
 
 /* The call table row of an MPI or MPI-IO function named by the @n bytes
  * at @s, or NULL. */
+/* Whether @d synchronises one-sided communication (an epoch of a window:
+ * fence, lock, post/start/complete/wait, flush, sync), which the graph
+ * does not order by: accesses only such calls order are left unordered. */
+static int one_sided_sync(const struct tg_calldesc *d)
+{
+	static const char *const names[] = {
+		"fence", "lock", "unlock", "lock_all", "unlock_all", "post", "start",
+		"complete", "wait", "test", "sync", "flush", "flush_all", "flush_local",
+		"flush_local_all",
+	};
+	size_t i;
+
+	if (strncmp(d->name, "MPI_Win_", 8) != 0)
+		return 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(d->name + 8, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static const struct tg_calldesc *mpi_call(const char *s, size_t n)
 {
 	const struct tg_calldesc *d = tg_call_byname_n(s, n);
@@ -758,6 +778,8 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		fnm = mpi_call(col[7], len[7]);
 		if (fnm)
 			f = &hb_ftab[fnm->id];
+		if (fnm && f->kind == TG_MK_OTHER && r->rank >= 0 && one_sided_sync(fnm))
+			hb_problem(b, TG_HBP_ONE_SIDED, r->rank, fnm->id, seq);
 	}
 	if (haskid && mpi) {
 		/* the MPI calls nested in this MPI call are part of it */
