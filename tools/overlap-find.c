@@ -569,6 +569,7 @@ static void pend_shared(const struct mfile *m, const struct rec *r, int64_t byte
 
 	pshs = xrealloc(pshs, (npshs + 1) * sizeof(*pshs));
 	q = &pshs[npshs++];
+	memset(q, 0, sizeof(*q));
 	q->proc = (uint32_t)(cur - procs);
 	q->file = m->file;
 	q->before = q->b0 = r->pos;
@@ -580,7 +581,6 @@ static void pend_shared(const struct mfile *m, const struct rec *r, int64_t byte
 	q->ftype = m->ftype;
 	q->r = *r;
 	q->r.s = NULL;
-	q->placed = 0;
 }
 
 static void run_mpi_data(const struct rec *r)
