@@ -59,6 +59,10 @@ PMPI_FN(int, MPI_Barrier, (MPI_Comm))
 PMPI_FN(int, MPI_Get_elements_x, (const MPI_Status *, MPI_Datatype, MPI_Count *))
 PMPI_FN(int, MPI_File_get_position, (MPI_File, MPI_Offset *))
 PMPI_FN(int, MPI_File_get_position_shared, (MPI_File, MPI_Offset *))
+PMPI_FN(int, MPI_File_get_amode, (MPI_File, int *))
+PMPI_FN(int, MPI_File_get_errhandler, (MPI_File, MPI_Errhandler *))
+PMPI_FN(int, MPI_File_set_errhandler, (MPI_File, MPI_Errhandler))
+PMPI_FN(int, MPI_Errhandler_free, (MPI_Errhandler *))
 PMPI_FN(int, MPI_Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))
 PMPI_FN(int, MPI_Test_cancelled, (const MPI_Status *, int *))
 
@@ -573,22 +577,44 @@ void tg_put_iostatus(struct tg_call *c, const MPI_Status *st)
 	tg_put_u(c, (uint64_t)n + 1);
 }
 
+/*
+ * Where the individual or the shared file pointer of @fh stands, or -1.
+ * The query must not change what the program sees: a file opened with
+ * MPI_MODE_SEQUENTIAL has no position to ask (the query is an error, and
+ * the program's error handler may be MPI_ERRORS_ARE_FATAL), and the shared
+ * pointer's query does I/O that can fail, so it runs with the file's
+ * handler set to MPI_ERRORS_RETURN and the program's put back.
+ */
 static int64_t io_pointer(MPI_File fh, int shared)
 {
 	struct tg_thread *t = tg_self;
+	MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
 	MPI_Offset off = -1;
-	int rc;
+	int rc, amode = 0, swapped = 0;
 
-	if (fh == MPI_FILE_NULL)
+	if (fh == MPI_FILE_NULL || !get_MPI_File_get_amode() ||
+	    get_MPI_File_get_amode()(fh, &amode) != MPI_SUCCESS || (amode & MPI_MODE_SEQUENTIAL))
 		return -1;
 	if (t) {
 		t->guard++;
 		t->guard_io++;	/* the first query opens the shared pointer's file */
 	}
-	rc = shared ? (get_MPI_File_get_position_shared() ?
-		       get_MPI_File_get_position_shared()(fh, &off) : MPI_ERR_INTERN)
-		    : (get_MPI_File_get_position() ?
-		       get_MPI_File_get_position()(fh, &off) : MPI_ERR_INTERN);
+	if (shared && get_MPI_File_get_errhandler() && get_MPI_File_set_errhandler() &&
+	    get_MPI_Errhandler_free() &&
+	    get_MPI_File_get_errhandler()(fh, &eh) == MPI_SUCCESS)
+		swapped = get_MPI_File_set_errhandler()(fh, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+	if (shared && !swapped) {
+		rc = MPI_ERR_INTERN;	/* not asked: it could end the program */
+	} else {
+		rc = shared ? (get_MPI_File_get_position_shared() ?
+			       get_MPI_File_get_position_shared()(fh, &off) : MPI_ERR_INTERN)
+			    : (get_MPI_File_get_position() ?
+			       get_MPI_File_get_position()(fh, &off) : MPI_ERR_INTERN);
+	}
+	if (swapped)
+		get_MPI_File_set_errhandler()(fh, eh);
+	if (eh != MPI_ERRHANDLER_NULL)
+		get_MPI_Errhandler_free()(&eh);
 	if (t) {
 		t->guard_io--;
 		t->guard--;

@@ -20,7 +20,7 @@ setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
 	local s=$TG_TOP/tests/mpi p
 	mkdir -p "$B"
-	for p in anysrc waits persist ring coll comms types lifecycle abort sends info mpiio; do
+	for p in anysrc waits persist ring coll comms types lifecycle abort sends info mpiio sequential; do
 		mpicc.mpich -O2 -Wall -o "$B/$p" "$s/$p.c"
 	done
 	mpicc.mpich -O2 -Wall -o "$B/mthreads" "$s/mthreads.c" -lpthread
@@ -551,6 +551,14 @@ under() {
 	MPI_File_write_ordered_end 0 fh=f1 buf=b status={bytes:4}
 	MPI_File_close 0 fh=f1
 	EOF
+}
+
+@test "MPI_MODE_SEQUENTIAL with a fatal error handler: the program runs as untraced, the pointers recorded as unknown (-1)" {
+	mpitrace 2 "$B/sequential"
+	[ "$(sorted)" = "$(printf '%s\n' '0: done' '1: done')" ]
+	run -0 --separate-stderr trace-decode -l mpiio t/rank-0.rec
+	[[ $output == *$'MPI_File_write_shared\t0\t'*$'\tshared_before=-1\tshared_after=-1'* ]]
+	[[ $output == *$'MPI_File_write_ordered\t0\t'*$'\tshared_after=-1\tshared_before=-1'* ]]
 }
 
 @test "MPI-IO, three levels: the pwrite calls under each MPI-IO call carry it as their parent" {
