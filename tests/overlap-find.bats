@@ -183,3 +183,23 @@ shared() {
 	! grep -q '^access' <<<"$output"
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<<"$output"
 }
+
+@test "a write_shared whose window meets where an ordered call not placed took its units: not placed either" {
+	# the ordered call's bounds do not meet (4 from rank 1's entry, 8 from
+	# the exit), so its units are somewhere in 4..24; rank 0's write_shared
+	# (window 0..8, 4 units) would otherwise take 4..8, the only stretch
+	# rank 1's exact 0..4 leaves
+	local r
+	for r in 0 1; do
+		printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
+		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+		printf '%s\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_shared\t0\tfh=f1\tbuf=b1\tcount=4\tdatatype=MPI_BYTE\tstatus={bytes:4}\tshared_before=0\tshared_after=%s\n' \
+			"$r" "$((r == 0 ? 8 : 4))"
+		printf '%s\t0\t3\t0.3\t0.4\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=24\tshared_before=%s\n' \
+			"$r" "$((r == 0 ? 0 : 12))"
+	done > text
+	run -0 overlap-find -l mpiio -a text
+	[ "$(awk -F'\t' '$1 == "access" { print $3, $8, $9, $10 }' <<<"$output")" = '1 MPI_File_write_shared 0 4' ]
+	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=2$' <<<"$output"
+	grep -q $'^#unplaced\trank=1\tuntracked=0\tunplaced=1$' <<<"$output"
+}

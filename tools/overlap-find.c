@@ -556,8 +556,9 @@ struct pshared {
 	struct tg_flat *etype, *ftype;
 	struct rec r;
 	int placed;
-	int block;		/* not a call: the stretch an ordered call took
-				 * (place_ordered), there to be kept free */
+	int block;		/* not a call: 1, the stretch an ordered call
+				 * took (place_ordered), there to be kept free;
+				 * 2, where one not placed took its units */
 };
 static struct pshared *pshs;
 static size_t npshs;
@@ -1231,10 +1232,13 @@ static int ordered_broken(uint32_t file, int64_t lo, int64_t hi)
 	return 0;
 }
 
-/* The units [@from, @to) that the ordered call of @p took, kept free
- * when the shared-pointer calls of its file are placed: every call's
- * units, shared or ordered, are its own. */
-static void ordered_block(const struct pend *p, int64_t from, int64_t to)
+/* The units [@from, @to) that the ordered call of @p took (@kind 1), kept
+ * free when the shared-pointer calls of its file are placed: every call's
+ * units, shared or ordered, are its own; or (@kind 2) somewhere in which
+ * the ordered call, not placed, took its units: a shared-pointer call
+ * whose window meets them is not placed either (the one free stretch
+ * it seems to leave may be the ordered call's). */
+static void ordered_block(const struct pend *p, int64_t from, int64_t to, int kind)
 {
 	struct pshared *q;
 
@@ -1248,8 +1252,8 @@ static void ordered_block(const struct pend *p, int64_t from, int64_t to)
 	q->before = q->b0 = from;
 	q->after = to;
 	q->n = to - from;
-	q->placed = 1;
-	q->block = 1;
+	q->placed = kind == 1;
+	q->block = kind;
 }
 
 static void place_ordered(void)
@@ -1283,6 +1287,8 @@ static void place_ordered(void)
 		    ordered_broken(pends[i].file, at, at + total)) {
 			for (size_t q = i; q < j; q++)
 				procs[pends[q].proc].unplaced++;
+			ordered_block(&pends[i], ((low != INT64_MIN && low < at) ? low : at) /
+				      (int64_t)esz, after, 2);
 			continue;
 		}
 		for (size_t q = i; q < j; q++) {
@@ -1299,7 +1305,7 @@ static void place_ordered(void)
 			at += pends[q].bytes;
 		}
 		ordered_block(&pends[i], (after * (int64_t)esz - total) / (int64_t)esz,
-			      after);
+			      after, 1);
 	}
 	cur = NULL;
 }
@@ -1381,6 +1387,16 @@ static int64_t psh_slot(const struct pshared *q, size_t lo, size_t hi, int64_t w
 	return starts == 1 ? found : -1;
 }
 
+/* Whether @q's window meets where an ordered call not placed took its
+ * units (a block 2 among pshs[@lo..@hi)). */
+static int psh_unsure(const struct pshared *q, size_t lo, size_t hi)
+{
+	for (size_t k = lo; k < hi; k++)
+		if (pshs[k].block == 2 && pshs[k].before < q->after && q->before < pshs[k].after)
+			return 1;
+	return 0;
+}
+
 static void place_shared(void)
 {
 	size_t i, j, k;
@@ -1400,14 +1416,16 @@ static void place_shared(void)
 			progress = 0;
 			for (k = i; k < j; k++) {
 				int64_t at;
-				if (pshs[k].placed || (at = psh_slot(&pshs[k], i, j, wide)) < 0)
+				if (pshs[k].placed || pshs[k].block ||
+				    psh_unsure(&pshs[k], i, j) ||
+				    (at = psh_slot(&pshs[k], i, j, wide)) < 0)
 					continue;
 				psh_place(&pshs[k], at);
 				progress = 1;
 			}
 		} while (progress);
 		for (k = i; k < j; k++)
-			if (!pshs[k].placed)
+			if (!pshs[k].placed && !pshs[k].block)
 				procs[pshs[k].proc].unplaced++;
 	}
 	cur = NULL;
