@@ -95,13 +95,19 @@ accesses() {
 	[ "$stderr" = "overlap-find: early:1: call record before any #proc line" ]
 }
 
+# opened R: the #proc line of rank R of 2 and its MPI_File_open of "f" as f1
+opened() {
+	local r=$1
+	printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
+	printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+}
+
 # shared LINES...: a 2-rank MPI-IO text trace of MPI_File_write_shared
 # calls on one file, each "rank|seq|t0|t1|before|after" (8 bytes each)
 shared() {
 	local r
 	for r in 0 1; do
-		printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
-		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+		opened "$r"
 		printf '%s\n' "$@" | awk -F'|' -v r="$r" -v OFS='\t' '$1 == r {
 			print r, 0, $2, $3, $4, 0, "mpiio", "MPI_File_write_shared", 0, "fh=f1", "buf=b1", "count=8",
 				"datatype=MPI_BYTE", "status={bytes:8}", "shared_before=" $5, "shared_after=" $6 }'
@@ -128,8 +134,7 @@ shared() {
 	# the pointer after that (24, not 16): the ordered call still took 0..16
 	local r
 	for r in 0 1; do
-		printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
-		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+		opened "$r"
 		printf '%s\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=%s\n' \
 			"$r" "$((r == 0 ? 24 : 16))"
 	done > text
@@ -148,8 +153,7 @@ shared() {
 	# after - total (8..24) would misplace
 	local r
 	for r in 0 1; do
-		printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
-		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+		opened "$r"
 		[ "$r" = 1 ] && printf '1\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_shared\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_before=8\tshared_after=16\n'
 		printf '%s\t0\t3\t0.3\t0.4\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=24\n' "$r"
 	done > text
@@ -165,8 +169,7 @@ shared() {
 	ordered() {
 		local r
 		for r in 0 1; do
-			printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
-			printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+			opened "$r"
 			printf '%s\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=%s\tshared_before=%s\n' \
 				"$r" "$2" "$1"
 			shift 2
@@ -191,8 +194,7 @@ shared() {
 	# rank 1's exact 0..4 leaves
 	local r
 	for r in 0 1; do
-		printf '#proc\trank=%s\tworld=2\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
-		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="f"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r"
+		opened "$r"
 		printf '%s\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_shared\t0\tfh=f1\tbuf=b1\tcount=4\tdatatype=MPI_BYTE\tstatus={bytes:4}\tshared_before=0\tshared_after=%s\n' \
 			"$r" "$((r == 0 ? 8 : 4))"
 		printf '%s\t0\t3\t0.3\t0.4\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=24\tshared_before=%s\n' \
