@@ -933,9 +933,9 @@ static int bb_write(struct lfile *f, const void *buf, size_t size, uint64_t offs
 	return 0;
 }
 
-/* The checks of a write of @size bytes at @offset through @file: -1 and
- * errno when it cannot be made, 0 when there is nothing to write, else 1. */
-static int write_ok(tfs_file_t *file, size_t size, size_t offset)
+/* The checks of an access of @size bytes at @offset through @file: 0, or
+ * -1 and errno when it cannot be made. */
+static int range_ok(tfs_file_t *file, size_t size, size_t offset)
 {
 	if (!live(file)) {
 		errno = EBADF;
@@ -945,6 +945,15 @@ static int write_ok(tfs_file_t *file, size_t size, size_t offset)
 		errno = EINVAL;
 		return -1;
 	}
+	return 0;
+}
+
+/* The checks of a write of @size bytes at @offset through @file: -1 and
+ * errno when it cannot be made, 0 when there is nothing to write, else 1. */
+static int write_ok(tfs_file_t *file, size_t size, size_t offset)
+{
+	if (range_ok(file, size, offset) < 0)
+		return -1;
 	return size > 0;
 }
 
@@ -2519,14 +2528,8 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 	ssize_t r;
 	int failed;
 
-	if (!live(file)) {
-		errno = EBADF;
+	if (range_ok(file, size, offset) < 0)
 		return -1;
-	}
-	if (size > SSIZE_MAX || offset > UINT64_MAX - size) {
-		errno = EINVAL;
-		return -1;
-	}
 	/*
 	 * An owner that could not deliver may be gone (the server drops what
 	 * a lost client attached; a stage-out detaches before the listener
