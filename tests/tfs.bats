@@ -98,10 +98,18 @@ setup() {
 # mpi NP MODEL SYNC: tests/tfs/raw on NP ranks under MODEL
 mpi() {
 	[ -x "$B/raw" ] || skip "mpicc.mpich is missing"
-	run -0 --separate-stderr env TFS_CONSISTENCY="$2" timeout 60 mpirun.mpich -n "$1" \
-		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/raw" \
-		/tfs-test/f "$3"
+	on_mount "$2" "$1" "$B/raw" /tfs-test/f "$3"
 	output=$(printf '%s\n' "$output" | sort)
+}
+
+# on_mount MODEL NP PROG ARGS...: PROG under mpirun on NP ranks, each a
+# node of its own (TFS_NODE) with libtfs-posix.so preloaded, under MODEL;
+# it must succeed, its standard error apart
+on_mount() {
+	local m=$1 np=$2
+	shift 2
+	run -0 --separate-stderr env TFS_CONSISTENCY="$m" timeout 120 mpirun.mpich -n "$np" \
+		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$@"
 }
 
 # ---- the server's command line --------------------------------------------
@@ -702,9 +710,7 @@ rank 2 truncated to 8192' ]
 	start
 	local i
 	for i in 1 2 3; do
-		run -0 --separate-stderr env TFS_CONSISTENCY=posix timeout 60 mpirun.mpich -n 4 \
-			sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/waw" \
-			/tfs-test/w$i
+		on_mount posix 4 "$B/waw" /tfs-test/w$i
 		[ "$output" = ffff111122223333 ]
 		[ -z "$stderr" ]
 	done
@@ -728,9 +734,7 @@ rank 2 truncated to 8192' ]
 	start
 	local m
 	for m in posix commit session; do
-		run -0 --separate-stderr env TFS_CONSISTENCY=$m timeout 120 mpirun.mpich -n 4 \
-			sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/restart" \
-			/tfs-test/r-$m.h5
+		on_mount $m 4 "$B/restart" /tfs-test/r-$m.h5
 		[ "$output" = "restart: 4 ranks x 4 rows: every value read back" ] ||
 			{ echo "$m: $output"; grep -v '^ *#\|major:\|minor:' <<< "$stderr" | head -n 5; false; }
 	done
@@ -753,9 +757,7 @@ rank 2 truncated to 8192' ]
 	start
 	local m
 	for m in posix commit session; do
-		run -0 --separate-stderr env TFS_CONSISTENCY=$m timeout 120 mpirun.mpich -n 4 \
-			sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/sieve" \
-			/tfs-test/s-$m 4096 4
+		on_mount $m 4 "$B/sieve" /tfs-test/s-$m 4096 4
 		[[ $output =~ ^[0-9.]+\ [0-9.]+\ ok$ ]] || { echo "$m: $output"; false; }
 	done
 }
