@@ -15,6 +15,7 @@ setup_file() {
 	export B=$BATS_FILE_TMPDIR/bin
 	mkdir -p "$B"
 	mpicc.mpich -O2 -Wall -o "$B/cases" "$TG_TOP/tests/conflict/cases.c"
+	mpicc.mpich -O2 -Wall -o "$B/shared-mix" "$TG_TOP/tests/mpi/shared-mix.c"
 	mpicc.mpich -O2 -Wall -I/usr/include/hdf5/mpich -o "$B/flash" \
 		"$TG_TOP/tests/conflict/flash.c" -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
 }
@@ -165,6 +166,54 @@ recommend() {
 	EOF
 	diff -u want got
 	! grep -q '^pair' of.out
+}
+
+# shared_check: of the write_shared and write_ordered calls of the trace
+# in t/ (tests/mpi/shared-mix.c), how many overlap-find placed where the
+# file "content" has their tags, how many elsewhere, how many it counted
+# unplaced: "right N wrong N unplaced N calls N" in $output
+shared_check() {
+	trace-decode t/*.rec > text
+	overlap-find -a -l mpiio text > of.out
+	od -An -v -tu1 -w1 content > bytes
+	run -0 awk -F'\t' '
+		FILENAME == "bytes" { b[n++] = $1 + 0; next }
+		FILENAME == "text" {
+			if ($8 == "MPI_File_write_shared" || $8 == "MPI_File_write_ordered") {
+				calls++
+				seqs[$1, ++ns[$1]] = $3
+			}
+			next
+		}
+		$1 == "#unplaced" { split($4, u, "="); unplaced += u[2] }
+		$1 == "access" && $7 == "W" {
+			k = 0	# the k-th write of its rank: its tag
+			for (i = 1; i <= ns[$3]; i++)
+				k += seqs[$3, i] < $4
+			ok = 1
+			for (i = $9; i < $10; i++)
+				ok = ok && b[i] == 1 + 40 * $3 + k
+			if (ok) right++; else wrong++
+		}
+		END { printf "right %d wrong %d unplaced %d calls %d\n", right, wrong, unplaced, calls }
+	' bytes text of.out
+}
+
+@test "MPI-IO write_shared and write_ordered mixed, ranks out of step: each call placed where its bytes are (the POSIX calls ROMIO made inside say)" {
+	run -0 trace-run -o t -- mpirun.mpich -n 4 "$B/shared-mix"
+	shared_check
+	[ "$output" = "right 64 wrong 0 unplaced 0 calls 64" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ ${lines[2]} =~ ^posix\ +\(all\ files\)\ +0\ +0\ +0\ +0$ ]]
+	[ -z "$stderr" ]
+}
+
+@test "the same traced without the POSIX layer: from the pointer readings alone, a call is placed right or counted unplaced, never placed elsewhere" {
+	run -0 trace-run -l mpi,mpiio -o t -- mpirun.mpich -n 4 "$B/shared-mix"
+	shared_check
+	[[ $output =~ ^right\ ([0-9]+)\ wrong\ 0\ unplaced\ ([0-9]+)\ calls\ 64$ ]]
+	[ "${BASH_REMATCH[1]}" -gt 0 ]
+	[ "$((BASH_REMATCH[1] + BASH_REMATCH[2]))" -eq 64 ]
 }
 
 @test "--json: one object per pair with the verdict of every model, then the summary" {

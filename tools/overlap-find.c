@@ -78,13 +78,23 @@ struct file {
 static struct file *files;
 static size_t nfiles;
 
-static uint32_t file_of(const char *path)
+/* The file @path names, or -1 if no call has named it yet. */
+static int64_t file_known(const char *path)
 {
 	size_t i;
 
 	for (i = nfiles; i-- > 0;)	/* recent files first */
 		if (strcmp(files[i].path, path) == 0)
-			return (uint32_t)i;
+			return (int64_t)i;
+	return -1;
+}
+
+static uint32_t file_of(const char *path)
+{
+	int64_t k = file_known(path);
+
+	if (k >= 0)
+		return (uint32_t)k;
 	if ((nfiles & (nfiles - 1)) == 0)
 		files = xrealloc(files, (nfiles ? 2 * nfiles : 16) * sizeof(*files));
 	memset(&files[nfiles], 0, sizeof(files[0]));
@@ -295,7 +305,10 @@ struct rec {
 				 * call (its shared_after argument);
 				 * TG_OFF_ORDERED: before it (shared_before,
 				 * not in older streams); or -1 */
+	int64_t parent;		/* seq of the enclosing traced call, or -1 */
 	uint8_t op, off, write, failed, append, trunc, mpi, aio;
+	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
+				 * kept only to see where its bytes went */
 	int8_t whence;
 	int8_t lock;		/* lock: enum tg_lockop */
 	uint8_t lockclass;	/* lock: enum tg_lockclass */
@@ -726,6 +739,160 @@ static void run_seek(const struct rec *r)
 		d->off = files[d->file].size + (uint64_t)r->pos;
 }
 
+/*
+ * -l mpiio: the bytes the POSIX calls inside an MPI-IO call moved in the
+ * files MPI-IO opened.  They say where a shared-pointer call took its
+ * units when the pointer readings leave it open (ROMIO writes them with
+ * one pwrite at the offset it fetched, under no MPI call of its own).
+ */
+struct inner {
+	uint32_t proc, file;
+	uint64_t parent;	/* the seq of the MPI call they were in */
+	uint64_t off, len;
+	uint8_t write;
+};
+static struct inner *inners;
+static size_t ninners, capinners;
+static int inners_sorted;
+
+static void run_inner(const struct rec *r)
+{
+	struct desc *d;
+	struct inner *in;
+	int64_t f;
+	uint64_t off;
+
+	switch (r->op) {
+	case TG_IO_OPEN:
+	case TG_IO_REOPEN:
+		if (!r->failed && r->s && (f = file_known(r->s)) >= 0)
+			slot_set(cur, r->k1, desc_new((uint32_t)f, r->append));
+		else
+			slot_drop(cur, r->k1);
+		return;
+	case TG_IO_FDOPEN:
+	case TG_IO_DUP:
+		if (!r->failed && (d = desc_of(r->k2)) && strcmp(r->k1, r->k2) != 0)
+			slot_set(cur, r->k1, d);
+		return;
+	case TG_IO_CLOSE:
+		slot_drop(cur, r->k1);
+		return;
+	case TG_IO_SEEK:
+	case TG_IO_REWIND:
+		run_seek(r);
+		return;
+	case TG_IO_READ:
+	case TG_IO_WRITE:
+		break;
+	default:
+		return;
+	}
+	if (r->aio || r->failed || r->len <= 0 || !(d = desc_of(r->k1)))
+		return;
+	if (r->off != TG_OFF_POS) {
+		if (r->pos < 0)
+			return;
+		off = (uint64_t)r->pos;
+	} else if (r->write && d->append) {
+		return;		/* where the end was is not kept here */
+	} else {
+		off = d->off;
+		d->off += (uint64_t)r->len;
+	}
+	if (ninners == capinners) {
+		capinners = capinners ? 2 * capinners : 256;
+		inners = xrealloc(inners, capinners * sizeof(*inners));
+	}
+	in = &inners[ninners++];
+	in->proc = (uint32_t)(cur - procs);
+	in->file = d->file;
+	in->parent = (uint64_t)r->parent;
+	in->off = off;
+	in->len = (uint64_t)r->len;
+	in->write = r->write;
+	inners_sorted = 0;
+}
+
+static int cmp_inner(const void *a, const void *b)
+{
+	const struct inner *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->parent > y->parent) - (x->parent < y->parent);
+}
+
+/* The first byte a view (@disp, @ftype) puts unit @p (of @esz bytes) at,
+ * or -1 if it cannot be placed. */
+static int64_t view_first(const struct tg_flat *ftype, uint64_t disp, uint64_t esz, int64_t p,
+			  uint64_t bytes)
+{
+	struct tg_extent ex;
+
+	if (tg_flat_map(ftype, disp, (uint64_t)p * esz, bytes, &ex, 1) != 1)
+		return -1;
+	return (int64_t)ex.off;
+}
+
+/*
+ * Where call @r of process @proc took its @bytes in @file through the view
+ * (@disp, @etype, @ftype), in units from @lo to @hi, as the POSIX calls
+ * inside it tell: they moved exactly @bytes of the file, the same way,
+ * and the first of them is where the view puts one of those units.  -1
+ * when they do not tell (none, or the MPI library moved more or fewer
+ * bytes than the call's: data sieving, another rank's bytes in a
+ * collective buffer).
+ */
+static int64_t inner_at(const struct rec *r, uint32_t proc, uint32_t file, int64_t bytes,
+			uint64_t disp, const struct tg_flat *etype, const struct tg_flat *ftype,
+			int64_t lo, int64_t hi)
+{
+	struct inner key;
+	size_t a = 0, b = ninners;
+	uint64_t sum = 0, esz;
+	int64_t first = -1;
+
+	if (!ninners || !ftype || lo < 0 || hi < lo)
+		return -1;
+	if (!inners_sorted) {
+		qsort(inners, ninners, sizeof(*inners), cmp_inner);
+		inners_sorted = 1;
+	}
+	key.proc = proc;
+	key.parent = r->seq;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (cmp_inner(&inners[mid], &key) < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < ninners && cmp_inner(&inners[a], &key) == 0; a++) {
+		const struct inner *in = &inners[a];
+		if (in->file != file || in->write != r->write)
+			continue;
+		sum += in->len;
+		if (first < 0 || (int64_t)in->off < first)
+			first = (int64_t)in->off;
+	}
+	if (first < 0 || sum != (uint64_t)bytes)
+		return -1;
+	esz = tg_flat_size(etype);
+	if (!esz)
+		esz = 1;
+	/* the view puts later units at later bytes: the first unit at or
+	 * past the first byte */
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2, at = view_first(ftype, disp, esz, mid, (uint64_t)bytes);
+		if (at >= 0 && at < first)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return view_first(ftype, disp, esz, lo, (uint64_t)bytes) == first ? lo : -1;
+}
+
 /* The file a handle key names: an MPI file, a descriptor or a stream. */
 static int file_of_key(const struct rec *r, uint32_t *f)
 {
@@ -870,6 +1037,10 @@ static void run_rec(struct rec *r)
 {
 	struct desc *d;
 
+	if (r->nested) {
+		run_inner(r);
+		return;
+	}
 	switch (r->op) {
 	case TG_IO_OPEN:
 	case TG_IO_REOPEN:
@@ -1049,7 +1220,7 @@ static void run_deferred(void)
 
 /* Keep what call line @t of @d did, as records to run with its process. */
 static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq,
-			 int64_t t0, int64_t t1)
+			 int64_t t0, int64_t t1, int64_t parent, int nested)
 {
 	struct tg_ioact act[4];
 	const char *why;
@@ -1079,6 +1250,8 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->trunc = a->trunc;
 		r->aio = a->aio;
 		r->mpi = d->layer == TG_LAYER_MPIIO;
+		r->parent = parent;
+		r->nested = (uint8_t)nested;
 		r->whence = (int8_t)a->whence;
 		r->pos = a->pos;
 		r->pos2 = -1;
@@ -1129,8 +1302,10 @@ static void take_types(void)
 static void call_line(struct tg_tline *t)
 {
 	const struct tg_calldesc *d;
-	int64_t seq, t0, t1;
+	const char *v;
+	int64_t seq, t0, t1, parent = -1;
 	size_t first_type = nrecs;
+	int nested = 0;
 
 	if (t->nf < TG_COL_ARGS)
 		die_input("not a call record (too few fields)");
@@ -1144,14 +1319,22 @@ static void call_line(struct tg_tline *t)
 	d = tg_call_byname(t->f[TG_COL_FUNC]);
 	if (!d || !d->nio)
 		return;		/* touches no file (or a name this build does not know) */
-	if (layer_mpiio ? d->layer != TG_LAYER_MPIIO
-			: d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO)
+	if (layer_mpiio && d->layer != TG_LAYER_MPIIO) {
+		/* a POSIX call the MPI library made inside an MPI call */
+		if ((d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO) ||
+		    !(v = tg_tline_arg(t, TG_COL_ARGS, "parent")))
+			return;
+		if (tg_tint(v, &parent) < 0 || parent < 0)
+			die_input("bad parent");
+		nested = 1;
+	} else if (!layer_mpiio && d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO) {
 		return;
+	}
 	t0 = tg_ttime(t->f[TG_COL_TSTART]);
 	t1 = tg_ttime(t->f[TG_COL_TEND]);
 	if (t0 < 0 || t1 < 0)
 		die_input("bad time");
-	keep_actions(t, d, (uint64_t)seq, t0, t1);
+	keep_actions(t, d, (uint64_t)seq, t0, t1, parent, nested);
 }
 
 static void proc_line(struct tg_tline *t)
@@ -1206,13 +1389,13 @@ static int cmp_pend(const void *a, const void *b)
 }
 
 /*
- * Whether the bytes [@lo, @hi) of @file cannot be one ordered call's: a
- * shared-pointer call whose window is exact (nothing moved the pointer
- * between its two readings) took units inside them.  That happens when a
- * rank still in an MPI_File_write_shared takes its units while the lower
- * ranks are already taking theirs in the next ordered call, one after
- * another: the ordered call's bytes are then not one stretch, and where
- * each rank's went is not in the trace.
+ * Whether the bytes [@lo, @hi) of @file may not be one ordered call's: a
+ * shared-pointer call may have taken units inside them (its window, from
+ * its two readings of the pointer, meets them).  That happens when a rank
+ * still in an MPI_File_write_shared takes its units between the turns the
+ * ranks take one after another in the next ordered call (ROMIO passes a
+ * token): the ordered call's bytes are then not one stretch, and where
+ * each rank's went the pointer readings do not tell.
  */
 static int ordered_broken(uint32_t file, int64_t lo, int64_t hi)
 {
@@ -1220,12 +1403,12 @@ static int ordered_broken(uint32_t file, int64_t lo, int64_t hi)
 		const struct pshared *q = &pshs[k];
 		int64_t esz = (int64_t)tg_flat_size(q->etype), b0, b1;
 
-		if (q->block || q->file != file || q->after - q->before != q->n || q->n <= 0)
+		if (q->block || q->file != file || q->n <= 0)
 			continue;
 		if (esz <= 0)
 			esz = 1;
 		b0 = q->before * esz;
-		b1 = (q->before + q->n) * esz;
+		b1 = q->after * esz;
 		if (b0 < hi && lo < b1)
 			return 1;
 	}
@@ -1256,9 +1439,34 @@ static void ordered_block(const struct pend *p, int64_t from, int64_t to, int ki
 	q->block = kind;
 }
 
+/* Place ordered call @p at unit @u of its view. */
+static void pend_place(const struct pend *p, int64_t u)
+{
+	struct mfile m;
+
+	memset(&m, 0, sizeof(m));
+	m.file = p->file;
+	m.disp = p->disp;
+	m.etype = p->etype;
+	m.ftype = p->ftype;
+	cur = &procs[p->proc];
+	mpi_data(&m, &p->r, (uint64_t)u, (uint64_t)p->bytes, p->r.write);
+}
+
+/* Where the POSIX calls inside ordered call @p say it took its units
+ * (@esz bytes each), or -1.  Its own turn came after it read the pointer
+ * on entry, and its units end before the pointer it read on return. */
+static int64_t pend_inner(const struct pend *p, uint64_t esz)
+{
+	if (p->before < 0)
+		return -1;
+	return inner_at(&p->r, p->proc, p->file, p->bytes, p->disp, p->etype, p->ftype,
+			p->before, p->after - p->bytes / (int64_t)esz);
+}
+
 static void place_ordered(void)
 {
-	size_t i, j;
+	size_t i, j, q, told;
 
 	if (npends)
 		qsort(pends, npends, sizeof(*pends), cmp_pend);
@@ -1282,26 +1490,35 @@ static void place_ordered(void)
 				after = pends[j].after;
 		}
 		at = after * (int64_t)esz - total;
-		/* the two bounds apart: where it started is not known */
-		if ((low != INT64_MIN && low != at) ||
+		for (q = i, told = 0; q < j; q++)
+			told += pend_inner(&pends[q], esz) >= 0;
+		/* each where the POSIX calls inside it went, if they say;
+		 * the others placed only if the two bounds meet and no
+		 * shared-pointer call can have taken units among theirs */
+		if (told || (low != INT64_MIN && low != at) ||
 		    ordered_broken(pends[i].file, at, at + total)) {
-			for (size_t q = i; q < j; q++)
-				procs[pends[q].proc].unplaced++;
-			ordered_block(&pends[i], ((low != INT64_MIN && low < at) ? low : at) /
-				      (int64_t)esz, after, 2);
+			int64_t from = at / (int64_t)esz;
+			size_t left = 0;
+			for (q = i; q < j; q++) {
+				const struct pend *p = &pends[q];
+				int64_t u = pend_inner(p, esz);
+				if (p->before >= 0 && p->before < from)
+					from = p->before;
+				if (u < 0) {
+					procs[p->proc].unplaced++;
+					left++;
+					continue;
+				}
+				pend_place(p, u);
+				ordered_block(p, u, u + p->bytes / (int64_t)esz, 1);
+			}
+			if (left)
+				ordered_block(&pends[i], from, after, 2);
 			continue;
 		}
-		for (size_t q = i; q < j; q++) {
-			struct mfile m;
-			memset(&m, 0, sizeof(m));
-			m.file = pends[q].file;
-			m.disp = pends[q].disp;
-			m.etype = pends[q].etype;
-			m.ftype = pends[q].ftype;
-			cur = &procs[pends[q].proc];
+		for (q = i; q < j; q++) {
 			if (at >= 0)
-				mpi_data(&m, &pends[q].r, (uint64_t)at / esz,
-					 (uint64_t)pends[q].bytes, pends[q].r.write);
+				pend_place(&pends[q], at / (int64_t)esz);
 			at += pends[q].bytes;
 		}
 		ordered_block(&pends[i], (after * (int64_t)esz - total) / (int64_t)esz,
@@ -1411,6 +1628,16 @@ static void place_shared(void)
 				wide = pshs[j].after - pshs[j].before;
 			if (!pshs[j].block && pshs[j].after - pshs[j].before <= pshs[j].n)
 				psh_place(&pshs[j], pshs[j].before);	/* exact */
+		}
+		for (k = i; k < j; k++) {	/* where the POSIX calls inside went */
+			struct pshared *q = &pshs[k];
+			int64_t at;
+			if (q->placed || q->block)
+				continue;
+			at = inner_at(&q->r, q->proc, q->file, q->bytes, q->disp, q->etype, q->ftype,
+				      q->before, q->after - q->n);
+			if (at >= 0)
+				psh_place(q, at);
 		}
 		do {
 			progress = 0;
