@@ -60,6 +60,13 @@ LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
 SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_H5_SRC) \
 	$(SHIM_COMMON_SRC))
+# x86-64: the calls that take MPI handles enter through shim/stubs.S, which
+# sends them past the wrappers to an MPI library that is not MPICH's
+SHIM_STUBS := $(filter x86_64,$(shell uname -m))
+ifneq ($(SHIM_STUBS),)
+SHIM_OBJ += build/shim/shim/stubs.o
+SHIM_STUB_CFLAGS = -DTG_MPI_STUBS -Ibuild/shim
+endif
 
 .PHONY: all check check-long demo bench fuzz deps install clean regen lint-man test-apps deps-auto deps-apps
 .DELETE_ON_ERROR:
@@ -176,7 +183,19 @@ SHIM_CFLAGS = $(CFLAGS) -fPIC -fvisibility=hidden -fno-builtin -ftls-model=initi
 
 build/shim/%.o: %.c $(SHIM_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(SHIM_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
+	$(CC) $(SHIM_CFLAGS) $(SHIM_STUB_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
+
+# every function whose wrapper is TG_MPINAME(NAME), with its index
+build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/h5-wrappers.gen.c
+	@mkdir -p $(dir $@)
+	grep -ho 'TG_MPINAME([A-Za-z0-9_]*)' $^ | sed 's/^TG_MPINAME(\(.*\))$$/\1/' | \
+		LC_ALL=C sort -u | awk '{ printf "TG_STUB(%s, %d)\n", $$1, NR - 1 }' > $@
+
+build/shim/shim/mpi.o build/shim/shim/stubs.o: build/shim/stubs.gen.h
+
+build/shim/shim/stubs.o: shim/stubs.S
+	@mkdir -p $(dir $@)
+	$(CC) -c -Ibuild/shim -o $@ $<
 
 $(patsubst %.c,build/shim/%.o,$(SHIM_H5_SRC)): MPI_CFLAGS += $(H5_CFLAGS)
 

@@ -685,7 +685,7 @@ def gen_mpi_wrapper(r, out):
     layer = LAYERS[r.layer]
     o = out.write
     o('\nint %s(%s);\n' % (r.name, proto))
-    o('TG_EXPORT int %s(%s)\n{\n' % (r.name, proto))
+    o('TG_MPIFN int TG_MPINAME(%s)(%s)\n{\n' % (r.name, proto))
     o('\tstatic int (*real)(%s);\n' % types)
     o('\tstruct tg_call tgc;\n\tint ret, failed;\n\tsize_t need = 0;\n')
     o('\n\tif (tg_unlikely(!real) && !(real = (int (*)(%s))tg_real("%s", NULL)))\n'

@@ -121,7 +121,12 @@ def gen_wrapper(r, lname, out):
             cargs.append(p.name)
     cargs = ', '.join(cargs)
     o('\n%s%s%s(%s);\n' % (rt, sep, r.name, proto))
-    o('TG_EXPORT %s%s%s(%s)\n{\n' % (rt, sep, r.name, proto))
+    if any('MPI_' in p.ctype for p in r.params):
+        # takes MPI handles: sent past the wrapper when the MPI library is
+        # not MPICH's (shim/stubs.S)
+        o('TG_MPIFN %s%sTG_MPINAME(%s)(%s)\n{\n' % (rt, sep, r.name, proto))
+    else:
+        o('TG_EXPORT %s%s%s(%s)\n{\n' % (rt, sep, r.name, proto))
     o('\tstatic %s (*real)(%s);\n' % (rt, types))
     o('\tstruct tg_call tgc;\n\tsize_t need = 0;\n\tint failed, e0;\n')
     o('\t%s%sret;\n' % (rt, sep))

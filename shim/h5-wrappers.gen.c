@@ -6302,7 +6302,7 @@ TG_EXPORT hid_t H5Pdecode(const void *buf)
 }
 
 herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info);
-TG_EXPORT herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
+TG_MPIFN herr_t TG_MPINAME(H5Pset_fapl_mpio)(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
 {
 	static herr_t (*real)(hid_t, MPI_Comm, MPI_Info);
 	struct tg_call tgc;
@@ -6333,7 +6333,7 @@ TG_EXPORT herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
 }
 
 herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info);
-TG_EXPORT herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
+TG_MPIFN herr_t TG_MPINAME(H5Pget_fapl_mpio)(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
 {
 	static herr_t (*real)(hid_t, MPI_Comm *, MPI_Info *);
 	struct tg_call tgc;

@@ -2,7 +2,7 @@
 #include "mpi-shim.h"
 
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
-TG_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Accumulate)(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win);
 	struct tg_call tgc;
@@ -32,7 +32,7 @@ TG_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Data
 }
 
 int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
-TG_EXPORT int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Accumulate_c)(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win);
 	struct tg_call tgc;
@@ -62,7 +62,7 @@ TG_EXPORT int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, 
 }
 
 int MPI_Add_error_class(int *errorclass);
-TG_EXPORT int MPI_Add_error_class(int *errorclass)
+TG_MPIFN int TG_MPINAME(MPI_Add_error_class)(int *errorclass)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -84,7 +84,7 @@ TG_EXPORT int MPI_Add_error_class(int *errorclass)
 }
 
 int MPI_Add_error_code(int errorclass, int *errorcode);
-TG_EXPORT int MPI_Add_error_code(int errorclass, int *errorcode)
+TG_MPIFN int TG_MPINAME(MPI_Add_error_code)(int errorclass, int *errorcode)
 {
 	static int (*real)(int, int *);
 	struct tg_call tgc;
@@ -107,7 +107,7 @@ TG_EXPORT int MPI_Add_error_code(int errorclass, int *errorcode)
 }
 
 int MPI_Add_error_string(int errorcode, const char *string);
-TG_EXPORT int MPI_Add_error_string(int errorcode, const char *string)
+TG_MPIFN int TG_MPINAME(MPI_Add_error_string)(int errorcode, const char *string)
 {
 	static int (*real)(int, const char *);
 	struct tg_call tgc;
@@ -131,7 +131,7 @@ TG_EXPORT int MPI_Add_error_string(int errorcode, const char *string)
 }
 
 int MPI_Address(void *location, MPI_Aint *address);
-TG_EXPORT int MPI_Address(void *location, MPI_Aint *address)
+TG_MPIFN int TG_MPINAME(MPI_Address)(void *location, MPI_Aint *address)
 {
 	static int (*real)(void *, MPI_Aint *);
 	struct tg_call tgc;
@@ -154,7 +154,7 @@ TG_EXPORT int MPI_Address(void *location, MPI_Aint *address)
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -182,7 +182,7 @@ TG_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 }
 
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Allgather_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -210,7 +210,7 @@ TG_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 }
 
 int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -243,7 +243,7 @@ TG_EXPORT int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
 }
 
 int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Allgather_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -276,7 +276,7 @@ TG_EXPORT int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -307,7 +307,7 @@ TG_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 }
 
 int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Allgatherv_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -338,7 +338,7 @@ TG_EXPORT int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 }
 
 int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -374,7 +374,7 @@ TG_EXPORT int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
 }
 
 int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Allgatherv_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -410,7 +410,7 @@ TG_EXPORT int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
 }
 
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
-TG_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+TG_MPIFN int TG_MPINAME(MPI_Alloc_mem)(MPI_Aint size, MPI_Info info, void *baseptr)
 {
 	static int (*real)(MPI_Aint, MPI_Info, void *);
 	struct tg_call tgc;
@@ -436,7 +436,7 @@ TG_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -463,7 +463,7 @@ TG_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
 }
 
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Allreduce_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -490,7 +490,7 @@ TG_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count coun
 }
 
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Allreduce_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -522,7 +522,7 @@ TG_EXPORT int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, 
 }
 
 int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Allreduce_init_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -554,7 +554,7 @@ TG_EXPORT int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -582,7 +582,7 @@ TG_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 }
 
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Alltoall_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -610,7 +610,7 @@ TG_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 }
 
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Alltoall_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -643,7 +643,7 @@ TG_EXPORT int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
 }
 
 int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Alltoall_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -676,7 +676,7 @@ TG_EXPORT int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Alltoallv)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -710,7 +710,7 @@ TG_EXPORT int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const in
 }
 
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Alltoallv_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -744,7 +744,7 @@ TG_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, 
 }
 
 int MPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Alltoallv_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -783,7 +783,7 @@ TG_EXPORT int MPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, con
 }
 
 int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Alltoallv_init_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -822,7 +822,7 @@ TG_EXPORT int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcou
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm);
-TG_EXPORT int MPI_Alltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Alltoallw)(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
 {
 	static int (*real)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm);
 	struct tg_call tgc;
@@ -858,7 +858,7 @@ TG_EXPORT int MPI_Alltoallw(const void *sendbuf, const int *sendcounts, const in
 }
 
 int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm);
-TG_EXPORT int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Alltoallw_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm);
 	struct tg_call tgc;
@@ -894,7 +894,7 @@ TG_EXPORT int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, 
 }
 
 int MPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Alltoallw_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -935,7 +935,7 @@ TG_EXPORT int MPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, con
 }
 
 int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Alltoallw_init_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -976,7 +976,7 @@ TG_EXPORT int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcou
 }
 
 int MPI_Attr_delete(MPI_Comm comm, int keyval);
-TG_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval)
+TG_MPIFN int TG_MPINAME(MPI_Attr_delete)(MPI_Comm comm, int keyval)
 {
 	static int (*real)(MPI_Comm, int);
 	struct tg_call tgc;
@@ -999,7 +999,7 @@ TG_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval)
 }
 
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
-TG_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Attr_get)(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
 	static int (*real)(MPI_Comm, int, void *, int *);
 	struct tg_call tgc;
@@ -1024,7 +1024,7 @@ TG_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *
 }
 
 int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
-TG_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+TG_MPIFN int TG_MPINAME(MPI_Attr_put)(MPI_Comm comm, int keyval, void *attribute_val)
 {
 	static int (*real)(MPI_Comm, int, void *);
 	struct tg_call tgc;
@@ -1048,7 +1048,7 @@ TG_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 }
 
 int MPI_Barrier(MPI_Comm comm);
-TG_EXPORT int MPI_Barrier(MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Barrier)(MPI_Comm comm)
 {
 	static int (*real)(MPI_Comm);
 	struct tg_call tgc;
@@ -1070,7 +1070,7 @@ TG_EXPORT int MPI_Barrier(MPI_Comm comm)
 }
 
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Barrier_init)(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -1097,7 +1097,7 @@ TG_EXPORT int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *reques
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Bcast)(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -1123,7 +1123,7 @@ TG_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root
 }
 
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Bcast_c)(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -1149,7 +1149,7 @@ TG_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, 
 }
 
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Bcast_init)(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -1180,7 +1180,7 @@ TG_EXPORT int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int
 }
 
 int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Bcast_init_c)(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -1211,7 +1211,7 @@ TG_EXPORT int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datat
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-TG_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Bsend)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 	struct tg_call tgc;
@@ -1238,7 +1238,7 @@ TG_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int d
 }
 
 int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-TG_EXPORT int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Bsend_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm);
 	struct tg_call tgc;
@@ -1265,7 +1265,7 @@ TG_EXPORT int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Bsend_init)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -1294,7 +1294,7 @@ TG_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, 
 }
 
 int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Bsend_init_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -1323,7 +1323,7 @@ TG_EXPORT int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype da
 }
 
 int MPI_Buffer_attach(void *buffer, int size);
-TG_EXPORT int MPI_Buffer_attach(void *buffer, int size)
+TG_MPIFN int TG_MPINAME(MPI_Buffer_attach)(void *buffer, int size)
 {
 	static int (*real)(void *, int);
 	struct tg_call tgc;
@@ -1346,7 +1346,7 @@ TG_EXPORT int MPI_Buffer_attach(void *buffer, int size)
 }
 
 int MPI_Buffer_attach_c(void *buffer, MPI_Count size);
-TG_EXPORT int MPI_Buffer_attach_c(void *buffer, MPI_Count size)
+TG_MPIFN int TG_MPINAME(MPI_Buffer_attach_c)(void *buffer, MPI_Count size)
 {
 	static int (*real)(void *, MPI_Count);
 	struct tg_call tgc;
@@ -1369,7 +1369,7 @@ TG_EXPORT int MPI_Buffer_attach_c(void *buffer, MPI_Count size)
 }
 
 int MPI_Buffer_detach(void *buffer_addr, int *size);
-TG_EXPORT int MPI_Buffer_detach(void *buffer_addr, int *size)
+TG_MPIFN int TG_MPINAME(MPI_Buffer_detach)(void *buffer_addr, int *size)
 {
 	static int (*real)(void *, int *);
 	struct tg_call tgc;
@@ -1392,7 +1392,7 @@ TG_EXPORT int MPI_Buffer_detach(void *buffer_addr, int *size)
 }
 
 int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
-TG_EXPORT int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+TG_MPIFN int TG_MPINAME(MPI_Buffer_detach_c)(void *buffer_addr, MPI_Count *size)
 {
 	static int (*real)(void *, MPI_Count *);
 	struct tg_call tgc;
@@ -1415,7 +1415,7 @@ TG_EXPORT int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 }
 
 int MPI_Cancel(MPI_Request *request);
-TG_EXPORT int MPI_Cancel(MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Cancel)(MPI_Request *request)
 {
 	static int (*real)(MPI_Request *);
 	struct tg_call tgc;
@@ -1437,7 +1437,7 @@ TG_EXPORT int MPI_Cancel(MPI_Request *request)
 }
 
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords);
-TG_EXPORT int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords)
+TG_MPIFN int TG_MPINAME(MPI_Cart_coords)(MPI_Comm comm, int rank, int maxdims, int *coords)
 {
 	static int (*real)(MPI_Comm, int, int, int *);
 	struct tg_call tgc;
@@ -1463,7 +1463,7 @@ TG_EXPORT int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords)
 }
 
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *comm_cart);
-TG_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *comm_cart)
+TG_MPIFN int TG_MPINAME(MPI_Cart_create)(MPI_Comm comm_old, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *comm_cart)
 {
 	static int (*real)(MPI_Comm, int, const int *, const int *, int, MPI_Comm *);
 	struct tg_call tgc;
@@ -1493,7 +1493,7 @@ TG_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, con
 }
 
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords);
-TG_EXPORT int MPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords)
+TG_MPIFN int TG_MPINAME(MPI_Cart_get)(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords)
 {
 	static int (*real)(MPI_Comm, int, int *, int *, int *);
 	struct tg_call tgc;
@@ -1522,7 +1522,7 @@ TG_EXPORT int MPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, 
 }
 
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods, int *newrank);
-TG_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods, int *newrank)
+TG_MPIFN int TG_MPINAME(MPI_Cart_map)(MPI_Comm comm, int ndims, const int *dims, const int *periods, int *newrank)
 {
 	static int (*real)(MPI_Comm, int, const int *, const int *, int *);
 	struct tg_call tgc;
@@ -1550,7 +1550,7 @@ TG_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int 
 }
 
 int MPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank);
-TG_EXPORT int MPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank)
+TG_MPIFN int TG_MPINAME(MPI_Cart_rank)(MPI_Comm comm, const int *coords, int *rank)
 {
 	static int (*real)(MPI_Comm, const int *, int *);
 	struct tg_call tgc;
@@ -1575,7 +1575,7 @@ TG_EXPORT int MPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank)
 }
 
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
-TG_EXPORT int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+TG_MPIFN int TG_MPINAME(MPI_Cart_shift)(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
 	static int (*real)(MPI_Comm, int, int, int *, int *);
 	struct tg_call tgc;
@@ -1601,7 +1601,7 @@ TG_EXPORT int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_s
 }
 
 int MPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Cart_sub)(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm)
 {
 	static int (*real)(MPI_Comm, const int *, MPI_Comm *);
 	struct tg_call tgc;
@@ -1627,7 +1627,7 @@ TG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newc
 }
 
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
-TG_EXPORT int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
+TG_MPIFN int TG_MPINAME(MPI_Cartdim_get)(MPI_Comm comm, int *ndims)
 {
 	static int (*real)(MPI_Comm, int *);
 	struct tg_call tgc;
@@ -1650,7 +1650,7 @@ TG_EXPORT int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 }
 
 int MPI_Close_port(const char *port_name);
-TG_EXPORT int MPI_Close_port(const char *port_name)
+TG_MPIFN int TG_MPINAME(MPI_Close_port)(const char *port_name)
 {
 	static int (*real)(const char *);
 	struct tg_call tgc;
@@ -1673,7 +1673,7 @@ TG_EXPORT int MPI_Close_port(const char *port_name)
 }
 
 int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_accept)(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
 	static int (*real)(const char *, MPI_Info, int, MPI_Comm, MPI_Comm *);
 	struct tg_call tgc;
@@ -1703,7 +1703,7 @@ TG_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MP
 }
 
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
-TG_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+TG_MPIFN int TG_MPINAME(MPI_Comm_call_errhandler)(MPI_Comm comm, int errorcode)
 {
 	static int (*real)(MPI_Comm, int);
 	struct tg_call tgc;
@@ -1726,7 +1726,7 @@ TG_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 }
 
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
-TG_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+TG_MPIFN int TG_MPINAME(MPI_Comm_compare)(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
 	static int (*real)(MPI_Comm, MPI_Comm, int *);
 	struct tg_call tgc;
@@ -1750,7 +1750,7 @@ TG_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 }
 
 int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_connect)(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
 	static int (*real)(const char *, MPI_Info, int, MPI_Comm, MPI_Comm *);
 	struct tg_call tgc;
@@ -1780,7 +1780,7 @@ TG_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, M
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_create)(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
 	static int (*real)(MPI_Comm, MPI_Group, MPI_Comm *);
 	struct tg_call tgc;
@@ -1805,7 +1805,7 @@ TG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 }
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Comm_create_errhandler)(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Comm_errhandler_function *, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -1829,7 +1829,7 @@ TG_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errh
 }
 
 int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_create_from_group)(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
 	static int (*real)(MPI_Group, const char *, MPI_Info, MPI_Errhandler, MPI_Comm *);
 	struct tg_call tgc;
@@ -1859,7 +1859,7 @@ TG_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag,
 }
 
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_create_group)(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
 	static int (*real)(MPI_Comm, MPI_Group, int, MPI_Comm *);
 	struct tg_call tgc;
@@ -1885,7 +1885,7 @@ TG_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI
 }
 
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state);
-TG_EXPORT int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
+TG_MPIFN int TG_MPINAME(MPI_Comm_create_keyval)(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
 	static int (*real)(MPI_Comm_copy_attr_function *, MPI_Comm_delete_attr_function *, int *, void *);
 	struct tg_call tgc;
@@ -1910,7 +1910,7 @@ TG_EXPORT int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr
 }
 
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
-TG_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+TG_MPIFN int TG_MPINAME(MPI_Comm_delete_attr)(MPI_Comm comm, int comm_keyval)
 {
 	static int (*real)(MPI_Comm, int);
 	struct tg_call tgc;
@@ -1933,7 +1933,7 @@ TG_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 }
 
 int MPI_Comm_disconnect(MPI_Comm *comm);
-TG_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_disconnect)(MPI_Comm *comm)
 {
 	static int (*real)(MPI_Comm *);
 	struct tg_call tgc;
@@ -1958,7 +1958,7 @@ TG_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_dup)(MPI_Comm comm, MPI_Comm *newcomm)
 {
 	static int (*real)(MPI_Comm, MPI_Comm *);
 	struct tg_call tgc;
@@ -1982,7 +1982,7 @@ TG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_dup_with_info)(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
 	static int (*real)(MPI_Comm, MPI_Info, MPI_Comm *);
 	struct tg_call tgc;
@@ -2009,7 +2009,7 @@ TG_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *new
 }
 
 int MPI_Comm_free(MPI_Comm *comm);
-TG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_free)(MPI_Comm *comm)
 {
 	static int (*real)(MPI_Comm *);
 	struct tg_call tgc;
@@ -2034,7 +2034,7 @@ TG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
 }
 
 int MPI_Comm_free_keyval(int *comm_keyval);
-TG_EXPORT int MPI_Comm_free_keyval(int *comm_keyval)
+TG_MPIFN int TG_MPINAME(MPI_Comm_free_keyval)(int *comm_keyval)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -2056,7 +2056,7 @@ TG_EXPORT int MPI_Comm_free_keyval(int *comm_keyval)
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
-TG_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Comm_get_attr)(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
 	static int (*real)(MPI_Comm, int, void *, int *);
 	struct tg_call tgc;
@@ -2081,7 +2081,7 @@ TG_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_
 }
 
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Comm_get_errhandler)(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Comm, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -2105,7 +2105,7 @@ TG_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 }
 
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
-TG_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+TG_MPIFN int TG_MPINAME(MPI_Comm_get_info)(MPI_Comm comm, MPI_Info *info_used)
 {
 	static int (*real)(MPI_Comm, MPI_Info *);
 	struct tg_call tgc;
@@ -2131,7 +2131,7 @@ TG_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 }
 
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-TG_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+TG_MPIFN int TG_MPINAME(MPI_Comm_get_name)(MPI_Comm comm, char *comm_name, int *resultlen)
 {
 	static int (*real)(MPI_Comm, char *, int *);
 	struct tg_call tgc;
@@ -2156,7 +2156,7 @@ TG_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 
 int MPI_Comm_get_parent(MPI_Comm *parent);
-TG_EXPORT int MPI_Comm_get_parent(MPI_Comm *parent)
+TG_MPIFN int TG_MPINAME(MPI_Comm_get_parent)(MPI_Comm *parent)
 {
 	static int (*real)(MPI_Comm *);
 	struct tg_call tgc;
@@ -2179,7 +2179,7 @@ TG_EXPORT int MPI_Comm_get_parent(MPI_Comm *parent)
 }
 
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
-TG_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+TG_MPIFN int TG_MPINAME(MPI_Comm_group)(MPI_Comm comm, MPI_Group *group)
 {
 	static int (*real)(MPI_Comm, MPI_Group *);
 	struct tg_call tgc;
@@ -2203,7 +2203,7 @@ TG_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 }
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
-TG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Comm_idup)(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
 	static int (*real)(MPI_Comm, MPI_Comm *, MPI_Request *);
 	struct tg_call tgc;
@@ -2231,7 +2231,7 @@ TG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *reque
 }
 
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
-TG_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Comm_idup_with_info)(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
 	static int (*real)(MPI_Comm, MPI_Info, MPI_Comm *, MPI_Request *);
 	struct tg_call tgc;
@@ -2262,7 +2262,7 @@ TG_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *ne
 }
 
 int MPI_Comm_join(int fd, MPI_Comm *intercomm);
-TG_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_join)(int fd, MPI_Comm *intercomm)
 {
 	static int (*real)(int, MPI_Comm *);
 	struct tg_call tgc;
@@ -2286,7 +2286,7 @@ TG_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm)
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
-TG_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank)
+TG_MPIFN int TG_MPINAME(MPI_Comm_rank)(MPI_Comm comm, int *rank)
 {
 	static int (*real)(MPI_Comm, int *);
 	struct tg_call tgc;
@@ -2309,7 +2309,7 @@ TG_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank)
 }
 
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
-TG_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+TG_MPIFN int TG_MPINAME(MPI_Comm_remote_group)(MPI_Comm comm, MPI_Group *group)
 {
 	static int (*real)(MPI_Comm, MPI_Group *);
 	struct tg_call tgc;
@@ -2333,7 +2333,7 @@ TG_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 }
 
 int MPI_Comm_remote_size(MPI_Comm comm, int *size);
-TG_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int *size)
+TG_MPIFN int TG_MPINAME(MPI_Comm_remote_size)(MPI_Comm comm, int *size)
 {
 	static int (*real)(MPI_Comm, int *);
 	struct tg_call tgc;
@@ -2356,7 +2356,7 @@ TG_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int *size)
 }
 
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
-TG_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+TG_MPIFN int TG_MPINAME(MPI_Comm_set_attr)(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
 	static int (*real)(MPI_Comm, int, void *);
 	struct tg_call tgc;
@@ -2380,7 +2380,7 @@ TG_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_
 }
 
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
-TG_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Comm_set_errhandler)(MPI_Comm comm, MPI_Errhandler errhandler)
 {
 	static int (*real)(MPI_Comm, MPI_Errhandler);
 	struct tg_call tgc;
@@ -2403,7 +2403,7 @@ TG_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 }
 
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
-TG_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+TG_MPIFN int TG_MPINAME(MPI_Comm_set_info)(MPI_Comm comm, MPI_Info info)
 {
 	static int (*real)(MPI_Comm, MPI_Info);
 	struct tg_call tgc;
@@ -2428,7 +2428,7 @@ TG_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 }
 
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
-TG_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+TG_MPIFN int TG_MPINAME(MPI_Comm_set_name)(MPI_Comm comm, const char *comm_name)
 {
 	static int (*real)(MPI_Comm, const char *);
 	struct tg_call tgc;
@@ -2452,7 +2452,7 @@ TG_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 }
 
 int MPI_Comm_size(MPI_Comm comm, int *size);
-TG_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size)
+TG_MPIFN int TG_MPINAME(MPI_Comm_size)(MPI_Comm comm, int *size)
 {
 	static int (*real)(MPI_Comm, int *);
 	struct tg_call tgc;
@@ -2475,7 +2475,7 @@ TG_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size)
 }
 
 int MPI_Comm_spawn(const char *command, char **argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes);
-TG_EXPORT int MPI_Comm_spawn(const char *command, char **argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
+TG_MPIFN int TG_MPINAME(MPI_Comm_spawn)(const char *command, char **argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
 {
 	static int (*real)(const char *, char **, int, MPI_Info, int, MPI_Comm, MPI_Comm *, int *);
 	struct tg_call tgc;
@@ -2507,7 +2507,7 @@ TG_EXPORT int MPI_Comm_spawn(const char *command, char **argv, int maxprocs, MPI
 }
 
 int MPI_Comm_spawn_multiple(int count, char **array_of_commands, char ** *array_of_argv, const int *array_of_maxprocs, const MPI_Info *array_of_info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes);
-TG_EXPORT int MPI_Comm_spawn_multiple(int count, char **array_of_commands, char ** *array_of_argv, const int *array_of_maxprocs, const MPI_Info *array_of_info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
+TG_MPIFN int TG_MPINAME(MPI_Comm_spawn_multiple)(int count, char **array_of_commands, char ** *array_of_argv, const int *array_of_maxprocs, const MPI_Info *array_of_info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
 {
 	static int (*real)(int, char **, char ** *, const int *, const MPI_Info *, int, MPI_Comm, MPI_Comm *, int *);
 	struct tg_call tgc;
@@ -2538,7 +2538,7 @@ TG_EXPORT int MPI_Comm_spawn_multiple(int count, char **array_of_commands, char 
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_split)(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
 	static int (*real)(MPI_Comm, int, int, MPI_Comm *);
 	struct tg_call tgc;
@@ -2564,7 +2564,7 @@ TG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcom
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
-TG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+TG_MPIFN int TG_MPINAME(MPI_Comm_split_type)(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
 	static int (*real)(MPI_Comm, int, int, MPI_Info, MPI_Comm *);
 	struct tg_call tgc;
@@ -2593,7 +2593,7 @@ TG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_In
 }
 
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
-TG_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Comm_test_inter)(MPI_Comm comm, int *flag)
 {
 	static int (*real)(MPI_Comm, int *);
 	struct tg_call tgc;
@@ -2616,7 +2616,7 @@ TG_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 }
 
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
-TG_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Compare_and_swap)(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
 	static int (*real)(const void *, const void *, void *, MPI_Datatype, int, MPI_Aint, MPI_Win);
 	struct tg_call tgc;
@@ -2644,7 +2644,7 @@ TG_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const void *compare_
 }
 
 int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
-TG_EXPORT int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_DUP_FN)(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag)
 {
 	static int (*real)(MPI_Comm, int, void *, void *, void *, int *);
 	struct tg_call tgc;
@@ -2671,7 +2671,7 @@ TG_EXPORT int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *
 }
 
 int MPI_Dims_create(int nnodes, int ndims, int *dims);
-TG_EXPORT int MPI_Dims_create(int nnodes, int ndims, int *dims)
+TG_MPIFN int TG_MPINAME(MPI_Dims_create)(int nnodes, int ndims, int *dims)
 {
 	static int (*real)(int, int, int *);
 	struct tg_call tgc;
@@ -2696,7 +2696,7 @@ TG_EXPORT int MPI_Dims_create(int nnodes, int ndims, int *dims)
 }
 
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources, const int *degrees, const int *destinations, const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
-TG_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources, const int *degrees, const int *destinations, const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+TG_MPIFN int TG_MPINAME(MPI_Dist_graph_create)(MPI_Comm comm_old, int n, const int *sources, const int *degrees, const int *destinations, const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
 	static int (*real)(MPI_Comm, int, const int *, const int *, const int *, const int *, MPI_Info, int, MPI_Comm *);
 	struct tg_call tgc;
@@ -2729,7 +2729,7 @@ TG_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int *sources, const int *sourceweights, int outdegree, const int *destinations, const int *destweights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
-TG_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int *sources, const int *sourceweights, int outdegree, const int *destinations, const int *destweights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+TG_MPIFN int TG_MPINAME(MPI_Dist_graph_create_adjacent)(MPI_Comm comm_old, int indegree, const int *sources, const int *sourceweights, int outdegree, const int *destinations, const int *destweights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
 	static int (*real)(MPI_Comm, int, const int *, const int *, int, const int *, const int *, MPI_Info, int, MPI_Comm *);
 	struct tg_call tgc;
@@ -2763,7 +2763,7 @@ TG_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, co
 }
 
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int *sources, int *sourceweights, int maxoutdegree, int *destinations, int *destweights);
-TG_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int *sources, int *sourceweights, int maxoutdegree, int *destinations, int *destweights)
+TG_MPIFN int TG_MPINAME(MPI_Dist_graph_neighbors)(MPI_Comm comm, int maxindegree, int *sources, int *sourceweights, int maxoutdegree, int *destinations, int *destweights)
 {
 	static int (*real)(MPI_Comm, int, int *, int *, int, int *, int *);
 	struct tg_call tgc;
@@ -2795,7 +2795,7 @@ TG_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int *sour
 }
 
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
-TG_EXPORT int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
+TG_MPIFN int TG_MPINAME(MPI_Dist_graph_neighbors_count)(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
 	static int (*real)(MPI_Comm, int *, int *, int *);
 	struct tg_call tgc;
@@ -2820,7 +2820,7 @@ TG_EXPORT int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *
 }
 
 int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Errhandler_create)(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Comm_errhandler_function *, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -2844,7 +2844,7 @@ TG_EXPORT int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandle
 }
 
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Errhandler_free)(MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Errhandler *);
 	struct tg_call tgc;
@@ -2869,7 +2869,7 @@ TG_EXPORT int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 }
 
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Errhandler_get)(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Comm, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -2893,7 +2893,7 @@ TG_EXPORT int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 }
 
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
-TG_EXPORT int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Errhandler_set)(MPI_Comm comm, MPI_Errhandler errhandler)
 {
 	static int (*real)(MPI_Comm, MPI_Errhandler);
 	struct tg_call tgc;
@@ -2916,7 +2916,7 @@ TG_EXPORT int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 }
 
 int MPI_Error_class(int errorcode, int *errorclass);
-TG_EXPORT int MPI_Error_class(int errorcode, int *errorclass)
+TG_MPIFN int TG_MPINAME(MPI_Error_class)(int errorcode, int *errorclass)
 {
 	static int (*real)(int, int *);
 	struct tg_call tgc;
@@ -2939,7 +2939,7 @@ TG_EXPORT int MPI_Error_class(int errorcode, int *errorclass)
 }
 
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
-TG_EXPORT int MPI_Error_string(int errorcode, char *string, int *resultlen)
+TG_MPIFN int TG_MPINAME(MPI_Error_string)(int errorcode, char *string, int *resultlen)
 {
 	static int (*real)(int, char *, int *);
 	struct tg_call tgc;
@@ -2964,7 +2964,7 @@ TG_EXPORT int MPI_Error_string(int errorcode, char *string, int *resultlen)
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Exscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -2991,7 +2991,7 @@ TG_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Data
 }
 
 int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Exscan_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -3018,7 +3018,7 @@ TG_EXPORT int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, 
 }
 
 int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Exscan_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -3050,7 +3050,7 @@ TG_EXPORT int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI
 }
 
 int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Exscan_init_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -3082,7 +3082,7 @@ TG_EXPORT int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count co
 }
 
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
-TG_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Fetch_and_op)(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
 	static int (*real)(const void *, void *, MPI_Datatype, int, MPI_Aint, MPI_Op, MPI_Win);
 	struct tg_call tgc;
@@ -3110,7 +3110,7 @@ TG_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_D
 }
 
 int MPI_File_call_errhandler(MPI_File fh, int errorcode);
-TG_EXPORT int MPI_File_call_errhandler(MPI_File fh, int errorcode)
+TG_MPIFN int TG_MPINAME(MPI_File_call_errhandler)(MPI_File fh, int errorcode)
 {
 	static int (*real)(MPI_File, int);
 	struct tg_call tgc;
@@ -3133,7 +3133,7 @@ TG_EXPORT int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 }
 
 int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_File_create_errhandler)(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_File_errhandler_function *, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -3157,7 +3157,7 @@ TG_EXPORT int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errh
 }
 
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_File_get_errhandler)(MPI_File file, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_File, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -3181,7 +3181,7 @@ TG_EXPORT int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 }
 
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
-TG_EXPORT int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+TG_MPIFN int TG_MPINAME(MPI_File_set_errhandler)(MPI_File file, MPI_Errhandler errhandler)
 {
 	static int (*real)(MPI_File, MPI_Errhandler);
 	struct tg_call tgc;
@@ -3204,7 +3204,7 @@ TG_EXPORT int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 }
 
 int MPI_Finalized(int *flag);
-TG_EXPORT int MPI_Finalized(int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Finalized)(int *flag)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -3226,7 +3226,7 @@ TG_EXPORT int MPI_Finalized(int *flag)
 }
 
 int MPI_Free_mem(void *base);
-TG_EXPORT int MPI_Free_mem(void *base)
+TG_MPIFN int TG_MPINAME(MPI_Free_mem)(void *base)
 {
 	static int (*real)(void *);
 	struct tg_call tgc;
@@ -3248,7 +3248,7 @@ TG_EXPORT int MPI_Free_mem(void *base)
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Gather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -3277,7 +3277,7 @@ TG_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendty
 }
 
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Gather_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -3306,7 +3306,7 @@ TG_EXPORT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
 }
 
 int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Gather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -3340,7 +3340,7 @@ TG_EXPORT int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype s
 }
 
 int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Gather_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -3374,7 +3374,7 @@ TG_EXPORT int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -3406,7 +3406,7 @@ TG_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 }
 
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Gatherv_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -3438,7 +3438,7 @@ TG_EXPORT int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 }
 
 int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Gatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -3475,7 +3475,7 @@ TG_EXPORT int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype 
 }
 
 int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Gatherv_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -3512,7 +3512,7 @@ TG_EXPORT int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
 }
 
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
-TG_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Get)(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win);
 	struct tg_call tgc;
@@ -3541,7 +3541,7 @@ TG_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_d
 }
 
 int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
-TG_EXPORT int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Get_accumulate)(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win);
 	struct tg_call tgc;
@@ -3574,7 +3574,7 @@ TG_EXPORT int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_
 }
 
 int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
-TG_EXPORT int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Get_accumulate_c)(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win);
 	struct tg_call tgc;
@@ -3607,7 +3607,7 @@ TG_EXPORT int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_cou
 }
 
 int MPI_Get_address(const void *location, MPI_Aint *address);
-TG_EXPORT int MPI_Get_address(const void *location, MPI_Aint *address)
+TG_MPIFN int TG_MPINAME(MPI_Get_address)(const void *location, MPI_Aint *address)
 {
 	static int (*real)(const void *, MPI_Aint *);
 	struct tg_call tgc;
@@ -3630,7 +3630,7 @@ TG_EXPORT int MPI_Get_address(const void *location, MPI_Aint *address)
 }
 
 int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
-TG_EXPORT int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Get_c)(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win);
 	struct tg_call tgc;
@@ -3659,7 +3659,7 @@ TG_EXPORT int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype 
 }
 
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
-TG_EXPORT int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+TG_MPIFN int TG_MPINAME(MPI_Get_count)(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
 	static int (*real)(const MPI_Status *, MPI_Datatype, int *);
 	struct tg_call tgc;
@@ -3683,7 +3683,7 @@ TG_EXPORT int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int
 }
 
 int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
-TG_EXPORT int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+TG_MPIFN int TG_MPINAME(MPI_Get_count_c)(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
 	static int (*real)(const MPI_Status *, MPI_Datatype, MPI_Count *);
 	struct tg_call tgc;
@@ -3707,7 +3707,7 @@ TG_EXPORT int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, M
 }
 
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
-TG_EXPORT int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+TG_MPIFN int TG_MPINAME(MPI_Get_elements)(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
 	static int (*real)(const MPI_Status *, MPI_Datatype, int *);
 	struct tg_call tgc;
@@ -3731,7 +3731,7 @@ TG_EXPORT int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, 
 }
 
 int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
-TG_EXPORT int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+TG_MPIFN int TG_MPINAME(MPI_Get_elements_c)(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
 	static int (*real)(const MPI_Status *, MPI_Datatype, MPI_Count *);
 	struct tg_call tgc;
@@ -3755,7 +3755,7 @@ TG_EXPORT int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype
 }
 
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
-TG_EXPORT int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+TG_MPIFN int TG_MPINAME(MPI_Get_elements_x)(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
 	static int (*real)(const MPI_Status *, MPI_Datatype, MPI_Count *);
 	struct tg_call tgc;
@@ -3779,7 +3779,7 @@ TG_EXPORT int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype
 }
 
 int MPI_Get_library_version(char *version, int *resultlen);
-TG_EXPORT int MPI_Get_library_version(char *version, int *resultlen)
+TG_MPIFN int TG_MPINAME(MPI_Get_library_version)(char *version, int *resultlen)
 {
 	static int (*real)(char *, int *);
 	struct tg_call tgc;
@@ -3803,7 +3803,7 @@ TG_EXPORT int MPI_Get_library_version(char *version, int *resultlen)
 }
 
 int MPI_Get_processor_name(char *name, int *resultlen);
-TG_EXPORT int MPI_Get_processor_name(char *name, int *resultlen)
+TG_MPIFN int TG_MPINAME(MPI_Get_processor_name)(char *name, int *resultlen)
 {
 	static int (*real)(char *, int *);
 	struct tg_call tgc;
@@ -3827,7 +3827,7 @@ TG_EXPORT int MPI_Get_processor_name(char *name, int *resultlen)
 }
 
 int MPI_Get_version(int *version, int *subversion);
-TG_EXPORT int MPI_Get_version(int *version, int *subversion)
+TG_MPIFN int TG_MPINAME(MPI_Get_version)(int *version, int *subversion)
 {
 	static int (*real)(int *, int *);
 	struct tg_call tgc;
@@ -3850,7 +3850,7 @@ TG_EXPORT int MPI_Get_version(int *version, int *subversion)
 }
 
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *indx, const int *edges, int reorder, MPI_Comm *comm_graph);
-TG_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *indx, const int *edges, int reorder, MPI_Comm *comm_graph)
+TG_MPIFN int TG_MPINAME(MPI_Graph_create)(MPI_Comm comm_old, int nnodes, const int *indx, const int *edges, int reorder, MPI_Comm *comm_graph)
 {
 	static int (*real)(MPI_Comm, int, const int *, const int *, int, MPI_Comm *);
 	struct tg_call tgc;
@@ -3880,7 +3880,7 @@ TG_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *indx, c
 }
 
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *indx, int *edges);
-TG_EXPORT int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *indx, int *edges)
+TG_MPIFN int TG_MPINAME(MPI_Graph_get)(MPI_Comm comm, int maxindex, int maxedges, int *indx, int *edges)
 {
 	static int (*real)(MPI_Comm, int, int, int *, int *);
 	struct tg_call tgc;
@@ -3908,7 +3908,7 @@ TG_EXPORT int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *indx
 }
 
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *indx, const int *edges, int *newrank);
-TG_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *indx, const int *edges, int *newrank)
+TG_MPIFN int TG_MPINAME(MPI_Graph_map)(MPI_Comm comm, int nnodes, const int *indx, const int *edges, int *newrank)
 {
 	static int (*real)(MPI_Comm, int, const int *, const int *, int *);
 	struct tg_call tgc;
@@ -3936,7 +3936,7 @@ TG_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *indx, const in
 }
 
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbors);
-TG_EXPORT int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbors)
+TG_MPIFN int TG_MPINAME(MPI_Graph_neighbors)(MPI_Comm comm, int rank, int maxneighbors, int *neighbors)
 {
 	static int (*real)(MPI_Comm, int, int, int *);
 	struct tg_call tgc;
@@ -3962,7 +3962,7 @@ TG_EXPORT int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int
 }
 
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
-TG_EXPORT int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+TG_MPIFN int TG_MPINAME(MPI_Graph_neighbors_count)(MPI_Comm comm, int rank, int *nneighbors)
 {
 	static int (*real)(MPI_Comm, int, int *);
 	struct tg_call tgc;
@@ -3986,7 +3986,7 @@ TG_EXPORT int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors
 }
 
 int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
-TG_EXPORT int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+TG_MPIFN int TG_MPINAME(MPI_Graphdims_get)(MPI_Comm comm, int *nnodes, int *nedges)
 {
 	static int (*real)(MPI_Comm, int *, int *);
 	struct tg_call tgc;
@@ -4010,7 +4010,7 @@ TG_EXPORT int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 }
 
 int MPI_Grequest_complete(MPI_Request request);
-TG_EXPORT int MPI_Grequest_complete(MPI_Request request)
+TG_MPIFN int TG_MPINAME(MPI_Grequest_complete)(MPI_Request request)
 {
 	static int (*real)(MPI_Request);
 	struct tg_call tgc;
@@ -4032,7 +4032,7 @@ TG_EXPORT int MPI_Grequest_complete(MPI_Request request)
 }
 
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
-TG_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Grequest_start)(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
 	static int (*real)(MPI_Grequest_query_function *, MPI_Grequest_free_function *, MPI_Grequest_cancel_function *, void *, MPI_Request *);
 	struct tg_call tgc;
@@ -4059,7 +4059,7 @@ TG_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Greq
 }
 
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
-TG_EXPORT int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+TG_MPIFN int TG_MPINAME(MPI_Group_compare)(MPI_Group group1, MPI_Group group2, int *result)
 {
 	static int (*real)(MPI_Group, MPI_Group, int *);
 	struct tg_call tgc;
@@ -4083,7 +4083,7 @@ TG_EXPORT int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 }
 
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-TG_EXPORT int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+TG_MPIFN int TG_MPINAME(MPI_Group_difference)(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
 	static int (*real)(MPI_Group, MPI_Group, MPI_Group *);
 	struct tg_call tgc;
@@ -4108,7 +4108,7 @@ TG_EXPORT int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group
 }
 
 int MPI_Group_excl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup);
-TG_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup)
+TG_MPIFN int TG_MPINAME(MPI_Group_excl)(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup)
 {
 	static int (*real)(MPI_Group, int, const int *, MPI_Group *);
 	struct tg_call tgc;
@@ -4135,7 +4135,7 @@ TG_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int *ranks, MPI_Group
 }
 
 int MPI_Group_free(MPI_Group *group);
-TG_EXPORT int MPI_Group_free(MPI_Group *group)
+TG_MPIFN int TG_MPINAME(MPI_Group_free)(MPI_Group *group)
 {
 	static int (*real)(MPI_Group *);
 	struct tg_call tgc;
@@ -4160,7 +4160,7 @@ TG_EXPORT int MPI_Group_free(MPI_Group *group)
 }
 
 int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
-TG_EXPORT int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
+TG_MPIFN int TG_MPINAME(MPI_Group_from_session_pset)(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
 	static int (*real)(MPI_Session, const char *, MPI_Group *);
 	struct tg_call tgc;
@@ -4186,7 +4186,7 @@ TG_EXPORT int MPI_Group_from_session_pset(MPI_Session session, const char *pset_
 }
 
 int MPI_Group_incl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup);
-TG_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup)
+TG_MPIFN int TG_MPINAME(MPI_Group_incl)(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup)
 {
 	static int (*real)(MPI_Group, int, const int *, MPI_Group *);
 	struct tg_call tgc;
@@ -4213,7 +4213,7 @@ TG_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int *ranks, MPI_Group
 }
 
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-TG_EXPORT int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+TG_MPIFN int TG_MPINAME(MPI_Group_intersection)(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
 	static int (*real)(MPI_Group, MPI_Group, MPI_Group *);
 	struct tg_call tgc;
@@ -4238,7 +4238,7 @@ TG_EXPORT int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Gro
 }
 
 int MPI_Group_range_excl(MPI_Group group, int n, int (*ranges)[3], MPI_Group *newgroup);
-TG_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int (*ranges)[3], MPI_Group *newgroup)
+TG_MPIFN int TG_MPINAME(MPI_Group_range_excl)(MPI_Group group, int n, int (*ranges)[3], MPI_Group *newgroup)
 {
 	static int (*real)(MPI_Group, int, int (*)[3], MPI_Group *);
 	struct tg_call tgc;
@@ -4263,7 +4263,7 @@ TG_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int (*ranges)[3], MPI
 }
 
 int MPI_Group_range_incl(MPI_Group group, int n, int (*ranges)[3], MPI_Group *newgroup);
-TG_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int (*ranges)[3], MPI_Group *newgroup)
+TG_MPIFN int TG_MPINAME(MPI_Group_range_incl)(MPI_Group group, int n, int (*ranges)[3], MPI_Group *newgroup)
 {
 	static int (*real)(MPI_Group, int, int (*)[3], MPI_Group *);
 	struct tg_call tgc;
@@ -4288,7 +4288,7 @@ TG_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int (*ranges)[3], MPI
 }
 
 int MPI_Group_rank(MPI_Group group, int *rank);
-TG_EXPORT int MPI_Group_rank(MPI_Group group, int *rank)
+TG_MPIFN int TG_MPINAME(MPI_Group_rank)(MPI_Group group, int *rank)
 {
 	static int (*real)(MPI_Group, int *);
 	struct tg_call tgc;
@@ -4311,7 +4311,7 @@ TG_EXPORT int MPI_Group_rank(MPI_Group group, int *rank)
 }
 
 int MPI_Group_size(MPI_Group group, int *size);
-TG_EXPORT int MPI_Group_size(MPI_Group group, int *size)
+TG_MPIFN int TG_MPINAME(MPI_Group_size)(MPI_Group group, int *size)
 {
 	static int (*real)(MPI_Group, int *);
 	struct tg_call tgc;
@@ -4334,7 +4334,7 @@ TG_EXPORT int MPI_Group_size(MPI_Group group, int *size)
 }
 
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int *ranks1, MPI_Group group2, int *ranks2);
-TG_EXPORT int MPI_Group_translate_ranks(MPI_Group group1, int n, const int *ranks1, MPI_Group group2, int *ranks2)
+TG_MPIFN int TG_MPINAME(MPI_Group_translate_ranks)(MPI_Group group1, int n, const int *ranks1, MPI_Group group2, int *ranks2)
 {
 	static int (*real)(MPI_Group, int, const int *, MPI_Group, int *);
 	struct tg_call tgc;
@@ -4362,7 +4362,7 @@ TG_EXPORT int MPI_Group_translate_ranks(MPI_Group group1, int n, const int *rank
 }
 
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-TG_EXPORT int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+TG_MPIFN int TG_MPINAME(MPI_Group_union)(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
 	static int (*real)(MPI_Group, MPI_Group, MPI_Group *);
 	struct tg_call tgc;
@@ -4387,7 +4387,7 @@ TG_EXPORT int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *new
 }
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iallgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4417,7 +4417,7 @@ TG_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype se
 }
 
 int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iallgather_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4447,7 +4447,7 @@ TG_EXPORT int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 }
 
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iallgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4480,7 +4480,7 @@ TG_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 }
 
 int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iallgatherv_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4513,7 +4513,7 @@ TG_EXPORT int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iallreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4542,7 +4542,7 @@ TG_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_
 }
 
 int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iallreduce_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4571,7 +4571,7 @@ TG_EXPORT int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count cou
 }
 
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ialltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4601,7 +4601,7 @@ TG_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
 }
 
 int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ialltoall_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4631,7 +4631,7 @@ TG_EXPORT int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 }
 
 int MPI_Ialltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ialltoallv)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4667,7 +4667,7 @@ TG_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int *sendcounts, const i
 }
 
 int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ialltoallv_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4703,7 +4703,7 @@ TG_EXPORT int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count *sendcounts,
 }
 
 int MPI_Ialltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ialltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ialltoallw)(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4741,7 +4741,7 @@ TG_EXPORT int MPI_Ialltoallw(const void *sendbuf, const int *sendcounts, const i
 }
 
 int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ialltoallw_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4779,7 +4779,7 @@ TG_EXPORT int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count *sendcounts,
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ibarrier)(MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4803,7 +4803,7 @@ TG_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ibcast)(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4831,7 +4831,7 @@ TG_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int roo
 }
 
 int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ibcast_c)(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4859,7 +4859,7 @@ TG_EXPORT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ibsend)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4888,7 +4888,7 @@ TG_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int 
 }
 
 int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ibsend_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4917,7 +4917,7 @@ TG_EXPORT int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iexscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4946,7 +4946,7 @@ TG_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Dat
 }
 
 int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iexscan_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -4975,7 +4975,7 @@ TG_EXPORT int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Igather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5006,7 +5006,7 @@ TG_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendt
 }
 
 int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Igather_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5037,7 +5037,7 @@ TG_EXPORT int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Igatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5071,7 +5071,7 @@ TG_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype send
 }
 
 int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Igatherv_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5105,7 +5105,7 @@ TG_EXPORT int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 }
 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
-TG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Improbe)(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
 	static int (*real)(int, int, MPI_Comm, int *, MPI_Message *, MPI_Status *);
 	struct tg_call tgc;
@@ -5134,7 +5134,7 @@ TG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
 }
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
-TG_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Imrecv)(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
 	static int (*real)(void *, int, MPI_Datatype, MPI_Message *, MPI_Request *);
 	struct tg_call tgc;
@@ -5164,7 +5164,7 @@ TG_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
 }
 
 int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
-TG_EXPORT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Imrecv_c)(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, MPI_Message *, MPI_Request *);
 	struct tg_call tgc;
@@ -5194,7 +5194,7 @@ TG_EXPORT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MP
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5224,7 +5224,7 @@ TG_EXPORT int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Da
 }
 
 int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_allgather_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5254,7 +5254,7 @@ TG_EXPORT int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5287,7 +5287,7 @@ TG_EXPORT int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_D
 }
 
 int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_allgatherv_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5320,7 +5320,7 @@ TG_EXPORT int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcoun
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5350,7 +5350,7 @@ TG_EXPORT int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dat
 }
 
 int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_alltoall_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5380,7 +5380,7 @@ TG_EXPORT int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_alltoallv)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5416,7 +5416,7 @@ TG_EXPORT int MPI_Ineighbor_alltoallv(const void *sendbuf, const int *sendcounts
 }
 
 int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_alltoallv_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5452,7 +5452,7 @@ TG_EXPORT int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count *se
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_alltoallw(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_alltoallw)(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5490,7 +5490,7 @@ TG_EXPORT int MPI_Ineighbor_alltoallw(const void *sendbuf, const int *sendcounts
 }
 
 int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ineighbor_alltoallw_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5528,7 +5528,7 @@ TG_EXPORT int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count *se
 }
 
 int MPI_Info_create(MPI_Info *info);
-TG_EXPORT int MPI_Info_create(MPI_Info *info)
+TG_MPIFN int TG_MPINAME(MPI_Info_create)(MPI_Info *info)
 {
 	static int (*real)(MPI_Info *);
 	struct tg_call tgc;
@@ -5551,7 +5551,7 @@ TG_EXPORT int MPI_Info_create(MPI_Info *info)
 }
 
 int MPI_Info_create_env(int argc, char **argv, MPI_Info *info);
-TG_EXPORT int MPI_Info_create_env(int argc, char **argv, MPI_Info *info)
+TG_MPIFN int TG_MPINAME(MPI_Info_create_env)(int argc, char **argv, MPI_Info *info)
 {
 	static int (*real)(int, char **, MPI_Info *);
 	struct tg_call tgc;
@@ -5575,7 +5575,7 @@ TG_EXPORT int MPI_Info_create_env(int argc, char **argv, MPI_Info *info)
 }
 
 int MPI_Info_delete(MPI_Info info, const char *key);
-TG_EXPORT int MPI_Info_delete(MPI_Info info, const char *key)
+TG_MPIFN int TG_MPINAME(MPI_Info_delete)(MPI_Info info, const char *key)
 {
 	static int (*real)(MPI_Info, const char *);
 	struct tg_call tgc;
@@ -5599,7 +5599,7 @@ TG_EXPORT int MPI_Info_delete(MPI_Info info, const char *key)
 }
 
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
-TG_EXPORT int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+TG_MPIFN int TG_MPINAME(MPI_Info_dup)(MPI_Info info, MPI_Info *newinfo)
 {
 	static int (*real)(MPI_Info, MPI_Info *);
 	struct tg_call tgc;
@@ -5623,7 +5623,7 @@ TG_EXPORT int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 }
 
 int MPI_Info_free(MPI_Info *info);
-TG_EXPORT int MPI_Info_free(MPI_Info *info)
+TG_MPIFN int TG_MPINAME(MPI_Info_free)(MPI_Info *info)
 {
 	static int (*real)(MPI_Info *);
 	struct tg_call tgc;
@@ -5648,7 +5648,7 @@ TG_EXPORT int MPI_Info_free(MPI_Info *info)
 }
 
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
-TG_EXPORT int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Info_get)(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
 	static int (*real)(MPI_Info, const char *, int, char *, int *);
 	struct tg_call tgc;
@@ -5676,7 +5676,7 @@ TG_EXPORT int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *v
 }
 
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
-TG_EXPORT int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+TG_MPIFN int TG_MPINAME(MPI_Info_get_nkeys)(MPI_Info info, int *nkeys)
 {
 	static int (*real)(MPI_Info, int *);
 	struct tg_call tgc;
@@ -5699,7 +5699,7 @@ TG_EXPORT int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 }
 
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
-TG_EXPORT int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+TG_MPIFN int TG_MPINAME(MPI_Info_get_nthkey)(MPI_Info info, int n, char *key)
 {
 	static int (*real)(MPI_Info, int, char *);
 	struct tg_call tgc;
@@ -5724,7 +5724,7 @@ TG_EXPORT int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 }
 
 int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
-TG_EXPORT int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Info_get_string)(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
 	static int (*real)(MPI_Info, const char *, int *, char *, int *);
 	struct tg_call tgc;
@@ -5752,7 +5752,7 @@ TG_EXPORT int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, c
 }
 
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
-TG_EXPORT int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Info_get_valuelen)(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
 	static int (*real)(MPI_Info, const char *, int *, int *);
 	struct tg_call tgc;
@@ -5778,7 +5778,7 @@ TG_EXPORT int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuele
 }
 
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
-TG_EXPORT int MPI_Info_set(MPI_Info info, const char *key, const char *value)
+TG_MPIFN int TG_MPINAME(MPI_Info_set)(MPI_Info info, const char *key, const char *value)
 {
 	static int (*real)(MPI_Info, const char *, const char *);
 	struct tg_call tgc;
@@ -5804,7 +5804,7 @@ TG_EXPORT int MPI_Info_set(MPI_Info info, const char *key, const char *value)
 }
 
 int MPI_Initialized(int *flag);
-TG_EXPORT int MPI_Initialized(int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Initialized)(int *flag)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -5826,7 +5826,7 @@ TG_EXPORT int MPI_Initialized(int *flag)
 }
 
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
-TG_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
+TG_MPIFN int TG_MPINAME(MPI_Intercomm_create)(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
 	static int (*real)(MPI_Comm, int, MPI_Comm, int, int, MPI_Comm *);
 	struct tg_call tgc;
@@ -5854,7 +5854,7 @@ TG_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Co
 }
 
 int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm);
-TG_EXPORT int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+TG_MPIFN int TG_MPINAME(MPI_Intercomm_create_from_groups)(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
 	static int (*real)(MPI_Group, int, MPI_Group, int, const char *, MPI_Info, MPI_Errhandler, MPI_Comm *);
 	struct tg_call tgc;
@@ -5887,7 +5887,7 @@ TG_EXPORT int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_
 }
 
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
-TG_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+TG_MPIFN int TG_MPINAME(MPI_Intercomm_merge)(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
 	static int (*real)(MPI_Comm, int, MPI_Comm *);
 	struct tg_call tgc;
@@ -5912,7 +5912,7 @@ TG_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newint
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
-TG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Iprobe)(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
 	static int (*real)(int, int, MPI_Comm, int *, MPI_Status *);
 	struct tg_call tgc;
@@ -5939,7 +5939,7 @@ TG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Stat
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Irecv)(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5968,7 +5968,7 @@ TG_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
 }
 
 int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Irecv_c)(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -5997,7 +5997,7 @@ TG_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ireduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6027,7 +6027,7 @@ TG_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
 }
 
 int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ireduce_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6057,7 +6057,7 @@ TG_EXPORT int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ireduce_scatter)(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6087,7 +6087,7 @@ TG_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int 
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ireduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6116,7 +6116,7 @@ TG_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int 
 }
 
 int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ireduce_scatter_block_c)(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6145,7 +6145,7 @@ TG_EXPORT int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MP
 }
 
 int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ireduce_scatter_c)(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, const MPI_Count *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6175,7 +6175,7 @@ TG_EXPORT int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MP
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Irsend)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6204,7 +6204,7 @@ TG_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int 
 }
 
 int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Irsend_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6233,7 +6233,7 @@ TG_EXPORT int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
 }
 
 int MPI_Is_thread_main(int *flag);
-TG_EXPORT int MPI_Is_thread_main(int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Is_thread_main)(int *flag)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -6255,7 +6255,7 @@ TG_EXPORT int MPI_Is_thread_main(int *flag)
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6284,7 +6284,7 @@ TG_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 }
 
 int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iscan_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6313,7 +6313,7 @@ TG_EXPORT int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
 }
 
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iscatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6344,7 +6344,7 @@ TG_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype send
 }
 
 int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iscatter_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6375,7 +6375,7 @@ TG_EXPORT int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iscatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iscatterv)(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6409,7 +6409,7 @@ TG_EXPORT int MPI_Iscatterv(const void *sendbuf, const int *sendcounts, const in
 }
 
 int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Iscatterv_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6443,7 +6443,7 @@ TG_EXPORT int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count *sendcounts, 
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Isend)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6472,7 +6472,7 @@ TG_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int d
 }
 
 int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Isend_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6501,7 +6501,7 @@ TG_EXPORT int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
 }
 
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Isendrecv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6535,7 +6535,7 @@ TG_EXPORT int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sen
 }
 
 int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Isendrecv_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6569,7 +6569,7 @@ TG_EXPORT int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 }
 
 int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Isendrecv_replace)(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6600,7 +6600,7 @@ TG_EXPORT int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
 }
 
 int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Isendrecv_replace_c)(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6631,7 +6631,7 @@ TG_EXPORT int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype d
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Issend)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6660,7 +6660,7 @@ TG_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int 
 }
 
 int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Issend_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -6689,7 +6689,7 @@ TG_EXPORT int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
 }
 
 int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
-TG_EXPORT int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
+TG_MPIFN int TG_MPINAME(MPI_Keyval_create)(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
 	static int (*real)(MPI_Copy_function *, MPI_Delete_function *, int *, void *);
 	struct tg_call tgc;
@@ -6714,7 +6714,7 @@ TG_EXPORT int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function 
 }
 
 int MPI_Keyval_free(int *keyval);
-TG_EXPORT int MPI_Keyval_free(int *keyval)
+TG_MPIFN int TG_MPINAME(MPI_Keyval_free)(int *keyval)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -6736,7 +6736,7 @@ TG_EXPORT int MPI_Keyval_free(int *keyval)
 }
 
 int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
-TG_EXPORT int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+TG_MPIFN int TG_MPINAME(MPI_Lookup_name)(const char *service_name, MPI_Info info, char *port_name)
 {
 	static int (*real)(const char *, MPI_Info, char *);
 	struct tg_call tgc;
@@ -6764,7 +6764,7 @@ TG_EXPORT int MPI_Lookup_name(const char *service_name, MPI_Info info, char *por
 }
 
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
-TG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Mprobe)(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
 	static int (*real)(int, int, MPI_Comm, MPI_Message *, MPI_Status *);
 	struct tg_call tgc;
@@ -6792,7 +6792,7 @@ TG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *messag
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
-TG_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Mrecv)(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
 	static int (*real)(void *, int, MPI_Datatype, MPI_Message *, MPI_Status *);
 	struct tg_call tgc;
@@ -6822,7 +6822,7 @@ TG_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message
 }
 
 int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
-TG_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Mrecv_c)(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, MPI_Message *, MPI_Status *);
 	struct tg_call tgc;
@@ -6852,7 +6852,7 @@ TG_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI
 }
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -6880,7 +6880,7 @@ TG_EXPORT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Dat
 }
 
 int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_allgather_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -6908,7 +6908,7 @@ TG_EXPORT int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount,
 }
 
 int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -6941,7 +6941,7 @@ TG_EXPORT int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MP
 }
 
 int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_allgather_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -6974,7 +6974,7 @@ TG_EXPORT int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendc
 }
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -7005,7 +7005,7 @@ TG_EXPORT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Da
 }
 
 int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_allgatherv_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -7036,7 +7036,7 @@ TG_EXPORT int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount
 }
 
 int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7072,7 +7072,7 @@ TG_EXPORT int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, M
 }
 
 int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_allgatherv_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7108,7 +7108,7 @@ TG_EXPORT int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count send
 }
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -7136,7 +7136,7 @@ TG_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Data
 }
 
 int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoall_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -7164,7 +7164,7 @@ TG_EXPORT int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, 
 }
 
 int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoall_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7197,7 +7197,7 @@ TG_EXPORT int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI
 }
 
 int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoall_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7230,7 +7230,7 @@ TG_EXPORT int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendco
 }
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoallv)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -7264,7 +7264,7 @@ TG_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const int *sendcounts,
 }
 
 int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoallv_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -7298,7 +7298,7 @@ TG_EXPORT int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sen
 }
 
 int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoallv_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7337,7 +7337,7 @@ TG_EXPORT int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendco
 }
 
 int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoallv_init_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7376,7 +7376,7 @@ TG_EXPORT int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count
 }
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoallw)(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
 {
 	static int (*real)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm);
 	struct tg_call tgc;
@@ -7412,7 +7412,7 @@ TG_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const int *sendcounts,
 }
 
 int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm);
-TG_EXPORT int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoallw_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm);
 	struct tg_call tgc;
@@ -7448,7 +7448,7 @@ TG_EXPORT int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sen
 }
 
 int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoallw_init)(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7489,7 +7489,7 @@ TG_EXPORT int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendco
 }
 
 int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Neighbor_alltoallw_init_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7530,7 +7530,7 @@ TG_EXPORT int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count
 }
 
 int MPI_Op_commutative(MPI_Op op, int *commute);
-TG_EXPORT int MPI_Op_commutative(MPI_Op op, int *commute)
+TG_MPIFN int TG_MPINAME(MPI_Op_commutative)(MPI_Op op, int *commute)
 {
 	static int (*real)(MPI_Op, int *);
 	struct tg_call tgc;
@@ -7553,7 +7553,7 @@ TG_EXPORT int MPI_Op_commutative(MPI_Op op, int *commute)
 }
 
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
-TG_EXPORT int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+TG_MPIFN int TG_MPINAME(MPI_Op_create)(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
 	static int (*real)(MPI_User_function *, int, MPI_Op *);
 	struct tg_call tgc;
@@ -7578,7 +7578,7 @@ TG_EXPORT int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 }
 
 int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op);
-TG_EXPORT int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+TG_MPIFN int TG_MPINAME(MPI_Op_create_c)(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
 	static int (*real)(MPI_User_function_c *, int, MPI_Op *);
 	struct tg_call tgc;
@@ -7603,7 +7603,7 @@ TG_EXPORT int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op 
 }
 
 int MPI_Op_free(MPI_Op *op);
-TG_EXPORT int MPI_Op_free(MPI_Op *op)
+TG_MPIFN int TG_MPINAME(MPI_Op_free)(MPI_Op *op)
 {
 	static int (*real)(MPI_Op *);
 	struct tg_call tgc;
@@ -7628,7 +7628,7 @@ TG_EXPORT int MPI_Op_free(MPI_Op *op)
 }
 
 int MPI_Open_port(MPI_Info info, char *port_name);
-TG_EXPORT int MPI_Open_port(MPI_Info info, char *port_name)
+TG_MPIFN int TG_MPINAME(MPI_Open_port)(MPI_Info info, char *port_name)
 {
 	static int (*real)(MPI_Info, char *);
 	struct tg_call tgc;
@@ -7654,7 +7654,7 @@ TG_EXPORT int MPI_Open_port(MPI_Info info, char *port_name)
 }
 
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm);
-TG_EXPORT int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Pack)(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, int *, MPI_Comm);
 	struct tg_call tgc;
@@ -7682,7 +7682,7 @@ TG_EXPORT int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, vo
 }
 
 int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm);
-TG_EXPORT int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Pack_c)(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Count *, MPI_Comm);
 	struct tg_call tgc;
@@ -7710,7 +7710,7 @@ TG_EXPORT int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype data
 }
 
 int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
-TG_EXPORT int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+TG_MPIFN int TG_MPINAME(MPI_Pack_external)(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
 	static int (*real)(const char *, const void *, int, MPI_Datatype, void *, MPI_Aint, MPI_Aint *);
 	struct tg_call tgc;
@@ -7739,7 +7739,7 @@ TG_EXPORT int MPI_Pack_external(const char *datarep, const void *inbuf, int inco
 }
 
 int MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position);
-TG_EXPORT int MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
+TG_MPIFN int TG_MPINAME(MPI_Pack_external_c)(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
 	static int (*real)(const char *, const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Count *);
 	struct tg_call tgc;
@@ -7768,7 +7768,7 @@ TG_EXPORT int MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Co
 }
 
 int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size);
-TG_EXPORT int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
+TG_MPIFN int TG_MPINAME(MPI_Pack_external_size)(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
 	static int (*real)(const char *, int, MPI_Datatype, MPI_Aint *);
 	struct tg_call tgc;
@@ -7794,7 +7794,7 @@ TG_EXPORT int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datat
 }
 
 int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size);
-TG_EXPORT int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
+TG_MPIFN int TG_MPINAME(MPI_Pack_external_size_c)(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
 	static int (*real)(const char *, MPI_Count, MPI_Datatype, MPI_Count *);
 	struct tg_call tgc;
@@ -7820,7 +7820,7 @@ TG_EXPORT int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, M
 }
 
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
-TG_EXPORT int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+TG_MPIFN int TG_MPINAME(MPI_Pack_size)(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
 	static int (*real)(int, MPI_Datatype, MPI_Comm, int *);
 	struct tg_call tgc;
@@ -7845,7 +7845,7 @@ TG_EXPORT int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, i
 }
 
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size);
-TG_EXPORT int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+TG_MPIFN int TG_MPINAME(MPI_Pack_size_c)(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
 	static int (*real)(MPI_Count, MPI_Datatype, MPI_Comm, MPI_Count *);
 	struct tg_call tgc;
@@ -7870,7 +7870,7 @@ TG_EXPORT int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm
 }
 
 int MPI_Parrived(MPI_Request request, int partition, int *flag);
-TG_EXPORT int MPI_Parrived(MPI_Request request, int partition, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Parrived)(MPI_Request request, int partition, int *flag)
 {
 	static int (*real)(MPI_Request, int, int *);
 	struct tg_call tgc;
@@ -7894,7 +7894,7 @@ TG_EXPORT int MPI_Parrived(MPI_Request request, int partition, int *flag)
 }
 
 int MPI_Pready(int partition, MPI_Request request);
-TG_EXPORT int MPI_Pready(int partition, MPI_Request request)
+TG_MPIFN int TG_MPINAME(MPI_Pready)(int partition, MPI_Request request)
 {
 	static int (*real)(int, MPI_Request);
 	struct tg_call tgc;
@@ -7917,7 +7917,7 @@ TG_EXPORT int MPI_Pready(int partition, MPI_Request request)
 }
 
 int MPI_Pready_list(int length, int *array_of_partitions, MPI_Request request);
-TG_EXPORT int MPI_Pready_list(int length, int *array_of_partitions, MPI_Request request)
+TG_MPIFN int TG_MPINAME(MPI_Pready_list)(int length, int *array_of_partitions, MPI_Request request)
 {
 	static int (*real)(int, int *, MPI_Request);
 	struct tg_call tgc;
@@ -7942,7 +7942,7 @@ TG_EXPORT int MPI_Pready_list(int length, int *array_of_partitions, MPI_Request 
 }
 
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
-TG_EXPORT int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+TG_MPIFN int TG_MPINAME(MPI_Pready_range)(int partition_low, int partition_high, MPI_Request request)
 {
 	static int (*real)(int, int, MPI_Request);
 	struct tg_call tgc;
@@ -7966,7 +7966,7 @@ TG_EXPORT int MPI_Pready_range(int partition_low, int partition_high, MPI_Reques
 }
 
 int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Precv_init)(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(void *, int, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -7999,7 +7999,7 @@ TG_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Dat
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
-TG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Probe)(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
 	static int (*real)(int, int, MPI_Comm, MPI_Status *);
 	struct tg_call tgc;
@@ -8025,7 +8025,7 @@ TG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 }
 
 int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Psend_init)(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -8058,7 +8058,7 @@ TG_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, M
 }
 
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
-TG_EXPORT int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+TG_MPIFN int TG_MPINAME(MPI_Publish_name)(const char *service_name, MPI_Info info, const char *port_name)
 {
 	static int (*real)(const char *, MPI_Info, const char *);
 	struct tg_call tgc;
@@ -8086,7 +8086,7 @@ TG_EXPORT int MPI_Publish_name(const char *service_name, MPI_Info info, const ch
 }
 
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
-TG_EXPORT int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Put)(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win);
 	struct tg_call tgc;
@@ -8115,7 +8115,7 @@ TG_EXPORT int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype or
 }
 
 int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
-TG_EXPORT int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Put_c)(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win);
 	struct tg_call tgc;
@@ -8144,7 +8144,7 @@ TG_EXPORT int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Dat
 }
 
 int MPI_Query_thread(int *provided);
-TG_EXPORT int MPI_Query_thread(int *provided)
+TG_MPIFN int TG_MPINAME(MPI_Query_thread)(int *provided)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -8166,7 +8166,7 @@ TG_EXPORT int MPI_Query_thread(int *provided)
 }
 
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
-TG_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Raccumulate)(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *);
 	struct tg_call tgc;
@@ -8198,7 +8198,7 @@ TG_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Dat
 }
 
 int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
-TG_EXPORT int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Raccumulate_c)(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *);
 	struct tg_call tgc;
@@ -8230,7 +8230,7 @@ TG_EXPORT int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
-TG_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Recv)(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 	struct tg_call tgc;
@@ -8259,7 +8259,7 @@ TG_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, 
 }
 
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
-TG_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Recv_c)(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 	struct tg_call tgc;
@@ -8288,7 +8288,7 @@ TG_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int 
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Recv_init)(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -8317,7 +8317,7 @@ TG_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int sou
 }
 
 int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Recv_init_c)(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -8346,7 +8346,7 @@ TG_EXPORT int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype,
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
 	struct tg_call tgc;
@@ -8374,7 +8374,7 @@ TG_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
 }
 
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, int, MPI_Comm);
 	struct tg_call tgc;
@@ -8402,7 +8402,7 @@ TG_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, 
 }
 
 int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -8435,7 +8435,7 @@ TG_EXPORT int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI
 }
 
 int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_init_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -8468,7 +8468,7 @@ TG_EXPORT int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count co
 }
 
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op);
-TG_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_local)(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op);
 	struct tg_call tgc;
@@ -8494,7 +8494,7 @@ TG_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI
 }
 
 int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op);
-TG_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_local_c)(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op);
 	struct tg_call tgc;
@@ -8520,7 +8520,7 @@ TG_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count co
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_scatter)(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -8548,7 +8548,7 @@ TG_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -8575,7 +8575,7 @@ TG_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int r
 }
 
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_scatter_block_c)(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -8602,7 +8602,7 @@ TG_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI
 }
 
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_scatter_block_init)(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -8634,7 +8634,7 @@ TG_EXPORT int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, 
 }
 
 int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_scatter_block_init_c)(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -8666,7 +8666,7 @@ TG_EXPORT int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf
 }
 
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_scatter_c)(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, const MPI_Count *, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -8694,7 +8694,7 @@ TG_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI
 }
 
 int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_scatter_init)(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -8727,7 +8727,7 @@ TG_EXPORT int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const 
 }
 
 int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Reduce_scatter_init_c)(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, const MPI_Count *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -8760,7 +8760,7 @@ TG_EXPORT int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, cons
 }
 
 int MPI_Request_free(MPI_Request *request);
-TG_EXPORT int MPI_Request_free(MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Request_free)(MPI_Request *request)
 {
 	static int (*real)(MPI_Request *);
 	struct tg_call tgc;
@@ -8785,7 +8785,7 @@ TG_EXPORT int MPI_Request_free(MPI_Request *request)
 }
 
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
-TG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Request_get_status)(MPI_Request request, int *flag, MPI_Status *status)
 {
 	static int (*real)(MPI_Request, int *, MPI_Status *);
 	struct tg_call tgc;
@@ -8810,7 +8810,7 @@ TG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status 
 }
 
 int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
-TG_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Rget)(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request *);
 	struct tg_call tgc;
@@ -8841,7 +8841,7 @@ TG_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_
 }
 
 int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
-TG_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Rget_accumulate)(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *);
 	struct tg_call tgc;
@@ -8876,7 +8876,7 @@ TG_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI
 }
 
 int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
-TG_EXPORT int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Rget_accumulate_c)(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *);
 	struct tg_call tgc;
@@ -8911,7 +8911,7 @@ TG_EXPORT int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_co
 }
 
 int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
-TG_EXPORT int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Rget_c)(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request *);
 	struct tg_call tgc;
@@ -8942,7 +8942,7 @@ TG_EXPORT int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype
 }
 
 int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
-TG_EXPORT int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Rput)(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request *);
 	struct tg_call tgc;
@@ -8973,7 +8973,7 @@ TG_EXPORT int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype o
 }
 
 int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
-TG_EXPORT int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Rput_c)(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request *);
 	struct tg_call tgc;
@@ -9004,7 +9004,7 @@ TG_EXPORT int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
 }
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-TG_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Rsend)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 	struct tg_call tgc;
@@ -9031,7 +9031,7 @@ TG_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int d
 }
 
 int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-TG_EXPORT int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Rsend_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm);
 	struct tg_call tgc;
@@ -9058,7 +9058,7 @@ TG_EXPORT int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
 }
 
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Rsend_init)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -9087,7 +9087,7 @@ TG_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, 
 }
 
 int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Rsend_init_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -9116,7 +9116,7 @@ TG_EXPORT int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype da
 }
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Scan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -9143,7 +9143,7 @@ TG_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 }
 
 int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-TG_EXPORT int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Scan_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm);
 	struct tg_call tgc;
@@ -9170,7 +9170,7 @@ TG_EXPORT int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MP
 }
 
 int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Scan_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -9202,7 +9202,7 @@ TG_EXPORT int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_D
 }
 
 int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Scan_init_c)(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -9234,7 +9234,7 @@ TG_EXPORT int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count coun
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -9263,7 +9263,7 @@ TG_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendt
 }
 
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Scatter_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -9292,7 +9292,7 @@ TG_EXPORT int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 }
 
 int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Scatter_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -9326,7 +9326,7 @@ TG_EXPORT int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype 
 }
 
 int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Scatter_init_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -9360,7 +9360,7 @@ TG_EXPORT int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
 }
 
 int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Scatterv)(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -9392,7 +9392,7 @@ TG_EXPORT int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int
 }
 
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-TG_EXPORT int MPI_Scatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Scatterv_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm);
 	struct tg_call tgc;
@@ -9424,7 +9424,7 @@ TG_EXPORT int MPI_Scatterv_c(const void *sendbuf, const MPI_Count *sendcounts, c
 }
 
 int MPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Scatterv_init)(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -9461,7 +9461,7 @@ TG_EXPORT int MPI_Scatterv_init(const void *sendbuf, const int *sendcounts, cons
 }
 
 int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-TG_EXPORT int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Scatterv_init_c)(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	static int (*real)(const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
 	struct tg_call tgc;
@@ -9498,7 +9498,7 @@ TG_EXPORT int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count *sendcoun
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-TG_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Send)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 	struct tg_call tgc;
@@ -9525,7 +9525,7 @@ TG_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int de
 }
 
 int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-TG_EXPORT int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Send_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm);
 	struct tg_call tgc;
@@ -9552,7 +9552,7 @@ TG_EXPORT int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype
 }
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Send_init)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -9581,7 +9581,7 @@ TG_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, i
 }
 
 int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Send_init_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -9610,7 +9610,7 @@ TG_EXPORT int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dat
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
-TG_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Sendrecv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 	struct tg_call tgc;
@@ -9644,7 +9644,7 @@ TG_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype send
 }
 
 int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
-TG_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Sendrecv_c)(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 	struct tg_call tgc;
@@ -9678,7 +9678,7 @@ TG_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 }
 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
-TG_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Sendrecv_replace)(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
 	static int (*real)(void *, int, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Status *);
 	struct tg_call tgc;
@@ -9709,7 +9709,7 @@ TG_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, 
 }
 
 int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
-TG_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Sendrecv_replace_c)(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
 	static int (*real)(void *, MPI_Count, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Status *);
 	struct tg_call tgc;
@@ -9740,7 +9740,7 @@ TG_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype da
 }
 
 int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
-TG_EXPORT int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
+TG_MPIFN int TG_MPINAME(MPI_Session_call_errhandler)(MPI_Session session, int errorcode)
 {
 	static int (*real)(MPI_Session, int);
 	struct tg_call tgc;
@@ -9763,7 +9763,7 @@ TG_EXPORT int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 }
 
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Session_create_errhandler)(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Session_errhandler_function *, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -9787,7 +9787,7 @@ TG_EXPORT int MPI_Session_create_errhandler(MPI_Session_errhandler_function *ses
 }
 
 int MPI_Session_finalize(MPI_Session *session);
-TG_EXPORT int MPI_Session_finalize(MPI_Session *session)
+TG_MPIFN int TG_MPINAME(MPI_Session_finalize)(MPI_Session *session)
 {
 	static int (*real)(MPI_Session *);
 	struct tg_call tgc;
@@ -9812,7 +9812,7 @@ TG_EXPORT int MPI_Session_finalize(MPI_Session *session)
 }
 
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Session_get_errhandler)(MPI_Session session, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Session, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -9836,7 +9836,7 @@ TG_EXPORT int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *er
 }
 
 int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
-TG_EXPORT int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
+TG_MPIFN int TG_MPINAME(MPI_Session_get_info)(MPI_Session session, MPI_Info *info_used)
 {
 	static int (*real)(MPI_Session, MPI_Info *);
 	struct tg_call tgc;
@@ -9862,7 +9862,7 @@ TG_EXPORT int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 }
 
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
-TG_EXPORT int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
+TG_MPIFN int TG_MPINAME(MPI_Session_get_nth_pset)(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
 	static int (*real)(MPI_Session, MPI_Info, int, int *, char *);
 	struct tg_call tgc;
@@ -9891,7 +9891,7 @@ TG_EXPORT int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n
 }
 
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
-TG_EXPORT int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
+TG_MPIFN int TG_MPINAME(MPI_Session_get_num_psets)(MPI_Session session, MPI_Info info, int *npset_names)
 {
 	static int (*real)(MPI_Session, MPI_Info, int *);
 	struct tg_call tgc;
@@ -9917,7 +9917,7 @@ TG_EXPORT int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int 
 }
 
 int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
-TG_EXPORT int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
+TG_MPIFN int TG_MPINAME(MPI_Session_get_pset_info)(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
 	static int (*real)(MPI_Session, const char *, MPI_Info *);
 	struct tg_call tgc;
@@ -9945,7 +9945,7 @@ TG_EXPORT int MPI_Session_get_pset_info(MPI_Session session, const char *pset_na
 }
 
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
-TG_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+TG_MPIFN int TG_MPINAME(MPI_Session_init)(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
 	static int (*real)(MPI_Info, MPI_Errhandler, MPI_Session *);
 	struct tg_call tgc;
@@ -9972,7 +9972,7 @@ TG_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Ses
 }
 
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
-TG_EXPORT int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Session_set_errhandler)(MPI_Session session, MPI_Errhandler errhandler)
 {
 	static int (*real)(MPI_Session, MPI_Errhandler);
 	struct tg_call tgc;
@@ -9995,7 +9995,7 @@ TG_EXPORT int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler err
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-TG_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Ssend)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 	struct tg_call tgc;
@@ -10022,7 +10022,7 @@ TG_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int d
 }
 
 int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-TG_EXPORT int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Ssend_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm);
 	struct tg_call tgc;
@@ -10049,7 +10049,7 @@ TG_EXPORT int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
 }
 
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ssend_init)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -10078,7 +10078,7 @@ TG_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, 
 }
 
 int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-TG_EXPORT int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Ssend_init_c)(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 	struct tg_call tgc;
@@ -10107,7 +10107,7 @@ TG_EXPORT int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype da
 }
 
 int MPI_Start(MPI_Request *request);
-TG_EXPORT int MPI_Start(MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_Start)(MPI_Request *request)
 {
 	static int (*real)(MPI_Request *);
 	struct tg_call tgc;
@@ -10132,7 +10132,7 @@ TG_EXPORT int MPI_Start(MPI_Request *request)
 }
 
 int MPI_Startall(int count, MPI_Request *array_of_requests);
-TG_EXPORT int MPI_Startall(int count, MPI_Request *array_of_requests)
+TG_MPIFN int TG_MPINAME(MPI_Startall)(int count, MPI_Request *array_of_requests)
 {
 	static int (*real)(int, MPI_Request *);
 	struct tg_call tgc;
@@ -10158,7 +10158,7 @@ TG_EXPORT int MPI_Startall(int count, MPI_Request *array_of_requests)
 }
 
 int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
-TG_EXPORT int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+TG_MPIFN int TG_MPINAME(MPI_Status_f2f08)(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
 	static int (*real)(const MPI_Fint *, MPI_F08_status *);
 	struct tg_call tgc;
@@ -10180,7 +10180,7 @@ TG_EXPORT int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_sta
 }
 
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
-TG_EXPORT int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+TG_MPIFN int TG_MPINAME(MPI_Status_set_cancelled)(MPI_Status *status, int flag)
 {
 	static int (*real)(MPI_Status *, int);
 	struct tg_call tgc;
@@ -10204,7 +10204,7 @@ TG_EXPORT int MPI_Status_set_cancelled(MPI_Status *status, int flag)
 }
 
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
-TG_EXPORT int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+TG_MPIFN int TG_MPINAME(MPI_Status_set_elements)(MPI_Status *status, MPI_Datatype datatype, int count)
 {
 	static int (*real)(MPI_Status *, MPI_Datatype, int);
 	struct tg_call tgc;
@@ -10229,7 +10229,7 @@ TG_EXPORT int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
 }
 
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
-TG_EXPORT int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+TG_MPIFN int TG_MPINAME(MPI_Status_set_elements_x)(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
 	static int (*real)(MPI_Status *, MPI_Datatype, MPI_Count);
 	struct tg_call tgc;
@@ -10254,7 +10254,7 @@ TG_EXPORT int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatyp
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-TG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Test)(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	static int (*real)(MPI_Request *, int *, MPI_Status *);
 	struct tg_call tgc;
@@ -10282,7 +10282,7 @@ TG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
-TG_EXPORT int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Test_cancelled)(const MPI_Status *status, int *flag)
 {
 	static int (*real)(const MPI_Status *, int *);
 	struct tg_call tgc;
@@ -10305,7 +10305,7 @@ TG_EXPORT int MPI_Test_cancelled(const MPI_Status *status, int *flag)
 }
 
 int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag, MPI_Status *array_of_statuses);
-TG_EXPORT int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag, MPI_Status *array_of_statuses)
+TG_MPIFN int TG_MPINAME(MPI_Testall)(int count, MPI_Request *array_of_requests, int *flag, MPI_Status *array_of_statuses)
 {
 	static int (*real)(int, MPI_Request *, int *, MPI_Status *);
 	struct tg_call tgc;
@@ -10337,7 +10337,7 @@ TG_EXPORT int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag, 
 }
 
 int MPI_Testany(int count, MPI_Request *array_of_requests, int *indx, int *flag, MPI_Status *status);
-TG_EXPORT int MPI_Testany(int count, MPI_Request *array_of_requests, int *indx, int *flag, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Testany)(int count, MPI_Request *array_of_requests, int *indx, int *flag, MPI_Status *status)
 {
 	static int (*real)(int, MPI_Request *, int *, int *, MPI_Status *);
 	struct tg_call tgc;
@@ -10367,7 +10367,7 @@ TG_EXPORT int MPI_Testany(int count, MPI_Request *array_of_requests, int *indx, 
 }
 
 int MPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses);
-TG_EXPORT int MPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
+TG_MPIFN int TG_MPINAME(MPI_Testsome)(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
 {
 	static int (*real)(int, MPI_Request *, int *, int *, MPI_Status *);
 	struct tg_call tgc;
@@ -10401,7 +10401,7 @@ TG_EXPORT int MPI_Testsome(int incount, MPI_Request *array_of_requests, int *out
 }
 
 int MPI_Topo_test(MPI_Comm comm, int *status);
-TG_EXPORT int MPI_Topo_test(MPI_Comm comm, int *status)
+TG_MPIFN int TG_MPINAME(MPI_Topo_test)(MPI_Comm comm, int *status)
 {
 	static int (*real)(MPI_Comm, int *);
 	struct tg_call tgc;
@@ -10424,7 +10424,7 @@ TG_EXPORT int MPI_Topo_test(MPI_Comm comm, int *status)
 }
 
 int MPI_Type_commit(MPI_Datatype *datatype);
-TG_EXPORT int MPI_Type_commit(MPI_Datatype *datatype)
+TG_MPIFN int TG_MPINAME(MPI_Type_commit)(MPI_Datatype *datatype)
 {
 	static int (*real)(MPI_Datatype *);
 	struct tg_call tgc;
@@ -10449,7 +10449,7 @@ TG_EXPORT int MPI_Type_commit(MPI_Datatype *datatype)
 }
 
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_contiguous)(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10474,7 +10474,7 @@ TG_EXPORT int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype 
 }
 
 int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_contiguous_c)(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Count, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10499,7 +10499,7 @@ TG_EXPORT int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_D
 }
 
 int MPI_Type_create_darray(int size, int rank, int ndims, const int *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const int *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_darray)(int size, int rank, int ndims, const int *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, int, const int *, const int *, const int *, const int *, int, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10535,7 +10535,7 @@ TG_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const int *a
 }
 
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_darray_c)(int size, int rank, int ndims, const MPI_Count *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, int, const MPI_Count *, const int *, const int *, const int *, int, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10571,7 +10571,7 @@ TG_EXPORT int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_
 }
 
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_f90_complex)(int p, int r, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10596,7 +10596,7 @@ TG_EXPORT int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 }
 
 int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_f90_integer)(int r, MPI_Datatype *newtype)
 {
 	static int (*real)(int, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10620,7 +10620,7 @@ TG_EXPORT int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 }
 
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_f90_real)(int p, int r, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10645,7 +10645,7 @@ TG_EXPORT int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 }
 
 int MPI_Type_create_hindexed(int count, const int *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_hindexed(int count, const int *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_hindexed)(int count, const int *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, const int *, const MPI_Aint *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10674,7 +10674,7 @@ TG_EXPORT int MPI_Type_create_hindexed(int count, const int *array_of_blocklengt
 }
 
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_hindexed_block)(int count, int blocklength, const MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, const MPI_Aint *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10702,7 +10702,7 @@ TG_EXPORT int MPI_Type_create_hindexed_block(int count, int blocklength, const M
 }
 
 int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_hindexed_block_c)(MPI_Count count, MPI_Count blocklength, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Count, MPI_Count, const MPI_Count *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10730,7 +10730,7 @@ TG_EXPORT int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blockl
 }
 
 int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_hindexed_c)(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Count, const MPI_Count *, const MPI_Count *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10759,7 +10759,7 @@ TG_EXPORT int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count *array
 }
 
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_hvector)(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, MPI_Aint, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10786,7 +10786,7 @@ TG_EXPORT int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint strid
 }
 
 int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_hvector_c)(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Count, MPI_Count, MPI_Count, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10813,7 +10813,7 @@ TG_EXPORT int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, 
 }
 
 int MPI_Type_create_indexed_block(int count, int blocklength, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_indexed_block(int count, int blocklength, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_indexed_block)(int count, int blocklength, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, const int *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10841,7 +10841,7 @@ TG_EXPORT int MPI_Type_create_indexed_block(int count, int blocklength, const in
 }
 
 int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_indexed_block_c)(MPI_Count count, MPI_Count blocklength, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Count, MPI_Count, const MPI_Count *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10869,7 +10869,7 @@ TG_EXPORT int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blockle
 }
 
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
-TG_EXPORT int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_keyval)(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
 	static int (*real)(MPI_Type_copy_attr_function *, MPI_Type_delete_attr_function *, int *, void *);
 	struct tg_call tgc;
@@ -10894,7 +10894,7 @@ TG_EXPORT int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr
 }
 
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_resized)(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Datatype, MPI_Aint, MPI_Aint, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10920,7 +10920,7 @@ TG_EXPORT int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Ain
 }
 
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_resized_c)(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Datatype, MPI_Count, MPI_Count, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10946,7 +10946,7 @@ TG_EXPORT int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_
 }
 
 int MPI_Type_create_struct(int count, const int *array_of_blocklengths, const MPI_Aint *array_of_displacements, const MPI_Datatype *array_of_types, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_struct(int count, const int *array_of_blocklengths, const MPI_Aint *array_of_displacements, const MPI_Datatype *array_of_types, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_struct)(int count, const int *array_of_blocklengths, const MPI_Aint *array_of_displacements, const MPI_Datatype *array_of_types, MPI_Datatype *newtype)
 {
 	static int (*real)(int, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Datatype *);
 	struct tg_call tgc;
@@ -10976,7 +10976,7 @@ TG_EXPORT int MPI_Type_create_struct(int count, const int *array_of_blocklengths
 }
 
 int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, const MPI_Datatype *array_of_types, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, const MPI_Datatype *array_of_types, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_struct_c)(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, const MPI_Datatype *array_of_types, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Count, const MPI_Count *, const MPI_Count *, const MPI_Datatype *, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11006,7 +11006,7 @@ TG_EXPORT int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count *array_o
 }
 
 int MPI_Type_create_subarray(int ndims, const int *array_of_sizes, const int *array_of_subsizes, const int *array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_subarray(int ndims, const int *array_of_sizes, const int *array_of_subsizes, const int *array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_subarray)(int ndims, const int *array_of_sizes, const int *array_of_subsizes, const int *array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, const int *, const int *, const int *, int, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11038,7 +11038,7 @@ TG_EXPORT int MPI_Type_create_subarray(int ndims, const int *array_of_sizes, con
 }
 
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count *array_of_sizes, const MPI_Count *array_of_subsizes, const MPI_Count *array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_create_subarray_c(int ndims, const MPI_Count *array_of_sizes, const MPI_Count *array_of_subsizes, const MPI_Count *array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_create_subarray_c)(int ndims, const MPI_Count *array_of_sizes, const MPI_Count *array_of_subsizes, const MPI_Count *array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, const MPI_Count *, const MPI_Count *, const MPI_Count *, int, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11070,7 +11070,7 @@ TG_EXPORT int MPI_Type_create_subarray_c(int ndims, const MPI_Count *array_of_si
 }
 
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
-TG_EXPORT int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+TG_MPIFN int TG_MPINAME(MPI_Type_delete_attr)(MPI_Datatype datatype, int type_keyval)
 {
 	static int (*real)(MPI_Datatype, int);
 	struct tg_call tgc;
@@ -11093,7 +11093,7 @@ TG_EXPORT int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_dup)(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11117,7 +11117,7 @@ TG_EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 }
 
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
-TG_EXPORT int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+TG_MPIFN int TG_MPINAME(MPI_Type_extent)(MPI_Datatype datatype, MPI_Aint *extent)
 {
 	static int (*real)(MPI_Datatype, MPI_Aint *);
 	struct tg_call tgc;
@@ -11140,7 +11140,7 @@ TG_EXPORT int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 }
 
 int MPI_Type_free(MPI_Datatype *datatype);
-TG_EXPORT int MPI_Type_free(MPI_Datatype *datatype)
+TG_MPIFN int TG_MPINAME(MPI_Type_free)(MPI_Datatype *datatype)
 {
 	static int (*real)(MPI_Datatype *);
 	struct tg_call tgc;
@@ -11165,7 +11165,7 @@ TG_EXPORT int MPI_Type_free(MPI_Datatype *datatype)
 }
 
 int MPI_Type_free_keyval(int *type_keyval);
-TG_EXPORT int MPI_Type_free_keyval(int *type_keyval)
+TG_MPIFN int TG_MPINAME(MPI_Type_free_keyval)(int *type_keyval)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -11187,7 +11187,7 @@ TG_EXPORT int MPI_Type_free_keyval(int *type_keyval)
 }
 
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
-TG_EXPORT int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_attr)(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
 	static int (*real)(MPI_Datatype, int, void *, int *);
 	struct tg_call tgc;
@@ -11212,7 +11212,7 @@ TG_EXPORT int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *at
 }
 
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int *array_of_integers, MPI_Aint *array_of_addresses, MPI_Datatype *array_of_datatypes);
-TG_EXPORT int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int *array_of_integers, MPI_Aint *array_of_addresses, MPI_Datatype *array_of_datatypes)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_contents)(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int *array_of_integers, MPI_Aint *array_of_addresses, MPI_Datatype *array_of_datatypes)
 {
 	static int (*real)(MPI_Datatype, int, int, int, int *, MPI_Aint *, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11243,7 +11243,7 @@ TG_EXPORT int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int
 }
 
 int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Datatype *array_of_datatypes);
-TG_EXPORT int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Datatype *array_of_datatypes)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_contents_c)(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Datatype *array_of_datatypes)
 {
 	static int (*real)(MPI_Datatype, MPI_Count, MPI_Count, MPI_Count, MPI_Count, int *, MPI_Aint *, MPI_Count *, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11277,7 +11277,7 @@ TG_EXPORT int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integ
 }
 
 int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner);
-TG_EXPORT int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_envelope)(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
 	static int (*real)(MPI_Datatype, int *, int *, int *, int *);
 	struct tg_call tgc;
@@ -11303,7 +11303,7 @@ TG_EXPORT int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, in
 }
 
 int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner);
-TG_EXPORT int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_envelope_c)(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
 	static int (*real)(MPI_Datatype, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Count *, int *);
 	struct tg_call tgc;
@@ -11330,7 +11330,7 @@ TG_EXPORT int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_inte
 }
 
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
-TG_EXPORT int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_extent)(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
 	static int (*real)(MPI_Datatype, MPI_Aint *, MPI_Aint *);
 	struct tg_call tgc;
@@ -11354,7 +11354,7 @@ TG_EXPORT int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint 
 }
 
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
-TG_EXPORT int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_extent_c)(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
 	static int (*real)(MPI_Datatype, MPI_Count *, MPI_Count *);
 	struct tg_call tgc;
@@ -11378,7 +11378,7 @@ TG_EXPORT int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Co
 }
 
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
-TG_EXPORT int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_extent_x)(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
 	static int (*real)(MPI_Datatype, MPI_Count *, MPI_Count *);
 	struct tg_call tgc;
@@ -11402,7 +11402,7 @@ TG_EXPORT int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Co
 }
 
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
-TG_EXPORT int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_name)(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
 	static int (*real)(MPI_Datatype, char *, int *);
 	struct tg_call tgc;
@@ -11427,7 +11427,7 @@ TG_EXPORT int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *res
 }
 
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
-TG_EXPORT int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_true_extent)(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
 	static int (*real)(MPI_Datatype, MPI_Aint *, MPI_Aint *);
 	struct tg_call tgc;
@@ -11451,7 +11451,7 @@ TG_EXPORT int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 }
 
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
-TG_EXPORT int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_true_extent_c)(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
 	static int (*real)(MPI_Datatype, MPI_Count *, MPI_Count *);
 	struct tg_call tgc;
@@ -11475,7 +11475,7 @@ TG_EXPORT int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_
 }
 
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
-TG_EXPORT int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+TG_MPIFN int TG_MPINAME(MPI_Type_get_true_extent_x)(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
 	static int (*real)(MPI_Datatype, MPI_Count *, MPI_Count *);
 	struct tg_call tgc;
@@ -11499,7 +11499,7 @@ TG_EXPORT int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_
 }
 
 int MPI_Type_hindexed(int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_hindexed(int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_hindexed)(int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int *, MPI_Aint *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11528,7 +11528,7 @@ TG_EXPORT int MPI_Type_hindexed(int count, int *array_of_blocklengths, MPI_Aint 
 }
 
 int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_hvector)(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, MPI_Aint, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11555,7 +11555,7 @@ TG_EXPORT int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_
 }
 
 int MPI_Type_indexed(int count, const int *array_of_blocklengths, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_indexed(int count, const int *array_of_blocklengths, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_indexed)(int count, const int *array_of_blocklengths, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, const int *, const int *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11584,7 +11584,7 @@ TG_EXPORT int MPI_Type_indexed(int count, const int *array_of_blocklengths, cons
 }
 
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_indexed_c(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_indexed_c)(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Count, const MPI_Count *, const MPI_Count *, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11613,7 +11613,7 @@ TG_EXPORT int MPI_Type_indexed_c(MPI_Count count, const MPI_Count *array_of_bloc
 }
 
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
-TG_EXPORT int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+TG_MPIFN int TG_MPINAME(MPI_Type_lb)(MPI_Datatype datatype, MPI_Aint *displacement)
 {
 	static int (*real)(MPI_Datatype, MPI_Aint *);
 	struct tg_call tgc;
@@ -11636,7 +11636,7 @@ TG_EXPORT int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 }
 
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
-TG_EXPORT int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+TG_MPIFN int TG_MPINAME(MPI_Type_match_size)(int typeclass, int size, MPI_Datatype *datatype)
 {
 	static int (*real)(int, int, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11661,7 +11661,7 @@ TG_EXPORT int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatyp
 }
 
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
-TG_EXPORT int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+TG_MPIFN int TG_MPINAME(MPI_Type_set_attr)(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
 	static int (*real)(MPI_Datatype, int, void *);
 	struct tg_call tgc;
@@ -11685,7 +11685,7 @@ TG_EXPORT int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *at
 }
 
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
-TG_EXPORT int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+TG_MPIFN int TG_MPINAME(MPI_Type_set_name)(MPI_Datatype datatype, const char *type_name)
 {
 	static int (*real)(MPI_Datatype, const char *);
 	struct tg_call tgc;
@@ -11709,7 +11709,7 @@ TG_EXPORT int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 }
 
 int MPI_Type_size(MPI_Datatype datatype, int *size);
-TG_EXPORT int MPI_Type_size(MPI_Datatype datatype, int *size)
+TG_MPIFN int TG_MPINAME(MPI_Type_size)(MPI_Datatype datatype, int *size)
 {
 	static int (*real)(MPI_Datatype, int *);
 	struct tg_call tgc;
@@ -11732,7 +11732,7 @@ TG_EXPORT int MPI_Type_size(MPI_Datatype datatype, int *size)
 }
 
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
-TG_EXPORT int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+TG_MPIFN int TG_MPINAME(MPI_Type_size_c)(MPI_Datatype datatype, MPI_Count *size)
 {
 	static int (*real)(MPI_Datatype, MPI_Count *);
 	struct tg_call tgc;
@@ -11755,7 +11755,7 @@ TG_EXPORT int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 }
 
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
-TG_EXPORT int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+TG_MPIFN int TG_MPINAME(MPI_Type_size_x)(MPI_Datatype datatype, MPI_Count *size)
 {
 	static int (*real)(MPI_Datatype, MPI_Count *);
 	struct tg_call tgc;
@@ -11778,7 +11778,7 @@ TG_EXPORT int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 }
 
 int MPI_Type_struct(int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Datatype *array_of_types, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_struct(int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Datatype *array_of_types, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_struct)(int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Datatype *array_of_types, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int *, MPI_Aint *, MPI_Datatype *, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11808,7 +11808,7 @@ TG_EXPORT int MPI_Type_struct(int count, int *array_of_blocklengths, MPI_Aint *a
 }
 
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
-TG_EXPORT int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+TG_MPIFN int TG_MPINAME(MPI_Type_ub)(MPI_Datatype datatype, MPI_Aint *displacement)
 {
 	static int (*real)(MPI_Datatype, MPI_Aint *);
 	struct tg_call tgc;
@@ -11831,7 +11831,7 @@ TG_EXPORT int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 }
 
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_vector)(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(int, int, int, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11858,7 +11858,7 @@ TG_EXPORT int MPI_Type_vector(int count, int blocklength, int stride, MPI_Dataty
 }
 
 int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
-TG_EXPORT int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+TG_MPIFN int TG_MPINAME(MPI_Type_vector_c)(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static int (*real)(MPI_Count, MPI_Count, MPI_Count, MPI_Datatype, MPI_Datatype *);
 	struct tg_call tgc;
@@ -11885,7 +11885,7 @@ TG_EXPORT int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Coun
 }
 
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm);
-TG_EXPORT int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Unpack)(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
 	static int (*real)(const void *, int, int *, void *, int, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -11913,7 +11913,7 @@ TG_EXPORT int MPI_Unpack(const void *inbuf, int insize, int *position, void *out
 }
 
 int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm);
-TG_EXPORT int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+TG_MPIFN int TG_MPINAME(MPI_Unpack_c)(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
 	static int (*real)(const void *, MPI_Count, MPI_Count *, void *, MPI_Count, MPI_Datatype, MPI_Comm);
 	struct tg_call tgc;
@@ -11941,7 +11941,7 @@ TG_EXPORT int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *posit
 }
 
 int MPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
-TG_EXPORT int MPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_Unpack_external)(const char *datarep, const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
 	static int (*real)(const char *, const void *, MPI_Aint, MPI_Aint *, void *, int, MPI_Datatype);
 	struct tg_call tgc;
@@ -11970,7 +11970,7 @@ TG_EXPORT int MPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Ai
 }
 
 int MPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype);
-TG_EXPORT int MPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_Unpack_external_c)(const char *datarep, const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
 	static int (*real)(const char *, const void *, MPI_Count, MPI_Count *, void *, MPI_Count, MPI_Datatype);
 	struct tg_call tgc;
@@ -11999,7 +11999,7 @@ TG_EXPORT int MPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_
 }
 
 int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
-TG_EXPORT int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+TG_MPIFN int TG_MPINAME(MPI_Unpublish_name)(const char *service_name, MPI_Info info, const char *port_name)
 {
 	static int (*real)(const char *, MPI_Info, const char *);
 	struct tg_call tgc;
@@ -12027,7 +12027,7 @@ TG_EXPORT int MPI_Unpublish_name(const char *service_name, MPI_Info info, const 
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status);
-TG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Wait)(MPI_Request *request, MPI_Status *status)
 {
 	static int (*real)(MPI_Request *, MPI_Status *);
 	struct tg_call tgc;
@@ -12054,7 +12054,7 @@ TG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 }
 
 int MPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses);
-TG_EXPORT int MPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
+TG_MPIFN int TG_MPINAME(MPI_Waitall)(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
 {
 	static int (*real)(int, MPI_Request *, MPI_Status *);
 	struct tg_call tgc;
@@ -12085,7 +12085,7 @@ TG_EXPORT int MPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status 
 }
 
 int MPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, MPI_Status *status);
-TG_EXPORT int MPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_Waitany)(int count, MPI_Request *array_of_requests, int *indx, MPI_Status *status)
 {
 	static int (*real)(int, MPI_Request *, int *, MPI_Status *);
 	struct tg_call tgc;
@@ -12114,7 +12114,7 @@ TG_EXPORT int MPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, 
 }
 
 int MPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses);
-TG_EXPORT int MPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
+TG_MPIFN int TG_MPINAME(MPI_Waitsome)(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
 {
 	static int (*real)(int, MPI_Request *, int *, int *, MPI_Status *);
 	struct tg_call tgc;
@@ -12148,7 +12148,7 @@ TG_EXPORT int MPI_Waitsome(int incount, MPI_Request *array_of_requests, int *out
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
-TG_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+TG_MPIFN int TG_MPINAME(MPI_Win_allocate)(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
 	static int (*real)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *);
 	struct tg_call tgc;
@@ -12178,7 +12178,7 @@ TG_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 }
 
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
-TG_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+TG_MPIFN int TG_MPINAME(MPI_Win_allocate_c)(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
 	static int (*real)(MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, void *, MPI_Win *);
 	struct tg_call tgc;
@@ -12208,7 +12208,7 @@ TG_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 }
 
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
-TG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+TG_MPIFN int TG_MPINAME(MPI_Win_allocate_shared)(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
 	static int (*real)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *);
 	struct tg_call tgc;
@@ -12238,7 +12238,7 @@ TG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
 }
 
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
-TG_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+TG_MPIFN int TG_MPINAME(MPI_Win_allocate_shared_c)(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
 	static int (*real)(MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, void *, MPI_Win *);
 	struct tg_call tgc;
@@ -12268,7 +12268,7 @@ TG_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_I
 }
 
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
-TG_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+TG_MPIFN int TG_MPINAME(MPI_Win_attach)(MPI_Win win, void *base, MPI_Aint size)
 {
 	static int (*real)(MPI_Win, void *, MPI_Aint);
 	struct tg_call tgc;
@@ -12292,7 +12292,7 @@ TG_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 }
 
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
-TG_EXPORT int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+TG_MPIFN int TG_MPINAME(MPI_Win_call_errhandler)(MPI_Win win, int errorcode)
 {
 	static int (*real)(MPI_Win, int);
 	struct tg_call tgc;
@@ -12315,7 +12315,7 @@ TG_EXPORT int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 }
 
 int MPI_Win_complete(MPI_Win win);
-TG_EXPORT int MPI_Win_complete(MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_complete)(MPI_Win win)
 {
 	static int (*real)(MPI_Win);
 	struct tg_call tgc;
@@ -12337,7 +12337,7 @@ TG_EXPORT int MPI_Win_complete(MPI_Win win)
 }
 
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
-TG_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+TG_MPIFN int TG_MPINAME(MPI_Win_create)(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
 	static int (*real)(void *, MPI_Aint, int, MPI_Info, MPI_Comm, MPI_Win *);
 	struct tg_call tgc;
@@ -12367,7 +12367,7 @@ TG_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info 
 }
 
 int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
-TG_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+TG_MPIFN int TG_MPINAME(MPI_Win_create_c)(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
 	static int (*real)(void *, MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, MPI_Win *);
 	struct tg_call tgc;
@@ -12397,7 +12397,7 @@ TG_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MP
 }
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
-TG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+TG_MPIFN int TG_MPINAME(MPI_Win_create_dynamic)(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
 	static int (*real)(MPI_Info, MPI_Comm, MPI_Win *);
 	struct tg_call tgc;
@@ -12424,7 +12424,7 @@ TG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 }
 
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Win_create_errhandler)(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Win_errhandler_function *, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -12448,7 +12448,7 @@ TG_EXPORT int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhand
 }
 
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state);
-TG_EXPORT int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
+TG_MPIFN int TG_MPINAME(MPI_Win_create_keyval)(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
 	static int (*real)(MPI_Win_copy_attr_function *, MPI_Win_delete_attr_function *, int *, void *);
 	struct tg_call tgc;
@@ -12473,7 +12473,7 @@ TG_EXPORT int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn
 }
 
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
-TG_EXPORT int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+TG_MPIFN int TG_MPINAME(MPI_Win_delete_attr)(MPI_Win win, int win_keyval)
 {
 	static int (*real)(MPI_Win, int);
 	struct tg_call tgc;
@@ -12496,7 +12496,7 @@ TG_EXPORT int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 }
 
 int MPI_Win_detach(MPI_Win win, const void *base);
-TG_EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
+TG_MPIFN int TG_MPINAME(MPI_Win_detach)(MPI_Win win, const void *base)
 {
 	static int (*real)(MPI_Win, const void *);
 	struct tg_call tgc;
@@ -12519,7 +12519,7 @@ TG_EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
 }
 
 int MPI_Win_fence(int assert, MPI_Win win);
-TG_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_fence)(int assert, MPI_Win win)
 {
 	static int (*real)(int, MPI_Win);
 	struct tg_call tgc;
@@ -12542,7 +12542,7 @@ TG_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
 }
 
 int MPI_Win_flush(int rank, MPI_Win win);
-TG_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_flush)(int rank, MPI_Win win)
 {
 	static int (*real)(int, MPI_Win);
 	struct tg_call tgc;
@@ -12565,7 +12565,7 @@ TG_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
 }
 
 int MPI_Win_flush_all(MPI_Win win);
-TG_EXPORT int MPI_Win_flush_all(MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_flush_all)(MPI_Win win)
 {
 	static int (*real)(MPI_Win);
 	struct tg_call tgc;
@@ -12587,7 +12587,7 @@ TG_EXPORT int MPI_Win_flush_all(MPI_Win win)
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win);
-TG_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_flush_local)(int rank, MPI_Win win)
 {
 	static int (*real)(int, MPI_Win);
 	struct tg_call tgc;
@@ -12610,7 +12610,7 @@ TG_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
 }
 
 int MPI_Win_flush_local_all(MPI_Win win);
-TG_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_flush_local_all)(MPI_Win win)
 {
 	static int (*real)(MPI_Win);
 	struct tg_call tgc;
@@ -12632,7 +12632,7 @@ TG_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
 }
 
 int MPI_Win_free(MPI_Win *win);
-TG_EXPORT int MPI_Win_free(MPI_Win *win)
+TG_MPIFN int TG_MPINAME(MPI_Win_free)(MPI_Win *win)
 {
 	static int (*real)(MPI_Win *);
 	struct tg_call tgc;
@@ -12657,7 +12657,7 @@ TG_EXPORT int MPI_Win_free(MPI_Win *win)
 }
 
 int MPI_Win_free_keyval(int *win_keyval);
-TG_EXPORT int MPI_Win_free_keyval(int *win_keyval)
+TG_MPIFN int TG_MPINAME(MPI_Win_free_keyval)(int *win_keyval)
 {
 	static int (*real)(int *);
 	struct tg_call tgc;
@@ -12679,7 +12679,7 @@ TG_EXPORT int MPI_Win_free_keyval(int *win_keyval)
 }
 
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
-TG_EXPORT int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Win_get_attr)(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
 	static int (*real)(MPI_Win, int, void *, int *);
 	struct tg_call tgc;
@@ -12704,7 +12704,7 @@ TG_EXPORT int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
 }
 
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
-TG_EXPORT int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Win_get_errhandler)(MPI_Win win, MPI_Errhandler *errhandler)
 {
 	static int (*real)(MPI_Win, MPI_Errhandler *);
 	struct tg_call tgc;
@@ -12728,7 +12728,7 @@ TG_EXPORT int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 }
 
 int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
-TG_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+TG_MPIFN int TG_MPINAME(MPI_Win_get_group)(MPI_Win win, MPI_Group *group)
 {
 	static int (*real)(MPI_Win, MPI_Group *);
 	struct tg_call tgc;
@@ -12752,7 +12752,7 @@ TG_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 }
 
 int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
-TG_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+TG_MPIFN int TG_MPINAME(MPI_Win_get_info)(MPI_Win win, MPI_Info *info_used)
 {
 	static int (*real)(MPI_Win, MPI_Info *);
 	struct tg_call tgc;
@@ -12778,7 +12778,7 @@ TG_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 }
 
 int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
-TG_EXPORT int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+TG_MPIFN int TG_MPINAME(MPI_Win_get_name)(MPI_Win win, char *win_name, int *resultlen)
 {
 	static int (*real)(MPI_Win, char *, int *);
 	struct tg_call tgc;
@@ -12803,7 +12803,7 @@ TG_EXPORT int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 }
 
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
-TG_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_lock)(int lock_type, int rank, int assert, MPI_Win win)
 {
 	static int (*real)(int, int, int, MPI_Win);
 	struct tg_call tgc;
@@ -12828,7 +12828,7 @@ TG_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win);
-TG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_lock_all)(int assert, MPI_Win win)
 {
 	static int (*real)(int, MPI_Win);
 	struct tg_call tgc;
@@ -12851,7 +12851,7 @@ TG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
 }
 
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
-TG_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_post)(MPI_Group group, int assert, MPI_Win win)
 {
 	static int (*real)(MPI_Group, int, MPI_Win);
 	struct tg_call tgc;
@@ -12875,7 +12875,7 @@ TG_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 }
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
-TG_EXPORT int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+TG_MPIFN int TG_MPINAME(MPI_Win_set_attr)(MPI_Win win, int win_keyval, void *attribute_val)
 {
 	static int (*real)(MPI_Win, int, void *);
 	struct tg_call tgc;
@@ -12899,7 +12899,7 @@ TG_EXPORT int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 }
 
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
-TG_EXPORT int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+TG_MPIFN int TG_MPINAME(MPI_Win_set_errhandler)(MPI_Win win, MPI_Errhandler errhandler)
 {
 	static int (*real)(MPI_Win, MPI_Errhandler);
 	struct tg_call tgc;
@@ -12922,7 +12922,7 @@ TG_EXPORT int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 }
 
 int MPI_Win_set_info(MPI_Win win, MPI_Info info);
-TG_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+TG_MPIFN int TG_MPINAME(MPI_Win_set_info)(MPI_Win win, MPI_Info info)
 {
 	static int (*real)(MPI_Win, MPI_Info);
 	struct tg_call tgc;
@@ -12947,7 +12947,7 @@ TG_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 }
 
 int MPI_Win_set_name(MPI_Win win, const char *win_name);
-TG_EXPORT int MPI_Win_set_name(MPI_Win win, const char *win_name)
+TG_MPIFN int TG_MPINAME(MPI_Win_set_name)(MPI_Win win, const char *win_name)
 {
 	static int (*real)(MPI_Win, const char *);
 	struct tg_call tgc;
@@ -12971,7 +12971,7 @@ TG_EXPORT int MPI_Win_set_name(MPI_Win win, const char *win_name)
 }
 
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
-TG_EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+TG_MPIFN int TG_MPINAME(MPI_Win_shared_query)(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
 	static int (*real)(MPI_Win, int, MPI_Aint *, int *, void *);
 	struct tg_call tgc;
@@ -12997,7 +12997,7 @@ TG_EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *d
 }
 
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr);
-TG_EXPORT int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
+TG_MPIFN int TG_MPINAME(MPI_Win_shared_query_c)(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
 	static int (*real)(MPI_Win, int, MPI_Aint *, MPI_Aint *, void *);
 	struct tg_call tgc;
@@ -13023,7 +13023,7 @@ TG_EXPORT int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_
 }
 
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
-TG_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_start)(MPI_Group group, int assert, MPI_Win win)
 {
 	static int (*real)(MPI_Group, int, MPI_Win);
 	struct tg_call tgc;
@@ -13047,7 +13047,7 @@ TG_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 }
 
 int MPI_Win_sync(MPI_Win win);
-TG_EXPORT int MPI_Win_sync(MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_sync)(MPI_Win win)
 {
 	static int (*real)(MPI_Win);
 	struct tg_call tgc;
@@ -13069,7 +13069,7 @@ TG_EXPORT int MPI_Win_sync(MPI_Win win)
 }
 
 int MPI_Win_test(MPI_Win win, int *flag);
-TG_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_Win_test)(MPI_Win win, int *flag)
 {
 	static int (*real)(MPI_Win, int *);
 	struct tg_call tgc;
@@ -13092,7 +13092,7 @@ TG_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win);
-TG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_unlock)(int rank, MPI_Win win)
 {
 	static int (*real)(int, MPI_Win);
 	struct tg_call tgc;
@@ -13115,7 +13115,7 @@ TG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
 }
 
 int MPI_Win_unlock_all(MPI_Win win);
-TG_EXPORT int MPI_Win_unlock_all(MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_unlock_all)(MPI_Win win)
 {
 	static int (*real)(MPI_Win);
 	struct tg_call tgc;
@@ -13137,7 +13137,7 @@ TG_EXPORT int MPI_Win_unlock_all(MPI_Win win)
 }
 
 int MPI_Win_wait(MPI_Win win);
-TG_EXPORT int MPI_Win_wait(MPI_Win win)
+TG_MPIFN int TG_MPINAME(MPI_Win_wait)(MPI_Win win)
 {
 	static int (*real)(MPI_Win);
 	struct tg_call tgc;
@@ -13159,7 +13159,7 @@ TG_EXPORT int MPI_Win_wait(MPI_Win win)
 }
 
 int MPI_File_close(MPI_File *fh);
-TG_EXPORT int MPI_File_close(MPI_File *fh)
+TG_MPIFN int TG_MPINAME(MPI_File_close)(MPI_File *fh)
 {
 	static int (*real)(MPI_File *);
 	struct tg_call tgc;
@@ -13184,7 +13184,7 @@ TG_EXPORT int MPI_File_close(MPI_File *fh)
 }
 
 int MPI_File_delete(const char *filename, MPI_Info info);
-TG_EXPORT int MPI_File_delete(const char *filename, MPI_Info info)
+TG_MPIFN int TG_MPINAME(MPI_File_delete)(const char *filename, MPI_Info info)
 {
 	static int (*real)(const char *, MPI_Info);
 	struct tg_call tgc;
@@ -13210,7 +13210,7 @@ TG_EXPORT int MPI_File_delete(const char *filename, MPI_Info info)
 }
 
 int MPI_File_get_amode(MPI_File fh, int *amode);
-TG_EXPORT int MPI_File_get_amode(MPI_File fh, int *amode)
+TG_MPIFN int TG_MPINAME(MPI_File_get_amode)(MPI_File fh, int *amode)
 {
 	static int (*real)(MPI_File, int *);
 	struct tg_call tgc;
@@ -13233,7 +13233,7 @@ TG_EXPORT int MPI_File_get_amode(MPI_File fh, int *amode)
 }
 
 int MPI_File_get_atomicity(MPI_File fh, int *flag);
-TG_EXPORT int MPI_File_get_atomicity(MPI_File fh, int *flag)
+TG_MPIFN int TG_MPINAME(MPI_File_get_atomicity)(MPI_File fh, int *flag)
 {
 	static int (*real)(MPI_File, int *);
 	struct tg_call tgc;
@@ -13256,7 +13256,7 @@ TG_EXPORT int MPI_File_get_atomicity(MPI_File fh, int *flag)
 }
 
 int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
-TG_EXPORT int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
+TG_MPIFN int TG_MPINAME(MPI_File_get_byte_offset)(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
 	static int (*real)(MPI_File, MPI_Offset, MPI_Offset *);
 	struct tg_call tgc;
@@ -13280,7 +13280,7 @@ TG_EXPORT int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offse
 }
 
 int MPI_File_get_group(MPI_File fh, MPI_Group *group);
-TG_EXPORT int MPI_File_get_group(MPI_File fh, MPI_Group *group)
+TG_MPIFN int TG_MPINAME(MPI_File_get_group)(MPI_File fh, MPI_Group *group)
 {
 	static int (*real)(MPI_File, MPI_Group *);
 	struct tg_call tgc;
@@ -13304,7 +13304,7 @@ TG_EXPORT int MPI_File_get_group(MPI_File fh, MPI_Group *group)
 }
 
 int MPI_File_get_info(MPI_File fh, MPI_Info *info_used);
-TG_EXPORT int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+TG_MPIFN int TG_MPINAME(MPI_File_get_info)(MPI_File fh, MPI_Info *info_used)
 {
 	static int (*real)(MPI_File, MPI_Info *);
 	struct tg_call tgc;
@@ -13330,7 +13330,7 @@ TG_EXPORT int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 }
 
 int MPI_File_get_position(MPI_File fh, MPI_Offset *offset);
-TG_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+TG_MPIFN int TG_MPINAME(MPI_File_get_position)(MPI_File fh, MPI_Offset *offset)
 {
 	static int (*real)(MPI_File, MPI_Offset *);
 	struct tg_call tgc;
@@ -13353,7 +13353,7 @@ TG_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 }
 
 int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
-TG_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
+TG_MPIFN int TG_MPINAME(MPI_File_get_position_shared)(MPI_File fh, MPI_Offset *offset)
 {
 	static int (*real)(MPI_File, MPI_Offset *);
 	struct tg_call tgc;
@@ -13376,7 +13376,7 @@ TG_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 }
 
 int MPI_File_get_size(MPI_File fh, MPI_Offset *size);
-TG_EXPORT int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
+TG_MPIFN int TG_MPINAME(MPI_File_get_size)(MPI_File fh, MPI_Offset *size)
 {
 	static int (*real)(MPI_File, MPI_Offset *);
 	struct tg_call tgc;
@@ -13399,7 +13399,7 @@ TG_EXPORT int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 }
 
 int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
-TG_EXPORT int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
+TG_MPIFN int TG_MPINAME(MPI_File_get_type_extent)(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
 	static int (*real)(MPI_File, MPI_Datatype, MPI_Aint *);
 	struct tg_call tgc;
@@ -13423,7 +13423,7 @@ TG_EXPORT int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_A
 }
 
 int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent);
-TG_EXPORT int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+TG_MPIFN int TG_MPINAME(MPI_File_get_type_extent_c)(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
 	static int (*real)(MPI_File, MPI_Datatype, MPI_Count *);
 	struct tg_call tgc;
@@ -13447,7 +13447,7 @@ TG_EXPORT int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI
 }
 
 int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep);
-TG_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
+TG_MPIFN int TG_MPINAME(MPI_File_get_view)(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
 	static int (*real)(MPI_File, MPI_Offset *, MPI_Datatype *, MPI_Datatype *, char *);
 	struct tg_call tgc;
@@ -13476,7 +13476,7 @@ TG_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *ety
 }
 
 int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread)(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13505,7 +13505,7 @@ TG_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype dat
 }
 
 int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_all)(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13534,7 +13534,7 @@ TG_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype
 }
 
 int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_all_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13563,7 +13563,7 @@ TG_EXPORT int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_
 }
 
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_at)(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13591,7 +13591,7 @@ TG_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int c
 }
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_at_all)(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13619,7 +13619,7 @@ TG_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, i
 }
 
 int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_at_all_c)(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13647,7 +13647,7 @@ TG_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
 }
 
 int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_at_c)(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13675,7 +13675,7 @@ TG_EXPORT int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI
 }
 
 int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13704,7 +13704,7 @@ TG_EXPORT int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Data
 }
 
 int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_shared)(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13735,7 +13735,7 @@ TG_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datat
 }
 
 int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iread_shared_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13766,7 +13766,7 @@ TG_EXPORT int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, M
 }
 
 int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13795,7 +13795,7 @@ TG_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datat
 }
 
 int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_all)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13824,7 +13824,7 @@ TG_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_D
 }
 
 int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_all_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13853,7 +13853,7 @@ TG_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count coun
 }
 
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_at)(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13881,7 +13881,7 @@ TG_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf
 }
 
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_at_all)(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13909,7 +13909,7 @@ TG_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void 
 }
 
 int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_at_all_c)(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13937,7 +13937,7 @@ TG_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const voi
 }
 
 int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_at_c)(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13965,7 +13965,7 @@ TG_EXPORT int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *b
 }
 
 int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -13994,7 +13994,7 @@ TG_EXPORT int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, M
 }
 
 int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_shared)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -14025,7 +14025,7 @@ TG_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MP
 }
 
 int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
-TG_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+TG_MPIFN int TG_MPINAME(MPI_File_iwrite_shared_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *);
 	struct tg_call tgc;
@@ -14056,7 +14056,7 @@ TG_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count c
 }
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
-TG_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+TG_MPIFN int TG_MPINAME(MPI_File_open)(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
 	static int (*real)(MPI_Comm, const char *, int, MPI_Info, MPI_File *);
 	struct tg_call tgc;
@@ -14086,7 +14086,7 @@ TG_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_
 }
 
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size);
-TG_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+TG_MPIFN int TG_MPINAME(MPI_File_preallocate)(MPI_File fh, MPI_Offset size)
 {
 	static int (*real)(MPI_File, MPI_Offset);
 	struct tg_call tgc;
@@ -14109,7 +14109,7 @@ TG_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 }
 
 int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read)(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14138,7 +14138,7 @@ TG_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype data
 }
 
 int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_all)(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14167,7 +14167,7 @@ TG_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype 
 }
 
 int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_read_all_begin)(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype);
 	struct tg_call tgc;
@@ -14194,7 +14194,7 @@ TG_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Dat
 }
 
 int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_read_all_begin_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype);
 	struct tg_call tgc;
@@ -14221,7 +14221,7 @@ TG_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count,
 }
 
 int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_all_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14250,7 +14250,7 @@ TG_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_D
 }
 
 int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
-TG_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_all_end)(MPI_File fh, void *buf, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, MPI_Status *);
 	struct tg_call tgc;
@@ -14275,7 +14275,7 @@ TG_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 }
 
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_at)(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14303,7 +14303,7 @@ TG_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int co
 }
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_at_all)(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14331,7 +14331,7 @@ TG_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, in
 }
 
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_read_at_all_begin)(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, int, MPI_Datatype);
 	struct tg_call tgc;
@@ -14357,7 +14357,7 @@ TG_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *b
 }
 
 int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_read_at_all_begin_c)(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype);
 	struct tg_call tgc;
@@ -14383,7 +14383,7 @@ TG_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void 
 }
 
 int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_at_all_c)(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14411,7 +14411,7 @@ TG_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, 
 }
 
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
-TG_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_at_all_end)(MPI_File fh, void *buf, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, MPI_Status *);
 	struct tg_call tgc;
@@ -14436,7 +14436,7 @@ TG_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *statu
 }
 
 int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_at_c)(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14464,7 +14464,7 @@ TG_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_
 }
 
 int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14493,7 +14493,7 @@ TG_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datat
 }
 
 int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_ordered)(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14524,7 +14524,7 @@ TG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datat
 }
 
 int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_read_ordered_begin)(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype);
 	struct tg_call tgc;
@@ -14553,7 +14553,7 @@ TG_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI
 }
 
 int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_read_ordered_begin_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype);
 	struct tg_call tgc;
@@ -14582,7 +14582,7 @@ TG_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count co
 }
 
 int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_ordered_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14613,7 +14613,7 @@ TG_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, M
 }
 
 int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
-TG_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_ordered_end)(MPI_File fh, void *buf, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, MPI_Status *);
 	struct tg_call tgc;
@@ -14638,7 +14638,7 @@ TG_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *stat
 }
 
 int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_shared)(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14669,7 +14669,7 @@ TG_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Dataty
 }
 
 int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_read_shared_c)(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14700,7 +14700,7 @@ TG_EXPORT int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MP
 }
 
 int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
-TG_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+TG_MPIFN int TG_MPINAME(MPI_File_seek)(MPI_File fh, MPI_Offset offset, int whence)
 {
 	static int (*real)(MPI_File, MPI_Offset, int);
 	struct tg_call tgc;
@@ -14724,7 +14724,7 @@ TG_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 }
 
 int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
-TG_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+TG_MPIFN int TG_MPINAME(MPI_File_seek_shared)(MPI_File fh, MPI_Offset offset, int whence)
 {
 	static int (*real)(MPI_File, MPI_Offset, int);
 	struct tg_call tgc;
@@ -14748,7 +14748,7 @@ TG_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 }
 
 int MPI_File_set_atomicity(MPI_File fh, int flag);
-TG_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
+TG_MPIFN int TG_MPINAME(MPI_File_set_atomicity)(MPI_File fh, int flag)
 {
 	static int (*real)(MPI_File, int);
 	struct tg_call tgc;
@@ -14771,7 +14771,7 @@ TG_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
 }
 
 int MPI_File_set_info(MPI_File fh, MPI_Info info);
-TG_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
+TG_MPIFN int TG_MPINAME(MPI_File_set_info)(MPI_File fh, MPI_Info info)
 {
 	static int (*real)(MPI_File, MPI_Info);
 	struct tg_call tgc;
@@ -14796,7 +14796,7 @@ TG_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
 }
 
 int MPI_File_set_size(MPI_File fh, MPI_Offset size);
-TG_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
+TG_MPIFN int TG_MPINAME(MPI_File_set_size)(MPI_File fh, MPI_Offset size)
 {
 	static int (*real)(MPI_File, MPI_Offset);
 	struct tg_call tgc;
@@ -14819,7 +14819,7 @@ TG_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 }
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);
-TG_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
+TG_MPIFN int TG_MPINAME(MPI_File_set_view)(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
 	static int (*real)(MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info);
 	struct tg_call tgc;
@@ -14849,7 +14849,7 @@ TG_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
 }
 
 int MPI_File_sync(MPI_File fh);
-TG_EXPORT int MPI_File_sync(MPI_File fh)
+TG_MPIFN int TG_MPINAME(MPI_File_sync)(MPI_File fh)
 {
 	static int (*real)(MPI_File);
 	struct tg_call tgc;
@@ -14871,7 +14871,7 @@ TG_EXPORT int MPI_File_sync(MPI_File fh)
 }
 
 int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14900,7 +14900,7 @@ TG_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Dataty
 }
 
 int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_all)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -14929,7 +14929,7 @@ TG_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Da
 }
 
 int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_write_all_begin)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype);
 	struct tg_call tgc;
@@ -14956,7 +14956,7 @@ TG_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, 
 }
 
 int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_write_all_begin_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype);
 	struct tg_call tgc;
@@ -14983,7 +14983,7 @@ TG_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count
 }
 
 int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_all_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15012,7 +15012,7 @@ TG_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count
 }
 
 int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
-TG_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_all_end)(MPI_File fh, const void *buf, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, MPI_Status *);
 	struct tg_call tgc;
@@ -15037,7 +15037,7 @@ TG_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *s
 }
 
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_at)(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15065,7 +15065,7 @@ TG_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf,
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_at_all)(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15093,7 +15093,7 @@ TG_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *
 }
 
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_write_at_all_begin)(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype);
 	struct tg_call tgc;
@@ -15119,7 +15119,7 @@ TG_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const 
 }
 
 int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_write_at_all_begin_c)(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype);
 	struct tg_call tgc;
@@ -15145,7 +15145,7 @@ TG_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, cons
 }
 
 int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_at_all_c)(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15173,7 +15173,7 @@ TG_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void
 }
 
 int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
-TG_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_at_all_end)(MPI_File fh, const void *buf, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, MPI_Status *);
 	struct tg_call tgc;
@@ -15198,7 +15198,7 @@ TG_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status
 }
 
 int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_at_c)(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15226,7 +15226,7 @@ TG_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *bu
 }
 
 int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15255,7 +15255,7 @@ TG_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MP
 }
 
 int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_ordered)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15286,7 +15286,7 @@ TG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MP
 }
 
 int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_write_ordered_begin)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype);
 	struct tg_call tgc;
@@ -15315,7 +15315,7 @@ TG_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int cou
 }
 
 int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype);
-TG_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+TG_MPIFN int TG_MPINAME(MPI_File_write_ordered_begin_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype);
 	struct tg_call tgc;
@@ -15344,7 +15344,7 @@ TG_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_C
 }
 
 int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_ordered_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15375,7 +15375,7 @@ TG_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count c
 }
 
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
-TG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_ordered_end)(MPI_File fh, const void *buf, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, MPI_Status *);
 	struct tg_call tgc;
@@ -15400,7 +15400,7 @@ TG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Statu
 }
 
 int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_shared)(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15431,7 +15431,7 @@ TG_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI
 }
 
 int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
-TG_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+TG_MPIFN int TG_MPINAME(MPI_File_write_shared_c)(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
 	static int (*real)(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *);
 	struct tg_call tgc;
@@ -15462,7 +15462,7 @@ TG_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count co
 }
 
 int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
-TG_EXPORT int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+TG_MPIFN int TG_MPINAME(MPI_Register_datarep)(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
 	static int (*real)(const char *, MPI_Datarep_conversion_function *, MPI_Datarep_conversion_function *, MPI_Datarep_extent_function *, void *);
 	struct tg_call tgc;
@@ -15489,7 +15489,7 @@ TG_EXPORT int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_f
 }
 
 int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
-TG_EXPORT int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+TG_MPIFN int TG_MPINAME(MPI_Register_datarep_c)(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
 	static int (*real)(const char *, MPI_Datarep_conversion_function_c *, MPI_Datarep_conversion_function_c *, MPI_Datarep_extent_function *, void *);
 	struct tg_call tgc;

@@ -862,7 +862,7 @@ typedef int (*init_fn)(int *, char ***);
 typedef int (*init_thread_fn)(int *, char ***, int, int *);
 
 int MPI_Init(int *argc, char ***argv);
-TG_EXPORT int MPI_Init(int *argc, char ***argv)
+TG_MPIFN int TG_MPINAME(MPI_Init)(int *argc, char ***argv)
 {
 	static void *real;
 	struct tg_call tgc;
@@ -883,7 +883,7 @@ TG_EXPORT int MPI_Init(int *argc, char ***argv)
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-TG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+TG_MPIFN int TG_MPINAME(MPI_Init_thread)(int *argc, char ***argv, int required, int *provided)
 {
 	static void *real;
 	struct tg_call tgc;
@@ -908,7 +908,7 @@ TG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 typedef int (*finalize_fn)(void);
 
 int MPI_Finalize(void);
-TG_EXPORT int MPI_Finalize(void)
+TG_MPIFN int TG_MPINAME(MPI_Finalize)(void)
 {
 	static void *real;
 	struct tg_call tgc;
@@ -930,7 +930,7 @@ TG_EXPORT int MPI_Finalize(void)
 typedef int (*abort_fn)(MPI_Comm, int);
 
 int MPI_Abort(MPI_Comm comm, int errorcode);
-TG_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+TG_MPIFN int TG_MPINAME(MPI_Abort)(MPI_Comm comm, int errorcode)
 {
 	static void *real;
 	struct tg_call tgc;
@@ -948,3 +948,58 @@ TG_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 	tg_shutdown();
 	return ((abort_fn)real)(comm, errorcode);
 }
+
+/* ---- an MPI library that is not MPICH's ------------------------------------ */
+
+#ifdef TG_MPI_STUBS
+/*
+ * Which MPI library the program calls is found at its first MPI call, not
+ * at load (a program may dlopen it, as Python's mpi4py does).  Open MPI's
+ * handles are pointers where MPICH's are ints, so the wrappers cannot
+ * read them, nor pass them on unchanged: its calls go from the stubs
+ * (shim/stubs.S) straight to it, and only POSIX and stdio are traced.
+ */
+TG_HIDDEN unsigned char tg_mpi_abi;	/* 0 not known yet, 1 MPICH's, 2 another */
+
+static const char *const stub_names[] = {
+#define TG_STUB(name, i) [i] = #name,
+#include "stubs.gen.h"
+#undef TG_STUB
+};
+TG_HIDDEN void *tg_stub_real[sizeof(stub_names) / sizeof(stub_names[0])];
+
+/* A call the program's MPI library does not have (it could not have
+ * linked against it): what MPI says of an internal error. */
+static int stub_absent(void)
+{
+	return MPI_ERR_INTERN;
+}
+
+TG_HIDDEN void tg_mpi_resolve(void)
+{
+	static const char msg[] =
+		"tangram: the program's MPI library is Open MPI, whose handles this "
+		"tracer (built for MPICH) cannot read: its MPI, MPI-IO and parallel "
+		"HDF5 calls are not traced, its POSIX and stdio calls are\n";
+	void *lib = dlopen("libmpi.so.40", RTLD_LAZY | RTLD_NOLOAD);
+	const char *rank;
+	size_t i;
+
+	if (!lib && !dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world")) {
+		__atomic_store_n(&tg_mpi_abi, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	for (i = 0; i < sizeof(stub_names) / sizeof(stub_names[0]); i++) {
+		void *p = lib ? dlsym(lib, stub_names[i]) : NULL;
+		if (!p)
+			p = dlsym(RTLD_NEXT, stub_names[i]);
+		tg_stub_real[i] = p ? p : (void *)stub_absent;
+	}
+	if (lib)
+		dlclose(lib);	/* only the reference NOLOAD took */
+	/* said once for the run: by its rank 0 */
+	if (__atomic_exchange_n(&tg_mpi_abi, 2, __ATOMIC_ACQ_REL) != 2 &&
+	    (!(rank = getenv("OMPI_COMM_WORLD_RANK")) || strcmp(rank, "0") == 0))
+		tg_say(msg, sizeof(msg) - 1);
+}
+#endif

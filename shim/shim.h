@@ -37,6 +37,20 @@
 
 #define TG_HIDDEN __attribute__((visibility("hidden")))
 #define TG_EXPORT __attribute__((visibility("default")))
+/*
+ * The wrappers of calls that take MPI handles.  In the preloaded tracer
+ * on x86-64 (TG_MPI_STUBS) the program's calls reach them through
+ * shim/stubs.S, which sends them straight to the MPI library instead when
+ * it is not MPICH's (its handles are not MPICH's ints): there each wrapper
+ * is tg_w_NAME, hidden, and the stub is NAME.
+ */
+#ifdef TG_MPI_STUBS
+#define TG_MPINAME(n) tg_w_##n
+#define TG_MPIFN TG_HIDDEN
+#else
+#define TG_MPINAME(n) n
+#define TG_MPIFN TG_EXPORT
+#endif
 #define tg_likely(x) __builtin_expect(!!(x), 1)
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)
 

@@ -1,0 +1,84 @@
+/*
+ * stubs.S - the entry points of the preloaded tracer's calls that take MPI
+ * handles (x86-64).  Each NAME goes to the wrapper tg_w_NAME when the
+ * program's MPI library is MPICH's; when it is another (Open MPI: handles
+ * are pointers, not MPICH's ints) it jumps to the library's NAME with
+ * every register as the program left it, so that the call is the
+ * program's own, untraced.  Which library it is, tg_mpi_resolve (mpi.c)
+ * finds at the first call.  The list of names, with an index each, is
+ * build/shim/stubs.gen.h, made by the Makefile from the wrappers.
+ */
+
+	.hidden tg_mpi_abi
+	.hidden tg_stub_real
+	.hidden tg_mpi_resolve
+
+	.text
+
+#define TG_STUB(name, i)			\
+	.globl name;				\
+	.type name, @function;			\
+	.p2align 4;				\
+name:						\
+.Ls_##name:					\
+	cmpb $1, tg_mpi_abi(%rip);		\
+	jne 1f;					\
+	jmp tg_w_##name;			\
+1:	leaq .Ls_##name(%rip), %r11;		\
+	movl $i, %eax;				\
+	jmp tg_stub_other;			\
+	.size name, .-name;
+
+#include "stubs.gen.h"
+
+/*
+ * Not MPICH's library, or not known yet: %eax is the index of the call,
+ * %r11 the stub to come back to once it is known.  Neither is an argument
+ * register of a function that is not variadic, and no MPI function is.
+ */
+	.p2align 4
+	.type tg_stub_other, @function
+tg_stub_other:
+	cmpb $2, tg_mpi_abi(%rip)
+	jne 2f
+	leaq tg_stub_real(%rip), %r10
+	jmp *(%r10,%rax,8)
+2:	/* find out, keeping every argument register (the stack below the
+	 * arguments is the stub's caller's, 16-byte aligned after these) */
+	pushq %rdi
+	pushq %rsi
+	pushq %rdx
+	pushq %rcx
+	pushq %r8
+	pushq %r9
+	pushq %r11
+	subq $128, %rsp
+	movdqu %xmm0, 0(%rsp)
+	movdqu %xmm1, 16(%rsp)
+	movdqu %xmm2, 32(%rsp)
+	movdqu %xmm3, 48(%rsp)
+	movdqu %xmm4, 64(%rsp)
+	movdqu %xmm5, 80(%rsp)
+	movdqu %xmm6, 96(%rsp)
+	movdqu %xmm7, 112(%rsp)
+	call tg_mpi_resolve
+	movdqu 0(%rsp), %xmm0
+	movdqu 16(%rsp), %xmm1
+	movdqu 32(%rsp), %xmm2
+	movdqu 48(%rsp), %xmm3
+	movdqu 64(%rsp), %xmm4
+	movdqu 80(%rsp), %xmm5
+	movdqu 96(%rsp), %xmm6
+	movdqu 112(%rsp), %xmm7
+	addq $128, %rsp
+	popq %r11
+	popq %r9
+	popq %r8
+	popq %rcx
+	popq %rdx
+	popq %rsi
+	popq %rdi
+	jmp *%r11
+	.size tg_stub_other, .-tg_stub_other
+
+	.section .note.GNU-stack, "", @progbits
