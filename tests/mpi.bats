@@ -768,7 +768,9 @@ under() {
 	rm -f shared out.*
 	run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.openmpi -n 2 ./openmpi
 	[ "$(sort <<<"$output")" = "$plain" ]
-	[ "$stderr" = "tangram: the program's MPI library is Open MPI, whose handles this tracer (built for MPICH) cannot read: its MPI, MPI-IO and parallel HDF5 calls are not traced, its POSIX and stdio calls are" ]
+	# said once for the run (Open MPI may add warnings of its own)
+	[ "$(grep -c '^tangram: ' <<<"$stderr")" -eq 1 ]
+	grep -qx "tangram: the program's MPI library is Open MPI, whose handles this tracer (built for MPICH) cannot read: its MPI, MPI-IO and parallel HDF5 calls are not traced, its POSIX and stdio calls are" <<<"$stderr"
 	run -0 trace-decode t/*.rec
 	[ "$(grep -Ec $'\tposix\topen\t[0-9]+\tpath="[^"]*/out\\.[01]"' <<<"$output")" -eq 2 ]
 	! grep -q $'\tMPI_' <<<"$output"
