@@ -979,8 +979,8 @@ TG_HIDDEN void tg_mpi_resolve(void)
 {
 	static const char msg[] =
 		"tangram: the program's MPI library is Open MPI, whose handles this "
-		"tracer (built for MPICH) cannot read: its MPI, MPI-IO and parallel "
-		"HDF5 calls are not traced, its POSIX and stdio calls are\n";
+		"tracer (built for MPICH) cannot read: its MPI and MPI-IO calls are "
+		"not traced, its POSIX, stdio and HDF5 calls are\n";
 	void *lib = dlopen("libmpi.so.40", RTLD_LAZY | RTLD_NOLOAD);
 	const char *rank;
 	size_t i;
