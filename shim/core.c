@@ -754,18 +754,21 @@ static unsigned char discard_buf[4u << 20];
  * then the stream stays as it is. */
 struct extent {
 	uint64_t off, len;
+	const unsigned char *tail;	/* the last ntail bytes, which no CHECK */
+	size_t ntail;			/* frame closes yet (a busy thread's) */
 };
 static struct extent *extents;
 static size_t nextents, capextents;
 static int extents_lost;
 
-static void extent_add(struct tg_thread *t)
+/* The records of @t's window up to @len. */
+static void extent_put(struct tg_thread *t, size_t len)
 {
 	unsigned char tmp[16];
 	uint64_t skip = 6 + (uint64_t)(tg_put_uvar(tmp, t->cap) - tmp) +
 			TG_REC_CHECK_LEN;
 
-	if (extents_lost || t->len <= skip)
+	if (extents_lost || len <= skip)
 		return;
 	if (nextents == capextents) {
 		size_t nc = capextents ? capextents * 2 : 64;
@@ -778,8 +781,39 @@ static void extent_add(struct tg_thread *t)
 		capextents = nc;
 	}
 	extents[nextents].off = t->win_off + skip;
-	extents[nextents].len = t->len - skip;
+	extents[nextents].len = len - skip;
+	extents[nextents].tail = NULL;
+	extents[nextents].ntail = 0;
 	nextents++;
+}
+
+static void extent_add(struct tg_thread *t)
+{
+	extent_put(t, t->len);
+}
+
+/*
+ * At a clean exit, the window of a thread still inside a traced call (a
+ * helper thread blocked in a read, say): its records up to now, for
+ * sink_compact() to copy and close with a CHECK frame of its own, without
+ * writing into a window the thread may still write to.  The thread only
+ * ever appends past its len, and takes sink_mu (held) before it leaves the
+ * window.  -1 if it sealed meanwhile (then the stream stays as it is).
+ */
+static int extent_busy(struct tg_thread *t)
+{
+	size_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
+	size_t sealed = __atomic_load_n(&t->sealed, __ATOMIC_ACQUIRE);
+	size_t n = nextents;
+
+	if (__atomic_load_n(&t->len, __ATOMIC_ACQUIRE) != len || sealed > len)
+		return -1;
+	extent_put(t, len);
+	if (nextents > n && len > sealed) {
+		extents[n].tail = t->buf + sealed;
+		extents[n].ntail = len - sealed;
+	}
+	return 0;
 }
 
 /* Close the chunk of @t's window: a CHECK frame after its last record
@@ -1079,7 +1113,8 @@ static int copy_out(int to, uint64_t off, uint64_t len)
  * windows' frames and padding, to NAME.compact beside it, as a stream
  * written with write() would hold them, and rename that over the stream.
  * Until the rename the stream is whole; if anything fails it stays as it
- * is.  Only when no other thread still holds a window.  sink_mu held.
+ * is.  Another thread's window is still there only when the thread is
+ * inside a traced call (extent_busy).  sink_mu held.
  */
 static void sink_compact(void)
 {
@@ -1093,7 +1128,7 @@ static void sink_compact(void)
 	if (sink_fd < 0 || !sink_mapped || extents_lost || sink_hdr_len < sizeof(hdr))
 		return;
 	for (t = threads; t; t = t->next)
-		if (t->kind == TG_BUF_WINDOW)
+		if (t->kind == TG_BUF_WINDOW && (t == tg_self || extent_busy(t) < 0))
 			return;
 	if (syscall(SYS_newfstatat, AT_FDCWD, sink_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
@@ -1112,8 +1147,14 @@ static void sink_compact(void)
 		ok = raw_write_all(fd, hdr, sizeof(hdr)) == 0 &&
 		     copy_out(fd, sizeof(hdr), sink_hdr_len - sizeof(hdr)) == 0;
 	}
-	for (i = 0; ok && i < nextents; i++)
+	for (i = 0; ok && i < nextents; i++) {
 		ok = copy_out(fd, extents[i].off, extents[i].len) == 0;
+		if (ok && extents[i].ntail) {
+			unsigned char check[TG_REC_CHECK_LEN];
+			tg_check_put(check, extents[i].tail, extents[i].ntail);
+			ok = raw_write_all(fd, check, sizeof(check)) == 0;
+		}
+	}
 	syscall(SYS_close, fd);
 	if (!ok || syscall(SYS_rename, tmp, sink_name) < 0)
 		syscall(SYS_unlink, tmp);

@@ -87,6 +87,17 @@ setup() {
 	[ "$(stat -c %s t/*.rec)" -le "$(($(stat -c %b t/*.rec) * 512))" ]
 }
 
+@test ".rec of a clean exit with another thread inside a traced call (a progress thread's read): every record checked, exit 0, compacted" {
+	run -0 env TANGRAM_DIR=t LD_PRELOAD=$SHIM "$APPS/idlethread" out blocked
+	[ "$output" = written ]
+	run -0 --separate-stderr trace-decode t/*.rec
+	[ -z "$stderr" ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 == 1 && $8 == "write"' | wc -l)" -eq 100 ]
+	# the read it was in when the process ended never returned: no record
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 == 1 && $8 == "read"' | wc -l)" -eq 0 ]
+	[ "$(stat -c %s t/*.rec)" -le "$(($(stat -c %b t/*.rec) * 512))" ]
+}
+
 @test ".rec version 1 (tests/fixtures/decode) is still read, unchecked" {
 	[ "$(od -An -tx1 -j8 -N2 "$TG_TOP/tests/fixtures/decode/good.rec" | tr -d ' ')" = 0100 ]
 	run -0 --separate-stderr trace-decode "$TG_TOP/tests/fixtures/decode/good.rec"
