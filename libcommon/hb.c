@@ -45,7 +45,7 @@ static const char *const problem_names[] = {
 	NULL, "unmatched-send", "unmatched-receive", "unmatched-collective",
 	"collective-mismatch", "incomplete", "unresolved-wildcard",
 	"unknown-handle", "truncated", "missing-rank", "failed-call", "bad-rank",
-	"one-sided",
+	"one-sided", "mpi-untraced",
 };
 
 #define NAME(tab, k) ((k) < sizeof(tab) / sizeof((tab)[0]) && (tab)[k] ? (tab)[k] : "?")

@@ -997,6 +997,15 @@ TG_HIDDEN void tg_mpi_resolve(void)
 	}
 	if (lib)
 		dlclose(lib);	/* only the reference NOLOAD took */
+	/* the rank, from Open MPI's launcher: the stream is named by it and
+	 * hb-build says that the rank's MPI calls are not in the trace */
+	{
+		const char *r = getenv("OMPI_COMM_WORLD_RANK"), *w = getenv("OMPI_COMM_WORLD_SIZE");
+		char *e1, *e2;
+		long rk = r ? strtol(r, &e1, 10) : -1, ws = w ? strtol(w, &e2, 10) : -1;
+		if (r && w && *r && *w && !*e1 && !*e2 && rk >= 0 && ws > rk && ws <= INT32_MAX)
+			tg_set_rank((int)rk, (int)ws);
+	}
 	/* said once for the run: by its rank 0 */
 	if (__atomic_exchange_n(&tg_mpi_abi, 2, __ATOMIC_ACQ_REL) != 2 &&
 	    (!(rank = getenv("OMPI_COMM_WORLD_RANK")) || strcmp(rank, "0") == 0))

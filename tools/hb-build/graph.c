@@ -775,6 +775,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	}
 	if (mpi) {
 		b->mpi++;
+		r->mpi++;
 		fnm = mpi_call(col[7], len[7]);
 		if (fnm)
 			f = &hb_ftab[fnm->id];
@@ -968,8 +969,11 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 		b->rankinfo[r].records = st->records;
 		b->rankinfo[r].lastseq = st->lastseq;
 		if (!st->finalized) {
+			/* a rank with no MPI record at all did not end early:
+			 * its MPI calls were not traced */
 			b->rankinfo[r].flags = TG_HBR_TRUNCATED;
-			hb_problem(b, TG_HBP_TRUNCATED, r, 0, st->lastseq);
+			hb_problem(b, st->mpi ? TG_HBP_TRUNCATED : TG_HBP_MPI_UNTRACED, r, 0,
+				   st->lastseq);
 		}
 	}
 	b->rankfirst[P] = b->nnodes;

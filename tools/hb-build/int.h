@@ -148,6 +148,7 @@ struct rst {
 	uint64_t records, lastseq;
 	int64_t rank;		/* -1 if not known */
 	int finalized, sorted;
+	uint64_t mpi;		/* its MPI records */
 	uint64_t first_node;	/* global number of its first node */
 	uint32_t nnodes;
 	int32_t run;		/* index in hbb.runs, -1 for a trace of one run */

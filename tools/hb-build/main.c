@@ -60,6 +60,11 @@ static void report(const struct tg_hbgraph *g)
 		case TG_HBP_MISSING_RANK:
 			warnx("rank %u: %s: no records", p->rank, k);
 			break;
+		case TG_HBP_MPI_UNTRACED:
+			warnx("rank %u: %s: not one of its MPI calls is in the trace (an MPI "
+			      "library that is not MPICH's, or TANGRAM_LAYERS without mpi)",
+			      p->rank, k);
+			break;
 		default:
 			warnx("rank %u: %s: %llu call%s, the first %s at seq %llu", p->rank, k,
 			      (unsigned long long)p->count, p->count == 1 ? "" : "s",
