@@ -975,28 +975,50 @@ static int stub_absent(void)
 	return MPI_ERR_INTERN;
 }
 
+/*
+ * The MPI library the program's calls go to: the one that defines the
+ * MPI_Init after the tracer's (a process may have both MPICH and Open MPI
+ * loaded, as Debian's libadios-mpich does through libnetcdf-mpi, and uses
+ * the first).  When none does in the global scope (a library loaded with
+ * RTLD_LOCAL), MPICH's if it is loaded, else Open MPI's.  A handle that
+ * takes a reference (dlclose it), or NULL.
+ */
+static void *mpi_library(void)
+{
+	void *init = dlsym(RTLD_NEXT, "MPI_Init"), *lib;
+	Dl_info di;
+
+	if (init)
+		return dladdr(init, &di) && di.dli_fname && di.dli_fname[0] ?
+			dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+	if ((lib = dlopen("libmpich.so.12", RTLD_LAZY | RTLD_NOLOAD)))
+		return lib;
+	return dlopen("libmpi.so.40", RTLD_LAZY | RTLD_NOLOAD);
+}
+
 TG_HIDDEN void tg_mpi_resolve(void)
 {
 	static const char msg[] =
 		"tangram: the program's MPI library is Open MPI, whose handles this "
 		"tracer (built for MPICH) cannot read: its MPI and MPI-IO calls are "
 		"not traced, its POSIX, stdio and HDF5 calls are\n";
-	void *lib = dlopen("libmpi.so.40", RTLD_LAZY | RTLD_NOLOAD);
+	void *lib = mpi_library();
 	const char *rank;
 	size_t i;
 
-	if (!lib && !dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world")) {
+	if (!lib || !dlsym(lib, "ompi_mpi_comm_world")) {
+		if (lib)
+			dlclose(lib);
 		__atomic_store_n(&tg_mpi_abi, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	for (i = 0; i < sizeof(stub_names) / sizeof(stub_names[0]); i++) {
-		void *p = lib ? dlsym(lib, stub_names[i]) : NULL;
+		void *p = dlsym(lib, stub_names[i]);
 		if (!p)
 			p = dlsym(RTLD_NEXT, stub_names[i]);
 		tg_stub_real[i] = p ? p : (void *)stub_absent;
 	}
-	if (lib)
-		dlclose(lib);	/* only the reference NOLOAD took */
+	dlclose(lib);	/* only the reference NOLOAD took */
 	/* the rank, from Open MPI's launcher: the stream is named by it and
 	 * hb-build says that the rank's MPI calls are not in the trace */
 	{

@@ -780,3 +780,16 @@ under() {
 	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -qx "verify-io: not one MPI call of 2 ranks is in the trace (an MPI library that is not MPICH's, or TANGRAM_LAYERS without mpi): the accesses only MPI calls order are counted as not synchronized" <<<"$stderr"
 }
+
+@test "an MPICH program that also loads Open MPI's library (Debian's libadios-mpich does, through libnetcdf-mpi): its MPI calls are traced" {
+	local ompi=/usr/lib/x86_64-linux-gnu/libmpi.so.40
+	[ -e $ompi ] || skip "Open MPI is missing (make deps-apps installs it with nwchem-mpich)"
+	# libmpich first: the program's MPI calls go to MPICH
+	cc -O2 -o both "$TG_TOP/tests/mpi/sends.c" -I/usr/include/x86_64-linux-gnu/mpich \
+		-L/usr/lib/x86_64-linux-gnu -lmpich -Wl,--no-as-needed $ompi
+	mpitrace 2 ./both
+	[ "$(sort <<<"$output")" = $'0: received 3\n1: received 1' ]
+	[ -z "$stderr" ]
+	calls 0
+	[ "$(grep -c '^MPI_Send ' <<<"$calls")" -eq 2 ]
+}
