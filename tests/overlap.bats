@@ -208,6 +208,12 @@ shared_check() {
 	[ -z "$stderr" ]
 }
 
+@test "the same in a file opened with MPI_MODE_SEQUENTIAL (the tracer reads no pointer there): placed by the POSIX calls inside alone" {
+	run -0 trace-run -o t -- mpirun.mpich -n 4 "$B/shared-mix" 12 sequential
+	shared_check
+	[ "$output" = "right 64 wrong 0 unplaced 0 calls 64" ]
+}
+
 @test "the same traced without the POSIX layer: from the pointer readings alone, a call is placed right or counted unplaced, never placed elsewhere" {
 	run -0 trace-run -l mpi,mpiio -o t -- mpirun.mpich -n 4 "$B/shared-mix"
 	shared_check

@@ -597,6 +597,31 @@ static void pend_shared(const struct mfile *m, const struct rec *r, int64_t byte
 	q->r.s = NULL;
 }
 
+/*
+ * A shared-pointer or ordered call whose pointer the tracer did not read
+ * (a file opened with MPI_MODE_SEQUENTIAL, where asking is an error): only
+ * the POSIX calls inside it can say where it went (place_blind).
+ */
+static struct pshared *blinds;
+static size_t nblinds;
+
+static void pend_blind(const struct mfile *m, const struct rec *r, int64_t bytes)
+{
+	struct pshared *q;
+
+	blinds = xrealloc(blinds, (nblinds + 1) * sizeof(*blinds));
+	q = &blinds[nblinds++];
+	memset(q, 0, sizeof(*q));
+	q->proc = (uint32_t)(cur - procs);
+	q->file = m->file;
+	q->bytes = bytes;
+	q->disp = m->disp;
+	q->etype = m->etype;
+	q->ftype = m->ftype;
+	q->r = *r;
+	q->r.s = NULL;
+}
+
 static void run_mpi_data(const struct rec *r)
 {
 	struct mfile *m = mfile_of(r->k1);
@@ -609,11 +634,16 @@ static void run_mpi_data(const struct rec *r)
 		pend_ordered(m, r, bytes);
 		return;
 	}
+	esz = tg_flat_size(m->etype);
+	if (r->pos < 0 && (r->off == TG_OFF_SHARED || r->off == TG_OFF_ORDERED) && esz &&
+	    bytes % (int64_t)esz == 0) {
+		pend_blind(m, r, bytes);	/* MPI_MODE_SEQUENTIAL: no pointer read */
+		return;
+	}
 	if (r->pos < 0 || r->off == TG_OFF_ORDERED) {
 		cur->unplaced++;
 		return;
 	}
-	esz = tg_flat_size(m->etype);
 	if (r->off == TG_OFF_SHARED && r->pos2 >= 0 && esz && bytes % (int64_t)esz == 0) {
 		pend_shared(m, r, bytes, esz);
 		return;
@@ -1614,6 +1644,21 @@ static int psh_unsure(const struct pshared *q, size_t lo, size_t hi)
 	return 0;
 }
 
+static void place_blind(void)
+{
+	for (size_t k = 0; k < nblinds; k++) {
+		struct pshared *q = &blinds[k];
+		uint64_t esz = tg_flat_size(q->etype);
+		int64_t at = inner_at(&q->r, q->proc, q->file, q->bytes, q->disp, q->etype,
+				      q->ftype, 0, INT64_MAX / 2 / (int64_t)(esz ? esz : 1));
+		if (at >= 0)
+			psh_place(q, at);
+		else
+			procs[q->proc].unplaced++;
+	}
+	cur = NULL;
+}
+
 static void place_shared(void)
 {
 	size_t i, j, k;
@@ -2189,6 +2234,7 @@ int main(int argc, char **argv)
 	run_deferred();
 	place_ordered();
 	place_shared();
+	place_blind();
 	/* after the calls placed last (ordered and shared-pointer ones) */
 	for (size_t i = 0; i < nprocs; i++)
 		if (procs[i].untracked || procs[i].unplaced)

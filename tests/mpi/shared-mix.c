@@ -5,8 +5,11 @@
  * would be.  Every call's bytes are its own tag: 1 + 40 * rank + k for the
  * k-th write of the rank.  At the end ranks 0 and 1 read the whole file
  * (so every write meets another rank's read), and rank 0 writes what it
- * read to the file "content": where each call's bytes really went.
- *   shared-mix [ITERATIONS]   (default 12, at most 26; at most 6 ranks)
+ * read to the file "content": where each call's bytes really went.  With
+ * "sequential" the log is opened with MPI_MODE_SEQUENTIAL, as a log may
+ * be (no view then: the writes start at byte 0), and opened again to be
+ * read.
+ *   shared-mix [ITERATIONS [sequential]]   (default 12, at most 26; at most 6 ranks)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 int main(int argc, char **argv)
 {
 	int rank, iters = argc > 1 ? atoi(argv[1]) : 12, k = 0, i;
+	int seq = argc > 2 && strcmp(argv[2], "sequential") == 0;
 	unsigned char buf[16], *all;
 	MPI_File fh;
 	MPI_Offset size;
@@ -23,9 +27,11 @@ int main(int argc, char **argv)
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_File_open(MPI_COMM_WORLD, "log.dat", MPI_MODE_CREATE | MPI_MODE_RDWR,
+	MPI_File_open(MPI_COMM_WORLD, "log.dat",
+		      MPI_MODE_CREATE | (seq ? MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL : MPI_MODE_RDWR),
 		      MPI_INFO_NULL, &fh);
-	MPI_File_set_view(fh, 100, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+	if (!seq)
+		MPI_File_set_view(fh, 100, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
 	for (i = 0; i < iters; i++) {
 		memset(buf, 1 + 40 * rank + k++, sizeof(buf));
 		MPI_File_write_shared(fh, buf, 4 + rank, MPI_BYTE, MPI_STATUS_IGNORE);
@@ -37,7 +43,12 @@ int main(int argc, char **argv)
 	MPI_File_sync(fh);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_File_sync(fh);
-	MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+	if (seq) {
+		MPI_File_close(&fh);
+		MPI_File_open(MPI_COMM_WORLD, "log.dat", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+	} else {
+		MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+	}
 	if (rank <= 1) {
 		MPI_File_get_size(fh, &size);
 		all = malloc((size_t)size);
