@@ -71,6 +71,16 @@ accesses() {
 	! grep -q '^access' <<< "$output"
 }
 
+@test "mmap of a file is counted unplaced; an anonymous mapping (MAP_ANONYMOUS, fd -1) is no file access" {
+	printf '#proc\trank=0\tpid=7\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDONLY\tmode=0\n' >> text
+	printf '0\t0\t1\t0.3\t0.4\t0\tposix\tmmap\tb1\taddr=NULL\tlength=4096\tprot=0x1\tflags=0x2\tfd=3\toffset=0\n' >> text
+	printf '0\t0\t2\t0.5\t0.6\t0\tposix\tmmap\tb2\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x22\tfd=-1\toffset=0\n' >> text
+	printf '0\t0\t3\t0.7\t0.8\t0\tposix\tmmap64\tb3\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x21\tfd=3\toffset=0\n' >> text
+	run -0 overlap-find -a text
+	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
+}
+
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

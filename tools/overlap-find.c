@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../libcommon/calltab.h"
+#include "../libcommon/funcid.gen.h"
 #include "../libcommon/role.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/textin.h"
@@ -1248,6 +1249,20 @@ static void run_deferred(void)
 
 /* ---- parsing -------------------------------------------------------------------- */
 
+/* Whether call line @t of @d maps memory that no file backs (mmap with
+ * MAP_ANONYMOUS, or descriptor -1). */
+static int anonymous_map(const struct tg_tline *t, const struct tg_calldesc *d)
+{
+	const char *fd, *fl;
+
+	if (d->id != TG_FN_mmap && d->id != TG_FN_mmap64)
+		return 0;
+	fd = tg_tline_arg(t, TG_COL_ARGS, "fd");
+	fl = tg_tline_arg(t, TG_COL_ARGS, "flags");
+	return (fd && strcmp(fd, "-1") == 0) ||
+	       (fl && (strtoull(fl, NULL, 16) & 0x20));	/* Linux's MAP_ANONYMOUS */
+}
+
 /* Keep what call line @t of @d did, as records to run with its process. */
 static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq,
 			 int64_t t0, int64_t t1, int64_t parent, int nested)
@@ -1266,6 +1281,8 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		struct rec *r;
 		if (a->op == TG_IO_FCNTL || (a->op == TG_IO_LOCK && a->lock == TG_LOCK_NONE))
 			continue;	/* a command that moves no position: nothing to run */
+		if (a->op == TG_IO_UNPLACED && anonymous_map(t, d))
+			continue;	/* memory, not a file's bytes */
 		r = rec_add();
 		r->seq = seq;
 		r->t0 = t0;
