@@ -957,7 +957,7 @@ TG_MPIFN int TG_MPINAME(MPI_Abort)(MPI_Comm comm, int errorcode)
  * at load (a program may dlopen it, as Python's mpi4py does).  Open MPI's
  * handles are pointers where MPICH's are ints, so the wrappers cannot
  * read them, nor pass them on unchanged: its calls go from the stubs
- * (shim/stubs.S) straight to it, and only POSIX and stdio are traced.
+ * (shim/stubs.S) straight to it, and only POSIX, stdio and HDF5 are traced.
  */
 TG_HIDDEN unsigned char tg_mpi_abi;	/* 0 not known yet, 1 MPICH's, 2 another */
 
