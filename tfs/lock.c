@@ -660,7 +660,7 @@ static void serve_on_thread(struct tfs_req *req)
 	pthread_mutex_unlock(&M.st);
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &a, serve_slow, req) != 0)
+	if (tfs_thread_start(&t, &a, serve_slow, req) != 0)
 		serve_slow(req);
 	pthread_attr_destroy(&a);
 }

@@ -720,7 +720,7 @@ static struct tfs_lsn *sock_lsn_open(const char *addr, const unsigned char *secr
 	epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->fd, &ev);
 	ev.data.ptr = &l->wakefd;
 	epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->wakefd, &ev);
-	if (pthread_create(&l->thread, NULL, progress, l) != 0) {
+	if (tfs_thread_start(&l->thread, NULL, progress, l) != 0) {
 		snprintf(err, errlen, "cannot start the progress thread");
 		goto fail;
 	}

@@ -298,7 +298,7 @@ static int ctx_get(char *err, size_t errlen)
 	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	p.mt_workers_shared = 0;
-	st = ucp_init(&p, cfg, &g_ctx);
+	TFS_SIGS_BLOCKED(st = ucp_init(&p, cfg, &g_ctx));
 	ucp_config_release(cfg);
 	if (st != UCS_OK) {
 		snprintf(err, errlen, "cannot start UCX: %s", ucs_status_string(st));
@@ -376,7 +376,8 @@ static struct engine *engine_new(char *err, size_t errlen)
 	memset(&wp, 0, sizeof(wp));
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
-	if ((st = ucp_worker_create(g_ctx, &wp, &e->worker)) != UCS_OK) {
+	TFS_SIGS_BLOCKED(st = ucp_worker_create(g_ctx, &wp, &e->worker));
+	if (st != UCS_OK) {
 		snprintf(err, errlen, "cannot create a UCX worker: %s", ucs_status_string(st));
 		e->worker = NULL;
 		goto fail;
@@ -426,7 +427,7 @@ fail:
 
 static int engine_start(struct engine *e, char *err, size_t errlen)
 {
-	if (pthread_create(&e->thread, NULL, engine_main, e) != 0) {
+	if (tfs_thread_start(&e->thread, NULL, engine_main, e) != 0) {
 		snprintf(err, errlen, "cannot start the UCX progress thread");
 		return -1;
 	}
@@ -755,7 +756,8 @@ static void run_connect(struct engine *e, struct ucx_ep *ep)
 	p.err_mode = UCP_ERR_HANDLING_MODE_PEER;
 	p.err_handler.cb = ep_error;
 	p.err_handler.arg = ep;
-	if ((st = ucp_ep_create(e->worker, &p, &ep->uep)) != UCS_OK) {
+	TFS_SIGS_BLOCKED(st = ucp_ep_create(e->worker, &p, &ep->uep));
+	if (st != UCS_OK) {
 		ep->uep = NULL;
 		ep_flushed(NULL, st, ep);
 		return;
@@ -1282,7 +1284,8 @@ static void conn_request(ucp_conn_request_h creq, void *arg)
 	p.err_mode = UCP_ERR_HANDLING_MODE_PEER;
 	p.err_handler.cb = conn_error;
 	p.err_handler.arg = c;
-	if ((st = ucp_ep_create(e->worker, &p, &c->uep)) != UCS_OK) {
+	TFS_SIGS_BLOCKED(st = ucp_ep_create(e->worker, &p, &c->uep));
+	if (st != UCS_OK) {
 		say(l->name, "cannot accept a connection: %s", ucs_status_string(st));
 		free(c);
 		return;
@@ -1665,7 +1668,8 @@ static struct tfs_lsn *u_lsn_open(const char *addr, const unsigned char *secret,
 	p.sockaddr.addrlen = len;
 	p.conn_handler.cb = conn_request;
 	p.conn_handler.arg = l;
-	if ((st = ucp_listener_create(e->worker, &p, &l->listener)) != UCS_OK) {
+	TFS_SIGS_BLOCKED(st = ucp_listener_create(e->worker, &p, &l->listener));
+	if (st != UCS_OK) {
 		snprintf(err, errlen, "cannot listen at '%s': %s", addr, ucs_status_string(st));
 		l->listener = NULL;
 		goto fail;

@@ -21,11 +21,40 @@
 #ifndef TFS_TRANSPORT_H
 #define TFS_TRANSPORT_H
 
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
 #include "proto.h"
+
+/*
+ * The threads TangramFS starts in a program (progress, lock service, and
+ * those UCX starts inside the calls TFS_SIGS_BLOCKED wraps) take none of
+ * its signals: a signal the kernel sends the process (SIGCHLD, SIGALRM)
+ * would otherwise run the program's handler on our thread, at the same
+ * time as its own (a shell's SIGCHLD handler then reaps the child its
+ * main thread waits for, and the child's exit status is lost).  A thread
+ * inherits the mask of the thread that creates it.
+ */
+#define TFS_SIGS_BLOCKED(stmt)                                  \
+	do {                                                    \
+		sigset_t tfs_all_, tfs_old_;                    \
+		sigfillset(&tfs_all_);                          \
+		pthread_sigmask(SIG_SETMASK, &tfs_all_, &tfs_old_); \
+		stmt;                                           \
+		pthread_sigmask(SIG_SETMASK, &tfs_old_, NULL);  \
+	} while (0)
+
+static inline int tfs_thread_start(pthread_t *t, const pthread_attr_t *a,
+				   void *(*fn)(void *), void *arg)
+{
+	int rc;
+
+	TFS_SIGS_BLOCKED(rc = pthread_create(t, a, fn, arg));
+	return rc;
+}
 
 struct tfs_ep;
 struct tfs_lsn;
