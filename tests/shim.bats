@@ -461,7 +461,7 @@ decode_torn() {
 	posix write 4 fd=3 buf=b1 count=4
 	posix write 4 fd=3 buf=b1 count=4
 	posix write 4 fd=3 buf=b1 count=4
-	posix open 4 path="$T/ready" flags=O_WRONLY|O_CREAT mode=0644
+	posix open 4 path="$T/ready.tmp" flags=O_WRONLY|O_CREAT mode=0644
 	posix close 0 fd=4
 	EOF
 	same
@@ -482,7 +482,7 @@ decode_torn() {
 	posix write 4 fd=3 buf=b1 count=4
 	posix write 4 fd=3 buf=b1 count=4
 	posix write 4 fd=3 buf=b1 count=4
-	posix open 4 path="$T/ready" flags=O_WRONLY|O_CREAT mode=0644
+	posix open 4 path="$T/ready.tmp" flags=O_WRONLY|O_CREAT mode=0644
 	posix close 0 fd=4
 	EOF
 	same

@@ -1,13 +1,16 @@
 /*
  * segv - write three records to "out", then die: by a NULL dereference
  * (no argument or "segv"), by abort() ("abort"), or by waiting for a
- * signal from outside ("wait": it creates "ready" once the writes are
- * done, then sleeps).
+ * signal from outside ("wait": once the writes are done it creates
+ * "ready.tmp", then renames it "ready" with a system call the tracer does
+ * not see, so that "ready" appears only when every record is written;
+ * then it sleeps).
  */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -25,7 +28,8 @@ int main(int argc, char **argv)
 	if (strcmp(how, "abort") == 0)
 		abort();
 	if (strcmp(how, "wait") == 0) {
-		close(open("ready", O_CREAT | O_WRONLY, 0644));
+		close(open("ready.tmp", O_CREAT | O_WRONLY, 0644));
+		syscall(SYS_renameat, AT_FDCWD, "ready.tmp", AT_FDCWD, "ready");
 		for (;;)
 			pause();
 	}
