@@ -100,9 +100,11 @@ static void run(char **argv, const char *path, const char *input, struct result 
 		res->errlines += err[k] == '\n';
 	if (err && errlen && err[errlen - 1] != '\n')
 		res->errlines++;
-	if (err)
+	if (err) {	/* not NUL-terminated */
+		const char *nl = memchr(err, '\n', errlen);
 		snprintf(res->errfirst, sizeof(res->errfirst), "%.*s",
-			 (int)(strchr(err, '\n') ? strchr(err, '\n') - err : (long)errlen), err);
+			 (int)(nl ? nl - err : (long)errlen), err);
+	}
 	free(err);
 	fclose(o);
 	fclose(e);
@@ -175,5 +177,7 @@ int main(int argc, char **argv)
 	unlink(flip);
 	printf("%zu bits: %zu same output, %zu refused, %zu wrong\n", 8 * len, same, refused,
 	       wrong);
+	free(ref.out);
+	free(data);
 	return wrong ? 1 : 0;
 }
