@@ -1486,18 +1486,26 @@ static void ordered_block(const struct pend *p, int64_t from, int64_t to, int ki
 	q->block = kind;
 }
 
-/* Place ordered call @p at unit @u of its view. */
-static void pend_place(const struct pend *p, int64_t u)
+/* Place call @r of process @proc, @bytes of @file, at unit @u of the
+ * view (@disp, @etype, @ftype) it was made through. */
+static void place_units(uint32_t proc, uint32_t file, uint64_t disp, struct tg_flat *etype,
+			struct tg_flat *ftype, const struct rec *r, int64_t u, int64_t bytes)
 {
 	struct mfile m;
 
 	memset(&m, 0, sizeof(m));
-	m.file = p->file;
-	m.disp = p->disp;
-	m.etype = p->etype;
-	m.ftype = p->ftype;
-	cur = &procs[p->proc];
-	mpi_data(&m, &p->r, (uint64_t)u, (uint64_t)p->bytes, p->r.write);
+	m.file = file;
+	m.disp = disp;
+	m.etype = etype;
+	m.ftype = ftype;
+	cur = &procs[proc];
+	mpi_data(&m, r, (uint64_t)u, (uint64_t)bytes, r->write);
+}
+
+/* Place ordered call @p at unit @u of its view. */
+static void pend_place(const struct pend *p, int64_t u)
+{
+	place_units(p->proc, p->file, p->disp, p->etype, p->ftype, &p->r, u, p->bytes);
 }
 
 /* Where the POSIX calls inside ordered call @p say it took its units
@@ -1598,15 +1606,7 @@ static size_t psh_from(size_t lo, size_t hi, int64_t b0)
 
 static void psh_place(struct pshared *q, int64_t at)
 {
-	struct mfile m;
-
-	memset(&m, 0, sizeof(m));
-	m.file = q->file;
-	m.disp = q->disp;
-	m.etype = q->etype;
-	m.ftype = q->ftype;
-	cur = &procs[q->proc];
-	mpi_data(&m, &q->r, (uint64_t)at, (uint64_t)q->bytes, q->r.write);
+	place_units(q->proc, q->file, q->disp, q->etype, q->ftype, &q->r, at, q->bytes);
 	q->before = at;		/* now the units it took */
 	q->after = at + q->n;
 	q->placed = 1;
