@@ -809,14 +809,21 @@ rank 2 truncated to 8192' ]
 	[ "$(stat -c %s pfs/z)" = 4096000 ]
 }
 
-@test "posix model: a writer killed with writes not yet attached: the reader gets EIO, never stale data, never a hang" {
+# deferred_writer: a server, OLDOLDOL on its disk as f, and a posix-model
+# writer of /tfs-test/f (tests/tfs/defer.c) whose writes are not attached
+# yet and that waits to be killed; its pid in $pid
+deferred_writer() {
 	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
 	start
 	printf OLDOLDOL > pfs/f
 	TFS_CONSISTENCY=posix DEFER_MARK=$PWD/written LD_PRELOAD=$PRELOAD "$B/defer" /tfs-test/f kill 3>&- &
-	local pid=$!
+	pid=$!
 	for _ in $(seq 100); do [ -f written ] && break; sleep 0.05; done
 	[ -f written ]
+}
+
+@test "posix model: a writer killed with writes not yet attached: the reader gets EIO, never stale data, never a hang" {
+	deferred_writer
 	kill -9 "$pid"
 	wait "$pid" || true
 	run timeout 20 env TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
@@ -831,13 +838,7 @@ rank 2 truncated to 8192' ]
 }
 
 @test "posix model: asking a pending writer to flush fails four times (TFS_TEST_FAIL): EIO; twice: the reader asks again and reads its write" {
-	[ -x "$B/defer" ] || skip "mpicc.mpich is missing"
-	start
-	printf OLDOLDOL > pfs/f
-	TFS_CONSISTENCY=posix DEFER_MARK=$PWD/written LD_PRELOAD=$PRELOAD "$B/defer" /tfs-test/f kill 3>&- &
-	local pid=$!
-	for _ in $(seq 100); do [ -f written ] && break; sleep 0.05; done
-	[ -f written ]
+	deferred_writer
 	# every try fails: the writes are there but cannot be had
 	run timeout 20 env TFS_TEST_FAIL=flush:4 TFS_CONSISTENCY=posix LD_PRELOAD=$PRELOAD cat /tfs-test/f
 	local st=$status got=$output
