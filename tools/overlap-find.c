@@ -577,25 +577,35 @@ struct pshared {
 static struct pshared *pshs;
 static size_t npshs;
 
-static void pend_shared(const struct mfile *m, const struct rec *r, int64_t bytes,
-			uint64_t esz)
+/* A new entry at the end of @v (@n of them) for call @r, @bytes of the
+ * file of @m through its view, the rest zero. */
+static struct pshared *psh_new(struct pshared **v, size_t *n, const struct mfile *m,
+			       const struct rec *r, int64_t bytes)
 {
 	struct pshared *q;
 
-	pshs = xrealloc(pshs, (npshs + 1) * sizeof(*pshs));
-	q = &pshs[npshs++];
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	q = &(*v)[(*n)++];
 	memset(q, 0, sizeof(*q));
 	q->proc = (uint32_t)(cur - procs);
 	q->file = m->file;
-	q->before = q->b0 = r->pos;
-	q->after = r->pos2;
-	q->n = bytes / (int64_t)esz;
 	q->bytes = bytes;
 	q->disp = m->disp;
 	q->etype = m->etype;
 	q->ftype = m->ftype;
 	q->r = *r;
 	q->r.s = NULL;
+	return q;
+}
+
+static void pend_shared(const struct mfile *m, const struct rec *r, int64_t bytes,
+			uint64_t esz)
+{
+	struct pshared *q = psh_new(&pshs, &npshs, m, r, bytes);
+
+	q->before = q->b0 = r->pos;
+	q->after = r->pos2;
+	q->n = bytes / (int64_t)esz;
 }
 
 /*
@@ -608,19 +618,7 @@ static size_t nblinds;
 
 static void pend_blind(const struct mfile *m, const struct rec *r, int64_t bytes)
 {
-	struct pshared *q;
-
-	blinds = xrealloc(blinds, (nblinds + 1) * sizeof(*blinds));
-	q = &blinds[nblinds++];
-	memset(q, 0, sizeof(*q));
-	q->proc = (uint32_t)(cur - procs);
-	q->file = m->file;
-	q->bytes = bytes;
-	q->disp = m->disp;
-	q->etype = m->etype;
-	q->ftype = m->ftype;
-	q->r = *r;
-	q->r.s = NULL;
+	psh_new(&blinds, &nblinds, m, r, bytes);
 }
 
 static void run_mpi_data(const struct rec *r)
