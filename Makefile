@@ -45,6 +45,8 @@ SHIM_COMMON_SRC = libcommon/stream.c libcommon/rechead.c libcommon/names.c libco
 	libcommon/calltab.gen.c libcommon/h5names.gen.c
 SHIM_SRC = shim/core.c shim/hand.c shim/wrappers.gen.c
 SHIM_MPI_SRC = shim/mpi.c shim/mpi-wrappers.gen.c
+# ROMIO's own communication inside MPI-IO calls: not in the static tracer
+SHIM_PMPI_SRC = shim/pmpi.c
 SHIM_H5_SRC = shim/h5.c shim/h5-wrappers.gen.c
 MPI_CFLAGS = -I/usr/include/x86_64-linux-gnu/mpich
 # the HDF5 headers (MPICH build); the shim links no HDF5 library
@@ -58,8 +60,8 @@ BINS = $(addprefix $(BINDIR)/,$(TOOLS))
 LIBS = lib/libtangram.so lib/libtangram-mpi.so lib/libtangram.a lib/tangram.wrap
 
 COMMON_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(COMMON_SRC))
-SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_H5_SRC) \
-	$(SHIM_COMMON_SRC))
+SHIM_OBJ = $(patsubst %.c,build/shim/%.o,$(SHIM_SRC) $(SHIM_MPI_SRC) $(SHIM_PMPI_SRC) \
+	$(SHIM_H5_SRC) $(SHIM_COMMON_SRC))
 # x86-64: the calls that take MPI handles enter through shim/stubs.S, which
 # sends them past the wrappers to an MPI library that is not MPICH's
 SHIM_STUBS := $(filter x86_64,$(shell uname -m))
@@ -186,7 +188,7 @@ build/shim/%.o: %.c $(SHIM_HDR)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_STUB_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
 
 # every function whose wrapper is TG_MPINAME(NAME), with its index
-build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/h5-wrappers.gen.c
+build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/h5-wrappers.gen.c
 	@mkdir -p $(dir $@)
 	grep -ho 'TG_MPINAME([A-Za-z0-9_]*)' $^ | sed 's/^TG_MPINAME(\(.*\))$$/\1/' | \
 		LC_ALL=C sort -u | awk '{ printf "TG_STUB(%s, %d)\n", $$1, NR - 1 }' > $@

@@ -919,6 +919,16 @@ void tg_hb_query_many(const struct tg_hb *h, size_t n, const struct tg_hbq *q,
 			if (!live[k])
 				continue;
 			src[k] = below(h, x->a, x->i + 1, ba[k]);
+			if (h->spans[x->a] && src[k] > 0) {
+				/* record i a node with calls nested in it (an MPI-IO
+				 * call and ROMIO's communication inside): the first
+				 * node after them all */
+				uint64_t n = g->rankfirst[x->a] + src[k] - 1;
+				uint32_t sp = tg_hb_span(h, n);
+				if (sp && g->seq[n] == x->i)
+					src[k] = below(h, x->a, x->i + sp + 1,
+						       bucket(h, x->a, x->i + sp + 1));
+			}
 			t[k] = below(h, x->b, x->j, bb[k]);
 			if (src[k] >= g->rankfirst[x->a + 1] - g->rankfirst[x->a] || t[k] == 0) {
 				live[k] = 0;

@@ -13,9 +13,10 @@
 
 static void *pmpi(const char *name)
 {
-	void *p = dlsym(RTLD_DEFAULT, name);
+	/* the library's, past the tracer's own PMPI_ entries (pmpi.c) */
+	void *p = dlsym(RTLD_NEXT, name);
 
-	return p ? p : dlsym(RTLD_NEXT, name);
+	return p ? p : dlsym(RTLD_DEFAULT, name);
 }
 
 #ifdef TG_STATIC

@@ -122,9 +122,11 @@ struct tg_thread {
 	size_t sealed;		/* TG_BUF_WINDOW: bytes a CHECK frame closes */
 	unsigned tid;
 	int guard;		/* > 0 while the shim itself runs */
-	int guard_io;		/* > 0: the guard lets POSIX calls through (the
-				 * MPI-IO pointer queries, in which ROMIO opens,
-				 * locks and reads its shared file pointer file) */
+	int guard_io;		/* > 0: the guard lets POSIX and MPI calls
+				 * through (the MPI-IO pointer queries, in which
+				 * ROMIO opens, locks and reads its shared file
+				 * pointer file, and makes a communicator for it
+				 * through the PMPI_ entries of pmpi.c) */
 	int depth;		/* traced calls in flight */
 	struct tg_recbase base;	/* seq and time of the thread's last record */
 	uint64_t flush_at;	/* TG_BUF_HEAP: write the buffer out at the
@@ -274,7 +276,8 @@ static inline int tg_on(int layer)
 	if (!(tg_layer_mask & (1u << layer)))
 		return 0;
 	t = tg_self;
-	return !t || !t->guard || (layer == TG_LAYER_POSIX && t->guard_io);
+	return !t || !t->guard ||
+	       ((layer == TG_LAYER_POSIX || layer == TG_LAYER_MPI) && t->guard_io);
 }
 
 /* A call is made inside a poll call whose seq is not taken yet: take it,

@@ -72,6 +72,7 @@ struct hd {
 	struct trc *trc;
 	size_t ntrc;
 	struct symtab cids, tids, fhs, defs;	/* defs: #comm lines by id */
+	int64_t next_cid;			/* the rank's next communicator id */
 	char **members;		/* defs' members, "0;1;" */
 	int failed;
 };
@@ -181,6 +182,7 @@ static int stream_end(struct hd *x)
 	x->ntrc = 0;
 	x->info = NULL;
 	sym_free(&x->cids);
+	x->next_cid = 0;
 	sym_free(&x->tids);
 	sym_free(&x->fhs);
 	for (i = 0; i < x->defs.n; i++)
@@ -285,8 +287,9 @@ static int64_t cid_of(struct hd *x, const char *name)
 
 	if (cid >= 0)
 		return cid;
+	/* (an id freed and made again is a new communicator: a new cid) */
 	cid = strcmp(name, "MPI_COMM_WORLD") == 0 ? 0 : strcmp(name, "MPI_COMM_SELF") == 0 ? 1
-	      : (int64_t)x->cids.n + 2;
+	      : 2 + x->next_cid++;
 	sym_set(&x->cids, name, cid);
 	if (!(m = open_memstream(&members, &len)))
 		err(TG_EXIT_ERROR, "out of memory");
@@ -582,12 +585,16 @@ static int comm_cmp(const void *p, const void *q)
 	const struct comm *a = p, *b = q;
 	int c = strcmp(a->members, b->members);
 
-	if (c)
+	if (c || (c = strcmp(a->name, b->name)))
 		return c;
-	return a->rank < b->rank ? -1 : a->rank > b->rank;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->cid < b->cid ? -1 : a->cid > b->cid;
 }
 
-/* CommunicatorList: the communicators with the same members are one. */
+/* CommunicatorList: the communicators with the same name and members are
+ * one (WORLD; the unnamed ones an MPI library makes of it, such as ROMIO's
+ * copy for each file, are another). */
 static void proj_comms(struct hd *x, FILE *f)
 {
 	size_t i;
@@ -596,7 +603,8 @@ static void proj_comms(struct hd *x, FILE *f)
 	fputs("  <CommunicatorList>\n", f);
 	for (i = 0; i < x->ncomms; i++) {
 		const struct comm *c = &x->comms[i];
-		if (i == 0 || strcmp(c->members, x->comms[i - 1].members) != 0)
+		if (i == 0 || strcmp(c->members, x->comms[i - 1].members) != 0 ||
+		    strcmp(c->name, x->comms[i - 1].name) != 0)
 			fprintf(f, "%s    <Communicator name='%s'>\n", i ? "    </Communicator>\n" : "",
 				c->name);
 		fprintf(f, "      <Rank global='%" PRId64 "' local='%" PRId64 "' cid='%" PRId64 "' />\n",

@@ -714,7 +714,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	struct rst *r;
 	const struct tg_calldesc *fnm = NULL;
 	const struct fdesc *f = &hb_ftab[0];
-	int i, mpi, nested = 0, haskid = 0;
+	int i, mpi, nested = 0, haskid = 0, split = 0;
 
 	for (i = 0; i < 9; i++) {
 		const char *t = q;
@@ -783,12 +783,19 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			hb_problem(b, TG_HBP_ONE_SIDED, r->rank, fnm->id, seq);
 	}
 	if (haskid && mpi) {
-		/* the MPI calls nested in this MPI call are part of it */
+		/* the MPI calls nested in this MPI call are part of it, but
+		 * for the communication an MPI-IO call makes (ROMIO's, through
+		 * the tracer's PMPI_ entries): that orders what the call did */
+		int io = len[6] == 5;
 		size_t k;
 		for (k = r->kids.n; k-- > 0;)
 			if (r->kids.v[k].parent == seq) {
-				r->rec.v[r->kids.v[k].idx].drop = 1;
-				b->nested++;
+				if (io && r->kids.v[k].mpi) {
+					split = 1;
+				} else {
+					r->rec.v[r->kids.v[k].idx].drop = 1;
+					b->nested++;
+				}
 				r->kids.v[k] = r->kids.v[--r->kids.n];
 			}
 	} else if (haskid) {
@@ -824,6 +831,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			h.span = ext - seq > UINT32_MAX ? UINT32_MAX : (uint32_t)(ext - seq);
 			h.fn = fnm->hb ? fnm->id : 0;
 			h.func = fnm->id;
+			h.split = (uint8_t)split;
 			if (keep_args(r, f, a, na) < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
@@ -832,7 +840,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			if (r->rec.n && r->rec.v[r->rec.n - 1].seq > seq)
 				r->sorted = 0;
 			if (nested && mpi)
-				PUSH(r->kids, ((struct kid){ parent, (uint32_t)r->rec.n }));
+				PUSH(r->kids, ((struct kid){ parent, (uint32_t)r->rec.n, len[6] == 3 }));
 			PUSH(r->rec, h);
 			if (r->pool.n > UINT32_MAX)
 				return bad(b, err, errlen, "too many MPI calls for one rank");

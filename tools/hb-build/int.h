@@ -108,7 +108,9 @@ struct hrec {
 	uint16_t fn;		/* hb_ftab index: the call table id, 0 for none */
 	uint16_t func;		/* call table id */
 	uint8_t drop;		/* nested inside another MPI call */
-	uint8_t pad[3];
+	uint8_t split;		/* an MPI-IO call with communication nested in
+				 * it: a node where it starts, one after them */
+	uint8_t pad[2];
 };
 
 /* A communicator a rank made (a #comm line). */
@@ -133,6 +135,7 @@ struct fdef {
 struct kid {
 	uint64_t parent;
 	uint32_t idx;
+	uint8_t mpi;		/* of the MPI layer, not MPI-IO */
 };
 
 struct rst {

@@ -647,6 +647,29 @@ static int cmp_rec(const void *x, const void *y)
 	return a->seq < b2->seq ? -1 : a->seq > b2->seq;
 }
 
+static int is_node_rec(const struct hrec *h)
+{
+	return !h->drop && hb_is_node(hb_ftab[h->fn].kind);
+}
+
+/*
+ * An MPI-IO call with communication nested in it (split) has a node where
+ * it starts and one where it ends, after what it did: its last nested
+ * node when that is its last nested record, else a node of its own at the
+ * seq of that record (seqs of nodes increase; no record of the rank
+ * comes between).  Whether rec[i]'s end needs a node of its own.
+ */
+static int end_node_needed(const struct rst *r, size_t i)
+{
+	uint64_t ext = r->rec.v[i].seq + r->rec.v[i].span, last = r->rec.v[i].seq;
+	size_t k;
+
+	for (k = i + 1; k < r->rec.n && r->rec.v[k].seq <= ext; k++)
+		if (is_node_rec(&r->rec.v[k]))
+			last = r->rec.v[k].seq;
+	return last != ext;
+}
+
 /* Sort a rank's calls by seq and number its nodes. */
 int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 {
@@ -661,11 +684,40 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 				 (long long)r->rank, (unsigned long long)r->rec.v[i].seq);
 			return -1;
 		}
-		if (!r->rec.v[i].drop && hb_is_node(hb_ftab[r->rec.v[i].fn].kind))
+		if (is_node_rec(&r->rec.v[i])) {
 			r->nnodes++;
+			if (r->rec.v[i].split && end_node_needed(r, i))
+				r->nnodes++;
+		}
 	}
 	(void)b;
 	return 0;
+}
+
+/* A split call waiting for its end (see end_node_needed). */
+struct pend_end {
+	uint64_t ext;		/* seq of its last nested record */
+	uint32_t start;		/* its node */
+	uint16_t func;
+	size_t inst0, inst1;	/* the collective instances it made */
+};
+
+/* The end of split call @p: the instances that ended where they started
+ * (a blocking collective) end there now.  @nd: the rank's nodes so far. */
+static void split_end(struct hbb *b, struct rst *r, const struct pend_end *p, uint32_t *nd)
+{
+	uint32_t end = (uint32_t)(r->first_node + *nd - 1);
+	size_t i;
+
+	if (b->seq[end] != p->ext || end == p->start) {
+		end = (uint32_t)(r->first_node + (*nd)++);
+		b->seq[end] = p->ext;
+		b->span[end] = 0;
+		b->func[end] = p->func;
+	}
+	for (i = p->inst0; i < p->inst1; i++)
+		if (b->insts.v[i].end == p->start)
+			b->insts.v[i].end = end;
 }
 
 static const struct ldef *sort_ldefs;
@@ -684,7 +736,8 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 {
 	struct walk w;
 	uint32_t *ord, li = 0, nd = 0;
-	size_t i;
+	struct pend_end *pend = NULL;
+	size_t i, npend = 0, cpend = 0;
 
 	memset(&w, 0, sizeof(w));
 	w.b = b;
@@ -702,6 +755,10 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 	}
 	for (i = 0; i < r->rec.n; i++) {
 		struct hrec *h = &r->rec.v[i];
+		size_t inst0;
+		/* split calls that ended before this one */
+		while (npend && pend[npend - 1].ext < h->seq)
+			split_end(b, r, &pend[--npend], &nd);
 		/* communicators made by calls up to this one get their identity */
 		while (li < r->ldef.n && (!r->ldef.v[ord[li]].has_creator ||
 					  r->ldef.v[ord[li]].cseq <= h->seq)) {
@@ -720,8 +777,20 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 		} else {
 			w.node = NONE;
 		}
+		inst0 = b->insts.n;
 		walk_call(&w);
+		if (h->split && w.node != NONE) {
+			if (npend == cpend) {
+				cpend = cpend ? 2 * cpend : 4;
+				pend = hb_realloc(pend, cpend * sizeof(*pend));
+			}
+			pend[npend++] = (struct pend_end){ h->seq + h->span, w.node, h->func,
+							   inst0, b->insts.n };
+		}
 	}
+	while (npend)
+		split_end(b, r, &pend[--npend], &nd);
+	hb_free(pend);
 	while (li < r->ldef.n)
 		resolve_ldef(b, r, &r->ldef.v[ord[li++]]);
 	if (r->post) {	/* the run's end, after every call */
