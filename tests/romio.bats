@@ -78,7 +78,7 @@ nested() {
 	[ "$output" = "$(printf '%s\n' yes no)" ]
 	# so every pair of the POSIX layer is ordered: posix is enough, and
 	# nothing is "not synchronized" (before: 2 pairs, no model)
-	run -0 --separate-stderr verify-io "$W/$p/t"
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/$p/t"
 	[ -z "$stderr" ]
 	[ "${lines[-2]}" = "POSIX layer: recommended consistency: posix" ]
 	[ "${lines[-1]}" = "MPI-IO layer: recommended consistency: mpiio" ]
@@ -105,7 +105,7 @@ nested() {
 	run -0 --separate-stderr conflict-check --hb "$W/$p/app.hb" --model posix "$W/$p/pairs"
 	[ "${lines[-1]}" = "posix    (all files)                                    0       0       0       0" ]
 	# the MPI-IO layer: no sync-barrier-sync, not ordered by the standard
-	run -1 --separate-stderr verify-io "$W/$p/t"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/$p/t"
 	[ "${lines[-2]}" = "POSIX layer: recommended consistency: posix" ]
 	[ "${lines[-1]}" = "MPI-IO layer: recommended consistency: posix" ]
 	[ "${stderr_lines[0]}" = "verify-io: MPI-IO layer: 3 conflicting pairs are not synchronized: no model makes this run correct" ]
