@@ -557,7 +557,8 @@ static void proj_topology(struct hd *x, FILE *f)
 
 	fputs("  <Topology>\n    <Level name='Hostname'>\n      <Level name='Rank'>\n"
 	      "        <Level name='Thread'>\n        </Level>\n      </Level>\n    </Level>\n", f);
-	qsort(x->labels, x->nlabels, sizeof(*x->labels), label_cmp);
+	if (x->nlabels > 1)
+		qsort(x->labels, x->nlabels, sizeof(*x->labels), label_cmp);
 	for (i = 0; i < x->nlabels; i++) {
 		char h[256], r[32], t[32];
 		if (sscanf(x->labels[i], "%255[^\t]\t%31[^\t]\t%31s", h, r, t) != 3)
@@ -599,7 +600,8 @@ static void proj_comms(struct hd *x, FILE *f)
 {
 	size_t i;
 
-	qsort(x->comms, x->ncomms, sizeof(*x->comms), comm_cmp);
+	if (x->ncomms > 1)
+		qsort(x->comms, x->ncomms, sizeof(*x->comms), comm_cmp);
 	fputs("  <CommunicatorList>\n", f);
 	for (i = 0; i < x->ncomms; i++) {
 		const struct comm *c = &x->comms[i];
