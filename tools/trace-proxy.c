@@ -608,6 +608,58 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 	return 0;
 }
 
+static int cmp_occs(const void *x, const void *y)
+{
+	uintptr_t a = (uintptr_t)((const struct occs *)x)->v, b = (uintptr_t)((const struct occs *)y)->v;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Everything main() built, freed (so that a leak checker sees none).  A
+ * signature merged into another (proxy_merge) shares its occurrences:
+ * each array is freed once. */
+static void walk_free(struct walk *w)
+{
+	struct occs *all = NULL;
+	size_t ti, s, k, j, n = 0;
+
+	for (ti = 0; ti < w->nt; ti++) {
+		struct term *t = &w->t[ti];
+		for (s = 0; t->per && s < w->g.nst; s++)
+			if (t->per[s].v) {
+				all = tg_xrealloc(all, (n + 1) * sizeof(*all));
+				all[n] = t->per[s];
+				all[n++].cap = t->nslots;	/* (the slots, here) */
+			}
+		free(t->per);
+	}
+	if (n > 1)
+		qsort(all, n, sizeof(*all), cmp_occs);
+	for (j = 0; j < n; j++) {
+		if (j && all[j].v == all[j - 1].v)
+			continue;
+		for (k = 0; k < all[j].n * all[j].cap; k++) {
+			free(all[j].v[k].s);
+			free(all[j].v[k].arr);
+		}
+		free(all[j].v);
+	}
+	free(all);
+	for (k = 0; k < w->g.ninfos; k++) {
+		for (j = 0; w->g.infos[k][j]; j++)
+			free(w->g.infos[k][j]);
+		free(w->g.infos[k]);
+	}
+	free(w->g.infos);
+	free(w->g.h5pre);
+	free(w->g.rank);
+	sb_release(&w->g.decl);
+	free(w->t);
+	free(w->lo);
+	free(w->pend);
+	free(w->made);
+}
+
 static struct tg_cfg *load(const char *path)
 {
 	struct tg_stream *s = strcmp(path, "-") ? tg_stream_open(path, "r") : tg_stream_fd(0, 0, 0);
@@ -700,6 +752,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace-proxy: %s: %s\n", out, strerror(errno));
 		return 2;
 	}
+	walk_free(&w);
+	tg_cfg_free(c);
 	if (!out)
 		tg_close_stdout();
 	return 0;
