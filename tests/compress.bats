@@ -20,7 +20,9 @@ setup_file() {
 		done
 		mpicc.mpich -O2 -w -o "$B/stencil" "$TG_TOP/tests/bench/stencil.c"
 	fi
-	gcc -O2 -o "$B/rec-filter" "$TG_TOP/tests/bench/rec-filter.c" "$TG_TOP/$TG_BUILD/libcommon.a" -ljansson -lz -lm
+	# (a sanitized libcommon.a, make check SANITIZE=1, needs its runtime)
+	gcc -O2 $([ "${SANITIZE:-}" = 1 ] && echo -fsanitize=address,undefined) -o "$B/rec-filter" "$TG_TOP/tests/bench/rec-filter.c" \
+		"$TG_TOP/$TG_BUILD/libcommon.a" -ljansson -lz -lm
 	export UCX_TLS=${UCX_TLS:-sm,self}
 	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
 }
