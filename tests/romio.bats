@@ -117,3 +117,17 @@ nested() {
 	[ "$(awk -F'\t' '$8 == "MPI_Barrier"' "$W/pmpi/text" | wc -l)" -eq 3 ]
 	[ -z "$(awk -F'\t' '$8 == "MPI_Barrier" && $6 == 0' "$W/pmpi/text")" ]
 }
+
+@test "linked with -ltangram-mpi: ROMIO's communication inside the MPI-IO calls is recorded the same way" {
+	mpicc.mpich -O2 -o linked "$TG_TOP/tests/mpi/romio-inside.c" -L"$TG_TOP/lib" -ltangram-mpi \
+		-Wl,-rpath,"$TG_TOP/lib"
+	run -0 env TANGRAM_DIR=t timeout 120 mpirun.mpich -n 3 ./linked prealloc "$PWD/data"
+	[ "$output" = ok ]
+	trace-decode t/rank-*.rec > text
+	local r p
+	for r in 0 1 2; do
+		p=$(awk -F'\t' -v r=$r '$1 == r && $8 == "MPI_File_preallocate" { print $3 }' text)
+		[ -n "$p" ]
+		grep -q "^$r	0	[0-9]*	[^	]*	[^	]*	1	mpi	MPI_Barrier	0	comm=c[0-9]*	parent=$p\$" text
+	done
+}
