@@ -608,9 +608,15 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 	return 0;
 }
 
-static int cmp_occs(const void *x, const void *y)
+/* One array of values a term's occurrences on a stream hold. */
+struct vals {
+	struct pv *v;
+	size_t n;
+};
+
+static int cmp_vals(const void *x, const void *y)
 {
-	uintptr_t a = (uintptr_t)((const struct occs *)x)->v, b = (uintptr_t)((const struct occs *)y)->v;
+	uintptr_t a = (uintptr_t)((const struct vals *)x)->v, b = (uintptr_t)((const struct vals *)y)->v;
 
 	return a < b ? -1 : a > b;
 }
@@ -620,25 +626,22 @@ static int cmp_occs(const void *x, const void *y)
  * each array is freed once. */
 static void walk_free(struct walk *w)
 {
-	struct occs *all = NULL;
+	struct vals *all = tg_xrealloc(NULL, (w->nt * w->g.nst + 1) * sizeof(*all));
 	size_t ti, s, k, j, n = 0;
 
 	for (ti = 0; ti < w->nt; ti++) {
 		struct term *t = &w->t[ti];
 		for (s = 0; t->per && s < w->g.nst; s++)
-			if (t->per[s].v) {
-				all = tg_xrealloc(all, (n + 1) * sizeof(*all));
-				all[n] = t->per[s];
-				all[n++].cap = t->nslots;	/* (the slots, here) */
-			}
+			if (t->per[s].v)
+				all[n++] = (struct vals){ t->per[s].v, t->per[s].n * t->nslots };
 		free(t->per);
 	}
 	if (n > 1)
-		qsort(all, n, sizeof(*all), cmp_occs);
+		qsort(all, n, sizeof(*all), cmp_vals);
 	for (j = 0; j < n; j++) {
 		if (j && all[j].v == all[j - 1].v)
 			continue;
-		for (k = 0; k < all[j].n * all[j].cap; k++) {
+		for (k = 0; k < all[j].n; k++) {
 			free(all[j].v[k].s);
 			free(all[j].v[k].arr);
 		}
