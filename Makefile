@@ -43,7 +43,7 @@ COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
 SHIM_COMMON_SRC = libcommon/stream.c libcommon/rechead.c libcommon/names.c libcommon/mpinames.gen.c \
 	libcommon/calltab.gen.c libcommon/h5names.gen.c
-SHIM_SRC = shim/core.c shim/hand.c shim/wrappers.gen.c
+SHIM_SRC = shim/core.c shim/hand.c shim/hooks.c shim/wrappers.gen.c
 SHIM_MPI_SRC = shim/mpi.c shim/mpi-wrappers.gen.c
 # ROMIO's own communication inside MPI-IO calls: not in the static tracer
 SHIM_PMPI_SRC = shim/pmpi.c
@@ -194,6 +194,14 @@ build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/h5-w
 		LC_ALL=C sort -u | awk '{ printf "TG_STUB(%s, %d)\n", $$1, NR - 1 }' > $@
 
 build/shim/shim/mpi.o build/shim/shim/stubs.o: build/shim/stubs.gen.h
+
+# every function whose wrapper is TG_HOOKNAME(NAME) (calls.tab: hooked)
+build/shim/hooks.gen.h: shim/wrappers.gen.c
+	@mkdir -p $(dir $@)
+	grep -o 'TG_HOOKNAME([A-Za-z0-9_]*)(' $^ | sed 's/^TG_HOOKNAME(\(.*\))($$/TG_HOOK(\1)/' | \
+		LC_ALL=C sort -u > $@
+
+build/shim/shim/stubs.o: build/shim/hooks.gen.h
 
 build/shim/shim/stubs.o: shim/stubs.S
 	@mkdir -p $(dir $@)

@@ -431,6 +431,7 @@ void tg_init(void)
 
 __attribute__((constructor)) static void tg_ctor(void)
 {
+	tg_hooks_check();	/* a library loaded before may have patched */
 	tg_init();
 	if (tg_state == 1 && !tg_self)
 		tg_thread_new();	/* the main thread is thread 0 */

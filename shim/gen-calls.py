@@ -506,23 +506,29 @@ def gen_wrapper(r, rec, out):
     isvoid = rt == 'void'
     ver = '"%s"' % r.opts['ver'] if 'ver' in r.opts else 'NULL'
     layer = LAYERS[r.layer]
-    call = 'real(%s)' % args
+    hooked = 'hooked' in r.opts
+    call = ('TG_HOOKCALL(real, %s)' if hooked else 'real(%s)') % args
     o = out.write
     cname = r.name
-    if r.name in ASM_RENAMED:
+    if hooked:
+        o('\n%s%s%s(%s);\n' % (rt, sep, cname, proto))
+        o('void *tg_hook_to_%s TG_HIDDEN;\n' % r.name)
+        cname = 'TG_HOOKNAME(%s)' % r.name
+    elif r.name in ASM_RENAMED:
         # stdio.h redirects these to their __isoc99_ names in C99 mode
         cname = 'tg_w_' + r.name
         o('\n%s%s%s(%s) __asm__("%s");\n' % (rt, sep, cname, proto, r.name))
     else:
         o('\n%s%s%s(%s);\n' % (rt, sep, cname, proto))
-    o('TG_EXPORT %s%s%s(%s)\n{\n' % (rt, sep, cname, proto))
-    o('\tstatic %s (*real)(%s);\n' % (rt, types))
+    o('%s %s%s%s(%s)\n{\n' % ('TG_HOOKFN' if hooked else 'TG_EXPORT', rt, sep, cname, proto))
+    lib = 'libc_' if hooked else 'real'
+    o('\tstatic %s (*%s)(%s);\n' % (rt, lib, types))
     o('\tstruct tg_call tgc;\n\tint ex = 0;\n')
     if not isvoid:
         o('\t%s%sret;\n' % (rt, sep))
-    o('\n\tif (tg_unlikely(!real)) {\n')
-    o('\t\treal = (%s (*)(%s))tg_real("%s", %s);\n' % (rt, types, r.name, ver))
-    o('\t\tif (!real) {\n\t\t\terrno = ENOSYS;\n')
+    o('\n\tif (tg_unlikely(!%s)) {\n' % lib)
+    o('\t\t%s = (%s (*)(%s))tg_real("%s", %s);\n' % (lib, rt, types, r.name, ver))
+    o('\t\tif (!%s) {\n\t\t\terrno = ENOSYS;\n' % lib)
     if isvoid:
         o('\t\t\treturn;\n')
     elif r.rtype.endswith('*'):
@@ -530,6 +536,11 @@ def gen_wrapper(r, rec, out):
     else:
         o('\t\t\treturn (%s)-1;\n' % rt)
     o('\t\t}\n\t}\n')
+    if hooked:
+        # where a library that patched the entry sends the call (shim/hooks.c)
+        o('\t%s (*real)(%s) = libc_;\n' % (rt, types))
+        o('\tvoid *to_ = tg_hook_depth ? NULL : __atomic_load_n(&tg_hook_to_%s, __ATOMIC_ACQUIRE);\n'
+          '\tif (to_)\n\t\treal = (%s (*)(%s))to_;\n' % (r.name, rt, types))
     if 'notmine' in r.opts:
         # the shim's own descriptor does not exist for the program
         o('\tif (tg_unlikely(tg_fd_mine(%s))) {\n\t\terrno = EBADF;\n'
@@ -653,6 +664,17 @@ def gen_wrappers(rows, out, byname):
             if [KINDS[k] for k, _ in mine] != [KINDS[k] for k, _ in theirs]:
                 raise SystemExit('%s: recorded arguments differ from %s' % (r.name, rec.name))
         gen_wrapper(r, rec, out)
+    hooked = [r.name for r in rows if 'hooked' in r.opts]
+    if hooked:
+        out.write('\n/* the entries a memory-hook library may patch (shim/hooks.c) */\n'
+                  '#ifdef TG_MPI_STUBS\n')
+        for n in hooked:
+            out.write('extern unsigned char tg_hook_entry_%s[] TG_HIDDEN;\n' % n)
+        out.write('const struct tg_hooked tg_hooked[] = {\n')
+        for n in hooked:
+            out.write('\t{ "%s", tg_hook_entry_%s, (void *)TG_HOOKNAME(%s), &tg_hook_to_%s },\n'
+                      % (n, n, n, n))
+        out.write('};\nconst unsigned tg_nhooked = %d;\n#endif\n' % len(hooked))
 
 
 ARRCAP = 16384   # elements recorded of one array argument (tangram-rec(5))

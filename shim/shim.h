@@ -51,6 +51,39 @@
 #define TG_MPINAME(n) n
 #define TG_MPIFN TG_EXPORT
 #endif
+/*
+ * The entries a memory-hook library patches (calls.tab's "hooked" rows:
+ * UCX's UCM and Open MPI's patcher overwrite the code of the mmap they
+ * find, which in a preloaded tracer is ours).  On x86-64 (TG_MPI_STUBS)
+ * NAME is a 16-byte stub in shim/stubs.S that jumps to the wrapper
+ * tg_w_NAME; shim/hooks.c puts a patched stub back and sends the
+ * wrapper's call where the patch went (tg_hook_to_NAME), so the call is
+ * both recorded and seen by the library that hooked it.
+ */
+#ifdef TG_MPI_STUBS
+#define TG_HOOKNAME(n) tg_w_##n
+#define TG_HOOKFN TG_HIDDEN
+#else
+#define TG_HOOKNAME(n) n
+#define TG_HOOKFN TG_EXPORT
+#endif
+struct tg_hooked {
+	const char *name;
+	unsigned char *entry;	/* the exported stub */
+	void *wrapper;		/* tg_w_NAME, where the stub jumps */
+	void **to;		/* where a patch sent it, or NULL */
+};
+extern const struct tg_hooked tg_hooked[] TG_HIDDEN;
+extern const unsigned tg_nhooked TG_HIDDEN;
+/* non-zero while a wrapper is inside the call it sent to a patch's target:
+ * a target that calls the symbol again reaches the C library */
+extern __thread int tg_hook_depth TG_HIDDEN;
+#define TG_HOOKCALL(f, ...) ({ tg_hook_depth++;			\
+	__auto_type r_ = f(__VA_ARGS__);				\
+	tg_hook_depth--;						\
+	r_; })
+void tg_hooks_check(void) TG_HIDDEN;
+
 #define tg_likely(x) __builtin_expect(!!(x), 1)
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)
 

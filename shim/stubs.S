@@ -81,4 +81,32 @@ tg_stub_other:
 	jmp *%r11
 	.size tg_stub_other, .-tg_stub_other
 
+/*
+ * The entries a memory-hook library may overwrite (calls.tab's "hooked"
+ * rows, listed in build/shim/hooks.gen.h): each NAME is a near jump to its
+ * wrapper tg_w_NAME and int3 to 16 bytes, on a page of their own, so that
+ * shim/hooks.c can tell a patched one from the bytes it expects and write
+ * them back without touching any other code.
+ */
+	.section .text.tg_hooks, "ax", @progbits
+	.p2align 12
+
+#define TG_HOOK(name)				\
+	.globl name;				\
+	.type name, @function;			\
+	.globl tg_hook_entry_##name;		\
+	.hidden tg_hook_entry_##name;		\
+	.hidden tg_w_##name;			\
+	.p2align 4;				\
+name:						\
+tg_hook_entry_##name:				\
+	.byte 0xe9;				\
+	.long tg_w_##name - . - 4;		\
+	.fill 11, 1, 0xcc;			\
+	.size name, 16;
+
+#include "hooks.gen.h"
+
+	.p2align 12
+
 	.section .note.GNU-stack, "", @progbits

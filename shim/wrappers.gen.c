@@ -1499,30 +1499,35 @@ TG_EXPORT ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_
 }
 
 void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
-TG_EXPORT void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+void *tg_hook_to_mmap TG_HIDDEN;
+TG_HOOKFN void *TG_HOOKNAME(mmap)(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
 {
-	static void * (*real)(void *, size_t, int, int, int, off_t);
+	static void * (*libc_)(void *, size_t, int, int, int, off_t);
 	struct tg_call tgc;
 	int ex = 0;
 	void *ret;
 
-	if (tg_unlikely(!real)) {
-		real = (void * (*)(void *, size_t, int, int, int, off_t))tg_real("mmap", NULL);
-		if (!real) {
+	if (tg_unlikely(!libc_)) {
+		libc_ = (void * (*)(void *, size_t, int, int, int, off_t))tg_real("mmap", NULL);
+		if (!libc_) {
 			errno = ENOSYS;
 			return MAP_FAILED;
 		}
 	}
+	void * (*real)(void *, size_t, int, int, int, off_t) = libc_;
+	void *to_ = tg_hook_depth ? NULL : __atomic_load_n(&tg_hook_to_mmap, __ATOMIC_ACQUIRE);
+	if (to_)
+		real = (void * (*)(void *, size_t, int, int, int, off_t))to_;
 	if (!tg_on(TG_LAYER_POSIX))
-		return real(addr, length, prot, flags, fd, offset);
+		return TG_HOOKCALL(real, addr, length, prot, flags, fd, offset);
 	ex |= tg_fd_excluded(fd);
 	if (ex || !tg_enter(&tgc, TG_FN_mmap, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
-		ret = real(addr, length, prot, flags, fd, offset);
+		ret = TG_HOOKCALL(real, addr, length, prot, flags, fd, offset);
 		return ret;
 	}
-	ret = real(addr, length, prot, flags, fd, offset);
+	ret = TG_HOOKCALL(real, addr, length, prot, flags, fd, offset);
 	tg_end(&tgc);
 	int failed = ret == MAP_FAILED;
 	tg_rec_begin(&tgc, (int64_t)(ret == MAP_FAILED ? 0 : tg_ptr_id(tgc.t, ret)), failed);
@@ -1537,30 +1542,35 @@ TG_EXPORT void *mmap(void *addr, size_t length, int prot, int flags, int fd, off
 }
 
 void *mmap64(void *addr, size_t length, int prot, int flags, int fd, off64_t offset);
-TG_EXPORT void *mmap64(void *addr, size_t length, int prot, int flags, int fd, off64_t offset)
+void *tg_hook_to_mmap64 TG_HIDDEN;
+TG_HOOKFN void *TG_HOOKNAME(mmap64)(void *addr, size_t length, int prot, int flags, int fd, off64_t offset)
 {
-	static void * (*real)(void *, size_t, int, int, int, off64_t);
+	static void * (*libc_)(void *, size_t, int, int, int, off64_t);
 	struct tg_call tgc;
 	int ex = 0;
 	void *ret;
 
-	if (tg_unlikely(!real)) {
-		real = (void * (*)(void *, size_t, int, int, int, off64_t))tg_real("mmap64", NULL);
-		if (!real) {
+	if (tg_unlikely(!libc_)) {
+		libc_ = (void * (*)(void *, size_t, int, int, int, off64_t))tg_real("mmap64", NULL);
+		if (!libc_) {
 			errno = ENOSYS;
 			return MAP_FAILED;
 		}
 	}
+	void * (*real)(void *, size_t, int, int, int, off64_t) = libc_;
+	void *to_ = tg_hook_depth ? NULL : __atomic_load_n(&tg_hook_to_mmap64, __ATOMIC_ACQUIRE);
+	if (to_)
+		real = (void * (*)(void *, size_t, int, int, int, off64_t))to_;
 	if (!tg_on(TG_LAYER_POSIX))
-		return real(addr, length, prot, flags, fd, offset);
+		return TG_HOOKCALL(real, addr, length, prot, flags, fd, offset);
 	ex |= tg_fd_excluded(fd);
 	if (ex || !tg_enter(&tgc, TG_FN_mmap64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
-		ret = real(addr, length, prot, flags, fd, offset);
+		ret = TG_HOOKCALL(real, addr, length, prot, flags, fd, offset);
 		return ret;
 	}
-	ret = real(addr, length, prot, flags, fd, offset);
+	ret = TG_HOOKCALL(real, addr, length, prot, flags, fd, offset);
 	tg_end(&tgc);
 	int failed = ret == MAP_FAILED;
 	tg_rec_begin(&tgc, (int64_t)(ret == MAP_FAILED ? 0 : tg_ptr_id(tgc.t, ret)), failed);
@@ -1575,29 +1585,34 @@ TG_EXPORT void *mmap64(void *addr, size_t length, int prot, int flags, int fd, o
 }
 
 int munmap(void *addr, size_t length);
-TG_EXPORT int munmap(void *addr, size_t length)
+void *tg_hook_to_munmap TG_HIDDEN;
+TG_HOOKFN int TG_HOOKNAME(munmap)(void *addr, size_t length)
 {
-	static int (*real)(void *, size_t);
+	static int (*libc_)(void *, size_t);
 	struct tg_call tgc;
 	int ex = 0;
 	int ret;
 
-	if (tg_unlikely(!real)) {
-		real = (int (*)(void *, size_t))tg_real("munmap", NULL);
-		if (!real) {
+	if (tg_unlikely(!libc_)) {
+		libc_ = (int (*)(void *, size_t))tg_real("munmap", NULL);
+		if (!libc_) {
 			errno = ENOSYS;
 			return (int)-1;
 		}
 	}
+	int (*real)(void *, size_t) = libc_;
+	void *to_ = tg_hook_depth ? NULL : __atomic_load_n(&tg_hook_to_munmap, __ATOMIC_ACQUIRE);
+	if (to_)
+		real = (int (*)(void *, size_t))to_;
 	if (!tg_on(TG_LAYER_POSIX))
-		return real(addr, length);
+		return TG_HOOKCALL(real, addr, length);
 	if (ex || !tg_enter(&tgc, TG_FN_munmap, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
-		ret = real(addr, length);
+		ret = TG_HOOKCALL(real, addr, length);
 		return ret;
 	}
-	ret = real(addr, length);
+	ret = TG_HOOKCALL(real, addr, length);
 	tg_end(&tgc);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
@@ -6608,3 +6623,16 @@ TG_EXPORT int remove(const char *path)
 	tg_rec_commit(&tgc);
 	return ret;
 }
+
+/* the entries a memory-hook library may patch (shim/hooks.c) */
+#ifdef TG_MPI_STUBS
+extern unsigned char tg_hook_entry_mmap[] TG_HIDDEN;
+extern unsigned char tg_hook_entry_mmap64[] TG_HIDDEN;
+extern unsigned char tg_hook_entry_munmap[] TG_HIDDEN;
+const struct tg_hooked tg_hooked[] = {
+	{ "mmap", tg_hook_entry_mmap, (void *)TG_HOOKNAME(mmap), &tg_hook_to_mmap },
+	{ "mmap64", tg_hook_entry_mmap64, (void *)TG_HOOKNAME(mmap64), &tg_hook_to_mmap64 },
+	{ "munmap", tg_hook_entry_munmap, (void *)TG_HOOKNAME(munmap), &tg_hook_to_munmap },
+};
+const unsigned tg_nhooked = 3;
+#endif

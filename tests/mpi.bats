@@ -794,19 +794,47 @@ under() {
 	[ "$(grep -c '^MPI_Send ' <<<"$calls")" -eq 2 ]
 }
 
-# UCX's memory hooks (bistro mode, loaded by MPICH in MPI_Init) patch the
-# tracer's own mmap and munmap in place: libtangram(7), CAVEATS
-@test "an MPI program's mmap and munmap after MPI_Init: traced with UCX_MEM_MMAP_HOOK_MODE=none, the msync always" {
+# UCX's memory hooks (UCM, loaded with MPICH) overwrite the code of the
+# mmap and munmap they find, which in a preloaded tracer is the tracer's:
+# shim/hooks.c puts its stubs back and sends the calls on to UCM's hooks
+@test "an MPI program's mmap, munmap and msync after MPI_Init are traced, UCX's memory hooks patching them or not" {
 	mkdir d
-	run -0 env UCX_MEM_MMAP_HOOK_MODE=none trace-run -o t -- mpirun.mpich -n 2 "$B/mapfile" "$PWD/d"
-	[ "$(head -c 4096 d/map-1 | tr -d b | wc -c)" -eq 0 ]
-	run -0 trace-decode t/rank-1.rec
-	printf '%s\n' "$output" | grep -q "posix	mmap	.*length=4096	prot=0x3	flags=0x1	fd=[0-9]*	offset=0\$"
-	printf '%s\n' "$output" | grep -q "posix	munmap	0	addr=b[0-9]*	length=4096\$"
-	printf '%s\n' "$output" | grep -q "posix	msync	0	"
-	# with UCX's default the msync is still there
-	rm -rf t
-	run -0 trace-run -o t -- mpirun.mpich -n 2 "$B/mapfile" "$PWD/d"
-	run -0 trace-decode t/rank-1.rec
-	printf '%s\n' "$output" | grep -q "posix	msync	0	"
+	local mode
+	for mode in "" none; do
+		rm -rf t
+		run -0 env ${mode:+UCX_MEM_MMAP_HOOK_MODE=$mode} trace-run -o t -- \
+			mpirun.mpich -n 2 "$B/mapfile" "$PWD/d"
+		[ "$(head -c 4096 d/map-1 | tr -d b | wc -c)" -eq 0 ]
+		run -0 trace-decode t/rank-1.rec
+		printf '%s\n' "$output" | grep -q "	0	posix	mmap	.*length=4096	prot=0x3	flags=0x1	fd=[0-9]*	offset=0\$"
+		printf '%s\n' "$output" | grep -q "	0	posix	munmap	0	addr=b[0-9]*	length=4096\$"
+		printf '%s\n' "$output" | grep -q "	0	posix	msync	0	"
+	done
+}
+
+# ... and UCM still sees every one of them: the program asks UCM for the
+# events of its own mappings, as UCX's registration cache does
+@test "UCX's memory events reach the program traced as untraced: each mmap, mmap64 and munmap once, each recorded" {
+	mpicc.mpich -O2 -Wall -o ucmhooks "$TG_TOP/tests/mpi/ucmhooks.c" -lucm -lucs
+	mkdir d
+	run -0 mpirun.mpich -n 2 ./ucmhooks "$PWD/d"
+	local want
+	want=$(sort <<<"$output")
+	[ "$want" = "rank 0 mmap64: 1 mmap events, 1 munmap events
+rank 0 mmap: 1 mmap events, 1 munmap events
+rank 1 mmap64: 1 mmap events, 1 munmap events
+rank 1 mmap: 1 mmap events, 1 munmap events" ]
+	mpitrace 2 ./ucmhooks "$PWD/d"
+	[ "$(sort <<<"$output")" = "$want" ]
+	[ -z "$stderr" ]
+	run -0 trace-decode t/rank-0.rec
+	# the program's own calls, after MPI_Init: two of each, one to find
+	# an address and one at it (MAP_FIXED)
+	local own
+	own=$(printf '%s\n' "$output" | awk -F'\t' '$8 == "MPI_Init" { on = 1 }
+		on && $6 == 0 && $8 ~ /^mmap/ && $(NF - 1) !~ /fd=-1/ { print $8 }
+		on && $6 == 0 && $8 == "munmap" && $NF == "length=4096" { print $8 }')
+	[ "$(grep -c '^mmap$' <<<"$own")" -eq 2 ]
+	[ "$(grep -c '^mmap64$' <<<"$own")" -eq 2 ]
+	[ "$(grep -c '^munmap$' <<<"$own")" -ge 4 ]
 }

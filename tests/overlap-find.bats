@@ -81,6 +81,26 @@ accesses() {
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
 }
 
+@test "an mmap that failed, or one the MPI library made inside an MPI call (its shared memory), is not counted unplaced; one inside a stdio call or an MPI-IO call is" {
+	printf '#proc\trank=0\tpid=7\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/dev/shm/seg"\tflags=O_RDWR\tmode=0\n' >> text
+	# inside MPI_Init (seq 9, whose line comes after them)
+	printf '0\t0\t1\t0.3\t0.4\t1\tposix\tmmap\tb1\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x1\tfd=3\toffset=0\tparent=9\n' >> text
+	printf '0\t0\t2\t0.3\t0.4\t1\tposix\tmmap\tNULL\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x40001\tfd=3\toffset=0\terrno=EINVAL\tparent=9\n' >> text
+	printf '0\t0\t9\t0.2\t0.5\t0\tmpi\tMPI_Init\t0\n' >> text
+	# a failed one at the top
+	printf '0\t0\t10\t0.6\t0.7\t0\tposix\tmmap\tNULL\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x1\tfd=3\toffset=0\terrno=ENOMEM\n' >> text
+	run -0 overlap-find -a text
+	! grep -q '^#unplaced' <<< "$output"
+	# the same mappings inside a stdio call and an MPI-IO call are counted
+	sed -e 's/\tmpi\tMPI_Init\t0$/\tstdio\tfflush\t0\tstream=s1/' text > text2
+	run -0 overlap-find -a text2
+	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
+	sed -e 's/\tmpi\tMPI_Init\t0$/\tmpiio\tMPI_File_sync\t0\tfh=f1/' text > text3
+	run -0 overlap-find -a text3
+	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
+}
+
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

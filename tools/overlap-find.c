@@ -310,6 +310,8 @@ struct rec {
 	uint8_t op, off, write, failed, append, trunc, mpi, aio;
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
+	uint8_t mpilib;		/* unplaced, made by the MPI library inside an
+				 * MPI (not MPI-IO) call: not the program's */
 	int8_t whence;
 	int8_t lock;		/* lock: enum tg_lockop */
 	uint8_t lockclass;	/* lock: enum tg_lockclass */
@@ -354,6 +356,10 @@ static struct rec *rec_add(void)
 	memset(&recs[nrecs], 0, sizeof(recs[0]));
 	return &recs[nrecs++];
 }
+
+/* unplaced records whose parent line is still to come (orphans_adopt) */
+static size_t *orphans;
+static size_t norphans, caporphans;
 
 static int cmp_rec(const void *a, const void *b)
 {
@@ -1102,7 +1108,8 @@ static void run_rec(struct rec *r)
 		run_fork(r);
 		return;
 	case TG_IO_UNPLACED:
-		cur->unplaced++;
+		if (!r->mpilib)
+			cur->unplaced++;
 		return;
 	case TG_IO_LOCK:
 		run_lock(r);
@@ -1176,6 +1183,7 @@ static void finish_proc(void)
 
 	if (!cur)
 		return;
+	norphans = 0;
 	for (i = 0; i < nfamily && !defer; i++)
 		defer = family[i] == cur->pid;
 	for (i = 0; i < nrecs; i++)
@@ -1261,6 +1269,37 @@ static int anonymous_map(const struct tg_tline *t, const struct tg_calldesc *d)
 	       (fl && (strtoull(fl, NULL, 16) & 0x20));	/* Linux's MAP_ANONYMOUS */
 }
 
+/*
+ * The unplaced records of this process whose parent call has not been
+ * seen yet (a call's line comes after those of the calls inside it), by
+ * index in recs.  When the parent turns out to be an MPI call, such as
+ * MPI_Init mapping the MPI library's shared-memory segments, the record is
+ * the library's communication, not the program's I/O, and is not counted.
+ */
+static void orphan_add(size_t idx)
+{
+	if (norphans == caporphans) {
+		caporphans = caporphans ? 2 * caporphans : 64;
+		orphans = xrealloc(orphans, caporphans * sizeof(*orphans));
+	}
+	orphans[norphans++] = idx;
+}
+
+/* MPI call @seq of this process has ended: its unplaced calls are its. */
+static void orphans_adopt(int64_t seq)
+{
+	size_t i = 0;
+
+	while (i < norphans) {
+		if (recs[orphans[i]].parent == seq) {
+			recs[orphans[i]].mpilib = 1;
+			orphans[i] = orphans[--norphans];
+		} else {
+			i++;
+		}
+	}
+}
+
 /* Keep what call line @t of @d did, as records to run with its process. */
 static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq,
 			 int64_t t0, int64_t t1, int64_t parent, int nested)
@@ -1281,6 +1320,9 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 			continue;	/* a command that moves no position: nothing to run */
 		if (a->op == TG_IO_UNPLACED && anonymous_map(t, d))
 			continue;	/* memory, not a file's bytes */
+		if (a->op == TG_IO_UNPLACED && a->failed &&
+		    (d->id == TG_FN_mmap || d->id == TG_FN_mmap64))
+			continue;	/* nothing was mapped */
 		r = rec_add();
 		r->seq = seq;
 		r->t0 = t0;
@@ -1297,6 +1339,14 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->mpi = d->layer == TG_LAYER_MPIIO;
 		r->parent = parent;
 		r->nested = (uint8_t)nested;
+		if (a->op == TG_IO_UNPLACED && !nested) {
+			const char *v = tg_tline_arg(t, TG_COL_ARGS, "parent");
+
+			if (v && tg_tint(v, &r->parent) == 0 && r->parent >= 0)
+				orphan_add(nrecs - 1);
+			else
+				r->parent = -1;
+		}
 		r->whence = (int8_t)a->whence;
 		r->pos = a->pos;
 		r->pos2 = -1;
@@ -1362,6 +1412,8 @@ static void call_line(struct tg_tline *t)
 	for (; first_type < nrecs; first_type++)
 		recs[first_type].seq = (uint64_t)seq;
 	d = tg_call_byname(t->f[TG_COL_FUNC]);
+	if (d && d->layer == TG_LAYER_MPI && norphans)
+		orphans_adopt(seq);
 	if (!d || !d->nio)
 		return;		/* touches no file (or a name this build does not know) */
 	if (layer_mpiio && d->layer != TG_LAYER_MPIIO) {
