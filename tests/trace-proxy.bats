@@ -160,10 +160,15 @@ verdict() {
 	sed -E 's,/[^ 	]+,FILE,g; s/[ 	]+/ /g' <<<"$1"
 }
 
-@test "mpiio on 3 ranks: the same MPI-IO calls and offsets, the same verify-io verdict" {
+@test "mpiio on 3 ranks: the same MPI-IO calls and offsets, the same verify-io verdict; its relative file names land under -d" {
 	mpi_case mpiio 3
 	diff orig prox
 	grep -q MPI_File_write_at orig
+	# the program opened "data" (and "log", which it deletes) in its
+	# working directory: the proxy's go to d, none to where it ran
+	[ -f r/data ]
+	[ "$(stat -c %s d/data)" -eq "$(stat -c %s r/data)" ]
+	[ ! -e data ] && [ ! -e log ] && [ ! -e d/log ]
 	run "$TG_TOP/pipelines/verify-io" app.cfg
 	s1=$status v1=$(verdict "$output")
 	run "$TG_TOP/pipelines/verify-io" proxy.cfg

@@ -479,7 +479,12 @@ static void emit_main(const struct tg_cfg *c, const struct walk *w, const char *
 	sb_printf(out, "};\n\nint main(int argc, char **argv)\n{\n\tint c;\n\n");
 	sb_printf(out, "\twhile ((c = getopt(argc, argv, \"d:\")) != -1)\n"
 		       "\t\tif (c == 'd')\n\t\t\ttg_setdir(optarg);\n\t\telse\n\t\t\treturn 2;\n");
-	sb_printf(out, "\tif (tg_dir[0] != '/')\n\t\ttg_setdir(tg_dir);\n\ttg_cwd = ");
+	/* the traced program's working directory is dir: its relative
+	 * paths (an MPI-IO or HDF5 file name as the program gave it) land
+	 * there, as its absolute ones under it do through tg_path */
+	sb_printf(out, "\tif (tg_dir[0] != '/')\n\t\ttg_setdir(tg_dir);\n"
+		       "\tif (syscall(SYS_chdir, tg_dir) != 0) {\n\t\tperror(tg_dir);\n\t\treturn 2;\n\t}\n"
+		       "\ttg_cwd = ");
 	sb_cstr(out, w->cwd);
 	sb_printf(out, ";\n");
 	if (w->mpi)
