@@ -105,7 +105,11 @@ static int put_back(const struct tg_hooked *h)
 	unsigned char b[STUB];
 	uint64_t head;
 
-	if (syscall(SYS_mprotect, (void *)page, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
+	/* writable and still executable, for a thread that enters a stub
+	 * meanwhile; where W^X forbids it, writable only, as the patcher
+	 * had it (the page holds the stubs and nothing else) */
+	if (syscall(SYS_mprotect, (void *)page, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC) != 0 &&
+	    syscall(SYS_mprotect, (void *)page, PAGE, PROT_READ | PROT_WRITE) != 0)
 		return -1;
 	stub_bytes(h, b);
 	memcpy(h->entry + 8, b + 8, STUB - 8);
