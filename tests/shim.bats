@@ -857,3 +857,29 @@ witness_plain() {
 	[ "${#lines[@]}" -eq 1 ]
 	[ "$(def_field '#proc' argv)" = "\"$(type -P true)\" \"a\" \"b c\" \"\\\"q\\\"\"" ]
 }
+
+# tests/apps/patcher.c overwrites the mmap it finds as UCX's and Open MPI's
+# memory hooks do: the tracer puts its stub back and sends the calls on
+# to the hook (shim/hooks.c; x86-64 only)
+@test "a library that patches mmap with a jump: its hook sees every call traced as untraced, and each is recorded; a jump the tracer cannot read is said once" {
+	[ "$(uname -m)" = x86_64 ] || skip "the stubs are x86-64's"
+	local mode
+	for mode in movabs rip; do
+		run -0 "$APPS/patcher" "$mode" 5
+		[ "$output" = "hook saw 5 mmap calls" ]
+		rm -rf trace
+		run -0 --separate-stderr traced "$APPS/patcher" "$mode" 5
+		[ "$output" = "hook saw 5 mmap calls" ]
+		[ -z "$stderr" ]
+		decode_all trace/*.rec
+		[ "$(calls | grep -c '^posix mmap .* length=4096 prot=0x3 flags=0x22 fd=-1 offset=0$')" -eq 5 ]
+		[ "$(calls | grep -c '^posix munmap 0 addr=b[0-9]* length=4096$')" -eq 5 ]
+	done
+	rm -rf trace
+	run -0 --separate-stderr traced "$APPS/patcher" pushret 5
+	[ "$output" = "hook saw 5 mmap calls" ]
+	[ "$stderr" = "tangram: mmap was patched by another library and the jump could not be read: the program's mmap calls are not recorded" ]
+	decode_all trace/*.rec
+	[ "$(calls | grep -c '^posix mmap ')" -eq 0 ]
+	[ "$(calls | grep -c '^posix munmap ')" -eq 5 ]
+}
