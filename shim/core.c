@@ -1203,6 +1203,29 @@ void tg_flush_all(void)
 	flush_all(0);
 }
 
+static _Atomic uint64_t unsafe_calls;
+
+void tg_count_unsafe(void)
+{
+	atomic_fetch_add_explicit(&unsafe_calls, 1, memory_order_relaxed);
+}
+
+/* At exit: the calls tg_count_unsafe counted, said once. */
+static void say_unsafe(void)
+{
+	uint64_t n = atomic_load(&unsafe_calls);
+	char msg[256];
+	int len;
+
+	if (!n)
+		return;
+	len = snprintf(msg, sizeof(msg), "tangram: %llu call%s made by signal handlers "
+		       "while the tracer was writing a record %s not recorded\n", (unsigned long long)n,
+		       n == 1 ? "" : "s", n == 1 ? "was" : "were");
+	if (len > 0)
+		tg_say(msg, (size_t)len < sizeof(msg) ? (size_t)len : sizeof(msg) - 1);
+}
+
 static void put_excluded(struct tg_thread *t)
 {
 	uint64_t n = atomic_load(&excluded_calls);
@@ -1225,6 +1248,7 @@ void tg_shutdown(void)
 	if (tg_state != 1)
 		return;
 	put_excluded(tg_self);
+	say_unsafe();
 #ifndef TG_STATIC
 	tg_h5_check_static(my_rank);
 #endif
@@ -1332,6 +1356,8 @@ void tg_poll_commit(struct tg_call *c)
 			tg_fold_put(t);
 			tg_commit_slow(t);
 		}
+		t->writing = 0;
+		t->inrec = c->inrec0;
 		errno = c->err;
 		return;
 	}
@@ -1607,13 +1633,25 @@ static void install_signals(void)
 
 /* ---- symbolic ids ------------------------------------------------------ */
 
+static uint64_t ptr_id(struct tg_thread *t, const void *p);
+
 uint64_t tg_ptr_id(struct tg_thread *t, const void *p)
+{
+	uint64_t id;
+
+	if (!p)
+		return 0;
+	t->busy++;
+	id = ptr_id(t, p);
+	t->busy--;
+	return id;
+}
+
+static uint64_t ptr_id(struct tg_thread *t, const void *p)
 {
 	uintptr_t h;
 	unsigned i;
 
-	if (!p)
-		return 0;
 	h = ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull;
 	i = (unsigned)(h >> 54) & (TG_PTRMAP - 1);
 	for (;;) {
@@ -1636,7 +1674,21 @@ uint64_t tg_ptr_id(struct tg_thread *t, const void *p)
 
 #define TG_STR_MAX 16384
 
+static uint64_t str_id(struct tg_thread *t, const char *s);
+
 uint64_t tg_str(struct tg_thread *t, const char *s)
+{
+	uint64_t id;
+
+	if (!s)
+		return 0;
+	t->busy++;
+	id = str_id(t, s);
+	t->busy--;
+	return id;
+}
+
+static uint64_t str_id(struct tg_thread *t, const char *s)
 {
 	uint64_t h = 1469598103934665603ull, id;
 	unsigned i;
@@ -1926,6 +1978,7 @@ void tg_count_excluded(void)
 {
 	atomic_fetch_add_explicit(&excluded_calls, 1, memory_order_relaxed);
 }
+
 
 void tg_cwd_changed(void)
 {

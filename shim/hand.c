@@ -728,6 +728,7 @@ static void lio_request(const struct tg_call *p, const struct aiocb *cb, int fai
 	c.seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
 	c.err = err;
 	t->depth++;		/* popped by the commit, as after tg_enter() */
+	t->inrec = 1;		/* as after tg_end(), until the commit */
 	tg_rec_begin(&c, failed ? -1 : 0, failed);
 	tg_put_u(&c, tg_ptr_id(t, cb));
 	tg_put_s(&c, cb->aio_fildes);

@@ -161,6 +161,11 @@ struct tg_thread {
 				 * pointer file, and makes a communicator for it
 				 * through the PMPI_ entries of pmpi.c) */
 	int depth;		/* traced calls in flight */
+	/* a signal handler's call on this thread must not write while the
+	 * tracer is: inrec from a call's return (tg_end) to its commit,
+	 * writing from its tg_rec_begin to its commit, busy inside tg_str
+	 * and tg_ptr_id; such a call is not recorded (tg_count_unsafe) */
+	volatile int inrec, writing, busy;
 	struct tg_recbase base;	/* seq and time of the thread's last record */
 	uint64_t flush_at;	/* TG_BUF_HEAP: write the buffer out at the
 				 * first record ending after this (tg_now()),
@@ -193,6 +198,7 @@ struct tg_call {
 	uint16_t fn;
 	uint8_t layer;
 	uint8_t depth;
+	uint8_t inrec0;		/* the thread's inrec when the call began */
 };
 
 /* 0 not yet initialised, 1 tracing, 2 off for good. */
@@ -313,6 +319,10 @@ static inline int tg_on(int layer)
 	       ((layer == TG_LAYER_POSIX || layer == TG_LAYER_MPI) && t->guard_io);
 }
 
+/* Count a call made while the thread's tracer was writing a record (by a
+ * signal handler), which is not recorded; said once at exit. */
+void tg_count_unsafe(void) TG_HIDDEN;
+
 /* A call is made inside a poll call whose seq is not taken yet: take it,
  * so that the call can name it as its parent. */
 void tg_seq_take(struct tg_thread *t) TG_HIDDEN;
@@ -327,6 +337,14 @@ static inline int tg_enter_as(struct tg_call *c, unsigned fn, int layer, int lat
 
 	if (tg_unlikely(!t) && !(t = tg_thread_new()))
 		return 0;
+	/* a call while the tracer writes is a signal handler's, unless the
+	 * tracer made it (guard_io: the MPI-IO pointer queries after a call,
+	 * before its record) */
+	if (tg_unlikely(t->busy | t->writing | (t->inrec & !t->guard_io))) {
+		tg_count_unsafe();
+		return 0;
+	}
+	c->inrec0 = (uint8_t)t->inrec;
 	if (t->depth) {
 		if (t->depth >= TG_MAX_DEPTH)
 			return 0;
@@ -366,6 +384,7 @@ static inline void tg_end(struct tg_call *c)
 {
 	c->err = errno;
 	c->t1 = tg_now();
+	c->t->inrec = 1;
 }
 
 /* Start the record of @c with return value @ret; @failed says whether the
@@ -375,6 +394,7 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 	struct tg_thread *t = c->t;
 	unsigned char *p;
 
+	t->writing = 1;
 	tg_room(t, 0);
 	p = t->buf + t->len + 4;
 	c->p = tg_call_head_put(p, &t->base, c->fn, t->tid, c->seq, c->depth, c->parent,
@@ -388,6 +408,7 @@ static inline void tg_poll_begin(struct tg_call *c, int64_t ret, int failed,
 {
 	struct tg_thread *t = c->t;
 
+	t->writing = 1;
 	tg_room_raw(t, need + TG_POLL_GAP);
 	c->ret = ret;
 	c->failed = failed;
@@ -443,6 +464,8 @@ static inline void tg_rec_commit(struct tg_call *c)
 	t->depth--;
 	if (tg_unlikely(tg_flush_always) || tg_unlikely(c->t1 >= t->flush_at))
 		tg_commit_slow(t);
+	t->writing = 0;
+	t->inrec = c->inrec0;
 	errno = c->err;
 }
 

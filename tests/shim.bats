@@ -883,3 +883,20 @@ witness_plain() {
 	[ "$(calls | grep -c '^posix mmap ')" -eq 0 ]
 	[ "$(calls | grep -c '^posix munmap ')" -eq 5 ]
 }
+
+@test "a signal handler's write while the tracer writes a record: the trace stays whole; what it could not record is counted and said once" {
+	run -0 --separate-stderr traced "$APPS/sigwrite" out.dat hits.log
+	local hits=${output#hits } n=0 rec
+	[ "$hits" -gt 0 ]
+	[ "$(stat -c %s hits.log)" -eq "$hits" ]
+	if [ -n "$stderr" ]; then
+		[[ $stderr =~ ^tangram:\ ([0-9]+)\ calls?\ made\ by\ signal\ handlers\ while\ the\ tracer\ was\ writing\ a\ record\ (was|were)\ not\ recorded$ ]]
+		n=${BASH_REMATCH[1]}
+	fi
+	# every frame is whole (before: "corrupt frame" part of the way in)
+	decode_all trace/*.rec
+	rec=$(calls | grep -c '^posix write 1 fd=3 buf=b[0-9]* count=1')
+	[ "$rec" -gt 0 ]
+	[ "$((rec + n))" -le "$hits" ]
+	[ "$(calls | grep -c '^stdio fwrite 64 ')" -eq 100000 ]
+}
