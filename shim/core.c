@@ -1979,7 +1979,6 @@ void tg_count_excluded(void)
 	atomic_fetch_add_explicit(&excluded_calls, 1, memory_order_relaxed);
 }
 
-
 void tg_cwd_changed(void)
 {
 	long n = syscall(SYS_getcwd, cwd, sizeof(cwd));

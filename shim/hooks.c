@@ -132,8 +132,17 @@ static void say_once(const struct tg_hooked *h, const void *to, const char *why)
 		return;
 	n = snprintf(msg, sizeof(msg), "tangram: %s was patched by %s and %s: "
 		     "the program's %s calls are not recorded\n", h->name, who, why, h->name);
-	if (n > 0)
-		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+	if (n <= 0)
+		return;
+	if ((size_t)n >= sizeof(msg))
+		n = (int)sizeof(msg) - 1;
+	/* not through write(2), which the tracer wraps; before the tracer
+	 * has started (a library patched before it), straight to the
+	 * standard error */
+	if (tg_state == 1)
+		tg_say(msg, (size_t)n);
+	else
+		(void)!syscall(SYS_write, 2, msg, (size_t)n);
 }
 
 void tg_hooks_check(void)
