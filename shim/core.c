@@ -44,6 +44,7 @@ static struct tg_thread *threads;
 static _Atomic unsigned next_tid;
 static _Atomic uint64_t next_str_id = 1;
 static _Atomic uint64_t excluded_calls;
+static _Atomic uint64_t unsafe_calls;	/* tg_count_unsafe */
 
 /* The sink. */
 static pthread_mutex_t sink_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -1203,8 +1204,6 @@ void tg_flush_all(void)
 	flush_all(0);
 }
 
-static _Atomic uint64_t unsafe_calls;
-
 void tg_count_unsafe(void)
 {
 	atomic_fetch_add_explicit(&unsafe_calls, 1, memory_order_relaxed);
@@ -1561,6 +1560,7 @@ static void atfork_child(void)
 	my_rank = -1;
 	my_world = 0;
 	atomic_store(&excluded_calls, 0);
+	atomic_store(&unsafe_calls, 0);
 	atomic_store(&next_tid, 1);
 	atomic_store(&next_str_id, 1);
 	/* a fixed sink file name would be truncated by the child: it gets its
