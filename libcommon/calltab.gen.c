@@ -761,31 +761,35 @@ static const struct tg_argdesc a_fgets[] = {
 	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6 },
 };
 static const struct tg_iorole r_fgets[] = {
-	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
 };
 static const struct tg_argdesc a_fgets_unlocked[] = {
 	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6 },
 };
 static const struct tg_iorole r_fgets_unlocked[] = {
-	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
 };
 static const struct tg_argdesc a_fputs[] = {
 	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6 },
 };
 static const struct tg_iorole r_fputs[] = {
-	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ARG, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
 };
 static const struct tg_argdesc a_fputs_unlocked[] = {
 	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6 },
 };
 static const struct tg_iorole r_fputs_unlocked[] = {
-	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ARG, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
 };
 static const struct tg_argdesc a_fgetc[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
@@ -823,7 +827,7 @@ static const struct tg_argdesc a_getline[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
 };
 static const struct tg_iorole r_getline[] = {
-	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_getdelim[] = {
 	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
@@ -832,7 +836,7 @@ static const struct tg_argdesc a_getdelim[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
 };
 static const struct tg_iorole r_getdelim[] = {
-	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_puts[] = {
 	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
@@ -5157,7 +5161,7 @@ static const struct tg_argdesc a_MPI_File_read_ordered[] = {
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
 	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
 };
 static const struct tg_iorole r_MPI_File_read_ordered[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
@@ -5168,8 +5172,8 @@ static const struct tg_argdesc a_MPI_File_read_ordered_begin[] = {
 	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 1 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_begin[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
@@ -5180,8 +5184,8 @@ static const struct tg_argdesc a_MPI_File_read_ordered_begin_c[] = {
 	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 1 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_begin_c[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
@@ -5194,7 +5198,7 @@ static const struct tg_argdesc a_MPI_File_read_ordered_c[] = {
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
 	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_c[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
@@ -5439,7 +5443,7 @@ static const struct tg_argdesc a_MPI_File_write_ordered[] = {
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
 	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
 };
 static const struct tg_iorole r_MPI_File_write_ordered[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
@@ -5450,8 +5454,8 @@ static const struct tg_argdesc a_MPI_File_write_ordered_begin[] = {
 	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 1 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_begin[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
@@ -5462,8 +5466,8 @@ static const struct tg_argdesc a_MPI_File_write_ordered_begin_c[] = {
 	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 1 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_begin_c[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
@@ -5476,7 +5480,7 @@ static const struct tg_argdesc a_MPI_File_write_ordered_c[] = {
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
 	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
 	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_c[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
@@ -7233,10 +7237,10 @@ static const struct tg_calldesc calls[] = {
 	{ 221, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fwrite", a_fwrite, r_fwrite, NULL },
 	{ 222, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fread_unlocked", a_fread_unlocked, r_fread_unlocked, NULL },
 	{ 223, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fwrite_unlocked", a_fwrite_unlocked, r_fwrite_unlocked, NULL },
-	{ 224, TG_LAYER_STDIO, TG_K_BUF, 3, TG_H_NONE, 1, "fgets", a_fgets, r_fgets, NULL },
-	{ 225, TG_LAYER_STDIO, TG_K_BUF, 3, TG_H_NONE, 1, "fgets_unlocked", a_fgets_unlocked, r_fgets_unlocked, NULL },
-	{ 226, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fputs", a_fputs, r_fputs, NULL },
-	{ 227, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fputs_unlocked", a_fputs_unlocked, r_fputs_unlocked, NULL },
+	{ 224, TG_LAYER_STDIO, TG_K_BUF, 4, TG_H_NONE, 1, "fgets", a_fgets, r_fgets, NULL },
+	{ 225, TG_LAYER_STDIO, TG_K_BUF, 4, TG_H_NONE, 1, "fgets_unlocked", a_fgets_unlocked, r_fgets_unlocked, NULL },
+	{ 226, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fputs", a_fputs, r_fputs, NULL },
+	{ 227, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fputs_unlocked", a_fputs_unlocked, r_fputs_unlocked, NULL },
 	{ 228, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fgetc", a_fgetc, r_fgetc, NULL },
 	{ 229, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "getc", a_getc, r_getc, NULL },
 	{ 230, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fputc", a_fputc, r_fputc, NULL },

@@ -142,6 +142,8 @@ enum tg_len {
 	TG_LEN_AIO,	/* POSIX AIO submitted: at most argument lenarg
 			 * bytes, as request a (an aiocb's id); how many
 			 * moved comes with its TG_IO_AIODONE */
+	TG_LEN_ARG,	/* argument lenarg (fputs: the string's length, a
+			 * pseudo-argument); absent, the bytes are unplaced */
 };
 
 /* An argument index in a role: the return value, or none. */
@@ -206,7 +208,9 @@ struct tg_argdesc {
 			 * tg_dims, tg_enum for HDF5 kinds */
 	uint8_t appended;	/* added to the schema after streams were
 				 * written without it: a record that ends
-				 * before it has it absent (-1) */
+				 * before it has it absent (-1), and so has
+				 * a .cfg of a version before this one
+				 * (5 for the first such arguments) */
 };
 
 struct tg_calldesc {

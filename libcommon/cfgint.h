@@ -192,11 +192,12 @@ int tg_sig_decode(struct tg_sigstate *st, const struct tg_strtab *strs,
  */
 int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap);
 
-/* A CALL signature @v of a file written before arguments were appended to
- * its function's schema (version < 5, calltab's "appended"): the words of
- * those arguments, absent (-1), put in where they go.  Returns 0, or -1
- * when the words are malformed or memory ran out. */
-int tg_sig_upgrade(struct tg_words *v);
+/* A CALL signature @v of a file of version @version, written before
+ * arguments were appended to its function's schema (calltab's "appended",
+ * the version that has them): the words of those arguments, absent (-1),
+ * put in where they go.  Returns 0, or -1 when the words are malformed or
+ * memory ran out. */
+int tg_sig_upgrade(struct tg_words *v, unsigned version);
 
 /* Is @w[0..n) a CALL signature, and of which function and thread? */
 int tg_sig_call(const int64_t *w, size_t n, unsigned *func, unsigned *tid);

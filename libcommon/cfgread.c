@@ -597,9 +597,9 @@ static int parse_cst(struct tg_cfg *c, struct sec *sc, unsigned version, char *e
 				goto out;
 			}
 		}
-		/* before version 5, written without the arguments appended
-		 * to schemas since */
-		if (version < 5 && tg_sig_upgrade(&w) < 0) {
+		/* from before the current version, written without the
+		 * arguments appended to schemas since */
+		if (version < TG_CFG_VERSION && tg_sig_upgrade(&w, version) < 0) {
 			bad_signature(&x, k, w.w, w.n);
 			goto out;
 		}

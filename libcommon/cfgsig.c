@@ -2378,7 +2378,7 @@ static int check_ref(int64_t *w, size_t nstrs, const uint32_t *remap, int zero_o
 	return 0;
 }
 
-int tg_sig_upgrade(struct tg_words *v)
+int tg_sig_upgrade(struct tg_words *v, unsigned version)
 {
 	struct tg_sigrd r = { v->w, 0, v->n }, *rd = &r;
 	const struct tg_calldesc *d;
@@ -2388,13 +2388,14 @@ int tg_sig_upgrade(struct tg_words *v)
 	if (v->n < 8 || v->w[0] != TG_REC_CALL || v->w[1] < 0 || v->w[1] > 0xffff ||
 	    !(d = tg_call_lookup((unsigned)v->w[1])) || v->w[5] < 0)
 		return 0;	/* not a call, or one tg_sig_check() refuses */
-	for (i = 0; i < d->nargs && i < TG_MAX_ARGS && !d->args[i].appended; i++)
+#define KNOWN(a) (!(a).appended || (a).appended <= version)
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS && KNOWN(d->args[i]); i++)
 		;
 	if (i == d->nargs || i == TG_MAX_ARGS)
-		return 0;	/* nothing appended to this schema */
+		return 0;	/* nothing appended to this schema since */
 	rd->pos = (v->w[5] & ~TG_HP_TAGGED) == 1 ? 7 : 6;
 	GET(x);	/* errno */
-	for (i = 0; i < d->nargs && i < TG_MAX_ARGS && !d->args[i].appended; i++) {
+	for (i = 0; i < d->nargs && i < TG_MAX_ARGS && KNOWN(d->args[i]); i++) {
 		int kind = d->args[i].kind;
 		if (kind == TG_K_STR || kind == TG_K_PATH) {
 			GET(x);

@@ -145,7 +145,7 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 		a->off = TG_OFF_POS;	/* preadv2's -1, copy_file_range's NULL */
 	switch (r->len) {
 	case TG_LEN_RET:
-		a->len = a->ret;
+		a->len = a->ret > 0 ? a->ret : 0;	/* getline's -1 at the end */
 		break;
 	case TG_LEN_RET_TIMES:
 		if (num(t, d, r->lenarg, 0, &x) < 0)
@@ -166,6 +166,12 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 			return -1;
 		req_key(t, d, r->a, a->h2);
 		a->aio = 1;
+		break;
+	case TG_LEN_ARG:
+		if (num(t, d, r->lenarg, -1, &a->len) < 0)
+			return -1;
+		if (a->len < 0)
+			a->op = TG_IO_UNPLACED;	/* a stream from before the length */
 		break;
 	}
 	return 0;

@@ -104,9 +104,15 @@ class Param:
         decl, _, rest = text.partition(':')
         bits = [b.strip() for b in split_top(rest, ':')]
         # appended: added to the schema after streams were written without
-        # it (a record that ends before it has it absent, see rec.c)
-        self.appended = 'appended' in bits[1:]
-        bits = [b for i, b in enumerate(bits) if i == 0 or b != 'appended']
+        # it (a record that ends before it has it absent, see rec.c);
+        # appendedN: since .cfg version N (plain "appended": 5), so that a
+        # .cfg written before has it absent too (cfgsig.c)
+        self.appended = 0
+        for b in bits[1:]:
+            m = re.match(r'^appended(\d*)$', b)
+            if m:
+                self.appended = int(m.group(1) or 5)
+        bits = [b for i, b in enumerate(bits) if i == 0 or not re.match(r'^appended\d*$', b)]
         self.kindspec = bits[0].strip()
         self.dir = bits[1].strip() if len(bits) > 1 else 'in'
         self.root = len(bits) > 2 and bits[2].strip() == 'root'
@@ -235,6 +241,9 @@ def io_role(row, op, args, where):
         elif args[2].startswith('ret*'):
             f['len'] = 'TG_LEN_RET_TIMES'
             f['lenarg'] = row.argidx(args[2][4:], where)
+        elif re.match(r'^arg\((\w+)\)$', args[2]):
+            f['len'] = 'TG_LEN_ARG'
+            f['lenarg'] = row.argidx(args[2][4:-1], where)
         elif m:
             f['len'] = 'TG_LEN_STATUS'
             f['a'] = row.argidx(m.group(1), where)
@@ -338,7 +347,7 @@ def gen_table(rows, out):
                 d = {'in': 'TG_IN', 'out': 'TG_OUT', 'inout': 'TG_INOUT'}[p.dir]
                 out.write('\t{ "%s", %s, %s, %s, %d },\n' % (p.name, KINDS[p.kind], d,
                                                          handle_of(p.kind),
-                                                         1 if p.appended else 0))
+                                                         p.appended))
             out.write('};\n')
         if r.io:
             out.write('static const struct tg_iorole r_%s[] = {\n' % r.name)
@@ -489,6 +498,8 @@ def put_arg(p, byname):
         return 'tg_put_s(&tgc, px_%s);' % v
     if k == 'preuint':
         return 'tg_put_u(&tgc, (uint64_t)px_%s);' % v
+    if k == 'post':
+        return 'tg_put_s(&tgc, px_%s);' % v
     if k == 'sizep':
         return 'tg_put_u(&tgc, %s ? (uint64_t)*%s : 0);' % (v, v)
     if k == 'strp':
@@ -616,6 +627,9 @@ def gen_wrapper(r, rec, out):
         elif p.kind in ('path', 'atpath') and p.dir == 'in':
             o('\tuint64_t sid_%s = tg_str(tgc.t, ap_%s);\n' % (p.name, p.name))
     o('\t%s%s;\n\ttg_end(&tgc);\n' % (assign, call))
+    for p in r.recorded:
+        if p.kind == 'post':
+            o('\tint64_t px_%s = (int64_t)(%s);\n' % (p.name, p.karg))
     for p in r.params:
         if p.kind in ('path', 'atpath') and p.dir != 'in':
             base = p.karg if p.kind == 'atpath' else 'AT_FDCWD'

@@ -84,6 +84,12 @@ extern __thread int tg_hook_depth TG_HIDDEN;
 	r_; })
 void tg_hooks_check(void) TG_HIDDEN;
 
+/* strlen, 0 for NULL: the bytes of fputs and fgets (calls.tab) */
+static inline size_t tg_strlen0(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
 #define tg_likely(x) __builtin_expect(!!(x), 1)
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)
 

@@ -5322,11 +5322,13 @@ TG_EXPORT char *fgets(char *s, int size, FILE *stream)
 	}
 	ret = real(s, size, stream);
 	tg_end(&tgc);
+	int64_t px_len = (int64_t)((int)tg_strlen0(ret));
 	int failed = ret == NULL;
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_len);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5357,11 +5359,13 @@ TG_EXPORT char *fgets_unlocked(char *s, int size, FILE *stream)
 	}
 	ret = real(s, size, stream);
 	tg_end(&tgc);
+	int64_t px_len = (int64_t)((int)tg_strlen0(ret));
 	int failed = ret == NULL;
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_len);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5392,10 +5396,12 @@ TG_EXPORT int fputs(const char *s, FILE *stream)
 	}
 	ret = real(s, stream);
 	tg_end(&tgc);
+	int64_t px_len = (int64_t)((int)tg_strlen0(s));
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_len);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -5426,10 +5432,12 @@ TG_EXPORT int fputs_unlocked(const char *s, FILE *stream)
 	}
 	ret = real(s, stream);
 	tg_end(&tgc);
+	int64_t px_len = (int64_t)((int)tg_strlen0(s));
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_len);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6003,10 +6011,48 @@ TG_EXPORT char *__fgets_chk(char *s, size_t slen, int size, FILE *stream)
 	}
 	ret = real(s, slen, size, stream);
 	tg_end(&tgc);
+	int64_t px_len = (int64_t)((int)tg_strlen0(ret));
 	int failed = ret == NULL;
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_len);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+ssize_t __getdelim(char **lineptr, size_t *n, int delim, FILE *stream);
+TG_EXPORT ssize_t __getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
+{
+	static ssize_t (*real)(char **, size_t *, int, FILE *);
+	struct tg_call tgc;
+	int ex = 0;
+	ssize_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (ssize_t (*)(char **, size_t *, int, FILE *))tg_real("__getdelim", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (ssize_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_STDIO))
+		return real(lineptr, n, delim, stream);
+	ex |= tg_fstab_excluded(stream);
+	if (ex || !tg_enter(&tgc, TG_FN_getdelim, TG_LAYER_STDIO)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(lineptr, n, delim, stream);
+		return ret;
+	}
+	ret = real(lineptr, n, delim, stream);
+	tg_end(&tgc);
+	int failed = 0;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, lineptr ? *lineptr : NULL));
+	tg_put_u(&tgc, n ? (uint64_t)*n : 0);
+	tg_put_s(&tgc, (int64_t)delim);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_rec_commit(&tgc);
 	return ret;

@@ -101,6 +101,26 @@ accesses() {
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
 }
 
+@test "fgets, fputs by their recorded lengths, getline by its return: placed at the stream's position; a record from before the length is unplaced" {
+	printf '#proc\trank=0\tpid=7\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tstdio\tfopen\ts3\tpath="/d/f"\tmode="r+"\n' >> text
+	printf '0\t0\t1\t0.3\t0.4\t0\tstdio\tfgets\tb1\ts=b1\tsize=32\tstream=s3\tlen=12\n' >> text
+	printf '0\t0\t2\t0.5\t0.6\t0\tstdio\tgetline\t7\tlineptr=b2\tn=120\tstream=s3\n' >> text
+	printf '0\t0\t3\t0.7\t0.8\t0\tstdio\tfputs\t1\ts=b3\tstream=s3\tlen=4\n' >> text
+	# at the end: getline's -1, and an fgets that found nothing
+	printf '0\t0\t4\t0.9\t1.0\t0\tstdio\tgetline\t-1\tlineptr=b2\tn=120\tstream=s3\n' >> text
+	printf '0\t0\t5\t1.1\t1.2\t0\tstdio\tfgets\tNULL\ts=b1\tsize=32\tstream=s3\tlen=0\n' >> text
+	run -0 overlap-find -a text
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $7, $8, $9, $10 }')" = "R fgets 0 12
+R getline 12 19
+W fputs 19 23" ]
+	! grep -q '^#unplaced' <<< "$output"
+	# a stream written before the length was recorded: counted, not guessed
+	printf '0\t0\t6\t1.3\t1.4\t0\tstdio\tfputs\t1\ts=b3\tstream=s3\n' >> text
+	run -0 overlap-find -a text
+	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
+}
+
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

@@ -248,7 +248,7 @@ decode_torn() {
 	stdio fopen s3 path="$T/text" mode="w+"
 	stdio fwrite 10 ptr=b1 size=1 nmemb=10 stream=s3
 	stdio fprintf 5 stream=s3 format="n=%d;"
-	stdio fputs 1 s=b2 stream=s3
+	stdio fputs 1 s=b2 stream=s3 len=5
 	stdio fflush 0 stream=s3
 	stdio fseek 0 stream=s3 offset=2 whence=SEEK_SET
 	stdio ftell 2 stream=s3
