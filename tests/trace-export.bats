@@ -167,6 +167,17 @@ needmpi() {
 	printf '%s\n' "${lines[@]}" | grep -q '^MPI_RECV .*Sender: 0 '
 }
 
+@test "otf2: fputs and fgets move the length of their string; a record from before it moves nothing" {
+	command -v otf2-print >/dev/null || skip "otf2-print is missing (otf2-tools)"
+	TANGRAM_DIR=l LD_PRELOAD=$TG_TOP/lib/libtangram.so "$TG_TOP/build/apps/lines" "$PWD/deck"
+	run -0 --separate-stderr trace-export -f otf2 -o o l/*.rec
+	run -0 --separate-stderr otf2-print o/traces.otf2
+	[ "$(printf '%s\n' "${lines[@]}" | grep '^IO_OPERATION_COMPLETE ' | sed 's/.*Bytes Result: \([0-9]*\),.*/\1/' | tr '\n' ' ')" = "8 8 10 8 8 10 " ]
+	run -0 --separate-stderr trace-export -f otf2 -o o5 "$TG_TOP/tests/fixtures/decode/lines-v5.cfg"
+	run -0 --separate-stderr otf2-print o5/traces.otf2
+	! printf '%s\n' "${lines[@]}" | grep '^IO_OPERATION_BEGIN ' | grep -v 'Bytes Request: 0,'
+}
+
 # ---- hdtrace ------------------------------------------------------------
 
 @test "hdtrace: well-formed XML under the appendix's names, .info files and the .proj description" {

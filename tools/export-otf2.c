@@ -557,7 +557,8 @@ static void io_item(struct ot *x, const struct xstream *s, const struct tg_rec *
 		it->io = io->op == TG_IO_READ ? IO_READ : IO_WRITE;
 		it->off = io->off == TG_OFF_ARG || io->off == TG_OFF_AT || io->off == TG_OFF_IND ||
 			  io->off == TG_OFF_SHARED ? r->args[io->offarg].i : -1;
-		it->bytes = io->lenarg >= 0 ? (uint64_t)r->args[io->lenarg].i : 0;
+		it->bytes = io->lenarg >= 0 && r->args[io->lenarg].i > 0 ?
+			    (uint64_t)r->args[io->lenarg].i : 0;	/* absent: -1 */
 		it->done = io->len == TG_LEN_RET && r->ret > 0 ? (uint64_t)r->ret : it->bytes;
 	}
 }

@@ -305,6 +305,8 @@ static int64_t data_len(const struct tg_calldesc *d, const struct tg_iorole *io,
 		if (io->a >= 0 && io->a < d->nargs && r->args[io->a].present)
 			return r->args[io->a].i;
 		return argi(d, r, io->lenarg, -1);	/* a count: bytes of MPI_BYTE */
+	case TG_LEN_ARG:
+		return argi(d, r, io->lenarg, -1);	/* fputs's length; -1 absent */
 	}
 	return -1;
 }
