@@ -2422,6 +2422,7 @@ int tg_sig_upgrade(struct tg_words *v, unsigned version)
 		rd->pos = at + 2;
 	}
 	return 0;
+#undef KNOWN
 }
 
 int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
