@@ -187,13 +187,17 @@ build/shim/%.o: %.c $(SHIM_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_STUB_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
 
-# every function whose wrapper is TG_MPINAME(NAME), with its index
-build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/h5-wrappers.gen.c
+# every function whose wrapper is TG_MPINAME(NAME) or TG_PMPI_HAND(NAME, ...)
+# (PMPI_NAME), with its index
+build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/pmpi.gen.c \
+		shim/h5-wrappers.gen.c
 	@mkdir -p $(dir $@)
-	grep -ho 'TG_MPINAME([A-Za-z0-9_]*)' $^ | sed 's/^TG_MPINAME(\(.*\))$$/\1/' | \
+	grep -ho 'TG_MPINAME([A-Za-z0-9_]*)\|^TG_PMPI_HAND([A-Za-z0-9_]*,' $^ | \
+		sed 's/^TG_MPINAME(\(.*\))$$/\1/; s/^TG_PMPI_HAND(\(.*\),$$/PMPI_\1/' | \
 		LC_ALL=C sort -u | awk '{ printf "TG_STUB(%s, %d)\n", $$1, NR - 1 }' > $@
 
 build/shim/shim/mpi.o build/shim/shim/stubs.o: build/shim/stubs.gen.h
+build/shim/shim/pmpi.o: shim/pmpi.gen.c
 
 # every function whose wrapper is TG_HOOKNAME(NAME) (calls.tab: hooked)
 build/shim/hooks.gen.h: shim/wrappers.gen.c

@@ -30,6 +30,7 @@ setup_file() {
 		-L"$TG_TOP/lib" -ltangram -Wl,-rpath,"$TG_TOP/lib"
 	if command -v mpif90.mpich >/dev/null; then
 		mpif90.mpich -O2 -o "$B/ftn" "$s/ftn.f90"
+		mpif90.mpich -O2 -o "$B/f08io" "$s/f08io.f90"
 	fi
 }
 
@@ -432,6 +433,40 @@ sorted() {
 	MPI_Allreduce 0 sendbuf=b recvbuf=b count=1 datatype=MPI_INTEGER op=MPI_SUM comm=MPI_COMM_WORLD
 	MPI_Finalize 0
 	EOF
+}
+
+@test "Fortran 2008 (use mpi_f08): the calls its bindings make through PMPI_ are recorded as the program's, their own helper calls are not" {
+	[ -x "$B/f08io" ] || skip "mpif90.mpich is missing"
+	mpitrace 2 "$B/f08io"
+	[ "$(sorted)" = "$(printf '%s\n' '0: 1 0' '1: 0 1')" ]
+	# MPI_Init seen: the streams are named by rank
+	[ -f t/rank-0.rec ] && [ -f t/rank-1.rec ]
+	run -0 --separate-stderr trace-decode -l mpi,mpiio t/rank-0.rec
+	[ -z "$stderr" ]
+	calls=$(table '!/^#/ && $6 == 0 { row() }')
+	# one MPI_Comm_size: mpi_alltoallw_f08ts_'s own is not the program's
+	expect <<-EOF
+	MPI_Init 0
+	MPI_Comm_rank 0 comm=MPI_COMM_WORLD rank=0
+	MPI_Comm_size 0 comm=MPI_COMM_WORLD size=2
+	MPI_File_open 0 comm=MPI_COMM_WORLD filename="f08.dat" amode=9 info=MPI_INFO_NULL fh=f1
+	MPI_File_write_at 0 fh=f1 offset=0 buf=b count=4 datatype=MPI_INTEGER status={bytes:16}
+	MPI_File_sync 0 fh=f1
+	MPI_Barrier 0 comm=MPI_COMM_WORLD
+	MPI_File_sync 0 fh=f1
+	MPI_File_read_at 0 fh=f1 offset=16 buf=b count=4 datatype=MPI_INTEGER status={bytes:16}
+	MPI_File_close 0 fh=f1
+	MPI_Alltoallw 0 sendbuf=b sendcounts=[1,1] sdispls=[0,4] sendtypes=[MPI_INTEGER,MPI_INTEGER] recvbuf=b recvcounts=[1,1] rdispls=[0,4] recvtypes=[MPI_INTEGER,MPI_INTEGER] comm=MPI_COMM_WORLD
+	MPI_Finalize 0
+	EOF
+	# ROMIO's communication inside MPI_File_open is nested in it, as for C
+	run -0 trace-decode -l mpi t/rank-1.rec
+	printf '%s\n' "$output" | grep -Eq $'\tMPI_Comm_dup\t.*\tparent=[0-9]+$'
+	# sync-barrier-sync: no conflict under MPI-IO semantics; the reads
+	# follow the other rank's writes without a close and open (session)
+	run -0 verify-io t
+	[[ "$output" == *"MPI-IO layer: recommended consistency: mpiio"* ]]
+	printf '%s\n' "$output" | grep -Eq '^session +/.*/f08.dat +0 +0 +0 +2$'
 }
 
 # ---- before, after, abort ---------------------------------------------------------
