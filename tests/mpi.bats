@@ -464,7 +464,7 @@ sorted() {
 	printf '%s\n' "$output" | grep -Eq $'\tMPI_Comm_dup\t.*\tparent=[0-9]+$'
 	# sync-barrier-sync: no conflict under MPI-IO semantics; the reads
 	# follow the other rank's writes without a close and open (session)
-	run -0 verify-io t
+	run -0 "$TG_TOP/pipelines/verify-io" t
 	[[ "$output" == *"MPI-IO layer: recommended consistency: mpiio"* ]]
 	printf '%s\n' "$output" | grep -Eq '^session +/.*/f08.dat +0 +0 +0 +2$'
 }
