@@ -764,14 +764,18 @@ static void write_report(const struct rp_run *run, const char *path)
 	if (!out)
 		err(TG_EXIT_ERROR, "cannot open '%s'", path);
 	reg = out != stdout && fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
+	errno = 0;
 	rp_html_write(out, run);
 	if (out == stdout) {
 		tg_close_stdout();
 		return;
 	}
+	/* the error of a write that failed while the report was written
+	 * (its buffer may be empty now, and fflush succeed) */
+	e = ferror(out) ? errno : 0;
 	errno = 0;
 	if (fflush(out) != 0 || ferror(out)) {
-		e = errno ? errno : EIO;
+		e = errno ? errno : e ? e : EIO;
 		fclose(out);
 	} else if (fclose(out) != 0) {
 		e = errno ? errno : EIO;
