@@ -1049,6 +1049,7 @@ static const struct tg_argdesc a_MPI_Accumulate[] = {
 	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Accumulate = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Accumulate_c[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -1060,6 +1061,7 @@ static const struct tg_argdesc a_MPI_Accumulate_c[] = {
 	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Accumulate_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Add_error_class[] = {
 	{ "errorclass", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
 };
@@ -1734,6 +1736,7 @@ static const struct tg_argdesc a_MPI_Compare_and_swap[] = {
 	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Compare_and_swap = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_DUP_FN[] = {
 	{ "oldcomm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
 	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -1856,6 +1859,7 @@ static const struct tg_argdesc a_MPI_Fetch_and_op[] = {
 	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Fetch_and_op = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_call_errhandler[] = {
 	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -1989,6 +1993,7 @@ static const struct tg_argdesc a_MPI_Get[] = {
 	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Get = { TG_MK_RMA, TG_ORD_NONE, TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Get_accumulate[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -2003,6 +2008,7 @@ static const struct tg_argdesc a_MPI_Get_accumulate[] = {
 	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Get_accumulate = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Get_accumulate_c[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -2017,6 +2023,7 @@ static const struct tg_argdesc a_MPI_Get_accumulate_c[] = {
 	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Get_accumulate_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Get_address[] = {
 	{ "location", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "address", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
@@ -2031,6 +2038,7 @@ static const struct tg_argdesc a_MPI_Get_c[] = {
 	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Get_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Get_count[] = {
 	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0 },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
@@ -3363,6 +3371,7 @@ static const struct tg_argdesc a_MPI_Put[] = {
 	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Put = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Put_c[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -3373,6 +3382,7 @@ static const struct tg_argdesc a_MPI_Put_c[] = {
 	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Put_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Query_thread[] = {
 	{ "provided", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
 };
@@ -3388,7 +3398,7 @@ static const struct tg_argdesc a_MPI_Raccumulate[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
 };
-static const struct tg_hbrole h_MPI_Raccumulate = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Raccumulate = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Raccumulate_c[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -3401,7 +3411,7 @@ static const struct tg_argdesc a_MPI_Raccumulate_c[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
 };
-static const struct tg_hbrole h_MPI_Raccumulate_c = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Raccumulate_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Recv[] = {
 	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -3601,7 +3611,7 @@ static const struct tg_argdesc a_MPI_Rget[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
 };
-static const struct tg_hbrole h_MPI_Rget = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Rget = { TG_MK_RMA, TG_ORD_NONE, TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rget_accumulate[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -3617,7 +3627,7 @@ static const struct tg_argdesc a_MPI_Rget_accumulate[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
 };
-static const struct tg_hbrole h_MPI_Rget_accumulate = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Rget_accumulate = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rget_accumulate_c[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -3633,7 +3643,7 @@ static const struct tg_argdesc a_MPI_Rget_accumulate_c[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
 };
-static const struct tg_hbrole h_MPI_Rget_accumulate_c = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Rget_accumulate_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rget_c[] = {
 	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -3645,7 +3655,7 @@ static const struct tg_argdesc a_MPI_Rget_c[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
 };
-static const struct tg_hbrole h_MPI_Rget_c = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Rget_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rput[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -3657,7 +3667,7 @@ static const struct tg_argdesc a_MPI_Rput[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
 };
-static const struct tg_hbrole h_MPI_Rput = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Rput = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rput_c[] = {
 	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -3669,7 +3679,7 @@ static const struct tg_argdesc a_MPI_Rput_c[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
 };
-static const struct tg_hbrole h_MPI_Rput_c = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Rput_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rsend[] = {
 	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -4495,6 +4505,7 @@ static const struct tg_argdesc a_MPI_Win_allocate[] = {
 	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_allocate = { TG_MK_WOPEN, TG_ORD_NONE, 0, 3, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_allocate_c[] = {
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -4503,6 +4514,7 @@ static const struct tg_argdesc a_MPI_Win_allocate_c[] = {
 	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_allocate_c = { TG_MK_WOPEN, TG_ORD_NONE, 0, 3, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_allocate_shared[] = {
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -4511,6 +4523,7 @@ static const struct tg_argdesc a_MPI_Win_allocate_shared[] = {
 	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_allocate_shared = { TG_MK_WOPEN, TG_ORD_NONE, 0, 3, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_allocate_shared_c[] = {
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -4519,6 +4532,7 @@ static const struct tg_argdesc a_MPI_Win_allocate_shared_c[] = {
 	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_allocate_shared_c = { TG_MK_WOPEN, TG_ORD_NONE, 0, 3, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_attach[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
@@ -4531,6 +4545,7 @@ static const struct tg_argdesc a_MPI_Win_call_errhandler[] = {
 static const struct tg_argdesc a_MPI_Win_complete[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_complete = { TG_MK_WEPOCH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_create[] = {
 	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -4539,6 +4554,7 @@ static const struct tg_argdesc a_MPI_Win_create[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
 	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_create = { TG_MK_WOPEN, TG_ORD_NONE, 0, 4, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_create_c[] = {
 	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -4547,11 +4563,13 @@ static const struct tg_argdesc a_MPI_Win_create_c[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
 	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_create_c = { TG_MK_WOPEN, TG_ORD_NONE, 0, 4, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_create_dynamic[] = {
 	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
 	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_create_dynamic = { TG_MK_WOPEN, TG_ORD_NONE, 0, 1, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_create_errhandler[] = {
 	{ "win_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
 	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
@@ -4574,6 +4592,7 @@ static const struct tg_argdesc a_MPI_Win_fence[] = {
 	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_fence = { TG_MK_WFENCE, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_flush[] = {
 	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
@@ -4623,10 +4642,12 @@ static const struct tg_argdesc a_MPI_Win_lock[] = {
 	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_lock = { TG_MK_WEPOCH, TG_ORD_NONE, TG_MF_OPEN, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_lock_all[] = {
 	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_lock_all = { TG_MK_WEPOCH, TG_ORD_NONE, TG_MF_OPEN, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_post[] = {
 	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
 	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
@@ -4668,6 +4689,7 @@ static const struct tg_argdesc a_MPI_Win_start[] = {
 	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_start = { TG_MK_WEPOCH, TG_ORD_NONE, TG_MF_OPEN, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_sync[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
@@ -4679,9 +4701,11 @@ static const struct tg_argdesc a_MPI_Win_unlock[] = {
 	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_unlock = { TG_MK_WEPOCH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_unlock_all[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_unlock_all = { TG_MK_WEPOCH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_wait[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
 };
@@ -7283,8 +7307,8 @@ static const struct tg_calldesc calls[] = {
 	{ 306, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "aio_fsync", a_aio_fsync, r_aio_fsync, NULL },
 	{ 307, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "lio_listio", a_lio_listio, NULL, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
-	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, NULL },
-	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, NULL },
+	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
+	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },
 	{ 1003, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Add_error_class", a_MPI_Add_error_class, NULL, NULL },
 	{ 1004, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Add_error_code", a_MPI_Add_error_code, NULL, NULL },
 	{ 1005, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Add_error_string", a_MPI_Add_error_string, NULL, NULL },
@@ -7378,7 +7402,7 @@ static const struct tg_calldesc calls[] = {
 	{ 1093, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Comm_split", a_MPI_Comm_split, NULL, &h_MPI_Comm_split },
 	{ 1094, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Comm_split_type", a_MPI_Comm_split_type, NULL, &h_MPI_Comm_split_type },
 	{ 1095, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_test_inter", a_MPI_Comm_test_inter, NULL, NULL },
-	{ 1096, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, 0, "MPI_Compare_and_swap", a_MPI_Compare_and_swap, NULL, NULL },
+	{ 1096, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, 0, "MPI_Compare_and_swap", a_MPI_Compare_and_swap, NULL, &h_MPI_Compare_and_swap },
 	{ 1097, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_DUP_FN", a_MPI_DUP_FN, NULL, NULL },
 	{ 1098, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Dims_create", a_MPI_Dims_create, NULL, NULL },
 	{ 1099, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, 0, "MPI_Dist_graph_create", a_MPI_Dist_graph_create, NULL, &h_MPI_Dist_graph_create },
@@ -7395,7 +7419,7 @@ static const struct tg_calldesc calls[] = {
 	{ 1110, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Exscan_c", a_MPI_Exscan_c, NULL, &h_MPI_Exscan_c },
 	{ 1111, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Exscan_init", a_MPI_Exscan_init, NULL, &h_MPI_Exscan_init },
 	{ 1112, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Exscan_init_c", a_MPI_Exscan_init_c, NULL, &h_MPI_Exscan_init_c },
-	{ 1113, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, 0, "MPI_Fetch_and_op", a_MPI_Fetch_and_op, NULL, NULL },
+	{ 1113, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, 0, "MPI_Fetch_and_op", a_MPI_Fetch_and_op, NULL, &h_MPI_Fetch_and_op },
 	{ 1114, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_call_errhandler", a_MPI_File_call_errhandler, NULL, NULL },
 	{ 1115, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_create_errhandler", a_MPI_File_create_errhandler, NULL, NULL },
 	{ 1116, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_get_errhandler", a_MPI_File_get_errhandler, NULL, NULL },
@@ -7411,11 +7435,11 @@ static const struct tg_calldesc calls[] = {
 	{ 1126, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Gatherv_c", a_MPI_Gatherv_c, NULL, &h_MPI_Gatherv_c },
 	{ 1127, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, 0, "MPI_Gatherv_init", a_MPI_Gatherv_init, NULL, &h_MPI_Gatherv_init },
 	{ 1128, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, 0, "MPI_Gatherv_init_c", a_MPI_Gatherv_init_c, NULL, &h_MPI_Gatherv_init_c },
-	{ 1129, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Get", a_MPI_Get, NULL, NULL },
-	{ 1130, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, 0, "MPI_Get_accumulate", a_MPI_Get_accumulate, NULL, NULL },
-	{ 1131, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, 0, "MPI_Get_accumulate_c", a_MPI_Get_accumulate_c, NULL, NULL },
+	{ 1129, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Get", a_MPI_Get, NULL, &h_MPI_Get },
+	{ 1130, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, 0, "MPI_Get_accumulate", a_MPI_Get_accumulate, NULL, &h_MPI_Get_accumulate },
+	{ 1131, TG_LAYER_MPI, TG_K_INT, 12, TG_H_NONE, 0, "MPI_Get_accumulate_c", a_MPI_Get_accumulate_c, NULL, &h_MPI_Get_accumulate_c },
 	{ 1132, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Get_address", a_MPI_Get_address, NULL, NULL },
-	{ 1133, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Get_c", a_MPI_Get_c, NULL, NULL },
+	{ 1133, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Get_c", a_MPI_Get_c, NULL, &h_MPI_Get_c },
 	{ 1134, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Get_count", a_MPI_Get_count, NULL, NULL },
 	{ 1135, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Get_count_c", a_MPI_Get_count_c, NULL, NULL },
 	{ 1136, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Get_elements", a_MPI_Get_elements, NULL, NULL },
@@ -7571,8 +7595,8 @@ static const struct tg_calldesc calls[] = {
 	{ 1286, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Probe", a_MPI_Probe, NULL, NULL },
 	{ 1287, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Psend_init", a_MPI_Psend_init, NULL, &h_MPI_Psend_init },
 	{ 1288, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Publish_name", a_MPI_Publish_name, NULL, NULL },
-	{ 1289, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Put", a_MPI_Put, NULL, NULL },
-	{ 1290, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Put_c", a_MPI_Put_c, NULL, NULL },
+	{ 1289, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Put", a_MPI_Put, NULL, &h_MPI_Put },
+	{ 1290, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Put_c", a_MPI_Put_c, NULL, &h_MPI_Put_c },
 	{ 1291, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Query_thread", a_MPI_Query_thread, NULL, NULL },
 	{ 1292, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, 0, "MPI_Raccumulate", a_MPI_Raccumulate, NULL, &h_MPI_Raccumulate },
 	{ 1293, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, 0, "MPI_Raccumulate_c", a_MPI_Raccumulate_c, NULL, &h_MPI_Raccumulate_c },
@@ -7716,21 +7740,21 @@ static const struct tg_calldesc calls[] = {
 	{ 1431, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Waitall", a_MPI_Waitall, NULL, &h_MPI_Waitall },
 	{ 1432, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Waitany", a_MPI_Waitany, NULL, &h_MPI_Waitany },
 	{ 1433, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Waitsome", a_MPI_Waitsome, NULL, &h_MPI_Waitsome },
-	{ 1434, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_allocate", a_MPI_Win_allocate, NULL, NULL },
-	{ 1435, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_allocate_c", a_MPI_Win_allocate_c, NULL, NULL },
-	{ 1436, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_allocate_shared", a_MPI_Win_allocate_shared, NULL, NULL },
-	{ 1437, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_allocate_shared_c", a_MPI_Win_allocate_shared_c, NULL, NULL },
+	{ 1434, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_allocate", a_MPI_Win_allocate, NULL, &h_MPI_Win_allocate },
+	{ 1435, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_allocate_c", a_MPI_Win_allocate_c, NULL, &h_MPI_Win_allocate_c },
+	{ 1436, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_allocate_shared", a_MPI_Win_allocate_shared, NULL, &h_MPI_Win_allocate_shared },
+	{ 1437, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_allocate_shared_c", a_MPI_Win_allocate_shared_c, NULL, &h_MPI_Win_allocate_shared_c },
 	{ 1438, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_attach", a_MPI_Win_attach, NULL, NULL },
 	{ 1439, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_call_errhandler", a_MPI_Win_call_errhandler, NULL, NULL },
-	{ 1440, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_complete", a_MPI_Win_complete, NULL, NULL },
-	{ 1441, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_create", a_MPI_Win_create, NULL, NULL },
-	{ 1442, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_create_c", a_MPI_Win_create_c, NULL, NULL },
-	{ 1443, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_create_dynamic", a_MPI_Win_create_dynamic, NULL, NULL },
+	{ 1440, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_complete", a_MPI_Win_complete, NULL, &h_MPI_Win_complete },
+	{ 1441, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_create", a_MPI_Win_create, NULL, &h_MPI_Win_create },
+	{ 1442, TG_LAYER_MPI, TG_K_INT, 6, TG_H_NONE, 0, "MPI_Win_create_c", a_MPI_Win_create_c, NULL, &h_MPI_Win_create_c },
+	{ 1443, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_create_dynamic", a_MPI_Win_create_dynamic, NULL, &h_MPI_Win_create_dynamic },
 	{ 1444, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_create_errhandler", a_MPI_Win_create_errhandler, NULL, NULL },
 	{ 1445, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Win_create_keyval", a_MPI_Win_create_keyval, NULL, NULL },
 	{ 1446, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_delete_attr", a_MPI_Win_delete_attr, NULL, NULL },
 	{ 1447, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_detach", a_MPI_Win_detach, NULL, NULL },
-	{ 1448, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_fence", a_MPI_Win_fence, NULL, NULL },
+	{ 1448, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_fence", a_MPI_Win_fence, NULL, &h_MPI_Win_fence },
 	{ 1449, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_flush", a_MPI_Win_flush, NULL, NULL },
 	{ 1450, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_flush_all", a_MPI_Win_flush_all, NULL, NULL },
 	{ 1451, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_flush_local", a_MPI_Win_flush_local, NULL, NULL },
@@ -7742,8 +7766,8 @@ static const struct tg_calldesc calls[] = {
 	{ 1457, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_get_group", a_MPI_Win_get_group, NULL, NULL },
 	{ 1458, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_get_info", a_MPI_Win_get_info, NULL, NULL },
 	{ 1459, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_get_name", a_MPI_Win_get_name, NULL, NULL },
-	{ 1460, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Win_lock", a_MPI_Win_lock, NULL, NULL },
-	{ 1461, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_lock_all", a_MPI_Win_lock_all, NULL, NULL },
+	{ 1460, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Win_lock", a_MPI_Win_lock, NULL, &h_MPI_Win_lock },
+	{ 1461, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_lock_all", a_MPI_Win_lock_all, NULL, &h_MPI_Win_lock_all },
 	{ 1462, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_post", a_MPI_Win_post, NULL, NULL },
 	{ 1463, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_set_attr", a_MPI_Win_set_attr, NULL, NULL },
 	{ 1464, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_set_errhandler", a_MPI_Win_set_errhandler, NULL, NULL },
@@ -7751,11 +7775,11 @@ static const struct tg_calldesc calls[] = {
 	{ 1466, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_set_name", a_MPI_Win_set_name, NULL, NULL },
 	{ 1467, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Win_shared_query", a_MPI_Win_shared_query, NULL, NULL },
 	{ 1468, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Win_shared_query_c", a_MPI_Win_shared_query_c, NULL, NULL },
-	{ 1469, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_start", a_MPI_Win_start, NULL, NULL },
+	{ 1469, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_start", a_MPI_Win_start, NULL, &h_MPI_Win_start },
 	{ 1470, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_sync", a_MPI_Win_sync, NULL, NULL },
 	{ 1471, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_test", a_MPI_Win_test, NULL, NULL },
-	{ 1472, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_unlock", a_MPI_Win_unlock, NULL, NULL },
-	{ 1473, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_unlock_all", a_MPI_Win_unlock_all, NULL, NULL },
+	{ 1472, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_unlock", a_MPI_Win_unlock, NULL, &h_MPI_Win_unlock },
+	{ 1473, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_unlock_all", a_MPI_Win_unlock_all, NULL, &h_MPI_Win_unlock_all },
 	{ 1474, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_wait", a_MPI_Win_wait, NULL, NULL },
 	{ 1475, TG_LAYER_MPIIO, TG_K_INT, 1, TG_H_NONE, 1, "MPI_File_close", a_MPI_File_close, r_MPI_File_close, &h_MPI_File_close },
 	{ 1476, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_delete", a_MPI_File_delete, NULL, NULL },

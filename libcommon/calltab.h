@@ -172,6 +172,10 @@ enum tg_mk {
 	TG_MK_COLL, TG_MK_ICOLL, TG_MK_COLL_INIT, TG_MK_CREATE, TG_MK_ICREATE,
 	TG_MK_NEWCREATE, TG_MK_FOPEN, TG_MK_FCLOSE, TG_MK_FCOLL, TG_MK_FICOLL,
 	TG_MK_FBEGIN, TG_MK_FEND, TG_MK_INERT, TG_MK_INERT_INIT, TG_MK_FINALIZE,
+	TG_MK_WOPEN,	/* makes a window (collective on comm) */
+	TG_MK_WFENCE,	/* MPI_Win_fence: ends a fence epoch, starts one */
+	TG_MK_WEPOCH,	/* opens (TG_MF_OPEN) or closes a lock or access epoch */
+	TG_MK_RMA,	/* a one-sided operation: TG_MF_PUT, TG_MF_GET or both */
 	TG_MK_COUNT
 };
 
@@ -189,6 +193,9 @@ enum tg_order {
 
 #define TG_MF_SYNC 1	/* a synchronous send: completes after the receive started */
 #define TG_MF_READY 2	/* a ready send: the receive was posted before */
+#define TG_MF_PUT 8	/* a one-sided operation that writes the target's window */
+#define TG_MF_GET 16	/* one that reads it */
+#define TG_MF_OPEN 32	/* MPI_Win_lock, _lock_all, _start (else _unlock...) */
 
 struct tg_hbrole {
 	uint8_t kind;		/* enum tg_mk */

@@ -38,7 +38,7 @@
 /* ---- names ------------------------------------------------------------- */
 
 static const char *const edge_names[] = {
-	NULL, "message", "sync", "gather", "release", "root", "to-root", "prefix", "run",
+	NULL, "message", "sync", "gather", "release", "root", "to-root", "prefix", "run", "rma",
 };
 static const char *const extra_names[] = { NULL, "all", "prefix", "side", "run" };
 static const char *const problem_names[] = {

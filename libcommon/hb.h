@@ -36,7 +36,7 @@ enum tg_hbsect {
 enum tg_hbedge {
 	TG_HBE_MESSAGE = 1, TG_HBE_SYNC = 2, TG_HBE_GATHER = 3,
 	TG_HBE_RELEASE = 4, TG_HBE_ROOT = 5, TG_HBE_TOROOT = 6,
-	TG_HBE_PREFIX = 7, TG_HBE_RUN = 8,
+	TG_HBE_PREFIX = 7, TG_HBE_RUN = 8, TG_HBE_RMA = 9,
 	TG_HBE_COUNT
 };
 

@@ -203,7 +203,7 @@ MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
       'getstatus', 'reqfree', 'coll', 'icoll', 'coll_init', 'create', 'icreate',
       'newcreate', 'fopen', 'fclose', 'fcoll', 'ficoll', 'fbegin', 'fend',
-      'inert', 'inert_init', 'finalize']
+      'inert', 'inert_init', 'finalize', 'wopen', 'wfence', 'wepoch', 'rma']
 ORDERS = ['none', 'all', 'sync', 'root', 'toroot', 'scan', 'exscan']
 
 
@@ -308,7 +308,7 @@ def hb_role(row, args, where):
             root = row.argidx(v, where)
         elif k == 'order' and v in ORDERS:
             order = 'TG_ORD_' + v.upper()
-        elif k in ('sync', 'ready') and not v:
+        elif k in ('sync', 'ready', 'put', 'get', 'open') and not v:
             flags.append('TG_MF_' + k.upper())
         else:
             raise SystemExit('%s: bad hb() field %r' % (where, a))

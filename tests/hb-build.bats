@@ -811,15 +811,38 @@ EOF
 	cmp late.hb "$F/small.hb"
 }
 
-# one-sided synchronisation is not in the graph: said once per rank, and
-# by verify-io once for the run, with the pairs it would order left
-# unsynchronized rather than silently taken as a race
-@test "MPI_Win_fence: a one-sided problem per rank; verify-io says the pairs only fences order are counted unsynchronized" {
+@test "one-sided: a put orders its origin's past before its target's closing fence, a get its target's before the opening fence; a fence alone orders nothing (3 ranks)" {
 	needmpi
-	[ "$(grep -c ': one-sided: 2 calls, the first MPI_Win_fence at seq ' "$B/onesided.err")" -eq 3 ]
+	answers onesided <<-EOF
+	0:W 1:R yes	rank 0's put to rank 1 ends at rank 1's second fence
+	2:W 0:R yes
+	1:W 0:R no	rank 1 puts to rank 2, not to rank 0
+	1:W 0:B yes	rank 0's get from rank 1 reads what rank 1 did before the second fence
+	1:A 0:B no	but not what it did after it
+	0:B 1:C no	the fourth fence closes an epoch without operations
+	0:C 1:Y no	a put under MPI_Win_lock: no edge
+	EOF
+	run -0 hb-build -s "$B/onesided.hb"
+	# per rank: a put and a get
+	[ "$(stat edges.rma)" = 6 ] && [ "$(stat edges.release)" = 0 ]
+}
+
+# synchronisation by locks (and post/start/complete/wait) is not in the
+# graph: said once per rank, and by verify-io once for the run, with the
+# pairs it would order left unsynchronized rather than silently taken as
+# a race
+@test "MPI_Win_lock: a one-sided problem per rank; verify-io says the pairs only such calls order are counted unsynchronized" {
+	needmpi
+	[ "$(grep -c ': one-sided: 3 calls, the first MPI_Win_lock at seq ' "$B/onesided.err")" -eq 3 ]
 	run -0 --separate-stderr hb-build -s "$B/onesided.hb"
-	[ "$(grep -c $'^problem\tone-sided\trank=[0-2]\tcount=2\tseq=[0-9]*\tfunc=MPI_Win_fence$' <<<"$output")" -eq 3 ]
+	[ "$(grep -c $'^problem\tone-sided\trank=[0-2]\tcount=3\tseq=[0-9]*\tfunc=MPI_Win_lock$' <<<"$output")" -eq 3 ]
 	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" "$B/w-onesided/t"
-	[[ $stderr == *"verify-io: one-sided on 3 ranks (rank "*": 2 calls, the first MPI_Win_fence at seq "*"): the accesses only those calls order are counted as not synchronized"* ]]
+	[[ $stderr == *"verify-io: one-sided on 3 ranks (rank "*": 3 calls, the first MPI_Win_lock at seq "*"): the accesses only those calls order are counted as not synchronized"* ]]
 	[[ $output == *"POSIX layer: recommended consistency: posix"* ]]
+	# the second writes are unordered with the reads of the other ranks
+	# (6 pairs under every model); the first writes are ordered before
+	# every read by the fenced put (6 more pairs, in session only: no
+	# close and open)
+	printf '%s\n' "$output" | grep -Eq '^commit +/.*/rma.dat +0 +0 +0 +6$'
+	printf '%s\n' "$output" | grep -Eq '^session +/.*/rma.dat +3 +0 +0 +12$'
 }

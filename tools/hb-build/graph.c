@@ -43,13 +43,14 @@
 
 /* The call table row of an MPI or MPI-IO function named by the @n bytes
  * at @s, or NULL. */
-/* Whether @d synchronises one-sided communication (an epoch of a window:
- * fence, lock, post/start/complete/wait, flush, sync), which the graph
- * does not order by: accesses only such calls order are left unordered. */
+/* Whether @d synchronises one-sided communication by other means than
+ * fences (an epoch of a window: lock, post/start/complete/wait, flush,
+ * sync), which the graph does not order by: accesses only such calls
+ * order are left unordered.  Fences are edges (walk.c, hb_rma_edges). */
 static int one_sided_sync(const struct tg_calldesc *d)
 {
 	static const char *const names[] = {
-		"fence", "lock", "unlock", "lock_all", "unlock_all", "post", "start",
+		"lock", "unlock", "lock_all", "unlock_all", "post", "start",
 		"complete", "wait", "test", "sync", "flush", "flush_all", "flush_local",
 		"flush_local_all",
 	};
@@ -88,6 +89,8 @@ static void rst_free(struct rst *r)
 	hb_free(r->fmap.v);
 	hb_free(r->ldef.v);
 	hb_free(r->fdef.v);
+	hb_free(r->wmap.v);
+	hb_free(r->wdef.v);
 	hb_free(r->pending.v);
 	hb_free(r->kids.v);
 	hb_umap_free(&r->nest);
@@ -122,6 +125,7 @@ void hbb_free(struct hbb *b)
 	hb_free(b->sends.v);
 	hb_free(b->recvs.v);
 	hb_free(b->insts.v);
+	hb_free(b->rma.v);
 	hb_free(b->runs.v);
 	hb_free(b->esrc.v);
 	hb_free(b->edst.v);
@@ -581,14 +585,34 @@ static int push_intarr(ivec *pool, const struct arg *a)
 	return 0;
 }
 
-static int32_t file_code(struct rst *r, const struct arg *a)
+/* The index in @map of the handle "<c><id>" of argument @a; -1 if absent. */
+static int32_t handle_code(const ivec *map, char c, const struct arg *a)
 {
 	uint64_t id;
 
-	if (a && a->vl >= 2 && a->v[0] == 'f' && pu64(a->v + 1, a->vl - 1, &id) == 0 &&
-	    id > 0 && id < r->fmap.n)
-		return r->fmap.v[id];
+	if (a && a->vl >= 2 && a->v[0] == c && pu64(a->v + 1, a->vl - 1, &id) == 0 &&
+	    id > 0 && id < map->n)
+		return map->v[id];
 	return -1;
+}
+
+/* A new definition for the handle "<c><id>" of argument @a, the
+ * @next-th: its index, or -1 if the argument is not such a handle. */
+static int32_t handle_def(ivec *map, char c, const struct arg *a, int32_t next)
+{
+	uint64_t id;
+
+	if (!a || a->vl < 2 || a->v[0] != c || pu64(a->v + 1, a->vl - 1, &id) != 0 ||
+	    id == 0 || id >= MAXRANK)
+		return -1;
+	if (id >= map->n) {
+		size_t old = map->n;
+		RESERVE(*map, id + 1);
+		map->n = id + 1;
+		memset(map->v + old, 0xff, (map->n - old) * sizeof(int32_t));
+	}
+	map->v[id] = next;
+	return next;
 }
 
 /* Keep the arguments of a call of kind @k; -1 if one is malformed. */
@@ -676,28 +700,34 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 		break;
 	case TG_MK_NEWCREATE:
 		break;
-	case TG_MK_FOPEN: {
-		const struct arg *fh = find(a, na, "fh");
-		uint64_t id;
+	case TG_MK_FOPEN:
 		PUSH(*p, comm_code(r, find(a, na, "comm")));
-		PUSH(*p, -1);
-		if (fh && fh->vl >= 2 && fh->v[0] == 'f' && pu64(fh->v + 1, fh->vl - 1, &id) == 0 &&
-		    id > 0 && id < MAXRANK) {
-			if (id >= r->fmap.n) {
-				size_t old = r->fmap.n;
-				RESERVE(r->fmap, id + 1);
-				r->fmap.n = id + 1;
-				memset(r->fmap.v + old, 0xff, (r->fmap.n - old) * sizeof(int32_t));
-			}
-			r->fmap.v[id] = (int32_t)r->fdef.n;
-			p->v[p->n - 1] = (int32_t)r->fdef.n;
+		code = handle_def(&r->fmap, 'f', find(a, na, "fh"), (int32_t)r->fdef.n);
+		PUSH(*p, code);
+		if (code >= 0)
 			PUSH(r->fdef, ((struct fdef){ -1, -1, NONE }));
-		}
 		break;
-	}
 	case TG_MK_FCLOSE: case TG_MK_FCOLL: case TG_MK_FICOLL: case TG_MK_FBEGIN: case TG_MK_FEND: {
 		const struct arg *q = find(a, na, "request");
-		PUSH(*p, file_code(r, find(a, na, "fh")));
+		PUSH(*p, handle_code(&r->fmap, 'f', find(a, na, "fh")));
+		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		break;
+	}
+	case TG_MK_WOPEN:
+		PUSH(*p, comm_code(r, find(a, na, "comm")));
+		code = handle_def(&r->wmap, 'w', find(a, na, "win"), (int32_t)r->wdef.n);
+		PUSH(*p, code);
+		if (code >= 0)
+			PUSH(r->wdef, ((struct wdef){ -1, -1, 0, 0 }));
+		break;
+	case TG_MK_WFENCE:
+	case TG_MK_WEPOCH:
+		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
+		break;
+	case TG_MK_RMA: {
+		const struct arg *q = find(a, na, "request");
+		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
+		rc |= push_int(p, find(a, na, "target_rank"), PROC_NULL);
 		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
 		break;
 	}
@@ -779,7 +809,8 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		fnm = mpi_call(col[7], len[7]);
 		if (fnm)
 			f = &hb_ftab[fnm->id];
-		if (fnm && f->kind == TG_MK_OTHER && r->rank >= 0 && one_sided_sync(fnm))
+		if (fnm && (f->kind == TG_MK_OTHER || f->kind == TG_MK_WEPOCH) && r->rank >= 0 &&
+		    one_sided_sync(fnm))
 			hb_problem(b, TG_HBP_ONE_SIDED, r->rank, fnm->id, seq);
 	}
 	if (haskid && mpi) {
@@ -1022,6 +1053,9 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 	memset(&b->sends, 0, sizeof(b->sends));
 	memset(&b->recvs, 0, sizeof(b->recvs));
 	hb_match_colls(b);
+	hb_rma_edges(b);
+	hb_free(b->rma.v);
+	memset(&b->rma, 0, sizeof(b->rma));
 	hb_free(b->insts.v);
 	memset(&b->insts, 0, sizeof(b->insts));
 	b->stats[TG_HBST_CALLS] = b->nnodes;

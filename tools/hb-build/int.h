@@ -132,6 +132,14 @@ struct fdef {
 /* A parent call that nested calls are waiting for: its highest nested seq. */
 #define HASMPIKID (1ull << 63)
 
+/* A window a rank made: its group (that of the communicator it was made
+ * on), the fences it called on it, and its open lock or access epochs. */
+struct wdef {
+	int32_t gid, pos;
+	uint32_t nfence;
+	int32_t epochs;
+};
+
 struct kid {
 	uint64_t parent;
 	uint32_t idx;
@@ -145,6 +153,8 @@ struct rst {
 	ivec fmap;		/* file id -> fdef */
 	VEC(struct ldef) ldef;
 	VEC(struct fdef) fdef;
+	ivec wmap;		/* window id -> wdef */
+	VEC(struct wdef) wdef;
 	uvec pending;		/* ldefs waiting for the record that made them */
 	struct umap nest;	/* parent seq -> highest nested seq (| HASMPIKID) */
 	VEC(struct kid) kids;	/* MPI records that are nested, with their parent */
@@ -191,6 +201,14 @@ struct inst {
 	int32_t rank;
 };
 
+/* A one-sided operation in a fence epoch: the epoch is the number of
+ * fences its origin had called on the window before it. */
+struct rmaop {
+	int32_t gid, origin, target;	/* window group, positions in it */
+	uint32_t epoch, node;
+	uint8_t flags;			/* TG_MF_PUT, TG_MF_GET */
+};
+
 struct gcomm {
 	int32_t *members;	/* world ranks: group A then group B */
 	uint32_t n, na;		/* members, members of group A */
@@ -233,6 +251,7 @@ struct hbb {
 	VEC(struct sendop) sends;
 	VEC(struct recvop) recvs;
 	VEC(struct inst) insts;
+	VEC(struct rmaop) rma;
 	uint32_t nfiles, ncomms;
 	uint64_t messages, collectives;
 
@@ -279,6 +298,8 @@ void hb_link_runs(struct hbb *b);
  * extra nodes and problems. */
 void hb_match_p2p(struct hbb *b);
 void hb_match_colls(struct hbb *b);
+/* The edges of one-sided operations, after hb_match_colls. */
+void hb_rma_edges(struct hbb *b);
 
 /* index.c: leave out the calls no edge touches. */
 void hb_prune(struct hbb *b);

@@ -34,9 +34,9 @@ uint32_t hb_new_gid(struct hbb *b, const int32_t *ma, uint32_t na, const int32_t
 		memcpy(g.members + na, mb, nb * sizeof(int32_t));
 	g.lists = hb_calloc(g.n, sizeof(uvec));
 	PUSH(b->g, g);
-	if (isfile)
+	if (isfile == 1)
 		b->nfiles++;
-	else
+	else if (isfile == 0)
 		b->ncomms++;
 	return (uint32_t)b->g.n - 1;
 }
@@ -442,31 +442,93 @@ static void start(struct walk *w, int32_t id)
 	}
 }
 
+/* The group of the @kind-th object (-2 a file, -3 a window) this rank
+ * made on its communicator @code: the k-th one made on a communicator is
+ * the same on every member.  Its gid and the rank's position, -1 if the
+ * communicator is unknown. */
+static int32_t object_gid(struct walk *w, int32_t code, int32_t kind, int32_t *pos)
+{
+	struct hbb *b = w->b;
+	int32_t cg = comm_gid(b, w->r, code, pos);
+	int32_t k[2] = { cg, kind };
+	uint32_t kid;
+	uint64_t *occ, *gs;
+
+	if (cg < 0 || *pos < 0)
+		return -1;
+	kid = intern(b, k, 2);
+	occ = hb_umap_at(&b->occ, (uint64_t)kid << 32 | (uint32_t)w->r->rank, 1, 0);
+	gs = hb_umap_at(&b->gidof, (uint64_t)kid << 32 | (uint32_t)*occ, 1, UINT64_MAX);
+	(*occ)++;
+	if (*gs == UINT64_MAX) {
+		const struct gcomm *c = &b->g.v[cg];
+		*gs = hb_new_gid(b, c->members, c->na, c->members + c->na, c->n - c->na, c->inter,
+				 kind == -2 ? 1 : 2);
+	}
+	return (int32_t)*gs;
+}
+
 /* MPI_File_open: a collective on its communicator, and the file's own
  * group of processes for the collectives on it. */
 static void file_open(struct walk *w, const int32_t *a)
 {
-	struct hbb *b = w->b;
-	int32_t pos, cg = comm_gid(b, w->r, a[0], &pos);
+	int32_t pos, gid;
 
 	coll(w, a[0], 0, 1);
-	if (a[1] >= 0 && cg >= 0 && pos >= 0) {
-		/* a file is the k-th one opened on its communicator */
-		struct fdef *fd = &w->r->fdef.v[a[1]];
-		int32_t k[2] = { cg, -2 };
-		uint32_t kid = intern(b, k, 2);
-		uint64_t *occ, *gs;
-		occ = hb_umap_at(&b->occ, (uint64_t)kid << 32 | (uint32_t)w->r->rank, 1, 0);
-		gs = hb_umap_at(&b->gidof, (uint64_t)kid << 32 | (uint32_t)*occ, 1, UINT64_MAX);
-		(*occ)++;
-		if (*gs == UINT64_MAX) {
-			const struct gcomm *c = &b->g.v[cg];
-			*gs = hb_new_gid(b, c->members, c->na, c->members + c->na,
-				      c->n - c->na, c->inter, 1);
-		}
-		fd->gid = (int32_t)*gs;
-		fd->pos = pos;
+	if (a[1] >= 0 && (gid = object_gid(w, a[0], -2, &pos)) >= 0) {
+		w->r->fdef.v[a[1]].gid = gid;
+		w->r->fdef.v[a[1]].pos = pos;
 	}
+}
+
+/* The rank's window @wd, or NULL (a problem) if it is not known. */
+static struct wdef *window(struct walk *w, int32_t wd)
+{
+	if (wd < 0 || (size_t)wd >= w->r->wdef.n || w->r->wdef.v[wd].gid < 0) {
+		hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+		return NULL;
+	}
+	return &w->r->wdef.v[wd];
+}
+
+/*
+ * One-sided communication (MPI 4.0 §12.5).  A window made on a
+ * communicator is a collective on it and a group of its own, whose
+ * collectives are the fences.  An operation between two fences of its
+ * origin, outside a lock or access epoch, is of the fence epoch that the
+ * next fence ends: a put (or accumulate) is done at its target when the
+ * target's closing fence returns, and a get reads the target's window as
+ * the target left it when it entered the fence that opened the epoch, and
+ * is done when the origin's closing fence returns.  hb_rma_edges makes
+ * those edges once the fences are matched.  A fence orders nothing else:
+ * MPI promises no barrier by it.
+ */
+static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
+{
+	struct wdef *wd;
+	struct rmaop op;
+
+	if (a[2] > 0)	/* MPI_Rput...: its request completes nothing more */
+		set_rq(w, a[2], RQ_INERT, NONE, NONE, 0);
+	if (a[1] == PROC_NULL || !(wd = window(w, a[0])))
+		return;
+	if (a[1] < 0 || (uint32_t)a[1] >= w->b->g.v[wd->gid].n) {
+		hb_problem(w->b, TG_HBP_BAD_RANK, w->r->rank, w->h->func, w->h->seq);
+		return;
+	}
+	if (wd->epochs > 0 || wd->nfence == 0) {
+		/* ordered by a lock or by post/start/complete/wait, or by no
+		 * synchronisation at all: no edge */
+		hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
+		return;
+	}
+	op.gid = wd->gid;
+	op.origin = wd->pos;
+	op.target = a[1];
+	op.epoch = wd->nfence;
+	op.node = w->node;
+	op.flags = flags & (TG_MF_PUT | TG_MF_GET);
+	PUSH(w->b->rma, op);
 }
 
 /* Start, wait and test calls: the requests they start or complete. */
@@ -633,6 +695,30 @@ static void walk_call(struct walk *w)
 		break;
 	case TG_MK_INERT:
 		set_rq(w, a[0], RQ_INERT, NONE, NONE, 0);
+		break;
+	case TG_MK_WOPEN:
+		coll(w, a[0], 0, 1);
+		if (a[1] >= 0) {
+			struct wdef *wd = &w->r->wdef.v[a[1]];
+			wd->gid = object_gid(w, a[0], -3, &wd->pos);
+		}
+		break;
+	case TG_MK_WFENCE: {
+		struct wdef *wd = window(w, a[0]);
+		if (wd) {
+			add_inst(w, wd->gid, wd->pos, 0, w->node);
+			wd->nfence++;
+		}
+		break;
+	}
+	case TG_MK_WEPOCH: {
+		struct wdef *wd = window(w, a[0]);
+		if (wd)
+			wd->epochs += (f->flags & TG_MF_OPEN) ? 1 : wd->epochs > 0 ? -1 : 0;
+		break;
+	}
+	case TG_MK_RMA:
+		rma_op(w, a, f->flags);
 		break;
 	case TG_MK_INERT_INIT:
 		set_rq(w, a[0], RQ_INERT, NONE, NONE, 1);
@@ -1014,6 +1100,34 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 			edge(b, m[root]->start, m[i]->end, TG_HBE_ROOT);
 		else
 			edge(b, m[i]->start, m[root]->end, TG_HBE_TOROOT);
+	}
+}
+
+/* The edges of the one-sided operations in fence epochs (see rma_op): the
+ * fences of a window are its group's collective instances, in order. */
+void hb_rma_edges(struct hbb *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->rma.n; i++) {
+		const struct rmaop *op = &b->rma.v[i];
+		const struct gcomm *g = &b->g.v[op->gid];
+		const uvec *lt = &g->lists[op->target], *lo = &g->lists[op->origin];
+		uint32_t close_t = op->epoch < lt->n ? b->insts.v[lt->v[op->epoch]].end : NONE;
+		uint32_t close_o = op->epoch < lo->n ? b->insts.v[lo->v[op->epoch]].end : NONE;
+		uint32_t open_t;
+
+		if (close_t == NONE || close_o == NONE) {
+			/* no fence ends its epoch */
+			hb_problem(b, TG_HBP_ONE_SIDED, g->members[op->origin], b->func[op->node],
+				   b->seq[op->node]);
+			continue;
+		}
+		open_t = b->insts.v[lt->v[op->epoch - 1]].start;
+		if (op->flags & TG_MF_PUT)
+			edge(b, op->node, close_t, TG_HBE_RMA);
+		if (op->flags & TG_MF_GET)
+			edge(b, open_t, close_o, TG_HBE_RMA);
 	}
 }
 
