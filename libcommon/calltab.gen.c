@@ -8,630 +8,630 @@
 #include "tg.h"
 
 static const struct tg_argdesc a_open[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_open[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_open64[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_open64[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_openat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_openat[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 1, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_openat64[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_openat64[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 1, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_creat[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_creat[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_TRUNC },
 };
 static const struct tg_argdesc a_creat64[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_creat64[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_TRUNC },
 };
 static const struct tg_argdesc a_close[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_close[] = {
 	{ TG_IO_CLOSE, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_dup[] = {
-	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
+	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_dup[] = {
 	{ TG_IO_DUP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_dup2[] = {
-	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "newfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
+	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_dup2[] = {
 	{ TG_IO_DUP, TG_OFF_NONE, TG_LEN_NONE, 1, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_dup3[] = {
-	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "newfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0 },
+	{ "oldfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_dup3[] = {
 	{ TG_IO_DUP, TG_OFF_NONE, TG_LEN_NONE, 1, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fcntl[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "cmd", TG_K_FCNTL, TG_IN, TG_H_NONE, 0 },
-	{ "arg", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "lock", TG_K_FLOCK, TG_INOUT, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cmd", TG_K_FCNTL, TG_IN, TG_H_NONE, 0, 0 },
+	{ "arg", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lock", TG_K_FLOCK, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fcntl[] = {
 	{ TG_IO_FCNTL, TG_OFF_NONE, TG_LEN_NONE, 0, 1, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 	{ TG_IO_LOCK, TG_OFF_ARG, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pipe[] = {
-	{ "fds", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
+	{ "fds", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_pipe2[] = {
-	{ "fds", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0 },
+	{ "fds", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fcntl64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "cmd", TG_K_FCNTL, TG_IN, TG_H_NONE, 0 },
-	{ "arg", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "lock", TG_K_FLOCK, TG_INOUT, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cmd", TG_K_FCNTL, TG_IN, TG_H_NONE, 0, 0 },
+	{ "arg", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lock", TG_K_FLOCK, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fcntl64[] = {
 	{ TG_IO_FCNTL, TG_OFF_NONE, TG_LEN_NONE, 0, 1, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 	{ TG_IO_LOCK, TG_OFF_ARG, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_flock[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "operation", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "operation", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_flock[] = {
 	{ TG_IO_LOCK, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_lockf[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "cmd", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cmd", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_lockf[] = {
 	{ TG_IO_LOCK, TG_OFF_POS, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
 };
 static const struct tg_argdesc a_lockf64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "cmd", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cmd", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_lockf64[] = {
 	{ TG_IO_LOCK, TG_OFF_POS, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
 };
 static const struct tg_argdesc a_read[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_read[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_write[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_write[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pread[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pread[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pread64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pread64[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pwrite[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pwrite[] = {
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pwrite64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pwrite64[] = {
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_readv[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE, 0 },
-	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_readv[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_writev[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE, 0 },
-	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_writev[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_preadv[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE, 0 },
-	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_preadv[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_preadv64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE, 0 },
-	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_preadv64[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pwritev[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE, 0 },
-	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pwritev[] = {
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pwritev64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE, 0 },
-	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pwritev64[] = {
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_preadv2[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE, 0 },
-	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iov", TG_K_IOV, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_preadv2[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_pwritev2[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE, 0 },
-	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iov", TG_K_IOV, TG_IN, TG_H_NONE, 0, 0 },
+	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pwritev2[] = {
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_lseek[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_lseek[] = {
 	{ TG_IO_SEEK, TG_OFF_RET, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_lseek64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_lseek64[] = {
 	{ TG_IO_SEEK, TG_OFF_RET, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fsync[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fsync[] = {
 	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fdatasync[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fdatasync[] = {
 	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_syncfs[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_ftruncate[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_ftruncate[] = {
 	{ TG_IO_TRUNCATE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_ftruncate64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_ftruncate64[] = {
 	{ TG_IO_TRUNCATE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_truncate[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_truncate[] = {
 	{ TG_IO_TRUNCATE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_truncate64[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "length", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_truncate64[] = {
 	{ TG_IO_TRUNCATE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fallocate[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_posix_fallocate[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_posix_fadvise[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "advice", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "advice", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_sendfile[] = {
-	{ "out_fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "in_fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "out_fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "in_fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_sendfile[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_copy_file_range[] = {
-	{ "fd_in", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "off_in", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE, 0 },
-	{ "fd_out", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "off_out", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE, 0 },
-	{ "len", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "fd_in", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "off_in", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "fd_out", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "off_out", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_copy_file_range[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_mmap[] = {
-	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "length", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "prot", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "length", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "prot", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_mmap[] = {
 	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_mmap64[] = {
-	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "length", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "prot", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
+	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "length", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "prot", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_mmap64[] = {
 	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_munmap[] = {
-	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "length", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "length", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_msync[] = {
-	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "length", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "length", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_stat[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_stat64[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_lstat[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_lstat64[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fstat[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fstat64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fstatat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fstatat64[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_statx[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "mask", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "stx", TG_K_STAT, TG_OUT, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mask", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stx", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_access[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "amode", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "amode", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_faccessat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "amode", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "amode", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_unlink[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_unlinkat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_rename[] = {
-	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_renameat[] = {
-	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_renameat2[] = {
-	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_link[] = {
-	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_linkat[] = {
-	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_symlink[] = {
-	{ "target", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "linkpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "target", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "linkpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_symlinkat[] = {
-	{ "target", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "linkpath", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "target", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "linkpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_readlink[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "bufsiz", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "bufsiz", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_readlinkat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "bufsiz", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "bufsiz", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_mkdir[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_mkdirat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_rmdir[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_chdir[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fchdir[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_chmod[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fchmod[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fchmodat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_chown[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "group", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fchown[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "group", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_lchown[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "group", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fchownat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "group", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "owner", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_utime[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "times", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "times", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_utimes[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "times", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "times", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_utimensat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "times", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "times", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_futimens[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "times", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "times", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_mknod[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
-	{ "dev", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dev", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_mknodat[] = {
-	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
-	{ "dev", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dev", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_mkfifo[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_umask[] = {
-	{ "mask", TG_K_MODE, TG_IN, TG_H_NONE, 0 },
+	{ "mask", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_opendir[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fdopendir[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_readdir[] = {
-	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0 },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_readdir64[] = {
-	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0 },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_closedir[] = {
-	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0 },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_rewinddir[] = {
-	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0 },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_telldir[] = {
-	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0 },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_seekdir[] = {
-	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0 },
-	{ "loc", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "dirp", TG_K_DIR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "loc", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_mkstemp[] = {
-	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE, 0 },
+	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_mkostemp[] = {
-	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE, 0 },
-	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0 },
+	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_realpath[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "resolved", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "resolved", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_statfs[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fstatfs[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_getdents64[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "dirp", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dirp", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fork[] = {
 	{ TG_IO_FORK, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
@@ -640,6492 +640,6502 @@ static const struct tg_iorole r_vfork[] = {
 	{ TG_IO_FORK, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_execve[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_execv[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_execvp[] = {
-	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_execvpe[] = {
-	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a__exit[] = {
-	{ "status", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "status", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a__Exit[] = {
-	{ "status", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "status", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_execl[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_execlp[] = {
-	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_execle[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fopen[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 7, 1 },
 };
 static const struct tg_iorole r_fopen[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_DUP, TG_OFF_NONE, TG_LEN_NONE, 2, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fopen64[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 7, 1 },
 };
 static const struct tg_iorole r_fopen64[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_DUP, TG_OFF_NONE, TG_LEN_NONE, 2, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fdopen[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fdopen[] = {
 	{ TG_IO_FDOPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_freopen[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 7, 1 },
 };
 static const struct tg_iorole r_freopen[] = {
 	{ TG_IO_REOPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, 1, 2, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_DUP, TG_OFF_NONE, TG_LEN_NONE, 3, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_freopen64[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 7, 1 },
 };
 static const struct tg_iorole r_freopen64[] = {
 	{ TG_IO_REOPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, 1, 2, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_DUP, TG_OFF_NONE, TG_LEN_NONE, 3, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fclose[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 7, 1 },
 };
 static const struct tg_iorole r_fclose[] = {
 	{ TG_IO_CLOSE, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_CLOSE, TG_OFF_NONE, TG_LEN_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fmemopen[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_popen[] = {
-	{ "command", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "type", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "command", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_pclose[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fread[] = {
-	{ "ptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "ptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fread[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET_TIMES, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
 };
 static const struct tg_argdesc a_fwrite[] = {
-	{ "ptr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "ptr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fwrite[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET_TIMES, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
 };
 static const struct tg_argdesc a_fread_unlocked[] = {
-	{ "ptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "ptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fread_unlocked[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET_TIMES, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
 };
 static const struct tg_argdesc a_fwrite_unlocked[] = {
-	{ "ptr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "ptr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fwrite_unlocked[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET_TIMES, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
 };
 static const struct tg_argdesc a_fgets[] = {
-	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6 },
+	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
 };
 static const struct tg_iorole r_fgets[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
 };
 static const struct tg_argdesc a_fgets_unlocked[] = {
-	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6 },
+	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
 };
 static const struct tg_iorole r_fgets_unlocked[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
 };
 static const struct tg_argdesc a_fputs[] = {
-	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6 },
+	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
 };
 static const struct tg_iorole r_fputs[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ARG, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
 };
 static const struct tg_argdesc a_fputs_unlocked[] = {
-	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6 },
+	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
 };
 static const struct tg_iorole r_fputs_unlocked[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ARG, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
 };
 static const struct tg_argdesc a_fgetc[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fgetc[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_getc[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_getc[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fputc[] = {
-	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fputc[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_putc[] = {
-	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_putc[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_ungetc[] = {
-	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_getline[] = {
-	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "n", TG_K_UINT, TG_INOUT, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "n", TG_K_UINT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_getline[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_getdelim[] = {
-	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "n", TG_K_UINT, TG_INOUT, TG_H_NONE, 0 },
-	{ "delim", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "n", TG_K_UINT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "delim", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_getdelim[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_puts[] = {
-	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_putchar[] = {
-	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fprintf[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fprintf[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_vfprintf[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_vfprintf[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_printf[] = {
-	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_vprintf[] = {
-	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_dprintf[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_dprintf[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_vdprintf[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_vdprintf[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fscanf[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fscanf[] = {
 	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_vfscanf[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_vfscanf[] = {
 	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fseek[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fseek[] = {
 	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fseeko[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fseeko[] = {
 	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fseeko64[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fseeko64[] = {
 	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_ftell[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_ftell[] = {
 	{ TG_IO_SEEK, TG_OFF_RET, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_ftello[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_ftello[] = {
 	{ TG_IO_SEEK, TG_OFF_RET, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_ftello64[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_ftello64[] = {
 	{ TG_IO_SEEK, TG_OFF_RET, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fgetpos[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "pos", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "pos", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fsetpos[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "pos", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "pos", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fgetpos64[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "pos", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "pos", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_fsetpos64[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "pos", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "pos", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_rewind[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_rewind[] = {
 	{ TG_IO_REWIND, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fflush[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fflush[] = {
 	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fflush_unlocked[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fflush_unlocked[] = {
 	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_setvbuf[] = {
-	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_remove[] = {
-	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_aio_read[] = {
-	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0, 1 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 1 },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_aio_read[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_AIO, 1, 0, TG_ARG_NONE, TG_ARG_NONE, 2, 3, 0 },
 };
 static const struct tg_argdesc a_aio_write[] = {
-	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0, 1 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 1 },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_aio_write[] = {
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_AIO, 1, 0, TG_ARG_NONE, TG_ARG_NONE, 2, 3, 0 },
 };
 static const struct tg_argdesc a_aio_error[] = {
-	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0, 1 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 1 },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_argdesc a_aio_return[] = {
-	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0, 1 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 1 },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_aio_return[] = {
 	{ TG_IO_AIODONE, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_aio_suspend[] = {
-	{ "nent", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "nent", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_aio_cancel[] = {
-	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0, 1 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 1 },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_argdesc a_aio_fsync[] = {
-	{ "op", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "op", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0, 1 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 1 },
+	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_aio_fsync[] = {
 	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_lio_listio[] = {
-	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "nent", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "nent", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Abort[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Accumulate[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Accumulate = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Accumulate_c[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Accumulate_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Add_error_class[] = {
-	{ "errorclass", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "errorclass", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Add_error_code[] = {
-	{ "errorclass", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "errorcode", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "errorclass", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errorcode", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Add_error_string[] = {
-	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "string", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "string", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Address[] = {
-	{ "location", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "address", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "location", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "address", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Allgather[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allgather = { TG_MK_COLL, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allgather_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allgather_c = { TG_MK_COLL, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allgather_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allgather_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allgather_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allgather_init_c = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allgatherv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allgatherv = { TG_MK_COLL, TG_ORD_ALL, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allgatherv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allgatherv_c = { TG_MK_COLL, TG_ORD_ALL, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allgatherv_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allgatherv_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allgatherv_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allgatherv_init_c = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alloc_mem[] = {
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Allreduce[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allreduce = { TG_MK_COLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allreduce_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allreduce_c = { TG_MK_COLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allreduce_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allreduce_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Allreduce_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Allreduce_init_c = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoall[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoall = { TG_MK_COLL, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoall_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoall_c = { TG_MK_COLL, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoall_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoall_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoall_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoall_init_c = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoallv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoallv = { TG_MK_COLL, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoallv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoallv_c = { TG_MK_COLL, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoallv_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoallv_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoallv_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoallv_init_c = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoallw[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoallw = { TG_MK_COLL, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoallw_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoallw_c = { TG_MK_COLL, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoallw_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoallw_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Alltoallw_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Alltoallw_init_c = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Attr_delete[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Attr_get[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Attr_put[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Barrier[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Barrier = { TG_MK_COLL, TG_ORD_ALL, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Barrier_init[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Barrier_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Bcast[] = {
-	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Bcast = { TG_MK_COLL, TG_ORD_ROOT, 0, 4, 3 };
 static const struct tg_argdesc a_MPI_Bcast_c[] = {
-	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Bcast_c = { TG_MK_COLL, TG_ORD_ROOT, 0, 4, 3 };
 static const struct tg_argdesc a_MPI_Bcast_init[] = {
-	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Bcast_init = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 4, 3 };
 static const struct tg_argdesc a_MPI_Bcast_init_c[] = {
-	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Bcast_init_c = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 4, 3 };
 static const struct tg_argdesc a_MPI_Bsend[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Bsend = { TG_MK_SEND, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Bsend_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Bsend_c = { TG_MK_SEND, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Bsend_init[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Bsend_init = { TG_MK_SEND_INIT, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Bsend_init_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Bsend_init_c = { TG_MK_SEND_INIT, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Buffer_attach[] = {
-	{ "buffer", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "buffer", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Buffer_attach_c[] = {
-	{ "buffer", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "buffer", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Buffer_detach[] = {
-	{ "buffer_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "buffer_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Buffer_detach_c[] = {
-	{ "buffer_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "buffer_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Cancel[] = {
-	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0 },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Cart_coords[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "maxdims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "coords", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "maxdims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "coords", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Cart_create[] = {
-	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "dims", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "periods", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm_cart", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dims", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "periods", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm_cart", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Cart_create = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Cart_get[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "maxdims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "dims", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "periods", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "coords", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "maxdims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dims", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "periods", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "coords", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Cart_map[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "dims", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "periods", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "newrank", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dims", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "periods", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newrank", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Cart_rank[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "coords", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "coords", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Cart_shift[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "direction", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "rank_source", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "rank_dest", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "direction", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rank_source", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "rank_dest", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Cart_sub[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "remain_dims", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "remain_dims", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Cart_sub = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Cartdim_get[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "ndims", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "ndims", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Close_port[] = {
-	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_accept[] = {
-	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_call_errhandler[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_compare[] = {
-	{ "comm1", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "comm2", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "result", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm1", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "comm2", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "result", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_connect[] = {
-	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_create[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Comm_create = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_create_errhandler[] = {
-	{ "comm_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "comm_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_create_from_group[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "stringtag", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "stringtag", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Comm_create_from_group = { TG_MK_NEWCREATE, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_create_group[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Comm_create_group = { TG_MK_NEWCREATE, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_create_keyval[] = {
-	{ "comm_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "comm_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "comm_keyval", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "comm_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm_keyval", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_delete_attr[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_disconnect[] = {
-	{ "comm", TG_K_MPIH, TG_INOUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_INOUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_dup[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Comm_dup = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_dup_with_info[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Comm_dup_with_info = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_free[] = {
-	{ "comm", TG_K_MPIH, TG_INOUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_INOUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_free_keyval[] = {
-	{ "comm_keyval", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "comm_keyval", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_get_attr[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_get_errhandler[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_get_info[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_get_name[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "comm_name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "comm_name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_get_parent[] = {
-	{ "parent", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "parent", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_group[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_idup[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "deferred", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "deferred", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_hbrole h_MPI_Comm_idup = { TG_MK_ICREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_idup_with_info[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "deferred", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "deferred", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_hbrole h_MPI_Comm_idup_with_info = { TG_MK_ICREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_join[] = {
-	{ "fd", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "fd", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_rank[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_remote_group[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_remote_size[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_set_attr[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "comm_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_set_errhandler[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_set_info[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_set_name[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "comm_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "comm_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_size[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_spawn[] = {
-	{ "command", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "maxprocs", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
-	{ "array_of_errcodes", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "command", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "maxprocs", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
+	{ "array_of_errcodes", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_spawn_multiple[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_maxprocs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_info", TG_K_MPIHARR, TG_IN, TG_H_INFO, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
-	{ "array_of_errcodes", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_maxprocs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_info", TG_K_MPIHARR, TG_IN, TG_H_INFO, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "intercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
+	{ "array_of_errcodes", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Comm_split[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "color", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "key", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "color", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "key", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Comm_split = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_split_type[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "split_type", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "key", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "split_type", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "key", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Comm_split_type = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_test_inter[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Compare_and_swap[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "compare_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "compare_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Compare_and_swap = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_DUP_FN[] = {
-	{ "oldcomm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val_in", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val_out", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "oldcomm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val_in", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val_out", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Dims_create[] = {
-	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "dims", TG_K_INTARR, TG_INOUT, TG_H_NONE, 0 },
+	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dims", TG_K_INTARR, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Dist_graph_create[] = {
-	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sources", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "degrees", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm_dist_graph", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sources", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "degrees", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm_dist_graph", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Dist_graph_create = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Dist_graph_create_adjacent[] = {
-	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "indegree", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sources", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "outdegree", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "destinations", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm_dist_graph", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "indegree", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sources", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "outdegree", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "destinations", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm_dist_graph", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Dist_graph_create_adjacent = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Dist_graph_neighbors[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "maxindegree", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sources", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "sourceweights", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "maxoutdegree", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "destinations", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "destweights", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "maxindegree", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sources", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "sourceweights", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "maxoutdegree", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "destinations", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "destweights", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Dist_graph_neighbors_count[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "indegree", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "outdegree", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "weighted", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "indegree", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outdegree", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "weighted", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Errhandler_create[] = {
-	{ "comm_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "comm_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Errhandler_free[] = {
-	{ "errhandler", TG_K_MPIH, TG_INOUT, TG_H_ERRH, 0 },
+	{ "errhandler", TG_K_MPIH, TG_INOUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Errhandler_get[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Errhandler_set[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Error_class[] = {
-	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "errorclass", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errorclass", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Error_string[] = {
-	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "string", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "string", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Exscan[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Exscan = { TG_MK_COLL, TG_ORD_EXSCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Exscan_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Exscan_c = { TG_MK_COLL, TG_ORD_EXSCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Exscan_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Exscan_init = { TG_MK_COLL_INIT, TG_ORD_EXSCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Exscan_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Exscan_init_c = { TG_MK_COLL_INIT, TG_ORD_EXSCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Fetch_and_op[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Fetch_and_op = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_call_errhandler[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_create_errhandler[] = {
-	{ "file_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "file_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_errhandler[] = {
-	{ "file", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "file", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_set_errhandler[] = {
-	{ "file", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0 },
+	{ "file", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Finalize = { TG_MK_FINALIZE, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Finalized[] = {
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Free_mem[] = {
-	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Gather[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Gather = { TG_MK_COLL, TG_ORD_TOROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Gather_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Gather_c = { TG_MK_COLL, TG_ORD_TOROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Gather_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Gather_init = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Gather_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Gather_init_c = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Gatherv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Gatherv = { TG_MK_COLL, TG_ORD_TOROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Gatherv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Gatherv_c = { TG_MK_COLL, TG_ORD_TOROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Gatherv_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Gatherv_init = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Gatherv_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Gatherv_init_c = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Get[] = {
-	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Get = { TG_MK_RMA, TG_ORD_NONE, TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Get_accumulate[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Get_accumulate = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Get_accumulate_c[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Get_accumulate_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Get_address[] = {
-	{ "location", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "address", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "location", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "address", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Get_c[] = {
-	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Get_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Get_count[] = {
-	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Get_count_c[] = {
-	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Get_elements[] = {
-	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Get_elements_c[] = {
-	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Get_elements_x[] = {
-	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "count", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Get_library_version[] = {
-	{ "version", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "version", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Get_processor_name[] = {
-	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Get_version[] = {
-	{ "version", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "subversion", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "version", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "subversion", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Graph_create[] = {
-	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "indx", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "edges", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm_graph", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "comm_old", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "indx", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "edges", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "reorder", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm_graph", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Graph_create = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Graph_get[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "maxindex", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "maxedges", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "indx", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "edges", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "maxindex", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "maxedges", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "indx", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "edges", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Graph_map[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "indx", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "edges", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "newrank", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "nnodes", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "indx", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "edges", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newrank", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Graph_neighbors[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "maxneighbors", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "neighbors", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "maxneighbors", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "neighbors", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Graph_neighbors_count[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "nneighbors", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "nneighbors", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Graphdims_get[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "nnodes", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "nedges", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "nnodes", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "nedges", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Grequest_complete[] = {
-	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0 },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Grequest_start[] = {
-	{ "query_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "free_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "cancel_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "query_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "free_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cancel_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Grequest_start = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Group_compare[] = {
-	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "result", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "result", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_difference[] = {
-	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_excl[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "ranks", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ranks", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_free[] = {
-	{ "group", TG_K_MPIH, TG_INOUT, TG_H_GROUP, 0 },
+	{ "group", TG_K_MPIH, TG_INOUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_from_session_pset[] = {
-	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0 },
-	{ "pset_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
+	{ "pset_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_incl[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "ranks", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ranks", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_intersection[] = {
-	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_range_excl[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_range_incl[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_rank[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_size[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_translate_ranks[] = {
-	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "ranks1", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "ranks2", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ranks1", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "ranks2", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Group_union[] = {
-	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Iallgather[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iallgather = { TG_MK_ICOLL, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iallgather_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iallgather_c = { TG_MK_ICOLL, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iallgatherv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iallgatherv = { TG_MK_ICOLL, TG_ORD_ALL, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iallgatherv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iallgatherv_c = { TG_MK_ICOLL, TG_ORD_ALL, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iallreduce[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iallreduce = { TG_MK_ICOLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iallreduce_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iallreduce_c = { TG_MK_ICOLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ialltoall[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ialltoall = { TG_MK_ICOLL, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ialltoall_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ialltoall_c = { TG_MK_ICOLL, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ialltoallv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ialltoallv = { TG_MK_ICOLL, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ialltoallv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ialltoallv_c = { TG_MK_ICOLL, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ialltoallw[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ialltoallw = { TG_MK_ICOLL, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ialltoallw_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ialltoallw_c = { TG_MK_ICOLL, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ibarrier[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ibarrier = { TG_MK_ICOLL, TG_ORD_ALL, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ibcast[] = {
-	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ibcast = { TG_MK_ICOLL, TG_ORD_ROOT, 0, 4, 3 };
 static const struct tg_argdesc a_MPI_Ibcast_c[] = {
-	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ibcast_c = { TG_MK_ICOLL, TG_ORD_ROOT, 0, 4, 3 };
 static const struct tg_argdesc a_MPI_Ibsend[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ibsend = { TG_MK_ISEND, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ibsend_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ibsend_c = { TG_MK_ISEND, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iexscan[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iexscan = { TG_MK_ICOLL, TG_ORD_EXSCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iexscan_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iexscan_c = { TG_MK_ICOLL, TG_ORD_EXSCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Igather[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Igather = { TG_MK_ICOLL, TG_ORD_TOROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Igather_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Igather_c = { TG_MK_ICOLL, TG_ORD_TOROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Igatherv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Igatherv = { TG_MK_ICOLL, TG_ORD_TOROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Igatherv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Igatherv_c = { TG_MK_ICOLL, TG_ORD_TOROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Improbe[] = {
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "message", TG_K_MPIH, TG_OUT, TG_H_MSG, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "message", TG_K_MPIH, TG_OUT, TG_H_MSG, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Improbe = { TG_MK_IMPROBE, TG_ORD_NONE, 0, 2, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Imrecv[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Imrecv = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Imrecv_c[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Imrecv_c = { TG_MK_INERT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_allgather[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_allgather = { TG_MK_ICOLL, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_allgather_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_allgather_c = { TG_MK_ICOLL, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_allgatherv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_allgatherv = { TG_MK_ICOLL, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_allgatherv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_allgatherv_c = { TG_MK_ICOLL, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_alltoall[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_alltoall = { TG_MK_ICOLL, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_alltoall_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_alltoall_c = { TG_MK_ICOLL, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_alltoallv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_alltoallv = { TG_MK_ICOLL, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_alltoallv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_alltoallv_c = { TG_MK_ICOLL, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_alltoallw[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_alltoallw = { TG_MK_ICOLL, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ineighbor_alltoallw_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ineighbor_alltoallw_c = { TG_MK_ICOLL, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Info_create[] = {
-	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_create_env[] = {
-	{ "argc", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "argc", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_delete[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_dup[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "newinfo", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "newinfo", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_free[] = {
-	{ "info", TG_K_MPIH, TG_INOUT, TG_H_INFO, 0 },
+	{ "info", TG_K_MPIH, TG_INOUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_get[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "valuelen", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "value", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "valuelen", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_get_nkeys[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "nkeys", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "nkeys", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_get_nthkey[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "key", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "key", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_get_string[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "buflen", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "value", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buflen", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_get_valuelen[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "valuelen", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "valuelen", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Info_set[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "value", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "key", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Init_thread[] = {
-	{ "required", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "provided", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "required", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "provided", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Initialized[] = {
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Intercomm_create[] = {
-	{ "local_comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "local_leader", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "peer_comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "remote_leader", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newintercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "local_comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "local_leader", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "peer_comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "remote_leader", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newintercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Intercomm_create = { TG_MK_NEWCREATE, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Intercomm_create_from_groups[] = {
-	{ "local_group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "local_leader", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "remote_group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "remote_leader", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stringtag", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0 },
-	{ "newintercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "local_group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "local_leader", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "remote_group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "remote_leader", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stringtag", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0, 0 },
+	{ "newintercomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Intercomm_create_from_groups = { TG_MK_NEWCREATE, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Intercomm_merge[] = {
-	{ "intercomm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "high", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newintracomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
+	{ "intercomm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "high", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newintracomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Intercomm_merge = { TG_MK_CREATE, TG_ORD_SYNC, 0, 0, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iprobe[] = {
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Irecv[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Irecv = { TG_MK_IRECV, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Irecv_c[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Irecv_c = { TG_MK_IRECV, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ireduce[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ireduce = { TG_MK_ICOLL, TG_ORD_TOROOT, 0, 6, 5 };
 static const struct tg_argdesc a_MPI_Ireduce_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ireduce_c = { TG_MK_ICOLL, TG_ORD_TOROOT, 0, 6, 5 };
 static const struct tg_argdesc a_MPI_Ireduce_scatter[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ireduce_scatter = { TG_MK_ICOLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ireduce_scatter_block[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ireduce_scatter_block = { TG_MK_ICOLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ireduce_scatter_block_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ireduce_scatter_block_c = { TG_MK_ICOLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ireduce_scatter_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ireduce_scatter_c = { TG_MK_ICOLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Irsend[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Irsend = { TG_MK_ISEND, TG_ORD_NONE, TG_MF_READY, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Irsend_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Irsend_c = { TG_MK_ISEND, TG_ORD_NONE, TG_MF_READY, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Is_thread_main[] = {
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Iscan[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iscan = { TG_MK_ICOLL, TG_ORD_SCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iscan_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iscan_c = { TG_MK_ICOLL, TG_ORD_SCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iscatter[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iscatter = { TG_MK_ICOLL, TG_ORD_ROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Iscatter_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iscatter_c = { TG_MK_ICOLL, TG_ORD_ROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Iscatterv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iscatterv = { TG_MK_ICOLL, TG_ORD_ROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Iscatterv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Iscatterv_c = { TG_MK_ICOLL, TG_ORD_ROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Isend[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Isend = { TG_MK_ISEND, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Isend_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Isend_c = { TG_MK_ISEND, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Isendrecv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Isendrecv = { TG_MK_ISENDRECV, TG_ORD_NONE, 0, 10, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Isendrecv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Isendrecv_c = { TG_MK_ISENDRECV, TG_ORD_NONE, 0, 10, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Isendrecv_replace[] = {
-	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Isendrecv_replace = { TG_MK_ISENDRECV, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Isendrecv_replace_c[] = {
-	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Isendrecv_replace_c = { TG_MK_ISENDRECV, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Issend[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Issend = { TG_MK_ISEND, TG_ORD_NONE, TG_MF_SYNC, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Issend_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Issend_c = { TG_MK_ISEND, TG_ORD_NONE, TG_MF_SYNC, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Keyval_create[] = {
-	{ "copy_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "delete_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "keyval", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "copy_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "delete_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "keyval", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Keyval_free[] = {
-	{ "keyval", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "keyval", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Lookup_name[] = {
-	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "port_name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
+	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "port_name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Mprobe[] = {
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "message", TG_K_MPIH, TG_OUT, TG_H_MSG, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "message", TG_K_MPIH, TG_OUT, TG_H_MSG, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Mprobe = { TG_MK_MPROBE, TG_ORD_NONE, 0, 2, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Mrecv[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Mrecv_c[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "message", TG_K_MPIH, TG_INOUT, TG_H_MSG, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Neighbor_allgather[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_allgather = { TG_MK_COLL, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_allgather_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_allgather_c = { TG_MK_COLL, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_allgather_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_allgather_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_allgather_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_allgather_init_c = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_allgatherv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_allgatherv = { TG_MK_COLL, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_allgatherv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_allgatherv_c = { TG_MK_COLL, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_allgatherv_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_allgatherv_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_allgatherv_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_allgatherv_init_c = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoall[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoall = { TG_MK_COLL, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoall_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoall_c = { TG_MK_COLL, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoall_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoall_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoall_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoall_init_c = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoallv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoallv = { TG_MK_COLL, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoallv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoallv_c = { TG_MK_COLL, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoallv_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoallv_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoallv_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoallv_init_c = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoallw[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoallw = { TG_MK_COLL, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoallw_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoallw_c = { TG_MK_COLL, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoallw_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoallw_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Neighbor_alltoallw_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Neighbor_alltoallw_init_c = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Op_commutative[] = {
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "commute", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "commute", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Op_create[] = {
-	{ "user_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "commute", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_MPIH, TG_OUT, TG_H_OP, 0 },
+	{ "user_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "commute", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_OUT, TG_H_OP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Op_create_c[] = {
-	{ "user_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "commute", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_MPIH, TG_OUT, TG_H_OP, 0 },
+	{ "user_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "commute", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_OUT, TG_H_OP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Op_free[] = {
-	{ "op", TG_K_MPIH, TG_INOUT, TG_H_OP, 0 },
+	{ "op", TG_K_MPIH, TG_INOUT, TG_H_OP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Open_port[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "port_name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "port_name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pack[] = {
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pack_c[] = {
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pack_external[] = {
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pack_external_c[] = {
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outsize", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pack_external_size[] = {
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pack_external_size_c[] = {
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pack_size[] = {
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pack_size_c[] = {
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Parrived[] = {
-	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0 },
-	{ "partition", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
+	{ "partition", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pready[] = {
-	{ "partition", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0 },
+	{ "partition", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pready_list[] = {
-	{ "length", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_partitions", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0 },
+	{ "length", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_partitions", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Pready_range[] = {
-	{ "partition_low", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "partition_high", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0 },
+	{ "partition_low", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "partition_high", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Precv_init[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "partitions", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "partitions", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Precv_init = { TG_MK_INERT_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Probe[] = {
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Psend_init[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "partitions", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "partitions", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Psend_init = { TG_MK_INERT_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Publish_name[] = {
-	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Put[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Put = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Put_c[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Put_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Query_thread[] = {
-	{ "provided", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "provided", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Raccumulate[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Raccumulate = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Raccumulate_c[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Raccumulate_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Recv[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Recv = { TG_MK_RECV, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Recv_c[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Recv_c = { TG_MK_RECV, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Recv_init[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Recv_init = { TG_MK_RECV_INIT, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Recv_init_c[] = {
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Recv_init_c = { TG_MK_RECV_INIT, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Reduce[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce = { TG_MK_COLL, TG_ORD_TOROOT, 0, 6, 5 };
 static const struct tg_argdesc a_MPI_Reduce_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_c = { TG_MK_COLL, TG_ORD_TOROOT, 0, 6, 5 };
 static const struct tg_argdesc a_MPI_Reduce_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_init = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 6, 5 };
 static const struct tg_argdesc a_MPI_Reduce_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_init_c = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 6, 5 };
 static const struct tg_argdesc a_MPI_Reduce_local[] = {
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "inoutbuf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "inoutbuf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Reduce_local_c[] = {
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "inoutbuf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "inoutbuf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Reduce_scatter[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_scatter = { TG_MK_COLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Reduce_scatter_block[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_scatter_block = { TG_MK_COLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Reduce_scatter_block_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_scatter_block_c = { TG_MK_COLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Reduce_scatter_block_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_scatter_block_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Reduce_scatter_block_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_scatter_block_init_c = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Reduce_scatter_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_scatter_c = { TG_MK_COLL, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Reduce_scatter_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_scatter_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Reduce_scatter_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Reduce_scatter_init_c = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Request_free[] = {
-	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ, 0 },
+	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Request_free = { TG_MK_REQFREE, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Request_get_status[] = {
-	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Request_get_status = { TG_MK_GETSTATUS, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rget[] = {
-	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rget = { TG_MK_RMA, TG_ORD_NONE, TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rget_accumulate[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rget_accumulate = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rget_accumulate_c[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "result_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "result_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "result_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rget_accumulate_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT | TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rget_c[] = {
-	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "origin_addr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rget_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_GET, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rput[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rput = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rput_c[] = {
-	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "origin_addr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "origin_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "target_rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "target_datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rput_c = { TG_MK_RMA, TG_ORD_NONE, TG_MF_PUT, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rsend[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rsend = { TG_MK_SEND, TG_ORD_NONE, TG_MF_READY, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rsend_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rsend_c = { TG_MK_SEND, TG_ORD_NONE, TG_MF_READY, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rsend_init[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rsend_init = { TG_MK_SEND_INIT, TG_ORD_NONE, TG_MF_READY, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Rsend_init_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Rsend_init_c = { TG_MK_SEND_INIT, TG_ORD_NONE, TG_MF_READY, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Scan[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scan = { TG_MK_COLL, TG_ORD_SCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Scan_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scan_c = { TG_MK_COLL, TG_ORD_SCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Scan_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scan_init = { TG_MK_COLL_INIT, TG_ORD_SCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Scan_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scan_init_c = { TG_MK_COLL_INIT, TG_ORD_SCAN, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Scatter[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scatter = { TG_MK_COLL, TG_ORD_ROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Scatter_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scatter_c = { TG_MK_COLL, TG_ORD_ROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Scatter_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scatter_init = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Scatter_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scatter_init_c = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 7, 6 };
 static const struct tg_argdesc a_MPI_Scatterv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scatterv = { TG_MK_COLL, TG_ORD_ROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Scatterv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scatterv_c = { TG_MK_COLL, TG_ORD_ROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Scatterv_init[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scatterv_init = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Scatterv_init_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Scatterv_init_c = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 8, 7 };
 static const struct tg_argdesc a_MPI_Send[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Send = { TG_MK_SEND, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Send_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Send_c = { TG_MK_SEND, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Send_init[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Send_init = { TG_MK_SEND_INIT, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Send_init_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Send_init_c = { TG_MK_SEND_INIT, TG_ORD_NONE, 0, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Sendrecv[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Sendrecv = { TG_MK_SENDRECV, TG_ORD_NONE, 0, 10, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Sendrecv_c[] = {
-	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Sendrecv_c = { TG_MK_SENDRECV, TG_ORD_NONE, 0, 10, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Sendrecv_replace[] = {
-	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Sendrecv_replace = { TG_MK_SENDRECV, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Sendrecv_replace_c[] = {
-	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Sendrecv_replace_c = { TG_MK_SENDRECV, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Session_call_errhandler[] = {
-	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0 },
-	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_create_errhandler[] = {
-	{ "session_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "session_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_finalize[] = {
-	{ "session", TG_K_MPIH, TG_INOUT, TG_H_SESSION, 0 },
+	{ "session", TG_K_MPIH, TG_INOUT, TG_H_SESSION, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_get_errhandler[] = {
-	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_get_info[] = {
-	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0 },
-	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
+	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_get_nth_pset[] = {
-	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "pset_len", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "pset_name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "pset_len", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "pset_name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_get_num_psets[] = {
-	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "npset_names", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "npset_names", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_get_pset_info[] = {
-	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0 },
-	{ "pset_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
+	{ "pset_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_init[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0 },
-	{ "session", TG_K_MPIH, TG_OUT, TG_H_SESSION, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0, 0 },
+	{ "session", TG_K_MPIH, TG_OUT, TG_H_SESSION, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Session_set_errhandler[] = {
-	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0 },
-	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0 },
+	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Ssend[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ssend = { TG_MK_SEND, TG_ORD_NONE, TG_MF_SYNC, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ssend_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ssend_c = { TG_MK_SEND, TG_ORD_NONE, TG_MF_SYNC, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ssend_init[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ssend_init = { TG_MK_SEND_INIT, TG_ORD_NONE, TG_MF_SYNC, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Ssend_init_c[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "dest", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Ssend_init_c = { TG_MK_SEND_INIT, TG_ORD_NONE, TG_MF_SYNC, 5, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Start[] = {
-	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ, 0 },
+	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Start = { TG_MK_START, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Startall[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Startall = { TG_MK_STARTALL, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Status_f2f08[] = {
-	{ "f_status", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "f_status", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Status_set_cancelled[] = {
-	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Status_set_elements[] = {
-	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Status_set_elements_x[] = {
-	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Test[] = {
-	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Test = { TG_MK_TEST, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Test_cancelled[] = {
-	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "status", TG_K_MPISTATUS, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Testall[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Testall = { TG_MK_TESTALL, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Testany[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0 },
-	{ "indx", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0, 0 },
+	{ "indx", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Testany = { TG_MK_TESTANY, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Testsome[] = {
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0 },
-	{ "outcount", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_indices", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0, 0 },
+	{ "outcount", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_indices", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Testsome = { TG_MK_TESTSOME, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Topo_test[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "status", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "status", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_commit[] = {
-	{ "datatype", TG_K_MPIH, TG_INOUT, TG_H_DTYPE, 0 },
+	{ "datatype", TG_K_MPIH, TG_INOUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_contiguous[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_contiguous_c[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_darray[] = {
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_gsizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_distribs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_dargs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_psizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "order", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_gsizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_distribs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_dargs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_psizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "order", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_darray_c[] = {
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_gsizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_distribs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_dargs", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_psizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "order", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_gsizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_distribs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_dargs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_psizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "order", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_f90_complex[] = {
-	{ "p", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "r", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "p", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "r", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_f90_integer[] = {
-	{ "r", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "r", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_f90_real[] = {
-	{ "p", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "r", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "p", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "r", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_hindexed[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_hindexed_block[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_hindexed_block_c[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_hindexed_c[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_hvector[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_hvector_c[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_indexed_block[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_indexed_block_c[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_keyval[] = {
-	{ "type_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "type_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "type_keyval", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "type_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_keyval", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_resized[] = {
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "lb", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "extent", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "lb", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "extent", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_resized_c[] = {
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "lb", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "extent", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "lb", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "extent", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_struct[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_struct_c[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_subarray[] = {
-	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_sizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_subsizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_starts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "order", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_sizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_subsizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_starts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "order", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_create_subarray_c[] = {
-	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_sizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_subsizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_starts", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "order", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_sizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_subsizes", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_starts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "order", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_delete_attr[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_dup[] = {
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_extent[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_free[] = {
-	{ "datatype", TG_K_MPIH, TG_INOUT, TG_H_DTYPE, 0 },
+	{ "datatype", TG_K_MPIH, TG_INOUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_free_keyval[] = {
-	{ "type_keyval", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "type_keyval", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_attr[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_contents[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "max_integers", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "max_addresses", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "max_datatypes", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_integers", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_addresses", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_datatypes", TG_K_MPIHARR, TG_OUT, TG_H_DTYPE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "max_integers", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "max_addresses", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "max_datatypes", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_integers", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_addresses", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_datatypes", TG_K_MPIHARR, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_contents_c[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "max_integers", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "max_addresses", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "max_large_counts", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "max_datatypes", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_integers", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_addresses", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_large_counts", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_datatypes", TG_K_MPIHARR, TG_OUT, TG_H_DTYPE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "max_integers", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "max_addresses", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "max_large_counts", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "max_datatypes", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_integers", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_addresses", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_large_counts", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_datatypes", TG_K_MPIHARR, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_envelope[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "num_integers", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "num_addresses", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "num_datatypes", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "combiner", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "num_integers", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "num_addresses", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "num_datatypes", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "combiner", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_envelope_c[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "num_integers", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "num_addresses", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "num_large_counts", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "num_datatypes", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "combiner", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "num_integers", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "num_addresses", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "num_large_counts", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "num_datatypes", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "combiner", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_extent[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_extent_c[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_extent_x[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "lb", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_name[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "type_name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "type_name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_true_extent[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_true_extent_c[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_get_true_extent_x[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "true_lb", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "true_extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_hindexed[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_hvector[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_indexed[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_indexed_c[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_lb[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "displacement", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "displacement", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_match_size[] = {
-	{ "typeclass", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "typeclass", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_set_attr[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "type_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_set_name[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "type_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "type_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_size[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_size_c[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_size_x[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_struct[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_blocklengths", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_displacements", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_types", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_ub[] = {
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "displacement", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "displacement", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_vector[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Type_vector_c[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blocklength", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "stride", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oldtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "newtype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Unpack[] = {
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "insize", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "insize", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Unpack_c[] = {
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "insize", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "insize", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Unpack_external[] = {
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "insize", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "insize", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Unpack_external_c[] = {
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "insize", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "inbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "insize", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "outbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "outcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Unpublish_name[] = {
-	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "port_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Wait[] = {
-	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "request", TG_K_MPIH, TG_INOUT, TG_H_REQ, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Wait = { TG_MK_WAIT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Waitall[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0 },
-	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0, 0 },
+	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Waitall = { TG_MK_WAITALL, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Waitany[] = {
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0 },
-	{ "indx", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0, 0 },
+	{ "indx", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPISTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Waitany = { TG_MK_WAITANY, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Waitsome[] = {
-	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0 },
-	{ "outcount", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_indices", TG_K_INTARR, TG_OUT, TG_H_NONE, 0 },
-	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE, 0 },
+	{ "incount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "array_of_requests", TG_K_MPIHARR, TG_INOUT, TG_H_REQ, 0, 0 },
+	{ "outcount", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_indices", TG_K_INTARR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "array_of_statuses", TG_K_MPISTATUSES, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Waitsome = { TG_MK_WAITSOME, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_allocate[] = {
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_allocate = { TG_MK_WOPEN, TG_ORD_NONE, 0, 3, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_allocate_c[] = {
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_allocate_c = { TG_MK_WOPEN, TG_ORD_NONE, 0, 3, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_allocate_shared[] = {
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_allocate_shared = { TG_MK_WOPEN, TG_ORD_NONE, 0, 3, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_allocate_shared_c[] = {
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_allocate_shared_c = { TG_MK_WOPEN, TG_ORD_NONE, 0, 3, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_attach[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_call_errhandler[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_complete[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_complete = { TG_MK_WEPOCH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_create[] = {
-	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_create = { TG_MK_WOPEN, TG_ORD_NONE, 0, 4, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_create_c[] = {
-	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "disp_unit", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_create_c = { TG_MK_WOPEN, TG_ORD_NONE, 0, 4, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_create_dynamic[] = {
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "win", TG_K_MPIH, TG_OUT, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_create_dynamic = { TG_MK_WOPEN, TG_ORD_NONE, 0, 1, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_create_errhandler[] = {
-	{ "win_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "win_errhandler_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_create_keyval[] = {
-	{ "win_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "win_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "win_keyval", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "win_copy_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win_delete_attr_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win_keyval", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_delete_attr[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_detach[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "base", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_fence[] = {
-	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_fence = { TG_MK_WFENCE, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_flush[] = {
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_flush_all[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_flush_local[] = {
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_flush_local_all[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_free[] = {
-	{ "win", TG_K_MPIH, TG_INOUT, TG_H_WIN, 0 },
+	{ "win", TG_K_MPIH, TG_INOUT, TG_H_WIN, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_free_keyval[] = {
-	{ "win_keyval", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "win_keyval", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_get_attr[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_get_errhandler[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_get_group[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_get_info[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_get_name[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "win_name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "win_name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "resultlen", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_lock[] = {
-	{ "lock_type", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "lock_type", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_lock = { TG_MK_WEPOCH, TG_ORD_NONE, TG_MF_OPEN, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_lock_all[] = {
-	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_lock_all = { TG_MK_WEPOCH, TG_ORD_NONE, TG_MF_OPEN, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_post[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_set_attr[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attribute_val", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_set_errhandler[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "errhandler", TG_K_MPIH, TG_IN, TG_H_ERRH, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_set_info[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_set_name[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "win_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "win_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_shared_query[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "disp_unit", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "disp_unit", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_shared_query_c[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "disp_unit", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "disp_unit", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "baseptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_start[] = {
-	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0 },
-	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
+	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_start = { TG_MK_WEPOCH, TG_ORD_NONE, TG_MF_OPEN, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_sync[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_test[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Win_unlock[] = {
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_unlock = { TG_MK_WEPOCH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_unlock_all[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_Win_unlock_all = { TG_MK_WEPOCH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_wait[] = {
-	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0 },
+	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_close[] = {
-	{ "fh", TG_K_MPIH, TG_INOUT, TG_H_FILE, 0 },
+	{ "fh", TG_K_MPIH, TG_INOUT, TG_H_FILE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_close[] = {
 	{ TG_IO_CLOSE, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_hbrole h_MPI_File_close = { TG_MK_FCLOSE, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_delete[] = {
-	{ "filename", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
+	{ "filename", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_amode[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "amode", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "amode", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_atomicity[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_byte_offset[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "disp", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "disp", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_group[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_info[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_position[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_position_shared[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_size[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_type_extent[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_type_extent_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "extent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_get_view[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "disp", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "etype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
-	{ "filetype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0 },
-	{ "datarep", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "disp", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "etype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
+	{ "filetype", TG_K_MPIH, TG_OUT, TG_H_DTYPE, 0, 0 },
+	{ "datarep", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_File_iread[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iread[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_all[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iread_all[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_all = { TG_MK_FICOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_all_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iread_all_c[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_all_c = { TG_MK_FICOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_at[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_iread_at[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_at = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_at_all[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_iread_at_all[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_at_all = { TG_MK_FICOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_at_all_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_iread_at_all_c[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_at_all_c = { TG_MK_FICOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_at_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_iread_at_c[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_at_c = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iread_c[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_c = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_shared[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iread_shared[] = {
 	{ TG_IO_READ, TG_OFF_SHARED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_shared = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iread_shared_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iread_shared_c[] = {
 	{ TG_IO_READ, TG_OFF_SHARED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iread_shared_c = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iwrite[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_all[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_all[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_all = { TG_MK_FICOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_all_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_all_c[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_all_c = { TG_MK_FICOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_at[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_at[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_at = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_at_all[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_at_all[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_at_all = { TG_MK_FICOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_at_all_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_at_all_c[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_at_all_c = { TG_MK_FICOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_at_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_at_c[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_at_c = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_c[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_c = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_shared[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_shared[] = {
 	{ TG_IO_WRITE, TG_OFF_SHARED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_shared = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_iwrite_shared_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_iwrite_shared_c[] = {
 	{ TG_IO_WRITE, TG_OFF_SHARED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_iwrite_shared_c = { TG_MK_INERT, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_open[] = {
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "filename", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "amode", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
-	{ "fh", TG_K_MPIH, TG_OUT, TG_H_FILE, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "filename", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "amode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "fh", TG_K_MPIH, TG_OUT, TG_H_FILE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_open[] = {
 	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, 4, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_hbrole h_MPI_File_open = { TG_MK_FOPEN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_preallocate[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_preallocate = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_read[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_argdesc a_MPI_File_read_all[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_all[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_all = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_all_begin[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_all_begin[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_all_begin = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_all_begin_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_all_begin_c[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_all_begin_c = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_all_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_all_c[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_all_c = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_all_end[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_all_end = { TG_MK_FEND, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_at[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_read_at[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, 5, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_argdesc a_MPI_File_read_at_all[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_read_at_all[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, 5, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_at_all = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_at_all_begin[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_read_at_all_begin[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_at_all_begin = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_at_all_begin_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_read_at_all_begin_c[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_at_all_begin_c = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_at_all_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_read_at_all_c[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, 5, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_at_all_c = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_at_all_end[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_at_all_end = { TG_MK_FEND, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_at_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_read_at_c[] = {
 	{ TG_IO_READ, TG_OFF_AT, TG_LEN_STATUS, 0, 5, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_argdesc a_MPI_File_read_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_c[] = {
 	{ TG_IO_READ, TG_OFF_IND, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_argdesc a_MPI_File_read_ordered[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_ordered[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_ordered = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_ordered_begin[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_begin[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_ordered_begin = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_ordered_begin_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_begin_c[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_ordered_begin_c = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_ordered_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_ordered_c[] = {
 	{ TG_IO_READ, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_ordered_c = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_ordered_end[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_read_ordered_end = { TG_MK_FEND, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_read_shared[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_shared[] = {
 	{ TG_IO_READ, TG_OFF_SHARED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_argdesc a_MPI_File_read_shared_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_read_shared_c[] = {
 	{ TG_IO_READ, TG_OFF_SHARED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_argdesc a_MPI_File_seek[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "whence", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "whence", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_seek[] = {
 	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_MPI_File_seek_shared[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "whence", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "whence", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_seek_shared = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_set_atomicity[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "flag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "flag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_set_atomicity[] = {
 	{ TG_IO_ATOMIC, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_hbrole h_MPI_File_set_atomicity = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_set_info[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_set_info = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_set_size[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_set_size[] = {
 	{ TG_IO_TRUNCATE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_hbrole h_MPI_File_set_size = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_set_view[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "disp", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "etype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "filetype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "disp", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "etype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "filetype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_set_view[] = {
 	{ TG_IO_VIEW, TG_OFF_NONE, TG_LEN_NONE, 0, 1, 2, 3, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_hbrole h_MPI_File_set_view = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_sync[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_sync[] = {
 	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_hbrole h_MPI_File_sync = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_write[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_argdesc a_MPI_File_write_all[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_all[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_all = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_all_begin[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_all_begin[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_all_begin = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_all_begin_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_all_begin_c[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_all_begin_c = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_all_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_all_c[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_all_c = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_all_end[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_all_end = { TG_MK_FEND, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_at[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_write_at[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, 5, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_argdesc a_MPI_File_write_at_all[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_write_at_all[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, 5, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_at_all = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_at_all_begin[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_write_at_all_begin[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_at_all_begin = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_at_all_begin_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_write_at_all_begin_c[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_at_all_begin_c = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_at_all_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_write_at_all_c[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, 5, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_at_all_c = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_at_all_end[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_at_all_end = { TG_MK_FEND, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_at_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "offset", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_MPI_File_write_at_c[] = {
 	{ TG_IO_WRITE, TG_OFF_AT, TG_LEN_STATUS, 0, 5, TG_ARG_NONE, 4, 1, 3, 0 },
 };
 static const struct tg_argdesc a_MPI_File_write_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "position", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_c[] = {
 	{ TG_IO_WRITE, TG_OFF_IND, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_argdesc a_MPI_File_write_ordered[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_ordered[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_ordered = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_ordered_begin[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_begin[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_ordered_begin = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_ordered_begin_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_begin_c[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, TG_ARG_NONE, TG_ARG_NONE, 3, 4, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_ordered_begin_c = { TG_MK_FBEGIN, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_ordered_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 5, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_ordered_c[] = {
 	{ TG_IO_WRITE, TG_OFF_ORDERED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_ordered_c = { TG_MK_FCOLL, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_ordered_end[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_hbrole h_MPI_File_write_ordered_end = { TG_MK_FEND, TG_ORD_SYNC, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_write_shared[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_shared[] = {
 	{ TG_IO_WRITE, TG_OFF_SHARED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_argdesc a_MPI_File_write_shared_c[] = {
-	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0 },
-	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0 },
-	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "status", TG_K_MPIIOSTATUS, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "shared_before", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+	{ "shared_after", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_MPI_File_write_shared_c[] = {
 	{ TG_IO_WRITE, TG_OFF_SHARED, TG_LEN_STATUS, 0, 4, TG_ARG_NONE, 3, 5, 2, 0 },
 };
 static const struct tg_argdesc a_MPI_Register_datarep[] = {
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "read_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "write_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "dtype_file_extent_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "read_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "write_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dtype_file_extent_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_MPI_Register_datarep_c[] = {
-	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "read_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "write_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "dtype_file_extent_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "datarep", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "read_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "write_conversion_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dtype_file_extent_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5get_libversion[] = {
-	{ "majnum", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "minnum", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "relnum", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "majnum", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "minnum", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "relnum", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5set_free_list_limits[] = {
-	{ "reg_global_lim", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "reg_list_lim", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "arr_global_lim", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "arr_list_lim", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blk_global_lim", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "blk_list_lim", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "reg_global_lim", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "reg_list_lim", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "arr_global_lim", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "arr_list_lim", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blk_global_lim", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "blk_list_lim", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5is_library_threadsafe[] = {
-	{ "is_ts", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "is_ts", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fcreate[] = {
-	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_ENUM, TG_IN, TG_E_H5F_ACC, 0 },
-	{ "fcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_ENUM, TG_IN, TG_E_H5F_ACC, 0, 0 },
+	{ "fcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fopen[] = {
-	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_ENUM, TG_IN, TG_E_H5F_ACC, 0 },
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_ENUM, TG_IN, TG_E_H5F_ACC, 0, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Freopen[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fclose[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fflush[] = {
-	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "scope", TG_K_ENUM, TG_IN, TG_E_H5F_SCOPE, 0 },
+	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "scope", TG_K_ENUM, TG_IN, TG_E_H5F_SCOPE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fis_hdf5[] = {
-	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
+	{ "filename", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_create_plist[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_access_plist[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_intent[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "intent", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "intent", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_obj_count[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "types", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "types", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_filesize[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_freespace[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_name[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fmount[] = {
-	{ "loc", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "child", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "plist", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "child", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "plist", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Funmount[] = {
-	{ "loc", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "loc", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fstart_swmr_write[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fset_mpi_atomicity[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_mpi_atomicity[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fset_libver_bounds[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "low", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER, 0 },
-	{ "high", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "low", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER, 0, 0 },
+	{ "high", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_info2[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "file_info", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "file_info", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_info1[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "file_info", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "file_info", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_vfd_handle[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "fapl", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "file_handle", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fapl", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "file_handle", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fget_eoa[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "eoa", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "eoa", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fincrement_filesize[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "increment", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "increment", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fset_latest_format[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "latest_format", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "latest_format", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fformat_convert[] = {
-	{ "fid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "fid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Fclear_elink_file_cache[] = {
-	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "file_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gcreate2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "gcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "gcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gcreate_anon[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "gcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "gcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gopen2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "gapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gclose[] = {
-	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gget_create_plist[] = {
-	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gget_info[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gget_info_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gget_info_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ginfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gflush[] = {
-	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Grefresh[] = {
-	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "group_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gcreate1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "size_hint", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size_hint", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gopen1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gunlink[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gmove[] = {
-	{ "src_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "src_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gget_num_objs[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "num_objs", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "num_objs", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Giterate[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Gget_objinfo[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "follow_link", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "statbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "follow_link", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "statbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dcreate2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dcreate_anon[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dopen2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dclose[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_space[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_space_status[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "allocation", TG_K_ENUM, TG_OUT, TG_E_H5D_SPACE_STATUS, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "allocation", TG_K_ENUM, TG_OUT, TG_E_H5D_SPACE_STATUS, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_type[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_create_plist[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_access_plist[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_storage_size[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_offset[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dread[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "mem_type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "mem_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0 },
-	{ "file_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0 },
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mem_type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mem_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0, 0 },
+	{ "file_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dwrite[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "mem_type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "mem_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0 },
-	{ "file_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0 },
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mem_type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mem_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0, 0 },
+	{ "file_space_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dset_extent[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dextend[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dflush[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Drefresh[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dfill[] = {
-	{ "fill", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fill_type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "buf_type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "fill", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fill_type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "buf_type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dvlen_reclaim[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dvlen_get_buf_size[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dwrite_chunk[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "filters", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "data_size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "filters", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "data_size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dread_chunk[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "filters", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "filters", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_chunk_storage_size[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "chunk_bytes", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "chunk_bytes", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dget_num_chunks[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "fspace_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0 },
-	{ "nchunks", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fspace_id", TG_K_HID, TG_IN, TG_HZ_SPACE, 0, 0 },
+	{ "nchunks", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Diterate[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "operator_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "operator_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dcreate1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dopen1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Dformat_convert[] = {
-	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dset_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Acreate2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Acreate_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aopen[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aopen_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aopen_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "aapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Awrite[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aread[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aclose[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_space[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_type[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_create_plist[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_name[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "buf_size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf_size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_name_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_storage_size[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_info[] = {
-	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "ainfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "attr_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ainfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_info_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "ainfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ainfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Adelete[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Adelete_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Adelete_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aexists[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aexists_by_name[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Arename[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "old_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "new_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "old_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "new_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Arename_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "old_attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "new_attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "old_attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "new_attr_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aiterate2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aiterate_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Acreate1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "acpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aopen_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aopen_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "idx", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Aget_num_attrs[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Screate[] = {
-	{ "type", TG_K_ENUM, TG_IN, TG_E_H5S_CLASS, 0 },
+	{ "type", TG_K_ENUM, TG_IN, TG_E_H5S_CLASS, 0, 0 },
 };
 static const struct tg_argdesc a_H5Screate_simple[] = {
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "dims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "maxdims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "maxdims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Scopy[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sclose[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sset_extent_simple[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "dims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "max", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dims", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "max", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sset_extent_none[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sextent_copy[] = {
-	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sextent_equal[] = {
-	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_simple_extent_ndims[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_simple_extent_dims[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
-	{ "maxdims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
+	{ "maxdims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_simple_extent_npoints[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_simple_extent_type[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sis_simple[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_hyperslab[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0 },
-	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "stride", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "count", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "block", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0, 0 },
+	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "stride", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "count", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "block", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Scombine_hyperslab[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0 },
-	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "stride", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "count", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "block", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0, 0 },
+	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "stride", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "count", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "block", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Scombine_select[] = {
-	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0 },
-	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0, 0 },
+	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Smodify_select[] = {
-	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0 },
-	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0, 0 },
+	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_elements[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0 },
-	{ "num_elem", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "coord", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_ENUM, TG_IN, TG_E_H5S_SELOP, 0, 0 },
+	{ "num_elem", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "coord", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_all[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_none[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_valid[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_copy[] = {
-	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_shape_same[] = {
-	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "space1_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "space2_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_intersect_block[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
-	{ "end", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "start", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
+	{ "end", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sselect_adjust[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_SIGNED, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_SIGNED, 0, 0 },
 };
 static const struct tg_argdesc a_H5Soffset_simple[] = {
-	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_SIGNED, 0 },
+	{ "space_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_HSIZEARR, TG_IN, TG_DIMS_SIGNED, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_select_npoints[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_select_type[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_select_hyper_nblocks[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_select_elem_npoints[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_select_bounds[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "start", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
-	{ "end", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "start", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
+	{ "end", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_select_hyper_blocklist[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "startblock", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "numblocks", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "startblock", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "numblocks", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_select_elem_pointlist[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "startpoint", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "numpoints", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "startpoint", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "numpoints", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sis_regular_hyperslab[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sget_regular_hyperslab[] = {
-	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "start", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
-	{ "stride", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
-	{ "count", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
-	{ "block", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
+	{ "spaceid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "start", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
+	{ "stride", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
+	{ "count", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
+	{ "block", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sencode[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Sdecode[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tcreate[] = {
-	{ "type", TG_K_ENUM, TG_IN, TG_E_H5T_CLASS, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "type", TG_K_ENUM, TG_IN, TG_E_H5T_CLASS, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tcopy[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tclose[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tequal[] = {
-	{ "type1_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "type2_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type1_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type2_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tlock[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tcommit2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "tcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "tcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tcommit1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tcommit_anon[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "tcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Topen2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Topen1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tcommitted[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_create_plist[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tflush[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Trefresh[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tinsert[] = {
-	{ "parent_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "member_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "parent_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "member_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tpack[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tenum_create[] = {
-	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tenum_insert[] = {
-	{ "type", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "value", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "type", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tvlen_create[] = {
-	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tarray_create2[] = {
-	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "ndims", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "dim", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "base_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ndims", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dim", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_array_ndims[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_array_dims2[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dims", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_super[] = {
-	{ "type", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_class[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tdetect_class[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "cls", TG_K_ENUM, TG_IN, TG_E_H5T_CLASS, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cls", TG_K_ENUM, TG_IN, TG_E_H5T_CLASS, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_size[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_size[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_order[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_order[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5T_ORDER, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5T_ORDER, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_precision[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_precision[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "prec", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "prec", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_offset[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_offset[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_sign[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_sign[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "sign", TG_K_ENUM, TG_IN, TG_E_H5T_SIGN, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sign", TG_K_ENUM, TG_IN, TG_E_H5T_SIGN, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_pad[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "lsb", TG_K_ENUM, TG_OUT, TG_E_H5T_PAD, 0 },
-	{ "msb", TG_K_ENUM, TG_OUT, TG_E_H5T_PAD, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lsb", TG_K_ENUM, TG_OUT, TG_E_H5T_PAD, 0, 0 },
+	{ "msb", TG_K_ENUM, TG_OUT, TG_E_H5T_PAD, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_pad[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "lsb", TG_K_ENUM, TG_IN, TG_E_H5T_PAD, 0 },
-	{ "msb", TG_K_ENUM, TG_IN, TG_E_H5T_PAD, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lsb", TG_K_ENUM, TG_IN, TG_E_H5T_PAD, 0, 0 },
+	{ "msb", TG_K_ENUM, TG_IN, TG_E_H5T_PAD, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_norm[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_norm[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "norm", TG_K_ENUM, TG_IN, TG_E_H5T_NORM, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "norm", TG_K_ENUM, TG_IN, TG_E_H5T_NORM, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_strpad[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_strpad[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "strpad", TG_K_ENUM, TG_IN, TG_E_H5T_STR, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "strpad", TG_K_ENUM, TG_IN, TG_E_H5T_STR, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_cset[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_cset[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "cset", TG_K_ENUM, TG_IN, TG_E_H5T_CSET, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cset", TG_K_ENUM, TG_IN, TG_E_H5T_CSET, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tis_variable_str[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_nmembers[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_member_index[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_member_offset[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_member_class[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_member_type[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_member_value[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "membno", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tget_native_type[] = {
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "direction", TG_K_ENUM, TG_IN, TG_E_H5T_DIR, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "direction", TG_K_ENUM, TG_IN, TG_E_H5T_DIR, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tconvert[] = {
-	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "nelmts", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0 },
-	{ "background", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "src_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "nelmts", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "background", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tencode[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tdecode[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Tset_tag[] = {
-	{ "type", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "tag", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "type", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tag", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pcreate[] = {
-	{ "cls_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "cls_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pcopy[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pclose[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_class[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pclose_class[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pequal[] = {
-	{ "id1", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "id2", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "id1", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "id2", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pexist[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pisa_class[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "pclass_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "pclass_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "value", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pencode[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "nalloc", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pdecode[] = {
-	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fapl_mpio[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_fapl_mpio[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "comm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0 },
-	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_dxpl_mpio[] = {
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "xfer_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_XFER, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "xfer_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_XFER, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_dxpl_mpio[] = {
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "xfer_mode", TG_K_ENUM, TG_OUT, TG_E_H5FD_XFER, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "xfer_mode", TG_K_ENUM, TG_OUT, TG_E_H5FD_XFER, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_dxpl_mpio_collective_opt[] = {
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "opt_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_COLLOPT, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "opt_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_COLLOPT, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_dxpl_mpio_chunk_opt[] = {
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "opt_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_CHUNKOPT, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "opt_mode", TG_K_ENUM, TG_IN, TG_E_H5FD_CHUNKOPT, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_dxpl_mpio_chunk_opt_num[] = {
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "num_chunk_per_proc", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "num_chunk_per_proc", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_dxpl_mpio_chunk_opt_ratio[] = {
-	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "percent_num_proc_per_chunk", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "dxpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "percent_num_proc_per_chunk", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_mpio_actual_io_mode[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "actual_io_mode", TG_K_ENUM, TG_OUT, TG_E_H5D_MPIO_IO, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "actual_io_mode", TG_K_ENUM, TG_OUT, TG_E_H5D_MPIO_IO, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_mpio_actual_chunk_opt_mode[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "actual_chunk_opt_mode", TG_K_ENUM, TG_OUT, TG_E_H5D_MPIO_CHUNK, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "actual_chunk_opt_mode", TG_K_ENUM, TG_OUT, TG_E_H5D_MPIO_CHUNK, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_mpio_no_collective_cause[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "local_no_collective_cause", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "global_no_collective_cause", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "local_no_collective_cause", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "global_no_collective_cause", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_all_coll_metadata_ops[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "is_collective", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "is_collective", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_all_coll_metadata_ops[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "is_collective", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "is_collective", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_coll_metadata_write[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "is_collective", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "is_collective", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_coll_metadata_write[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "is_collective", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "is_collective", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fapl_sec2[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fapl_stdio[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fapl_core[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "increment", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "backing_store", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "increment", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "backing_store", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_fapl_core[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "increment", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "backing_store", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "increment", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "backing_store", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fapl_family[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "memb_size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "memb_fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "memb_size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "memb_fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_fapl_family[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "memb_size", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "memb_fapl_id", TG_K_HID, TG_OUT, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "memb_size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "memb_fapl_id", TG_K_HID, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_driver[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_driver[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "driver_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "driver_info", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "driver_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "driver_info", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_alignment[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "threshold", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "alignment", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "threshold", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "alignment", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_alignment[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "threshold", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
-	{ "alignment", TG_K_INT, TG_OUT, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "threshold", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "alignment", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fclose_degree[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "degree", TG_K_ENUM, TG_IN, TG_E_H5F_CLOSE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "degree", TG_K_ENUM, TG_IN, TG_E_H5F_CLOSE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_fclose_degree[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "degree", TG_K_ENUM, TG_OUT, TG_E_H5F_CLOSE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "degree", TG_K_ENUM, TG_OUT, TG_E_H5F_CLOSE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_libver_bounds[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "low", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER, 0 },
-	{ "high", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "low", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER, 0, 0 },
+	{ "high", TG_K_ENUM, TG_IN, TG_E_H5F_LIBVER, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_libver_bounds[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "low", TG_K_ENUM, TG_OUT, TG_E_H5F_LIBVER, 0 },
-	{ "high", TG_K_ENUM, TG_OUT, TG_E_H5F_LIBVER, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "low", TG_K_ENUM, TG_OUT, TG_E_H5F_LIBVER, 0, 0 },
+	{ "high", TG_K_ENUM, TG_OUT, TG_E_H5F_LIBVER, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_sieve_buf_size[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_meta_block_size[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_small_data_block_size[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_evict_on_close[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "evict_on_close", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "evict_on_close", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_file_locking[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "use_file_locking", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "ignore_when_disabled", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "use_file_locking", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ignore_when_disabled", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_page_buffer_size[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "buf_size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "min_meta_per", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "min_raw_per", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "buf_size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "min_meta_per", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "min_raw_per", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_gc_references[] = {
-	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "gc_ref", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "fapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "gc_ref", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_userblock[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_sizes[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "sizeof_addr", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "sizeof_size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "sizeof_addr", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sizeof_size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_sym_k[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "ik", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "lk", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "ik", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lk", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_istore_k[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "ik", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "ik", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_file_space_strategy[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "strategy", TG_K_ENUM, TG_IN, TG_E_H5F_FSPACE, 0 },
-	{ "persist", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "threshold", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "strategy", TG_K_ENUM, TG_IN, TG_E_H5F_FSPACE, 0, 0 },
+	{ "persist", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "threshold", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_file_space_page_size[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "fsp_size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "fsp_size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_chunk[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "dim", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dim", TG_K_HSIZEARR, TG_IN, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_chunk[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "max_ndims", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "dim", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "max_ndims", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dim", TG_K_HSIZEARR, TG_OUT, TG_DIMS_HSIZE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_layout[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "layout", TG_K_ENUM, TG_IN, TG_E_H5D_LAYOUT, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "layout", TG_K_ENUM, TG_IN, TG_E_H5D_LAYOUT, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_layout[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_alloc_time[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "alloc_time", TG_K_ENUM, TG_IN, TG_E_H5D_ALLOC, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "alloc_time", TG_K_ENUM, TG_IN, TG_E_H5D_ALLOC, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_alloc_time[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "alloc_time", TG_K_ENUM, TG_OUT, TG_E_H5D_ALLOC, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "alloc_time", TG_K_ENUM, TG_OUT, TG_E_H5D_ALLOC, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fill_time[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "fill_time", TG_K_ENUM, TG_IN, TG_E_H5D_FILLTIME, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "fill_time", TG_K_ENUM, TG_IN, TG_E_H5D_FILLTIME, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_fill_time[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "fill_time", TG_K_ENUM, TG_OUT, TG_E_H5D_FILLTIME, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "fill_time", TG_K_ENUM, TG_OUT, TG_E_H5D_FILLTIME, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fill_value[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "value", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_fill_value[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "type_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "value", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pfill_value_defined[] = {
-	{ "plist", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "status", TG_K_ENUM, TG_OUT, TG_E_H5D_FILLVAL, 0 },
+	{ "plist", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "status", TG_K_ENUM, TG_OUT, TG_E_H5D_FILLVAL, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_deflate[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "level", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "level", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_shuffle[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_fletcher32[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_nbit[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_szip[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "options_mask", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "pixels_per_block", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "options_mask", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "pixels_per_block", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_filter[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "filter", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "cd_nelmts", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "c_values", TG_K_INTARR, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "filter", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cd_nelmts", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "c_values", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_nfilters[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pall_filters_avail[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Premove_filter[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "filter", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "filter", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_external[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "name", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "name", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pget_external_count[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_chunk_opts[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "opts", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "opts", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_obj_track_times[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "track_times", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "track_times", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_attr_creation_order[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "crt_order_flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "crt_order_flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_attr_phase_change[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "max_compact", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "min_dense", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "max_compact", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "min_dense", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_link_creation_order[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "crt_order_flags", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "crt_order_flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_link_phase_change[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "max_compact", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "min_dense", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "max_compact", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "min_dense", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_create_intermediate_group[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "crt_intmd", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "crt_intmd", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_char_encoding[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "encoding", TG_K_ENUM, TG_IN, TG_E_H5T_CSET, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "encoding", TG_K_ENUM, TG_IN, TG_E_H5T_CSET, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_buffer[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "tconv", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "bkg", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "tconv", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "bkg", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_hyper_vector_size[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_data_transform[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "expression", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "expression", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_edc_check[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "check", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "check", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_efile_prefix[] = {
-	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "prefix", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "dapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "prefix", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_elink_prefix[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "prefix", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "prefix", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_nlinks[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "nlinks", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "nlinks", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_copy_object[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "copy_options", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "copy_options", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_metadata_read_attempts[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "attempts", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "attempts", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Pset_mdc_log_options[] = {
-	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "is_enabled", TG_K_INT, TG_IN, TG_H_NONE, 0 },
-	{ "location", TG_K_PATH, TG_IN, TG_H_NONE, 0 },
-	{ "start_on_access", TG_K_INT, TG_IN, TG_H_NONE, 0 },
+	{ "plist_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "is_enabled", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "location", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "start_on_access", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lexists[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Ldelete[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Ldelete_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lcreate_hard[] = {
-	{ "cur_loc", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "cur_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "cur_loc", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "cur_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lcreate_soft[] = {
-	{ "link_target", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "link_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "link_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "link_target", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "link_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "link_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lcreate_external[] = {
-	{ "file_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "link_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "link_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "file_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "link_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "link_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lmove[] = {
-	{ "src_loc", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "src_loc", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lcopy[] = {
-	{ "src_loc", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "src_loc", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_loc", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lget_info[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "linfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "linfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lget_info_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "linfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "linfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lget_name_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lget_val[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Literate[] = {
-	{ "grp_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "grp_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Literate_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "idx", TG_K_INT, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lvisit[] = {
-	{ "grp_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "grp_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Lvisit_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oopen[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oopen_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oopen_by_addr[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "addr", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "addr", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oclose[] = {
-	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oexists_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Olink[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "new_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "new_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "new_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "new_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Ocopy[] = {
-	{ "src_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "dst_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "ocpypl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
-	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "src_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "src_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "dst_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ocpypl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
+	{ "lcpl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oincr_refcount[] = {
-	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Odecr_refcount[] = {
-	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "object_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oflush[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Orefresh[] = {
-	{ "oid", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "oid", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oset_comment[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "comment", TG_K_STR, TG_IN, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comment", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oget_comment[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "comment", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "bufsize", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comment", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "bufsize", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oget_info[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oget_info1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oget_info2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oget_info_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oget_info_by_name1[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oget_info_by_name2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Oget_info_by_idx[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
-	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "group_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "n", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "oinfo", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Ovisit[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Ovisit1[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Ovisit2[] = {
-	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
+	{ "obj_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Ovisit_by_name[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Ovisit_by_name2[] = {
-	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0 },
-	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0 },
-	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0 },
-	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0 },
-	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE, 0 },
-	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0 },
+	{ "loc_id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "obj_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "idx_type", TG_K_ENUM, TG_IN, TG_E_H5_INDEX, 0, 0 },
+	{ "order", TG_K_ENUM, TG_IN, TG_E_H5_ITER, 0, 0 },
+	{ "op", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "op_data", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fields", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "lapl_id", TG_K_HID, TG_IN, TG_HZ_PLIST, 0, 0 },
 };
 static const struct tg_argdesc a_H5Iget_type[] = {
-	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Iis_valid[] = {
-	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Iget_file_id[] = {
-	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Iget_name[] = {
-	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
-	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0 },
-	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0 },
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
+	{ "name", TG_K_STR, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Iinc_ref[] = {
-	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Idec_ref[] = {
-	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_argdesc a_H5Iget_ref[] = {
-	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0 },
+	{ "id", TG_K_HID, TG_IN, TG_H_NONE, 0, 0 },
 };
 
 static const struct tg_calldesc calls[] = {
@@ -7246,12 +7256,12 @@ static const struct tg_calldesc calls[] = {
 	{ 138, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execl", a_execl, NULL, NULL },
 	{ 139, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execlp", a_execlp, NULL, NULL },
 	{ 140, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execle", a_execle, NULL, NULL },
-	{ 200, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, 1, "fopen", a_fopen, r_fopen, NULL },
-	{ 201, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, 1, "fopen64", a_fopen64, r_fopen64, NULL },
+	{ 200, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 2, "fopen", a_fopen, r_fopen, NULL },
+	{ 201, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 2, "fopen64", a_fopen64, r_fopen64, NULL },
 	{ 202, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, 1, "fdopen", a_fdopen, r_fdopen, NULL },
-	{ 203, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 1, "freopen", a_freopen, r_freopen, NULL },
-	{ 204, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 1, "freopen64", a_freopen64, r_freopen64, NULL },
-	{ 205, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fclose", a_fclose, r_fclose, NULL },
+	{ 203, TG_LAYER_STDIO, TG_K_STREAM, 4, TG_H_NONE, 2, "freopen", a_freopen, r_freopen, NULL },
+	{ 204, TG_LAYER_STDIO, TG_K_STREAM, 4, TG_H_NONE, 2, "freopen64", a_freopen64, r_freopen64, NULL },
+	{ 205, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 2, "fclose", a_fclose, r_fclose, NULL },
 	{ 206, TG_LAYER_STDIO, TG_K_STREAM, 0, TG_H_NONE, 0, "tmpfile", NULL, NULL, NULL },
 	{ 207, TG_LAYER_STDIO, TG_K_STREAM, 0, TG_H_NONE, 0, "tmpfile64", NULL, NULL, NULL },
 	{ 208, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 0, "fmemopen", a_fmemopen, NULL, NULL },

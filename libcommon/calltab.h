@@ -218,6 +218,9 @@ struct tg_argdesc {
 				 * before it has it absent (-1), and so has
 				 * a .cfg of a version before this one
 				 * (5 for the first such arguments) */
+	uint8_t pseudo;	/* not a parameter: a value the tracer reads
+			 * before or after the call (calls.tab: pre,
+			 * post, prefd, postfd...) */
 };
 
 struct tg_calldesc {

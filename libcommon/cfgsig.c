@@ -2406,16 +2406,17 @@ int tg_sig_upgrade(struct tg_words *v, unsigned version)
 		if (skip_arg(rd, kind, d->args[i].sub) < 0)
 			return -1;
 	}
-	/* the rest were appended: each absent, -1 in form ABS */
+	/* the rest were appended: each absent, -1 in form ABS (a
+	 * descriptor: -1 as a plain value, its form 0) */
 	for (; i < d->nargs && i < TG_MAX_ARGS; i++) {
 		int kind = d->args[i].kind;
 		size_t at = rd->pos;
-		if (kind != TG_K_INT && kind != TG_K_SIGNED_OFF)
+		if (kind != TG_K_INT && kind != TG_K_SIGNED_OFF && kind != TG_K_FD)
 			return -1;
 		if (tg_words_push(v, 0) < 0 || tg_words_push(v, 0) < 0)
 			return -1;
 		memmove(v->w + at + 2, v->w + at, (v->n - 2 - at) * sizeof(*v->w));
-		v->w[at] = TG_F_ABS;
+		v->w[at] = kind == TG_K_FD ? 0 : TG_F_ABS;
 		v->w[at + 1] = -1;
 		rd->w = v->w;
 		rd->n = v->n;

@@ -48,8 +48,10 @@ KINDS = {
     # POSIX pseudo-arguments read before the call, recorded as a
     # descriptor, an offset, a size (an aiocb's fields)
     'prefd': 'TG_K_FD', 'preoff': 'TG_K_SIGNED_OFF', 'preuint': 'TG_K_UINT',
+    # and one read after the call, recorded as a descriptor
+    'postfd': 'TG_K_FD',
 }
-PSEUDO = ('pre', 'post', 'prefd', 'preoff', 'preuint')
+PSEUDO = ('pre', 'post', 'prefd', 'preoff', 'preuint', 'postfd')
 
 # MPI handle kinds: NAME (in), NAMEp (new object out), NAMEio (inout: the
 # handle may be freed), NAMEptr (read through a pointer), harr_NAME(n) and
@@ -346,9 +348,9 @@ def gen_table(rows, out):
             out.write('static const struct tg_argdesc a_%s[] = {\n' % r.name)
             for p in r.recorded:
                 d = {'in': 'TG_IN', 'out': 'TG_OUT', 'inout': 'TG_INOUT'}[p.dir]
-                out.write('\t{ "%s", %s, %s, %s, %d },\n' % (p.name, KINDS[p.kind], d,
-                                                         handle_of(p.kind),
-                                                         p.appended))
+                out.write('\t{ "%s", %s, %s, %s, %d, %d },\n' % (
+                    p.name, KINDS[p.kind], d, handle_of(p.kind), p.appended,
+                    p.kind in PSEUDO))
             out.write('};\n')
         if r.io:
             out.write('static const struct tg_iorole r_%s[] = {\n' % r.name)
@@ -499,7 +501,7 @@ def put_arg(p, byname):
         return 'tg_put_s(&tgc, px_%s);' % v
     if k == 'preuint':
         return 'tg_put_u(&tgc, (uint64_t)px_%s);' % v
-    if k == 'post':
+    if k in ('post', 'postfd'):
         return 'tg_put_s(&tgc, px_%s);' % v
     if k == 'sizep':
         return 'tg_put_u(&tgc, %s ? (uint64_t)*%s : 0);' % (v, v)
@@ -629,7 +631,7 @@ def gen_wrapper(r, rec, out):
             o('\tuint64_t sid_%s = tg_str(tgc.t, ap_%s);\n' % (p.name, p.name))
     o('\t%s%s;\n\ttg_end(&tgc);\n' % (assign, call))
     for p in r.recorded:
-        if p.kind == 'post':
+        if p.kind in ('post', 'postfd'):
             o('\tint64_t px_%s = (int64_t)(%s);\n' % (p.name, p.karg))
     for p in r.params:
         if p.kind in ('path', 'atpath') and p.dir != 'in':

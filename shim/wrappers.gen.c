@@ -4728,12 +4728,14 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 	uint64_t sid_mode = tg_str(tgc.t, mode);
 	ret = real(path, mode);
 	tg_end(&tgc);
+	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
 		tg_fstab_new(ret, ex);
 	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
+	tg_put_s(&tgc, px_fd);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4771,12 +4773,14 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 	uint64_t sid_mode = tg_str(tgc.t, mode);
 	ret = real(path, mode);
 	tg_end(&tgc);
+	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
 		tg_fstab_new(ret, ex);
 	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
+	tg_put_s(&tgc, px_fd);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4856,6 +4860,7 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 	uint64_t sid_mode = tg_str(tgc.t, mode);
 	ret = real(path, mode, stream);
 	tg_end(&tgc);
+	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
 		tg_fstab_new(ret, ex);
@@ -4863,6 +4868,7 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_fd);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4901,6 +4907,7 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	uint64_t sid_mode = tg_str(tgc.t, mode);
 	ret = real(path, mode, stream);
 	tg_end(&tgc);
+	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
 		tg_fstab_new(ret, ex);
@@ -4908,6 +4915,7 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_fd);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -4930,6 +4938,8 @@ TG_EXPORT int fclose(FILE *stream)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream);
 	ex |= tg_fstab_excluded(stream);
+	int64_t px_fd = (int64_t)(tg_fd_of_stream(stream));
+	ex |= px_fd >= 0 && tg_fd_excluded((int)px_fd);
 	int sfd_ = tg_fd_of_stream(stream);
 	if (ex || !tg_enter(&tgc, TG_FN_fclose, TG_LAYER_STDIO)) {
 		if (ex)
@@ -4946,6 +4956,7 @@ TG_EXPORT int fclose(FILE *stream)
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_fd);
 	tg_rec_commit(&tgc);
 	int e = errno;
 	tg_fd_set(sfd_, 0);

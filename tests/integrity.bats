@@ -41,11 +41,15 @@ setup() {
 	good=("${lines[@]}")
 	size=$(stat -c %s g.rec)
 	[ "$size" -gt 200000 ]	# several chunks of 64 KiB
-	at=$((size / 2))
-	cp g.rec bad.rec
-	printf '\x5a' | dd of=bad.rec bs=1 seek=$at conv=notrunc status=none
-	run -2 --separate-stderr trace-decode bad.rec
-	[ "${#stderr_lines[@]}" -eq 1 ]
+	# a byte in the middle, or the next one when that one is a frame's
+	# length (then the frame is refused as such, one line too)
+	for at in $((size / 2)) $((size / 2 + 1)) $((size / 2 + 2)) $((size / 2 + 3)) $((size / 2 + 4)); do
+		cp g.rec bad.rec
+		printf '\x5a' | dd of=bad.rec bs=1 seek=$at conv=notrunc status=none
+		run -2 --separate-stderr trace-decode bad.rec
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ $stderr == *"checksum mismatch"* ]] && break
+	done
 	[[ $stderr =~ ^trace-decode:\ bad.rec:\ checksum\ mismatch\ in\ the\ chunk\ at\ byte\ ([0-9]+)$ ]]
 	chunk=${BASH_REMATCH[1]}
 	[ "$chunk" -le "$at" ] && [ "$chunk" -gt $((at - 70000)) ]

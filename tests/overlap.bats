@@ -18,6 +18,9 @@ setup_file() {
 	mpicc.mpich -O2 -Wall -o "$B/shared-mix" "$TG_TOP/tests/mpi/shared-mix.c"
 	mpicc.mpich -O2 -Wall -I/usr/include/hdf5/mpich -o "$B/flash" \
 		"$TG_TOP/tests/conflict/flash.c" -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
+	if command -v g++ >/dev/null; then
+		g++ -O2 -Wall -o "$B/fstream" "$TG_TOP/tests/apps/fstream.cpp"
+	fi
 }
 
 setup() {
@@ -107,6 +110,21 @@ recommend() {
 	EOF
 	diff -u want got
 	! grep -q '^#unplaced' of.out
+}
+
+@test "C++ streams: the descriptor under the stream fopen made is the file's, its write, lseek and read placed" {
+	[ -x "$B/fstream" ] || skip "g++ is missing"
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$B/fstream"
+	[ "$output" = 20 ]
+	accesses > got
+	cat > want <<-'EOF'
+	data P1 W write 0 10
+	data P1 R read 5 25
+	data P1 W write 20 25
+	EOF
+	diff -u want got
+	# nothing on the file untracked: the 2 untracked calls are cout's
+	grep -q $'^#unplaced\t.*\tuntracked=2\tunplaced=0$' of.out
 }
 
 @test "RAW-S: a read of bytes the same process wrote conflicts under commit and session, not posix" {

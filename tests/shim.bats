@@ -245,7 +245,7 @@ decode_torn() {
 	decode_all trace/*.rec
 	calls > got
 	cat > want <<-EOF
-	stdio fopen s3 path="$T/text" mode="w+"
+	stdio fopen s3 path="$T/text" mode="w+" fd=3
 	stdio fwrite 10 ptr=b1 size=1 nmemb=10 stream=s3
 	stdio fprintf 5 stream=s3 format="n=%d;"
 	stdio fputs 1 s=b2 stream=s3 len=5
@@ -253,11 +253,11 @@ decode_torn() {
 	stdio fseek 0 stream=s3 offset=2 whence=SEEK_SET
 	stdio ftell 2 stream=s3
 	stdio fread 8 ptr=b3 size=1 nmemb=8 stream=s3
-	stdio fopen NULL path="$T/missing" mode="r" errno=ENOENT
-	stdio fopen s4 path="$T/other" mode="w"
+	stdio fopen NULL path="$T/missing" mode="r" fd=-1 errno=ENOENT
+	stdio fopen s4 path="$T/other" mode="w" fd=4
 	stdio fwrite 1 ptr=b4 size=2 nmemb=1 stream=s4
-	stdio fclose 0 stream=s4
-	stdio fclose 0 stream=s3
+	stdio fclose 0 stream=s4 fd=4
+	stdio fclose 0 stream=s3 fd=3
 	EOF
 	same
 }
@@ -273,9 +273,9 @@ decode_torn() {
 	decode_all trace/*.rec
 	calls > got
 	cat > want <<-EOF
-	stdio fopen s3 path="$T/out" mode="w"
+	stdio fopen s3 path="$T/out" mode="w" fd=3
 	stdio fprintf 7 stream=s3 format="%s-%d\n"
-	stdio fclose 0 stream=s3
+	stdio fclose 0 stream=s3 fd=3
 	posix open 3 path="$T/out" flags=O_RDONLY mode=0
 	posix read 7 fd=3 buf=b1 count=16
 	posix close 0 fd=3
@@ -742,9 +742,9 @@ witness_plain() {
 	decode_all trace/*.rec
 	calls > got
 	cat > want <<-EOF
-	stdio fopen s3 path="$T/out" mode="w"
+	stdio fopen s3 path="$T/out" mode="w" fd=3
 	stdio fprintf 7 stream=s3 format="%s-%d\n"
-	stdio fclose 0 stream=s3
+	stdio fclose 0 stream=s3 fd=3
 	stdio printf 7 format="read %d\n"
 	EOF
 	same
@@ -794,11 +794,11 @@ witness_plain() {
 	printf '%s\n' "$output" | grep -v '^#' | cut -f3,6- | tr '\t' ' ' > got
 	cat > want <<-EOF
 	0 0 posix open 3 path="$T/sink" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
-	1 0 stdio fopen s3 path="$T/log" mode="w"
+	1 0 stdio fopen s3 path="$T/log" mode="w" fd=4
 	2 0 stdio fwrite 5 ptr=b1 size=1 nmemb=5 stream=s4
 	4 1 posix write 5 fd=3 buf=b2 count=5 parent=3
-	3 0 stdio fclose 0 stream=s4
-	5 0 stdio fclose 0 stream=s3
+	3 0 stdio fclose 0 stream=s4 fd=-1
+	5 0 stdio fclose 0 stream=s3 fd=4
 	6 0 posix close 0 fd=3
 	EOF
 	same
@@ -811,12 +811,12 @@ witness_plain() {
 	printf '%s\n' "$output" | grep -v '^#' | cut -f3,6- | tr '\t' ' ' > got
 	cat > want <<-EOF
 	0 0 posix open 3 path="$T/sink" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
-	1 0 stdio fopen s3 path="$T/log" mode="w"
+	1 0 stdio fopen s3 path="$T/log" mode="w" fd=4
 	2 0 stdio fwrite 5 ptr=b1 size=1 nmemb=5 stream=s4
 	4 1 stdio fprintf 8 stream=s3 format="write %zu\n" parent=3
 	5 1 posix write 5 fd=3 buf=b2 count=5 parent=3
-	3 0 stdio fclose 0 stream=s4
-	6 0 stdio fclose 0 stream=s3
+	3 0 stdio fclose 0 stream=s4 fd=-1
+	6 0 stdio fclose 0 stream=s3 fd=4
 	7 0 posix close 0 fd=3
 	EOF
 	same

@@ -294,14 +294,10 @@ static void emit_need(const struct tg_calldesc *d, const char *isc, const long l
 }
 
 /* Is argument @i one the tracer adds, not in the prototype (where an
- * MPI-IO file pointer stood)? */
+ * MPI-IO file pointer stood, the descriptor under a stream)? */
 static int pseudo(const struct tg_calldesc *d, int i)
 {
-	const char *n = d->args[i].name;
-
-	return d->layer == TG_LAYER_MPIIO && (strcmp(n, "position") == 0 ||
-					      strcmp(n, "shared_before") == 0 ||
-					      strcmp(n, "shared_after") == 0);
+	return d->args[i].pseudo;
 }
 
 static void emit_call(struct gen *g, struct term *t, unsigned ti, const char *isc,
