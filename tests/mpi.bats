@@ -477,10 +477,13 @@ sorted() {
 	[ "$(cat before.txt)" = "$(printf 'before\nbefore')" ]
 	for r in 0 1; do
 		own "$r" 'before\.txt'
+		# the descriptor under the stream: whichever the launcher left free
+		fd=$(sed -n 's/^fopen .* fd=\([0-9]*\)$/\1/p' <<<"$calls")
+		[ "$fd" -ge 3 ]
 		expect <<-EOF
-		fopen s3 path="$PWD/before.txt" mode="a"
+		fopen s3 path="$PWD/before.txt" mode="a" fd=$fd
 		fwrite 7 ptr=b size=1 nmemb=7 stream=s3
-		fclose 0 stream=s3
+		fclose 0 stream=s3 fd=$fd
 		MPI_Initialized 0 flag=0
 		MPI_Init 0
 		MPI_Initialized 0 flag=1
