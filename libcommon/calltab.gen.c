@@ -284,8 +284,14 @@ static const struct tg_argdesc a_fdatasync[] = {
 static const struct tg_iorole r_fdatasync[] = {
 	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
+static const struct tg_iorole r_sync[] = {
+	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_syncfs[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_syncfs[] = {
+	{ TG_IO_SYNC, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_ftruncate[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -7174,8 +7180,8 @@ static const struct tg_calldesc calls[] = {
 	{ 35, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, TG_H_NONE, 1, "lseek64", a_lseek64, r_lseek64, NULL },
 	{ 36, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "fsync", a_fsync, r_fsync, NULL },
 	{ 37, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "fdatasync", a_fdatasync, r_fdatasync, NULL },
-	{ 38, TG_LAYER_POSIX, TG_K_VOID, 0, TG_H_NONE, 0, "sync", NULL, NULL, NULL },
-	{ 39, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "syncfs", a_syncfs, NULL, NULL },
+	{ 38, TG_LAYER_POSIX, TG_K_VOID, 0, TG_H_NONE, 1, "sync", NULL, r_sync, NULL },
+	{ 39, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "syncfs", a_syncfs, r_syncfs, NULL },
 	{ 40, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "ftruncate", a_ftruncate, r_ftruncate, NULL },
 	{ 41, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "ftruncate64", a_ftruncate64, r_ftruncate64, NULL },
 	{ 42, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "truncate", a_truncate, r_truncate, NULL },

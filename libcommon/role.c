@@ -311,6 +311,7 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 	int bad = 0;
 
 	key(t, d, r->h, a->h);
+	a->all = r->op == TG_IO_SYNC && r->h == TG_ARG_NONE;
 	switch (r->op) {
 	case TG_IO_FDOPEN:
 	case TG_IO_DUP:

@@ -24,6 +24,8 @@ struct tg_ioact {
 	uint8_t append;		/* open: O_APPEND, or an "a" mode */
 	uint8_t trunc;		/* open: O_TRUNC, a "w" mode, creat */
 	uint8_t aio;		/* data: a POSIX AIO submission (TG_LEN_AIO) */
+	uint8_t all;		/* sync: of every descriptor and stream the
+				 * process has open (sync()), not one handle */
 	uint8_t failed;		/* the call failed (MPI: did not return
 				 * MPI_SUCCESS; others: returned < 0) */
 	int64_t ret;		/* tg_io_ret() */

@@ -285,6 +285,9 @@ def io_role(row, op, args, where):
         names = IO_ARGS[op].split()
         if op == 'open' and len(args) == 2:
             names = names[:2]
+        if op == 'sync' and not args:
+            names = []          # sync(): every file of the process
+            f['h'] = 'TG_ARG_NONE'
         if len(args) != len(names):
             raise SystemExit('%s: %s takes %d arguments' % (where, op, len(names)))
         for n, a in zip(names, args):

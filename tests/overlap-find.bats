@@ -121,6 +121,30 @@ W fputs 19 23" ]
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
 }
 
+@test "sync() commits every file the process has open, syncfs(fd) the descriptor's: the write before it is commit-safe" {
+	{
+		printf '#proc\trank=0\tworld=2\tpid=7\tcwd="/d"\n'
+		printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDWR|O_CREAT\tmode=0644\n'
+		printf '0\t0\t1\t0.3\t0.4\t0\tposix\tpwrite\t8\tfd=3\tbuf=b1\tcount=8\toffset=0\n'
+		printf '0\t0\t2\t0.5\t0.6\t0\tposix\tsync\t-\n'
+		printf '#proc\trank=1\tworld=2\tpid=8\tcwd="/d"\n'
+		printf '1\t0\t0\t1.1\t1.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDWR\tmode=0\n'
+		printf '1\t0\t1\t1.3\t1.4\t0\tposix\tpread\t8\tfd=3\tbuf=b1\tcount=8\toffset=0\n'
+	} > text
+	run -0 overlap-find text
+	grep -q $'^#event\tfile=0\trank=0\tseq=2\t.*\tkind=commit\tfunc=sync$' <<< "$output"
+	printf '%s\n' "$output" > pairs
+	run -0 conflict-check -v pairs
+	[[ "${lines[0]}" == *$'\tposix=ok\tcommit=ok\tsession=conflict\t'* ]]
+	sed 's/\tsync\t-$/\tsyncfs\t0\tfd=3/' text > text2
+	run -0 overlap-find text2
+	grep -q $'\tkind=commit\tfunc=syncfs$' <<< "$output"
+	# a call that commits nothing: the pair needs POSIX
+	sed 's/\tsync\t-$/\tgetpid\t7/' text > text3
+	run -0 overlap-find text3
+	! grep -q 'kind=commit' <<< "$output"
+}
+
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

@@ -307,7 +307,7 @@ struct rec {
 				 * TG_OFF_ORDERED: before it (shared_before,
 				 * not in older streams); or -1 */
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
-	uint8_t op, off, write, failed, append, trunc, mpi, aio;
+	uint8_t op, off, write, failed, append, trunc, mpi, aio, all;
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
 	uint8_t mpilib;		/* unplaced, made by the MPI library inside an
@@ -420,12 +420,14 @@ static struct desc *desc_of(const char *key)
 	return s ? s->d : NULL;
 }
 
-static void commit_all_streams(const struct rec *r)
+/* fflush(NULL): every stream of the process is committed; sync() (@all):
+ * every descriptor too. */
+static void commit_all(const struct rec *r, int all)
 {
 	size_t i;
 
 	for (i = 0; i < cur->nslots; i++)
-		if (cur->slots[i].key[0] == 's')
+		if (all || cur->slots[i].key[0] == 's')
 			event(cur->slots[i].d->file, r, "commit");
 }
 
@@ -950,7 +952,7 @@ static void run_sync_trunc(const struct rec *r)
 	if (r->failed)
 		return;
 	if (r->op == TG_IO_SYNC && !r->mpi && !r->k1[0]) {
-		commit_all_streams(r);	/* fflush(NULL) */
+		commit_all(r, r->all);	/* fflush(NULL), sync() */
 		return;
 	}
 	if (r->op == TG_IO_TRUNCATE && !r->k1[0]) {
@@ -1336,6 +1338,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->append = a->append;
 		r->trunc = a->trunc;
 		r->aio = a->aio;
+		r->all = a->all;
 		r->mpi = d->layer == TG_LAYER_MPIIO;
 		r->parent = parent;
 		r->nested = (uint8_t)nested;
