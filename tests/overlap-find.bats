@@ -127,6 +127,8 @@ W fputs 19 23" ]
 		printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDWR|O_CREAT\tmode=0644\n'
 		printf '0\t0\t1\t0.3\t0.4\t0\tposix\tpwrite\t8\tfd=3\tbuf=b1\tcount=8\toffset=0\n'
 		printf '0\t0\t2\t0.5\t0.6\t0\tposix\tsync\t-\n'
+		# (and ends after the other's read: its end closes the file)
+		printf '0\t0\t3\t2.0\t2.1\t0\tposix\tgetpid\t7\n'
 		printf '#proc\trank=1\tworld=2\tpid=8\tcwd="/d"\n'
 		printf '1\t0\t0\t1.1\t1.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDWR\tmode=0\n'
 		printf '1\t0\t1\t1.3\t1.4\t0\tposix\tpread\t8\tfd=3\tbuf=b1\tcount=8\toffset=0\n'
@@ -139,10 +141,43 @@ W fputs 19 23" ]
 	sed 's/\tsync\t-$/\tsyncfs\t0\tfd=3/' text > text2
 	run -0 overlap-find text2
 	grep -q $'\tkind=commit\tfunc=syncfs$' <<< "$output"
-	# a call that commits nothing: the pair needs POSIX
+	# a call that commits nothing: the only commit is the process's end
 	sed 's/\tsync\t-$/\tgetpid\t7/' text > text3
 	run -0 overlap-find text3
-	! grep -q 'kind=commit' <<< "$output"
+	[ "$(grep -c $'\trank=0\t.*\tkind=commit\t' <<< "$output")" -eq 1 ]
+	grep -q $'\trank=0\tseq=4\t.*\tkind=commit\tfunc=_exit$' <<< "$output"
+}
+
+@test "dup2 onto an open descriptor closes its file; the files a process leaves open close when it ends" {
+	# a shell's "echo hi > f": open, dup2 onto 1, write, dup2 the saved
+	# stdout back (which closes f); then a log left open to the end
+	{
+		printf '#proc\trank=p9\tworld=0\tpid=9\tcwd="/d"\n'
+		printf 'p9\t0\t0\t0.1\t0.2\t0\tposix\topen\t20\tpath="/d/f"\tflags=O_WRONLY|O_CREAT|O_TRUNC\tmode=0666\n'
+		printf 'p9\t0\t1\t0.3\t0.4\t0\tposix\tdup2\t1\toldfd=20\tnewfd=1\n'
+		printf 'p9\t0\t2\t0.5\t0.6\t0\tposix\tclose\t0\tfd=20\n'
+		printf 'p9\t0\t3\t0.7\t0.8\t0\tposix\twrite\t3\tfd=1\tbuf=b1\tcount=3\n'
+		printf 'p9\t0\t4\t0.9\t1.0\t0\tposix\tdup2\t1\toldfd=22\tnewfd=1\n'
+		printf 'p9\t0\t5\t1.1\t1.2\t0\tstdio\tfopen\ts3\tpath="/d/log"\tmode="a"\tfd=4\n'
+		printf 'p9\t0\t6\t1.3\t1.4\t0\tstdio\tfwrite\t1\tptr=b2\tsize=5\tnmemb=1\tstream=s3\n'
+		printf 'p9\t0\t7\t1.5\t1.6\t0\tposix\tgetpid\t9\n'
+	} > text
+	run -0 overlap-find -a text
+	printf '%s\n' "$output" | awk -F'\t' '$1 == "#event" { print $2, $4, $6, $7 }' > got
+	cat > want <<-'EOF'
+	file=0 seq=0 kind=open func=open
+	file=0 seq=2 kind=commit func=close
+	file=0 seq=2 kind=close func=close
+	file=0 seq=4 kind=commit func=dup2
+	file=0 seq=4 kind=close func=dup2
+	file=1 seq=5 kind=open func=fopen
+	file=1 seq=8 kind=commit func=_exit
+	file=1 seq=8 kind=close func=_exit
+	EOF
+	diff -u want got
+	# the write through descriptor 1 went to f
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $2, $7, $9, $10 }' | sort)" = "0 W 0 3
+1 W 0 5" ]
 }
 
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {

@@ -117,6 +117,21 @@ setup() {
 	grep -q $'^session  (all files) *0 *0 *0 *0$' <<<"$output"
 }
 
+@test "files a run leaves open are closed at its end: the next run's reads of them are session-safe" {
+	mpicc.mpich -O2 -Wall -o leave "$TG_TOP/tests/mpi/leave.c"
+	timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./leave write >/dev/null
+	run -0 timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./leave read
+	[ "$(sort <<<"$output")" = "$(printf '0: rank 1\n1: rank 0')" ]
+	trace-decode t/*.rec > text
+	run -0 overlap-find text
+	# each writer's end: the stream it left open committed and closed
+	# once, one past its last record
+	[ "$(grep -c $'\tkind=close\tfunc=_exit$' <<<"$output")" -ge 2 ]
+	run -0 "$TG_TOP/pipelines/verify-io" t
+	printf '%s\n' "$output" | grep -Eq '^session +\(all files\) +0 +0 +0 +0$'
+	[[ "$output" == *"POSIX layer: recommended consistency: session"* ]]
+}
+
 @test "verify-io of the directory: both layers synchronised, session recommended" {
 	[ -e "$W/t/rank-0.run2.rec" ]	# both runs are there to be judged
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/t"

@@ -183,6 +183,8 @@ struct proc {
 	size_t capordered;
 	struct aioreq *aio;	/* POSIX AIO submitted, not yet returned */
 	size_t naio;
+	uint64_t endseq;	/* one past its last record's seq */
+	int64_t endt;		/* when that record ended */
 };
 
 static struct proc *procs;
@@ -297,6 +299,7 @@ static struct desc *desc_new(uint32_t file, int append)
 /* What a call did (enum tg_io), kept until its process is run; OP_TYPE is
  * a #type line, run just before the call that made it. */
 #define OP_TYPE TG_IO_COUNT
+#define OP_EXIT (TG_IO_COUNT + 1)	/* the process ended: its files close */
 
 struct rec {
 	uint64_t seq;
@@ -491,6 +494,13 @@ static void run_open(const struct rec *r)
 	event(f, r, "open");
 }
 
+/* The last close run: the process, the call and the file. */
+static struct {
+	const struct proc *proc;
+	uint64_t seq;
+	uint32_t file;
+} last_close;
+
 static void run_close(const struct rec *r)
 {
 	struct mfile *m;
@@ -510,10 +520,15 @@ static void run_close(const struct rec *r)
 	}
 	if (!(d = desc_of(r->k1)))
 		return;
-	if (!r->failed) {
+	/* fclose closes the stream and the descriptor under it: one close */
+	if (!r->failed && !(last_close.seq == r->seq && last_close.proc == cur &&
+			    last_close.file == d->file)) {
 		event(d->file, r, "commit");
 		event(d->file, r, "close");
 	}
+	last_close.seq = r->seq;
+	last_close.proc = cur;
+	last_close.file = d->file;
 	slot_drop(cur, r->k1);
 }
 
@@ -1070,10 +1085,47 @@ static void run_fork(const struct rec *r)
 		fk->slots[i].d->refs++;
 }
 
+/* fdopen, dup, dup2: handle k1 shares k2's description.  A descriptor
+ * dup2 reuses was closed first, which commits and closes its file. */
+static void run_dup(const struct rec *r)
+{
+	struct desc *d, *old;
+
+	if (r->failed || strcmp(r->k1, r->k2) == 0)
+		return;
+	d = desc_of(r->k2);
+	old = r->op == TG_IO_DUP ? desc_of(r->k1) : NULL;
+	if (old && old != d) {
+		event(old->file, r, "commit");
+		event(old->file, r, "close");
+	}
+	if (d)
+		slot_set(cur, r->k1, d);
+	else if (old)
+		slot_drop(cur, r->k1);
+}
+
+/* The process ended (exit, _exit, the end of main, a signal): the kernel
+ * closed every descriptor it still held and the C library flushed and
+ * closed its streams at exit: each such file is committed and closed by
+ * it, once, after its last record. */
+static void run_exit(const struct rec *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < cur->nslots; i++) {
+		uint32_t f = cur->slots[i].d->file;
+		for (j = 0; j < i && cur->slots[j].d->file != f; j++)
+			;
+		if (j < i)
+			continue;
+		event(f, r, "commit");
+		event(f, r, "close");
+	}
+}
+
 static void run_rec(struct rec *r)
 {
-	struct desc *d;
-
 	if (r->nested) {
 		run_inner(r);
 		return;
@@ -1085,11 +1137,13 @@ static void run_rec(struct rec *r)
 		return;
 	case TG_IO_FDOPEN:
 	case TG_IO_DUP:
-		if (!r->failed && (d = desc_of(r->k2)) && strcmp(r->k1, r->k2) != 0)
-			slot_set(cur, r->k1, d);
+		run_dup(r);
 		return;
 	case TG_IO_CLOSE:
 		run_close(r);
+		return;
+	case OP_EXIT:
+		run_exit(r);
 		return;
 	case TG_IO_READ:
 	case TG_IO_WRITE:
@@ -1186,6 +1240,13 @@ static void finish_proc(void)
 	if (!cur)
 		return;
 	norphans = 0;
+	if (!layer_mpiio && cur->endseq) {
+		struct rec *r = rec_add();
+		r->op = OP_EXIT;
+		r->seq = cur->endseq;
+		r->t0 = r->t1 = cur->endt;
+		r->func = TG_FN__exit;
+	}
 	for (i = 0; i < nfamily && !defer; i++)
 		defer = family[i] == cur->pid;
 	for (i = 0; i < nrecs; i++)
@@ -1411,6 +1472,10 @@ static void call_line(struct tg_tline *t)
 		die_input("call record before any #proc line");
 	if (tg_tint(t->f[TG_COL_SEQ], &seq) < 0 || seq < 0)
 		die_input("bad seq");
+	if ((uint64_t)seq >= cur->endseq) {
+		cur->endseq = (uint64_t)seq + 1;
+		cur->endt = tg_ttime(t->f[TG_COL_TEND]);
+	}
 	take_types();
 	for (; first_type < nrecs; first_type++)
 		recs[first_type].seq = (uint64_t)seq;

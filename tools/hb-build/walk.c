@@ -879,9 +879,11 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 	hb_free(pend);
 	while (li < r->ldef.n)
 		resolve_ldef(b, r, &r->ldef.v[ord[li++]]);
-	if (r->post) {	/* the run's end, after every call */
+	if (r->post) {	/* the run's end, after every call and after the
+			 * process's end, where overlap-find puts the closes
+			 * of the files it left open (lastseq + 1) */
 		w.node = (uint32_t)(r->first_node + nd);
-		b->seq[w.node] = r->lastseq + 1;
+		b->seq[w.node] = r->lastseq + 2;
 		b->span[w.node] = 0;
 		b->func[w.node] = 0;
 	}
