@@ -648,14 +648,26 @@ static const struct tg_iorole r_vfork[] = {
 static const struct tg_argdesc a_execve[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_execve[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_execv[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_execv[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_execvp[] = {
 	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_execvp[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_execvpe[] = {
 	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_execvpe[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a__exit[] = {
 	{ "status", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -666,11 +678,20 @@ static const struct tg_argdesc a__Exit[] = {
 static const struct tg_argdesc a_execl[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_execl[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_execlp[] = {
 	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_execlp[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_execle[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_execle[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fopen[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -7253,15 +7274,15 @@ static const struct tg_calldesc calls[] = {
 	{ 123, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "getdents64", a_getdents64, NULL, NULL },
 	{ 130, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, 1, "fork", NULL, r_fork, NULL },
 	{ 131, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, 1, "vfork", NULL, r_vfork, NULL },
-	{ 132, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execve", a_execve, NULL, NULL },
-	{ 133, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execv", a_execv, NULL, NULL },
-	{ 134, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execvp", a_execvp, NULL, NULL },
-	{ 135, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execvpe", a_execvpe, NULL, NULL },
+	{ 132, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execve", a_execve, r_execve, NULL },
+	{ 133, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execv", a_execv, r_execv, NULL },
+	{ 134, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execvp", a_execvp, r_execvp, NULL },
+	{ 135, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execvpe", a_execvpe, r_execvpe, NULL },
 	{ 136, TG_LAYER_POSIX, TG_K_VOID, 1, TG_H_NONE, 0, "_exit", a__exit, NULL, NULL },
 	{ 137, TG_LAYER_POSIX, TG_K_VOID, 1, TG_H_NONE, 0, "_Exit", a__Exit, NULL, NULL },
-	{ 138, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execl", a_execl, NULL, NULL },
-	{ 139, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execlp", a_execlp, NULL, NULL },
-	{ 140, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "execle", a_execle, NULL, NULL },
+	{ 138, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execl", a_execl, r_execl, NULL },
+	{ 139, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execlp", a_execlp, r_execlp, NULL },
+	{ 140, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execle", a_execle, r_execle, NULL },
 	{ 200, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 2, "fopen", a_fopen, r_fopen, NULL },
 	{ 201, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 2, "fopen64", a_fopen64, r_fopen64, NULL },
 	{ 202, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, 1, "fdopen", a_fdopen, r_fdopen, NULL },

@@ -114,6 +114,7 @@ enum tg_io {
 	TG_IO_ATOMIC,	/* MPI file h: atomic mode set to argument a (0 or 1) */
 	TG_IO_AIODONE,	/* POSIX AIO request a (an aiocb's id) finished,
 			 * having moved the return value's bytes */
+	TG_IO_EXEC,	/* a new program image: the descriptors live on */
 	TG_IO_COUNT
 };
 

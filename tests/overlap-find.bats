@@ -180,6 +180,37 @@ W fputs 19 23" ]
 1 W 0 5" ]
 }
 
+@test "exec: the new program writes through the descriptors the old one left, not through its streams" {
+	# system("cat > f"): the shell forks, its child opens f onto 1 and
+	# execs cat, which writes to 1; an exec that fails goes on as before
+	{
+		printf '#proc\trank=p1\tworld=0\tpid=1\tcwd="/d"\n'
+		printf 'p1\t0\t0\t0.1\t0.2\t0\tposix\tvfork\t2\n'
+		printf '#proc\trank=p2\tworld=0\tpid=2\tcwd="/d"\n'
+		printf 'p2\t0\t0\t0.3\t0.4\t0\tposix\tvfork\t0\n'
+		printf 'p2\t0\t1\t0.5\t0.6\t0\tposix\topen\t20\tpath="/d/f"\tflags=O_WRONLY|O_CREAT|O_TRUNC\tmode=0666\n'
+		printf 'p2\t0\t2\t0.7\t0.8\t0\tposix\tdup2\t1\toldfd=20\tnewfd=1\n'
+		printf 'p2\t0\t3\t0.9\t1.0\t0\tposix\tclose\t0\tfd=20\n'
+		printf 'p2\t0\t4\t1.1\t1.2\t0\tstdio\tfopen\ts3\tpath="/d/g"\tmode="w"\tfd=5\n'
+		printf 'p2\t0\t5\t1.3\t1.4\t0\tposix\texecve\t0\tpath="/bin/nosuch"\n'
+		printf 'p2\t0\t6\t1.5\t1.6\t0\tposix\texecve\t-1\tpath="/bin/nosuch"\terrno=ENOENT\n'
+		printf 'p2\t0\t7\t1.7\t1.8\t0\tposix\texecve\t0\tpath="/bin/cat"\n'
+		printf '#proc\trank=p2\tworld=0\tpid=2\tcwd="/d"\n'
+		printf 'p2\t0\t0\t2.1\t2.2\t0\tposix\twrite\t3\tfd=1\tbuf=b1\tcount=3\n'
+		printf 'p2\t0\t1\t2.3\t2.4\t0\tposix\twrite\t2\tfd=5\tbuf=b1\tcount=2\n'
+	} > text
+	run -0 overlap-find -a text
+	# g's descriptor 5 came with the exec too (no CLOEXEC is known), its
+	# stream s3 did not
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $2, $3, $4, $7, $9, $10 }')" = "0 p2 0 W 0 3
+1 p2 1 W 0 2" ]
+	! grep -q '^#unplaced' <<< "$output"
+	# the old image closed nothing at its end (seq 8); cat's end closes
+	# both files
+	! grep -q $'\trank=p2\tseq=8\t' <<< "$output"
+	[ "$(grep -c $'^#event\t.*\trank=p2\tseq=2\t.*\tkind=close\tfunc=_exit$' <<< "$output")" -eq 2 ]
+}
+
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

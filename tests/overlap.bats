@@ -127,6 +127,19 @@ recommend() {
 	grep -q $'^#unplaced\t.*\tuntracked=2\tunplaced=0$' of.out
 }
 
+@test "system(\"printf | cat > out\"): cat writes through the descriptor the shell opened before the exec, and closes it" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/shellout"
+	[ "$output" = "hi there" ]
+	trace-decode t/*.rec | overlap-find > pairs
+	# cat's write (in the stream after its exec) and the program's read
+	[ "$(awk -F'\t' '$1 == "pair" { print $8, $9, $10, $16, $17, $18 }' pairs)" = "write 0 8 fgets 0 8" ]
+	run -0 conflict-check -v pairs
+	[[ "${lines[0]}" == *$'\tposix=ok\tcommit=ok\tsession=ok\t'* ]]
+	# the close that makes it session-safe is cat's, after the exec
+	[[ "${lines[0]}" =~ $'\t'(p[0-9]+):[0-9]+\ write.*$'\t'close=(p[0-9]+): ]]
+	[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]
+}
+
 @test "RAW-S: a read of bytes the same process wrote conflicts under commit and session, not posix" {
 	case_run raw-s
 	run -0 table --model all

@@ -185,6 +185,7 @@ struct proc {
 	size_t naio;
 	uint64_t endseq;	/* one past its last record's seq */
 	int64_t endt;		/* when that record ended */
+	int execd;		/* it ended in an exec (its descriptors live on) */
 };
 
 static struct proc *procs;
@@ -1085,6 +1086,53 @@ static void run_fork(const struct rec *r)
 		fk->slots[i].d->refs++;
 }
 
+/* Forget the descriptors a fork or an exec left for process @pid. */
+static void fork_cancel(int64_t pid)
+{
+	size_t i, j;
+
+	for (i = 0; i < nforks; i++) {
+		if (forks[i].pid != pid)
+			continue;
+		for (j = 0; j < forks[i].nslots; j++)
+			if (--forks[i].slots[j].d->refs == 0)
+				free(forks[i].slots[j].d);
+		free(forks[i].slots);
+		forks[i] = forks[--nforks];
+		return;
+	}
+}
+
+/*
+ * execve and the like: the descriptors live on in the new program, whose
+ * stream has the same pid and takes them at its first call, as a fork
+ * child does (its records and those of the process that forked it are run
+ * together, in time order); the streams die with the old image, their
+ * buffers unwritten.  The tracer writes the record before the call (ret
+ * 0), and one after it only when it failed (ret -1): the old image goes on.
+ */
+static void run_exec(const struct rec *r)
+{
+	struct forked *fk;
+	size_t i;
+
+	fork_cancel(cur->pid);
+	cur->execd = 0;
+	if (r->failed || r->ret < 0)
+		return;
+	forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
+	fk = &forks[nforks++];
+	fk->pid = cur->pid;
+	fk->nslots = 0;
+	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
+	for (i = 0; i < cur->nslots; i++)
+		if (cur->slots[i].key[0] >= '0' && cur->slots[i].key[0] <= '9') {
+			fk->slots[fk->nslots] = cur->slots[i];
+			fk->slots[fk->nslots++].d->refs++;
+		}
+	cur->execd = 1;
+}
+
 /* fdopen, dup, dup2: handle k1 shares k2's description.  A descriptor
  * dup2 reuses was closed first, which commits and closes its file. */
 static void run_dup(const struct rec *r)
@@ -1113,6 +1161,8 @@ static void run_exit(const struct rec *r)
 {
 	size_t i, j;
 
+	if (cur->execd)
+		return;		/* it went on as another program */
 	for (i = 0; i < cur->nslots; i++) {
 		uint32_t f = cur->slots[i].d->file;
 		for (j = 0; j < i && cur->slots[j].d->file != f; j++)
@@ -1144,6 +1194,9 @@ static void run_rec(struct rec *r)
 		return;
 	case OP_EXIT:
 		run_exit(r);
+		return;
+	case TG_IO_EXEC:
+		run_exec(r);
 		return;
 	case TG_IO_READ:
 	case TG_IO_WRITE:
