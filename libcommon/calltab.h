@@ -115,6 +115,8 @@ enum tg_io {
 	TG_IO_AIODONE,	/* POSIX AIO request a (an aiocb's id) finished,
 			 * having moved the return value's bytes */
 	TG_IO_EXEC,	/* a new program image: the descriptors live on */
+	TG_IO_SETFD,	/* (from fcntl F_SETFD, not in the tables) h's
+			 * close-on-exec flag set or cleared */
 	TG_IO_COUNT
 };
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -209,6 +210,7 @@ static int open_role(const struct tg_tline *t, const struct tg_calldesc *d,
 	if (v && r->b >= 0 && d->args[r->b].kind == TG_K_OFLAGS) {
 		a->append = has_flag(v, "O_APPEND");
 		a->trunc |= has_flag(v, "O_TRUNC");
+		a->cloexec = has_flag(v, "O_CLOEXEC");
 		if (has_flag(v, "O_DIRECTORY")) {
 			free(a->path);
 			a->path = NULL;	/* a directory: no data */
@@ -216,6 +218,7 @@ static int open_role(const struct tg_tline *t, const struct tg_calldesc *d,
 	} else if (v) {		/* a stdio mode string */
 		a->append = v[0] == '"' && v[1] == 'a';
 		a->trunc |= v[0] == '"' && v[1] == 'w';
+		a->cloexec = v[0] == '"' && strchr(v + 1, 'e') != NULL;
 	}
 	return bad ? -1 : 0;
 }
@@ -316,14 +319,34 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 	case TG_IO_FDOPEN:
 	case TG_IO_DUP:
 		key(t, d, r->a, a->h2);
+		if (r->op == TG_IO_DUP) {
+			/* dup3(old, new, O_CLOEXEC); fopen(path, "we")'s
+			 * descriptor */
+			int i;
+			for (i = 0; i < d->nargs; i++) {
+				const char *v = arg(t, d, i);
+				if (v && d->args[i].kind == TG_K_OFLAGS)
+					a->cloexec = has_flag(v, "O_CLOEXEC");
+				else if (v && v[0] == '"' && d->args[i].kind == TG_K_STR &&
+					 strcmp(d->args[i].name, "mode") == 0)
+					a->cloexec = strchr(v + 1, 'e') != NULL;
+			}
+		}
 		break;
 	case TG_IO_FCNTL:
 		a->cmd = arg(t, d, r->a);
 		if (a->cmd && (strcmp(a->cmd, "F_DUPFD") == 0 ||
 			       strcmp(a->cmd, "F_DUPFD_CLOEXEC") == 0)) {
 			a->op = TG_IO_DUP;	/* the new descriptor shares h's */
+			a->cloexec = a->cmd[7] == '_';
 			key(t, d, r->h, a->h2);
 			key(t, d, TG_ARG_RET, a->h);
+		} else if (a->cmd && strcmp(a->cmd, "F_SETFD") == 0) {
+			int64_t v;
+			if (num(t, d, r->b, 0, &v) < 0)
+				return -1;
+			a->op = TG_IO_SETFD;
+			a->cloexec = (v & FD_CLOEXEC) != 0;
 		}
 		break;
 	case TG_IO_SEEK:

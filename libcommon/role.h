@@ -26,6 +26,11 @@ struct tg_ioact {
 	uint8_t aio;		/* data: a POSIX AIO submission (TG_LEN_AIO) */
 	uint8_t all;		/* sync: of every descriptor and stream the
 				 * process has open (sync()), not one handle */
+	uint8_t cloexec;	/* open, dup: the new descriptor closes at an
+				 * exec (O_CLOEXEC, a stdio mode with 'e',
+				 * dup3's O_CLOEXEC, F_DUPFD_CLOEXEC);
+				 * fcntl F_SETFD (op TG_IO_SETFD): the new
+				 * value of FD_CLOEXEC */
 	uint8_t failed;		/* the call failed (MPI: did not return
 				 * MPI_SUCCESS; others: returned < 0) */
 	int64_t ret;		/* tg_io_ret() */

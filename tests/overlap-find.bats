@@ -180,7 +180,7 @@ W fputs 19 23" ]
 1 W 0 5" ]
 }
 
-@test "exec: the new program writes through the descriptors the old one left, not through its streams" {
+@test "exec: the new program writes through the descriptors the old one left, but for its streams and close-on-exec ones" {
 	# system("cat > f"): the shell forks, its child opens f onto 1 and
 	# execs cat, which writes to 1; an exec that fails goes on as before
 	{
@@ -192,23 +192,32 @@ W fputs 19 23" ]
 		printf 'p2\t0\t2\t0.7\t0.8\t0\tposix\tdup2\t1\toldfd=20\tnewfd=1\n'
 		printf 'p2\t0\t3\t0.9\t1.0\t0\tposix\tclose\t0\tfd=20\n'
 		printf 'p2\t0\t4\t1.1\t1.2\t0\tstdio\tfopen\ts3\tpath="/d/g"\tmode="w"\tfd=5\n'
-		printf 'p2\t0\t5\t1.3\t1.4\t0\tposix\texecve\t0\tpath="/bin/nosuch"\n'
-		printf 'p2\t0\t6\t1.5\t1.6\t0\tposix\texecve\t-1\tpath="/bin/nosuch"\terrno=ENOENT\n'
-		printf 'p2\t0\t7\t1.7\t1.8\t0\tposix\texecve\t0\tpath="/bin/cat"\n'
+		# h close-on-exec, then not; k close-on-exec twice over
+		printf 'p2\t0\t5\t1.21\t1.22\t0\tposix\topen\t6\tpath="/d/h"\tflags=O_WRONLY|O_CREAT|O_CLOEXEC\tmode=0666\n'
+		printf 'p2\t0\t6\t1.23\t1.24\t0\tposix\tfcntl\t0\tfd=6\tcmd=F_SETFD\targ=0\tlock=-\n'
+		printf 'p2\t0\t7\t1.25\t1.26\t0\tstdio\tfopen\ts4\tpath="/d/k"\tmode="we"\tfd=7\n'
+		printf 'p2\t0\t8\t1.27\t1.28\t0\tposix\tfcntl\t8\tfd=7\tcmd=F_DUPFD_CLOEXEC\targ=8\tlock=-\n'
+		printf 'p2\t0\t9\t1.3\t1.4\t0\tposix\texecve\t0\tpath="/bin/nosuch"\n'
+		printf 'p2\t0\t10\t1.5\t1.6\t0\tposix\texecve\t-1\tpath="/bin/nosuch"\terrno=ENOENT\n'
+		printf 'p2\t0\t11\t1.7\t1.8\t0\tposix\texecve\t0\tpath="/bin/cat"\n'
 		printf '#proc\trank=p2\tworld=0\tpid=2\tcwd="/d"\n'
 		printf 'p2\t0\t0\t2.1\t2.2\t0\tposix\twrite\t3\tfd=1\tbuf=b1\tcount=3\n'
 		printf 'p2\t0\t1\t2.3\t2.4\t0\tposix\twrite\t2\tfd=5\tbuf=b1\tcount=2\n'
+		printf 'p2\t0\t2\t2.5\t2.6\t0\tposix\twrite\t4\tfd=6\tbuf=b1\tcount=4\n'
+		printf 'p2\t0\t3\t2.7\t2.8\t0\tposix\twrite\t5\tfd=7\tbuf=b1\tcount=5\n'
+		printf 'p2\t0\t4\t2.9\t3.0\t0\tposix\twrite\t6\tfd=8\tbuf=b1\tcount=6\n'
 	} > text
 	run -0 overlap-find -a text
-	# g's descriptor 5 came with the exec too (no CLOEXEC is known), its
-	# stream s3 did not
+	# g's descriptor 5 and h's 6 came with the exec too, k's 7 and its
+	# copy 8 did not (close-on-exec), nor did the streams
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $2, $3, $4, $7, $9, $10 }')" = "0 p2 0 W 0 3
-1 p2 1 W 0 2" ]
-	! grep -q '^#unplaced' <<< "$output"
-	# the old image closed nothing at its end (seq 8); cat's end closes
-	# both files
-	! grep -q $'\trank=p2\tseq=8\t' <<< "$output"
-	[ "$(grep -c $'^#event\t.*\trank=p2\tseq=2\t.*\tkind=close\tfunc=_exit$' <<< "$output")" -eq 2 ]
+1 p2 1 W 0 2
+2 p2 2 W 0 4" ]
+	grep -q $'^#unplaced\trank=p2\tuntracked=2\tunplaced=0$' <<< "$output"
+	# the old image closed nothing at its end (seq 12); cat's end closes
+	# the three files
+	! grep -q $'\trank=p2\tseq=12\t' <<< "$output"
+	[ "$(grep -c $'^#event\t.*\trank=p2\tseq=5\t.*\tkind=close\tfunc=_exit$' <<< "$output")" -eq 3 ]
 }
 
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {

@@ -164,6 +164,7 @@ struct slot {
 	char key[24];		/* "3" for fd 3, "s4" for a stream */
 	struct desc *d;
 	int32_t next;		/* the next slot of its hash bucket, or -1 */
+	uint8_t cloexec;	/* a descriptor that closes at an exec */
 };
 
 struct proc {
@@ -278,6 +279,7 @@ static void slot_set(struct proc *p, const char *key, struct desc *d)
 	s = &p->slots[p->nslots];
 	snprintf(s->key, sizeof(s->key), "%s", key);
 	s->d = d;
+	s->cloexec = 0;
 	d->refs++;
 	h = slot_hash(p, s->key);
 	s->next = p->bucket[h];
@@ -311,7 +313,7 @@ struct rec {
 				 * TG_OFF_ORDERED: before it (shared_before,
 				 * not in older streams); or -1 */
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
-	uint8_t op, off, write, failed, append, trunc, mpi, aio, all;
+	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec;
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
 	uint8_t mpilib;		/* unplaced, made by the MPI library inside an
@@ -346,6 +348,16 @@ static size_t npends;
 static struct rec *recs;
 static size_t nrecs, caprecs;
 static struct proc *cur;
+
+/* Descriptor @key of the current process closes at an exec, or not. */
+static void slot_cloexec(const char *key, int v)
+{
+	struct slot *s = slot_find(cur, key);
+
+	if (s)
+		s->cloexec = (uint8_t)v;
+}
+
 static uint64_t run_id;		/* tg_run_proc() of the #proc lines, summed */
 static int layer_mpiio;
 static char *pending_types;	/* #type lines before the next call record */
@@ -489,6 +501,7 @@ static void run_open(const struct rec *r)
 			event(d->file, r, "close");
 		d = desc_new(f, r->append);
 		slot_set(cur, r->k1, d);
+		slot_cloexec(r->k1, r->cloexec);
 	}
 	if (r->trunc)
 		files[f].size = 0;
@@ -1126,7 +1139,8 @@ static void run_exec(const struct rec *r)
 	fk->nslots = 0;
 	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
 	for (i = 0; i < cur->nslots; i++)
-		if (cur->slots[i].key[0] >= '0' && cur->slots[i].key[0] <= '9') {
+		if (cur->slots[i].key[0] >= '0' && cur->slots[i].key[0] <= '9' &&
+		    !cur->slots[i].cloexec) {
 			fk->slots[fk->nslots] = cur->slots[i];
 			fk->slots[fk->nslots++].d->refs++;
 		}
@@ -1147,10 +1161,12 @@ static void run_dup(const struct rec *r)
 		event(old->file, r, "commit");
 		event(old->file, r, "close");
 	}
-	if (d)
+	if (d) {
 		slot_set(cur, r->k1, d);
-	else if (old)
+		slot_cloexec(r->k1, r->op == TG_IO_DUP && r->cloexec);
+	} else if (old) {
 		slot_drop(cur, r->k1);
+	}
 }
 
 /* The process ended (exit, _exit, the end of main, a signal): the kernel
@@ -1197,6 +1213,10 @@ static void run_rec(struct rec *r)
 		return;
 	case TG_IO_EXEC:
 		run_exec(r);
+		return;
+	case TG_IO_SETFD:
+		if (!r->failed)
+			slot_cloexec(r->k1, r->cloexec);
 		return;
 	case TG_IO_READ:
 	case TG_IO_WRITE:
@@ -1246,6 +1266,7 @@ static void take_fork(struct proc *p)
 			continue;
 		for (j = 0; j < forks[i].nslots; j++) {
 			slot_set(p, forks[i].slots[j].key, forks[i].slots[j].d);
+			slot_find(p, forks[i].slots[j].key)->cloexec = forks[i].slots[j].cloexec;
 			if (--forks[i].slots[j].d->refs == 0)
 				free(forks[i].slots[j].d);
 		}
@@ -1453,6 +1474,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->trunc = a->trunc;
 		r->aio = a->aio;
 		r->all = a->all;
+		r->cloexec = a->cloexec;
 		r->mpi = d->layer == TG_LAYER_MPIIO;
 		r->parent = parent;
 		r->nested = (uint8_t)nested;
