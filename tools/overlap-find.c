@@ -1093,8 +1093,9 @@ static void run_fork(const struct rec *r)
 	fk = &forks[nforks++];
 	fk->pid = r->ret;
 	fk->nslots = cur->nslots;
-	fk->slots = xrealloc(NULL, cur->nslots * sizeof(*fk->slots));
-	memcpy(fk->slots, cur->slots, cur->nslots * sizeof(*fk->slots));
+	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
+	if (cur->nslots)
+		memcpy(fk->slots, cur->slots, cur->nslots * sizeof(*fk->slots));
 	for (i = 0; i < fk->nslots; i++)
 		fk->slots[i].d->refs++;
 }
