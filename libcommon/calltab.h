@@ -117,6 +117,8 @@ enum tg_io {
 	TG_IO_EXEC,	/* a new program image: the descriptors live on */
 	TG_IO_SETFD,	/* (from fcntl F_SETFD, not in the tables) h's
 			 * close-on-exec flag set or cleared */
+	TG_IO_SETFL,	/* (from fcntl F_SETFL) h's description is in
+			 * append mode or not */
 	TG_IO_COUNT
 };
 

@@ -341,12 +341,14 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 			a->cloexec = a->cmd[7] == '_';
 			key(t, d, r->h, a->h2);
 			key(t, d, TG_ARG_RET, a->h);
-		} else if (a->cmd && strcmp(a->cmd, "F_SETFD") == 0) {
+		} else if (a->cmd && (strcmp(a->cmd, "F_SETFD") == 0 ||
+				      strcmp(a->cmd, "F_SETFL") == 0)) {
 			int64_t v;
 			if (num(t, d, r->b, 0, &v) < 0)
 				return -1;
-			a->op = TG_IO_SETFD;
+			a->op = a->cmd[6] == 'D' ? TG_IO_SETFD : TG_IO_SETFL;
 			a->cloexec = (v & FD_CLOEXEC) != 0;
+			a->append = (v & O_APPEND) != 0;
 		}
 		break;
 	case TG_IO_SEEK:

@@ -220,6 +220,24 @@ W fputs 19 23" ]
 	[ "$(grep -c $'^#event\t.*\trank=p2\tseq=5\t.*\tkind=close\tfunc=_exit$' <<< "$output")" -eq 3 ]
 }
 
+@test "fcntl F_SETFL turns append mode on and off: the writes go to the end, then to the position" {
+	{
+		printf '#proc\trank=p1\tworld=0\tpid=1\tcwd="/d"\n'
+		printf 'p1\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_WRONLY|O_CREAT|O_TRUNC\tmode=0644\n'
+		printf 'p1\t0\t1\t0.3\t0.4\t0\tposix\twrite\t10\tfd=3\tbuf=b1\tcount=10\n'
+		printf 'p1\t0\t2\t0.5\t0.6\t0\tposix\tlseek\t0\tfd=3\toffset=0\twhence=SEEK_SET\n'
+		printf 'p1\t0\t3\t0.7\t0.8\t0\tposix\tfcntl\t0\tfd=3\tcmd=F_SETFL\targ=33793\tlock=-\n'
+		printf 'p1\t0\t4\t0.9\t1.0\t0\tposix\twrite\t3\tfd=3\tbuf=b1\tcount=3\n'
+		printf 'p1\t0\t5\t1.1\t1.2\t0\tposix\tfcntl\t0\tfd=3\tcmd=F_SETFL\targ=32769\tlock=-\n'
+		printf 'p1\t0\t6\t1.3\t1.4\t0\tposix\tlseek\t2\tfd=3\toffset=2\twhence=SEEK_SET\n'
+		printf 'p1\t0\t7\t1.5\t1.6\t0\tposix\twrite\t2\tfd=3\tbuf=b1\tcount=2\n'
+	} > text
+	run -0 overlap-find -a text
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $4, $9, $10 }' | sort -n)" = "1 0 10
+4 10 13
+7 2 4" ]
+}
+
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

@@ -1193,6 +1193,8 @@ static void run_exit(const struct rec *r)
 
 static void run_rec(struct rec *r)
 {
+	struct desc *d;
+
 	if (r->nested) {
 		run_inner(r);
 		return;
@@ -1218,6 +1220,10 @@ static void run_rec(struct rec *r)
 	case TG_IO_SETFD:
 		if (!r->failed)
 			slot_cloexec(r->k1, r->cloexec);
+		return;
+	case TG_IO_SETFL:	/* O_APPEND is the description's */
+		if (!r->failed && (d = desc_of(r->k1)))
+			d->append = r->append;
 		return;
 	case TG_IO_READ:
 	case TG_IO_WRITE:
