@@ -238,6 +238,20 @@ W fputs 19 23" ]
 7 2 4" ]
 }
 
+@test "pwrite on an O_APPEND descriptor writes at the end, whatever its offset (Linux), and a read there is at its offset" {
+	{
+		printf '#proc\trank=p1\tworld=0\tpid=1\tcwd="/d"\n'
+		printf 'p1\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDWR|O_CREAT|O_APPEND\tmode=0644\n'
+		printf 'p1\t0\t1\t0.3\t0.4\t0\tposix\twrite\t10\tfd=3\tbuf=b1\tcount=10\n'
+		printf 'p1\t0\t2\t0.5\t0.6\t0\tposix\tpwrite\t4\tfd=3\tbuf=b1\tcount=4\toffset=0\n'
+		printf 'p1\t0\t3\t0.7\t0.8\t0\tposix\tpread\t4\tfd=3\tbuf=b1\tcount=4\toffset=2\n'
+	} > text
+	run -0 overlap-find -a text
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $4, $7, $9, $10 }' | sort -n)" = "1 W 0 10
+2 W 10 14
+3 R 2 6" ]
+}
+
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

@@ -771,6 +771,10 @@ static void run_data(const struct rec *r)
 	}
 	if (r->off == TG_OFF_POS)
 		data_at_pos(d, r, (uint64_t)r->len, r->write);
+	else if (r->write && d->append)
+		/* Linux: pwrite on an O_APPEND description writes at the end
+		 * whatever its offset (pwrite(2), BUGS), and moves nothing */
+		add_access(d->file, r, files[d->file].size, (uint64_t)r->len, 1);
 	else
 		add_access(d->file, r, (uint64_t)r->pos, (uint64_t)r->len, r->write);
 }
