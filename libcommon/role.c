@@ -319,17 +319,20 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 	case TG_IO_FDOPEN:
 	case TG_IO_DUP:
 		key(t, d, r->a, a->h2);
-		if (r->op == TG_IO_DUP) {
+		{
 			/* dup3(old, new, O_CLOEXEC); fopen(path, "we")'s
-			 * descriptor */
+			 * descriptor; fdopen(fd, "a"), which puts the
+			 * descriptor in append mode (glibc) */
 			int i;
 			for (i = 0; i < d->nargs; i++) {
 				const char *v = arg(t, d, i);
 				if (v && d->args[i].kind == TG_K_OFLAGS)
 					a->cloexec = has_flag(v, "O_CLOEXEC");
 				else if (v && v[0] == '"' && d->args[i].kind == TG_K_STR &&
-					 strcmp(d->args[i].name, "mode") == 0)
-					a->cloexec = strchr(v + 1, 'e') != NULL;
+					 strcmp(d->args[i].name, "mode") == 0) {
+					a->cloexec = r->op == TG_IO_DUP && strchr(v + 1, 'e');
+					a->append = r->op == TG_IO_FDOPEN && v[1] == 'a';
+				}
 			}
 		}
 		break;

@@ -252,6 +252,28 @@ W fputs 19 23" ]
 3 R 2 6" ]
 }
 
+@test "fdopen(fd, \"a\") puts the descriptor in append mode (glibc): the stream's and the descriptor's writes go to the end" {
+	{
+		printf '#proc\trank=p1\tworld=0\tpid=1\tcwd="/d"\n'
+		printf 'p1\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_WRONLY|O_CREAT|O_TRUNC\tmode=0644\n'
+		printf 'p1\t0\t1\t0.3\t0.4\t0\tposix\twrite\t10\tfd=3\tbuf=b1\tcount=10\n'
+		printf 'p1\t0\t2\t0.5\t0.6\t0\tposix\tlseek\t0\tfd=3\toffset=0\twhence=SEEK_SET\n'
+		printf 'p1\t0\t3\t0.7\t0.8\t0\tstdio\tfdopen\ts3\tfd=3\tmode="a"\n'
+		printf 'p1\t0\t4\t0.9\t1.0\t0\tstdio\tfwrite\t2\tptr=b2\tsize=1\tnmemb=2\tstream=s3\n'
+		printf 'p1\t0\t5\t1.1\t1.2\t0\tposix\twrite\t1\tfd=3\tbuf=b3\tcount=1\n'
+	} > text
+	run -0 overlap-find -a text
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $4, $9, $10 }' | sort -n)" = "1 0 10
+4 10 12
+5 12 13" ]
+	# mode "r+": the position, as before
+	sed 's/mode="a"/mode="r+"/' text > text2
+	run -0 overlap-find -a text2
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $4, $9, $10 }' | sort -n)" = "1 0 10
+4 0 2
+5 2 3" ]
+}
+
 @test "-l mpiio passes over POSIX records and -l posix over MPI-IO ones" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

@@ -1169,6 +1169,8 @@ static void run_dup(const struct rec *r)
 	if (d) {
 		slot_set(cur, r->k1, d);
 		slot_cloexec(r->k1, r->op == TG_IO_DUP && r->cloexec);
+		if (r->op == TG_IO_FDOPEN && r->append)
+			d->append = 1;	/* glibc sets O_APPEND for mode "a" */
 	} else if (old) {
 		slot_drop(cur, r->k1);
 	}
