@@ -74,6 +74,7 @@ struct file {
 	size_t nacc, capacc;
 	int announced;
 	int locked;		/* a #lock line was written for it */
+	uint64_t closed;	/* the last process end that closed it (run_exit) */
 };
 
 static struct file *files;
@@ -1182,16 +1183,17 @@ static void run_dup(const struct rec *r)
  * it, once, after its last record. */
 static void run_exit(const struct rec *r)
 {
-	size_t i, j;
+	static uint64_t ends;	/* process ends so far: marks files closed once */
+	size_t i;
 
 	if (cur->execd)
 		return;		/* it went on as another program */
+	ends++;
 	for (i = 0; i < cur->nslots; i++) {
 		uint32_t f = cur->slots[i].d->file;
-		for (j = 0; j < i && cur->slots[j].d->file != f; j++)
-			;
-		if (j < i)
+		if (files[f].closed == ends)
 			continue;
+		files[f].closed = ends;
 		event(f, r, "commit");
 		event(f, r, "close");
 	}
