@@ -84,6 +84,11 @@ check() {
 	check 4 resized
 }
 
+@test "MPI-1 bound markers (MPI_Type_struct with MPI_LB, MPI_UB) set the extent the view tiles by" {
+	check 4 lb-ub
+	check 2 lb-ub
+}
+
 @test "zero-length blocks in indexed and hindexed types place nothing and bound nothing" {
 	check 4 zero-blocks
 }

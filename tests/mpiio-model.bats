@@ -3,14 +3,15 @@
 # §14.6.1) on real MPI-IO programs (tests/conflict/mpiiosync.c) run on 2
 # ranks under mpirun and traced with the shim: rank 0 writes 64 bytes,
 # rank 1 reads them; sync-barrier-sync, a sync on the writer only, atomic
-# mode, atomic mode switched off again, close-to-open.  Each trace goes
+# mode, atomic mode switched off again, close-to-open, a write and a read
+# in atomic mode with nothing between them.  Each trace goes
 # through hb-build and overlap-find -l mpiio into files; the tools under
 # test are always given a file.  Then verify-io, which gives the MPI-IO
 # layer's verdict beside the POSIX layer's.
 
 bats_require_minimum_version 1.5.0
 
-CASES="sbs writer-sync atomic atomic-off reopen"
+CASES="sbs writer-sync atomic atomic-off reopen atomic-race"
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -86,6 +87,19 @@ calls() {
 	[[ ${lines[0]} == RAW-D$'\t'*$'\tposix=ok\tcommit=conflict\tsession=conflict\tmpiio=conflict\tsynchronized=yes' ]]
 	run -0 check atomic-off --recommend
 	[ "$output" = posix ]
+}
+
+@test "atomic mode, a write and a read with nothing between them: not ordered, yet correct under mpiio and not a race" {
+	run -0 --separate-stderr check atomic-race -v --model mpiio
+	run -0 grep -c $'\tsynchronized=no\t' <<< "$output"
+	[ "$output" = 1 ]
+	run -0 --separate-stderr check atomic-race -v --model mpiio
+	[[ $output == *RAW-D$'\t'*$'\tposix=conflict\tcommit=conflict\tsession=conflict\tmpiio=ok\tsynchronized=no\tatomic=yes'* ]]
+	run -0 --separate-stderr check atomic-race --recommend --fail-on-unsynchronized
+	[ "$output" = mpiio ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/atomic-race/t"
+	[[ $output == *"MPI-IO layer: recommended consistency: mpiio"* ]]
 }
 
 @test "overlap-find: MPI_File_set_atomicity turns a handle's mode into atomic/nonatomic events, and its close ends it" {

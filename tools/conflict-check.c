@@ -855,22 +855,24 @@ static const struct event *later_t(const struct event *x, const struct event *y)
 /*
  * Does pair @a (first) and @b conflict under MPI-IO semantics?  @ordered:
  * one happens before the other (or by the clocks, @a ended before @b
- * began); @by_hb: ordered by the graph, else by time.  A pair that is not
- * ordered conflicts even in atomic mode: its outcome depends on which
- * access came first.  Fills @w with what makes it safe.
+ * began); @by_hb: ordered by the graph, else by time.  Two accesses in
+ * atomic mode need neither a sync nor an order: MPI makes each one atomic
+ * and the two sequentially consistent, whichever comes first (a program
+ * sets atomic mode to have concurrent accesses, as ROMIO's tests do).
+ * Fills @w with what makes it safe.
  */
 static int mpiio_conflict(const struct acc *a, const struct acc *b, const struct evlist *la,
 			  const struct evlist *lb, int ordered, int by_hb, struct mpiio_why *w)
 {
 	memset(w, 0, sizeof(*w));
-	if (!ordered)
-		return 1;
-	if (streq(a->rank, b->rank))
-		return 0;	/* one process's accesses: in program order */
 	if (atomic_at(la, a->seq) && atomic_at(lb, b->seq)) {
 		w->atomic = 1;	/* sequentially consistent: nothing to sync */
 		return 0;
 	}
+	if (!ordered)
+		return 1;
+	if (streq(a->rank, b->rank))
+		return 0;	/* one process's accesses: in program order */
 	if (by_hb) {
 		w->s1 = first_after_seq(la, EV_COMMIT, a->seq);
 		w->s2 = later_seq(last_before_seq(lb, EV_COMMIT, b->seq),
@@ -952,7 +954,7 @@ static void pair_line(struct tg_tline *t)
 	struct acc a, b, tmp;
 	uint64_t pieces, bytes;
 	int64_t f;
-	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, use_hb;
+	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, unsync, use_hb;
 	const struct event *c = NULL, *cl = NULL, *op = NULL;
 	struct evlist *la, *lb;
 	struct mpiio_why mw = { NULL, NULL, 0 };
@@ -1012,12 +1014,14 @@ static void pair_line(struct tg_tline *t)
 	}
 	conf[M_MPIIO] = (applicable & (1u << M_MPIIO)) &&
 			mpiio_conflict(&a, &b, la, lb, !concurrent, use_hb, &mw);
+	/* concurrent in atomic mode: MPI orders the two itself */
+	unsync = concurrent && !mw.atomic;
 	tallies[f].pairs[kind][d]++;
-	if (concurrent)
+	if (unsync)
 		tallies[f].unsync[kind][d]++;
 	for (m = 0; m < M_COUNT; m++)
 		tallies[f].conf[m][kind][d] += (uint64_t)conf[m];
-	site_add((uint32_t)f, kind, d, a.func, b.func, pieces, bytes, concurrent, conf);
+	site_add((uint32_t)f, kind, d, a.func, b.func, pieces, bytes, unsync, conf);
 	if (opt_json) {
 		json_t *o = json_object(), *cm = json_object();
 		json_object_set_new(o, "file", json_string(paths[f]));

@@ -599,20 +599,55 @@ static struct tg_flat *c_typed(struct tg_types *ts, struct bld *b, const char *c
 	return finish(b, 0, 0, 0, 0);
 }
 
-/* ints: count, blocklengths[]; aints: displacements[]; types[] */
+/*
+ * ints: count, blocklengths[]; aints: displacements[]; types[].  The MPI-1
+ * markers MPI_LB and MPI_UB (MPI_Type_struct) are no data: as MPICH 4 does,
+ * the struct is built from the other entries and then resized, its lower
+ * bound at the last MPI_LB's displacement and its upper bound at the last
+ * MPI_UB's, whatever their block lengths; a bound without a marker stays
+ * the struct's own, padded.
+ */
 static struct tg_flat *c_struct(struct tg_types *ts, struct bld *b, const int64_t *iv, int ni,
 				const int64_t *av, int na, char tv[][32], int nt)
 {
-	int64_t c = ni > 0 && iv[0] <= ni ? iv[0] : -1, i;
+	int64_t c = ni > 0 && iv[0] <= ni ? iv[0] : -1, i, lb = 0, ub = 0;
+	int has_lb = 0, has_ub = 0;
+	struct tg_flat *f;
 
 	if (c < 0 || ni != 1 + c || na != c || nt != c)
 		fail(b, "malformed struct");
 	for (i = 0; !b->why && i < c; i++) {
-		const struct tg_flat *t = need(ts, b, tv[i]);
-		if (t)
+		const struct tg_flat *t;
+		if (!strcmp(tv[i], "MPI_LB")) {
+			has_lb = 1;
+			lb = av[i];
+			continue;
+		}
+		if (!strcmp(tv[i], "MPI_UB")) {
+			has_ub = 1;
+			ub = av[i];
+			continue;
+		}
+		if ((t = need(ts, b, tv[i])))
 			emit(b, t, av[i], iv[1 + i]);
 	}
-	return finish(b, 0, 0, 0, 1);
+	f = finish(b, 0, 0, 0, 1);
+	if (f && !f->why && (has_lb || has_ub)) {
+		int64_t ext;
+		if (!has_lb)
+			lb = f->lb;
+		if ((!has_ub && __builtin_add_overflow(f->lb, f->extent, &ub)) ||
+		    __builtin_sub_overflow(ub, lb, &ext)) {
+			free(f->b);
+			free(f->cum);
+			memset(f, 0, sizeof(*f));
+			f->why = "offsets overflow";
+			return f;
+		}
+		f->lb = lb;
+		f->extent = ext;
+	}
+	return f;
 }
 
 static struct tg_flat *build(struct tg_types *ts, const char *comb, const int64_t *iv, int ni,

@@ -14,6 +14,10 @@
  *               write; MPI_Barrier; read (not atomic any more)
  *   reopen      write; MPI_File_close; MPI_Barrier; MPI_File_open; read
  *               (close-to-open: correct)
+ *   atomic-race MPI_File_set_atomicity(1); rank 0 writes "z"s; MPI_Barrier;
+ *               rank 0 writes the "a"s while rank 1 reads, nothing between
+ *               (concurrent, and correct in atomic mode: rank 1 reads all
+ *               "z"s or all "a"s, as ROMIO's atomicity test checks)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -31,8 +35,25 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	memset(buf, 'a', sizeof(buf));
 	bad |= MPI_File_open(MPI_COMM_WORLD, "f", am, MPI_INFO_NULL, &fh);
-	if (!strcmp(c, "atomic") || !strcmp(c, "atomic-off"))
+	if (!strcmp(c, "atomic") || !strcmp(c, "atomic-off") || !strcmp(c, "atomic-race"))
 		bad |= MPI_File_set_atomicity(fh, 1);
+	if (!strcmp(c, "atomic-race")) {
+		char z[64];
+		memset(z, 'z', sizeof(z));
+		if (rank == 0)
+			bad |= MPI_File_write_at(fh, 0, z, 64, MPI_BYTE, MPI_STATUS_IGNORE);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0)
+			bad |= MPI_File_write_at(fh, 0, buf, 64, MPI_BYTE, MPI_STATUS_IGNORE);
+		else
+			bad |= MPI_File_read_at(fh, 0, back, 64, MPI_BYTE, MPI_STATUS_IGNORE) ||
+			       (memcmp(back, buf, 64) && memcmp(back, z, 64));
+		bad |= MPI_File_close(&fh);
+		MPI_Finalize();
+		if (bad)
+			fprintf(stderr, "mpiiosync %s: rank %d failed\n", c, rank);
+		return bad != 0;
+	}
 	if (!strcmp(c, "atomic-off"))
 		bad |= MPI_File_set_atomicity(fh, 0);
 	if (rank == 0)

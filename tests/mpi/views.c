@@ -14,6 +14,8 @@
  *   subarray        3-D subarrays in C order, then in Fortran order
  *   nested          vector of struct, then hvector of indexed
  *   resized         an indexed type resized to a new lb and extent
+ *   lb-ub           MPI-1 bound markers: MPI_Type_struct with MPI_LB and
+ *                   MPI_UB, alone and under a contiguous type
  *   zero-blocks     indexed and hindexed types with zero-length blocks
  *   buffers         contiguous view, memory types: a struct with a negative
  *                   displacement, a struct at absolute addresses (MPI_BOTTOM)
@@ -148,6 +150,36 @@ static void case_resized(void)
 	MPI_Type_free(&r);
 	MPI_Type_free(&idx);
 }
+
+/* MPI_Type_struct, MPI_LB and MPI_UB: removed in MPI 3.0, still in MPICH
+ * and in old programs (ROMIO's own tests) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static void case_lb_ub(void)
+{
+	MPI_Datatype t, u, c;
+	int bl[3] = { 1, 2, 1 };
+	MPI_Aint d[3] = { 0, 4 * rank + 1, 4 * size };
+	MPI_Datatype ty[3] = { MPI_LB, MPI_BYTE, MPI_UB };
+
+	/* bytes 4r+1 and 4r+2 of each tile of 4 * size bytes */
+	MPI_Type_struct(3, bl, d, ty, &t);
+	view_write(0, t, 3);
+	MPI_Type_free(&t);
+	/* an int, its extent 4 * size by an upper bound alone; three of them */
+	bl[0] = 1;
+	d[0] = 0;
+	ty[0] = MPI_INT;
+	bl[1] = 1;
+	d[1] = 4 * size;
+	ty[1] = MPI_UB;
+	MPI_Type_struct(2, bl, d, ty, &u);
+	MPI_Type_contiguous(3, u, &c);
+	view_write(1024 + 4 * (MPI_Offset)rank, c, 1);
+	MPI_Type_free(&c);
+	MPI_Type_free(&u);
+}
+#pragma GCC diagnostic pop
 
 static void case_zero_blocks(void)
 {
@@ -294,6 +326,8 @@ int main(int argc, char **argv)
 		case_nested();
 	else if (!strcmp(c, "resized"))
 		case_resized();
+	else if (!strcmp(c, "lb-ub"))
+		case_lb_ub();
 	else if (!strcmp(c, "zero-blocks"))
 		case_zero_blocks();
 	else if (!strcmp(c, "buffers"))

@@ -75,6 +75,14 @@ static const struct {
 	{ "STRUCT", "[2,1,1]", "[-4,0]", "[MPI_INT,MPI_CHAR]", "-4/8/5: -4+5" },
 	{ "STRUCT", "[2,0,3]", "[0,0]", "[MPI_INT,MPI_CHAR]", "0/3/3: 0+3" },
 	{ "STRUCT", "[2,1,1]", "[0,16]", "[MPI_SHORT,MPI_LONG_DOUBLE]", "0/32/18: 0+2 16+16" },
+	/* MPI-1 markers, as MPICH 4 places them: the struct of the rest,
+	 * resized to the last MPI_LB and the last MPI_UB (values checked
+	 * with MPI_Type_get_extent) */
+	{ "STRUCT", "[3,1,1,1]", "[0,4,16]", "[MPI_LB,MPI_INT,MPI_UB]", "0/16/4: 4+4" },
+	{ "STRUCT", "[3,1,1,1]", "[-8,0,4]", "[MPI_LB,MPI_INT,MPI_CHAR]", "-8/16/5: 0+5" },
+	{ "STRUCT", "[2,1,1]", "[0,12]", "[MPI_INT,MPI_UB]", "0/12/4: 0+4" },
+	{ "STRUCT", "[3,1,1,1]", "[20,0,8]", "[MPI_UB,MPI_INT,MPI_UB]", "0/8/4: 0+4" },
+	{ "STRUCT", "[2,1,0]", "[0,32]", "[MPI_INT,MPI_UB]", "0/32/4: 0+4" },
 	/* the PnetCDF buffer type of issue 22: type-map order kept */
 	{ "STRUCT", "[2,10,10]", "[0,-498128]", "[MPI_INT,MPI_INT]",
 	  "-498128/498168/80: 0+40 -498128+40" },
