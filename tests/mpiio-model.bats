@@ -4,14 +4,15 @@
 # ranks under mpirun and traced with the shim: rank 0 writes 64 bytes,
 # rank 1 reads them; sync-barrier-sync, a sync on the writer only, atomic
 # mode, atomic mode switched off again, close-to-open, a write and a read
-# in atomic mode with nothing between them.  Each trace goes
+# in atomic mode with nothing between them; both ranks writing the same
+# bytes in one collective call, and in independent calls.  Each trace goes
 # through hb-build and overlap-find -l mpiio into files; the tools under
 # test are always given a file.  Then verify-io, which gives the MPI-IO
 # layer's verdict beside the POSIX layer's.
 
 bats_require_minimum_version 1.5.0
 
-CASES="sbs writer-sync atomic atomic-off reopen atomic-race"
+CASES="sbs writer-sync atomic atomic-off reopen atomic-race coll-same ind-same"
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -100,6 +101,17 @@ calls() {
 	[ -z "$stderr" ]
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/atomic-race/t"
 	[[ $output == *"MPI-IO layer: recommended consistency: mpiio"* ]]
+}
+
+@test "two ranks' overlapping writes in one collective call: a race, and said to be the parts of one call; independent ones are not" {
+	run -0 --separate-stderr check coll-same --recommend
+	[ "$output" = posix ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[[ ${stderr_lines[0]} == *"1 conflicting pairs are not synchronized: no model makes this run correct" ]]
+	[[ ${stderr_lines[1]} == *"1 of them are the parts of different ranks in collective calls"*"harmless only when the ranks write the same bytes" ]]
+	run -0 --separate-stderr check ind-same --recommend
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ ${stderr_lines[0]} == *"1 conflicting pairs are not synchronized: no model makes this run correct" ]]
 }
 
 @test "overlap-find: MPI_File_set_atomicity turns a handle's mode into atomic/nonatomic events, and its close ends it" {

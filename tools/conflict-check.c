@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../libcommon/calltab.h"
 #include "../libcommon/hb.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/textin.h"
@@ -949,6 +950,21 @@ static int parse_pieces(struct tg_tline *t, const struct acc *a, const struct ac
 	return 0;
 }
 
+/* Unordered pairs of two processes' parts of collective MPI-IO data calls
+ * of one function: most likely one call, whose overlapping writes MPI
+ * leaves undefined. */
+static uint64_t coll_unsync;
+
+/* Is @name a collective MPI-IO data call (MPI_File_write_at_all, ...)? */
+static int coll_data(const char *name)
+{
+	const struct tg_calldesc *d = tg_call_byname(name);
+
+	return d && d->layer == TG_LAYER_MPIIO && d->nio && d->hb &&
+	       (d->hb->kind == TG_MK_FCOLL || d->hb->kind == TG_MK_FICOLL ||
+		d->hb->kind == TG_MK_FBEGIN);
+}
+
 static void pair_line(struct tg_tline *t)
 {
 	struct acc a, b, tmp;
@@ -1016,6 +1032,8 @@ static void pair_line(struct tg_tline *t)
 			mpiio_conflict(&a, &b, la, lb, !concurrent, use_hb, &mw);
 	/* concurrent in atomic mode: MPI orders the two itself */
 	unsync = concurrent && !mw.atomic;
+	if (unsync && d && coll_data(a.func) && streq(a.func, b.func))
+		coll_unsync++;
 	tallies[f].pairs[kind][d]++;
 	if (unsync)
 		tallies[f].unsync[kind][d]++;
@@ -1268,6 +1286,11 @@ static void recommend(int after_table)
 	if (m < 0)
 		warnx("%" PRIu64 " conflicting pairs are not synchronized: no model makes this "
 		      "run correct", counted(M_POSIX));
+	if (m < 0 && coll_unsync)
+		warnx("%" PRIu64 " of them are the parts of different ranks in collective calls "
+		      "(one call each, most likely): MPI leaves the result of overlapping writes "
+		      "in one collective call undefined; they are harmless only when the ranks "
+		      "write the same bytes", coll_unsync);
 }
 
 static int opt_recommend, opt_model, opt_fail_unsync;

@@ -18,6 +18,10 @@
  *               rank 0 writes the "a"s while rank 1 reads, nothing between
  *               (concurrent, and correct in atomic mode: rank 1 reads all
  *               "z"s or all "a"s, as ROMIO's atomicity test checks)
+ *   coll-same   both ranks write the same 64 bytes at offset 0 in one
+ *               MPI_File_write_at_all (as an HDF5 program writing a whole
+ *               dataset from every rank does); no read
+ *   ind-same    the same with MPI_File_write_at, nothing between them
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -37,6 +41,15 @@ int main(int argc, char **argv)
 	bad |= MPI_File_open(MPI_COMM_WORLD, "f", am, MPI_INFO_NULL, &fh);
 	if (!strcmp(c, "atomic") || !strcmp(c, "atomic-off") || !strcmp(c, "atomic-race"))
 		bad |= MPI_File_set_atomicity(fh, 1);
+	if (!strcmp(c, "coll-same") || !strcmp(c, "ind-same")) {
+		if (c[0] == 'c')
+			bad |= MPI_File_write_at_all(fh, 0, buf, 64, MPI_BYTE, MPI_STATUS_IGNORE);
+		else
+			bad |= MPI_File_write_at(fh, 0, buf, 64, MPI_BYTE, MPI_STATUS_IGNORE);
+		bad |= MPI_File_close(&fh);
+		MPI_Finalize();
+		return bad != 0;
+	}
 	if (!strcmp(c, "atomic-race")) {
 		char z[64];
 		memset(z, 'z', sizeof(z));
