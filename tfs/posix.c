@@ -32,12 +32,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <aio.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1156,6 +1158,183 @@ EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
 	return pwrite(fd, buf, n, off);
+}
+
+/*
+ * POSIX AIO on a TangramFS descriptor (ROMIO's MPI_File_iwrite and
+ * MPI_File_iread use it): the request is carried out when it is
+ * submitted, as POSIX allows, and its outcome left where the C library's
+ * aio_error, aio_return and aio_suspend look (glibc keeps it in the
+ * aiocb), so that those need no wrapper; its notification is delivered
+ * as the C library would.  Requests on other descriptors go to the C
+ * library.  (The descriptor itself, an O_PATH one, would fail them with
+ * EBADF, and ROMIO's MPI_Wait then never returned.)
+ */
+static int o_sync(struct ofd *o);
+
+static void *aio_notify_thread(void *arg)
+{
+	struct sigevent *ev = arg;
+	union sigval v = ev->sigev_value;
+	void (*fn)(union sigval) = ev->sigev_notify_function;
+
+	free(ev);
+	fn(v);
+	return NULL;
+}
+
+static void aio_notify(const struct sigevent *ev)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	struct sigevent *copy;
+
+	if (ev->sigev_notify == SIGEV_SIGNAL) {
+		sigqueue(getpid(), ev->sigev_signo, ev->sigev_value);
+	} else if (ev->sigev_notify == SIGEV_THREAD && ev->sigev_notify_function &&
+		   (copy = malloc(sizeof(*copy)))) {
+		*copy = *ev;
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, ev->sigev_notify_attributes ?
+					       ev->sigev_notify_attributes : &a,
+				   aio_notify_thread, copy) != 0)
+			free(copy);
+		pthread_attr_destroy(&a);
+	}
+}
+
+/* Carry out @cb on @o (LIO_READ, LIO_WRITE, or an fsync for -1); its
+ * outcome in the aiocb.  Returns 0, or -1 if it failed. */
+static int aio_now(struct ofd *o, struct aiocb *cb, int op)
+{
+	ssize_t r;
+	uint64_t p;
+
+	if (op == -1) {
+		r = o_sync(o);
+	} else if (cb->aio_offset < 0 && !(op == LIO_WRITE && (o->flags & O_APPEND))) {
+		errno = EINVAL;
+		r = -1;
+	} else if (op == LIO_READ) {
+		r = o_read(o, (void *)cb->aio_buf, cb->aio_nbytes, (uint64_t)cb->aio_offset);
+	} else {
+		pthread_mutex_lock(&o->lock);
+		p = (o->flags & O_APPEND) ? o_size(o) : (uint64_t)cb->aio_offset;
+		r = o_write(o, (const void *)cb->aio_buf, cb->aio_nbytes, p);
+		pthread_mutex_unlock(&o->lock);
+	}
+	cb->__return_value = r;
+	cb->__error_code = r < 0 ? errno : 0;
+	return r < 0 ? -1 : 0;
+}
+
+REAL(aio_read);
+REAL(aio_write);
+REAL(aio_fsync);
+REAL(lio_listio);
+
+EXPORT int aio_read(struct aiocb *cb)
+{
+	struct ofd *o = ofd_get(cb->aio_fildes);
+
+	RESOLVE(aio_read);
+	if (in_tfs || !o)
+		return real_aio_read(cb);
+	aio_now(o, cb, LIO_READ);
+	aio_notify(&cb->aio_sigevent);
+	return 0;
+}
+
+EXPORT int aio_write(struct aiocb *cb)
+{
+	struct ofd *o = ofd_get(cb->aio_fildes);
+
+	RESOLVE(aio_write);
+	if (in_tfs || !o)
+		return real_aio_write(cb);
+	aio_now(o, cb, LIO_WRITE);
+	aio_notify(&cb->aio_sigevent);
+	return 0;
+}
+
+EXPORT int aio_fsync(int op, struct aiocb *cb)
+{
+	struct ofd *o = ofd_get(cb->aio_fildes);
+
+	RESOLVE(aio_fsync);
+	if (in_tfs || !o)
+		return real_aio_fsync(op, cb);
+	if (op != O_SYNC && op != O_DSYNC) {
+		errno = EINVAL;
+		return -1;
+	}
+	aio_now(o, cb, -1);
+	aio_notify(&cb->aio_sigevent);
+	return 0;
+}
+
+/* The C library's aio_read64 and friends are the same functions under
+ * another name (off_t is 64 bits, struct aiocb64 is struct aiocb). */
+_Static_assert(sizeof(struct aiocb64) == sizeof(struct aiocb), "aiocb64 is aiocb");
+
+EXPORT int aio_read64(struct aiocb64 *cb)
+{
+	return aio_read((struct aiocb *)cb);
+}
+
+EXPORT int aio_write64(struct aiocb64 *cb)
+{
+	return aio_write((struct aiocb *)cb);
+}
+
+EXPORT int aio_fsync64(int op, struct aiocb64 *cb)
+{
+	return aio_fsync(op, (struct aiocb *)cb);
+}
+
+/* The list's TangramFS requests are carried out here; the others, if
+ * any, go to the C library in a copy of the list without ours, which also
+ * waits (LIO_WAIT) or notifies @sig when they are done (LIO_NOWAIT). */
+EXPORT int lio_listio(int mode, struct aiocb *const list[], int nent, struct sigevent *sig)
+{
+	struct aiocb **rest;
+	int i, failed = 0, rc, e;
+
+	RESOLVE(lio_listio);
+	if (in_tfs || nent <= 0)
+		return real_lio_listio(mode, list, nent, sig);
+	for (i = 0; i < nent && !(list[i] && list[i]->aio_lio_opcode != LIO_NOP &&
+				   ofd_get(list[i]->aio_fildes)); i++)
+		;
+	if (i == nent)
+		return real_lio_listio(mode, list, nent, sig);
+	if (mode != LIO_WAIT && mode != LIO_NOWAIT) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(rest = malloc((size_t)nent * sizeof(*rest)))) {
+		errno = EAGAIN;
+		return -1;
+	}
+	for (i = 0; i < nent; i++) {
+		struct aiocb *cb = list[i];
+		struct ofd *o = cb && cb->aio_lio_opcode != LIO_NOP ? ofd_get(cb->aio_fildes) : NULL;
+		rest[i] = o ? NULL : cb;
+		if (o && (cb->aio_lio_opcode == LIO_READ || cb->aio_lio_opcode == LIO_WRITE))
+			failed |= aio_now(o, cb, cb->aio_lio_opcode) < 0;
+		else if (o)
+			cb->__error_code = EINVAL, cb->__return_value = -1, failed = 1;
+	}
+	rc = real_lio_listio(mode, rest, nent, sig);
+	e = errno;
+	free(rest);
+	if (rc == 0 && failed && mode == LIO_WAIT) {
+		errno = EIO;
+		return -1;
+	}
+	errno = e;
+	return rc;
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
