@@ -263,6 +263,7 @@ static const struct tg_argdesc a_lseek[] = {
 };
 static const struct tg_iorole r_lseek[] = {
 	{ TG_IO_SEEK, TG_OFF_RET, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_RET, 1, 2, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_lseek64[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -271,6 +272,7 @@ static const struct tg_argdesc a_lseek64[] = {
 };
 static const struct tg_iorole r_lseek64[] = {
 	{ TG_IO_SEEK, TG_OFF_RET, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_RET, 1, 2, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fsync[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -411,9 +413,15 @@ static const struct tg_argdesc a_fstat[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_fstat[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_fstat64[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_fstat64[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fstatat[] = {
 	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -4790,6 +4798,9 @@ static const struct tg_argdesc a_MPI_File_get_size[] = {
 	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
 	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_MPI_File_get_size[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_MPI_File_get_type_extent[] = {
 	{ "fh", TG_K_MPIH, TG_IN, TG_H_FILE, 0, 0 },
 	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
@@ -7197,8 +7208,8 @@ static const struct tg_calldesc calls[] = {
 	{ 31, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "pwritev64", a_pwritev64, r_pwritev64, NULL },
 	{ 32, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "preadv2", a_preadv2, r_preadv2, NULL },
 	{ 33, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "pwritev2", a_pwritev2, r_pwritev2, NULL },
-	{ 34, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, TG_H_NONE, 1, "lseek", a_lseek, r_lseek, NULL },
-	{ 35, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, TG_H_NONE, 1, "lseek64", a_lseek64, r_lseek64, NULL },
+	{ 34, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, TG_H_NONE, 2, "lseek", a_lseek, r_lseek, NULL },
+	{ 35, TG_LAYER_POSIX, TG_K_SIGNED_OFF, 3, TG_H_NONE, 2, "lseek64", a_lseek64, r_lseek64, NULL },
 	{ 36, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "fsync", a_fsync, r_fsync, NULL },
 	{ 37, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "fdatasync", a_fdatasync, r_fdatasync, NULL },
 	{ 38, TG_LAYER_POSIX, TG_K_VOID, 0, TG_H_NONE, 1, "sync", NULL, r_sync, NULL },
@@ -7220,8 +7231,8 @@ static const struct tg_calldesc calls[] = {
 	{ 61, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "stat64", a_stat64, NULL, NULL },
 	{ 62, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "lstat", a_lstat, NULL, NULL },
 	{ 63, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "lstat64", a_lstat64, NULL, NULL },
-	{ 64, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "fstat", a_fstat, NULL, NULL },
-	{ 65, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "fstat64", a_fstat64, NULL, NULL },
+	{ 64, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "fstat", a_fstat, r_fstat, NULL },
+	{ 65, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "fstat64", a_fstat64, r_fstat64, NULL },
 	{ 66, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "fstatat", a_fstatat, NULL, NULL },
 	{ 67, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "fstatat64", a_fstatat64, NULL, NULL },
 	{ 68, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 0, "statx", a_statx, NULL, NULL },
@@ -7827,7 +7838,7 @@ static const struct tg_calldesc calls[] = {
 	{ 1481, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_get_info", a_MPI_File_get_info, NULL, NULL },
 	{ 1482, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_get_position", a_MPI_File_get_position, NULL, NULL },
 	{ 1483, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_get_position_shared", a_MPI_File_get_position_shared, NULL, NULL },
-	{ 1484, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_get_size", a_MPI_File_get_size, NULL, NULL },
+	{ 1484, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 1, "MPI_File_get_size", a_MPI_File_get_size, r_MPI_File_get_size, NULL },
 	{ 1485, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_get_type_extent", a_MPI_File_get_type_extent, NULL, NULL },
 	{ 1486, TG_LAYER_MPIIO, TG_K_INT, 3, TG_H_NONE, 0, "MPI_File_get_type_extent_c", a_MPI_File_get_type_extent_c, NULL, NULL },
 	{ 1487, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 0, "MPI_File_get_view", a_MPI_File_get_view, NULL, NULL },

@@ -373,6 +373,41 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 	case TG_IO_AIODONE:
 		req_key(t, d, r->a, a->h2);
 		break;
+	case TG_IO_SIZE:
+		if (r->h >= 0 && d->args[r->h].kind == TG_K_PATH) {
+			a->h[0] = 0;
+			a->path = path(t, d, r->h, cwd, &bad);
+		}
+		if (r->c != TG_ARG_NONE && whence(arg(t, d, r->c)) != 2) {
+			a->op = TG_IO_NONE;	/* lseek but to the end: no size */
+			break;
+		}
+		{
+			const char *v = arg(t, d, r->a), *sz;
+			int64_t minus = 0;
+			a->pos = -1;
+			if (v && (sz = strstr(v, "size:")) && (sz == v || sz[-1] == ',')) {
+				char num_[32];
+				size_t k = strcspn(sz + 5, ",}");
+				if (k == 0 || k >= sizeof(num_))
+					return -1;
+				memcpy(num_, sz + 5, k);
+				num_[k] = 0;
+				if (tg_tint(num_, &a->pos) < 0)
+					return -1;
+				/* a directory, a device: not a file's bytes */
+				if ((sz = strstr(v, ",mode:")) &&
+				    (strtoll(sz + 6, NULL, 8) & 0170000) != 0100000)
+					a->pos = -1;
+			} else if (v && strcmp(v, "-") != 0 && tg_tint(v, &a->pos) < 0) {
+				return -1;
+			}
+			if (a->pos >= 0 && num(t, d, r->b, 0, &minus) < 0)
+				return -1;
+			if (a->pos >= 0)
+				a->pos -= minus;
+		}
+		break;
 	case TG_IO_VIEW:
 		if (num(t, d, r->a, 0, &a->pos) < 0)
 			return -1;

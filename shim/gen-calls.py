@@ -193,13 +193,13 @@ IO_OPS = {'read': 'TG_IO_READ', 'write': 'TG_IO_WRITE', 'open': 'TG_IO_OPEN',
           'truncate': 'TG_IO_TRUNCATE', 'view': 'TG_IO_VIEW',
           'fork': 'TG_IO_FORK', 'unplaced': 'TG_IO_UNPLACED', 'lock': 'TG_IO_LOCK',
           'atomic': 'TG_IO_ATOMIC',
-          'aiodone': 'TG_IO_AIODONE', 'exec': 'TG_IO_EXEC'}
+          'aiodone': 'TG_IO_AIODONE', 'exec': 'TG_IO_EXEC', 'size': 'TG_IO_SIZE'}
 # op -> the names of the fields its arguments go to, in order
 IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
            'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': '',
            'atomic': 'h a',
-           'aiodone': 'a', 'exec': ''}
+           'aiodone': 'a', 'exec': '', 'size': 'h a b c'}
 MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
@@ -288,6 +288,8 @@ def io_role(row, op, args, where):
         if op == 'sync' and not args:
             names = []          # sync(): every file of the process
             f['h'] = 'TG_ARG_NONE'
+        if op == 'size' and len(args) in (2, 4):
+            names = names[:len(args)]   # size(h,a) or size(h,a,minus,whence)
         if len(args) != len(names):
             raise SystemExit('%s: %s takes %d arguments' % (where, op, len(names)))
         for n, a in zip(names, args):

@@ -5,14 +5,15 @@
 # rank 1 reads them; sync-barrier-sync, a sync on the writer only, atomic
 # mode, atomic mode switched off again, close-to-open, a write and a read
 # in atomic mode with nothing between them; both ranks writing the same
-# bytes in one collective call, and in independent calls.  Each trace goes
+# bytes in one collective call, and in independent calls; the size of the
+# file asked for instead of its bytes read.  Each trace goes
 # through hb-build and overlap-find -l mpiio into files; the tools under
 # test are always given a file.  Then verify-io, which gives the MPI-IO
 # layer's verdict beside the POSIX layer's.
 
 bats_require_minimum_version 1.5.0
 
-CASES="sbs writer-sync atomic atomic-off reopen atomic-race coll-same ind-same"
+CASES="sbs writer-sync atomic atomic-off reopen atomic-race coll-same ind-same getsize"
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -112,6 +113,16 @@ calls() {
 	run -0 --separate-stderr check ind-same --recommend
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ ${stderr_lines[0]} == *"1 conflicting pairs are not synchronized: no model makes this run correct" ]]
+}
+
+@test "MPI_File_get_size after another rank's write: a read of the file's last byte, ordered by sync-barrier-sync; the POSIX layer (ROMIO's lseek) needs commit" {
+	run -0 --separate-stderr check getsize -v --model mpiio
+	[[ ${lines[0]} == RAW-D$'\t'*$'\t0:'*$' MPI_File_write_at W [0,64)\t1:'*$' MPI_File_get_size R [63,64)\tposix=ok\tcommit=ok\tsession=conflict\tmpiio=ok\tsynchronized=yes\t'* ]]
+	overlap-find -a "$W/getsize/text" > of
+	[ "$(grep -c $'^access\t0\t1\t[0-9]*\t[0-9.]*\t[0-9.]*\tR\tlseek\t63\t64$' of)" -eq 1 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/getsize/t"
+	[[ $output == *"POSIX layer: recommended consistency: commit"* ]]
+	[[ $output == *"MPI-IO layer: recommended consistency: mpiio"* ]]
 }
 
 @test "overlap-find: MPI_File_set_atomicity turns a handle's mode into atomic/nonatomic events, and its close ends it" {

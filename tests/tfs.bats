@@ -28,6 +28,7 @@ setup_file() {
 		mpicc.mpich -O1 -Wall -Werror -o "$B/waw" "$TG_TOP/tests/tfs/waw.c"
 		mpicc.mpich -O1 -Wall -Werror -o "$B/sieve" "$TG_TOP/tests/bench/sieve-write.c"
 		mpicc.mpich -O1 -Wall -Werror -o "$B/iwrite" "$TG_TOP/tests/mpi/iwrite.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/mpiiosync" "$TG_TOP/tests/conflict/mpiiosync.c"
 		[ -f /usr/include/hdf5/mpich/hdf5.h ] &&
 			mpicc.mpich -O2 -Wall -Wextra -Werror -I/usr/include/hdf5/mpich \
 				-o "$B/restart" "$TG_TOP/tests/hdf5/restart.c" \
@@ -656,6 +657,24 @@ fork: child 0' ]
 	on_mount posix 3 "$B/iwrite" /tfs-test/iw-posix
 	run env TFS_CONSISTENCY=commit timeout 120 mpirun.mpich -n 3 \
 		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/iwrite" /tfs-test/iw-commit
+	[ "$status" -ne 124 ]
+}
+
+# MPI_File_get_size after sync-barrier-sync (tests/conflict/mpiiosync.c
+# getsize): ROMIO's lseek to the end sees the size another node's write
+# made once that write is committed; verify-io names commit for its POSIX
+# layer (mpiio-model.bats).
+@test "MPI_File_get_size of a file another node wrote and synced: the size it made, under commit and posix" {
+	[ -x "$B/mpiiosync" ] || skip "mpicc.mpich is missing"
+	start
+	local m
+	for m in posix commit; do
+		on_mount $m 2 "$B/mpiiosync" getsize /tfs-test/gs-$m
+	done
+	# under session nothing publishes the write before the close
+	run env TFS_CONSISTENCY=session timeout 120 mpirun.mpich -n 2 \
+		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/mpiiosync" getsize \
+		/tfs-test/gs-session
 	[ "$status" -ne 124 ]
 }
 

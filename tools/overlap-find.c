@@ -188,6 +188,9 @@ struct proc {
 	uint64_t endseq;	/* one past its last record's seq */
 	int64_t endt;		/* when that record ended */
 	int execd;		/* it ended in an exec (its descriptors live on) */
+	uint64_t *mpitop;	/* seqs of its MPI-IO calls made by the program
+				 * itself (depth 0), sorted before the run */
+	size_t nmpitop;
 };
 
 static struct proc *procs;
@@ -320,6 +323,7 @@ struct rec {
 	uint8_t mpilib;		/* unplaced, made by the MPI library inside an
 				 * MPI (not MPI-IO) call: not the program's */
 	int8_t whence;
+	uint8_t depth;		/* the record's depth, 255 for deeper */
 	int8_t lock;		/* lock: enum tg_lockop */
 	uint8_t lockclass;	/* lock: enum tg_lockclass */
 	uint16_t func;
@@ -979,6 +983,51 @@ static int file_of_key(const struct rec *r, uint32_t *f)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Is @seq one of the current process's own MPI-IO calls? */
+static int mpi_top(uint64_t seq)
+{
+	return cur->nmpitop &&
+	       bsearch(&seq, cur->mpitop, cur->nmpitop, sizeof(*cur->mpitop), cmp_u64);
+}
+
+/*
+ * A call that saw the size of a file (fstat, lseek to the end, stat of a
+ * path some call opened, MPI_File_get_size): it depends on the write
+ * that made the file that long, so it reads the file's last byte.  A
+ * size another process's write set is then a pair like any read of its
+ * bytes: MPI_File_get_size after another rank's write and a barrier,
+ * with no sync, needs a commit model.  Only the program's own look at the
+ * size counts, or the MPI library's inside the program's MPI-IO call: an
+ * I/O library's (HDF5 at each H5Fflush compares the size with its end of
+ * allocation and only ever extends the file) decides nothing the program
+ * sees.  (The size a truncate set is not followed to the truncate.)
+ */
+static void run_size(const struct rec *r)
+{
+	uint32_t f;
+	int64_t k;
+
+	if (r->failed || r->pos <= 0)
+		return;
+	if (r->depth != 0 && !(r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent)))
+		return;
+	if (!r->k1[0]) {
+		if (!r->s || (k = file_known(r->s)) < 0)
+			return;	/* a path no call opened: not a file of the run */
+		f = (uint32_t)k;
+	} else if (file_of_key(r, &f) < 0) {
+		return;
+	}
+	add_access(f, r, (uint64_t)r->pos - 1, 1, 0);
+}
+
 static void run_sync_trunc(const struct rec *r)
 {
 	uint32_t f;
@@ -1264,6 +1313,9 @@ static void run_rec(struct rec *r)
 	case TG_IO_AIODONE:
 		aio_done(r);
 		return;
+	case TG_IO_SIZE:
+		run_size(r);
+		return;
 	case OP_TYPE:
 		if (tg_types_define(cur->types, r->s) < 0)
 			die_input("corrupt #type line");
@@ -1364,6 +1416,7 @@ static void finish_proc(void)
 		return;
 	}
 	take_fork(cur);
+	qsort(cur->mpitop, cur->nmpitop, sizeof(*cur->mpitop), cmp_u64);
 	for (i = 0; i < nrecs; i++) {
 		run_rec(&recs[i]);
 		free(recs[i].s);
@@ -1552,8 +1605,8 @@ static void call_line(struct tg_tline *t)
 {
 	const struct tg_calldesc *d;
 	const char *v;
-	int64_t seq, t0, t1, parent = -1;
-	size_t first_type = nrecs;
+	int64_t seq, t0, t1, parent = -1, depth;
+	size_t first_type = nrecs, first_size;
 	int nested = 0;
 
 	if (t->nf < TG_COL_ARGS)
@@ -1572,6 +1625,13 @@ static void call_line(struct tg_tline *t)
 	d = tg_call_byname(t->f[TG_COL_FUNC]);
 	if (d && d->layer == TG_LAYER_MPI && norphans)
 		orphans_adopt(seq);
+	if (tg_tint(t->f[TG_COL_DEPTH], &depth) < 0 || depth < 0)
+		die_input("bad depth");
+	if (d && d->layer == TG_LAYER_MPIIO && depth == 0) {
+		cur->mpitop = xrealloc(cur->mpitop, (cur->nmpitop + 1) * sizeof(*cur->mpitop));
+		cur->mpitop[cur->nmpitop++] = (uint64_t)seq;
+	}
+	first_size = nrecs;
 	if (!d || !d->nio)
 		return;		/* touches no file (or a name this build does not know) */
 	if (layer_mpiio && d->layer != TG_LAYER_MPIIO) {
@@ -1590,6 +1650,15 @@ static void call_line(struct tg_tline *t)
 	if (t0 < 0 || t1 < 0)
 		die_input("bad time");
 	keep_actions(t, d, (uint64_t)seq, t0, t1, parent, nested);
+	for (; first_size < nrecs; first_size++) {
+		struct rec *r = &recs[first_size];
+		r->depth = (uint8_t)(depth < 255 ? depth : 255);
+		if (r->op == TG_IO_SIZE && r->depth == 1 && r->parent < 0) {
+			const char *v = tg_tline_arg(t, TG_COL_ARGS, "parent");
+			if (v && tg_tint(v, &r->parent) < 0)
+				die_input("bad parent");
+		}
+	}
 }
 
 static void proc_line(struct tg_tline *t)

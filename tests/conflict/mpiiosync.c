@@ -1,8 +1,9 @@
 /*
  * mpiiosync - MPI-IO programs, one per case of the MPI-IO consistency
  * rules (MPI 4.1 §14.6.1), selected by the first argument; 2 ranks, the
- * file "f" in the working directory.  Rank 0 writes 64 bytes at offset 0
- * and rank 1 reads them back, through handles of one collective open:
+ * file "f" in the working directory (or the second argument).  Rank 0
+ * writes 64 bytes at offset 0 and rank 1 reads them back, through handles
+ * of one collective open:
  *
  *   sbs         write; MPI_File_sync; MPI_Barrier; MPI_File_sync; read
  *               (sync-barrier-sync: correct under MPI-IO semantics)
@@ -22,6 +23,9 @@
  *               MPI_File_write_at_all (as an HDF5 program writing a whole
  *               dataset from every rank does); no read
  *   ind-same    the same with MPI_File_write_at, nothing between them
+ *   getsize     write; MPI_File_sync; MPI_Barrier; MPI_File_sync; rank 1
+ *               asks MPI_File_get_size (64) instead of reading: the size
+ *               is what rank 0's write made it
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -29,7 +33,7 @@
 
 int main(int argc, char **argv)
 {
-	const char *c = argc > 1 ? argv[1] : "";
+	const char *c = argc > 1 ? argv[1] : "", *fn = argc > 2 ? argv[2] : "f";
 	char buf[64], back[64];
 	MPI_File fh;
 	int rank, bad = 0;
@@ -38,7 +42,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	memset(buf, 'a', sizeof(buf));
-	bad |= MPI_File_open(MPI_COMM_WORLD, "f", am, MPI_INFO_NULL, &fh);
+	bad |= MPI_File_open(MPI_COMM_WORLD, fn, am, MPI_INFO_NULL, &fh);
 	if (!strcmp(c, "atomic") || !strcmp(c, "atomic-off") || !strcmp(c, "atomic-race"))
 		bad |= MPI_File_set_atomicity(fh, 1);
 	if (!strcmp(c, "coll-same") || !strcmp(c, "ind-same")) {
@@ -71,16 +75,19 @@ int main(int argc, char **argv)
 		bad |= MPI_File_set_atomicity(fh, 0);
 	if (rank == 0)
 		bad |= MPI_File_write_at(fh, 0, buf, 64, MPI_BYTE, MPI_STATUS_IGNORE);
-	if (!strcmp(c, "sbs") || !strcmp(c, "writer-sync"))
+	if (!strcmp(c, "sbs") || !strcmp(c, "writer-sync") || !strcmp(c, "getsize"))
 		bad |= MPI_File_sync(fh);
 	if (!strcmp(c, "reopen"))
 		bad |= MPI_File_close(&fh);
 	MPI_Barrier(MPI_COMM_WORLD);
-	if (!strcmp(c, "sbs"))
+	if (!strcmp(c, "sbs") || !strcmp(c, "getsize"))
 		bad |= MPI_File_sync(fh);
 	if (!strcmp(c, "reopen"))
-		bad |= MPI_File_open(MPI_COMM_WORLD, "f", am, MPI_INFO_NULL, &fh);
-	if (rank == 1) {
+		bad |= MPI_File_open(MPI_COMM_WORLD, fn, am, MPI_INFO_NULL, &fh);
+	if (rank == 1 && !strcmp(c, "getsize")) {
+		MPI_Offset sz = 0;
+		bad |= MPI_File_get_size(fh, &sz) || sz != 64;
+	} else if (rank == 1) {
 		bad |= MPI_File_read_at(fh, 0, back, 64, MPI_BYTE, MPI_STATUS_IGNORE);
 		bad |= memcmp(buf, back, sizeof(back)) != 0;
 	}
