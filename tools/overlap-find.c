@@ -190,7 +190,7 @@ struct proc {
 	int execd;		/* it ended in an exec (its descriptors live on) */
 	uint64_t *mpitop;	/* seqs of its MPI-IO calls made by the program
 				 * itself (depth 0), sorted before the run */
-	size_t nmpitop;
+	size_t nmpitop, capmpitop;
 };
 
 static struct proc *procs;
@@ -998,8 +998,9 @@ static int mpi_top(uint64_t seq)
 }
 
 /*
- * A call that saw the size of a file (fstat, lseek to the end, stat of a
- * path some call opened, MPI_File_get_size): it depends on the write
+ * A call that saw the size of a file (fstat, lseek to the end,
+ * MPI_File_get_size; by a path, only of a file some call opened, not
+ * stat's, see calls.tab): it depends on the write
  * that made the file that long, so it reads the file's last byte.  A
  * size another process's write set is then a pair like any read of its
  * bytes: MPI_File_get_size after another rank's write and a barrier,
@@ -1400,6 +1401,7 @@ static void finish_proc(void)
 		;
 	if (i < nrecs)	/* threads, or calls nested in others: not in start order */
 		qsort(recs, nrecs, sizeof(*recs), cmp_rec);
+	qsort(cur->mpitop, cur->nmpitop, sizeof(*cur->mpitop), cmp_u64);
 	if (defer) {
 		for (i = 0; i < nrecs; i++) {
 			if (ndeferred == capdeferred) {
@@ -1416,7 +1418,6 @@ static void finish_proc(void)
 		return;
 	}
 	take_fork(cur);
-	qsort(cur->mpitop, cur->nmpitop, sizeof(*cur->mpitop), cmp_u64);
 	for (i = 0; i < nrecs; i++) {
 		run_rec(&recs[i]);
 		free(recs[i].s);
@@ -1628,7 +1629,10 @@ static void call_line(struct tg_tline *t)
 	if (tg_tint(t->f[TG_COL_DEPTH], &depth) < 0 || depth < 0)
 		die_input("bad depth");
 	if (d && d->layer == TG_LAYER_MPIIO && depth == 0) {
-		cur->mpitop = xrealloc(cur->mpitop, (cur->nmpitop + 1) * sizeof(*cur->mpitop));
+		if (cur->nmpitop == cur->capmpitop) {
+			cur->capmpitop = cur->capmpitop ? 2 * cur->capmpitop : 64;
+			cur->mpitop = xrealloc(cur->mpitop, cur->capmpitop * sizeof(*cur->mpitop));
+		}
 		cur->mpitop[cur->nmpitop++] = (uint64_t)seq;
 	}
 	first_size = nrecs;
