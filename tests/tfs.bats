@@ -29,6 +29,7 @@ setup_file() {
 		mpicc.mpich -O1 -Wall -Werror -o "$B/sieve" "$TG_TOP/tests/bench/sieve-write.c"
 		mpicc.mpich -O1 -Wall -Werror -o "$B/iwrite" "$TG_TOP/tests/mpi/iwrite.c"
 		mpicc.mpich -O1 -Wall -Werror -o "$B/mpiiosync" "$TG_TOP/tests/conflict/mpiiosync.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/cut" "$TG_TOP/tests/tfs/cut.c"
 		[ -f /usr/include/hdf5/mpich/hdf5.h ] &&
 			mpicc.mpich -O2 -Wall -Wextra -Werror -I/usr/include/hdf5/mpich \
 				-o "$B/restart" "$TG_TOP/tests/hdf5/restart.c" \
@@ -676,6 +677,24 @@ fork: child 0' ]
 		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/mpiiosync" getsize \
 		/tfs-test/gs-session
 	[ "$status" -ne 124 ]
+}
+
+# A truncate by another process, committed (tests/tfs/cut.c): a read past
+# the new end returns nothing.  Before, the reader went by the largest end
+# it had ever heard and read 16 zeros there.
+@test "a read past the end another node truncated to (and synced) returns nothing, as on a local disk, under posix and commit" {
+	[ -x "$B/cut" ] || skip "mpicc.mpich is missing"
+	run -0 timeout 60 mpirun.mpich -n 2 "$B/cut" disk
+	local disk
+	disk=$(sort <<< "$output")
+	[ "$disk" = "rank 0: size 1060, read past the end 0
+rank 1: size 1060, read past the end 0" ]
+	start
+	local m
+	for m in posix commit; do
+		on_mount $m 2 "$B/cut" /tfs-test/cut-$m
+		[ "$(sort <<< "$output")" = "$disk" ] || { echo "$m: $output"; false; }
+	done
 }
 
 # UCX is a plugin loaded for a ucx: address only: a program the POSIX layer

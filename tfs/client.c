@@ -85,6 +85,8 @@ struct lfile {
 	unsigned mode;		/* stage-out's mode when this process created it, else 0 */
 	int created;		/* this process created it and the backing file is not made yet */
 	uint64_t eof;		/* the global end of file last heard */
+	uint64_t qeof;		/* the end the last QUERY answered (a truncate
+				 * by another process may have lowered it) */
 	int pend;		/* the server lists this process as a pending writer */
 	long long pend_ms;	/* when it last said so (tfsi_now_ms) */
 	uint64_t gs, ge;	/* while pending: the range it holds to write unattached */
@@ -2202,6 +2204,7 @@ static int query_once(struct lfile *f, uint64_t off, uint64_t len, int mine,
 	pthread_mutex_lock(&f->lock);
 	if (eof > f->eof)
 		f->eof = eof;
+	f->qeof = eof;
 	pthread_mutex_unlock(&f->lock);
 	*owners = v;
 	*num = (int)n;
@@ -2440,6 +2443,34 @@ static int read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uin
 	return err;
 }
 
+static int dirty_end_of(const struct tfs_iv *iv, void *arg)
+{
+	if (iv->state == ST_DIRTY && iv->end > *(uint64_t *)arg)
+		*(uint64_t *)arg = iv->end;
+	return 0;
+}
+
+/*
+ * The end of file a synced read goes by, with f->lock held, right after
+ * the QUERY: what the server answered then (every attached range, and a
+ * truncate by any process), or further what this process wrote and has
+ * not attached, or the backing file's size.  Not f->eof, which only
+ * grows: a read past the end another process truncated to found bytes
+ * there (zeros).
+ */
+static uint64_t synced_eof(struct lfile *f)
+{
+	uint64_t e = f->qeof;
+	char p[PATH_MAX];
+	struct stat st;
+
+	tfs_itree_each(&f->tree, 0, UINT64_MAX, dirty_end_of, &e);
+	if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
+	    (uint64_t)st.st_size > e)
+		e = (uint64_t)st.st_size;
+	return e;
+}
+
 /* One try of tfs_pread_synced(): the spans whose owner did not deliver
  * counted in *@failed (read from the backing file). */
 static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offset, int *failed)
@@ -2474,7 +2505,7 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 		own = NULL;
 		nown = 0;
 	}
-	eof = known_eof(f);
+	eof = size ? synced_eof(f) : known_eof(f);
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
 	if (n && fill_local(f, buf, offset, n) < 0) {
 		pthread_mutex_unlock(&f->lock);
