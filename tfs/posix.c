@@ -1234,44 +1234,39 @@ REAL(aio_write);
 REAL(aio_fsync);
 REAL(lio_listio);
 
-EXPORT int aio_read(struct aiocb *cb)
+/* A request @cb on the mount carried out and notified (@op as for
+ * aio_now()): 1; 0 when its descriptor is not TangramFS's. */
+static int aio_here(struct aiocb *cb, int op)
 {
 	struct ofd *o = ofd_get(cb->aio_fildes);
 
-	RESOLVE(aio_read);
 	if (in_tfs || !o)
-		return real_aio_read(cb);
-	aio_now(o, cb, LIO_READ);
+		return 0;
+	aio_now(o, cb, op);
 	aio_notify(&cb->aio_sigevent);
-	return 0;
+	return 1;
+}
+
+EXPORT int aio_read(struct aiocb *cb)
+{
+	RESOLVE(aio_read);
+	return aio_here(cb, LIO_READ) ? 0 : real_aio_read(cb);
 }
 
 EXPORT int aio_write(struct aiocb *cb)
 {
-	struct ofd *o = ofd_get(cb->aio_fildes);
-
 	RESOLVE(aio_write);
-	if (in_tfs || !o)
-		return real_aio_write(cb);
-	aio_now(o, cb, LIO_WRITE);
-	aio_notify(&cb->aio_sigevent);
-	return 0;
+	return aio_here(cb, LIO_WRITE) ? 0 : real_aio_write(cb);
 }
 
 EXPORT int aio_fsync(int op, struct aiocb *cb)
 {
-	struct ofd *o = ofd_get(cb->aio_fildes);
-
 	RESOLVE(aio_fsync);
-	if (in_tfs || !o)
-		return real_aio_fsync(op, cb);
 	if (op != O_SYNC && op != O_DSYNC) {
 		errno = EINVAL;
 		return -1;
 	}
-	aio_now(o, cb, -1);
-	aio_notify(&cb->aio_sigevent);
-	return 0;
+	return aio_here(cb, -1) ? 0 : real_aio_fsync(op, cb);
 }
 
 /* The C library's aio_read64 and friends are the same functions under
