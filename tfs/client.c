@@ -2464,7 +2464,8 @@ static uint64_t synced_eof(struct lfile *f)
 	char p[PATH_MAX];
 	struct stat st;
 
-	tfs_itree_each(&f->tree, 0, UINT64_MAX, dirty_end_of, &e);
+	/* only what lies past the server's end can move it */
+	tfs_itree_each(&f->tree, f->qeof, UINT64_MAX, dirty_end_of, &e);
 	if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
 	    (uint64_t)st.st_size > e)
 		e = (uint64_t)st.st_size;
