@@ -327,3 +327,24 @@ chains() {
 	run -0 --separate-stderr trace-decode -l hdf5 t2/rank-0.rec
 	grep -q $'\tH5Dwrite\t' <<<"$output"
 }
+
+# Fortran's HDF5 library calls the C one: a program built with h5pfc
+# -shlib (tests/hdf5/neighbour.f90) has its H5Dwrite and H5Dread traced as a
+# C program's, and each rank's read of its neighbour's hyperslab after the
+# reopening is a pair between processes that session orders.
+@test "a Fortran parallel HDF5 program (h5pfc -shlib): its HDF5 calls traced through the Fortran library; its neighbour reads after reopening, session" {
+	command -v h5pfc.mpich >/dev/null || skip "h5pfc.mpich is missing (make deps installs libhdf5-mpich-dev)"
+	h5pfc.mpich -shlib -o neighbour "$TG_TOP/tests/hdf5/neighbour.f90" 2>/dev/null ||
+		skip "h5pfc.mpich cannot build (no HDF5 Fortran module)"
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 3 ./neighbour "$PWD/n.h5"
+	[ "$output" = "3 ranks ok" ]
+	run -0 --separate-stderr trace-decode -l hdf5 t/rank-1.rec
+	[ "$(grep -c $'\tH5Dwrite\t' <<<"$output")" -eq 1 ]
+	[ "$(grep -c $'\tH5Dread\t' <<<"$output")" -eq 1 ]
+	trace-decode t/*.rec > text
+	run -0 overlap-find -l mpiio text
+	[ "$(awk -F'\t' '$1 == "pair" && $3 != $11 && $8 ~ /write/ && $16 ~ /read/' <<<"$output" | wc -l)" -ge 3 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $output == *"POSIX layer: recommended consistency: session"* ]]
+	[[ $output == *"MPI-IO layer: recommended consistency: session"* ]]
+}
