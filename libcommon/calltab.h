@@ -119,7 +119,7 @@ enum tg_io {
 			 * close-on-exec flag set or cleared */
 	TG_IO_SETFL,	/* (from fcntl F_SETFL) h's description is in
 			 * append mode or not */
-	TG_IO_SIZE,	/* h's (a descriptor, path or MPI file) size seen:
+	TG_IO_SIZE,	/* h's (a descriptor or MPI file) size seen:
 			 * a (a stat's size:, an integer or the return value)
 			 * less argument b if any; only when argument c, if
 			 * any, is SEEK_END */

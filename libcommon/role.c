@@ -374,10 +374,6 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		req_key(t, d, r->a, a->h2);
 		break;
 	case TG_IO_SIZE:
-		if (r->h >= 0 && d->args[r->h].kind == TG_K_PATH) {
-			a->h[0] = 0;
-			a->path = path(t, d, r->h, cwd, &bad);
-		}
 		if (r->c != TG_ARG_NONE && whence(arg(t, d, r->c)) != 2) {
 			a->op = TG_IO_NONE;	/* lseek but to the end: no size */
 			break;

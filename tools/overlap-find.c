@@ -998,9 +998,9 @@ static int mpi_top(uint64_t seq)
 }
 
 /*
- * A call that saw the size of a file (fstat, lseek to the end,
- * MPI_File_get_size; by a path, only of a file some call opened, not
- * stat's, see calls.tab): it depends on the write
+ * A call that saw the size of a file through a handle (fstat, lseek to
+ * the end, MPI_File_get_size; not stat of a path, see calls.tab): it
+ * depends on the write
  * that made the file that long, so it reads the file's last byte.  A
  * size another process's write set is then a pair like any read of its
  * bytes: MPI_File_get_size after another rank's write and a barrier,
@@ -1013,20 +1013,13 @@ static int mpi_top(uint64_t seq)
 static void run_size(const struct rec *r)
 {
 	uint32_t f;
-	int64_t k;
 
 	if (r->failed || r->pos <= 0)
 		return;
 	if (r->depth != 0 && !(r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent)))
 		return;
-	if (!r->k1[0]) {
-		if (!r->s || (k = file_known(r->s)) < 0)
-			return;	/* a path no call opened: not a file of the run */
-		f = (uint32_t)k;
-	} else if (file_of_key(r, &f) < 0) {
-		return;
-	}
-	add_access(f, r, (uint64_t)r->pos - 1, 1, 0);
+	if (file_of_key(r, &f) == 0)
+		add_access(f, r, (uint64_t)r->pos - 1, 1, 0);
 }
 
 static void run_sync_trunc(const struct rec *r)
