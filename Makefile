@@ -69,6 +69,14 @@ ifneq ($(SHIM_STUBS),)
 SHIM_OBJ += build/shim/shim/stubs.o
 SHIM_STUB_CFLAGS = -DTG_MPI_STUBS -Ibuild/shim
 endif
+# ... and with Open MPI's mpi.h (libopenmpi-dev), where they go for a
+# program of Open MPI: the wrappers compiled once more (shim/mpi-ompi.c)
+OMPI_INC = /usr/lib/x86_64-linux-gnu/openmpi/include
+ifneq ($(SHIM_STUBS),)
+ifneq ($(wildcard $(OMPI_INC)/mpi.h),)
+SHIM_OBJ += build/shim/shim/mpi-ompi.o
+endif
+endif
 
 .PHONY: all check check-long demo bench fuzz deps install clean regen lint-man test-apps deps-auto deps-apps
 .DELETE_ON_ERROR:
@@ -197,6 +205,28 @@ build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/pmpi
 		LC_ALL=C sort -u | awk '{ printf "TG_STUB(%s, %d)\n", $$1, NR - 1 }' > $@
 
 build/shim/shim/mpi.o build/shim/shim/stubs.o: build/shim/stubs.gen.h
+
+build/shim/shim/mpi-ompi.o: shim/mpi-ompi.c shim/mpi.c shim/mpi-wrappers.gen.c $(SHIM_HDR) \
+		build/shim/stubs.gen.h build/shim/ompi-absent.h build/shim/ompi-predef.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_CFLAGS) $(SHIM_STUB_CFLAGS) -I$(OMPI_INC) -c -o $@ $<
+
+# the wrapped calls Open MPI's mpi.h does not declare: TG_NO_NAME each
+build/shim/ompi-absent.h: shim/mpi-wrappers.gen.c $(OMPI_INC)/mpi.h
+	@mkdir -p $(dir $@)
+	grep -o '[A-Za-z_][A-Za-z0-9_]* *(' $(OMPI_INC)/mpi.h | tr -d ' (' | LC_ALL=C sort -u > $@.have
+	{ echo '/* Made by the Makefile from Open MPI'"'"'s mpi.h: do not edit. */'; \
+	  sed -n 's/^#ifndef TG_NO_//p' shim/mpi-wrappers.gen.c | LC_ALL=C sort -u | \
+		LC_ALL=C comm -23 - $@.have | sed 's/^/#define TG_NO_/'; } > $@
+	rm -f $@.have
+
+# MPICH's predefined handles (libcommon/mpinames.gen.c) that Open MPI's
+# mpi.h defines too: TG_PREDEF(kind, MPICH's value, name) each
+build/shim/ompi-predef.h: libcommon/mpinames.gen.c
+	@mkdir -p $(dir $@)
+	{ echo '/* Made by the Makefile from libcommon/mpinames.gen.c: do not edit. */'; \
+	  awk '/^\t\{ TG_H_[A-Z]*, 0x/ { gsub(/[{},"]/, ""); \
+		print "#ifdef " $$3; print "TG_PREDEF(" $$1 ", " $$2 ", " $$3 ")"; print "#endif" }' $<; } > $@
 build/shim/shim/pmpi.o: shim/pmpi.gen.c
 
 # every function whose wrapper is TG_HOOKNAME(NAME) (calls.tab: hooked)
@@ -434,7 +464,7 @@ fuzz: all test-apps
 DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev \
 	libjansson-dev libsqlite3-dev bats libhdf5-mpich-dev hdf5-tools \
 	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar gfortran \
-	otf2-tools chromium libxml2-utils clang afl++ strace
+	otf2-tools chromium libxml2-utils clang afl++ strace libopenmpi-dev
 # Applications only tests run (tests/mpi.bats, tests/overlap.bats skip
 # without them), kept apart: nwchem-mpich pulls in Open MPI.
 APP_PACKAGES = netpipe-mpich2 nwchem-mpich

@@ -314,7 +314,8 @@ static int skipped_program(const char *list)
 
 	if (!list)
 		list = "mpiexec,mpiexec.hydra,mpiexec.mpich,mpirun,mpirun.mpich,"
-		       "hydra_pmi_proxy,orterun,prterun,srun";
+		       "hydra_pmi_proxy,mpiexec.openmpi,mpirun.openmpi,orterun,orted,"
+		       "prterun,prted,srun";
 	for (p = list; *p;) {
 		size_t k = strcspn(p, ",:");
 		if (k == n && strncmp(p, me, n) == 0)
@@ -1402,6 +1403,11 @@ void tg_set_rank(int rank, int world)
 	unsigned char fixed[12];
 
 	pthread_mutex_lock(&sink_mu);
+	if (my_rank == rank && my_world == world) {
+		/* known already (Open MPI's launcher said it before MPI_Init) */
+		pthread_mutex_unlock(&sink_mu);
+		return;
+	}
 	my_rank = rank;
 	my_world = world;
 	if (sink_fd >= 0 && !sink_is_pipe) {

@@ -728,7 +728,9 @@ def gen_mpi_wrapper(r, out):
     cargs = ', '.join(('st_' + p.name) if p.name in subst else p.name for p in r.params)
     layer = LAYERS[r.layer]
     o = out.write
-    o('\nint %s(%s);\n' % (r.name, proto))
+    # the Open MPI build (shim/mpi-ompi.c) leaves out what its mpi.h lacks
+    o('\n#ifndef TG_NO_%s\n' % r.name)
+    o('int %s(%s);\n' % (r.name, proto))
     o('TG_MPIFN int TG_MPINAME(%s)(%s)\n{\n' % (r.name, proto))
     o('\tstatic int (*real)(%s);\n' % types)
     o('\tstruct tg_call tgc;\n\tint ret, failed;\n\tsize_t need = 0;\n')
@@ -796,12 +798,16 @@ def gen_mpi_wrapper(r, out):
     for p in r.recorded:
         h = handle_of(p.kind)
         v, k = p.name, p.kind
-        if k in ('int',):
+        if k in ('int',) and v in RANK_ARGS:
+            o('\ttg_put_s(&tgc, (int64_t)TG_RANK(%s));\n' % v)
+        elif k in ('int',):
             o('\ttg_put_s(&tgc, (int64_t)%s);\n' % v)
         elif k == 'str' or k == 'outstr':
             o('\ttg_put_u(&tgc, sid_%s);\n' % v)
         elif k == 'buf':
             o('\ttg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)%s));\n' % v)
+        elif k == 'outval' and v in RANK_ARGS:
+            o('\ttg_put_s(&tgc, !failed && %s ? (int64_t)TG_RANK(*%s) : 0);\n' % (v, v))
         elif k == 'outval':
             o('\ttg_put_s(&tgc, !failed && %s ? (int64_t)*%s : 0);\n' % (v, v))
         elif k == 'intptr':
@@ -838,7 +844,12 @@ def gen_mpi_wrapper(r, out):
         o('\t(void)failed;\n')
     for s_ in late:
         o('\t' + s_ + '\n')
-    o('\treturn ret;\n}\n')
+    o('\treturn ret;\n}\n#endif\n')
+
+
+# Arguments that are ranks, or MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT:
+# recorded as MPICH numbers them (TG_RANK, mpi-shim.h).
+RANK_ARGS = {'source', 'dest', 'root', 'target_rank', 'rank_source', 'rank_dest'}
 
 
 def gen_mpi_wrappers(rows, out):

@@ -14,6 +14,35 @@
 
 #include <mpi.h>
 
+#ifdef TG_OMPI
+/*
+ * Compiled against Open MPI's mpi.h (shim/mpi-ompi.c): every handle is a
+ * pointer, and a predefined one the address of a global of libmpi, which
+ * the tracer must not link (it is preloaded into programs without MPI):
+ * each is looked up in the program's Open MPI library at its first use.
+ */
+void *tg_ompi_sym(const char *name) TG_HIDDEN;
+#undef OMPI_PREDEFINED_GLOBAL
+#define OMPI_PREDEFINED_GLOBAL(type, global) ((type)TG_OSYM(global))
+#define TG_OSYM(g)                                                                \
+	({                                                                         \
+		static void *tg_p_;                                                \
+		void *tg_q_ = __atomic_load_n(&tg_p_, __ATOMIC_RELAXED);           \
+		if (tg_unlikely(!tg_q_))                                           \
+			__atomic_store_n(&tg_p_, tg_q_ = tg_ompi_sym(#g), __ATOMIC_RELAXED); \
+		tg_q_;                                                             \
+	})
+#define TG_HVAL(v) ((uint64_t)(uintptr_t)(v))
+#define TG_HANDLE(type, v) ((type)(uintptr_t)(v))
+/* A rank argument as MPICH numbers the special ones, which the records
+ * keep whatever the library (MPICH: MPI_ANY_SOURCE -2, MPI_PROC_NULL -1,
+ * MPI_ROOT -3). */
+static inline int tg_rank_std(int r)
+{
+	return r == MPI_ANY_SOURCE ? -2 : r == MPI_PROC_NULL ? -1 : r == MPI_ROOT ? -3 : r;
+}
+#define TG_RANK(r) tg_rank_std(r)
+#else
 /* A handle as a 64-bit key: MPICH handles are ints, MPI_File a pointer. */
 static inline uint64_t tg_hval_file(MPI_File f)
 {
@@ -26,6 +55,9 @@ static inline uint64_t tg_hval_int(int h)
 }
 
 #define TG_HVAL(v) _Generic((v), MPI_File: tg_hval_file, default: tg_hval_int)(v)
+#define TG_HANDLE(type, v) ((type)(uint32_t)(v))
+#define TG_RANK(r) (r)
+#endif
 
 /* Encoded symbolic id of handle @val of kind @kind (enum tg_mpih): a
  * predefined handle encodes as itself, others by an id assigned on first

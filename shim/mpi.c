@@ -8,6 +8,9 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <string.h>
+
+#include "../libcommon/names.h"
 
 /* ---- PMPI entry points, found at run time ------------------------------ */
 
@@ -88,6 +91,82 @@ struct hmap {
 static struct hmap *maps[TG_H_COUNT];
 static pthread_mutex_t hmu = PTHREAD_MUTEX_INITIALIZER;
 
+#ifdef TG_OMPI
+/*
+ * Open MPI's predefined handles, and MPICH's value of each: a record names
+ * a predefined handle by MPICH's value whatever the library, so that one
+ * table of names (libcommon/mpinames.gen.c) reads every trace.  The list
+ * is that table's, kept to the names Open MPI's mpi.h defines
+ * (build/shim/ompi-predef.h, made by the Makefile).
+ */
+#define PREDEFS 1024
+
+static struct predef {
+	uint64_t addr;
+	uint32_t std;
+	int kind;	/* -1: empty */
+} predefs[PREDEFS];
+static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
+
+static unsigned hhash(uint64_t v);
+
+static void predef_add(int kind, uint32_t std, uint64_t addr)
+{
+	unsigned i = hhash(addr) & (PREDEFS - 1), n;
+
+	for (n = 0; n < PREDEFS; n++, i = (i + 1) & (PREDEFS - 1)) {
+		if (predefs[i].kind < 0) {
+			predefs[i] = (struct predef){ addr, std, kind };
+			return;
+		}
+		if (predefs[i].addr == addr && predefs[i].kind == kind)
+			return;	/* an alias (MPI_LONG_LONG): the first name's */
+	}
+}
+
+static void predef_init(void)
+{
+	int i;
+
+	for (i = 0; i < PREDEFS; i++)
+		predefs[i].kind = -1;
+#define TG_PREDEF(kind, std, name) predef_add(kind, std, TG_HVAL(name));
+#include "ompi-predef.h"
+#undef TG_PREDEF
+	predef_add(TG_H_FILE, 0, TG_HVAL(MPI_FILE_NULL));
+}
+
+/* Whether @val is a predefined handle of @kind; if so *@std is MPICH's. */
+static int predef_std(int kind, uint64_t val, uint64_t *std)
+{
+	unsigned i, n;
+
+	pthread_once(&predef_once, predef_init);
+	i = hhash(val) & (PREDEFS - 1);
+	for (n = 0; n < PREDEFS && predefs[i].kind >= 0; n++, i = (i + 1) & (PREDEFS - 1))
+		if (predefs[i].addr == val && predefs[i].kind == kind) {
+			*std = predefs[i].std;
+			return 1;
+		}
+	return 0;
+}
+
+static int builtin(int kind, uint64_t val)
+{
+	uint64_t std;
+
+	return val == 0 || predef_std(kind, val, &std);
+}
+
+/* The encoded id of builtin handle @val. */
+static uint64_t builtin_enc(int kind, uint64_t val)
+{
+	uint64_t std = 0;
+
+	predef_std(kind, val, &std);
+	return ((std & 0xffffffffu) << 1) | 1;
+}
+#else
 static int builtin(int kind, uint64_t val)
 {
 	if (kind == TG_H_FILE)
@@ -100,6 +179,13 @@ static int builtin(int kind, uint64_t val)
 		return val == TG_HVAL(MPI_MESSAGE_NULL) || val == TG_HVAL(MPI_MESSAGE_NO_PROC);
 	return ((val >> 30) & 3) < 2;	/* MPICH: invalid (null) or builtin */
 }
+
+static uint64_t builtin_enc(int kind, uint64_t val)
+{
+	(void)kind;
+	return ((val & 0xffffffffu) << 1) | 1;
+}
+#endif
 
 static unsigned hhash(uint64_t v)
 {
@@ -162,7 +248,8 @@ static struct hslot *find(struct hmap *m, uint64_t val, int add)
 /* ---- requests that share a handle ------------------------------------------ */
 
 /* MPICH returns one builtin-kind handle for every send that completed at
- * once (its lightweight requests), so several live requests can share a
+ * once (its lightweight requests), Open MPI one request for every
+ * operation with MPI_PROC_NULL, so several live requests can share a
  * value.  Each gets an id of its own, queued in order of creation; a call
  * that names the value k times means the k oldest, and each one that
  * completes frees the oldest.  Called with hmu held. */
@@ -176,7 +263,13 @@ static int shn;
 
 static int shared(int kind, uint64_t val)
 {
+#ifdef TG_OMPI
+	/* Open MPI's: the request it gives every operation with
+	 * MPI_PROC_NULL, complete from the start */
+	return kind == TG_H_REQ && val == TG_HVAL(TG_OSYM(ompi_request_empty));
+#else
 	return kind == TG_H_REQ && ((val >> 30) & 3) == 1;
+#endif
 }
 
 static uint32_t shq_push(struct hmap *m, uint64_t val)
@@ -223,7 +316,7 @@ uint64_t tg_h_enc(int kind, uint64_t val)
 	int i;
 
 	if (builtin(kind, val))
-		return ((val & 0xffffffffu) << 1) | 1;
+		return builtin_enc(kind, val);
 	pthread_mutex_lock(&hmu);
 	if (shared(kind, val)) {
 		m = map_of(kind);
@@ -396,9 +489,78 @@ static void comm_def_due(uint64_t req)
 	if (pc.state != 2 || !((t = tg_self) || (t = tg_thread_new())))
 		return;
 	t->guard++;
-	def_comm(t, pc.enc, (MPI_Comm)(uint32_t)pc.comm);
+	def_comm(t, pc.enc, TG_HANDLE(MPI_Comm, pc.comm));
 	t->guard--;
 }
+
+#ifdef TG_OMPI
+/*
+ * A type's contents as MPICH numbers them, which the #type records keep
+ * whatever the library: the combiner (by its name in MPICH's table) and,
+ * in the integers of a subarray or a darray, the order and distribution
+ * constants (MPICH: MPI_ORDER_C 56, MPI_ORDER_FORTRAN 57,
+ * MPI_DISTRIBUTE_BLOCK 121, _CYCLIC 122, _NONE 123, _DFLT_DARG -49767).
+ * Returns the combiner; @ints are changed in place.
+ */
+static int order_std(int o)
+{
+	return o == MPI_ORDER_C ? 56 : o == MPI_ORDER_FORTRAN ? 57 : o;
+}
+
+static int type_std(int comb, int *ints, int ni)
+{
+#define C(x) { x, #x }
+	static const struct {
+		int c;
+		const char *name;
+	} combs[] = {
+		C(MPI_COMBINER_NAMED), C(MPI_COMBINER_DUP), C(MPI_COMBINER_CONTIGUOUS),
+		C(MPI_COMBINER_VECTOR), C(MPI_COMBINER_HVECTOR), C(MPI_COMBINER_INDEXED),
+		C(MPI_COMBINER_HINDEXED), C(MPI_COMBINER_INDEXED_BLOCK),
+		C(MPI_COMBINER_HINDEXED_BLOCK), C(MPI_COMBINER_STRUCT), C(MPI_COMBINER_SUBARRAY),
+		C(MPI_COMBINER_DARRAY), C(MPI_COMBINER_F90_REAL), C(MPI_COMBINER_F90_COMPLEX),
+		C(MPI_COMBINER_F90_INTEGER), C(MPI_COMBINER_RESIZED),
+	};
+#undef C
+	const char *name = NULL;
+	unsigned i;
+	int n, std = -1;
+
+	for (i = 0; i < sizeof(combs) / sizeof(combs[0]) && !name; i++)
+		if (combs[i].c == comb)
+			name = combs[i].name;
+	for (i = 0; name && i < tg_mpi_ncombiners && std < 0; i++)
+		if (tg_mpi_combiners[i] && strcmp(tg_mpi_combiners[i], name) == 0)
+			std = (int)i;
+	if (comb == MPI_COMBINER_SUBARRAY && ni >= 1 && (n = ints[0]) >= 0 && ni >= 3 * n + 2)
+		ints[3 * n + 1] = order_std(ints[3 * n + 1]);
+	if (comb == MPI_COMBINER_DARRAY && ni >= 3 && (n = ints[2]) >= 0 && ni >= 4 * n + 4) {
+		for (i = 0; i < (unsigned)n; i++) {
+			int *d = &ints[3 + n + i], *a = &ints[3 + 2 * n + i];
+			*d = *d == MPI_DISTRIBUTE_BLOCK ? 121 : *d == MPI_DISTRIBUTE_CYCLIC ? 122 :
+			     *d == MPI_DISTRIBUTE_NONE ? 123 : *d;
+			if (*a == MPI_DISTRIBUTE_DFLT_DARG)
+				*a = -49767;
+		}
+		ints[3 + 4 * n] = order_std(ints[3 + 4 * n]);
+	}
+	return std < 0 ? -comb - 1000 : std;	/* unknown: no MPICH combiner */
+}
+#endif
+
+#ifdef TG_OMPI
+/* Whether @val has an id already (not adding it). */
+static int h_known(int kind, uint64_t val)
+{
+	struct hmap *m;
+	int known;
+
+	pthread_mutex_lock(&hmu);
+	known = (m = maps[kind]) && find(m, val, 0);
+	pthread_mutex_unlock(&hmu);
+	return known;
+}
+#endif
 
 static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 {
@@ -406,7 +568,8 @@ static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 	int *ints = NULL;
 	MPI_Aint *aints = NULL;
 	MPI_Datatype *types = NULL;
-	unsigned char *p;
+	uint64_t *ids = NULL;
+	unsigned char *dup = NULL, *p;
 
 	if (get_MPI_Type_get_envelope()(type, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
 	    comb == MPI_COMBINER_NAMED)
@@ -414,9 +577,28 @@ static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 	ints = calloc((size_t)ni + 1, sizeof(int));
 	aints = calloc((size_t)na + 1, sizeof(MPI_Aint));
 	types = calloc((size_t)nd + 1, sizeof(MPI_Datatype));
-	if (!ints || !aints || !types ||
+	ids = calloc((size_t)nd + 1, sizeof(uint64_t));
+	dup = calloc((size_t)nd + 1, 1);
+	if (!ints || !aints || !types || !ids || !dup ||
 	    get_MPI_Type_get_contents()(type, ni, na, nd, ints, aints, types) != MPI_SUCCESS)
 		goto out;
+#ifdef TG_OMPI
+	comb = type_std(comb, ints, ni);
+	/* Open MPI gives a derived type of the contents as a new duplicate
+	 * (MPICH as the type itself): one not known is defined first, under
+	 * an id of its own that is given back once this one is written */
+	for (i = 0; i < nd; i++) {
+		uint64_t v = TG_HVAL(types[i]);
+		if (builtin(TG_H_DTYPE, v) || h_known(TG_H_DTYPE, v))
+			continue;
+		dup[i] = 1;
+		ids[i] = tg_h_enc(TG_H_DTYPE, v);
+		def_type(t, ids[i], types[i]);
+	}
+#endif
+	for (i = 0; i < nd; i++)
+		if (!dup[i])
+			ids[i] = tg_h_enc(TG_H_DTYPE, TG_HVAL(types[i]));
 	p = tg_def_begin(t, (size_t)(ni + na + nd + 8) * TG_VARINT_MAX);
 	*p++ = TG_REC_TYPE;
 	p = tg_put_uvar(p, enc);
@@ -429,15 +611,20 @@ static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 		p = tg_put_svar(p, (int64_t)aints[i]);
 	p = tg_put_uvar(p, (uint64_t)nd);
 	for (i = 0; i < nd; i++)
-		p = tg_put_uvar(p, tg_h_enc(TG_H_DTYPE, TG_HVAL(types[i])));
+		p = tg_put_uvar(p, ids[i]);
 	tg_def_end(t, p);
-	for (i = 0; i < nd; i++)
+	for (i = 0; i < nd; i++) {
+		if (dup[i])
+			h_forget(TG_H_DTYPE, TG_HVAL(types[i]));
 		if (!builtin(TG_H_DTYPE, TG_HVAL(types[i])))
 			get_MPI_Type_free()(&types[i]);
+	}
 out:
 	free(ints);
 	free(aints);
 	free(types);
+	free(ids);
+	free(dup);
 }
 
 uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val)
@@ -445,7 +632,7 @@ uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val)
 	uint64_t enc;
 
 	if (builtin(kind, val))
-		return ((val & 0xffffffffu) << 1) | 1;
+		return builtin_enc(kind, val);
 	if (shared(kind, val)) {
 		pthread_mutex_lock(&hmu);
 		enc = (uint64_t)shq_push(map_of(kind), val) << 1;
@@ -456,9 +643,9 @@ uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val)
 	enc = tg_h_enc(kind, val);
 	c->t->guard++;
 	if (kind == TG_H_COMM && !comm_deferred(val, enc))
-		def_comm(c->t, enc, (MPI_Comm)(uint32_t)val);
+		def_comm(c->t, enc, TG_HANDLE(MPI_Comm, val));
 	else if (kind == TG_H_DTYPE)
-		def_type(c->t, enc, (MPI_Datatype)(uint32_t)val);
+		def_type(c->t, enc, TG_HANDLE(MPI_Datatype, val));
 	c->t->guard--;
 	return enc;
 }
@@ -543,11 +730,11 @@ static void status_fields(const MPI_Status *st, int64_t *src, int64_t *tag)
 
 	if (get_MPI_Test_cancelled() && get_MPI_Test_cancelled()(st, &flag) == MPI_SUCCESS &&
 	    flag) {
-		*src = MPI_PROC_NULL;
+		*src = TG_RANK(MPI_PROC_NULL);
 		*tag = MPI_ANY_TAG;
 		return;
 	}
-	*src = st->MPI_SOURCE;
+	*src = TG_RANK(st->MPI_SOURCE);
 	*tag = st->MPI_TAG;
 }
 
@@ -953,13 +1140,15 @@ TG_MPIFN int TG_MPINAME(MPI_Abort)(MPI_Comm comm, int errorcode)
 
 /* ---- an MPI library that is not MPICH's ------------------------------------ */
 
-#ifdef TG_MPI_STUBS
+#if defined(TG_MPI_STUBS) && !defined(TG_OMPI)
 /*
  * Which MPI library the program calls is found at its first MPI call, not
  * at load (a program may dlopen it, as Python's mpi4py does).  Open MPI's
- * handles are pointers where MPICH's are ints, so the wrappers cannot
- * read them, nor pass them on unchanged: its calls go from the stubs
- * (shim/stubs.S) straight to it, and only POSIX, stdio and HDF5 are traced.
+ * handles are pointers where MPICH's are ints, so these wrappers cannot
+ * read them: its calls go from the stubs (shim/stubs.S) to the same
+ * wrappers compiled against Open MPI's mpi.h (tg_wo_NAME, shim/mpi-ompi.c),
+ * or, for a call they do not have or when they were not built, straight
+ * to the library.
  */
 TG_HIDDEN unsigned char tg_mpi_abi;	/* 0 not known yet, 1 MPICH's, 2 another */
 
@@ -969,6 +1158,28 @@ static const char *const stub_names[] = {
 #undef TG_STUB
 };
 TG_HIDDEN void *tg_stub_real[sizeof(stub_names) / sizeof(stub_names[0])];
+
+/* Open MPI's wrappers, each NULL when it was not built (weak). */
+#define TG_STUB(name, i) extern char tg_wo_##name[] __attribute__((weak, visibility("hidden")));
+#include "stubs.gen.h"
+#undef TG_STUB
+static void *const ompi_wrappers[] = {
+#define TG_STUB(name, i) [i] = tg_wo_##name,
+#include "stubs.gen.h"
+#undef TG_STUB
+};
+
+static void *ompi_lib;	/* the program's Open MPI library, kept open */
+
+/* The global scope first: a program that names MPI_COMM_WORLD has its
+ * own copy of ompi_mpi_comm_world (a copy relocation), which is the one
+ * the library uses too. */
+void *tg_ompi_sym(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	return p || !ompi_lib ? p : dlsym(ompi_lib, name);
+}
 
 /* A call the program's MPI library does not have (it could not have
  * linked against it): what MPI says of an internal error. */
@@ -1002,11 +1213,12 @@ TG_HIDDEN void tg_mpi_resolve(void)
 {
 	static const char msg[] =
 		"tangram: the program's MPI library is Open MPI, whose handles this "
-		"tracer (built for MPICH) cannot read: its MPI and MPI-IO calls are "
-		"not traced, its POSIX, stdio and HDF5 calls are\n";
+		"tracer (built without Open MPI's mpi.h) cannot read: its MPI and MPI-IO "
+		"calls are not traced, its POSIX, stdio and HDF5 calls are\n";
 	void *lib = mpi_library();
 	const char *rank;
 	size_t i;
+	int traced = 0;
 
 	if (!lib || !dlsym(lib, "ompi_mpi_comm_world")) {
 		if (lib)
@@ -1014,13 +1226,18 @@ TG_HIDDEN void tg_mpi_resolve(void)
 		__atomic_store_n(&tg_mpi_abi, 1, __ATOMIC_RELEASE);
 		return;
 	}
+	ompi_lib = lib;
 	for (i = 0; i < sizeof(stub_names) / sizeof(stub_names[0]); i++) {
 		void *p = dlsym(lib, stub_names[i]);
 		if (!p)
 			p = dlsym(RTLD_NEXT, stub_names[i]);
+		/* a wrapper only where the library has the call to pass it on */
+		if (p && ompi_wrappers[i]) {
+			p = ompi_wrappers[i];
+			traced = 1;
+		}
 		tg_stub_real[i] = p ? p : (void *)stub_absent;
 	}
-	dlclose(lib);	/* only the reference NOLOAD took */
 	/* the rank, from Open MPI's launcher: the stream is named by it and
 	 * hb-build says that the rank's MPI calls are not in the trace */
 	{
@@ -1031,7 +1248,7 @@ TG_HIDDEN void tg_mpi_resolve(void)
 			tg_set_rank((int)rk, (int)ws);
 	}
 	/* said once for the run: by its rank 0 */
-	if (__atomic_exchange_n(&tg_mpi_abi, 2, __ATOMIC_ACQ_REL) != 2 &&
+	if (__atomic_exchange_n(&tg_mpi_abi, 2, __ATOMIC_ACQ_REL) != 2 && !traced &&
 	    (!(rank = getenv("OMPI_COMM_WORLD_RANK")) || strcmp(rank, "0") == 0))
 		tg_say(msg, sizeof(msg) - 1);
 }

@@ -42,9 +42,14 @@
  * on x86-64 (TG_MPI_STUBS) the program's calls reach them through
  * shim/stubs.S, which sends them straight to the MPI library instead when
  * it is not MPICH's (its handles are not MPICH's ints): there each wrapper
- * is tg_w_NAME, hidden, and the stub is NAME.
+ * is tg_w_NAME, hidden, and the stub is NAME.  The same wrappers compiled
+ * against Open MPI's mpi.h (TG_OMPI, shim/mpi-ompi.c) are tg_wo_NAME, where
+ * the stubs send the calls of a program of Open MPI.
  */
-#ifdef TG_MPI_STUBS
+#if defined(TG_MPI_STUBS) && defined(TG_OMPI)
+#define TG_MPINAME(n) tg_wo_##n
+#define TG_MPIFN TG_HIDDEN
+#elif defined(TG_MPI_STUBS)
 #define TG_MPINAME(n) tg_w_##n
 #define TG_MPIFN TG_HIDDEN
 #else

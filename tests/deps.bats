@@ -40,11 +40,16 @@ setup() {
 		update-alternatives --install /usr/bin/mpicc mpi /usr/bin/mpicc.\$1 \$2 > /dev/null
 		update-alternatives --install /usr/bin/mpirun mpirun /usr/bin/mpirun.\$1 \$2 > /dev/null
 	}
+	inc() {	# MPI DIR PRIORITY: register its headers (and mpi.pc, libmpi.so)
+		mkdir -p "$R\$2"
+		update-alternatives --install /usr/include/$(uname -m)-linux-gnu/mpi mpi-$(uname -m)-linux-gnu \$2 \$3 > /dev/null
+	}
 	for p; do
 		case \$p in
 		-*|install) continue ;;
-		mpich) reg mpich 40 ;;
+		mpich) reg mpich 40; inc mpich /usr/include/$(uname -m)-linux-gnu/mpich 40 ;;
 		nwchem-mpich) reg openmpi 50 ;;
+		libopenmpi-dev) reg openmpi 50; inc openmpi /usr/lib/$(uname -m)-linux-gnu/openmpi/include 50 ;;
 		esac
 		echo "\$p" >> "$F/installed"
 	done
@@ -105,6 +110,17 @@ apt-get install -y -qq --no-install-recommends mpich libjansson-dev" ]
 	[ "${lines[1]}" = "deps: the install switched alternative 'mpi' to /usr/bin/mpicc.openmpi; setting it back to /usr/bin/mpicc.mpich" ]
 	[ "${lines[2]}" = "deps: the install switched alternative 'mpirun' to /usr/bin/mpirun.openmpi; setting it back to /usr/bin/mpirun.mpich" ]
 	[ -z "$stderr" ]
+}
+
+@test "Open MPI's headers installed (libopenmpi-dev): mpicc, mpirun and the mpi.h, mpi.pc, libmpi.so of the system stay MPICH's" {
+	local a=mpi-$(uname -m)-linux-gnu
+	run -0 "$D" mpich
+	[ "$(value $a)" = /usr/include/$(uname -m)-linux-gnu/mpich ]
+	run -0 --separate-stderr "$D" libopenmpi-dev
+	[ "$(value mpi)" = /usr/bin/mpicc.mpich ]
+	[ "$(value mpirun)" = /usr/bin/mpirun.mpich ]
+	[ "$(value $a)" = /usr/include/$(uname -m)-linux-gnu/mpich ]
+	[ "${lines[3]}" = "deps: the install switched alternative '$a' to /usr/lib/$(uname -m)-linux-gnu/openmpi/include; setting it back to /usr/include/$(uname -m)-linux-gnu/mpich" ]
 }
 
 @test "mpi pointing at Open MPI before: left at Open MPI (the user's choice)" {

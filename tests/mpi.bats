@@ -793,32 +793,6 @@ under() {
 	[ "$sent0" -gt 0 ] && [ "$sent0" -eq "$recv1" ] && [ "$sent1" -eq "$recv0" ]
 }
 
-@test "a program of Open MPI: its MPI calls go to Open MPI untouched, one line says they are not traced, its POSIX calls are" {
-	local ompi=/usr/lib/x86_64-linux-gnu/libmpi.so.40
-	[ -e $ompi ] && command -v mpirun.openmpi >/dev/null ||
-		skip "Open MPI is missing (make deps-apps installs it with nwchem-mpich)"
-	[ "$(uname -m)" = x86_64 ] || skip "the stubs that pass MPI calls by are x86-64 only"
-	cc -O2 -Wall -o openmpi "$TG_TOP/tests/mpi/openmpi.c" $ompi
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-	run -0 --separate-stderr timeout 120 mpirun.openmpi -n 2 ./openmpi
-	plain=$(sort <<<"$output")
-	[ "$plain" = $'rank 0 of 2 read 1\nrank 1 of 2 read 0' ]
-	rm -f shared out.*
-	run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.openmpi -n 2 ./openmpi
-	[ "$(sort <<<"$output")" = "$plain" ]
-	# said once for the run (Open MPI may add warnings of its own)
-	[ "$(grep -c '^tangram: ' <<<"$stderr")" -eq 1 ]
-	grep -qx "tangram: the program's MPI library is Open MPI, whose handles this tracer (built for MPICH) cannot read: its MPI and MPI-IO calls are not traced, its POSIX, stdio and HDF5 calls are" <<<"$stderr"
-	# each rank's stream is named by its rank (Open MPI's launcher says it)
-	[ -f t/rank-0.rec ] && [ -f t/rank-1.rec ]
-	run -0 trace-decode t/*.rec
-	[ "$(grep -Ec $'\tposix\topen\t[0-9]+\tpath="[^"]*/out\\.[01]"' <<<"$output")" -eq 2 ]
-	! grep -q $'\tMPI_' <<<"$output"
-	# what only MPI calls order is not claimed to be ordered, and why is said
-	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
-	grep -qx "verify-io: not one MPI call of 2 ranks is in the trace (an MPI library that is not MPICH's, or TANGRAM_LAYERS without mpi): the accesses only MPI calls order are counted as not synchronized" <<<"$stderr"
-}
-
 @test "an MPICH program that also loads Open MPI's library (Debian's libadios-mpich does, through libnetcdf-mpi): its MPI calls are traced" {
 	local ompi=/usr/lib/x86_64-linux-gnu/libmpi.so.40
 	[ -e $ompi ] || skip "Open MPI is missing (make deps-apps installs it with nwchem-mpich)"

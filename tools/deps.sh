@@ -12,11 +12,13 @@
 # Installing a package can switch Debian's "mpi" (mpicc) and "mpirun"
 # alternatives: libscalapack-mpich, which nwchem-mpich needs, depends on
 # mpi-default-bin, i.e. Open MPI, whose higher priority wins in auto mode.
-# A user's plain mpicc would then build against Open MPI, which the
-# MPICH-built tracer cannot follow.  So each alternative is read before
-# the install and set back to what it was after it (manual mode: auto mode
-# would pick the higher priority again); one that did not exist before is
-# set to MPICH if the install made it point elsewhere.  Each change is said.
+# A user's plain mpicc would then build against Open MPI, and
+# libopenmpi-dev (the tracer's Open MPI wrappers are built with its
+# mpi.h) switches mpi.h, mpi.pc and libmpi.so the same way.  So each
+# alternative is read before the install and set back to what it was
+# after it (manual mode: auto mode would pick the higher priority again);
+# one that did not exist before is set to MPICH if the install made it
+# point elsewhere.  Each change is said.
 set -u
 
 auto=0 dry=0
@@ -66,10 +68,11 @@ altvalue() {	# the value of alternative $1, or nothing when it does not exist
 
 altmpich() {	# the MPICH candidate of alternative $1, if there is one
 	update-alternatives --query "$1" 2>/dev/null |
-		sed -n 's/^Alternative: \(.*\.mpich\)$/\1/p' | head -n 1
+		sed -n 's/^Alternative: \(.*[./]mpich\)$/\1/p' | head -n 1
 }
 
-alts="mpi mpirun"
+# mpi-ARCH: /usr/include/ARCH/mpi, mpi.pc and libmpi.so
+alts="mpi mpirun mpi-$(uname -m)-linux-gnu"
 declare -A before
 for a in $alts; do
 	before[$a]=$(altvalue "$a")

@@ -321,7 +321,9 @@ struct rec {
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
 	uint8_t mpilib;		/* unplaced, made by the MPI library inside an
-				 * MPI (not MPI-IO) call: not the program's */
+				 * MPI call (1: not the program's) or an MPI-IO
+				 * call (2: not the program's unless of a file
+				 * it opened with MPI_File_open) */
 	int8_t whence;
 	uint8_t depth;		/* the record's depth, 255 for deeper */
 	int8_t lock;		/* lock: enum tg_lockop */
@@ -1220,6 +1222,23 @@ static void run_dup(const struct rec *r)
 	}
 }
 
+/* An unplaced call: counted, unless the MPI library made it for itself. */
+static void run_unplaced(const struct rec *r)
+{
+	const struct desc *d;
+	size_t i;
+
+	if (r->mpilib == 1)
+		return;
+	if (r->mpilib == 2 && (d = desc_of(r->k1))) {
+		for (i = 0; i < cur->nmf && cur->mf[i].file != d->file; i++)
+			;
+		if (i == cur->nmf)
+			return;	/* not a file the program opened with MPI-IO */
+	}
+	cur->unplaced++;
+}
+
 /* The process ended (exit, _exit, the end of main, a signal): the kernel
  * closed every descriptor it still held and the C library flushed and
  * closed its streams at exit: each such file is committed and closed by
@@ -1295,8 +1314,7 @@ static void run_rec(struct rec *r)
 		run_fork(r);
 		return;
 	case TG_IO_UNPLACED:
-		if (!r->mpilib)
-			cur->unplaced++;
+		run_unplaced(r);
 		return;
 	case TG_IO_LOCK:
 		run_lock(r);
@@ -1474,6 +1492,9 @@ static int anonymous_map(const struct tg_tline *t, const struct tg_calldesc *d)
  * index in recs.  When the parent turns out to be an MPI call, such as
  * MPI_Init mapping the MPI library's shared-memory segments, the record is
  * the library's communication, not the program's I/O, and is not counted.
+ * When it is an MPI-IO call, it is the library's own bookkeeping unless
+ * it mapped a file the program opened with MPI_File_open (Open MPI maps
+ * a file of its own for each file's shared pointer): run_unplaced decides.
  */
 static void orphan_add(size_t idx)
 {
@@ -1484,14 +1505,15 @@ static void orphan_add(size_t idx)
 	orphans[norphans++] = idx;
 }
 
-/* MPI call @seq of this process has ended: its unplaced calls are its. */
-static void orphans_adopt(int64_t seq)
+/* MPI call @seq of this process has ended (@mpiio: an MPI-IO call): its
+ * unplaced calls are its. */
+static void orphans_adopt(int64_t seq, int mpiio)
 {
 	size_t i = 0;
 
 	while (i < norphans) {
 		if (recs[orphans[i]].parent == seq) {
-			recs[orphans[i]].mpilib = 1;
+			recs[orphans[i]].mpilib = mpiio ? 2 : 1;
 			orphans[i] = orphans[--norphans];
 		} else {
 			i++;
@@ -1564,6 +1586,11 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->lockclass = a->lockclass;
 		memcpy(r->k1, a->h, sizeof(r->k1));
 		memcpy(r->k2, a->h2, sizeof(r->k2));
+		if (a->op == TG_IO_UNPLACED && (d->id == TG_FN_mmap || d->id == TG_FN_mmap64)) {
+			const char *fd = tg_tline_arg(t, TG_COL_ARGS, "fd");
+			if (fd && strlen(fd) < sizeof(r->k1))
+				memcpy(r->k1, fd, strlen(fd) + 1);	/* the mapped file's */
+		}
 		r->s = a->path;
 		if (a->op == TG_IO_VIEW) {
 			size_t ne, nf;
@@ -1617,8 +1644,8 @@ static void call_line(struct tg_tline *t)
 	for (; first_type < nrecs; first_type++)
 		recs[first_type].seq = (uint64_t)seq;
 	d = tg_call_byname(t->f[TG_COL_FUNC]);
-	if (d && d->layer == TG_LAYER_MPI && norphans)
-		orphans_adopt(seq);
+	if (d && (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO) && norphans)
+		orphans_adopt(seq, d->layer == TG_LAYER_MPIIO);
 	if (tg_tint(t->f[TG_COL_DEPTH], &depth) < 0 || depth < 0)
 		die_input("bad depth");
 	if (d && d->layer == TG_LAYER_MPIIO && depth == 0) {

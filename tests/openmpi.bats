@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# Programs of Open MPI (Debian's default MPI), traced: the tracer's MPI
+# wrappers compiled once more against Open MPI's mpi.h (shim/mpi-ompi.c)
+# record their calls as they record MPICH's, every constant by MPICH's
+# number.  The same programs of tests/mpi/, built with each library and
+# run on the same ranks, must give the same MPI records (buffer ids aside)
+# and the same verdicts.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	command -v mpicc.mpich >/dev/null ||
+		skip "mpicc.mpich is missing (make deps installs MPICH)"
+	command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null ||
+		skip "Open MPI's mpicc or mpirun is missing (make deps installs libopenmpi-dev)"
+	[ "$(uname -m)" = x86_64 ] ||
+		skip "the stubs that send Open MPI's calls to its wrappers are x86-64 only"
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_rmaps_base_oversubscribe=1
+	export B=$BATS_FILE_TMPDIR/bin
+	local s=$TG_TOP/tests/mpi p
+	mkdir -p "$B"
+	for p in anysrc waits persist ring coll comms types sends info lifecycle mpiio; do
+		mpicc.mpich -O2 -Wall -o "$B/$p.mpich" "$s/$p.c"
+		mpicc.openmpi -O2 -Wall -o "$B/$p.openmpi" "$s/$p.c"
+	done
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# records DIR RANK: the MPI records and definitions of DIR/rank-RANK.rec,
+# "func ret args" with buffer ids written "b"
+records() {
+	trace-decode -l mpi "$1/rank-$2.rec" |
+		awk -F'\t' '/^#(proc|rank|excluded)\t/ { next }
+			/^#/ { print; next }
+			{ s = $8; for (i = 9; i <= NF; i++) s = s "\t" $i; print s }' |
+		sed -E 's/=b[0-9]+/=b/g'
+}
+
+# same NP PROG [SED]: PROG of MPICH's and of Open MPI's, each traced on NP
+# ranks (into m/ and o/), print the same lines and record, rank by rank,
+# the same MPI calls; SED, when given, edits both records first
+same() {
+	local np=$1 prog=$2 r
+	rm -rf m o
+	run -0 --separate-stderr timeout 300 trace-run -o m -- mpirun.mpich -n "$np" "$B/$prog.mpich"
+	local mout=$output
+	run -0 --separate-stderr timeout 300 trace-run -o o -- mpirun.openmpi -n "$np" "$B/$prog.openmpi"
+	[ "$(sort <<<"$output")" = "$(sort <<<"$mout")" ]
+	! grep '^tangram: ' <<<"$stderr"
+	for ((r = 0; r < np; r++)); do
+		records m $r | sed -E "${3:-}" > m.$r
+		records o $r | sed -E "${3:-}" > o.$r
+		grep -q '^MPI_Init' o.$r
+		diff -u m.$r o.$r
+	done
+}
+
+@test "point to point, wildcard receives completed with their statuses: the same records as MPICH's" {
+	same 4 anysrc
+	grep -q $'^MPI_Recv\t0\t.*\tsource=-2\ttag=-1\t' o.0	# MPI_ANY_SOURCE, MPICH's -2
+	same 2 sends
+	same 4 ring
+}
+
+@test "communicators, topologies, derived datatypes, infos, init and finalize: the same records as MPICH's" {
+	same 4 comms
+	grep -q '^#comm' o.1
+	# Open MPI gives the types of a type's contents as new duplicates,
+	# each defined (#type) before the type that holds it
+	same 2 types '/^#type/d'
+	run -0 trace-decode -l mpi o/rank-0.rec
+	grep -q $'^#type\trank=0\tid=t1\tcombiner=MPI_COMBINER_VECTOR\tints=\\[4,1,2\\]\taints=\\[\\]\ttypes=\\[MPI_DOUBLE\\]$' <<<"$output"
+	local dup
+	dup=$(grep -o $'combiner=MPI_COMBINER_STRUCT\tints=\\[2,1,1\\]\taints=\\[0,8\\]\ttypes=\\[MPI_INT,t[0-9]*' <<<"$output")
+	dup=${dup##*,}
+	[ -n "$dup" ] && [ "$dup" != t1 ]
+	grep -q $'^#type\trank=0\tid='"$dup"$'\tcombiner=MPI_COMBINER_VECTOR\tints=\\[4,1,2\\]\taints=\\[\\]\ttypes=\\[MPI_DOUBLE\\]$' <<<"$output"
+	same 2 info
+	same 2 lifecycle
+}
+
+# the statuses of sends and of nonblocking collectives are undefined:
+# each library leaves its own there
+@test "requests: waits and tests of every kind, persistent requests, requests of MPI_PROC_NULL, nonblocking collectives" {
+	local nost='s/\t(status|array_of_statuses)=[^\t]*//'
+	same 2 waits "$nost"
+	grep -q '^MPI_Waitall' o.0
+	same 2 persist "$nost"
+	same 4 coll "$nost"
+}
+
+@test "MPI-IO through a file view, shared and ordered writes: the verdicts MPICH's run gives, nothing unplaced" {
+	mkdir m o
+	(cd m && trace-run -o t -- mpirun.mpich -n 4 "$B/mpiio.mpich") > m.out
+	(cd o && trace-run -o t -- mpirun.openmpi -n 4 "$B/mpiio.openmpi") > o.out
+	[ "$(sort o.out)" = $'0: ok\n1: ok\n2: ok\n3: ok' ]
+	# the launcher is not traced, the ranks are
+	[ "$(ls o/t)" = $'rank-0.rec\nrank-1.rec\nrank-2.rec\nrank-3.rec' ]
+	# the MPI-IO layer's conflicts, file by file
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" -l mpiio m/t
+	local mv=${output//\/m\//\/X\/}
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" -l mpiio o/t
+	[ "${output//\/o\//\/X\/}" = "$mv" ]
+	grep -q '^mpiio    .*/o/data   *0       0       0       3$' <<<"$output"
+	# both layers' verdicts (their POSIX calls differ: ROMIO keeps the
+	# shared pointer in a hidden file, Open MPI's OMPIO in a mapped one)
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" m/t
+	mv=$(grep 'recommended consistency' <<<"$output")
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" o/t
+	[ "$(grep 'recommended consistency' <<<"$output")" = "$mv" ]
+	grep -qx 'MPI-IO layer: recommended consistency: commit' <<<"$output"
+	# OMPIO's mapping is not the program's I/O: nothing is unplaced
+	[ -z "$stderr" ]
+}
+
+@test "darray and subarray views of Open MPI's: placed on the bytes each rank wrote (flatten.bats)" {
+	# MPI_ORDER_C is 0 in Open MPI, 56 in MPICH: recorded as MPICH's
+	cat > sub.c <<-'EOF'
+	#include <mpi.h>
+	int main(int argc, char **argv)
+	{
+		int sizes[2] = { 4, 8 }, subs[2] = { 4, 2 }, starts[2] = { 0, 0 }, r, v[8], i;
+		MPI_Datatype t;
+		MPI_File fh;
+		char path[] = "PWD/f";
+		MPI_Init(&argc, &argv);
+		MPI_Comm_rank(MPI_COMM_WORLD, &r);
+		for (i = 0; i < 8; i++)
+			v[i] = r + 1;
+		starts[1] = 2 * r;
+		MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t);
+		MPI_Type_commit(&t);
+		MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+		MPI_File_set_view(fh, 0, MPI_INT, t, "native", MPI_INFO_NULL);
+		MPI_File_write_all(fh, v, 8, MPI_INT, MPI_STATUS_IGNORE);
+		MPI_File_close(&fh);
+		MPI_Finalize();
+		return 0;
+	}
+	EOF
+	sed -i "s|PWD|$PWD|" sub.c
+	mpicc.openmpi -O2 -o sub sub.c
+	run -0 --separate-stderr trace-run -o t -- mpirun.openmpi -n 4 ./sub
+	run -0 --separate-stderr trace-decode t/rank-2.rec
+	grep -q $'combiner=MPI_COMBINER_SUBARRAY\tints=\\[2,4,8,4,2,0,4,56\\]' <<<"$output"
+	# rank 2 wrote ints 4-5 of each of the 4 rows of 8
+	run -0 --separate-stderr overlap-find -l mpiio -a <(trace-decode t/*.rec)
+	[ "$(awk -F'\t' '$1 == "access" && $3 == 2 && $7 == "W" { print $9 "-" $10 }' <<<"$output" | sort -n | tr '\n' ' ')" = "16-24 48-56 80-88 112-120 " ]
+	! grep -q '^#unplaced' <<<"$output"
+}
+
+@test "a program of Open MPI built without its headers: its MPI and MPI-IO calls are traced, nothing is said" {
+	cc -O2 -Wall -o openmpi "$TG_TOP/tests/mpi/openmpi.c" /usr/lib/x86_64-linux-gnu/libmpi.so.40
+	run -0 --separate-stderr timeout 120 mpirun.openmpi -n 2 ./openmpi
+	plain=$(sort <<<"$output")
+	[ "$plain" = $'rank 0 of 2 read 1\nrank 1 of 2 read 0' ]
+	rm -f shared out.*
+	run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.openmpi -n 2 ./openmpi
+	[ "$(sort <<<"$output")" = "$plain" ]
+	! grep '^tangram: ' <<<"$stderr"
+	[ -f t/rank-0.rec ] && [ -f t/rank-1.rec ]
+	run -0 trace-decode t/rank-1.rec
+	[ "$(grep -Ec $'\tposix\topen\t[0-9]+\tpath="[^"]*/out\\.1"' <<<"$output")" -eq 1 ]
+	grep -q $'\tmpiio\tMPI_File_write_at\t0\tfh=f1\toffset=4\t.*datatype=MPI_INT' <<<"$output"
+	grep -q $'\tmpi\tMPI_Barrier\t0\tcomm=MPI_COMM_WORLD' <<<"$output"
+	# each rank reads what the other wrote before the barrier, no sync:
+	# POSIX consistency, in both layers (the barrier orders them)
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
+	grep -qx 'MPI-IO layer: recommended consistency: posix' <<<"$output"
+	[ -z "$stderr" ]
+}
