@@ -81,7 +81,7 @@ accesses() {
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
 }
 
-@test "an mmap that failed, or one the MPI library made inside an MPI call (its shared memory), is not counted unplaced; one inside a stdio call or an MPI-IO call is" {
+@test "an mmap that failed, one the MPI library made inside an MPI call (its shared memory), or inside an MPI-IO call of a file not opened with MPI-IO, is not counted unplaced; one inside a stdio call, or of an MPI-IO file, is" {
 	printf '#proc\trank=0\tpid=7\n' > text
 	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/dev/shm/seg"\tflags=O_RDWR\tmode=0\n' >> text
 	# inside MPI_Init (seq 9, whose line comes after them)
@@ -92,12 +92,20 @@ accesses() {
 	printf '0\t0\t10\t0.6\t0.7\t0\tposix\tmmap\tNULL\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x1\tfd=3\toffset=0\terrno=ENOMEM\n' >> text
 	run -0 overlap-find -a text
 	! grep -q '^#unplaced' <<< "$output"
-	# the same mappings inside a stdio call and an MPI-IO call are counted
+	# the same mappings inside a stdio call are counted
 	sed -e 's/\tmpi\tMPI_Init\t0$/\tstdio\tfflush\t0\tstream=s1/' text > text2
 	run -0 overlap-find -a text2
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
+	# inside an MPI-IO call, of a file of the library's own (Open MPI maps
+	# one for a file's shared pointer): not counted
 	sed -e 's/\tmpi\tMPI_Init\t0$/\tmpiio\tMPI_File_sync\t0\tfh=f1/' text > text3
 	run -0 overlap-find -a text3
+	! grep -q '^#unplaced' <<< "$output"
+	# of the file the program opened with MPI_File_open: counted
+	{ printf '#proc\trank=0\tpid=7\n'
+	  printf '0\t0\t0\t0.01\t0.02\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="/dev/shm/seg"\tamode=8\tinfo=MPI_INFO_NULL\tfh=f1\n'
+	  sed -e '1d' -e 's/^0\t0\t0\t/0\t0\t1\t/' text3 | sed -e '2,$s/^0\t0\t1\t/0\t0\t3\t/'; } > text4
+	run -0 overlap-find -a text4
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
 }
 

@@ -75,6 +75,7 @@ struct file {
 	int announced;
 	int locked;		/* a #lock line was written for it */
 	uint64_t closed;	/* the last process end that closed it (run_exit) */
+	int mpiio;		/* named by an MPI_File_open (any layer) */
 };
 
 static struct file *files;
@@ -1226,16 +1227,11 @@ static void run_dup(const struct rec *r)
 static void run_unplaced(const struct rec *r)
 {
 	const struct desc *d;
-	size_t i;
 
 	if (r->mpilib == 1)
 		return;
-	if (r->mpilib == 2 && (d = desc_of(r->k1))) {
-		for (i = 0; i < cur->nmf && cur->mf[i].file != d->file; i++)
-			;
-		if (i == cur->nmf)
-			return;	/* not a file the program opened with MPI-IO */
-	}
+	if (r->mpilib == 2 && (d = desc_of(r->k1)) && !files[d->file].mpiio)
+		return;	/* not a file the program opens with MPI-IO */
 	cur->unplaced++;
 }
 
@@ -1522,6 +1518,23 @@ static void orphans_adopt(int64_t seq, int mpiio)
 }
 
 /* Keep what call line @t of @d did, as records to run with its process. */
+/* MPI_File_open line @t: its file is one the program opens with MPI-IO. */
+static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *d)
+{
+	struct tg_ioact act[4];
+	const char *why;
+	int n, i;
+
+	n = d->nio <= 4 ? tg_io_actions(t, d, cur->cwd, act, &why) : 0;
+	for (i = 0; i < n; i++) {
+		if (act[i].path && !act[i].failed) {
+			uint32_t f = file_of(act[i].path);	/* may move files */
+			files[f].mpiio = 1;
+		}
+		free(act[i].path);
+	}
+}
+
 static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq,
 			 int64_t t0, int64_t t1, int64_t parent, int nested)
 {
@@ -1658,6 +1671,8 @@ static void call_line(struct tg_tline *t)
 	first_size = nrecs;
 	if (!d || !d->nio)
 		return;		/* touches no file (or a name this build does not know) */
+	if (d->id == TG_FN_MPI_File_open)
+		note_mpiio_file(t, d);
 	if (layer_mpiio && d->layer != TG_LAYER_MPIIO) {
 		/* a POSIX call the MPI library made inside an MPI call */
 		if ((d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO) ||
