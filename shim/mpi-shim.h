@@ -14,6 +14,16 @@
 
 #include <mpi.h>
 
+#ifdef TG_MPI_STUBS
+/* The MPI library's @name: past the tracer (RTLD_NEXT), or in the library
+ * the program's first MPI call found (mpi.c), which a program may have
+ * loaded where RTLD_NEXT does not look (Python's mpi4py: an extension
+ * module that links libmpi, loaded RTLD_LOCAL). */
+void *tg_mpi_real(const char *name) TG_HIDDEN;
+#undef tg_real
+#define tg_real(name, ver) tg_mpi_real(name)
+#endif
+
 #ifdef TG_OMPI
 /*
  * Compiled against Open MPI's mpi.h (shim/mpi-ompi.c): every handle is a

@@ -17,7 +17,11 @@
 static void *pmpi(const char *name)
 {
 	/* the library's, past the tracer's own PMPI_ entries (pmpi.c) */
+#ifdef TG_MPI_STUBS
+	void *p = tg_mpi_real(name);
+#else
 	void *p = dlsym(RTLD_NEXT, name);
+#endif
 
 	return p ? p : dlsym(RTLD_DEFAULT, name);
 }
@@ -1170,6 +1174,16 @@ static void *const ompi_wrappers[] = {
 };
 
 static void *ompi_lib;	/* the program's Open MPI library, kept open */
+static void *mpi_lib;	/* the program's MPI library, kept open */
+
+void *tg_mpi_real(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name), *lib;
+
+	if (!p && (lib = __atomic_load_n(&mpi_lib, __ATOMIC_ACQUIRE)))
+		p = dlsym(lib, name);
+	return p;
+}
 
 /* The global scope first: a program that names MPI_COMM_WORLD has its
  * own copy of ompi_mpi_comm_world (a copy relocation), which is the one
@@ -1220,9 +1234,9 @@ TG_HIDDEN void tg_mpi_resolve(void)
 	size_t i;
 	int traced = 0;
 
+	if (lib && !__atomic_load_n(&mpi_lib, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&mpi_lib, lib, __ATOMIC_RELEASE);	/* kept open */
 	if (!lib || !dlsym(lib, "ompi_mpi_comm_world")) {
-		if (lib)
-			dlclose(lib);
 		__atomic_store_n(&tg_mpi_abi, 1, __ATOMIC_RELEASE);
 		return;
 	}

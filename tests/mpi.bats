@@ -793,6 +793,19 @@ under() {
 	[ "$sent0" -gt 0 ] && [ "$sent0" -eq "$recv1" ] && [ "$sent1" -eq "$recv0" ]
 }
 
+@test "MPI loaded where RTLD_NEXT does not look (dlopen RTLD_LOCAL of a part that links libmpich, as mpi4py does): the calls reach MPICH and are traced" {
+	mpicc.mpich -DPART -shared -fPIC -o libpart.so "$TG_TOP/tests/mpi/dlmpi.c"
+	cc -O2 -Wall -o dlmpi "$TG_TOP/tests/mpi/dlmpi.c" -ldl
+	mpitrace 2 ./dlmpi ./libpart.so "$PWD/f"
+	# every call returned what MPICH said (it returned MPI_ERR_INTERN before)
+	[ "$(sorted)" = $'0: ok\n1: ok' ]
+	[ -z "$stderr" ]
+	run -0 trace-decode -l mpiio t/rank-1.rec
+	[ "$(grep -c $'\tMPI_File_sync\t0\tfh=f1$' <<<"$output")" -eq 2 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'MPI-IO layer: recommended consistency: mpiio' <<<"$output"
+}
+
 @test "an MPICH program that also loads Open MPI's library (Debian's libadios-mpich does, through libnetcdf-mpi): its MPI calls are traced" {
 	local ompi=/usr/lib/x86_64-linux-gnu/libmpi.so.40
 	[ -e $ompi ] || skip "Open MPI is missing (make deps-apps installs it with nwchem-mpich)"

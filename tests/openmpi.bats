@@ -176,3 +176,16 @@ same() {
 	grep -qx 'MPI-IO layer: recommended consistency: posix' <<<"$output"
 	[ -z "$stderr" ]
 }
+
+@test "Open MPI loaded where RTLD_NEXT does not look (a part dlopen'd RTLD_LOCAL, as mpi4py does): the calls reach Open MPI and are traced" {
+	mpicc.openmpi -DPART -shared -fPIC -o libpart.so "$TG_TOP/tests/mpi/dlmpi.c"
+	cc -O2 -Wall -o dlmpi "$TG_TOP/tests/mpi/dlmpi.c" -ldl
+	run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.openmpi -n 2 ./dlmpi ./libpart.so "$PWD/f"
+	# every call returned what Open MPI said (MPI_ERR_INTERN before)
+	[ "$(sort <<<"$output")" = $'0: ok\n1: ok' ]
+	run -0 trace-decode -l mpiio t/rank-1.rec
+	[ "$(grep -c $'\tMPI_File_sync\t0\tfh=f1$' <<<"$output")" -eq 2 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'MPI-IO layer: recommended consistency: mpiio' <<<"$output"
+	[ -z "$stderr" ]
+}
