@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <linux/close_range.h>
 #include <limits.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -460,11 +461,62 @@ void *tg_real(const char *name, const char *ver)
 	return tg_real_dyn ? tg_real_dyn(name) : NULL;
 }
 #else
+/*
+ * A library loaded out of the global scope (dlopen with RTLD_LOCAL: the
+ * HDF5 that h5py's extension modules link, the MPI that mpi4py's does) is
+ * not where RTLD_NEXT looks, though the program's calls into it reach the
+ * tracer's wrappers, which come first in the global scope.  The real
+ * definition is then looked for in each loaded object, by load order,
+ * skipping the tracer's own (and whatever resolves to it).
+ */
+#define LOCAL_OBJS 512
+
+struct objnames {
+	char *name[LOCAL_OBJS];
+	int n;
+};
+
+static int collect_obj(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct objnames *o = arg;
+
+	(void)size;
+	if (info->dlpi_name && info->dlpi_name[0] && o->n < LOCAL_OBJS &&
+	    (o->name[o->n] = strdup(info->dlpi_name)))
+		o->n++;
+	return 0;
+}
+
+static void *real_local(const char *name)
+{
+	struct objnames o;
+	Dl_info self, at;
+	void *p = NULL, *h;
+	int i;
+
+	if (!dladdr((void *)real_local, &self))
+		return NULL;
+	o.n = 0;
+	dl_iterate_phdr(collect_obj, &o);	/* no dlopen while it holds the lock */
+	for (i = 0; i < o.n; i++) {
+		if (!p && (h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD))) {
+			void *q = dlsym(h, name);
+			if (q && dladdr(q, &at) && at.dli_fbase != self.dli_fbase)
+				p = q;
+			dlclose(h);	/* the reference NOLOAD took */
+		}
+		free(o.name[i]);
+	}
+	return p;
+}
+
 void *tg_real(const char *name, const char *ver)
 {
 	void *p = ver ? dlvsym(RTLD_NEXT, name, ver) : NULL;
 
-	return p ? p : dlsym(RTLD_NEXT, name);
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	return p ? p : real_local(name);
 }
 #endif
 

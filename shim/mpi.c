@@ -1182,7 +1182,7 @@ void *tg_mpi_real(const char *name)
 
 	if (!p && (lib = __atomic_load_n(&mpi_lib, __ATOMIC_ACQUIRE)))
 		p = dlsym(lib, name);
-	return p;
+	return p ? p : (tg_real)(name, NULL);	/* any loaded object (core.c) */
 }
 
 /* The global scope first: a program that names MPI_COMM_WORLD has its

@@ -348,3 +348,19 @@ chains() {
 	[[ $output == *"POSIX layer: recommended consistency: session"* ]]
 	[[ $output == *"MPI-IO layer: recommended consistency: session"* ]]
 }
+
+# h5py's extension modules link libhdf5 and are loaded RTLD_LOCAL: the
+# program's HDF5 calls reach the tracer's wrappers first, and the library
+# is not where RTLD_NEXT looks (every call failed there before)
+@test "HDF5 loaded out of the global scope (dlopen RTLD_LOCAL of a part that links libhdf5, as h5py does): the calls reach HDF5 and are traced" {
+	mpicc.mpich -DPART -shared -fPIC -I"$H5INC" -o libpart.so "$TG_TOP/tests/hdf5/dlh5.c" \
+		-L"$H5LIB" -lhdf5
+	cc -O2 -Wall -o dlh5 "$TG_TOP/tests/hdf5/dlh5.c" -ldl
+	run -0 --separate-stderr trace-run -o t -- ./dlh5 ./libpart.so "$PWD/x.h5"
+	[ "$output" = "0 10 20 30 40 50 60 70" ]
+	[ -z "$stderr" ]
+	run -0 trace-decode t/*.rec
+	calls=$(table '$7 == "hdf5" && $6 == 0 { row() }')
+	grep -qx 'H5Dwrite 0 dset_id=D1 mem_type_id=T1 mem_space_id=H5S_ALL file_space_id=H5S_ALL dxpl_id=H5P_DEFAULT buf=b' <<<"$calls"
+	grep -q '^H5Dread 0 ' <<<"$calls"
+}
