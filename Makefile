@@ -206,7 +206,7 @@ build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/pmpi
 
 build/shim/shim/mpi.o build/shim/shim/stubs.o: build/shim/stubs.gen.h
 
-build/shim/shim/mpi-ompi.o: shim/mpi-ompi.c shim/mpi.c shim/mpi-wrappers.gen.c $(SHIM_HDR) \
+build/shim/shim/mpi-ompi.o: shim/mpi-ompi.c shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/pmpi.gen.c $(SHIM_HDR) \
 		build/shim/stubs.gen.h build/shim/ompi-absent.h build/shim/ompi-predef.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_STUB_CFLAGS) -I$(OMPI_INC) -c -o $@ $<

@@ -885,7 +885,8 @@ def gen_pmpi_entries(rows, out):
         args = ', '.join(p.name for p in r.params)
         pname = 'P' + r.name
         o = out.write
-        o('\nint %s(%s);\n' % (pname, proto))
+        o('\n#ifndef TG_NO_%s\n' % r.name)
+        o('int %s(%s);\n' % (pname, proto))
         o('TG_PMPI_WRAPPER(%s, (%s))\n' % (r.name, proto))
         o('TG_MPIFN int TG_MPINAME(%s)(%s)\n{\n' % (pname, proto))
         o('\tstatic int (*real)(%s);\n\n' % types)
@@ -893,7 +894,7 @@ def gen_pmpi_entries(rows, out):
           '\t\treturn MPI_ERR_INTERN;\n' % (types, pname))
         o('\tif (!tg_pmpi_traced(__builtin_return_address(0), "%s", %d))\n'
           '\t\treturn real(%s);\n' % (r.name[4:], r.name in ROMIO_INSIDE, args))
-        o('\treturn TG_MPINAME(%s)(%s);\n}\n' % (r.name, args))
+        o('\treturn TG_MPINAME(%s)(%s);\n}\n#endif\n' % (r.name, args))
 
 
 def main():

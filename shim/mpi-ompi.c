@@ -11,7 +11,8 @@
  * of either library alike.  Each wrapper is tg_wo_NAME; the stubs
  * (stubs.S) send a call there once mpi.c's tg_mpi_resolve found Open MPI.
  * A call Open MPI's mpi.h does not declare is left out
- * (build/shim/ompi-absent.h, made by the Makefile: TG_NO_NAME).
+ * (build/shim/ompi-absent.h, made by the Makefile: TG_NO_NAME).  Its
+ * PMPI_ entries (pmpi.c) are those its Fortran bindings call.
  *
  * The hidden functions both copies define are renamed here, so that the
  * two live in one library.
@@ -41,8 +42,10 @@
 #define tg_statuses_post tg_o_statuses_post
 #define tg_statuses_pre tg_o_statuses_pre
 #define tg_statuses_ret tg_o_statuses_ret
+#define tg_pmpi_traced tg_o_pmpi_traced
 
 #include "ompi-absent.h"
 
 #include "mpi.c"
 #include "mpi-wrappers.gen.c"
+#include "pmpi.c"

@@ -49,14 +49,42 @@ static int in_mpiio(void)
 	return t && t->depth && t->stack_layer[t->depth - 1] == TG_LAYER_MPIIO;
 }
 
+/* Open MPI's Fortran bindings: one function under many names, ompi_<name>_f
+ * and its aliases mpi_<name>, mpi_<name>_, mpi_<name>__, MPI_<NAME>,
+ * MPI_<Name>_f, MPI_<Name>_f08, pmpi_<name>_ and the like; dladdr gives
+ * whichever one.  Compared without case. */
+static int ompi_binding_of(const char *sym, const char *name)
+{
+	static const char *const pre[] = { "ompi_", "mpi_", "pmpi_" };
+	static const char *const suf[] = { "", "_", "__", "_f", "_f08" };
+	size_t n = strlen(name), i, k;
+
+	for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t m = strlen(pre[i]);
+		if (strncasecmp(sym, pre[i], m) != 0 || strncasecmp(sym + m, name, n) != 0)
+			continue;
+		for (k = 0; k < sizeof(suf) / sizeof(suf[0]); k++)
+			if (strcasecmp(sym + m + n, suf[k]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
 /* Whether the symbol @sym, a function that called PMPI_@name, is a
  * Fortran binding of MPI_@name: mpi_<name>_f08 followed by anything
  * (MPICH: _f08_, _f08ts_, _f08_large_), compared without case; for a
- * large-count PMPI_<name>_c the binding's name has <name> and _large. */
+ * large-count PMPI_<name>_c the binding's name has <name> and _large;
+ * and, built for Open MPI, one of its names for the binding. */
 static int binding_of(const char *sym, const char *name)
 {
 	size_t n = strlen(name), i;
 
+#ifdef TG_OMPI
+	if (ompi_binding_of(sym, name))
+		return 1;
+#else
+	(void)ompi_binding_of;
+#endif
 	if (strncasecmp(sym, "mpi_", 4) != 0)
 		return 0;
 	sym += 4;
@@ -114,7 +142,9 @@ TG_HIDDEN int tg_pmpi_traced(const void *ra, const char *name, int inio)
 	return binding_call(ra, name);
 }
 
-#ifdef TG_MPI_STUBS
+#if defined(TG_MPI_STUBS) && defined(TG_OMPI)
+#define TG_PMPI_WRAPPER(name, params) TG_HIDDEN int tg_wo_##name params;
+#elif defined(TG_MPI_STUBS)
 #define TG_PMPI_WRAPPER(name, params) TG_HIDDEN int tg_w_##name params;
 #else
 #define TG_PMPI_WRAPPER(name, params)

@@ -112,15 +112,15 @@ apt-get install -y -qq --no-install-recommends mpich libjansson-dev" ]
 	[ -z "$stderr" ]
 }
 
-@test "Open MPI's headers installed (libopenmpi-dev): mpicc, mpirun and the mpi.h, mpi.pc, libmpi.so of the system stay MPICH's" {
+@test "Open MPI's headers installed (libopenmpi-dev): mpicc and mpirun stay MPICH's; mpi.h, mpi.pc and libmpi.so go where Debian puts them (Open MPI's mpif90 links -lmpi through them)" {
 	local a=mpi-$(uname -m)-linux-gnu
 	run -0 "$D" mpich
 	[ "$(value $a)" = /usr/include/$(uname -m)-linux-gnu/mpich ]
 	run -0 --separate-stderr "$D" libopenmpi-dev
 	[ "$(value mpi)" = /usr/bin/mpicc.mpich ]
 	[ "$(value mpirun)" = /usr/bin/mpirun.mpich ]
-	[ "$(value $a)" = /usr/include/$(uname -m)-linux-gnu/mpich ]
-	[ "${lines[3]}" = "deps: the install switched alternative '$a' to /usr/lib/$(uname -m)-linux-gnu/openmpi/include; setting it back to /usr/include/$(uname -m)-linux-gnu/mpich" ]
+	[ "$(value $a)" = /usr/lib/$(uname -m)-linux-gnu/openmpi/include ]
+	[ "${#lines[@]}" -eq 3 ]
 }
 
 @test "mpi pointing at Open MPI before: left at Open MPI (the user's choice)" {

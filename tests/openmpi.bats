@@ -26,16 +26,22 @@ setup_file() {
 		mpicc.mpich -O2 -Wall -o "$B/$p.mpich" "$s/$p.c"
 		mpicc.openmpi -O2 -Wall -o "$B/$p.openmpi" "$s/$p.c"
 	done
+	if command -v mpif90.mpich >/dev/null && command -v mpif90.openmpi >/dev/null; then
+		for p in ftn f08io; do
+			mpif90.mpich -O2 -o "$B/$p.mpich" "$s/$p.f90"
+			mpif90.openmpi -O2 -o "$B/$p.openmpi" "$s/$p.f90"
+		done
+	fi
 }
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# records DIR RANK: the MPI records and definitions of DIR/rank-RANK.rec,
-# "func ret args" with buffer ids written "b"
+# records DIR RANK [LAYER]: the MPI (or LAYER's) records and definitions
+# of DIR/rank-RANK.rec, "func ret args" with buffer ids written "b"
 records() {
-	trace-decode -l mpi "$1/rank-$2.rec" |
+	trace-decode -l "${3:-mpi}" "$1/rank-$2.rec" |
 		awk -F'\t' '/^#(proc|rank|excluded)\t/ { next }
 			/^#/ { print; next }
 			{ s = $8; for (i = 9; i <= NF; i++) s = s "\t" $i; print s }' |
@@ -188,4 +194,21 @@ same() {
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -qx 'MPI-IO layer: recommended consistency: mpiio' <<<"$output"
 	[ -z "$stderr" ]
+}
+
+# Open MPI's Fortran bindings (mpif.h, use mpi, use mpi_f08) call its
+# PMPI_ functions, as MPICH's mpi_f08 ones do (shim/pmpi.c)
+@test "Fortran programs of Open MPI (mpif.h, use mpi_f08 with MPI-IO): the same records as MPICH's" {
+	[ -x "$B/ftn.openmpi" ] || skip "mpif90.mpich or mpif90.openmpi is missing"
+	same 2 ftn
+	grep -q $'^MPI_Init\t0$' o.1
+	grep -q $'^MPI_Finalize\t0$' o.1
+	same 2 f08io '/\tparent=/d; /^#(type|comm)/d; /^$/d'
+	# ROMIO's communication inside the MPI-IO calls (parent=) is MPICH's own
+	for r in 0 1; do
+		records m $r mpiio | grep -Ev $'\tparent=|^#(comm|type)\t' > m.$r
+		records o $r mpiio | grep -Ev $'\tparent=|^#(comm|type)\t' > o.$r
+		grep -q $'^MPI_File_write_at\t0\tfh=f1\t.*datatype=MPI_INTEGER\tstatus={bytes:16}' o.$r
+		diff -u m.$r o.$r
+	done
 }

@@ -12,13 +12,12 @@
 # Installing a package can switch Debian's "mpi" (mpicc) and "mpirun"
 # alternatives: libscalapack-mpich, which nwchem-mpich needs, depends on
 # mpi-default-bin, i.e. Open MPI, whose higher priority wins in auto mode.
-# A user's plain mpicc would then build against Open MPI, and
-# libopenmpi-dev (the tracer's Open MPI wrappers are built with its
-# mpi.h) switches mpi.h, mpi.pc and libmpi.so the same way.  So each
-# alternative is read before the install and set back to what it was
-# after it (manual mode: auto mode would pick the higher priority again);
-# one that did not exist before is set to MPICH if the install made it
-# point elsewhere.  Each change is said.
+# A user's plain mpicc would then build against Open MPI (libopenmpi-dev,
+# whose mpi.h the tracer's Open MPI wrappers are built with, does the
+# same).  So each alternative is read before the install and set back to
+# what it was after it (manual mode: auto mode would pick the higher
+# priority again); one that did not exist before is set to MPICH if the
+# install made it point elsewhere.  Each change is said.
 set -u
 
 auto=0 dry=0
@@ -71,8 +70,10 @@ altmpich() {	# the MPICH candidate of alternative $1, if there is one
 		sed -n 's/^Alternative: \(.*[./]mpich\)$/\1/p' | head -n 1
 }
 
-# mpi-ARCH: /usr/include/ARCH/mpi, mpi.pc and libmpi.so
-alts="mpi mpirun mpi-$(uname -m)-linux-gnu"
+# Not mpi-ARCH (/usr/include/ARCH/mpi, mpi.pc, libmpi.so), which
+# libopenmpi-dev switches too: Open MPI's own mpif90 links -lmpi through
+# it, and nothing of Tangram's uses it (MPICH's wrappers name their paths).
+alts="mpi mpirun"
 declare -A before
 for a in $alts; do
 	before[$a]=$(altvalue "$a")
