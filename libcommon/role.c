@@ -101,6 +101,14 @@ static char *abs_path(char *s, const char *cwd, int driver)
 	return out;
 }
 
+char *tg_io_abspath(const char *s, const char *cwd, int mpiio)
+{
+	char *c = tg_xstrdup(s), *out = abs_path(c, cwd, mpiio);
+
+	free(c);
+	return out;
+}
+
 /* The path in argument @i, absolute; NULL if absent or NULL. */
 static char *path(const struct tg_tline *t, const struct tg_calldesc *d, int i, const char *cwd,
 		  int *bad)

@@ -80,6 +80,11 @@ enum tg_lockclass { TG_LKC_POSIX = 0, TG_LKC_FLOCK = 1 };
  */
 int64_t tg_io_ret(const struct tg_tline *t);
 
+/* @s (a path of a record, or an MPI-IO file name when @mpiio: a "ufs:"
+ * prefix names the driver) made absolute against @cwd (may be NULL);
+ * malloc'd. */
+char *tg_io_abspath(const char *s, const char *cwd, int mpiio);
+
 /*
  * What call line @t of function @d did: fills @out[0 .. d->nio - 1] and
  * returns how many (0 if the call touches no file); failed calls are

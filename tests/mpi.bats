@@ -806,6 +806,19 @@ under() {
 	grep -qx 'MPI-IO layer: recommended consistency: mpiio' <<<"$output"
 }
 
+@test "a file removed (unlink, MPI_File_delete) and created again by another rank: two files, no race" {
+	mpicc.mpich -O2 -Wall -o recreate "$TG_TOP/tests/mpi/recreate.c"
+	for how in posix mpi; do
+		rm -rf t f
+		mpitrace 2 ./recreate "$PWD/f" "$how"
+		# the writes are ordered by nothing: one file, they would race
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		[ -z "$stderr" ]
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		grep -q '^session  (all files)  *0       0       0       0$' <<<"$output"
+	done
+}
+
 @test "an MPICH program that also loads Open MPI's library (Debian's libadios-mpich does, through libnetcdf-mpi): its MPI calls are traced" {
 	local ompi=/usr/lib/x86_64-linux-gnu/libmpi.so.40
 	[ -e $ompi ] || skip "Open MPI is missing (make deps-apps installs it with nwchem-mpich)"

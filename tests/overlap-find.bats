@@ -416,3 +416,39 @@ shared() {
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=2$' <<<"$output"
 	grep -q $'^#unplaced\trank=1\tuntracked=0\tunplaced=1$' <<<"$output"
 }
+
+# unlink, unlinkat, remove and MPI_File_delete end a file's name: a path
+# opened after one ended names another file (read ahead from a file input)
+@test "a file removed and created again under its name is another file: no pair between the two; from a pipe a path is one file" {
+	printf '#proc\trank=0\tpid=7\tcwd="/d"\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_WRONLY|O_CREAT\tmode=0644\n' >> text
+	printf '0\t0\t1\t0.2\t0.3\t0\tposix\twrite\t8\tfd=3\tbuf=b1\tcount=8\n' >> text
+	printf '0\t0\t2\t0.3\t0.4\t0\tposix\tclose\t0\tfd=3\n' >> text
+	printf '0\t0\t3\t0.4\t0.5\t0\tposix\tunlink\t0\tpath="/d/f"\n' >> text
+	printf '#proc\trank=1\tpid=8\tcwd="/d"\n' >> text
+	printf '1\t0\t0\t0.6\t0.7\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_WRONLY|O_CREAT\tmode=0644\n' >> text
+	printf '1\t0\t1\t0.7\t0.8\t0\tposix\twrite\t8\tfd=3\tbuf=b1\tcount=8\n' >> text
+	printf '1\t0\t2\t0.8\t0.9\t0\tposix\tclose\t0\tfd=3\n' >> text
+	run -0 overlap-find text
+	[ "$(grep -c $'^#file\t.*path="/d/f"$' <<<"$output")" -eq 2 ]
+	! grep -q '^pair' <<<"$output"
+	# an open that started before the removal ended is the old file's
+	sed 's/^1\t0\t0\t0.6\t0.7/1\t0\t0\t0.45\t0.7/' text > early
+	run -0 overlap-find early
+	grep -q '^pair' <<<"$output"
+	# MPI_File_delete, by a name relative to the process's directory
+	sed 's/\tposix\tunlink\t0\tpath="\/d\/f"$/\tmpiio\tMPI_File_delete\t0\tfilename="f"\tinfo=MPI_INFO_NULL/' text > mpi
+	! cmp -s text mpi
+	run -0 overlap-find mpi
+	! grep -q '^pair' <<<"$output"
+	# a removal that failed ends nothing
+	sed 's/\tunlink\t0\tpath=/\tunlink\t-1\tpath=/; s/path="\/d\/f"$/path="\/d\/f"\terrno=EBUSY/' text > failed
+	run -0 overlap-find failed
+	grep -q '^pair' <<<"$output"
+	# a pipe is read once: no read-ahead, one file (standard input from
+	# a file is read ahead as a named file is)
+	run -0 overlap-find <(cat text)
+	grep -q '^pair' <<<"$output"
+	run -0 overlap-find < text
+	! grep -q '^pair' <<<"$output"
+}

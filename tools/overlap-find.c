@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../libcommon/calltab.h"
@@ -76,25 +77,62 @@ struct file {
 	int locked;		/* a #lock line was written for it */
 	uint64_t closed;	/* the last process end that closed it (run_exit) */
 	int mpiio;		/* named by an MPI_File_open (any layer) */
+	uint32_t gen;		/* of its path: removals of the path before it */
 };
 
 static struct file *files;
 static size_t nfiles;
 
-/* The file @path names, or -1 if no call has named it yet. */
-static int64_t file_known(const char *path)
+/*
+ * Removals of a path (unlink, unlinkat, remove, MPI_File_delete that
+ * succeeded): the path and when the call ended, sorted by path then time.
+ * Read ahead of the records when the input is a file (read_removals), so
+ * that every process's are known before any process is run; a path opened
+ * after n of them ended names the file of generation n, another file than
+ * the one removed.  From a pipe there are none: a path is one file.
+ */
+struct removal {
+	char *path;
+	int64_t t;
+};
+
+static struct removal *removals;
+static size_t nremovals;
+
+/* The generation of @path for a call that started at @t. */
+static uint32_t gen_at(const char *path, int64_t t)
 {
+	size_t lo = 0, hi = nremovals, n = 0;
+
+	while (lo < hi) {	/* the first removal of path */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(removals[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nremovals && strcmp(removals[lo].path, path) == 0; lo++)
+		if (removals[lo].t <= t)
+			n++;
+	return (uint32_t)n;
+}
+
+/* The file @path names for a call that started at @t, or -1 if no call
+ * has named it yet. */
+static int64_t file_known(const char *path, int64_t t)
+{
+	uint32_t gen = nremovals ? gen_at(path, t) : 0;
 	size_t i;
 
 	for (i = nfiles; i-- > 0;)	/* recent files first */
-		if (strcmp(files[i].path, path) == 0)
+		if (files[i].gen == gen && strcmp(files[i].path, path) == 0)
 			return (int64_t)i;
 	return -1;
 }
 
-static uint32_t file_of(const char *path)
+static uint32_t file_of(const char *path, int64_t t)
 {
-	int64_t k = file_known(path);
+	int64_t k = file_known(path, t);
 
 	if (k >= 0)
 		return (uint32_t)k;
@@ -102,6 +140,7 @@ static uint32_t file_of(const char *path)
 		files = xrealloc(files, (nfiles ? 2 * nfiles : 16) * sizeof(*files));
 	memset(&files[nfiles], 0, sizeof(files[0]));
 	files[nfiles].path = xstrdup(path);
+	files[nfiles].gen = nremovals ? gen_at(path, t) : 0;
 	return (uint32_t)nfiles++;
 }
 
@@ -495,7 +534,7 @@ static void run_open(const struct rec *r)
 
 	if (r->failed || !r->s)
 		return;
-	f = file_of(r->s);
+	f = file_of(r->s, r->t0);
 	if (r->mpi) {
 		struct mfile *m;
 		cur->mf = xrealloc(cur->mf, (cur->nmf + 1) * sizeof(*cur->mf));
@@ -843,7 +882,7 @@ static void run_inner(const struct rec *r)
 	switch (r->op) {
 	case TG_IO_OPEN:
 	case TG_IO_REOPEN:
-		if (!r->failed && r->s && (f = file_known(r->s)) >= 0)
+		if (!r->failed && r->s && (f = file_known(r->s, r->t0)) >= 0)
 			slot_set(cur, r->k1, desc_new((uint32_t)f, r->append));
 		else
 			slot_drop(cur, r->k1);
@@ -1036,8 +1075,10 @@ static void run_sync_trunc(const struct rec *r)
 		return;
 	}
 	if (r->op == TG_IO_TRUNCATE && !r->k1[0]) {
-		if (r->s)
-			files[file_of(r->s)].size = (uint64_t)r->pos;
+		if (r->s) {
+			f = file_of(r->s, r->t0);	/* may move files */
+			files[f].size = (uint64_t)r->pos;
+		}
 		return;
 	}
 	if (file_of_key(r, &f) < 0)
@@ -1528,7 +1569,7 @@ static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *
 	n = d->nio <= 4 ? tg_io_actions(t, d, cur->cwd, act, &why) : 0;
 	for (i = 0; i < n; i++) {
 		if (act[i].path && !act[i].failed) {
-			uint32_t f = file_of(act[i].path);	/* may move files */
+			uint32_t f = file_of(act[i].path, tg_ttime(t->f[TG_COL_TSTART]));
 			files[f].mpiio = 1;
 		}
 		free(act[i].path);
@@ -2484,6 +2525,67 @@ static void sweep(uint32_t f)
 	free(k);
 }
 
+static int cmp_removal(const void *a, const void *b)
+{
+	const struct removal *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x->t > y->t) - (x->t < y->t);
+}
+
+/* The removals of every process, read ahead from input file @fd (then
+ * rewound); a line that is not a removal is only looked at for its name. */
+static void read_removals(int fd)
+{
+	struct tg_lines lr;
+	struct tg_tline t;
+	char *line, *cwd = NULL, buf[8192];
+	size_t len, cap = 0;
+
+	if (tg_lines_open(&lr, fd) < 0)
+		errx(TG_EXIT_ERROR, "out of memory");
+	while ((line = tg_lines_next(&lr, &len))) {
+		const char *f, *v;
+		int mpiio;
+
+		if (strncmp(line, "#proc\t", 6) == 0) {
+			tg_tline_split(line, &t);
+			free(cwd);
+			cwd = (v = tg_tline_arg(&t, 1, "cwd")) &&
+			      tg_tunquote(v, buf, sizeof(buf)) == 0 ? xstrdup(buf) : NULL;
+			continue;
+		}
+		if (line[0] == '#' || !(strstr(line, "\tunlink") || strstr(line, "\tremove\t") ||
+					 strstr(line, "\tMPI_File_delete\t")))
+			continue;
+		tg_tline_split(line, &t);
+		if (t.nf <= TG_COL_ARGS)
+			continue;
+		f = t.f[TG_COL_FUNC];
+		mpiio = streq(f, "MPI_File_delete");
+		if (!mpiio && !streq(f, "unlink") && !streq(f, "unlinkat") && !streq(f, "remove"))
+			continue;
+		if (!streq(t.f[TG_COL_RET], "0") ||
+		    !(v = tg_tline_arg(&t, TG_COL_ARGS, mpiio ? "filename" : "path")) ||
+		    tg_tunquote(v, buf, sizeof(buf)) != 0)
+			continue;
+		if (nremovals == cap) {
+			cap = cap ? 2 * cap : 16;
+			removals = xrealloc(removals, cap * sizeof(*removals));
+		}
+		removals[nremovals].path = tg_io_abspath(buf, cwd, mpiio);
+		removals[nremovals++].t = tg_ttime(t.f[TG_COL_TEND]);
+	}
+	if (lr.err)
+		errx(TG_EXIT_ERROR, "%s: %s", input_name, strerror(lr.err));
+	tg_lines_close(&lr);
+	free(cwd);
+	if (nremovals)
+		qsort(removals, nremovals, sizeof(*removals), cmp_removal);
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		err(TG_EXIT_ERROR, "%s", input_name);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -2534,6 +2636,11 @@ int main(int argc, char **argv)
 		in = open(input_name, O_RDONLY);
 		if (in < 0)
 			err(TG_EXIT_ERROR, "cannot open '%s'", input_name);
+	}
+	{
+		struct stat st;
+		if (fstat(in, &st) == 0 && S_ISREG(st.st_mode))
+			read_removals(in);
 	}
 	/* what is printed while the input is read waits for the #run line,
 	 * which needs every #proc line */

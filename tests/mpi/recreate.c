@@ -1,0 +1,39 @@
+/*
+ * recreate - a file removed and created again under its name: rank 0
+ * writes 64 bytes to FILE, closes and removes it (unlink, or with "mpi"
+ * MPI_File_delete); rank 1, half a second later and ordered by nothing,
+ * creates FILE afresh and writes 64 bytes at the same offsets.  The two
+ * writes are to two files: no pair, no race.
+ *   recreate FILE [mpi]
+ */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	char buf[64];
+	int rank, fd, viampi = argc > 2 && strcmp(argv[2], "mpi") == 0;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (argc < 2)
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	memset(buf, 'a' + rank, sizeof(buf));
+	if (rank == 0) {
+		fd = open(argv[1], O_CREAT | O_TRUNC | O_WRONLY, 0644);
+		if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf) || close(fd))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		if (viampi ? MPI_File_delete(argv[1], MPI_INFO_NULL) != MPI_SUCCESS : unlink(argv[1]))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	} else if (rank == 1) {
+		usleep(500000);
+		fd = open(argv[1], O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf) || close(fd))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_Finalize();
+	return 0;
+}
