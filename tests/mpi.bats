@@ -806,7 +806,7 @@ under() {
 	grep -qx 'MPI-IO layer: recommended consistency: mpiio' <<<"$output"
 }
 
-@test "a file removed (unlink, MPI_File_delete) and created again by another rank: two files, no race" {
+@test "a file removed (unlink, MPI_File_delete) and created again by another rank: two files, no race; a file renamed: one file, its race found" {
 	mpicc.mpich -O2 -Wall -o recreate "$TG_TOP/tests/mpi/recreate.c"
 	for how in posix mpi; do
 		rm -rf t f
@@ -817,6 +817,13 @@ under() {
 		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
 		grep -q '^session  (all files)  *0       0       0       0$' <<<"$output"
 	done
+	# written as f.tmp and renamed to f, read as f by the other rank,
+	# ordered by nothing: one file, a race (no pair before)
+	rm -rf t f
+	mpitrace 2 ./recreate "$PWD/f" rename
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -q '^session  (all files)  *0       0       0       1$' <<<"$output"
+	grep -qx 'verify-io: POSIX layer: 1 conflicting pairs are not synchronized: no model makes this run correct' <<<"$stderr"
 }
 
 @test "an MPICH program that also loads Open MPI's library (Debian's libadios-mpich does, through libnetcdf-mpi): its MPI calls are traced" {

@@ -452,3 +452,28 @@ shared() {
 	run -0 overlap-find < text
 	! grep -q '^pair' <<<"$output"
 }
+
+@test "a file renamed is the same file under its new name: written as f.tmp, read as f, one pair; the name it was renamed from is free" {
+	printf '#proc\trank=0\tpid=7\tcwd="/d"\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f.tmp"\tflags=O_WRONLY|O_CREAT\tmode=0644\n' >> text
+	printf '0\t0\t1\t0.2\t0.3\t0\tposix\twrite\t8\tfd=3\tbuf=b1\tcount=8\n' >> text
+	printf '0\t0\t2\t0.3\t0.4\t0\tposix\tclose\t0\tfd=3\n' >> text
+	printf '0\t0\t3\t0.4\t0.5\t0\tposix\trename\t0\toldpath="/d/f.tmp"\tnewpath="/d/f"\n' >> text
+	printf '#proc\trank=1\tpid=8\tcwd="/d"\n' >> text
+	printf '1\t0\t0\t0.6\t0.7\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDONLY\tmode=0\n' >> text
+	printf '1\t0\t1\t0.7\t0.8\t0\tposix\tread\t8\tfd=3\tbuf=b1\tcount=8\n' >> text
+	printf '1\t0\t2\t0.8\t0.9\t0\tposix\tclose\t0\tfd=3\n' >> text
+	run -0 overlap-find text
+	grep -q $'^pair\t0\t0\t1\t.*\tW\twrite\t0\t8\t1\t1\t.*\tR\tread\t0\t8$' <<<"$output"
+	[ "$(grep -c '^#file' <<<"$output")" -eq 1 ]
+	# renamed with renameat2 by relative names: the same
+	sed 's/\tposix\trename\t0\toldpath="\/d\/f.tmp"\tnewpath="\/d\/f"$/\tposix\trenameat2\t0\tolddirfd=AT_FDCWD\toldpath="f.tmp"\tnewdirfd=AT_FDCWD\tnewpath="f"\tflags=0x0/' text > at
+	! cmp -s text at
+	run -0 overlap-find at
+	grep -q '^pair' <<<"$output"
+	# read as f.tmp after the rename: another file, no pair
+	sed 's/^1\t0\t0\t0.6\t0.7\t0\tposix\topen\t3\tpath="\/d\/f"/1\t0\t0\t0.6\t0.7\t0\tposix\topen\t3\tpath="\/d\/f.tmp"/' text > old
+	! cmp -s text old
+	run -0 overlap-find old
+	! grep -q '^pair' <<<"$output"
+}

@@ -84,26 +84,32 @@ static struct file *files;
 static size_t nfiles;
 
 /*
- * Removals of a path (unlink, unlinkat, remove, MPI_File_delete that
- * succeeded): the path and when the call ended, sorted by path then time.
- * Read ahead of the records when the input is a file (read_removals), so
- * that every process's are known before any process is run; a path opened
+ * What ended a path's file (unlink, unlinkat, remove, MPI_File_delete, a
+ * rename from or onto it, that succeeded): the path, when the call ended,
+ * and for a rename onto it the old name; sorted by path then time.  Read
+ * ahead of the records when the input is a file (read_removals), so that
+ * every process's are known before any process is run.  A path opened
  * after n of them ended names the file of generation n, another file than
- * the one removed.  From a pipe there are none: a path is one file.
+ * the one removed, or, after a rename onto it, the file its old name
+ * named just before.  From a pipe there are none: a path is one file.
  */
 struct removal {
 	char *path;
 	int64_t t;
+	char *from;	/* a rename onto path: the old name; else NULL */
 };
 
 static struct removal *removals;
 static size_t nremovals;
 
-/* The generation of @path for a call that started at @t. */
-static uint32_t gen_at(const char *path, int64_t t)
+/* How many of @path's removals ended by @t; *@last is the latest of
+ * them, NULL if none. */
+static uint32_t gen_at(const char *path, int64_t t, const struct removal **last)
 {
-	size_t lo = 0, hi = nremovals, n = 0;
+	size_t lo = 0, hi = nremovals;
+	uint32_t n = 0;
 
+	*last = NULL;
 	while (lo < hi) {	/* the first removal of path */
 		size_t mid = lo + (hi - lo) / 2;
 		if (strcmp(removals[mid].path, path) < 0)
@@ -112,16 +118,36 @@ static uint32_t gen_at(const char *path, int64_t t)
 			hi = mid;
 	}
 	for (; lo < nremovals && strcmp(removals[lo].path, path) == 0; lo++)
-		if (removals[lo].t <= t)
+		if (removals[lo].t <= t) {
+			*last = &removals[lo];
 			n++;
-	return (uint32_t)n;
+		}
+	return n;
+}
+
+/* The name and generation that identify the file @path names at @t:
+ * after a rename onto it, those of its old name just before. */
+static uint32_t identify(const char **path, int64_t t)
+{
+	const struct removal *last;
+	uint32_t gen = 0;
+	int hops;
+
+	for (hops = 0; nremovals && hops < 64; hops++) {
+		gen = gen_at(*path, t, &last);
+		if (!last || !last->from)
+			break;
+		*path = last->from;
+		t = last->t - 1;
+	}
+	return gen;
 }
 
 /* The file @path names for a call that started at @t, or -1 if no call
  * has named it yet. */
 static int64_t file_known(const char *path, int64_t t)
 {
-	uint32_t gen = nremovals ? gen_at(path, t) : 0;
+	uint32_t gen = identify(&path, t);
 	size_t i;
 
 	for (i = nfiles; i-- > 0;)	/* recent files first */
@@ -133,6 +159,7 @@ static int64_t file_known(const char *path, int64_t t)
 static uint32_t file_of(const char *path, int64_t t)
 {
 	int64_t k = file_known(path, t);
+	uint32_t gen = identify(&path, t);
 
 	if (k >= 0)
 		return (uint32_t)k;
@@ -140,7 +167,7 @@ static uint32_t file_of(const char *path, int64_t t)
 		files = xrealloc(files, (nfiles ? 2 * nfiles : 16) * sizeof(*files));
 	memset(&files[nfiles], 0, sizeof(files[0]));
 	files[nfiles].path = xstrdup(path);
-	files[nfiles].gen = nremovals ? gen_at(path, t) : 0;
+	files[nfiles].gen = gen;
 	return (uint32_t)nfiles++;
 }
 
@@ -2533,13 +2560,26 @@ static int cmp_removal(const void *a, const void *b)
 	return c ? c : (x->t > y->t) - (x->t < y->t);
 }
 
-/* The removals of every process, read ahead from input file @fd (then
- * rewound); a line that is not a removal is only looked at for its name. */
+/* One removal of @path at @t (@from: a rename onto it from there). */
+static void add_removal(size_t *cap, char *path, int64_t t, const char *from)
+{
+	if (nremovals == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		removals = xrealloc(removals, *cap * sizeof(*removals));
+	}
+	removals[nremovals].path = path;
+	removals[nremovals].t = t;
+	removals[nremovals++].from = from ? xstrdup(from) : NULL;
+}
+
+/* The removals and renames of every process, read ahead from input file
+ * @fd (then rewound); a line that is neither is only looked at for its
+ * name. */
 static void read_removals(int fd)
 {
 	struct tg_lines lr;
 	struct tg_tline t;
-	char *line, *cwd = NULL, buf[8192];
+	char *line, *cwd = NULL, buf[8192], buf2[8192];
 	size_t len, cap = 0;
 
 	if (tg_lines_open(&lr, fd) < 0)
@@ -2556,25 +2596,37 @@ static void read_removals(int fd)
 			continue;
 		}
 		if (line[0] == '#' || !(strstr(line, "\tunlink") || strstr(line, "\tremove\t") ||
-					 strstr(line, "\tMPI_File_delete\t")))
+					 strstr(line, "\trename") || strstr(line, "\tMPI_File_delete\t")))
 			continue;
 		tg_tline_split(line, &t);
-		if (t.nf <= TG_COL_ARGS)
+		if (t.nf <= TG_COL_ARGS || !streq(t.f[TG_COL_RET], "0"))
 			continue;
 		f = t.f[TG_COL_FUNC];
+		if (streq(f, "rename") || streq(f, "renameat") || streq(f, "renameat2")) {
+			const char *w = tg_tline_arg(&t, TG_COL_ARGS, "newpath"), *fl;
+			char *from, *to;
+			int64_t at = tg_ttime(t.f[TG_COL_TEND]);
+			int exchange;
+
+			if (!(v = tg_tline_arg(&t, TG_COL_ARGS, "oldpath")) || !w ||
+			    tg_tunquote(v, buf, sizeof(buf)) != 0 ||
+			    tg_tunquote(w, buf2, sizeof(buf2)) != 0)
+				continue;
+			fl = tg_tline_arg(&t, TG_COL_ARGS, "flags");
+			exchange = fl && (strtoull(fl, NULL, 16) & 2);	/* Linux's RENAME_EXCHANGE */
+			from = tg_io_abspath(buf, cwd, 0);
+			to = tg_io_abspath(buf2, cwd, 0);
+			add_removal(&cap, to, at, from);
+			add_removal(&cap, from, at, exchange ? to : NULL);
+			continue;
+		}
 		mpiio = streq(f, "MPI_File_delete");
 		if (!mpiio && !streq(f, "unlink") && !streq(f, "unlinkat") && !streq(f, "remove"))
 			continue;
-		if (!streq(t.f[TG_COL_RET], "0") ||
-		    !(v = tg_tline_arg(&t, TG_COL_ARGS, mpiio ? "filename" : "path")) ||
+		if (!(v = tg_tline_arg(&t, TG_COL_ARGS, mpiio ? "filename" : "path")) ||
 		    tg_tunquote(v, buf, sizeof(buf)) != 0)
 			continue;
-		if (nremovals == cap) {
-			cap = cap ? 2 * cap : 16;
-			removals = xrealloc(removals, cap * sizeof(*removals));
-		}
-		removals[nremovals].path = tg_io_abspath(buf, cwd, mpiio);
-		removals[nremovals++].t = tg_ttime(t.f[TG_COL_TEND]);
+		add_removal(&cap, tg_io_abspath(buf, cwd, mpiio), tg_ttime(t.f[TG_COL_TEND]), NULL);
 	}
 	if (lr.err)
 		errx(TG_EXIT_ERROR, "%s: %s", input_name, strerror(lr.err));

@@ -4,7 +4,10 @@
  * MPI_File_delete); rank 1, half a second later and ordered by nothing,
  * creates FILE afresh and writes 64 bytes at the same offsets.  The two
  * writes are to two files: no pair, no race.
- *   recreate FILE [mpi]
+ * With "rename": rank 0 writes FILE.tmp and renames it to FILE; rank 1
+ * half a second later opens FILE and reads it: one file under two names,
+ * a write and a read ordered by nothing, a race.
+ *   recreate FILE [mpi|rename]
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -15,14 +18,28 @@
 int main(int argc, char **argv)
 {
 	char buf[64];
+	char tmp[4096];
 	int rank, fd, viampi = argc > 2 && strcmp(argv[2], "mpi") == 0;
+	int ren = argc > 2 && strcmp(argv[2], "rename") == 0;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (argc < 2)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	memset(buf, 'a' + rank, sizeof(buf));
-	if (rank == 0) {
+	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]);
+	if (ren && rank == 0) {
+		fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+		if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf) || close(fd) ||
+		    rename(tmp, argv[1]))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	} else if (ren && rank == 1) {
+		usleep(500000);
+		fd = open(argv[1], O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf) || close(fd) ||
+		    buf[0] != 'a')
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	} else if (rank == 0) {
 		fd = open(argv[1], O_CREAT | O_TRUNC | O_WRONLY, 0644);
 		if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf) || close(fd))
 			MPI_Abort(MPI_COMM_WORLD, 1);
