@@ -97,14 +97,24 @@ struct removal {
 	char *path;
 	int64_t t;
 	char *from;	/* a rename onto path: the old name; else NULL */
+	char *rank;	/* the process that made it, and the call's seq */
+	uint64_t seq;
 };
 
 static struct removal *removals;
 static size_t nremovals;
 
-/* How many of @path's removals ended by @t; *@last is the latest of
- * them, NULL if none. */
-static uint32_t gen_at(const char *path, int64_t t, const struct removal **last)
+/* Whether removal @m came before call @seq of process @rank that started
+ * at @t: by the seq in the same process, else by the times. */
+static int removed_before(const struct removal *m, const char *rank, uint64_t seq, int64_t t)
+{
+	return streq(m->rank, rank) ? m->seq < seq : m->t <= t;
+}
+
+/* How many of @path's removals came before call @seq of process @rank
+ * that started at @t; *@last is the latest of them, NULL if none. */
+static uint32_t gen_at(const char *path, const char *rank, uint64_t seq, int64_t t,
+		       const struct removal **last)
 {
 	size_t lo = 0, hi = nremovals;
 	uint32_t n = 0;
@@ -118,36 +128,39 @@ static uint32_t gen_at(const char *path, int64_t t, const struct removal **last)
 			hi = mid;
 	}
 	for (; lo < nremovals && strcmp(removals[lo].path, path) == 0; lo++)
-		if (removals[lo].t <= t) {
-			*last = &removals[lo];
+		if (removed_before(&removals[lo], rank, seq, t)) {
+			*last = &removals[lo];	/* by time: the latest */
 			n++;
 		}
 	return n;
 }
 
-/* The name and generation that identify the file @path names at @t:
- * after a rename onto it, those of its old name just before. */
-static uint32_t identify(const char **path, int64_t t)
+/* The name and generation that identify the file @path names for call
+ * @seq of process @rank, which started at @t: after a rename onto it,
+ * those of its old name just before the rename. */
+static uint32_t identify(const char **path, const char *rank, uint64_t seq, int64_t t)
 {
 	const struct removal *last;
 	uint32_t gen = 0;
 	int hops;
 
 	for (hops = 0; nremovals && hops < 64; hops++) {
-		gen = gen_at(*path, t, &last);
+		gen = gen_at(*path, rank, seq, t, &last);
 		if (!last || !last->from)
 			break;
 		*path = last->from;
+		rank = last->rank;
+		seq = last->seq;
 		t = last->t - 1;
 	}
 	return gen;
 }
 
-/* The file @path names for a call that started at @t, or -1 if no call
- * has named it yet. */
-static int64_t file_known(const char *path, int64_t t)
+/* The file @path names for call @seq of process @rank, which started at
+ * @t, or -1 if no call has named it yet. */
+static int64_t file_known(const char *path, const char *rank, uint64_t seq, int64_t t)
 {
-	uint32_t gen = identify(&path, t);
+	uint32_t gen = identify(&path, rank, seq, t);
 	size_t i;
 
 	for (i = nfiles; i-- > 0;)	/* recent files first */
@@ -156,10 +169,10 @@ static int64_t file_known(const char *path, int64_t t)
 	return -1;
 }
 
-static uint32_t file_of(const char *path, int64_t t)
+static uint32_t file_of(const char *path, const char *rank, uint64_t seq, int64_t t)
 {
-	int64_t k = file_known(path, t);
-	uint32_t gen = identify(&path, t);
+	int64_t k = file_known(path, rank, seq, t);
+	uint32_t gen = identify(&path, rank, seq, t);
 
 	if (k >= 0)
 		return (uint32_t)k;
@@ -561,7 +574,7 @@ static void run_open(const struct rec *r)
 
 	if (r->failed || !r->s)
 		return;
-	f = file_of(r->s, r->t0);
+	f = file_of(r->s, cur->name, r->seq, r->t0);
 	if (r->mpi) {
 		struct mfile *m;
 		cur->mf = xrealloc(cur->mf, (cur->nmf + 1) * sizeof(*cur->mf));
@@ -909,7 +922,7 @@ static void run_inner(const struct rec *r)
 	switch (r->op) {
 	case TG_IO_OPEN:
 	case TG_IO_REOPEN:
-		if (!r->failed && r->s && (f = file_known(r->s, r->t0)) >= 0)
+		if (!r->failed && r->s && (f = file_known(r->s, cur->name, r->seq, r->t0)) >= 0)
 			slot_set(cur, r->k1, desc_new((uint32_t)f, r->append));
 		else
 			slot_drop(cur, r->k1);
@@ -1103,7 +1116,7 @@ static void run_sync_trunc(const struct rec *r)
 	}
 	if (r->op == TG_IO_TRUNCATE && !r->k1[0]) {
 		if (r->s) {
-			f = file_of(r->s, r->t0);	/* may move files */
+			f = file_of(r->s, cur->name, r->seq, r->t0);	/* may move files */
 			files[f].size = (uint64_t)r->pos;
 		}
 		return;
@@ -1587,7 +1600,7 @@ static void orphans_adopt(int64_t seq, int mpiio)
 
 /* Keep what call line @t of @d did, as records to run with its process. */
 /* MPI_File_open line @t: its file is one the program opens with MPI-IO. */
-static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *d)
+static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq)
 {
 	struct tg_ioact act[4];
 	const char *why;
@@ -1596,7 +1609,7 @@ static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *
 	n = d->nio <= 4 ? tg_io_actions(t, d, cur->cwd, act, &why) : 0;
 	for (i = 0; i < n; i++) {
 		if (act[i].path && !act[i].failed) {
-			uint32_t f = file_of(act[i].path, tg_ttime(t->f[TG_COL_TSTART]));
+			uint32_t f = file_of(act[i].path, cur->name, seq, tg_ttime(t->f[TG_COL_TSTART]));
 			files[f].mpiio = 1;
 		}
 		free(act[i].path);
@@ -1740,7 +1753,7 @@ static void call_line(struct tg_tline *t)
 	if (!d || !d->nio)
 		return;		/* touches no file (or a name this build does not know) */
 	if (d->id == TG_FN_MPI_File_open)
-		note_mpiio_file(t, d);
+		note_mpiio_file(t, d, (uint64_t)seq);
 	if (layer_mpiio && d->layer != TG_LAYER_MPIIO) {
 		/* a POSIX call the MPI library made inside an MPI call */
 		if ((d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO) ||
@@ -2560,16 +2573,22 @@ static int cmp_removal(const void *a, const void *b)
 	return c ? c : (x->t > y->t) - (x->t < y->t);
 }
 
-/* One removal of @path at @t (@from: a rename onto it from there). */
-static void add_removal(size_t *cap, char *path, int64_t t, const char *from)
+/* One removal of @path by record @t (@from: a rename onto it from there). */
+static void add_removal(size_t *cap, char *path, const struct tg_tline *t, const char *from)
 {
+	int64_t seq = 0;
+
 	if (nremovals == *cap) {
 		*cap = *cap ? 2 * *cap : 16;
 		removals = xrealloc(removals, *cap * sizeof(*removals));
 	}
+	if (tg_tint(t->f[TG_COL_SEQ], &seq) < 0)
+		seq = 0;
 	removals[nremovals].path = path;
-	removals[nremovals].t = t;
-	removals[nremovals++].from = from ? xstrdup(from) : NULL;
+	removals[nremovals].t = tg_ttime(t->f[TG_COL_TEND]);
+	removals[nremovals].from = from ? xstrdup(from) : NULL;
+	removals[nremovals].rank = xstrdup(t->f[TG_COL_RANK]);
+	removals[nremovals++].seq = (uint64_t)seq;
 }
 
 /* The removals and renames of every process, read ahead from input file
@@ -2605,7 +2624,6 @@ static void read_removals(int fd)
 		if (streq(f, "rename") || streq(f, "renameat") || streq(f, "renameat2")) {
 			const char *w = tg_tline_arg(&t, TG_COL_ARGS, "newpath"), *fl;
 			char *from, *to;
-			int64_t at = tg_ttime(t.f[TG_COL_TEND]);
 			int exchange;
 
 			if (!(v = tg_tline_arg(&t, TG_COL_ARGS, "oldpath")) || !w ||
@@ -2616,8 +2634,8 @@ static void read_removals(int fd)
 			exchange = fl && (strtoull(fl, NULL, 16) & 2);	/* Linux's RENAME_EXCHANGE */
 			from = tg_io_abspath(buf, cwd, 0);
 			to = tg_io_abspath(buf2, cwd, 0);
-			add_removal(&cap, to, at, from);
-			add_removal(&cap, from, at, exchange ? to : NULL);
+			add_removal(&cap, to, &t, from);
+			add_removal(&cap, from, &t, exchange ? to : NULL);
 			continue;
 		}
 		mpiio = streq(f, "MPI_File_delete");
@@ -2626,7 +2644,7 @@ static void read_removals(int fd)
 		if (!(v = tg_tline_arg(&t, TG_COL_ARGS, mpiio ? "filename" : "path")) ||
 		    tg_tunquote(v, buf, sizeof(buf)) != 0)
 			continue;
-		add_removal(&cap, tg_io_abspath(buf, cwd, mpiio), tg_ttime(t.f[TG_COL_TEND]), NULL);
+		add_removal(&cap, tg_io_abspath(buf, cwd, mpiio), &t, NULL);
 	}
 	if (lr.err)
 		errx(TG_EXIT_ERROR, "%s: %s", input_name, strerror(lr.err));
