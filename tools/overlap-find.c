@@ -156,11 +156,9 @@ static uint32_t identify(const char **path, const char *rank, uint64_t seq, int6
 	return gen;
 }
 
-/* The file @path names for call @seq of process @rank, which started at
- * @t, or -1 if no call has named it yet. */
-static int64_t file_known(const char *path, const char *rank, uint64_t seq, int64_t t)
+/* The file of generation @gen of @path, or -1 if no call has named it. */
+static int64_t find_file(const char *path, uint32_t gen)
 {
-	uint32_t gen = identify(&path, rank, seq, t);
 	size_t i;
 
 	for (i = nfiles; i-- > 0;)	/* recent files first */
@@ -169,10 +167,19 @@ static int64_t file_known(const char *path, const char *rank, uint64_t seq, int6
 	return -1;
 }
 
+/* The file @path names for call @seq of process @rank, which started at
+ * @t, or -1 if no call has named it yet. */
+static int64_t file_known(const char *path, const char *rank, uint64_t seq, int64_t t)
+{
+	uint32_t gen = identify(&path, rank, seq, t);
+
+	return find_file(path, gen);
+}
+
 static uint32_t file_of(const char *path, const char *rank, uint64_t seq, int64_t t)
 {
-	int64_t k = file_known(path, rank, seq, t);
 	uint32_t gen = identify(&path, rank, seq, t);
+	int64_t k = find_file(path, gen);
 
 	if (k >= 0)
 		return (uint32_t)k;
