@@ -49,6 +49,7 @@ static int in_mpiio(void)
 	return t && t->depth && t->stack_layer[t->depth - 1] == TG_LAYER_MPIIO;
 }
 
+#ifdef TG_OMPI
 /* Open MPI's Fortran bindings: one function under many names, ompi_<name>_f
  * and its aliases mpi_<name>, mpi_<name>_, mpi_<name>__, MPI_<NAME>,
  * MPI_<Name>_f, MPI_<Name>_f08, pmpi_<name>_ and the like; dladdr gives
@@ -69,6 +70,7 @@ static int ompi_binding_of(const char *sym, const char *name)
 	}
 	return 0;
 }
+#endif
 
 /* Whether the symbol @sym, a function that called PMPI_@name, is a
  * Fortran binding of MPI_@name: mpi_<name>_f08 followed by anything
@@ -82,8 +84,6 @@ static int binding_of(const char *sym, const char *name)
 #ifdef TG_OMPI
 	if (ompi_binding_of(sym, name))
 		return 1;
-#else
-	(void)ompi_binding_of;
 #endif
 	if (strncasecmp(sym, "mpi_", 4) != 0)
 		return 0;
