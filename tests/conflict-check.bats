@@ -79,6 +79,23 @@ needmpi() {
 	[[ ${lines[4]} =~ ^posix\ +\(all\ files\)\ +0\ +1\ +0\ +1$ ]]
 }
 
+@test "an O_APPEND write's end of file (E): atomic under posix, however concurrent; under commit and session the write that made the end must be seen" {
+	run -0 --separate-stderr conflict-check -v --model all "$C/append.overlap"
+	[ -z "$stderr" ]
+	# concurrent with the write whose end it found: no race, posix only
+	[ "${lines[0]}" = $'RAW-D\t/d/log\t0:2 write W [0,20)\t1:2 write E [19,20)\tposix=ok\tcommit=conflict\tsession=conflict\tsynchronized=no' ]
+	[ "${lines[1]}" = $'RAW-D\t/d/log\t1:2 write W [20,40)\t0:4 read R [20,40)\tposix=ok\tcommit=conflict\tsession=conflict\tsynchronized=yes' ]
+	# after the writer's close and its own open: every model
+	[ "${lines[2]}" = $'RAW-D\t/d/log\t0:2 write W [0,20)\t1:6 write E [19,20)\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=yes\tcommit=0:3\tclose=0:3\topen=1:5' ]
+	# an end found before a write over that byte: no pair
+	[ "${lines[3]}" = "model    file                                       WAW-S   WAW-D   RAW-S   RAW-D" ]
+	run -0 --separate-stderr conflict-check --recommend --fail-on-unsynchronized "$C/append.overlap"
+	[ "$output" = posix ]
+	[ -z "$stderr" ]
+	run -0 conflict-check --json "$C/append.overlap"
+	[ "$(jq -r 'select(.second) | .second.op' <<<"$output" | sort | uniq -c | tr -s ' ')" = $' 2 append-end\n 1 read' ]
+}
+
 @test "--recommend: the weakest model without conflicts between processes; --strict counts those within one" {
 	run -0 --separate-stderr conflict-check --recommend "$C/session.overlap"
 	[ "$output" = session ]

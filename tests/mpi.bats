@@ -826,6 +826,31 @@ under() {
 	grep -qx 'verify-io: POSIX layer: 1 conflicting pairs are not synchronized: no model makes this run correct' <<<"$stderr"
 }
 
+@test "a log every rank appends to (O_APPEND, stdio \"a\"): at once needs posix (atomic appends), in turns after close session; a shell's \">>\" lands after the rank's lines" {
+	mpicc.mpich -O2 -Wall -o append "$TG_TOP/tests/mpi/append.c"
+	for how in together stdio; do
+		rm -rf t log
+		mpitrace 3 ./append "$PWD/log" 100 "$how"
+		[ "$output" = "300 lines of 300, every rank's in order" ]
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		# (session before: the appends were placed rank after rank)
+		grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
+		[ -z "$stderr" ]
+	done
+	rm -rf t log
+	mpitrace 3 ./append "$PWD/log" 100 turns
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	# the shell's 13 bytes after rank 0's 100 lines (at 0 before: its
+	# stream was run first), read by rank 1
+	rm -rf t log
+	mpitrace 2 ./append "$PWD/log" 100 child
+	[ "$output" = "101 lines of 101, every rank's in order" ]
+	trace-decode t/*.rec > text
+	run -0 --separate-stderr overlap-find -a text
+	[ "$(awk -F'\t' '$1 == "access" && $3 ~ /^p/ { print $7, $8, $9, $10 }' <<<"$output")" = $'E write 2199 2200\nW write 2200 2213' ]
+}
+
 @test "an MPICH program that also loads Open MPI's library (Debian's libadios-mpich does, through libnetcdf-mpi): its MPI calls are traced" {
 	local ompi=/usr/lib/x86_64-linux-gnu/libmpi.so.40
 	[ -e $ompi ] || skip "Open MPI is missing (make deps-apps installs it with nwchem-mpich)"

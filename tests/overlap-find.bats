@@ -260,6 +260,31 @@ W fputs 19 23" ]
 3 R 2 6" ]
 }
 
+@test "O_APPEND writes of several processes land where the end was at their time, whatever order the streams come in; one past another's last byte reads it (E)" {
+	# p2's stream first; by time: p1 writes 10 (0.3), p2 appends 4 (0.35),
+	# p1 appends 6 (0.5), p2 appends 2 (0.55), p1 truncates to 5 (0.7) and
+	# appends 1 (0.9)
+	{
+		printf '#proc\trank=p2\tworld=0\tpid=2\tcwd="/d"\n'
+		printf 'p2\t0\t0\t0.2\t0.21\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_WRONLY|O_APPEND\tmode=0\n'
+		printf 'p2\t0\t1\t0.35\t0.36\t0\tposix\twrite\t4\tfd=3\tbuf=b1\tcount=4\n'
+		printf 'p2\t0\t2\t0.55\t0.56\t0\tposix\twrite\t2\tfd=3\tbuf=b1\tcount=2\n'
+		printf '#proc\trank=p1\tworld=0\tpid=1\tcwd="/d"\n'
+		printf 'p1\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDWR|O_CREAT|O_TRUNC\tmode=0644\n'
+		printf 'p1\t0\t1\t0.3\t0.31\t0\tposix\twrite\t10\tfd=3\tbuf=b1\tcount=10\n'
+		printf 'p1\t0\t2\t0.4\t0.41\t0\tposix\topen\t4\tpath="/d/f"\tflags=O_WRONLY|O_APPEND\tmode=0\n'
+		printf 'p1\t0\t3\t0.5\t0.51\t0\tposix\twrite\t6\tfd=4\tbuf=b1\tcount=6\n'
+		printf 'p1\t0\t4\t0.7\t0.71\t0\tposix\tftruncate\t0\tfd=3\tlength=5\n'
+		printf 'p1\t0\t5\t0.9\t0.91\t0\tposix\twrite\t1\tfd=4\tbuf=b1\tcount=1\n'
+	} > text
+	run -0 overlap-find -a text
+	[ "$(awk -F'\t' '$1 == "access" { print $3, $4, $7, $9, $10 }' <<<"$output" | sort -k4n -k3 | tr '\n' ' ')" = \
+		'p1 1 W 0 10 p1 5 W 5 6 p2 1 E 9 10 p2 1 W 10 14 p1 3 E 13 14 p1 3 W 14 20 p2 2 E 19 20 p2 2 W 20 22 ' ]
+	# the pairs of an end found with the write that made it
+	[ "$(awk -F'\t' '$1 == "pair" && ($7 == "E" || $15 == "E") { print $3 ":" $4, $11 ":" $12 }' <<<"$output" | tr '\n' ' ')" = \
+		'p1:1 p2:1 p2:1 p1:3 p1:3 p2:2 ' ]
+}
+
 @test "fdopen(fd, \"a\") puts the descriptor in append mode (glibc): the stream's and the descriptor's writes go to the end" {
 	{
 		printf '#proc\trank=p1\tworld=0\tpid=1\tcwd="/d"\n'
@@ -396,6 +421,29 @@ shared() {
 	run -0 overlap-find -l mpiio -a text
 	! grep -q '^access' <<<"$output"
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<<"$output"
+}
+
+@test "an ordered call followed by seek_shared: a pointer read after the seek moved it back is not where the call left it" {
+	# ROMIO's rank 0 sets the pointer in MPI_File_seek_shared before its
+	# barrier, while rank 1 may not have read it after its ordered call:
+	# rank 1 read 0 (below its own entry 0 plus its 8 bytes), rank 0 16
+	# (MPICH's rdwrzero.c and setinfo.c, 2 runs of 6 in 2026-12)
+	local line='\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=' r
+	# rank 1 from an older stream, with no reading at entry: it read 0,
+	# below its own 8 bytes
+	{ opened 0; printf "0${line}16\tshared_before=0\n"; opened 1; printf "1${line}0\n"; } > text
+	run -0 overlap-find -l mpiio -a text
+	[ "$(awk -F'\t' '$1 == "access" { print $3, $9, $10 }' <<<"$output" | tr '\n' ' ')" = '0 0 8 1 8 16 ' ]
+	! grep -q '^#unplaced' <<<"$output"
+	# with both readings at entry (0 and 8), rank 1's return reading 0
+	for r in 0 1; do
+		opened "$r"
+		printf '%s\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_ordered\t0\tfh=f1\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\tshared_after=%s\tshared_before=%s\n' \
+			"$r" "$((r == 0 ? 16 : 0))" "$((8 * r))"
+	done > text
+	run -0 overlap-find -l mpiio -a text
+	[ "$(awk -F'\t' '$1 == "access" { print $3, $9, $10 }' <<<"$output" | tr '\n' ' ')" = '0 0 8 1 8 16 ' ]
+	! grep -q '^#unplaced' <<<"$output"
 }
 
 @test "a write_shared whose window meets where an ordered call not placed took its units: not placed either" {

@@ -189,14 +189,20 @@ recommend() {
 	[ "$(recommend --strict)" = commit ]
 }
 
-@test "an O_APPEND log written by two ranks in turns: 20 disjoint lines, no pair" {
+@test "an O_APPEND log written by two ranks in turns through descriptors kept open: 20 disjoint lines, each past the other rank's: posix" {
 	case_run append
 	accesses > got
-	[ "$(grep -c '^log ' got)" -eq 20 ]
+	[ "$(grep -c '^log P[0-9] W ' got)" -eq 20 ]
 	# every line starts where the previous one ended
-	awk '$1 == "log" { print $5, $6 }' got | sort -n | awk 'NR > 1 && $1 != end { bad = 1 } { end = $2 } END { exit bad }'
-	! grep -q '^pair' of.out
-	[ "$(recommend --strict)" = session ]
+	awk '$1 == "log" && $3 == "W" { print $5, $6 }' got | sort -n | awk 'NR > 1 && $1 != end { bad = 1 } { end = $2 } END { exit bad }'
+	# each line after the first found the end the other rank's line made
+	[ "$(grep -c '^log P[0-9] E ' got)" -eq 19 ]
+	[ "$(grep -c '^pair' of.out)" -eq 19 ]
+	# ordered by the barriers, but with no close and open (nor commit)
+	# between: a session file system gives the second rank an end that
+	# misses the first rank's line (TangramFS under session kept 10 of
+	# the 20 lines); session before 2026-12-02
+	[ "$(recommend --strict)" = posix ]
 }
 
 @test "MPI-IO strided view (--layer mpiio): each rank's blocks through the vector filetype, no pair" {

@@ -266,9 +266,16 @@ struct acc {
 	uint64_t seq;
 	int64_t t0, t1;
 	int write;
+	int eof;		/* 'E': an O_APPEND write finding the end of file */
 	const char *func;
 	uint64_t start, end;
 };
+
+/* The letter of access @a in a pair line. */
+static const char *op_letter(const struct acc *a)
+{
+	return a->write ? "W" : a->eof ? "E" : "R";
+}
 
 enum { M_POSIX, M_COMMIT, M_SESSION, M_MPIIO, M_COUNT };
 static const char *model_names[M_COUNT] = { "posix", "commit", "session", "mpiio" };
@@ -302,10 +309,13 @@ static int parse_acc(struct tg_tline *t, int at, struct acc *a)
 	a->t1 = tg_ttime(t->f[at + 3]);
 	if (a->t0 < 0 || a->t1 < 0)
 		return -1;
+	a->eof = 0;
 	if (streq(t->f[at + 4], "W"))
 		a->write = 1;
 	else if (streq(t->f[at + 4], "R"))
 		a->write = 0;
+	else if (streq(t->f[at + 4], "E"))
+		a->write = 0, a->eof = 1;
 	else
 		return -1;
 	a->func = t->f[at + 5];
@@ -320,7 +330,7 @@ static void json_acc(json_t *o, const char *key, const struct acc *a)
 {
 	json_object_set_new(o, key, json_pack("{s:s,s:I,s:f,s:f,s:s,s:s,s:I,s:I}",
 		"rank", a->rank, "seq", (json_int_t)a->seq, "tstart", a->t0 / 1e9,
-		"tend", a->t1 / 1e9, "op", a->write ? "write" : "read", "func", a->func,
+		"tend", a->t1 / 1e9, "op", a->write ? "write" : a->eof ? "append-end" : "read", "func", a->func,
 		"start", (json_int_t)a->start, "end", (json_int_t)a->end));
 }
 
@@ -800,8 +810,8 @@ static int lock_pair(uint32_t f, struct acc *a, struct acc *b, int use_hb, uint6
 	} else if (opt_verbose) {
 		printf("%s-D\t%s\t%s:%" PRIu64 " %s %s [%" PRIu64 ",%" PRIu64 ")\t%s:%" PRIu64
 		       " %s %s [%" PRIu64 ",%" PRIu64 ")", kind ? "WAW" : "RAW", paths[f],
-		       a->rank, a->seq, a->func, a->write ? "W" : "R", a->start, a->end, b->rank,
-		       b->seq, b->func, b->write ? "W" : "R", b->start, b->end);
+		       a->rank, a->seq, a->func, op_letter(a), a->start, a->end, b->rank,
+		       b->seq, b->func, op_letter(b), b->start, b->end);
 		for (m = 0; m < M_COUNT; m++)
 			if (applicable & (1u << m))
 				printf("\t%s=ok", model_names[m]);
@@ -979,6 +989,9 @@ static void pair_line(struct tg_tline *t)
 	    parse_acc(t, 2, &a) < 0 || parse_acc(t, 10, &b) < 0 ||
 	    parse_pieces(t, &a, &b, &pieces, &bytes) < 0)
 		die_input("malformed pair line");
+	/* a process finds the end of file its own writes made */
+	if ((a.eof || b.eof) && streq(a.rank, b.rank))
+		return;
 	if (!events_sorted)
 		sort_events();
 	/* the graph knows MPI ranks; processes without one (a program
@@ -1012,7 +1025,9 @@ static void pair_line(struct tg_tline *t)
 	d = !streq(a.rank, b.rank);
 	la = evlist_of((uint32_t)f, a.rank, 0);
 	lb = evlist_of((uint32_t)f, b.rank, 0);
-	conf[M_POSIX] = concurrent;
+	/* appends are atomic under POSIX: whatever else runs at the time,
+	 * an O_APPEND write lands past the end every other write made */
+	conf[M_POSIX] = concurrent && !b.eof;
 	if (!use_hb) {
 		c = first_after(la, EV_COMMIT, a.t0);
 		conf[M_COMMIT] = concurrent || !c || c->t >= b.t0;
@@ -1031,7 +1046,7 @@ static void pair_line(struct tg_tline *t)
 	conf[M_MPIIO] = (applicable & (1u << M_MPIIO)) &&
 			mpiio_conflict(&a, &b, la, lb, !concurrent, use_hb, &mw);
 	/* concurrent in atomic mode: MPI orders the two itself */
-	unsync = concurrent && !mw.atomic;
+	unsync = concurrent && !mw.atomic && !b.eof;
 	if (unsync && d && coll_data(a.func) && streq(a.func, b.func))
 		coll_unsync++;
 	tallies[f].pairs[kind][d]++;
@@ -1069,8 +1084,8 @@ static void pair_line(struct tg_tline *t)
 	} else if (opt_verbose) {
 		printf("%s-%s\t%s\t%s:%" PRIu64 " %s %s [%" PRIu64 ",%" PRIu64 ")\t%s:%" PRIu64
 		       " %s %s [%" PRIu64 ",%" PRIu64 ")", kind ? "WAW" : "RAW", d ? "D" : "S",
-		       paths[f], a.rank, a.seq, a.func, a.write ? "W" : "R", a.start, a.end,
-		       b.rank, b.seq, b.func, b.write ? "W" : "R", b.start, b.end);
+		       paths[f], a.rank, a.seq, a.func, op_letter(&a), a.start, a.end,
+		       b.rank, b.seq, b.func, op_letter(&b), b.start, b.end);
 		for (m = 0; m < M_COUNT; m++)
 			if (applicable & (1u << m))
 				printf("\t%s=%s", model_names[m], conf[m] ? "conflict" : "ok");

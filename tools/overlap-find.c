@@ -66,6 +66,17 @@ struct access {
 	uint32_t proc;
 	uint16_t func;
 	uint8_t write;
+	uint8_t append;		/* 1: an O_APPEND write, placed again by time
+				 * (place_appends); 2: the byte before one, the
+				 * end of file it found ('E') */
+};
+
+/* A size a process set by truncating (or opening with O_TRUNC), when. */
+struct trunc {
+	int64_t t;
+	uint64_t size;
+	uint64_t seq;
+	uint32_t proc;
 };
 
 struct file {
@@ -78,6 +89,9 @@ struct file {
 	uint64_t closed;	/* the last process end that closed it (run_exit) */
 	int mpiio;		/* named by an MPI_File_open (any layer) */
 	uint32_t gen;		/* of its path: removals of the path before it */
+	struct trunc *tr;	/* its truncations, kept when it has appends */
+	size_t ntr, captr;
+	int appends;		/* O_APPEND writes were placed in it */
 };
 
 static struct file *files;
@@ -489,14 +503,14 @@ static void event(uint32_t f, const struct rec *r, const char *kind)
 	       r->t0 % 1000000000, kind, fname(r->func));
 }
 
-static void add_access(uint32_t f, const struct rec *r, uint64_t start, uint64_t len,
-		       int write)
+static struct access *add_access(uint32_t f, const struct rec *r, uint64_t start,
+				  uint64_t len, int write)
 {
 	struct file *fl = &files[f];
 	struct access *a;
 
 	if (len == 0)
-		return;
+		return NULL;
 	if (fl->nacc == fl->capacc) {
 		fl->capacc = fl->capacc ? 2 * fl->capacc : 64;
 		fl->acc = xrealloc(fl->acc, fl->capacc * sizeof(*fl->acc));
@@ -510,15 +524,49 @@ static void add_access(uint32_t f, const struct rec *r, uint64_t start, uint64_t
 	a->proc = (uint32_t)(cur - procs);
 	a->func = r->func;
 	a->write = (uint8_t)write;
+	a->append = 0;
 	if (write && a->end > fl->size)
 		fl->size = a->end;
+	return a;
+}
+
+/* An O_APPEND write of @len bytes: at the end of the file as this
+ * process's run knows it for now; place_appends() moves it to where the
+ * end was at its time, all processes' writes counted. */
+static void add_append(uint32_t f, const struct rec *r, uint64_t len)
+{
+	struct access *a = add_access(f, r, files[f].size, len, 1);
+
+	if (a) {
+		a->append = 1;
+		files[f].appends = 1;
+	}
+}
+
+/* Process @cur set the size of @f to @size by record @r. */
+static void set_size(uint32_t f, const struct rec *r, uint64_t size)
+{
+	struct file *fl = &files[f];
+
+	fl->size = size;
+	if (fl->ntr == fl->captr) {
+		fl->captr = fl->captr ? 2 * fl->captr : 8;
+		fl->tr = xrealloc(fl->tr, fl->captr * sizeof(*fl->tr));
+	}
+	fl->tr[fl->ntr].t = r->t0;
+	fl->tr[fl->ntr].size = size;
+	fl->tr[fl->ntr].seq = r->seq;
+	fl->tr[fl->ntr++].proc = (uint32_t)(cur - procs);
 }
 
 /* A read or write of @n bytes through description @d (at its position). */
 static void data_at_pos(struct desc *d, const struct rec *r, uint64_t n, int write)
 {
-	if (write && d->append)
+	if (write && d->append) {
+		add_append(d->file, r, n);
 		d->off = files[d->file].size;
+		return;
+	}
 	add_access(d->file, r, d->off, n, write);
 	d->off += n;
 }
@@ -598,7 +646,7 @@ static void run_open(const struct rec *r)
 		slot_cloexec(r->k1, r->cloexec);
 	}
 	if (r->trunc)
-		files[f].size = 0;
+		set_size(f, r, 0);
 	event(f, r, "open");
 }
 
@@ -794,6 +842,7 @@ struct aioreq {
 	struct rec r;		/* the submission */
 	uint32_t file;
 	uint64_t off;
+	int append;		/* an O_APPEND write: at the end when placed */
 };
 
 static void aio_submit(const struct rec *r)
@@ -818,7 +867,8 @@ static void aio_submit(const struct rec *r)
 	q->r.s = NULL;
 	q->file = d->file;
 	/* O_APPEND: the end of the file, whatever aio_offset says */
-	q->off = r->write && d->append ? files[d->file].size : (uint64_t)r->pos;
+	q->append = r->write && d->append;
+	q->off = q->append ? files[d->file].size : (uint64_t)r->pos;
 }
 
 /* Place request @i with @n bytes (at most those asked for) and forget it. */
@@ -828,7 +878,9 @@ static void aio_place(size_t i, int64_t n)
 
 	if (n > q->r.len)
 		n = q->r.len;
-	if (n > 0)
+	if (n > 0 && q->append)
+		add_append(q->file, &q->r, (uint64_t)n);
+	else if (n > 0)
 		add_access(q->file, &q->r, q->off, (uint64_t)n, q->r.write);
 	memmove(q, q + 1, (cur->naio - i - 1) * sizeof(*q));
 	cur->naio--;
@@ -868,7 +920,7 @@ static void run_data(const struct rec *r)
 	else if (r->write && d->append)
 		/* Linux: pwrite on an O_APPEND description writes at the end
 		 * whatever its offset (pwrite(2), BUGS), and moves nothing */
-		add_access(d->file, r, files[d->file].size, (uint64_t)r->len, 1);
+		add_append(d->file, r, (uint64_t)r->len);
 	else
 		add_access(d->file, r, (uint64_t)r->pos, (uint64_t)r->len, r->write);
 }
@@ -1124,7 +1176,7 @@ static void run_sync_trunc(const struct rec *r)
 	if (r->op == TG_IO_TRUNCATE && !r->k1[0]) {
 		if (r->s) {
 			f = file_of(r->s, cur->name, r->seq, r->t0);	/* may move files */
-			files[f].size = (uint64_t)r->pos;
+			set_size(f, r, (uint64_t)r->pos);
 		}
 		return;
 	}
@@ -1133,7 +1185,7 @@ static void run_sync_trunc(const struct rec *r)
 	if (r->op == TG_IO_SYNC)
 		event(f, r, "commit");
 	else
-		files[f].size = (uint64_t)r->pos;
+		set_size(f, r, (uint64_t)r->pos);
 }
 
 static void run_view(const struct rec *r)
@@ -1912,15 +1964,25 @@ static void pend_place(const struct pend *p, int64_t u)
 	place_units(p->proc, p->file, p->disp, p->etype, p->ftype, &p->r, u, p->bytes);
 }
 
+/* Whether ordered call @p read the pointer on return where its own turn
+ * could have left it: at or past its reading on entry and its units. */
+static int pend_after_ok(const struct pend *p, uint64_t esz)
+{
+	return p->after >= (p->before > 0 ? p->before : 0) + p->bytes / (int64_t)esz;
+}
+
 /* Where the POSIX calls inside ordered call @p say it took its units
  * (@esz bytes each), or -1.  Its own turn came after it read the pointer
- * on entry, and its units end before the pointer it read on return. */
-static int64_t pend_inner(const struct pend *p, uint64_t esz)
+ * on entry, and its units end before the pointer it read on return, or
+ * when a seek moved that back, before where the call left it (@after). */
+static int64_t pend_inner(const struct pend *p, uint64_t esz, int64_t after)
 {
 	if (p->before < 0)
 		return -1;
+	if (pend_after_ok(p, esz))
+		after = p->after;
 	return inner_at(&p->r, p->proc, p->file, p->bytes, p->disp, p->etype, p->ftype,
-			p->before, p->after - p->bytes / (int64_t)esz);
+			p->before, after - p->bytes / (int64_t)esz);
 }
 
 static void place_ordered(void)
@@ -1930,7 +1992,7 @@ static void place_ordered(void)
 	if (npends)
 		qsort(pends, npends, sizeof(*pends), cmp_pend);
 	for (i = 0; i < npends; i = j) {
-		int64_t total = 0, after = pends[i].after, at, low = INT64_MIN;
+		int64_t total = 0, after = INT64_MAX, least = INT64_MAX, at, low = INT64_MIN;
 		uint64_t esz = tg_flat_size(pends[i].etype);
 		if (!esz)
 			esz = 1;
@@ -1938,19 +2000,27 @@ static void place_ordered(void)
 		 * another's write_shared may have moved it on by then, never
 		 * back, so the smallest is where the call left it; and each
 		 * read it before its turn, which starts past the lower ranks'
-		 * bytes: the call started at or above that, less those */
+		 * bytes: the call started at or above that, less those.  Only
+		 * a seek_shared moves it back: ROMIO's rank 0 sets it before
+		 * the others have left the ordered call and read it, so a
+		 * reading below the rank's own reading before plus its own
+		 * units is a later seek's, not where the call left it */
 		for (j = i; j < npends && pends[j].file == pends[i].file &&
 			    pends[j].k == pends[i].k; j++) {
 			if (pends[j].before >= 0 &&
 			    pends[j].before * (int64_t)esz - total > low)
 				low = pends[j].before * (int64_t)esz - total;
 			total += pends[j].bytes;
-			if (pends[j].after < after)
+			if (pends[j].after < least)
+				least = pends[j].after;
+			if (pends[j].after < after && pend_after_ok(&pends[j], esz))
 				after = pends[j].after;
 		}
+		if (after == INT64_MAX)
+			after = least;	/* every reading moved back: as they say */
 		at = after * (int64_t)esz - total;
 		for (q = i, told = 0; q < j; q++)
-			told += pend_inner(&pends[q], esz) >= 0;
+			told += pend_inner(&pends[q], esz, after) >= 0;
 		/* each where the POSIX calls inside it went, if they say;
 		 * the others placed only if the two bounds meet and no
 		 * shared-pointer call can have taken units among theirs */
@@ -1960,7 +2030,7 @@ static void place_ordered(void)
 			size_t left = 0;
 			for (q = i; q < j; q++) {
 				const struct pend *p = &pends[q];
-				int64_t u = pend_inner(p, esz);
+				int64_t u = pend_inner(p, esz, after);
 				if (p->before >= 0 && p->before < from)
 					from = p->before;
 				if (u < 0) {
@@ -2216,7 +2286,7 @@ static char *fmt_prefix(char *p, const struct access *a)
 	*q++ = '\t';
 	q = fmt_time(q, a->t1);
 	*q++ = '\t';
-	*q++ = a->write ? 'W' : 'R';
+	*q++ = a->write ? 'W' : a->append ? 'E' : 'R';
 	*q++ = '\t';
 	q = fmt_str(q, func);
 	*q++ = '\t';
@@ -2436,6 +2506,8 @@ static int cmp_call(const void *a, const void *b)
 		return x->proc < y->proc ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
+	if (x->append != y->append)	/* an append's 'E' apart from its write */
+		return x->append < y->append ? -1 : 1;
 	return (x > y) - (x < y);
 }
 
@@ -2457,7 +2529,8 @@ static void agg_calls(struct agg *g, struct file *fl, const struct key *k)
 		uint32_t last = 0;
 		const struct access *a = &fl->acc[ord[i]];
 		for (e = i; e < fl->nacc && fl->acc[ord[e]].proc == a->proc &&
-			    fl->acc[ord[e]].seq == a->seq; e++)
+			    fl->acc[ord[e]].seq == a->seq && fl->acc[ord[e]].append == a->append;
+		     e++)
 			if (pos[ord[e]] > last)
 				last = pos[ord[e]];
 		for (j = i; j < e; j++) {
@@ -2495,8 +2568,10 @@ static void sweep_calls(uint32_t f, const struct key *k)
 			struct cpair *c;
 			if (!a->write && !b->write)
 				continue;
-			if (a->proc == b->proc && a->seq == b->seq)
-				continue;	/* two pieces of one call */
+			if (a->proc == b->proc && (a->seq == b->seq || a->append == 2 ||
+						   b->append == 2))
+				continue;	/* two pieces of one call, or an end
+						 * of file the process made itself */
 			ix = earlier(a, b) ? ia : ib;
 			iy = ix == ia ? ib : ia;
 			c = agg_get(&g, g.rep[ix], g.rep[iy]);
@@ -2527,6 +2602,95 @@ static void sweep_calls(uint32_t f, const struct key *k)
 }
 
 static int opt_all_pairs;
+
+/*
+ * An O_APPEND write lands where the end of the file is when it is made,
+ * whoever moved the end: the writes of every process, by their start
+ * times, and the truncations set it.  Each
+ * process's run placed its appends at the end as far as it knew it;
+ * here they are placed again in that one order.  An append that lands
+ * past a last byte another process wrote found an end it could only
+ * find if that write was seen: it reads the byte before it, an access
+ * of its own marked 'E' (overlap-find(1)), which pairs it with the
+ * writes of that byte.
+ */
+struct aev {
+	int64_t t;
+	uint32_t proc;
+	uint64_t seq;
+	int64_t i;		/* the access, or -1 - the truncation */
+};
+
+static int cmp_aev(const void *a, const void *b)
+{
+	const struct aev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static void place_appends(uint32_t f)
+{
+	struct file *fl = &files[f];
+	struct aev *v;
+	struct access *es = NULL;
+	size_t i, n = 0, ne = 0, nacc = fl->nacc;
+	uint64_t size = 0;
+	uint32_t endproc = UINT32_MAX;	/* who wrote the last byte, or set the size */
+
+	if (!fl->appends)
+		return;
+	v = xrealloc(NULL, (nacc + fl->ntr) * sizeof(*v));
+	for (i = 0; i < nacc; i++)
+		if (fl->acc[i].write)
+			v[n++] = (struct aev){ fl->acc[i].t0, fl->acc[i].proc, fl->acc[i].seq,
+					       (int64_t)i };
+	for (i = 0; i < fl->ntr; i++)
+		v[n++] = (struct aev){ fl->tr[i].t, fl->tr[i].proc, fl->tr[i].seq,
+				       -1 - (int64_t)i };
+	qsort(v, n, sizeof(*v), cmp_aev);
+	for (i = 0; i < n; i++) {
+		struct access *a;
+		if (v[i].i < 0) {
+			size = fl->tr[-1 - v[i].i].size;
+			endproc = fl->tr[-1 - v[i].i].proc;
+			continue;
+		}
+		a = &fl->acc[v[i].i];
+		if (a->append == 1) {
+			uint64_t len = a->end - a->start;
+			a->start = size;
+			a->end = size + len;
+			/* an end its own process made it knows */
+			if (size > 0 && endproc != a->proc) {
+				es = xrealloc(es, (ne + 1) * sizeof(*es));
+				es[ne] = *a;
+				es[ne].start = size - 1;
+				es[ne].end = size;
+				es[ne].write = 0;
+				es[ne++].append = 2;
+			}
+		}
+		if (a->end >= size) {
+			size = a->end;
+			endproc = a->proc;
+		}
+	}
+	for (i = 0; i < ne; i++) {
+		if (fl->nacc == fl->capacc) {
+			fl->capacc = 2 * fl->capacc;
+			fl->acc = xrealloc(fl->acc, fl->capacc * sizeof(*fl->acc));
+		}
+		fl->acc[fl->nacc++] = es[i];
+	}
+	free(es);
+	free(v);
+}
 
 static void sweep(uint32_t f)
 {
@@ -2563,8 +2727,10 @@ static void sweep(uint32_t f)
 			const struct access *b = &fl->acc[k[j].idx], *x;
 			if (!a->write && !b->write)
 				continue;
-			if (a->proc == b->proc && a->seq == b->seq)
-				continue;	/* two pieces of one call */
+			if (a->proc == b->proc && (a->seq == b->seq || a->append == 2 ||
+						   b->append == 2))
+				continue;	/* two pieces of one call, or an end
+						 * of file the process made itself */
 			x = earlier(a, b) ? a : b;
 			put_pair(f, x, x == a ? b : a, 1, 0);
 		}
@@ -2768,8 +2934,10 @@ int main(int argc, char **argv)
 	}
 	fwrite(held, 1, nheld, stdout);
 	free(held);
-	for (f = 0; f < nfiles; f++)
+	for (f = 0; f < nfiles; f++) {
+		place_appends((uint32_t)f);
 		sweep((uint32_t)f);
+	}
 	tg_lines_close(&lr);
 	tg_close_stdout();
 	return TG_EXIT_OK;
