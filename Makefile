@@ -467,7 +467,7 @@ DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev 
 	otf2-tools chromium libxml2-utils clang afl++ strace libopenmpi-dev
 # Applications only tests run (tests/mpi.bats, tests/overlap.bats skip
 # without them), kept apart: nwchem-mpich pulls in Open MPI.
-APP_PACKAGES = netpipe-mpich2 nwchem-mpich
+APP_PACKAGES = netpipe-mpich2 nwchem-mpich python3-mpi4py python3-h5py-mpi
 
 # tools/deps.sh leaves the "mpi" and "mpirun" alternatives as it found them.
 deps:

@@ -31,12 +31,14 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the library's functions and variables, found at run time ---------- */
 
-/* A variable of the library (the shim defines none of them). */
+/* A variable of the library (the shim defines none of them); in a
+ * library loaded out of the global scope (h5py's), found as tg_real finds
+ * its functions. */
 static void *h5sym(const char *name)
 {
 	void *p = dlsym(RTLD_DEFAULT, name);
 
-	return p ? p : dlsym(RTLD_NEXT, name);
+	return p ? p : tg_real(name, NULL);
 }
 
 /* A function of the library: the next definition, not the shim's own. */

@@ -1202,6 +1202,33 @@ static int stub_absent(void)
 	return MPI_ERR_INTERN;
 }
 
+extern char tg_stub_lazy[] __attribute__((visibility("hidden")));
+
+/* Where call @i of a program of Open MPI goes, or NULL while no loaded
+ * object has it: the wrapper compiled for Open MPI where there is one,
+ * else the definition itself.  Not only the MPI library's calls take
+ * its handles: HDF5's H5Pset_fapl_mpio, in a library loaded out of the
+ * global scope (h5py) or after the first MPI call, is found here too. */
+static void *stub_target(size_t i)
+{
+	void *p = ompi_lib ? dlsym(ompi_lib, stub_names[i]) : NULL;
+
+	if (!p)
+		p = tg_mpi_real(stub_names[i]);
+	return p && ompi_wrappers[i] ? ompi_wrappers[i] : p;
+}
+
+/* tg_stub_lazy's look (stubs.S): for a call not found when the library
+ * was, once more at each call until it is found. */
+TG_HIDDEN void *tg_stub_find(unsigned i)
+{
+	void *p = NULL;
+
+	if (i < sizeof(stub_names) / sizeof(stub_names[0]) && (p = stub_target(i)))
+		__atomic_store_n(&tg_stub_real[i], p, __ATOMIC_RELEASE);
+	return p ? p : (void *)stub_absent;
+}
+
 /*
  * The MPI library the program's calls go to: the one that defines the
  * MPI_Init after the tracer's (a process may have both MPICH and Open MPI
@@ -1250,7 +1277,8 @@ TG_HIDDEN void tg_mpi_resolve(void)
 			p = ompi_wrappers[i];
 			traced = 1;
 		}
-		tg_stub_real[i] = p ? p : (void *)stub_absent;
+		/* not found in the global scope: looked for at the call */
+		tg_stub_real[i] = p ? p : (void *)tg_stub_lazy;
 	}
 	/* the rank, from Open MPI's launcher: the stream is named by it and
 	 * hb-build says that the rank's MPI calls are not in the trace */

@@ -82,6 +82,57 @@ tg_stub_other:
 	.size tg_stub_other, .-tg_stub_other
 
 /*
+ * The entry of tg_stub_real for a call the library did not have when the
+ * library was found: one of a library loaded later, or out of the global
+ * scope (HDF5's H5Pset_fapl_mpio when h5py dlopens an HDF5 of Open MPI
+ * after mpi4py's MPI_Init).  %eax is the call's index; tg_stub_find looks
+ * again and gives where to go, keeping every argument register.
+ */
+	.hidden tg_stub_find
+	.globl tg_stub_lazy
+	.hidden tg_stub_lazy
+	.p2align 4
+	.type tg_stub_lazy, @function
+tg_stub_lazy:
+	pushq %rdi
+	pushq %rsi
+	pushq %rdx
+	pushq %rcx
+	pushq %r8
+	pushq %r9
+	pushq %rax
+	subq $128, %rsp
+	movdqu %xmm0, 0(%rsp)
+	movdqu %xmm1, 16(%rsp)
+	movdqu %xmm2, 32(%rsp)
+	movdqu %xmm3, 48(%rsp)
+	movdqu %xmm4, 64(%rsp)
+	movdqu %xmm5, 80(%rsp)
+	movdqu %xmm6, 96(%rsp)
+	movdqu %xmm7, 112(%rsp)
+	movl %eax, %edi
+	call tg_stub_find
+	movq %rax, %r11
+	movdqu 0(%rsp), %xmm0
+	movdqu 16(%rsp), %xmm1
+	movdqu 32(%rsp), %xmm2
+	movdqu 48(%rsp), %xmm3
+	movdqu 64(%rsp), %xmm4
+	movdqu 80(%rsp), %xmm5
+	movdqu 96(%rsp), %xmm6
+	movdqu 112(%rsp), %xmm7
+	addq $128, %rsp
+	popq %rax
+	popq %r9
+	popq %r8
+	popq %rcx
+	popq %rdx
+	popq %rsi
+	popq %rdi
+	jmp *%r11
+	.size tg_stub_lazy, .-tg_stub_lazy
+
+/*
  * The entries a memory-hook library may overwrite (calls.tab's "hooked"
  * rows, listed in build/shim/hooks.gen.h): each NAME is a near jump to its
  * wrapper tg_w_NAME and int3 to 16 bytes, on a page of their own, so that
