@@ -800,6 +800,8 @@ def gen_mpi_wrapper(r, out):
         v, k = p.name, p.kind
         if k in ('int',) and v in RANK_ARGS:
             o('\ttg_put_s(&tgc, (int64_t)TG_RANK(%s));\n' % v)
+        elif k in ('int',) and v in CONST_ARGS:
+            o('\ttg_put_s(&tgc, (int64_t)TG_CONST(%s, %d));\n' % (v, CONST_ARGS[v]))
         elif k in ('int',):
             o('\ttg_put_s(&tgc, (int64_t)%s);\n' % v)
         elif k == 'str' or k == 'outstr':
@@ -812,6 +814,8 @@ def gen_mpi_wrapper(r, out):
             o('\ttg_put_s(&tgc, !failed && %s ? (int64_t)*%s : 0);\n' % (v, v))
         elif k == 'intptr':
             o('\ttg_put_s(&tgc, %s ? (int64_t)*%s : 0);\n' % (v, v))
+        elif k == 'intarr' and v in CONST_ARGS:
+            o('\tTG_PUT_CARR(&tgc, %s, %s, %d);\n' % (v, mpi_len(p), CONST_ARGS[v]))
         elif k == 'intarr':
             o('\tTG_PUT_ARR(&tgc, %s, %s);\n' % (v, mpi_len(p)))
         elif k == 'rangearr':
@@ -850,6 +854,10 @@ def gen_mpi_wrapper(r, out):
 # Arguments that are ranks, or MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT:
 # recorded as MPICH numbers them (TG_RANK, mpi-shim.h).
 RANK_ARGS = {'source', 'dest', 'root', 'target_rank', 'rank_source', 'rank_dest'}
+# Arguments that hold a library's constants for a subarray's or a darray's
+# order (0), distributions (1) and distribution arguments (2), recorded as
+# MPICH numbers them (TG_CONST, mpi-shim.h).
+CONST_ARGS = {'order': 0, 'array_of_distribs': 1, 'array_of_dargs': 2}
 
 
 def gen_mpi_wrappers(rows, out):

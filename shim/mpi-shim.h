@@ -52,6 +52,23 @@ static inline int tg_rank_std(int r)
 	return r == MPI_ANY_SOURCE ? -2 : r == MPI_PROC_NULL ? -1 : r == MPI_ROOT ? -3 : r;
 }
 #define TG_RANK(r) tg_rank_std(r)
+/* The order and distribution constants of a subarray or darray as MPICH
+ * numbers them (MPI_ORDER_C 56, MPI_ORDER_FORTRAN 57, MPI_DISTRIBUTE_BLOCK
+ * 121, _CYCLIC 122, _NONE 123, MPI_DISTRIBUTE_DFLT_DARG -49767), as the
+ * #type lines have them. */
+static inline int tg_const_std(int v, int what)
+{
+	switch (what) {
+	case 0:
+		return v == MPI_ORDER_C ? 56 : v == MPI_ORDER_FORTRAN ? 57 : v;
+	case 1:
+		return v == MPI_DISTRIBUTE_BLOCK ? 121 : v == MPI_DISTRIBUTE_CYCLIC ? 122 :
+		       v == MPI_DISTRIBUTE_NONE ? 123 : v;
+	default:
+		return v == MPI_DISTRIBUTE_DFLT_DARG ? -49767 : v;
+	}
+}
+#define TG_CONST(v, what) tg_const_std((v), (what))
 #else
 /* A handle as a 64-bit key: MPICH handles are ints, MPI_File a pointer. */
 static inline uint64_t tg_hval_file(MPI_File f)
@@ -67,6 +84,7 @@ static inline uint64_t tg_hval_int(int h)
 #define TG_HVAL(v) _Generic((v), MPI_File: tg_hval_file, default: tg_hval_int)(v)
 #define TG_HANDLE(type, v) ((type)(uint32_t)(v))
 #define TG_RANK(r) (r)
+#define TG_CONST(v, what) (v)
 #endif
 
 /* Encoded symbolic id of handle @val of kind @kind (enum tg_mpih): a
@@ -117,6 +135,15 @@ static inline long tg_cap(long n)
 		tg_put_u((c), (uint64_t)tg_n_);                    \
 		for (tg_i_ = 0; tg_i_ < tg_n_; tg_i_++)            \
 			tg_put_s((c), (int64_t)(a)[tg_i_]);        \
+	} while (0)
+
+/* An array of the constants TG_CONST @what names. */
+#define TG_PUT_CARR(c, a, n, what)                                  \
+	do {                                                       \
+		long tg_n_ = (a) ? tg_cap((long)(n)) : 0, tg_i_;   \
+		tg_put_u((c), (uint64_t)tg_n_);                    \
+		for (tg_i_ = 0; tg_i_ < tg_n_; tg_i_++)            \
+			tg_put_s((c), (int64_t)TG_CONST((a)[tg_i_], (what))); \
 	} while (0)
 
 #define TG_PUT_HARR(c, kind, a, n)                                         \

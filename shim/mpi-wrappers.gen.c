@@ -11262,10 +11262,10 @@ TG_MPIFN int TG_MPINAME(MPI_Type_create_darray)(int size, int rank, int ndims, c
 	tg_put_s(&tgc, (int64_t)rank);
 	tg_put_s(&tgc, (int64_t)ndims);
 	TG_PUT_ARR(&tgc, array_of_gsizes, (ndims));
-	TG_PUT_ARR(&tgc, array_of_distribs, (ndims));
-	TG_PUT_ARR(&tgc, array_of_dargs, (ndims));
+	TG_PUT_CARR(&tgc, array_of_distribs, (ndims), 1);
+	TG_PUT_CARR(&tgc, array_of_dargs, (ndims), 2);
 	TG_PUT_ARR(&tgc, array_of_psizes, (ndims));
-	tg_put_s(&tgc, (int64_t)order);
+	tg_put_s(&tgc, (int64_t)TG_CONST(order, 0));
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(oldtype)));
 	tg_put_u(&tgc, hid_newtype);
 	tg_rec_commit(&tgc);
@@ -11300,10 +11300,10 @@ TG_MPIFN int TG_MPINAME(MPI_Type_create_darray_c)(int size, int rank, int ndims,
 	tg_put_s(&tgc, (int64_t)rank);
 	tg_put_s(&tgc, (int64_t)ndims);
 	TG_PUT_ARR(&tgc, array_of_gsizes, (ndims));
-	TG_PUT_ARR(&tgc, array_of_distribs, (ndims));
-	TG_PUT_ARR(&tgc, array_of_dargs, (ndims));
+	TG_PUT_CARR(&tgc, array_of_distribs, (ndims), 1);
+	TG_PUT_CARR(&tgc, array_of_dargs, (ndims), 2);
 	TG_PUT_ARR(&tgc, array_of_psizes, (ndims));
-	tg_put_s(&tgc, (int64_t)order);
+	tg_put_s(&tgc, (int64_t)TG_CONST(order, 0));
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(oldtype)));
 	tg_put_u(&tgc, hid_newtype);
 	tg_rec_commit(&tgc);
@@ -11804,7 +11804,7 @@ TG_MPIFN int TG_MPINAME(MPI_Type_create_subarray)(int ndims, const int *array_of
 	TG_PUT_ARR(&tgc, array_of_sizes, (ndims));
 	TG_PUT_ARR(&tgc, array_of_subsizes, (ndims));
 	TG_PUT_ARR(&tgc, array_of_starts, (ndims));
-	tg_put_s(&tgc, (int64_t)order);
+	tg_put_s(&tgc, (int64_t)TG_CONST(order, 0));
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(oldtype)));
 	tg_put_u(&tgc, hid_newtype);
 	tg_rec_commit(&tgc);
@@ -11838,7 +11838,7 @@ TG_MPIFN int TG_MPINAME(MPI_Type_create_subarray_c)(int ndims, const MPI_Count *
 	TG_PUT_ARR(&tgc, array_of_sizes, (ndims));
 	TG_PUT_ARR(&tgc, array_of_subsizes, (ndims));
 	TG_PUT_ARR(&tgc, array_of_starts, (ndims));
-	tg_put_s(&tgc, (int64_t)order);
+	tg_put_s(&tgc, (int64_t)TG_CONST(order, 0));
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(oldtype)));
 	tg_put_u(&tgc, hid_newtype);
 	tg_rec_commit(&tgc);

@@ -25,4 +25,5 @@ with h5py.File(sys.argv[1], "r", driver="mpio", comm=comm) as f:
     a = list(f["coll"][nb, :])
     b = list(f["indep"][nb, :])
 ok = a == [100 * nb + i for i in range(N)] and b == [1000 * nb + i for i in range(N)]
-print("%d: %s" % (rank, "ok" if ok else "wrong"))
+sys.stdout.write("%d: %s\n" % (rank, "ok" if ok else "wrong"))
+sys.stdout.flush()
