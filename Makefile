@@ -198,7 +198,7 @@ build/shim/%.o: %.c $(SHIM_HDR)
 # every function whose wrapper is TG_MPINAME(NAME) or TG_PMPI_HAND(NAME, ...)
 # (PMPI_NAME), with its index
 build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/pmpi.gen.c \
-		shim/h5-wrappers.gen.c
+		shim/h5-wrappers.gen.c shim/h5-mpi-wrappers.gen.c
 	@mkdir -p $(dir $@)
 	grep -ho 'TG_MPINAME([A-Za-z0-9_]*)\|^TG_PMPI_HAND([A-Za-z0-9_]*,' $^ | \
 		sed 's/^TG_MPINAME(\(.*\))$$/\1/; s/^TG_PMPI_HAND(\(.*\),$$/PMPI_\1/' | \
@@ -207,9 +207,10 @@ build/shim/stubs.gen.h: shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/pmpi
 build/shim/shim/mpi.o build/shim/shim/stubs.o: build/shim/stubs.gen.h
 
 build/shim/shim/mpi-ompi.o: shim/mpi-ompi.c shim/mpi.c shim/mpi-wrappers.gen.c shim/pmpi.c shim/pmpi.gen.c $(SHIM_HDR) \
-		build/shim/stubs.gen.h build/shim/ompi-absent.h build/shim/ompi-predef.h
+		shim/h5-mpi-wrappers.gen.c build/shim/stubs.gen.h build/shim/ompi-absent.h \
+		build/shim/ompi-predef.h
 	@mkdir -p $(dir $@)
-	$(CC) $(SHIM_CFLAGS) $(SHIM_STUB_CFLAGS) -I$(OMPI_INC) -c -o $@ $<
+	$(CC) $(SHIM_CFLAGS) $(SHIM_STUB_CFLAGS) -I$(OMPI_INC) $(H5_CFLAGS) -c -o $@ $<
 
 # the wrapped calls Open MPI's mpi.h does not declare: TG_NO_NAME each
 build/shim/ompi-absent.h: shim/mpi-wrappers.gen.c $(OMPI_INC)/mpi.h
@@ -242,6 +243,7 @@ build/shim/shim/stubs.o: shim/stubs.S
 	$(CC) -c -Ibuild/shim -o $@ $<
 
 $(patsubst %.c,build/shim/%.o,$(SHIM_H5_SRC)): MPI_CFLAGS += $(H5_CFLAGS)
+$(patsubst %.c,build/shim/%.o,$(SHIM_H5_SRC)): shim/h5-mpi-wrappers.gen.c
 
 lib/libtangram.so: $(SHIM_OBJ)
 	@mkdir -p lib

@@ -9,7 +9,8 @@ calls.tab, and writes:
   shim/wrappers.gen.c       one wrapper per row not marked hand or nolib
   shim/mpi-wrappers.gen.c   the same for the MPI rows
   shim/pmpi.gen.c           a PMPI_ entry for each of those (shim/pmpi.c)
-  shim/h5-wrappers.gen.c    and for the HDF5 rows, with
+  shim/h5-wrappers.gen.c    and for the HDF5 rows (those that take MPI
+  shim/h5-mpi-wrappers.gen.c  handles apart, for mpi-ompi.c too), with
   libcommon/h5names.gen.c   HDF5's names (shim/gen_h5.py)
 
 Run from the top of the tree:
@@ -935,8 +936,9 @@ def main():
         with open('shim/pmpi.gen.c', 'w') as f:
             gen_pmpi_entries(rows, f)
     if any(r.layer == 'hdf5' for r in rows):
-        with open('shim/h5-wrappers.gen.c', 'w') as f:
-            gen_h5.gen_wrappers(rows, LAYERS, f)
+        with open('shim/h5-wrappers.gen.c', 'w') as f, \
+                open('shim/h5-mpi-wrappers.gen.c', 'w') as mf:
+            gen_h5.gen_wrappers(rows, LAYERS, f, mf)
         gen_h5.gen_names('libcommon/h5names.gen.c')
 
 

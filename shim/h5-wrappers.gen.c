@@ -6301,68 +6301,6 @@ TG_EXPORT hid_t H5Pdecode(const void *buf)
 	return ret;
 }
 
-herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info);
-TG_MPIFN herr_t TG_MPINAME(H5Pset_fapl_mpio)(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
-{
-	static herr_t (*real)(hid_t, MPI_Comm, MPI_Info);
-	struct tg_call tgc;
-	size_t need = 0;
-	int failed, e0;
-	herr_t ret;
-
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, MPI_Comm, MPI_Info))tg_real("H5Pset_fapl_mpio", NULL)))
-		return (herr_t)-1;
-	if (!tg_on(TG_LAYER_HDF5))
-		return real(fapl_id, comm, info);
-	if (!tg_enter(&tgc, TG_FN_H5Pset_fapl_mpio, TG_LAYER_HDF5))
-		return real(fapl_id, comm, info);
-	e0 = errno;
-	uint64_t hid_fapl_id = tg_h5_enc(fapl_id);
-	if (tg_unlikely(tg_info_on))
-		tg_info_def(tgc.t, info);
-	errno = 0;
-	ret = real(fapl_id, comm, info);
-	tg_end(&tgc);
-	failed = ret < 0;
-	tg_rec_begin_n(&tgc, (int64_t)ret, tg_h5_errno(&tgc, e0) && failed, need);
-	tg_put_u(&tgc, hid_fapl_id);
-	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
-	tg_rec_commit(&tgc);
-	return ret;
-}
-
-herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info);
-TG_MPIFN herr_t TG_MPINAME(H5Pget_fapl_mpio)(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
-{
-	static herr_t (*real)(hid_t, MPI_Comm *, MPI_Info *);
-	struct tg_call tgc;
-	size_t need = 0;
-	int failed, e0;
-	herr_t ret;
-
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, MPI_Comm *, MPI_Info *))tg_real("H5Pget_fapl_mpio", NULL)))
-		return (herr_t)-1;
-	if (!tg_on(TG_LAYER_HDF5))
-		return real(fapl_id, comm, info);
-	if (!tg_enter(&tgc, TG_FN_H5Pget_fapl_mpio, TG_LAYER_HDF5))
-		return real(fapl_id, comm, info);
-	e0 = errno;
-	uint64_t hid_fapl_id = tg_h5_enc(fapl_id);
-	errno = 0;
-	ret = real(fapl_id, comm, info);
-	tg_end(&tgc);
-	failed = ret < 0;
-	uint64_t hid_comm = !failed && comm ? tg_h_new(&tgc, TG_H_COMM, TG_HVAL(*comm)) : 0;
-	uint64_t hid_info = !failed && info ? tg_h_new(&tgc, TG_H_INFO, TG_HVAL(*info)) : 0;
-	tg_rec_begin_n(&tgc, (int64_t)ret, tg_h5_errno(&tgc, e0) && failed, need);
-	tg_put_u(&tgc, hid_fapl_id);
-	tg_put_u(&tgc, hid_comm);
-	tg_put_u(&tgc, hid_info);
-	tg_rec_commit(&tgc);
-	return ret;
-}
-
 herr_t H5Pset_dxpl_mpio(hid_t dxpl_id, H5FD_mpio_xfer_t xfer_mode);
 TG_EXPORT herr_t H5Pset_dxpl_mpio(hid_t dxpl_id, H5FD_mpio_xfer_t xfer_mode)
 {
@@ -10186,3 +10124,5 @@ TG_EXPORT int H5Iget_ref(hid_t id)
 	tg_rec_commit(&tgc);
 	return ret;
 }
+
+#include "h5-mpi-wrappers.gen.c"

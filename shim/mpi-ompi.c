@@ -12,7 +12,9 @@
  * (stubs.S) send a call there once mpi.c's tg_mpi_resolve found Open MPI.
  * A call Open MPI's mpi.h does not declare is left out
  * (build/shim/ompi-absent.h, made by the Makefile: TG_NO_NAME).  Its
- * PMPI_ entries (pmpi.c) are those its Fortran bindings call.
+ * PMPI_ entries (pmpi.c) are those its Fortran bindings call, and HDF5's
+ * wrappers of H5Pset_fapl_mpio and the like (h5-mpi-wrappers.gen.c) those
+ * of an HDF5 built with Open MPI.
  *
  * The hidden functions both copies define are renamed here, so that the
  * two live in one library.
@@ -49,3 +51,7 @@
 #include "mpi.c"
 #include "mpi-wrappers.gen.c"
 #include "pmpi.c"
+/* HDF5's calls that take MPI handles, for an HDF5 of Open MPI: HDF5's
+ * headers (MPICH's build, the same version) include mpi.h, Open MPI's here */
+#include "h5-shim.h"
+#include "h5-mpi-wrappers.gen.c"

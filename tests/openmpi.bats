@@ -221,7 +221,7 @@ pympi() {
 		skip "Debian's python3-h5py-mpi is missing (make deps-apps installs it)"
 }
 
-@test "h5py with MPI (python3-h5py-mpi: Open MPI's HDF5, loaded RTLD_LOCAL after mpi4py's MPI_Init): runs as untraced, its HDF5 calls recorded with their classes, session" {
+@test "h5py with MPI (python3-h5py-mpi: Open MPI's HDF5, loaded RTLD_LOCAL after mpi4py's MPI_Init): runs as untraced, its HDF5 calls recorded with their classes and H5Pset_fapl_mpio, session" {
 	pympi
 	run -0 --separate-stderr timeout 300 mpirun.openmpi -n 3 /usr/bin/python3 \
 		"$TG_TOP/tests/python/h5rows.py" "$PWD/u.h5"
@@ -238,6 +238,11 @@ pympi() {
 	run -0 trace-decode -l hdf5 t/rank-1.rec
 	grep -q $'\tH5Pcreate\tP[0-9]*\tcls_id=H5P_FILE_ACCESS$' <<<"$output"
 	[ "$(grep -c $'\tH5Dwrite\t0\t' <<<"$output")" -eq 2 ]
+	# H5Pset_fapl_mpio takes Open MPI's handles: recorded through the
+	# HDF5 wrappers built for Open MPI, the MPI_Comm_dup it makes inside
+	grep -q $'\tH5Pset_fapl_mpio\t0\tfapl_id=P[0-9]*\tcomm=MPI_COMM_WORLD\tinfo=MPI_INFO_NULL$' <<<"$output"
+	run -0 trace-decode t/rank-1.rec
+	[ "$(awk -F'\t' '$8 == "H5Pset_fapl_mpio" { s[$3] = 1 } $8 == "MPI_Comm_dup" && $NF ~ /^parent=/ { p[substr($NF, 8)]++ } END { for (k in p) if (k in s) n += p[k]; print n + 0 }' <<<"$output")" -ge 2 ]
 	run -0 trace-decode -l mpiio t/rank-1.rec
 	grep -q $'\tMPI_File_open\t0\t' <<<"$output"
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
