@@ -965,6 +965,10 @@ static int parse_pieces(struct tg_tline *t, const struct acc *a, const struct ac
  * leaves undefined. */
 static uint64_t coll_unsync;
 
+/* Per model, the conflicting pairs of two processes whose second access
+ * is an append's end of file ('E'). */
+static uint64_t eof_conf[M_COUNT];
+
 /* Is @name a collective MPI-IO data call (MPI_File_write_at_all, ...)? */
 static int coll_data(const char *name)
 {
@@ -1052,8 +1056,11 @@ static void pair_line(struct tg_tline *t)
 	tallies[f].pairs[kind][d]++;
 	if (unsync)
 		tallies[f].unsync[kind][d]++;
-	for (m = 0; m < M_COUNT; m++)
+	for (m = 0; m < M_COUNT; m++) {
 		tallies[f].conf[m][kind][d] += (uint64_t)conf[m];
+		if (b.eof && d)
+			eof_conf[m] += (uint64_t)conf[m];
+	}
 	site_add((uint32_t)f, kind, d, a.func, b.func, pieces, bytes, unsync, conf);
 	if (opt_json) {
 		json_t *o = json_object(), *cm = json_object();
@@ -1301,6 +1308,17 @@ static void recommend(int after_table)
 	if (m < 0)
 		warnx("%" PRIu64 " conflicting pairs are not synchronized: no model makes this "
 		      "run correct", counted(M_POSIX));
+	/* posix for the appends alone: say so, it is not a race */
+	if (m == M_POSIX && eof_conf[M_COMMIT] && eof_conf[M_COMMIT] == counted(M_COMMIT))
+		warnx("the %" PRIu64 " pairs that rule out commit are O_APPEND writes that "
+		      "found the end of file another process's write made, with no commit "
+		      "of it before: only atomic appends (posix) keep both",
+		      eof_conf[M_COMMIT]);
+	else if (m == M_POSIX && eof_conf[M_COMMIT])
+		warnx("%" PRIu64 " of the pairs that rule out commit are O_APPEND writes that "
+		      "found the end of file another process's write made, with no commit "
+		      "of it before: only atomic appends (posix) keep both",
+		      eof_conf[M_COMMIT]);
 	if (m < 0 && coll_unsync)
 		warnx("%" PRIu64 " of them are the parts of different ranks in collective calls "
 		      "(one call each, most likely): MPI leaves the result of overlapping writes "
