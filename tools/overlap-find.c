@@ -2639,7 +2639,7 @@ static void place_appends(uint32_t f)
 	struct file *fl = &files[f];
 	struct aev *v;
 	struct access *es = NULL;
-	size_t i, n = 0, ne = 0, nacc = fl->nacc;
+	size_t i, n = 0, ne = 0, cape = 0, nacc = fl->nacc;
 	uint64_t size = 0;
 	uint32_t endproc = UINT32_MAX;	/* who wrote the last byte, or set the size */
 
@@ -2668,7 +2668,10 @@ static void place_appends(uint32_t f)
 			a->end = size + len;
 			/* an end its own process made it knows */
 			if (size > 0 && endproc != a->proc) {
-				es = xrealloc(es, (ne + 1) * sizeof(*es));
+				if (ne == cape) {
+					cape = cape ? 2 * cape : 64;
+					es = xrealloc(es, cape * sizeof(*es));
+				}
 				es[ne] = *a;
 				es[ne].start = size - 1;
 				es[ne].end = size;
