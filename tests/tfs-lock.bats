@@ -21,6 +21,8 @@ setup_file() {
 		-L"$TG_TOP/lib" -ltfs -Wl,-rpath,"$TG_TOP/lib" -lpthread
 	if command -v mpicc.mpich >/dev/null; then
 		mpicc.mpich -O1 -Wall -Werror -o "$B/raw" "$TG_TOP/tests/tfs/raw.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/append" "$TG_TOP/tests/mpi/append.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/tail" "$TG_TOP/tests/tfs/tail.c"
 		mpicc.mpich -O2 -Wall -Wextra -Werror -o "$B/tfs-bench" \
 			"$TG_TOP/tests/bench/tfs-bench.c" -L"$TG_TOP/lib" -ltfs \
 			-Wl,-rpath,"$TG_TOP/lib"
@@ -229,6 +231,43 @@ lstats: alpha 1 beta 0 gamma 0' ]
 	[ "$(printf '%s\n' "$output" | sort)" = 'rank 1 read NEWNEWNE
 rank 2 read NEWNEWNE' ]
 	[ "$(cat pfs/f)" = NEWNEWNE ]
+}
+
+# Ranks appending to one log at once (tests/mpi/append.c): an O_APPEND
+# write finds the end and writes there holding a write lock over the
+# tail of the file, so appends take turns, each a whole.  Before, two
+# found the same end and one overwrote the other.  Each rank a node, then
+# all on one node (its manager revokes its own processes' locks).
+@test "posix via locks: four ranks appending to one log at once (O_APPEND write, fopen \"a\") keep every line, each rank's in order, on four nodes or one" {
+	[ -x "$B/append" ] || skip "mpicc.mpich is missing"
+	start
+	local m
+	for m in together stdio; do
+		run -0 --separate-stderr env TFS_DESIGN=lock timeout 60 mpirun.mpich -n 4 \
+			sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/append" \
+			/tfs-test/log-$m 500 $m
+		[ "$output" = "2000 lines of 2000, every rank's in order" ] || { echo "$m: $output"; false; }
+		[ -z "$stderr" ]
+	done
+	run -0 --separate-stderr env TFS_DESIGN=lock timeout 60 mpirun.mpich -n 4 \
+		env LD_PRELOAD="$PRELOAD" "$B/append" /tfs-test/log-node 500 together
+	[ "$output" = "2000 lines of 2000, every rank's in order" ]
+	run -0 tfs-server --stop srv
+	for m in together stdio node; do
+		[ "$(wc -l < pfs/log-$m)" = 2000 ]
+	done
+}
+
+# A reader of a log that three ranks append to (tests/tfs/tail.c): its
+# read lock flushes the appenders' tails first, so it sees whole lines,
+# each rank's in order.
+@test "posix via locks: a reader of a log three ranks append to sees whole lines, each rank's in order, and at last every line" {
+	[ -x "$B/tail" ] || skip "mpicc.mpich is missing"
+	start
+	run -0 --separate-stderr env TFS_DESIGN=lock timeout 60 mpirun.mpich -n 4 \
+		sh -c 'TFS_NODE=$PMI_RANK LD_PRELOAD=$PRELOAD exec "$0" "$@"' "$B/tail" /tfs-test/log 500
+	[ "$output" = 'lines 1500 of 1500, torn 0' ]
+	[ -z "$stderr" ]
 }
 
 @test "posix via locks: a bad TFS_DESIGN is named and sync used" {

@@ -30,6 +30,8 @@ setup_file() {
 		mpicc.mpich -O1 -Wall -Werror -o "$B/iwrite" "$TG_TOP/tests/mpi/iwrite.c"
 		mpicc.mpich -O1 -Wall -Werror -o "$B/mpiiosync" "$TG_TOP/tests/conflict/mpiiosync.c"
 		mpicc.mpich -O1 -Wall -Werror -o "$B/cut" "$TG_TOP/tests/tfs/cut.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/append" "$TG_TOP/tests/mpi/append.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/tail" "$TG_TOP/tests/tfs/tail.c"
 		[ -f /usr/include/hdf5/mpich/hdf5.h ] &&
 			mpicc.mpich -O2 -Wall -Wextra -Werror -I/usr/include/hdf5/mpich \
 				-o "$B/restart" "$TG_TOP/tests/hdf5/restart.c" \
@@ -46,6 +48,7 @@ setup_file() {
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/spawn" "$TG_TOP/tests/tfs/spawn.c"
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/rlock" "$TG_TOP/tests/tfs/rlock.c"
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/aio" "$TG_TOP/tests/tfs/aio.c"
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/appendv" "$TG_TOP/tests/tfs/appendv.c"
 	pick_transport ucx_probe
 }
 
@@ -646,6 +649,29 @@ fork: child 0' ]
 	done
 }
 
+# Every write through an O_APPEND descriptor (tests/tfs/appendv.c) lands
+# at the end, as on a local disk: a write after a seek to 0, pwrite at 0
+# (Linux appends, the offset kept), writev (its pieces together),
+# aio_write.  Before, pwrite wrote at 0.
+@test "posix layer: write, pwrite, writev and aio_write on an O_APPEND descriptor append as on a local disk, under every model and design; staged out" {
+	start
+	run -0 "$B/appendv" disk
+	local want=$output m d
+	for d in sync lock; do
+		for m in posix commit session; do
+			run -0 env TFS_DESIGN=$d TFS_CONSISTENCY=$m LD_PRELOAD="$PRELOAD" \
+				"$B/appendv" /tfs-test/v-$d-$m
+			[ "$output" = "$want" ] || { echo "$d $m: $output"; false; }
+		done
+	done
+	run -0 tfs-server --stop srv
+	for d in sync lock; do
+		for m in posix commit session; do
+			[ "$(cat pfs/v-$d-$m)" = abcdefghijkl ]
+		done
+	done
+}
+
 # ROMIO makes MPI_File_iwrite_at and MPI_File_iread_at with POSIX AIO
 # (tests/mpi/iwrite.c: sync-barrier-sync between them).  On the mount its
 # MPI_Wait spun forever before.  ROMIO's MPI_File_sync after a nonblocking
@@ -799,6 +825,42 @@ rank 2 truncated to 8192' ]
 		[ "$(head -c 16 pfs/w$i)" = ffff111122223333 ]
 		[ "$(tail -c +65 pfs/w$i)" = abcd ]
 	done
+}
+
+# Ranks appending to one log at once (tests/mpi/append.c), each line a
+# write(2) of its own: under posix an O_APPEND write finds the end and
+# writes there in one step (APPEND), so no append goes over another.
+# Before, each asked the end (EOF) and wrote there: two at once found the
+# same end and one overwrote the other (2,500 lines of 4,000 kept).  Under
+# session, appends in turns, each after the previous rank's close, find
+# the end that close published.
+@test "posix model: four ranks appending to one log at once (O_APPEND write, fopen \"a\") keep every line, each rank's in order; under session, in turns" {
+	[ -x "$B/append" ] || skip "mpicc.mpich is missing"
+	start
+	local m
+	for m in together stdio; do
+		on_mount posix 4 "$B/append" /tfs-test/log-$m 500 $m
+		[ "$output" = "2000 lines of 2000, every rank's in order" ] || { echo "$m: $output"; false; }
+		[ -z "$stderr" ]
+	done
+	on_mount session 4 "$B/append" /tfs-test/log-turns 500 turns
+	[ "$output" = "2000 lines of 2000, every rank's in order" ]
+	run -0 tfs-server --stop srv
+	for m in together stdio turns; do
+		[ "$(wc -l < pfs/log-$m)" = 2000 ]
+	done
+}
+
+# A reader of a log that three ranks append to (tests/tfs/tail.c, as
+# tail -f does): the end it is told never lies past an append whose bytes
+# are not attached yet, so it never reads zeros where a line lands later,
+# nor a line of a later append without an earlier one's.
+@test "posix model: a reader of a log three ranks append to sees whole lines, each rank's in order, and at last every line" {
+	[ -x "$B/tail" ] || skip "mpicc.mpich is missing"
+	start
+	on_mount posix 4 "$B/tail" /tfs-test/log 1000
+	[ "$output" = 'lines 3000 of 3000, torn 0' ]
+	[ -z "$stderr" ]
 }
 
 # A parallel HDF5 checkpoint and restart (tests/hdf5/restart.c: a chunked

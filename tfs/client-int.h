@@ -1,7 +1,8 @@
 /*
  * client-int.h - what the lock layer (lock.c) uses of the client core
- * (client.c) inside libtfs.  Not installed, not exported: the tfsi_
- * prefix stays outside the version scripts' tfs_* pattern.
+ * (client.c) inside libtfs, and what the POSIX layer (posix.c) uses of
+ * both beyond tfs(3).  Not installed, not exported: the tfsi_ prefix
+ * stays outside the version scripts' tfs_* pattern.
  */
 #ifndef TFS_CLIENT_INT_H
 #define TFS_CLIENT_INT_H
@@ -47,6 +48,30 @@ ssize_t tfsi_pwrite_attach(struct tfs_file *file, const void *buf, size_t size, 
  * a PENDING round trip when the range is not one this process holds.
  * Returns @size or -1. */
 ssize_t tfsi_pwrite_pending(struct tfs_file *file, const void *buf, size_t size, size_t offset);
+
+/* An O_APPEND write under the posix model, sync design (client.c): the
+ * server reserves @size bytes at the end of file in one step with
+ * finding it (APPEND, after the pending writers that may have written
+ * past it flush), the bytes go there and are attached before it returns.
+ * Returns @size with their offset in *@off, 0 when @size is 0, or -1. */
+ssize_t tfsi_append(struct tfs_file *file, const void *buf, size_t size, uint64_t *off);
+
+/* An O_APPEND write in the lock design (lock.c): the end found and the
+ * bytes written there under a write lock from the end on, so no other
+ * append or write gets in between.  Returns as tfsi_append(). */
+ssize_t tfsi_lock_append(struct tfs_file *file, const void *buf, size_t size, uint64_t *off);
+
+/* tfsi_lock_append()'s write (client.c): under the file's lock, once
+ * @held(@arg) says the caller's write lock over [@from, end of file) is
+ * still held, the end asked of the server and the backing file, and the
+ * bytes written there when it is @from or past.  Returns @size with the
+ * offset in *@off; -1 with EAGAIN when the lock is gone (*@off @from) or
+ * the end is before @from (*@off the end); else -1 with errno. */
+ssize_t tfsi_pwrite_end(struct tfs_file *file, const void *buf, size_t size, uint64_t from,
+			int (*held)(void *arg), void *arg, uint64_t *off);
+
+/* The end of file as this process last heard it or wrote to it. */
+uint64_t tfsi_end_heard(struct tfs_file *file);
 
 /* Write this process's buffered data of file @fid within [@start, @end)
  * to TFS_PFS_DIR (fsync, raising the end of file), then drop it from the

@@ -90,6 +90,8 @@ struct lfile {
 	int pend;		/* the server lists this process as a pending writer */
 	long long pend_ms;	/* when it last said so (tfsi_now_ms) */
 	uint64_t gs, ge;	/* while pending: the range it holds to write unattached */
+	uint64_t dend;		/* while pending: the end of the furthest write unattached
+				 * (an append's candidate end, tfsi_append) */
 	unsigned attaches;	/* attach_locked()s so far: a read's query predates one? */
 	struct lfile *next;
 };
@@ -877,6 +879,7 @@ int tfs_close(tfs_file_t *file)
 	if (--f->refs == 0 && !C.dead &&
 	    tfs_itree_each(&f->tree, 0, UINT64_MAX, is_dirty, NULL)) {
 		tfs_itree_remove(&f->tree, 0, UINT64_MAX, is_dirty, NULL);
+		f->dend = 0;
 		f->created = 0;	/* the creation is discarded with the writes */
 	}
 	if (f->refs == 0 && f->created && f->tree.count == 0 && make_empty(f) < 0)
@@ -1200,6 +1203,8 @@ ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size
 		was = pv;
 		nwas = n;
 	}
+	if (rc == 0 && need > f->dend)
+		f->dend = need;
 	pthread_mutex_unlock(&f->lock);
 	free(was);
 	return rc < 0 ? -1 : (ssize_t)size;
@@ -1934,6 +1939,161 @@ int tfs_stat_path(const char *pathname, struct stat *buf)
 	return rc;
 }
 
+/* ---- appends -------------------------------------------------------------------- */
+
+/*
+ * An O_APPEND write under the posix model (sync design): APPEND has the
+ * server find the end of file and move it past the @size bytes in one
+ * step (do_append, tfs-server.c), so no other append or write gets in
+ * between; the bytes go there and are attached at once.
+ * The candidate end sent is the end of what this process wrote as a
+ * pending writer and has not attached (f->dend), which the server's end
+ * does not cover yet.  Not f->eof or the local tree's end, which only
+ * grow: after another process's truncate an append lands at the new end,
+ * as on a local disk, not past a hole of zeros.
+ * Where other pending writers may have written past the end, they flush
+ * first and the server is asked again, as by a pending write
+ * (PENDING_TRIES, pw_check).  f->lock is held from the reservation to
+ * the attach: the server lists this process as a pending writer of the
+ * bytes reserved meanwhile, and a flush asked for then (PEER_FLUSH) waits
+ * for the attach, so that whoever asked finds the bytes there.
+ * Returns @size with its offset in *@off, or -1.
+ */
+ssize_t tfsi_append(tfs_file_t *file, const void *buf, size_t size, uint64_t *off)
+{
+	struct pw *was = NULL;
+	struct lfile *f;
+	uint32_t nwas = 0;
+	uint64_t at = 0;
+	int rc, tries = 0;
+
+	if ((rc = write_ok(file, size, 0)) <= 0)
+		return rc;
+	f = file->f;
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		struct tfs_buf b;
+		struct tfs_rd rd;
+		struct pw *pv = NULL;
+		uint32_t n = 0;
+		void *mem;
+
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, f->fid);
+		tfs_buf_u64(&b, f->pend ? f->dend : 0);
+		tfs_buf_u64(&b, size);
+		rc = call(TFS_MSG_APPEND, &b, &mem, &rd);
+		tfs_buf_release(&b);
+		if (rc < 0)
+			break;
+		at = tfs_rd_u64(&rd);
+		rc = pw_parse(&rd, &pv, &n);
+		free(mem);
+		if (rc < 0 || n == 0)
+			break;
+		/* others may have written past the end unattached: they flush
+		 * first, with no lock held; one that could not and is still
+		 * there has writes nobody can place this one after */
+		if (pw_check(was, nwas, pv, n) < 0 || ++tries == PENDING_TRIES) {
+			if (tries == PENDING_TRIES)
+				errno = EAGAIN;
+			free(pv);
+			rc = -1;
+			break;
+		}
+		free(was);
+		pthread_mutex_unlock(&f->lock);
+		pw_flush(f, pv, n);
+		pthread_mutex_lock(&f->lock);
+		was = pv;
+		nwas = n;
+	}
+	if (rc == 0) {
+		/* listed pending now, as the attach's ATTACH_CLEAN expects; it
+		 * attaches what else is unattached, too */
+		f->pend = 1;
+		f->pend_ms = tfsi_now_ms();
+		if (at + size > f->eof)
+			f->eof = at + size;
+		if ((rc = bb_write(f, buf, size, at, ST_DIRTY)) == 0) {
+			if (at + size > f->dend)
+				f->dend = at + size;
+			rc = attach_locked(f, 0, UINT64_MAX, ATTACH_PENDING);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	free(was);
+	if (rc < 0)
+		return -1;
+	*off = at;
+	return (ssize_t)size;
+}
+
+/*
+ * The write of an append in the lock design (tfsi_lock_append, lock.c),
+ * under f->lock.  Once @held says the caller still holds its write lock
+ * from @from to the end of the file, the end is the furthest of the
+ * server's (EOF), the backing file's size and this process's own writes,
+ * asked now: the bytes go there if it is @from or past.  Not f->eof,
+ * which only grows (see tfsi_append).  Returns @size with its offset in
+ * *@off; -1 with errno EAGAIN when the lock is gone (*@off @from) or the
+ * end lies before @from (*@off the end), for the caller to lock again;
+ * or -1 with another errno.
+ */
+ssize_t tfsi_pwrite_end(tfs_file_t *file, const void *buf, size_t size, uint64_t from,
+			int (*held)(void *arg), void *arg, uint64_t *off)
+{
+	struct lfile *f;
+	struct pw *v = NULL;
+	char p[PATH_MAX];
+	struct stat st;
+	uint64_t end;
+	uint32_t n;
+	int rc;
+
+	if ((rc = write_ok(file, size, 0)) <= 0)
+		return rc;
+	f = file->f;
+	pthread_mutex_lock(&f->lock);
+	if (!held(arg)) {
+		*off = from;
+		errno = EAGAIN;
+		rc = -1;
+	} else if ((rc = eof_once(f, 0, &end, &v, &n)) == 0) {
+		free(v);	/* (no pending writers in this design) */
+		if (end > f->eof)
+			f->eof = end;
+		if (tfs_itree_end(&f->tree) > end)
+			end = tfs_itree_end(&f->tree);
+		if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
+		    (uint64_t)st.st_size > end)
+			end = (uint64_t)st.st_size;
+		*off = end;
+		if (end < from) {
+			errno = EAGAIN;
+			rc = -1;
+		} else if (end > UINT64_MAX - size) {
+			errno = EFBIG;
+			rc = -1;
+		} else {
+			rc = bb_write(f, buf, size, end, ST_DIRTY);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return rc < 0 ? -1 : (ssize_t)size;
+}
+
+uint64_t tfsi_end_heard(struct tfs_file *file)
+{
+	struct lfile *f = file->f;
+	uint64_t e;
+
+	pthread_mutex_lock(&f->lock);
+	e = f->eof > tfs_itree_end(&f->tree) ? f->eof : tfs_itree_end(&f->tree);
+	pthread_mutex_unlock(&f->lock);
+	return e;
+}
+
 /* ---- attach, detach, query ------------------------------------------------------ */
 
 static int collect_unattached(const struct tfs_iv *iv, void *arg)
@@ -2001,7 +2161,7 @@ static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean)
 			f->eof = eof;
 		if (clean) {
 			f->pend = 0;
-			f->gs = f->ge = 0;
+			f->gs = f->ge = f->dend = 0;
 		}
 		f->attaches++;
 		for (i = 0; i < p.n; i++) {
@@ -2600,6 +2760,8 @@ int tfs_truncate(tfs_file_t *file, size_t length)
 	pthread_mutex_lock(&f->lock);
 	tfs_itree_remove(&f->tree, length, UINT64_MAX, NULL, NULL);
 	f->eof = length;
+	if (f->dend > length)
+		f->dend = length;
 	pthread_mutex_unlock(&f->lock);
 	if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
 	    (uint64_t)st.st_size > length && truncate(p, (off_t)length) < 0)
@@ -2631,7 +2793,7 @@ int tfs_unlink(const char *pathname)
 		if (strcmp(f->path, path) == 0) {
 			pthread_mutex_lock(&f->lock);
 			tfs_itree_release(&f->tree);
-			f->eof = 0;
+			f->eof = f->dend = 0;
 			f->created = 0;
 			pthread_mutex_unlock(&f->lock);
 		}

@@ -1153,6 +1153,83 @@ int tfs_release_lock_client(void)
 	return release(0, 0, UINT64_MAX);
 }
 
+/* ---- appends ----------------------------------------------------------------------- */
+
+/*
+ * An O_APPEND write: the end of file found and the bytes written there
+ * with nothing in between, by holding a write lock over the tail, the
+ * blocks from s (at or before the end) to the end of the address space.
+ * While this process holds it, with the file's lock taken (in
+ * tfsi_pwrite_end):
+ *  - no other process holds a lock on any byte past s: a conflicting
+ *    lock is granted only after this one is revoked, and a revocation
+ *    takes the lock from this process's table (which tail_held() reads)
+ *    before it flushes under the file's lock, so it waits for the write;
+ *  - so every byte another process wrote past s, under a lock of its
+ *    own, was flushed when that lock was revoked before this one was
+ *    granted: copied to the backing file, fsynced, and the server's end
+ *    raised, before the revocation returned;
+ *  - so the end is the furthest of the server's, the backing file's and
+ *    this process's own writes' (what others hold unflushed lies before
+ *    s), as long as that is s or past.  When it is not, the end may lie
+ *    in [found, s) among others' unflushed bytes: the lock is taken
+ *    again from the block of what was found, which is then at or before
+ *    the end (the end only grows but by a truncate).
+ * Two appenders both want the tail, so they take turns, each append a
+ * whole.  A plain write crossed by a revocation before its bytes are
+ * covered (o_write in posix.c takes the lock again after) is ordered
+ * after the append, its bytes flushed last.
+ */
+#define APPEND_TRIES 64
+
+struct tail {
+	uint64_t fid, s;
+};
+
+/* tfsi_pwrite_end()'s check, under the file's lock: the file's lock is
+ * taken before L.lock here, and L.lock is never held while waiting for
+ * a file's lock (revoke_local and release drop it first). */
+static int tail_held(void *arg)
+{
+	struct tail *t = arg;
+	struct plock *p;
+	int held;
+
+	pthread_mutex_lock(&L.lock);
+	held = (p = plock_get(t->fid, 0)) && held_type(&p->t, t->s, UINT64_MAX) == TFS_LOCK_WRITE;
+	pthread_mutex_unlock(&L.lock);
+	return held;
+}
+
+ssize_t tfsi_lock_append(tfs_file_t *file, const void *buf, size_t size, uint64_t *off)
+{
+	uint64_t guess;
+	struct tail t;
+	ssize_t r;
+
+	if (!tfsi_live(file)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (size == 0)
+		return 0;
+	if (setup() < 0)
+		return -1;
+	t.fid = tfsi_fid(file);
+	guess = tfsi_end_heard(file);
+	for (int tries = 0; tries < APPEND_TRIES; tries++) {
+		t.s = guess / L.block * L.block;
+		if (tfs_acquire_lock(file, t.s, UINT64_MAX - t.s, TFS_LOCK_WRITE) < 0)
+			return -1;
+		r = tfsi_pwrite_end(file, buf, size, t.s, tail_held, &t, off);
+		if (r >= 0 || errno != EAGAIN)
+			return r;
+		guess = *off;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
 int tfs_lock_policy(int policy)
 {
 	int old;

@@ -1071,6 +1071,39 @@ static ssize_t o_write(struct ofd *o, const void *buf, size_t n, uint64_t off)
 	return r;
 }
 
+/*
+ * An O_APPEND write: at the end of file, its offset into *@off.  Under
+ * posix (and in the lock design, always POSIX) finding the end and
+ * writing there are one step, so concurrent appenders on any node never
+ * write over each other (tfsi_append, tfsi_lock_append); under commit and
+ * session at the end as last heard from the server, which is all those
+ * models promise: what another process appends is not yet published.
+ */
+static ssize_t o_append(struct ofd *o, const void *buf, size_t n, uint64_t *off)
+{
+	tfs_file_t *h;
+	ssize_t r;
+
+	if ((o->flags & O_ACCMODE) == O_RDONLY) {
+		errno = EBADF;
+		return -1;
+	}
+	if (!lockdesign && model != M_POSIX) {
+		*off = o_size(o);
+		return o_write(o, buf, n, *off);
+	}
+	*off = pos_get(o);
+	in_tfs++;
+	if (!(h = H(o)))
+		r = -1;
+	else if (lockdesign)
+		r = tfsi_lock_append(h, buf, n, off);
+	else
+		r = tfsi_append(h, buf, n, off);
+	in_tfs--;
+	return r;
+}
+
 static uint64_t o_size(struct ofd *o)
 {
 	struct stat st;
@@ -1110,9 +1143,9 @@ EXPORT ssize_t write(int fd, const void *buf, size_t n)
 		return real_write(fd, buf, n);
 	pthread_mutex_lock(&o->lock);
 	if (o->flags & O_APPEND) {
-		p = o_size(o);
-		r = o_write(o, buf, n, p);
-		pos_set(o, p + (r > 0 ? (uint64_t)r : 0));
+		r = o_append(o, buf, n, &p);
+		if (r > 0)
+			pos_set(o, p + (uint64_t)r);
 	} else {
 		p = pos_take(o, n);
 		r = o_write(o, buf, n, p);
@@ -1139,6 +1172,7 @@ EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	struct ofd *o = ofd_get(fd);
+	uint64_t p;
 
 	RESOLVE(pwrite);
 	if (in_tfs || !o)
@@ -1147,6 +1181,9 @@ EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 		errno = EINVAL;
 		return -1;
 	}
+	/* as Linux does: at the end, whatever @off says, the offset kept */
+	if (o->flags & O_APPEND)
+		return o_append(o, buf, n, &p);
 	return o_write(o, buf, n, (uint64_t)off);
 }
 
@@ -1220,8 +1257,11 @@ static int aio_now(struct ofd *o, struct aiocb *cb, int op)
 		r = o_read(o, (void *)cb->aio_buf, cb->aio_nbytes, (uint64_t)cb->aio_offset);
 	} else {
 		pthread_mutex_lock(&o->lock);
-		p = (o->flags & O_APPEND) ? o_size(o) : (uint64_t)cb->aio_offset;
-		r = o_write(o, (const void *)cb->aio_buf, cb->aio_nbytes, p);
+		if (o->flags & O_APPEND)
+			r = o_append(o, (const void *)cb->aio_buf, cb->aio_nbytes, &p);
+		else
+			r = o_write(o, (const void *)cb->aio_buf, cb->aio_nbytes,
+				    (uint64_t)cb->aio_offset);
 		pthread_mutex_unlock(&o->lock);
 	}
 	cb->__return_value = r;
@@ -1351,13 +1391,44 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	return total;
 }
 
+/* writev on an O_APPEND descriptor: one append of the whole vector, so
+ * that its pieces land together, no other append between them. */
+static ssize_t writev_append(int fd, const struct iovec *iov, int cnt)
+{
+	size_t total = 0, at = 0;
+	ssize_t r;
+	char *buf;
+	int i;
+
+	for (i = 0; i < cnt; i++) {
+		if (iov[i].iov_len > SSIZE_MAX - total) {
+			errno = EINVAL;
+			return -1;
+		}
+		total += iov[i].iov_len;
+	}
+	if (!(buf = malloc(total ? total : 1)))
+		return -1;
+	for (i = 0; i < cnt; i++) {
+		if (iov[i].iov_len)
+			memcpy(buf + at, iov[i].iov_base, iov[i].iov_len);
+		at += iov[i].iov_len;
+	}
+	r = write(fd, buf, total);
+	free(buf);
+	return r;
+}
+
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
+	struct ofd *o = ofd_get(fd);
 	ssize_t total = 0;
 
 	RESOLVE(writev);
-	if (in_tfs || !ofd_get(fd))
+	if (in_tfs || !o)
 		return real_writev(fd, iov, cnt);
+	if ((o->flags & O_APPEND) && cnt > 1)
+		return writev_append(fd, iov, cnt);
 	for (int i = 0; i < cnt; i++) {
 		ssize_t r = write(fd, iov[i].iov_base, iov[i].iov_len);
 

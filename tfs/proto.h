@@ -45,6 +45,7 @@ enum tfs_msg_type {
 	TFS_MSG_PENDING = 16,	/* file id: the sender writes it unattached (posix) */
 	TFS_MSG_ATTACH_CLEAN = 17,/* ATTACH, and the sender is no longer pending */
 	TFS_MSG_RLOCK = 18,	/* file id, set, type, range, pid: a record lock (fcntl) */
+	TFS_MSG_APPEND = 19,	/* file id, candidate end, length → offset reserved at the end */
 	TFS_MSG_PEER_READ = 32,	/* client → client: file id, offset, size → bytes */
 	TFS_MSG_PEER_STAGE = 33,/* server → client: flush and detach what you own */
 	TFS_MSG_LOCK_JOIN = 34,	/* client → its node manager: id, address */

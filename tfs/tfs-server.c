@@ -83,11 +83,18 @@ struct waiter {
 
 /* A pending writer of a file (sync design, posix model): a client that
  * writes it without attaching, until it attaches everything (ATTACH_CLEAN).
- * gone: it disconnected first, its writes lost. */
+ * gone: it disconnected first, its writes lost.  held: it was granted a
+ * range (PENDING), not only appends in flight (APPEND). */
 struct pend {
 	uint64_t id;
 	int gone;
+	int held;
 };
+
+/* The states of a range in sfile.preg: held by a pending writer to write
+ * unattached (PENDING), or reserved by an append in flight (APPEND),
+ * counted in the end of file already. */
+enum { PREG_HELD = 0, PREG_APPEND = 1 };
 
 /* A record lock (fcntl(2) F_SETLK) of a file, a process's: type 1 read,
  * 2 write, over [start, end). */
@@ -185,6 +192,7 @@ static const char *type_name(unsigned t)
 		[TFS_MSG_LOCK_RELEASE] = "lock-release", [TFS_MSG_LOCK_REPORT] = "lock-report",
 		[TFS_MSG_STAGE] = "stage", [TFS_MSG_PENDING] = "pending",
 		[TFS_MSG_ATTACH_CLEAN] = "attach-clean", [TFS_MSG_RLOCK] = "record-lock",
+		[TFS_MSG_APPEND] = "append",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -299,8 +307,11 @@ static int rl_drop(struct sfile *f, uint64_t id, uint64_t s, uint64_t e)
 	return 0;
 }
 
+static void pend_drop(struct sfile *f, uint64_t id);
+
 /* Drop every attachment of client @id in every file, and when @gone the
- * stage marks and record locks it holds. */
+ * stage marks and record locks it holds, and mark it gone where it is a
+ * pending writer. */
 static void drop_client(uint64_t id, int gone)
 {
 	size_t n, i;
@@ -318,7 +329,12 @@ static void drop_client(uint64_t id, int gone)
 		if (gone)
 			rl_drop(f, id, 0, UINT64_MAX);
 		for (size_t k = 0; gone && k < f->npend; k++)
-			if (f->pend[k].id == id && !f->pend[k].gone) {
+			if (f->pend[k].id == id && !f->pend[k].gone && !f->pend[k].held) {
+				/* only appends in flight: none returned, nothing
+				 * is lost; their bytes read as a hole */
+				pend_drop(f, id);
+				break;
+			} else if (f->pend[k].id == id && !f->pend[k].gone) {
 				f->pend[k].gone = 1;
 				logmsg("client %llu ended with unattached writes to '%s': "
 				       "they are lost, its readers get EIO", (unsigned long long)id,
@@ -475,8 +491,47 @@ static int pend_add(struct sfile *f, uint64_t id)
 	}
 	f->pend[f->npend].id = id;
 	f->pend[f->npend].gone = 0;
+	f->pend[f->npend].held = 0;
 	f->npend++;
 	return 0;
+}
+
+/* Make @id a pending writer of @f granted a range; f->lock held.  0 or
+ * ENOMEM. */
+static int pend_hold(struct sfile *f, uint64_t id)
+{
+	int rc = pend_add(f, id);
+
+	for (size_t k = 0; !rc && k < f->npend; k++)
+		if (f->pend[k].id == id && !f->pend[k].gone)
+			f->pend[k].held = 1;
+	return rc;
+}
+
+static int first_append(const struct tfs_iv *iv, void *arg)
+{
+	if (iv->state != PREG_APPEND)
+		return 0;
+	*(uint64_t *)arg = iv->start;
+	return 1;
+}
+
+/*
+ * The end of @f as told to clients; f->lock held: f->eof, but not past
+ * the first append in flight.  APPEND moves f->eof past the bytes it
+ * reserves before they are attached, and appends finish in any order:
+ * an end past bytes not there yet would have a reader read zeros where
+ * an append lands later, and see an append made after it.  A reader that
+ * finds the append's writer pending has it flush (it attaches the
+ * append) and asks again, when every append in flight began after the
+ * reader's first asking, at the end of file then or further.
+ */
+static uint64_t visible_eof(const struct sfile *f)
+{
+	uint64_t e = f->eof;
+
+	tfs_itree_each(&f->preg, 0, f->eof, first_append, &e);
+	return e < f->eof ? e : f->eof;
 }
 
 /* 1 when the pending writer owning @iv is no longer listed; @arg the file. */
@@ -614,7 +669,7 @@ static int do_pending(struct ctx *c)
 		if (m.failed) {
 			rc = ENOMEM;
 		} else if (m.n == 0) {
-			struct tfs_iv iv = { start, 0, c->cl->id, start, 0 };
+			struct tfs_iv iv = { start, 0, c->cl->id, start, PREG_HELD };
 
 			/* on to the first range of another writer (gone or not) */
 			tfs_itree_each(&f->preg, need, want, pend_meet, &m);
@@ -624,11 +679,12 @@ static int do_pending(struct ctx *c)
 			m.n = 0;
 			/* over what writers that disconnected held, too */
 			iv.end = end;
-			if ((rc = pend_add(f, c->cl->id)) == 0 && tfs_itree_assign(&f->preg, &iv) < 0)
+			if ((rc = pend_hold(f, c->cl->id)) == 0 &&
+			    tfs_itree_assign(&f->preg, &iv) < 0)
 				rc = ENOMEM;
 		}
 	}
-	eof = f->eof;
+	eof = visible_eof(f);
 	pthread_mutex_unlock(&f->lock);
 	if (rc) {
 		free(m.v);
@@ -636,6 +692,67 @@ static int do_pending(struct ctx *c)
 	}
 	tfs_buf_u64(&c->out, eof);
 	tfs_buf_u64(&c->out, end);
+	pend_put(&c->out, m.v, m.n);
+	return 0;
+}
+
+/*
+ * APPEND fid candidate length: @length bytes at the end of @fid for the
+ * sender (an O_APPEND write under the posix model), the end being the
+ * furthest of what the server knows and @candidate (the end of what the
+ * sender wrote unattached).  Finding the end and moving it past the
+ * bytes is one step under the file's lock, so two appends never get the
+ * same offset and every append lands after the ones before it.
+ * What another live pending writer wrote unattached lies within the
+ * ranges it holds (preg): where one holds a range past that end, the end
+ * may be further, so the reply names those writers and nothing is
+ * reserved; the sender has them flush and asks again.  (A writer that
+ * disconnected is not waited for: its writes are lost, and an append
+ * goes over them as a write does.)  Otherwise the sender becomes a
+ * pending writer holding the bytes reserved until it attaches them
+ * (ATTACH_CLEAN, at once): meanwhile the end told to others stops before
+ * them (visible_eof), and a reader, or a writer of the range, that asks
+ * has it flush first.  Reply: the offset (the end, when writers are
+ * named), the pending writers named.
+ */
+static int do_append(struct ctx *c)
+{
+	uint64_t fid = tfs_rd_u64(&c->rd), cand = tfs_rd_u64(&c->rd), len = tfs_rd_u64(&c->rd),
+		 off;
+	struct pmeet m = { .me = c->cl->id, .next = UINT64_MAX };
+	struct sfile *f;
+	int rc = 0;
+
+	if (!tfs_rd_done(&c->rd) || len == 0)
+		return bad(c, "bad body");
+	if (!(f = file_by_id(fid)))
+		return bad(c, "unknown file id");
+	m.f = f;
+	pthread_mutex_lock(&f->lock);
+	off = f->eof > cand ? f->eof : cand;
+	if (atomic_load(&c->cl->gone)) {
+		rc = ECONNRESET;
+	} else if (len > UINT64_MAX - off) {
+		rc = EFBIG;
+	} else {
+		tfs_itree_each(&f->preg, off, UINT64_MAX, pend_meet, &m);
+		if (m.failed) {
+			rc = ENOMEM;
+		} else if (m.n == 0) {
+			struct tfs_iv iv = { off, off + len, c->cl->id, off, PREG_APPEND };
+
+			if ((rc = pend_add(f, c->cl->id)) == 0 && tfs_itree_assign(&f->preg, &iv) < 0)
+				rc = ENOMEM;
+			if (!rc)
+				f->eof = off + len;
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (rc) {
+		free(m.v);
+		return rc;
+	}
+	tfs_buf_u64(&c->out, off);
 	pend_put(&c->out, m.v, m.n);
 	return 0;
 }
@@ -717,7 +834,7 @@ static int do_open(struct ctx *c)
 	} else if (pfs != UINT64_MAX && pfs > f->eof) {
 		f->eof = pfs;
 	}
-	eof = f->eof;
+	eof = visible_eof(f);
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
 		return rc;
@@ -791,7 +908,7 @@ static int do_attach(struct ctx *c, int detach)
 	/* with the attach, atomically: nothing of the sender is unattached */
 	if (!rc && clean)
 		pend_drop(f, c->cl->id);
-	eof = f->eof;
+	eof = visible_eof(f);
 	pthread_mutex_unlock(&f->lock);
 	free(r);
 	if (!rc && !detach)
@@ -900,7 +1017,7 @@ static int do_query(struct ctx *c)
 		len = UINT64_MAX - off;
 	q.mine = flags & 1 ? c->cl->id : 0;
 	pthread_mutex_lock(&f->lock);
-	tfs_buf_u64(&c->out, f->eof);
+	tfs_buf_u64(&c->out, visible_eof(f));
 	at = c->out.len;
 	tfs_buf_u32(&c->out, 0);
 	tfs_itree_each(&f->tree, off, off + len, query_one, &q);
@@ -951,7 +1068,7 @@ static int do_eof(struct ctx *c, int truncate)
 	} else if (v > f->eof) {
 		f->eof = v;
 	}
-	eof = f->eof;
+	eof = visible_eof(f);
 	rc = pend_copy(f, c->cl->id, &pv, &np);
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
@@ -1387,6 +1504,7 @@ static void handle(struct tfs_req *req)
 		case TFS_MSG_PENDING: rc = do_pending(&c); break;
 		case TFS_MSG_ATTACH_CLEAN: rc = do_attach(&c, 0); break;
 		case TFS_MSG_RLOCK: rc = do_rlock(&c); break;
+		case TFS_MSG_APPEND: rc = do_append(&c); break;
 		default:
 			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
 			rc = EOPNOTSUPP;
