@@ -478,7 +478,9 @@ shared() {
 	printf '1\t0\t1\t0.7\t0.8\t0\tposix\twrite\t8\tfd=3\tbuf=b1\tcount=8\n' >> text
 	printf '1\t0\t2\t0.8\t0.9\t0\tposix\tclose\t0\tfd=3\n' >> text
 	run -0 overlap-find text
-	[ "$(grep -c $'^#file\t.*path="/d/f"$' <<<"$output")" -eq 2 ]
+	# the second under the name after one removal (gen=1), which
+	# conflict-check's tables show as "/d/f [1]"
+	[ "$(grep $'^#file\t' <<<"$output" | cut -f 3-)" = $'path="/d/f"\npath="/d/f"\tgen=1' ]
 	! grep -q '^pair' <<<"$output"
 	# an open that started before the removal ended is the old file's
 	sed 's/^1\t0\t0\t0.6\t0.7/1\t0\t0\t0.45\t0.7/' text > early

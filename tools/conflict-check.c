@@ -1148,17 +1148,25 @@ static void files_grow(size_t n)
 
 static void file_line(struct tg_tline *t)
 {
-	const char *id = tg_tline_arg(t, 1, "file"), *p = tg_tline_arg(t, 1, "path");
+	const char *id = tg_tline_arg(t, 1, "file"), *p = tg_tline_arg(t, 1, "path"),
+		   *g = tg_tline_arg(t, 1, "gen");
 	char buf[8192];
-	int64_t f;
+	int64_t f, gen = 0;
 
 	if (!id || !p || tg_tint(id, &f) < 0 || f < 0 || f > (1 << 24) ||
-	    tg_tunquote(p, buf, sizeof(buf)) != 0)
+	    tg_tunquote(p, buf, sizeof(buf)) != 0 || (g && (tg_tint(g, &gen) < 0 || gen < 0)))
 		die_input("malformed #file line");
 	if ((size_t)f >= npaths)
 		files_grow((size_t)f + 1);
 	free(paths[f]);
-	paths[f] = xstrdup(buf);
+	/* another file under the same name, after a removal: "path [n]" */
+	if (gen > 0) {
+		size_t n = strlen(buf) + 24;
+		paths[f] = tg_xrealloc(NULL, n);
+		snprintf(paths[f], n, "%s [%" PRId64 "]", buf, gen);
+	} else {
+		paths[f] = xstrdup(buf);
+	}
 }
 
 static void event_line(struct tg_tline *t)

@@ -231,6 +231,10 @@ static void announce(uint32_t f)
 	files[f].announced = 1;
 	printf("#file\tfile=%u\tpath=", f);
 	put_quoted(files[f].path);
+	/* a file created under a name after n removals of it (the name's
+	 * n-th file since the first) */
+	if (files[f].gen)
+		printf("\tgen=%u", files[f].gen);
 	putchar('\n');
 }
 
