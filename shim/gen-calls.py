@@ -796,6 +796,11 @@ def gen_mpi_wrapper(r, out):
         elif p.kind == 'reqarr':
             o('\tneed += TG_VARINT_MAX * (size_t)rq_%s.n;\n' % v)
     o('\ttg_%s(&tgc, ret, 0, need);\n' % ('poll_begin' if poll else 'rec_begin_n'))
+    # a test or probe that found nothing sets no status: none is recorded
+    # (it held what the program's memory did)
+    unset = 'failed'
+    if any(q.name == 'flag' and q.kind == 'outval' for q in r.params):
+        unset = '(failed || !flag || !*flag)'
     for p in r.recorded:
         h = handle_of(p.kind)
         v, k = p.name, p.kind
@@ -824,14 +829,15 @@ def gen_mpi_wrapper(r, out):
         elif k == 'outintarr':
             o('\tTG_PUT_ARR(&tgc, failed ? NULL : %s, %s);\n' % (v, mpi_len(p)))
         elif k == 'status':
-            o('\ttg_put_status(&tgc, failed ? NULL : %s%s);\n' % ('st_' if v in subst else '', v))
+            o('\ttg_put_status(&tgc, %s ? NULL : %s%s, %d);\n' % (
+                unset, 'st_' if v in subst else '', v, r.name in PROBES))
         elif k == 'iostatus':
             o('\ttg_put_iostatus(&tgc, failed ? NULL : st_%s);\n' % v)
         elif k in ('pre', 'post'):
             o('\ttg_put_s(&tgc, px_%s);\n' % v)
         elif k == 'statusarr':
-            o('\ttg_put_statuses(&tgc, failed ? NULL : %s%s, %s);\n' % (
-                'st_' if v in subst else '', v, mpi_len(p)))
+            o('\ttg_put_statuses(&tgc, %s ? NULL : %s%s, %s);\n' % (
+                unset, 'st_' if v in subst else '', v, mpi_len(p)))
         elif k == 'reqarr':
             o('\ttg_reqs_put(&tgc, &rq_%s);\n' % v)
         elif k.startswith('harr_') or k.startswith('hout_'):
@@ -855,6 +861,8 @@ def gen_mpi_wrapper(r, out):
 # Arguments that are ranks, or MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT:
 # recorded as MPICH numbers them (TG_RANK, mpi-shim.h).
 RANK_ARGS = {'source', 'dest', 'root', 'target_rank', 'rank_source', 'rank_dest'}
+# The probes: their statuses are never a cancelled request's (tg_put_status).
+PROBES = {'MPI_Probe', 'MPI_Iprobe', 'MPI_Mprobe', 'MPI_Improbe'}
 # Arguments that hold a library's constants for a subarray's or a darray's
 # order (0), distributions (1) and distribution arguments (2), recorded as
 # MPICH numbers them (TG_CONST, mpi-shim.h).

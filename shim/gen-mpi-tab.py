@@ -68,7 +68,7 @@ STAR = {
 # Calls programs repeat until something completes: marked "poll", so the
 # tracer folds a run of identical records (calls.tab, tangram-rec(5)).
 POLL = {'MPI_Test', 'MPI_Testany', 'MPI_Testall', 'MPI_Testsome', 'MPI_Iprobe',
-        'MPI_Improbe', 'MPI_Request_get_status'}
+        'MPI_Improbe', 'MPI_Request_get_status', 'MPI_Win_test'}
 
 HANDLES = {
     'MPI_Comm': 'comm', 'MPI_Group': 'group', 'MPI_Datatype': 'dtype',

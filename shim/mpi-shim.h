@@ -154,7 +154,9 @@ static inline long tg_cap(long n)
 			tg_put_u((c), tg_h_enc((kind), TG_HVAL((a)[tg_i_]))); \
 	} while (0)
 
-void tg_put_status(struct tg_call *c, const MPI_Status *st) TG_HIDDEN;
+/* A status (NULL: none): its source and tag, the standard's empty status
+ * for a cancelled request's; @probe: a probe's, which no cancel touches. */
+void tg_put_status(struct tg_call *c, const MPI_Status *st, int probe) TG_HIDDEN;
 /* An MPI-IO status: the bytes the call moved. */
 void tg_put_iostatus(struct tg_call *c, const MPI_Status *st) TG_HIDDEN;
 /* Where @fh's individual / shared file pointer stands (in etypes), -1 if

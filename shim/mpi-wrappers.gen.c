@@ -3939,7 +3939,7 @@ TG_MPIFN int TG_MPINAME(MPI_Get_count)(const MPI_Status *status, MPI_Datatype da
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : status, 0);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, !failed && count ? (int64_t)*count : 0);
 	tg_rec_commit(&tgc);
@@ -3965,7 +3965,7 @@ TG_MPIFN int TG_MPINAME(MPI_Get_count_c)(const MPI_Status *status, MPI_Datatype 
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : status, 0);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, !failed && count ? (int64_t)*count : 0);
 	tg_rec_commit(&tgc);
@@ -3991,7 +3991,7 @@ TG_MPIFN int TG_MPINAME(MPI_Get_elements)(const MPI_Status *status, MPI_Datatype
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : status, 0);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, !failed && count ? (int64_t)*count : 0);
 	tg_rec_commit(&tgc);
@@ -4017,7 +4017,7 @@ TG_MPIFN int TG_MPINAME(MPI_Get_elements_c)(const MPI_Status *status, MPI_Dataty
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : status, 0);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, !failed && count ? (int64_t)*count : 0);
 	tg_rec_commit(&tgc);
@@ -4043,7 +4043,7 @@ TG_MPIFN int TG_MPINAME(MPI_Get_elements_x)(const MPI_Status *status, MPI_Dataty
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, failed ? NULL : status, 0);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, !failed && count ? (int64_t)*count : 0);
 	tg_rec_commit(&tgc);
@@ -5496,7 +5496,7 @@ TG_MPIFN int TG_MPINAME(MPI_Improbe)(int source, int tag, MPI_Comm comm, int *fl
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_put_u(&tgc, hid_message);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, (failed || !flag || !*flag) ? NULL : st_status, 1);
 	tg_poll_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -6357,7 +6357,7 @@ TG_MPIFN int TG_MPINAME(MPI_Iprobe)(int source, int tag, MPI_Comm comm, int *fla
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, (failed || !flag || !*flag) ? NULL : st_status, 1);
 	tg_poll_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -7268,7 +7268,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mprobe)(int source, int tag, MPI_Comm comm, MPI_Mess
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
 	tg_put_u(&tgc, hid_message);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 1);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -7299,7 +7299,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mrecv)(void *buf, int count, MPI_Datatype datatype, 
 	tg_put_s(&tgc, (int64_t)count);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_u(&tgc, hid_message);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
 		tg_h_free(TG_H_MSG, hv_message);
@@ -7331,7 +7331,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mrecv_c)(void *buf, MPI_Count count, MPI_Datatype da
 	tg_put_s(&tgc, (int64_t)count);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_u(&tgc, hid_message);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
 		tg_h_free(TG_H_MSG, hv_message);
@@ -8583,7 +8583,7 @@ TG_MPIFN int TG_MPINAME(MPI_Probe)(int source, int tag, MPI_Comm comm, MPI_Statu
 	tg_put_s(&tgc, (int64_t)TG_RANK(source));
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 1);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -8833,7 +8833,7 @@ TG_MPIFN int TG_MPINAME(MPI_Recv)(void *buf, int count, MPI_Datatype datatype, i
 	tg_put_s(&tgc, (int64_t)TG_RANK(source));
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -8864,7 +8864,7 @@ TG_MPIFN int TG_MPINAME(MPI_Recv_c)(void *buf, MPI_Count count, MPI_Datatype dat
 	tg_put_s(&tgc, (int64_t)TG_RANK(source));
 	tg_put_s(&tgc, (int64_t)tag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -9422,7 +9422,7 @@ TG_MPIFN int TG_MPINAME(MPI_Request_get_status)(MPI_Request request, int *flag, 
 	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_REQ, TG_HVAL(request)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, (failed || !flag || !*flag) ? NULL : st_status, 0);
 	tg_poll_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -10310,7 +10310,7 @@ TG_MPIFN int TG_MPINAME(MPI_Sendrecv)(const void *sendbuf, int sendcount, MPI_Da
 	tg_put_s(&tgc, (int64_t)TG_RANK(source));
 	tg_put_s(&tgc, (int64_t)recvtag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -10346,7 +10346,7 @@ TG_MPIFN int TG_MPINAME(MPI_Sendrecv_c)(const void *sendbuf, MPI_Count sendcount
 	tg_put_s(&tgc, (int64_t)TG_RANK(source));
 	tg_put_s(&tgc, (int64_t)recvtag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -10379,7 +10379,7 @@ TG_MPIFN int TG_MPINAME(MPI_Sendrecv_replace)(void *buf, int count, MPI_Datatype
 	tg_put_s(&tgc, (int64_t)TG_RANK(source));
 	tg_put_s(&tgc, (int64_t)recvtag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -10412,7 +10412,7 @@ TG_MPIFN int TG_MPINAME(MPI_Sendrecv_replace_c)(void *buf, MPI_Count count, MPI_
 	tg_put_s(&tgc, (int64_t)TG_RANK(source));
 	tg_put_s(&tgc, (int64_t)recvtag);
 	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;
@@ -10911,7 +10911,7 @@ TG_MPIFN int TG_MPINAME(MPI_Status_set_cancelled)(MPI_Status *status, int flag)
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_put_s(&tgc, (int64_t)flag);
 	tg_rec_commit(&tgc);
 	(void)failed;
@@ -10937,7 +10937,7 @@ TG_MPIFN int TG_MPINAME(MPI_Status_set_elements)(MPI_Status *status, MPI_Datatyp
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, (int64_t)count);
 	tg_rec_commit(&tgc);
@@ -10964,7 +10964,7 @@ TG_MPIFN int TG_MPINAME(MPI_Status_set_elements_x)(MPI_Status *status, MPI_Datat
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
 	tg_put_s(&tgc, (int64_t)count);
 	tg_rec_commit(&tgc);
@@ -10995,7 +10995,7 @@ TG_MPIFN int TG_MPINAME(MPI_Test)(MPI_Request *request, int *flag, MPI_Status *s
 	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_u(&tgc, hid_request);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, (failed || !flag || !*flag) ? NULL : st_status, 0);
 	tg_poll_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
 		tg_h_free(TG_H_REQ, hv_request);
@@ -11020,7 +11020,7 @@ TG_MPIFN int TG_MPINAME(MPI_Test_cancelled)(const MPI_Status *status, int *flag)
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_status(&tgc, failed ? NULL : status);
+	tg_put_status(&tgc, (failed || !flag || !*flag) ? NULL : status, 0);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
 	tg_rec_commit(&tgc);
 	(void)failed;
@@ -11054,7 +11054,7 @@ TG_MPIFN int TG_MPINAME(MPI_Testall)(int count, MPI_Request *array_of_requests, 
 	tg_put_s(&tgc, (int64_t)count);
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_statuses(&tgc, failed ? NULL : st_array_of_statuses, (count));
+	tg_put_statuses(&tgc, (failed || !flag || !*flag) ? NULL : st_array_of_statuses, (count));
 	tg_poll_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
 	tg_statuses_post(st_array_of_statuses, array_of_statuses, tgs_array_of_statuses);
@@ -11087,7 +11087,7 @@ TG_MPIFN int TG_MPINAME(MPI_Testany)(int count, MPI_Request *array_of_requests, 
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && indx ? (int64_t)*indx : 0);
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, (failed || !flag || !*flag) ? NULL : st_status, 0);
 	tg_poll_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
 	return ret;
@@ -12899,7 +12899,7 @@ TG_MPIFN int TG_MPINAME(MPI_Wait)(MPI_Request *request, MPI_Status *status)
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, hid_request);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
 		tg_h_free(TG_H_REQ, hv_request);
@@ -12964,7 +12964,7 @@ TG_MPIFN int TG_MPINAME(MPI_Waitany)(int count, MPI_Request *array_of_requests, 
 	tg_put_s(&tgc, (int64_t)count);
 	tg_reqs_put(&tgc, &rq_array_of_requests);
 	tg_put_s(&tgc, !failed && indx ? (int64_t)*indx : 0);
-	tg_put_status(&tgc, failed ? NULL : st_status);
+	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	tg_reqs_post(&rq_array_of_requests, array_of_requests, failed);
 	return ret;
@@ -14013,15 +14013,15 @@ TG_MPIFN int TG_MPINAME(MPI_Win_test)(MPI_Win win, int *flag)
 
 	if (tg_unlikely(!real) && !(real = (int (*)(MPI_Win, int *))tg_real("MPI_Win_test", NULL)))
 		return MPI_ERR_INTERN;
-	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_test, TG_LAYER_MPI))
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Win_test, TG_LAYER_MPI))
 		return real(win, flag);
 	ret = real(win, flag);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
-	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_poll_begin(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_WIN, TG_HVAL(win)));
 	tg_put_s(&tgc, !failed && flag ? (int64_t)*flag : 0);
-	tg_rec_commit(&tgc);
+	tg_poll_commit(&tgc);
 	(void)failed;
 	return ret;
 }

@@ -728,12 +728,14 @@ int tg_is_root(MPI_Comm comm, int root)
  * MPI_ANY_TAG), which says that nothing was received: its source and
  * tag are undefined, and hb-build must not match it (libtangram(7)).
  */
-static void status_fields(const MPI_Status *st, int64_t *src, int64_t *tag)
+static void status_fields(const MPI_Status *st, int64_t *src, int64_t *tag, int probe)
 {
 	int flag = 0;
 
-	if (get_MPI_Test_cancelled() && get_MPI_Test_cancelled()(st, &flag) == MPI_SUCCESS &&
-	    flag) {
+	/* (a probe's status is never a cancelled request's, and MPICH's
+	 * probes leave its cancelled bit as the program's memory had it) */
+	if (!probe && get_MPI_Test_cancelled() &&
+	    get_MPI_Test_cancelled()(st, &flag) == MPI_SUCCESS && flag) {
 		*src = TG_RANK(MPI_PROC_NULL);
 		*tag = MPI_ANY_TAG;
 		return;
@@ -742,7 +744,7 @@ static void status_fields(const MPI_Status *st, int64_t *src, int64_t *tag)
 	*tag = st->MPI_TAG;
 }
 
-void tg_put_status(struct tg_call *c, const MPI_Status *st)
+void tg_put_status(struct tg_call *c, const MPI_Status *st, int probe)
 {
 	int64_t src, tag;
 
@@ -750,7 +752,7 @@ void tg_put_status(struct tg_call *c, const MPI_Status *st)
 		tg_put_u(c, 0);
 		return;
 	}
-	status_fields(st, &src, &tag);
+	status_fields(st, &src, &tag, probe);
 	tg_put_u(c, 1);
 	tg_put_s(c, src);
 	tg_put_s(c, tag);
@@ -834,7 +836,7 @@ void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n)
 	tg_put_u(c, (uint64_t)n);
 	for (i = 0; i < n; i++) {
 		int64_t src, tag;
-		status_fields(&st[i], &src, &tag);
+		status_fields(&st[i], &src, &tag, 0);
 		tg_put_s(c, src);
 		tg_put_s(c, tag);
 	}

@@ -851,6 +851,28 @@ under() {
 	[ "$(awk -F'\t' '$1 == "access" && $3 ~ /^p/ { print $7, $8, $9, $10 }' <<<"$output")" = $'E write 2199 2200\nW write 2200 2213' ]
 }
 
+@test "probes into statuses the program never set (MPICH's probes leave the cancelled bit as it was): each message matched, the file read after it session; MPI_Win_test polls folded" {
+	mpicc.mpich -O2 -Wall -o probes "$TG_TOP/tests/mpi/probes.c"
+	mpitrace 2 ./probes "$PWD/f"
+	[ "$(sort <<<"$output")" = $'0: ok\n1: ok' ]
+	run -0 trace-decode -l mpi t/rank-1.rec
+	# (the 0xab bytes read as a cancelled request's: status={src:-1,tag:-1},
+	# and hb-build matched the sends to the wrong receives before)
+	[ "$(grep -cE $'\tMPI_(Mprobe|Probe|Improbe|Iprobe)\t0\t.*\tstatus=[{]src:0,tag:7[}]$' <<<"$output")" -eq 4 ]
+	# a probe that found nothing sets no status: none recorded
+	! grep -E $'\tMPI_(Improbe|Iprobe)\t' <<<"$output" | grep -q $'\tflag=0\t.*status={'
+	trace-decode t/*.rec > text
+	run -0 --separate-stderr hb-build -o g.hb text
+	! grep -q -e unmatched -e wildcard <<<"$stderr"
+	run -0 hb-build -s g.hb
+	grep -qx $'edges.message\t4' <<<"$output"
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	# rank 0's polls of its exposure epoch: one record and a #repeat
+	run -0 trace-decode t/rank-0.rec
+	[ "$(grep -c $'\tMPI_Win_test\t0\twin=w[0-9]*\tflag=0$' <<<"$output")" -eq 1 ]
+}
+
 @test "an MPICH program that also loads Open MPI's library (Debian's libadios-mpich does, through libnetcdf-mpi): its MPI calls are traced" {
 	local ompi=/usr/lib/x86_64-linux-gnu/libmpi.so.40
 	[ -e $ompi ] || skip "Open MPI is missing (make deps-apps installs it with nwchem-mpich)"
