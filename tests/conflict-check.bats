@@ -97,6 +97,18 @@ needmpi() {
 	[ "$(jq -r 'select(.second) | .second.op' <<<"$output" | sort | uniq -c | tr -s ' ')" = $' 2 append-end\n 1 read' ]
 }
 
+@test "a size a call saw (S): no conflict at all while the write that set it ran (the older size is one POSIX gives too); after it, as a read" {
+	run -0 --separate-stderr conflict-check -v --model all "$C/size.overlap"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = $'RAW-D\t/d/f\t0:2 write W [0,64)\t1:2 fstat S [63,64)\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=no' ]
+	[ "${lines[1]}" = $'RAW-D\t/d/f\t0:2 write W [0,64)\t1:5 lseek S [63,64)\tposix=ok\tcommit=ok\tsession=conflict\tsynchronized=yes\tcommit=0:3' ]
+	run -0 --separate-stderr conflict-check --recommend --fail-on-unsynchronized "$C/size.overlap"
+	[ "$output" = commit ]
+	[ -z "$stderr" ]
+	run -0 conflict-check --json "$C/size.overlap"
+	[ "$(jq -r 'select(.second) | .second.op' <<<"$output" | sort -u)" = size ]
+}
+
 @test "--recommend: the weakest model without conflicts between processes; --strict counts those within one" {
 	run -0 --separate-stderr conflict-check --recommend "$C/session.overlap"
 	[ "$output" = session ]

@@ -115,11 +115,11 @@ calls() {
 	[[ ${stderr_lines[0]} == *"1 conflicting pairs are not synchronized: no model makes this run correct" ]]
 }
 
-@test "MPI_File_get_size after another rank's write: a read of the file's last byte, ordered by sync-barrier-sync; the POSIX layer (ROMIO's lseek) needs commit" {
+@test "MPI_File_get_size after another rank's write: a look at the file's last byte (S), ordered by sync-barrier-sync; the POSIX layer (ROMIO's lseek) needs commit" {
 	run -0 --separate-stderr check getsize -v --model mpiio
-	[[ ${lines[0]} == RAW-D$'\t'*$'\t0:'*$' MPI_File_write_at W [0,64)\t1:'*$' MPI_File_get_size R [63,64)\tposix=ok\tcommit=ok\tsession=conflict\tmpiio=ok\tsynchronized=yes\t'* ]]
+	[[ ${lines[0]} == RAW-D$'\t'*$'\t0:'*$' MPI_File_write_at W [0,64)\t1:'*$' MPI_File_get_size S [63,64)\tposix=ok\tcommit=ok\tsession=conflict\tmpiio=ok\tsynchronized=yes\t'* ]]
 	overlap-find -a "$W/getsize/text" > of
-	[ "$(grep -c $'^access\t0\t1\t[0-9]*\t[0-9.]*\t[0-9.]*\tR\tlseek\t63\t64$' of)" -eq 1 ]
+	[ "$(grep -c $'^access\t0\t1\t[0-9]*\t[0-9.]*\t[0-9.]*\tS\tlseek\t63\t64$' of)" -eq 1 ]
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/getsize/t"
 	[[ $output == *"POSIX layer: recommended consistency: commit"* ]]
 	[[ $output == *"MPI-IO layer: recommended consistency: mpiio"* ]]

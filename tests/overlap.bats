@@ -63,7 +63,7 @@ recommend() {
 	o P1 W write 12 15
 	o P1 W write 15 19
 	o P1 R read 17 19
-	o P1 R lseek 18 19
+	o P1 S lseek 18 19
 	o P2 W write 30 36
 	o P1 W write 36 38
 	s P1 W fwrite 0 7

@@ -267,6 +267,7 @@ struct acc {
 	int64_t t0, t1;
 	int write;
 	int eof;		/* 'E': an O_APPEND write finding the end of file */
+	int size;		/* 'S': a call that saw the file's size */
 	const char *func;
 	uint64_t start, end;
 };
@@ -274,7 +275,7 @@ struct acc {
 /* The letter of access @a in a pair line. */
 static const char *op_letter(const struct acc *a)
 {
-	return a->write ? "W" : a->eof ? "E" : "R";
+	return a->write ? "W" : a->eof ? "E" : a->size ? "S" : "R";
 }
 
 enum { M_POSIX, M_COMMIT, M_SESSION, M_MPIIO, M_COUNT };
@@ -309,13 +310,15 @@ static int parse_acc(struct tg_tline *t, int at, struct acc *a)
 	a->t1 = tg_ttime(t->f[at + 3]);
 	if (a->t0 < 0 || a->t1 < 0)
 		return -1;
-	a->eof = 0;
+	a->eof = a->size = 0;
 	if (streq(t->f[at + 4], "W"))
 		a->write = 1;
 	else if (streq(t->f[at + 4], "R"))
 		a->write = 0;
 	else if (streq(t->f[at + 4], "E"))
 		a->write = 0, a->eof = 1;
+	else if (streq(t->f[at + 4], "S"))
+		a->write = 0, a->size = 1;
 	else
 		return -1;
 	a->func = t->f[at + 5];
@@ -330,7 +333,9 @@ static void json_acc(json_t *o, const char *key, const struct acc *a)
 {
 	json_object_set_new(o, key, json_pack("{s:s,s:I,s:f,s:f,s:s,s:s,s:I,s:I}",
 		"rank", a->rank, "seq", (json_int_t)a->seq, "tstart", a->t0 / 1e9,
-		"tend", a->t1 / 1e9, "op", a->write ? "write" : a->eof ? "append-end" : "read", "func", a->func,
+		"tend", a->t1 / 1e9, "op",
+				  a->write ? "write" : a->eof ? "append-end" : a->size ? "size" : "read",
+				  "func", a->func,
 		"start", (json_int_t)a->start, "end", (json_int_t)a->end));
 }
 
@@ -1051,6 +1056,14 @@ static void pair_line(struct tg_tline *t)
 			mpiio_conflict(&a, &b, la, lb, !concurrent, use_hb, &mw);
 	/* concurrent in atomic mode: MPI orders the two itself */
 	unsync = concurrent && !mw.atomic && !b.eof;
+	/* a size seen while another process wrote: the older size a weaker
+	 * model may give is one POSIX gives too, had the look come first */
+	if (b.size && concurrent) {
+		for (m = 0; m < M_COUNT; m++)
+			conf[m] = 0;
+		unsync = 0;
+		c = cl = op = NULL;	/* no record makes it safe: nothing does */
+	}
 	if (unsync && d && coll_data(a.func) && streq(a.func, b.func))
 		coll_unsync++;
 	tallies[f].pairs[kind][d]++;
@@ -1076,9 +1089,9 @@ static void pair_line(struct tg_tline *t)
 		json_object_set_new(o, "ordered_by", json_string(use_hb ? "happens-before"
 								      : "time"));
 		json_object_set_new(o, "synchronized", json_boolean(!concurrent));
-		if (!conf[M_COMMIT])
+		if (!conf[M_COMMIT] && c)
 			json_object_set_new(o, "commit_seq", json_integer((json_int_t)c->seq));
-		if (!conf[M_SESSION]) {
+		if (!conf[M_SESSION] && cl && op) {
 			json_object_set_new(o, "close_seq", json_integer((json_int_t)cl->seq));
 			json_object_set_new(o, "open_seq", json_integer((json_int_t)op->seq));
 		}
@@ -1098,9 +1111,9 @@ static void pair_line(struct tg_tline *t)
 				printf("\t%s=%s", model_names[m], conf[m] ? "conflict" : "ok");
 		printf("\tsynchronized=%s", concurrent ? "no" : "yes");
 		/* the records that make the pair safe under each model */
-		if (!conf[M_COMMIT])
+		if (!conf[M_COMMIT] && c)
 			printf("\tcommit=%s:%" PRIu64, a.rank, c->seq);
-		if (!conf[M_SESSION])
+		if (!conf[M_SESSION] && cl && op)
 			printf("\tclose=%s:%" PRIu64 "\topen=%s:%" PRIu64, a.rank, cl->seq, b.rank,
 			       op->seq);
 		if (applicable & (1u << M_MPIIO))

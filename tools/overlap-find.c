@@ -66,9 +66,15 @@ struct access {
 	uint32_t proc;
 	uint16_t func;
 	uint8_t write;
-	uint8_t append;		/* 1: an O_APPEND write, placed again by time
-				 * (place_appends); 2: the byte before one, the
-				 * end of file it found ('E') */
+	uint8_t kind;		/* enum acckind */
+};
+
+/* What an access is beside its bytes (the op letter of overlap-find(1)). */
+enum acckind {
+	ACC_DATA,	/* R, W: the bytes a call read or wrote */
+	ACC_APPEND,	/* W: an O_APPEND write, placed again by time (place_appends) */
+	ACC_END,	/* E: the byte before an append, the end of file it found */
+	ACC_SIZE,	/* S: the last byte of a size a call saw (run_size) */
 };
 
 /* A size a process set by truncating (or opening with O_TRUNC), when. */
@@ -528,7 +534,7 @@ static struct access *add_access(uint32_t f, const struct rec *r, uint64_t start
 	a->proc = (uint32_t)(cur - procs);
 	a->func = r->func;
 	a->write = (uint8_t)write;
-	a->append = 0;
+	a->kind = ACC_DATA;
 	if (write && a->end > fl->size)
 		fl->size = a->end;
 	return a;
@@ -542,7 +548,7 @@ static void add_append(uint32_t f, const struct rec *r, uint64_t len)
 	struct access *a = add_access(f, r, files[f].size, len, 1);
 
 	if (a) {
-		a->append = 1;
+		a->kind = ACC_APPEND;
 		files[f].appends = 1;
 	}
 }
@@ -1146,10 +1152,14 @@ static int mpi_top(uint64_t seq)
  * A call that saw the size of a file through a handle (fstat, lseek to
  * the end, MPI_File_get_size; not stat of a path, see calls.tab): it
  * depends on the write
- * that made the file that long, so it reads the file's last byte.  A
- * size another process's write set is then a pair like any read of its
- * bytes: MPI_File_get_size after another rank's write and a barrier,
- * with no sync, needs a commit model.  Only the program's own look at the
+ * that made the file that long, so it reads the file's last byte (an
+ * access of kind ACC_SIZE, 'S').  A size another process's write set is
+ * then a pair like any read of its bytes: MPI_File_get_size after another
+ * rank's write and a barrier, with no sync, needs a commit model.  A size
+ * seen at the same time as the write (libgfortran's fstat as it opens a
+ * file other ranks are writing) is no conflict (conflict-check(1)): the
+ * older size a weaker model may give is one POSIX gives too, had the look
+ * come first.  Only the program's own look at the
  * size counts, or the MPI library's inside the program's MPI-IO call: an
  * I/O library's (HDF5 at each H5Fflush compares the size with its end of
  * allocation and only ever extends the file) decides nothing the program
@@ -1157,14 +1167,15 @@ static int mpi_top(uint64_t seq)
  */
 static void run_size(const struct rec *r)
 {
+	struct access *a;
 	uint32_t f;
 
 	if (r->failed || r->pos <= 0)
 		return;
 	if (r->depth != 0 && !(r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent)))
 		return;
-	if (file_of_key(r, &f) == 0)
-		add_access(f, r, (uint64_t)r->pos - 1, 1, 0);
+	if (file_of_key(r, &f) == 0 && (a = add_access(f, r, (uint64_t)r->pos - 1, 1, 0)))
+		a->kind = ACC_SIZE;
 }
 
 static void run_sync_trunc(const struct rec *r)
@@ -2290,7 +2301,7 @@ static char *fmt_prefix(char *p, const struct access *a)
 	*q++ = '\t';
 	q = fmt_time(q, a->t1);
 	*q++ = '\t';
-	*q++ = a->write ? 'W' : a->append ? 'E' : 'R';
+	*q++ = a->write ? 'W' : a->kind == ACC_END ? 'E' : a->kind == ACC_SIZE ? 'S' : 'R';
 	*q++ = '\t';
 	q = fmt_str(q, func);
 	*q++ = '\t';
@@ -2510,8 +2521,8 @@ static int cmp_call(const void *a, const void *b)
 		return x->proc < y->proc ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
-	if (x->append != y->append)	/* an append's 'E' apart from its write */
-		return x->append < y->append ? -1 : 1;
+	if (x->kind != y->kind)	/* an append's 'E' apart from its write */
+		return x->kind < y->kind ? -1 : 1;
 	return (x > y) - (x < y);
 }
 
@@ -2533,7 +2544,7 @@ static void agg_calls(struct agg *g, struct file *fl, const struct key *k)
 		uint32_t last = 0;
 		const struct access *a = &fl->acc[ord[i]];
 		for (e = i; e < fl->nacc && fl->acc[ord[e]].proc == a->proc &&
-			    fl->acc[ord[e]].seq == a->seq && fl->acc[ord[e]].append == a->append;
+			    fl->acc[ord[e]].seq == a->seq && fl->acc[ord[e]].kind == a->kind;
 		     e++)
 			if (pos[ord[e]] > last)
 				last = pos[ord[e]];
@@ -2572,8 +2583,8 @@ static void sweep_calls(uint32_t f, const struct key *k)
 			struct cpair *c;
 			if (!a->write && !b->write)
 				continue;
-			if (a->proc == b->proc && (a->seq == b->seq || a->append == 2 ||
-						   b->append == 2))
+			if (a->proc == b->proc && (a->seq == b->seq || a->kind == ACC_END ||
+						   b->kind == ACC_END))
 				continue;	/* two pieces of one call, or an end
 						 * of file the process made itself */
 			ix = earlier(a, b) ? ia : ib;
@@ -2666,7 +2677,7 @@ static void place_appends(uint32_t f)
 			continue;
 		}
 		a = &fl->acc[v[i].i];
-		if (a->append == 1) {
+		if (a->kind == ACC_APPEND) {
 			uint64_t len = a->end - a->start;
 			a->start = size;
 			a->end = size + len;
@@ -2680,7 +2691,7 @@ static void place_appends(uint32_t f)
 				es[ne].start = size - 1;
 				es[ne].end = size;
 				es[ne].write = 0;
-				es[ne++].append = 2;
+				es[ne++].kind = ACC_END;
 			}
 		}
 		if (a->end >= size) {
@@ -2734,8 +2745,8 @@ static void sweep(uint32_t f)
 			const struct access *b = &fl->acc[k[j].idx], *x;
 			if (!a->write && !b->write)
 				continue;
-			if (a->proc == b->proc && (a->seq == b->seq || a->append == 2 ||
-						   b->append == 2))
+			if (a->proc == b->proc && (a->seq == b->seq || a->kind == ACC_END ||
+						   b->kind == ACC_END))
 				continue;	/* two pieces of one call, or an end
 						 * of file the process made itself */
 			x = earlier(a, b) ? a : b;
