@@ -2621,9 +2621,9 @@ static int opt_all_pairs;
 /*
  * An O_APPEND write lands where the end of the file is when it is made,
  * whoever moved the end: the writes of every process, by their start
- * times, and the truncations set it.  Each
- * process's run placed its appends at the end as far as it knew it;
- * here they are placed again in that one order.  An append that lands
+ * times, and the truncations set it.  Each process's run placed its
+ * appends at the end as far as it knew it; here they are placed again in
+ * that one order.  An append that lands
  * past a last byte another process wrote found an end it could only
  * find if that write was seen: it reads the byte before it, an access
  * of its own marked 'E' (overlap-find(1)), which pairs it with the
