@@ -165,7 +165,7 @@ needmpi() {
 hbpair() {
 	awk -F'\t' -v OFS='\t' -v swap="$2" '
 		$1 != "pair" { print; next }
-		$9 == 0 && $3 != $11 {
+		$9 == 0 && $3 != $11 && $7 == "W" && $15 == "W" {
 			if (swap)
 				$0 = $1 OFS $2 OFS $11 OFS $12 OFS $13 OFS $14 OFS $15 OFS $16 OFS $17 OFS $18 OFS \
 				     $3 OFS $4 OFS $5 OFS $6 OFS $7 OFS $8 OFS $9 OFS $10
@@ -196,7 +196,7 @@ hbpair() {
 @test "--hb: records before MPI orders anything are not synchronized, whatever the clocks say" {
 	needmpi
 	awk -F'\t' -v OFS='\t' '$1 != "pair" { print; next }
-		$9 == 0 && $3 != $11 { $4 = $12 = 1; $5 = $6 = "1.0"; $13 = $14 = "9.0"; print }' \
+		$9 == 0 && $3 != $11 && $7 == "W" && $15 == "W" { $4 = $12 = 1; $5 = $6 = "1.0"; $13 = $14 = "9.0"; print }' \
 		"$W/pairs" > early
 	run -0 conflict-check --fail-on-unsynchronized early
 	run -1 conflict-check --hb "$W/app.hb" --fail-on-unsynchronized early

@@ -818,12 +818,13 @@ under() {
 		grep -q '^session  (all files)  *0       0       0       0$' <<<"$output"
 	done
 	# written as f.tmp and renamed to f, read as f by the other rank,
-	# ordered by nothing: one file, a race (no pair before)
+	# ordered by nothing: one file, a race (no pair before), with the
+	# write and with the truncation of the O_TRUNC open before it
 	rm -rf t f
 	mpitrace 2 ./recreate "$PWD/f" rename
 	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
-	grep -q '^session  (all files)  *0       0       0       1$' <<<"$output"
-	grep -qx 'verify-io: POSIX layer: 1 conflicting pairs are not synchronized: no model makes this run correct' <<<"$stderr"
+	grep -q '^session  (all files)  *0       0       0       2$' <<<"$output"
+	grep -qx 'verify-io: POSIX layer: 2 conflicting pairs are not synchronized: no model makes this run correct' <<<"$stderr"
 }
 
 @test "a log every rank appends to (O_APPEND, stdio \"a\"): at once needs posix (atomic appends), in turns after close session; a shell's \">>\" lands after the rank's lines" {
@@ -885,6 +886,25 @@ under() {
 	# (before: "1 conflicting pairs are not synchronized: no model makes
 	# this run correct", an fstat at one rank's open against another's
 	# write of the last record, when they came at the same time)
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	[ -z "$stderr" ]
+}
+
+@test "every rank opens a shared file with \"w\" and writes its block: the truncations race the writes (T), no model makes it correct; created once before a barrier: session" {
+	mpicc.mpich -O2 -Wall -o trunc "$TG_TOP/tests/mpi/trunc.c"
+	mpitrace 3 ./trunc "$PWD/f" each
+	[[ $output =~ ^[0-3]\ blocks\ of\ 3\ lost$ ]]
+	trace-decode t/*.rec > text
+	run -0 overlap-find text
+	grep -q $'\tT\tfopen[0-9]*\t0\t' <<<"$output"
+	# (session before: a truncation was no access, whatever it took away)
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
+	grep -q 'conflicting pairs are not synchronized: no model makes this run correct' <<<"$stderr"
+	rm -rf t f
+	mpitrace 3 ./trunc "$PWD/f" creator
+	[ "$output" = "0 blocks of 3 lost" ]
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
 	[ -z "$stderr" ]

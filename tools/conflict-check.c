@@ -268,6 +268,7 @@ struct acc {
 	int write;
 	int eof;		/* 'E': an O_APPEND write finding the end of file */
 	int size;		/* 'S': a call that saw the file's size */
+	int trunc;		/* 'T': a truncation, the bytes it took away */
 	const char *func;
 	uint64_t start, end;
 };
@@ -275,7 +276,7 @@ struct acc {
 /* The letter of access @a in a pair line. */
 static const char *op_letter(const struct acc *a)
 {
-	return a->write ? "W" : a->eof ? "E" : a->size ? "S" : "R";
+	return a->trunc ? "T" : a->write ? "W" : a->eof ? "E" : a->size ? "S" : "R";
 }
 
 enum { M_POSIX, M_COMMIT, M_SESSION, M_MPIIO, M_COUNT };
@@ -310,7 +311,7 @@ static int parse_acc(struct tg_tline *t, int at, struct acc *a)
 	a->t1 = tg_ttime(t->f[at + 3]);
 	if (a->t0 < 0 || a->t1 < 0)
 		return -1;
-	a->eof = a->size = 0;
+	a->eof = a->size = a->trunc = 0;
 	if (streq(t->f[at + 4], "W"))
 		a->write = 1;
 	else if (streq(t->f[at + 4], "R"))
@@ -319,6 +320,8 @@ static int parse_acc(struct tg_tline *t, int at, struct acc *a)
 		a->write = 0, a->eof = 1;
 	else if (streq(t->f[at + 4], "S"))
 		a->write = 0, a->size = 1;
+	else if (streq(t->f[at + 4], "T"))
+		a->write = 1, a->trunc = 1;
 	else
 		return -1;
 	a->func = t->f[at + 5];
@@ -334,7 +337,8 @@ static void json_acc(json_t *o, const char *key, const struct acc *a)
 	json_object_set_new(o, key, json_pack("{s:s,s:I,s:f,s:f,s:s,s:s,s:I,s:I}",
 		"rank", a->rank, "seq", (json_int_t)a->seq, "tstart", a->t0 / 1e9,
 		"tend", a->t1 / 1e9, "op",
-				  a->write ? "write" : a->eof ? "append-end" : a->size ? "size" : "read",
+				  a->trunc ? "truncate" : a->write ? "write" : a->eof ? "append-end" :
+				  a->size ? "size" : "read",
 				  "func", a->func,
 		"start", (json_int_t)a->start, "end", (json_int_t)a->end));
 }
@@ -1063,6 +1067,13 @@ static void pair_line(struct tg_tline *t)
 			conf[m] = 0;
 		unsync = 0;
 		c = cl = op = NULL;	/* no record makes it safe: nothing does */
+	}
+	/* a truncation is applied where the file is kept, at once, as every
+	 * file system does its metadata: what happens after it sees it */
+	if (a.trunc && !concurrent) {
+		for (m = 0; m < M_COUNT; m++)
+			conf[m] = 0;
+		c = cl = op = NULL;
 	}
 	if (unsync && d && coll_data(a.func) && streq(a.func, b.func))
 		coll_unsync++;

@@ -75,14 +75,16 @@ enum acckind {
 	ACC_APPEND,	/* W: an O_APPEND write, placed again by time (place_appends) */
 	ACC_END,	/* E: the byte before an append, the end of file it found */
 	ACC_SIZE,	/* S: the last byte of a size a call saw (run_size) */
+	ACC_TRUNC,	/* T: the bytes a truncation took away (place_truncs) */
 };
 
 /* A size a process set by truncating (or opening with O_TRUNC), when. */
 struct trunc {
-	int64_t t;
+	int64_t t, t1;
 	uint64_t size;
 	uint64_t seq;
 	uint32_t proc;
+	uint16_t func;
 };
 
 struct file {
@@ -564,8 +566,10 @@ static void set_size(uint32_t f, const struct rec *r, uint64_t size)
 		fl->tr = xrealloc(fl->tr, fl->captr * sizeof(*fl->tr));
 	}
 	fl->tr[fl->ntr].t = r->t0;
+	fl->tr[fl->ntr].t1 = r->t1;
 	fl->tr[fl->ntr].size = size;
 	fl->tr[fl->ntr].seq = r->seq;
+	fl->tr[fl->ntr].func = r->func;
 	fl->tr[fl->ntr++].proc = (uint32_t)(cur - procs);
 }
 
@@ -2211,6 +2215,21 @@ static void place_shared(void)
 
 /* ---- the sweep ------------------------------------------------------------------- */
 
+/* Whether overlapping accesses @a and @b make no pair: two pieces of one
+ * call; an end of file, or a truncation, and the process's own accesses
+ * (it orders them itself); two truncations (neither leaves a byte). */
+static int skip_pair(const struct access *a, const struct access *b)
+{
+	if (a->proc == b->proc && a->seq == b->seq)
+		return 1;
+	if (a->kind == ACC_TRUNC && b->kind == ACC_TRUNC)
+		return 1;
+	/* (one process: one stream, or the streams before and after an exec) */
+	return (a->kind == ACC_END || b->kind == ACC_END || a->kind == ACC_TRUNC ||
+		b->kind == ACC_TRUNC) &&
+	       (a->proc == b->proc || streq(procs[a->proc].name, procs[b->proc].name));
+}
+
 static int earlier(const struct access *a, const struct access *b)
 {
 	if (a->t0 != b->t0)
@@ -2301,7 +2320,8 @@ static char *fmt_prefix(char *p, const struct access *a)
 	*q++ = '\t';
 	q = fmt_time(q, a->t1);
 	*q++ = '\t';
-	*q++ = a->write ? 'W' : a->kind == ACC_END ? 'E' : a->kind == ACC_SIZE ? 'S' : 'R';
+	*q++ = a->kind == ACC_TRUNC ? 'T' : a->write ? 'W' : a->kind == ACC_END ? 'E' :
+	       a->kind == ACC_SIZE ? 'S' : 'R';
 	*q++ = '\t';
 	q = fmt_str(q, func);
 	*q++ = '\t';
@@ -2583,10 +2603,8 @@ static void sweep_calls(uint32_t f, const struct key *k)
 			struct cpair *c;
 			if (!a->write && !b->write)
 				continue;
-			if (a->proc == b->proc && (a->seq == b->seq || a->kind == ACC_END ||
-						   b->kind == ACC_END))
-				continue;	/* two pieces of one call, or an end
-						 * of file the process made itself */
+			if (skip_pair(a, b))
+				continue;
 			ix = earlier(a, b) ? ia : ib;
 			iy = ix == ia ? ib : ia;
 			c = agg_get(&g, g.rep[ix], g.rep[iy]);
@@ -2710,6 +2728,58 @@ static void place_appends(uint32_t f)
 	free(v);
 }
 
+/*
+ * A truncation takes away the bytes past the size it sets: an access of
+ * its own ('T') over them, up to the furthest any access of the file
+ * reached, so that it pairs with the writes and reads of those bytes,
+ * before or after it.  (Ranks that each open a shared file with "w" and
+ * write their block: a truncation at one's open while another wrote
+ * loses that block, on any file system.)  Truncations that set a size
+ * no access reached take nothing away, and one of the only process that
+ * touched the file pairs with nothing.
+ */
+static void place_truncs(uint32_t f)
+{
+	struct file *fl = &files[f];
+	uint64_t end = 0;
+	uint32_t one = UINT32_MAX;	/* the process of every access, if one */
+	size_t i, nacc = fl->nacc;
+
+	if (!fl->ntr || !nacc)
+		return;
+	for (i = 0; i < nacc; i++) {
+		if (fl->acc[i].end > end)
+			end = fl->acc[i].end;
+		if (i == 0)
+			one = fl->acc[0].proc;
+		else if (one < UINT32_MAX - 1 && fl->acc[i].proc != one &&
+			 !streq(procs[fl->acc[i].proc].name, procs[one].name))
+			one = UINT32_MAX - 1;
+	}
+	for (i = 0; i < fl->ntr; i++) {
+		const struct trunc *t = &fl->tr[i];
+		struct access *a;
+		/* (nothing to pair with when only its own process touched it) */
+		if (t->size >= end ||
+		    (one < UINT32_MAX - 1 && streq(procs[t->proc].name, procs[one].name)))
+			continue;
+		if (fl->nacc == fl->capacc) {
+			fl->capacc = fl->capacc ? 2 * fl->capacc : 64;
+			fl->acc = xrealloc(fl->acc, fl->capacc * sizeof(*fl->acc));
+		}
+		a = &fl->acc[fl->nacc++];
+		a->start = t->size;
+		a->end = end;
+		a->t0 = t->t;
+		a->t1 = t->t1;
+		a->seq = t->seq;
+		a->proc = t->proc;
+		a->func = t->func;
+		a->write = 1;
+		a->kind = ACC_TRUNC;
+	}
+}
+
 static void sweep(uint32_t f)
 {
 	struct file *fl = &files[f];
@@ -2745,10 +2815,8 @@ static void sweep(uint32_t f)
 			const struct access *b = &fl->acc[k[j].idx], *x;
 			if (!a->write && !b->write)
 				continue;
-			if (a->proc == b->proc && (a->seq == b->seq || a->kind == ACC_END ||
-						   b->kind == ACC_END))
-				continue;	/* two pieces of one call, or an end
-						 * of file the process made itself */
+			if (skip_pair(a, b))
+				continue;
 			x = earlier(a, b) ? a : b;
 			put_pair(f, x, x == a ? b : a, 1, 0);
 		}
@@ -2954,6 +3022,7 @@ int main(int argc, char **argv)
 	free(held);
 	for (f = 0; f < nfiles; f++) {
 		place_appends((uint32_t)f);
+		place_truncs((uint32_t)f);
 		sweep((uint32_t)f);
 	}
 	tg_lines_close(&lr);
