@@ -109,6 +109,16 @@ needmpi() {
 	[ "$(jq -r 'select(.second) | .second.op' <<<"$output" | sort -u)" = size ]
 }
 
+@test "a truncation (T): before an access, seen in every model; beside one, a race; after a write, judged as a write" {
+	run -1 --separate-stderr conflict-check -v --model all --fail-on-unsynchronized "$C/trunc.overlap"
+	[ "${lines[0]}" = $'WAW-D\t/d/f\t0:1 open T [0,4096)\t1:2 write W [0,4096)\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=yes' ]
+	[ "${lines[1]}" = $'WAW-D\t/d/f\t0:1 open T [0,4096)\t1:3 write W [4096,8192)\tposix=conflict\tcommit=conflict\tsession=conflict\tsynchronized=no' ]
+	[ "${lines[2]}" = $'WAW-D\t/d/f\t1:2 write W [0,4096)\t0:5 ftruncate T [0,4096)\tposix=ok\tcommit=conflict\tsession=conflict\tsynchronized=yes' ]
+	[ "$stderr" = "conflict-check: 1 conflicting pairs are not synchronized: no model makes this run correct" ]
+	run -0 conflict-check --json "$C/trunc.overlap"
+	[ "$(jq -r 'select(.first) | .first.op' <<<"$output" | tr '\n' ' ')" = 'truncate truncate write ' ]
+}
+
 @test "--recommend: the weakest model without conflicts between processes; --strict counts those within one" {
 	run -0 --separate-stderr conflict-check --recommend "$C/session.overlap"
 	[ "$output" = session ]
