@@ -114,6 +114,8 @@ needmpi() {
 	[ "${lines[0]}" = $'WAW-D\t/d/f\t0:1 open T [0,4096)\t1:2 write W [0,4096)\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=yes' ]
 	[ "${lines[1]}" = $'WAW-D\t/d/f\t0:1 open T [0,4096)\t1:3 write W [4096,8192)\tposix=conflict\tcommit=conflict\tsession=conflict\tsynchronized=no' ]
 	[ "${lines[2]}" = $'WAW-D\t/d/f\t1:2 write W [0,4096)\t0:5 ftruncate T [0,4096)\tposix=ok\tcommit=conflict\tsession=conflict\tsynchronized=yes' ]
+	run -1 --separate-stderr conflict-check --recommend --fail-on-unsynchronized "$C/trunc.overlap"
+	[ "$output" = posix ]
 	[ "$stderr" = "conflict-check: 1 conflicting pairs are not synchronized: no model makes this run correct" ]
 	run -0 conflict-check --json "$C/trunc.overlap"
 	[ "$(jq -r 'select(.first) | .first.op' <<<"$output" | tr '\n' ' ')" = 'truncate truncate write ' ]
