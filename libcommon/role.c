@@ -85,6 +85,40 @@ static int has_flag(const char *flags, const char *f)
 	return 0;
 }
 
+/* Absolute path @p written the one way: no empty or "." components, and
+ * each ".." taking away the one before it (by the letters, as the
+ * tracer's own paths are made: "./f", ".//f" and "d/../f" are "f"). */
+static char *path_clean(char *p)
+{
+	char *in = p, *out = p;
+
+	if (*p != '/')
+		return p;
+	while (*in) {
+		while (*in == '/')
+			in++;
+		if (!*in)
+			break;
+		if (in[0] == '.' && (in[1] == '/' || !in[1])) {
+			in++;
+			continue;
+		}
+		if (in[0] == '.' && in[1] == '.' && (in[2] == '/' || !in[2])) {
+			in += 2;
+			while (out > p && *--out != '/')
+				;
+			continue;
+		}
+		*out++ = '/';
+		while (*in && *in != '/')
+			*out++ = *in++;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = 0;
+	return p;
+}
+
 /* A path made absolute against @cwd.  In an MPI-IO file name (@driver),
  * a "ufs:"-style prefix names the driver, not the path. */
 static char *abs_path(char *s, const char *cwd, int driver)
@@ -94,11 +128,11 @@ static char *abs_path(char *s, const char *cwd, int driver)
 
 	p = driver && p && p - s > 1 && (!slash || p < slash) ? p + 1 : s;
 	if (*p == '/' || !cwd)
-		return tg_xstrdup(p);
+		return path_clean(tg_xstrdup(p));
 	n = strlen(cwd) + strlen(p) + 2;
 	out = tg_xrealloc(NULL, n);
 	snprintf(out, n, "%s/%s", cwd, p);
-	return out;
+	return path_clean(out);
 }
 
 char *tg_io_abspath(const char *s, const char *cwd, int mpiio)
@@ -126,7 +160,7 @@ static char *path(const struct tg_tline *t, const struct tg_calldesc *d, int i, 
 		return NULL;
 	if (d->layer == TG_LAYER_MPIIO || (buf[0] != '/' && cwd))
 		return abs_path(buf, cwd, d->layer == TG_LAYER_MPIIO);
-	return tg_xstrdup(buf);
+	return path_clean(tg_xstrdup(buf));
 }
 
 /* The bytes an MPI-IO status says moved ("{bytes:N}"), or -1. */

@@ -528,3 +528,16 @@ shared() {
 	run -0 overlap-find old
 	! grep -q '^pair' <<<"$output"
 }
+
+@test "MPI_File_open by \"./f\", \"sub/../f\" and \"f\": one file, as the POSIX layer's paths are (the names were three files, no pair)" {
+	local r name
+	for r in 0 1 2; do
+		case $r in 0) name=./f ;; 1) name=sub/../f ;; 2) name=f ;; esac
+		printf '#proc\trank=%s\tworld=3\tpid=%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1\targv="a"\n' "$r" "$((100 + r))"
+		printf '%s\t0\t1\t0.000000001\t0.000000002\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_SELF\tfilename="%s"\tamode=9\tinfo=MPI_INFO_NULL\tfh=f1\n' "$r" "$name"
+		printf '%s\t0\t2\t0.1\t0.2\t0\tmpiio\tMPI_File_write_at\t0\tfh=f1\toffset=0\tbuf=b1\tcount=8\tdatatype=MPI_BYTE\tstatus={bytes:8}\n' "$r"
+	done > text
+	run -0 overlap-find -l mpiio text
+	[ "$(grep $'^#file\t' <<<"$output" | cut -f 3)" = 'path="/w/f"' ]
+	[ "$(grep -c '^pair' <<<"$output")" -eq 3 ]
+}

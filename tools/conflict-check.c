@@ -198,13 +198,14 @@ static const struct event *first_after_seq(const struct evlist *l, int kind, uin
 	return i < l->n[kind] ? &l->byseq[kind][i] : NULL;
 }
 
-static const struct event *last_before_seq(const struct evlist *l, int kind, uint64_t seq)
+static const struct event *last_before_seq(const struct evlist *l, int kind, uint64_t seq,
+					   int or_at)
 {
 	size_t i;
 
 	if (!l)
 		return NULL;
-	i = seq_below(l, kind, seq, 0);
+	i = seq_below(l, kind, seq, or_at);
 	return i > 0 ? &l->byseq[kind][i - 1] : NULL;
 }
 
@@ -850,8 +851,8 @@ struct mpiio_why {
  * events are the process's own, so program order decides. */
 static int atomic_at(const struct evlist *l, uint64_t seq)
 {
-	const struct event *on = last_before_seq(l, EV_ATOMIC, seq),
-			   *off = last_before_seq(l, EV_NONATOMIC, seq);
+	const struct event *on = last_before_seq(l, EV_ATOMIC, seq, 0),
+			   *off = last_before_seq(l, EV_NONATOMIC, seq, 0);
 
 	return on && (!off || off->seq < on->seq);
 }
@@ -895,8 +896,8 @@ static int mpiio_conflict(const struct acc *a, const struct acc *b, const struct
 		return 0;	/* one process's accesses: in program order */
 	if (by_hb) {
 		w->s1 = first_after_seq(la, EV_COMMIT, a->seq);
-		w->s2 = later_seq(last_before_seq(lb, EV_COMMIT, b->seq),
-				  last_before_seq(lb, EV_OPEN, b->seq));
+		w->s2 = later_seq(last_before_seq(lb, EV_COMMIT, b->seq, 0),
+				  last_before_seq(lb, EV_OPEN, b->seq, 0));
 		if (w->s1 && w->s2 && hb(a->r, w->s1->seq, b->r, w->s2->seq))
 			return 0;
 	} else {
@@ -1045,7 +1046,8 @@ static void pair_line(struct tg_tline *t)
 		c = first_after(la, EV_COMMIT, a.t0);
 		conf[M_COMMIT] = concurrent || !c || c->t >= b.t0;
 		cl = first_after(la, EV_CLOSE, a.t0);
-		op = last_before(lb, EV_OPEN, b.t0);
+		/* (a truncation by an O_TRUNC open is that open's own) */
+		op = last_before(lb, EV_OPEN, b.t0 + b.trunc);
 		conf[M_SESSION] = concurrent || !cl || !op || !(cl->t < op->t);
 	} else if (!ordered) {
 		conf[M_COMMIT] = conf[M_SESSION] = 1;
@@ -1053,7 +1055,7 @@ static void pair_line(struct tg_tline *t)
 		c = first_after_seq(la, EV_COMMIT, a.seq);
 		conf[M_COMMIT] = !c || !hb(a.r, c->seq, b.r, b.seq);
 		cl = first_after_seq(la, EV_CLOSE, a.seq);
-		op = last_before_seq(lb, EV_OPEN, b.seq);
+		op = last_before_seq(lb, EV_OPEN, b.seq, b.trunc);
 		conf[M_SESSION] = !cl || !op || !hb(a.r, cl->seq, b.r, op->seq);
 	}
 	conf[M_MPIIO] = (applicable & (1u << M_MPIIO)) &&

@@ -2735,15 +2735,18 @@ static void place_appends(uint32_t f)
  * before or after it.  (Ranks that each open a shared file with "w" and
  * write their block: a truncation at one's open while another wrote
  * loses that block, on any file system.)  Truncations that set a size
- * no access reached take nothing away, and one of the only process that
+ * no access reached take nothing away, nor does one that grows the file
+ * (MPI_File_set_size past its end), and one of the only process that
  * touched the file pairs with nothing.
  */
 static void place_truncs(uint32_t f)
 {
 	struct file *fl = &files[f];
-	uint64_t end = 0;
+	uint64_t end = 0, at = 0;
 	uint32_t one = UINT32_MAX;	/* the process of every access, if one */
-	size_t i, nacc = fl->nacc;
+	size_t i, n = 0, nacc = fl->nacc;
+	unsigned char *cut;
+	struct aev *v;
 
 	if (!fl->ntr || !nacc)
 		return;
@@ -2756,11 +2759,34 @@ static void place_truncs(uint32_t f)
 			 !streq(procs[fl->acc[i].proc].name, procs[one].name))
 			one = UINT32_MAX - 1;
 	}
+	/* which truncations cut: one to 0 always (an O_TRUNC open, wherever
+	 * the others' writes came), another only if the file was longer when
+	 * it came (not MPI_File_set_size growing a file), by the times */
+	cut = xrealloc(NULL, fl->ntr);
+	v = xrealloc(NULL, (nacc + fl->ntr) * sizeof(*v));
+	for (i = 0; i < nacc; i++)
+		if (fl->acc[i].write)
+			v[n++] = (struct aev){ fl->acc[i].t0, fl->acc[i].proc, fl->acc[i].seq,
+					       (int64_t)i };
+	for (i = 0; i < fl->ntr; i++)
+		v[n++] = (struct aev){ fl->tr[i].t, fl->tr[i].proc, fl->tr[i].seq,
+				       -1 - (int64_t)i };
+	qsort(v, n, sizeof(*v), cmp_aev);
+	for (i = 0; i < n; i++) {
+		if (v[i].i >= 0) {
+			if (fl->acc[v[i].i].end > at)
+				at = fl->acc[v[i].i].end;
+			continue;
+		}
+		cut[-1 - v[i].i] = fl->tr[-1 - v[i].i].size == 0 || fl->tr[-1 - v[i].i].size < at;
+		at = fl->tr[-1 - v[i].i].size;
+	}
+	free(v);
 	for (i = 0; i < fl->ntr; i++) {
 		const struct trunc *t = &fl->tr[i];
 		struct access *a;
 		/* (nothing to pair with when only its own process touched it) */
-		if (t->size >= end ||
+		if (!cut[i] || t->size >= end ||
 		    (one < UINT32_MAX - 1 && streq(procs[t->proc].name, procs[one].name)))
 			continue;
 		if (fl->nacc == fl->capacc) {
@@ -2778,6 +2804,7 @@ static void place_truncs(uint32_t f)
 		a->write = 1;
 		a->kind = ACC_TRUNC;
 	}
+	free(cut);
 }
 
 static void sweep(uint32_t f)
