@@ -279,8 +279,8 @@ W fputs 19 23" ]
 	} > text
 	run -0 overlap-find -a text
 	[ "$(awk -F'\t' '$1 == "access" { print $3, $4, $7, $9, $10 }' <<<"$output" | sort -k4n -k3 | tr '\n' ' ')" = \
-		'p1 0 T 0 22 p1 1 W 0 10 p1 4 T 5 22 p1 5 W 5 6 p2 1 E 9 10 p2 1 W 10 14 p1 3 E 13 14 p1 3 W 14 20 p2 2 E 19 20 p2 2 W 20 22 ' ]
-	# (and the truncations take away what p2 reached: T, seq 0 and 4)
+		'p1 1 W 0 10 p1 4 T 5 22 p1 5 W 5 6 p2 1 E 9 10 p2 1 W 10 14 p1 3 E 13 14 p1 3 W 14 20 p2 2 E 19 20 p2 2 W 20 22 ' ]
+	# (and the ftruncate takes away 5..22, where p2 wrote too: T)
 	# the pairs of an end found with the write that made it
 	[ "$(awk -F'\t' '$1 == "pair" && ($7 == "E" || $15 == "E") && $7 != "T" && $15 != "T" { print $3 ":" $4, $11 ":" $12 }' <<<"$output" | tr '\n' ' ')" = \
 		'p1:1 p2:1 p2:1 p1:3 p1:3 p2:2 ' ]

@@ -2667,26 +2667,37 @@ static int cmp_aev(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
+/* The writes of @fl and its truncations, the two that move its end, in
+ * the order of their start times (their number in *@n; free the array). */
+static struct aev *size_events(const struct file *fl, size_t *n)
+{
+	struct aev *v = xrealloc(NULL, (fl->nacc + fl->ntr + 1) * sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < fl->nacc; i++)
+		if (fl->acc[i].write)
+			v[(*n)++] = (struct aev){ fl->acc[i].t0, fl->acc[i].proc, fl->acc[i].seq,
+						  (int64_t)i };
+	for (i = 0; i < fl->ntr; i++)
+		v[(*n)++] = (struct aev){ fl->tr[i].t, fl->tr[i].proc, fl->tr[i].seq,
+					  -1 - (int64_t)i };
+	qsort(v, *n, sizeof(*v), cmp_aev);
+	return v;
+}
+
 static void place_appends(uint32_t f)
 {
 	struct file *fl = &files[f];
 	struct aev *v;
 	struct access *es = NULL;
-	size_t i, n = 0, ne = 0, cape = 0, nacc = fl->nacc;
+	size_t i, n = 0, ne = 0, cape = 0;
 	uint64_t size = 0;
 	uint32_t endproc = UINT32_MAX;	/* who wrote the last byte, or set the size */
 
 	if (!fl->appends)
 		return;
-	v = xrealloc(NULL, (nacc + fl->ntr) * sizeof(*v));
-	for (i = 0; i < nacc; i++)
-		if (fl->acc[i].write)
-			v[n++] = (struct aev){ fl->acc[i].t0, fl->acc[i].proc, fl->acc[i].seq,
-					       (int64_t)i };
-	for (i = 0; i < fl->ntr; i++)
-		v[n++] = (struct aev){ fl->tr[i].t, fl->tr[i].proc, fl->tr[i].seq,
-				       -1 - (int64_t)i };
-	qsort(v, n, sizeof(*v), cmp_aev);
+	v = size_events(fl, &n);
 	for (i = 0; i < n; i++) {
 		struct access *a;
 		if (v[i].i < 0) {
@@ -2730,55 +2741,46 @@ static void place_appends(uint32_t f)
 
 /*
  * A truncation takes away the bytes past the size it sets: an access of
- * its own ('T') over them, up to the furthest any access of the file
- * reached, so that it pairs with the writes and reads of those bytes,
+ * its own ('T') over them, up to where the file ended when it came (by
+ * the times), so that it pairs with the writes and reads of those bytes,
  * before or after it.  (Ranks that each open a shared file with "w" and
- * write their block: a truncation at one's open while another wrote
- * loses that block, on any file system.)  Truncations that set a size
- * no access reached take nothing away, nor does one that grows the file
- * (MPI_File_set_size past its end), and one of the only process that
+ * write their block: a truncation at one's open after another wrote
+ * loses that block, on any file system.)  One that grows the file, or
+ * finds it empty, takes nothing away, and one of the only process that
  * touched the file pairs with nothing.
  */
 static void place_truncs(uint32_t f)
 {
 	struct file *fl = &files[f];
-	uint64_t end = 0, at = 0;
+	uint64_t at = 0;
 	uint32_t one = UINT32_MAX;	/* the process of every access, if one */
 	size_t i, n = 0, nacc = fl->nacc;
-	unsigned char *cut;
+	uint64_t *cut;
 	struct aev *v;
 
 	if (!fl->ntr || !nacc)
 		return;
 	for (i = 0; i < nacc; i++) {
-		if (fl->acc[i].end > end)
-			end = fl->acc[i].end;
 		if (i == 0)
 			one = fl->acc[0].proc;
 		else if (one < UINT32_MAX - 1 && fl->acc[i].proc != one &&
 			 !streq(procs[fl->acc[i].proc].name, procs[one].name))
 			one = UINT32_MAX - 1;
 	}
-	/* which truncations cut: one to 0 always (an O_TRUNC open, wherever
-	 * the others' writes came), another only if the file was longer when
-	 * it came (not MPI_File_set_size growing a file), by the times */
-	cut = xrealloc(NULL, fl->ntr);
-	v = xrealloc(NULL, (nacc + fl->ntr) * sizeof(*v));
-	for (i = 0; i < nacc; i++)
-		if (fl->acc[i].write)
-			v[n++] = (struct aev){ fl->acc[i].t0, fl->acc[i].proc, fl->acc[i].seq,
-					       (int64_t)i };
-	for (i = 0; i < fl->ntr; i++)
-		v[n++] = (struct aev){ fl->tr[i].t, fl->tr[i].proc, fl->tr[i].seq,
-				       -1 - (int64_t)i };
-	qsort(v, n, sizeof(*v), cmp_aev);
+	/* where the file ended when each truncation came, by the times: it
+	 * takes away the bytes from its size to there (nothing when it grows
+	 * the file, as MPI_File_set_size may, or finds it empty, as the open
+	 * that creates a file with O_TRUNC does: that one would pair with
+	 * every access of the file to come) */
+	cut = xrealloc(NULL, fl->ntr * sizeof(*cut));
+	v = size_events(fl, &n);
 	for (i = 0; i < n; i++) {
 		if (v[i].i >= 0) {
 			if (fl->acc[v[i].i].end > at)
 				at = fl->acc[v[i].i].end;
 			continue;
 		}
-		cut[-1 - v[i].i] = fl->tr[-1 - v[i].i].size == 0 || fl->tr[-1 - v[i].i].size < at;
+		cut[-1 - v[i].i] = at;
 		at = fl->tr[-1 - v[i].i].size;
 	}
 	free(v);
@@ -2786,7 +2788,7 @@ static void place_truncs(uint32_t f)
 		const struct trunc *t = &fl->tr[i];
 		struct access *a;
 		/* (nothing to pair with when only its own process touched it) */
-		if (!cut[i] || t->size >= end ||
+		if (t->size >= cut[i] ||
 		    (one < UINT32_MAX - 1 && streq(procs[t->proc].name, procs[one].name)))
 			continue;
 		if (fl->nacc == fl->capacc) {
@@ -2795,7 +2797,7 @@ static void place_truncs(uint32_t f)
 		}
 		a = &fl->acc[fl->nacc++];
 		a->start = t->size;
-		a->end = end;
+		a->end = cut[i];
 		a->t0 = t->t;
 		a->t1 = t->t1;
 		a->seq = t->seq;

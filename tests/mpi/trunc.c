@@ -3,7 +3,7 @@
  *   trunc FILE each      every rank opens FILE with "w" (O_TRUNC) and
  *                        writes: a rank's open may truncate the blocks
  *                        others wrote already, on any file system (rank 1
- *                        waits 0.1 s first, so that it usually does)
+ *                        waits 0.5 s first, so that it does)
  *   trunc FILE creator   rank 0 creates FILE with "w" and closes it; after
  *                        a barrier every rank opens it with "r+" and
  *                        writes
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		MPI_Barrier(MPI_COMM_WORLD);
 	} else if (rank == 1) {
-		usleep(100000);
+		usleep(500000);
 	}
 	if (!(f = fopen(argv[1], each ? "w" : "r+")))
 		MPI_Abort(MPI_COMM_WORLD, 1);
