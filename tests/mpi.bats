@@ -909,6 +909,18 @@ under() {
 	[ -z "$stderr" ]
 }
 
+@test "a collective MPI_File_set_size(0) before each pass of writes (IOR -E -i 2): no race at either layer; each rank's writes follow its part of the truncation" {
+	mpicc.mpich -O2 -Wall -o setsize "$TG_TOP/tests/mpi/setsize.c"
+	mpitrace 3 ./setsize "$PWD/f"
+	[ "$output" = written ]
+	# (the MPI-IO layer paired rank 0's MPI_File_set_size, as a
+	# truncation, with the other ranks' writes of the second pass: a race)
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	grep -qx 'MPI-IO layer: recommended consistency: session' <<<"$output"
+	[ -z "$stderr" ]
+}
+
 @test "an MPICH program that also loads Open MPI's library (Debian's libadios-mpich does, through libnetcdf-mpi): its MPI calls are traced" {
 	local ompi=/usr/lib/x86_64-linux-gnu/libmpi.so.40
 	[ -e $ompi ] || skip "Open MPI is missing (make deps-apps installs it with nwchem-mpich)"

@@ -85,6 +85,7 @@ struct trunc {
 	uint64_t seq;
 	uint32_t proc;
 	uint16_t func;
+	uint8_t mpi;		/* MPI_File_set_size: every rank's, one collective */
 };
 
 struct file {
@@ -570,6 +571,7 @@ static void set_size(uint32_t f, const struct rec *r, uint64_t size)
 	fl->tr[fl->ntr].size = size;
 	fl->tr[fl->ntr].seq = r->seq;
 	fl->tr[fl->ntr].func = r->func;
+	fl->tr[fl->ntr].mpi = r->mpi;
 	fl->tr[fl->ntr++].proc = (uint32_t)(cur - procs);
 }
 
@@ -2787,8 +2789,12 @@ static void place_truncs(uint32_t f)
 	for (i = 0; i < fl->ntr; i++) {
 		const struct trunc *t = &fl->tr[i];
 		struct access *a;
-		/* (nothing to pair with when only its own process touched it) */
-		if (t->size >= cut[i] ||
+		/* (nothing to pair with when only its own process touched it;
+		 * MPI_File_set_size is a collective every rank makes, whose
+		 * truncation each rank's later accesses follow: the POSIX
+		 * layer has the truncation the MPI library made, and the
+		 * communication that orders it) */
+		if (t->size >= cut[i] || t->mpi ||
 		    (one < UINT32_MAX - 1 && streq(procs[t->proc].name, procs[one].name)))
 			continue;
 		if (fl->nacc == fl->capacc) {
