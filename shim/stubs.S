@@ -32,6 +32,47 @@ name:						\
 #include "stubs.gen.h"
 
 /*
+ * Every register a call may take its arguments in, and @extra, kept on
+ * the stack around a call into C (7 pushes and 128 bytes: a stub's
+ * caller's 16-byte alignment is kept).
+ */
+#define SAVE_ARGS(extra)		\
+	pushq %rdi;			\
+	pushq %rsi;			\
+	pushq %rdx;			\
+	pushq %rcx;			\
+	pushq %r8;			\
+	pushq %r9;			\
+	pushq extra;			\
+	subq $128, %rsp;		\
+	movdqu %xmm0, 0(%rsp);		\
+	movdqu %xmm1, 16(%rsp);		\
+	movdqu %xmm2, 32(%rsp);		\
+	movdqu %xmm3, 48(%rsp);		\
+	movdqu %xmm4, 64(%rsp);		\
+	movdqu %xmm5, 80(%rsp);		\
+	movdqu %xmm6, 96(%rsp);		\
+	movdqu %xmm7, 112(%rsp)
+
+#define RESTORE_ARGS(extra)		\
+	movdqu 0(%rsp), %xmm0;		\
+	movdqu 16(%rsp), %xmm1;		\
+	movdqu 32(%rsp), %xmm2;		\
+	movdqu 48(%rsp), %xmm3;		\
+	movdqu 64(%rsp), %xmm4;		\
+	movdqu 80(%rsp), %xmm5;		\
+	movdqu 96(%rsp), %xmm6;		\
+	movdqu 112(%rsp), %xmm7;	\
+	addq $128, %rsp;		\
+	popq extra;			\
+	popq %r9;			\
+	popq %r8;			\
+	popq %rcx;			\
+	popq %rdx;			\
+	popq %rsi;			\
+	popq %rdi
+
+/*
  * Not MPICH's library, or not known yet: %eax is the index of the call,
  * %r11 the stub to come back to once it is known.  Neither is an argument
  * register of a function that is not variadic, and no MPI function is.
@@ -45,39 +86,9 @@ tg_stub_other:
 	jmp *(%r10,%rax,8)
 2:	/* find out, keeping every argument register (the stack below the
 	 * arguments is the stub's caller's, 16-byte aligned after these) */
-	pushq %rdi
-	pushq %rsi
-	pushq %rdx
-	pushq %rcx
-	pushq %r8
-	pushq %r9
-	pushq %r11
-	subq $128, %rsp
-	movdqu %xmm0, 0(%rsp)
-	movdqu %xmm1, 16(%rsp)
-	movdqu %xmm2, 32(%rsp)
-	movdqu %xmm3, 48(%rsp)
-	movdqu %xmm4, 64(%rsp)
-	movdqu %xmm5, 80(%rsp)
-	movdqu %xmm6, 96(%rsp)
-	movdqu %xmm7, 112(%rsp)
+	SAVE_ARGS(%r11)
 	call tg_mpi_resolve
-	movdqu 0(%rsp), %xmm0
-	movdqu 16(%rsp), %xmm1
-	movdqu 32(%rsp), %xmm2
-	movdqu 48(%rsp), %xmm3
-	movdqu 64(%rsp), %xmm4
-	movdqu 80(%rsp), %xmm5
-	movdqu 96(%rsp), %xmm6
-	movdqu 112(%rsp), %xmm7
-	addq $128, %rsp
-	popq %r11
-	popq %r9
-	popq %r8
-	popq %rcx
-	popq %rdx
-	popq %rsi
-	popq %rdi
+	RESTORE_ARGS(%r11)
 	jmp *%r11
 	.size tg_stub_other, .-tg_stub_other
 
@@ -94,41 +105,11 @@ tg_stub_other:
 	.p2align 4
 	.type tg_stub_lazy, @function
 tg_stub_lazy:
-	pushq %rdi
-	pushq %rsi
-	pushq %rdx
-	pushq %rcx
-	pushq %r8
-	pushq %r9
-	pushq %rax
-	subq $128, %rsp
-	movdqu %xmm0, 0(%rsp)
-	movdqu %xmm1, 16(%rsp)
-	movdqu %xmm2, 32(%rsp)
-	movdqu %xmm3, 48(%rsp)
-	movdqu %xmm4, 64(%rsp)
-	movdqu %xmm5, 80(%rsp)
-	movdqu %xmm6, 96(%rsp)
-	movdqu %xmm7, 112(%rsp)
+	SAVE_ARGS(%rax)
 	movl %eax, %edi
 	call tg_stub_find
 	movq %rax, %r11
-	movdqu 0(%rsp), %xmm0
-	movdqu 16(%rsp), %xmm1
-	movdqu 32(%rsp), %xmm2
-	movdqu 48(%rsp), %xmm3
-	movdqu 64(%rsp), %xmm4
-	movdqu 80(%rsp), %xmm5
-	movdqu 96(%rsp), %xmm6
-	movdqu 112(%rsp), %xmm7
-	addq $128, %rsp
-	popq %rax
-	popq %r9
-	popq %r8
-	popq %rcx
-	popq %rdx
-	popq %rsi
-	popq %rdi
+	RESTORE_ARGS(%rax)
 	jmp *%r11
 	.size tg_stub_lazy, .-tg_stub_lazy
 
