@@ -1099,6 +1099,32 @@ static int pw_check(const struct pw *was, uint32_t n, const struct pw *now, uint
  * each time, other writers wrote there again before it could. */
 #define PENDING_TRIES 16
 
+/*
+ * The pending writers @pv (@n of them) the server named to a write that
+ * asked under f->lock: they flush, with f->lock let go (each flushes
+ * under its own), and the caller asks again.  One that could not and is
+ * still there (named in *@was before too) has writes nobody can order
+ * against the caller's; after PENDING_TRIES askings it gives up (EAGAIN).
+ * Takes @pv; returns 0, or -1 with @pv freed.
+ */
+static int pw_retry(struct lfile *f, struct pw **was, uint32_t *nwas, struct pw *pv, uint32_t n,
+		    int *tries)
+{
+	if (pw_check(*was, *nwas, pv, n) < 0 || ++*tries == PENDING_TRIES) {
+		if (*tries == PENDING_TRIES)
+			errno = EAGAIN;
+		free(pv);
+		return -1;
+	}
+	free(*was);
+	pthread_mutex_unlock(&f->lock);
+	pw_flush(f, pv, n);
+	pthread_mutex_lock(&f->lock);
+	*was = pv;
+	*nwas = n;
+	return 0;
+}
+
 /* What a write that goes on from the range held asks for beyond it, at
  * least: then as much again as it holds. */
 #define PENDING_MORE (1u << 20)
@@ -1186,22 +1212,9 @@ ssize_t tfsi_pwrite_pending(tfs_file_t *file, const void *buf, size_t size, size
 			rc = bb_write(f, buf, size, offset, ST_DIRTY);
 			break;
 		}
-		/* others may have written there: they flush first, with no lock
-		 * held (each flushes under its own); one that could not and is
-		 * still there has writes nobody can order against this one */
-		if (pw_check(was, nwas, pv, n) < 0 || ++tries == PENDING_TRIES) {
-			if (tries == PENDING_TRIES)
-				errno = EAGAIN;
-			free(pv);
-			rc = -1;
+		/* others may have written there: they flush first */
+		if ((rc = pw_retry(f, &was, &nwas, pv, n, &tries)) < 0)
 			break;
-		}
-		free(was);
-		pthread_mutex_unlock(&f->lock);
-		pw_flush(f, pv, n);
-		pthread_mutex_lock(&f->lock);
-		was = pv;
-		nwas = n;
 	}
 	if (rc == 0 && need > f->dend)
 		f->dend = need;
@@ -1992,21 +2005,9 @@ ssize_t tfsi_append(tfs_file_t *file, const void *buf, size_t size, uint64_t *of
 		if (rc < 0 || n == 0)
 			break;
 		/* others may have written past the end unattached: they flush
-		 * first, with no lock held; one that could not and is still
-		 * there has writes nobody can place this one after */
-		if (pw_check(was, nwas, pv, n) < 0 || ++tries == PENDING_TRIES) {
-			if (tries == PENDING_TRIES)
-				errno = EAGAIN;
-			free(pv);
-			rc = -1;
+		 * first */
+		if ((rc = pw_retry(f, &was, &nwas, pv, n, &tries)) < 0)
 			break;
-		}
-		free(was);
-		pthread_mutex_unlock(&f->lock);
-		pw_flush(f, pv, n);
-		pthread_mutex_lock(&f->lock);
-		was = pv;
-		nwas = n;
 	}
 	if (rc == 0) {
 		/* listed pending now, as the attach's ATTACH_CLEAN expects; it
