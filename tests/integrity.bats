@@ -17,6 +17,19 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+# killed_ticker: the ticker app traced into t/, writing a byte to out
+# every 10 ms, killed (SIGKILL) after 150 of them; its pid in $pid
+killed_ticker() {
+	(TANGRAM_DIR=t LD_PRELOAD=$SHIM exec "$APPS/ticker" -1 10) &
+	pid=$!
+	for ((i = 0; i < 500; i++)); do
+		[ "$(stat -c %s out 2>/dev/null || echo 0)" -gt 150 ] && break
+		sleep 0.01
+	done
+	kill -KILL "$pid"
+	wait "$pid" || true
+}
+
 # ---- .rec ---------------------------------------------------------------
 
 @test ".rec of a real program: every bit flipped is refused or decodes the same" {
@@ -63,14 +76,7 @@ setup() {
 }
 
 @test ".rec of a killed program: the records, then a torn tail: one line, exit 2" {
-	(TANGRAM_DIR=t LD_PRELOAD=$SHIM exec "$APPS/ticker" -1 10) &
-	pid=$!
-	for ((i = 0; i < 500; i++)); do
-		[ "$(stat -c %s out 2>/dev/null || echo 0)" -gt 150 ] && break
-		sleep 0.01
-	done
-	kill -KILL "$pid"
-	wait "$pid" || true
+	killed_ticker
 	run -2 --separate-stderr trace-decode t/pid-$pid.rec
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ $stderr == "trace-decode: t/pid-$pid.rec: torn tail: records from byte "*" on have no checksum (the writer did not finish)" ]]
@@ -82,14 +88,7 @@ setup() {
 }
 
 @test "verify-io of a killed program's trace: judged on the records before the torn tail, which it names; damage inside a stream is still an error" {
-	(TANGRAM_DIR=t LD_PRELOAD=$SHIM exec "$APPS/ticker" -1 10) &
-	pid=$!
-	for ((i = 0; i < 500; i++)); do
-		[ "$(stat -c %s out 2>/dev/null || echo 0)" -gt 150 ] && break
-		sleep 0.01
-	done
-	kill -KILL "$pid"
-	wait "$pid" || true
+	killed_ticker
 	# (no verdict before: exit 2 with trace-decode's line alone, as for
 	# HDF5's t_pflush1, whose ranks mpiexec kills)
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
