@@ -941,25 +941,28 @@ static const struct tg_argdesc a_fseek[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_INT, TG_IN, TG_H_NONE, 8, 1 },
 };
 static const struct tg_iorole r_fseek[] = {
-	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, 3, 1, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fseeko[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_INT, TG_IN, TG_H_NONE, 8, 1 },
 };
 static const struct tg_iorole r_fseeko[] = {
-	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, 3, 1, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fseeko64[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "whence", TG_K_WHENCE, TG_IN, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_INT, TG_IN, TG_H_NONE, 8, 1 },
 };
 static const struct tg_iorole r_fseeko64[] = {
-	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, 2, 3, 1, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_ftell[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
@@ -982,18 +985,34 @@ static const struct tg_iorole r_ftello64[] = {
 static const struct tg_argdesc a_fgetpos[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "pos", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_INT, TG_IN, TG_H_NONE, 8, 1 },
+};
+static const struct tg_iorole r_fgetpos[] = {
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fsetpos[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "pos", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_INT, TG_IN, TG_H_NONE, 8, 1 },
+};
+static const struct tg_iorole r_fsetpos[] = {
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fgetpos64[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "pos", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_INT, TG_IN, TG_H_NONE, 8, 1 },
+};
+static const struct tg_iorole r_fgetpos64[] = {
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fsetpos64[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "pos", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_INT, TG_IN, TG_H_NONE, 8, 1 },
+};
+static const struct tg_iorole r_fsetpos64[] = {
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_rewind[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
@@ -7331,16 +7350,16 @@ static const struct tg_calldesc calls[] = {
 	{ 243, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "vdprintf", a_vdprintf, r_vdprintf, NULL },
 	{ 244, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fscanf", a_fscanf, r_fscanf, NULL },
 	{ 245, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "vfscanf", a_vfscanf, r_vfscanf, NULL },
-	{ 260, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fseek", a_fseek, r_fseek, NULL },
-	{ 261, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fseeko", a_fseeko, r_fseeko, NULL },
-	{ 262, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fseeko64", a_fseeko64, r_fseeko64, NULL },
+	{ 260, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fseek", a_fseek, r_fseek, NULL },
+	{ 261, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fseeko", a_fseeko, r_fseeko, NULL },
+	{ 262, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fseeko64", a_fseeko64, r_fseeko64, NULL },
 	{ 263, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, TG_H_NONE, 1, "ftell", a_ftell, r_ftell, NULL },
 	{ 264, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, TG_H_NONE, 1, "ftello", a_ftello, r_ftello, NULL },
 	{ 265, TG_LAYER_STDIO, TG_K_SIGNED_OFF, 1, TG_H_NONE, 1, "ftello64", a_ftello64, r_ftello64, NULL },
-	{ 266, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 0, "fgetpos", a_fgetpos, NULL, NULL },
-	{ 267, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 0, "fsetpos", a_fsetpos, NULL, NULL },
-	{ 268, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 0, "fgetpos64", a_fgetpos64, NULL, NULL },
-	{ 269, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 0, "fsetpos64", a_fsetpos64, NULL, NULL },
+	{ 266, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fgetpos", a_fgetpos, r_fgetpos, NULL },
+	{ 267, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fsetpos", a_fsetpos, r_fsetpos, NULL },
+	{ 268, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fgetpos64", a_fgetpos64, r_fgetpos64, NULL },
+	{ 269, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fsetpos64", a_fsetpos64, r_fsetpos64, NULL },
 	{ 270, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, 1, "rewind", a_rewind, r_rewind, NULL },
 	{ 271, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fflush", a_fflush, r_fflush, NULL },
 	{ 272, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fflush_unlocked", a_fflush_unlocked, r_fflush_unlocked, NULL },

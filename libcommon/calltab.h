@@ -100,7 +100,8 @@ enum tg_io {
 	TG_IO_DUP,	/* handle h (or the return value) shares a's description */
 	TG_IO_FCNTL,	/* a: command, b: argument (F_DUPFD: a dup) */
 	TG_IO_SEEK,	/* h's position: off (TG_OFF_RET: the return value),
-			 * b: whence */
+			 * b: whence (none: SEEK_SET), c: the position
+			 * after the call, where recorded (>= 0) */
 	TG_IO_REWIND,	/* h's position: 0 */
 	TG_IO_SYNC,	/* h's data committed (a NULL stream: every stream) */
 	TG_IO_TRUNCATE,	/* h (a descriptor, path or MPI file) cut to a bytes */

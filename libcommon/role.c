@@ -400,9 +400,22 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		a->off = r->off;
 		if (r->off == TG_OFF_RET)
 			a->pos = a->ret;
-		else if (num(t, d, r->offarg, 0, &a->pos) < 0)
+		else if (num(t, d, r->offarg, r->b == TG_ARG_NONE ? -1 : 0, &a->pos) < 0)
 			return -1;
 		a->whence = r->b == TG_ARG_NONE ? 0 : whence(arg(t, d, r->b));
+		if (r->c != TG_ARG_NONE) {
+			/* the position the tracer read after the call: a
+			 * seek to the end lands where the file ended then */
+			int64_t at;
+			if (num(t, d, r->c, -1, &at) < 0)
+				return -1;
+			if (at >= 0) {
+				a->pos = at;
+				a->whence = 0;
+			}
+		} else if (r->off == TG_OFF_ARG && r->b == TG_ARG_NONE && a->pos < 0) {
+			a->op = TG_IO_NONE;	/* seek(h,at) without it */
+		}
 		break;
 	case TG_IO_TRUNCATE:
 		if (r->h >= 0 && d->args[r->h].kind == TG_K_PATH) {

@@ -272,16 +272,21 @@ def io_role(row, op, args, where):
         else:
             raise SystemExit('%s: bad lock range %r' % (where, args[2]))
     elif op == 'seek':
-        if len(args) not in (2, 3):
-            raise SystemExit('%s: seek(handle,ret) or seek(handle,offset,whence)' % where)
+        # seek(h,ret), seek(h,at): the position is that value;
+        # seek(h,offset,whence[,at]): moved so, or to at where recorded
+        if len(args) not in (2, 3, 4):
+            raise SystemExit('%s: seek(handle,ret|at) or seek(handle,offset,whence[,at])'
+                             % where)
         f['h'] = row.argidx(args[0], where)
         if args[1] == 'ret':
             f['off'] = 'TG_OFF_RET'
         else:
             f['off'] = 'TG_OFF_ARG'
             f['offarg'] = row.argidx(args[1], where)
-        if len(args) == 3:
+        if len(args) >= 3:
             f['b'] = row.argidx(args[2], where)
+        if len(args) == 4:
+            f['c'] = row.argidx(args[3], where)
     else:
         names = IO_ARGS[op].split()
         if op == 'open' and len(args) == 2:

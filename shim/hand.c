@@ -15,6 +15,23 @@
 			(var) = tg_real((name), NULL);      \
 	} while (0)
 
+/* ---- stdio positions -------------------------------------------------- */
+
+int64_t tg_stream_pos(FILE *stream)
+{
+	typedef off64_t (*tell_fn)(FILE *);
+	static void *real;
+	int e = errno;
+	off64_t at;
+
+	RESOLVE(real, "ftello64");
+	if (!stream || !real)
+		return -1;
+	at = ((tell_fn)real)(stream);
+	errno = e;
+	return at;
+}
+
 /* ---- open ------------------------------------------------------------- */
 
 typedef int (*open_fn)(const char *, int, ...);

@@ -95,6 +95,11 @@ static inline size_t tg_strlen0(const char *s)
 	return s ? strlen(s) : 0;
 }
 
+/* Where @stream stands, -1 if the C library cannot say (no stream, an
+ * unseekable one); errno as it was.  The position after a stdio seek
+ * (calls.tab: fseek's at), which a seek to the end takes from the file. */
+int64_t tg_stream_pos(FILE *stream) TG_HIDDEN;
+
 #define tg_likely(x) __builtin_expect(!!(x), 1)
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)
 

@@ -6199,11 +6199,13 @@ TG_EXPORT int fseek(FILE *stream, long offset, int whence)
 	}
 	ret = real(stream, offset, whence);
 	tg_end(&tgc);
+	int64_t px_at = (int64_t)(ret == 0 ? tg_stream_pos(stream) : -1);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, (int64_t)offset);
 	tg_put_s(&tgc, (int64_t)whence);
+	tg_put_s(&tgc, px_at);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6234,11 +6236,13 @@ TG_EXPORT int fseeko(FILE *stream, off_t offset, int whence)
 	}
 	ret = real(stream, offset, whence);
 	tg_end(&tgc);
+	int64_t px_at = (int64_t)(ret == 0 ? tg_stream_pos(stream) : -1);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, (int64_t)offset);
 	tg_put_s(&tgc, (int64_t)whence);
+	tg_put_s(&tgc, px_at);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6269,11 +6273,13 @@ TG_EXPORT int fseeko64(FILE *stream, off64_t offset, int whence)
 	}
 	ret = real(stream, offset, whence);
 	tg_end(&tgc);
+	int64_t px_at = (int64_t)(ret == 0 ? tg_stream_pos(stream) : -1);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, (int64_t)offset);
 	tg_put_s(&tgc, (int64_t)whence);
+	tg_put_s(&tgc, px_at);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6403,10 +6409,12 @@ TG_EXPORT int fgetpos(FILE *stream, fpos_t *pos)
 	}
 	ret = real(stream, pos);
 	tg_end(&tgc);
+	int64_t px_at = (int64_t)(ret == 0 ? tg_stream_pos(stream) : -1);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, pos));
+	tg_put_s(&tgc, px_at);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6437,10 +6445,12 @@ TG_EXPORT int fsetpos(FILE *stream, const fpos_t *pos)
 	}
 	ret = real(stream, pos);
 	tg_end(&tgc);
+	int64_t px_at = (int64_t)(ret == 0 ? tg_stream_pos(stream) : -1);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, pos));
+	tg_put_s(&tgc, px_at);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6471,10 +6481,12 @@ TG_EXPORT int fgetpos64(FILE *stream, fpos64_t *pos)
 	}
 	ret = real(stream, pos);
 	tg_end(&tgc);
+	int64_t px_at = (int64_t)(ret == 0 ? tg_stream_pos(stream) : -1);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, pos));
+	tg_put_s(&tgc, px_at);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6505,10 +6517,12 @@ TG_EXPORT int fsetpos64(FILE *stream, const fpos64_t *pos)
 	}
 	ret = real(stream, pos);
 	tg_end(&tgc);
+	int64_t px_at = (int64_t)(ret == 0 ? tg_stream_pos(stream) : -1);
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, pos));
+	tg_put_s(&tgc, px_at);
 	tg_rec_commit(&tgc);
 	return ret;
 }

@@ -660,9 +660,9 @@ EOF
 		run -2 --separate-stderr trace-merge -o x.cfg c.cfg
 		[[ "$stderr" == "trace-merge: c.cfg: corrupt section $s at byte $at ("* ]]
 	done
-	printf '\211TGCFG\r\n\010\000\000\000' > v.cfg
+	printf '\211TGCFG\r\n\011\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
-	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 8" ]
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 9" ]
 	printf '\211TGCFG\r\n\000\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
 	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 0" ]
@@ -679,7 +679,7 @@ EOF
 	[ "$(od -An -tu1 -j8 -N2 "$F/v2-mpi.cfg" | tr -s ' ')" = " 2 0" ]
 }
 
-@test "a version 1 .cfg (row headers) is still read, and merged into version 7" {
+@test "a version 1 .cfg (row headers) is still read, and merged into version 8" {
 	run -0 --separate-stderr trace-decode "$F/v1.cfg"
 	diff <(printf '%s\n' "$output") "$F/good.txt"
 	zcat "$F/v1-mpi.txt.gz" > want.txt
@@ -688,7 +688,7 @@ EOF
 	grep -q '^#proc' want.txt
 	# the ranks' rules kept apart, the means of each signature stay
 	TANGRAM_UNIFY=0 run -0 trace-merge -q -o m.cfg "$F/v1-mpi.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 7 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 8 0" ]
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(printf '%s\n' "$output") want.txt
 	# unified, a signature's mean is that of all the calls it stands for

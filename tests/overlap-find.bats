@@ -286,6 +286,45 @@ W fputs 19 23" ]
 		'p1:1 p2:1 p2:1 p1:3 p1:3 p2:2 ' ]
 }
 
+@test "fseek to the end lands where the file ended when it came, as the tracer read it (at=): two processes taking turns; fsetpos goes back to what fgetpos said" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/seekend" f
+	[ "$(cat f)" = "$(printf 'HEADrn 00\nc turn 00\np turn 01\nc turn 01\np turn 02\nc turn 02')" ]
+	# merged, as users run it: the default trace keeps no times, and the
+	# text comes process by process
+	trace-merge -q -o a.cfg t/*.rec
+	trace-decode a.cfg > text
+	grep -q $'\tfseek\t0\tstream=s[0-9]*\toffset=0\twhence=SEEK_END\tat=50$' text
+	run -0 overlap-find -a text
+	echo "$output" > of.out
+	# the turns are p, c, p, c, p, c: each record after the other's
+	# (placed by the writes read before, p's were at 0 10 20, c's at
+	# 30 40 50); the fsetpos to 0 (the write was at 60)
+	cat > want <<-'EOF'
+	f W fwrite 0 4
+	f W fwrite 0 10
+	f W fwrite 10 20
+	f W fwrite 20 30
+	f W fwrite 30 40
+	f W fwrite 40 50
+	f W fwrite 50 60
+	EOF
+	accesses of.out | sort -k4n -k5n | diff want -
+	# by the processes that wrote them: turn by turn
+	[ "$(awk -F'\t' '$1 == "access" && $10 - $9 == 10 { print $9, $3 }' of.out | sort -n |
+		awk '{ print ($2 == p0 || NR == 1) ? "a" : "b"; if (NR == 1) p0 = $2 }' | tr -d '\n')" = ababab ]
+	# a trace from before the position was recorded (version 7, at=-1):
+	# the end where the writes read before it end; an fsetpos moves nothing
+	trace-decode "$TG_TOP/tests/fixtures/decode/seek-v7.cfg" > old
+	[ "$(grep -c $'\tfseek\t.*\tat=-1$' old)" -eq 7 ]
+	run -0 overlap-find -a old
+	echo "$output" > of.old
+	[ "$(accesses of.old | grep -c 'W fwrite')" -eq 7 ]
+	! accesses of.old | grep -q ' 0 4$'
+	accesses of.old | grep -q ' 60 64$'
+	run -0 trace-merge -q -o m.cfg "$TG_TOP/tests/fixtures/decode/seek-v7.cfg"
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 8 0" ]
+}
+
 @test "fdopen(fd, \"a\") puts the descriptor in append mode (glibc): the stream's and the descriptor's writes go to the end" {
 	{
 		printf '#proc\trank=p1\tworld=0\tpid=1\tcwd="/d"\n'

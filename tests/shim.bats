@@ -250,7 +250,7 @@ decode_torn() {
 	stdio fprintf 5 stream=s3 format="n=%d;"
 	stdio fputs 1 s=b2 stream=s3 len=5
 	stdio fflush 0 stream=s3
-	stdio fseek 0 stream=s3 offset=2 whence=SEEK_SET
+	stdio fseek 0 stream=s3 offset=2 whence=SEEK_SET at=2
 	stdio ftell 2 stream=s3
 	stdio fread 8 ptr=b3 size=1 nmemb=8 stream=s3
 	stdio fopen NULL path="$T/missing" mode="r" fd=-1 errno=ENOENT
