@@ -38,9 +38,9 @@
 /* ---- names ------------------------------------------------------------- */
 
 static const char *const edge_names[] = {
-	NULL, "message", "sync", "gather", "release", "root", "to-root", "prefix", "run", "rma",
+	NULL, "message", "sync", "gather", "release", "root", "to-root", "prefix", "run", "rma", "lock",
 };
-static const char *const extra_names[] = { NULL, "all", "prefix", "side", "run" };
+static const char *const extra_names[] = { NULL, "all", "prefix", "side", "run", "lock" };
 static const char *const problem_names[] = {
 	NULL, "unmatched-send", "unmatched-receive", "unmatched-collective",
 	"collective-mismatch", "incomplete", "unresolved-wildcard",

@@ -36,12 +36,14 @@ enum tg_hbsect {
 enum tg_hbedge {
 	TG_HBE_MESSAGE = 1, TG_HBE_SYNC = 2, TG_HBE_GATHER = 3,
 	TG_HBE_RELEASE = 4, TG_HBE_ROOT = 5, TG_HBE_TOROOT = 6,
-	TG_HBE_PREFIX = 7, TG_HBE_RUN = 8, TG_HBE_RMA = 9,
+	TG_HBE_PREFIX = 7, TG_HBE_RUN = 8, TG_HBE_RMA = 9, TG_HBE_LOCK = 10,
 	TG_HBE_COUNT
 };
 
 /* Extra node kinds, fixed forever. */
-enum tg_hbextra { TG_HBX_ALL = 1, TG_HBX_PREFIX = 2, TG_HBX_SIDE = 3, TG_HBX_RUN = 4 };
+enum tg_hbextra {
+	TG_HBX_ALL = 1, TG_HBX_PREFIX = 2, TG_HBX_SIDE = 3, TG_HBX_RUN = 4, TG_HBX_LOCK = 5,
+};
 
 /* Problem kinds, fixed forever. */
 enum tg_hbprob {

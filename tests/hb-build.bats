@@ -820,7 +820,7 @@ EOF
 	1:W 0:B yes	rank 0's get from rank 1 reads what rank 1 did before the second fence
 	1:A 0:B no	but not what it did after it
 	0:B 1:C no	the fourth fence closes an epoch without operations
-	0:C 1:Y no	a put under MPI_Win_lock: no edge
+	0:C 1:Y no	a put under MPI_Win_lock with MPI_MODE_NOCHECK: no edge
 	EOF
 	run -0 hb-build -s "$B/onesided.hb"
 	# per rank: a put and a get
@@ -831,7 +831,7 @@ EOF
 # graph: said once per rank, and by verify-io once for the run, with the
 # pairs it would order left unsynchronized rather than silently taken as
 # a race
-@test "MPI_Win_lock: a one-sided problem per rank; verify-io says the pairs only such calls order are counted unsynchronized" {
+@test "MPI_Win_lock with MPI_MODE_NOCHECK: a one-sided problem per rank; verify-io says the pairs only such calls order are counted unsynchronized" {
 	needmpi
 	[ "$(grep -c ': one-sided: 3 calls, the first MPI_Win_lock at seq ' "$B/onesided.err")" -eq 3 ]
 	run -0 --separate-stderr hb-build -s "$B/onesided.hb"

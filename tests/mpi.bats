@@ -978,3 +978,36 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[ "$(grep -c '^mmap64$' <<<"$own")" -eq 2 ]
 	[ "$(grep -c '^munmap$' <<<"$own")" -ge 4 ]
 }
+
+@test "passive-target locks order what the ranks do around them (a mutex built on MPI_Compare_and_swap, a flag put under an exclusive lock and polled under a shared one): session; without the wait, a race; times rebuilt from means order no epoch" {
+	mpicc.mpich -O2 -Wall -o rmalock "$TG_TOP/tests/mpi/rmalock.c"
+	for mode in mutex flag; do
+		rm -rf t
+		mpitrace 3 ./rmalock $mode "$PWD/f.$mode"
+		[ "$(sort <<<"$output")" = $'0: ok\n1: ok\n2: ok' ]
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		! grep -q one-sided <<<"$stderr"
+		trace-decode t/*.rec > text
+		run -0 --separate-stderr hb-build -o g.hb text
+		[ -z "$stderr" ]
+		run -0 hb-build -s g.hb
+		[ "$(awk -F'\t' '$1 == "edges.lock" { print $2 }' <<<"$output")" -gt 0 ]
+		# a default .cfg: its times are means, and say so (#timing)
+		trace-merge -q -o a.cfg t/*.rec
+		trace-decode a.cfg > atext
+		[ "$(head -1 atext)" = $'#timing\tmode=aggregate' ]
+		run -0 --separate-stderr hb-build -o a.hb atext
+		grep -q ': one-sided: ' <<<"$stderr"
+		run -0 hb-build -s a.hb
+		grep -qx $'edges.lock\t0' <<<"$output"
+	done
+	# a lossless .cfg keeps the run's times: ordered as from the streams
+	trace-merge -q -t lossless -o l.cfg t/*.rec
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" l.cfg
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	rm -rf t
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 3 ./rmalock noflag "$PWD/f.noflag"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $stderr == *"conflicting pairs are not synchronized"* ]]
+}

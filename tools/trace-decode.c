@@ -589,6 +589,20 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		    tg_cfg_stream(c, i)->h.clock_base < o->zero)
 			o->zero = tg_cfg_stream(c, i)->h.clock_base;
 	for (i = 0; i < tg_cfg_nstreams(c); i++) {
+		/* times rebuilt, not the run's: said once, before the rest */
+		static const char *const modes[] = { "aggregate", "lossless", "binned", "hist" };
+		int t = tg_cfg_stream(c, i)->timing;
+		char line[128];
+		if (t == TG_CFG_LOSSLESS ||
+		    !selected(run_first(hrun(&tg_cfg_stream(c, i)->h)) + tg_cfg_stream(c, i)->rank))
+			continue;
+		snprintf(line, sizeof(line), o->json ? "{\"def\":\"timing\",\"mode\":\"%s\"}\n"
+						     : "#timing\tmode=%s\n",
+			 t >= 0 && t < 4 ? modes[t] : "other");
+		out_text(line);
+		break;
+	}
+	for (i = 0; i < tg_cfg_nstreams(c); i++) {
 		const struct tg_cfg_stream *cs = tg_cfg_stream(c, i);
 		int64_t first = run_first(hrun(&cs->h));
 		struct tg_cfg_cursor *k;

@@ -4,8 +4,9 @@
  * window in the first fence epoch, reads rank r-1's bytes after the fence
  * that ends it, gets a word from rank r+1 in the second epoch, has a third
  * with no operation at all; then it writes its bytes again, puts to rank
- * r+1 under MPI_Win_lock (a passive-target epoch, which the graph does not
- * order by: a one-sided problem) and reads rank r-1's bytes after a fence.
+ * r+1 under MPI_Win_lock with MPI_MODE_NOCHECK (a passive-target epoch
+ * that takes no lock, which the graph does not order by: a one-sided
+ * problem) and reads rank r-1's bytes after a fence.
  *
  *   every rank: F1 W put(r+1) F2 R A get(r+1) F3 B F4 C lock put unlock
  *               F5 Y
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 	mark("C");
 	if (pwrite(fd, "ABCDEFGH", 8, rank * 8) != 8 || fsync(fd) < 0)
 		MPI_Abort(MPI_COMM_WORLD, 1);
-	MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
+	MPI_Win_lock(MPI_LOCK_SHARED, next, MPI_MODE_NOCHECK, win);
 	MPI_Put(&one, 1, MPI_INT, next, 0, 1, MPI_INT, win);
 	MPI_Win_unlock(next, win);
 	MPI_Win_fence(0, win);

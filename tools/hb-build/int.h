@@ -209,6 +209,17 @@ struct rmaop {
 	uint8_t flags;			/* TG_MF_PUT, TG_MF_GET */
 };
 
+/* A passive-target lock epoch (MPI_Win_lock to MPI_Win_unlock) of one
+ * rank on one target of a window, without MPI_MODE_NOCHECK: exclusive
+ * ones on one target exclude all others there, shared ones each other not.  @t0 and @t1 are the
+ * starts of its lock and unlock calls, nanoseconds from the trace's zero. */
+struct lockep {
+	int32_t gid, target;		/* window group, target's position */
+	uint32_t lock, unlock;		/* their nodes */
+	int64_t t0, t1;
+	uint8_t shared;			/* MPI_LOCK_SHARED */
+};
+
 struct gcomm {
 	int32_t *members;	/* world ranks: group A then group B */
 	uint32_t n, na;		/* members, members of group A */
@@ -252,6 +263,8 @@ struct hbb {
 	VEC(struct recvop) recvs;
 	VEC(struct inst) insts;
 	VEC(struct rmaop) rma;
+	VEC(struct lockep) lockeps;
+	uint8_t notimes;		/* the times are not the run's (#timing) */
 	uint32_t nfiles, ncomms;
 	uint64_t messages, collectives;
 
@@ -300,6 +313,8 @@ void hb_match_p2p(struct hbb *b);
 void hb_match_colls(struct hbb *b);
 /* The edges of one-sided operations, after hb_match_colls. */
 void hb_rma_edges(struct hbb *b);
+/* The order of exclusive lock epochs on one target, by their times. */
+void hb_lock_edges(struct hbb *b);
 
 /* index.c: leave out the calls no edge touches. */
 void hb_prune(struct hbb *b);

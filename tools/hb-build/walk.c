@@ -196,10 +196,22 @@ struct rq {
 	uint32_t tmpl;		/* persistent: the record that made it */
 };
 
+/* A lock epoch begun: window @win of the rank, the target, the lock's
+ * node and start; @orders: exclusive or shared, without MPI_MODE_NOCHECK
+ * (and times that are the run's). */
+struct openlock {
+	uint32_t win;
+	int32_t target;
+	uint32_t node;
+	int64_t t0;
+	uint8_t orders, shared;
+};
+
 struct walk {
 	struct hbb *b;
 	struct rst *r;
 	VEC(struct rq) rq;
+	VEC(struct openlock) locks;	/* lock epochs begun, not ended */
 	const struct hrec *h;	/* the call being walked */
 	uint32_t node;		/* its node, NONE if it is not one */
 };
@@ -503,6 +515,19 @@ static struct wdef *window(struct walk *w, int32_t wd)
  * those edges once the fences are matched.  A fence orders nothing else:
  * MPI promises no barrier by it.
  */
+/* Is a lock epoch that orders open on @target of window @wd? */
+static int locked(const struct walk *w, const struct wdef *wd, int32_t target)
+{
+	uint32_t win = (uint32_t)(wd - w->r->wdef.v);
+	size_t i;
+
+	for (i = 0; i < w->locks.n; i++)
+		if (w->locks.v[i].win == win && w->locks.v[i].target == target &&
+		    w->locks.v[i].orders)
+			return 1;
+	return 0;
+}
+
 static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 {
 	struct wdef *wd;
@@ -516,9 +541,15 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 		hb_problem(w->b, TG_HBP_BAD_RANK, w->r->rank, w->h->func, w->h->seq);
 		return;
 	}
+	if (wd->epochs > 0 && locked(w, wd, a[1])) {
+		/* in a lock epoch on its target, which hb_lock_edges
+		 * orders with the others there */
+		return;
+	}
 	if (wd->epochs > 0 || wd->nfence == 0) {
-		/* ordered by a lock or by post/start/complete/wait, or by no
-		 * synchronisation at all: no edge */
+		/* ordered by MPI_Win_lock_all, MPI_MODE_NOCHECK or
+		 * post/start/complete/wait, or by no synchronisation at
+		 * all: no edge */
 		hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
 		return;
 	}
@@ -529,6 +560,56 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 	op.node = w->node;
 	op.flags = flags & (TG_MF_PUT | TG_MF_GET);
 	PUSH(w->b->rma, op);
+}
+
+/* MPICH's numbers, as text records have them */
+#define LOCK_EXCLUSIVE 234
+#define LOCK_SHARED 235
+#define MODE_NOCHECK 1024
+
+static int64_t lock_time(const int32_t *a)
+{
+	return (int64_t)((uint64_t)(uint32_t)a[0] | (uint64_t)(uint32_t)a[1] << 32);
+}
+
+/*
+ * MPI_Win_lock (@open) and MPI_Win_unlock of window @wd: a[1] lock_type,
+ * a[2] the target, a[3] assert, a[4..8) the call's start and end.  An
+ * exclusive lock without MPI_MODE_NOCHECK, ended by its unlock, is a
+ * lock epoch that hb_lock_edges orders with the others on its target.
+ */
+static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, int open)
+{
+	uint32_t win = (uint32_t)(wd - w->r->wdef.v);
+	size_t i;
+
+	if (a[2] < 0)
+		return;		/* MPI_Win_lock_all, PSCW: no lock of one target */
+	if (open) {
+		struct openlock o = { win, a[2], w->node, lock_time(a + 4),
+				      !w->b->notimes && (a[1] == LOCK_EXCLUSIVE ||
+							 a[1] == LOCK_SHARED) &&
+				      !(a[3] & MODE_NOCHECK),
+				      a[1] == LOCK_SHARED };
+		if (!o.orders && !w->b->notimes)
+			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
+		PUSH(w->locks, o);
+		return;
+	}
+	for (i = w->locks.n; i-- > 0;) {
+		const struct openlock *o = &w->locks.v[i];
+		if (o->win != win || o->target != a[2])
+			continue;
+		if (!o->orders && !w->b->notimes)
+			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
+		if (o->orders && o->node != NONE && w->node != NONE && wd->gid >= 0 &&
+		    (uint32_t)o->target < w->b->g.v[wd->gid].n)
+			PUSH(w->b->lockeps, ((struct lockep){ wd->gid, o->target, o->node,
+							      w->node, o->t0,
+							      lock_time(a + 4), o->shared }));
+		w->locks.v[i] = w->locks.v[--w->locks.n];
+		return;
+	}
 }
 
 /* Start, wait and test calls: the requests they start or complete. */
@@ -713,8 +794,10 @@ static void walk_call(struct walk *w)
 	}
 	case TG_MK_WEPOCH: {
 		struct wdef *wd = window(w, a[0]);
-		if (wd)
+		if (wd) {
 			wd->epochs += (f->flags & TG_MF_OPEN) ? 1 : wd->epochs > 0 ? -1 : 0;
+			lock_epoch(w, wd, a, f->flags & TG_MF_OPEN);
+		}
 		break;
 	}
 	case TG_MK_RMA:
@@ -889,6 +972,7 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 	}
 	hb_free(ord);
 	hb_free(w.rq.v);
+	hb_free(w.locks.v);
 	/* the calls are operations now: their memory goes to what follows */
 	hb_free(r->rec.v);
 	hb_free(r->pool.v);
@@ -1186,3 +1270,60 @@ void hb_match_colls(struct hbb *b)
 	hb_free(m);
 }
 
+
+/*
+ * Exclusive lock epochs on one target of a window exclude each other
+ * (MPI 4.0 §12.5.3), and exclusive and shared ones (shared ones do
+ * not exclude each other): one held the lock before the other, and what its
+ * rank did before it happens before what the other's rank does after its
+ * unlock, as a mutex orders them (OpenCoarrays' critical, locks, events
+ * and atomics are such epochs).  The trace tells which held it first only
+ * by the times, here by the starts of their unlock calls: a lock is
+ * released inside the unlock call, and a library that takes the lock in
+ * MPI_Win_lock (MPICH does) has the second epoch's lock return, and its
+ * unlock start, after the first released it; when one epoch's unlock
+ * returned before the other's lock was called, any library.  Each epoch
+ * gets an extra node, an instant while it held the lock: after the start
+ * of its lock call, before the end of its unlock call, and after the
+ * instant of the exclusive epoch before it on that target, and of the
+ * shared ones between the two.
+ */
+static int cmp_lockep(const void *x, const void *y)
+{
+	const struct lockep *a = x, *c = y;
+
+	if (a->gid != c->gid)
+		return a->gid < c->gid ? -1 : 1;
+	if (a->target != c->target)
+		return a->target < c->target ? -1 : 1;
+	return a->t1 < c->t1 ? -1 : a->t1 > c->t1;
+}
+
+void hb_lock_edges(struct hbb *b)
+{
+	struct lockep *e = b->lockeps.v;
+	size_t n = b->lockeps.n, i, k, since = 0;
+	uint32_t *x = hb_calloc(n ? n : 1, sizeof(uint32_t)), last = NONE;
+
+	qsort(e, n, sizeof(*e), cmp_lockep);
+	for (i = 0; i < n; i++) {
+		if (i && (e[i - 1].gid != e[i].gid || e[i - 1].target != e[i].target)) {
+			last = NONE;	/* another target */
+			since = i;
+		}
+		x[i] = extra(b, b->func[e[i].lock], TG_HBX_LOCK);
+		edge(b, e[i].lock, x[i], TG_HBE_LOCK);
+		edge(b, x[i], e[i].unlock, TG_HBE_LOCK);
+		if (last != NONE)
+			edge(b, last, x[i], TG_HBE_LOCK);
+		if (e[i].shared)
+			continue;
+		/* an exclusive one: after the shared ones since the last */
+		for (k = since; k < i; k++)
+			if (e[k].shared)
+				edge(b, x[k], x[i], TG_HBE_LOCK);
+		last = x[i];
+		since = i + 1;
+	}
+	hb_free(x);
+}
