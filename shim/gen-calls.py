@@ -871,7 +871,8 @@ PROBES = {'MPI_Probe', 'MPI_Iprobe', 'MPI_Mprobe', 'MPI_Improbe'}
 # Arguments that hold a library's constants for a subarray's or a darray's
 # order (0), distributions (1) and distribution arguments (2), recorded as
 # MPICH numbers them (TG_CONST, mpi-shim.h).
-CONST_ARGS = {'order': 0, 'array_of_distribs': 1, 'array_of_dargs': 2}
+CONST_ARGS = {'order': 0, 'array_of_distribs': 1, 'array_of_dargs': 2, 'lock_type': 3,
+              'assert': 4}
 
 
 def gen_mpi_wrappers(rows, out):

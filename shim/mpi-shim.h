@@ -55,7 +55,9 @@ static inline int tg_rank_std(int r)
 /* The order and distribution constants of a subarray or darray as MPICH
  * numbers them (MPI_ORDER_C 56, MPI_ORDER_FORTRAN 57, MPI_DISTRIBUTE_BLOCK
  * 121, _CYCLIC 122, _NONE 123, MPI_DISTRIBUTE_DFLT_DARG -49767), as the
- * #type lines have them. */
+ * #type lines have them; a window lock's type (MPI_LOCK_EXCLUSIVE 234,
+ * _SHARED 235) and the MPI_MODE_* bits of an assert (NOCHECK 1024,
+ * NOSTORE 2048, NOPUT 4096, NOPRECEDE 8192, NOSUCCEED 16384). */
 static inline int tg_const_std(int v, int what)
 {
 	switch (what) {
@@ -64,6 +66,22 @@ static inline int tg_const_std(int v, int what)
 	case 1:
 		return v == MPI_DISTRIBUTE_BLOCK ? 121 : v == MPI_DISTRIBUTE_CYCLIC ? 122 :
 		       v == MPI_DISTRIBUTE_NONE ? 123 : v;
+	case 3:
+		return v == MPI_LOCK_EXCLUSIVE ? 234 : v == MPI_LOCK_SHARED ? 235 : v;
+	case 4: {
+		static const int mode[5][2] = {
+			{ MPI_MODE_NOCHECK, 1024 }, { MPI_MODE_NOSTORE, 2048 },
+			{ MPI_MODE_NOPUT, 4096 }, { MPI_MODE_NOPRECEDE, 8192 },
+			{ MPI_MODE_NOSUCCEED, 16384 },
+		};
+		int i, out = 0;
+		for (i = 0; i < 5; i++)
+			if (v & mode[i][0]) {
+				out |= mode[i][1];
+				v &= ~mode[i][0];
+			}
+		return out | v;
+	}
 	default:
 		return v == MPI_DISTRIBUTE_DFLT_DARG ? -49767 : v;
 	}

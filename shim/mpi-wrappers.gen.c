@@ -13423,7 +13423,7 @@ TG_MPIFN int TG_MPINAME(MPI_Win_fence)(int assert, MPI_Win win)
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_s(&tgc, (int64_t)assert);
+	tg_put_s(&tgc, (int64_t)TG_CONST(assert, 4));
 	tg_put_u(&tgc, tg_h_enc(TG_H_WIN, TG_HVAL(win)));
 	tg_rec_commit(&tgc);
 	(void)failed;
@@ -13731,9 +13731,9 @@ TG_MPIFN int TG_MPINAME(MPI_Win_lock)(int lock_type, int rank, int assert, MPI_W
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_s(&tgc, (int64_t)lock_type);
+	tg_put_s(&tgc, (int64_t)TG_CONST(lock_type, 3));
 	tg_put_s(&tgc, (int64_t)rank);
-	tg_put_s(&tgc, (int64_t)assert);
+	tg_put_s(&tgc, (int64_t)TG_CONST(assert, 4));
 	tg_put_u(&tgc, tg_h_enc(TG_H_WIN, TG_HVAL(win)));
 	tg_rec_commit(&tgc);
 	(void)failed;
@@ -13758,7 +13758,7 @@ TG_MPIFN int TG_MPINAME(MPI_Win_lock_all)(int assert, MPI_Win win)
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
-	tg_put_s(&tgc, (int64_t)assert);
+	tg_put_s(&tgc, (int64_t)TG_CONST(assert, 4));
 	tg_put_u(&tgc, tg_h_enc(TG_H_WIN, TG_HVAL(win)));
 	tg_rec_commit(&tgc);
 	(void)failed;
@@ -13784,7 +13784,7 @@ TG_MPIFN int TG_MPINAME(MPI_Win_post)(MPI_Group group, int assert, MPI_Win win)
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_GROUP, TG_HVAL(group)));
-	tg_put_s(&tgc, (int64_t)assert);
+	tg_put_s(&tgc, (int64_t)TG_CONST(assert, 4));
 	tg_put_u(&tgc, tg_h_enc(TG_H_WIN, TG_HVAL(win)));
 	tg_rec_commit(&tgc);
 	(void)failed;
@@ -13970,7 +13970,7 @@ TG_MPIFN int TG_MPINAME(MPI_Win_start)(MPI_Group group, int assert, MPI_Win win)
 	failed = ret != MPI_SUCCESS;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_GROUP, TG_HVAL(group)));
-	tg_put_s(&tgc, (int64_t)assert);
+	tg_put_s(&tgc, (int64_t)TG_CONST(assert, 4));
 	tg_put_u(&tgc, tg_h_enc(TG_H_WIN, TG_HVAL(win)));
 	tg_rec_commit(&tgc);
 	(void)failed;

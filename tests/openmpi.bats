@@ -263,3 +263,41 @@ pympi() {
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -qx 'MPI-IO layer: recommended consistency: mpiio' <<<"$output"
 }
+
+@test "Open MPI's lock types and MPI_MODE_* bits are recorded by MPICH's numbers: the lock epochs of rmalock order its ranks as under MPICH (session)" {
+	mpicc.openmpi -O2 -Wall -o rmalock "$TG_TOP/tests/mpi/rmalock.c"
+	for mode in mutex flag; do
+		rm -rf t
+		run -0 --separate-stderr trace-run -o t -- mpirun.openmpi -n 3 ./rmalock $mode "$PWD/f.$mode"
+		[ "$(sort <<<"$output")" = $'0: ok\n1: ok\n2: ok' ]
+		run -0 trace-decode -l mpi t/rank-1.rec
+		grep -qE $'\tMPI_Win_lock\t0\tlock_type=23[45]\trank=[0-9]\tassert=0\t' <<<"$output"
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	done
+	# MPI_MODE_NOCHECK (1 in Open MPI) as MPICH's 1024
+	cat > fence.c <<-'C'
+	#include <mpi.h>
+	int main(int argc, char **argv)
+	{
+		int *b;
+		MPI_Win w;
+		MPI_Init(&argc, &argv);
+		MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &b, &w);
+		MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSTORE, w);
+		MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
+		MPI_Win_unlock_all(w);
+		MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+		MPI_Win_free(&w);
+		MPI_Finalize();
+		return 0;
+	}
+	C
+	mpicc.openmpi -O2 -o fence fence.c
+	rm -rf t
+	run -0 trace-run -o t -- mpirun.openmpi -n 2 ./fence
+	run -0 trace-decode -l mpi t/rank-0.rec
+	grep -q $'\tMPI_Win_fence\t0\tassert=10240\t' <<<"$output"
+	grep -q $'\tMPI_Win_lock_all\t0\tassert=1024\t' <<<"$output"
+	grep -q $'\tMPI_Win_fence\t0\tassert=16384\t' <<<"$output"
+}
