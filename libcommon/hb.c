@@ -31,7 +31,7 @@
 #error "the .hb format is used in place: this reader needs a little-endian host"
 #endif
 
-#define NSECT 15		/* the largest section id this reader knows */
+#define NSECT 16		/* the largest section id this reader knows */
 #define ENTRY 24	/* bytes per section table entry */
 #define REQUIRED 1u
 
@@ -152,6 +152,24 @@ static int write_extra(struct tg_stream *s, const struct tg_hbgraph *g)
 	return 0;
 }
 
+static int write_recpos(struct tg_stream *s, const struct tg_hbgraph *g)
+{
+	unsigned char e[24];
+	uint64_t i;
+
+	for (i = 0; i < g->nrecpos; i++) {
+		const struct tg_hbrecpos *p = &g->recpos[i];
+		put64(e, p->seq);
+		put32(e + 8, p->rank);
+		put32(e + 12, p->after);
+		put32(e + 16, p->before);
+		put32(e + 20, 0);
+		if (out(s, e, 24) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int write_stats(struct tg_stream *s, const struct tg_hbgraph *g)
 {
 	unsigned char e[8];
@@ -206,13 +224,20 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 		{ TG_HBS_PROBLEMS, 0, 0, 8 + g->nproblems * 24 },
 		{ TG_HBS_CLOCKWIDE, REQUIRED, 0, g->nwide * g->nranks * 4 },
 		{ TG_HBS_RUN, 0, 0, 8 },
+		/* only when a rank's threads made MPI calls at once */
+		{ TG_HBS_RECPOS, REQUIRED, 0, g->nrecpos * 24 },
 		{ TG_HBS_CRC, REQUIRED, 0, 4 },		/* last */
 	};
 	unsigned char hdr[TG_HB_HDRLEN + NSECT * ENTRY];
-	uint64_t pos = sizeof(hdr);
-	int i, rc = 0;
+	int i, rc = 0, ns = NSECT;
+	uint64_t pos;
 
-	for (i = 0; i < NSECT; i++) {
+	if (!g->nrecpos) {	/* the file as it was before there was one */
+		t[NSECT - 2] = t[NSECT - 1];
+		ns--;
+	}
+	pos = TG_HB_HDRLEN + (uint64_t)ns * ENTRY;
+	for (i = 0; i < ns; i++) {
 		t[i].off = (pos + 7) & ~(uint64_t)7;
 		pos = t[i].off + t[i].len;
 	}
@@ -220,7 +245,7 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 	memcpy(hdr, TG_HB_MAGIC, TG_HB_MAGIC_LEN);
 	put16(hdr + 8, TG_HB_VERSION);
 	put16(hdr + 10, g->flags);
-	put32(hdr + 12, NSECT);
+	put32(hdr + 12, (uint32_t)ns);
 	put32(hdr + 16, g->nranks);
 	put32(hdr + 20, (uint32_t)g->nwide);
 	put64(hdr + 24, g->nnodes);
@@ -228,7 +253,7 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 	put64(hdr + 40, g->nedges);
 	put64(hdr + 48, g->nvec);
 	put64(hdr + 56, pos);
-	for (i = 0; i < NSECT; i++) {
+	for (i = 0; i < ns; i++) {
 		unsigned char *e = hdr + TG_HB_HDRLEN + i * ENTRY;
 		put32(e, t[i].id);
 		put32(e + 4, t[i].flags);
@@ -236,10 +261,10 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 		put64(e + 16, t[i].len);
 	}
 	wcrc = (uint32_t)crc32(0L, Z_NULL, 0);
-	if (out(s, hdr, sizeof(hdr)) < 0)
+	if (out(s, hdr, TG_HB_HDRLEN + (uint64_t)ns * ENTRY) < 0)
 		return -1;
-	pos = sizeof(hdr);
-	for (i = 0; i < NSECT && rc == 0; i++) {
+	pos = TG_HB_HDRLEN + (uint64_t)ns * ENTRY;
+	for (i = 0; i < ns && rc == 0; i++) {
 		if (write_pad(s, &pos, t[i].off) < 0)
 			return -1;
 		switch (t[i].id) {
@@ -282,6 +307,9 @@ int tg_hb_write(struct tg_stream *s, const struct tg_hbgraph *g)
 		case TG_HBS_PROBLEMS:
 			rc = write_problems(s, g);
 			break;
+		case TG_HBS_RECPOS:
+			rc = write_recpos(s, g);
+			break;
 		case TG_HBS_RUN: {
 			unsigned char c[8];
 			put64(c, g->run);
@@ -319,6 +347,8 @@ struct tg_hb {
 	uint64_t *boff;		/* nranks + 1 */
 	uint8_t *shift;		/* nranks */
 	uint8_t *spans;		/* nranks: 1 if a node of the rank has a span */
+	struct tg_hbrecpos *recpos;	/* the RECPOS section */
+	uint64_t *rpoff;	/* nranks + 1: each rank's entries in it */
 };
 
 static uint16_t get16(const unsigned char *p) { return p[0] | p[1] << 8; }
@@ -560,7 +590,11 @@ static int check_arrays(struct tg_hb *h, const struct found *f, char *err, size_
 	}
 	for (r = 0; r < p; r++)
 		for (n = g->rankfirst[r] + 1; n < g->rankfirst[r + 1]; n++)
-			if (g->seq[n] <= g->seq[n - 1]) {
+			if (g->seq[n] <= g->seq[n - 1] &&
+			    /* a threaded rank's nodes are in time order */
+			    !(f[TG_HBS_RANKINFO].present &&
+			      get32(h->base + f[TG_HBS_RANKINFO].off + r * 24 + 16) &
+				      TG_HBR_THREADS)) {
 				fail(err, errlen, "at offset %llu: the seqs of rank %llu do not "
 				     "increase", (unsigned long long)(f[TG_HBS_NODESEQ].off + n * 8),
 				     (unsigned long long)r);
@@ -637,6 +671,48 @@ static int copy_small(struct tg_hb *h, const struct found *f, char *err, size_t 
 		for (i = 0; i < cnt && i < TG_HBST_COUNT; i++)
 			h->stats[i] = get64(s + 8 + i * 8);
 	}
+	h->rpoff = calloc((size_t)p + 1, sizeof(uint64_t));
+	if (!h->rpoff) {
+		fail(err, errlen, "out of memory");
+		return -1;
+	}
+	if (f[TG_HBS_RECPOS].present) {
+		uint64_t len = f[TG_HBS_RECPOS].len, cnt = len / 24;
+		const unsigned char *s = b + f[TG_HBS_RECPOS].off;
+		h->recpos = calloc(cnt ? cnt : 1, sizeof(*h->recpos));
+		if (!h->recpos) {
+			fail(err, errlen, "out of memory");
+			return -1;
+		}
+		if (len % 24) {
+			fail(err, errlen, "at offset %llu: bad RECPOS section",
+			     (unsigned long long)f[TG_HBS_RECPOS].off);
+			return -1;
+		}
+		for (i = 0; i < cnt; i++) {
+			const unsigned char *e = s + i * 24;
+			struct tg_hbrecpos *x = &h->recpos[i];
+			uint64_t nr;
+			*x = (struct tg_hbrecpos){ get64(e), get32(e + 8), get32(e + 12),
+						   get32(e + 16) };
+			nr = x->rank < p ? g->rankfirst[x->rank + 1] - g->rankfirst[x->rank] : 0;
+			if (x->rank >= p || !(h->rankinfo[x->rank].flags & TG_HBR_THREADS) ||
+			    (x->after != TG_HB_NONODE && x->after >= nr) ||
+			    (x->before != TG_HB_NONODE && x->before >= nr) ||
+			    (i && (x->rank < x[-1].rank ||
+				   (x->rank == x[-1].rank && x->seq <= x[-1].seq)))) {
+				fail(err, errlen, "at offset %llu: bad record position",
+				     (unsigned long long)(f[TG_HBS_RECPOS].off + i * 24));
+				return -1;
+			}
+			h->rpoff[x->rank + 1] = i + 1;
+		}
+		g->recpos = h->recpos;
+		g->nrecpos = cnt;
+	}
+	for (r = 1; r <= p; r++)	/* each rank's entries end where the last began */
+		if (h->rpoff[r] < h->rpoff[r - 1])
+			h->rpoff[r] = h->rpoff[r - 1];
 	if (f[TG_HBS_PROBLEMS].present) {
 		uint64_t len = f[TG_HBS_PROBLEMS].len, cnt;
 		const unsigned char *s = b + f[TG_HBS_PROBLEMS].off;
@@ -809,6 +885,8 @@ void tg_hb_close(struct tg_hb *h)
 	free(h->boff);
 	free(h->shift);
 	free(h->spans);
+	free(h->recpos);
+	free(h->rpoff);
 	free(h);
 }
 
@@ -882,6 +960,23 @@ static uint64_t below(const struct tg_hb *h, uint32_t r, uint64_t seq, const uin
 	return lo;
 }
 
+/* The place of record @seq of threaded rank @r (the entry of the greatest
+ * seq not above it: an event overlap-find puts past the last record is
+ * after all), or NULL. */
+static const struct tg_hbrecpos *recpos(const struct tg_hb *h, uint32_t r, uint64_t seq)
+{
+	uint64_t lo = h->rpoff[r], hi = h->rpoff[r + 1];
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (h->recpos[mid].seq <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > h->rpoff[r] ? &h->recpos[lo - 1] : NULL;
+}
+
 void tg_hb_query_many(const struct tg_hb *h, size_t n, const struct tg_hbq *q,
 		      unsigned char *ans)
 {
@@ -916,10 +1011,28 @@ void tg_hb_query_many(const struct tg_hb *h, size_t n, const struct tg_hbq *q,
 		for (k = 0; k < m; k++) {
 			const struct tg_hbq *x = &q[base + k];
 			uint64_t b0 = g->rankfirst[x->b];
+			int ta = (g->rankinfo[x->a].flags & TG_HBR_THREADS) != 0;
+			int tb = (g->rankinfo[x->b].flags & TG_HBR_THREADS) != 0;
 			if (!live[k])
 				continue;
-			src[k] = below(h, x->a, x->i + 1, ba[k]);
-			if (h->spans[x->a] && src[k] > 0) {
+			if (ta || tb) {
+				/* a threaded rank: the nodes after record i ended,
+				 * before record j started, by the times */
+				const struct tg_hbrecpos *pa = ta ? recpos(h, x->a, x->i) : NULL;
+				const struct tg_hbrecpos *pb = tb ? recpos(h, x->b, x->j) : NULL;
+				uint64_t na = g->rankfirst[x->a + 1] - g->rankfirst[x->a];
+				if (ta)
+					src[k] = pa && pa->after != TG_HB_NONODE ? pa->after : na;
+				if (tb && (!pb || pb->before == TG_HB_NONODE)) {
+					live[k] = 0;
+					continue;
+				}
+				if (tb)
+					t[k] = pb->before + 1;
+			}
+			if (!ta)
+				src[k] = below(h, x->a, x->i + 1, ba[k]);
+			if (!ta && h->spans[x->a] && src[k] > 0) {
 				/* record i a node with calls nested in it (an MPI-IO
 				 * call and ROMIO's communication inside): the first
 				 * node after them all */
@@ -929,14 +1042,15 @@ void tg_hb_query_many(const struct tg_hb *h, size_t n, const struct tg_hbq *q,
 					src[k] = below(h, x->a, x->i + sp + 1,
 						       bucket(h, x->a, x->i + sp + 1));
 			}
-			t[k] = below(h, x->b, x->j, bb[k]);
+			if (!tb)
+				t[k] = below(h, x->b, x->j, bb[k]);
 			if (src[k] >= g->rankfirst[x->a + 1] - g->rankfirst[x->a] || t[k] == 0) {
 				live[k] = 0;
 				continue;
 			}
 			t[k]--;
 			__builtin_prefetch(&g->clock[b0 + t[k]]);
-			if (h->spans[x->b]) {
+			if (h->spans[x->b] && !tb) {
 				__builtin_prefetch(&g->seq[b0 + t[k]]);
 				__builtin_prefetch(h->nodeinfo + (b0 + t[k]) * 8);
 			}
@@ -949,7 +1063,7 @@ void tg_hb_query_many(const struct tg_hb *h, size_t n, const struct tg_hbq *q,
 			uint32_t v;
 			if (!live[k])
 				continue;
-			if (h->spans[x->b] &&
+			if (h->spans[x->b] && !(g->rankinfo[x->b].flags & TG_HBR_THREADS) &&
 			    g->seq[b0 + t[k]] + tg_hb_span(h, b0 + t[k]) >= x->j) {
 				if (t[k] == 0) {
 					live[k] = 0;

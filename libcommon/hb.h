@@ -29,7 +29,7 @@ enum tg_hbsect {
 	TG_HBS_NODEINFO = 4, TG_HBS_EXTRA = 5, TG_HBS_EDGEINDEX = 6,
 	TG_HBS_EDGETARGET = 7, TG_HBS_EDGEKIND = 8, TG_HBS_CLOCKNODE = 9,
 	TG_HBS_CLOCKVEC = 10, TG_HBS_STATS = 11, TG_HBS_PROBLEMS = 12,
-	TG_HBS_CLOCKWIDE = 13, TG_HBS_CRC = 14, TG_HBS_RUN = 15,
+	TG_HBS_CLOCKWIDE = 13, TG_HBS_CRC = 14, TG_HBS_RUN = 15, TG_HBS_RECPOS = 16,
 };
 
 /* Edge kinds, fixed forever. */
@@ -64,6 +64,9 @@ enum tg_hbstat {
 /* Rank flags of the RANKINFO section. */
 #define TG_HBR_TRUNCATED 1u
 #define TG_HBR_ABSENT 2u
+#define TG_HBR_THREADS 4u	/* threads made its MPI calls at once: its nodes
+				 * are instants in time order, its records
+				 * placed by the RECPOS section */
 
 #define TG_HB_NOVEC UINT32_MAX
 #define TG_HB_NOSEQ UINT64_MAX
@@ -79,6 +82,16 @@ struct tg_hbrank {
 	uint64_t lastseq;	/* TG_HB_NOSEQ if none */
 	uint32_t flags;		/* TG_HBR_* */
 };
+
+/* Where a record of a rank whose threads made MPI calls at once lies
+ * among the rank's nodes (instants, by time): @after the first that came
+ * after it ended, @before the last that came before it started, local
+ * indexes or TG_HB_NONODE. */
+struct tg_hbrecpos {
+	uint64_t seq;
+	uint32_t rank, after, before;
+};
+#define TG_HB_NONODE UINT32_MAX
 
 struct tg_hbproblem {
 	uint16_t kind;		/* enum tg_hbprob */
@@ -115,6 +128,8 @@ struct tg_hbgraph {
 	size_t nproblems;
 	uint64_t run;			/* the run's id (tg_run_proc()), 0 if not
 					 * known (no RUN section) */
+	const struct tg_hbrecpos *recpos;	/* by rank, then seq */
+	uint64_t nrecpos;
 };
 
 /* Write @g to @s.  Returns 0, or -1 with errno set (the stream's error). */

@@ -756,8 +756,8 @@ def gen_mpi_wrapper(r, out):
         elif p.kind in IOH:
             o('\tuint64_t hv_%s = %s ? TG_HVAL(*%s) : 0;\n' % (v, v, v))
             o('\tuint64_t hid_%s = %s ? tg_h_enc(%s, hv_%s) : 0;\n' % (v, v, h, v))
-            late.append('if (!failed && %s && TG_HVAL(*%s) != hv_%s)\n\t\ttg_h_free(%s, hv_%s);'
-                        % (v, v, v, h, v))
+            late.append('if (!failed && %s && TG_HVAL(*%s) != hv_%s)\n\t\ttg_h_free(%s, hv_%s, hid_%s);'
+                        % (v, v, v, h, v, v))
         elif p.kind == 'reqarr':
             o('\tstruct tg_reqs rq_%s;\n\ttg_reqs_pre(&rq_%s, %s, %s);\n' % (v, v, v, mpi_len(p)))
             late.append('tg_reqs_post(&rq_%s, %s, failed);' % (v, v))

@@ -118,8 +118,10 @@ uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val) TG_HIDDEN;
  * unless it is MPI_INFO_NULL. */
 void tg_info_def(struct tg_thread *t, MPI_Info info) TG_HIDDEN;
 
-/* The object was freed: its id returns to the pool. */
-void tg_h_free(int kind, uint64_t val) TG_HIDDEN;
+/* The object whose id was @enc (tg_h_enc() before the call that freed it;
+ * 0: whichever has the value now) was freed: its id returns to the pool,
+ * unless another thread was given the value again meanwhile. */
+void tg_h_free(int kind, uint64_t val, uint64_t enc) TG_HIDDEN;
 
 /* Array lengths the standard leaves to the communicator. */
 int tg_comm_arrlen(MPI_Comm comm) TG_HIDDEN;

@@ -2090,7 +2090,7 @@ TG_MPIFN int TG_MPINAME(MPI_Comm_disconnect)(MPI_Comm *comm)
 	tg_put_u(&tgc, hid_comm);
 	tg_rec_commit(&tgc);
 	if (!failed && comm && TG_HVAL(*comm) != hv_comm)
-		tg_h_free(TG_H_COMM, hv_comm);
+		tg_h_free(TG_H_COMM, hv_comm, hid_comm);
 	return ret;
 }
 #endif
@@ -2172,7 +2172,7 @@ TG_MPIFN int TG_MPINAME(MPI_Comm_free)(MPI_Comm *comm)
 	tg_put_u(&tgc, hid_comm);
 	tg_rec_commit(&tgc);
 	if (!failed && comm && TG_HVAL(*comm) != hv_comm)
-		tg_h_free(TG_H_COMM, hv_comm);
+		tg_h_free(TG_H_COMM, hv_comm, hid_comm);
 	return ret;
 }
 #endif
@@ -3071,7 +3071,7 @@ TG_MPIFN int TG_MPINAME(MPI_Errhandler_free)(MPI_Errhandler *errhandler)
 	tg_put_u(&tgc, hid_errhandler);
 	tg_rec_commit(&tgc);
 	if (!failed && errhandler && TG_HVAL(*errhandler) != hv_errhandler)
-		tg_h_free(TG_H_ERRH, hv_errhandler);
+		tg_h_free(TG_H_ERRH, hv_errhandler, hid_errhandler);
 	return ret;
 }
 #endif
@@ -4458,7 +4458,7 @@ TG_MPIFN int TG_MPINAME(MPI_Group_free)(MPI_Group *group)
 	tg_put_u(&tgc, hid_group);
 	tg_rec_commit(&tgc);
 	if (!failed && group && TG_HVAL(*group) != hv_group)
-		tg_h_free(TG_H_GROUP, hv_group);
+		tg_h_free(TG_H_GROUP, hv_group, hid_group);
 	return ret;
 }
 #endif
@@ -5530,7 +5530,7 @@ TG_MPIFN int TG_MPINAME(MPI_Imrecv)(void *buf, int count, MPI_Datatype datatype,
 	tg_put_u(&tgc, hid_request);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
-		tg_h_free(TG_H_MSG, hv_message);
+		tg_h_free(TG_H_MSG, hv_message, hid_message);
 	return ret;
 }
 #endif
@@ -5562,7 +5562,7 @@ TG_MPIFN int TG_MPINAME(MPI_Imrecv_c)(void *buf, MPI_Count count, MPI_Datatype d
 	tg_put_u(&tgc, hid_request);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
-		tg_h_free(TG_H_MSG, hv_message);
+		tg_h_free(TG_H_MSG, hv_message, hid_message);
 	return ret;
 }
 #endif
@@ -6046,7 +6046,7 @@ TG_MPIFN int TG_MPINAME(MPI_Info_free)(MPI_Info *info)
 	tg_put_u(&tgc, hid_info);
 	tg_rec_commit(&tgc);
 	if (!failed && info && TG_HVAL(*info) != hv_info)
-		tg_h_free(TG_H_INFO, hv_info);
+		tg_h_free(TG_H_INFO, hv_info, hid_info);
 	return ret;
 }
 #endif
@@ -7302,7 +7302,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mrecv)(void *buf, int count, MPI_Datatype datatype, 
 	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
-		tg_h_free(TG_H_MSG, hv_message);
+		tg_h_free(TG_H_MSG, hv_message, hid_message);
 	return ret;
 }
 #endif
@@ -7334,7 +7334,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mrecv_c)(void *buf, MPI_Count count, MPI_Datatype da
 	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
-		tg_h_free(TG_H_MSG, hv_message);
+		tg_h_free(TG_H_MSG, hv_message, hid_message);
 	return ret;
 }
 #endif
@@ -8158,7 +8158,7 @@ TG_MPIFN int TG_MPINAME(MPI_Op_free)(MPI_Op *op)
 	tg_put_u(&tgc, hid_op);
 	tg_rec_commit(&tgc);
 	if (!failed && op && TG_HVAL(*op) != hv_op)
-		tg_h_free(TG_H_OP, hv_op);
+		tg_h_free(TG_H_OP, hv_op, hid_op);
 	return ret;
 }
 #endif
@@ -9397,7 +9397,7 @@ TG_MPIFN int TG_MPINAME(MPI_Request_free)(MPI_Request *request)
 	tg_put_u(&tgc, hid_request);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
-		tg_h_free(TG_H_REQ, hv_request);
+		tg_h_free(TG_H_REQ, hv_request, hid_request);
 	return ret;
 }
 #endif
@@ -10492,7 +10492,7 @@ TG_MPIFN int TG_MPINAME(MPI_Session_finalize)(MPI_Session *session)
 	tg_put_u(&tgc, hid_session);
 	tg_rec_commit(&tgc);
 	if (!failed && session && TG_HVAL(*session) != hv_session)
-		tg_h_free(TG_H_SESSION, hv_session);
+		tg_h_free(TG_H_SESSION, hv_session, hid_session);
 	return ret;
 }
 #endif
@@ -10836,7 +10836,7 @@ TG_MPIFN int TG_MPINAME(MPI_Start)(MPI_Request *request)
 	tg_put_u(&tgc, hid_request);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
-		tg_h_free(TG_H_REQ, hv_request);
+		tg_h_free(TG_H_REQ, hv_request, hid_request);
 	return ret;
 }
 #endif
@@ -10998,7 +10998,7 @@ TG_MPIFN int TG_MPINAME(MPI_Test)(MPI_Request *request, int *flag, MPI_Status *s
 	tg_put_status(&tgc, (failed || !flag || !*flag) ? NULL : st_status, 0);
 	tg_poll_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
-		tg_h_free(TG_H_REQ, hv_request);
+		tg_h_free(TG_H_REQ, hv_request, hid_request);
 	return ret;
 }
 #endif
@@ -11177,7 +11177,7 @@ TG_MPIFN int TG_MPINAME(MPI_Type_commit)(MPI_Datatype *datatype)
 	tg_put_u(&tgc, hid_datatype);
 	tg_rec_commit(&tgc);
 	if (!failed && datatype && TG_HVAL(*datatype) != hv_datatype)
-		tg_h_free(TG_H_DTYPE, hv_datatype);
+		tg_h_free(TG_H_DTYPE, hv_datatype, hid_datatype);
 	return ret;
 }
 #endif
@@ -11945,7 +11945,7 @@ TG_MPIFN int TG_MPINAME(MPI_Type_free)(MPI_Datatype *datatype)
 	tg_put_u(&tgc, hid_datatype);
 	tg_rec_commit(&tgc);
 	if (!failed && datatype && TG_HVAL(*datatype) != hv_datatype)
-		tg_h_free(TG_H_DTYPE, hv_datatype);
+		tg_h_free(TG_H_DTYPE, hv_datatype, hid_datatype);
 	return ret;
 }
 #endif
@@ -12902,7 +12902,7 @@ TG_MPIFN int TG_MPINAME(MPI_Wait)(MPI_Request *request, MPI_Status *status)
 	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
-		tg_h_free(TG_H_REQ, hv_request);
+		tg_h_free(TG_H_REQ, hv_request, hid_request);
 	return ret;
 }
 #endif
@@ -13551,7 +13551,7 @@ TG_MPIFN int TG_MPINAME(MPI_Win_free)(MPI_Win *win)
 	tg_put_u(&tgc, hid_win);
 	tg_rec_commit(&tgc);
 	if (!failed && win && TG_HVAL(*win) != hv_win)
-		tg_h_free(TG_H_WIN, hv_win);
+		tg_h_free(TG_H_WIN, hv_win, hid_win);
 	return ret;
 }
 #endif
@@ -14122,7 +14122,7 @@ TG_MPIFN int TG_MPINAME(MPI_File_close)(MPI_File *fh)
 	tg_put_u(&tgc, hid_fh);
 	tg_rec_commit(&tgc);
 	if (!failed && fh && TG_HVAL(*fh) != hv_fh)
-		tg_h_free(TG_H_FILE, hv_fh);
+		tg_h_free(TG_H_FILE, hv_fh, hid_fh);
 	return ret;
 }
 #endif

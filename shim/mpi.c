@@ -256,14 +256,22 @@ static struct hslot *find(struct hmap *m, uint64_t val, int add)
  * operation with MPI_PROC_NULL, so several live requests can share a
  * value.  Each gets an id of its own, queued in order of creation; a call
  * that names the value k times means the k oldest, and each one that
- * completes frees the oldest.  Called with hmu held. */
+ * completes frees the oldest: of those its own thread made, when it made
+ * some (threads sending at once share the value too).  Called with hmu
+ * held. */
 #define SHQ 4096
 
 static struct {
 	uint64_t val;
 	uint32_t id;
+	unsigned tid;		/* the thread that made it */
 } shq[SHQ];
 static int shn;
+
+static unsigned shq_me(void)
+{
+	return tg_self ? tg_self->tid : 0;
+}
 
 static int shared(int kind, uint64_t val)
 {
@@ -287,16 +295,25 @@ static uint32_t shq_push(struct hmap *m, uint64_t val)
 	}
 	shq[shn].val = val;
 	shq[shn].id = take_id(m);
+	shq[shn].tid = shq_me();
 	return shq[shn++].id;
 }
 
-/* Index of the first entry of @val at or after @from, -1 if none. */
+/* Index of the first entry of @val at or after @from, the calling
+ * thread's if it has one there; -1 if none. */
 static int shq_find(uint64_t val, int from)
 {
-	for (; from < shn; from++)
-		if (shq[from].val == val)
-			return from;
-	return -1;
+	unsigned me = shq_me();
+	int i, any = -1;
+
+	for (i = from; i < shn; i++)
+		if (shq[i].val == val) {
+			if (shq[i].tid == me)
+				return i;
+			if (any < 0)
+				any = i;
+		}
+	return any;
 }
 
 static void shq_pop(struct hmap *m, uint64_t val)
@@ -335,16 +352,24 @@ uint64_t tg_h_enc(int kind, uint64_t val)
 }
 
 static void comm_def_due(uint64_t req);
-static void h_forget(int kind, uint64_t val);
+static void h_forget_id(int kind, uint64_t val, uint64_t enc);
 
-void tg_h_free(int kind, uint64_t val)
+void tg_h_free(int kind, uint64_t val, uint64_t enc)
 {
 	if (kind == TG_H_REQ && !builtin(kind, val))
 		comm_def_due(val);	/* a request completed */
-	h_forget(kind, val);
+	h_forget_id(kind, val, enc);
 }
 
 static void h_forget(int kind, uint64_t val)
+{
+	h_forget_id(kind, val, 0);
+}
+
+/* Forget handle value @val, if it is still the object whose id is @enc
+ * (0: whichever): another thread may have been given the value again,
+ * as a new object, while the call that freed it ran. */
+static void h_forget_id(int kind, uint64_t val, uint64_t enc)
 {
 	struct hmap *m;
 	struct hslot *s;
@@ -354,12 +379,41 @@ static void h_forget(int kind, uint64_t val)
 	pthread_mutex_lock(&hmu);
 	if (shared(kind, val))
 		shq_pop(maps[kind], val);
-	else if ((m = maps[kind]) && (s = find(m, val, 0))) {
+	else if ((m = maps[kind]) && (s = find(m, val, 0)) &&
+		 (!enc || (uint64_t)s->id << 1 == enc)) {
 		give_id(m, s->id);
 		s->used = 2;
 		m->live--;
 	}
 	pthread_mutex_unlock(&hmu);
+}
+
+/* A new object under handle value @val: a new id, never the one the value
+ * had, which another thread's call that freed that object may still hold
+ * (and forget the value by, tg_h_free()). */
+static uint64_t h_renew(int kind, uint64_t val)
+{
+	struct hmap *m;
+	struct hslot *s;
+	uint32_t old = 0;
+	int had = 0;
+	uint64_t id = 0;
+
+	pthread_mutex_lock(&hmu);
+	if ((m = map_of(kind))) {
+		if ((s = find(m, val, 0))) {
+			old = s->id;
+			had = 1;
+			s->used = 2;
+			m->live--;
+		}
+		if ((s = find(m, val, 1)))
+			id = s->id;
+		if (had)
+			give_id(m, old);
+	}
+	pthread_mutex_unlock(&hmu);
+	return id << 1;
 }
 
 /* ---- definitions ------------------------------------------------------------ */
@@ -643,8 +697,7 @@ uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val)
 		pthread_mutex_unlock(&hmu);
 		return enc;
 	}
-	h_forget(kind, val);	/* a reused handle value is a new object */
-	enc = tg_h_enc(kind, val);
+	enc = h_renew(kind, val);	/* a reused handle value is a new object */
 	c->t->guard++;
 	if (kind == TG_H_COMM && !comm_deferred(val, enc))
 		def_comm(c->t, enc, TG_HANDLE(MPI_Comm, val));
@@ -944,7 +997,7 @@ void tg_reqs_post(struct tg_reqs *r, const MPI_Request *a, int failed)
 	if (!failed)
 		for (i = 0; i < r->n; i++)
 			if (TG_HVAL(a[i]) != r->vals[i])
-				tg_h_free(TG_H_REQ, r->vals[i]);
+				tg_h_free(TG_H_REQ, r->vals[i], r->ids[i]);
 	if (r->vals != r->small[0]) {
 		free(r->vals);
 		free(r->ids);

@@ -1011,3 +1011,25 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	[[ $stderr == *"conflicting pairs are not synchronized"* ]]
 }
+
+@test "threads making MPI calls at once (MPI_THREAD_MULTIPLE): a thread's receive blocking while another writes, closes and sends is no cycle (session, by happens-before); a write during another thread's receive is not after it (race); threads freeing and getting the same request handles at once: session" {
+	mpicc.mpich -O2 -Wall -pthread -o threadio "$TG_TOP/tests/mpi/threadio.c"
+	for mode in ring reuse; do
+		rm -rf t
+		mpitrace 3 ./threadio $mode "$PWD/f.$mode"
+		[ "$(sort <<<"$output")" = $'0: ok\n1: ok\n2: ok' ]
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	done
+	# the ranks are threaded in the graph: their records placed by time
+	trace-decode t/*.rec > text
+	run -0 --separate-stderr hb-build -o g.hb text
+	run -0 hb-build -s g.hb
+	[ "$(awk -F'\t' '$1 == "nodes" { print $2 }' <<<"$output")" -gt 0 ]
+	rm -rf t
+	mpitrace 2 ./threadio hidden "$PWD/f.hidden"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
+	[[ $stderr == *"1 conflicting pairs are not synchronized"* ]]
+}

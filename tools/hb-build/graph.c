@@ -93,6 +93,7 @@ static void rst_free(struct rst *r)
 	hb_free(r->wdef.v);
 	hb_free(r->pending.v);
 	hb_free(r->kids.v);
+	hb_free(r->rt.v);
 	hb_umap_free(&r->nest);
 	hb_free(r);
 }
@@ -136,6 +137,10 @@ void hbb_free(struct hbb *b)
 	hb_umap_free(&b->probidx);
 	hb_free(b->rankfirst);
 	hb_free(b->seq);
+	hb_free(b->nt0);
+	hb_free(b->nt1);
+	hb_free(b->recpos.v);
+	hb_free(b->lockeps.v);
 	hb_free(b->eindex);
 	hb_free(b->span);
 	hb_free(b->clock);
@@ -207,13 +212,6 @@ static int ptime(const char *s, size_t n, int64_t *ns)
 	}
 	*ns = sec * 1000000000 + frac;
 	return 0;
-}
-
-/* Two ints of the pool for a time (tg_lock_time() reads them back). */
-static void push_time(ivec *pool, int64_t t)
-{
-	PUSH(*pool, (int32_t)(uint32_t)((uint64_t)t & 0xffffffffu));
-	PUSH(*pool, (int32_t)(uint32_t)((uint64_t)t >> 32));
 }
 
 static int pu64(const char *s, size_t n, uint64_t *v)
@@ -761,8 +759,7 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
 		break;
 	case TG_MK_WEPOCH:
-		/* win, lock_type, rank (the target), assert; then the call's
-		 * times, which parse_call adds */
+		/* win, lock_type, rank (the target), assert */
 		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
 		rc |= push_int(p, find(a, na, "lock_type"), -1);
 		rc |= push_int(p, find(a, na, "rank"), -1);
@@ -789,6 +786,8 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	const struct tg_calldesc *fnm = NULL;
 	const struct fdesc *f = &hb_ftab[0];
 	int i, mpi, nested = 0, haskid = 0, split = 0;
+	uint64_t tid;
+	int64_t t0, t1;
 
 	for (i = 0; i < 9; i++) {
 		const char *t = q;
@@ -817,6 +816,11 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		return bad(b, err, errlen, "bad depth '%.*s'", (int)len[5], col[5]);
 	if (!len[1] || !len[3] || !len[4] || !len[6] || !len[7])
 		return bad(b, err, errlen, "empty field");
+	if (pu64(col[1], len[1], &tid) < 0)
+		return bad(b, err, errlen, "bad thread '%.*s'", (int)len[1], col[1]);
+	if (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0)
+		return bad(b, err, errlen, "bad time");
+	PUSH(r->rt, ((struct rtime){ seq, t0, t1 }));
 	b->records++;
 	r->records++;
 	if (r->lastseq == TG_HB_NOSEQ || seq > r->lastseq)
@@ -910,17 +914,12 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			h.fn = fnm->hb ? fnm->id : 0;
 			h.func = fnm->id;
 			h.split = (uint8_t)split;
+			h.tid = tid > UINT16_MAX ? UINT16_MAX : (uint16_t)tid;
+			h.t0 = t0;
+			h.t1 = t1;
 			if (keep_args(r, f, a, na) < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
-			if (f->kind == TG_MK_WEPOCH) {
-				int64_t t0, t1;
-				if (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0)
-					return bad(b, err, errlen, "bad time of %.*s",
-						   (int)len[7], col[7]);
-				push_time(&r->pool, t0);
-				push_time(&r->pool, t1);
-			}
 			if (f->kind == TG_MK_FINALIZE)
 				r->finalized = 1;
 			if (r->rec.n && r->rec.v[r->rec.n - 1].seq > seq)
@@ -1078,6 +1077,8 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 	b->seq = hb_calloc(b->nnodes, sizeof(uint64_t));
 	b->span = hb_calloc(b->nnodes, sizeof(uint32_t));
 	b->func = hb_calloc(b->nnodes, sizeof(uint16_t));
+	b->nt0 = hb_calloc(b->nnodes, sizeof(int64_t));
+	b->nt1 = hb_calloc(b->nnodes, sizeof(int64_t));
 	/* the world, gid 0 */
 	{
 		int32_t *w = hb_calloc(P, sizeof(int32_t));
@@ -1117,7 +1118,9 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 	hb_free(b->insts.v);
 	memset(&b->insts, 0, sizeof(b->insts));
 	b->stats[TG_HBST_CALLS] = b->nnodes;
+	hb_expand_threads(b);
 	hb_prune(b);
+	hb_place_records(b);
 	if (b->nnodes + b->xfunc.n >= UINT32_MAX - 1) {
 		snprintf(err, errlen, "too many nodes (%llu)",
 			 (unsigned long long)(b->nnodes + b->xfunc.n));
@@ -1160,6 +1163,8 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 		.problems = b->prob.v,
 		.nproblems = b->prob.n,
 		.run = b->run,
+		.recpos = b->recpos.v,
+		.nrecpos = b->recpos.n,
 	};
 	return 0;
 }

@@ -42,6 +42,8 @@ void hb_prune(struct hbb *b)
 				b->seq[nf] = b->seq[n];
 				b->span[nf] = b->span[n];
 				b->func[nf] = b->func[n];
+				b->nt0[nf] = b->nt0[n];
+				b->nt1[nf] = b->nt1[n];
 				nf++;
 			}
 	}
@@ -55,6 +57,191 @@ void hb_prune(struct hbb *b)
 	b->nnodes = nf;
 	hb_free(used);
 	hb_free(newid);
+}
+
+/* ---- threads -------------------------------------------------------------------------------- */
+
+/*
+ * A rank whose threads made MPI calls at once is no chain of calls: one
+ * thread's MPI_Recv blocks while another writes, closes and sends, and
+ * ordering them by their starts made cycles and orders that did not
+ * happen.  Its calls become instants instead: each call's start, where
+ * its edges leave, and its end, where they enter, all of the rank's in
+ * the order of their times.  One instant comes before the next as in
+ * program order: whatever a call ended before another started (in any
+ * thread: a join, a mutex, a condition variable of the program orders
+ * them, unseen) comes before it.  An instant at the same time as
+ * another's end is taken as not after it.
+ */
+struct instant {
+	int64_t t;
+	uint32_t node;
+	uint8_t kind;		/* 0 a start, 1 an instant node, 2 an end */
+};
+
+static int cmp_instant(const void *x, const void *y)
+{
+	const struct instant *a = x, *c = y;
+
+	if (a->t != c->t)
+		return a->t < c->t ? -1 : 1;
+	if (a->kind != c->kind)
+		return a->kind < c->kind ? -1 : 1;
+	return a->node < c->node ? -1 : a->node > c->node;
+}
+
+void hb_expand_threads(struct hbb *b)
+{
+	uint64_t N = b->nnodes, M = 0, n, e;
+	uint32_t r, *news, *newe;
+	uint64_t *seq, *first;
+	uint32_t *span;
+	uint16_t *func;
+	int64_t *nt0, *nt1;
+	struct instant *in = NULL;
+	size_t cap = 0;
+	int any = 0;
+
+	for (r = 0; r < b->P; r++) {
+		struct rst *st = (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
+			b->st.v[b->rankst.v[r]] : NULL;
+		int th = st && st->threads;
+		if (th)
+			b->rankinfo[r].flags |= TG_HBR_THREADS;
+		any |= th;
+		for (n = b->rankfirst[r]; n < b->rankfirst[r + 1]; n++)
+			M += th && b->nt0[n] != b->nt1[n] ? 2 : 1;
+	}
+	if (!any)
+		return;
+	news = hb_calloc(N ? N : 1, sizeof(uint32_t));
+	newe = hb_calloc(N ? N : 1, sizeof(uint32_t));
+	seq = hb_calloc(M ? M : 1, sizeof(uint64_t));
+	span = hb_calloc(M ? M : 1, sizeof(uint32_t));
+	func = hb_calloc(M ? M : 1, sizeof(uint16_t));
+	nt0 = hb_calloc(M ? M : 1, sizeof(int64_t));
+	nt1 = hb_calloc(M ? M : 1, sizeof(int64_t));
+	first = hb_calloc((size_t)b->P + 1, sizeof(uint64_t));
+	M = 0;
+	for (r = 0; r < b->P; r++) {
+		uint64_t lo = b->rankfirst[r], hi = b->rankfirst[r + 1], k = 0, i;
+		first[r] = M;
+		if (!(b->rankinfo[r].flags & TG_HBR_THREADS)) {
+			for (n = lo; n < hi; n++, M++) {
+				news[n] = newe[n] = (uint32_t)M;
+				seq[M] = b->seq[n];
+				span[M] = b->span[n];
+				func[M] = b->func[n];
+				nt0[M] = b->nt0[n];
+				nt1[M] = b->nt1[n];
+			}
+			continue;
+		}
+		if (2 * (hi - lo) > cap) {
+			cap = 2 * (hi - lo);
+			in = hb_realloc(in, cap * sizeof(*in));
+		}
+		for (n = lo; n < hi; n++) {
+			if (b->nt0[n] == b->nt1[n]) {
+				in[k++] = (struct instant){ b->nt0[n], (uint32_t)n, 1 };
+			} else {
+				in[k++] = (struct instant){ b->nt0[n], (uint32_t)n, 0 };
+				in[k++] = (struct instant){ b->nt1[n], (uint32_t)n, 2 };
+			}
+		}
+		qsort(in, k, sizeof(*in), cmp_instant);
+		for (i = 0; i < k; i++, M++) {
+			n = in[i].node;
+			if (in[i].kind != 2)
+				news[n] = (uint32_t)M;
+			if (in[i].kind != 0)
+				newe[n] = (uint32_t)M;
+			seq[M] = b->seq[n];
+			span[M] = 0;
+			func[M] = b->func[n];
+			nt0[M] = nt1[M] = in[i].t;
+		}
+	}
+	first[b->P] = M;
+	for (e = 0; e < b->esrc.n; e++) {
+		uint32_t s = b->esrc.v[e], d = b->edst.v[e];
+		b->esrc.v[e] = s < N ? news[s] : (uint32_t)(s - N + M);
+		b->edst.v[e] = d < N ? newe[d] : (uint32_t)(d - N + M);
+	}
+	hb_free(b->seq);
+	hb_free(b->span);
+	hb_free(b->func);
+	hb_free(b->nt0);
+	hb_free(b->nt1);
+	hb_free(b->rankfirst);
+	b->seq = seq;
+	b->span = span;
+	b->func = func;
+	b->nt0 = nt0;
+	b->nt1 = nt1;
+	b->rankfirst = first;
+	b->nnodes = M;
+	hb_free(news);
+	hb_free(newe);
+	hb_free(in);
+}
+
+static int cmp_rtime(const void *x, const void *y)
+{
+	const struct rtime *a = x, *c = y;
+
+	return a->seq < c->seq ? -1 : a->seq > c->seq;
+}
+
+/* For each record of a threaded rank: the first of its instants after the
+ * record ended, the last before it started (RECPOS, tangram-hb(5)). */
+void hb_place_records(struct hbb *b)
+{
+	uint32_t r;
+
+	for (r = 0; r < b->P; r++) {
+		struct rst *st = (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
+			b->st.v[b->rankst.v[r]] : NULL;
+		uint64_t lo, n;
+		size_t i;
+		if (!(b->rankinfo[r].flags & TG_HBR_THREADS) || !st)
+			continue;
+		lo = b->rankfirst[r];
+		n = b->rankfirst[r + 1] - lo;
+		qsort(st->rt.v, st->rt.n, sizeof(*st->rt.v), cmp_rtime);
+		for (i = 0; i < st->rt.n; i++) {
+			const struct rtime *x = &st->rt.v[i];
+			uint64_t a = 0, c = n, m;
+			struct tg_hbrecpos p = { x->seq, r, TG_HB_NONODE, TG_HB_NONODE };
+			if (i && x->seq == st->rt.v[i - 1].seq)
+				continue;
+			/* the first instant after its end */
+			while (a < c) {
+				m = a + (c - a) / 2;
+				if (b->nt0[lo + m] <= x->t1)
+					a = m + 1;
+				else
+					c = m;
+			}
+			if (a < n)
+				p.after = (uint32_t)a;
+			/* the last instant before its start */
+			a = 0;
+			c = n;
+			while (a < c) {
+				m = a + (c - a) / 2;
+				if (b->nt0[lo + m] < x->t0)
+					a = m + 1;
+				else
+					c = m;
+			}
+			if (a > 0)
+				p.before = (uint32_t)(a - 1);
+			PUSH(b->recpos, p);
+		}
+		hb_free(st->rt.v);
+		memset(&st->rt, 0, sizeof(st->rt));
+	}
 }
 
 /* ---- the index --------------------------------------------------------------------------- */

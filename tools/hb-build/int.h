@@ -110,7 +110,15 @@ struct hrec {
 	uint8_t drop;		/* nested inside another MPI call */
 	uint8_t split;		/* an MPI-IO call with communication nested in
 				 * it: a node where it starts, one after them */
-	uint8_t pad[2];
+	uint16_t tid;		/* its thread */
+	int64_t t0, t1;		/* its start and end, ns from the trace's zero */
+};
+
+/* A record's seq and times (of every record: where it lies among the
+ * nodes of a rank whose threads made MPI calls at once). */
+struct rtime {
+	uint64_t seq;
+	int64_t t0, t1;
 };
 
 /* A communicator a rank made (a #comm line). */
@@ -167,6 +175,9 @@ struct rst {
 	int32_t run;		/* index in hbb.runs, -1 for a trace of one run */
 	uint8_t pre, post;	/* a node for the run's start before its calls,
 				 * one for its end after them */
+	VEC(struct rtime) rt;	/* every record's times */
+	uint8_t threads;	/* its threads made MPI calls at once (and the
+				 * times are the run's): nodes are instants */
 };
 
 /* One run of a trace of several runs into one directory (a #run line):
@@ -275,6 +286,10 @@ struct hbb {
 	VEC(struct tg_hbproblem) prob;
 	struct umap probidx;	/* (kind, rank) -> problem */
 	uint64_t nnodes;
+	int64_t *nt0, *nt1;	/* per call node: its call's start and end; the
+				 * same time for an instant (a split call's
+				 * end, a run's start and end) */
+	VEC(struct tg_hbrecpos) recpos;
 	uint64_t *rankfirst, *seq, *eindex;
 	uint32_t *span, *clock, *etarget;
 	uint16_t *func;
@@ -315,6 +330,11 @@ void hb_match_colls(struct hbb *b);
 void hb_rma_edges(struct hbb *b);
 /* The order of exclusive lock epochs on one target, by their times. */
 void hb_lock_edges(struct hbb *b);
+
+/* index.c: the nodes of threaded ranks as instants in time order. */
+void hb_expand_threads(struct hbb *b);
+/* index.c: where each record of a threaded rank lies (RECPOS). */
+void hb_place_records(struct hbb *b);
 
 /* index.c: leave out the calls no edge touches. */
 void hb_prune(struct hbb *b);

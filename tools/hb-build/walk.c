@@ -214,12 +214,44 @@ struct walk {
 	VEC(struct openlock) locks;	/* lock epochs begun, not ended */
 	const struct hrec *h;	/* the call being walked */
 	uint32_t node;		/* its node, NONE if it is not one */
+	/* a rank whose threads made MPI calls: its request handles by
+	 * (handle, thread) in rqs, and the last made under each handle */
+	VEC(struct rq) rqs;
+	struct umap slot, last;
 };
 
-static struct rq *rq_at(struct walk *w, int32_t id)
+/*
+ * A request handle of a rank whose threads made MPI calls: one thread
+ * can free a handle and another get the same from its MPI_Irecv at once,
+ * and the calls' starts put the second before the first's wait.  A handle
+ * is taken as its own thread's when that thread made one under it, else
+ * as the last made (a request completed by another thread).
+ */
+static struct rq *rq_thread(struct walk *w, int32_t id, int def)
+{
+	uint64_t key = (uint64_t)(uint32_t)id << 16 | w->h->tid, *s, *l;
+
+	s = hb_umap_at(&w->slot, key, 0, 0);
+	if (!def && !(s && w->rqs.v[*s].type != RQ_NONE) &&
+	    (l = hb_umap_at(&w->last, (uint32_t)id, 0, 0)))
+		return &w->rqs.v[*l];
+	if (!s) {
+		struct rq z;
+		memset(&z, 0, sizeof(z));
+		PUSH(w->rqs, z);
+		s = hb_umap_at(&w->slot, key, 1, w->rqs.n - 1);
+	}
+	if (def)
+		*hb_umap_at(&w->last, (uint32_t)id, 1, 0) = *s;
+	return &w->rqs.v[*s];
+}
+
+static struct rq *rq_get(struct walk *w, int32_t id, int def)
 {
 	if (id <= 0)
 		return NULL;
+	if (w->r->threads)
+		return rq_thread(w, id, def);
 	if ((size_t)id >= w->rq.n) {
 		size_t old = w->rq.n;
 		RESERVE(w->rq, (size_t)id + 1);
@@ -227,6 +259,12 @@ static struct rq *rq_at(struct walk *w, int32_t id)
 		memset(w->rq.v + old, 0, (w->rq.n - old) * sizeof(struct rq));
 	}
 	return &w->rq.v[id];
+}
+
+/* Request handle @id as a call uses it. */
+static struct rq *rq_at(struct walk *w, int32_t id)
+{
+	return rq_get(w, id, 0);
 }
 
 static uint32_t add_send(struct walk *w, int32_t code, int32_t dest, int32_t tag,
@@ -404,7 +442,7 @@ static void complete(struct walk *w, int32_t id, int32_t src, int32_t tag, int k
 static void set_rq(struct walk *w, int32_t id, uint8_t type, uint32_t op, uint32_t op2,
 		   int persist)
 {
-	struct rq *q = rq_at(w, id);
+	struct rq *q = rq_get(w, id, 1);
 
 	if (!q)
 		return;
@@ -567,14 +605,9 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 #define LOCK_SHARED 235
 #define MODE_NOCHECK 1024
 
-static int64_t lock_time(const int32_t *a)
-{
-	return (int64_t)((uint64_t)(uint32_t)a[0] | (uint64_t)(uint32_t)a[1] << 32);
-}
-
 /*
  * MPI_Win_lock (@open) and MPI_Win_unlock of window @wd: a[1] lock_type,
- * a[2] the target, a[3] assert, a[4..8) the call's start and end.  An
+ * a[2] the target, a[3] assert.  An
  * exclusive lock without MPI_MODE_NOCHECK, ended by its unlock, is a
  * lock epoch that hb_lock_edges orders with the others on its target.
  */
@@ -586,7 +619,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 	if (a[2] < 0)
 		return;		/* MPI_Win_lock_all, PSCW: no lock of one target */
 	if (open) {
-		struct openlock o = { win, a[2], w->node, lock_time(a + 4),
+		struct openlock o = { win, a[2], w->node, w->h->t0,
 				      !w->b->notimes && (a[1] == LOCK_EXCLUSIVE ||
 							 a[1] == LOCK_SHARED) &&
 				      !(a[3] & MODE_NOCHECK),
@@ -606,7 +639,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 		    (uint32_t)o->target < w->b->g.v[wd->gid].n)
 			PUSH(w->b->lockeps, ((struct lockep){ wd->gid, o->target, o->node,
 							      w->node, o->t0,
-							      lock_time(a + 4), o->shared }));
+							      w->h->t0, o->shared }));
 		w->locks.v[i] = w->locks.v[--w->locks.n];
 		return;
 	}
@@ -846,6 +879,8 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 
 	if (!r->sorted)
 		qsort(r->rec.v, r->rec.n, sizeof(*r->rec.v), cmp_rec);
+	int first = -1;
+
 	r->nnodes = 0;
 	for (i = 0; i < r->rec.n; i++) {
 		if (i && r->rec.v[i].seq == r->rec.v[i - 1].seq) {
@@ -857,9 +892,20 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 			r->nnodes++;
 			if (r->rec.v[i].split && end_node_needed(r, i))
 				r->nnodes++;
+			if (first < 0)
+				first = r->rec.v[i].tid;
+			else if (r->rec.v[i].tid != first)
+				r->threads = 1;
 		}
 	}
-	(void)b;
+	/* a rank whose threads made MPI calls (at once, or taking turns):
+	 * its calls are placed by their times, when they are the run's */
+	if (b->notimes)
+		r->threads = 0;
+	if (!r->threads) {
+		hb_free(r->rt.v);
+		memset(&r->rt, 0, sizeof(r->rt));
+	}
 	return 0;
 }
 
@@ -869,6 +915,7 @@ struct pend_end {
 	uint32_t start;		/* its node */
 	uint16_t func;
 	size_t inst0, inst1;	/* the collective instances it made */
+	int64_t t1;		/* its end */
 };
 
 /* The end of split call @p: the instances that ended where they started
@@ -883,6 +930,7 @@ static void split_end(struct hbb *b, struct rst *r, const struct pend_end *p, ui
 		b->seq[end] = p->ext;
 		b->span[end] = 0;
 		b->func[end] = p->func;
+		b->nt0[end] = b->nt1[end] = p->t1;	/* an instant: its end */
 	}
 	for (i = p->inst0; i < p->inst1; i++)
 		if (b->insts.v[i].end == p->start)
@@ -920,6 +968,7 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 		b->seq[r->first_node] = 0;
 		b->span[r->first_node] = 0;
 		b->func[r->first_node] = 0;
+		b->nt0[r->first_node] = b->nt1[r->first_node] = INT64_MIN;
 		nd++;
 	}
 	for (i = 0; i < r->rec.n; i++) {
@@ -942,6 +991,8 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 			b->seq[w.node] = h->seq;
 			b->span[w.node] = h->span;
 			b->func[w.node] = h->func;
+			b->nt0[w.node] = h->t0;
+			b->nt1[w.node] = h->t1 > h->t0 ? h->t1 : h->t0 + 1;	/* not an instant */
 			nd++;
 		} else {
 			w.node = NONE;
@@ -954,7 +1005,7 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 				pend = hb_realloc(pend, cpend * sizeof(*pend));
 			}
 			pend[npend++] = (struct pend_end){ h->seq + h->span, w.node, h->func,
-							   inst0, b->insts.n };
+							   inst0, b->insts.n, h->t1 };
 		}
 	}
 	while (npend)
@@ -969,9 +1020,13 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 		b->seq[w.node] = r->lastseq + 2;
 		b->span[w.node] = 0;
 		b->func[w.node] = 0;
+		b->nt0[w.node] = b->nt1[w.node] = INT64_MAX;
 	}
 	hb_free(ord);
 	hb_free(w.rq.v);
+	hb_free(w.rqs.v);
+	hb_umap_free(&w.slot);
+	hb_umap_free(&w.last);
 	hb_free(w.locks.v);
 	/* the calls are operations now: their memory goes to what follows */
 	hb_free(r->rec.v);
