@@ -388,34 +388,6 @@ static void h_forget_id(int kind, uint64_t val, uint64_t enc)
 	pthread_mutex_unlock(&hmu);
 }
 
-/* A new object under handle value @val: a new id, never the one the value
- * had, which another thread's call that freed that object may still hold
- * (and forget the value by, tg_h_free()). */
-static uint64_t h_renew(int kind, uint64_t val)
-{
-	struct hmap *m;
-	struct hslot *s;
-	uint32_t old = 0;
-	int had = 0;
-	uint64_t id = 0;
-
-	pthread_mutex_lock(&hmu);
-	if ((m = map_of(kind))) {
-		if ((s = find(m, val, 0))) {
-			old = s->id;
-			had = 1;
-			s->used = 2;
-			m->live--;
-		}
-		if ((s = find(m, val, 1)))
-			id = s->id;
-		if (had)
-			give_id(m, old);
-	}
-	pthread_mutex_unlock(&hmu);
-	return id << 1;
-}
-
 /* ---- definitions ------------------------------------------------------------ */
 
 static int *world_ranks(MPI_Group g, int *n)
@@ -697,7 +669,8 @@ uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val)
 		pthread_mutex_unlock(&hmu);
 		return enc;
 	}
-	enc = h_renew(kind, val);	/* a reused handle value is a new object */
+	h_forget(kind, val);	/* a reused handle value is a new object */
+	enc = tg_h_enc(kind, val);
 	c->t->guard++;
 	if (kind == TG_H_COMM && !comm_deferred(val, enc))
 		def_comm(c->t, enc, TG_HANDLE(MPI_Comm, val));

@@ -282,6 +282,7 @@ static struct rst *rst_new(struct hbb *b, int64_t rank)
 	r->run = -1;
 	r->lastseq = TG_HB_NOSEQ;
 	r->sorted = 1;
+	r->tid1 = -1;
 	PUSH(b->st, r);
 	return r;
 }
@@ -818,9 +819,12 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		return bad(b, err, errlen, "empty field");
 	if (pu64(col[1], len[1], &tid) < 0)
 		return bad(b, err, errlen, "bad thread '%.*s'", (int)len[1], col[1]);
-	if (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0)
-		return bad(b, err, errlen, "bad time");
-	PUSH(r->rt, ((struct rtime){ seq, t0, t1 }));
+	t0 = t1 = 0;	/* read when kept: most records need no times */
+	if (b->keep_times) {
+		if (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0)
+			return bad(b, err, errlen, "bad time");
+		PUSH(r->rt, ((struct rtime){ seq, t0, t1 }));
+	}
 	b->records++;
 	r->records++;
 	if (r->lastseq == TG_HB_NOSEQ || seq > r->lastseq)
@@ -907,6 +911,9 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			if (na < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
+			if (!b->keep_times &&
+			    (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0))
+				return bad(b, err, errlen, "bad time");
 			memset(&h, 0, sizeof(h));
 			h.seq = seq;
 			h.off = (uint32_t)r->pool.n;
@@ -915,6 +922,12 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			h.func = fnm->id;
 			h.split = (uint8_t)split;
 			h.tid = tid > UINT16_MAX ? UINT16_MAX : (uint16_t)tid;
+			if (hb_is_node(f->kind)) {
+				if (r->tid1 < 0)
+					r->tid1 = h.tid;
+				else if (r->tid1 != h.tid)
+					r->mt = 1;
+			}
 			h.t0 = t0;
 			h.t1 = t1;
 			if (keep_args(r, f, a, na) < 0)
@@ -940,11 +953,41 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	return 0;
 }
 
+/* The second reading: the seq and times of each record of a rank whose
+ * threads made MPI calls (the first reading checked the line). */
+static int parse_times(struct hbb *b, const char *p, size_t n)
+{
+	const char *col[5], *q = p, *end = p + n;
+	size_t len[5];
+	uint64_t seq;
+	int64_t t0, t1;
+	struct rst *r;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		const char *t = memchr(q, '\t', (size_t)(end - q));
+		if (!t)
+			return 0;
+		col[i] = q;
+		len[i] = (size_t)(t - q);
+		q = t + 1;
+	}
+	r = who(b, col[0], len[0]);
+	if (!r || !r->mt)
+		return 0;
+	if (pu64(col[2], len[2], &seq) == 0 && ptime(col[3], len[3], &t0) == 0 &&
+	    ptime(col[4], len[4], &t1) == 0)
+		PUSH(r->rt, ((struct rtime){ seq, t0, t1 }));
+	return 0;
+}
+
 static int parse_line(struct hbb *b, const char *p, size_t n, char *err, size_t errlen)
 {
 	b->line++;
 	if (n && p[n - 1] == '\r')
 		n--;
+	if (b->times_pass)
+		return n && p[0] != '#' ? parse_times(b, p, n) : 0;
 	if (n == 0)
 		return bad(b, err, errlen, "empty line");
 	if (p[0] == '#')
@@ -1001,7 +1044,36 @@ int hbb_finish(struct hbb *b, char *err, size_t errlen)
 	if (b->ncarry && parse_line(b, b->carry, b->ncarry, err, errlen) < 0)
 		return -1;
 	b->ncarry = 0;
+	if (b->times_pass) {
+		b->times_pass = 0;
+		b->have_times = 1;
+	}
 	return 0;
+}
+
+void hbb_keep_times(struct hbb *b)
+{
+	b->keep_times = 1;
+	b->have_times = 1;
+}
+
+int hbb_times_needed(const struct hbb *b)
+{
+	size_t i;
+
+	if (b->have_times || b->notimes)
+		return 0;
+	for (i = 0; i < b->st.n; i++)
+		if (b->st.v[i]->mt)
+			return 1;
+	return 0;
+}
+
+void hbb_times_begin(struct hbb *b)
+{
+	b->times_pass = 1;
+	b->ncarry = 0;
+	b->last = NULL;
 }
 
 static int cmp_prob(const void *x, const void *y)

@@ -34,6 +34,18 @@ int hbb_feed(struct hbb *b, const char *data, size_t len, const char *name,
 int hbb_finish(struct hbb *b, char *err, size_t errlen);
 
 /*
+ * The ranks whose threads made MPI calls need the times of every record
+ * (tangram-hb(5), Threads).  Keep them as the text is read
+ * (hbb_keep_times(), before the first hbb_feed(), for input that can be
+ * read once only); or, when hbb_times_needed() says so after
+ * hbb_finish(), call hbb_times_begin() and feed the same text again, then
+ * hbb_finish().  Without them such ranks are taken as one thread.
+ */
+void hbb_keep_times(struct hbb *b);
+int hbb_times_needed(const struct hbb *b);
+void hbb_times_begin(struct hbb *b);
+
+/*
  * Match the calls and build the graph and its index.  Returns 0, or -1
  * with a message in @err when the trace is broken (duplicate records,
  * a cycle).  Problems (unmatched calls...) are not errors: they are kept

@@ -175,7 +175,9 @@ struct rst {
 	int32_t run;		/* index in hbb.runs, -1 for a trace of one run */
 	uint8_t pre, post;	/* a node for the run's start before its calls,
 				 * one for its end after them */
-	VEC(struct rtime) rt;	/* every record's times */
+	VEC(struct rtime) rt;	/* every record's times, when needed */
+	int32_t tid1;		/* the thread of its first MPI node record */
+	uint8_t mt;		/* MPI node records of two threads or more */
 	uint8_t threads;	/* its threads made MPI calls at once (and the
 				 * times are the run's): nodes are instants */
 };
@@ -276,6 +278,10 @@ struct hbb {
 	VEC(struct rmaop) rma;
 	VEC(struct lockep) lockeps;
 	uint8_t notimes;		/* the times are not the run's (#timing) */
+	uint8_t keep_times;	/* keep every record's times while parsing (the
+				 * input can be read once only) */
+	uint8_t times_pass;	/* reading the input again for them */
+	uint8_t have_times;	/* the ranks that need them have them */
 	uint32_t nfiles, ncomms;
 	uint64_t messages, collectives;
 

@@ -175,7 +175,13 @@ static struct hbb *build(int fd, char *buf, long n, const char *name, int progre
 	struct hbb *b = hbb_new();
 	char msg[512];
 	uint64_t total = 0, shown = 0;
+	struct stat sb;
+	int again = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
 
+	/* a file is read again for the times a threaded rank needs; a pipe
+	 * keeps them as it goes */
+	if (!again)
+		hbb_keep_times(b);
 	do {
 		if (hbb_feed(b, buf, (size_t)n, name, msg, sizeof(msg)) < 0)
 			errx(TG_EXIT_ERROR, "%s", msg);
@@ -189,6 +195,18 @@ static struct hbb *build(int fd, char *buf, long n, const char *name, int progre
 		err(TG_EXIT_ERROR, "read error on '%s'", name);
 	if (hbb_finish(b, msg, sizeof(msg)) < 0)
 		errx(TG_EXIT_ERROR, "%s", msg);
+	if (again && hbb_times_needed(b)) {
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			err(TG_EXIT_ERROR, "cannot read '%s' again", name);
+		hbb_times_begin(b);
+		while ((n = fill(fd, buf, CHUNK)) > 0)
+			if (hbb_feed(b, buf, (size_t)n, name, msg, sizeof(msg)) < 0)
+				errx(TG_EXIT_ERROR, "%s", msg);
+		if (n < 0)
+			err(TG_EXIT_ERROR, "read error on '%s'", name);
+		if (hbb_finish(b, msg, sizeof(msg)) < 0)
+			errx(TG_EXIT_ERROR, "%s", msg);
+	}
 	if (progress && shown)
 		fprintf(stderr, "\r\033[K");
 	if (hbb_build(b, msg, sizeof(msg)) < 0)

@@ -900,7 +900,7 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 	}
 	/* a rank whose threads made MPI calls (at once, or taking turns):
 	 * its calls are placed by their times, when they are the run's */
-	if (b->notimes)
+	if (b->notimes || !b->have_times)
 		r->threads = 0;
 	if (!r->threads) {
 		hb_free(r->rt.v);
