@@ -94,6 +94,7 @@ static void rst_free(struct rst *r)
 	hb_free(r->pending.v);
 	hb_free(r->kids.v);
 	hb_free(r->rt.v);
+	hb_free(r->rect);
 	hb_umap_free(&r->nest);
 	hb_free(r);
 }
@@ -189,6 +190,13 @@ static int pnum(const char *s, size_t n, int64_t *v)
 		return -1;
 	*v = neg ? -(int64_t)x : (int64_t)x;
 	return 0;
+}
+
+/* Two ints of the pool for a time (lock_time() in walk.c reads them). */
+static void push_time(ivec *pool, int64_t t)
+{
+	PUSH(*pool, (int32_t)(uint32_t)((uint64_t)t & 0xffffffffu));
+	PUSH(*pool, (int32_t)(uint32_t)((uint64_t)t >> 32));
 }
 
 /* A time "SECONDS.FRACTION" of s[0..n), in nanoseconds. */
@@ -760,7 +768,8 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
 		break;
 	case TG_MK_WEPOCH:
-		/* win, lock_type, rank (the target), assert */
+		/* win, lock_type, rank (the target), assert; then the call's
+		 * start and end, which parse_call adds */
 		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
 		rc |= push_int(p, find(a, na, "lock_type"), -1);
 		rc |= push_int(p, find(a, na, "rank"), -1);
@@ -911,7 +920,9 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			if (na < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
-			if (!b->keep_times &&
+			/* a lock's times order its epoch; a threaded rank's
+			 * calls get theirs from its records' (hb_prepare_rank) */
+			if (!b->keep_times && f->kind == TG_MK_WEPOCH &&
 			    (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0))
 				return bad(b, err, errlen, "bad time");
 			memset(&h, 0, sizeof(h));
@@ -928,11 +939,13 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 				else if (r->tid1 != h.tid)
 					r->mt = 1;
 			}
-			h.t0 = t0;
-			h.t1 = t1;
 			if (keep_args(r, f, a, na) < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
+			if (f->kind == TG_MK_WEPOCH) {
+				push_time(&r->pool, t0);
+				push_time(&r->pool, t1);
+			}
 			if (f->kind == TG_MK_FINALIZE)
 				r->finalized = 1;
 			if (r->rec.n && r->rec.v[r->rec.n - 1].seq > seq)

@@ -186,13 +186,6 @@ void hb_expand_threads(struct hbb *b)
 	hb_free(in);
 }
 
-static int cmp_rtime(const void *x, const void *y)
-{
-	const struct rtime *a = x, *c = y;
-
-	return a->seq < c->seq ? -1 : a->seq > c->seq;
-}
-
 /* For each record of a threaded rank: the first of its instants after the
  * record ended, the last before it started (RECPOS, tangram-hb(5)). */
 void hb_place_records(struct hbb *b)
@@ -208,7 +201,7 @@ void hb_place_records(struct hbb *b)
 			continue;
 		lo = b->rankfirst[r];
 		n = b->rankfirst[r + 1] - lo;
-		qsort(st->rt.v, st->rt.n, sizeof(*st->rt.v), cmp_rtime);
+		/* (sorted by seq in hb_prepare_rank) */
 		for (i = 0; i < st->rt.n; i++) {
 			const struct rtime *x = &st->rt.v[i];
 			uint64_t a = 0, c = n, m;

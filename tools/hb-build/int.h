@@ -111,7 +111,11 @@ struct hrec {
 	uint8_t split;		/* an MPI-IO call with communication nested in
 				 * it: a node where it starts, one after them */
 	uint16_t tid;		/* its thread */
-	int64_t t0, t1;		/* its start and end, ns from the trace's zero */
+};
+
+/* A call's start and end, ns from the trace's zero. */
+struct span2 {
+	int64_t t0, t1;
 };
 
 /* A record's seq and times (of every record: where it lies among the
@@ -176,6 +180,7 @@ struct rst {
 	uint8_t pre, post;	/* a node for the run's start before its calls,
 				 * one for its end after them */
 	VEC(struct rtime) rt;	/* every record's times, when needed */
+	struct span2 *rect;	/* a threaded rank's: its calls' (rec) times */
 	int32_t tid1;		/* the thread of its first MPI node record */
 	uint8_t mt;		/* MPI node records of two threads or more */
 	uint8_t threads;	/* its threads made MPI calls at once (and the

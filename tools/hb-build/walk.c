@@ -600,6 +600,12 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 	PUSH(w->b->rma, op);
 }
 
+/* A time of the pool (push_time() in graph.c). */
+static int64_t lock_time(const int32_t *a)
+{
+	return (int64_t)((uint64_t)(uint32_t)a[0] | (uint64_t)(uint32_t)a[1] << 32);
+}
+
 /* MPICH's numbers, as text records have them */
 #define LOCK_EXCLUSIVE 234
 #define LOCK_SHARED 235
@@ -607,7 +613,7 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 
 /*
  * MPI_Win_lock (@open) and MPI_Win_unlock of window @wd: a[1] lock_type,
- * a[2] the target, a[3] assert.  An
+ * a[2] the target, a[3] assert, a[4..8) the call's start and end.  An
  * exclusive lock without MPI_MODE_NOCHECK, ended by its unlock, is a
  * lock epoch that hb_lock_edges orders with the others on its target.
  */
@@ -619,7 +625,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 	if (a[2] < 0)
 		return;		/* MPI_Win_lock_all, PSCW: no lock of one target */
 	if (open) {
-		struct openlock o = { win, a[2], w->node, w->h->t0,
+		struct openlock o = { win, a[2], w->node, lock_time(a + 4),
 				      !w->b->notimes && (a[1] == LOCK_EXCLUSIVE ||
 							 a[1] == LOCK_SHARED) &&
 				      !(a[3] & MODE_NOCHECK),
@@ -639,7 +645,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 		    (uint32_t)o->target < w->b->g.v[wd->gid].n)
 			PUSH(w->b->lockeps, ((struct lockep){ wd->gid, o->target, o->node,
 							      w->node, o->t0,
-							      w->h->t0, o->shared }));
+							      lock_time(a + 4), o->shared }));
 		w->locks.v[i] = w->locks.v[--w->locks.n];
 		return;
 	}
@@ -873,6 +879,13 @@ static int end_node_needed(const struct rst *r, size_t i)
 }
 
 /* Sort a rank's calls by seq and number its nodes. */
+static int cmp_rtime(const void *x, const void *y)
+{
+	const struct rtime *a = x, *c = y;
+
+	return a->seq < c->seq ? -1 : a->seq > c->seq;
+}
+
 int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 {
 	size_t i;
@@ -880,6 +893,7 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 	if (!r->sorted)
 		qsort(r->rec.v, r->rec.n, sizeof(*r->rec.v), cmp_rec);
 	int first = -1;
+	size_t k;
 
 	r->nnodes = 0;
 	for (i = 0; i < r->rec.n; i++) {
@@ -900,11 +914,22 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 	}
 	/* a rank whose threads made MPI calls (at once, or taking turns):
 	 * its calls are placed by their times, when they are the run's */
-	if (b->notimes || !b->have_times)
+	if (b->notimes || !b->have_times || !r->rt.n)
 		r->threads = 0;
 	if (!r->threads) {
 		hb_free(r->rt.v);
 		memset(&r->rt, 0, sizeof(r->rt));
+		return 0;
+	}
+	/* its calls' times, from its records' */
+	qsort(r->rt.v, r->rt.n, sizeof(*r->rt.v), cmp_rtime);
+	r->rect = hb_calloc(r->rec.n ? r->rec.n : 1, sizeof(*r->rect));
+	for (i = 0, k = 0; i < r->rec.n; i++) {
+		const struct hrec *h = &r->rec.v[i];
+		while (k < r->rt.n && r->rt.v[k].seq < h->seq)
+			k++;
+		if (k < r->rt.n && r->rt.v[k].seq == h->seq)
+			r->rect[i] = (struct span2){ r->rt.v[k].t0, r->rt.v[k].t1 };
 	}
 	return 0;
 }
@@ -991,8 +1016,11 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 			b->seq[w.node] = h->seq;
 			b->span[w.node] = h->span;
 			b->func[w.node] = h->func;
-			b->nt0[w.node] = h->t0;
-			b->nt1[w.node] = h->t1 > h->t0 ? h->t1 : h->t0 + 1;	/* not an instant */
+			if (r->rect) {
+				const struct span2 *t = &r->rect[i];
+				b->nt0[w.node] = t->t0;
+				b->nt1[w.node] = t->t1 > t->t0 ? t->t1 : t->t0 + 1;	/* not an instant */
+			}
 			nd++;
 		} else {
 			w.node = NONE;
@@ -1005,7 +1033,8 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 				pend = hb_realloc(pend, cpend * sizeof(*pend));
 			}
 			pend[npend++] = (struct pend_end){ h->seq + h->span, w.node, h->func,
-							   inst0, b->insts.n, h->t1 };
+							   inst0, b->insts.n,
+							   r->rect ? r->rect[i].t1 : 0 };
 		}
 	}
 	while (npend)
@@ -1030,6 +1059,8 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 	hb_free(w.locks.v);
 	/* the calls are operations now: their memory goes to what follows */
 	hb_free(r->rec.v);
+	hb_free(r->rect);
+	r->rect = NULL;
 	hb_free(r->pool.v);
 	memset(&r->rec, 0, sizeof(r->rec));
 	memset(&r->pool, 0, sizeof(r->pool));
