@@ -96,6 +96,21 @@ needmpi() {
 	[ "$(jq '[.traceEvents[] | select(.ph == "s" and .cat == "collective")] | length' coll.json)" -gt 0 ]
 }
 
+@test "chrome --hb of ranks whose threads made MPI calls at once (their nodes a call's start and end): an arrow per matched message, from the send's start to the receive's end" {
+	needmpi
+	mpicc.mpich -O2 -pthread -o threadio "$TG_TOP/tests/mpi/threadio.c"
+	run -0 trace-run -o t -- mpirun.mpich -n 3 ./threadio ring "$PWD/f"
+	trace-decode t/rank-*.rec > text
+	hb-build -o app.hb text
+	messages=$(hb-build -s app.hb | awk '$1 == "messages" { print $2 }')
+	[ "$messages" -eq 3 ]
+	run -0 --separate-stderr trace-export -f chrome --hb app.hb -o c.json t/rank-*.rec
+	[ "$(jq '[.traceEvents[] | select(.ph == "s" and .cat == "message")] | length' c.json)" = 3 ]
+	[ "$(jq '[.traceEvents[] | select(.ph == "f" and .cat == "message")] | length' c.json)" = 3 ]
+	# each arrow ends after it starts
+	[ "$(jq '[.traceEvents[] | select(.cat == "message")] | group_by(.id) | map(select(.[0].ts > .[1].ts)) | length' c.json)" = 0 ]
+}
+
 @test "chrome --conflicts: both accesses of every pair marked, red where not synchronized" {
 	needmpi
 	for c in waw-d race; do

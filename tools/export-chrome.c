@@ -41,6 +41,9 @@ struct chrome {
 	const struct tg_hbgraph *g;
 	uint64_t *nts;
 	uint32_t *ntid;
+	/* a threaded rank's nodes (a call's start and end) by seq, made when
+	 * its first record comes (tangram-hb(5), Threads) */
+	uint32_t **byseq;
 };
 
 /* Nanoseconds as microseconds with three decimals. */
@@ -177,6 +180,53 @@ static int chrome_stream(void *x, const struct xstream *s)
 	return 0;
 }
 
+static const struct tg_hbgraph *sort_g;
+
+static int cmp_node_seq(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (sort_g->seq[a] != sort_g->seq[b])
+		return sort_g->seq[a] < sort_g->seq[b] ? -1 : 1;
+	return a < b ? -1 : a > b;	/* in time order: the start first */
+}
+
+/* A threaded rank's nodes of record @seq: its start's in @n[0], its end's
+ * in @n[1] (-1 if none). */
+static void nodes_of(struct chrome *c, int64_t rank, uint64_t seq, int64_t n[2])
+{
+	const struct tg_hbgraph *g = c->g;
+	uint64_t lo = g->rankfirst[rank], cnt = g->rankfirst[rank + 1] - lo, a = 0, b = cnt, i;
+	uint32_t *v;
+
+	n[0] = n[1] = -1;
+	if (!c->byseq && !(c->byseq = calloc(g->nranks, sizeof(*c->byseq))))
+		err(TG_EXIT_ERROR, "out of memory");
+	if (!(v = c->byseq[rank])) {
+		if (!(v = c->byseq[rank] = malloc(cnt * sizeof(*v) + 1)))
+			err(TG_EXIT_ERROR, "out of memory");
+		for (i = 0; i < cnt; i++)
+			v[i] = (uint32_t)(lo + i);
+		sort_g = g;
+		qsort(v, cnt, sizeof(*v), cmp_node_seq);
+	}
+	while (a < b) {
+		uint64_t m = a + (b - a) / 2;
+		if (g->seq[v[m]] < seq)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (i = 0; a + i < cnt && i < 2 && g->seq[v[a + i]] == seq; i++)
+		n[i] = v[a + i];
+	/* one left (the other had no edge): a start has edges leaving it,
+	 * an end only edges entering */
+	if (n[0] >= 0 && n[1] < 0 && g->eindex[n[0] + 1] == g->eindex[n[0]]) {
+		n[1] = n[0];
+		n[0] = -1;
+	}
+}
+
 /* The call node of record @seq of @rank in the graph, or -1. */
 static int64_t node_of(const struct tg_hbgraph *g, int64_t rank, uint64_t seq)
 {
@@ -292,7 +342,16 @@ static int chrome_rec(void *x, const struct xstream *s, const struct tg_rec *r)
 	fputs_unlocked("}}", f);
 	if (c->o->npairs)
 		conflict_marks(c, s, r, ts);
-	if (c->g && d->hb) {
+	if (c->g && d->hb && s->rank >= 0 && s->rank < c->g->nranks &&
+	    (c->g->rankinfo[s->rank].flags & TG_HBR_THREADS)) {
+		int64_t n[2];
+		nodes_of(c, s->rank, r->seq, n);
+		for (i = 0; i < 2; i++)
+			if (n[i] >= 0) {
+				c->nts[n[i]] = i ? ts + r->dur : ts;
+				c->ntid[n[i]] = r->tid;
+			}
+	} else if (c->g && d->hb) {
 		int64_t n = node_of(c->g, s->rank, r->seq);
 		if (n >= 0) {
 			c->nts[n] = ts;
@@ -352,6 +411,7 @@ static int chrome_close(void *x, int ok)
 {
 	struct chrome *c = x;
 	int rc = 0;
+	uint32_t i;
 
 	(void)ok;
 	if (c->g)
@@ -366,6 +426,10 @@ static int chrome_close(void *x, int ok)
 	free(c->seen);
 	free(c->nts);
 	free(c->ntid);
+	if (c->byseq)
+		for (i = 0; i < c->g->nranks; i++)
+			free(c->byseq[i]);
+	free(c->byseq);
 	free(c);
 	return rc;
 }
