@@ -755,8 +755,9 @@ def gen_mpi_wrapper(r, out):
             o('\tuint64_t sid_%s = tg_str(tgc.t, %s);\n' % (v, v))
         elif p.kind in IOH:
             o('\tuint64_t hv_%s = %s ? TG_HVAL(*%s) : 0;\n' % (v, v, v))
-            o('\tuint64_t hid_%s = %s ? tg_h_enc(%s, hv_%s) : 0;\n' % (v, v, h, v))
-            late.append('if (!failed && %s && TG_HVAL(*%s) != hv_%s)\n\t\ttg_h_free(%s, hv_%s, hid_%s);'
+            o('\tuint64_t htk_%s = 0, hid_%s = %s ? tg_h_enc_tok(%s, hv_%s, &htk_%s) : 0;\n'
+              % (v, v, v, h, v, v))
+            late.append('if (!failed && %s && TG_HVAL(*%s) != hv_%s)\n\t\ttg_h_free(%s, hv_%s, htk_%s);'
                         % (v, v, v, h, v, v))
         elif p.kind == 'reqarr':
             o('\tstruct tg_reqs rq_%s;\n\ttg_reqs_pre(&rq_%s, %s, %s);\n' % (v, v, v, mpi_len(p)))

@@ -27,6 +27,7 @@
 #define tg_comm_arrlen tg_o_comm_arrlen
 #define tg_comm_defer tg_o_comm_defer
 #define tg_h_enc tg_o_h_enc
+#define tg_h_enc_tok tg_o_h_enc_tok
 #define tg_h_free tg_o_h_free
 #define tg_h_new tg_o_h_new
 #define tg_info_def tg_o_info_def

@@ -109,6 +109,9 @@ static inline uint64_t tg_hval_int(int h)
  * predefined handle encodes as itself, others by an id assigned on first
  * sight. */
 uint64_t tg_h_enc(int kind, uint64_t val) TG_HIDDEN;
+/* The same, and in @tok which object the value names now (for
+ * tg_h_free()). */
+uint64_t tg_h_enc_tok(int kind, uint64_t val, uint64_t *tok) TG_HIDDEN;
 
 /* A call made a new object: give it a fresh id and, for communicators and
  * datatypes, emit its definition record first.  Returns the encoded id. */
@@ -118,10 +121,10 @@ uint64_t tg_h_new(struct tg_call *c, int kind, uint64_t val) TG_HIDDEN;
  * unless it is MPI_INFO_NULL. */
 void tg_info_def(struct tg_thread *t, MPI_Info info) TG_HIDDEN;
 
-/* The object whose id was @enc (tg_h_enc() before the call that freed it;
- * 0: whichever has the value now) was freed: its id returns to the pool,
+/* The object @tok (of tg_h_enc_tok() before the call that freed it; 0:
+ * whichever has the value now) was freed: its id returns to the pool,
  * unless another thread was given the value again meanwhile. */
-void tg_h_free(int kind, uint64_t val, uint64_t enc) TG_HIDDEN;
+void tg_h_free(int kind, uint64_t val, uint64_t tok) TG_HIDDEN;
 
 /* Array lengths the standard leaves to the communicator. */
 int tg_comm_arrlen(MPI_Comm comm) TG_HIDDEN;
@@ -205,8 +208,9 @@ void tg_statuses_post(MPI_Status *used, const MPI_Status *st, const MPI_Status *
  * completed ones with MPI_REQUEST_NULL). */
 struct tg_reqs {
 	long n;
-	uint64_t *vals, *ids;
-	uint64_t small[2][16];
+	uint64_t *vals, *ids, *toks;	/* handle values, their ids, which
+					 * objects they were (tg_h_enc_tok()) */
+	uint64_t small[3][16];
 };
 
 void tg_reqs_pre(struct tg_reqs *r, const MPI_Request *a, long n) TG_HIDDEN;

@@ -2082,7 +2082,7 @@ TG_MPIFN int TG_MPINAME(MPI_Comm_disconnect)(MPI_Comm *comm)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_disconnect, TG_LAYER_MPI))
 		return real(comm);
 	uint64_t hv_comm = comm ? TG_HVAL(*comm) : 0;
-	uint64_t hid_comm = comm ? tg_h_enc(TG_H_COMM, hv_comm) : 0;
+	uint64_t htk_comm = 0, hid_comm = comm ? tg_h_enc_tok(TG_H_COMM, hv_comm, &htk_comm) : 0;
 	ret = real(comm);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2090,7 +2090,7 @@ TG_MPIFN int TG_MPINAME(MPI_Comm_disconnect)(MPI_Comm *comm)
 	tg_put_u(&tgc, hid_comm);
 	tg_rec_commit(&tgc);
 	if (!failed && comm && TG_HVAL(*comm) != hv_comm)
-		tg_h_free(TG_H_COMM, hv_comm, hid_comm);
+		tg_h_free(TG_H_COMM, hv_comm, htk_comm);
 	return ret;
 }
 #endif
@@ -2164,7 +2164,7 @@ TG_MPIFN int TG_MPINAME(MPI_Comm_free)(MPI_Comm *comm)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Comm_free, TG_LAYER_MPI))
 		return real(comm);
 	uint64_t hv_comm = comm ? TG_HVAL(*comm) : 0;
-	uint64_t hid_comm = comm ? tg_h_enc(TG_H_COMM, hv_comm) : 0;
+	uint64_t htk_comm = 0, hid_comm = comm ? tg_h_enc_tok(TG_H_COMM, hv_comm, &htk_comm) : 0;
 	ret = real(comm);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -2172,7 +2172,7 @@ TG_MPIFN int TG_MPINAME(MPI_Comm_free)(MPI_Comm *comm)
 	tg_put_u(&tgc, hid_comm);
 	tg_rec_commit(&tgc);
 	if (!failed && comm && TG_HVAL(*comm) != hv_comm)
-		tg_h_free(TG_H_COMM, hv_comm, hid_comm);
+		tg_h_free(TG_H_COMM, hv_comm, htk_comm);
 	return ret;
 }
 #endif
@@ -3063,7 +3063,7 @@ TG_MPIFN int TG_MPINAME(MPI_Errhandler_free)(MPI_Errhandler *errhandler)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Errhandler_free, TG_LAYER_MPI))
 		return real(errhandler);
 	uint64_t hv_errhandler = errhandler ? TG_HVAL(*errhandler) : 0;
-	uint64_t hid_errhandler = errhandler ? tg_h_enc(TG_H_ERRH, hv_errhandler) : 0;
+	uint64_t htk_errhandler = 0, hid_errhandler = errhandler ? tg_h_enc_tok(TG_H_ERRH, hv_errhandler, &htk_errhandler) : 0;
 	ret = real(errhandler);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -3071,7 +3071,7 @@ TG_MPIFN int TG_MPINAME(MPI_Errhandler_free)(MPI_Errhandler *errhandler)
 	tg_put_u(&tgc, hid_errhandler);
 	tg_rec_commit(&tgc);
 	if (!failed && errhandler && TG_HVAL(*errhandler) != hv_errhandler)
-		tg_h_free(TG_H_ERRH, hv_errhandler, hid_errhandler);
+		tg_h_free(TG_H_ERRH, hv_errhandler, htk_errhandler);
 	return ret;
 }
 #endif
@@ -4450,7 +4450,7 @@ TG_MPIFN int TG_MPINAME(MPI_Group_free)(MPI_Group *group)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Group_free, TG_LAYER_MPI))
 		return real(group);
 	uint64_t hv_group = group ? TG_HVAL(*group) : 0;
-	uint64_t hid_group = group ? tg_h_enc(TG_H_GROUP, hv_group) : 0;
+	uint64_t htk_group = 0, hid_group = group ? tg_h_enc_tok(TG_H_GROUP, hv_group, &htk_group) : 0;
 	ret = real(group);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -4458,7 +4458,7 @@ TG_MPIFN int TG_MPINAME(MPI_Group_free)(MPI_Group *group)
 	tg_put_u(&tgc, hid_group);
 	tg_rec_commit(&tgc);
 	if (!failed && group && TG_HVAL(*group) != hv_group)
-		tg_h_free(TG_H_GROUP, hv_group, hid_group);
+		tg_h_free(TG_H_GROUP, hv_group, htk_group);
 	return ret;
 }
 #endif
@@ -5517,7 +5517,7 @@ TG_MPIFN int TG_MPINAME(MPI_Imrecv)(void *buf, int count, MPI_Datatype datatype,
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Imrecv, TG_LAYER_MPI))
 		return real(buf, count, datatype, message, request);
 	uint64_t hv_message = message ? TG_HVAL(*message) : 0;
-	uint64_t hid_message = message ? tg_h_enc(TG_H_MSG, hv_message) : 0;
+	uint64_t htk_message = 0, hid_message = message ? tg_h_enc_tok(TG_H_MSG, hv_message, &htk_message) : 0;
 	ret = real(buf, count, datatype, message, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -5530,7 +5530,7 @@ TG_MPIFN int TG_MPINAME(MPI_Imrecv)(void *buf, int count, MPI_Datatype datatype,
 	tg_put_u(&tgc, hid_request);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
-		tg_h_free(TG_H_MSG, hv_message, hid_message);
+		tg_h_free(TG_H_MSG, hv_message, htk_message);
 	return ret;
 }
 #endif
@@ -5549,7 +5549,7 @@ TG_MPIFN int TG_MPINAME(MPI_Imrecv_c)(void *buf, MPI_Count count, MPI_Datatype d
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Imrecv_c, TG_LAYER_MPI))
 		return real(buf, count, datatype, message, request);
 	uint64_t hv_message = message ? TG_HVAL(*message) : 0;
-	uint64_t hid_message = message ? tg_h_enc(TG_H_MSG, hv_message) : 0;
+	uint64_t htk_message = 0, hid_message = message ? tg_h_enc_tok(TG_H_MSG, hv_message, &htk_message) : 0;
 	ret = real(buf, count, datatype, message, request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -5562,7 +5562,7 @@ TG_MPIFN int TG_MPINAME(MPI_Imrecv_c)(void *buf, MPI_Count count, MPI_Datatype d
 	tg_put_u(&tgc, hid_request);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
-		tg_h_free(TG_H_MSG, hv_message, hid_message);
+		tg_h_free(TG_H_MSG, hv_message, htk_message);
 	return ret;
 }
 #endif
@@ -6038,7 +6038,7 @@ TG_MPIFN int TG_MPINAME(MPI_Info_free)(MPI_Info *info)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Info_free, TG_LAYER_MPI))
 		return real(info);
 	uint64_t hv_info = info ? TG_HVAL(*info) : 0;
-	uint64_t hid_info = info ? tg_h_enc(TG_H_INFO, hv_info) : 0;
+	uint64_t htk_info = 0, hid_info = info ? tg_h_enc_tok(TG_H_INFO, hv_info, &htk_info) : 0;
 	ret = real(info);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -6046,7 +6046,7 @@ TG_MPIFN int TG_MPINAME(MPI_Info_free)(MPI_Info *info)
 	tg_put_u(&tgc, hid_info);
 	tg_rec_commit(&tgc);
 	if (!failed && info && TG_HVAL(*info) != hv_info)
-		tg_h_free(TG_H_INFO, hv_info, hid_info);
+		tg_h_free(TG_H_INFO, hv_info, htk_info);
 	return ret;
 }
 #endif
@@ -7289,7 +7289,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mrecv)(void *buf, int count, MPI_Datatype datatype, 
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Mrecv, TG_LAYER_MPI))
 		return real(buf, count, datatype, message, status);
 	uint64_t hv_message = message ? TG_HVAL(*message) : 0;
-	uint64_t hid_message = message ? tg_h_enc(TG_H_MSG, hv_message) : 0;
+	uint64_t htk_message = 0, hid_message = message ? tg_h_enc_tok(TG_H_MSG, hv_message, &htk_message) : 0;
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(buf, count, datatype, message, st_status);
 	tg_end(&tgc);
@@ -7302,7 +7302,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mrecv)(void *buf, int count, MPI_Datatype datatype, 
 	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
-		tg_h_free(TG_H_MSG, hv_message, hid_message);
+		tg_h_free(TG_H_MSG, hv_message, htk_message);
 	return ret;
 }
 #endif
@@ -7321,7 +7321,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mrecv_c)(void *buf, MPI_Count count, MPI_Datatype da
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Mrecv_c, TG_LAYER_MPI))
 		return real(buf, count, datatype, message, status);
 	uint64_t hv_message = message ? TG_HVAL(*message) : 0;
-	uint64_t hid_message = message ? tg_h_enc(TG_H_MSG, hv_message) : 0;
+	uint64_t htk_message = 0, hid_message = message ? tg_h_enc_tok(TG_H_MSG, hv_message, &htk_message) : 0;
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(buf, count, datatype, message, st_status);
 	tg_end(&tgc);
@@ -7334,7 +7334,7 @@ TG_MPIFN int TG_MPINAME(MPI_Mrecv_c)(void *buf, MPI_Count count, MPI_Datatype da
 	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && message && TG_HVAL(*message) != hv_message)
-		tg_h_free(TG_H_MSG, hv_message, hid_message);
+		tg_h_free(TG_H_MSG, hv_message, htk_message);
 	return ret;
 }
 #endif
@@ -8150,7 +8150,7 @@ TG_MPIFN int TG_MPINAME(MPI_Op_free)(MPI_Op *op)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Op_free, TG_LAYER_MPI))
 		return real(op);
 	uint64_t hv_op = op ? TG_HVAL(*op) : 0;
-	uint64_t hid_op = op ? tg_h_enc(TG_H_OP, hv_op) : 0;
+	uint64_t htk_op = 0, hid_op = op ? tg_h_enc_tok(TG_H_OP, hv_op, &htk_op) : 0;
 	ret = real(op);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -8158,7 +8158,7 @@ TG_MPIFN int TG_MPINAME(MPI_Op_free)(MPI_Op *op)
 	tg_put_u(&tgc, hid_op);
 	tg_rec_commit(&tgc);
 	if (!failed && op && TG_HVAL(*op) != hv_op)
-		tg_h_free(TG_H_OP, hv_op, hid_op);
+		tg_h_free(TG_H_OP, hv_op, htk_op);
 	return ret;
 }
 #endif
@@ -9389,7 +9389,7 @@ TG_MPIFN int TG_MPINAME(MPI_Request_free)(MPI_Request *request)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Request_free, TG_LAYER_MPI))
 		return real(request);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
-	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
+	uint64_t htk_request = 0, hid_request = request ? tg_h_enc_tok(TG_H_REQ, hv_request, &htk_request) : 0;
 	ret = real(request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -9397,7 +9397,7 @@ TG_MPIFN int TG_MPINAME(MPI_Request_free)(MPI_Request *request)
 	tg_put_u(&tgc, hid_request);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
-		tg_h_free(TG_H_REQ, hv_request, hid_request);
+		tg_h_free(TG_H_REQ, hv_request, htk_request);
 	return ret;
 }
 #endif
@@ -10484,7 +10484,7 @@ TG_MPIFN int TG_MPINAME(MPI_Session_finalize)(MPI_Session *session)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Session_finalize, TG_LAYER_MPI))
 		return real(session);
 	uint64_t hv_session = session ? TG_HVAL(*session) : 0;
-	uint64_t hid_session = session ? tg_h_enc(TG_H_SESSION, hv_session) : 0;
+	uint64_t htk_session = 0, hid_session = session ? tg_h_enc_tok(TG_H_SESSION, hv_session, &htk_session) : 0;
 	ret = real(session);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -10492,7 +10492,7 @@ TG_MPIFN int TG_MPINAME(MPI_Session_finalize)(MPI_Session *session)
 	tg_put_u(&tgc, hid_session);
 	tg_rec_commit(&tgc);
 	if (!failed && session && TG_HVAL(*session) != hv_session)
-		tg_h_free(TG_H_SESSION, hv_session, hid_session);
+		tg_h_free(TG_H_SESSION, hv_session, htk_session);
 	return ret;
 }
 #endif
@@ -10828,7 +10828,7 @@ TG_MPIFN int TG_MPINAME(MPI_Start)(MPI_Request *request)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Start, TG_LAYER_MPI))
 		return real(request);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
-	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
+	uint64_t htk_request = 0, hid_request = request ? tg_h_enc_tok(TG_H_REQ, hv_request, &htk_request) : 0;
 	ret = real(request);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -10836,7 +10836,7 @@ TG_MPIFN int TG_MPINAME(MPI_Start)(MPI_Request *request)
 	tg_put_u(&tgc, hid_request);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
-		tg_h_free(TG_H_REQ, hv_request, hid_request);
+		tg_h_free(TG_H_REQ, hv_request, htk_request);
 	return ret;
 }
 #endif
@@ -10987,7 +10987,7 @@ TG_MPIFN int TG_MPINAME(MPI_Test)(MPI_Request *request, int *flag, MPI_Status *s
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter_poll(&tgc, TG_FN_MPI_Test, TG_LAYER_MPI))
 		return real(request, flag, status);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
-	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
+	uint64_t htk_request = 0, hid_request = request ? tg_h_enc_tok(TG_H_REQ, hv_request, &htk_request) : 0;
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(request, flag, st_status);
 	tg_end(&tgc);
@@ -10998,7 +10998,7 @@ TG_MPIFN int TG_MPINAME(MPI_Test)(MPI_Request *request, int *flag, MPI_Status *s
 	tg_put_status(&tgc, (failed || !flag || !*flag) ? NULL : st_status, 0);
 	tg_poll_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
-		tg_h_free(TG_H_REQ, hv_request, hid_request);
+		tg_h_free(TG_H_REQ, hv_request, htk_request);
 	return ret;
 }
 #endif
@@ -11169,7 +11169,7 @@ TG_MPIFN int TG_MPINAME(MPI_Type_commit)(MPI_Datatype *datatype)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Type_commit, TG_LAYER_MPI))
 		return real(datatype);
 	uint64_t hv_datatype = datatype ? TG_HVAL(*datatype) : 0;
-	uint64_t hid_datatype = datatype ? tg_h_enc(TG_H_DTYPE, hv_datatype) : 0;
+	uint64_t htk_datatype = 0, hid_datatype = datatype ? tg_h_enc_tok(TG_H_DTYPE, hv_datatype, &htk_datatype) : 0;
 	ret = real(datatype);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -11177,7 +11177,7 @@ TG_MPIFN int TG_MPINAME(MPI_Type_commit)(MPI_Datatype *datatype)
 	tg_put_u(&tgc, hid_datatype);
 	tg_rec_commit(&tgc);
 	if (!failed && datatype && TG_HVAL(*datatype) != hv_datatype)
-		tg_h_free(TG_H_DTYPE, hv_datatype, hid_datatype);
+		tg_h_free(TG_H_DTYPE, hv_datatype, htk_datatype);
 	return ret;
 }
 #endif
@@ -11937,7 +11937,7 @@ TG_MPIFN int TG_MPINAME(MPI_Type_free)(MPI_Datatype *datatype)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Type_free, TG_LAYER_MPI))
 		return real(datatype);
 	uint64_t hv_datatype = datatype ? TG_HVAL(*datatype) : 0;
-	uint64_t hid_datatype = datatype ? tg_h_enc(TG_H_DTYPE, hv_datatype) : 0;
+	uint64_t htk_datatype = 0, hid_datatype = datatype ? tg_h_enc_tok(TG_H_DTYPE, hv_datatype, &htk_datatype) : 0;
 	ret = real(datatype);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -11945,7 +11945,7 @@ TG_MPIFN int TG_MPINAME(MPI_Type_free)(MPI_Datatype *datatype)
 	tg_put_u(&tgc, hid_datatype);
 	tg_rec_commit(&tgc);
 	if (!failed && datatype && TG_HVAL(*datatype) != hv_datatype)
-		tg_h_free(TG_H_DTYPE, hv_datatype, hid_datatype);
+		tg_h_free(TG_H_DTYPE, hv_datatype, htk_datatype);
 	return ret;
 }
 #endif
@@ -12892,7 +12892,7 @@ TG_MPIFN int TG_MPINAME(MPI_Wait)(MPI_Request *request, MPI_Status *status)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Wait, TG_LAYER_MPI))
 		return real(request, status);
 	uint64_t hv_request = request ? TG_HVAL(*request) : 0;
-	uint64_t hid_request = request ? tg_h_enc(TG_H_REQ, hv_request) : 0;
+	uint64_t htk_request = 0, hid_request = request ? tg_h_enc_tok(TG_H_REQ, hv_request, &htk_request) : 0;
 	MPI_Status tgs_status = { .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG }, *st_status = status == MPI_STATUS_IGNORE ? &tgs_status : status;
 	ret = real(request, st_status);
 	tg_end(&tgc);
@@ -12902,7 +12902,7 @@ TG_MPIFN int TG_MPINAME(MPI_Wait)(MPI_Request *request, MPI_Status *status)
 	tg_put_status(&tgc, failed ? NULL : st_status, 0);
 	tg_rec_commit(&tgc);
 	if (!failed && request && TG_HVAL(*request) != hv_request)
-		tg_h_free(TG_H_REQ, hv_request, hid_request);
+		tg_h_free(TG_H_REQ, hv_request, htk_request);
 	return ret;
 }
 #endif
@@ -13543,7 +13543,7 @@ TG_MPIFN int TG_MPINAME(MPI_Win_free)(MPI_Win *win)
 	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPI_Win_free, TG_LAYER_MPI))
 		return real(win);
 	uint64_t hv_win = win ? TG_HVAL(*win) : 0;
-	uint64_t hid_win = win ? tg_h_enc(TG_H_WIN, hv_win) : 0;
+	uint64_t htk_win = 0, hid_win = win ? tg_h_enc_tok(TG_H_WIN, hv_win, &htk_win) : 0;
 	ret = real(win);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -13551,7 +13551,7 @@ TG_MPIFN int TG_MPINAME(MPI_Win_free)(MPI_Win *win)
 	tg_put_u(&tgc, hid_win);
 	tg_rec_commit(&tgc);
 	if (!failed && win && TG_HVAL(*win) != hv_win)
-		tg_h_free(TG_H_WIN, hv_win, hid_win);
+		tg_h_free(TG_H_WIN, hv_win, htk_win);
 	return ret;
 }
 #endif
@@ -14114,7 +14114,7 @@ TG_MPIFN int TG_MPINAME(MPI_File_close)(MPI_File *fh)
 	if (!tg_on(TG_LAYER_MPIIO) || !tg_enter(&tgc, TG_FN_MPI_File_close, TG_LAYER_MPIIO))
 		return real(fh);
 	uint64_t hv_fh = fh ? TG_HVAL(*fh) : 0;
-	uint64_t hid_fh = fh ? tg_h_enc(TG_H_FILE, hv_fh) : 0;
+	uint64_t htk_fh = 0, hid_fh = fh ? tg_h_enc_tok(TG_H_FILE, hv_fh, &htk_fh) : 0;
 	ret = real(fh);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
@@ -14122,7 +14122,7 @@ TG_MPIFN int TG_MPINAME(MPI_File_close)(MPI_File *fh)
 	tg_put_u(&tgc, hid_fh);
 	tg_rec_commit(&tgc);
 	if (!failed && fh && TG_HVAL(*fh) != hv_fh)
-		tg_h_free(TG_H_FILE, hv_fh, hid_fh);
+		tg_h_free(TG_H_FILE, hv_fh, htk_fh);
 	return ret;
 }
 #endif

@@ -82,8 +82,11 @@ PMPI_FN(int, MPI_Test_cancelled, (const MPI_Status *, int *))
 struct hslot {
 	uint64_t val;
 	uint32_t id;
+	uint32_t gen;	/* which object of the value: one more each time */
 	uint8_t used;	/* 0 empty, 1 live, 2 deleted */
 };
+
+static uint32_t hgen;	/* under hmu */
 
 struct hmap {
 	struct hslot slot[HMAP];
@@ -245,6 +248,7 @@ static struct hslot *find(struct hmap *m, uint64_t val, int add)
 	tomb->used = 1;
 	tomb->val = val;
 	tomb->id = take_id(m);
+	tomb->gen = ++hgen;
 	m->live++;
 	return tomb;
 }
@@ -331,11 +335,18 @@ static void shq_pop(struct hmap *m, uint64_t val)
 
 uint64_t tg_h_enc(int kind, uint64_t val)
 {
+	return tg_h_enc_tok(kind, val, NULL);
+}
+
+uint64_t tg_h_enc_tok(int kind, uint64_t val, uint64_t *tok)
+{
 	struct hmap *m;
 	struct hslot *s;
 	uint64_t id = 0;
 	int i;
 
+	if (tok)
+		*tok = 0;
 	if (builtin(kind, val))
 		return builtin_enc(kind, val);
 	pthread_mutex_lock(&hmu);
@@ -345,20 +356,23 @@ uint64_t tg_h_enc(int kind, uint64_t val)
 		pthread_mutex_unlock(&hmu);
 		return id << 1;
 	}
-	if ((m = map_of(kind)) && (s = find(m, val, 1)))
+	if ((m = map_of(kind)) && (s = find(m, val, 1))) {
 		id = s->id;
+		if (tok)
+			*tok = (uint64_t)s->gen << 32 | s->id;
+	}
 	pthread_mutex_unlock(&hmu);
 	return id << 1;
 }
 
 static void comm_def_due(uint64_t req);
-static void h_forget_id(int kind, uint64_t val, uint64_t enc);
+static void h_forget_id(int kind, uint64_t val, uint64_t tok);
 
-void tg_h_free(int kind, uint64_t val, uint64_t enc)
+void tg_h_free(int kind, uint64_t val, uint64_t tok)
 {
 	if (kind == TG_H_REQ && !builtin(kind, val))
 		comm_def_due(val);	/* a request completed */
-	h_forget_id(kind, val, enc);
+	h_forget_id(kind, val, tok);
 }
 
 static void h_forget(int kind, uint64_t val)
@@ -366,10 +380,10 @@ static void h_forget(int kind, uint64_t val)
 	h_forget_id(kind, val, 0);
 }
 
-/* Forget handle value @val, if it is still the object whose id is @enc
- * (0: whichever): another thread may have been given the value again,
- * as a new object, while the call that freed it ran. */
-static void h_forget_id(int kind, uint64_t val, uint64_t enc)
+/* Forget handle value @val, if it is still the object @tok (of
+ * tg_h_enc_tok(); 0: whichever): another thread may have been given the
+ * value again, as a new object, while the call that freed it ran. */
+static void h_forget_id(int kind, uint64_t val, uint64_t tok)
 {
 	struct hmap *m;
 	struct hslot *s;
@@ -380,7 +394,7 @@ static void h_forget_id(int kind, uint64_t val, uint64_t enc)
 	if (shared(kind, val))
 		shq_pop(maps[kind], val);
 	else if ((m = maps[kind]) && (s = find(m, val, 0)) &&
-		 (!enc || (uint64_t)s->id << 1 == enc)) {
+		 (!tok || ((uint64_t)s->gen << 32 | s->id) == tok)) {
 		give_id(m, s->id);
 		s->used = 2;
 		m->live--;
@@ -936,20 +950,26 @@ void tg_reqs_pre(struct tg_reqs *r, const MPI_Request *a, long n)
 	r->n = a ? tg_cap(n) : 0;
 	r->vals = r->small[0];
 	r->ids = r->small[1];
+	r->toks = r->small[2];
 	if (r->n > 16) {
 		r->vals = malloc(sizeof(uint64_t) * (size_t)r->n);
 		r->ids = malloc(sizeof(uint64_t) * (size_t)r->n);
-		if (!r->vals || !r->ids) {
+		r->toks = malloc(sizeof(uint64_t) * (size_t)r->n);
+		if (!r->vals || !r->ids || !r->toks) {
 			free(r->vals);
 			free(r->ids);
+			free(r->toks);
 			r->vals = r->small[0];
 			r->ids = r->small[1];
+			r->toks = r->small[2];
 			r->n = 16;
 		}
 	}
 	for (i = 0; i < r->n; i++) {
 		r->vals[i] = TG_HVAL(a[i]);
-		r->ids[i] = shared(TG_H_REQ, r->vals[i]) ? 0 : tg_h_enc(TG_H_REQ, r->vals[i]);
+		r->toks[i] = 0;
+		r->ids[i] = shared(TG_H_REQ, r->vals[i]) ? 0 :
+			    tg_h_enc_tok(TG_H_REQ, r->vals[i], &r->toks[i]);
 	}
 	shared_ids(r);
 }
@@ -970,10 +990,11 @@ void tg_reqs_post(struct tg_reqs *r, const MPI_Request *a, int failed)
 	if (!failed)
 		for (i = 0; i < r->n; i++)
 			if (TG_HVAL(a[i]) != r->vals[i])
-				tg_h_free(TG_H_REQ, r->vals[i], r->ids[i]);
+				tg_h_free(TG_H_REQ, r->vals[i], r->toks[i]);
 	if (r->vals != r->small[0]) {
 		free(r->vals);
 		free(r->ids);
+		free(r->toks);
 	}
 }
 
