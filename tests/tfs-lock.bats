@@ -138,6 +138,30 @@ close: 0' ]
 	grep -q '^tfs-server: node 2: alpha 0 beta 0 gamma 1$' srv.log
 }
 
+# A revocation takes the lock from the holder's table first and flushes
+# after; a close in between (TFS_TEST_PAUSE=revoke holds the window open)
+# flushes what was written under the lock itself.  Before, the close
+# dropped those bytes as never flushed, the revocation then found nothing,
+# and the next holder wrote where they had been: the line of a rank's last
+# append lost now and then in tests/mpi/append.c ("four ranks appending").
+@test "lock: a close while its lock is being revoked flushes what was written under it; the next holder reads it" {
+	start
+	TFS_NODE=1 TFS_TEST_PAUSE=revoke:2000 timeout 20 "$B/prim" open:f wlock:0:8 \
+		pwrite:0:AAAAAAAA touch:w1 wait:asked sleep:500 unlockfile close sleep:2000 > n1.out &
+	n1=$!
+	TFS_NODE=2 run -0 --separate-stderr timeout 20 "$B/prim" wait:w1 open:f touch:asked \
+		wlock:0:8 pread:0:8
+	[ "$output" = 'open: ok
+wlock: 0
+pread: 8 "AAAAAAAA"' ]
+	[ -z "$stderr" ]
+	wait "$n1"
+	[ "$(tail -2 n1.out)" = 'unlockfile: 0
+close: 0' ]
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/f)" = AAAAAAAA ]
+}
+
 @test "lock: a write after a read on another node revokes the read; the writer's bytes are read next" {
 	start
 	printf 'aaaa' > pfs/f

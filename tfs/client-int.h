@@ -79,6 +79,9 @@ uint64_t tfsi_end_heard(struct tfs_file *file);
  * buffered there.  Returns 0 or -1. */
 int tfsi_flush_range(uint64_t fid, uint64_t start, uint64_t end);
 
+/* TFS_TEST_PAUSE's sleep at the point named @where (tfs(3)). */
+void tfsi_test_pause(const char *where);
+
 /* The lock layer's hooks (lock.c): requests of types it owns arriving at
  * this process's listener (returns 1 when it took @req), a closed
  * connection, and the end of the process (before stage-out). */

@@ -77,6 +77,7 @@ struct lfile {
 	uint64_t fid;
 	char *path;		/* normalised TangramFS path */
 	int refs;		/* open handles in this process */
+	int pins;		/* threads using it with no handle (lfile_pin), under C.lock */
 	pthread_mutex_t lock;	/* everything below */
 	struct tfs_itree tree;
 	int bbfd;		/* -1 until the first write */
@@ -146,6 +147,11 @@ static void test_pause(const char *where)
 		usleep((useconds_t)C.pause_ms * 1000);
 }
 
+void tfsi_test_pause(const char *where)
+{
+	test_pause(where);
+}
+
 /* ---- server calls -------------------------------------------------------- */
 
 /* One request on @ep; the reply body into *@rd (free *@mem).  Returns 0,
@@ -201,15 +207,31 @@ static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tf
 
 /* ---- files ------------------------------------------------------------------ */
 
-static struct lfile *lfile_find(uint64_t fid)
+/* The buffer of file @fid, or NULL, held until lfile_unpin(): a thread
+ * that serves a peer or a revocation holds no handle, and the last
+ * tfs_close() would free it under the thread's feet (it waits for
+ * f->lock, which tfs_close() takes, then destroys). */
+static struct lfile *lfile_pin(uint64_t fid)
 {
 	struct lfile *f;
 
 	pthread_mutex_lock(&C.lock);
 	for (f = C.files; f && f->fid != fid; f = f->next)
 		;
+	if (f)
+		f->pins++;
 	pthread_mutex_unlock(&C.lock);
 	return f;
+}
+
+static void lfile_maybe_free(struct lfile *f);
+
+static void lfile_unpin(struct lfile *f)
+{
+	pthread_mutex_lock(&C.lock);
+	f->pins--;
+	lfile_maybe_free(f);
+	pthread_mutex_unlock(&C.lock);
 }
 
 static int pfs_path(const char *path, char *out, size_t len)
@@ -318,12 +340,13 @@ static void serve_read(struct tfs_req *req)
 		tfs_req_reply(req, EINVAL, NULL, 0);
 		return;
 	}
-	if (!(f = lfile_find(fid))) {
+	if (!(f = lfile_pin(fid))) {
 		tfs_req_reply(req, ENODATA, NULL, 0);
 		return;
 	}
 	memset(&c, 0, sizeof(c));
 	if (len && !(c.buf = malloc(len))) {
+		lfile_unpin(f);
 		tfs_req_reply(req, ENOMEM, NULL, 0);
 		return;
 	}
@@ -333,6 +356,7 @@ static void serve_read(struct tfs_req *req)
 	if (len)
 		tfs_itree_each(&f->tree, off, off + len, copy_out, &c);
 	pthread_mutex_unlock(&f->lock);
+	lfile_unpin(f);
 	if (c.err)
 		rc = c.err;
 	else if (c.at != off + len)
@@ -808,7 +832,7 @@ static void lfile_maybe_free(struct lfile *f)
 {
 	struct lfile **pp;
 
-	if (f->refs > 0 ||
+	if (f->refs > 0 || f->pins > 0 ||
 	    tfs_itree_each(&f->tree, 0, UINT64_MAX, C.dead ? is_dirty_or_any : is_attached, NULL))
 		return;
 	for (pp = &C.files; *pp && *pp != f; pp = &(*pp)->next)
@@ -1627,12 +1651,13 @@ static void serve_flush(struct tfs_req *req)
 		tfs_req_reply(req, EINVAL, NULL, 0);
 		return;
 	}
-	if ((f = lfile_find(fid))) {
+	if ((f = lfile_pin(fid))) {
 		pthread_mutex_lock(&f->lock);
 		/* (not pending: it flushed since the server answered the asker) */
 		if (f->pend && attach_locked(f, 0, UINT64_MAX, ATTACH_PENDING) < 0)
 			rc = errno;
 		pthread_mutex_unlock(&f->lock);
+		lfile_unpin(f);
 	}
 	tfs_req_reply(req, rc, NULL, 0);
 }
@@ -3019,23 +3044,26 @@ uint64_t tfsi_fid(const struct tfs_file *file)
 
 int tfsi_flush_range(uint64_t fid, uint64_t start, uint64_t end)
 {
-	struct lfile *f = lfile_find(fid);
+	struct lfile *f = lfile_pin(fid);
 	struct copy c;
-	int rc = 0;
+	int rc = 0, e;
 
 	if (!f)
 		return 0;
 	pthread_mutex_lock(&f->lock);
 	if (f->bbfd >= 0 && tfs_itree_each(&f->tree, start, end, is_dirty_or_any, NULL)) {
 		if (copy_begin(f, &c) < 0) {
-			pthread_mutex_unlock(&f->lock);
-			return -1;
+			rc = -1;
+		} else {
+			tfs_itree_each(&f->tree, start, end, copy_one, &c);
+			rc = copy_end(f, &c);
+			if (rc == 0)
+				rc = tfs_itree_remove(&f->tree, start, end, NULL, NULL);
 		}
-		tfs_itree_each(&f->tree, start, end, copy_one, &c);
-		rc = copy_end(f, &c);
-		if (rc == 0)
-			rc = tfs_itree_remove(&f->tree, start, end, NULL, NULL);
 	}
 	pthread_mutex_unlock(&f->lock);
+	e = errno;
+	lfile_unpin(f);
+	errno = e;
 	return rc;
 }

@@ -949,6 +949,8 @@ static int revoke_local(uint64_t fid, uint64_t s, uint64_t e)
 		p->revokes++;
 	}
 	pthread_mutex_unlock(&L.lock);
+	/* (TFS_TEST_PAUSE=revoke: a close in between flushes, see release) */
+	tfsi_test_pause("revoke");
 	rc = tfsi_flush_range(fid, s, e);
 	return rc;
 }
@@ -1076,8 +1078,21 @@ int tfs_acquire_lock(tfs_file_t *file, size_t offset, size_t size, int type)
 	}
 }
 
-/* Release this process's locks of @fid (0: all) within [s, e): flush what
- * it wrote there, drop the lock, tell the manager. */
+/*
+ * Release this process's locks of @fid (0: all) within [s, e): flush what
+ * it wrote there, drop the lock, tell the manager.
+ * Everything written in [s, e) is flushed, not only what lies under a
+ * lock still in the table: a revocation takes its range from the table
+ * first and flushes after (revoke_local), waiting for the file's lock
+ * while a write holds it, so the bytes of the last write under a lock
+ * being revoked can be in the buffer with no lock here over them.  Until
+ * 2026-12-02 they were left there, the close that follows dropped them as
+ * never flushed (tfs_close), and the revocation, finding nothing, let the
+ * next holder write at the end as it was without them: a rank's last line
+ * of tests/mpi/append.c lost, another's in its place.  Flushing them here
+ * is what the revocation would have done, before it answers (it waits for
+ * the file's lock, then finds them flushed, or the file closed).
+ */
 static int release(uint64_t fid, uint64_t s, uint64_t e)
 {
 	struct tfs_buf b;
@@ -1089,18 +1104,13 @@ static int release(uint64_t fid, uint64_t s, uint64_t e)
 		return 0;
 	}
 	for (struct plock *p = L.locks; p; p = p->next) {
-		struct tfs_ivec q = { 0 };
-
 		if (fid && p->fid != fid)
 			continue;
-		tfs_itree_each(&p->t, s, e, tfsi_itree_collect, &q);
+		any |= tfs_itree_each(&p->t, s, e, collect_none, NULL) != 0;
 		tfs_itree_remove(&p->t, s, e, NULL, NULL);
 		pthread_mutex_unlock(&L.lock);
-		for (size_t i = 0; i < q.n; i++)
-			if (tfsi_flush_range(p->fid, q.v[i].start, q.v[i].end) < 0)
-				rc = -1;
-		any |= q.n > 0;
-		free(q.v);
+		if (tfsi_flush_range(p->fid, s, e) < 0)
+			rc = -1;
 		pthread_mutex_lock(&L.lock);
 	}
 	pthread_mutex_unlock(&L.lock);
