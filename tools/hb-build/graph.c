@@ -94,6 +94,7 @@ static void rst_free(struct rst *r)
 	hb_free(r->pending.v);
 	hb_free(r->kids.v);
 	hb_free(r->rt.v);
+	hb_free(r->rtz.v);
 	hb_free(r->rect);
 	hb_umap_free(&r->nest);
 	hb_free(r);
@@ -197,6 +198,32 @@ static void push_time(ivec *pool, int64_t t)
 {
 	PUSH(*pool, (int32_t)(uint32_t)((uint64_t)t & 0xffffffffu));
 	PUSH(*pool, (int32_t)(uint32_t)((uint64_t)t >> 32));
+}
+
+/* A record's seq and times, kept as they are read: each a difference
+ * (from the rank's previous seq and start, and from the start), zigzag,
+ * 7 bits a byte; a few bytes a record where a struct rtime takes 24
+ * (hb_rtimes() in walk.c unpacks them). */
+static void rtz_int(struct rst *r, int64_t d)
+{
+	uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+
+	RESERVE(r->rtz, r->rtz.n + 10);
+	while (z >= 0x80) {
+		r->rtz.v[r->rtz.n++] = (uint8_t)(z | 0x80);
+		z >>= 7;
+	}
+	r->rtz.v[r->rtz.n++] = (uint8_t)z;
+}
+
+static void rtz_push(struct rst *r, uint64_t seq, int64_t t0, int64_t t1)
+{
+	rtz_int(r, (int64_t)(seq - r->rtz_seq));
+	rtz_int(r, (int64_t)((uint64_t)t0 - (uint64_t)r->rtz_t0));
+	rtz_int(r, (int64_t)((uint64_t)t1 - (uint64_t)t0));
+	r->rtz_seq = seq;
+	r->rtz_t0 = t0;
+	r->rtz_n++;
 }
 
 /* A time "SECONDS.FRACTION" of s[0..n), in nanoseconds. */
@@ -832,7 +859,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	if (b->keep_times) {
 		if (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0)
 			return bad(b, err, errlen, "bad time");
-		PUSH(r->rt, ((struct rtime){ seq, t0, t1 }));
+		rtz_push(r, seq, t0, t1);
 	}
 	b->records++;
 	r->records++;
@@ -990,7 +1017,7 @@ static int parse_times(struct hbb *b, const char *p, size_t n)
 		return 0;
 	if (pu64(col[2], len[2], &seq) == 0 && ptime(col[3], len[3], &t0) == 0 &&
 	    ptime(col[4], len[4], &t1) == 0)
-		PUSH(r->rt, ((struct rtime){ seq, t0, t1 }));
+		rtz_push(r, seq, t0, t1);
 	return 0;
 }
 

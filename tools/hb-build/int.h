@@ -180,6 +180,10 @@ struct rst {
 	uint8_t pre, post;	/* a node for the run's start before its calls,
 				 * one for its end after them */
 	VEC(struct rtime) rt;	/* every record's times, when needed */
+	VEC(uint8_t) rtz;	/* the same as read: differences, varints */
+	uint64_t rtz_seq;	/* (the last seq and start time pushed) */
+	int64_t rtz_t0;
+	size_t rtz_n;
 	struct span2 *rect;	/* a threaded rank's: its calls' (rec) times */
 	int32_t tid1;		/* the thread of its first MPI node record */
 	uint8_t mt;		/* MPI node records of two threads or more */

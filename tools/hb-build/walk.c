@@ -886,6 +886,33 @@ static int cmp_rtime(const void *x, const void *y)
 	return a->seq < c->seq ? -1 : a->seq > c->seq;
 }
 
+/* Unpack a rank's kept times (rtz_push() in graph.c) into r->rt. */
+static void hb_rtimes(struct rst *r)
+{
+	const uint8_t *p = r->rtz.v, *e = p + r->rtz.n;
+	uint64_t seq = 0;
+	int64_t t0 = 0, d[3];
+	int i, sh;
+
+	RESERVE(r->rt, r->rtz_n);
+	while (p < e) {
+		for (i = 0; i < 3; i++) {
+			uint64_t z = 0;
+			for (sh = 0; p < e && sh < 64; sh += 7) {
+				z |= (uint64_t)(*p & 0x7f) << sh;
+				if (!(*p++ & 0x80))
+					break;
+			}
+			d[i] = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		}
+		seq += (uint64_t)d[0];
+		t0 = (int64_t)((uint64_t)t0 + (uint64_t)d[1]);
+		PUSH(r->rt, ((struct rtime){ seq, t0, (int64_t)((uint64_t)t0 + (uint64_t)d[2]) }));
+	}
+	hb_free(r->rtz.v);
+	memset(&r->rtz, 0, sizeof(r->rtz));
+}
+
 int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 {
 	size_t i;
@@ -914,14 +941,15 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 	}
 	/* a rank whose threads made MPI calls (at once, or taking turns):
 	 * its calls are placed by their times, when they are the run's */
-	if (b->notimes || !b->have_times || !r->rt.n)
+	if (b->notimes || !b->have_times || !r->rtz_n)
 		r->threads = 0;
 	if (!r->threads) {
-		hb_free(r->rt.v);
-		memset(&r->rt, 0, sizeof(r->rt));
+		hb_free(r->rtz.v);
+		memset(&r->rtz, 0, sizeof(r->rtz));
 		return 0;
 	}
 	/* its calls' times, from its records' */
+	hb_rtimes(r);
 	qsort(r->rt.v, r->rt.n, sizeof(*r->rt.v), cmp_rtime);
 	r->rect = hb_calloc(r->rec.n ? r->rec.n : 1, sizeof(*r->rect));
 	for (i = 0, k = 0; i < r->rec.n; i++) {
