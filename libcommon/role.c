@@ -200,7 +200,9 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 		break;
 	case TG_LEN_STATUS:
 		a->len = status_bytes(arg(t, d, r->a));
-		if (a->len < 0 && num(t, d, r->lenarg, 0, &a->count) < 0)
+		/* (the count asked for, even when the status says what moved:
+		 * a read that met the end of the file asked for more) */
+		if (num(t, d, r->lenarg, 0, &a->count) < 0 && a->len < 0)
 			return -1;
 		a->dtype = arg(t, d, r->c);
 		break;

@@ -193,3 +193,30 @@ rank=1 kind=nonatomic func=MPI_File_set_atomicity" ]
 	[[ $output != *"POSIX layer"* ]]
 	[ "${lines[-1]}" = "MPI-IO layer: recommended consistency: session" ]
 }
+
+@test "a nonblocking or split write lasts until its completion (#done): a read after a barrier that comes before MPI_Wait, MPI_Request_free or the split end is a race; after MPI_Wait and sync-barrier-sync it is not" {
+	mpicc.mpich -O2 -Wall -o nbpend "$TG_TOP/tests/mpi/nbpend.c"
+	for m in wait race freed split; do
+		rm -rf t
+		run -0 timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./nbpend $m "$PWD/nb-$m.dat"
+		[ "$(sort <<<"$output" | head -n 1)" = "0: 4096" ]
+		trace-decode t/rank-*.rec > text
+		overlap-find -l mpiio text > pairs
+		# the write's call and the call that completed it
+		w=$(awk -F'\t' '$1 == 0 && $8 ~ /^MPI_File_(iwrite_at|write_at_all_begin)$/ { print $3 }' text)
+		case $m in
+		freed) e=$(awk -F'\t' '$1 == 0 && $3 >= s { s = $3 + 1 } END { print s }' text) ;;	# its end
+		split) e=$(awk -F'\t' '$1 == 0 && $8 == "MPI_File_write_at_all_end" { print $3 }' text) ;;
+		*) e=$(awk -F'\t' '$1 == 0 && $8 == "MPI_Wait" { print $3 }' text) ;;
+		esac
+		grep -q "^#done"$'\t'"rank=0"$'\t'"seq=$w"$'\t'"end=$e"$'\t' pairs
+		if [ $m = wait ]; then
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			[ "${lines[-1]}" = "MPI-IO layer: recommended consistency: mpiio" ]
+		else
+			# (the read may have found nothing: it read where it asked)
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" -l mpiio t
+			[[ $stderr == *"MPI-IO layer: 1 conflicting pairs are not synchronized"* ]]
+		fi
+	done
+}

@@ -272,6 +272,8 @@ struct acc {
 	int trunc;		/* 'T': a truncation, the bytes it took away */
 	const char *func;
 	uint64_t start, end;
+	uint64_t done;		/* the call that completed it (#done), or seq */
+	int64_t tdone;		/* when that call returned, or t1 */
 };
 
 /* The letter of access @a in a pair line. */
@@ -895,7 +897,7 @@ static int mpiio_conflict(const struct acc *a, const struct acc *b, const struct
 	if (streq(a->rank, b->rank))
 		return 0;	/* one process's accesses: in program order */
 	if (by_hb) {
-		w->s1 = first_after_seq(la, EV_COMMIT, a->seq);
+		w->s1 = first_after_seq(la, EV_COMMIT, a->done);
 		w->s2 = later_seq(last_before_seq(lb, EV_COMMIT, b->seq, 0),
 				  last_before_seq(lb, EV_OPEN, b->seq, 0));
 		if (w->s1 && w->s2 && hb(a->r, w->s1->seq, b->r, w->s2->seq))
@@ -970,6 +972,68 @@ static int parse_pieces(struct tg_tline *t, const struct acc *a, const struct ac
 	return 0;
 }
 
+/*
+ * Nonblocking calls (#done lines): each access of call seq of a process
+ * lasts until call end of it completed it, at tend.  What comes after it
+ * needs that call's order; what it comes after, the call's own.
+ */
+struct done {
+	char *rank;
+	uint64_t seq, end;
+	int64_t tend;
+};
+static struct done *dones;
+static size_t ndones, capdones;
+static int dones_sorted;
+
+static int cmp_done(const void *x, const void *y)
+{
+	const struct done *a = x, *b = y;
+	int c = strcmp(a->rank, b->rank);
+
+	return c ? c : a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void done_line(struct tg_tline *t)
+{
+	const char *rank = tg_tline_arg(t, 1, "rank"), *seq = tg_tline_arg(t, 1, "seq"),
+		   *end = tg_tline_arg(t, 1, "end"), *ts = tg_tline_arg(t, 1, "tend");
+	int64_t s, e, tm;
+
+	if (!rank || !seq || !end || !ts || tg_tint(seq, &s) < 0 || s < 0 ||
+	    tg_tint(end, &e) < 0 || e < s || (tm = tg_ttime(ts)) < 0)
+		die_input("malformed #done line");
+	if (dones_sorted)
+		die_input("#done line after the pairs");
+	if (ndones == capdones) {
+		capdones = capdones ? 2 * capdones : 16;
+		dones = xrealloc(dones, capdones * sizeof(*dones));
+	}
+	dones[ndones++] = (struct done){ xstrdup(rank), (uint64_t)s, (uint64_t)e, tm };
+}
+
+/* Access @a lasts until the call that completed it, if it had to wait. */
+static void done_of(struct acc *a)
+{
+	struct done key, *d;
+
+	a->done = a->seq;
+	a->tdone = a->t1;
+	if (!ndones)
+		return;
+	if (!dones_sorted) {
+		qsort(dones, ndones, sizeof(*dones), cmp_done);
+		dones_sorted = 1;
+	}
+	key.rank = a->rank;
+	key.seq = a->seq;
+	if ((d = bsearch(&key, dones, ndones, sizeof(*dones), cmp_done))) {
+		a->done = d->end;
+		if (d->tend > a->tdone)
+			a->tdone = d->tend;
+	}
+}
+
 /* Unordered pairs of two processes' parts of collective MPI-IO data calls
  * of one function: most likely one call, whose overlapping writes MPI
  * leaves undefined. */
@@ -1008,6 +1072,8 @@ static void pair_line(struct tg_tline *t)
 		return;
 	if (!events_sorted)
 		sort_events();
+	done_of(&a);
+	done_of(&b);
 	/* the graph knows MPI ranks; processes without one (a program
 	 * without MPI, a fork'd child) are ordered by their clocks */
 	use_hb = hbg && a.r >= 0 && b.r >= 0;
@@ -1017,8 +1083,8 @@ static void pair_line(struct tg_tline *t)
 		return;
 	if (use_hb) {
 		/* happens-before decides the order, not the clocks */
-		if (!hb(a.r, a.seq, b.r, b.seq)) {
-			if (hb(b.r, b.seq, a.r, a.seq)) {
+		if (!hb(a.r, a.done, b.r, b.seq)) {
+			if (hb(b.r, b.done, a.r, a.seq)) {
 				tmp = a;
 				a = b;
 				b = tmp;
@@ -1027,7 +1093,7 @@ static void pair_line(struct tg_tline *t)
 			}
 		}
 	}
-	concurrent = use_hb ? !ordered : a.t1 > b.t0;
+	concurrent = use_hb ? !ordered : a.tdone > b.t0;
 	if (!a.write && !concurrent)
 		return;		/* write after read: no conflict in any model */
 	if (!a.write) {		/* concurrent read and write: report as RAW */
@@ -1043,18 +1109,18 @@ static void pair_line(struct tg_tline *t)
 	 * an O_APPEND write lands past the end every other write made */
 	conf[M_POSIX] = concurrent && !b.eof;
 	if (!use_hb) {
-		c = first_after(la, EV_COMMIT, a.t0);
+		c = first_after(la, EV_COMMIT, a.done != a.seq ? a.tdone : a.t0);
 		conf[M_COMMIT] = concurrent || !c || c->t >= b.t0;
-		cl = first_after(la, EV_CLOSE, a.t0);
+		cl = first_after(la, EV_CLOSE, a.done != a.seq ? a.tdone : a.t0);
 		/* (a truncation by an O_TRUNC open is that open's own) */
 		op = last_before(lb, EV_OPEN, b.t0 + b.trunc);
 		conf[M_SESSION] = concurrent || !cl || !op || !(cl->t < op->t);
 	} else if (!ordered) {
 		conf[M_COMMIT] = conf[M_SESSION] = 1;
 	} else {
-		c = first_after_seq(la, EV_COMMIT, a.seq);
+		c = first_after_seq(la, EV_COMMIT, a.done);
 		conf[M_COMMIT] = !c || !hb(a.r, c->seq, b.r, b.seq);
-		cl = first_after_seq(la, EV_CLOSE, a.seq);
+		cl = first_after_seq(la, EV_CLOSE, a.done);
 		op = last_before_seq(lb, EV_OPEN, b.seq, b.trunc);
 		conf[M_SESSION] = !cl || !op || !hb(a.r, cl->seq, b.r, op->seq);
 	}
@@ -1476,6 +1542,8 @@ static void read_input(int in)
 			file_line(&t);
 		else if (streq(t.f[0], "#event"))
 			event_line(&t);
+		else if (streq(t.f[0], "#done"))
+			done_line(&t);
 		else if (streq(t.f[0], "#lock"))
 			lock_line(&t);
 		else if (streq(t.f[0], "#unplaced"))

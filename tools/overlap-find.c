@@ -299,6 +299,8 @@ struct proc {
 	size_t capordered;
 	struct aioreq *aio;	/* POSIX AIO submitted, not yet returned */
 	size_t naio;
+	struct nbreq *nb;	/* -l mpiio: nonblocking calls not yet complete */
+	size_t nnb;
 	uint64_t endseq;	/* one past its last record's seq */
 	int64_t endt;		/* when that record ended */
 	int execd;		/* it ended in an exec (its descriptors live on) */
@@ -819,10 +821,21 @@ static void pend_blind(const struct mfile *m, const struct rec *r, int64_t bytes
 static void run_mpi_data(const struct rec *r)
 {
 	struct mfile *m = mfile_of(r->k1);
-	int64_t bytes;
+	int64_t bytes, want = 0;
 	uint64_t esz;
 
-	if (!m || r->failed || (bytes = mpi_bytes(r)) <= 0)
+	if (!m || r->failed)
+		return;
+	bytes = mpi_bytes(r);
+	if (!r->write && r->len >= 0 && r->s &&
+	    (r->off == TG_OFF_AT || r->off == TG_OFF_IND)) {
+		/* a read that met the end of the file read that there was
+		 * nothing more where it asked: a write there made at the same
+		 * time, or before it but not yet seen, conflicts with it */
+		struct tg_flat *dt = tg_types_get(cur->types, r->s);
+		want = dt ? r->count * (int64_t)tg_flat_size(dt) : 0;
+	}
+	if (bytes <= 0 && want <= 0)
 		return;
 	if (r->off == TG_OFF_ORDERED && r->pos >= 0) {
 		pend_ordered(m, r, bytes);
@@ -842,9 +855,146 @@ static void run_mpi_data(const struct rec *r)
 		pend_shared(m, r, bytes, esz);
 		return;
 	}
-	mpi_data(m, r, (uint64_t)r->pos, (uint64_t)bytes, r->write);
+	mpi_data(m, r, (uint64_t)r->pos, (uint64_t)(want > bytes ? want : bytes), r->write);
 	if (r->off == TG_OFF_IND && esz)
 		m->ptr = (uint64_t)r->pos + (uint64_t)bytes / esz;
+}
+
+/*
+ * A nonblocking call's accesses last until the call that completes it
+ * (a #done line: conflict-check orders them by that call): POSIX AIO
+ * until aio_return(), an MPI_File_i* call until the wait or test that
+ * completes its request, a split collective's begin until its end.
+ */
+struct nbreq {
+	char key[TG_KEYLEN + 4];	/* the request; "fh:" and the handle for
+					 * a split collective */
+	uint64_t seq;
+	int64_t t0;		/* (started) */
+};
+
+static void print_done(const char *rank, uint64_t seq, uint64_t end, int64_t tend)
+{
+	if (end == seq)
+		return;
+	printf("#done\trank=%s\tseq=%" PRIu64 "\tend=%" PRIu64 "\ttend=%" PRId64 ".%09" PRId64
+	       "\n", rank, seq, end, tend / 1000000000, tend % 1000000000);
+}
+
+static void nb_start(const char *key, uint64_t seq, int64_t t0)
+{
+	struct nbreq *q;
+
+	cur->nb = xrealloc(cur->nb, (cur->nnb + 1) * sizeof(*cur->nb));
+	q = &cur->nb[cur->nnb++];
+	snprintf(q->key, sizeof(q->key), "%s", key);
+	q->seq = seq;
+	q->t0 = t0;
+}
+
+/* Call @seq, which returned at @t1, completed request @key (the oldest
+ * call that made it: a request value is used again once complete). */
+static void nb_end(const char *key, size_t n, uint64_t seq, int64_t t1)
+{
+	size_t i;
+
+	for (i = 0; i < cur->nnb; i++)
+		if (strlen(cur->nb[i].key) == n && memcmp(cur->nb[i].key, key, n) == 0) {
+			print_done(cur->name, cur->nb[i].seq, seq, t1);
+			memmove(&cur->nb[i], &cur->nb[i + 1], (cur->nnb - i - 1) * sizeof(*cur->nb));
+			cur->nnb--;
+			return;
+		}
+}
+
+/* The @k-th element of the array "[a,b,...]" @v, in @e (its length). */
+static const char *nb_elem(const char *v, int64_t k, size_t *e)
+{
+	const char *p;
+
+	if (!v || *v != '[' || k < 0)
+		return NULL;
+	for (p = v + 1; k > 0; k--) {
+		p = strchr(p, ',');
+		if (!p)
+			return NULL;
+		p++;
+	}
+	*e = strcspn(p, ",]");
+	return *e ? p : NULL;
+}
+
+static int64_t nb_int(const struct tg_tline *t, const char *name, int64_t dflt)
+{
+	const char *v = tg_tline_arg(t, TG_COL_ARGS, name);
+	int64_t x;
+
+	return v && tg_tint(v, &x) == 0 ? x : dflt;
+}
+
+/* -l mpiio: a nonblocking MPI-IO call, or a call that completes one. */
+static void nb_line(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq)
+{
+	const char *v = NULL, *e;
+	size_t n;
+	int64_t k, i, t1;
+
+	if (!d->hb || !streq(t->f[TG_COL_RET], "0"))
+		return;
+	t1 = tg_ttime(t->f[TG_COL_TEND]);
+	switch (d->hb->kind) {
+	case TG_MK_FBEGIN: case TG_MK_FEND: {
+		char key[TG_KEYLEN + 4];
+		if (!(v = tg_tline_arg(t, TG_COL_ARGS, "fh")))
+			return;
+		snprintf(key, sizeof(key), "fh:%s", v);
+		if (d->hb->kind == TG_MK_FBEGIN)
+			nb_start(key, seq, tg_ttime(t->f[TG_COL_TSTART]));
+		else
+			nb_end(key, strlen(key), seq, t1);
+		return;
+	}
+	case TG_MK_WAIT: case TG_MK_TEST:
+		if (nb_int(t, "flag", 1) && (v = tg_tline_arg(t, TG_COL_ARGS, "request")))
+			nb_end(v, strlen(v), seq, t1);
+		return;
+	case TG_MK_WAITALL: case TG_MK_TESTALL:
+		if (!nb_int(t, "flag", 1))
+			return;
+		v = tg_tline_arg(t, TG_COL_ARGS, "array_of_requests");
+		for (i = 0; (e = nb_elem(v, i, &n)); i++)
+			nb_end(e, n, seq, t1);
+		return;
+	case TG_MK_WAITANY: case TG_MK_TESTANY:
+		k = nb_int(t, "indx", -1);
+		if (nb_int(t, "flag", 1) && (e = nb_elem(tg_tline_arg(t, TG_COL_ARGS,
+								      "array_of_requests"), k, &n)))
+			nb_end(e, n, seq, t1);
+		return;
+	case TG_MK_WAITSOME: case TG_MK_TESTSOME: {
+		const char *ix = tg_tline_arg(t, TG_COL_ARGS, "array_of_indices");
+		v = tg_tline_arg(t, TG_COL_ARGS, "array_of_requests");
+		k = nb_int(t, "outcount", 0);
+		for (i = 0; i < k; i++) {
+			const char *x = nb_elem(ix, i, &n);
+			int64_t j;
+			char b[24];
+			if (!x || n >= sizeof(b))
+				break;
+			memcpy(b, x, n);
+			b[n] = 0;
+			if (tg_tint(b, &j) == 0 && (e = nb_elem(v, j, &n)))
+				nb_end(e, n, seq, t1);
+		}
+		return;
+	}
+	default:
+		/* a data call that gives back a request (MPI_File_iwrite, ...) */
+		if (d->layer == TG_LAYER_MPIIO && d->nio &&
+		    (v = tg_tline_arg(t, TG_COL_ARGS, "request")))
+			nb_start(v, seq, tg_ttime(t->f[TG_COL_TSTART]));
+		return;
+	}
 }
 
 /*
@@ -908,6 +1058,7 @@ static void aio_done(const struct rec *r)
 
 	for (i = 0; i < cur->naio; i++)	/* the oldest first: a reused aiocb */
 		if (strcmp(cur->aio[i].key, r->k2) == 0) {
+			print_done(cur->name, cur->aio[i].r.seq, r->seq, r->t1);
 			aio_place(i, r->failed ? 0 : r->ret);
 			return;
 		}
@@ -1533,8 +1684,16 @@ static void end_proc(struct proc *p)
 	struct proc *was = cur;
 
 	cur = p;
-	while (p->naio)
+	while (p->naio) {
+		print_done(p->name, p->aio[0].r.seq, p->endseq, p->endt);
 		aio_place(0, p->aio[0].r.len);
+	}
+	/* a request freed or never waited for: complete at the end */
+	for (size_t i = 0; i < p->nnb; i++)
+		print_done(p->name, p->nb[i].seq, p->endseq, p->endt);
+	free(p->nb);
+	p->nb = NULL;
+	p->nnb = 0;
 	free(p->aio);
 	p->aio = NULL;
 	cur = was;
@@ -1775,7 +1934,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 			r->s = xrealloc(NULL, ne + nf + 2);
 			memcpy(r->s, a->dtype, ne + 1);
 			memcpy(r->s + ne + 1, a->ftype, nf + 1);
-		} else if (r->mpi && a->len < 0 && a->dtype) {
+		} else if (r->mpi && a->dtype && (a->len < 0 || (a->op == TG_IO_READ && a->count > 0))) {
 			r->s = xstrdup(a->dtype);	/* sized when the types are known */
 		}
 	}
@@ -1829,6 +1988,8 @@ static void call_line(struct tg_tline *t)
 		}
 		cur->mpitop[cur->nmpitop++] = (uint64_t)seq;
 	}
+	if (layer_mpiio && d)
+		nb_line(t, d, (uint64_t)seq);
 	first_size = nrecs;
 	if (!d || !d->nio)
 		return;		/* touches no file (or a name this build does not know) */
