@@ -507,7 +507,7 @@ shared() {
 
 # unlink, unlinkat, remove and MPI_File_delete end a file's name: a path
 # opened after one ended names another file (read ahead from a file input)
-@test "a file removed and created again under its name is another file: no pair between the two; from a pipe a path is one file" {
+@test "a file removed and created again under its name is another file: no pair between the two, from a file or a pipe" {
 	printf '#proc\trank=0\tpid=7\tcwd="/d"\n' > text
 	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_WRONLY|O_CREAT\tmode=0644\n' >> text
 	printf '0\t0\t1\t0.2\t0.3\t0\tposix\twrite\t8\tfd=3\tbuf=b1\tcount=8\n' >> text
@@ -535,12 +535,18 @@ shared() {
 	sed 's/\tunlink\t0\tpath=/\tunlink\t-1\tpath=/; s/path="\/d\/f"$/path="\/d\/f"\terrno=EBUSY/' text > failed
 	run -0 overlap-find failed
 	grep -q '^pair' <<<"$output"
-	# a pipe is read once: no read-ahead, one file (standard input from
-	# a file is read ahead as a named file is)
+	# a pipe, which cannot be read twice, is kept in $TMPDIR and read
+	# ahead as a file is (it was one file until 2026-12-03); standard
+	# input from a file too
 	run -0 overlap-find <(cat text)
-	grep -q '^pair' <<<"$output"
+	! grep -q '^pair' <<<"$output"
+	grep -q $'\tgen=1$' <<<"$output"
 	run -0 overlap-find < text
 	! grep -q '^pair' <<<"$output"
+	# nowhere to keep it: one line, exit 2
+	TMPDIR=$PWD/none run -2 --separate-stderr overlap-find <(cat text)
+	[ "$stderr" = "overlap-find: cannot keep the input in $PWD/none: No such file or directory" ]
+	[ -z "$output" ]
 }
 
 @test "a file renamed is the same file under its new name: written as f.tmp, read as f, one pair; the name it was renamed from is free" {

@@ -3111,6 +3111,46 @@ static void read_removals(int fd)
 		err(TG_EXIT_ERROR, "%s", input_name);
 }
 
+/*
+ * Input that cannot be read twice (a pipe): kept in an unlinked file of
+ * $TMPDIR (or /tmp), since the removals must be read ahead of the
+ * records.  Returns that file, at its start.
+ */
+static int spool(int in)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096], buf[1 << 16];
+	ssize_t n;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/overlap-find.XXXXXX", dir);
+	if ((fd = mkstemp(path)) < 0)
+		err(TG_EXIT_ERROR, "cannot keep the input in %s", dir);
+	unlink(path);
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err(TG_EXIT_ERROR, "%s", input_name);
+		}
+		for (ssize_t w, k = 0; k < n; k += w)
+			if ((w = write(fd, buf + k, (size_t)(n - k))) < 0) {
+				if (errno == EINTR) {
+					w = 0;
+					continue;
+				}
+				err(TG_EXIT_ERROR, "cannot keep the input in %s", dir);
+			}
+	}
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		err(TG_EXIT_ERROR, "cannot keep the input in %s", dir);
+	if (in != 0)
+		close(in);
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -3164,8 +3204,9 @@ int main(int argc, char **argv)
 	}
 	{
 		struct stat st;
-		if (fstat(in, &st) == 0 && S_ISREG(st.st_mode))
-			read_removals(in);
+		if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode))
+			in = spool(in);
+		read_removals(in);
 	}
 	/* what is printed while the input is read waits for the #run line,
 	 * which needs every #proc line */
