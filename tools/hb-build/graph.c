@@ -92,6 +92,7 @@ static void rst_free(struct rst *r)
 	hb_free(r->wmap.v);
 	hb_free(r->wdef.v);
 	hb_free(r->pending.v);
+	hb_free(r->dcomm.v);
 	hb_free(r->kids.v);
 	hb_free(r->rt.v);
 	hb_free(r->rtz.v);
@@ -521,6 +522,17 @@ static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t e
 			memset(r->cmap.v + old, 0xff, (r->cmap.n - old) * sizeof(int32_t));
 		}
 		r->cmap.v[id] = (int32_t)r->ldef.n;
+		for (size_t k = 0; k < r->dcomm.n; k++)
+			if (r->dcomm.v[k].id == id) {
+				/* made by an idup, done now */
+				d.cseq = r->dcomm.v[k].cseq;
+				d.cfunc = r->dcomm.v[k].cfunc;
+				d.parent = r->dcomm.v[k].parent;
+				d.has_creator = 1;
+				r->dcomm.v[k] = r->dcomm.v[--r->dcomm.n];
+				PUSH(r->ldef, d);
+				return 0;
+			}
 		PUSH(r->pending, (uint32_t)r->ldef.n);
 		PUSH(r->ldef, d);
 		return 0;
@@ -969,6 +981,16 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			if (keep_args(r, f, a, na) < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
+			if (f->kind == TG_MK_ICREATE) {
+				/* a communicator defined when its request is done */
+				const struct arg *df = find(a, na, "deferred"),
+						 *nc = find(a, na, "newcomm");
+				uint64_t cid;
+				if (df && df->vl == 1 && df->v[0] == '1' && nc && nc->vl >= 2 &&
+				    nc->v[0] == 'c' && pu64(nc->v + 1, nc->vl - 1, &cid) == 0)
+					PUSH(r->dcomm, ((struct dcomm){ cid, seq, fnm->id,
+									comm_code(r, find(a, na, f->comm)) }));
+			}
 			if (f->kind == TG_MK_WEPOCH) {
 				push_time(&r->pool, t0);
 				push_time(&r->pool, t1);

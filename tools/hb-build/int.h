@@ -125,6 +125,16 @@ struct rtime {
 	int64_t t0, t1;
 };
 
+/* A communicator an MPI_Comm_idup made: its #comm line comes when the
+ * request is done, in whichever order the rank waited; its creator is
+ * the idup all the same. */
+struct dcomm {
+	uint64_t id;		/* cN */
+	uint64_t cseq;
+	uint16_t cfunc;
+	int32_t parent;
+};
+
 /* A communicator a rank made (a #comm line). */
 struct ldef {
 	int32_t moff, mn, roff, rn;	/* members and remote group in the pool; rn < 0: intra */
@@ -179,6 +189,8 @@ struct rst {
 	int32_t run;		/* index in hbb.runs, -1 for a trace of one run */
 	uint8_t pre, post;	/* a node for the run's start before its calls,
 				 * one for its end after them */
+	VEC(struct dcomm) dcomm;	/* communicators made by calls that gave
+					 * them before they were done (idup) */
 	VEC(struct rtime) rt;	/* every record's times, when needed */
 	VEC(uint8_t) rtz;	/* the same as read: differences, varints */
 	uint64_t rtz_seq;	/* (the last seq and start time pushed) */
