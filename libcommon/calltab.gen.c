@@ -138,7 +138,7 @@ static const struct tg_argdesc a_read[] = {
 	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_read[] = {
-	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
 };
 static const struct tg_argdesc a_write[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -155,7 +155,7 @@ static const struct tg_argdesc a_pread[] = {
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pread[] = {
-	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 2, 0 },
 };
 static const struct tg_argdesc a_pread64[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -164,7 +164,7 @@ static const struct tg_argdesc a_pread64[] = {
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_pread64[] = {
-	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 2, 0 },
 };
 static const struct tg_argdesc a_pwrite[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },

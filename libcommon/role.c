@@ -189,6 +189,9 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 	switch (r->len) {
 	case TG_LEN_RET:
 		a->len = a->ret > 0 ? a->ret : 0;	/* getline's -1 at the end */
+		/* ret(A): what was asked for */
+		if (r->lenarg != TG_ARG_NONE && num(t, d, r->lenarg, 0, &a->count) < 0)
+			return -1;
 		break;
 	case TG_LEN_RET_TIMES:
 		if (num(t, d, r->lenarg, 0, &x) < 0)

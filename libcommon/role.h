@@ -46,7 +46,8 @@ struct tg_ioact {
 	int64_t len;		/* data: the bytes; -1: count times the size
 				 * of type dtype (MPI-IO without a status);
 				 * an AIO submission: the bytes asked for */
-	int64_t count;		/* data with len -1: the count */
+	int64_t count;		/* data with len -1: the count; a read: what it
+				 * asked for, when the role says (ret(A), status) */
 	int whence;		/* seek: 0 SET, 1 CUR, 2 END, -1 unknown */
 	const char *dtype;	/* data: the datatype; view: the etype */
 	const char *ftype;	/* view: the filetype */

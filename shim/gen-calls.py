@@ -240,6 +240,10 @@ def io_role(row, op, args, where):
             f['lenarg'] = row.argidx(aio.group(2), where)
         elif args[2] == 'ret':
             f['len'] = 'TG_LEN_RET'
+        elif re.match(r'^ret\((\w+)\)$', args[2]):
+            # ret(A): the return value, of the A bytes asked for
+            f['len'] = 'TG_LEN_RET'
+            f['lenarg'] = row.argidx(args[2][4:-1], where)
         elif args[2] == 'one':
             f['len'] = 'TG_LEN_ONE'
         elif args[2].startswith('ret*'):

@@ -50,7 +50,7 @@ accesses() {
 	grep -q $'\taio_suspend\t0\tnent=1$' text
 }
 
-@test "overlap-find places AIO bytes at the submission with aio_return's count, and lio_listio's whole" {
+@test "overlap-find places AIO bytes at the submission with aio_return's count (a read that met the end of the file all it asked), and lio_listio's whole" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/aio"
 	trace-decode t/*.rec > text
 	run -0 overlap-find -a text
@@ -60,7 +60,7 @@ accesses() {
 	f R aio_read 0 8
 	f W aio_write 10 50
 	f R aio_read 20 30
-	f R aio_read 40 50
+	f R aio_read 40 70
 	f W aio_write 100 105
 	f W aio_write 200 205
 	EOF

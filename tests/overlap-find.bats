@@ -586,3 +586,36 @@ shared() {
 	[ "$(grep $'^#file\t' <<<"$output" | cut -f 3)" = 'path="/w/f"' ]
 	[ "$(grep -c '^pair' <<<"$output")" -eq 3 ]
 }
+
+@test "a read that got fewer bytes than it asked for (read, pread, aio_read) met the end of the file: placed over all it asked, its position moved by what it got; a write there at the same time pairs with it" {
+	printf '#proc\trank=0\tpid=7\tcwd="/d"\n' > text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_WRONLY|O_CREAT\tmode=0644\n' >> text
+	printf '0\t0\t1\t0.50\t0.60\t0\tposix\tpwrite\t64\tfd=3\tbuf=b1\tcount=64\toffset=0\n' >> text
+	printf '0\t0\t2\t0.7\t0.8\t0\tposix\tclose\t0\tfd=3\n' >> text
+	printf '#proc\trank=1\tpid=8\tcwd="/d"\n' >> text
+	printf '1\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDONLY\tmode=0\n' >> text
+	# found nothing at 0 while rank 0 wrote there; then 10 of 100 at 64
+	printf '1\t0\t1\t0.52\t0.53\t0\tposix\tpread\t0\tfd=3\tbuf=b1\tcount=64\toffset=0\n' >> text
+	printf '1\t0\t2\t0.54\t0.55\t0\tposix\tlseek\t64\tfd=3\toffset=64\twhence=SEEK_SET\n' >> text
+	printf '1\t0\t3\t0.56\t0.57\t0\tposix\tread\t10\tfd=3\tbuf=b1\tcount=100\n' >> text
+	printf '1\t0\t4\t0.58\t0.59\t0\tposix\tread\t0\tfd=3\tbuf=b1\tcount=8\n' >> text
+	run -0 overlap-find -a text
+	echo "$output" > of.out
+	accesses of.out | sort > got
+	cat > want <<-'EOF'
+	f R pread 0 64
+	f R read 64 164
+	f R read 74 82
+	f W pwrite 0 64
+	EOF
+	diff -u want got
+	grep -q $'^pair\t0\t0\t1\t0.500000000\t0.600000000\tW\tpwrite\t0\t64\t1\t1\t0.520000000\t0.530000000\tR\tpread\t0\t64$' of.out
+	# the same with POSIX AIO: the read's aio_return said 0
+	printf '#proc\trank=1\tpid=8\tcwd="/d"\n' > aio
+	printf '1\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDONLY\tmode=0\n' >> aio
+	printf '1\t0\t1\t0.52\t0.53\t0\tposix\taio_read\t0\tcb=b2\tfildes=3\toffset=0\tnbytes=64\n' >> aio
+	printf '1\t0\t2\t0.54\t0.55\t0\tposix\taio_return\t0\tcb=b2\n' >> aio
+	run -0 overlap-find -a aio
+	grep -q $'^access\t0\t1\t1\t.*\tR\taio_read\t0\t64$' <<<"$output"
+	grep -q $'^#done\trank=1\tseq=1\tend=2\ttend=0.550000000$' <<<"$output"
+}

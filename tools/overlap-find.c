@@ -1059,7 +1059,8 @@ static void aio_done(const struct rec *r)
 	for (i = 0; i < cur->naio; i++)	/* the oldest first: a reused aiocb */
 		if (strcmp(cur->aio[i].key, r->k2) == 0) {
 			print_done(cur->name, cur->aio[i].r.seq, r->seq, r->t1);
-			aio_place(i, r->failed ? 0 : r->ret);
+			/* (a read that met the end of the file read all it asked) */
+			aio_place(i, r->failed ? 0 : cur->aio[i].r.write ? r->ret : cur->aio[i].r.len);
 			return;
 		}
 }
@@ -1067,6 +1068,7 @@ static void aio_done(const struct rec *r)
 static void run_data(const struct rec *r)
 {
 	struct desc *d;
+	int64_t want;
 
 	if (r->mpi) {
 		run_mpi_data(r);
@@ -1076,20 +1078,28 @@ static void run_data(const struct rec *r)
 		aio_submit(r);
 		return;
 	}
-	if (r->len <= 0)
+	/* a read that got fewer bytes than it asked for met the end of the
+	 * file: it read that the rest held nothing (a write there at the same
+	 * time, or before it but unseen, conflicts with it) */
+	want = !r->write && !r->failed && r->count > r->len ? r->count : r->len;
+	if (want <= 0)
 		return;
 	if (!(d = desc_of(r->k1))) {
-		cur->untracked++;
+		if (r->len > 0)
+			cur->untracked++;
 		return;
 	}
-	if (r->off == TG_OFF_POS)
+	if (r->off == TG_OFF_POS && want > r->len) {
+		add_access(d->file, r, d->off, (uint64_t)want, 0);
+		d->off += (uint64_t)r->len;
+	} else if (r->off == TG_OFF_POS)
 		data_at_pos(d, r, (uint64_t)r->len, r->write);
 	else if (r->write && d->append)
 		/* Linux: pwrite on an O_APPEND description writes at the end
 		 * whatever its offset (pwrite(2), BUGS), and moves nothing */
 		add_append(d->file, r, (uint64_t)r->len);
 	else
-		add_access(d->file, r, (uint64_t)r->pos, (uint64_t)r->len, r->write);
+		add_access(d->file, r, (uint64_t)r->pos, (uint64_t)want, r->write);
 }
 
 static void run_seek(const struct rec *r)
