@@ -1055,3 +1055,19 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 		[[ $stderr == *"POSIX layer: 1 conflicting pairs are not synchronized"* ]]
 	done
 }
+
+@test "a neighbourhood collective orders each rank after its neighbours (cartesian, its MPI_Comm_dup, graph, distributed graph): rank 1 reads rank 0's bytes in order, rank 2 (no neighbour of 0) races" {
+	mpicc.mpich -O2 -Wall -o neighbors "$TG_TOP/tests/mpi/neighbors.c"
+	for mode in cart cartdup graph dist; do
+		rm -rf t
+		mpitrace 3 ./neighbors $mode "$PWD/f.$mode"
+		[ "$(sort <<<"$output")" = $'0: ok\n1: ok\n2: ok' ]
+		trace-decode t/*.rec > text
+		run -0 --separate-stderr hb-build -o g.hb text
+		[ -z "$stderr" ]
+		overlap-find text > pairs
+		run -0 conflict-check --hb g.hb -v pairs
+		[[ $output == *$'\t0:'*$' write W [0,64)\t1:'*$' read R [0,64)\t'*$'\tsynchronized=yes\t'* ]]
+		[[ $output == *$'\t0:'*$' write W [0,64)\t2:'*$' read R [0,64)\t'*$'\tsynchronized=no'* ]]
+	done
+}

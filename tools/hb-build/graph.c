@@ -114,9 +114,13 @@ void hbb_free(struct hbb *b)
 	hb_umap_free(&b->pidst);
 	hb_free(b->carry);
 	for (i = 0; i < b->g.n; i++) {
-		for (j = 0; j < b->g.v[i].n; j++)
+		for (j = 0; j < b->g.v[i].n; j++) {
 			hb_free(b->g.v[i].lists[j].v);
+			if (b->g.v[i].nbr)
+				hb_free(b->g.v[i].nbr[j].v);
+		}
 		hb_free(b->g.v[i].lists);
+		hb_free(b->g.v[i].nbr);
 		hb_free(b->g.v[i].members);
 	}
 	hb_free(b->g.v);
@@ -529,6 +533,8 @@ static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t e
 				d.cfunc = r->dcomm.v[k].cfunc;
 				d.parent = r->dcomm.v[k].parent;
 				d.has_creator = 1;
+				d.topo = TOPO_DUP;	/* comm_old's topology */
+				d.tcomm = d.parent;
 				r->dcomm.v[k] = r->dcomm.v[--r->dcomm.n];
 				PUSH(r->ldef, d);
 				return 0;
@@ -556,6 +562,55 @@ static int32_t comm_code(struct rst *r, const struct arg *a)
 	    id > 0 && id < r->cmap.n && r->cmap.v[id] >= 0)
 		return r->cmap.v[id];
 	return CU;
+}
+
+/*
+ * The process topology of the communicator call @name made (its #comm
+ * line came just before): a cartesian grid (ndims, dims, periods), a graph
+ * (nnodes, index, edges), a distributed graph given by its neighbours
+ * (indegree, sources; by rank in comm_old), or a copy of comm_old's.
+ * MPI_Dist_graph_create records no destinations: its topology is not known.
+ */
+static void keep_topology(struct rst *r, const char *name, const struct arg *a, int na)
+{
+	const struct arg *x, *y;
+	int topo = TOPO_NONE, n1 = -1, n2 = -1;
+	int32_t off = (int32_t)r->pool.n, tcomm;
+	size_t k;
+
+	if (strcmp(name, "MPI_Cart_create") == 0 && (x = find(a, na, "dims")) &&
+	    (y = find(a, na, "periods"))) {
+		topo = TOPO_CART;
+		n1 = int_array(x->v, x->vl, &r->pool);
+		n2 = n1 >= 0 ? int_array(y->v, y->vl, &r->pool) : -1;
+		if (n2 != n1)
+			n1 = -1;
+	} else if (strcmp(name, "MPI_Graph_create") == 0 && (x = find(a, na, "indx")) &&
+		   (y = find(a, na, "edges"))) {
+		topo = TOPO_GRAPH;
+		n1 = int_array(x->v, x->vl, &r->pool);
+		n2 = n1 >= 0 ? int_array(y->v, y->vl, &r->pool) : -1;
+	} else if (strcmp(name, "MPI_Dist_graph_create_adjacent") == 0 &&
+		   (x = find(a, na, "sources"))) {
+		topo = TOPO_DIST;
+		n1 = int_array(x->v, x->vl, &r->pool);
+		n2 = 0;
+	} else if (strcmp(name, "MPI_Comm_dup") == 0 || strcmp(name, "MPI_Comm_dup_with_info") == 0) {
+		topo = TOPO_DUP;
+		n1 = n2 = 0;
+	}
+	tcomm = comm_code(r, find(a, na, strncmp(name, "MPI_Comm_dup", 12) == 0 ? "comm" : "comm_old"));
+	if (topo == TOPO_NONE || n1 < 0 || n2 < 0) {
+		r->pool.n = (size_t)off;
+		return;
+	}
+	for (k = 0; k < r->pending.n; k++) {
+		struct ldef *d = &r->ldef.v[r->pending.v[k]];
+		d->topo = (uint8_t)topo;
+		d->toff = off;
+		d->tn = n1;	/* the second array follows: n2 ints */
+		d->tcomm = tcomm;
+	}
 }
 
 /* A request id: rN -> N, MPI_REQUEST_NULL and anything else -> 0. */
@@ -981,6 +1036,8 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 			if (keep_args(r, f, a, na) < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
+			if (f->kind == TG_MK_CREATE && r->pending.n)
+				keep_topology(r, fnm->name, a, na);
 			if (f->kind == TG_MK_ICREATE) {
 				/* a communicator defined when its request is done */
 				const struct arg *df = find(a, na, "deferred"),

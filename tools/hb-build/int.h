@@ -143,7 +143,14 @@ struct ldef {
 	int32_t parent;			/* communicator code of its parent, CU if none */
 	int32_t gid, pos;		/* global identity, position among its members */
 	uint8_t has_creator;
+	uint8_t topo;			/* TOPO_*: the process topology its creator gave */
+	int32_t toff, tn, tcomm;	/* the creator's arrays in the pool (tn ints),
+					 * and its comm_old (a communicator code) */
 };
+
+/* Process topologies, as the call that made a communicator gave them
+ * (struct ldef.topo): the neighbours its neighbourhood collectives order. */
+enum { TOPO_NONE, TOPO_CART, TOPO_GRAPH, TOPO_DIST, TOPO_DUP };
 
 /* A file a rank opened. */
 struct fdef {
@@ -259,6 +266,9 @@ struct gcomm {
 	uint32_t n, na;		/* members, members of group A */
 	uint8_t inter, isfile;
 	uvec *lists;		/* per member: its collective instances in order */
+	uvec *nbr;		/* per member: the members whose part of a
+				 * neighbourhood collective comes before its
+				 * end (its sources); NULL: no topology known */
 };
 
 /* A key of the point-to-point queues. */

@@ -114,6 +114,99 @@ static int32_t comm_gid(struct hbb *b, struct rst *r, int32_t code, int32_t *pos
 	return -1;
 }
 
+static int32_t peer_world(struct hbb *b, struct rst *r, int32_t code, int32_t g);
+
+/* The members of a cartesian grid (dims[0..nd), periods) whose parts of
+ * a neighbourhood collective come before each member's end: the members
+ * a step before and after it along each dimension (MPI_Cart_shift). */
+static void cart_sources(struct gcomm *g, const int32_t *dims, const int32_t *per, int32_t nd)
+{
+	uint64_t size = 1, i, rem, *stride;
+	int64_t *c;
+	int32_t d, s;
+
+	for (d = 0; d < nd; d++) {
+		if (dims[d] <= 0)
+			return;
+		size *= (uint64_t)dims[d];
+		if (size > g->n)
+			return;
+	}
+	stride = hb_calloc((size_t)nd + 1, sizeof(*stride));
+	c = hb_calloc((size_t)nd + 1, sizeof(*c));
+	for (d = nd, rem = 1; d-- > 0;) {
+		stride[d] = rem;
+		rem *= (uint64_t)dims[d];
+	}
+	for (i = 0; i < size; i++) {
+		for (d = 0, rem = i; d < nd; d++)
+			c[d] = (int64_t)((rem / stride[d]) % (uint64_t)dims[d]);
+		for (d = 0; d < nd; d++)
+			for (s = -1; s <= 1; s += 2) {
+				int64_t cc = c[d] + s;
+				uint64_t j;
+				if (cc < 0 || cc >= dims[d]) {
+					if (!per[d])
+						continue;
+					cc = (cc + dims[d]) % dims[d];
+				}
+				j = i + (uint64_t)(cc - c[d]) * stride[d];
+				if (j != i)
+					PUSH(g->nbr[i], (uint32_t)j);
+			}
+	}
+	hb_free(stride);
+	hb_free(c);
+}
+
+/* The topology the call that made @d gave it (keep_topology in graph.c),
+ * on its communicator's global identity: whose part of a neighbourhood
+ * collective comes before each member's end. */
+static void topology(struct hbb *b, struct rst *r, struct ldef *d)
+{
+	struct gcomm *g = &b->g.v[d->gid];
+	const int32_t *t = r->pool.v + d->toff;
+	int32_t i, pos, pg;
+	uint32_t j, k;
+
+	if (d->topo == TOPO_NONE || g->inter)
+		return;
+	if (d->topo == TOPO_DUP) {
+		/* a copy: the same members in the same order */
+		pg = comm_gid(b, r, d->tcomm, &pos);
+		if (pg < 0 || pg == d->gid || !b->g.v[pg].nbr || b->g.v[pg].n != g->n || g->nbr)
+			return;
+		g = &b->g.v[d->gid];
+		g->nbr = hb_calloc(g->n, sizeof(uvec));
+		for (j = 0; j < g->n; j++)
+			for (k = 0; k < b->g.v[pg].nbr[j].n; k++)
+				PUSH(g->nbr[j], b->g.v[pg].nbr[j].v[k]);
+		return;
+	}
+	if (d->topo != TOPO_DIST && g->nbr)
+		return;		/* (every member gives the same grid or graph) */
+	if (!g->nbr)
+		g->nbr = hb_calloc(g->n, sizeof(uvec));
+	if (d->topo == TOPO_CART) {
+		cart_sources(g, t, t + d->tn, d->tn);
+	} else if (d->topo == TOPO_GRAPH) {
+		/* node i's neighbours: edges[index[i-1] .. index[i]) */
+		const int32_t *edges = t + d->tn;
+		for (i = 0; i < d->tn && (uint32_t)i < g->n; i++)
+			for (k = i ? (uint32_t)t[i - 1] : 0; k < (uint32_t)t[i]; k++)
+				if (edges[k] >= 0 && (uint32_t)edges[k] < g->n && edges[k] != i)
+					PUSH(g->nbr[i], (uint32_t)edges[k]);
+	} else if (d->pos >= 0 && (uint32_t)d->pos < g->n) {
+		/* this member's sources, by rank in comm_old */
+		for (i = 0; i < d->tn; i++) {
+			int32_t w = peer_world(b, r, d->tcomm, t[i]);
+			for (j = 0; j < g->n; j++)
+				if (g->members[j] == w && j != (uint32_t)d->pos)
+					PUSH(g->nbr[d->pos], j);
+		}
+	}
+}
+
 static void resolve_ldef(struct hbb *b, struct rst *r, struct ldef *d)
 {
 	const int32_t *m = r->pool.v + d->moff, *x = r->pool.v + d->roff;
@@ -163,6 +256,7 @@ static void resolve_ldef(struct hbb *b, struct rst *r, struct ldef *d)
 	}
 	d->gid = (int32_t)*gs;
 	d->pos = me + (swap ? d->rn : 0);
+	topology(b, r, d);
 }
 
 /* The world rank of group rank @g of the rank's communicator @code, as a
@@ -1248,8 +1342,17 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 	int ct = hb_ftab[m[0]->fn].ctype;
 	int32_t root = -1;
 
-	if (n < 2 || ct == TG_ORD_NONE)
+	if (n < 2)
 		return;
+	if (ct == TG_ORD_NONE) {
+		/* a neighbourhood collective: each member's sources before its
+		 * end, where the topology is known */
+		if (g->nbr)
+			for (i = 0; i < n; i++)
+				for (x = 0; x < g->nbr[i].n; x++)
+					edge(b, m[g->nbr[i].v[x]]->start, m[i]->end, TG_HBE_MESSAGE);
+		return;
+	}
 	if (ct == TG_ORD_ALL && g->inter) {
 		/* each group's starts before the other group's ends */
 		x = extra(b, func, TG_HBX_SIDE);
