@@ -37,6 +37,7 @@ struct tg_reader {
 	size_t chunklen, chunkcap, chunkpos;
 	uint64_t chunk_off;	/* stream offset of chunk[0] */
 	uint64_t torn_off;	/* first frames no CHECK sealed, or 0 */
+	uint64_t torn_n;	/* calls in frames no CHECK sealed */
 	int stop;		/* 1: the stream ended, 2: it ended with r->err */
 	char err[256];
 };
@@ -829,8 +830,16 @@ static void chunk_fill(struct tg_reader *r)
 		if (r->h.version < 2)
 			return;
 	}
-	if (r->chunklen && !r->torn_off)
-		r->torn_off = r->chunk_off;
+	if (r->chunklen) {
+		/* frames no CHECK sealed: the end of a window of a thread that
+		 * was idle when the process died, or the stream's last */
+		size_t at;
+		if (!r->torn_off)
+			r->torn_off = r->chunk_off;
+		for (at = 0; at + 5 <= r->chunklen; at += (size_t)tg_get_le32(r->chunk + at) + 5)
+			if (r->chunk[at + 4] == TG_REC_CALL || r->chunk[at + 4] == TG_REC_REPEAT)
+				r->torn_n++;
+	}
 }
 
 int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
@@ -854,9 +863,9 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 			return -1;
 		if (r->stop == 1 && r->torn_off) {
 			snprintf(r->err, sizeof(r->err),
-				 "torn tail: records from byte %llu on have no checksum "
-				 "(the writer did not finish)",
-				 (unsigned long long)r->torn_off);
+				 "torn tail: %llu call records have no checksum, the first at byte "
+				 "%llu (the writer did not finish)",
+				 (unsigned long long)r->torn_n, (unsigned long long)r->torn_off);
 			r->stop = 2;
 			return -1;
 		}

@@ -1402,6 +1402,11 @@ void tg_poll_commit(struct tg_call *c)
 			t->fold_t0 = c->t0;
 		t->fold_t1 = c->t1;
 		t->depth--;
+		/* the record built in place past the end is not kept: in a
+		 * mapped window its bytes would follow the next CHECK frame
+		 * and read as a frame if the process died then */
+		if (t->kind == TG_BUF_WINDOW && c->p > t->buf + t->len)
+			memset(t->buf + t->len, 0, (size_t)(c->p - (t->buf + t->len)));
 		/* a buffer's records wait at most TG_FLUSH_EVERY: so do the
 		 * counts of folded calls */
 		if (tg_unlikely(c->t1 >= t->flush_at)) {
@@ -1653,6 +1658,11 @@ static void on_fatal(int sig)
 	if (tg_state == 1 && tg_self) {
 		fold_write(tg_self);	/* room: TG_SEAL_ROOM */
 		window_seal(tg_self);	/* other threads may be writing theirs */
+		/* the signal may have come while this thread built a record
+		 * in place past its end: what the CHECK frame did not cover of
+		 * it would read as a frame; zero is padding */
+		if (tg_self->kind == TG_BUF_WINDOW && tg_self->buf && tg_self->cap > tg_self->len)
+			memset(tg_self->buf + tg_self->len, 0, tg_self->cap - tg_self->len);
 	}
 	if (tg_state == 1 && pthread_mutex_trylock(&sink_mu) == 0) {
 		for (t = threads; t; t = t->next) {

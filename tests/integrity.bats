@@ -79,7 +79,7 @@ killed_ticker() {
 	killed_ticker
 	run -2 --separate-stderr trace-decode t/pid-$pid.rec
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ $stderr == "trace-decode: t/pid-$pid.rec: torn tail: records from byte "*" on have no checksum (the writer did not finish)" ]]
+	[[ $stderr == "trace-decode: t/pid-$pid.rec: torn tail: "*" call records have no checksum, the first at byte "*" (the writer did not finish)" ]]
 	# every write the program made before the kill (a record is in the
 	# file when its call returns), the last ones unchecked
 	n=$(printf '%s\n' "$output" | grep -c $'\twrite\t')
@@ -87,14 +87,14 @@ killed_ticker() {
 	[ "$n" -ge "$(($(stat -c %s out) - 1))" ]
 }
 
-@test "verify-io of a killed program's trace: judged on the records before the torn tail, which it names; damage inside a stream is still an error" {
+@test "verify-io of a killed program's trace: judged on its records, the torn tail's too, which it names; damage inside a stream is still an error" {
 	killed_ticker
 	# (no verdict before: exit 2 with trace-decode's line alone, as for
 	# HDF5's t_pflush1, whose ranks mpiexec kills)
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ $stderr == "verify-io: t/pid-$pid.rec: torn tail (its process was killed): records from byte "*" on have no checksum (the writer did not finish); judged on the records before it" ]]
+	[[ $stderr == "verify-io: t/pid-$pid.rec: torn tail (its process was killed): "*" call records have no checksum, the first at byte "*" (the writer did not finish); judged with them" ]]
 	# a byte changed in a middle chunk of a whole stream: refused
 	rm -r t
 	mkdir t

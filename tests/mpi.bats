@@ -79,7 +79,7 @@ own() {
 torn() {
 	run -2 --separate-stderr trace-decode "t/rank-$1.rec"
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ $stderr == "trace-decode: t/rank-$1.rec: torn tail: records from byte "*" on have no checksum (the writer did not finish)" ]]
+	[[ $stderr == "trace-decode: t/rank-$1.rec: torn tail: "*" call records have no checksum, the first at byte "*" (the writer did not finish)" ]]
 }
 
 # only ERE: keep the lines of $calls that match ERE
@@ -1070,4 +1070,15 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 		[[ $output == *$'\t0:'*$' write W [0,64)\t1:'*$' read R [0,64)\t'*$'\tsynchronized=yes\t'* ]]
 		[[ $output == *$'\t0:'*$' write W [0,64)\t2:'*$' read R [0,64)\t'*$'\tsynchronized=no'* ]]
 	done
+}
+
+@test "a rank killed while it polls (MPI_Iprobe, folded into counts): its stream reads to the kill as a torn tail, and verify-io judges it" {
+	mpicc.mpich -O2 -Wall -o spin "$TG_TOP/tests/mpi/spin.c"
+	# (a poll the tracer dropped left its bytes past the last checksum,
+	# which read as "corrupt frame length": verify-io exit 2)
+	run -137 timeout -s KILL 3 env TANGRAM_DIR=t LD_PRELOAD="$TG_TOP/lib/libtangram.so" ./spin "$PWD/s.dat"
+	torn 0
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	[[ $stderr == "verify-io: t/rank-0.rec: torn tail (its process was killed): "*"; judged with them" ]]
 }
