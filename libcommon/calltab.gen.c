@@ -3376,20 +3376,24 @@ static const struct tg_argdesc a_MPI_Parrived[] = {
 	{ "partition", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Parrived = { TG_MK_PARRIVED, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Pready[] = {
 	{ "partition", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Pready = { TG_MK_PREADY, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Pready_list[] = {
 	{ "length", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "array_of_partitions", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
 	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Pready_list = { TG_MK_PREADY, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Pready_range[] = {
 	{ "partition_low", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "partition_high", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "request", TG_K_MPIH, TG_IN, TG_H_REQ, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Pready_range = { TG_MK_PREADY, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Precv_init[] = {
 	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "partitions", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -3401,7 +3405,7 @@ static const struct tg_argdesc a_MPI_Precv_init[] = {
 	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
-static const struct tg_hbrole h_MPI_Precv_init = { TG_MK_INERT_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Precv_init = { TG_MK_RECV_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Probe[] = {
 	{ "source", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "tag", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -3419,7 +3423,7 @@ static const struct tg_argdesc a_MPI_Psend_init[] = {
 	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
 	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
 };
-static const struct tg_hbrole h_MPI_Psend_init = { TG_MK_INERT_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
+static const struct tg_hbrole h_MPI_Psend_init = { TG_MK_SEND_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Publish_name[] = {
 	{ "service_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
@@ -7654,10 +7658,10 @@ static const struct tg_calldesc calls[] = {
 	{ 1278, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Pack_external_size_c", a_MPI_Pack_external_size_c, NULL, NULL },
 	{ 1279, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Pack_size", a_MPI_Pack_size, NULL, NULL },
 	{ 1280, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Pack_size_c", a_MPI_Pack_size_c, NULL, NULL },
-	{ 1281, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Parrived", a_MPI_Parrived, NULL, NULL },
-	{ 1282, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Pready", a_MPI_Pready, NULL, NULL },
-	{ 1283, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Pready_list", a_MPI_Pready_list, NULL, NULL },
-	{ 1284, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Pready_range", a_MPI_Pready_range, NULL, NULL },
+	{ 1281, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Parrived", a_MPI_Parrived, NULL, &h_MPI_Parrived },
+	{ 1282, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Pready", a_MPI_Pready, NULL, &h_MPI_Pready },
+	{ 1283, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Pready_list", a_MPI_Pready_list, NULL, &h_MPI_Pready_list },
+	{ 1284, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Pready_range", a_MPI_Pready_range, NULL, &h_MPI_Pready_range },
 	{ 1285, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Precv_init", a_MPI_Precv_init, NULL, &h_MPI_Precv_init },
 	{ 1286, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Probe", a_MPI_Probe, NULL, NULL },
 	{ 1287, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Psend_init", a_MPI_Psend_init, NULL, &h_MPI_Psend_init },

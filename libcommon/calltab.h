@@ -186,6 +186,8 @@ enum tg_mk {
 	TG_MK_WFENCE,	/* MPI_Win_fence: ends a fence epoch, starts one */
 	TG_MK_WEPOCH,	/* opens (TG_MF_OPEN) or closes a lock or access epoch */
 	TG_MK_RMA,	/* a one-sided operation: TG_MF_PUT, TG_MF_GET or both */
+	TG_MK_PREADY,	/* partitions of a partitioned send made ready */
+	TG_MK_PARRIVED,	/* has a partition of a partitioned receive arrived */
 	TG_MK_COUNT
 };
 

@@ -206,7 +206,8 @@ MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
       'getstatus', 'reqfree', 'coll', 'icoll', 'coll_init', 'create', 'icreate',
       'newcreate', 'fopen', 'fclose', 'fcoll', 'ficoll', 'fbegin', 'fend',
-      'inert', 'inert_init', 'finalize', 'wopen', 'wfence', 'wepoch', 'rma']
+      'inert', 'inert_init', 'finalize', 'wopen', 'wfence', 'wepoch', 'rma',
+      'pready', 'parrived']
 ORDERS = ['none', 'all', 'sync', 'root', 'toroot', 'scan', 'exscan']
 
 

@@ -1082,3 +1082,23 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
 	[[ $stderr == "verify-io: t/rank-0.rec: torn tail (its process was killed): "*"; judged with them" ]]
 }
+
+@test "partitioned communication (MPI_Psend_init, MPI_Pready, _range, _list, MPI_Parrived): a write before the partitions are made ready is ordered before the receive's end or the MPI_Parrived that found them; one after a partition was made ready is a race" {
+	mpicc.mpich -O2 -Wall -o partition "$TG_TOP/tests/mpi/partition.c"
+	for mode in wait arrived early half; do
+		rm -rf t
+		mpitrace 2 ./partition $mode "$PWD/f.$mode"
+		[ "$(sort <<<"$output")" = $'0: ok\n1: ok' ]
+		trace-decode t/*.rec > text
+		run -0 --separate-stderr hb-build -o g.hb text
+		[ -z "$stderr" ]
+		case $mode in
+		wait|arrived)
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -qx 'POSIX layer: recommended consistency: session' <<<"$output" ;;
+		*)
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			[[ $stderr == *"POSIX layer: 1 conflicting pairs are not synchronized"* ]] ;;
+		esac
+	done
+}

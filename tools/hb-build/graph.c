@@ -132,6 +132,8 @@ void hbb_free(struct hbb *b)
 	hb_free(b->selfgid.v);
 	hb_free(b->sends.v);
 	hb_free(b->recvs.v);
+	hb_free(b->preadys.v);
+	hb_free(b->parrs.v);
 	hb_free(b->insts.v);
 	hb_free(b->rma.v);
 	hb_free(b->runs.v);
@@ -772,7 +774,9 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 		break;
 	case TG_MK_RECV: case TG_MK_IRECV: case TG_MK_RECV_INIT: case TG_MK_MPROBE: case TG_MK_IMPROBE:
 		PUSH(*p, comm_code(r, find(a, na, "comm")));
-		rc |= push_int(p, find(a, na, "source"), PROC_NULL);
+		/* (MPICH's MPI_Precv_init calls its source "dest") */
+		rc |= push_int(p, find(a, na, "source") ? find(a, na, "source") : find(a, na, "dest"),
+			       PROC_NULL);
 		rc |= push_int(p, find(a, na, "tag"), 0);
 		push_status(p, find(a, na, "status"));
 		rc |= push_int(p, find(a, na, "flag"), 1);
@@ -838,6 +842,36 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 		break;
 	case TG_MK_NEWCREATE:
 		break;
+	case TG_MK_PREADY: {
+		/* request, then 0, n, n partitions (a list) or 1, lo, hi */
+		const struct arg *q = find(a, na, "request"), *l = find(a, na, "array_of_partitions");
+		size_t at;
+		int k;
+		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		if (l) {
+			PUSH(*p, 0);
+			at = p->n;
+			PUSH(*p, 0);
+			k = int_array(l->v, l->vl, p);
+			if (k < 0)
+				return -1;
+			p->v[at] = k;
+		} else {
+			PUSH(*p, 1);
+			rc |= push_int(p, find(a, na, "partition") ? find(a, na, "partition") :
+				       find(a, na, "partition_low"), 0);
+			rc |= push_int(p, find(a, na, "partition") ? find(a, na, "partition") :
+				       find(a, na, "partition_high"), -1);
+		}
+		break;
+	}
+	case TG_MK_PARRIVED: {
+		const struct arg *q = find(a, na, "request");
+		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		rc |= push_int(p, find(a, na, "partition"), -1);
+		rc |= push_int(p, find(a, na, "flag"), 0);
+		break;
+	}
 	case TG_MK_FOPEN:
 		PUSH(*p, comm_code(r, find(a, na, "comm")));
 		code = handle_def(&r->fmap, 'f', find(a, na, "fh"), (int32_t)r->fdef.n);
@@ -1297,8 +1331,12 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 	hb_match_p2p(b);
 	hb_free(b->sends.v);
 	hb_free(b->recvs.v);
+	hb_free(b->preadys.v);
+	hb_free(b->parrs.v);
 	memset(&b->sends, 0, sizeof(b->sends));
 	memset(&b->recvs, 0, sizeof(b->recvs));
+	memset(&b->preadys, 0, sizeof(b->preadys));
+	memset(&b->parrs, 0, sizeof(b->parrs));
 	hb_match_colls(b);
 	hb_rma_edges(b);
 	hb_lock_edges(b);

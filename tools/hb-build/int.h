@@ -227,6 +227,17 @@ struct sendop {
 	uint32_t flags;		/* TG_MF_SYNC, TG_MF_READY */
 };
 
+/* The partitions a partitioned send made ready in one call (its node),
+ * and a partition a receive found arrived (struct hbb.preadys, parrs). */
+struct pready {
+	uint32_t send, node;
+	int32_t lo, hi;
+};
+struct parrived {
+	uint32_t recv, node;
+	int32_t part;
+};
+
 struct recvop {
 	int32_t gid, src, dst, tag;
 	uint32_t post, done;	/* where it was posted; where it completed */
@@ -305,6 +316,8 @@ struct hbb {
 	ivec selfgid;		/* rank -> gid of its MPI_COMM_SELF */
 	VEC(struct sendop) sends;
 	VEC(struct recvop) recvs;
+	VEC(struct pready) preadys;
+	VEC(struct parrived) parrs;
 	VEC(struct inst) insts;
 	VEC(struct rmaop) rma;
 	VEC(struct lockep) lockeps;

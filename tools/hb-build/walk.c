@@ -826,6 +826,27 @@ static void walk_call(struct walk *w)
 	case TG_MK_SEND_INIT:
 		set_rq(w, a[3], RQ_SEND, NONE, NONE, 1);
 		break;
+	case TG_MK_PREADY: {
+		/* a partitioned send leaves when its last partition is made
+		 * ready: what came before that comes before the receive's end,
+		 * and before an MPI_Parrived that found the partition there */
+		struct rq *q = a[0] > 0 ? rq_at(w, a[0]) : NULL;
+		if (!q || q->type != RQ_SEND || !q->active || q->op == NONE)
+			break;
+		b->sends.v[q->op].node = w->node;
+		if (a[1] == 1)
+			PUSH(b->preadys, ((struct pready){ q->op, w->node, a[2], a[3] }));
+		else
+			for (n = 0; n < a[2]; n++)
+				PUSH(b->preadys, ((struct pready){ q->op, w->node, a[3 + n], a[3 + n] }));
+		break;
+	}
+	case TG_MK_PARRIVED: {
+		struct rq *q = a[0] > 0 ? rq_at(w, a[0]) : NULL;
+		if (a[2] && q && q->type == RQ_RECV && q->active && q->op != NONE)
+			PUSH(b->parrs, ((struct parrived){ q->op, w->node, a[1] }));
+		break;
+	}
 	case TG_MK_RECV:
 		v = add_recv(w, a[0], a[1], a[2]);
 		recv_done(w, v, a[3], a[4]);
@@ -1262,6 +1283,7 @@ void hb_match_p2p(struct hbb *b)
 	size_t cap = 64, used = 0, i, j;
 	struct qkey *q = qnew(cap);
 	uint32_t *next = hb_calloc(b->sends.n, sizeof(uint32_t));
+	uint32_t *msend = b->parrs.n ? hb_calloc(b->recvs.n, sizeof(uint32_t)) : NULL;
 
 	/* sends in the order they were posted, queued by key */
 	for (i = 0; i < b->sends.n; i++) {
@@ -1312,6 +1334,8 @@ void hb_match_p2p(struct hbb *b)
 		if (q[j].head == NONE)
 			q[j].tail = NONE;
 		b->messages++;
+		if (msend)
+			msend[i] = s + 1;
 		if (v->done == NONE)
 			hb_problem(b, TG_HBP_INCOMPLETE, v->dst, b->func[v->post], b->seq[v->post]);
 		edge(b, b->sends.v[s].node, v->done, TG_HBE_MESSAGE);
@@ -1330,6 +1354,18 @@ void hb_match_p2p(struct hbb *b)
 			hb_problem(b, TG_HBP_UNMATCHED_SEND, b->sends.v[s].src,
 				b->func[b->sends.v[s].node], b->seq[b->sends.v[s].node]);
 	}
+	/* a partition found arrived: after the call that made it ready */
+	for (i = 0; i < b->parrs.n; i++) {
+		const struct parrived *x = &b->parrs.v[i];
+		if (!msend || !msend[x->recv])
+			continue;
+		for (j = 0; j < b->preadys.n; j++) {
+			const struct pready *y = &b->preadys.v[j];
+			if (y->send == msend[x->recv] - 1 && y->lo <= x->part && x->part <= y->hi)
+				edge(b, y->node, x->node, TG_HBE_MESSAGE);
+		}
+	}
+	hb_free(msend);
 	hb_free(q);
 	hb_free(next);
 }
