@@ -2213,6 +2213,7 @@ static const struct tg_argdesc a_MPI_Group_from_session_pset[] = {
 	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
 	{ "pset_name", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
+	{ "world", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_argdesc a_MPI_Group_incl[] = {
 	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
@@ -4029,6 +4030,7 @@ static const struct tg_argdesc a_MPI_Session_create_errhandler[] = {
 static const struct tg_argdesc a_MPI_Session_finalize[] = {
 	{ "session", TG_K_MPIH, TG_INOUT, TG_H_SESSION, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Session_finalize = { TG_MK_FINALIZE, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Session_get_errhandler[] = {
 	{ "session", TG_K_MPIH, TG_IN, TG_H_SESSION, 0, 0 },
 	{ "errhandler", TG_K_MPIH, TG_OUT, TG_H_ERRH, 0, 0 },
@@ -7531,7 +7533,7 @@ static const struct tg_calldesc calls[] = {
 	{ 1151, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_difference", a_MPI_Group_difference, NULL, NULL },
 	{ 1152, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Group_excl", a_MPI_Group_excl, NULL, NULL },
 	{ 1153, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Group_free", a_MPI_Group_free, NULL, NULL },
-	{ 1154, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_from_session_pset", a_MPI_Group_from_session_pset, NULL, NULL },
+	{ 1154, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Group_from_session_pset", a_MPI_Group_from_session_pset, NULL, NULL },
 	{ 1155, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Group_incl", a_MPI_Group_incl, NULL, NULL },
 	{ 1156, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_intersection", a_MPI_Group_intersection, NULL, NULL },
 	{ 1157, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_range_excl", a_MPI_Group_range_excl, NULL, NULL },
@@ -7723,7 +7725,7 @@ static const struct tg_calldesc calls[] = {
 	{ 1343, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Sendrecv_replace_c", a_MPI_Sendrecv_replace_c, NULL, &h_MPI_Sendrecv_replace_c },
 	{ 1344, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Session_call_errhandler", a_MPI_Session_call_errhandler, NULL, NULL },
 	{ 1345, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Session_create_errhandler", a_MPI_Session_create_errhandler, NULL, NULL },
-	{ 1346, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Session_finalize", a_MPI_Session_finalize, NULL, NULL },
+	{ 1346, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Session_finalize", a_MPI_Session_finalize, NULL, &h_MPI_Session_finalize },
 	{ 1347, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Session_get_errhandler", a_MPI_Session_get_errhandler, NULL, NULL },
 	{ 1348, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Session_get_info", a_MPI_Session_get_info, NULL, NULL },
 	{ 1349, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Session_get_nth_pset", a_MPI_Session_get_nth_pset, NULL, NULL },

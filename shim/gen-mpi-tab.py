@@ -193,6 +193,16 @@ def comm_deferred(name):
     return []
 
 
+# A program that uses MPI sessions alone (no MPI_Init) has no
+# MPI_COMM_WORLD: the tracer takes the group of the "mpi://WORLD" process
+# set the program asks for as the world, for its rank and the members of
+# its communicators (tg_session_world).
+def session_world(name):
+    if name == 'MPI_Group_from_session_pset':
+        return ['int world:post(tg_session_world(pset_name, newgroup, failed))']
+    return []
+
+
 def kind_for(fname, ctype, pname, jp, params):
     """Our kind spec for one parameter, or '-' (not recorded)."""
     t, stars = base_type(ctype)
@@ -349,6 +359,7 @@ def main():
                        else '%s%s:%s' % (ctype, pname, k))
         out += io_position(name)
         out += comm_deferred(name)
+        out += session_world(name)
         opts = (roles.get(name, '') + (' poll' if name in POLL else '')).strip()
         rows.append((fid, ('%d %s %s | int:int:none | %s | %s' % (
             fid, layer, name, ', '.join(out), opts)).rstrip()))

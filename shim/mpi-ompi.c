@@ -41,6 +41,7 @@
 #define tg_put_statuses tg_o_put_statuses
 #define tg_reqs_post tg_o_reqs_post
 #define tg_reqs_pre tg_o_reqs_pre
+#define tg_session_world tg_o_session_world
 #define tg_reqs_put tg_o_reqs_put
 #define tg_statuses_post tg_o_statuses_post
 #define tg_statuses_pre tg_o_statuses_pre

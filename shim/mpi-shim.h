@@ -189,6 +189,7 @@ int64_t tg_io_shared(MPI_File fh) TG_HIDDEN;
 /* MPI_Comm_idup: the #comm line of *@comm waits for *@req to complete;
  * returns 1 if it does (the call did not fail). */
 int64_t tg_comm_defer(const MPI_Comm *comm, const MPI_Request *req, int failed) TG_HIDDEN;
+int64_t tg_session_world(const char *pset, const MPI_Group *group, int failed) TG_HIDDEN;
 void tg_put_statuses(struct tg_call *c, const MPI_Status *st, long n) TG_HIDDEN;
 
 /*

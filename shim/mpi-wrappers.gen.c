@@ -4480,11 +4480,13 @@ TG_MPIFN int TG_MPINAME(MPI_Group_from_session_pset)(MPI_Session session, const 
 	ret = real(session, pset_name, newgroup);
 	tg_end(&tgc);
 	failed = ret != MPI_SUCCESS;
+	int64_t px_world = tg_session_world(pset_name, newgroup, failed);
 	uint64_t hid_newgroup = !failed && newgroup ? tg_h_new(&tgc, TG_H_GROUP, TG_HVAL(*newgroup)) : 0;
 	tg_rec_begin_n(&tgc, ret, 0, need);
 	tg_put_u(&tgc, tg_h_enc(TG_H_SESSION, TG_HVAL(session)));
 	tg_put_u(&tgc, sid_pset_name);
 	tg_put_u(&tgc, hid_newgroup);
+	tg_put_s(&tgc, px_world);
 	tg_rec_commit(&tgc);
 	(void)failed;
 	return ret;

@@ -53,6 +53,9 @@ PMPI_FN(int, MPI_Comm_remote_group, (MPI_Comm, MPI_Group *))
 PMPI_FN(int, MPI_Group_size, (MPI_Group, int *))
 PMPI_FN(int, MPI_Group_translate_ranks, (MPI_Group, int, const int *, MPI_Group, int *))
 PMPI_FN(int, MPI_Group_free, (MPI_Group *))
+PMPI_FN(int, MPI_Group_rank, (MPI_Group, int *))
+PMPI_FN(int, MPI_Group_union, (MPI_Group, MPI_Group, MPI_Group *))
+PMPI_FN(int, MPI_Initialized, (int *))
 PMPI_FN(int, MPI_Type_get_envelope, (MPI_Datatype, int *, int *, int *, int *))
 PMPI_FN(int, MPI_Type_get_contents, (MPI_Datatype, int, int, int, int *, MPI_Aint *, MPI_Datatype *))
 PMPI_FN(int, MPI_Type_free, (MPI_Datatype *))
@@ -404,10 +407,42 @@ static void h_forget_id(int kind, uint64_t val, uint64_t tok)
 
 /* ---- definitions ------------------------------------------------------------ */
 
+/* The world of a program that uses MPI sessions alone: the group of its
+ * "mpi://WORLD" process set (our own reference to it). */
+static MPI_Group session_world;
+static int have_session_world;
+
+static int world_model(void)
+{
+	int init = 0;
+
+	get_MPI_Initialized()(&init);
+	return init;
+}
+
+int64_t tg_session_world(const char *pset, const MPI_Group *group, int failed)
+{
+	int rank = -1, size = 0;
+
+	if (failed || !pset || !group || *group == MPI_GROUP_NULL ||
+	    strcmp(pset, "mpi://WORLD") != 0)
+		return 0;
+	if (world_model())
+		return 1;	/* MPI_Init's world is the world */
+	if (!have_session_world &&
+	    get_MPI_Group_union()(*group, *group, &session_world) == MPI_SUCCESS)
+		have_session_world = 1;
+	/* the process's rank in it names its stream, as MPI_Init's does */
+	if (get_MPI_Group_rank()(*group, &rank) == MPI_SUCCESS &&
+	    get_MPI_Group_size()(*group, &size) == MPI_SUCCESS && rank >= 0 && size > rank)
+		tg_set_rank(rank, size);
+	return 1;
+}
+
 static int *world_ranks(MPI_Group g, int *n)
 {
 	MPI_Group wg;
-	int *in, *out, i;
+	int *in, *out, i, own = 1;
 
 	*n = 0;
 	if (get_MPI_Group_size()(g, n) != MPI_SUCCESS || *n <= 0)
@@ -422,9 +457,15 @@ static int *world_ranks(MPI_Group g, int *n)
 	}
 	for (i = 0; i < *n; i++)
 		in[i] = i;
-	get_MPI_Comm_group()(MPI_COMM_WORLD, &wg);
+	if (have_session_world && !world_model()) {
+		wg = session_world;	/* MPI sessions alone */
+		own = 0;
+	} else {
+		get_MPI_Comm_group()(MPI_COMM_WORLD, &wg);
+	}
 	get_MPI_Group_translate_ranks()(g, *n, in, wg, out);
-	get_MPI_Group_free()(&wg);
+	if (own)
+		get_MPI_Group_free()(&wg);
 	free(in);
 	return out;
 }

@@ -1102,3 +1102,20 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 		esac
 	done
 }
+
+@test "a program of MPI sessions alone (no MPI_Init): the \"mpi://WORLD\" process set is the world, streams named by rank; a message on a communicator made from it (or from it reversed) orders, a read with nothing between races" {
+	mpicc.mpich -O2 -Wall -o sessions "$TG_TOP/tests/mpi/sessions.c"
+	for mode in plain reversed; do
+		rm -rf t
+		mpitrace 3 ./sessions $mode "$PWD/f.$mode"
+		[ "$(sort <<<"$output")" = $'0: ok\n1: ok\n2: ok' ]
+		[ "$(ls t)" = $'rank-0.rec\nrank-1.rec\nrank-2.rec' ]
+		trace-decode t/*.rec > text
+		run -0 --separate-stderr hb-build -o g.hb text
+		[ -z "$stderr" ]
+		overlap-find text > pairs
+		run -0 conflict-check --hb g.hb -v pairs
+		[[ $output == *$'\t0:'*$' write W [0,64)\t1:'*$' read R [0,64)\t'*$'\tsynchronized=yes\t'* ]]
+		[[ $output == *$'\t0:'*$' write W [0,64)\t2:'*$' read R [0,64)\t'*$'\tsynchronized=no'* ]]
+	done
+}
