@@ -10,6 +10,7 @@
  *   graph	MPI_Graph_create; MPI_Neighbor_allgather
  *   dist	MPI_Dist_graph_create_adjacent, each rank its two sides;
  *		MPI_Ineighbor_allgather and MPI_Wait
+ *   distdup	the same on an MPI_Comm_dup of it
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -31,11 +32,6 @@ int main(int argc, char **argv)
 	if (strncmp(mode, "cart", 4) == 0) {
 		int dims[1] = { size }, per[1] = { 0 };
 		MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &c);
-		if (strcmp(mode, "cartdup") == 0) {
-			MPI_Comm_dup(c, &d);
-			MPI_Comm_free(&c);
-			c = d;
-		}
 	} else if (strcmp(mode, "graph") == 0) {
 		int index[3] = { 1, 3, 4 }, edges[4] = { 1, 0, 2, 1 };
 		MPI_Graph_create(MPI_COMM_WORLD, 3, index, edges, 0, &c);
@@ -47,6 +43,11 @@ int main(int argc, char **argv)
 			nb[n++] = rank + 1;
 		MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, nb, MPI_UNWEIGHTED, n, nb,
 					       MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
+	}
+	if (strcmp(mode, "cartdup") == 0 || strcmp(mode, "distdup") == 0) {
+		MPI_Comm_dup(c, &d);
+		MPI_Comm_free(&c);
+		c = d;
 	}
 	if (rank == 0) {
 		memset(buf, 'w', sizeof(buf));

@@ -280,6 +280,7 @@ struct gcomm {
 	uvec *nbr;		/* per member: the members whose part of a
 				 * neighbourhood collective comes before its
 				 * end (its sources); NULL: no topology known */
+	uint32_t nbr_of;	/* a copy's: 1 + the gid whose nbr it has */
 };
 
 /* A key of the point-to-point queues. */

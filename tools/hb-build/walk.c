@@ -172,15 +172,12 @@ static void topology(struct hbb *b, struct rst *r, struct ldef *d)
 	if (d->topo == TOPO_NONE || g->inter)
 		return;
 	if (d->topo == TOPO_DUP) {
-		/* a copy: the same members in the same order */
+		/* a copy: the same members in the same order, and the
+		 * original's topology (which the other ranks may not have
+		 * given yet: a distributed graph) */
 		pg = comm_gid(b, r, d->tcomm, &pos);
-		if (pg < 0 || pg == d->gid || !b->g.v[pg].nbr || b->g.v[pg].n != g->n || g->nbr)
-			return;
-		g = &b->g.v[d->gid];
-		g->nbr = hb_calloc(g->n, sizeof(uvec));
-		for (j = 0; j < g->n; j++)
-			for (k = 0; k < b->g.v[pg].nbr[j].n; k++)
-				PUSH(g->nbr[j], b->g.v[pg].nbr[j].v[k]);
+		if (pg >= 0 && pg != d->gid && b->g.v[pg].n == g->n && !g->nbr)
+			g->nbr_of = b->g.v[pg].nbr_of ? b->g.v[pg].nbr_of : (uint32_t)pg + 1;
 		return;
 	}
 	if (d->topo != TOPO_DIST && g->nbr)
@@ -1383,10 +1380,11 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 	if (ct == TG_ORD_NONE) {
 		/* a neighbourhood collective: each member's sources before its
 		 * end, where the topology is known */
-		if (g->nbr)
+		const struct gcomm *t = g->nbr_of ? &b->g.v[g->nbr_of - 1] : g;
+		if (t->nbr && t->n == n)
 			for (i = 0; i < n; i++)
-				for (x = 0; x < g->nbr[i].n; x++)
-					edge(b, m[g->nbr[i].v[x]]->start, m[i]->end, TG_HBE_MESSAGE);
+				for (x = 0; x < t->nbr[i].n; x++)
+					edge(b, m[t->nbr[i].v[x]]->start, m[i]->end, TG_HBE_MESSAGE);
 		return;
 	}
 	if (ct == TG_ORD_ALL && g->inter) {
