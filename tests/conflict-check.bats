@@ -267,6 +267,30 @@ hbpair() {
 	[ "$stderr" = "conflict-check: u:$(wc -l < u): malformed #unplaced line" ]
 }
 
+@test "#done: an access of a nonblocking call lasts until the call that completed it (by the clocks: a read after the submission but before the completion is a race); a malformed #done, or one after the pairs: one line, exit 2" {
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/nb"\n' > head
+	printf 'pair\t0\t0\t2\t1.000000000\t1.100000000\tW\taio_write\t0\t100\t1\t3\t1.500000000\t1.600000000\tR\tpread\t0\t100\n' > pair
+	cat head pair > plain
+	run -0 conflict-check -v plain
+	[[ ${lines[0]} == RAW-D$'\t'*$'\tposix=ok\t'*$'\tsynchronized=yes'* ]]
+	# completed by its aio_return (seq 7) at 2.0: the read ran meanwhile
+	cat head > nb
+	printf '#done\trank=0\tseq=2\tend=7\ttend=2.000000000\n' >> nb
+	cat pair >> nb
+	run -0 conflict-check -v nb
+	[[ ${lines[0]} == RAW-D$'\t'*$'\tposix=conflict\t'*$'\tsynchronized=no'* ]]
+	# another call's #done changes nothing
+	sed 's/seq=2/seq=3/' nb > other
+	[ "$(conflict-check -v other)" = "$(conflict-check -v plain)" ]
+	sed 's/end=7/end=x/' nb > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:3: malformed #done line" ]
+	cat head pair > late
+	printf '#done\trank=0\tseq=2\tend=7\ttend=2.000000000\n' >> late
+	run -2 --separate-stderr conflict-check late
+	[ "$stderr" = "conflict-check: late:4: #done line after the pairs" ]
+}
+
 # ---- bad input ------------------------------------------------------------------
 
 @test "bad input: a missing file, not overlap-find output, a malformed pair line, an unknown option: one line, exit 2" {

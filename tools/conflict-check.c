@@ -1003,7 +1003,7 @@ static void done_line(struct tg_tline *t)
 	if (!rank || !seq || !end || !ts || tg_tint(seq, &s) < 0 || s < 0 ||
 	    tg_tint(end, &e) < 0 || e < s || (tm = tg_ttime(ts)) < 0)
 		die_input("malformed #done line");
-	if (dones_sorted)
+	if (dones_sorted || events_sorted)	/* (both set at the first pair) */
 		die_input("#done line after the pairs");
 	if (ndones == capdones) {
 		capdones = capdones ? 2 * capdones : 16;
