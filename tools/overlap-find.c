@@ -870,7 +870,6 @@ struct nbreq {
 	char key[TG_KEYLEN + 4];	/* the request; "fh:" and the handle for
 					 * a split collective */
 	uint64_t seq;
-	int64_t t0;		/* (started) */
 };
 
 static void print_done(const char *rank, uint64_t seq, uint64_t end, int64_t tend)
@@ -881,7 +880,7 @@ static void print_done(const char *rank, uint64_t seq, uint64_t end, int64_t ten
 	       "\n", rank, seq, end, tend / 1000000000, tend % 1000000000);
 }
 
-static void nb_start(const char *key, uint64_t seq, int64_t t0)
+static void nb_start(const char *key, uint64_t seq)
 {
 	struct nbreq *q;
 
@@ -889,7 +888,6 @@ static void nb_start(const char *key, uint64_t seq, int64_t t0)
 	q = &cur->nb[cur->nnb++];
 	snprintf(q->key, sizeof(q->key), "%s", key);
 	q->seq = seq;
-	q->t0 = t0;
 }
 
 /* Call @seq, which returned at @t1, completed request @key (the oldest
@@ -943,13 +941,22 @@ static void nb_line(const struct tg_tline *t, const struct tg_calldesc *d, uint6
 		return;
 	t1 = tg_ttime(t->f[TG_COL_TEND]);
 	switch (d->hb->kind) {
+	case TG_MK_WAIT: case TG_MK_TEST: case TG_MK_WAITALL: case TG_MK_TESTALL:
+	case TG_MK_WAITANY: case TG_MK_TESTANY: case TG_MK_WAITSOME: case TG_MK_TESTSOME:
+		if (!cur->nnb)
+			return;	/* (most waits and tests: no file request pending) */
+		break;
+	default:
+		break;
+	}
+	switch (d->hb->kind) {
 	case TG_MK_FBEGIN: case TG_MK_FEND: {
 		char key[TG_KEYLEN + 4];
 		if (!(v = tg_tline_arg(t, TG_COL_ARGS, "fh")))
 			return;
 		snprintf(key, sizeof(key), "fh:%s", v);
 		if (d->hb->kind == TG_MK_FBEGIN)
-			nb_start(key, seq, tg_ttime(t->f[TG_COL_TSTART]));
+			nb_start(key, seq);
 		else
 			nb_end(key, strlen(key), seq, t1);
 		return;
@@ -992,7 +999,7 @@ static void nb_line(const struct tg_tline *t, const struct tg_calldesc *d, uint6
 		/* a data call that gives back a request (MPI_File_iwrite, ...) */
 		if (d->layer == TG_LAYER_MPIIO && d->nio &&
 		    (v = tg_tline_arg(t, TG_COL_ARGS, "request")))
-			nb_start(v, seq, tg_ttime(t->f[TG_COL_TSTART]));
+			nb_start(v, seq);
 		return;
 	}
 }

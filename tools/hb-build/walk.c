@@ -139,8 +139,8 @@ static void cart_sources(struct gcomm *g, const int32_t *dims, const int32_t *pe
 		rem *= (uint64_t)dims[d];
 	}
 	for (i = 0; i < size; i++) {
-		for (d = 0, rem = i; d < nd; d++)
-			c[d] = (int64_t)((rem / stride[d]) % (uint64_t)dims[d]);
+		for (d = 0; d < nd; d++)
+			c[d] = (int64_t)((i / stride[d]) % (uint64_t)dims[d]);
 		for (d = 0; d < nd; d++)
 			for (s = -1; s <= 1; s += 2) {
 				int64_t cc = c[d] + s;
@@ -1275,6 +1275,13 @@ static struct qkey *qnew(size_t cap)
 	return q;
 }
 
+static int cmp_pready(const void *x, const void *y)
+{
+	const struct pready *a = x, *c = y;
+
+	return a->send < c->send ? -1 : a->send > c->send;
+}
+
 void hb_match_p2p(struct hbb *b)
 {
 	size_t cap = 64, used = 0, i, j;
@@ -1351,14 +1358,27 @@ void hb_match_p2p(struct hbb *b)
 			hb_problem(b, TG_HBP_UNMATCHED_SEND, b->sends.v[s].src,
 				b->func[b->sends.v[s].node], b->seq[b->sends.v[s].node]);
 	}
-	/* a partition found arrived: after the call that made it ready */
+	/* a partition found arrived: after the call that made it ready (the
+	 * calls by send, each send's found by halving) */
+	if (msend && b->preadys.n)
+		qsort(b->preadys.v, b->preadys.n, sizeof(*b->preadys.v), cmp_pready);
 	for (i = 0; i < b->parrs.n; i++) {
 		const struct parrived *x = &b->parrs.v[i];
+		size_t lo = 0, hi = b->preadys.n;
+		uint32_t s;
 		if (!msend || !msend[x->recv])
 			continue;
-		for (j = 0; j < b->preadys.n; j++) {
+		s = msend[x->recv] - 1;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (b->preadys.v[mid].send < s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < b->preadys.n && b->preadys.v[j].send == s; j++) {
 			const struct pready *y = &b->preadys.v[j];
-			if (y->send == msend[x->recv] - 1 && y->lo <= x->part && x->part <= y->hi)
+			if (y->lo <= x->part && x->part <= y->hi)
 				edge(b, y->node, x->node, TG_HBE_MESSAGE);
 		}
 	}
