@@ -619,3 +619,71 @@ shared() {
 	grep -q $'^access\t0\t1\t1\t.*\tR\taio_read\t0\t64$' <<<"$output"
 	grep -q $'^#done\trank=1\tseq=1\tend=2\ttend=0.550000000$' <<<"$output"
 }
+
+# pairs FILE: the number of pair lines of overlap-find output FILE
+pairs() {
+	grep -c $'^pair\t' "$1"
+}
+
+@test "a block one process rewrites n times makes about n pairs, not n²/2: the pairs through a write between two are left out and counted (#implied), the verdict with --strict is --all-pairs' own" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/rewriter" 300 plain
+	trace-decode t/*.rec > text
+	overlap-find text > of
+	overlap-find --all-pairs text > all
+	# 300 writes of [0,64), a read after every third: each write with
+	# the next (299), each read with the write before it and the next (200)
+	[ "$(pairs of)" -eq 499 ]
+	[ "$(pairs all)" -eq $((400 * 399 / 2 - 100 * 99 / 2)) ]
+	grep -qx $'#implied\tfile=0\tpairs='$((400 * 399 / 2 - 100 * 99 / 2 - 499)) of
+	! grep -q '^#implied' all
+	for s in "" --strict; do
+		run -0 conflict-check $s --model all --recommend of
+		want=$output
+		run -0 conflict-check $s --model all --recommend all
+		[ "$(tail -1 <<<"$want")" = "$(tail -1 <<<"$output")" ]
+	done
+	[ "$(tail -1 <<<"$output")" = "recommended consistency: posix" ]
+	run -0 conflict-check --json --model all of
+	tail -1 <<<"$output" | grep -q '"implied":'$((400 * 399 / 2 - 100 * 99 / 2 - 499))
+}
+
+@test "a write between two accesses of a process that covers only part of the earlier one leaves their pair in; a threaded process keeps all its pairs" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/rewriter" 300 twofd
+	trace-decode t/*.rec > text
+	# the second descriptor's 8-byte write, its fsync, the first's read
+	h=$(awk -F'\t' '$8 == "pwrite" && $12 == "count=8" { print $3 }' text)
+	[ -n "$h" ]
+	overlap-find text > of
+	run -0 conflict-check -v --model all of
+	# the read after the half write still reads the rest of the write
+	# before it: that pair is there, the half write's with both too
+	grep -Eq $'^RAW-S\t.*:'$((h - 2))$' pwrite W \\[0,64\\)\t.*:'$((h + 2))$' pread R \\[0,64\\)' <<<"$output"
+	grep -Eq $'^WAW-S\t.*:'$((h - 2))$' pwrite W \\[0,64\\)\t.*:'$h$' pwrite W \\[0,8\\)' <<<"$output"
+	grep -Eq $'^RAW-S\t.*:'$h$' pwrite W \\[0,8\\)\t.*:'$((h + 2))$' pread R \\[0,64\\)' <<<"$output"
+	# an older write is left out: the write just before covers it
+	! grep -Eq $'^RAW-S\t.*:'$((h - 3))$' pwrite W \\[0,64\\)\t.*:'$((h + 2))' pread' <<<"$output"
+	overlap-find --all-pairs text > all
+	[ "$(($(pairs of) + $(sed -n 's/^#implied\tfile=0\tpairs=//p' of)))" -eq "$(pairs all)" ]
+	for s in "" --strict; do
+		run -0 conflict-check $s --model all --recommend of
+		want=$output
+		run -0 conflict-check $s --model all --recommend all
+		[ "$(tail -1 <<<"$want")" = "$(tail -1 <<<"$output")" ]
+	done
+	# two threads writing in turn: not in program order by seq
+	rm -rf t
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/rewriter" 300 threads
+	trace-decode t/*.rec > text
+	overlap-find text > of
+	[ "$(pairs of)" -eq $((400 * 399 / 2 - 100 * 99 / 2)) ]
+	! grep -q '^#implied' of
+}
+
+@test "a malformed #implied line: one line, exit 2" {
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/f"\n#implied\tfile=0\tpairs=x\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:3: malformed #implied line" ]
+	printf '#overlap\tversion=1\tlayer=posix\n#implied\tfile=4\tpairs=2\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:2: malformed #implied line" ]
+}

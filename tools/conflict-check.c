@@ -294,6 +294,7 @@ struct tally {
 	uint64_t pairs[2][2];
 	uint64_t unsync[2][2];
 	uint64_t pieces, bytes;	/* of all its pairs */
+	uint64_t implied;	/* a process's own pairs overlap-find left out */
 };
 static struct tally *tallies;
 
@@ -1261,6 +1262,19 @@ static void file_line(struct tg_tline *t)
 	}
 }
 
+/* #implied: pairs of one process overlap-find left out, as a write of
+ * it between the two stands for them (overlap-find(1)). */
+static void implied_line(struct tg_tline *t)
+{
+	const char *fs = tg_tline_arg(t, 1, "file"), *ps = tg_tline_arg(t, 1, "pairs");
+	int64_t f, n;
+
+	if (!fs || !ps || tg_tint(fs, &f) < 0 || f < 0 || (size_t)f >= npaths || !paths[f] ||
+	    tg_tint(ps, &n) < 0 || n < 0)
+		die_input("malformed #implied line");
+	tallies[f].implied += (uint64_t)n;
+}
+
 static void event_line(struct tg_tline *t)
 {
 	const char *fs = tg_tline_arg(t, 1, "file"), *rank = tg_tline_arg(t, 1, "rank"),
@@ -1314,8 +1328,9 @@ static void summary(void)
 					(json_int_t)t->conf[m][0][0], "RAW-D",
 					(json_int_t)t->conf[m][0][1]));
 			}
-			fo = json_pack("{s:s,s:o,s:I,s:I}", "file", paths[f], "conflicts", mo,
-				       "pieces", (json_int_t)t->pieces, "bytes", (json_int_t)t->bytes);
+			fo = json_pack("{s:s,s:o,s:I,s:I,s:I}", "file", paths[f], "conflicts", mo,
+				       "pieces", (json_int_t)t->pieces, "bytes", (json_int_t)t->bytes,
+				       "implied", (json_int_t)t->implied);
 			json_array_append_new(arr, fo);
 		}
 		json_object_set_new(o, "summary", arr);
@@ -1548,6 +1563,8 @@ static void read_input(int in)
 			lock_line(&t);
 		else if (streq(t.f[0], "#unplaced"))
 			unplaced_line(&t);
+		else if (streq(t.f[0], "#implied"))
+			implied_line(&t);
 		else if (streq(t.f[0], "pair"))
 			pair_line(&t);
 		else if (streq(t.f[0], "access"))

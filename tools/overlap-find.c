@@ -307,6 +307,7 @@ struct proc {
 	uint64_t *mpitop;	/* seqs of its MPI-IO calls made by the program
 				 * itself (depth 0), sorted before the run */
 	size_t nmpitop, capmpitop;
+	int threaded;		/* a record of a thread other than the first */
 };
 
 static struct proc *procs;
@@ -1990,6 +1991,8 @@ static void call_line(struct tg_tline *t)
 		cur->endseq = (uint64_t)seq + 1;
 		cur->endt = tg_ttime(t->f[TG_COL_TEND]);
 	}
+	if (!cur->threaded && !streq(t->f[TG_COL_TID], "0"))
+		cur->threaded = 1;
 	take_types();
 	for (; first_type < nrecs; first_type++)
 		recs[first_type].seq = (uint64_t)seq;
@@ -2410,6 +2413,109 @@ static int skip_pair(const struct access *a, const struct access *b)
 	       (a->proc == b->proc || streq(procs[a->proc].name, procs[b->proc].name));
 }
 
+/* Sort keys: the start offset, then the order the accesses were found in. */
+struct key {
+	uint64_t start;
+	uint64_t idx;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * A process's own two accesses with a write of it between them (by seq)
+ * that covers all of the earlier one make no pair: the pairs of each with
+ * that write stand for it.  Every model orders a process's accesses
+ * through its own calls (a commit, a close and an open, a sync between
+ * the first and the write is one between the first and the last), so a
+ * pair so left out conflicts under a model only when one of the two
+ * through the write does.  Without this, a block a process rewrites n
+ * times makes n²/2 pairs.  A threaded process's calls are not in program
+ * order by seq: its pairs are all kept, as are all with --all-pairs.
+ *
+ * The sweep meets, for an access @a, the accesses that start where it
+ * starts or later; struct shadow keeps the first seq of a covering write
+ * of its process met so far.  The accesses left out are passed over a
+ * run at a time (shadow_runs), so that n rewrites cost n steps, not n²/2.
+ */
+struct shadow {
+	const struct access *a;
+	uint64_t seq;		/* UINT64_MAX: none yet */
+	int on;
+};
+
+static uint64_t implied;	/* pairs left out, of the current file */
+static int opt_all_pairs;
+
+/* A run (shadow_runs) is of accesses that make pairs as any data access
+ * does: not an end of file or a truncation. */
+static int runs_in(const struct access *x)
+{
+	return x->kind == ACC_DATA || x->kind == ACC_APPEND || x->kind == ACC_SIZE;
+}
+
+/* Per sorted position @j of @fl's accesses (@k), one past the last of
+ * the run it begins: those after it that start where it does, of its
+ * process, in seq order, and alone in their calls (@alone, per access;
+ * NULL: every access is); in @nw[j], how many of them are writes. */
+static uint32_t *shadow_runs(const struct file *fl, const struct key *k, const uint8_t *alone,
+			     uint32_t **nw)
+{
+	size_t n = fl->nacc ? fl->nacc : 1, j;
+	uint32_t *run = xrealloc(NULL, n * sizeof(*run));
+
+	*nw = xrealloc(NULL, n * sizeof(**nw));
+	for (j = fl->nacc; j-- > 0;) {
+		const struct access *x = &fl->acc[k[j].idx], *y;
+		run[j] = (uint32_t)j + 1;
+		(*nw)[j] = x->write;
+		if (j + 1 == fl->nacc || (alone && (!alone[k[j].idx] || !alone[k[j + 1].idx])))
+			continue;
+		y = &fl->acc[k[j + 1].idx];
+		if (y->start == x->start && y->proc == x->proc && y->seq > x->seq && runs_in(x) &&
+		    runs_in(y)) {
+			run[j] = run[j + 1];
+			(*nw)[j] += (*nw)[j + 1];
+		}
+	}
+	return run;
+}
+
+static void shadow_start(struct shadow *s, const struct access *a)
+{
+	s->a = a;
+	s->seq = UINT64_MAX;
+	s->on = !opt_all_pairs && !procs[a->proc].threaded && runs_in(a);
+}
+
+/* How many sorted positions from @j on (@b the access there; @run and
+ * @nw from shadow_runs) make no pair with the shadow's access: 0, or the
+ * rest of @b's run when @b is alone in its call (@whole).  Notes @b if it
+ * is a write that covers the access. */
+static size_t shadowed(struct shadow *s, const struct access *b, int whole, const uint32_t *run,
+		       const uint32_t *nw, size_t j)
+{
+	const struct access *a = s->a;
+
+	if (!s->on || b->proc != a->proc || !runs_in(b))
+		return 0;
+	if (b->seq > s->seq && whole) {
+		/* (two reads were no pair anyway) */
+		implied += a->write ? run[j] - j : nw[j];
+		return run[j] - j;
+	}
+	if (b->write && (b->kind == ACC_DATA || b->kind == ACC_APPEND) && b->seq > a->seq &&
+	    b->seq < s->seq && b->start <= a->start && b->end >= a->end)
+		s->seq = b->seq;
+	return 0;
+}
+
 static int earlier(const struct access *a, const struct access *b)
 {
 	if (a->t0 != b->t0)
@@ -2556,21 +2662,6 @@ static void put_line(const char *head, uint32_t f, const struct access *x, uint6
 
 static int opt_accesses;
 
-/* Sort keys: the start offset, then the order the accesses were found in. */
-struct key {
-	uint64_t start;
-	uint64_t idx;
-};
-
-static int cmp_key(const void *a, const void *b)
-{
-	const struct key *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 /* One pair line: @x (the earlier) and @y; @pieces > 1 when it stands
  * for that many overlapping pieces of the two calls, @bytes in all. */
 static void put_pair(uint32_t f, const struct access *x, const struct access *y,
@@ -2602,6 +2693,7 @@ struct agg {
 	uint32_t *head;		/* hash heads, index + 1 */
 	uint32_t nhead;		/* a power of two */
 	uint32_t *rep, *last;	/* per access: its call's first piece, last position */
+	uint8_t *alone;		/* per access: its call has no other piece */
 	uint32_t *done;		/* per position: call pairs complete after it */
 };
 
@@ -2751,6 +2843,7 @@ static void agg_calls(struct agg *g, struct file *fl, const struct key *k)
 		for (j = i; j < e; j++) {
 			g->rep[ord[j]] = ord[i];
 			g->last[ord[j]] = last;
+			g->alone[ord[j]] = e - i == 1;
 		}
 	}
 	free(pos);
@@ -2762,11 +2855,13 @@ static void sweep_calls(uint32_t f, const struct key *k)
 {
 	struct file *fl = &files[f];
 	struct agg g;
+	uint32_t *run, *nw;
 	size_t i, j;
 
 	memset(&g, 0, sizeof(g));
 	g.rep = xrealloc(NULL, fl->nacc * sizeof(*g.rep));
 	g.last = xrealloc(NULL, fl->nacc * sizeof(*g.last));
+	g.alone = xrealloc(NULL, fl->nacc ? fl->nacc : 1);
 	g.done = calloc(fl->nacc ? fl->nacc : 1, sizeof(*g.done));
 	if (!g.done) {
 		fprintf(stderr, "overlap-find: out of memory\n");
@@ -2774,13 +2869,22 @@ static void sweep_calls(uint32_t f, const struct key *k)
 	}
 	agg_rehash(&g);
 	agg_calls(&g, fl, k);
+	run = shadow_runs(fl, k, g.alone, &nw);
 	for (i = 0; i < fl->nacc; i++) {
 		uint32_t ia = (uint32_t)k[i].idx;
 		const struct access *a = &fl->acc[ia];
+		struct shadow sh;
+		size_t skip;
+		shadow_start(&sh, a);
+		sh.on = sh.on && g.alone[ia];
 		for (j = i + 1; j < fl->nacc && k[j].start < a->end; j++) {
 			uint32_t ib = (uint32_t)k[j].idx, ix, iy, at;
 			const struct access *b = &fl->acc[ib];
 			struct cpair *c;
+			if ((skip = shadowed(&sh, b, g.alone[ib], run, nw, j))) {
+				j += skip - 1;
+				continue;
+			}
 			if (!a->write && !b->write)
 				continue;
 			if (skip_pair(a, b))
@@ -2811,10 +2915,11 @@ static void sweep_calls(uint32_t f, const struct key *k)
 	free(g.head);
 	free(g.rep);
 	free(g.last);
+	free(g.alone);
 	free(g.done);
+	free(run);
+	free(nw);
 }
-
-static int opt_all_pairs;
 
 /*
  * An O_APPEND write lands where the end of the file is when it is made,
@@ -2997,6 +3102,7 @@ static void sweep(uint32_t f)
 {
 	struct file *fl = &files[f];
 	struct key *k;
+	uint32_t *run, *nw;
 	size_t i, j;
 
 	/* Algorithm 4.1: by start offset, each access against those that
@@ -3017,15 +3123,23 @@ static void sweep(uint32_t f)
 	}
 	/* summed per call pair, unless asked for every piece, or the file
 	 * has record locks: which lock orders a pair depends on its bytes */
+	implied = 0;
 	if (!opt_all_pairs && !fl->locked && fl->nacc < UINT32_MAX) {
 		sweep_calls(f, k);
-		free(k);
-		return;
+		goto out;
 	}
+	run = shadow_runs(fl, k, NULL, &nw);
 	for (i = 0; i < fl->nacc; i++) {
 		const struct access *a = &fl->acc[k[i].idx];
+		struct shadow sh;
+		size_t skip;
+		shadow_start(&sh, a);
 		for (j = i + 1; j < fl->nacc && k[j].start < a->end; j++) {
 			const struct access *b = &fl->acc[k[j].idx], *x;
+			if ((skip = shadowed(&sh, b, 1, run, nw, j))) {
+				j += skip - 1;
+				continue;
+			}
 			if (!a->write && !b->write)
 				continue;
 			if (skip_pair(a, b))
@@ -3034,7 +3148,14 @@ static void sweep(uint32_t f)
 			put_pair(f, x, x == a ? b : a, 1, 0);
 		}
 	}
+	free(run);
+	free(nw);
+out:
 	free(k);
+	if (implied) {
+		announce(f);
+		printf("#implied\tfile=%" PRIu32 "\tpairs=%" PRIu64 "\n", f, implied);
+	}
 }
 
 static int cmp_removal(const void *a, const void *b)
