@@ -1121,3 +1121,19 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 		read_1_ordered_2_races
 	done
 }
+
+@test "a file a shell child of rank 0 wrote (system()), read by rank 1 after a barrier: session, and verify-io says the pair was ordered by the clocks, the child having no rank; a run without MPI says it has no ranks" {
+	mpicc.mpich -O2 -Wall -o shellout "$TG_TOP/tests/mpi/shellout.c"
+	mpitrace 2 ./shellout "$PWD/f.txt"
+	[ "$output" = "rank 1 read written by a shell" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	[ "$stderr" = "verify-io: POSIX layer: 1 pair of a process without an MPI rank (a fork'd child, a program without MPI) was ordered by the clocks, not the graph" ]
+	# the same file written and read by one program without MPI
+	rm -rf t2
+	TANGRAM_DIR=t2 LD_PRELOAD=$TG_TOP/lib/libtangram.so run -0 "$TG_TOP/build/apps/rewriter" 30 plain
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t2
+	grep -qx 'ordered by: timestamps (no process has an MPI rank)' <<<"$output"
+	[ -z "$stderr" ]
+}

@@ -1039,6 +1039,7 @@ static void done_of(struct acc *a)
  * of one function: most likely one call, whose overlapping writes MPI
  * leaves undefined. */
 static uint64_t coll_unsync;
+static uint64_t clock_pairs;	/* with a graph, pairs it has no rank for */
 
 /* Per model, the conflicting pairs of two processes whose second access
  * is an append's end of file ('E'). */
@@ -1078,6 +1079,8 @@ static void pair_line(struct tg_tline *t)
 	/* the graph knows MPI ranks; processes without one (a program
 	 * without MPI, a fork'd child) are ordered by their clocks */
 	use_hb = hbg && a.r >= 0 && b.r >= 0;
+	if (hbg && !use_hb)
+		clock_pairs++;
 	tallies[f].pieces += pieces;
 	tallies[f].bytes += bytes;
 	if (lock_pair((uint32_t)f, &a, &b, use_hb, pieces, bytes))
@@ -1609,6 +1612,10 @@ int main(int argc, char **argv)
 		      "the file (#unplaced): conflicts with their bytes are not counted",
 		      unplaced_calls, unplaced_calls == 1 ? "" : "s", unplaced_procs,
 		      unplaced_procs == 1 ? "" : "es");
+	if (clock_pairs)
+		warnx("%" PRIu64 " pair%s of a process without an MPI rank (a fork'd child, a "
+		      "program without MPI) %s ordered by the clocks, not the graph",
+		      clock_pairs, clock_pairs == 1 ? "" : "s", clock_pairs == 1 ? "was" : "were");
 	if (hbg)
 		tg_hb_close(hbg);
 	tg_close_stdout();
