@@ -507,7 +507,7 @@ shared() {
 
 # unlink, unlinkat, remove and MPI_File_delete end a file's name: a path
 # opened after one ended names another file (read ahead from a file input)
-@test "a file removed and created again under its name is another file: no pair between the two, from a file or a pipe" {
+@test "a file removed and created again under its name is another file: no pair between the two, from a file or a pipe; MPI_File_delete and its own unlink are one removal" {
 	printf '#proc\trank=0\tpid=7\tcwd="/d"\n' > text
 	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_WRONLY|O_CREAT\tmode=0644\n' >> text
 	printf '0\t0\t1\t0.2\t0.3\t0\tposix\twrite\t8\tfd=3\tbuf=b1\tcount=8\n' >> text
@@ -531,6 +531,15 @@ shared() {
 	! cmp -s text mpi
 	run -0 overlap-find mpi
 	! grep -q '^pair' <<<"$output"
+	# with the unlink ROMIO makes inside it (its record first, as it
+	# ended first): one removal, the new file is of generation 1, not 2
+	sed 's/^0\t0\t3\t0.4\t0.5\t0\tposix\tunlink\t0\tpath="\/d\/f"$/0\t0\t4\t0.41\t0.45\t1\tposix\tunlink\t0\tpath="\/d\/f"\tparent=3\n0\t0\t3\t0.4\t0.5\t0\tmpiio\tMPI_File_delete\t0\tfilename="f"\tinfo=MPI_INFO_NULL/' text > nested
+	[ "$(grep -c unlink nested)" -eq 1 ]
+	run -0 overlap-find nested
+	! grep -q '^pair' <<<"$output"
+	[ "$(grep $'^#file\t' <<<"$output" | cut -f 3-)" = $'path="/d/f"\npath="/d/f"\tgen=1' ]
+	run -0 overlap-find -l mpiio nested
+	! grep -q $'\tgen=2' <<<"$output"
 	# a removal that failed ends nothing
 	sed 's/\tunlink\t0\tpath=/\tunlink\t-1\tpath=/; s/path="\/d\/f"$/path="\/d\/f"\terrno=EBUSY/' text > failed
 	run -0 overlap-find failed

@@ -122,6 +122,8 @@ struct removal {
 	char *from;	/* a rename onto path: the old name; else NULL */
 	char *rank;	/* the process that made it, and the call's seq */
 	uint64_t seq;
+	int64_t parent;	/* the seq of the MPI call it was made in, or -1 */
+	int mpi;	/* an MPI_File_delete */
 };
 
 static struct removal *removals;
@@ -3181,7 +3183,53 @@ static void add_removal(size_t *cap, char *path, const struct tg_tline *t, const
 	removals[nremovals].t = tg_ttime(t->f[TG_COL_TEND]);
 	removals[nremovals].from = from ? xstrdup(from) : NULL;
 	removals[nremovals].rank = xstrdup(t->f[TG_COL_RANK]);
+	removals[nremovals].parent = -1;
+	removals[nremovals].mpi = 0;
 	removals[nremovals++].seq = (uint64_t)seq;
+}
+
+static int cmp_delete(const void *a, const void *b)
+{
+	const struct removal *x = *(struct removal *const *)a, *y = *(struct removal *const *)b;
+	int c = strcmp(x->rank, y->rank);
+
+	if (c)
+		return c;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* The unlink an MPI_File_delete made of its file is that delete: one
+ * removal, not two (the file made after it is of generation 1). */
+static void drop_nested_removals(void)
+{
+	struct removal **dv = NULL, key, *kp = &key;
+	size_t i, n = 0, kept = 0;
+
+	for (i = 0; i < nremovals; i++)
+		if (removals[i].mpi) {
+			dv = xrealloc(dv, (n + 1) * sizeof(*dv));
+			dv[n++] = &removals[i];
+		}
+	if (!n)
+		return;
+	qsort(dv, n, sizeof(*dv), cmp_delete);
+	for (i = 0; i < nremovals; i++) {
+		struct removal *r = &removals[i];
+		if (r->parent >= 0 && !r->from) {
+			key = *r;
+			key.seq = (uint64_t)r->parent;
+			if (bsearch(&kp, dv, n, sizeof(*dv), cmp_delete)) {
+				free(r->path);
+				free(r->rank);
+				continue;
+			}
+		}
+		removals[kept++] = *r;
+	}
+	nremovals = kept;
+	free(dv);
 }
 
 /* The removals and renames of every process, read ahead from input file
@@ -3238,7 +3286,12 @@ static void read_removals(int fd)
 		    tg_tunquote(v, buf, sizeof(buf)) != 0)
 			continue;
 		add_removal(&cap, tg_io_abspath(buf, cwd, mpiio), &t, NULL);
+		removals[nremovals - 1].mpi = mpiio;
+		if (!mpiio && (v = tg_tline_arg(&t, TG_COL_ARGS, "parent")) &&
+		    tg_tint(v, &removals[nremovals - 1].parent) < 0)
+			removals[nremovals - 1].parent = -1;
 	}
+	drop_nested_removals();
 	if (lr.err)
 		errx(TG_EXIT_ERROR, "%s: %s", input_name, strerror(lr.err));
 	tg_lines_close(&lr);
