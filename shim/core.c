@@ -2172,6 +2172,35 @@ const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
 	return out;
 }
 
+/*
+ * The path of the file descriptor @fd an open just made, as the kernel
+ * names it (symbolic links and the ".." after one resolved), in @buf, when
+ * it is another than @ap, the path the call was given, made absolute by
+ * the letters: two names of one file are one path in the trace, and
+ * "link/../f" the file it is.  @ap when the open failed, /proc cannot
+ * tell, the file is gone or its name does not fit, and for the files of
+ * /proc, /sys and /dev.
+ */
+const char *tg_path_opened(char *buf, const char *ap, int fd)
+{
+	char link[40];
+	long n;
+
+	/* (not the kernel's own files: /proc/self/status would become
+	 * /proc/PID/status, another name in every process) */
+	if (fd < 0 || !ap || strncmp(ap, "/proc/", 6) == 0 || strncmp(ap, "/sys/", 5) == 0 ||
+	    strncmp(ap, "/dev/", 5) == 0)
+		return ap;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, TG_PATH_MAX - 1);
+	if (n <= 0 || n >= TG_PATH_MAX - 1 || buf[0] != '/')
+		return ap;
+	buf[n] = 0;
+	if (n > 10 && strcmp(buf + n - 10, " (deleted)") == 0)
+		return ap;
+	return strcmp(buf, ap) != 0 ? buf : ap;
+}
+
 /* ---- compound arguments ------------------------------------------------ */
 
 void tg_put_stat(struct tg_call *c, const struct stat *st)

@@ -147,6 +147,7 @@ class Row:
         if len(parts) != 4:
             raise SystemExit('%s:%d: want 4 fields' % (fname, lineno))
         head, ret, params, opts = parts
+        self.rawopts = opts
         idf, layer, name = head.split()
         self.id = None if idf == '-' else int(idf)
         self.layer, self.name = layer, name
@@ -640,12 +641,24 @@ def gen_wrapper(r, rec, out):
             o('\t\t' + s.replace('\n\t\t', '\n\t\t\t') + '\n')
         o('\t\terrno = e;\n')
     o('\t\treturn%s;\n\t}\n' % ('' if isvoid else ' ret'))
+    # the path of a file opened is the one the kernel gives its
+    # descriptor when that is another name (tg_path_opened)
+    opened = None
+    if 'newfd' in r.opts or 'newstream' in r.opts:
+        m = re.search(r'\b(?:re)?open\((\w+),', r.rawopts)
+        if m:
+            opened = m.group(1)
     for p in r.params:
         if p.kind in ('str',):
             o('\tuint64_t sid_%s = tg_str(tgc.t, %s);\n' % (p.name, p.name))
-        elif p.kind in ('path', 'atpath') and p.dir == 'in':
+        elif p.kind in ('path', 'atpath') and p.dir == 'in' and p.name != opened:
             o('\tuint64_t sid_%s = tg_str(tgc.t, ap_%s);\n' % (p.name, p.name))
     o('\t%s%s;\n\ttg_end(&tgc);\n' % (assign, call))
+    if opened:
+        fd = 'ret' if 'newfd' in r.opts else 'ret ? fileno_unlocked(ret) : -1'
+        o('\tchar rb_%s[TG_PATH_MAX];\n\tint e_%s = errno;\n' % (opened, opened))
+        o('\tuint64_t sid_%s = tg_str(tgc.t, tg_path_opened(rb_%s, ap_%s, %s));\n'
+          '\terrno = e_%s;\n' % (opened, opened, opened, fd, opened))
     for p in r.recorded:
         if p.kind in ('post', 'postfd'):
             o('\tint64_t px_%s = (int64_t)(%s);\n' % (p.name, p.karg))

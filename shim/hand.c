@@ -64,7 +64,7 @@ static int call_open(int how, void *real, int dirfd, const char *path,
 static int traced_open(int how, unsigned fn, void *real, int dirfd,
 		       const char *path, int flags, mode_t mode)
 {
-	char pb[TG_PATH_MAX];
+	char pb[TG_PATH_MAX], rb[TG_PATH_MAX];
 	const char *ap;
 	struct tg_call c;
 	uint64_t sid;
@@ -90,9 +90,13 @@ static int traced_open(int how, unsigned fn, void *real, int dirfd,
 		}
 		return ret;
 	}
-	sid = tg_str(c.t, ap);
 	ret = call_open(how, real, dirfd, path, flags, mode);
 	tg_end(&c);
+	{
+		int e = errno;
+		sid = tg_str(c.t, tg_path_opened(rb, ap, ret));
+		errno = e;
+	}
 	tg_rec_begin(&c, ret, ret == -1);
 	if (at)
 		tg_put_s(&c, dirfd);

@@ -33,9 +33,12 @@ TG_EXPORT int creat(const char *path, mode_t mode)
 		errno = e;
 		return ret;
 	}
-	uint64_t sid_path = tg_str(tgc.t, ap_path);
 	ret = real(path, mode);
 	tg_end(&tgc);
+	char rb_path[TG_PATH_MAX];
+	int e_path = errno;
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret));
+	errno = e_path;
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, sid_path);
@@ -77,9 +80,12 @@ TG_EXPORT int creat64(const char *path, mode_t mode)
 		errno = e;
 		return ret;
 	}
-	uint64_t sid_path = tg_str(tgc.t, ap_path);
 	ret = real(path, mode);
 	tg_end(&tgc);
+	char rb_path[TG_PATH_MAX];
+	int e_path = errno;
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret));
+	errno = e_path;
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, sid_path);
@@ -4724,10 +4730,13 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 		errno = e;
 		return ret;
 	}
-	uint64_t sid_path = tg_str(tgc.t, ap_path);
 	uint64_t sid_mode = tg_str(tgc.t, mode);
 	ret = real(path, mode);
 	tg_end(&tgc);
+	char rb_path[TG_PATH_MAX];
+	int e_path = errno;
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1));
+	errno = e_path;
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
@@ -4769,10 +4778,13 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 		errno = e;
 		return ret;
 	}
-	uint64_t sid_path = tg_str(tgc.t, ap_path);
 	uint64_t sid_mode = tg_str(tgc.t, mode);
 	ret = real(path, mode);
 	tg_end(&tgc);
+	char rb_path[TG_PATH_MAX];
+	int e_path = errno;
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1));
+	errno = e_path;
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
@@ -4856,10 +4868,13 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 		errno = e;
 		return ret;
 	}
-	uint64_t sid_path = tg_str(tgc.t, ap_path);
 	uint64_t sid_mode = tg_str(tgc.t, mode);
 	ret = real(path, mode, stream);
 	tg_end(&tgc);
+	char rb_path[TG_PATH_MAX];
+	int e_path = errno;
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1));
+	errno = e_path;
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
@@ -4903,10 +4918,13 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 		errno = e;
 		return ret;
 	}
-	uint64_t sid_path = tg_str(tgc.t, ap_path);
 	uint64_t sid_mode = tg_str(tgc.t, mode);
 	ret = real(path, mode, stream);
 	tg_end(&tgc);
+	char rb_path[TG_PATH_MAX];
+	int e_path = errno;
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1));
+	errno = e_path;
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)

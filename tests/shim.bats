@@ -902,3 +902,24 @@ witness_plain() {
 	[ "$((rec + n))" -le "$hits" ]
 	[ "$(calls | grep -c '^stdio fwrite 64 ')" -eq 100000 ]
 }
+
+@test "a file opened through a symbolic link is traced under the file's own path, and link/../f as the file it is; the name given to a failed open stays" {
+	mkdir -p o/inner
+	ln -s o/inner s
+	ln -s real.dat link.dat
+	run -0 --separate-stderr traced sh -c 'printf abcd > link.dat; cat real.dat s/../dd.dat 2>/dev/null; printf x > s/../dd.dat; cat link.dat; cat nosuch 2>/dev/null; true'
+	[ "$output" = abcdabcd ]
+	[ "$(cat o/dd.dat)" = x ]
+	decode_all trace/*.rec
+	calls > got
+	# the shell's redirections, cat's opens: real.dat, o/dd.dat
+	[ "$(grep -c "open.* path=\"$T/real.dat\"" got)" -eq 3 ]
+	! grep -q "path=\"$T/link.dat\"" got
+	grep -q "open.* path=\"$T/o/dd.dat\" flags=O_WRONLY|O_CREAT|O_TRUNC" got
+	! grep -q "path=\"$T/dd.dat\"" got
+	grep -q "open.* -1 .*path=\"$T/nosuch\"" got
+	# one file: the write through the link and the reads of the file pair
+	run -0 overlap-find <(trace-decode trace/*.rec)
+	[ "$(grep -c $'^#file\t' <<<"$output")" -eq 2 ]
+	[ "$(grep -c $'^pair\t' <<<"$output")" -ge 2 ]
+}
