@@ -626,9 +626,15 @@ static const struct tg_argdesc a_seekdir[] = {
 static const struct tg_argdesc a_mkstemp[] = {
 	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_mkstemp[] = {
+	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_TRUNC },
+};
 static const struct tg_argdesc a_mkostemp[] = {
 	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE, 0, 0 },
 	{ "flags", TG_K_OFLAGS, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_mkostemp[] = {
+	{ TG_IO_OPEN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_realpath[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -7302,8 +7308,8 @@ static const struct tg_calldesc calls[] = {
 	{ 115, TG_LAYER_POSIX, TG_K_VOID, 1, TG_H_NONE, 0, "rewinddir", a_rewinddir, NULL, NULL },
 	{ 116, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "telldir", a_telldir, NULL, NULL },
 	{ 117, TG_LAYER_POSIX, TG_K_VOID, 2, TG_H_NONE, 0, "seekdir", a_seekdir, NULL, NULL },
-	{ 118, TG_LAYER_POSIX, TG_K_FD, 1, TG_H_NONE, 0, "mkstemp", a_mkstemp, NULL, NULL },
-	{ 119, TG_LAYER_POSIX, TG_K_FD, 2, TG_H_NONE, 0, "mkostemp", a_mkostemp, NULL, NULL },
+	{ 118, TG_LAYER_POSIX, TG_K_FD, 1, TG_H_NONE, 1, "mkstemp", a_mkstemp, r_mkstemp, NULL },
+	{ 119, TG_LAYER_POSIX, TG_K_FD, 2, TG_H_NONE, 1, "mkostemp", a_mkostemp, r_mkostemp, NULL },
 	{ 120, TG_LAYER_POSIX, TG_K_BUF, 2, TG_H_NONE, 0, "realpath", a_realpath, NULL, NULL },
 	{ 121, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "statfs", a_statfs, NULL, NULL },
 	{ 122, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "fstatfs", a_fstatfs, NULL, NULL },

@@ -646,7 +646,7 @@ def gen_wrapper(r, rec, out):
     opened = None
     if 'newfd' in r.opts or 'newstream' in r.opts:
         m = re.search(r'\b(?:re)?open\((\w+),', r.rawopts)
-        if m:
+        if m and any(p.name == m.group(1) and p.dir == 'in' for p in r.params):
             opened = m.group(1)
     for p in r.params:
         if p.kind in ('str',):

@@ -4701,6 +4701,388 @@ TG_EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t bufsiz, siz
 	return ret;
 }
 
+ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count);
+TG_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
+{
+	static ssize_t (*real)(int, int, off64_t *, size_t);
+	struct tg_call tgc;
+	int ex = 0;
+	ssize_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (ssize_t (*)(int, int, off64_t *, size_t))tg_real("sendfile64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (ssize_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(out_fd, in_fd, offset, count);
+	ex |= tg_fd_excluded(out_fd);
+	ex |= tg_fd_excluded(in_fd);
+	int64_t pre_offset = offset ? (int64_t)*offset : -1;
+	if (ex || !tg_enter(&tgc, TG_FN_sendfile, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(out_fd, in_fd, offset, count);
+		return ret;
+	}
+	ret = real(out_fd, in_fd, offset, count);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)out_fd);
+	tg_put_s(&tgc, (int64_t)in_fd);
+	tg_put_s(&tgc, pre_offset);
+	tg_put_u(&tgc, (uint64_t)count);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+ssize_t preadv64v2(int fd, const struct iovec *iov, int iovcnt, off64_t offset, int flags);
+TG_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int iovcnt, off64_t offset, int flags)
+{
+	static ssize_t (*real)(int, const struct iovec *, int, off64_t, int);
+	struct tg_call tgc;
+	int ex = 0;
+	ssize_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (ssize_t (*)(int, const struct iovec *, int, off64_t, int))tg_real("preadv64v2", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (ssize_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, iov, iovcnt, offset, flags);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_preadv2, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, iov, iovcnt, offset, flags);
+		return ret;
+	}
+	ret = real(fd, iov, iovcnt, offset, flags);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_iov(&tgc, iov, iovcnt);
+	tg_put_s(&tgc, (int64_t)iovcnt);
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)flags);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+ssize_t pwritev64v2(int fd, const struct iovec *iov, int iovcnt, off64_t offset, int flags);
+TG_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int iovcnt, off64_t offset, int flags)
+{
+	static ssize_t (*real)(int, const struct iovec *, int, off64_t, int);
+	struct tg_call tgc;
+	int ex = 0;
+	ssize_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (ssize_t (*)(int, const struct iovec *, int, off64_t, int))tg_real("pwritev64v2", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (ssize_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, iov, iovcnt, offset, flags);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_pwritev2, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, iov, iovcnt, offset, flags);
+		return ret;
+	}
+	ret = real(fd, iov, iovcnt, offset, flags);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_iov(&tgc, iov, iovcnt);
+	tg_put_s(&tgc, (int64_t)iovcnt);
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)flags);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int fallocate64(int fd, int mode, off64_t offset, off64_t len);
+TG_EXPORT int fallocate64(int fd, int mode, off64_t offset, off64_t len)
+{
+	static int (*real)(int, int, off64_t, off64_t);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, int, off64_t, off64_t))tg_real("fallocate64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, mode, offset, len);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_fallocate, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, mode, offset, len);
+		return ret;
+	}
+	ret = real(fd, mode, offset, len);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)mode);
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_s(&tgc, (int64_t)len);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int posix_fallocate64(int fd, off64_t offset, off64_t len);
+TG_EXPORT int posix_fallocate64(int fd, off64_t offset, off64_t len)
+{
+	static int (*real)(int, off64_t, off64_t);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, off64_t, off64_t))tg_real("posix_fallocate64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, offset, len);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_posix_fallocate, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, offset, len);
+		return ret;
+	}
+	ret = real(fd, offset, len);
+	tg_end(&tgc);
+	int failed = ret != 0;
+	if (failed)
+		tgc.err = ret;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_s(&tgc, (int64_t)len);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int posix_fadvise64(int fd, off64_t offset, off64_t len, int advice);
+TG_EXPORT int posix_fadvise64(int fd, off64_t offset, off64_t len, int advice)
+{
+	static int (*real)(int, off64_t, off64_t, int);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, off64_t, off64_t, int))tg_real("posix_fadvise64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, offset, len, advice);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_posix_fadvise, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, offset, len, advice);
+		return ret;
+	}
+	ret = real(fd, offset, len, advice);
+	tg_end(&tgc);
+	int failed = ret != 0;
+	if (failed)
+		tgc.err = ret;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_s(&tgc, (int64_t)offset);
+	tg_put_s(&tgc, (int64_t)len);
+	tg_put_s(&tgc, (int64_t)advice);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int mkstemp64(char *template);
+TG_EXPORT int mkstemp64(char *template)
+{
+	static int (*real)(char *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(char *))tg_real("mkstemp64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(template);
+	char pb_template[TG_PATH_MAX];
+	const char *ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
+	if (ex || !tg_enter(&tgc, TG_FN_mkstemp, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(template);
+		int e = errno;
+		if (ret >= 0)
+			tg_fd_set(ret, ex);
+		errno = e;
+		return ret;
+	}
+	ret = real(template);
+	tg_end(&tgc);
+	ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
+	uint64_t sid_template = tg_str(tgc.t, ap_template);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, sid_template);
+	tg_rec_commit(&tgc);
+	int e = errno;
+	if (ret >= 0)
+		tg_fd_set(ret, ex);
+	errno = e;
+	return ret;
+}
+
+int mkostemp64(char *template, int flags);
+TG_EXPORT int mkostemp64(char *template, int flags)
+{
+	static int (*real)(char *, int);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(char *, int))tg_real("mkostemp64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(template, flags);
+	char pb_template[TG_PATH_MAX];
+	const char *ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
+	if (ex || !tg_enter(&tgc, TG_FN_mkostemp, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(template, flags);
+		int e = errno;
+		if (ret >= 0)
+			tg_fd_set(ret, ex);
+		errno = e;
+		return ret;
+	}
+	ret = real(template, flags);
+	tg_end(&tgc);
+	ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
+	uint64_t sid_template = tg_str(tgc.t, ap_template);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, sid_template);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)flags);
+	tg_rec_commit(&tgc);
+	int e = errno;
+	if (ret >= 0)
+		tg_fd_set(ret, ex);
+	errno = e;
+	return ret;
+}
+
+int statfs64(const char *path, struct statfs64 *buf);
+TG_EXPORT int statfs64(const char *path, struct statfs64 *buf)
+{
+	static int (*real)(const char *, struct statfs64 *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(const char *, struct statfs64 *))tg_real("statfs64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(path, buf);
+	char pb_path[TG_PATH_MAX];
+	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	if (ex || !tg_enter(&tgc, TG_FN_statfs, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(path, buf);
+		return ret;
+	}
+	uint64_t sid_path = tg_str(tgc.t, ap_path);
+	ret = real(path, buf);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, sid_path);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, buf));
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int fstatfs64(int fd, struct statfs64 *buf);
+TG_EXPORT int fstatfs64(int fd, struct statfs64 *buf)
+{
+	static int (*real)(int, struct statfs64 *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(int, struct statfs64 *))tg_real("fstatfs64", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd, buf);
+	ex |= tg_fd_excluded(fd);
+	if (ex || !tg_enter(&tgc, TG_FN_fstatfs, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd, buf);
+		return ret;
+	}
+	ret = real(fd, buf);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, buf));
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
 FILE *fopen(const char *path, const char *mode);
 TG_EXPORT FILE *fopen(const char *path, const char *mode)
 {

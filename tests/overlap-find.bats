@@ -696,3 +696,25 @@ pairs() {
 	run -2 --separate-stderr conflict-check bad
 	[ "$stderr" = "conflict-check: bad:2: malformed #implied line" ]
 }
+
+@test "a program built with -D_FILE_OFFSET_BITS=64: mkstemp64, sendfile64, preadv64v2, pwritev64v2 and the fallocate and fadvise 64 forms are traced as the plain calls, the file mkstemp made is placed" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/lfs"
+	tmp=$output
+	trace-decode t/*.rec > text
+	for f in mkstemp sendfile preadv2 pwritev2 posix_fallocate posix_fadvise fallocate; do
+		grep -q $'\t'"$f"$'\t' text
+	done
+	grep -Eq $'\tmkstemp\t[0-9]+\ttemplate="'"$(pwd -P)/$tmp"'"$' text
+	run -0 overlap-find -a text
+	echo "$output" > of.out
+	accesses of.out | sort > got
+	cat > want <<-EOF
+	$tmp R preadv2 2 6
+	$tmp R sendfile 0 10
+	$tmp W pwritev2 10 12
+	$tmp W write 0 10
+	copy.dat W sendfile 0 10
+	EOF
+	sort want | diff -u - got
+	! grep -q '^#unplaced' of.out
+}
