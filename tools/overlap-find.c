@@ -65,9 +65,12 @@ struct access {
 	uint64_t seq;
 	uint32_t proc;
 	uint16_t func;
-	uint8_t write;
-	uint8_t kind;		/* enum acckind */
+	uint8_t write : 1;
+	uint8_t kind : 7;	/* enum acckind */
+	uint8_t tid;		/* its thread, TID_MANY past 254 */
 };
+
+#define TID_MANY 255
 
 /* What an access is beside its bytes (the op letter of overlap-find(1)). */
 enum acckind {
@@ -309,7 +312,6 @@ struct proc {
 	uint64_t *mpitop;	/* seqs of its MPI-IO calls made by the program
 				 * itself (depth 0), sorted before the run */
 	size_t nmpitop, capmpitop;
-	int threaded;		/* a record of a thread other than the first */
 };
 
 static struct proc *procs;
@@ -437,6 +439,7 @@ struct rec {
 				 * not in older streams); or -1 */
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
 	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec;
+	uint8_t tid;		/* as struct access's */
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
 	uint8_t mpilib;		/* unplaced, made by the MPI library inside an
@@ -541,8 +544,9 @@ static struct access *add_access(uint32_t f, const struct rec *r, uint64_t start
 	a->seq = r->seq;
 	a->proc = (uint32_t)(cur - procs);
 	a->func = r->func;
-	a->write = (uint8_t)write;
+	a->write = write != 0;
 	a->kind = ACC_DATA;
+	a->tid = r->tid;
 	if (write && a->end > fl->size)
 		fl->size = a->end;
 	return a;
@@ -1880,10 +1884,15 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 {
 	struct tg_ioact act[4];
 	const char *why;
+	int64_t tid;
 	int n, i;
 
 	if (d->nio > 4)
 		die_input("call table role count");
+	if (tg_tint(t->f[TG_COL_TID], &tid) < 0 || tid < 0)
+		die_input("bad tid");
+	if (tid > TID_MANY)
+		tid = TID_MANY;
 	n = tg_io_actions(t, d, cur->cwd, act, &why);
 	if (n < 0)
 		die_input(why);
@@ -1899,6 +1908,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 			continue;	/* nothing was mapped */
 		r = rec_add();
 		r->seq = seq;
+		r->tid = (uint8_t)tid;
 		r->t0 = t0;
 		r->t1 = t1;
 		r->ret = a->ret;
@@ -1993,8 +2003,6 @@ static void call_line(struct tg_tline *t)
 		cur->endseq = (uint64_t)seq + 1;
 		cur->endt = tg_ttime(t->f[TG_COL_TEND]);
 	}
-	if (!cur->threaded && !streq(t->f[TG_COL_TID], "0"))
-		cur->threaded = 1;
 	take_types();
 	for (; first_type < nrecs; first_type++)
 		recs[first_type].seq = (uint64_t)seq;
@@ -2438,8 +2446,10 @@ static int cmp_key(const void *a, const void *b)
  * the first and the write is one between the first and the last), so a
  * pair so left out conflicts under a model only when one of the two
  * through the write does.  Without this, a block a process rewrites n
- * times makes n²/2 pairs.  A threaded process's calls are not in program
- * order by seq: its pairs are all kept, as are all with --all-pairs.
+ * times makes n²/2 pairs.  The three are of one thread: a process's
+ * threads are not in program order with each other by seq (an MPI
+ * library's progress thread makes calls beside the program's).  With
+ * --all-pairs, every pair is kept.
  *
  * The sweep meets, for an access @a, the accesses that start where it
  * starts or later; struct shadow keeps the first seq of a covering write
@@ -2480,8 +2490,8 @@ static uint32_t *shadow_runs(const struct file *fl, const struct key *k, const u
 		if (j + 1 == fl->nacc || (alone && (!alone[k[j].idx] || !alone[k[j + 1].idx])))
 			continue;
 		y = &fl->acc[k[j + 1].idx];
-		if (y->start == x->start && y->proc == x->proc && y->seq > x->seq && runs_in(x) &&
-		    runs_in(y)) {
+		if (y->start == x->start && y->proc == x->proc && y->tid == x->tid &&
+		    y->seq > x->seq && runs_in(x) && runs_in(y)) {
 			run[j] = run[j + 1];
 			(*nw)[j] += (*nw)[j + 1];
 		}
@@ -2493,7 +2503,7 @@ static void shadow_start(struct shadow *s, const struct access *a)
 {
 	s->a = a;
 	s->seq = UINT64_MAX;
-	s->on = !opt_all_pairs && !procs[a->proc].threaded && runs_in(a);
+	s->on = !opt_all_pairs && a->tid != TID_MANY && runs_in(a);
 }
 
 /* How many sorted positions from @j on (@b the access there; @run and
@@ -2505,7 +2515,7 @@ static size_t shadowed(struct shadow *s, const struct access *b, int whole, cons
 {
 	const struct access *a = s->a;
 
-	if (!s->on || b->proc != a->proc || !runs_in(b))
+	if (!s->on || b->proc != a->proc || b->tid != a->tid || !runs_in(b))
 		return 0;
 	if (b->seq > s->seq && whole) {
 		/* (two reads were no pair anyway) */
