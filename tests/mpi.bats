@@ -1122,7 +1122,7 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	done
 }
 
-@test "a file a shell child of rank 0 wrote (system()), read by rank 1 after a barrier: session, and verify-io says the pair was ordered by the clocks, the child having no rank; a run without MPI says it has no ranks" {
+@test "a file a shell child of rank 0 wrote (system()), read by rank 1 after a barrier: session, and verify-io says the pair was ordered by the clocks, the child having no rank; a run without MPI says it has no ranks; a .cfg of aggregate times says its times are rebuilt" {
 	mpicc.mpich -O2 -Wall -o shellout "$TG_TOP/tests/mpi/shellout.c"
 	mpitrace 2 ./shellout "$PWD/f.txt"
 	[ "$output" = "rank 1 read written by a shell" ]
@@ -1130,6 +1130,14 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
 	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
 	[ "$stderr" = "verify-io: POSIX layer: 1 pair of a process without an MPI rank (a fork'd child, a program without MPI) was ordered by the clocks, not the graph" ]
+	# merged with its times as means (the default): verify-io says that
+	# what it placed by time between processes rests on rebuilt times
+	trace-merge -q -o a.cfg t/*.rec
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" a.cfg
+	grep -qx "verify-io: a.cfg keeps its times as aggregate, not the run's: what is placed by time between processes (O_APPEND writes, truncations, a file renamed or removed by one process and opened by another, processes without an MPI rank) rests on rebuilt times; merge with -t lossless, or judge the .rec streams" <<<"$stderr"
+	trace-merge -q -t lossless -o l.cfg t/*.rec
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" l.cfg
+	! grep -q 'keeps its times' <<<"$stderr"
 	# the same file written and read by one program without MPI
 	rm -rf t2
 	TANGRAM_DIR=t2 LD_PRELOAD=$TG_TOP/lib/libtangram.so run -0 "$TG_TOP/build/apps/rewriter" 30 plain

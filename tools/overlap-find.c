@@ -2439,93 +2439,165 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /*
- * A process's own two accesses with a write of it between them (by seq)
- * that covers all of the earlier one make no pair: the pairs of each with
- * that write stand for it.  Every model orders a process's accesses
- * through its own calls (a commit, a close and an open, a sync between
- * the first and the write is one between the first and the last), so a
- * pair so left out conflicts under a model only when one of the two
- * through the write does.  Without this, a block a process rewrites n
- * times makes n²/2 pairs.  The three are of one thread: a process's
- * threads are not in program order with each other by seq (an MPI
- * library's progress thread makes calls beside the program's).  With
- * --all-pairs, every pair is kept.
+ * Two accesses, one of them of a thread that wrote all of its bytes again
+ * in between, make no pair: the pairs through that write stand for it.
+ * Of one thread, a, then a write w over all of a, then x: every model
+ * orders a thread's accesses through its own calls (a commit, a close then
+ * an open, a sync between a and w is one between a and x), so the pair a
+ * x conflicts under a model only when a w or w x does.  Of two threads or
+ * processes, a, then w over a in a's thread, which ended before x (of
+ * another) began: x cannot happen before w, so either w and x are not
+ * ordered (a race: w x says so) or w happens before x, and then a does,
+ * and what orders w's data before x under a model (a commit after w, a
+ * close after w before x's open) orders a's too.  Without this, a block
+ * rewritten n times, or rewritten n times and read n times by another
+ * rank, makes n²/2 pairs, n² pairs.  Threads are not in program order with
+ * each other by seq (an MPI library's progress thread makes calls beside
+ * the program's): w is of a's thread.  The clocks of two processes are
+ * taken to agree (one node, or TANGRAM_CLOCK_SYNC).  With --all-pairs,
+ * every pair is kept.
  *
  * The sweep meets, for an access @a, the accesses that start where it
- * starts or later; struct shadow keeps the first seq of a covering write
- * of its process met so far.  The accesses left out are passed over a
- * run at a time (shadow_runs), so that n rewrites cost n steps, not n²/2.
+ * starts or later: struct shadow keeps the first covering write of a's
+ * thread met so far, and the runs (shadow_runs) let the accesses left
+ * out be passed over a run at a time.
  */
 struct shadow {
 	const struct access *a;
-	uint64_t seq;		/* UINT64_MAX: none yet */
+	uint64_t seq;		/* of the covering write; UINT64_MAX: none yet */
+	int64_t t1;		/* when it ended */
 	int on;
 };
 
+/* Per sorted position: one past the last of the run it begins (those
+ * after it that start where it does, of its thread, in seq order, alone
+ * in their calls); the writes among them; the next write of the run if
+ * it covers the access, else NO_COVER; the first position from it on
+ * whose access has none. */
+struct runs {
+	uint32_t *run, *nw, *cov, *cend;
+};
+
+#define NO_COVER UINT32_MAX
+
 static uint64_t implied;	/* pairs left out, of the current file */
 static int opt_all_pairs;
+static int times_rebuilt;	/* a #timing line: not the run's times, which
+				 * do not tell two processes' calls apart */
 
-/* A run (shadow_runs) is of accesses that make pairs as any data access
- * does: not an end of file or a truncation. */
+/* A run is of accesses that make pairs as any data access does: not an
+ * end of file or a truncation. */
 static int runs_in(const struct access *x)
 {
 	return x->kind == ACC_DATA || x->kind == ACC_APPEND || x->kind == ACC_SIZE;
 }
 
-/* Per sorted position @j of @fl's accesses (@k), one past the last of
- * the run it begins: those after it that start where it does, of its
- * process, in seq order, and alone in their calls (@alone, per access;
- * NULL: every access is); in @nw[j], how many of them are writes. */
-static uint32_t *shadow_runs(const struct file *fl, const struct key *k, const uint8_t *alone,
-			     uint32_t **nw)
+/* The runs of @fl's accesses sorted as @k; @alone per access (NULL:
+ * every access is alone in its call). */
+static void shadow_runs(struct runs *R, const struct file *fl, const struct key *k,
+			const uint8_t *alone)
 {
 	size_t n = fl->nacc ? fl->nacc : 1, j;
-	uint32_t *run = xrealloc(NULL, n * sizeof(*run));
+	uint32_t nextw = NO_COVER;
 
-	*nw = xrealloc(NULL, n * sizeof(**nw));
+	R->run = xrealloc(NULL, n * sizeof(*R->run));
+	R->nw = xrealloc(NULL, n * sizeof(*R->nw));
+	R->cov = xrealloc(NULL, n * sizeof(*R->cov));
+	R->cend = xrealloc(NULL, n * sizeof(*R->cend));
 	for (j = fl->nacc; j-- > 0;) {
 		const struct access *x = &fl->acc[k[j].idx], *y;
-		run[j] = (uint32_t)j + 1;
-		(*nw)[j] = x->write;
-		if (j + 1 == fl->nacc || (alone && (!alone[k[j].idx] || !alone[k[j + 1].idx])))
-			continue;
-		y = &fl->acc[k[j + 1].idx];
-		if (y->start == x->start && y->proc == x->proc && y->tid == x->tid &&
-		    y->seq > x->seq && runs_in(x) && runs_in(y)) {
-			run[j] = run[j + 1];
-			(*nw)[j] += (*nw)[j + 1];
+		int linked = 0;
+		if (j + 1 < fl->nacc && (!alone || (alone[k[j].idx] && alone[k[j + 1].idx]))) {
+			y = &fl->acc[k[j + 1].idx];
+			linked = y->start == x->start && y->proc == x->proc && y->tid == x->tid &&
+				 x->tid != TID_MANY && y->seq > x->seq && runs_in(x) && runs_in(y);
 		}
+		if (!linked)
+			nextw = NO_COVER;
+		R->run[j] = linked ? R->run[j + 1] : (uint32_t)j + 1;
+		R->nw[j] = x->write + (linked ? R->nw[j + 1] : 0);
+		R->cov[j] = nextw != NO_COVER && fl->acc[k[nextw].idx].end >= x->end ? nextw
+										: NO_COVER;
+		R->cend[j] = R->cov[j] == NO_COVER ? (uint32_t)j
+			     : linked ? R->cend[j + 1] : (uint32_t)j + 1;
+		if (x->write && runs_in(x))
+			nextw = (uint32_t)j;
 	}
-	return run;
+}
+
+static void runs_free(struct runs *R)
+{
+	free(R->run);
+	free(R->nw);
+	free(R->cov);
+	free(R->cend);
 }
 
 static void shadow_start(struct shadow *s, const struct access *a)
 {
 	s->a = a;
 	s->seq = UINT64_MAX;
+	s->t1 = INT64_MAX;
 	s->on = !opt_all_pairs && a->tid != TID_MANY && runs_in(a);
 }
 
-/* How many sorted positions from @j on (@b the access there; @run and
- * @nw from shadow_runs) make no pair with the shadow's access: 0, or the
- * rest of @b's run when @b is alone in its call (@whole).  Notes @b if it
- * is a write that covers the access. */
-static size_t shadowed(struct shadow *s, const struct access *b, int whole, const uint32_t *run,
-		       const uint32_t *nw, size_t j)
+/* Pairs of the shadow's access with positions [@j, @e) of one run of
+ * @k, left out: the pairs among them (two reads are none); returns how
+ * many positions. */
+static size_t leave_out(const struct shadow *s, const struct runs *R, size_t j, size_t e)
 {
-	const struct access *a = s->a;
+	size_t w = R->nw[j] - (e < R->run[j] ? R->nw[e] : 0);
 
-	if (!s->on || b->proc != a->proc || b->tid != a->tid || !runs_in(b))
+	implied += s->a->write ? e - j : w;
+	return e - j;
+}
+
+/* How many sorted positions from @j on (of @fl's accesses sorted as @k;
+ * @b the access there) make no pair with the shadow's access: 0, or some
+ * of @b's run when @b is alone in its call (@whole).  Notes @b if it is a
+ * write of the access's thread that covers it. */
+static size_t shadowed(struct shadow *s, const struct file *fl, const struct key *k,
+		       const struct runs *R, size_t j, int whole)
+{
+	const struct access *a = s->a, *b = &fl->acc[k[j].idx];
+	size_t lo, hi;
+
+	if (!s->on || !runs_in(b) || b->tid == TID_MANY)
 		return 0;
-	if (b->seq > s->seq && whole) {
-		/* (two reads were no pair anyway) */
-		implied += a->write ? run[j] - j : nw[j];
-		return run[j] - j;
+	if (b->proc == a->proc && b->tid == a->tid) {
+		if (b->seq > s->seq && whole)
+			return leave_out(s, R, j, R->run[j]);
+		if (b->write && (b->kind == ACC_DATA || b->kind == ACC_APPEND) &&
+		    b->seq > a->seq && b->seq < s->seq && b->start <= a->start &&
+		    b->end >= a->end) {
+			s->seq = b->seq;
+			s->t1 = b->t1;
+		}
+		return 0;
 	}
-	if (b->write && (b->kind == ACC_DATA || b->kind == ACC_APPEND) && b->seq > a->seq &&
-	    b->seq < s->seq && b->start <= a->start && b->end >= a->end)
-		s->seq = b->seq;
-	return 0;
+	if (!whole)
+		return 0;
+	if (!a->write && !R->nw[j])
+		return R->run[j] - j;	/* reads only: no pair, nothing to count */
+	if (times_rebuilt)
+		return 0;
+	/* another thread's, begun after a's thread wrote over a */
+	if (s->seq != UINT64_MAX && b->t0 > s->t1)
+		return leave_out(s, R, j, R->run[j]);
+	/* another thread's, whose own thread wrote over it before a began:
+	 * the first of its run from j on whose next write did not */
+	if (R->cov[j] == NO_COVER || fl->acc[k[R->cov[j]].idx].t1 >= a->t0)
+		return 0;
+	lo = j + 1;
+	hi = R->cend[j];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fl->acc[k[R->cov[mid]].idx].t1 < a->t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return leave_out(s, R, j, lo);
 }
 
 static int earlier(const struct access *a, const struct access *b)
@@ -2867,7 +2939,7 @@ static void sweep_calls(uint32_t f, const struct key *k)
 {
 	struct file *fl = &files[f];
 	struct agg g;
-	uint32_t *run, *nw;
+	struct runs R;
 	size_t i, j;
 
 	memset(&g, 0, sizeof(g));
@@ -2881,7 +2953,7 @@ static void sweep_calls(uint32_t f, const struct key *k)
 	}
 	agg_rehash(&g);
 	agg_calls(&g, fl, k);
-	run = shadow_runs(fl, k, g.alone, &nw);
+	shadow_runs(&R, fl, k, g.alone);
 	for (i = 0; i < fl->nacc; i++) {
 		uint32_t ia = (uint32_t)k[i].idx;
 		const struct access *a = &fl->acc[ia];
@@ -2893,7 +2965,7 @@ static void sweep_calls(uint32_t f, const struct key *k)
 			uint32_t ib = (uint32_t)k[j].idx, ix, iy, at;
 			const struct access *b = &fl->acc[ib];
 			struct cpair *c;
-			if ((skip = shadowed(&sh, b, g.alone[ib], run, nw, j))) {
+			if ((skip = shadowed(&sh, fl, k, &R, j, g.alone[ib]))) {
 				j += skip - 1;
 				continue;
 			}
@@ -2929,8 +3001,7 @@ static void sweep_calls(uint32_t f, const struct key *k)
 	free(g.last);
 	free(g.alone);
 	free(g.done);
-	free(run);
-	free(nw);
+	runs_free(&R);
 }
 
 /*
@@ -3114,7 +3185,7 @@ static void sweep(uint32_t f)
 {
 	struct file *fl = &files[f];
 	struct key *k;
-	uint32_t *run, *nw;
+	struct runs R;
 	size_t i, j;
 
 	/* Algorithm 4.1: by start offset, each access against those that
@@ -3140,7 +3211,7 @@ static void sweep(uint32_t f)
 		sweep_calls(f, k);
 		goto out;
 	}
-	run = shadow_runs(fl, k, NULL, &nw);
+	shadow_runs(&R, fl, k, NULL);
 	for (i = 0; i < fl->nacc; i++) {
 		const struct access *a = &fl->acc[k[i].idx];
 		struct shadow sh;
@@ -3148,7 +3219,7 @@ static void sweep(uint32_t f)
 		shadow_start(&sh, a);
 		for (j = i + 1; j < fl->nacc && k[j].start < a->end; j++) {
 			const struct access *b = &fl->acc[k[j].idx], *x;
-			if ((skip = shadowed(&sh, b, 1, run, nw, j))) {
+			if ((skip = shadowed(&sh, fl, k, &R, j, 1))) {
 				j += skip - 1;
 				continue;
 			}
@@ -3160,8 +3231,7 @@ static void sweep(uint32_t f)
 			put_pair(f, x, x == a ? b : a, 1, 0);
 		}
 	}
-	free(run);
-	free(nw);
+	runs_free(&R);
 out:
 	free(k);
 	if (implied) {
@@ -3426,6 +3496,8 @@ int main(int argc, char **argv)
 				type_line(line);
 				continue;
 			}
+			if (strncmp(line, "#timing\t", 8) == 0)
+				times_rebuilt = 1;
 			if (strncmp(line, "#proc\t", 6) != 0)
 				continue;
 			tg_tline_split(line, &t);
