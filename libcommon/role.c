@@ -254,9 +254,11 @@ static int open_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		key(t, d, r->c, a->h2);
 	a->path = path(t, d, r->a, cwd, &bad);
 	a->trunc = (r->flags & TG_IOF_TRUNC) != 0;
+	a->creat = a->trunc;
 	if (v && r->b >= 0 && d->args[r->b].kind == TG_K_OFLAGS) {
 		a->append = has_flag(v, "O_APPEND");
 		a->trunc |= has_flag(v, "O_TRUNC");
+		a->creat |= has_flag(v, "O_CREAT") || has_flag(v, "O_TMPFILE");
 		a->cloexec = has_flag(v, "O_CLOEXEC");
 		if (has_flag(v, "O_DIRECTORY")) {
 			free(a->path);
@@ -265,6 +267,7 @@ static int open_role(const struct tg_tline *t, const struct tg_calldesc *d,
 	} else if (v) {		/* a stdio mode string */
 		a->append = v[0] == '"' && v[1] == 'a';
 		a->trunc |= v[0] == '"' && v[1] == 'w';
+		a->creat |= v[0] == '"' && (v[1] == 'w' || v[1] == 'a');
 		a->cloexec = v[0] == '"' && strchr(v + 1, 'e') != NULL;
 	}
 	return bad ? -1 : 0;

@@ -24,6 +24,8 @@ struct tg_ioact {
 	uint8_t append;		/* open: O_APPEND, or an "a" mode; fcntl
 				 * F_SETFL (op TG_IO_SETFL): O_APPEND */
 	uint8_t trunc;		/* open: O_TRUNC, a "w" mode, creat */
+	uint8_t creat;		/* open: O_CREAT, a "w" or "a" mode, creat:
+				 * it may make the file it names */
 	uint8_t aio;		/* data: a POSIX AIO submission (TG_LEN_AIO) */
 	uint8_t all;		/* sync: of every descriptor and stream the
 				 * process has open (sync()), not one handle */

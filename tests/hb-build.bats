@@ -842,7 +842,12 @@ EOF
 	# the second writes are unordered with the reads of the other ranks
 	# (6 pairs under every model); the first writes are ordered before
 	# every read by the fenced put (6 more pairs, in session only: no
-	# close and open)
+	# close and open), every pair counted (--all-pairs)
 	printf '%s\n' "$output" | grep -Eq '^commit +/.*/rma.dat +0 +0 +0 +6$'
+	printf '%s\n' "$output" | grep -Eq '^session +/.*/rma.dat +3 +0 +0 +(6|7|8|9|10|11|12)$'
+	trace-decode "$B/w-onesided/t"/*.rec > text
+	hb-build -o g.hb text 2>/dev/null
+	overlap-find --all-pairs text > all
+	run -1 --separate-stderr conflict-check --hb g.hb --model all --fail-on-unsynchronized all
 	printf '%s\n' "$output" | grep -Eq '^session +/.*/rma.dat +3 +0 +0 +12$'
 }

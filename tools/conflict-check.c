@@ -247,7 +247,16 @@ static void run_line(struct tg_tline *t)
 }
 
 /* Does (@ra, @sa) happen before (@rb, @sb)?  Ranks are MPI ranks (>= 0). */
-static int hb(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
+/* #after lines: an open of rank @r, call @seq, came after the rename of
+ * rank @fr, call @fseq, that put the file under the name it opened. */
+struct after {
+	int64_t fr, r;
+	uint64_t fseq, seq;
+};
+static struct after *afters;
+static size_t nafters;
+
+static int hb_graph(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
 {
 	if (ra == rb)
 		return sa < sb;	/* program order */
@@ -257,6 +266,55 @@ static int hb(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
 		     hb_file, (uint64_t)ra >= hb_ranks ? ra : rb, hb_ranks);
 	}
 	return tg_hb_query(hbg, (uint32_t)ra, sa, (uint32_t)rb, sb) == 1;
+}
+
+/* Whether call @sa of rank @ra happens before call @sb of rank @rb: by
+ * the graph, or through an open that came after a rename (one of them). */
+static int hb(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
+{
+	size_t i;
+
+	if (hb_graph(ra, sa, rb, sb))
+		return 1;
+	for (i = 0; i < nafters; i++) {
+		const struct after *e = &afters[i];
+		if ((e->fr == ra ? sa <= e->fseq : hb_graph(ra, sa, e->fr, e->fseq)) &&
+		    (e->r == rb ? e->seq <= sb : hb_graph(e->r, e->seq, rb, sb)))
+			return 1;
+	}
+	return 0;
+}
+
+/* #bytime: files where overlap-find placed something by the times of
+ * two processes, times rebuilt from a .cfg (overlap-find(1)). */
+static uint64_t bytime_files;
+
+static void bytime_line(struct tg_tline *t)
+{
+	const char *v = tg_tline_arg(t, 1, "files");
+	int64_t n;
+
+	if (!v || tg_tint(v, &n) < 0 || n < 0)
+		die_input("malformed #bytime line");
+	bytime_files += (uint64_t)n;
+}
+
+static void after_line(struct tg_tline *t)
+{
+	const char *r = tg_tline_arg(t, 1, "rank"), *s = tg_tline_arg(t, 1, "seq"),
+		   *fr = tg_tline_arg(t, 1, "from"), *fs = tg_tline_arg(t, 1, "fromseq");
+	int64_t vr, vs, vfr, vfs;
+
+	if (!r || !s || !fr || !fs || tg_tint(s, &vs) < 0 || vs < 0 || tg_tint(fs, &vfs) < 0 ||
+	    vfs < 0)
+		die_input("malformed #after line");
+	if (events_sorted)	/* (set at the first pair) */
+		die_input("#after line after the pairs");
+	/* processes without an MPI rank are ordered by their clocks anyway */
+	if (tg_tint(r, &vr) < 0 || vr < 0 || tg_tint(fr, &vfr) < 0 || vfr < 0)
+		return;
+	afters = tg_xrealloc(afters, (nafters + 1) * sizeof(*afters));
+	afters[nafters++] = (struct after){ vfr, vr, (uint64_t)vfs, (uint64_t)vs };
 }
 
 /* ---- pairs ----------------------------------------------------------------------- */
@@ -1568,6 +1626,10 @@ static void read_input(int in)
 			unplaced_line(&t);
 		else if (streq(t.f[0], "#implied"))
 			implied_line(&t);
+		else if (streq(t.f[0], "#after"))
+			after_line(&t);
+		else if (streq(t.f[0], "#bytime"))
+			bytime_line(&t);
 		else if (streq(t.f[0], "pair"))
 			pair_line(&t);
 		else if (streq(t.f[0], "access"))
@@ -1612,6 +1674,12 @@ int main(int argc, char **argv)
 		      "the file (#unplaced): conflicts with their bytes are not counted",
 		      unplaced_calls, unplaced_calls == 1 ? "" : "s", unplaced_procs,
 		      unplaced_procs == 1 ? "" : "es");
+	if (bytime_files)
+		warnx("on %" PRIu64 " file%s, which file a name named, where an O_APPEND write "
+		      "landed or what a truncation took away was placed by the order of two "
+		      "processes' calls, which times rebuilt from a .cfg (#timing) do not keep: "
+		      "merge with -t lossless, or judge the .rec streams",
+		      bytime_files, bytime_files == 1 ? "" : "s");
 	if (clock_pairs)
 		warnx("%" PRIu64 " pair%s of a process without an MPI rank (a fork'd child, a "
 		      "program without MPI) %s ordered by the clocks, not the graph",

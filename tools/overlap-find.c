@@ -104,6 +104,9 @@ struct file {
 	struct trunc *tr;	/* its truncations, kept when it has appends */
 	size_t ntr, captr;
 	int appends;		/* O_APPEND writes were placed in it */
+	int xtime;		/* something of it was placed by the times of
+				 * two processes: which file a name named, an
+				 * append's end, a truncation's bytes */
 };
 
 static struct file *files;
@@ -134,9 +137,14 @@ static size_t nremovals;
 
 /* Whether removal @m came before call @seq of process @rank that started
  * at @t: by the seq in the same process, else by the times. */
+static int by_time;	/* a removal of another process was placed by time */
+
 static int removed_before(const struct removal *m, const char *rank, uint64_t seq, int64_t t)
 {
-	return streq(m->rank, rank) ? m->seq < seq : m->t <= t;
+	if (streq(m->rank, rank))
+		return m->seq < seq;
+	by_time = 1;
+	return m->t <= t;
 }
 
 /* How many of @path's removals came before call @seq of process @rank
@@ -206,16 +214,24 @@ static int64_t file_known(const char *path, const char *rank, uint64_t seq, int6
 
 static uint32_t file_of(const char *path, const char *rank, uint64_t seq, int64_t t)
 {
-	uint32_t gen = identify(&path, rank, seq, t);
-	int64_t k = find_file(path, gen);
+	uint32_t gen;
+	int64_t k;
+	int xt;
 
-	if (k >= 0)
+	by_time = 0;
+	gen = identify(&path, rank, seq, t);
+	xt = by_time;
+	k = find_file(path, gen);
+	if (k >= 0) {
+		files[k].xtime |= xt;
 		return (uint32_t)k;
+	}
 	if ((nfiles & (nfiles - 1)) == 0)
 		files = xrealloc(files, (nfiles ? 2 * nfiles : 16) * sizeof(*files));
 	memset(&files[nfiles], 0, sizeof(files[0]));
 	files[nfiles].path = xstrdup(path);
 	files[nfiles].gen = gen;
+	files[nfiles].xtime = xt;
 	return (uint32_t)nfiles++;
 }
 
@@ -439,6 +455,7 @@ struct rec {
 				 * not in older streams); or -1 */
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
 	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec;
+	uint8_t creat;		/* open: it may make the file (O_CREAT...) */
 	uint8_t tid;		/* as struct access's */
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
@@ -647,6 +664,28 @@ static void mpi_data(struct mfile *m, const struct rec *r, uint64_t pos, uint64_
 
 /* ---- running the records: one function per role ----------------------------- */
 
+/*
+ * An open that could not make the file found it under its name: when
+ * another process renamed the file there last, the open came after that
+ * rename (the name was not there before it), and so did all that process
+ * did before it: the writes of a file made aside and renamed into place,
+ * as Python publishes its bytecode caches and many programs their
+ * checkpoints.  An "#after" line says so (conflict-check(1) orders by it).
+ */
+static void after_rename(uint32_t f, const struct rec *r)
+{
+	const struct removal *last;
+
+	if (!nremovals)
+		return;
+	gen_at(r->s, cur->name, r->seq, r->t0, &last);
+	if (!last || !last->from || streq(last->rank, cur->name))
+		return;
+	announce(f);
+	printf("#after\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%" PRIu64
+	       "\n", f, cur->name, r->seq, last->rank, last->seq);
+}
+
 static void run_open(const struct rec *r)
 {
 	struct desc *d;
@@ -673,6 +712,8 @@ static void run_open(const struct rec *r)
 	if (r->trunc)
 		set_size(f, r, 0);
 	event(f, r, "open");
+	if (!r->mpi && !r->creat)
+		after_rename(f, r);
 }
 
 /* The last close run: the process, the call and the file. */
@@ -1919,6 +1960,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->failed = a->failed;
 		r->append = a->append;
 		r->trunc = a->trunc;
+		r->creat = a->creat;
 		r->aio = a->aio;
 		r->all = a->all;
 		r->cloexec = a->cloexec;
@@ -3080,6 +3122,7 @@ static void place_appends(uint32_t f)
 			a->end = size + len;
 			/* an end its own process made it knows */
 			if (size > 0 && endproc != a->proc) {
+				fl->xtime = 1;
 				if (ne == cape) {
 					cape = cape ? 2 * cape : 64;
 					es = xrealloc(es, cape * sizeof(*es));
@@ -3177,9 +3220,13 @@ static void place_truncs(uint32_t f)
 		a->func = t->func;
 		a->write = 1;
 		a->kind = ACC_TRUNC;
+		a->tid = TID_MANY;
+		fl->xtime = 1;	/* its bytes: by the times of the others' writes */
 	}
 	free(cut);
 }
+
+static uint64_t bytime_files;	/* with times rebuilt: files of xtime */
 
 static void sweep(uint32_t f)
 {
@@ -3207,6 +3254,11 @@ static void sweep(uint32_t f)
 	/* summed per call pair, unless asked for every piece, or the file
 	 * has record locks: which lock orders a pair depends on its bytes */
 	implied = 0;
+	if (times_rebuilt && fl->xtime) {
+		for (i = 1; i < fl->nacc && fl->acc[i].proc == fl->acc[0].proc; i++)
+			;
+		bytime_files += i < fl->nacc;
+	}
 	if (!opt_all_pairs && !fl->locked && fl->nacc < UINT32_MAX) {
 		sweep_calls(f, k);
 		goto out;
@@ -3535,6 +3587,8 @@ int main(int argc, char **argv)
 		place_truncs((uint32_t)f);
 		sweep((uint32_t)f);
 	}
+	if (bytime_files)
+		printf("#bytime\tfiles=%" PRIu64 "\n", bytime_files);
 	tg_lines_close(&lr);
 	tg_close_stdout();
 	return TG_EXIT_OK;

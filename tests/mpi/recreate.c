@@ -6,7 +6,8 @@
  * writes are to two files: no pair, no race.
  * With "rename": rank 0 writes FILE.tmp and renames it to FILE; rank 1
  * half a second later opens FILE and reads it: one file under two names,
- * a write and a read ordered by nothing, a race.
+ * a write and a read no MPI call orders; the open found the name only
+ * because the rename had put it there, so it came after it.
  *   recreate FILE [mpi|rename]
  */
 #include <fcntl.h>
