@@ -352,7 +352,7 @@ struct tally {
 	uint64_t pairs[2][2];
 	uint64_t unsync[2][2];
 	uint64_t pieces, bytes;	/* of all its pairs */
-	uint64_t implied;	/* a process's own pairs overlap-find left out */
+	uint64_t implied;	/* pairs overlap-find left out (#implied) */
 };
 static struct tally *tallies;
 
@@ -1323,8 +1323,8 @@ static void file_line(struct tg_tline *t)
 	}
 }
 
-/* #implied: pairs of one process overlap-find left out, as a write of
- * it between the two stands for them (overlap-find(1)). */
+/* #implied: pairs overlap-find left out, as a write over one of the two
+ * by its thread between them stands for them (overlap-find(1)). */
 static void implied_line(struct tg_tline *t)
 {
 	const char *fs = tg_tline_arg(t, 1, "file"), *ps = tg_tline_arg(t, 1, "pairs");

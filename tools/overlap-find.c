@@ -135,10 +135,10 @@ struct removal {
 static struct removal *removals;
 static size_t nremovals;
 
-/* Whether removal @m came before call @seq of process @rank that started
- * at @t: by the seq in the same process, else by the times. */
 static int by_time;	/* a removal of another process was placed by time */
 
+/* Whether removal @m came before call @seq of process @rank that started
+ * at @t: by the seq in the same process, else by the times. */
 static int removed_before(const struct removal *m, const char *rank, uint64_t seq, int64_t t)
 {
 	if (streq(m->rank, rank))
