@@ -1179,3 +1179,18 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	run -2 --separate-stderr conflict-check bad
 	[ "$stderr" = "conflict-check: bad:3: malformed #after line" ]
 }
+
+@test "two ranks open one file by two names (a symbolic link) with MPI_File_open and write the same bytes unordered: one file at both layers, a race at both" {
+	mpicc.mpich -O2 -Wall -o alias "$TG_TOP/tests/mpi/alias.c"
+	touch real.dat
+	ln -s real.dat link.dat
+	mpitrace 2 ./alias "$PWD/real.dat" "$PWD/link.dat"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[ "$(grep -c 'link.dat' <<<"$output")" -eq 0 ]
+	grep -Eq '^posix +/.*/real.dat +0 +1 +0 +0$' <<<"$output"
+	grep -Eq '^mpiio +/.*/real.dat +0 +1 +0 +0$' <<<"$output"
+	grep -qx 'verify-io: MPI-IO layer: 1 conflicting pairs are not synchronized: no model makes this run correct' <<<"$stderr"
+	grep -qx 'verify-io: POSIX layer: 1 conflicting pairs are not synchronized: no model makes this run correct' <<<"$stderr"
+	# the MPI-IO records keep the name the program gave
+	trace-decode t/rank-1.rec | grep -q $'\tMPI_File_open\t0\t.*filename="'"$PWD"'/link.dat"'
+}

@@ -686,6 +686,36 @@ static void after_rename(uint32_t f, const struct rec *r)
 	       "\n", f, cur->name, r->seq, last->rank, last->seq);
 }
 
+/*
+ * The path MPI_File_open record @r names, as the MPI library's own opens
+ * inside it name it: the tracer records the kernel's name of a file an
+ * open made (a symbolic link resolved), the MPI-IO layer the name the
+ * program gave.  When that name is not one the library opened, the first
+ * file the library opened inside the call (not its shared file pointer's)
+ * is the file.  The records of the process are in start order: the
+ * library's come after @r, while it ran.
+ */
+static const char *mpi_open_path(const struct rec *r)
+{
+	const struct rec *x, *first = NULL;
+	uintptr_t at = (uintptr_t)r;
+
+	/* (a process of a fork'd family is run from its kept records) */
+	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
+		return r->s;
+	for (x = r + 1; x < recs + nrecs && x->t0 <= r->t1; x++) {
+		if (!x->nested || x->parent != (int64_t)r->seq || x->op != TG_IO_OPEN ||
+		    x->failed || !x->s)
+			continue;
+		if (streq(x->s, r->s))
+			return r->s;
+		if (!first && !strstr(x->s, ".shfp.") && strncmp(x->s, "/dev/", 5) != 0 &&
+		    strncmp(x->s, "/proc/", 6) != 0 && strncmp(x->s, "/sys/", 5) != 0)
+			first = x;
+	}
+	return first ? first->s : r->s;
+}
+
 static void run_open(const struct rec *r)
 {
 	struct desc *d;
@@ -693,7 +723,7 @@ static void run_open(const struct rec *r)
 
 	if (r->failed || !r->s)
 		return;
-	f = file_of(r->s, cur->name, r->seq, r->t0);
+	f = file_of(r->mpi ? mpi_open_path(r) : r->s, cur->name, r->seq, r->t0);
 	if (r->mpi) {
 		struct mfile *m;
 		cur->mf = xrealloc(cur->mf, (cur->nmf + 1) * sizeof(*cur->mf));
