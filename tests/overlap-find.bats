@@ -634,6 +634,18 @@ pairs() {
 	grep -c $'^pair\t' "$1"
 }
 
+# same_verdicts A B: conflict-check recommends the same model from the
+# overlap-find outputs A and B, with and without --strict
+same_verdicts() {
+	local s a
+	for s in "" --strict; do
+		run -0 conflict-check $s --model all --recommend "$1"
+		a=$(tail -1 <<<"$output")
+		run -0 conflict-check $s --model all --recommend "$2"
+		[ "$a" = "$(tail -1 <<<"$output")" ]
+	done
+}
+
 @test "a block one process rewrites n times makes about n pairs, not n²/2: the pairs through a write between two are left out and counted (#implied), the verdict with --strict is --all-pairs' own" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/rewriter" 300 plain
 	trace-decode t/*.rec > text
@@ -645,12 +657,7 @@ pairs() {
 	[ "$(pairs all)" -eq $((400 * 399 / 2 - 100 * 99 / 2)) ]
 	grep -qx $'#implied\tfile=0\tpairs='$((400 * 399 / 2 - 100 * 99 / 2 - 499)) of
 	! grep -q '^#implied' all
-	for s in "" --strict; do
-		run -0 conflict-check $s --model all --recommend of
-		want=$output
-		run -0 conflict-check $s --model all --recommend all
-		[ "$(tail -1 <<<"$want")" = "$(tail -1 <<<"$output")" ]
-	done
+	same_verdicts of all
 	[ "$(tail -1 <<<"$output")" = "recommended consistency: posix" ]
 	run -0 conflict-check --json --model all of
 	tail -1 <<<"$output" | grep -q '"implied":'$((400 * 399 / 2 - 100 * 99 / 2 - 499))
@@ -673,12 +680,7 @@ pairs() {
 	! grep -Eq $'^RAW-S\t.*:'$((h - 3))$' pwrite W \\[0,64\\)\t.*:'$((h + 2))' pread' <<<"$output"
 	overlap-find --all-pairs text > all
 	[ "$(($(pairs of) + $(sed -n 's/^#implied\tfile=0\tpairs=//p' of)))" -eq "$(pairs all)" ]
-	for s in "" --strict; do
-		run -0 conflict-check $s --model all --recommend of
-		want=$output
-		run -0 conflict-check $s --model all --recommend all
-		[ "$(tail -1 <<<"$want")" = "$(tail -1 <<<"$output")" ]
-	done
+	same_verdicts of all
 	# two threads writing in turn: not in program order with each other
 	# by seq; each thread's own pairs through a write of it are left out
 	rm -rf t
@@ -689,12 +691,7 @@ pairs() {
 	n=$(sed -n 's/^#implied\tfile=0\tpairs=//p' of)
 	[ "$n" -gt 0 ]
 	[ "$(($(pairs of) + n))" -eq "$(pairs all)" ]
-	for s in "" --strict; do
-		run -0 conflict-check $s --model all --recommend of
-		want=$output
-		run -0 conflict-check $s --model all --recommend all
-		[ "$(tail -1 <<<"$want")" = "$(tail -1 <<<"$output")" ]
-	done
+	same_verdicts of all
 }
 
 @test "another process's access after a write the writer made over its earlier one: the earlier write's pair with it is left out only when that write ended before the access began" {
