@@ -730,13 +730,16 @@ same_verdicts() {
 	! grep -q '^#implied' <<<"$output"
 }
 
-@test "a malformed #implied line: one line, exit 2" {
+@test "a malformed #implied or #bytime line: one line, exit 2" {
 	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/f"\n#implied\tfile=0\tpairs=x\n' > bad
 	run -2 --separate-stderr conflict-check bad
 	[ "$stderr" = "conflict-check: bad:3: malformed #implied line" ]
 	printf '#overlap\tversion=1\tlayer=posix\n#implied\tfile=4\tpairs=2\n' > bad
 	run -2 --separate-stderr conflict-check bad
 	[ "$stderr" = "conflict-check: bad:2: malformed #implied line" ]
+	printf '#overlap\tversion=1\tlayer=posix\n#bytime\tfiles=-1\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:2: malformed #bytime line" ]
 }
 
 @test "a program built with -D_FILE_OFFSET_BITS=64: mkstemp64, sendfile64, preadv64v2, pwritev64v2 and the fallocate and fadvise 64 forms are traced as the plain calls, the file mkstemp made is placed" {
