@@ -763,3 +763,25 @@ same_verdicts() {
 	sort want | diff -u - got
 	! grep -q '^#unplaced' of.out
 }
+
+@test "a directory renamed takes its files along: a path under the new name names the file the old one did (one pair, #after for an open that found it), one under the old name made afresh is another file" {
+	printf '#proc\trank=0\tpid=7\tcwd="/d"\n' > text
+	printf '0\t0\t0\t0.1\t0.11\t0\tposix\topen\t3\tpath="/d/ckpt.tmp/data"\tflags=O_WRONLY|O_CREAT\tmode=0644\n' >> text
+	printf '0\t0\t1\t0.2\t0.21\t0\tposix\twrite\t64\tfd=3\tbuf=b1\tcount=64\n' >> text
+	printf '0\t0\t2\t0.3\t0.31\t0\tposix\tclose\t0\tfd=3\n' >> text
+	printf '0\t0\t3\t0.4\t0.41\t0\tposix\trename\t0\toldpath="/d/ckpt.tmp"\tnewpath="/d/ckpt.1"\n' >> text
+	printf '#proc\trank=1\tpid=8\tcwd="/d"\n' >> text
+	printf '1\t0\t0\t0.5\t0.51\t0\tposix\topen\t3\tpath="/d/ckpt.1/data"\tflags=O_RDONLY\tmode=0\n' >> text
+	printf '1\t0\t1\t0.6\t0.61\t0\tposix\tread\t64\tfd=3\tbuf=b1\tcount=64\n' >> text
+	printf '1\t0\t2\t0.7\t0.71\t0\tposix\topen\t4\tpath="/d/ckpt.tmp/data"\tflags=O_WRONLY|O_CREAT|O_EXCL\tmode=0644\n' >> text
+	printf '1\t0\t3\t0.8\t0.81\t0\tposix\twrite\t64\tfd=4\tbuf=b1\tcount=64\n' >> text
+	run -0 overlap-find text
+	# the read pairs with the write made under the old name
+	[ "$(grep -c $'^pair\t' <<<"$output")" -eq 1 ]
+	grep -q $'^pair\t0\t0\t1\t.*\tW\twrite\t0\t64\t1\t1\t.*\tR\tread\t0\t64$' <<<"$output"
+	grep -qx $'#after\tfile=0\trank=1\tseq=0\tfrom=0\tfromseq=3' <<<"$output"
+	# the file made afresh under the old directory's name is another
+	grep -q $'^#file\tfile=[0-9]*\tpath="/d/ckpt.tmp/data"\tgen=1$' <<<"$output"
+	run -0 conflict-check --model all --recommend <(printf '%s\n' "$output")
+	[ "$(tail -1 <<<"$output")" = "recommended consistency: session" ]
+}

@@ -174,17 +174,57 @@ static uint32_t gen_at(const char *path, const char *rank, uint64_t seq, int64_t
 /* The name and generation that identify the file @path names for call
  * @seq of process @rank, which started at @t: after a rename onto it,
  * those of its old name just before the rename. */
+/*
+ * The removals of @path and of the directories above it before call @seq
+ * of process @rank (started at @t): how many (the generation of the file
+ * @path names), and in *@last the latest of them, whose path is the first
+ * *@plen bytes of @path.  A directory renamed takes the files under it
+ * along: a path under the new name names what the old name's did, one
+ * under the old name another file.
+ */
+static uint32_t removals_above(const char *path, const char *rank, uint64_t seq, int64_t t,
+			       const struct removal **last, size_t *plen)
+{
+	char dir[8192];
+	const struct removal *l;
+	uint32_t gen = gen_at(path, rank, seq, t, last);
+	size_t i;
+
+	*plen = strlen(path);
+	for (i = 1; path[i] && i < sizeof(dir); i++) {
+		if (path[i] != '/')
+			continue;
+		memcpy(dir, path, i);
+		dir[i] = 0;
+		gen += gen_at(dir, rank, seq, t, &l);
+		if (l && (!*last || l->t > (*last)->t)) {
+			*last = l;
+			*plen = i;
+		}
+	}
+	return gen;
+}
+
 static uint32_t identify(const char **path, const char *rank, uint64_t seq, int64_t t)
 {
+	static char buf[2][8192];
 	const struct removal *last;
 	uint32_t gen = 0;
+	size_t plen;
 	int hops;
 
 	for (hops = 0; nremovals && hops < 64; hops++) {
-		gen = gen_at(*path, rank, seq, t, &last);
+		gen = removals_above(*path, rank, seq, t, &last, &plen);
 		if (!last || !last->from)
 			break;
-		*path = last->from;
+		/* renamed onto the path, or onto a directory above it */
+		if (plen < strlen(*path)) {
+			char *b = buf[hops & 1];
+			snprintf(b, sizeof(buf[0]), "%s%s", last->from, *path + plen);
+			*path = b;
+		} else {
+			*path = last->from;
+		}
 		rank = last->rank;
 		seq = last->seq;
 		t = last->t - 1;
@@ -719,10 +759,11 @@ static void mpi_data(struct mfile *m, const struct rec *r, uint64_t pos, uint64_
 static void after_rename(uint32_t f, const struct rec *r)
 {
 	const struct removal *last;
+	size_t plen;
 
 	if (!nremovals)
 		return;
-	gen_at(r->s, cur->name, r->seq, r->t0, &last);
+	removals_above(r->s, cur->name, r->seq, r->t0, &last, &plen);
 	if (!last || !last->from || streq(last->rank, cur->name))
 		return;
 	announce(f);
