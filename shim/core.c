@@ -2178,11 +2178,13 @@ const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
  * it is another than @ap, the path the call was given, made absolute by
  * the letters: two names of one file are one path in the trace, and
  * "link/../f" the file it is.  @ap when the open failed, /proc cannot
- * tell, the file is gone or its name does not fit, and for the files of
- * /proc, /sys and /dev.
+ * tell, the file is gone or its name does not fit, for the files of
+ * /proc, /sys and /dev, and when @path (from @dirfd, as the open had it)
+ * is not the descriptor's file.
  */
-const char *tg_path_opened(char *buf, const char *ap, int fd)
+const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, int dirfd)
 {
+	struct stat sa, sb;
 	char link[40];
 	long n;
 
@@ -2198,7 +2200,14 @@ const char *tg_path_opened(char *buf, const char *ap, int fd)
 	buf[n] = 0;
 	if (n > 10 && strcmp(buf + n - 10, " (deleted)") == 0)
 		return ap;
-	return strcmp(buf, ap) != 0 ? buf : ap;
+	if (strcmp(buf, ap) == 0)
+		return ap;
+	/* the name given is that file's (not a descriptor another layer
+	 * under the program made, as a user-level file system does) */
+	if (syscall(SYS_newfstatat, dirfd, path, &sa, 0) != 0 ||
+	    syscall(SYS_fstat, fd, &sb) != 0 || sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino)
+		return ap;
+	return buf;
 }
 
 /* ---- compound arguments ------------------------------------------------ */

@@ -656,9 +656,11 @@ def gen_wrapper(r, rec, out):
     o('\t%s%s;\n\ttg_end(&tgc);\n' % (assign, call))
     if opened:
         fd = 'ret' if 'newfd' in r.opts else 'ret ? fileno_unlocked(ret) : -1'
+        op = next(p for p in r.params if p.name == opened)
+        base = op.karg if op.kind == 'atpath' else 'AT_FDCWD'
         o('\tchar rb_%s[TG_PATH_MAX];\n\tint e_%s = errno;\n' % (opened, opened))
-        o('\tuint64_t sid_%s = tg_str(tgc.t, tg_path_opened(rb_%s, ap_%s, %s));\n'
-          '\terrno = e_%s;\n' % (opened, opened, opened, fd, opened))
+        o('\tuint64_t sid_%s = tg_str(tgc.t, tg_path_opened(rb_%s, ap_%s, %s, %s, %s));\n'
+          '\terrno = e_%s;\n' % (opened, opened, opened, fd, opened, base, opened))
     for p in r.recorded:
         if p.kind in ('post', 'postfd'):
             o('\tint64_t px_%s = (int64_t)(%s);\n' % (p.name, p.karg))

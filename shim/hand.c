@@ -94,7 +94,7 @@ static int traced_open(int how, unsigned fn, void *real, int dirfd,
 	tg_end(&c);
 	{
 		int e = errno;
-		sid = tg_str(c.t, tg_path_opened(rb, ap, ret));
+		sid = tg_str(c.t, tg_path_opened(rb, ap, ret, path, at ? dirfd : AT_FDCWD));
 		errno = e;
 	}
 	tg_rec_begin(&c, ret, ret == -1);

@@ -499,9 +499,11 @@ uint64_t tg_str(struct tg_thread *t, const char *s) TG_HIDDEN;
 const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
 	TG_HIDDEN;
 
-/* The path the kernel gives descriptor @fd an open just made, in @buf,
- * when it is another than @ap (that open's tg_path_prep); else @ap. */
-const char *tg_path_opened(char *buf, const char *ap, int fd) TG_HIDDEN;
+/* The path the kernel gives descriptor @fd an open of @path (from
+ * @dirfd) just made, in @buf, when it is another than @ap (that open's
+ * tg_path_prep) and @path names that file; else @ap. */
+const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, int dirfd)
+	TG_HIDDEN;
 
 /* Is descriptor @fd one of an excluded file? */
 int tg_fd_excluded(int fd) TG_HIDDEN;

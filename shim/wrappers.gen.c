@@ -37,7 +37,7 @@ TG_EXPORT int creat(const char *path, mode_t mode)
 	tg_end(&tgc);
 	char rb_path[TG_PATH_MAX];
 	int e_path = errno;
-	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret));
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret, path, AT_FDCWD));
 	errno = e_path;
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
@@ -84,7 +84,7 @@ TG_EXPORT int creat64(const char *path, mode_t mode)
 	tg_end(&tgc);
 	char rb_path[TG_PATH_MAX];
 	int e_path = errno;
-	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret));
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret, path, AT_FDCWD));
 	errno = e_path;
 	int failed = ret == -1;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
@@ -5117,7 +5117,7 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 	tg_end(&tgc);
 	char rb_path[TG_PATH_MAX];
 	int e_path = errno;
-	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1));
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1, path, AT_FDCWD));
 	errno = e_path;
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
@@ -5165,7 +5165,7 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 	tg_end(&tgc);
 	char rb_path[TG_PATH_MAX];
 	int e_path = errno;
-	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1));
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1, path, AT_FDCWD));
 	errno = e_path;
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
@@ -5255,7 +5255,7 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 	tg_end(&tgc);
 	char rb_path[TG_PATH_MAX];
 	int e_path = errno;
-	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1));
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1, path, AT_FDCWD));
 	errno = e_path;
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
@@ -5305,7 +5305,7 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	tg_end(&tgc);
 	char rb_path[TG_PATH_MAX];
 	int e_path = errno;
-	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1));
+	uint64_t sid_path = tg_str(tgc.t, tg_path_opened(rb_path, ap_path, ret ? fileno_unlocked(ret) : -1, path, AT_FDCWD));
 	errno = e_path;
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;

@@ -1284,3 +1284,13 @@ query: 4500 ok' ]
 	[ "$(grep -c '^libtfs-posix: ' <<< "$stderr")" -eq 1 ]
 	[[ "$stderr" == *"libtfs-posix: cannot use the TangramFS server file $PWD/nowhere/server: "* ]]
 }
+
+@test "traced on the mount (the tracer preloaded before libtfs-posix): the program's open is recorded by the name it gave, not by the local file TangramFS keeps it in" {
+	start
+	run -0 env TANGRAM_DIR=t LD_PRELOAD="$TG_TOP/lib/libtangram.so $PRELOAD" TFS_CONSISTENCY=session \
+		sh -c 'echo one > /tfs-test/traced; cat /tfs-test/traced'
+	[ "$output" = one ]
+	run -0 --separate-stderr trace-decode t/*.rec
+	grep -Eq $'\topen(64)?\t[0-9]+\tpath="/tfs-test/traced"\tflags=O_WRONLY\\|O_CREAT\\|O_TRUNC' <<<"$output"
+	! grep -q "path=\"$PWD/bb/" <<<"$output"
+}
