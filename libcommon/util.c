@@ -73,6 +73,13 @@ static uint64_t fnv(uint64_t h, const char *p, size_t n)
 	return h * 0x100000001b3ull;
 }
 
+uint64_t tg_fnv_str(uint64_t h, const char *s)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
 uint64_t tg_run_proc(const char *pid, size_t pn, const char *host, size_t hn,
 		     const char *clock_base, size_t cn)
 {

@@ -47,4 +47,7 @@ void tg_run_format(uint64_t id, char buf[17]);
  * or -1 if @s is not a run id. */
 int tg_run_parse(const char *s, uint64_t *id);
 
+/* FNV-1a, 64 bits, of string @s, from @h (0xcbf29ce484222325 to start). */
+uint64_t tg_fnv_str(uint64_t h, const char *s);
+
 #endif

@@ -100,10 +100,8 @@ struct frindex {
 
 static size_t fr_hash(uint32_t file, const char *rank)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ file;
+	uint64_t h = tg_fnv_str(0xcbf29ce484222325ull ^ file, rank);
 
-	while (*rank)
-		h = (h ^ (unsigned char)*rank++) * 0x100000001b3ull;
 	return (size_t)(h ^ h >> 29);
 }
 

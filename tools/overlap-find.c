@@ -240,10 +240,8 @@ static size_t fcap;	/* a power of two, or 0 */
 
 static size_t file_hash(const char *path, uint32_t gen)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ gen;
+	uint64_t h = tg_fnv_str(0xcbf29ce484222325ull ^ gen, path);
 
-	while (*path)
-		h = (h ^ (unsigned char)*path++) * 0x100000001b3ull;
 	return (size_t)(h ^ h >> 29);
 }
 
