@@ -92,7 +92,7 @@ needmpi() {
 	# (no race: --fail-on-unsynchronized exits 0), and it says why posix
 	run -0 --separate-stderr conflict-check --recommend --fail-on-unsynchronized "$C/append.overlap"
 	[ "$output" = posix ]
-	[ "$stderr" = "conflict-check: 1 of the pairs that rule out commit are O_APPEND writes that found the end of file another process's write made, with no commit of it before: only atomic appends (posix) keep both" ]
+	[ "$stderr" = "conflict-check: 1 of the pairs that rule out commit is an O_APPEND write that found the end of file another process's write made, with no commit of it before: only atomic appends (posix) keep both" ]
 	run -0 conflict-check --json "$C/append.overlap"
 	[ "$(jq -r 'select(.second) | .second.op' <<<"$output" | sort | uniq -c | tr -s ' ')" = $' 2 append-end\n 1 read' ]
 }
@@ -116,7 +116,7 @@ needmpi() {
 	[ "${lines[2]}" = $'WAW-D\t/d/f\t1:2 write W [0,4096)\t0:5 ftruncate T [0,4096)\tposix=ok\tcommit=conflict\tsession=conflict\tsynchronized=yes' ]
 	run -1 --separate-stderr conflict-check --recommend --fail-on-unsynchronized "$C/trunc.overlap"
 	[ "$output" = posix ]
-	[ "$stderr" = "conflict-check: 1 conflicting pairs are not synchronized: no model makes this run correct" ]
+	[ "$stderr" = "conflict-check: 1 conflicting pair is not synchronized: no model makes this run correct" ]
 	run -0 conflict-check --json "$C/trunc.overlap"
 	[ "$(jq -r 'select(.first) | .first.op' <<<"$output" | tr '\n' ' ')" = 'truncate truncate write ' ]
 }

@@ -108,11 +108,11 @@ calls() {
 	run -0 --separate-stderr check coll-same --recommend
 	[ "$output" = posix ]
 	[ "${#stderr_lines[@]}" -eq 2 ]
-	[[ ${stderr_lines[0]} == *"1 conflicting pairs are not synchronized: no model makes this run correct" ]]
+	[[ ${stderr_lines[0]} == *"1 conflicting pair is not synchronized: no model makes this run correct" ]]
 	[[ ${stderr_lines[1]} == *"1 of them are the parts of different ranks in collective calls"*"harmless only when the ranks write the same bytes" ]]
 	run -0 --separate-stderr check ind-same --recommend
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ ${stderr_lines[0]} == *"1 conflicting pairs are not synchronized: no model makes this run correct" ]]
+	[[ ${stderr_lines[0]} == *"1 conflicting pair is not synchronized: no model makes this run correct" ]]
 }
 
 @test "MPI_File_get_size after another rank's write: a look at the file's last byte (S), ordered by sync-barrier-sync; the POSIX layer (ROMIO's lseek) needs commit" {
@@ -216,7 +216,7 @@ rank=1 kind=nonatomic func=MPI_File_set_atomicity" ]
 		else
 			# (the read may have found nothing: it read where it asked)
 			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" -l mpiio t
-			[[ $stderr == *"MPI-IO layer: 1 conflicting pairs are not synchronized"* ]]
+			[[ $stderr == *"MPI-IO layer: 1 conflicting pair is not synchronized"* ]]
 		fi
 	done
 }

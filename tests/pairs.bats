@@ -76,7 +76,7 @@ verdicts() {
 	[ "$output" = posix ]
 	run -1 --separate-stderr conflict-check --hb "$W/app.hb" --recommend --fail-on-unsynchronized pairs
 	[ "$output" = posix ]
-	[ "${stderr_lines[0]}" = "conflict-check: 1 conflicting pairs are not synchronized: no model makes this run correct" ]
+	[ "${stderr_lines[0]}" = "conflict-check: 1 conflicting pair is not synchronized: no model makes this run correct" ]
 	# the two ranks' parts of the one MPI_File_write_at_all
 	[[ ${stderr_lines[1]} == "conflict-check: 1 of them are the parts of different ranks in collective calls"* ]]
 	[ "${#stderr_lines[@]}" -eq 2 ]

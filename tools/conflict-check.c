@@ -1567,19 +1567,25 @@ static void recommend(int after_table)
 	else
 		printf("recommended consistency: %s\n", name);
 	if (m < 0)
-		warnx("%" PRIu64 " conflicting pairs are not synchronized: no model makes this "
-		      "run correct", counted(M_POSIX));
+		warnx("%" PRIu64 " conflicting %s not synchronized: no model makes this "
+		      "run correct", counted(M_POSIX),
+		      counted(M_POSIX) == 1 ? "pair is" : "pairs are");
 	/* posix for the appends alone: say so, it is not a race */
-	if (m == M_POSIX && eof_conf[M_COMMIT] && eof_conf[M_COMMIT] == counted(M_COMMIT))
+	if (m == M_POSIX && eof_conf[M_COMMIT] == 1 && counted(M_COMMIT) == 1)
+		warnx("the pair that rules out commit is an O_APPEND write that found the "
+		      "end of file another process's write made, with no commit of it "
+		      "before: only atomic appends (posix) keep both");
+	else if (m == M_POSIX && eof_conf[M_COMMIT] && eof_conf[M_COMMIT] == counted(M_COMMIT))
 		warnx("the %" PRIu64 " pairs that rule out commit are O_APPEND writes that "
 		      "found the end of file another process's write made, with no commit "
 		      "of it before: only atomic appends (posix) keep both",
 		      eof_conf[M_COMMIT]);
 	else if (m == M_POSIX && eof_conf[M_COMMIT])
-		warnx("%" PRIu64 " of the pairs that rule out commit are O_APPEND writes that "
+		warnx("%" PRIu64 " of the pairs that rule out commit %s O_APPEND write%s that "
 		      "found the end of file another process's write made, with no commit "
 		      "of it before: only atomic appends (posix) keep both",
-		      eof_conf[M_COMMIT]);
+		      eof_conf[M_COMMIT], eof_conf[M_COMMIT] == 1 ? "is an" : "are",
+		      eof_conf[M_COMMIT] == 1 ? "" : "s");
 	if (m < 0 && coll_unsync)
 		warnx("%" PRIu64 " of them are the parts of different ranks in collective calls "
 		      "(one call each, most likely): MPI leaves the result of overlapping writes "
