@@ -710,6 +710,14 @@ static int decode_frame(struct tg_reader *r, const unsigned char *f, uint32_t le
 }
 
 /* The stream ends here: cleanly (@err NULL) or with @err at r->frame_off. */
+/* A stream that ends inside a frame is damaged, unless the tracer said it
+ * stopped: then the write it stopped at may have left part of one (NULL:
+ * the end, reported as the tracer's stop). */
+static const char *cut_short(const struct tg_reader *r)
+{
+	return (r->h.flags & TG_HDR_STOPPED) ? NULL : "truncated frame";
+}
+
 static void chunk_stop(struct tg_reader *r, const char *err)
 {
 	if (err)
@@ -743,7 +751,7 @@ static int chunk_add(struct tg_reader *r, uint32_t len)
 	tg_put_le32(r->chunk + r->chunklen, len);
 	n = tg_stream_read(r->s, r->chunk + r->chunklen + 4, (size_t)len + 1);
 	if (n < 0 || n < (long)len + 1) {
-		chunk_stop(r, n < 0 ? strerror(errno) : "truncated frame");
+		chunk_stop(r, n < 0 ? strerror(errno) : cut_short(r));
 		return -1;
 	}
 	if (r->chunk[r->chunklen + 4 + len] != '\n') {
@@ -794,7 +802,7 @@ static void chunk_fill(struct tg_reader *r)
 			break;
 		}
 		if (n < 4) {
-			chunk_stop(r, n < 0 ? strerror(errno) : "truncated frame");
+			chunk_stop(r, n < 0 ? strerror(errno) : cut_short(r));
 			break;
 		}
 		len = tg_get_le32(lenb);
@@ -861,6 +869,15 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 		}
 		if (r->stop == 2)
 			return -1;
+		if (r->stop == 1 && (r->h.flags & TG_HDR_STOPPED)) {
+			/* the records are sound, but the process went on untraced */
+			snprintf(r->err, sizeof(r->err),
+				 "incomplete: the tracer stopped before its process ended (it "
+				 "could not write the trace; the process's standard error says "
+				 "why): the calls after its last record are missing");
+			r->stop = 2;
+			return -1;
+		}
 		if (r->stop == 1 && r->torn_off) {
 			snprintf(r->err, sizeof(r->err),
 				 "torn tail: %llu call records have no checksum, the first at byte "

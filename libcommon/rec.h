@@ -65,6 +65,7 @@ enum tg_rectype {
 
 /* Header flags. */
 #define TG_HDR_WINDOWED 1u	/* written through windows: zeros are padding */
+#define TG_HDR_STOPPED 2u	/* the tracer stopped before its process ended */
 /* In a windowed stream, zeros outside any window run to a multiple of this. */
 #define TG_REC_PAD 4096u
 

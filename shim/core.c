@@ -57,6 +57,8 @@ static int sink_mapped;		/* written through mapped windows, see below */
 static uint64_t sink_end;	/* mapped: where the next window starts */
 static uint64_t sink_used;	/* mapped: end of what retired windows hold */
 static uint64_t sink_hdr_len;	/* mapped: the header's length */
+static unsigned char hdr_copy[32768];	/* the header as last written */
+static size_t hdr_copy_len;
 static uint64_t win_align;	/* mapped: windows start at multiples of this,
 				 * the page size (a multiple of TG_REC_PAD) */
 static pid_t sink_child;
@@ -137,36 +139,80 @@ static long raw_write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-/* raw_write_all() for a descriptor whose reader may be gone: SIGPIPE is
- * blocked meanwhile and, if the write raised it, taken back before it is
- * unblocked, so that the tracer's own output never kills the program; the
- * write fails with EPIPE instead. */
-static long raw_write_nosig(int fd, const void *buf, size_t n)
+/* The tracer's own output must never kill the program: a write to a pipe
+ * whose reader is gone raises SIGPIPE, and one that would take the trace
+ * file past the process's file size limit (ulimit -f) raises SIGXFSZ.
+ * Both are blocked around such a call and, if the call raised one that
+ * was not pending before, taken back before they are unblocked; the call
+ * fails with EPIPE or EFBIG instead. */
+struct sighold {
+	sigset_t old;
+	int pipe_was, xfsz_was, ok;
+};
+
+static void sig_hold(struct sighold *h)
+{
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGXFSZ);
+	h->ok = pthread_sigmask(SIG_BLOCK, &set, &h->old) == 0;
+	h->pipe_was = h->xfsz_was = 1;
+	if (h->ok && sigpending(&pending) == 0) {
+		h->pipe_was = sigismember(&pending, SIGPIPE);
+		h->xfsz_was = sigismember(&pending, SIGXFSZ);
+	}
+}
+
+static void sig_release(struct sighold *h, long rc, int e)
 {
 	static const struct timespec zero;
-	sigset_t pipe_only, old, pending;
-	int e, was_pending;
+	sigset_t one;
+	int sig = 0;
+
+	if (!h->ok)
+		return;
+	if (rc < 0 && e == EPIPE && !h->pipe_was)
+		sig = SIGPIPE;
+	else if (rc < 0 && e == EFBIG && !h->xfsz_was)
+		sig = SIGXFSZ;
+	if (sig) {
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		while (sigtimedwait(&one, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &h->old, NULL);
+	errno = e;
+}
+
+static long raw_write_nosig(int fd, const void *buf, size_t n)
+{
+	struct sighold h;
 	long rc;
 
-	sigemptyset(&pipe_only);
-	sigaddset(&pipe_only, SIGPIPE);
-	if (pthread_sigmask(SIG_BLOCK, &pipe_only, &old) != 0)
-		return raw_write_all(fd, buf, n);
-	was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	sig_hold(&h);
 	rc = raw_write_all(fd, buf, n);
-	e = errno;
-	if (rc < 0 && e == EPIPE && !was_pending)
-		while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
-			;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = e;
+	sig_release(&h, rc, errno);
+	return rc;
+}
+
+/* fallocate(2) of the trace file, which may meet the file size limit too */
+static long sink_fallocate(int mode, uint64_t off, uint64_t len)
+{
+	struct sighold h;
+	long rc;
+
+	sig_hold(&h);
+	rc = syscall(SYS_fallocate, sink_fd, mode, (off_t)off, (off_t)len);
+	sig_release(&h, rc, errno);
 	return rc;
 }
 
 static long sink_raw_write(const void *buf, size_t n)
 {
-	return sink_may_break ? raw_write_nosig(sink_fd, buf, n)
-			      : raw_write_all(sink_fd, buf, n);
+	return raw_write_nosig(sink_fd, buf, n);
 }
 
 /* Is descriptor 2 still the standard error the process started with?  A
@@ -232,11 +278,28 @@ static void sink_child_ended(int st)
 		raw_write_nosig(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 }
 
+/* Tracing stops while the process goes on: a trace file says so in its
+ * header's flags (TG_HDR_STOPPED, outside the header's CRC), so that no
+ * reader takes the records it has for the whole run.  One byte written in
+ * place, in a block the file already has: it needs no space. */
+static void mark_stopped(void)
+{
+	struct stat st;
+	unsigned char f;
+
+	if (sink_fd < 0 || sink_is_pipe || sink_hdr_len <= TG_REC_MAGIC_LEN + 2 ||
+	    syscall(SYS_fstat, sink_fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	f = (unsigned char)(hdr_copy[TG_REC_MAGIC_LEN + 2] | TG_HDR_STOPPED);
+	(void)syscall(SYS_pwrite64, sink_fd, &f, (size_t)1, (off_t)(TG_REC_MAGIC_LEN + 2));
+}
+
 static void sink_fail(const char *what, int err)
 {
 	int e = errno;
 
 	warn_once(what, sink_name[0] ? sink_name : sink_spec[0] ? sink_spec : trace_dir, err);
+	mark_stopped();
 	tg_state = 2;
 	if (sink_fd >= 0 && !sink_is_pipe)
 		syscall(SYS_close, sink_fd);
@@ -622,10 +685,8 @@ static int read_cmdline(char *buf, size_t cap)
 	return (int)got;
 }
 
-/* The header as written, for tg_set_rank() to patch with its CRC. */
-static unsigned char hdr_copy[32768];
-static size_t hdr_copy_len;
-
+/* The header, kept as written (hdr_copy) for tg_set_rank() to patch with
+ * its CRC. */
 static int write_header(unsigned flags)
 {
 	static char cmd[16384];
@@ -775,8 +836,7 @@ static int sink_open(void)
 		win_align = pg > TG_REC_PAD ? (uint64_t)pg : TG_REC_PAD;
 		sink_mapped = regular && !tg_flush_always && !flush_buffered &&
 			(syscall(SYS_fcntl, sink_fd, F_GETFL) & O_ACCMODE) == O_RDWR &&
-			syscall(SYS_fallocate, sink_fd, 0, (off_t)0,
-				(off_t)win_align) == 0;
+			sink_fallocate(0, 0, win_align) == 0;
 	}
 	{
 		int n = write_header(sink_mapped ? TG_HDR_WINDOWED : 0);
@@ -919,7 +979,7 @@ static int window_claim(struct tg_thread *t, size_t need)
 	unsigned char *p, *q;
 	long m;
 
-	if (syscall(SYS_fallocate, sink_fd, 0, (off_t)off, (off_t)size) < 0) {
+	if (sink_fallocate(0, off, size) < 0) {
 		sink_fail("cannot write trace to", errno);
 		return -1;
 	}

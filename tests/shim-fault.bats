@@ -50,6 +50,7 @@ run_mode() {
 		mv trace/*.rec t.rec
 	fi
 	shim_err=$stderr
+	last_mode=$mode
 }
 
 # The fault happened at least once.
@@ -68,7 +69,8 @@ whole_trace() {
 
 # Tracing stopped at the fault: one line from the tracer saying so; what
 # was written before decodes (cleanly, or up to a frame the fault cut
-# short, which the decoder names in one line), with fewer calls.
+# short, which the decoder names in one line), with fewer calls; a trace
+# file's header says the tracer stopped, and the decoder says so.
 stopped_trace() {
 	[ "$(printf '%s\n' "$shim_err" | wc -l)" = 1 ]
 	[[ $shim_err == "tangram: "*"; tracing is off" ||
@@ -81,6 +83,14 @@ stopped_trace() {
 		[ "$status" -eq 2 ]
 		[ "$(printf '%s\n' "$stderr" | wc -l)" = 1 ]
 	}
+	# a file says it is incomplete (its header's flag), unless the
+	# header itself never reached it; a pipe's reader cannot be told
+	if [ "$last_mode" != pipe ]; then
+		[ "$status" -eq 2 ]
+		[[ $stderr == "trace-decode: t.rec: incomplete: the tracer stopped before its process ended "* ||
+		   $stderr == "trace-decode: t.rec: truncated header" ||
+		   $stderr == "trace-decode: t.rec: not a Tangram record stream (bad magic)" ]]
+	fi
 	[ "$(printf '%s\n' "$output" | cut -f8 | grep -cxE 'pwrite|write')" -lt 4000 ]
 }
 
@@ -163,4 +173,24 @@ stopped_trace() {
 	done
 	run_mode pipe stall:1
 	stopped_trace
+}
+
+@test "a file size limit (ulimit -f) the trace meets: no SIGXFSZ for the program, one line, and the stream says it is incomplete" {
+	for mode in dir write; do
+		rm -rf trace t.rec data
+		case $mode in
+		dir) export TANGRAM_DIR=$T/trace ;;
+		write) export TANGRAM_SINK=$T/t.rec TANGRAM_FLUSH=1 ;;
+		esac
+		# 48 KiB: room for the program's 32,000 bytes, not for the trace
+		run -3 --separate-stderr bash -c 'ulimit -f 48; LD_PRELOAD=$1 exec "$2" 2000' - "$SHIM" "$APP"
+		unset TANGRAM_DIR TANGRAM_SINK TANGRAM_FLUSH
+		[ "$output" = "$want_out" ]
+		[ "$(cksum < data)" = "$want_data" ]
+		[[ $stderr == "tangram: cannot write trace to '"*"': File too large; tracing is off" ]]
+		[ "$mode" = write ] || mv trace/*.rec t.rec
+		run -2 --separate-stderr trace-decode t.rec
+		[ "$stderr" = "trace-decode: t.rec: incomplete: the tracer stopped before its process ended (it could not write the trace; the process's standard error says why): the calls after its last record are missing" ]
+		# (before: the program was killed by SIGXFSZ, status 153)
+	done
 }

@@ -12,7 +12,9 @@
  * (default 1st) call of that kind on:
  *
  *   enospc   write, pwrite64, fallocate (reserving) and copy_file_range
- *            fail with ENOSPC, all of them from the N-th on
+ *            fail with ENOSPC, all of them from the N-th on, but for a
+ *            pwrite64 inside the file's size (bytes overwritten in place
+ *            need no space)
  *   eintr    every other write from the N-th fails with EINTR (transient)
  *   eagain   every other write from the N-th fails with EAGAIN (transient)
  *   short    every write from the N-th writes at most half its bytes
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -144,9 +147,13 @@ static long fail(int e, const char *what)
 static long shim_syscall(long nr, long *a)
 {
 	int is_write = nr == SYS_write && a[0] != 2;
+	struct stat st;
 
 	switch (kind) {
 	case F_ENOSPC:
+		if (nr == SYS_pwrite64 && real_syscall(SYS_fstat, a[0], &st) == 0 &&
+		    a[3] + a[2] <= st.st_size)
+			break;
 		if ((is_write || nr == SYS_pwrite64 || nr == SYS_copy_file_range ||
 		     (nr == SYS_fallocate && a[1] == 0)) && due())
 			return fail(ENOSPC, "write");
