@@ -1094,6 +1094,31 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	done
 }
 
+@test "a collective orders only where data goes: counts of 0, or data from the reader to the writer only, leave a race; data from the writer orders its write before the read" {
+	mpicc.mpich -O2 -Wall -o zerocoll "$TG_TOP/tests/mpi/zerocoll.c"
+	# (before: session for every one of them, while rank 0 read nothing)
+	for c in alltoallv:zero alltoallv:back alltoallw:back ialltoallv:zero \
+		inplace-allgather:zero allgatherv:back gatherv:zero scatter:zero \
+		reduce_scatter:zero allreduce:zero bcast:zero scan:zero; do
+		rm -rf t f
+		: > f
+		mpitrace 2 ./zerocoll "${c%:*}" "${c#*:}" "$PWD/f"
+		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized: no model makes this run correct"* ]] ||
+			{ echo "$c: $stderr"; false; }
+	done
+	for c in alltoallv:flow alltoallw:flow inplace-allgather:flow allgatherv:flow \
+		gatherv:flow scatterv:flow reduce_scatter:flow allreduce:flow bcast:flow; do
+		rm -rf t f
+		: > f
+		mpitrace 2 ./zerocoll "${c%:*}" "${c#*:}" "$PWD/f"
+		[ "$output" = "${c%:*} ${c#*:}: rank 0 read 64 bytes" ]
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output" ||
+			{ echo "$c: $output"; false; }
+	done
+}
+
 @test "a rank killed while it polls (MPI_Iprobe, folded into counts): its stream reads to the kill as a torn tail, and verify-io judges it" {
 	mpicc.mpich -O2 -Wall -o spin "$TG_TOP/tests/mpi/spin.c"
 	# (a poll the tracer dropped left its bytes past the last checksum,

@@ -135,6 +135,7 @@ void hbb_free(struct hbb *b)
 	hb_free(b->preadys.v);
 	hb_free(b->parrs.v);
 	hb_free(b->insts.v);
+	hb_free(b->flows.v);
 	hb_free(b->rma.v);
 	hb_free(b->runs.v);
 	hb_free(b->esrc.v);
@@ -423,6 +424,41 @@ static int int_array(const char *v, size_t n, ivec *out)
 		i = j + 1;
 	}
 	return k;
+}
+
+/*
+ * What a collective call moves into the calling member (see coll_edges()):
+ * FLOW_LIST, n and n flags, one per member of the communicator (per
+ * neighbour of a neighbourhood collective), set where its recvcounts
+ * element is not 0; or whether its recvcount, else its count, is not 0
+ * (FLOW_NONE, FLOW_SOME); or FLOW_ANY for a call with neither (MPI_Barrier,
+ * a communicator's creation) or counts that do not parse.  The receive
+ * side's counts are those MPI_IN_PLACE leaves significant.
+ */
+static void push_flow(ivec *p, const struct arg *a, int na)
+{
+	const struct arg *l = find(a, na, "recvcounts"), *c = find(a, na, "recvcount");
+	size_t at = p->n, i;
+	int64_t v;
+	int k;
+
+	if (!c)
+		c = find(a, na, "count");
+	if (l) {
+		PUSH(*p, FLOW_LIST);
+		PUSH(*p, 0);
+		if ((k = int_array(l->v, l->vl, p)) >= 0) {
+			p->v[at + 1] = k;
+			for (i = at + 2; i < p->n; i++)
+				p->v[i] = p->v[i] != 0;
+			return;
+		}
+		p->n = at;
+	} else if (c && pnum(c->v, c->vl, &v) == 0) {
+		PUSH(*p, v != 0 ? FLOW_SOME : FLOW_NONE);
+		return;
+	}
+	PUSH(*p, FLOW_ANY);
 }
 
 /* A #proc line counts in the run's id (tg_run_proc()). */
@@ -833,6 +869,7 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 			const struct arg *q = find(a, na, "request");
 			PUSH(*p, q ? req_id(q->v, q->vl) : 0);
 		}
+		push_flow(p, a, na);
 		/* the communicator this call made (its #comm came just before) */
 		if (f->kind == TG_MK_CREATE || f->kind == TG_MK_ICREATE) {
 			size_t i;
@@ -1345,7 +1382,9 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 	hb_free(b->rma.v);
 	memset(&b->rma, 0, sizeof(b->rma));
 	hb_free(b->insts.v);
+	hb_free(b->flows.v);
 	memset(&b->insts, 0, sizeof(b->insts));
+	memset(&b->flows, 0, sizeof(b->flows));
 	b->stats[TG_HBST_CALLS] = b->nnodes;
 	hb_expand_threads(b);
 	hb_prune(b);

@@ -251,7 +251,15 @@ struct inst {
 	uint16_t fn, func;
 	int32_t root;
 	int32_t rank;
+	int32_t flow;		/* FLOW_*: what the call moves into this member */
+	uint32_t foff, fn_;	/* FLOW_LIST: its flags, hbb.flows[foff..+fn_) */
 };
+
+/* What a collective moves into a member (graph.c, push_flow()). */
+#define FLOW_ANY (-1)	/* not known: whatever the call's order says */
+#define FLOW_NONE 0	/* nothing: its counts are 0 */
+#define FLOW_SOME 1	/* data */
+#define FLOW_LIST 2	/* data from the members (neighbours) flagged */
 
 /* A one-sided operation in a fence epoch: the epoch is the number of
  * fences its origin had called on the window before it. */
@@ -320,6 +328,7 @@ struct hbb {
 	VEC(struct pready) preadys;
 	VEC(struct parrived) parrs;
 	VEC(struct inst) insts;
+	ivec flows;		/* the flags of FLOW_LIST instances */
 	VEC(struct rmaop) rma;
 	VEC(struct lockep) lockeps;
 	uint8_t notimes;		/* the times are not the run's (#timing) */

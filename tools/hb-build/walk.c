@@ -447,10 +447,13 @@ static void recv_done(struct walk *w, uint32_t i, int32_t src, int32_t tag)
 	}
 }
 
-static uint32_t add_inst(struct walk *w, int32_t gid, int32_t pos, int32_t root, uint32_t end)
+/* @fl: the call's flow words (push_flow()), or NULL for FLOW_ANY */
+static uint32_t add_inst(struct walk *w, int32_t gid, int32_t pos, int32_t root, uint32_t end,
+			 const int32_t *fl)
 {
 	struct hbb *b = w->b;
 	struct inst in;
+	int32_t i;
 
 	in.start = w->node;
 	in.end = end;
@@ -459,14 +462,23 @@ static uint32_t add_inst(struct walk *w, int32_t gid, int32_t pos, int32_t root,
 	in.func = w->h->func;
 	in.root = root;
 	in.rank = (int32_t)w->r->rank;
+	in.flow = fl ? fl[0] : FLOW_ANY;
+	in.foff = in.fn_ = 0;
+	if (in.flow == FLOW_LIST) {
+		in.foff = (uint32_t)b->flows.n;
+		in.fn_ = (uint32_t)fl[1];
+		for (i = 0; i < fl[1]; i++)
+			PUSH(b->flows, fl[2 + i]);
+	}
 	PUSH(b->insts, in);
 	if (pos >= 0 && (uint32_t)pos < b->g.v[gid].n)
 		PUSH(b->g.v[gid].lists[pos], (uint32_t)b->insts.n - 1);
 	return (uint32_t)b->insts.n - 1;
 }
 
-/* A collective on communicator @code; returns the instance or NONE. */
-static uint32_t coll(struct walk *w, int32_t code, int32_t root, int blocking)
+/* A collective on communicator @code that moves what @fl says; returns
+ * the instance or NONE. */
+static uint32_t coll(struct walk *w, int32_t code, int32_t root, int blocking, const int32_t *fl)
 {
 	int32_t pos, gid = comm_gid(w->b, w->r, code, &pos);
 
@@ -475,7 +487,7 @@ static uint32_t coll(struct walk *w, int32_t code, int32_t root, int blocking)
 			hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
 		return NONE;
 	}
-	return add_inst(w, gid, pos, root, blocking ? w->node : NONE);
+	return add_inst(w, gid, pos, root, blocking ? w->node : NONE, fl);
 }
 
 static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
@@ -487,7 +499,7 @@ static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
 		return NONE;
 	}
 	f = &w->r->fdef.v[fd];
-	return add_inst(w, f->gid, f->pos, 0, blocking ? w->node : NONE);
+	return add_inst(w, f->gid, f->pos, 0, blocking ? w->node : NONE, NULL);
 }
 
 /* Request @id completed here, with status (@src, @tag). */
@@ -576,7 +588,7 @@ static void start(struct walk *w, int32_t id)
 		struct hrec h = *t;
 		h.seq = save->seq;
 		w->h = &h;
-		q->op = coll(w, a[0], a[1], 0);
+		q->op = coll(w, a[0], a[1], 0, a + 3);
 		w->h = save;
 		break;
 	}
@@ -615,7 +627,7 @@ static void file_open(struct walk *w, const int32_t *a)
 {
 	int32_t pos, gid;
 
-	coll(w, a[0], 0, 1);
+	coll(w, a[0], 0, 1, NULL);
 	if (a[1] >= 0 && (gid = object_gid(w, a[0], -2, &pos)) >= 0) {
 		w->r->fdef.v[a[1]].gid = gid;
 		w->r->fdef.v[a[1]].pos = pos;
@@ -884,11 +896,11 @@ static void walk_call(struct walk *w)
 		break;
 	case TG_MK_COLL:
 	case TG_MK_CREATE:
-		coll(w, a[0], a[1], 1);
+		coll(w, a[0], a[1], 1, a + 3);
 		break;
 	case TG_MK_ICOLL:
 	case TG_MK_ICREATE:
-		s = coll(w, a[0], a[1], 0);
+		s = coll(w, a[0], a[1], 0, a + 3);
 		set_rq(w, a[2], RQ_COLL, s, NONE, 0);
 		break;
 	case TG_MK_COLL_INIT:
@@ -899,7 +911,7 @@ static void walk_call(struct walk *w)
 		for (n = 0; (size_t)n < w->r->ldef.n; n++) {
 			struct ldef *d = &w->r->ldef.v[n];
 			if (d->has_creator && d->cseq == h->seq && d->gid >= 0)
-				add_inst(w, d->gid, d->pos, 0, w->node);
+				add_inst(w, d->gid, d->pos, 0, w->node, NULL);
 		}
 		break;
 	case TG_MK_FOPEN:
@@ -929,7 +941,7 @@ static void walk_call(struct walk *w)
 		set_rq(w, a[0], RQ_INERT, NONE, NONE, 0);
 		break;
 	case TG_MK_WOPEN:
-		coll(w, a[0], 0, 1);
+		coll(w, a[0], 0, 1, NULL);
 		if (a[1] >= 0) {
 			struct wdef *wd = &w->r->wdef.v[a[1]];
 			wd->gid = object_gid(w, a[0], -3, &wd->pos);
@@ -938,7 +950,7 @@ static void walk_call(struct walk *w)
 	case TG_MK_WFENCE: {
 		struct wdef *wd = window(w, a[0]);
 		if (wd) {
-			add_inst(w, wd->gid, wd->pos, 0, w->node);
+			add_inst(w, wd->gid, wd->pos, 0, w->node, NULL);
 			wd->nfence++;
 		}
 		break;
@@ -1387,6 +1399,62 @@ void hb_match_p2p(struct hbb *b)
 	hb_free(next);
 }
 
+/* Does the call of instance @t take data from the member (or neighbour)
+ * at index @j?  Only what a collective moves orders anything: MPI makes no
+ * collective but MPI_Barrier synchronise, and one whose counts are 0 may
+ * return at once (MPICH's do). */
+static int takes(const struct hbb *b, const struct inst *t, uint32_t j)
+{
+	switch (t->flow) {
+	case FLOW_NONE:
+		return 0;
+	case FLOW_LIST:
+		return j >= t->fn_ || b->flows.v[t->foff + j] != 0;
+	default:
+		return 1;
+	}
+}
+
+/* The all-to-all family, where some counts are 0: member i's start before
+ * member j's end where j takes from i (MPI_Reduce_scatter: where j takes
+ * anything, from every member); a hub where all take from all. */
+static void flow_edges(struct hbb *b, struct inst **m, uint32_t n, uint16_t func)
+{
+	const char *name = hb_func_name(func);
+	int scatter = strstr(name, "educe_scatter") && !strstr(name, "_block");
+	uint32_t i, j, x, xb;
+	int all = 1;
+
+	for (j = 0; j < n && all; j++)
+		for (i = 0; i < n && all; i++)
+			if (i != j && !takes(b, m[j], scatter ? j : i))
+				all = 0;
+	if (all || n > 256) {
+		/* a hub: from each member that gives to each one that takes
+		 * (past 256 members, more than the pairs would say) */
+		x = extra(b, func, TG_HBX_ALL);
+		xb = 0;
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				if (i != j && takes(b, m[j], scatter ? j : i)) {
+					edge(b, m[i]->start, x, TG_HBE_GATHER);
+					xb = 1;
+					break;
+				}
+		for (j = 0; j < n && xb; j++)
+			for (i = 0; i < n; i++)
+				if (i != j && takes(b, m[j], scatter ? j : i)) {
+					edge(b, x, m[j]->end, TG_HBE_RELEASE);
+					break;
+				}
+		return;
+	}
+	for (j = 0; j < n; j++)
+		for (i = 0; i < n; i++)
+			if (i != j && takes(b, m[j], scatter ? j : i))
+				edge(b, m[i]->start, m[j]->end, TG_HBE_MESSAGE);
+}
+
 /* Edges of one collective operation: members m[0..n) of communicator g. */
 static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 {
@@ -1394,17 +1462,26 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 	uint16_t func = m[0]->func;
 	int ct = hb_ftab[m[0]->fn].ctype;
 	int32_t root = -1;
+	int counted = 0, moves = 0;
 
 	if (n < 2)
 		return;
+	for (i = 0; i < n; i++) {
+		counted |= m[i]->flow != FLOW_ANY && m[i]->flow != FLOW_SOME;
+		moves |= m[i]->flow != FLOW_NONE;
+	}
+	if (!moves)
+		return;		/* counts of 0 everywhere: nothing moved */
 	if (ct == TG_ORD_NONE) {
 		/* a neighbourhood collective: each member's sources before its
-		 * end, where the topology is known */
+		 * end, where the topology is known and the counts not 0 */
 		const struct gcomm *t = g->nbr_of ? &b->g.v[g->nbr_of - 1] : g;
 		if (t->nbr && t->n == n)
 			for (i = 0; i < n; i++)
 				for (x = 0; x < t->nbr[i].n; x++)
-					edge(b, m[t->nbr[i].v[x]]->start, m[i]->end, TG_HBE_MESSAGE);
+					if (takes(b, m[i], x))
+						edge(b, m[t->nbr[i].v[x]]->start, m[i]->end,
+						     TG_HBE_MESSAGE);
 		return;
 	}
 	if (ct == TG_ORD_ALL && g->inter) {
@@ -1415,6 +1492,10 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 			edge(b, m[i]->start, i < g->na ? x : xb, TG_HBE_GATHER);
 			edge(b, i < g->na ? xb : x, m[i]->end, TG_HBE_RELEASE);
 		}
+		return;
+	}
+	if ((ct == TG_ORD_ALL || ct == TG_ORD_SYNC) && counted) {
+		flow_edges(b, m, n, func);
 		return;
 	}
 	if (ct == TG_ORD_ALL || ct == TG_ORD_SYNC) {
@@ -1453,10 +1534,12 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 		int other = g->inter ? ((i < g->na) != ((uint32_t)root < g->na)) : i != (uint32_t)root;
 		if (!other)
 			continue;
-		if (ct == TG_ORD_ROOT)
-			edge(b, m[root]->start, m[i]->end, TG_HBE_ROOT);
-		else
+		if (ct == TG_ORD_ROOT) {
+			if (g->inter || takes(b, m[i], (uint32_t)root))
+				edge(b, m[root]->start, m[i]->end, TG_HBE_ROOT);
+		} else if (g->inter || takes(b, m[root], i)) {
 			edge(b, m[i]->start, m[root]->end, TG_HBE_TOROOT);
+		}
 	}
 }
 
