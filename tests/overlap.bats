@@ -369,6 +369,21 @@ hbcheck() {
 	[ "$stderr" = "verify-io: rank 1: missing-rank: no records; the trace 't' is incomplete" ]
 }
 
+@test "trace-merge of no readable input writes nothing; verify-io to a full standard output: one line, exit 2 (exit 0 before, the verdict lost)" {
+	# trace-merge leaves nothing when no input could be read
+	run -2 --separate-stderr trace-merge -o empty.cfg nosuch.rec
+	[ "$stderr" = "trace-merge: cannot open 'nosuch.rec': No such file or directory" ]
+	[ ! -e empty.cfg ]
+	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" -Z t
+	[ "${stderr_lines[0]}" = "verify-io: invalid option -- 'Z'" ]
+	[ "${stderr_lines[1]}" = "usage: verify-io [-l posix|mpiio] [-s] TRACE" ]
+	case_run race
+	if [ -c /dev/full ]; then
+		run -2 --separate-stderr bash -c '"$1" t > /dev/full' - "$TG_TOP/pipelines/verify-io"
+		[ "${stderr_lines[0]}" = "verify-io: write error on standard output" ]
+	fi
+}
+
 # ---- bad input ------------------------------------------------------------------
 
 @test "overlap-find: a missing file, a wrong option, a malformed record: one line, exit 2" {

@@ -245,6 +245,11 @@ needmpi() {
 	if [ -c /dev/full ]; then
 		run -2 --separate-stderr trace-export -f chrome -o /dev/full "$F/good.rec"
 		[ "$stderr" = "trace-export: /dev/full: No space left on device" ]
+		# a database is made afresh, but never in place of a device
+		# (it unlinked /dev/full before)
+		run -2 --separate-stderr trace-export -f sqlite -o /dev/full "$F/good.rec"
+		[ "$stderr" = "trace-export: cannot replace '/dev/full': not a regular file" ]
+		[ -c /dev/full ]
 	fi
 	mkdir ro && chmod 555 ro
 	[ "$(id -u)" = 0 ] || {

@@ -67,6 +67,15 @@ calls() {
 	[[ "$stderr" == "trace-proxy: cut.cfg: "* ]]
 }
 
+@test "-o on a full disk: one line, exit 2 (it was 0, the program cut short)" {
+	[ -c /dev/full ] || skip "no /dev/full"
+	mkdir r && (cd r && TANGRAM_DIR=../t LD_PRELOAD=$TANGRAM_LIB "$W/posix_basic")
+	trace-merge t/*.rec > app.cfg
+	run -2 --separate-stderr trace-proxy -o /dev/full app.cfg
+	[ "${stderr_lines[-1]}" = "trace-proxy: /dev/full: No space left on device" ]
+	[ -c /dev/full ]
+}
+
 # ---- a POSIX program ---------------------------------------------------------------
 
 @test "posix_basic: the proxy makes the same calls under -d" {

@@ -64,6 +64,26 @@ env_value() {
 	[ "$(cat f)" = keep ]
 }
 
+@test "-o under a regular file: 2, one line, the command not run (it ran untraced before)" {
+	printf 'keep\n' > f
+	run -2 --separate-stderr trace-run -o f/sub/t -- touch ran
+	[ -z "$output" ]
+	[ "$stderr" = "trace-run: cannot write the trace to 'f/sub/t': Not a directory" ]
+	[ ! -e ran ]
+	# and made with its parents where it can be
+	run -0 trace-run -o x/y/t -- touch ran
+	[ -e ran ]
+	ls x/y/t/pid-*.rec
+}
+
+@test "-l with a layer it does not know: 2, one line naming it, the command not run" {
+	run -2 --separate-stderr trace-run -l posx,mpi -o d -- touch ran
+	[ -z "$output" ]
+	[ "$stderr" = "trace-run: unknown layer 'posx' (the layers: posix, stdio, mpi, mpiio, hdf5)" ]
+	[ ! -e ran ]
+	[ ! -e d ]
+}
+
 # ---- running the command --------------------------------------------------
 
 @test "-o DIR -- cp a b: one stream in DIR with cp's records" {

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -338,6 +339,15 @@ static void *sq_open(const struct xopts *o)
 	if (strcmp(o->out, "-") == 0) {
 		warnx("-f sqlite writes a file, not standard output: give -o file.db");
 		goto fail;
+	}
+	/* the database is made afresh: a file of that name is replaced, but
+	 * nothing else (a device, a link to one, a directory) */
+	{
+		struct stat st;
+		if (stat(o->out, &st) == 0 && !S_ISREG(st.st_mode)) {
+			warnx("cannot replace '%s': not a regular file", o->out);
+			goto fail;
+		}
 	}
 	if (unlink(o->out) < 0 && errno != ENOENT) {
 		warn("cannot replace '%s'", o->out);

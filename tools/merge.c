@@ -399,6 +399,11 @@ int tg_merge_finish(struct tg_cfg *acc, const struct tg_merge *m, const uint32_t
 		warnx("out of memory");
 		return TG_EXIT_ERROR;
 	}
+	if (n == 0 && status != TG_EXIT_OK) {
+		/* no input could be read: no trace of no process either */
+		free(names);
+		return status;
+	}
 	for (i = 0; i < n; i++)
 		names[i] = strcmp(m->files[src[i]], "-") ? m->files[src[i]] : "standard input";
 	if (!m->force && one_run(acc, names, why, sizeof(why)) < 0) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../libcommon/cfg.h"
@@ -756,9 +757,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	generate(c, &w, f);
-	if (out ? fclose(f) != 0 : 0) {
-		fprintf(stderr, "trace-proxy: %s: %s\n", out, strerror(errno));
-		return 2;
+	if (out) {
+		/* a write that failed on the way (a full disk) fails the
+		 * stream, which fclose() alone would not report */
+		int bad = ferror(f), e = errno;
+		if (fclose(f) != 0 || bad) {
+			if (!bad)
+				e = errno;
+			struct stat st;
+			fprintf(stderr, "trace-proxy: %s: %s\n", out, strerror(bad && e ? e : EIO));
+			if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(out);	/* no half a program */
+			return 2;
+		}
 	}
 	walk_free(&w);
 	tg_cfg_free(c);

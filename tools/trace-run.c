@@ -29,6 +29,53 @@
 #define TG_LIBDIR "/usr/local/lib"
 #endif
 
+/* -l: every name a layer the tracer knows (it would ignore the others,
+ * and a misspelt layer would go untraced without a word) */
+static void check_layers(const char *s)
+{
+	char name[32];
+
+	while (*s) {
+		size_t n = strcspn(s, ",: ");
+		if (n > 0 && (n >= sizeof(name) ||
+			      (memcpy(name, s, n), name[n] = 0, tg_layer_parse(name) < 0)))
+			errx(TG_EXIT_ERROR, "unknown layer '%.*s' (the layers: posix, stdio, "
+			     "mpi, mpiio, hdf5)", (int)n, s);
+		s += n;
+		s += strspn(s, ",: ");
+	}
+}
+
+/* mkdir -p: the trace directory and its parents (a parent that is a file
+ * would leave the program untraced with a warning and exit 0) */
+static int make_dirs(const char *path)
+{
+	char p[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(p)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(p, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != 0)
+			continue;
+		p[i] = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			return -1;
+		p[i] = i < n ? '/' : 0;
+	}
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
 static const char usage_text[] =
 	"usage: trace-run [-hnF] [-l layers] [-o dir] [-s sink] [-x exclude] -- command [arg ...]\n";
 
@@ -280,6 +327,7 @@ int main(int argc, char **argv)
 			set("TANGRAM_FLUSH", "always");
 			break;
 		case 'l':
+			check_layers(optarg);
 			set("TANGRAM_LAYERS", optarg);
 			break;
 		case 'n':
@@ -317,6 +365,8 @@ int main(int argc, char **argv)
 	if (!sink && stat(absdir, &st) == 0 && !S_ISDIR(st.st_mode))
 		errx(TG_EXIT_ERROR, "cannot write the trace to '%s': %s", dir,
 		     strerror(ENOTDIR));
+	if (!sink && make_dirs(absdir) < 0)
+		errx(TG_EXIT_ERROR, "cannot write the trace to '%s': %s", dir, strerror(errno));
 	set("TANGRAM_DIR", absdir);
 	if (sink) {
 		set("TANGRAM_SINK", sink);
