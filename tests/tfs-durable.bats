@@ -103,6 +103,44 @@ wait_gone() {
 	[ -z "$(ls srv/clients)" ]
 }
 
+@test "server kill -9 before the close of session and commit writes: the client keeps them, the next server stages them out (they were deleted)" {
+	head -c 300000 /dev/urandom | base64 -w 0 | head -c 300000 > src
+	for model in session commit; do
+		rm -rf srv bb/* pfs/* written go
+		mkdir -p bb pfs
+		start
+		mkfifo go
+		# the shell writes (no process of its own for the bytes),
+		# fsyncs, waits, then closes after the server died
+		LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=$model bash -c '
+			exec 3> /tfs-test/f
+			v=$(cat src)
+			printf "%s" "$v" >&3
+			: > written
+			read -r x < go
+			exec 3>&-
+			exit 0' 2> client.err 3>&- &
+		local c=$!
+		for _ in $(seq 200); do [ -e written ] && break; sleep 0.05; done
+		[ -e written ]
+		kill -9 "$SERVER_PID"
+		wait "$SERVER_PID" || true
+		echo > go
+		wait_gone "$c" 5
+		wait "$c" || true
+		# the buffer and its note are kept
+		run -0 ls bb
+		[[ "$output" == tfs-bb-1-* ]] || { echo "$model: bb: $output"; false; }
+		run -0 grep -c ' f$' srv/clients/*
+		[ -z "$(ls pfs)" ]
+		start
+		grep -q 'did not stage out f: staged out 300000 bytes' srv.log
+		cmp src pfs/f
+		tfs-server --stop srv
+		wait "$SERVER_PID"
+	done
+}
+
 @test "server kill -9: tfs-server --recover stages out what the clients kept, once" {
 	start
 	"$B/prim" open:a pwrite:0:hello attachfile touch:r wait:k pwrite:5:world attachfile \

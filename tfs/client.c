@@ -2948,6 +2948,13 @@ int tfs_finalize(void)
 	rc = tfsi_lock_finalize();
 	if (stage_all() < 0)
 		rc = keep = -1;
+	/* a lost server: nothing is known to be anyone else's, and writes
+	 * whose close could not attach them (session, commit) are not
+	 * attached, so none was staged: every buffer is kept (DURABILITY) */
+	pthread_mutex_lock(&C.lock);
+	if (C.dead)
+		keep = -1;
+	pthread_mutex_unlock(&C.lock);
 	/* The listener goes first, without C.lock: its thread may be serving
 	 * the server's own stage-out request (which takes C.lock, and finds
 	 * nothing left to do), and closing it waits for that thread. */
