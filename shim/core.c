@@ -49,6 +49,7 @@ static _Atomic uint64_t unsafe_calls;	/* tg_count_unsafe */
 
 /* The sink. */
 static pthread_mutex_t sink_mu = PTHREAD_MUTEX_INITIALIZER;
+static void launch_run(void);
 static int sink_fd = -1;
 static int sink_is_pipe;
 static int sink_may_break;	/* a pipe, fifo or socket: writes may raise SIGPIPE */
@@ -480,6 +481,7 @@ static void do_init(void)
 	if (!s || !*s)
 		s = "tangram-trace";
 	tg_path_prep(trace_dir, s, AT_FDCWD, &(int){ 0 });
+	launch_run();
 	if (pthread_key_create(&thread_key, thread_gone) != 0) {
 		tg_state = 2;
 		return;
@@ -617,6 +619,130 @@ static void run_suffix(char *out, size_t cap)
 		snprintf(out, cap, ".run%u", my_run);
 	else if (cap)
 		out[0] = 0;
+}
+
+/* ---- which run a launch is ------------------------------------------- */
+
+/* The run a stream file named @name belongs to (rank-R.rec, pid-P.rec,
+ * pid-P.N.rec: 1; with .runK before .rec: K), 0 if it is not a stream's. */
+static unsigned long name_run(const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	if ((strncmp(name, "rank-", 5) != 0 && strncmp(name, "pid-", 4) != 0) ||
+	    n < 4 || strcmp(name + n - 4, ".rec") != 0)
+		return 0;
+	for (p = name + n - 4; p > name && p[-1] >= '0' && p[-1] <= '9'; p--)
+		;
+	if (p < name + n - 4 && p - name >= 4 && strncmp(p - 4, ".run", 4) == 0 && *p != '0')
+		return strtoul(p, NULL, 10);
+	return 1;
+}
+
+/* When process @pid started, CLOCK_REALTIME ns rounded down to the clock
+ * tick, 0 if unknown (field 22 of /proc/PID/stat, ticks since boot). */
+static uint64_t started_at(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	struct timespec rt, bt;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK), n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || hz <= 0)
+		return 0;
+	n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	if (!(p = strrchr(buf, ')')))	/* the command may hold anything */
+		return 0;
+	for (field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 ||
+	    clock_gettime(CLOCK_REALTIME, &rt) < 0 || clock_gettime(CLOCK_BOOTTIME, &bt) < 0)
+		return 0;
+	return (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec -
+	       ((uint64_t)bt.tv_sec * 1000000000u + (uint64_t)bt.tv_nsec) +
+	       ticks * (1000000000u / (uint64_t)hz);
+}
+
+/* The clock base in the header of stream @path, 0 if it cannot be read
+ * or the stream is not an MPI rank's. */
+static uint64_t stream_clock_base(const char *path)
+{
+	unsigned char h[256];
+	const unsigned char *p, *end;
+	uint64_t v[3];
+	long n;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC), i;
+
+	if (fd < 0)
+		return 0;
+	n = syscall(SYS_pread64, fd, h, sizeof(h), (off_t)0);
+	syscall(SYS_close, fd);
+	if (n < 32 || memcmp(h, TG_REC_MAGIC, TG_REC_MAGIC_LEN) != 0 ||
+	    (int32_t)tg_get_le32(h + TG_REC_RANK_OFFSET) < 0)
+		return 0;
+	/* pid, ppid, clock base: varints after the fixed fields */
+	p = h + ((h[8] | h[9] << 8) >= 2 ? 28 : 24);
+	end = h + n;
+	for (i = 0; i < 3; i++)
+		if (tg_get_uvar(&p, end, &v[i]) < 0)
+			return 0;
+	return v[2];
+}
+
+/*
+ * Under trace-run (TANGRAM_RUN_AUTO), a rank of a parallel launch takes
+ * the run after the last one whose ranks' streams are in the directory
+ * from before its launch, and at least the one it was given: a job
+ * script's second mpirun under one trace-run is run 2, not run 1 again
+ * (whose streams it replaced, rank by rank).  The launch's ranks agree:
+ * every rank of an earlier launch started before this launch's agent on
+ * this node (the rank's parent) did, every rank of this one after.  Two
+ * launches at once may take one run; verify-io then says so.
+ */
+static void launch_run(void)
+{
+	static const char *const vars[] = { "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK" };
+	char name[TG_PATH_MAX + 300], buf[8192];
+	const char *s = getenv("TANGRAM_RUN_AUTO");
+	unsigned long last = 0, k;
+	uint64_t since;
+	long n, at;
+	size_t i;
+	int fd, rank = -1;
+
+	if (!s || !*s || strcmp(s, "0") == 0 || sink_spec[0])
+		return;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && rank < 0; i++)
+		if ((s = getenv(vars[i])) && *s >= '0' && *s <= '9')
+			rank = atoi(s);
+	if (rank < 0 || !(since = started_at(getppid())))
+		return;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, trace_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (at = 0; at < n; at += ((struct dirent64 *)(buf + at))->d_reclen) {
+			const char *e = ((struct dirent64 *)(buf + at))->d_name;
+			uint64_t base;
+			if ((k = name_run(e)) <= last || k >= 1000000 ||
+			    strncmp(e, "rank-", 5) != 0 ||
+			    (size_t)snprintf(name, sizeof(name), "%s/%s", trace_dir, e) >= sizeof(name))
+				continue;
+			base = stream_clock_base(name);
+			if (base && base < since)
+				last = k;	/* an earlier launch's */
+		}
+	syscall(SYS_close, fd);
+	if (last + 1 > my_run)
+		my_run = (unsigned)(last + 1);
 }
 
 static int mkdirs(char *path)
@@ -1541,7 +1667,11 @@ void tg_set_rank(int rank, int world)
 			char name[TG_PATH_MAX], run[24];
 			run_suffix(run, sizeof(run));
 			snprintf(name, sizeof(name), "%s/rank-%d%s.rec", trace_dir, rank, run);
-			if (syscall(SYS_rename, sink_name, name) == 0)
+			/* never over another process's stream: it keeps its
+			 * pid's name then (RENAME_NOREPLACE) */
+			if (syscall(SYS_renameat2, AT_FDCWD, sink_name, AT_FDCWD, name,
+				    RENAME_NOREPLACE) == 0 ||
+			    (errno == EINVAL && syscall(SYS_rename, sink_name, name) == 0))
 				snprintf(sink_name, sizeof(sink_name), "%s", name);
 		}
 	}

@@ -193,3 +193,28 @@ untimed() {
 	run -0 ls u
 	[ "$output" = "$(for r in 0 1 2 3; do printf 'rank-%s.rec\nrank-%s.run2.rec\nrank-%s.run3.rec\n' $r $r $r; done)" ]
 }
+
+@test "one trace-run of a job script with two mpiruns: the second launch is run 2 (it replaced run 1's streams), judged with the first; two launches at once: one line, exit 2" {
+	# (a background job's launch is not told apart from a sequential one)
+	timeout 120 trace-run -o j -- bash -c '
+		mpirun.mpich -n 2 "$1" write ckpt
+		mpirun.mpich -n 3 "$1" read ckpt' - "$W/restart" > /dev/null
+	run -0 ls j
+	[[ $output == *$'rank-0.rec\nrank-0.run2.rec\nrank-1.rec\nrank-1.run2.rec\nrank-2.run2.rec'* ]]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" j
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	# the read-back pairs between the runs are there, ordered
+	run -0 trace-decode j/rank-0.rec j/rank-0.run2.rec j/rank-1.rec j/rank-1.run2.rec j/rank-2.run2.rec
+	grep -q $'^#run\trun=2\tfirst=2\tworld=3' <<<"$output"
+	timeout 120 trace-run -o k -- bash -c '
+		mpirun.mpich -n 2 "$1" write ck1 &
+		mpirun.mpich -n 2 "$1" write ck2 &
+		wait' - "$W/restart" > /dev/null
+	# every rank's stream is kept (the later rename replaced the earlier)
+	[ "$(for f in k/*.rec; do trace-decode "$f" | grep -c $'^#rank\t'; done | awk '{ s += $1 } END { print s }')" -eq 4 ]
+	if [ "$(ls k | grep -c '^rank-0')" -eq 1 ]; then
+		# both launches took run 1: the second keeps its pids' names
+		run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" k
+		[[ $stderr == "verify-io: rank "*" of run 1 is two processes (pids "*"): two launches at once into one trace directory; trace each into its own (trace-run -o)" ]]
+	fi
+}

@@ -208,10 +208,11 @@ env_value() {
 	[ "$(env_value TANGRAM_EXCLUDE)" = /x ]
 }
 
-@test "no options: only TANGRAM_DIR and LD_PRELOAD are set" {
+@test "no options: only TANGRAM_DIR, TANGRAM_RUN_AUTO and LD_PRELOAD are set" {
 	run -0 --separate-stderr env -u LD_PRELOAD trace-run -- env
-	printf '%s\n' "$output" | grep '^TANGRAM_' > got || true
-	[ "$(cat got)" = "TANGRAM_DIR=$T/tangram-trace" ]
+	printf '%s\n' "$output" | grep '^TANGRAM_' | sort > got || true
+	[ "$(cat got)" = "TANGRAM_DIR=$T/tangram-trace
+TANGRAM_RUN_AUTO=1" ]
 }
 
 @test "-l stdio: the command's trace has no posix record" {

@@ -380,6 +380,9 @@ int main(int argc, char **argv)
 			set("TANGRAM_RUN", run);
 		else if (unsetenv("TANGRAM_RUN") < 0)
 			err(TG_EXIT_ERROR, "unsetenv TANGRAM_RUN");
+		/* a launch after the first inside the command (a job script's
+		 * second mpirun) takes the next run (libtangram(7)) */
+		set("TANGRAM_RUN_AUTO", "1");
 	}
 	pre = getenv("LD_PRELOAD");
 	if (asprintf(&preload, "%s%s%s", lib, pre && *pre ? ":" : "",
