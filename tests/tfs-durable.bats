@@ -197,6 +197,151 @@ wait_gone() {
 	[ -z "$(ls srv/clients)" ]
 }
 
+@test "a file another live process made keeps its creator's mode: a later O_CREAT open (a shell's >>) neither widens it nor reads what the mode forbids" {
+	start
+	mkfifo goA goB
+	# A makes a private file and stays; B opens it for appending (0666
+	# under umask 022) before A has staged it out
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session bash -c '
+		umask 077
+		printf private > /tfs-test/p
+		: > a.done
+		read -r x < goA' 3>&- &
+	local a=$!
+	for _ in $(seq 200); do [ -e a.done ] && break; sleep 0.05; done
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session bash -c '
+		umask 022
+		exec 3>> /tfs-test/p
+		: > b.open
+		read -r x < goB
+		printf more >&3
+		exec 3>&-' 3>&- &
+	local b=$!
+	for _ in $(seq 200); do [ -e b.open ] && break; sleep 0.05; done
+	echo > goA
+	wait "$a"
+	[ "$(stat -c %a pfs/p)" = 600 ]
+	echo > goB
+	wait "$b"
+	# (it was 644, A's bytes with it, when B staged out after A)
+	[ "$(stat -c %a pfs/p)" = 600 ]
+	[ "$(cat pfs/p)" = privatemore ]
+	tfs-server --stop srv
+	wait "$SERVER_PID"
+	# as another user, the bits are checked at open, as open(2) does, also
+	# while the file is only in a live creator's burst buffer
+	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || return 0
+	local d
+	d=$(mktemp -d /tmp/tfs-mode.XXXXXX)
+	chmod 755 "$d"
+	mkdir "$d/bb" "$d/pfs"
+	chown -R nobody "$d"
+	run -0 setpriv --reuid=nobody --regid=nogroup --clear-groups env -u LD_PRELOAD \
+		TFS_BB_DIR="$d/bb" TFS_PFS_DIR="$d/pfs" TFS_SERVER="$d/srv/server" \
+		PRELOAD="$PRELOAD" PATH="$PATH" bash -c '
+		cd "$0"
+		tfs-server -d srv 2> srv.log 3>&- &
+		s=$!
+		for _ in $(seq 100); do [ -s srv/server ] && break; sleep 0.05; done
+		mkfifo go
+		LD_PRELOAD=$PRELOAD python3 -c "
+import os
+fd = os.open(\"/tfs-test/wo\", os.O_CREAT | os.O_WRONLY, 0o200); os.write(fd, b\"secret\"); os.close(fd)
+open(\"made\", \"w\").close(); open(\"go\").read()" 3>&- &
+		a=$!
+		for _ in $(seq 200); do [ -e made ] && break; sleep 0.05; done
+		LD_PRELOAD=$PRELOAD python3 -c "
+import os
+for p, m in ((\"/tfs-test/wo\", os.O_RDONLY), (\"/tfs-test/wo\", os.O_RDWR)):
+    try:
+        os.open(p, m); print(\"opened\")
+    except OSError as e:
+        print(e.strerror)"
+		echo > go
+		wait $a
+		LD_PRELOAD=$PRELOAD python3 -c "
+import os
+try:
+    os.open(\"/tfs-test/wo\", os.O_RDONLY); print(\"opened\")
+except OSError as e:
+    print(e.strerror)"
+		tfs-server --stop srv
+		wait $s' "$d"
+	rm -rf "$d"
+	# (opened, opened, opened before: the bits were not checked)
+	[ "$output" = $'Permission denied\nPermission denied\nPermission denied' ]
+}
+
+@test "a file made longer (truncate -s, ftruncate past its end) is that long after stage-out, under every model; a tail cut and grown again too" {
+	start
+	# the same program on a plain directory, for the bytes
+	mkdir plain
+	local prog='import os, sys
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)
+os.pwrite(fd, b"x", 100000); os.ftruncate(fd, 60000); os.ftruncate(fd, 70000)
+os.pwrite(fd, b"abc", 0); os.close(fd)'
+	python3 -c "$prog" plain/h
+	for m in posix commit session; do
+		LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=$m truncate -s 5000 /tfs-test/t.$m
+		LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=$m python3 -c "$prog" /tfs-test/h.$m
+	done
+	tfs-server --stop srv
+	wait "$SERVER_PID"
+	for m in posix commit session; do
+		# (0 bytes and 50,001 before: stage-out copied only what was written)
+		[ "$(stat -c %s pfs/t.$m)" = 5000 ] || { echo "$m: $(stat -c %s pfs/t.$m)"; false; }
+		cmp plain/h pfs/h.$m
+	done
+}
+
+@test "CPython's subprocess (vfork): a child that closes the descriptors not passed leaves the parent's open, one given as stdout is written through" {
+	start
+	local prog='import os, subprocess, sys
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+os.write(fd, b"before\n")
+subprocess.run(["true"], check=True)
+subprocess.run(["echo", "child"], stdout=fd, check=True)
+os.write(fd, b"after\n")
+os.close(fd)'
+	mkdir plain
+	python3 -c "$prog" plain/f
+	for m in posix session; do
+		LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=$m python3 -c "$prog" /tfs-test/f.$m
+	done
+	tfs-server --stop srv
+	wait "$SERVER_PID"
+	for m in posix session; do
+		# (EBADF on "after" before: the vfork child's close took the
+		# parent's descriptor out of the parent's table)
+		cmp plain/f pfs/f.$m
+	done
+}
+
+@test "TFS_PFS_DIR gone before a client's stage-out: its file is kept, --stop says so and exits 2, --recover stages it out once the directory is back" {
+	start
+	head -c 75000 /dev/urandom | base64 -w 0 > src
+	mkfifo go
+	# the shell itself writes (a cat would stage out at its own end)
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session bash -c '
+		exec 3> /tfs-test/f
+		v=$(cat src)
+		printf "%s" "$v" >&3
+		: > written
+		read -r x < go' 3>&- &
+	local c=$!
+	for _ in $(seq 200); do [ -e written ] && break; sleep 0.05; done
+	rm -rf pfs
+	echo > go
+	wait "$c"
+	# (exit 0 before, while it printed "(kept)")
+	run -2 tfs-server --stop srv
+	[[ $output == *"cannot be staged out"*"(kept)"* ]]
+	wait "$SERVER_PID" || true
+	mkdir pfs
+	run -0 tfs-server --recover srv
+	cmp src pfs/f
+}
+
 @test "stage-out keeps the mode open(2) gave, under the program's umask" {
 	start
 	export LD_PRELOAD=$PRELOAD

@@ -711,11 +711,13 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	struct tfs_rd rd;
 	struct stat st;
 	uint64_t fid, eof, pfs = UINT64_MAX;
+	uint32_t wire, cmode = 0, smode, created;
 	struct pw *pv = NULL;
 	uint32_t np = 0;
 	void *mem;
 
-	if (!pathname || (flags & ~(TFS_OPEN_KNOWN | TFS_O_POSIX))) {
+	if (!pathname || (flags & ~(TFS_O_CREAT | TFS_O_EXCL | TFS_O_TRUNC | TFS_O_POSIX |
+				    TFS_O_READ | TFS_O_WRITE))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -728,11 +730,27 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 			return NULL;
 		}
 		pfs = (uint64_t)st.st_size;
+		/* a backed file: its bits, as the kernel checks them */
+		if ((flags & (TFS_O_READ | TFS_O_WRITE)) &&
+		    faccessat(AT_FDCWD, pp, ((flags & TFS_O_READ) ? R_OK : 0) |
+				  ((flags & TFS_O_WRITE) ? W_OK : 0), AT_EACCESS) < 0)
+			return NULL;
 	}
+	if ((flags & TFS_O_CREAT) && mode != TFS_MODE_DEFAULT)
+		cmode = mode & 07777 & ~cur_umask();
+	/* TFS_O_POSIX is this process's; the others go on the wire */
+	wire = flags & (TFS_OPEN_CREAT | TFS_OPEN_EXCL | TFS_OPEN_TRUNC);
+	if (flags & TFS_O_READ)
+		wire |= TFS_OPEN_READ;
+	if (flags & TFS_O_WRITE)
+		wire |= TFS_OPEN_WRITE;
+	if (geteuid() == 0)
+		wire |= TFS_OPEN_ROOT;
 	tfs_buf_init(&b);
-	tfs_buf_u32(&b, flags & TFS_OPEN_KNOWN);	/* TFS_O_POSIX is this process's */
+	tfs_buf_u32(&b, wire);
 	tfs_buf_u64(&b, pfs);
 	tfs_buf_str(&b, path);
+	tfs_buf_u32(&b, cmode);
 	if (call(TFS_MSG_OPEN, &b, &mem, &rd) < 0) {
 		tfs_buf_release(&b);
 		return NULL;
@@ -740,6 +758,8 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	tfs_buf_release(&b);
 	fid = tfs_rd_u64(&rd);
 	eof = tfs_rd_u64(&rd);
+	smode = tfs_rd_u32(&rd);
+	created = tfs_rd_u32(&rd);
 	if ((flags & TFS_O_TRUNC) && pw_parse(&rd, &pv, &np) < 0) {
 		free(mem);
 		return NULL;
@@ -772,12 +792,15 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	f->refs++;
 	pthread_mutex_unlock(&C.lock);
 	pthread_mutex_lock(&f->lock);
-	/* open(2) gives a mode only to a file it creates: one the backing
-	 * directory does not have yet */
-	if ((flags & TFS_O_CREAT) && pfs == UINT64_MAX) {
-		if (mode != TFS_MODE_DEFAULT)
-			f->mode = mode & 07777 & ~cur_umask();
+	/* open(2) gives a mode only to a file it creates: one neither the
+	 * server nor the backing directory has yet; an open that finds it
+	 * learns the creator's, which stage-out keeps whoever does it */
+	if (created) {
+		if (cmode)
+			f->mode = cmode;
 		f->created = 1;
+	} else if (smode && !f->mode) {
+		f->mode = smode;
 	}
 	if (flags & TFS_O_TRUNC)
 		tfs_itree_release(&f->tree);
@@ -875,6 +898,27 @@ static int make_empty(struct lfile *f)
 	tfs_fd_close(fd);
 	f->created = 0;
 	return 0;
+}
+
+/* The backing file of @f at least @length long (made, with its mode, when
+ * it does not exist): the end a truncation gave.  Returns 0 or -1. */
+static int backing_extend(struct lfile *f, uint64_t length)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int fd, rc = 0;
+
+	if (pfs_path(f->path, p, sizeof(p)) < 0)
+		return -1;
+	mkparents(p);
+	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, f->mode ? f->mode : 0644));
+	if (fd < 0)
+		return -1;
+	if ((f->mode && fchmod(fd, f->mode) < 0) || fstat(fd, &st) < 0 ||
+	    ((uint64_t)st.st_size < length && ftruncate(fd, (off_t)length) < 0))
+		rc = -1;
+	tfs_fd_close(fd);
+	return rc;
 }
 
 static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole);
@@ -2789,9 +2833,14 @@ int tfs_truncate(tfs_file_t *file, size_t length)
 	if (f->dend > length)
 		f->dend = length;
 	pthread_mutex_unlock(&f->lock);
-	if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
-	    (uint64_t)st.st_size > length && truncate(p, (off_t)length) < 0)
-		return -1;
+	if (pfs_path(f->path, p, sizeof(p)) < 0)
+		return 0;
+	if (stat(p, &st) == 0 && (uint64_t)st.st_size > length)
+		return truncate(p, (off_t)length);
+	/* a file made longer ends there at stage-out too, where nobody
+	 * wrote: stage-out copies only the bytes written */
+	if ((stat(p, &st) == 0 && (uint64_t)st.st_size < length) || (errno == ENOENT && length))
+		return backing_extend(f, length);
 	return 0;
 }
 

@@ -38,6 +38,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/close_range.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -753,6 +755,11 @@ int mount_openfd_mode(const char *rel, int flags, mode_t mode, const char *orig)
 		tf |= TFS_O_EXCL;
 	if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY)
 		tf |= TFS_O_TRUNC;
+	/* the file's permission bits, as open(2) checks them */
+	if ((flags & O_ACCMODE) != O_WRONLY)
+		tf |= TFS_O_READ;
+	if ((flags & O_ACCMODE) != O_RDONLY)
+		tf |= TFS_O_WRITE;
 	in_tfs++;
 	client_start();
 	h = tfs_open_mode(rel, tf, (unsigned)mode);
@@ -856,6 +863,60 @@ static void fork_child(void)
 			pthread_mutex_init(&o->lock, NULL);
 		}
 	}
+}
+
+/*
+ * close_range(2) and closefrom(3): a program closing every descriptor but
+ * a few (CPython's subprocess in its child before exec, daemons) closes a
+ * TangramFS descriptor as close() does, and leaves the library's own: the
+ * offsets' memory file, which an exec'd program needs to share the
+ * offsets with its parent (a child's "echo > fd" landed where the parent
+ * wrote next), and the client's connections and buffers.
+ */
+static int keep_fd(unsigned fd)
+{
+	return fd < INT_MAX && ((int)fd == offs_fd || tfs_fd_owned((int)fd));
+}
+
+EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	unsigned int fd, top, from;
+	long rc = 0;
+
+	if (in_tfs || first > last)
+		return (int)syscall(SYS_close_range, first, last, flags);
+	if (!(flags & CLOSE_RANGE_CLOEXEC)) {
+		top = (unsigned)atomic_load(&fdtop);
+		for (fd = first; fd <= last && fd < top; fd++)
+			if (ofd_get((int)fd))
+				close((int)fd);
+	}
+	/* the kernel's close_range over the rest, around what is kept */
+	top = last < 65536 ? last : 65535;
+	for (from = fd = first; fd <= top && rc == 0; fd++)
+		if (keep_fd(fd)) {
+			if (fd > from)
+				rc = syscall(SYS_close_range, from, fd - 1, flags);
+			from = fd + 1;
+		}
+	if (rc == 0 && from <= last)
+		rc = syscall(SYS_close_range, from, last, flags);
+	return (int)rc;
+}
+
+EXPORT void closefrom(int lowfd)
+{
+	close_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U, 0);
+}
+
+/* vfork(2) is fork(2) here, which POSIX allows: a vfork child runs in its
+ * parent's memory, where its close() of a TangramFS descriptor (CPython's
+ * subprocess closes every descriptor not in pass_fds so) or its dup2()
+ * onto standard output would change the parent's table, and no fork
+ * handler runs for it.  A forked child has a table of its own. */
+EXPORT pid_t vfork(void)
+{
+	return fork();
 }
 
 /* Every TangramFS descriptor still open at exit is closed, as exit(2)

@@ -281,6 +281,11 @@ int tfs_fd_close(int fd)
 	return close(fd);
 }
 
+int tfs_fd_owned(int fd)
+{
+	return fd >= 0 && fd < FD_BITS && (atomic_load(&FD_WORD(fd)) & FD_BIT(fd)) != 0;
+}
+
 void tfs_fds_forget(void)
 {
 	for (int fd = 0; fd < FD_BITS; fd++)

@@ -62,7 +62,12 @@ enum tfs_msg_type {
 #define TFS_OPEN_CREAT	1u
 #define TFS_OPEN_EXCL	2u
 #define TFS_OPEN_TRUNC	4u
-#define TFS_OPEN_KNOWN	7u
+/* the opener reads, writes: checked against the creator's mode (a file
+ * only in burst buffers; the client checks a backed one itself) */
+#define TFS_OPEN_READ	8u
+#define TFS_OPEN_WRITE	16u
+#define TFS_OPEN_ROOT	32u	/* the opener is root: no check */
+#define TFS_OPEN_KNOWN	63u
 
 /* The decoded frame header. */
 struct tfs_hdr {
@@ -138,6 +143,9 @@ int tfs_fd_base(void);
 
 /* Close a descriptor tfs_fd_high() returned. */
 int tfs_fd_close(int fd);
+
+/* Whether @fd is one tfs_fd_high() returned and is still open. */
+int tfs_fd_owned(int fd);
 
 /* In a child forked from a process of ours: close every descriptor
  * tfs_fd_high() returned and tfs_fd_close() has not closed (the parent's

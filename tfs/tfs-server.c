@@ -115,6 +115,8 @@ struct sfile {
 	struct waiter *wait;	/* under lock: the FIFO of waiters */
 	uint64_t eof;
 	char *path;
+	uint32_t mode;		/* the creating open's mode; 0: the default or
+				 * the backing file's */
 	int unlinked;
 	uint64_t stager;	/* the client staging it out (STAGE), 0: none */
 	struct tfs_itree tree;
@@ -796,7 +798,7 @@ static int do_hello(struct ctx *c)
 
 static int do_open(struct ctx *c)
 {
-	uint32_t flags = tfs_rd_u32(&c->rd);
+	uint32_t flags = tfs_rd_u32(&c->rd), mode, need = 0, created = 0;
 	uint64_t pfs = tfs_rd_u64(&c->rd), eof;
 	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
 	struct sfile *f;
@@ -805,8 +807,13 @@ static int do_open(struct ctx *c)
 	int rc = 0;
 
 	tfs_rd_str(&c->rd, raw, sizeof(raw));
-	if (!tfs_rd_done(&c->rd) || (flags & ~TFS_OPEN_KNOWN))
+	mode = tfs_rd_u32(&c->rd);
+	if (!tfs_rd_done(&c->rd) || (flags & ~TFS_OPEN_KNOWN) || (mode & ~07777u))
 		return bad(c, "bad body");
+	if (flags & TFS_OPEN_READ)
+		need |= 0400;
+	if (flags & TFS_OPEN_WRITE)
+		need |= 0200;
 	if (tfs_path_norm(raw, path, sizeof(path)) < 0) {
 		if (errno == EACCES)
 			logmsg("client %llu: path '%s' escapes the mount, refused",
@@ -819,8 +826,18 @@ static int do_open(struct ctx *c)
 		rc = ENOENT;
 	else if ((f || pfs != UINT64_MAX) && (flags & TFS_OPEN_CREAT) && (flags & TFS_OPEN_EXCL))
 		rc = EEXIST;
-	else if (!f && !(f = file_lookup(path, 1, pfs == UINT64_MAX ? 0 : pfs)))
-		rc = ENOMEM;
+	else if (!f) {
+		/* made by this open when not backed: every later opener
+		 * learns its mode, whoever stages it out keeps it */
+		created = pfs == UINT64_MAX;
+		if (!(f = file_lookup(path, 1, created ? 0 : pfs)))
+			rc = ENOMEM;
+		else if (created)
+			f->mode = mode;	/* 0: the default, 0644 */
+	} else if (pfs == UINT64_MAX && f->mode && !(flags & TFS_OPEN_ROOT) &&
+		   (f->mode & need) != need) {
+		rc = EACCES;	/* as the backing file's bits will say */
+	}
 	pthread_mutex_unlock(&S.lock);
 	if (rc)
 		return rc;
@@ -840,6 +857,8 @@ static int do_open(struct ctx *c)
 		return rc;
 	tfs_buf_u64(&c->out, f->fid);
 	tfs_buf_u64(&c->out, eof);
+	tfs_buf_u32(&c->out, f->mode);
+	tfs_buf_u32(&c->out, created);
 	if (flags & TFS_OPEN_TRUNC)
 		pend_put(&c->out, pv, np);
 	return 0;
@@ -1863,7 +1882,10 @@ int main(int argc, char **argv)
 	} while (sig == SIGPIPE);
 
 	failed = stage_out();
-	tfs_recover(dir, say_log, &S.report);
+	/* a file kept for another try fails the stop as a client's failed
+	 * stage-out does (it was exit 0, while the report said "kept") */
+	if (tfs_recover(dir, say_log, &S.report))
+		failed = 1;
 	pthread_mutex_lock(&S.lock);
 	for (size_t i = 0; i < S.nnodes; i++)
 		logmsg("node %u: alpha %llu beta %llu gamma %llu", S.nodes[i].node,

@@ -196,6 +196,13 @@ int tfs_lock_stats(uint64_t counts[3]);
  * asks about the file has it attach first.  tfs_close attaches the
  * handle's writes instead of discarding them. */
 #define TFS_O_POSIX 8u
+/* Check the access as open(2) would, for reading and for writing: a file
+ * that exists and whose permission bits do not allow it gives EACCES (the
+ * backing file's bits, or those the creating open gave while it is only
+ * in burst buffers; root passes).  libtfs-posix.so sets them from the
+ * open's access mode. */
+#define TFS_O_READ 16u
+#define TFS_O_WRITE 32u
 
 /* Connect to the server named by TFS_SERVER (done by the first call that
  * needs it).  Returns 0 or -1. */
@@ -210,9 +217,11 @@ int tfs_finalize(void);
  * server nor TFS_PFS_DIR knows gives ENOENT. */
 tfs_file_t *tfs_open_flags(const char *pathname, unsigned flags);
 
-/* tfs_open_flags, and when this open creates the file (TFS_PFS_DIR does
- * not have it) stage-out gives it @mode less the process's umask, as
- * open(2) would; TFS_MODE_DEFAULT: 0644 (tfs_open, tfs_open_flags). */
+/* tfs_open_flags, and when this open creates the file (neither the server
+ * nor TFS_PFS_DIR has it) stage-out gives it @mode less the process's
+ * umask, as open(2) would, whoever stages it out; TFS_MODE_DEFAULT: 0644
+ * (tfs_open, tfs_open_flags).  An open that finds the file leaves its
+ * mode as the creator gave it. */
 #define TFS_MODE_DEFAULT (~0u)
 tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode);
 
