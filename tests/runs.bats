@@ -218,3 +218,22 @@ untimed() {
 		[[ $stderr == "verify-io: rank "*" of run 1 is two processes (pids "*"): two launches at once into one trace directory; trace each into its own (trace-run -o)" ]]
 	fi
 }
+
+@test "hb-build: two runs at once (their ranks' MPI calls overlap in time) are not ordered; one after the other, and on rebuilt times, they are" {
+	# the second run's times moved back to start with the first's
+	awk -F'\t' -v OFS='\t' '
+		NR == FNR { if ($0 !~ /^#/ && $1 >= 2 && (d == "" || $4 < d)) d = $4; next }
+		FNR == 1 { d -= 0.000001 }
+		$0 !~ /^#/ && $1 >= 2 { $4 -= d; $5 -= d }
+		{ print }' "$W/text" "$W/text" > atonce
+	run -0 hb-build --stats atonce
+	run -1 grep -q $'^edges.run\t[1-9]' <<<"$output"
+	# the cross-run pairs are then unordered: the writes and reads race
+	hb-build atonce > atonce.hb
+	overlap-find atonce > atonce.pairs
+	run -1 --separate-stderr conflict-check --hb atonce.hb --fail-on-unsynchronized atonce.pairs
+	# rebuilt times (#timing) are no order of launches: ordered as given
+	{ printf '#timing\tmode=aggregate\n'; cat atonce; } > rebuilt
+	run -0 hb-build --stats rebuilt
+	grep -qx $'edges.run\t5' <<<"$output"
+}

@@ -1005,6 +1005,15 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		r->lastseq = seq;
 	mpi = (len[6] == 3 && memcmp(col[6], "mpi", 3) == 0) ||
 	      (len[6] == 5 && memcmp(col[6], "mpiio", 5) == 0);
+	/* the span of its MPI calls, MPI_Init's too: whether runs overlap */
+	if (mpi && (b->keep_times ||
+		    (ptime(col[3], len[3], &t0) == 0 && ptime(col[4], len[4], &t1) == 0))) {
+		if (!r->mtset || t0 < r->mt0)
+			r->mt0 = t0;
+		if (!r->mtset || t1 > r->mt1)
+			r->mt1 = t1;
+		r->mtset = 1;
+	}
 	if (depth > 0) {
 		/* parent= is the last field, or at least one of them */
 		const char *t = end;

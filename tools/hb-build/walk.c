@@ -1236,24 +1236,61 @@ static uint32_t extra(struct hbb *b, uint16_t func, uint16_t kind)
 	return (uint32_t)(b->nnodes + b->xfunc.n - 1);
 }
 
+/* The rank state of global rank @r, or NULL. */
+static struct rst *rank_st(struct hbb *b, int64_t r)
+{
+	return r >= 0 && (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
+		b->st.v[b->rankst.v[r]] : NULL;
+}
+
+/* Whether run @j ended before run @k began, by the times of their ranks'
+ * MPI calls: two launches at once (background jobs of a script) are not
+ * one after the other.  On rebuilt times (#timing), and where a run has no
+ * timed call, they are taken to be. */
+static int run_before(struct hbb *b, size_t j, size_t k)
+{
+	const struct hrun *a = &b->runs.v[j], *c = &b->runs.v[k];
+	int64_t end = INT64_MIN, start = INT64_MAX, r;
+	struct rst *st;
+
+	if (b->notimes)
+		return 1;
+	for (r = a->first; r < a->first + a->world; r++)
+		if ((st = rank_st(b, r)) && st->mtset && st->mt1 > end)
+			end = st->mt1;
+	for (r = c->first; r < c->first + c->world; r++)
+		if ((st = rank_st(b, r)) && st->mtset && st->mt0 < start)
+			start = st->mt0;
+	return end == INT64_MIN || start == INT64_MAX || end <= start;
+}
+
+/* Every rank's end of a run before every rank's start of each later run
+ * that began after it ended, through one extra node per later run. */
 void hb_link_runs(struct hbb *b)
 {
-	size_t k;
+	size_t j, k;
 	int64_t r;
 
-	for (k = 0; k + 1 < b->runs.n; k++) {
-		const struct hrun *a = &b->runs.v[k], *c = &b->runs.v[k + 1];
-		uint32_t x = extra(b, 0, TG_HBX_RUN);
-		for (r = a->first; r < c->first + c->world; r++) {
-			struct rst *st = (size_t)r < b->rankst.n && b->rankst.v[r] >= 0 ?
-				b->st.v[b->rankst.v[r]] : NULL;
-			if (!st || !st->records || st->run < 0)
-				continue;
-			if ((size_t)st->run == k && st->post)
-				edge(b, (uint32_t)(st->first_node + st->nnodes - 1), x, TG_HBE_RUN);
-			else if ((size_t)st->run == k + 1 && st->nnodes)
-				edge(b, x, (uint32_t)st->first_node, TG_HBE_RUN);
+	for (k = 1; k < b->runs.n; k++) {
+		const struct hrun *c = &b->runs.v[k];
+		uint32_t x = NONE;
+		struct rst *st;
+		for (j = 0; j < k; j++) {
+			const struct hrun *a = &b->runs.v[j];
+			if (!run_before(b, j, k))
+				continue;	/* at once: nothing orders them */
+			if (x == NONE)
+				x = extra(b, 0, TG_HBX_RUN);
+			for (r = a->first; r < a->first + a->world; r++)
+				if ((st = rank_st(b, r)) && st->records && st->run >= 0 && st->post)
+					edge(b, (uint32_t)(st->first_node + st->nnodes - 1), x,
+					     TG_HBE_RUN);
 		}
+		if (x == NONE)
+			continue;
+		for (r = c->first; r < c->first + c->world; r++)
+			if ((st = rank_st(b, r)) && st->records && st->run >= 0 && st->nnodes)
+				edge(b, x, (uint32_t)st->first_node, TG_HBE_RUN);
 	}
 }
 
