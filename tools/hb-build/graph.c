@@ -1005,14 +1005,18 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		r->lastseq = seq;
 	mpi = (len[6] == 3 && memcmp(col[6], "mpi", 3) == 0) ||
 	      (len[6] == 5 && memcmp(col[6], "mpiio", 5) == 0);
-	/* the span of its MPI calls, MPI_Init's too: whether runs overlap */
-	if (mpi && (b->keep_times ||
-		    (ptime(col[3], len[3], &t0) == 0 && ptime(col[4], len[4], &t1) == 0))) {
-		if (!r->mtset || t0 < r->mt0)
+	/* the span of its MPI calls, MPI_Init's too: whether runs overlap
+	 * (hb_link_runs()); a rank's records come in order, so the first
+	 * call's start and the last one's end, kept as text until needed */
+	if (mpi) {
+		if (!r->mtset && (b->keep_times || ptime(col[3], len[3], &t0) == 0)) {
 			r->mt0 = t0;
-		if (!r->mtset || t1 > r->mt1)
-			r->mt1 = t1;
-		r->mtset = 1;
+			r->mtset = 1;
+		}
+		if (len[4] < sizeof(r->mt1text)) {
+			memcpy(r->mt1text, col[4], len[4]);
+			r->mt1text[len[4]] = '\0';
+		}
 	}
 	if (depth > 0) {
 		/* parent= is the last field, or at least one of them */
@@ -1372,6 +1376,12 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 			b->st.v[b->rankst.v[r]] : NULL;
 		if (st && st->records)
 			hb_walk_rank(b, st);
+	}
+	for (size_t k = 0; k < b->st.n; k++) {
+		struct rst *st = b->st.v[k];
+		if (st->mtset && (!st->mt1text[0] ||
+				  ptime(st->mt1text, strlen(st->mt1text), &st->mt1) < 0))
+			st->mtset = 0;
 	}
 	hb_link_runs(b);
 	hb_match_p2p(b);

@@ -194,8 +194,9 @@ struct rst {
 	uint64_t first_node;	/* global number of its first node */
 	uint32_t nnodes;
 	int32_t run;		/* index in hbb.runs, -1 for a trace of one run */
-	int64_t mt0, mt1;	/* its kept MPI calls' first start, last end */
+	int64_t mt0, mt1;	/* its MPI calls' first start, last end */
 	uint8_t mtset;		/* (when it has one) */
+	char mt1text[32];	/* the last one's end as written, read at the end */
 	uint8_t pre, post;	/* a node for the run's start before its calls,
 				 * one for its end after them */
 	VEC(struct dcomm) dcomm;	/* communicators made by calls that gave
