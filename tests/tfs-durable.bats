@@ -342,6 +342,23 @@ os.close(fd)'
 	cmp src pfs/f
 }
 
+@test "test -r, [ -w ] and /usr/bin/test on the mount (faccessat, euidaccess): as on a disk, for a file in a burst buffer and a staged one" {
+	start
+	export LD_PRELOAD=$PRELOAD
+	run -0 bash -c 'printf x > /tfs-test/a
+		exec 3> /tfs-test/b; printf y >&3
+		for f in a b nosuch; do
+			r=-; w=-; e=-
+			[ -r /tfs-test/$f ] && r=r
+			[ -w /tfs-test/$f ] && w=w
+			/usr/bin/test -e /tfs-test/$f && e=e
+			echo "$f $r$w$e"
+		done'
+	unset LD_PRELOAD
+	# (a: "--e" before: GNU test asks faccessat, which was not taken)
+	[ "$output" = $'a rwe\nb rwe\nnosuch ---' ]
+}
+
 @test "stage-out keeps the mode open(2) gave, under the program's umask" {
 	start
 	export LD_PRELOAD=$PRELOAD
