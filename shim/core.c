@@ -211,9 +211,13 @@ static long sink_fallocate(int mode, uint64_t off, uint64_t len)
 	return rc;
 }
 
+/* a file size limit when the sink was opened: its writes may meet it */
+static int fsize_limited;
+
 static long sink_raw_write(const void *buf, size_t n)
 {
-	return raw_write_nosig(sink_fd, buf, n);
+	return sink_may_break || fsize_limited ? raw_write_nosig(sink_fd, buf, n)
+					       : raw_write_all(sink_fd, buf, n);
 }
 
 /* Is descriptor 2 still the standard error the process started with?  A
@@ -950,6 +954,11 @@ static int sink_open(void)
 			syscall(SYS_fstat, sink_fd, &st) == 0 && S_ISREG(st.st_mode);
 		sink_may_break = sink_is_pipe ||
 			(!regular && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+		{
+			struct rlimit rl;
+			fsize_limited = getrlimit(RLIMIT_FSIZE, &rl) < 0 ||
+				rl.rlim_cur != RLIM_INFINITY;
+		}
 		/* the description is the tracer's own (a fifo opened here,
 		 * the write end of the command's pipe): waits are bounded
 		 * in raw_write_all() instead */
