@@ -196,6 +196,25 @@ verdict() {
 	[ "$(verdict "$output")" = "$v1" ]
 }
 
+@test "a run started through a wrapper (trace-run -- timeout mpirun ...): its streams without a rank are not replayed, so rank 0 replays rank 0's (the proxy hung, rank 0 replaying timeout's)" {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing or a program did not build"
+	mkdir r d
+	(cd r && timeout 120 trace-run -o ../t -- timeout 100 mpirun.mpich -n 2 "$W/mpiiosync" sbs >/dev/null)
+	ls t/pid-*.rec
+	trace-merge t/*.rec > app.cfg
+	run -0 --separate-stderr trace-proxy -o proxy.c app.cfg
+	[[ $stderr == *"app.cfg: "*" stream"*" of processes without an MPI rank (a launcher's wrapper, a shell) "*" not replayed"* ]]
+	grep -q 'tg_ranks\[\] = {.*-1' proxy.c
+	mpicc.mpich -O1 -o proxy proxy.c
+	run -0 timeout 60 trace-run -o t2 -- mpirun.mpich -n 2 ./proxy -d d
+	trace-merge t2/*.rec > proxy.cfg
+	run --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	s1=$status v1=$(verdict "$output")
+	run --separate-stderr "$TG_TOP/pipelines/verify-io" proxy.cfg
+	[ "$status" -eq "$s1" ]
+	[ "$(verdict "$output")" = "$v1" ]
+}
+
 # opens FILE: the #info lines and the MPI_File_open calls of trace FILE
 opens() {
 	trace-decode "$1" > dec

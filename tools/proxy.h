@@ -49,7 +49,7 @@ struct term {
 /* What is being generated. */
 struct gen {
 	size_t nst;
-	int64_t *rank;		/* of each stream, 0 for none */
+	int64_t *rank;		/* of each stream, -1 for one not replayed */
 	struct sb decl;		/* tables and counters, before the functions */
 	unsigned ntab;		/* names of tables made */
 	int h5;			/* HDF5 calls are replayed */

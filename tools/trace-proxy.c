@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -701,6 +702,8 @@ int main(int argc, char **argv)
 		{ 0, 0, 0, 0 },
 	};
 	const char *out = NULL, *in = "-";
+	unsigned first_run = UINT_MAX;
+	size_t unranked = 0, later = 0;
 	struct walk w = { 0 };
 	struct tg_cfg *c;
 	char err[256];
@@ -734,9 +737,26 @@ int main(int argc, char **argv)
 	w.g.rank = calloc(w.g.nst + 1, sizeof(*w.g.rank));
 	if (!w.t || !w.g.rank)
 		abort();
+	/* MPI ranks replay their streams, of the first run only (a later
+	 * run's rank 0 is another process); processes without a rank beside
+	 * them (a launcher's wrapper, a job script's shell) are not replayed,
+	 * or the first of them would be taken for rank 0.  A trace of no MPI
+	 * rank replays its first stream. */
 	for (s = 0; s < w.g.nst; s++) {
 		const struct tg_cfg_stream *cs = tg_cfg_stream(c, s);
-		w.g.rank[s] = cs->rank < 0 ? 0 : cs->rank;
+		unsigned run = cs->h.run > 1 ? cs->h.run : 1;
+		if (cs->rank >= 0 && run < first_run)
+			first_run = run;
+	}
+	for (s = 0; s < w.g.nst; s++) {
+		const struct tg_cfg_stream *cs = tg_cfg_stream(c, s);
+		unsigned run = cs->h.run > 1 ? cs->h.run : 1;
+		if (first_run != UINT_MAX && cs->rank < 0)
+			w.g.rank[s] = -1, unranked++;
+		else if (first_run != UINT_MAX && run != first_run)
+			w.g.rank[s] = -1, later++;
+		else
+			w.g.rank[s] = cs->rank < 0 ? 0 : cs->rank;
 		if (!w.cwd && cs->h.cwd)
 			w.cwd = cs->h.cwd;
 		if (walk_stream(&w, c, s, err, sizeof(err)) < 0) {
@@ -746,6 +766,14 @@ int main(int argc, char **argv)
 	}
 	if (!w.cwd)
 		w.cwd = "/";
+	if (unranked)
+		fprintf(stderr, "trace-proxy: %s: %zu stream%s of processes without an MPI rank "
+			"(a launcher's wrapper, a shell) %s not replayed\n", in, unranked,
+			unranked == 1 ? "" : "s", unranked == 1 ? "is" : "are");
+	if (later)
+		fprintf(stderr, "trace-proxy: %s: a trace of more than one run: the proxy "
+			"replays run %u, not the %zu stream%s of the later ones\n", in, first_run,
+			later, later == 1 ? "" : "s");
 	for (s = 0; w.g.sleep && s < w.g.nst; s++)
 		if (tg_cfg_stream(c, s)->timing == TG_CFG_AGGREGATE) {
 			fprintf(stderr, "trace-proxy: %s: no per-call times (aggregate timing): "
