@@ -98,6 +98,7 @@ static int put_times(struct enc *e, uint32_t t, const struct tg_tparams *tp,
 {
 	struct cluster *cl = cluster_of(e, t);
 	uint64_t *tr = &e->tr[rec->tid];
+	int64_t g;
 
 	if (!cl)
 		return -1;
@@ -113,7 +114,14 @@ static int put_times(struct enc *e, uint32_t t, const struct tg_tparams *tp,
 		e->tdep[rec->tid] = rec->depth;
 		return 0;
 	}
-	*tr += (uint64_t)tg_tenc_put(&cl->gap, tp, 1, (int64_t)(rec->tstart - *tr));
+	g = tg_tenc_put(&cl->gap, tp, 1, (int64_t)(rec->tstart - *tr));
+	/* the decoder's start, which never goes before time zero (a nested
+	 * call is stored before the call that encloses it, whose gap is then
+	 * negative): the next gap is measured from there */
+	if (g < 0 && *tr < (uint64_t)-g)
+		*tr = 0;
+	else
+		*tr += (uint64_t)g;
 	return 0;
 }
 
