@@ -237,3 +237,18 @@ untimed() {
 	run -0 hb-build --stats rebuilt
 	grep -qx $'edges.run\t5' <<<"$output"
 }
+
+@test "trace-export and trace-report of both runs number the ranks as trace-decode does: the second run's are 2, 3, 4 (they were two processes each named rank 0 and rank 1)" {
+	trace-export -f chrome -o c.json "$W"/t/*.rec
+	run -0 python3 -c '
+import json, sys
+ev = json.load(open("c.json"))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+print(" ".join(sorted(e["args"]["name"] for e in ev if e.get("name") == "process_name")))'
+	[ "$output" = "rank 0 rank 1 rank 2 rank 3 rank 4" ]
+	trace-export -f sqlite -o s.db "$W"/t/*.rec
+	run -0 sqlite3 s.db 'select count(distinct rank) from ranks'
+	[ "$output" = 5 ]
+	trace-report -o r.html "$W"/t/*.rec
+	grep -q 'ranks (processes)</th><td class="l">5 (world 5)<' r.html
+}

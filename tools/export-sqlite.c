@@ -666,7 +666,7 @@ static int sq_rec(void *x, const struct xstream *s, const struct tg_rec *r)
 		return sq_call(q, s, r);
 	if (r->type == TG_REC_RANK) {	/* the rank became known (MPI_Init) */
 		row_begin(q, q->upd, "ranks");
-		b_int(q, 1, r->rank);
+		b_int(q, 1, s->rank >= 0 ? s->rank : r->rank);	/* of several runs: global */
 		b_int(q, 2, (sqlite3_int64)r->world);
 		b_int(q, 3, s->index);
 		return row_end(q);

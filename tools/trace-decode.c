@@ -20,6 +20,7 @@
 
 #include "../libcommon/cfg.h"
 #include "../libcommon/rec.h"
+#include "../libcommon/runs.h"
 #include "../libcommon/stream.h"
 #include "../libcommon/text.h"
 #include "../libcommon/tg.h"
@@ -121,72 +122,40 @@ static int64_t stream_rank(const char *path, int64_t rank)
 
 /* ---- runs ------------------------------------------------------------------
  *
- * Streams of more than one run into a trace directory (their headers' run
- * numbers differ) are numbered run-major: the ranks of a run follow those
- * of every run with a smaller number, each run counting as many ranks as
- * its world; #run lines say which global ranks each run has.
+ * Streams of more than one run are numbered run-major (runs.h); #run lines
+ * say which global ranks each run has.
  */
-#define MAXRUNS 256
-
-static struct run {
-	uint64_t run, world;
-	int64_t first;
-} runs[MAXRUNS];
-static int nruns, runs_numbered;
+static struct tg_runs runs;
 
 static void out_text(const char *text);
 
 static uint64_t hrun(const struct tg_header *h)
 {
-	return h->run ? h->run : 1;
+	return tg_run_of(h);
 }
 
 static void note_run(const struct tg_header *h)
 {
-	int i;
-
-	for (i = 0; i < nruns && runs[i].run != hrun(h); i++)
-		;
-	if (i == nruns) {
-		if (nruns == MAXRUNS)
-			errx(TG_EXIT_ERROR, "streams of more than %d runs", MAXRUNS);
-		runs[nruns++] = (struct run){ hrun(h), 0, 0 };
-	}
-	if (h->world > runs[i].world)
-		runs[i].world = h->world;
-	if (h->rank >= 0 && (uint64_t)h->rank >= runs[i].world)
-		runs[i].world = (uint64_t)h->rank + 1;
-}
-
-static int cmp_run(const void *x, const void *y)
-{
-	const struct run *a = x, *b = y;
-
-	return a->run < b->run ? -1 : a->run > b->run;
+	if (tg_runs_note(&runs, h) < 0)
+		errx(TG_EXIT_ERROR, "streams of more than %d runs", TG_MAXRUNS);
 }
 
 /* Number the runs noted, once; print their #run lines if there are two
  * or more. */
 static void number_runs(const struct tg_textopts *o)
 {
-	int64_t first = 0;
 	char line[160];
 	int i;
 
-	if (runs_numbered)
+	if (runs.numbered)
 		return;
-	runs_numbered = 1;
-	qsort(runs, (size_t)nruns, sizeof(*runs), cmp_run);
-	for (i = 0; i < nruns; i++) {
-		runs[i].first = first;
-		first += (int64_t)runs[i].world;
-	}
-	for (i = 0; nruns > 1 && i < nruns; i++) {
+	tg_runs_number(&runs);
+	for (i = 0; runs.n > 1 && i < runs.n; i++) {
 		snprintf(line, sizeof(line),
 			 o->json ? "{\"def\":\"run\",\"run\":%" PRIu64 ",\"first\":%" PRId64
 				   ",\"world\":%" PRIu64 "}\n"
 				 : "#run\trun=%" PRIu64 "\tfirst=%" PRId64 "\tworld=%" PRIu64 "\n",
-			 runs[i].run, runs[i].first, runs[i].world);
+			 runs.v[i].run, runs.v[i].first, runs.v[i].world);
 		out_text(line);
 	}
 }
@@ -194,12 +163,7 @@ static void number_runs(const struct tg_textopts *o)
 /* The first global rank of run @run: 0 when only one run is known. */
 static int64_t run_first(uint64_t run)
 {
-	int i;
-
-	for (i = 0; nruns > 1 && i < nruns; i++)
-		if (runs[i].run == run)
-			return runs[i].first;
-	return 0;
+	return tg_runs_first(&runs, run);
 }
 
 /* Smallest clock base of the named files, so all print on one time axis. */
@@ -579,7 +543,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		out_warn("%s: %s", tg_stream_name(s), msg);
 		return -1;
 	}
-	if (!runs_numbered) {	/* the lone input: its runs */
+	if (!runs.numbered) {	/* the lone input: its runs */
 		for (i = 0; i < tg_cfg_nstreams(c); i++)
 			note_run(&tg_cfg_stream(c, i)->h);
 		number_runs(o);
@@ -773,7 +737,7 @@ int main(int argc, char **argv)
 		argv = dash;
 	}
 	o.zero = common_zero(argc, argv);
-	if (nruns || argc > 1)	/* a lone .cfg numbers its runs as it is read */
+	if (runs.n || argc > 1)	/* a lone .cfg numbers its runs as it is read */
 		number_runs(&o);
 	job = (struct job){ argc, argv, &o, layers, top, TG_EXIT_OK };
 	if (pipeline_fits(argc, argv)) {

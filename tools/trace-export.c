@@ -23,6 +23,7 @@
 #include "../libcommon/cfg.h"
 #include "../libcommon/hb.h"
 #include "../libcommon/rec.h"
+#include "../libcommon/runs.h"
 #include "../libcommon/stream.h"
 #include "../libcommon/text.h"
 #include "../libcommon/tg.h"
@@ -294,6 +295,7 @@ const uint32_t *xp_conflicts_at(const char *rank, uint64_t seq, size_t *n)
 static struct {
 	const struct exporter *fmt;
 	void *x;
+	struct tg_runs runs;	/* a trace of several runs numbers them run-major */
 	uint64_t zero;
 	unsigned nstreams;
 	uint64_t records;
@@ -339,11 +341,20 @@ static int64_t stream_rank(const char *path, int64_t rank)
 	return rank;
 }
 
+/* The rank every tool shows for rank @rank of the stream of header @h: of
+ * a trace of several runs, the global one (trace-decode(1)'s numbering). */
+static int64_t global_rank(const struct tg_header *h, int64_t rank)
+{
+	if (!run.runs.numbered)
+		tg_runs_number(&run.runs);
+	return rank < 0 ? rank : tg_runs_first(&run.runs, tg_run_of(h)) + rank;
+}
+
 /* Hand one record to the format; a RANK record names the stream's rank. */
 static int put(struct xstream *xs, const struct tg_rec *r)
 {
 	if (r->type == TG_REC_RANK && xs->rank < 0)
-		xs->rank = r->rank;
+		xs->rank = global_rank(xs->h, r->rank);
 	run.records++;
 	progress(0);
 	return run.fmt->rec(run.x, xs, r);
@@ -361,9 +372,12 @@ static int export_cfg(struct tg_stream *s)
 		warnx("%s: %s", tg_stream_name(s), msg);
 		return -1;
 	}
-	for (i = 0; i < tg_cfg_nstreams(c); i++)
+	for (i = 0; i < tg_cfg_nstreams(c); i++) {
 		if (tg_cfg_stream(c, i)->h.clock_base < run.zero)
 			run.zero = tg_cfg_stream(c, i)->h.clock_base;
+		if (!run.runs.numbered)	/* a lone compressed trace */
+			(void)tg_runs_note(&run.runs, &tg_cfg_stream(c, i)->h);
+	}
 	for (i = 0; i < tg_cfg_nstreams(c) && n >= 0; i++) {
 		struct tg_cfg_cursor *k = tg_cfg_cursor_open(c, i, msg, sizeof(msg));
 		struct xstream xs;
@@ -372,7 +386,8 @@ static int export_cfg(struct tg_stream *s)
 			n = -1;
 			break;
 		}
-		xs = (struct xstream){ tg_cfg_cursor_header(k), tg_cfg_stream(c, i)->rank,
+		xs = (struct xstream){ tg_cfg_cursor_header(k),
+				       global_rank(&tg_cfg_stream(c, i)->h, tg_cfg_stream(c, i)->rank),
 				       run.nstreams++, run.zero };
 		n = run.fmt->stream(run.x, &xs) < 0 ? -2 : 0;
 		while (n == 0 && (n = tg_cfg_cursor_next(k, &rec)) > 0)
@@ -413,7 +428,9 @@ static int export_one(const char *path)
 	}
 	if (tg_reader_header(r)->clock_base < run.zero)
 		run.zero = tg_reader_header(r)->clock_base;
-	xs = (struct xstream){ tg_reader_header(r), stream_rank(path, tg_reader_header(r)->rank),
+	xs = (struct xstream){ tg_reader_header(r),
+			       global_rank(tg_reader_header(r),
+					   stream_rank(path, tg_reader_header(r)->rank)),
 			       run.nstreams++, run.zero };
 	n = run.fmt->stream(run.x, &xs) < 0 ? -2 : 0;
 	while (n == 0 && (n = tg_reader_next(r, &rec)) > 0)
@@ -445,13 +462,16 @@ static uint64_t common_zero(int n, char **files)
 			/* a lone compressed trace finds its zero when it is read */
 			struct tg_cfg *c = n > 1 ? tg_cfg_read(s, msg, sizeof(msg)) : NULL;
 			size_t k;
-			for (k = 0; c && k < tg_cfg_nstreams(c); k++)
+			for (k = 0; c && k < tg_cfg_nstreams(c); k++) {
 				if (tg_cfg_stream(c, k)->h.clock_base < zero)
 					zero = tg_cfg_stream(c, k)->h.clock_base;
+				(void)tg_runs_note(&run.runs, &tg_cfg_stream(c, k)->h);
+			}
 			tg_cfg_free(c);
 		} else if ((r = tg_reader_open(s, msg, sizeof(msg)))) {
 			if (tg_reader_header(r)->clock_base < zero)
 				zero = tg_reader_header(r)->clock_base;
+			(void)tg_runs_note(&run.runs, tg_reader_header(r));
 			tg_reader_free(r);
 		}
 		tg_stream_close(s);

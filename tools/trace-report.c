@@ -26,6 +26,7 @@
 #include "../libcommon/calltab.h"
 #include "../libcommon/cfg.h"
 #include "../libcommon/rec.h"
+#include "../libcommon/runs.h"
 #include "../libcommon/stream.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/util.h"
@@ -539,6 +540,30 @@ static int host_of(struct rp_run *run, const char *host)
 	return (int)run->nhosts++;
 }
 
+/* The runs of the inputs: a trace of several runs numbers its ranks
+ * run-major, as trace-decode(1) does (runs.h). */
+static struct tg_runs runs;
+
+/* The global rank of rank @rank of the stream of header @h. */
+static int64_t global_rank(const struct tg_header *h, int64_t rank)
+{
+	if (!runs.numbered)
+		tg_runs_number(&runs);
+	return rank < 0 ? rank : tg_runs_first(&runs, tg_run_of(h)) + rank;
+}
+
+/* The ranks of every run: each run's world, added up. */
+static void runs_world(struct rp_run *run)
+{
+	uint64_t w = 0;
+	int i;
+
+	for (i = 0; runs.n > 1 && i < runs.n; i++)
+		w += runs.v[i].world;
+	if (w > run->world)
+		run->world = w;
+}
+
 static struct rp_rank *rank_of(struct rp_run *run, const struct tg_header *h, int64_t rank)
 {
 	size_t i;
@@ -565,10 +590,11 @@ static void stream_begin(struct cur *c, struct rp_run *run, const struct tg_head
 	if (run->zero == UINT64_MAX)
 		run->zero = h->clock_base;
 	c->base = h->clock_base > run->zero ? h->clock_base - run->zero : 0;
-	c->rk = rank_of(run, h, rank);
+	c->rk = rank_of(run, h, global_rank(h, rank));
 	c->cwd = h->cwd;
 	if (h->world > run->world)
 		run->world = h->world;
+	runs_world(run);
 	if (!run->program && h->argc > 0) {
 		size_t n = 0, k;
 		int i;
@@ -590,6 +616,7 @@ static void stream_rank(struct cur *c, const struct tg_header *h, int64_t rank)
 {
 	size_t idx = (size_t)(c->rk - c->run->ranks);
 
+	rank = global_rank(h, rank);
 	if (c->rk->rank == rank)
 		return;
 	if (idx == c->run->nranks - 1 && c->rk->rank < 0) {
@@ -642,9 +669,12 @@ static int read_cfg(struct rp_run *run, struct tg_stream *s)
 		warnx("%s: %s", tg_stream_name(s), msg);
 		return -1;
 	}
-	for (i = 0; i < tg_cfg_nstreams(cf); i++)
+	for (i = 0; i < tg_cfg_nstreams(cf); i++) {
 		if (tg_cfg_stream(cf, i)->h.clock_base < run->zero)
 			run->zero = tg_cfg_stream(cf, i)->h.clock_base;
+		if (!runs.numbered)	/* a lone compressed trace */
+			(void)tg_runs_note(&runs, &tg_cfg_stream(cf, i)->h);
+	}
 	for (i = 0; i < tg_cfg_nstreams(cf) && n >= 0; i++) {
 		struct tg_cfg_cursor *k = tg_cfg_cursor_open(cf, i, msg, sizeof(msg));
 		if (!k) {
@@ -719,6 +749,7 @@ static uint64_t common_zero(int n, char **files)
 		if ((r = tg_reader_open(s, msg, sizeof(msg)))) {
 			if (tg_reader_header(r)->clock_base < zero)
 				zero = tg_reader_header(r)->clock_base;
+			(void)tg_runs_note(&runs, tg_reader_header(r));
 			tg_reader_free(r);
 		}
 		tg_stream_close(s);
