@@ -211,6 +211,13 @@ needmpi() {
 	[ "$(xmllint --xpath 'count(/Application/Topology/Label/Label/Label)' h/mpiio.proj)" = 2 ]
 	[ "$(xmllint --xpath 'count(/Application/CommunicatorList/Communicator[@name="WORLD"]/Rank)' h/mpiio.proj)" = 2 ]
 	[ "$(xmllint --xpath 'string(/Application/Datatypes/Rank[@name="0"]/NAMED[@name="MPI_INT"]/@id)' h/mpiio.proj)" != "" ]
+	# the program's MPI calls only: the wrapper, a PMPI one, never sees
+	# the MPI library's inside its own (ROMIO's collectives in an MPI-IO
+	# call, recorded nested), which came out as top-level elements
+	trace-decode "$W/io/app.cfg" > dec
+	[ "$(awk -F'\t' '!/^#/ && $1 == 0 && $6 > 0 && ($7 == "mpi" || $7 == "mpiio")' dec | wc -l)" -gt 0 ]
+	[ "$(grep -c '^<[A-Za-z_]* .*/>$' "h/mpiio_${host}_0_0.trc")" -eq \
+	  "$(awk -F'\t' '!/^#/ && $1 == 0 && $6 == 0 && ($7 == "mpi" || $7 == "mpiio")' dec | wc -l)" ]
 }
 
 # ---- bad input, outputs that cannot be written --------------------------

@@ -74,6 +74,15 @@ struct hd {
 	struct symtab cids, tids, fhs, defs;	/* defs: #comm lines by id */
 	int64_t next_cid;			/* the rank's next communicator id */
 	char **members;		/* defs' members, "0;1;" */
+	/* MPI calls nested in another call, held until it comes (a nested
+	 * call's record comes first): the wrapper, a PMPI one, sees those an
+	 * I/O library such as HDF5 makes, never those the MPI library makes
+	 * inside its own calls (ROMIO's collectives in an MPI-IO call) */
+	struct held {
+		unsigned tid, depth;
+		char *text;
+	} *held;
+	size_t nheld, capheld;
 	int failed;
 };
 
@@ -164,10 +173,17 @@ static int file_close(struct hd *x, FILE *f, const char *what)
 }
 
 /* The current stream ends: its trace files get their closing tag. */
+static FILE *trc_of(struct hd *x, unsigned tid);
+static void held_out(struct hd *x, unsigned tid, unsigned depth, int keep);
+
 static int stream_end(struct hd *x)
 {
 	size_t i;
 	int rc = 0;
+
+	/* what waited for a call that never came (a torn stream): written */
+	while (x->nheld)
+		held_out(x, x->held[0].tid, 0, 1);
 
 	for (i = 0; i < x->ntrc; i++) {
 		fputs("</Program>\n", x->trc[i].f);
@@ -480,16 +496,44 @@ static void put_time(FILE *f, const char *name, uint64_t ns)
 	fprintf(f, " %s='%" PRIu64 ".%06" PRIu64 "'", name, ns / 1000000000u, ns % 1000000000u / 1000);
 }
 
+/* The held calls of thread @tid deeper than @depth, the calls nested in
+ * the one that came: written in their order with @keep, else dropped. */
+static void held_out(struct hd *x, unsigned tid, unsigned depth, int keep)
+{
+	size_t i, n = 0;
+	FILE *f = NULL;
+
+	for (i = 0; i < x->nheld; i++) {
+		struct held *h = &x->held[i];
+		if (h->tid != tid || h->depth <= depth) {
+			x->held[n++] = *h;
+			continue;
+		}
+		if (keep && (f || (f = trc_of(x, tid))))
+			fputs(h->text, f);
+		free(h->text);
+	}
+	x->nheld = n;
+}
+
 static int hd_call(struct hd *x, const struct tg_rec *r)
 {
 	const struct tg_calldesc *d = r->call;
 	const char *fn = d->name;
 	int64_t fid = -1, count = -1, tsize = 1;
 	struct attrs a;
+	char *text = NULL;
+	size_t tlen = 0;
 	FILE *f;
 	int i;
 
-	if (rank_known(x) < 0 || !(f = trc_of(x, r->tid)))
+	if (rank_known(x) < 0)
+		return -1;
+	if (r->depth == 0)
+		f = trc_of(x, r->tid);
+	else
+		f = open_memstream(&text, &tlen);	/* held until its caller comes */
+	if (!f)
 		return -1;
 	a.n = 0;
 	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++) {
@@ -513,6 +557,15 @@ static int hd_call(struct hd *x, const struct tg_rec *r)
 	put_time(f, "time", x->s->h->clock_base + r->tstart);
 	put_time(f, "end", x->s->h->clock_base + r->tstart + r->dur);
 	fputs(" />\n", f);
+	if (r->depth > 0) {
+		if (fclose(f) != 0)
+			err(TG_EXIT_ERROR, "out of memory");
+		if (x->nheld == x->capheld) {
+			x->capheld = x->capheld ? 2 * x->capheld : 16;
+			x->held = tg_xrealloc(x->held, x->capheld * sizeof(*x->held));
+		}
+		x->held[x->nheld++] = (struct held){ r->tid, r->depth, text };
+	}
 	return 0;
 }
 
@@ -523,8 +576,13 @@ static int hd_rec(void *p, const struct xstream *s, const struct tg_rec *r)
 	(void)s;
 	if (r->type == TG_REC_COMM)
 		comm_def(x, r);
-	if (r->type != TG_REC_CALL || (r->call->layer != TG_LAYER_MPI && r->call->layer != TG_LAYER_MPIIO))
+	if (r->type != TG_REC_CALL)
 		return 0;
+	if (r->call->layer != TG_LAYER_MPI && r->call->layer != TG_LAYER_MPIIO) {
+		held_out(x, r->tid, r->depth, 1);	/* an I/O library's MPI calls */
+		return 0;
+	}
+	held_out(x, r->tid, r->depth, 0);	/* the MPI library's own */
 	return hd_call(x, r);
 }
 
@@ -667,6 +725,7 @@ static int hd_close(void *p, int ok)
 		free(x->labels[i]);
 	free(x->comms);
 	free(x->labels);
+	free(x->held);
 	free(x->prog);
 	free(x);
 	return rc;
