@@ -40,7 +40,10 @@ extern char **environ;
 static uint64_t real_base;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_key_t thread_key;
-static pthread_mutex_t threads_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Error-checking: a fork from a signal handler that interrupted the
+ * tracer with one held (atfork_prepare) learns so instead of waiting for
+ * itself. */
+static pthread_mutex_t threads_mu = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 static struct tg_thread *threads;
 static _Atomic unsigned next_tid;
 static _Atomic uint64_t next_str_id = 1;
@@ -48,7 +51,7 @@ static _Atomic uint64_t excluded_calls;
 static _Atomic uint64_t unsafe_calls;	/* tg_count_unsafe */
 
 /* The sink. */
-static pthread_mutex_t sink_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t sink_mu = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 static void launch_run(void);
 static int sink_fd = -1;
 static int sink_is_pipe;
@@ -211,13 +214,20 @@ static long sink_fallocate(int mode, uint64_t off, uint64_t len)
 	return rc;
 }
 
-/* a file size limit when the sink was opened: its writes may meet it */
-static int fsize_limited;
+/* Whether the process has a file size limit now (the program may set one
+ * at any time): the sink's writes may meet it. */
+static int fsize_limited(void)
+{
+	struct rlimit rl;
+
+	return syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) != 0 ||
+	       rl.rlim_cur != RLIM_INFINITY;
+}
 
 static long sink_raw_write(const void *buf, size_t n)
 {
-	return sink_may_break || fsize_limited ? raw_write_nosig(sink_fd, buf, n)
-					       : raw_write_all(sink_fd, buf, n);
+	return sink_may_break || fsize_limited() ? raw_write_nosig(sink_fd, buf, n)
+						 : raw_write_all(sink_fd, buf, n);
 }
 
 /* Is descriptor 2 still the standard error the process started with?  A
@@ -503,6 +513,9 @@ void tg_init(void)
 
 __attribute__((constructor)) static void tg_ctor(void)
 {
+	int e = errno;	/* zero when main() starts (C11 7.5), whatever the
+			 * tracer's own calls met (an existing trace directory) */
+
 	tg_hooks_check();	/* a library loaded before may have patched */
 	tg_init();
 	if (tg_state == 1 && !tg_self)
@@ -516,6 +529,7 @@ __attribute__((constructor)) static void tg_ctor(void)
 			sink_open();
 		pthread_mutex_unlock(&sink_mu);
 	}
+	errno = e;
 }
 
 #ifdef TG_STATIC
@@ -954,11 +968,7 @@ static int sink_open(void)
 			syscall(SYS_fstat, sink_fd, &st) == 0 && S_ISREG(st.st_mode);
 		sink_may_break = sink_is_pipe ||
 			(!regular && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
-		{
-			struct rlimit rl;
-			fsize_limited = getrlimit(RLIMIT_FSIZE, &rl) < 0 ||
-				rl.rlim_cur != RLIM_INFINITY;
-		}
+
 		/* the description is the tracer's own (a fifo opened here,
 		 * the write end of the command's pipe): waits are bounded
 		 * in raw_write_all() instead */
@@ -1762,17 +1772,34 @@ static void thread_gone(void *arg)
 
 /* ---- fork and signals ------------------------------------------------- */
 
+/* Which of the tracer's locks atfork_prepare() took for the fork (1 each),
+ * rather than finding them held by this very thread (a fork from a signal
+ * handler that interrupted the tracer), or not taking them at all. */
+static int fork_took_threads, fork_took_sink;
+static pthread_mutex_t objs_mu;
+static int fork_took_objs;
+
+static int fork_lock(pthread_mutex_t *m)
+{
+	return pthread_mutex_lock(m) == 0;	/* EDEADLK: this thread's */
+}
+
 static void atfork_prepare(void)
 {
 	fork_parent = getpid();
+	/* a child of a threaded program may open a stream at once: the
+	 * table of streams and directories is not left locked by a thread
+	 * the child does not have */
+	fork_took_objs = fork_lock(&objs_mu);
+	fork_took_threads = fork_took_sink = 0;
 	if (tg_state != 1)
 		return;
 	/* the child's stream does not hold the call they repeat */
-	if (tg_self)
+	if (tg_self && !tg_self->writing)
 		tg_fold_put(tg_self);
-	pthread_mutex_lock(&threads_mu);
-	pthread_mutex_lock(&sink_mu);
-	if (tg_self && tg_self->kind == TG_BUF_HEAP) {
+	fork_took_threads = fork_lock(&threads_mu);
+	fork_took_sink = fork_lock(&sink_mu);
+	if (fork_took_sink && tg_self && tg_self->kind == TG_BUF_HEAP && !tg_self->writing) {
 		sink_write(tg_self->buf, tg_self->len);
 		tg_self->len = 0;
 	}
@@ -1780,21 +1807,28 @@ static void atfork_prepare(void)
 
 static void atfork_parent(void)
 {
-	if (tg_state != 1 && !pthread_mutex_trylock(&sink_mu)) {
-		/* tracing stopped between prepare and now: nothing held */
+	if (fork_took_sink)
 		pthread_mutex_unlock(&sink_mu);
-		return;
-	}
-	pthread_mutex_unlock(&sink_mu);
-	pthread_mutex_unlock(&threads_mu);
+	if (fork_took_threads)
+		pthread_mutex_unlock(&threads_mu);
+	if (fork_took_objs)
+		pthread_mutex_unlock(&objs_mu);
+	fork_took_threads = fork_took_sink = fork_took_objs = 0;
 }
 
 static void atfork_child(void)
 {
 	struct tg_thread *t = tg_self;
 
-	pthread_mutex_init(&threads_mu, NULL);
-	pthread_mutex_init(&sink_mu, NULL);
+	pthread_mutexattr_t ma;
+
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&threads_mu, &ma);
+	pthread_mutex_init(&sink_mu, &ma);
+	pthread_mutex_init(&objs_mu, &ma);
+	pthread_mutexattr_destroy(&ma);
+	fork_took_threads = fork_took_sink = fork_took_objs = 0;
 	if (tg_state != 1)
 		return;
 	if (sink_fd >= 0)
@@ -2006,7 +2040,7 @@ struct objslot {
 };
 static struct objslot objs[OBJMAP];
 static unsigned char used_ids[2][OBJMAP / 8];
-static pthread_mutex_t objs_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t objs_mu = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;	/* (declared above) */
 
 static unsigned obj_hash(const void *p)
 {

@@ -194,3 +194,19 @@ stopped_trace() {
 		# (before: the program was killed by SIGXFSZ, status 153)
 	done
 }
+
+@test "the program's own fork and limits: errno 0 at main, fork in a threaded program and from a signal handler, a file size limit it sets itself: as untraced, no hang" {
+	local APP2=$TG_TOP/build/apps/forkstress
+	for mode in errno threads handler fsize; do
+		run -0 "$APP2" $mode "$T"
+		local want=$output
+		for flush in auto buffered; do
+			rm -rf trace
+			# (errno 17 at main, a child hung in fopen about 1 run in 3,
+			# a fork from a handler hung, SIGXFSZ killed the program)
+			run -0 --separate-stderr timeout 60 env TANGRAM_DIR="$T/trace" TANGRAM_FLUSH=$flush \
+				LD_PRELOAD="$SHIM" "$APP2" $mode "$T"
+			[ "$output" = "$want" ] || { echo "$mode $flush: $output"; false; }
+		done
+	done
+}
