@@ -1104,6 +1104,18 @@ static const struct tg_argdesc a_lio_listio[] = {
 	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "nent", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_argdesc a_splice[] = {
+	{ "fd_in", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "off_in", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "fd_out", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
+	{ "off_out", TG_K_SIGNED_OFF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "len", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_splice[] = {
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
+	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7385,6 +7397,7 @@ static const struct tg_calldesc calls[] = {
 	{ 305, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 0, "aio_cancel", a_aio_cancel, NULL, NULL },
 	{ 306, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "aio_fsync", a_aio_fsync, r_aio_fsync, NULL },
 	{ 307, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "lio_listio", a_lio_listio, NULL, NULL },
+	{ 308, TG_LAYER_POSIX, TG_K_INT, 6, TG_H_NONE, 2, "splice", a_splice, r_splice, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

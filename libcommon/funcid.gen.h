@@ -48,6 +48,7 @@
 #define TG_FN_posix_fadvise 46
 #define TG_FN_sendfile 47
 #define TG_FN_copy_file_range 48
+#define TG_FN_splice 308
 #define TG_FN_mmap 49
 #define TG_FN_mmap64 50
 #define TG_FN_munmap 51

@@ -1504,6 +1504,47 @@ TG_EXPORT ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_
 	return ret;
 }
 
+ssize_t splice(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len, unsigned int flags);
+TG_EXPORT ssize_t splice(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len, unsigned int flags)
+{
+	static ssize_t (*real)(int, loff_t *, int, loff_t *, size_t, unsigned int);
+	struct tg_call tgc;
+	int ex = 0;
+	ssize_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (ssize_t (*)(int, loff_t *, int, loff_t *, size_t, unsigned int))tg_real("splice", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (ssize_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(fd_in, off_in, fd_out, off_out, len, flags);
+	ex |= tg_fd_excluded(fd_in);
+	int64_t pre_off_in = off_in ? (int64_t)*off_in : -1;
+	ex |= tg_fd_excluded(fd_out);
+	int64_t pre_off_out = off_out ? (int64_t)*off_out : -1;
+	if (ex || !tg_enter(&tgc, TG_FN_splice, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(fd_in, off_in, fd_out, off_out, len, flags);
+		return ret;
+	}
+	ret = real(fd_in, off_in, fd_out, off_out, len, flags);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_s(&tgc, (int64_t)fd_in);
+	tg_put_s(&tgc, pre_off_in);
+	tg_put_s(&tgc, (int64_t)fd_out);
+	tg_put_s(&tgc, pre_off_out);
+	tg_put_u(&tgc, (uint64_t)len);
+	tg_put_u(&tgc, (uint64_t)flags);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
 void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
 void *tg_hook_to_mmap TG_HIDDEN;
 TG_HOOKFN void *TG_HOOKNAME(mmap)(void *addr, size_t length, int prot, int flags, int fd, off_t offset)

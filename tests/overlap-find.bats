@@ -19,7 +19,7 @@ accesses() {
 		$1 == "access" { print path["file=" $2], $7, $8, $9, $10 }' "$1"
 }
 
-@test "pwritev2, preadv2 at an offset and at -1, copy_file_range with and without offsets, sendfile: every byte placed" {
+@test "pwritev2, preadv2 at an offset and at -1, copy_file_range with and without offsets, sendfile, splice: every byte placed" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text
 	run -0 overlap-find -a text
@@ -33,6 +33,8 @@ accesses() {
 	a R preadv2 20 30
 	a W pwritev2 40 50
 	a R sendfile 40 50
+	a R splice 0 4
+	b W splice 200 206
 	b W copy_file_range 0 8
 	b W write 8 12
 	b W sendfile 12 22
@@ -50,7 +52,7 @@ accesses() {
 	grep -q $'pwritev2 W \\[0,30)\t.*copy_file_range R \\[0,10)\tposix=ok\tcommit=conflict\tsession=conflict' <<< "$output"
 	grep -q $'pwritev2 W \\[40,50)\t.*sendfile R \\[40,50)\tposix=ok' <<< "$output"
 	grep -q $'pwritev2 W \\[0,30)\t.*copy_file_range R \\[15,23)' <<< "$output"
-	[ "$(grep -c '^RAW-S' <<< "$output")" -eq 5 ]
+	[ "$(grep -c '^RAW-S' <<< "$output")" -eq 6 ]
 	# b is only written: no pair on it
 	[ "$(awk -F'\t' '/^(RAW|WAW)/ && $2 !~ /\/a$/' <<< "$output")" = "" ]
 }

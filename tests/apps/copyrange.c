@@ -1,7 +1,8 @@
 /*
  * copyrange - data calls that name two files, or an offset that means
  * "the position": pwritev2, preadv2 with an offset and with -1,
- * copy_file_range with offsets and without, sendfile.  The byte ranges
+ * copy_file_range with offsets and without, sendfile, splice into a file
+ * from a pipe and out of one into a pipe.  The byte ranges
  * each call touches are asserted in tests/overlap-find.bats.
  */
 #define _GNU_SOURCE
@@ -26,7 +27,8 @@ int main(void)
 	struct iovec iov[2] = { { buf, 10 }, { buf + 10, 20 } };
 	off64_t in = 0, out = 100;
 	off_t so = 40;
-	int a, b;
+	loff_t sp = 200;
+	int a, b, p[2];
 
 	memset(buf, 'a', sizeof(buf));
 	a = open("a", O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -43,6 +45,10 @@ int main(void)
 	/* a [15,23) to b [0,8); positions 23 and 8 */
 	check(write(b, "xxxx", 4) == 4, "write");			/* b [8,12) */
 	check(sendfile(b, a, &so, 10) == 10, "sendfile");		/* a [40,50) to b [12,22) */
+	check(pipe(p) == 0 && write(p[1], "pppppp", 6) == 6, "pipe");
+	check(splice(p[0], NULL, b, &sp, 6, 0) == 6, "splice");	/* b [200,206) */
+	sp = 0;
+	check(splice(a, &sp, p[1], NULL, 4, 0) == 4, "splice");	/* a [0,4) */
 	check(close(a) == 0 && close(b) == 0, "close");
 	return 0;
 }
