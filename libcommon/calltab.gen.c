@@ -1116,6 +1116,18 @@ static const struct tg_iorole r_splice[] = {
 	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
+static const struct tg_argdesc a_fexecve[] = {
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_fexecve[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_execveat[] = {
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_execveat[] = {
+	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7398,6 +7410,8 @@ static const struct tg_calldesc calls[] = {
 	{ 306, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "aio_fsync", a_aio_fsync, r_aio_fsync, NULL },
 	{ 307, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "lio_listio", a_lio_listio, NULL, NULL },
 	{ 308, TG_LAYER_POSIX, TG_K_INT, 6, TG_H_NONE, 2, "splice", a_splice, r_splice, NULL },
+	{ 309, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "fexecve", a_fexecve, r_fexecve, NULL },
+	{ 310, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execveat", a_execveat, r_execveat, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

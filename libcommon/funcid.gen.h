@@ -123,6 +123,8 @@
 #define TG_FN_execv 133
 #define TG_FN_execvp 134
 #define TG_FN_execvpe 135
+#define TG_FN_fexecve 309
+#define TG_FN_execveat 310
 #define TG_FN__exit 136
 #define TG_FN__Exit 137
 #define TG_FN_execl 138

@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <sys/syscall.h>
 
+extern char **environ;
+
 #define RESOLVE(var, name)                                  \
 	do {                                                \
 		if (tg_unlikely(!(var)))                    \
@@ -559,7 +561,8 @@ TG_EXPORT pid_t vfork(void)
  * Record an exec before the image goes away and push every record out; if
  * the exec fails, a second record carries its error.
  */
-static void exec_record(unsigned fn, const char *path, int is_path, int ret, int err)
+static void exec_record_at(unsigned fn, int dirfd, const char *path, int is_path, int ret,
+			   int err)
 {
 	char pb[TG_PATH_MAX];
 	struct tg_call c;
@@ -570,7 +573,7 @@ static void exec_record(unsigned fn, const char *path, int is_path, int ret, int
 	if (!tg_on(TG_LAYER_POSIX))
 		return;
 	if (is_path)
-		ap = tg_path_prep(pb, path, AT_FDCWD, &ex);
+		ap = tg_path_prep(pb, path, dirfd, &ex);
 	if (!tg_enter(&c, fn, TG_LAYER_POSIX))
 		return;
 	sid = tg_str(c.t, ap);
@@ -580,6 +583,32 @@ static void exec_record(unsigned fn, const char *path, int is_path, int ret, int
 	tg_put_u(&c, sid);
 	tg_rec_commit(&c);
 	tg_flush_all();
+}
+
+static void exec_record(unsigned fn, const char *path, int is_path, int ret, int err)
+{
+	exec_record_at(fn, AT_FDCWD, path, is_path, ret, err);
+}
+
+/* A program exec'd without the tracer in its environment (clearenv(),
+ * execve with an environment of its own) runs untraced: said once, as the
+ * tracer says every other way it stops tracing. */
+static void exec_untraced(const char *what, char *const envp[])
+{
+	static int said;
+	char msg[TG_PATH_MAX + 160];
+	int n;
+
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, "LD_PRELOAD=", 11) == 0 && strstr(*envp, "libtangram"))
+			return;
+	if (said || !tg_on(TG_LAYER_POSIX))
+		return;
+	said = 1;
+	n = snprintf(msg, sizeof(msg), "tangram: '%s' is started without the tracer "
+		     "(LD_PRELOAD is not in its environment): it runs untraced\n", what);
+	if (n > 0)
+		tg_say(msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -598,6 +627,7 @@ static int exec_common(unsigned fn, void **realp, const char *realname,
 	}
 	e = errno;
 	exec_record(fn, path, is_path, 0, 0);
+	exec_untraced(path, with_env ? envp : environ);
 	errno = e;
 	ret = with_env ? ((execve_fn)*realp)(path, argv, envp)
 		       : ((execv_fn)*realp)(path, argv);
@@ -627,6 +657,57 @@ TG_EXPORT int execvp(const char *file, char *const argv[])
 TG_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	return exec_common(TG_FN_execvpe, &real_execvpe, "execvpe", 0, 1, file, argv, envp);
+}
+
+/* fexecve(3) and execveat(2): the program by its descriptor, or by a path
+ * from a directory's; recorded by the file's path. */
+static void *real_fexecve, *real_execveat;
+
+TG_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	char link[40], pb[TG_PATH_MAX];
+	long n;
+	int ret, e;
+
+	RESOLVE(real_fexecve, "fexecve");
+	if (!real_fexecve) {
+		errno = ENOSYS;
+		return -1;
+	}
+	e = errno;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = syscall(SYS_readlinkat, AT_FDCWD, link, pb, sizeof(pb) - 1);
+	pb[n > 0 ? n : 0] = 0;
+	exec_record(TG_FN_fexecve, n > 0 ? pb : link, 1, 0, 0);
+	exec_untraced(n > 0 ? pb : link, envp);
+	errno = e;
+	ret = ((int (*)(int, char *const[], char *const[]))real_fexecve)(fd, argv, envp);
+	e = errno;
+	exec_record(TG_FN_fexecve, n > 0 ? pb : link, 1, ret, e);
+	errno = e;
+	return ret;
+}
+
+TG_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		       int flags)
+{
+	int ret, e;
+
+	RESOLVE(real_execveat, "execveat");
+	if (!real_execveat) {
+		errno = ENOSYS;
+		return -1;
+	}
+	e = errno;
+	exec_record_at(TG_FN_execveat, dirfd, path, 1, 0, 0);
+	exec_untraced(path, envp);
+	errno = e;
+	ret = ((int (*)(int, const char *, char *const[], char *const[], int))real_execveat)(
+		dirfd, path, argv, envp, flags);
+	e = errno;
+	exec_record_at(TG_FN_execveat, dirfd, path, 1, ret, e);
+	errno = e;
+	return ret;
 }
 
 /* Collect the variadic arguments of execl* into an argv array. */

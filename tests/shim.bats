@@ -378,6 +378,20 @@ decode_torn() {
 	same
 }
 
+@test "fexecve with TANGRAM_FLUSH=buffered: the first image's records are kept and its exec recorded by the program's path (they were lost); an exec without the tracer in the environment says so once" {
+	TANGRAM_FLUSH=buffered run -0 --separate-stderr traced "$APPS/execer" fexecve
+	[ "$output" = first ]
+	[ -z "$stderr" ]
+	decode_all trace/*.rec
+	grep -q $'\twrite\t6\tfd=3' <<<"$output"
+	grep -q $'\tfexecve\t0\tpath="/usr/bin/cat"' <<<"$output" ||
+		grep -q $'\tfexecve\t0\tpath="/bin/cat"' <<<"$output"
+	rm -rf trace
+	run -0 --separate-stderr traced "$APPS/execer" noenv
+	[ "$output" = first ]
+	[ "$stderr" = "tangram: '/bin/cat' is started without the tracer (LD_PRELOAD is not in its environment): it runs untraced" ]
+}
+
 @test "execv: the records of both images, in pid-PID.rec and pid-PID.1.rec" {
 	run -0 --separate-stderr traced "$APPS/execer"
 	[ "$output" = first ]
