@@ -1531,8 +1531,33 @@ void tg_shutdown(void)
 	errno = e;
 }
 
+static void tg_shutdown_late(void *arg)
+{
+	(void)arg;
+	tg_shutdown();
+}
+
+/* (atexit() in a shared library ties the handler to the library, whose
+ * handlers run with its destructor: this one belongs to no library) */
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
+/*
+ * At exit the tracer's destructor may run before those of libraries loaded
+ * earlier, whose I/O then went unrecorded: libgfortran writes the units a
+ * program left open in its own.  The stream is finished by an exit handler
+ * registered here instead, which glibc runs after every destructor
+ * (handlers registered while exit runs them are run too); if it cannot be
+ * registered, now.
+ */
 __attribute__((destructor)) static void tg_dtor(void)
 {
+	int e = errno;
+
+	if (tg_state == 1 && __cxa_atexit(tg_shutdown_late, NULL, NULL) == 0) {
+		errno = e;
+		return;
+	}
+	errno = e;
 	tg_shutdown();
 }
 

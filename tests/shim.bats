@@ -937,3 +937,31 @@ witness_plain() {
 	[ "$(grep -c $'^#file\t' <<<"$output")" -eq 2 ]
 	[ "$(grep -c $'^pair\t' <<<"$output")" -ge 2 ]
 }
+
+@test "I/O at exit after the tracer's destructor: a library's destructor, a Fortran unit left open (libgfortran writes it in its own), all recorded (they were lost)" {
+	cat > early.c <<-'C'
+	#include <fcntl.h>
+	#include <unistd.h>
+	__attribute__((destructor)) static void at_end(void)
+	{
+		int fd = open("fromdtor.txt", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		if (fd >= 0 && write(fd, "d", 1) == 1)
+			close(fd);
+	}
+	C
+	gcc -shared -fPIC -o libearly.so early.c
+	printf 'int main(void) { return 0; }\n' > m.c
+	gcc -o m m.c -Wl,--no-as-needed -L. -learly -Wl,-rpath,"$PWD"
+	run -0 traced ./m
+	decode_all trace/*.rec
+	grep -q $'\tposix\topen\t[0-9]*\tpath="'"$T"'/fromdtor.txt"' <<<"$output"
+	grep -q $'\tposix\twrite\t1\t' <<<"$output"
+	command -v gfortran >/dev/null || return 0
+	printf 'program p\nopen(10, file="unit.txt", access="stream")\nwrite(10) "RACERACE"\nend program\n' > p.f90
+	gfortran -o p p.f90
+	rm -rf trace
+	run -0 traced ./p
+	[ "$(cat unit.txt)" = RACERACE ]
+	decode_all trace/*.rec
+	grep -q $'\tposix\twrite\t8\t' <<<"$output"
+}

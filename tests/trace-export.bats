@@ -187,7 +187,10 @@ needmpi() {
 	TANGRAM_DIR=l LD_PRELOAD=$TG_TOP/lib/libtangram.so "$TG_TOP/build/apps/lines" "$PWD/deck"
 	run -0 --separate-stderr trace-export -f otf2 -o o l/*.rec
 	run -0 --separate-stderr otf2-print o/traces.otf2
-	[ "$(printf '%s\n' "${lines[@]}" | grep '^IO_OPERATION_COMPLETE ' | sed 's/.*Bytes Result: \([0-9]*\),.*/\1/' | tr '\n' ' ')" = "8 8 10 8 8 10 " ]
+	# (the last, fgets at the end of the file, reads 0 bytes: it was taken
+	# for a failed call while the program started with errno EEXIST, the
+	# tracer's own, until 2026-12-03)
+	[ "$(printf '%s\n' "${lines[@]}" | grep '^IO_OPERATION_COMPLETE ' | sed 's/.*Bytes Result: \([0-9]*\),.*/\1/' | tr '\n' ' ')" = "8 8 10 8 8 10 0 " ]
 	run -0 --separate-stderr trace-export -f otf2 -o o5 "$TG_TOP/tests/fixtures/decode/lines-v5.cfg"
 	run -0 --separate-stderr otf2-print o5/traces.otf2
 	! printf '%s\n' "${lines[@]}" | grep '^IO_OPERATION_BEGIN ' | grep -v 'Bytes Request: 0,'
