@@ -490,6 +490,9 @@ sorted() {
 	[ "$(cat before.txt)" = "$(printf 'before\nbefore')" ]
 	for r in 0 1; do
 		own "$r" 'before\.txt'
+		# (a library's destructor may flush standard output at exit:
+		# recorded since the stream is finished after the destructors)
+		calls=$(grep -vx 'fflush 0 stream=s1' <<<"$calls")
 		# the descriptor under the stream: whichever the launcher left free
 		fd=$(sed -n 's/^fopen .* fd=\([0-9]*\)$/\1/p' <<<"$calls")
 		[ "$fd" -ge 3 ]
