@@ -42,7 +42,7 @@ COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/rechead.c libcommon/na
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
 SHIM_COMMON_SRC = libcommon/stream.c libcommon/rechead.c libcommon/names.c libcommon/mpinames.gen.c \
-	libcommon/calltab.gen.c libcommon/h5names.gen.c
+	libcommon/calltab.gen.c libcommon/h5names.gen.c libcommon/runs.c
 SHIM_SRC = shim/core.c shim/hand.c shim/hooks.c shim/wrappers.gen.c
 SHIM_MPI_SRC = shim/mpi.c shim/mpi-wrappers.gen.c
 # ROMIO's own communication inside MPI-IO calls: not in the static tracer

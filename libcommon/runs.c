@@ -5,6 +5,7 @@
 #include "runs.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "banned.h"
 
@@ -56,4 +57,19 @@ int64_t tg_runs_first(const struct tg_runs *r, uint64_t run)
 		if (r->v[i].run == run)
 			return r->v[i].first;
 	return 0;
+}
+
+unsigned long tg_run_of_name(const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	if ((strncmp(name, "rank-", 5) != 0 && strncmp(name, "pid-", 4) != 0) ||
+	    n < 4 || strcmp(name + n - 4, ".rec") != 0)
+		return 0;
+	for (p = name + n - 4; p > name && p[-1] >= '0' && p[-1] <= '9'; p--)
+		;
+	if (p < name + n - 4 && p - name >= 4 && strncmp(p - 4, ".run", 4) == 0 && *p != '0')
+		return strtoul(p, NULL, 10);
+	return 1;
 }

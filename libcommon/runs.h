@@ -40,4 +40,9 @@ void tg_runs_number(struct tg_runs *r);
 /* The first global rank of run @run: 0 when fewer than two runs are known. */
 int64_t tg_runs_first(const struct tg_runs *r, uint64_t run);
 
+/* The run a stream file named @name belongs to (rank-R.rec, pid-P.rec,
+ * pid-P.N.rec: 1; the same with .runK before .rec: K), 0 if the name is
+ * not a stream's. */
+unsigned long tg_run_of_name(const char *name);
+
 #endif

@@ -8,6 +8,7 @@
  * once on standard error and switches itself off; the program runs on.
  */
 #include "wrap-prelude.h"
+#include "../libcommon/runs.h"
 
 #include <dlfcn.h>
 #include <linux/close_range.h>
@@ -641,22 +642,6 @@ static void run_suffix(char *out, size_t cap)
 
 /* ---- which run a launch is ------------------------------------------- */
 
-/* The run a stream file named @name belongs to (rank-R.rec, pid-P.rec,
- * pid-P.N.rec: 1; with .runK before .rec: K), 0 if it is not a stream's. */
-static unsigned long name_run(const char *name)
-{
-	size_t n = strlen(name);
-	const char *p;
-
-	if ((strncmp(name, "rank-", 5) != 0 && strncmp(name, "pid-", 4) != 0) ||
-	    n < 4 || strcmp(name + n - 4, ".rec") != 0)
-		return 0;
-	for (p = name + n - 4; p > name && p[-1] >= '0' && p[-1] <= '9'; p--)
-		;
-	if (p < name + n - 4 && p - name >= 4 && strncmp(p - 4, ".run", 4) == 0 && *p != '0')
-		return strtoul(p, NULL, 10);
-	return 1;
-}
 
 /* When process @pid started, CLOCK_REALTIME ns rounded down to the clock
  * tick, 0 if unknown (field 22 of /proc/PID/stat, ticks since boot). */
@@ -750,7 +735,7 @@ static void launch_run(void)
 		for (at = 0; at < n; at += ((struct dirent64 *)(buf + at))->d_reclen) {
 			const char *e = ((struct dirent64 *)(buf + at))->d_name;
 			uint64_t base;
-			if ((k = name_run(e)) <= last || k >= 1000000 ||
+			if ((k = tg_run_of_name(e)) <= last || k >= 1000000 ||
 			    strncmp(e, "rank-", 5) != 0 ||
 			    (size_t)snprintf(name, sizeof(name), "%s/%s", trace_dir, e) >= sizeof(name))
 				continue;

@@ -873,32 +873,6 @@ static void lfile_maybe_free(struct lfile *f)
 	free(f);
 }
 
-/*
- * A file this process created and closes with no data to stage out and
- * nothing discarded (it wrote nothing, or truncated what it wrote) is
- * made in the backing directory now, empty, with its mode: stage-out
- * would have nothing to copy, so the file would otherwise never appear
- * there.  With f->lock held.  Returns 0 or -1.
- */
-static int make_empty(struct lfile *f)
-{
-	char p[PATH_MAX];
-	int fd;
-
-	if (pfs_path(f->path, p, sizeof(p)) < 0)
-		return -1;
-	mkparents(p);
-	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, f->mode ? f->mode : 0644));
-	if (fd < 0)
-		return -1;
-	if (f->mode && fchmod(fd, f->mode) < 0) {
-		tfs_fd_close(fd);
-		return -1;
-	}
-	tfs_fd_close(fd);
-	f->created = 0;
-	return 0;
-}
 
 /* The backing file of @f at least @length long (made, with its mode, when
  * it does not exist): the end a truncation gave.  Returns 0 or -1. */
@@ -919,6 +893,21 @@ static int backing_extend(struct lfile *f, uint64_t length)
 		rc = -1;
 	tfs_fd_close(fd);
 	return rc;
+}
+
+/*
+ * A file this process created and closes with no data to stage out and
+ * nothing discarded (it wrote nothing, or truncated what it wrote) is
+ * made in the backing directory now, empty, with its mode: stage-out
+ * would have nothing to copy, so the file would otherwise never appear
+ * there.  With f->lock held.  Returns 0 or -1.
+ */
+static int make_empty(struct lfile *f)
+{
+	if (backing_extend(f, 0) < 0)
+		return -1;
+	f->created = 0;
+	return 0;
 }
 
 static int detach_range(struct lfile *f, uint64_t off, uint64_t end, int whole);

@@ -4,7 +4,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <ctype.h>
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "../libcommon/rec.h"
+#include "../libcommon/runs.h"
 #include "../libcommon/stream.h"
 #include "../libcommon/tg.h"
 #include "../libcommon/banned.h"
@@ -113,24 +113,6 @@ static void find_lib(char *out, size_t cap)
 	snprintf(out, cap, "%s/libtangram.so", TG_LIBDIR);
 }
 
-/* The run a stream file named @name belongs to (rank-R.rec, pid-P.rec,
- * pid-P.N.rec: 1; the same with .runK before .rec: K), or 0 if the name is
- * not a stream's. */
-static unsigned long stream_run(const char *name)
-{
-	size_t n = strlen(name);
-	const char *p;
-
-	if ((strncmp(name, "rank-", 5) != 0 && strncmp(name, "pid-", 4) != 0) ||
-	    n < 4 || strcmp(name + n - 4, ".rec") != 0)
-		return 0;
-	for (p = name + n - 4; p > name && isdigit((unsigned char)p[-1]); p--)
-		;
-	if (p < name + n - 4 && p - name >= 4 && strncmp(p - 4, ".run", 4) == 0 &&
-	    *p != '0')
-		return strtoul(p, NULL, 10);
-	return 1;
-}
 
 /* Whether this process is a rank that a parallel launcher started (mpirun,
  * mpiexec, srun with PMIx): then the launch's other ranks run trace-run at
@@ -246,7 +228,7 @@ static unsigned long last_run(const char *dir, uint64_t since)
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		if (!(k = stream_run(e->d_name)) || k >= 1000000)
+		if (!(k = tg_run_of_name(e->d_name)) || k >= 1000000)
 			continue;
 		if (k > last)
 			last = k;
