@@ -746,6 +746,14 @@ static void launch_run(void)
 	syscall(SYS_close, fd);
 	if (last + 1 > my_run)
 		my_run = (unsigned)(last + 1);
+	/* the processes the rank starts (a shell of system(), which has its
+	 * launch variables too, but started after the other ranks) are of
+	 * this run: they are told, and look no further */
+	if (my_run > 1) {	/* (run 1 is the default: nothing to add) */
+		snprintf(buf, sizeof(buf), "%u", my_run);
+		setenv("TANGRAM_RUN", buf, 1);
+	}
+	setenv("TANGRAM_RUN_AUTO", "0", 1);
 }
 
 static int mkdirs(char *path)
