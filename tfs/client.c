@@ -3017,8 +3017,12 @@ int tfs_finalize(void)
 			/* what could not be staged out is never deleted: the
 			 * note says where it goes, for the server to stage */
 			if (keep && tfs_itree_each(&f->tree, 0, UINT64_MAX, is_dirty_or_any, NULL)) {
-				fsync(f->bbfd);
+				/* the note first: a process killed now (an
+				 * MPI_Abort's launcher) has its data in the
+				 * page cache, found through the note; the
+				 * buffer's fsync can take seconds */
 				note_keep(f);
+				fsync(f->bbfd);
 				kept++;
 			} else {
 				unlink(f->bbpath);

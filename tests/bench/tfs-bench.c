@@ -40,6 +40,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -264,7 +265,10 @@ static double run(int wl, int model, const char *bb, char *buf)
 				barrier();
 			if (tfs_pwrite(f, buf, (size_t)S, off) != S ||
 			    (model == POSIX && attach_each && tfs_attach(f, off, (size_t)S) < 0)) {
-				perror("tfs_pwrite/tfs_attach");
+				/* which write: what a lost server leaves of
+				 * this repeat depends on it (tfs-durable.bats) */
+				fprintf(stderr, "tfs_pwrite/tfs_attach: write %ld of %ld: %s\n",
+					i + 1, M, strerror(errno));
 				MPI_Abort(MPI_COMM_WORLD, 2);
 			}
 		}
