@@ -248,12 +248,21 @@ def io_role(row, op, args, where):
             f['lenarg'] = row.argidx(args[2][4:-1], where)
         elif args[2] == 'one':
             f['len'] = 'TG_LEN_ONE'
-        elif args[2].startswith('ret*'):
+        elif re.match(r'^ret\*(\w+)(\((\w+)\))?$', args[2]):
+            # ret*A(B): ret items of A bytes, of the B items asked for
+            rt = re.match(r'^ret\*(\w+)(\((\w+)\))?$', args[2])
             f['len'] = 'TG_LEN_RET_TIMES'
-            f['lenarg'] = row.argidx(args[2][4:], where)
-        elif re.match(r'^arg\((\w+)\)$', args[2]):
+            f['lenarg'] = row.argidx(rt.group(1), where)
+            if rt.group(3):
+                f['a'] = row.argidx(rt.group(3), where)
+        elif re.match(r'^arg\((\w+)(,(\w+))?\)$', args[2]):
+            # arg(A,B): A bytes; none (the end of the file) of B - 1
+            # asked for (fgets)
+            ar = re.match(r'^arg\((\w+)(,(\w+))?\)$', args[2])
             f['len'] = 'TG_LEN_ARG'
-            f['lenarg'] = row.argidx(args[2][4:-1], where)
+            f['lenarg'] = row.argidx(ar.group(1), where)
+            if ar.group(3):
+                f['a'] = row.argidx(ar.group(3), where)
         elif m:
             f['len'] = 'TG_LEN_STATUS'
             f['a'] = row.argidx(m.group(1), where)

@@ -536,7 +536,7 @@ struct rec {
 				 * TG_OFF_ORDERED: before it (shared_before,
 				 * not in older streams); or -1 */
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
-	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec;
+	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec, eof;
 	uint8_t creat;		/* open: it may make the file (O_CREAT...) */
 	uint8_t tid;		/* as struct access's */
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
@@ -1249,7 +1249,7 @@ static void run_data(const struct rec *r)
 	/* a read that got fewer bytes than it asked for met the end of the
 	 * file: it read that the rest held nothing (a write there at the same
 	 * time, or before it but unseen, conflicts with it) */
-	want = !r->write && !r->failed && r->count > r->len ? r->count : r->len;
+	want = !r->write && (!r->failed || r->eof) && r->count > r->len ? r->count : r->len;
 	if (want <= 0)
 		return;
 	if (!(d = desc_of(r->k1))) {
@@ -2100,6 +2100,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		}
 		r->len = a->len;
 		r->count = a->count;
+		r->eof = a->eof;
 		r->lock = a->lock;
 		r->lockclass = a->lockclass;
 		memcpy(r->k1, a->h, sizeof(r->k1));

@@ -1064,6 +1064,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		for (k = r->kids.n; k-- > 0;)
 			if (r->kids.v[k].parent == seq) {
 				if (io && r->kids.v[k].mpi) {
+					b->iosplit += !split;
 					split = 1;
 				} else {
 					r->rec.v[r->kids.v[k].idx].drop = 1;

@@ -315,6 +315,8 @@ struct hbb {
 	size_t lastranklen;
 	int64_t world;
 	uint64_t records, mpi, nested;
+	uint64_t iosplit;	/* MPI-IO calls with communication nested in them:
+				 * the library's own messages are in the trace */
 	VEC(struct hrun) runs;	/* #run lines, by first rank */
 
 	/* walking and matching */
