@@ -1078,7 +1078,7 @@ static const struct tg_argdesc a_aio_return[] = {
 	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_aio_return[] = {
-	{ TG_IO_AIODONE, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_AIODONE, TG_OFF_NONE, TG_LEN_NONE, 1, 0, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_aio_suspend[] = {
 	{ "nent", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },

@@ -446,6 +446,14 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		break;
 	case TG_IO_AIODONE:
 		req_key(t, d, r->a, a->h2);
+		/* aiodone(CB,FD,OFF): the aiocb's descriptor and offset, for
+		 * a library that copies its aiocbs between submission and
+		 * return (Open MPI's OMPIO) */
+		if (r->b != TG_ARG_NONE) {
+			key(t, d, r->h, a->h);
+			if (num(t, d, r->b, -1, &a->pos) < 0)
+				return -1;
+		}
 		break;
 	case TG_IO_SIZE:
 		if (r->c != TG_ARG_NONE && whence(arg(t, d, r->c)) != 2) {

@@ -201,7 +201,7 @@ IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
            'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': '',
            'atomic': 'h a',
-           'aiodone': 'a', 'exec': '', 'size': 'h a b c'}
+           'aiodone': 'a h b', 'exec': '', 'size': 'h a b c'}
 MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
@@ -309,6 +309,8 @@ def io_role(row, op, args, where):
         if op == 'sync' and not args:
             names = []          # sync(): every file of the process
             f['h'] = 'TG_ARG_NONE'
+        if op == 'aiodone' and len(args) == 1:
+            names = names[:1]           # aiodone(cb): by the aiocb alone
         if op == 'size' and len(args) in (2, 4):
             names = names[:len(args)]   # size(h,a) or size(h,a,minus,whence)
         if len(args) != len(names):

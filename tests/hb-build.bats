@@ -42,7 +42,7 @@ setup_file() {
 setup() {
 	F=$TG_TOP/tests/fixtures/hb
 	GEN=$TG_TOP/$TG_BUILD/helpers/hb-gen
-	USAGE='usage: hb-build [-dfhqs] [-o graph] [file]'
+	USAGE='usage: hb-build [-dfhmqs] [-o graph] [file]'
 	QUSAGE='usage: hb-query [-bfh] [-r run] graph [rank:seq rank:seq ...]'
 	cd "$BATS_TEST_TMPDIR"
 }
@@ -822,6 +822,15 @@ EOF
 	[ -z "$stderr" ]
 	run -0 --separate-stderr hb-query hidden.hb 0:3 1:6 0:4 1:5 0:0 1:3
 	[ "$output" = "$(printf '%s\n' yes no yes)" ]
+	# -m, what MPI promises (the MPI-IO layer of verify-io): neither the
+	# Bcast ROMIO made inside the open nor any file collective orders
+	for t in sync hidden; do
+		run -0 --separate-stderr hb-build -m -o "$t-m.hb" "$t.txt"
+		run -0 --separate-stderr hb-query "$t-m.hb" 0:3 1:6 0:0 1:3 0:0 1:7
+		[ "$output" = "$(printf '%s\n' no no no)" ]
+	done
+	run -0 hb-build -s sync-m.hb
+	[ "$(stat nested)" = 2 ]
 }
 
 @test "batch mode does not take the graph from standard input" {

@@ -1222,15 +1222,30 @@ static void aio_place(size_t i, int64_t n)
 
 static void aio_done(const struct rec *r)
 {
+	struct desc *d;
 	size_t i;
 
 	for (i = 0; i < cur->naio; i++)	/* the oldest first: a reused aiocb */
-		if (strcmp(cur->aio[i].key, r->k2) == 0) {
-			print_done(cur->name, cur->aio[i].r.seq, r->seq, r->t1);
-			/* (a read that met the end of the file read all it asked) */
-			aio_place(i, r->failed ? 0 : cur->aio[i].r.write ? r->ret : cur->aio[i].r.len);
-			return;
-		}
+		if (strcmp(cur->aio[i].key, r->k2) == 0)
+			break;
+	/* an aiocb copied elsewhere after its submission (Open MPI's OMPIO
+	 * keeps them in an array it grows): the oldest request of the
+	 * thread on the same file at the same offset */
+	if (i == cur->naio && r->pos >= 0 && (d = desc_of(r->k1))) {
+		const char *tid = strchr(r->k2, ':');
+		size_t tl = tid ? (size_t)(tid - r->k2) + 1 : 0;
+
+		for (i = 0; i < cur->naio; i++)
+			if (cur->aio[i].file == d->file && !cur->aio[i].append &&
+			    cur->aio[i].off == (uint64_t)r->pos &&
+			    strncmp(cur->aio[i].key, r->k2, tl) == 0)
+				break;
+	}
+	if (i == cur->naio)
+		return;
+	print_done(cur->name, cur->aio[i].r.seq, r->seq, r->t1);
+	/* (a read that met the end of the file read all it asked) */
+	aio_place(i, r->failed ? 0 : cur->aio[i].r.write ? r->ret : cur->aio[i].r.len);
 }
 
 static void run_data(const struct rec *r)

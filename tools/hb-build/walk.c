@@ -499,12 +499,14 @@ static uint32_t coll(struct walk *w, int32_t code, int32_t root, int blocking, c
  * call ordered is ordered by those.  Where none was ever seen (a library
  * whose MPI-IO calls communicate out of sight, Open MPI's OMPIO), the call
  * stands for its unseen messages: every member's start before every end.
+ * Under hb-build -m (MPI's promises only, for the MPI-IO layer) it orders
+ * nothing, and the library's messages are left out.
  */
 static const int32_t no_flow[] = { FLOW_NONE };
 
 static const int32_t *file_flow(const struct walk *w)
 {
-	return w->b->iosplit ? no_flow : NULL;
+	return w->b->iosplit || w->b->mpionly ? no_flow : NULL;
 }
 
 static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
