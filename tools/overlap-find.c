@@ -2738,6 +2738,11 @@ static size_t shadowed(struct shadow *s, const struct file *fl, const struct key
 	if (b->proc == a->proc && b->tid == a->tid) {
 		if (b->seq > s->seq && whole)
 			return leave_out(s, R, j, R->run[j]);
+		/* the thread's own reads (an fstat loop, a header read again
+		 * and again): no pair, no write over a to note; walking them
+		 * made n reads cost n squared */
+		if (!a->write && !R->nw[j] && whole)
+			return R->run[j] - j;
 		if (b->write && (b->kind == ACC_DATA || b->kind == ACC_APPEND) &&
 		    b->seq > a->seq && b->seq < s->seq && b->start <= a->start &&
 		    b->end >= a->end) {
