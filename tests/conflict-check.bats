@@ -319,6 +319,31 @@ hbpair() {
 
 # ---- verify-io ------------------------------------------------------------------
 
+@test "verify-io ended by a signal (its reader gone: SIGPIPE; SIGTERM) leaves no work directory behind, and says nothing more" {
+	needmpi
+	mkdir tmp
+	TMPDIR=$PWD/tmp "$TG_TOP/pipelines/verify-io" "$W/t" | head -1 > first
+	[ "$(cat first)" = "POSIX layer (POSIX and stdio calls):" ]
+	# (the whole decoded trace stayed in $TMPDIR/verify-io.XXXXXX)
+	[ -z "$(ls tmp)" ]
+	# stopped once it decodes into its work directory (its shell only): 143,
+	# nothing left, no line (it went on, and its cat found the files gone)
+	TMPDIR=$PWD/tmp "$TG_TOP/pipelines/verify-io" "$W/t" > out 2> err &
+	local pid=$! st=0
+	kill -STOP "$pid"
+	while ! ls tmp/*/text > /dev/null 2>&1; do
+		kill -CONT "$pid"
+		sleep 0.001
+		kill -STOP "$pid"
+	done
+	kill -TERM "$pid"
+	kill -CONT "$pid"
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
+	[ ! -s err ]
+	[ -z "$(ls tmp)" ]
+}
+
 @test "verify-io run from a bin/ of its own, without it on PATH: its tools found beside it, conflict-check run once, no hb-query needed" {
 	needmpi
 	mkdir d
