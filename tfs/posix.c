@@ -101,6 +101,16 @@ REAL(fstatat);
 REAL(statx);
 REAL(unlink);
 REAL(unlinkat);
+REAL(mkdir);
+REAL(mkdirat);
+REAL(rmdir);
+REAL(symlink);
+REAL(symlinkat);
+REAL(link);
+REAL(linkat);
+REAL(mknodat);
+REAL(chdir);
+REAL(getcwd);
 REAL(access);
 REAL(faccessat);
 REAL(statfs);
@@ -163,6 +173,45 @@ __attribute__((constructor)) static void setup(void)
 
 /* ---- paths ---------------------------------------------------------------- */
 
+/*
+ * A directory on the mount is a directory of the backing directory: a
+ * chdir(2) into the mount goes there (so that what the kernel resolves
+ * relative to it, for the calls not taken, lands in the backing
+ * directory, never on the real path the mount names), and a directory
+ * descriptor opened on the mount is one of it.  Names under the backing
+ * directory's real path, @dir, are turned back into the mount's, so that
+ * a relative path there is a path on the mount.  0, or -1 (ERANGE) when
+ * it does not fit in @len.
+ */
+static char pfsreal[PATH_MAX];	/* the backing directory's real path, "" unknown */
+static size_t pfsreallen;
+
+static int pfs_to_mount(char *dir, size_t len)
+{
+	char tmp[PATH_MAX];
+	size_t rest;
+
+	if (!mountlen || !pfsdir[0])
+		return 0;
+	if (!pfsreal[0]) {
+		if (!realpath(pfsdir, tmp))
+			return 0;
+		memcpy(pfsreal, tmp, strlen(tmp) + 1);
+		pfsreallen = strlen(pfsreal);
+	}
+	if (strncmp(dir, pfsreal, pfsreallen) != 0 ||
+	    (dir[pfsreallen] && dir[pfsreallen] != '/'))
+		return 0;
+	rest = strlen(dir + pfsreallen);
+	if (mountlen + rest + 1 > len) {
+		errno = ERANGE;
+		return -1;
+	}
+	memmove(dir + mountlen, dir + pfsreallen, rest + 1);
+	memcpy(dir, mount, mountlen);
+	return 0;
+}
+
 /* @path (relative to @dirfd) absolute and lexically normal in @out;
  * 0, or -1 when it cannot be. */
 static int norm_path(int dirfd, const char *path, char *out, size_t outlen)
@@ -178,7 +227,7 @@ static int norm_path(int dirfd, const char *path, char *out, size_t outlen)
 		char dir[PATH_MAX];
 
 		if (dirfd == AT_FDCWD) {
-			if (!getcwd(dir, sizeof(dir)))
+			if (!getcwd(dir, sizeof(dir)) || pfs_to_mount(dir, sizeof(dir)) < 0)
 				return -1;
 		} else {
 			char link[64];
@@ -188,6 +237,9 @@ static int norm_path(int dirfd, const char *path, char *out, size_t outlen)
 			if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0)
 				return -1;
 			dir[n] = '\0';
+			/* a directory of the mount is one of the backing directory */
+			if (pfs_to_mount(dir, sizeof(dir)) < 0)
+				return -1;
 		}
 		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", dir, path) >= sizeof(abs))
 			return -1;
@@ -1665,6 +1717,19 @@ static int path_stat(const char *rel, struct stat *st)
 	return real_stat(p, st);
 }
 
+/* lstat of a path under the mount: a symbolic link the backing directory
+ * holds as itself, anything else as path_stat(). */
+static int path_lstat(const char *rel, struct stat *st)
+{
+	char p[PATH_MAX];
+
+	RESOLVE(lstat);
+	if (rel[0] && pfs_path(rel, p, sizeof(p)) == 0 && real_lstat(p, st) == 0 &&
+	    S_ISLNK(st->st_mode))
+		return 0;
+	return path_stat(rel, st);
+}
+
 EXPORT int stat(const char *path, struct stat *st)
 {
 	char rel[PATH_MAX];
@@ -1688,7 +1753,7 @@ EXPORT int lstat(const char *path, struct stat *st)
 		return real_lstat(path, st);
 	if ((t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_lstat(outside_path(path, rel, sizeof(rel)), st);
-	return t < 0 ? -1 : path_stat(rel, st);
+	return t < 0 ? -1 : path_lstat(rel, st);
 }
 
 EXPORT int stat64(const char *path, struct stat64 *st)
@@ -1713,7 +1778,9 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 		return fstat(dirfd, st);
 	if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
 		return real_fstatat(dirfd, outside_path(path, rel, sizeof(rel)), st, flags);
-	return t < 0 ? -1 : path_stat(rel, st);
+	if (t < 0)
+		return -1;
+	return (flags & AT_SYMLINK_NOFOLLOW) ? path_lstat(rel, st) : path_stat(rel, st);
 }
 
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
@@ -1735,7 +1802,8 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 	else if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
 		return real_statx(dirfd, outside_path(path, rel, sizeof(rel)), flags, mask, sx);
 	else
-		rc = t < 0 ? -1 : path_stat(rel, &st);
+		rc = t < 0 ? -1 : (flags & AT_SYMLINK_NOFOLLOW) ? path_lstat(rel, &st) :
+			path_stat(rel, &st);
 	if (rc < 0)
 		return -1;
 	memset(sx, 0, sizeof(*sx));
@@ -1937,9 +2005,11 @@ EXPORT int fstatvfs64(int fd, struct statvfs64 *sv)
 	return fstatvfs(fd, (struct statvfs *)sv);
 }
 
+static int mount_rmdir(const char *rel);
+
 static int do_unlink(int dirfd, const char *path, int flags, int at)
 {
-	char rel[PATH_MAX], p[PATH_MAX];
+	char rel[PATH_MAX];
 	int t, rc;
 
 	RESOLVE(unlink);
@@ -1949,11 +2019,8 @@ static int do_unlink(int dirfd, const char *path, int flags, int at)
 		return at ? real_unlinkat(dirfd, path, flags) : real_unlink(path);
 	if (t < 0)
 		return -1;
-	if (flags & AT_REMOVEDIR) {
-		if (pfs_path(rel, p, sizeof(p)) < 0)
-			return -1;
-		return real_unlinkat(AT_FDCWD, p, AT_REMOVEDIR);
-	}
+	if (flags & AT_REMOVEDIR)
+		return mount_rmdir(rel);
 	in_tfs++;
 	rc = tfs_unlink(rel);
 	in_tfs--;
@@ -1968,6 +2035,260 @@ EXPORT int unlink(const char *path)
 EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
 	return do_unlink(dirfd, path, flags, 1);
+}
+
+/* ---- the namespace: directories and links -------------------------------------- */
+
+/*
+ * The mount's namespace is the backing directory plus the files the
+ * server holds (some only in burst buffers).  A directory or a symbolic
+ * link on the mount is made in the backing directory, never on the real
+ * path the mount names (which need not exist, and is not TangramFS's);
+ * a name is taken when either knows it.
+ */
+
+/* 1 when @rel names something on the mount (a file the server holds, or
+ * anything in the backing directory, a dangling link too), else 0. */
+static int mount_exists(const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	RESOLVE(lstat);
+	if (!rel[0])
+		return 1;
+	if (pfs_path(rel, p, sizeof(p)) == 0 && real_lstat(p, &st) == 0)
+		return 1;
+	return path_stat(rel, &st) == 0;
+}
+
+static int do_mkdir(int dirfd, const char *path, mode_t mode, int at)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t;
+
+	RESOLVE(mkdir);
+	RESOLVE(mkdirat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return at ? real_mkdirat(dirfd, path, mode) : real_mkdir(path, mode);
+	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	if (mount_exists(rel)) {	/* the mount itself, or a file only the server holds */
+		errno = EEXIST;
+		return -1;
+	}
+	return real_mkdir(p, mode);
+}
+
+EXPORT int mkdir(const char *path, mode_t mode)
+{
+	return do_mkdir(AT_FDCWD, path, mode, 0);
+}
+
+EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	return do_mkdir(dirfd, path, mode, 1);
+}
+
+/* rmdir(2) and unlinkat(AT_REMOVEDIR) of a directory on the mount: the
+ * backing directory's; the mount itself is busy, as a mount point is. */
+static int mount_rmdir(const char *rel)
+{
+	char p[PATH_MAX];
+
+	RESOLVE(rmdir);
+	if (!rel[0]) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	return real_rmdir(p);
+}
+
+EXPORT int rmdir(const char *path)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	RESOLVE(rmdir);
+	t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+	if (t == 0)
+		return real_rmdir(path);
+	return t < 0 ? -1 : mount_rmdir(rel);
+}
+
+static int do_symlink(const char *target, int dirfd, const char *path, int at)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t;
+
+	RESOLVE(symlink);
+	RESOLVE(symlinkat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return at ? real_symlinkat(target, dirfd, path) : real_symlink(target, path);
+	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	if (mount_exists(rel)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return real_symlink(target, p);
+}
+
+EXPORT int symlink(const char *target, const char *path)
+{
+	return do_symlink(target, AT_FDCWD, path, 0);
+}
+
+EXPORT int symlinkat(const char *target, int dirfd, const char *path)
+{
+	return do_symlink(target, dirfd, path, 1);
+}
+
+/* chdir(2) into the mount: into the backing directory (pfs_to_mount()). */
+EXPORT int chdir(const char *path)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+	int t;
+
+	RESOLVE(chdir);
+	t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+	if (t == 0)
+		return real_chdir(in_tfs ? path : outside_path(path, rel, sizeof(rel)));
+	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	if (rel[0] && path_stat(rel, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return real_chdir(p);
+}
+
+/* getcwd(3) in the backing directory names the mount (pwd, and the
+ * relative paths a program makes from it, stay on the mount). */
+EXPORT char *getcwd(char *buf, size_t size)
+{
+	char tmp[PATH_MAX];
+	size_t n;
+
+	RESOLVE(getcwd);
+	if (in_tfs || !mountlen || !real_getcwd(tmp, sizeof(tmp)))
+		return real_getcwd(buf, size);
+	if (pfs_to_mount(tmp, sizeof(tmp)) < 0)
+		return NULL;
+	n = strlen(tmp) + 1;
+	if (buf && size == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((size && size < n)) {
+		errno = ERANGE;
+		return NULL;
+	}
+	if (!buf && !(buf = malloc(size ? size : n)))
+		return NULL;
+	memcpy(buf, tmp, n);
+	return buf;
+}
+
+/*
+ * Hard links: TangramFS keeps one name per file (the server's table is by
+ * path, stage-out writes one backing file), so link(2) on the mount is
+ * refused with EPERM, as on file systems without hard links (ln then
+ * says "Operation not permitted"; cp -l as well).  Between the mount and
+ * another file system it is EXDEV, as the kernel says.
+ */
+static int do_link(int odirfd, const char *old, int ndirfd, const char *new, int flags, int at)
+{
+	char orel[PATH_MAX], nrel[PATH_MAX];
+	int to, tn;
+
+	RESOLVE(link);
+	RESOLVE(linkat);
+	if (in_tfs)
+		return at ? real_linkat(odirfd, old, ndirfd, new, flags) : real_link(old, new);
+	if ((flags & AT_EMPTY_PATH) && is_empty(old))
+		to = ofd_get(odirfd) ? 1 : 0;
+	else
+		to = mount_path(odirfd, old, orel, sizeof(orel));
+	tn = mount_path(ndirfd, new, nrel, sizeof(nrel));
+	if (to < 0 || tn < 0)
+		return -1;
+	if (to == 0 && tn == 0)
+		return at ? real_linkat(odirfd, old, ndirfd, new, flags) : real_link(old, new);
+	if (to > 0 && !((flags & AT_EMPTY_PATH) && is_empty(old)) && !mount_exists(orel)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (tn > 0 && mount_exists(nrel)) {
+		errno = EEXIST;
+		return -1;
+	}
+	errno = to && tn ? EPERM : EXDEV;
+	return -1;
+}
+
+EXPORT int link(const char *old, const char *new)
+{
+	return do_link(AT_FDCWD, old, AT_FDCWD, new, 0, 0);
+}
+
+EXPORT int linkat(int odirfd, const char *old, int ndirfd, const char *new, int flags)
+{
+	return do_link(odirfd, old, ndirfd, new, flags, 1);
+}
+
+/*
+ * mknod(2) of a regular file on the mount makes an empty TangramFS file,
+ * as open(O_CREAT | O_EXCL) would; a device, FIFO or socket cannot live
+ * there (EPERM), and is never made on the real path.
+ */
+static int do_mknod(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	char rel[PATH_MAX];
+	int t, fd;
+
+	RESOLVE(mknodat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return real_mknodat(dirfd, path, mode, dev);
+	if (t < 0)
+		return -1;
+	if (mount_exists(rel)) {
+		errno = EEXIST;
+		return -1;
+	}
+	if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != S_IFREG) {
+		errno = EPERM;
+		return -1;
+	}
+	if ((fd = mount_openfd_mode(rel, O_CREAT | O_EXCL | O_WRONLY, mode & 07777, path)) < 0)
+		return -1;
+	return close(fd);
+}
+
+EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
+{
+	return do_mknod(AT_FDCWD, path, mode, dev);
+}
+
+EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	return do_mknod(dirfd, path, mode, dev);
+}
+
+EXPORT int mkfifo(const char *path, mode_t mode)
+{
+	return do_mknod(AT_FDCWD, path, S_IFIFO | (mode & 07777), 0);
+}
+
+EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+	return do_mknod(dirfd, path, S_IFIFO | (mode & 07777), 0);
 }
 
 /* ---- descriptors ------------------------------------------------------------------- */
