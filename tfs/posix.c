@@ -53,6 +53,8 @@
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <sys/uio.h>
+#include <sys/time.h>
+#include <utime.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -111,6 +113,16 @@ REAL(linkat);
 REAL(mknodat);
 REAL(chdir);
 REAL(getcwd);
+REAL(chmod);
+REAL(fchmod);
+REAL(fchmodat);
+REAL(chown);
+REAL(lchown);
+REAL(fchown);
+REAL(fchownat);
+REAL(rename);
+REAL(renameat);
+REAL(renameat2);
 REAL(access);
 REAL(faccessat);
 REAL(statfs);
@@ -131,6 +143,14 @@ REAL(readlink);
 REAL(lgetxattr);
 REAL(listxattr);
 REAL(llistxattr);
+REAL(setxattr);
+REAL(lsetxattr);
+REAL(removexattr);
+REAL(lremovexattr);
+REAL(fsetxattr);
+REAL(fgetxattr);
+REAL(flistxattr);
+REAL(fremovexattr);
 
 static void fork_parent(void);
 static void fork_child(void);
@@ -2291,6 +2311,321 @@ EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 	return do_mknod(dirfd, path, S_IFIFO | (mode & 07777), 0);
 }
 
+/* ---- the namespace: metadata --------------------------------------------------- */
+
+/* The path below the mount of TangramFS descriptor @o's file, as the
+ * server last named it to this process. */
+static const char *o_rel(struct ofd *o)
+{
+	return o->rel ? o->rel : "";
+}
+
+/*
+ * chmod(2) of a file on the mount: the server's mode for it (what later
+ * opens are checked against, what stage-out gives it, for every process:
+ * tfs_chmod), and its backing file's when it has one; a directory's, the
+ * backing directory's.
+ */
+static int mount_chmod(const char *rel, mode_t mode)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	RESOLVE(chmod);
+	if (pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	if (!rel[0] || (real_stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
+		return real_chmod(p, mode);
+	in_tfs++;
+	rc = tfs_chmod(rel, mode & 07777);
+	in_tfs--;
+	return rc;
+}
+
+static int do_chmod(int dirfd, const char *path, mode_t mode, int flags, int at)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	RESOLVE(chmod);
+	RESOLVE(fchmodat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return at ? real_fchmodat(dirfd, path, mode, flags) : real_chmod(path, mode);
+	return t < 0 ? -1 : mount_chmod(rel, mode);
+}
+
+EXPORT int chmod(const char *path, mode_t mode)
+{
+	return do_chmod(AT_FDCWD, path, mode, 0, 0);
+}
+
+EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+	return do_chmod(dirfd, path, mode, flags, 1);
+}
+
+EXPORT int fchmod(int fd, mode_t mode)
+{
+	struct ofd *o = ofd_get(fd);
+
+	RESOLVE(fchmod);
+	if (in_tfs || !o)
+		return real_fchmod(fd, mode);
+	return mount_chmod(o_rel(o), mode);
+}
+
+/*
+ * Owners and times are the backing file's (stat(2) gives them once it
+ * has one): chown(2) and utimensat(2) of a file on the mount change
+ * them there, making it (empty, with the file's mode) when the file is
+ * only in burst buffers so far, as backing_extend() does at a
+ * truncation: stage-out writes into it and keeps both.  A name the mount
+ * does not know is ENOENT.
+ */
+static int backing_of(const char *rel, char *p, size_t len)
+{
+	struct stat st;
+	int fd;
+
+	RESOLVE(lstat);
+	if (pfs_path(rel, p, len) < 0)
+		return -1;
+	if (!rel[0] || real_lstat(p, &st) == 0)
+		return 0;
+	if (path_stat(rel, &st) < 0)
+		return -1;
+	/* only in burst buffers: an empty backing file with its mode, which
+	 * stage-out writes into (a reader takes the bytes from their owners
+	 * first) and whose mode the next open checks, as the server's */
+	RESOLVE(open);
+	if ((fd = real_open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777)) < 0)
+		return errno == EEXIST ? 0 : -1;
+	if (fchmod(fd, st.st_mode & 07777) < 0) {
+		int e = errno;
+
+		real_close(fd);
+		errno = e;
+		return -1;
+	}
+	return real_close(fd);
+}
+
+static int do_chown(int dirfd, const char *path, uid_t uid, gid_t gid, int flags, int which)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t;
+
+	RESOLVE(chown);
+	RESOLVE(lchown);
+	RESOLVE(fchownat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return which == 0 ? real_chown(path, uid, gid) : which == 1 ?
+			real_lchown(path, uid, gid) : real_fchownat(dirfd, path, uid, gid, flags);
+	if (t < 0 || backing_of(rel, p, sizeof(p)) < 0)
+		return -1;
+	return real_fchownat(AT_FDCWD, p, uid, gid, which == 1 ? AT_SYMLINK_NOFOLLOW :
+			     flags & AT_SYMLINK_NOFOLLOW);
+}
+
+EXPORT int chown(const char *path, uid_t uid, gid_t gid)
+{
+	return do_chown(AT_FDCWD, path, uid, gid, 0, 0);
+}
+
+EXPORT int lchown(const char *path, uid_t uid, gid_t gid)
+{
+	return do_chown(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW, 1);
+}
+
+EXPORT int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+	if (!in_tfs && (flags & AT_EMPTY_PATH) && is_empty(path) && ofd_get(dirfd))
+		return fchown(dirfd, uid, gid);
+	return do_chown(dirfd, path, uid, gid, flags, 2);
+}
+
+EXPORT int fchown(int fd, uid_t uid, gid_t gid)
+{
+	struct ofd *o = ofd_get(fd);
+	char p[PATH_MAX];
+
+	RESOLVE(fchown);
+	RESOLVE(fchownat);
+	if (in_tfs || !o)
+		return real_fchown(fd, uid, gid);
+	if (backing_of(o_rel(o), p, sizeof(p)) < 0)
+		return -1;
+	return real_fchownat(AT_FDCWD, p, uid, gid, 0);
+}
+
+/* utimensat(2) of @rel on the mount; @ts as the kernel takes it. */
+static int mount_utimens(const char *rel, const struct timespec ts[2], int flags)
+{
+	char p[PATH_MAX];
+
+	if (backing_of(rel, p, sizeof(p)) < 0)
+		return -1;
+	return (int)syscall(SYS_utimensat, AT_FDCWD, p, ts, flags & AT_SYMLINK_NOFOLLOW);
+}
+
+/* utimensat(2); @path NULL: futimens(2) of @dirfd, as the kernel takes it */
+static int do_utimens(int dirfd, const char *path, const struct timespec ts[2], int flags)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	if (!in_tfs && (is_empty(path) && (!path || (flags & AT_EMPTY_PATH))) &&
+	    ofd_get(dirfd))
+		return mount_utimens(o_rel(ofd_get(dirfd)), ts, 0);
+	if (in_tfs || is_empty(path) || (t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
+		return (int)syscall(SYS_utimensat, dirfd, path, ts, flags);
+	return t < 0 ? -1 : mount_utimens(rel, ts, flags);
+}
+
+EXPORT int utimensat(int dirfd, const char *path, const struct timespec ts[2], int flags)
+{
+	return do_utimens(dirfd, path, ts, flags);
+}
+
+EXPORT int futimens(int fd, const struct timespec ts[2])
+{
+	return do_utimens(fd, NULL, ts, 0);
+}
+
+/* The microsecond calls, through utimensat. */
+static int tv_utimens(int dirfd, const char *path, const struct timeval tv[2], int flags)
+{
+	struct timespec ts[2];
+
+	if (!tv)
+		return do_utimens(dirfd, path, NULL, flags);
+	for (int i = 0; i < 2; i++) {
+		if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000) {
+			errno = EINVAL;
+			return -1;
+		}
+		ts[i].tv_sec = tv[i].tv_sec;
+		ts[i].tv_nsec = tv[i].tv_usec * 1000;
+	}
+	return do_utimens(dirfd, path, ts, flags);
+}
+
+EXPORT int utimes(const char *path, const struct timeval tv[2])
+{
+	return tv_utimens(AT_FDCWD, path, tv, 0);
+}
+
+EXPORT int lutimes(const char *path, const struct timeval tv[2])
+{
+	return tv_utimens(AT_FDCWD, path, tv, AT_SYMLINK_NOFOLLOW);
+}
+
+EXPORT int futimes(int fd, const struct timeval tv[2])
+{
+	return tv_utimens(fd, NULL, tv, 0);	/* the descriptor itself */
+}
+
+EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2])
+{
+	return tv_utimens(dirfd, path, tv, 0);
+}
+
+EXPORT int utime(const char *path, const struct utimbuf *ub)
+{
+	struct timespec ts[2];
+
+	if (!ub)
+		return do_utimens(AT_FDCWD, path, NULL, 0);
+	ts[0].tv_sec = ub->actime;
+	ts[1].tv_sec = ub->modtime;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	return do_utimens(AT_FDCWD, path, ts, 0);
+}
+
+/* ---- the namespace: rename ----------------------------------------------------- */
+
+/*
+ * rename(2) on the mount is the server's (tfs_rename): the old name is
+ * gone for every process, the new one has the data, in burst buffers too,
+ * and stage-out writes it there.  Across the mount's boundary EXDEV, so
+ * mv copies.  RENAME_EXCHANGE is refused (EINVAL): the server keeps one
+ * name per file and cannot swap two in one step.
+ */
+static int do_rename(int odirfd, const char *old, int ndirfd, const char *new, unsigned flags,
+		     int which)
+{
+	char orel[PATH_MAX], nrel[PATH_MAX];
+	int to, tn, rc;
+
+	RESOLVE(rename);
+	RESOLVE(renameat);
+	RESOLVE(renameat2);
+	to = in_tfs ? 0 : mount_path(odirfd, old, orel, sizeof(orel));
+	tn = in_tfs ? 0 : mount_path(ndirfd, new, nrel, sizeof(nrel));
+	if (to < 0 || tn < 0)
+		return -1;
+	if (to == 0 && tn == 0)
+		return which == 0 ? real_rename(old, new) : which == 1 ?
+			real_renameat(odirfd, old, ndirfd, new) :
+			real_renameat2(odirfd, old, ndirfd, new, flags);
+	if (flags & ~(unsigned)RENAME_NOREPLACE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (to != tn) {
+		errno = EXDEV;
+		return -1;
+	}
+	if (strcmp(orel, nrel) == 0) {
+		struct stat st;
+
+		return path_stat(orel, &st);	/* the same name: nothing */
+	}
+	in_tfs++;
+	rc = tfs_rename(orel, nrel, (flags & RENAME_NOREPLACE) ? TFS_RENAME_NOREPLACE : 0);
+	in_tfs--;
+	if (rc == 0) {
+		/* this process's descriptors of it name it anew (exec, fork) */
+		size_t lo = strlen(orel), ln = strlen(nrel);
+
+		pthread_mutex_lock(&tab_lock);
+		for (int fd = 0; fd < atomic_load(&fdtop); fd++) {
+			struct ofd *o = atomic_load(&fdtab[fd]);
+			char *r;
+
+			if (!o || !o->rel || strncmp(o->rel, orel, lo) != 0 ||
+			    (o->rel[lo] && o->rel[lo] != '/'))
+				continue;
+			if ((r = malloc(ln + strlen(o->rel + lo) + 1))) {
+				memcpy(r, nrel, ln);
+				memcpy(r + ln, o->rel + lo, strlen(o->rel + lo) + 1);
+				free(o->rel);
+				o->rel = r;
+			}
+		}
+		pthread_mutex_unlock(&tab_lock);
+	}
+	return rc;
+}
+
+EXPORT int rename(const char *old, const char *new)
+{
+	return do_rename(AT_FDCWD, old, AT_FDCWD, new, 0, 0);
+}
+
+EXPORT int renameat(int odirfd, const char *old, int ndirfd, const char *new)
+{
+	return do_rename(odirfd, old, ndirfd, new, 0, 1);
+}
+
+EXPORT int renameat2(int odirfd, const char *old, int ndirfd, const char *new, unsigned flags)
+{
+	return do_rename(odirfd, old, ndirfd, new, flags, 2);
+}
+
 /* ---- descriptors ------------------------------------------------------------------- */
 
 EXPORT int dup(int fd)
@@ -2568,6 +2903,100 @@ EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
 		return -1;
 	return real_readlink(p, buf, size);
+}
+
+/* Setting or removing an extended attribute of a TangramFS file (cp -a
+ * and mv copy ACLs): it has none, ENOTSUP, which they take as "no ACL
+ * support" and set the mode instead.  Directories: the backing
+ * directory's. */
+static int xattr_set(const char *path, int follow, const char *name, const void *value,
+		     size_t size, int flags)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+	int t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+
+	RESOLVE(setxattr);
+	RESOLVE(lsetxattr);
+	RESOLVE(removexattr);
+	RESOLVE(lremovexattr);
+	if (t < 0)
+		return -1;
+	if (t > 0) {
+		if (pfs_path(rel, p, sizeof(p)) < 0)
+			return -1;
+		if (rel[0] && path_stat(rel, &st) == 0 && S_ISREG(st.st_mode)) {
+			errno = ENOTSUP;
+			return -1;
+		}
+		path = p;
+	}
+	if (value)
+		return follow ? real_setxattr(path, name, value, size, flags) :
+				real_lsetxattr(path, name, value, size, flags);
+	return follow ? real_removexattr(path, name) : real_lremovexattr(path, name);
+}
+
+EXPORT int setxattr(const char *path, const char *name, const void *value, size_t size,
+		    int flags)
+{
+	return xattr_set(path, 1, name, value ? value : "", size, flags);
+}
+
+EXPORT int lsetxattr(const char *path, const char *name, const void *value, size_t size,
+		     int flags)
+{
+	return xattr_set(path, 0, name, value ? value : "", size, flags);
+}
+
+EXPORT int removexattr(const char *path, const char *name)
+{
+	return xattr_set(path, 1, name, NULL, 0, 0);
+}
+
+EXPORT int lremovexattr(const char *path, const char *name)
+{
+	return xattr_set(path, 0, name, NULL, 0, 0);
+}
+
+EXPORT int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
+{
+	RESOLVE(fsetxattr);
+	if (!in_tfs && ofd_get(fd)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real_fsetxattr(fd, name, value, size, flags);
+}
+
+EXPORT ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
+{
+	RESOLVE(fgetxattr);
+	if (!in_tfs && ofd_get(fd)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real_fgetxattr(fd, name, value, size);
+}
+
+EXPORT ssize_t flistxattr(int fd, char *list, size_t size)
+{
+	RESOLVE(flistxattr);
+	if (!in_tfs && ofd_get(fd)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real_flistxattr(fd, list, size);
+}
+
+EXPORT int fremovexattr(int fd, const char *name)
+{
+	RESOLVE(fremovexattr);
+	if (!in_tfs && ofd_get(fd)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real_fremovexattr(fd, name);
 }
 
 EXPORT ssize_t getxattr(const char *path, const char *name, void *value, size_t size)
