@@ -300,3 +300,20 @@ PY
 	run -0 on sh -c 'echo ok > /tfs-test/f && mv /tfs-test/f /tfs-test/g && cat /tfs-test/g'
 	[ "$output" = ok ]
 }
+
+@test "flock(1) on the mount: an exclusive lock excludes another process's, -n fails at once, released at exit" {
+	command -v flock >/dev/null || skip "flock(1) is missing"
+	start
+	run -0 on sh -c 'echo data > /tfs-test/lk'
+	mkfifo go
+	on flock /tfs-test/lk sh -c ': > held; read -r x < go' 3>&- &
+	local w=$!
+	for _ in $(seq 100); do [ -e held ] && break; sleep 0.05; done
+	[ -e held ]
+	run -1 on flock -n /tfs-test/lk true
+	run -1 on flock -n -s /tfs-test/lk true
+	echo > go
+	wait "$w"
+	run -0 on flock -n /tfs-test/lk cat /tfs-test/lk
+	[ "$output" = data ]
+}

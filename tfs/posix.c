@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -549,7 +550,8 @@ static int rlock_call(tfs_file_t *h, int set, uint32_t type, uint64_t s, uint64_
 static uint64_t o_size(struct ofd *o);
 static tfs_file_t *H(struct ofd *o);
 
-static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
+/* @acc_check 0: any access mode may take either lock (flock(2)). */
+static int o_rlock_acc(struct ofd *o, int cmd, struct flock *fl, int acc_check)
 {
 	int set = cmd != F_GETLK && cmd != F_OFD_GETLK, acc = o->flags & O_ACCMODE, rc;
 	uint64_t base, s, e;
@@ -567,7 +569,8 @@ static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
 		errno = EINVAL;
 		return -1;
 	}
-	if (set && ((type == 1 && acc == O_WRONLY) || (type == 2 && acc == O_RDONLY))) {
+	if (set && acc_check &&
+	    ((type == 1 && acc == O_WRONLY) || (type == 2 && acc == O_RDONLY))) {
 		errno = EBADF;
 		return -1;
 	}
@@ -618,6 +621,51 @@ static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
 		fl->l_pid = -1;
 	in_tfs--;
 	return rc;
+}
+
+static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
+{
+	return o_rlock_acc(o, cmd, fl, 1);
+}
+
+/*
+ * flock(2) of a TangramFS descriptor: a record lock of the whole file at
+ * the server (o_rlock()), so it excludes other processes' flock and fcntl
+ * locks of the file, on any node.  Unlike the kernel's flock, it is the
+ * process's, not the open file's (two opens of a file in one process do
+ * not exclude each other), and it goes as the process's record locks go.
+ */
+EXPORT int flock(int fd, int op)
+{
+	static __typeof__(flock) *real;
+	struct ofd *o = ofd_get(fd);
+	struct flock fl = { .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+
+	if (!real)
+		real = (__typeof__(flock) *)dlsym(RTLD_NEXT, "flock");
+	if (in_tfs || !o)
+		return real(fd, op);
+	switch (op & ~LOCK_NB) {
+	case LOCK_SH:
+		fl.l_type = F_RDLCK;
+		break;
+	case LOCK_EX:
+		fl.l_type = F_WRLCK;
+		break;
+	case LOCK_UN:
+		fl.l_type = F_UNLCK;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	if (o_rlock_acc(o, (op & LOCK_NB) || fl.l_type == F_UNLCK ? F_SETLK : F_SETLKW, &fl,
+			0) < 0) {
+		if (errno == EACCES)
+			errno = EWOULDBLOCK;
+		return -1;
+	}
+	return 0;
 }
 
 /* Drop one descriptor's reference to @o; the last one syncs and closes. */
