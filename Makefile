@@ -38,11 +38,12 @@ COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/rechead.c libcommon/na
 	libcommon/cfgcst.c libcommon/cfgrebuild.c libcommon/cfgcompress.c libcommon/cfgmerge.c \
 	libcommon/cfgopt.c libcommon/cfgunify.c libcommon/cfgreshape.c libcommon/cfgwrite.c libcommon/cfgread.c libcommon/cfgdecode.c \
 	libcommon/cfgpack.c libcommon/cfggram.c \
-	libcommon/sequitur.c libcommon/cfgcli.c libcommon/role.c libcommon/runs.c
+	libcommon/sequitur.c libcommon/cfgcli.c libcommon/role.c libcommon/runs.c \
+	libcommon/exe.c
 COMMON_HDR = $(wildcard libcommon/*.h)
 # What the shim needs of libcommon (no stdio, no jansson).
 SHIM_COMMON_SRC = libcommon/stream.c libcommon/rechead.c libcommon/names.c libcommon/mpinames.gen.c \
-	libcommon/calltab.gen.c libcommon/h5names.gen.c libcommon/runs.c
+	libcommon/calltab.gen.c libcommon/h5names.gen.c libcommon/runs.c libcommon/exe.c
 SHIM_SRC = shim/core.c shim/hand.c shim/hooks.c shim/wrappers.gen.c
 SHIM_MPI_SRC = shim/mpi.c shim/mpi-wrappers.gen.c
 # ROMIO's own communication inside MPI-IO calls: not in the static tracer

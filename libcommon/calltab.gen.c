@@ -779,7 +779,7 @@ static const struct tg_argdesc a_fread[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fread[] = {
-	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET_TIMES, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET_TIMES, 3, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
 };
 static const struct tg_argdesc a_fwrite[] = {
 	{ "ptr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
@@ -797,7 +797,7 @@ static const struct tg_argdesc a_fread_unlocked[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_fread_unlocked[] = {
-	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET_TIMES, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET_TIMES, 3, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
 };
 static const struct tg_argdesc a_fwrite_unlocked[] = {
 	{ "ptr", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
@@ -815,7 +815,7 @@ static const struct tg_argdesc a_fgets[] = {
 	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
 };
 static const struct tg_iorole r_fgets[] = {
-	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
 };
 static const struct tg_argdesc a_fgets_unlocked[] = {
 	{ "s", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
@@ -824,7 +824,7 @@ static const struct tg_argdesc a_fgets_unlocked[] = {
 	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
 };
 static const struct tg_iorole r_fgets_unlocked[] = {
-	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
 };
 static const struct tg_argdesc a_fputs[] = {
 	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
@@ -1078,7 +1078,7 @@ static const struct tg_argdesc a_aio_return[] = {
 	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
 static const struct tg_iorole r_aio_return[] = {
-	{ TG_IO_AIODONE, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_AIODONE, TG_OFF_NONE, TG_LEN_NONE, 1, 0, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_aio_suspend[] = {
 	{ "nent", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },

@@ -197,9 +197,14 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 		if (num(t, d, r->lenarg, 0, &x) < 0)
 			return -1;
 		a->len = a->ret > 0 ? a->ret * x : 0;
+		/* ret*A(B): B items asked for (fread: fewer met the end) */
+		if (r->a != TG_ARG_NONE && num(t, d, r->a, 0, &a->count) == 0)
+			a->count *= x;
 		break;
 	case TG_LEN_ONE:
 		a->len = a->ret >= 0;
+		a->count = 1;	/* fgetc's EOF: the byte it asked for was not there */
+		a->eof = a->ret < 0;
 		break;
 	case TG_LEN_STATUS:
 		a->len = status_bytes(arg(t, d, r->a));
@@ -220,6 +225,12 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 			return -1;
 		if (a->len < 0)
 			a->op = TG_IO_UNPLACED;	/* a stream from before the length */
+		/* arg(A,B): nothing read (fgets's NULL) met the end of the
+		 * file, where it asked for up to B - 1 bytes */
+		if (a->len == 0 && r->a != TG_ARG_NONE && num(t, d, r->a, 0, &x) == 0 && x > 1) {
+			a->count = x - 1;
+			a->eof = 1;
+		}
 		break;
 	}
 	return 0;
@@ -435,6 +446,14 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		break;
 	case TG_IO_AIODONE:
 		req_key(t, d, r->a, a->h2);
+		/* aiodone(CB,FD,OFF): the aiocb's descriptor and offset, for
+		 * a library that copies its aiocbs between submission and
+		 * return (Open MPI's OMPIO) */
+		if (r->b != TG_ARG_NONE) {
+			key(t, d, r->h, a->h);
+			if (num(t, d, r->b, -1, &a->pos) < 0)
+				return -1;
+		}
 		break;
 	case TG_IO_SIZE:
 		if (r->c != TG_ARG_NONE && whence(arg(t, d, r->c)) != 2) {

@@ -27,6 +27,9 @@ struct tg_ioact {
 	uint8_t creat;		/* open: O_CREAT, a "w" or "a" mode, creat:
 				 * it may make the file it names */
 	uint8_t aio;		/* data: a POSIX AIO submission (TG_LEN_AIO) */
+	uint8_t eof;		/* data: a read that met the end of the file with
+				 * nothing read, though its call counts as failed
+				 * (fgets's NULL): placed over count bytes too */
 	uint8_t all;		/* sync: of every descriptor and stream the
 				 * process has open (sync()), not one handle */
 	uint8_t cloexec;	/* open, dup: the new descriptor closes at an

@@ -534,6 +534,10 @@ __attribute__((constructor)) static void tg_ctor(void)
 }
 
 #ifdef TG_STATIC
+/* A program linked with libtangram.a is traced without a preload: the
+ * section tells trace-run and the exec wrappers so (libcommon/exe.h). */
+__attribute__((used, section(".tangram"))) static const char tg_static_mark[] = "libtangram.a";
+
 void *tg_real(const char *name, const char *ver)
 {
 	unsigned i;

@@ -201,7 +201,7 @@ IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
            'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': '',
            'atomic': 'h a',
-           'aiodone': 'a', 'exec': '', 'size': 'h a b c'}
+           'aiodone': 'a h b', 'exec': '', 'size': 'h a b c'}
 MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
@@ -248,12 +248,21 @@ def io_role(row, op, args, where):
             f['lenarg'] = row.argidx(args[2][4:-1], where)
         elif args[2] == 'one':
             f['len'] = 'TG_LEN_ONE'
-        elif args[2].startswith('ret*'):
+        elif re.match(r'^ret\*(\w+)(\((\w+)\))?$', args[2]):
+            # ret*A(B): ret items of A bytes, of the B items asked for
+            rt = re.match(r'^ret\*(\w+)(\((\w+)\))?$', args[2])
             f['len'] = 'TG_LEN_RET_TIMES'
-            f['lenarg'] = row.argidx(args[2][4:], where)
-        elif re.match(r'^arg\((\w+)\)$', args[2]):
+            f['lenarg'] = row.argidx(rt.group(1), where)
+            if rt.group(3):
+                f['a'] = row.argidx(rt.group(3), where)
+        elif re.match(r'^arg\((\w+)(,(\w+))?\)$', args[2]):
+            # arg(A,B): A bytes; none (the end of the file) of B - 1
+            # asked for (fgets)
+            ar = re.match(r'^arg\((\w+)(,(\w+))?\)$', args[2])
             f['len'] = 'TG_LEN_ARG'
-            f['lenarg'] = row.argidx(args[2][4:-1], where)
+            f['lenarg'] = row.argidx(ar.group(1), where)
+            if ar.group(3):
+                f['a'] = row.argidx(ar.group(3), where)
         elif m:
             f['len'] = 'TG_LEN_STATUS'
             f['a'] = row.argidx(m.group(1), where)
@@ -300,6 +309,8 @@ def io_role(row, op, args, where):
         if op == 'sync' and not args:
             names = []          # sync(): every file of the process
             f['h'] = 'TG_ARG_NONE'
+        if op == 'aiodone' and len(args) == 1:
+            names = names[:1]           # aiodone(cb): by the aiocb alone
         if op == 'size' and len(args) in (2, 4):
             names = names[:len(args)]   # size(h,a) or size(h,a,minus,whence)
         if len(args) != len(names):

@@ -5,6 +5,7 @@
  * which gives its id and the schema the decoders use.
  */
 #include "wrap-prelude.h"
+#include "../libcommon/exe.h"
 
 #include <limits.h>
 #include <sys/syscall.h>
@@ -592,21 +593,56 @@ static void exec_record(unsigned fn, const char *path, int is_path, int ret, int
 
 /* A program exec'd without the tracer in its environment (clearenv(),
  * execve with an environment of its own) runs untraced: said once, as the
- * tracer says every other way it stops tracing. */
-static void exec_untraced(const char *what, char *const envp[])
+ * tracer says every other way it stops tracing; and so does one the
+ * preloaded tracer cannot get into (exe.h).  @what is found on PATH when
+ * @is_path is 0, is the file when 1, and is not looked at when 2. */
+static void exec_untraced(const char *what, int is_path, char *const envp[])
 {
-	static int said;
-	char msg[TG_PATH_MAX + 160];
-	int n;
+	static int said, said_static, said_secure;
+	char msg[2 * TG_PATH_MAX + 200], file[TG_PATH_MAX];
+	const char *pathvar = NULL;
+	int n = 0, has = 0;
 
-	for (; envp && *envp; envp++)
+	for (; envp && *envp; envp++) {
 		if (strncmp(*envp, "LD_PRELOAD=", 11) == 0 && strstr(*envp, "libtangram"))
-			return;
-	if (said || !tg_on(TG_LAYER_POSIX))
+			has = 1;
+		else if (strncmp(*envp, "PATH=", 5) == 0)
+			pathvar = *envp + 5;
+	}
+	if (!tg_on(TG_LAYER_POSIX))
 		return;
-	said = 1;
-	n = snprintf(msg, sizeof(msg), "tangram: '%s' is started without the tracer "
-		     "(LD_PRELOAD is not in its environment): it runs untraced\n", what);
+	if (!has) {
+		if (said)
+			return;
+		said = 1;
+		n = snprintf(msg, sizeof(msg), "tangram: '%s' is started without the tracer "
+			     "(LD_PRELOAD is not in its environment): it runs untraced\n", what);
+	} else if (is_path != 2 && (is_path ? snprintf(file, sizeof(file), "%s", what) <
+					       (int)sizeof(file)
+					     : tg_exe_find(what, pathvar, file, sizeof(file)) == 0)) {
+		/* the tracer is in the environment, but can it get in? */
+		switch (tg_exe_check(file)) {
+		case TG_EXE_STATIC:
+			if (said_static)
+				return;
+			said_static = 1;
+			n = snprintf(msg, sizeof(msg), "tangram: '%s' is statically linked: the "
+				     "tracer cannot be preloaded into it, and it runs untraced (link "
+				     "it with libtangram.a: libtangram(7), Static executables)\n",
+				     file);
+			break;
+		case TG_EXE_SECURE:
+			if (said_secure)
+				return;
+			said_secure = 1;
+			n = snprintf(msg, sizeof(msg), "tangram: '%s' is set-user-ID or "
+				     "set-group-ID: the dynamic linker ignores LD_PRELOAD for it, "
+				     "and it runs untraced\n", file);
+			break;
+		case TG_EXE_OK:
+			break;
+		}
+	}
 	if (n > 0)
 		tg_say(msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 }
@@ -627,7 +663,7 @@ static int exec_common(unsigned fn, void **realp, const char *realname,
 	}
 	e = errno;
 	exec_record(fn, path, is_path, 0, 0);
-	exec_untraced(path, with_env ? envp : environ);
+	exec_untraced(path, is_path, with_env ? envp : environ);
 	errno = e;
 	ret = with_env ? ((execve_fn)*realp)(path, argv, envp)
 		       : ((execv_fn)*realp)(path, argv);
@@ -679,7 +715,7 @@ TG_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	n = syscall(SYS_readlinkat, AT_FDCWD, link, pb, sizeof(pb) - 1);
 	pb[n > 0 ? n : 0] = 0;
 	exec_record(TG_FN_fexecve, n > 0 ? pb : link, 1, 0, 0);
-	exec_untraced(n > 0 ? pb : link, envp);
+	exec_untraced(n > 0 ? pb : link, 1, envp);
 	errno = e;
 	ret = ((int (*)(int, char *const[], char *const[]))real_fexecve)(fd, argv, envp);
 	e = errno;
@@ -700,7 +736,7 @@ TG_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 	}
 	e = errno;
 	exec_record_at(TG_FN_execveat, dirfd, path, 1, 0, 0);
-	exec_untraced(path, envp);
+	exec_untraced(path, path[0] == '/' || dirfd == AT_FDCWD ? 1 : 2, envp);
 	errno = e;
 	ret = ((int (*)(int, const char *, char *const[], char *const[], int))real_execveat)(
 		dirfd, path, argv, envp, flags);

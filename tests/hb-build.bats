@@ -42,7 +42,7 @@ setup_file() {
 setup() {
 	F=$TG_TOP/tests/fixtures/hb
 	GEN=$TG_TOP/$TG_BUILD/helpers/hb-gen
-	USAGE='usage: hb-build [-dfhqs] [-o graph] [file]'
+	USAGE='usage: hb-build [-dfhmqs] [-o graph] [file]'
 	QUSAGE='usage: hb-query [-bfh] [-r run] graph [rank:seq rank:seq ...]'
 	cd "$BATS_TEST_TMPDIR"
 }
@@ -780,16 +780,57 @@ EOF
 	run -0 hb-build -s nest.hb
 	[ "$(stat nested)" = 2 ] && [ "$(stat collectives)" = 4 ] && [ "$(stat files)" = 1 ]
 	counts nest.hb
-	[ "$counted" = "nodes=8 extra=4 edges=16 problems=0" ]
+	# the file collectives order nothing of their own (ROMIO's messages
+	# are in the trace): the Allreduces' hubs only; the calls with
+	# communication nested in them are kept as nodes
+	[ "$counted" = "nodes=8 extra=2 edges=8 problems=0" ]
 	# the pwrite is inside the collective write: only its open is before
 	# it; the open's Allreduce is inside the open: the open's end is after
 	# it, and rank 0's open did not return before rank 1's Allreduce began
 	# or before rank 1's H5Dwrite; the Allreduce returned before the
-	# other rank's Finalize, the open too; the Barrier inside the last
-	# Allreduce orders nothing of its own
+	# other rank's Finalize, the open too, but not before the other
+	# rank's next call (the collective write orders nothing); the Barrier
+	# inside the last Allreduce orders nothing of its own
 	run -0 --separate-stderr hb-query nest.hb 1:0 0:5 1:2 0:5 1:2 0:6 0:5 1:6 0:5 1:5 \
 		0:1 1:2 0:1 1:3 1:0 0:3 0:2 1:9 0:1 1:9 0:7 1:8 0:8 1:9
-	[ "$output" = "$(printf '%s\n' yes no yes no no no no yes yes yes no no)" ]
+	[ "$output" = "$(printf '%s\n' yes no no no no no no yes yes yes no no)" ]
+}
+
+@test "a file collective orders nothing of its own where the library's messages inside MPI-IO calls are in the trace (two MPI_File_sync, no barrier); where none is (Open MPI's OMPIO), it stands for them" {
+	# rank 0 writes, both sync twice, rank 1 reads: the open makes an
+	# MPI_Bcast inside it (ROMIO's), the syncs none (ROMIO's sends nothing)
+	for r in 0 1; do
+		tab "#proc" rank=$r world=2 pid=$((20 + r))
+		tab $r 0 0 0.1 0.2 0 mpi MPI_Init 0
+		tab $r 0 2 0.1 0.2 1 mpi MPI_Bcast 0 count=1 root=0 comm=MPI_COMM_WORLD parent=1
+		tab $r 0 1 0.1 0.2 0 mpiio MPI_File_open 0 comm=MPI_COMM_WORLD 'filename="f"' fh=f1
+		tab $r 0 3 0.1 0.2 0 mpiio MPI_File_write_at 0 fh=f1 offset=0
+		tab $r 0 4 0.1 0.2 0 mpiio MPI_File_sync 0 fh=f1
+		tab $r 0 5 0.1 0.2 0 mpiio MPI_File_sync 0 fh=f1
+		tab $r 0 6 0.1 0.2 0 mpiio MPI_File_read_at 0 fh=f1 offset=0
+		tab $r 0 7 0.1 0.2 0 mpi MPI_Finalize 0
+	done > sync.txt
+	run -0 --separate-stderr hb-build -o sync.hb sync.txt
+	[ -z "$stderr" ]
+	run -0 --separate-stderr hb-query sync.hb 0:3 1:6 0:4 1:5 0:4 1:6 0:0 1:3
+	[ "$output" = "$(printf '%s\n' no no no yes)" ]
+	# the same run without the Bcast inside the open: nothing shows the
+	# library's messages, and the first sync's start is before the end of
+	# every rank's
+	grep -v MPI_Bcast sync.txt > hidden.txt
+	run -0 --separate-stderr hb-build -o hidden.hb hidden.txt
+	[ -z "$stderr" ]
+	run -0 --separate-stderr hb-query hidden.hb 0:3 1:6 0:4 1:5 0:0 1:3
+	[ "$output" = "$(printf '%s\n' yes no yes)" ]
+	# -m, what MPI promises (the MPI-IO layer of verify-io): neither the
+	# Bcast ROMIO made inside the open nor any file collective orders
+	for t in sync hidden; do
+		run -0 --separate-stderr hb-build -m -o "$t-m.hb" "$t.txt"
+		run -0 --separate-stderr hb-query "$t-m.hb" 0:3 1:6 0:0 1:3 0:0 1:7
+		[ "$output" = "$(printf '%s\n' no no no)" ]
+	done
+	run -0 hb-build -s sync-m.hb
+	[ "$(stat nested)" = 2 ]
 }
 
 @test "batch mode does not take the graph from standard input" {

@@ -1122,6 +1122,41 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	done
 }
 
+@test "a file collective orders nothing of its own (two MPI_File_sync without the barrier: a race at both layers; sync-barrier-sync orders; set_size by ROMIO's messages inside it, at the POSIX layer only); a stdio read that met the end of the file is placed over what it asked for" {
+	mpicc.mpich -O2 -Wall -o filecoll "$TG_TOP/tests/mpi/filecoll.c"
+	# (before: commit and commit for sync2, with rank 1's read 0.3 s
+	# before rank 0's write when the writer was slow)
+	rm -rf t f
+	mpitrace 2 ./filecoll sync2 "$PWD/f"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized: no model makes this run correct"* ]]
+	[[ $stderr == *"MPI-IO layer: 1 conflicting pair is not synchronized: no model makes this run correct"* ]]
+	rm -rf t f
+	mpitrace 2 ./filecoll sbs "$PWD/f"
+	[ "$output" = "sbs: rank 1 read 64 bytes" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: commit' <<<"$output"
+	grep -qx 'MPI-IO layer: recommended consistency: mpiio' <<<"$output"
+	rm -rf t f
+	mpitrace 2 ./filecoll setsize "$PWD/f"
+	# ROMIO's messages inside MPI_File_set_size order the POSIX calls;
+	# MPI promises nothing of them: a race at the MPI-IO layer
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
+	[[ $stderr != *"POSIX layer: 1 conflicting"* ]]
+	[[ $stderr == *"MPI-IO layer: 1 conflicting pair is not synchronized: no model makes this run correct"* ]]
+	# fread, fgets, fgetc of an empty file another rank writes with
+	# nothing between: placed by the bytes they got, they were in no
+	# pair (session); over the bytes they asked for, a race
+	for m in fread fgets fgetc; do
+		rm -rf t f
+		mpitrace 2 ./filecoll $m "$PWD/f"
+		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized: no model makes this run correct"* ]] ||
+			{ echo "$m: $output $stderr"; false; }
+	done
+}
+
 @test "a rank killed while it polls (MPI_Iprobe, folded into counts): its stream reads to the kill as a torn tail, and verify-io judges it" {
 	mpicc.mpich -O2 -Wall -o spin "$TG_TOP/tests/mpi/spin.c"
 	# (a poll the tracer dropped left its bytes past the last checksum,

@@ -125,6 +125,20 @@ same() {
 	[ -z "$stderr" ]
 }
 
+@test "a nonblocking write of many pieces through OMPIO (aiocbs it moves between aio_write and aio_return): each request is done at its aio_return, its own read-back ordered, exit 0" {
+	mpicc.openmpi -O2 -Wall -o iwview "$TG_TOP/tests/mpi/iwview.c"
+	run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.openmpi -n 2 ./iwview "$PWD/iw"
+	[ "$(sort <<<"$output")" = $'rank 0: ok\nrank 1: ok' ]
+	# (before: the 2,048 requests a rank submitted never ended, as their
+	# aio_return named other aiocbs: "some conflicting accesses are not
+	# synchronized", exit 1)
+	run -0 --separate-stderr trace-decode t/rank-0.rec
+	[ "$(grep -c $'\tposix\taio_write\t' <<<"$output")" -eq 2048 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[ -z "$stderr" ]
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+}
+
 @test "darray and subarray views of Open MPI's: placed on the bytes each rank wrote (flatten.bats)" {
 	# MPI_ORDER_C is 0 in Open MPI, 56 in MPICH: recorded as MPICH's
 	cat > sub.c <<-'EOF'

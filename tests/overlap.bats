@@ -103,7 +103,7 @@ recommend() {
 	! grep -q '^#unplaced' of.out
 }
 
-@test "lines: fputs, fgets and getline (glibc's inline __getdelim) placed by the bytes each moved" {
+@test "lines: fputs, fgets and getline (glibc's inline __getdelim) placed by the bytes each moved; the fgets that met the end of the file over what it asked for" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/lines" "$PWD/deck"
 	accesses > got
 	cat > want <<-'EOF'
@@ -113,6 +113,7 @@ recommend() {
 	deck P1 R fgets 8 16
 	deck P1 W fputs 16 26
 	deck P1 R getdelim 16 26
+	deck P1 R fgets 26 89
 	EOF
 	diff -u want got
 	! grep -q '^#unplaced' of.out

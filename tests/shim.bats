@@ -583,6 +583,47 @@ decode_torn() {
 	[ ! -e trace ]
 }
 
+@test "a program the preload cannot get into (static without libtangram.a, set-user-ID): trace-run and the exec wrappers say so, once per process; the program runs as untraced" {
+	printf '#include <stdio.h>\nint main(void) { FILE *f = fopen("o", "w"); fputs("x", f); return fclose(f) ? 1 : 7; }\n' > st.c
+	gcc -static -O1 -o plain st.c
+	gcc -static -O1 -o linked st.c -Wl,@"$TG_TOP/lib/tangram.wrap" "$TG_TOP/lib/libtangram.a" -lpthread
+	gcc -O1 -o dyn st.c
+	run -7 --separate-stderr trace-run -o t1 -- ./plain
+	[ "$stderr" = "trace-run: './plain' is statically linked: the tracer cannot be preloaded into it, and it runs untraced (link it with libtangram.a: libtangram(7), Static executables)" ]
+	[ "$(cat o)" = x ]
+	# with the tracer linked in, or dynamically linked: nothing said, traced
+	for p in linked dyn; do
+		rm -f o
+		run -7 --separate-stderr trace-run -o "t-$p" -- "./$p"
+		[ -z "$stderr" ]
+		run -0 --separate-stderr trace-decode "t-$p"/*.rec
+		[[ $output == *$'\tstdio\tfopen\ts3\tpath="'"$T"$'/o"\tmode="w"'* ]]
+	done
+	# found on PATH by a traced shell: its exec says so (once per process)
+	mkdir bin
+	cp plain bin/stprog
+	printf '#!/bin/sh\nstprog; stprog; exec stprog\n' > job.sh
+	chmod +x job.sh
+	PATH=$T/bin:$PATH run -7 --separate-stderr trace-run -o t2 -- ./job.sh
+	[ "$stderr" = "$(for i in 1 2 3; do echo "tangram: '$T/bin/stprog' is statically linked: the tracer cannot be preloaded into it, and it runs untraced (link it with libtangram.a: libtangram(7), Static executables)"; done)" ]
+	# set-user-ID to another user (tests run as root here: nobody)
+	if [ "$(id -u)" = 0 ] && setpriv --help >/dev/null 2>&1; then
+		cp dyn suid
+		chown nobody suid
+		chmod 4755 suid
+		mkdir -m 777 w
+		cd w
+		run -7 --separate-stderr trace-run -o ../t3 -- ../suid
+		[ "$stderr" = "trace-run: '../suid' is set-user-ID or set-group-ID: the dynamic linker ignores LD_PRELOAD for it, and it runs untraced" ]
+		[ -z "$(ls ../t3)" ]
+		# the same file without the bit is traced, and not named
+		chmod u-s ../suid
+		run -7 --separate-stderr trace-run -o ../t4 -- ../suid
+		[ -z "$stderr" ]
+		[ -n "$(ls ../t4)" ]
+	fi
+}
+
 # ---- when the trace cannot be written ----------------------------------
 
 # witness prints what it sees (results, errno) and exits 3.

@@ -536,7 +536,7 @@ struct rec {
 				 * TG_OFF_ORDERED: before it (shared_before,
 				 * not in older streams); or -1 */
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
-	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec;
+	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec, eof;
 	uint8_t creat;		/* open: it may make the file (O_CREAT...) */
 	uint8_t tid;		/* as struct access's */
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
@@ -1222,15 +1222,30 @@ static void aio_place(size_t i, int64_t n)
 
 static void aio_done(const struct rec *r)
 {
+	struct desc *d;
 	size_t i;
 
 	for (i = 0; i < cur->naio; i++)	/* the oldest first: a reused aiocb */
-		if (strcmp(cur->aio[i].key, r->k2) == 0) {
-			print_done(cur->name, cur->aio[i].r.seq, r->seq, r->t1);
-			/* (a read that met the end of the file read all it asked) */
-			aio_place(i, r->failed ? 0 : cur->aio[i].r.write ? r->ret : cur->aio[i].r.len);
-			return;
-		}
+		if (strcmp(cur->aio[i].key, r->k2) == 0)
+			break;
+	/* an aiocb copied elsewhere after its submission (Open MPI's OMPIO
+	 * keeps them in an array it grows): the oldest request of the
+	 * thread on the same file at the same offset */
+	if (i == cur->naio && r->pos >= 0 && (d = desc_of(r->k1))) {
+		const char *tid = strchr(r->k2, ':');
+		size_t tl = tid ? (size_t)(tid - r->k2) + 1 : 0;
+
+		for (i = 0; i < cur->naio; i++)
+			if (cur->aio[i].file == d->file && !cur->aio[i].append &&
+			    cur->aio[i].off == (uint64_t)r->pos &&
+			    strncmp(cur->aio[i].key, r->k2, tl) == 0)
+				break;
+	}
+	if (i == cur->naio)
+		return;
+	print_done(cur->name, cur->aio[i].r.seq, r->seq, r->t1);
+	/* (a read that met the end of the file read all it asked) */
+	aio_place(i, r->failed ? 0 : cur->aio[i].r.write ? r->ret : cur->aio[i].r.len);
 }
 
 static void run_data(const struct rec *r)
@@ -1249,7 +1264,7 @@ static void run_data(const struct rec *r)
 	/* a read that got fewer bytes than it asked for met the end of the
 	 * file: it read that the rest held nothing (a write there at the same
 	 * time, or before it but unseen, conflicts with it) */
-	want = !r->write && !r->failed && r->count > r->len ? r->count : r->len;
+	want = !r->write && (!r->failed || r->eof) && r->count > r->len ? r->count : r->len;
 	if (want <= 0)
 		return;
 	if (!(d = desc_of(r->k1))) {
@@ -2100,6 +2115,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		}
 		r->len = a->len;
 		r->count = a->count;
+		r->eof = a->eof;
 		r->lock = a->lock;
 		r->lockclass = a->lockclass;
 		memcpy(r->k1, a->h, sizeof(r->k1));

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../libcommon/exe.h"
 #include "../libcommon/rec.h"
 #include "../libcommon/runs.h"
 #include "../libcommon/stream.h"
@@ -371,6 +372,21 @@ int main(int argc, char **argv)
 		     pre ? pre : "") < 0)
 		err(TG_EXIT_ERROR, "out of memory");
 	set("LD_PRELOAD", preload);
+	{	/* a program the preload cannot get into runs, untraced, said */
+		char file[PATH_MAX];
+
+		if (tg_exe_find(argv[0], getenv("PATH"), file, sizeof(file)) == 0) {
+			enum tg_exe x = tg_exe_check(file);
+
+			if (x == TG_EXE_STATIC)
+				warnx("'%s' is statically linked: the tracer cannot be preloaded "
+				      "into it, and it runs untraced (link it with libtangram.a: "
+				      "libtangram(7), Static executables)", file);
+			else if (x == TG_EXE_SECURE)
+				warnx("'%s' is set-user-ID or set-group-ID: the dynamic linker "
+				      "ignores LD_PRELOAD for it, and it runs untraced", file);
+		}
+	}
 	execvp(argv[0], argv);
 	err(errno == ENOENT ? 127 : 126, "cannot run '%s'", argv[0]);
 }

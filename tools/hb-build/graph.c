@@ -71,6 +71,11 @@ static const struct tg_calldesc *mpi_call(const char *s, size_t n)
 	return d && (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO) ? d : NULL;
 }
 
+void hbb_mpi_only(struct hbb *b)
+{
+	b->mpionly = 1;
+}
+
 struct hbb *hbb_new(void)
 {
 	struct hbb *b = hb_calloc(1, sizeof(*b));
@@ -1063,7 +1068,8 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		size_t k;
 		for (k = r->kids.n; k-- > 0;)
 			if (r->kids.v[k].parent == seq) {
-				if (io && r->kids.v[k].mpi) {
+				if (io && r->kids.v[k].mpi && !b->mpionly) {
+					b->iosplit += !split;
 					split = 1;
 				} else {
 					r->rec.v[r->kids.v[k].idx].drop = 1;

@@ -19,6 +19,11 @@ struct tg_hbgraph;
 /* A new, empty builder; exits with an error when out of memory. */
 struct hbb *hbb_new(void);
 
+/* Order by what MPI promises only (hb-build -m): the MPI calls a library
+ * makes inside MPI-IO calls are left out like any nested MPI call, and a
+ * file collective orders nothing.  Before the first hbb_feed(). */
+void hbb_mpi_only(struct hbb *b);
+
 /* Release the builder and the graph it made. */
 void hbb_free(struct hbb *b);
 

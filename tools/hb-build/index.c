@@ -18,7 +18,9 @@
  * Leave out the calls that no edge touches, such as an MPI_Irecv (unless a
  * synchronous send needs its start) or an MPI_Test that found nothing:
  * they order nothing that program order does not, and queries that land
- * on them land on their neighbours instead with the same answer.
+ * on them land on their neighbours instead with the same answer.  A call
+ * with MPI calls nested in it (an MPI-IO call and ROMIO's communication)
+ * is kept: without its span, the node after it would be one inside it.
  */
 void hb_prune(struct hbb *b)
 {
@@ -37,7 +39,9 @@ void hb_prune(struct hbb *b)
 		n = b->rankfirst[r];
 		b->rankfirst[r] = nf;
 		for (; n < end; n++)
-			if (used[n]) {
+			/* a call with communication nested in it stays: a query
+			 * of what came after it must land past what it nested */
+			if (used[n] || b->span[n]) {
 				newid[n] = (uint32_t)nf;
 				b->seq[nf] = b->seq[n];
 				b->span[nf] = b->span[n];

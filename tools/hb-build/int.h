@@ -315,6 +315,9 @@ struct hbb {
 	size_t lastranklen;
 	int64_t world;
 	uint64_t records, mpi, nested;
+	uint64_t iosplit;	/* MPI-IO calls with communication nested in them:
+				 * the library's own messages are in the trace */
+	uint8_t mpionly;	/* hbb_mpi_only() */
 	VEC(struct hrun) runs;	/* #run lines, by first rank */
 
 	/* walking and matching */

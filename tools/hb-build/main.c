@@ -28,7 +28,7 @@
 #define CHUNK (4u << 20)
 
 static const char usage_text[] =
-	"usage: hb-build [-dfhqs] [-o graph] [file]\n";
+	"usage: hb-build [-dfhmqs] [-o graph] [file]\n";
 
 static void usage(int status)
 {
@@ -170,7 +170,8 @@ static long fill(int fd, char *buf, size_t n)
 }
 
 /* Build from text whose first @n bytes are in @buf, the rest in @fd. */
-static struct hbb *build(int fd, char *buf, long n, const char *name, int progress)
+static struct hbb *build(int fd, char *buf, long n, const char *name, int progress,
+			 int mpi_only)
 {
 	struct hbb *b = hbb_new();
 	char msg[512];
@@ -180,6 +181,8 @@ static struct hbb *build(int fd, char *buf, long n, const char *name, int progre
 
 	/* a file is read again for the times a threaded rank needs; a pipe
 	 * keeps them as it goes */
+	if (mpi_only)
+		hbb_mpi_only(b);
 	if (!again)
 		hbb_keep_times(b);
 	do {
@@ -248,12 +251,13 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "mpi-only", no_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *in = "-", *out = NULL, *name;
-	int c, opt_dot = 0, opt_force = 0, opt_quiet = 0, opt_stats = 0;
+	int c, opt_dot = 0, opt_force = 0, opt_quiet = 0, opt_stats = 0, opt_mpi = 0;
 	struct tg_stream *o;
 	struct tg_hb *h = NULL;
 	struct hbb *b = NULL;
@@ -263,7 +267,7 @@ int main(int argc, char **argv)
 	long n;
 	int fd;
 
-	while ((c = getopt_long(argc, argv, "dfho:qs", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "dfhmo:qs", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			opt_dot = 1;
@@ -273,6 +277,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(TG_EXIT_OK);
+			break;
+		case 'm':
+			opt_mpi = 1;
 			break;
 		case 'o':
 			out = optarg;
@@ -326,7 +333,7 @@ int main(int argc, char **argv)
 			g = &copy;
 		}
 	} else {
-		b = build(fd, buf, n, name, !opt_quiet && isatty(2));
+		b = build(fd, buf, n, name, !opt_quiet && isatty(2), opt_mpi);
 		free(buf);
 		g = hbb_graph(b);
 		if (!opt_quiet)

@@ -490,6 +490,25 @@ static uint32_t coll(struct walk *w, int32_t code, int32_t root, int blocking, c
 	return add_inst(w, gid, pos, root, blocking ? w->node : NONE, fl);
 }
 
+/*
+ * What a file collective orders of its own: nothing, where the MPI library's
+ * communication inside MPI-IO calls is in the trace (ROMIO's, through the
+ * PMPI_ entries): MPI makes no collective on a file synchronise (MPI 4.1
+ * §14.6.10: two MPI_File_sync without the barrier between are erroneous;
+ * ROMIO's sync sends nothing), and what the library's messages inside the
+ * call ordered is ordered by those.  Where none was ever seen (a library
+ * whose MPI-IO calls communicate out of sight, Open MPI's OMPIO), the call
+ * stands for its unseen messages: every member's start before every end.
+ * Under hb-build -m (MPI's promises only, for the MPI-IO layer) it orders
+ * nothing, and the library's messages are left out.
+ */
+static const int32_t no_flow[] = { FLOW_NONE };
+
+static const int32_t *file_flow(const struct walk *w)
+{
+	return w->b->iosplit || w->b->mpionly ? no_flow : NULL;
+}
+
 static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
 {
 	struct fdef *f;
@@ -499,7 +518,7 @@ static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
 		return NONE;
 	}
 	f = &w->r->fdef.v[fd];
-	return add_inst(w, f->gid, f->pos, 0, blocking ? w->node : NONE, NULL);
+	return add_inst(w, f->gid, f->pos, 0, blocking ? w->node : NONE, file_flow(w));
 }
 
 /* Request @id completed here, with status (@src, @tag). */
@@ -627,7 +646,7 @@ static void file_open(struct walk *w, const int32_t *a)
 {
 	int32_t pos, gid;
 
-	coll(w, a[0], 0, 1, NULL);
+	coll(w, a[0], 0, 1, file_flow(w));
 	if (a[1] >= 0 && (gid = object_gid(w, a[0], -2, &pos)) >= 0) {
 		w->r->fdef.v[a[1]].gid = gid;
 		w->r->fdef.v[a[1]].pos = pos;
