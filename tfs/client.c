@@ -75,7 +75,9 @@ enum { ST_DIRTY = 0, ST_ATTACHED = 1, ST_DETACHED = 2 };
 
 struct lfile {
 	uint64_t fid;
-	char *path;		/* normalised TangramFS path */
+	char path[TFS_MAX_PATH + 1];	/* normalised TangramFS path: the server's name
+				 * of it as last heard (a rename changes it while
+				 * others read it: an array, never freed) */
 	int refs;		/* open handles in this process */
 	int pins;		/* threads using it with no handle (lfile_pin), under C.lock */
 	pthread_mutex_t lock;	/* everything below */
@@ -562,7 +564,7 @@ static void note_keep(struct lfile *f)
 
 	if (!C.note[0] || (fd = open(C.note, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return;
-	dprintf(fd, "file %o %s %s\n", f->mode ? f->mode : 0644, base ? base + 1 : f->bbpath,
+	dprintf(fd, "file %o %s %s\n", f->mode ? f->mode & 07777 : 0644, base ? base + 1 : f->bbpath,
 		f->path);
 	tfs_itree_each(&f->tree, 0, UINT64_MAX, note_range, &fd);
 	fsync(fd);
@@ -737,7 +739,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 			return NULL;
 	}
 	if ((flags & TFS_O_CREAT) && mode != TFS_MODE_DEFAULT)
-		cmode = mode & 07777 & ~cur_umask();
+		cmode = TFS_MODE_SET | (mode & 07777 & ~cur_umask());
 	/* TFS_O_POSIX is this process's; the others go on the wire */
 	wire = flags & (TFS_OPEN_CREAT | TFS_OPEN_EXCL | TFS_OPEN_TRUNC);
 	if (flags & TFS_O_READ)
@@ -751,6 +753,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	tfs_buf_u64(&b, pfs);
 	tfs_buf_str(&b, path);
 	tfs_buf_u32(&b, cmode);
+	tfs_buf_u32(&b, (uint32_t)geteuid());
 	if (call(TFS_MSG_OPEN, &b, &mem, &rd) < 0) {
 		tfs_buf_release(&b);
 		return NULL;
@@ -774,7 +777,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	for (f = C.files; f && f->fid != fid; f = f->next)
 		;
 	if (!f) {
-		if (!(f = calloc(1, sizeof(*f))) || !(f->path = strdup(path))) {
+		if (!(f = calloc(1, sizeof(*f)))) {
 			pthread_mutex_unlock(&C.lock);
 			free(f);
 			free(h);
@@ -782,6 +785,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 			errno = ENOMEM;
 			return NULL;
 		}
+		memcpy(f->path, path, strlen(path) + 1);
 		f->fid = fid;
 		f->bbfd = -1;
 		tfs_itree_init(&f->tree);
@@ -799,8 +803,8 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 		if (cmode)
 			f->mode = cmode;
 		f->created = 1;
-	} else if (smode && !f->mode) {
-		f->mode = smode;
+	} else if (smode) {
+		f->mode = smode;	/* the creator's, or a chmod's since */
 	}
 	if (flags & TFS_O_TRUNC)
 		tfs_itree_release(&f->tree);
@@ -869,7 +873,6 @@ static void lfile_maybe_free(struct lfile *f)
 	tfs_itree_release(&f->tree);
 	pthread_mutex_destroy(&f->lock);
 	free(f->bbpath);
-	free(f->path);
 	free(f);
 }
 
@@ -885,10 +888,10 @@ static int backing_extend(struct lfile *f, uint64_t length)
 	if (pfs_path(f->path, p, sizeof(p)) < 0)
 		return -1;
 	mkparents(p);
-	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, f->mode ? f->mode : 0644));
+	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, f->mode ? f->mode & 07777 : 0644));
 	if (fd < 0)
 		return -1;
-	if ((f->mode && fchmod(fd, f->mode) < 0) || fstat(fd, &st) < 0 ||
+	if ((f->mode && fchmod(fd, f->mode & 07777) < 0) || fstat(fd, &st) < 0 ||
 	    ((uint64_t)st.st_size < length && ftruncate(fd, (off_t)length) < 0))
 		rc = -1;
 	tfs_fd_close(fd);
@@ -1793,10 +1796,11 @@ static int copy_begin(struct lfile *f, struct copy *c)
 		return -1;
 	mkparents(p);
 	if ((c->pfsfd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC,
-					 f->mode ? f->mode : 0644))) < 0)
+					 f->mode ? f->mode & 07777 : 0644))) < 0)
 		return -1;
-	/* the mode the program gave, even when another client made the file */
-	if (f->mode && fchmod(c->pfsfd, f->mode) < 0) {
+	/* the mode the program gave (or a chmod since), even when another
+	 * client made the file */
+	if (f->mode && fchmod(c->pfsfd, f->mode & 07777) < 0) {
 		tfs_fd_close(c->pfsfd);
 		return -1;
 	}
@@ -1967,7 +1971,7 @@ static void fill_stat(struct stat *st, const struct lfile *f, uint64_t size)
 	memset(st, 0, sizeof(*st));
 	st->st_dev = 0x7f5;	/* "TFS" */
 	st->st_ino = f->fid;
-	st->st_mode = S_IFREG | (have ? pst.st_mode & 07777 : f->mode ? f->mode : 0644);
+	st->st_mode = S_IFREG | (have ? pst.st_mode & 07777 : f->mode ? f->mode & 07777 : 0644);
 	if (have) {
 		st->st_atim = pst.st_atim;
 		st->st_mtim = pst.st_mtim;
@@ -2869,6 +2873,179 @@ int tfs_unlink(const char *pathname)
 	return 0;
 }
 
+int tfs_chmod(const char *pathname, unsigned mode)
+{
+	char path[TFS_MAX_PATH + 1], pp[PATH_MAX];
+	struct tfs_buf b;
+	struct lfile *f;
+	struct stat st;
+	uint32_t flags = 0;
+	int rc;
+
+	if (!pathname || (mode & ~07777u)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (tfs_init() < 0 || tfs_path_norm(pathname, path, sizeof(path)) < 0 ||
+	    pfs_path(path, pp, sizeof(pp)) < 0)
+		return -1;
+	/* a backed file's bits are the kernel's to change (and check) */
+	if (stat(pp, &st) == 0) {
+		if (chmod(pp, mode) < 0)
+			return -1;
+		flags |= TFS_SETMODE_BACKED;
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	tfs_buf_init(&b);
+	tfs_buf_u32(&b, mode);
+	tfs_buf_u32(&b, (uint32_t)geteuid());
+	tfs_buf_u32(&b, flags);
+	tfs_buf_str(&b, path);
+	rc = call(TFS_MSG_SETMODE, &b, NULL, NULL);
+	tfs_buf_release(&b);
+	if (rc < 0 && errno == ENOENT && (flags & TFS_SETMODE_BACKED))
+		rc = 0;		/* only the backing directory has it */
+	if (rc < 0)
+		return -1;
+	pthread_mutex_lock(&C.lock);
+	for (f = C.files; f; f = f->next)
+		if (strcmp(f->path, path) == 0) {
+			pthread_mutex_lock(&f->lock);
+			f->mode = TFS_MODE_SET | mode;
+			pthread_mutex_unlock(&f->lock);
+		}
+	pthread_mutex_unlock(&C.lock);
+	return 0;
+}
+
+/* This process's files named @from (or below it, @dir) are named @to now;
+ * with C.lock held.  Those named @to before were replaced: forgotten. */
+static void rename_local(const char *from, const char *to, int dir)
+{
+	size_t lf = strlen(from), lt = strlen(to);
+	struct lfile *f;
+
+	for (f = C.files; f; f = f->next) {
+		pthread_mutex_lock(&f->lock);
+		if (dir && strncmp(f->path, from, lf) == 0 && f->path[lf] == '/' &&
+		    lt + strlen(f->path + lf) <= TFS_MAX_PATH) {
+			memmove(f->path + lt, f->path + lf, strlen(f->path + lf) + 1);
+			memcpy(f->path, to, lt);
+		} else if (!dir && strcmp(f->path, to) == 0) {
+			tfs_itree_release(&f->tree);
+			f->eof = f->dend = 0;
+			f->created = 0;
+		} else if (!dir && strcmp(f->path, from) == 0) {
+			memcpy(f->path, to, lt + 1);
+		}
+		pthread_mutex_unlock(&f->lock);
+	}
+}
+
+int tfs_rename(const char *oldpath, const char *newpath, unsigned flags)
+{
+	char from[TFS_MAX_PATH + 1], to[TFS_MAX_PATH + 1], po[PATH_MAX], pn[PATH_MAX];
+	char parent[PATH_MAX], *slash;
+	struct stat so, sn, sp;
+	struct tfs_buf b;
+	struct tfs_rd rd;
+	uint32_t wire = 0;
+	uint64_t fid = 0;
+	long long waited = 0;
+	useconds_t nap = 1000;
+	void *mem;
+	int ob, nb, rc;
+
+	if (!oldpath || !newpath || (flags & ~TFS_RENAME_NOREPLACE)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (tfs_init() < 0 || tfs_path_norm(oldpath, from, sizeof(from)) < 0 ||
+	    tfs_path_norm(newpath, to, sizeof(to)) < 0 || pfs_path(from, po, sizeof(po)) < 0 ||
+	    pfs_path(to, pn, sizeof(pn)) < 0)
+		return -1;
+	if (!from[0] || !to[0]) {
+		errno = EBUSY;	/* the mount itself */
+		return -1;
+	}
+	ob = lstat(po, &so) == 0;
+	nb = lstat(pn, &sn) == 0;
+	/* the new name's directory is the backing directory's */
+	memcpy(parent, pn, strlen(pn) + 1);
+	if ((slash = strrchr(parent, '/')))
+		*slash = '\0';
+	if (stat(parent, &sp) < 0)
+		return -1;
+	if (!S_ISDIR(sp.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (flags & TFS_RENAME_NOREPLACE)
+		wire |= TFS_RENAME_NOREPLACE;
+	if (ob && S_ISDIR(so.st_mode)) {
+		/* a directory: the kernel renames (and checks) the backing
+		 * directory's, then the server the files below it */
+		if (renameat2(AT_FDCWD, po, AT_FDCWD, pn, flags) < 0)
+			return -1;
+		wire |= TFS_RENAME_DIR;
+	} else {
+		if (nb && S_ISDIR(sn.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		if (ob)
+			wire |= TFS_RENAME_OLD_BACKED;
+		if (nb)
+			wire |= TFS_RENAME_NEW_BACKED;
+	}
+	tfs_buf_init(&b);
+	tfs_buf_u32(&b, wire);
+	tfs_buf_str(&b, from);
+	tfs_buf_str(&b, to);
+	/* a stage-out of either file runs: it ends soon */
+	while ((rc = call(TFS_MSG_RENAME, &b, &mem, &rd)) < 0 && errno == EAGAIN &&
+	       waited < TFS_STAGE_TIMEOUT_MS) {
+		usleep(nap);
+		waited += nap / 1000;
+		if (nap < 32000)
+			nap *= 2;
+	}
+	tfs_buf_release(&b);
+	if (rc < 0) {
+		if (errno == EAGAIN)
+			errno = ETIMEDOUT;
+		return -1;
+	}
+	fid = tfs_rd_u64(&rd);
+	free(mem);
+	/* holding the old file's stage mark: no stage-out writes under
+	 * either name while the backing directory's entries change */
+	rc = 0;
+	if (!(wire & TFS_RENAME_DIR)) {
+		if (ob && rename(po, pn) < 0)
+			rc = -1;
+		else if (!ob && nb && unlink(pn) < 0 && errno != ENOENT)
+			rc = -1;	/* the replaced file's backing */
+	}
+	pthread_mutex_lock(&C.lock);
+	rename_local(from, to, !!(wire & TFS_RENAME_DIR));
+	pthread_mutex_unlock(&C.lock);
+	if (fid) {
+		int e = errno;
+
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, fid);
+		tfs_buf_u32(&b, 0);
+		if (call(TFS_MSG_STAGE, &b, NULL, NULL) < 0)
+			rc = -1;
+		else
+			errno = e;
+		tfs_buf_release(&b);
+	}
+	return rc;
+}
+
 /* ---- stage-out, finalize ---------------------------------------------------------- */
 
 /* Take (@take) or give back the server's stage mark of @f: while one
@@ -2883,10 +3060,13 @@ static int stage_mark(struct lfile *f, int take)
 	struct tfs_buf b;
 	int rc;
 
+	struct tfs_rd rd;
+	void *mem = NULL;
+
 	tfs_buf_init(&b);
 	tfs_buf_u64(&b, f->fid);
 	tfs_buf_u32(&b, take ? 1 : 0);
-	while ((rc = call(TFS_MSG_STAGE, &b, NULL, NULL)) < 0 && errno == EAGAIN &&
+	while ((rc = call(TFS_MSG_STAGE, &b, take ? &mem : NULL, &rd)) < 0 && errno == EAGAIN &&
 	       waited < TFS_STAGE_TIMEOUT_MS) {
 		usleep(nap);
 		waited += nap / 1000;
@@ -2896,6 +3076,23 @@ static int stage_mark(struct lfile *f, int take)
 	tfs_buf_release(&b);
 	if (rc < 0 && errno == EAGAIN)
 		errno = ETIMEDOUT;
+	if (rc == 0 && take) {
+		/* the name and mode are the server's now: another client may
+		 * have renamed or chmod'ed the file since this one opened it */
+		char path[TFS_MAX_PATH + 1];
+		uint32_t mode = tfs_rd_u32(&rd), gone = tfs_rd_u32(&rd);
+
+		tfs_rd_str(&rd, path, sizeof(path));
+		if (tfs_rd_done(&rd)) {
+			pthread_mutex_lock(&f->lock);
+			if (!gone && path[0])
+				memcpy(f->path, path, strlen(path) + 1);
+			if (mode)
+				f->mode = mode;
+			pthread_mutex_unlock(&f->lock);
+		}
+		free(mem);
+	}
 	return rc;
 }
 

@@ -47,12 +47,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <sys/uio.h>
+#include <sys/time.h>
+#include <utime.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -101,6 +104,26 @@ REAL(fstatat);
 REAL(statx);
 REAL(unlink);
 REAL(unlinkat);
+REAL(mkdir);
+REAL(mkdirat);
+REAL(rmdir);
+REAL(symlink);
+REAL(symlinkat);
+REAL(link);
+REAL(linkat);
+REAL(mknodat);
+REAL(chdir);
+REAL(getcwd);
+REAL(chmod);
+REAL(fchmod);
+REAL(fchmodat);
+REAL(chown);
+REAL(lchown);
+REAL(fchown);
+REAL(fchownat);
+REAL(rename);
+REAL(renameat);
+REAL(renameat2);
 REAL(access);
 REAL(faccessat);
 REAL(statfs);
@@ -121,6 +144,14 @@ REAL(readlink);
 REAL(lgetxattr);
 REAL(listxattr);
 REAL(llistxattr);
+REAL(setxattr);
+REAL(lsetxattr);
+REAL(removexattr);
+REAL(lremovexattr);
+REAL(fsetxattr);
+REAL(fgetxattr);
+REAL(flistxattr);
+REAL(fremovexattr);
 
 static void fork_parent(void);
 static void fork_child(void);
@@ -163,6 +194,45 @@ __attribute__((constructor)) static void setup(void)
 
 /* ---- paths ---------------------------------------------------------------- */
 
+/*
+ * A directory on the mount is a directory of the backing directory: a
+ * chdir(2) into the mount goes there (so that what the kernel resolves
+ * relative to it, for the calls not taken, lands in the backing
+ * directory, never on the real path the mount names), and a directory
+ * descriptor opened on the mount is one of it.  Names under the backing
+ * directory's real path, @dir, are turned back into the mount's, so that
+ * a relative path there is a path on the mount.  0, or -1 (ERANGE) when
+ * it does not fit in @len.
+ */
+static char pfsreal[PATH_MAX];	/* the backing directory's real path, "" unknown */
+static size_t pfsreallen;
+
+static int pfs_to_mount(char *dir, size_t len)
+{
+	char tmp[PATH_MAX];
+	size_t rest;
+
+	if (!mountlen || !pfsdir[0])
+		return 0;
+	if (!pfsreal[0]) {
+		if (!realpath(pfsdir, tmp))
+			return 0;
+		memcpy(pfsreal, tmp, strlen(tmp) + 1);
+		pfsreallen = strlen(pfsreal);
+	}
+	if (strncmp(dir, pfsreal, pfsreallen) != 0 ||
+	    (dir[pfsreallen] && dir[pfsreallen] != '/'))
+		return 0;
+	rest = strlen(dir + pfsreallen);
+	if (mountlen + rest + 1 > len) {
+		errno = ERANGE;
+		return -1;
+	}
+	memmove(dir + mountlen, dir + pfsreallen, rest + 1);
+	memcpy(dir, mount, mountlen);
+	return 0;
+}
+
 /* @path (relative to @dirfd) absolute and lexically normal in @out;
  * 0, or -1 when it cannot be. */
 static int norm_path(int dirfd, const char *path, char *out, size_t outlen)
@@ -178,7 +248,7 @@ static int norm_path(int dirfd, const char *path, char *out, size_t outlen)
 		char dir[PATH_MAX];
 
 		if (dirfd == AT_FDCWD) {
-			if (!getcwd(dir, sizeof(dir)))
+			if (!getcwd(dir, sizeof(dir)) || pfs_to_mount(dir, sizeof(dir)) < 0)
 				return -1;
 		} else {
 			char link[64];
@@ -188,6 +258,9 @@ static int norm_path(int dirfd, const char *path, char *out, size_t outlen)
 			if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0)
 				return -1;
 			dir[n] = '\0';
+			/* a directory of the mount is one of the backing directory */
+			if (pfs_to_mount(dir, sizeof(dir)) < 0)
+				return -1;
 		}
 		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", dir, path) >= sizeof(abs))
 			return -1;
@@ -477,7 +550,8 @@ static int rlock_call(tfs_file_t *h, int set, uint32_t type, uint64_t s, uint64_
 static uint64_t o_size(struct ofd *o);
 static tfs_file_t *H(struct ofd *o);
 
-static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
+/* @acc_check 0: any access mode may take either lock (flock(2)). */
+static int o_rlock_acc(struct ofd *o, int cmd, struct flock *fl, int acc_check)
 {
 	int set = cmd != F_GETLK && cmd != F_OFD_GETLK, acc = o->flags & O_ACCMODE, rc;
 	uint64_t base, s, e;
@@ -495,7 +569,8 @@ static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
 		errno = EINVAL;
 		return -1;
 	}
-	if (set && ((type == 1 && acc == O_WRONLY) || (type == 2 && acc == O_RDONLY))) {
+	if (set && acc_check &&
+	    ((type == 1 && acc == O_WRONLY) || (type == 2 && acc == O_RDONLY))) {
 		errno = EBADF;
 		return -1;
 	}
@@ -546,6 +621,51 @@ static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
 		fl->l_pid = -1;
 	in_tfs--;
 	return rc;
+}
+
+static int o_rlock(struct ofd *o, int cmd, struct flock *fl)
+{
+	return o_rlock_acc(o, cmd, fl, 1);
+}
+
+/*
+ * flock(2) of a TangramFS descriptor: a record lock of the whole file at
+ * the server (o_rlock()), so it excludes other processes' flock and fcntl
+ * locks of the file, on any node.  Unlike the kernel's flock, it is the
+ * process's, not the open file's (two opens of a file in one process do
+ * not exclude each other), and it goes as the process's record locks go.
+ */
+EXPORT int flock(int fd, int op)
+{
+	static __typeof__(flock) *real;
+	struct ofd *o = ofd_get(fd);
+	struct flock fl = { .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+
+	if (!real)
+		real = (__typeof__(flock) *)dlsym(RTLD_NEXT, "flock");
+	if (in_tfs || !o)
+		return real(fd, op);
+	switch (op & ~LOCK_NB) {
+	case LOCK_SH:
+		fl.l_type = F_RDLCK;
+		break;
+	case LOCK_EX:
+		fl.l_type = F_WRLCK;
+		break;
+	case LOCK_UN:
+		fl.l_type = F_UNLCK;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	if (o_rlock_acc(o, (op & LOCK_NB) || fl.l_type == F_UNLCK ? F_SETLK : F_SETLKW, &fl,
+			0) < 0) {
+		if (errno == EACCES)
+			errno = EWOULDBLOCK;
+		return -1;
+	}
+	return 0;
 }
 
 /* Drop one descriptor's reference to @o; the last one syncs and closes. */
@@ -1665,6 +1785,19 @@ static int path_stat(const char *rel, struct stat *st)
 	return real_stat(p, st);
 }
 
+/* lstat of a path under the mount: a symbolic link the backing directory
+ * holds as itself, anything else as path_stat(). */
+static int path_lstat(const char *rel, struct stat *st)
+{
+	char p[PATH_MAX];
+
+	RESOLVE(lstat);
+	if (rel[0] && pfs_path(rel, p, sizeof(p)) == 0 && real_lstat(p, st) == 0 &&
+	    S_ISLNK(st->st_mode))
+		return 0;
+	return path_stat(rel, st);
+}
+
 EXPORT int stat(const char *path, struct stat *st)
 {
 	char rel[PATH_MAX];
@@ -1688,7 +1821,7 @@ EXPORT int lstat(const char *path, struct stat *st)
 		return real_lstat(path, st);
 	if ((t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_lstat(outside_path(path, rel, sizeof(rel)), st);
-	return t < 0 ? -1 : path_stat(rel, st);
+	return t < 0 ? -1 : path_lstat(rel, st);
 }
 
 EXPORT int stat64(const char *path, struct stat64 *st)
@@ -1713,7 +1846,9 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 		return fstat(dirfd, st);
 	if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
 		return real_fstatat(dirfd, outside_path(path, rel, sizeof(rel)), st, flags);
-	return t < 0 ? -1 : path_stat(rel, st);
+	if (t < 0)
+		return -1;
+	return (flags & AT_SYMLINK_NOFOLLOW) ? path_lstat(rel, st) : path_stat(rel, st);
 }
 
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
@@ -1735,7 +1870,8 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 	else if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
 		return real_statx(dirfd, outside_path(path, rel, sizeof(rel)), flags, mask, sx);
 	else
-		rc = t < 0 ? -1 : path_stat(rel, &st);
+		rc = t < 0 ? -1 : (flags & AT_SYMLINK_NOFOLLOW) ? path_lstat(rel, &st) :
+			path_stat(rel, &st);
 	if (rc < 0)
 		return -1;
 	memset(sx, 0, sizeof(*sx));
@@ -1937,9 +2073,11 @@ EXPORT int fstatvfs64(int fd, struct statvfs64 *sv)
 	return fstatvfs(fd, (struct statvfs *)sv);
 }
 
+static int mount_rmdir(const char *rel);
+
 static int do_unlink(int dirfd, const char *path, int flags, int at)
 {
-	char rel[PATH_MAX], p[PATH_MAX];
+	char rel[PATH_MAX];
 	int t, rc;
 
 	RESOLVE(unlink);
@@ -1949,11 +2087,8 @@ static int do_unlink(int dirfd, const char *path, int flags, int at)
 		return at ? real_unlinkat(dirfd, path, flags) : real_unlink(path);
 	if (t < 0)
 		return -1;
-	if (flags & AT_REMOVEDIR) {
-		if (pfs_path(rel, p, sizeof(p)) < 0)
-			return -1;
-		return real_unlinkat(AT_FDCWD, p, AT_REMOVEDIR);
-	}
+	if (flags & AT_REMOVEDIR)
+		return mount_rmdir(rel);
 	in_tfs++;
 	rc = tfs_unlink(rel);
 	in_tfs--;
@@ -1968,6 +2103,575 @@ EXPORT int unlink(const char *path)
 EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
 	return do_unlink(dirfd, path, flags, 1);
+}
+
+/* ---- the namespace: directories and links -------------------------------------- */
+
+/*
+ * The mount's namespace is the backing directory plus the files the
+ * server holds (some only in burst buffers).  A directory or a symbolic
+ * link on the mount is made in the backing directory, never on the real
+ * path the mount names (which need not exist, and is not TangramFS's);
+ * a name is taken when either knows it.
+ */
+
+/* 1 when @rel names something on the mount (a file the server holds, or
+ * anything in the backing directory, a dangling link too), else 0. */
+static int mount_exists(const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	RESOLVE(lstat);
+	if (!rel[0])
+		return 1;
+	if (pfs_path(rel, p, sizeof(p)) == 0 && real_lstat(p, &st) == 0)
+		return 1;
+	return path_stat(rel, &st) == 0;
+}
+
+static int do_mkdir(int dirfd, const char *path, mode_t mode, int at)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t;
+
+	RESOLVE(mkdir);
+	RESOLVE(mkdirat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return at ? real_mkdirat(dirfd, path, mode) : real_mkdir(path, mode);
+	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	if (mount_exists(rel)) {	/* the mount itself, or a file only the server holds */
+		errno = EEXIST;
+		return -1;
+	}
+	return real_mkdir(p, mode);
+}
+
+EXPORT int mkdir(const char *path, mode_t mode)
+{
+	return do_mkdir(AT_FDCWD, path, mode, 0);
+}
+
+EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	return do_mkdir(dirfd, path, mode, 1);
+}
+
+/* rmdir(2) and unlinkat(AT_REMOVEDIR) of a directory on the mount: the
+ * backing directory's; the mount itself is busy, as a mount point is. */
+static int mount_rmdir(const char *rel)
+{
+	char p[PATH_MAX];
+
+	RESOLVE(rmdir);
+	if (!rel[0]) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	return real_rmdir(p);
+}
+
+EXPORT int rmdir(const char *path)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	RESOLVE(rmdir);
+	t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+	if (t == 0)
+		return real_rmdir(path);
+	return t < 0 ? -1 : mount_rmdir(rel);
+}
+
+static int do_symlink(const char *target, int dirfd, const char *path, int at)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t;
+
+	RESOLVE(symlink);
+	RESOLVE(symlinkat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return at ? real_symlinkat(target, dirfd, path) : real_symlink(target, path);
+	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	if (mount_exists(rel)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return real_symlink(target, p);
+}
+
+EXPORT int symlink(const char *target, const char *path)
+{
+	return do_symlink(target, AT_FDCWD, path, 0);
+}
+
+EXPORT int symlinkat(const char *target, int dirfd, const char *path)
+{
+	return do_symlink(target, dirfd, path, 1);
+}
+
+/* chdir(2) into the mount: into the backing directory (pfs_to_mount()). */
+EXPORT int chdir(const char *path)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+	int t;
+
+	RESOLVE(chdir);
+	t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+	if (t == 0)
+		return real_chdir(in_tfs ? path : outside_path(path, rel, sizeof(rel)));
+	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	if (rel[0] && path_stat(rel, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return real_chdir(p);
+}
+
+/* getcwd(3) in the backing directory names the mount (pwd, and the
+ * relative paths a program makes from it, stay on the mount). */
+EXPORT char *getcwd(char *buf, size_t size)
+{
+	char tmp[PATH_MAX];
+	size_t n;
+
+	RESOLVE(getcwd);
+	if (in_tfs || !mountlen || !real_getcwd(tmp, sizeof(tmp)))
+		return real_getcwd(buf, size);
+	if (pfs_to_mount(tmp, sizeof(tmp)) < 0)
+		return NULL;
+	n = strlen(tmp) + 1;
+	if (buf && size == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((size && size < n)) {
+		errno = ERANGE;
+		return NULL;
+	}
+	if (!buf && !(buf = malloc(size ? size : n)))
+		return NULL;
+	memcpy(buf, tmp, n);
+	return buf;
+}
+
+/*
+ * Hard links: TangramFS keeps one name per file (the server's table is by
+ * path, stage-out writes one backing file), so link(2) on the mount is
+ * refused with EPERM, as on file systems without hard links (ln then
+ * says "Operation not permitted"; cp -l as well).  Between the mount and
+ * another file system it is EXDEV, as the kernel says.
+ */
+static int do_link(int odirfd, const char *old, int ndirfd, const char *new, int flags, int at)
+{
+	char orel[PATH_MAX], nrel[PATH_MAX];
+	int to, tn;
+
+	RESOLVE(link);
+	RESOLVE(linkat);
+	if (in_tfs)
+		return at ? real_linkat(odirfd, old, ndirfd, new, flags) : real_link(old, new);
+	if ((flags & AT_EMPTY_PATH) && is_empty(old))
+		to = ofd_get(odirfd) ? 1 : 0;
+	else
+		to = mount_path(odirfd, old, orel, sizeof(orel));
+	tn = mount_path(ndirfd, new, nrel, sizeof(nrel));
+	if (to < 0 || tn < 0)
+		return -1;
+	if (to == 0 && tn == 0)
+		return at ? real_linkat(odirfd, old, ndirfd, new, flags) : real_link(old, new);
+	if (to > 0 && !((flags & AT_EMPTY_PATH) && is_empty(old)) && !mount_exists(orel)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (tn > 0 && mount_exists(nrel)) {
+		errno = EEXIST;
+		return -1;
+	}
+	errno = to && tn ? EPERM : EXDEV;
+	return -1;
+}
+
+EXPORT int link(const char *old, const char *new)
+{
+	return do_link(AT_FDCWD, old, AT_FDCWD, new, 0, 0);
+}
+
+EXPORT int linkat(int odirfd, const char *old, int ndirfd, const char *new, int flags)
+{
+	return do_link(odirfd, old, ndirfd, new, flags, 1);
+}
+
+/*
+ * mknod(2) of a regular file on the mount makes an empty TangramFS file,
+ * as open(O_CREAT | O_EXCL) would; a device, FIFO or socket cannot live
+ * there (EPERM), and is never made on the real path.
+ */
+static int do_mknod(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	char rel[PATH_MAX];
+	int t, fd;
+
+	RESOLVE(mknodat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return real_mknodat(dirfd, path, mode, dev);
+	if (t < 0)
+		return -1;
+	if (mount_exists(rel)) {
+		errno = EEXIST;
+		return -1;
+	}
+	if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != S_IFREG) {
+		errno = EPERM;
+		return -1;
+	}
+	if ((fd = mount_openfd_mode(rel, O_CREAT | O_EXCL | O_WRONLY, mode & 07777, path)) < 0)
+		return -1;
+	return close(fd);
+}
+
+EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
+{
+	return do_mknod(AT_FDCWD, path, mode, dev);
+}
+
+EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	return do_mknod(dirfd, path, mode, dev);
+}
+
+EXPORT int mkfifo(const char *path, mode_t mode)
+{
+	return do_mknod(AT_FDCWD, path, S_IFIFO | (mode & 07777), 0);
+}
+
+EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+	return do_mknod(dirfd, path, S_IFIFO | (mode & 07777), 0);
+}
+
+/* ---- the namespace: metadata --------------------------------------------------- */
+
+/* The path below the mount of TangramFS descriptor @o's file, as the
+ * server last named it to this process. */
+static const char *o_rel(struct ofd *o)
+{
+	return o->rel ? o->rel : "";
+}
+
+/*
+ * chmod(2) of a file on the mount: the server's mode for it (what later
+ * opens are checked against, what stage-out gives it, for every process:
+ * tfs_chmod), and its backing file's when it has one; a directory's, the
+ * backing directory's.
+ */
+static int mount_chmod(const char *rel, mode_t mode)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	RESOLVE(chmod);
+	if (pfs_path(rel, p, sizeof(p)) < 0)
+		return -1;
+	if (!rel[0] || (real_stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
+		return real_chmod(p, mode);
+	in_tfs++;
+	rc = tfs_chmod(rel, mode & 07777);
+	in_tfs--;
+	return rc;
+}
+
+static int do_chmod(int dirfd, const char *path, mode_t mode, int flags, int at)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	RESOLVE(chmod);
+	RESOLVE(fchmodat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return at ? real_fchmodat(dirfd, path, mode, flags) : real_chmod(path, mode);
+	return t < 0 ? -1 : mount_chmod(rel, mode);
+}
+
+EXPORT int chmod(const char *path, mode_t mode)
+{
+	return do_chmod(AT_FDCWD, path, mode, 0, 0);
+}
+
+EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+	return do_chmod(dirfd, path, mode, flags, 1);
+}
+
+EXPORT int fchmod(int fd, mode_t mode)
+{
+	struct ofd *o = ofd_get(fd);
+
+	RESOLVE(fchmod);
+	if (in_tfs || !o)
+		return real_fchmod(fd, mode);
+	return mount_chmod(o_rel(o), mode);
+}
+
+/*
+ * Owners and times are the backing file's (stat(2) gives them once it
+ * has one): chown(2) and utimensat(2) of a file on the mount change
+ * them there, making it (empty, with the file's mode) when the file is
+ * only in burst buffers so far, as backing_extend() does at a
+ * truncation: stage-out writes into it and keeps both.  A name the mount
+ * does not know is ENOENT.
+ */
+static int backing_of(const char *rel, char *p, size_t len)
+{
+	struct stat st;
+	int fd;
+
+	RESOLVE(lstat);
+	if (pfs_path(rel, p, len) < 0)
+		return -1;
+	if (!rel[0] || real_lstat(p, &st) == 0)
+		return 0;
+	if (path_stat(rel, &st) < 0)
+		return -1;
+	/* only in burst buffers: an empty backing file with its mode, which
+	 * stage-out writes into (a reader takes the bytes from their owners
+	 * first) and whose mode the next open checks, as the server's */
+	RESOLVE(open);
+	if ((fd = real_open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777)) < 0)
+		return errno == EEXIST ? 0 : -1;
+	if (fchmod(fd, st.st_mode & 07777) < 0) {
+		int e = errno;
+
+		real_close(fd);
+		errno = e;
+		return -1;
+	}
+	return real_close(fd);
+}
+
+static int do_chown(int dirfd, const char *path, uid_t uid, gid_t gid, int flags, int which)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	int t;
+
+	RESOLVE(chown);
+	RESOLVE(lchown);
+	RESOLVE(fchownat);
+	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	if (t == 0)
+		return which == 0 ? real_chown(path, uid, gid) : which == 1 ?
+			real_lchown(path, uid, gid) : real_fchownat(dirfd, path, uid, gid, flags);
+	if (t < 0 || backing_of(rel, p, sizeof(p)) < 0)
+		return -1;
+	return real_fchownat(AT_FDCWD, p, uid, gid, which == 1 ? AT_SYMLINK_NOFOLLOW :
+			     flags & AT_SYMLINK_NOFOLLOW);
+}
+
+EXPORT int chown(const char *path, uid_t uid, gid_t gid)
+{
+	return do_chown(AT_FDCWD, path, uid, gid, 0, 0);
+}
+
+EXPORT int lchown(const char *path, uid_t uid, gid_t gid)
+{
+	return do_chown(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW, 1);
+}
+
+EXPORT int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+	if (!in_tfs && (flags & AT_EMPTY_PATH) && is_empty(path) && ofd_get(dirfd))
+		return fchown(dirfd, uid, gid);
+	return do_chown(dirfd, path, uid, gid, flags, 2);
+}
+
+EXPORT int fchown(int fd, uid_t uid, gid_t gid)
+{
+	struct ofd *o = ofd_get(fd);
+	char p[PATH_MAX];
+
+	RESOLVE(fchown);
+	RESOLVE(fchownat);
+	if (in_tfs || !o)
+		return real_fchown(fd, uid, gid);
+	if (backing_of(o_rel(o), p, sizeof(p)) < 0)
+		return -1;
+	return real_fchownat(AT_FDCWD, p, uid, gid, 0);
+}
+
+/* utimensat(2) of @rel on the mount; @ts as the kernel takes it. */
+static int mount_utimens(const char *rel, const struct timespec ts[2], int flags)
+{
+	char p[PATH_MAX];
+
+	if (backing_of(rel, p, sizeof(p)) < 0)
+		return -1;
+	return (int)syscall(SYS_utimensat, AT_FDCWD, p, ts, flags & AT_SYMLINK_NOFOLLOW);
+}
+
+/* utimensat(2); @path NULL: futimens(2) of @dirfd, as the kernel takes it */
+static int do_utimens(int dirfd, const char *path, const struct timespec ts[2], int flags)
+{
+	char rel[PATH_MAX];
+	int t;
+
+	if (!in_tfs && (is_empty(path) && (!path || (flags & AT_EMPTY_PATH))) &&
+	    ofd_get(dirfd))
+		return mount_utimens(o_rel(ofd_get(dirfd)), ts, 0);
+	if (in_tfs || is_empty(path) || (t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
+		return (int)syscall(SYS_utimensat, dirfd, path, ts, flags);
+	return t < 0 ? -1 : mount_utimens(rel, ts, flags);
+}
+
+EXPORT int utimensat(int dirfd, const char *path, const struct timespec ts[2], int flags)
+{
+	return do_utimens(dirfd, path, ts, flags);
+}
+
+EXPORT int futimens(int fd, const struct timespec ts[2])
+{
+	return do_utimens(fd, NULL, ts, 0);
+}
+
+/* The microsecond calls, through utimensat. */
+static int tv_utimens(int dirfd, const char *path, const struct timeval tv[2], int flags)
+{
+	struct timespec ts[2];
+
+	if (!tv)
+		return do_utimens(dirfd, path, NULL, flags);
+	for (int i = 0; i < 2; i++) {
+		if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000) {
+			errno = EINVAL;
+			return -1;
+		}
+		ts[i].tv_sec = tv[i].tv_sec;
+		ts[i].tv_nsec = tv[i].tv_usec * 1000;
+	}
+	return do_utimens(dirfd, path, ts, flags);
+}
+
+EXPORT int utimes(const char *path, const struct timeval tv[2])
+{
+	return tv_utimens(AT_FDCWD, path, tv, 0);
+}
+
+EXPORT int lutimes(const char *path, const struct timeval tv[2])
+{
+	return tv_utimens(AT_FDCWD, path, tv, AT_SYMLINK_NOFOLLOW);
+}
+
+EXPORT int futimes(int fd, const struct timeval tv[2])
+{
+	return tv_utimens(fd, NULL, tv, 0);	/* the descriptor itself */
+}
+
+EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2])
+{
+	return tv_utimens(dirfd, path, tv, 0);
+}
+
+EXPORT int utime(const char *path, const struct utimbuf *ub)
+{
+	struct timespec ts[2];
+
+	if (!ub)
+		return do_utimens(AT_FDCWD, path, NULL, 0);
+	ts[0].tv_sec = ub->actime;
+	ts[1].tv_sec = ub->modtime;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	return do_utimens(AT_FDCWD, path, ts, 0);
+}
+
+/* ---- the namespace: rename ----------------------------------------------------- */
+
+/*
+ * rename(2) on the mount is the server's (tfs_rename): the old name is
+ * gone for every process, the new one has the data, in burst buffers too,
+ * and stage-out writes it there.  Across the mount's boundary EXDEV, so
+ * mv copies.  RENAME_EXCHANGE is refused (EINVAL): the server keeps one
+ * name per file and cannot swap two in one step.
+ */
+static int do_rename(int odirfd, const char *old, int ndirfd, const char *new, unsigned flags,
+		     int which)
+{
+	char orel[PATH_MAX], nrel[PATH_MAX];
+	int to, tn, rc;
+
+	RESOLVE(rename);
+	RESOLVE(renameat);
+	RESOLVE(renameat2);
+	to = in_tfs ? 0 : mount_path(odirfd, old, orel, sizeof(orel));
+	tn = in_tfs ? 0 : mount_path(ndirfd, new, nrel, sizeof(nrel));
+	if (to < 0 || tn < 0)
+		return -1;
+	if (to == 0 && tn == 0)
+		return which == 0 ? real_rename(old, new) : which == 1 ?
+			real_renameat(odirfd, old, ndirfd, new) :
+			real_renameat2(odirfd, old, ndirfd, new, flags);
+	if (flags & ~(unsigned)RENAME_NOREPLACE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (to != tn) {
+		errno = EXDEV;
+		return -1;
+	}
+	if (strcmp(orel, nrel) == 0) {
+		struct stat st;
+
+		return path_stat(orel, &st);	/* the same name: nothing */
+	}
+	in_tfs++;
+	rc = tfs_rename(orel, nrel, (flags & RENAME_NOREPLACE) ? TFS_RENAME_NOREPLACE : 0);
+	in_tfs--;
+	if (rc == 0) {
+		/* this process's descriptors of it name it anew (exec, fork) */
+		size_t lo = strlen(orel), ln = strlen(nrel);
+
+		pthread_mutex_lock(&tab_lock);
+		for (int fd = 0; fd < atomic_load(&fdtop); fd++) {
+			struct ofd *o = atomic_load(&fdtab[fd]);
+			char *r;
+
+			if (!o || !o->rel || strncmp(o->rel, orel, lo) != 0 ||
+			    (o->rel[lo] && o->rel[lo] != '/'))
+				continue;
+			if ((r = malloc(ln + strlen(o->rel + lo) + 1))) {
+				memcpy(r, nrel, ln);
+				memcpy(r + ln, o->rel + lo, strlen(o->rel + lo) + 1);
+				free(o->rel);
+				o->rel = r;
+			}
+		}
+		pthread_mutex_unlock(&tab_lock);
+	}
+	return rc;
+}
+
+EXPORT int rename(const char *old, const char *new)
+{
+	return do_rename(AT_FDCWD, old, AT_FDCWD, new, 0, 0);
+}
+
+EXPORT int renameat(int odirfd, const char *old, int ndirfd, const char *new)
+{
+	return do_rename(odirfd, old, ndirfd, new, 0, 1);
+}
+
+EXPORT int renameat2(int odirfd, const char *old, int ndirfd, const char *new, unsigned flags)
+{
+	return do_rename(odirfd, old, ndirfd, new, flags, 2);
 }
 
 /* ---- descriptors ------------------------------------------------------------------- */
@@ -2247,6 +2951,100 @@ EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
 		return -1;
 	return real_readlink(p, buf, size);
+}
+
+/* Setting or removing an extended attribute of a TangramFS file (cp -a
+ * and mv copy ACLs): it has none, ENOTSUP, which they take as "no ACL
+ * support" and set the mode instead.  Directories: the backing
+ * directory's. */
+static int xattr_set(const char *path, int follow, const char *name, const void *value,
+		     size_t size, int flags)
+{
+	char rel[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+	int t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+
+	RESOLVE(setxattr);
+	RESOLVE(lsetxattr);
+	RESOLVE(removexattr);
+	RESOLVE(lremovexattr);
+	if (t < 0)
+		return -1;
+	if (t > 0) {
+		if (pfs_path(rel, p, sizeof(p)) < 0)
+			return -1;
+		if (rel[0] && path_stat(rel, &st) == 0 && S_ISREG(st.st_mode)) {
+			errno = ENOTSUP;
+			return -1;
+		}
+		path = p;
+	}
+	if (value)
+		return follow ? real_setxattr(path, name, value, size, flags) :
+				real_lsetxattr(path, name, value, size, flags);
+	return follow ? real_removexattr(path, name) : real_lremovexattr(path, name);
+}
+
+EXPORT int setxattr(const char *path, const char *name, const void *value, size_t size,
+		    int flags)
+{
+	return xattr_set(path, 1, name, value ? value : "", size, flags);
+}
+
+EXPORT int lsetxattr(const char *path, const char *name, const void *value, size_t size,
+		     int flags)
+{
+	return xattr_set(path, 0, name, value ? value : "", size, flags);
+}
+
+EXPORT int removexattr(const char *path, const char *name)
+{
+	return xattr_set(path, 1, name, NULL, 0, 0);
+}
+
+EXPORT int lremovexattr(const char *path, const char *name)
+{
+	return xattr_set(path, 0, name, NULL, 0, 0);
+}
+
+EXPORT int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
+{
+	RESOLVE(fsetxattr);
+	if (!in_tfs && ofd_get(fd)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real_fsetxattr(fd, name, value, size, flags);
+}
+
+EXPORT ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
+{
+	RESOLVE(fgetxattr);
+	if (!in_tfs && ofd_get(fd)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real_fgetxattr(fd, name, value, size);
+}
+
+EXPORT ssize_t flistxattr(int fd, char *list, size_t size)
+{
+	RESOLVE(flistxattr);
+	if (!in_tfs && ofd_get(fd)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real_flistxattr(fd, list, size);
+}
+
+EXPORT int fremovexattr(int fd, const char *name)
+{
+	RESOLVE(fremovexattr);
+	if (!in_tfs && ofd_get(fd)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real_fremovexattr(fd, name);
 }
 
 EXPORT ssize_t getxattr(const char *path, const char *name, void *value, size_t size)

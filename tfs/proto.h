@@ -46,6 +46,8 @@ enum tfs_msg_type {
 	TFS_MSG_ATTACH_CLEAN = 17,/* ATTACH, and the sender is no longer pending */
 	TFS_MSG_RLOCK = 18,	/* file id, set, type, range, pid: a record lock (fcntl) */
 	TFS_MSG_APPEND = 19,	/* file id, candidate end, length → offset reserved at the end */
+	TFS_MSG_SETMODE = 20,	/* mode, uid, flags, path: chmod */
+	TFS_MSG_RENAME = 21,	/* flags, old path, new path → the old file's id, its stage mark */
 	TFS_MSG_PEER_READ = 32,	/* client → client: file id, offset, size → bytes */
 	TFS_MSG_PEER_STAGE = 33,/* server → client: flush and detach what you own */
 	TFS_MSG_LOCK_JOIN = 34,	/* client → its node manager: id, address */
@@ -68,6 +70,21 @@ enum tfs_msg_type {
 #define TFS_OPEN_WRITE	16u
 #define TFS_OPEN_ROOT	32u	/* the opener is root: no check */
 #define TFS_OPEN_KNOWN	63u
+
+/* A mode on the wire (OPEN, its reply, STAGE's reply): 0, the default
+ * (0644) or the backing file's; else TFS_MODE_SET | the permission bits,
+ * so that a mode of 0 is one too. */
+#define TFS_MODE_SET	0100000u
+
+/* SETMODE flags. */
+#define TFS_SETMODE_BACKED	1u	/* the backing file was changed: the kernel checked */
+
+/* RENAME flags. */
+#define TFS_RENAME_NOREPLACE	1u
+#define TFS_RENAME_OLD_BACKED	2u	/* the old path is in the backing directory */
+#define TFS_RENAME_NEW_BACKED	4u	/* the new path is */
+#define TFS_RENAME_DIR		8u	/* a directory: every file below it moves */
+#define TFS_RENAME_KNOWN	15u
 
 /* The decoded frame header. */
 struct tfs_hdr {

@@ -115,8 +115,10 @@ struct sfile {
 	struct waiter *wait;	/* under lock: the FIFO of waiters */
 	uint64_t eof;
 	char *path;
-	uint32_t mode;		/* the creating open's mode; 0: the default or
-				 * the backing file's */
+	uint32_t mode;		/* TFS_MODE_SET | the creating open's mode, or a
+				 * chmod's; 0: the default or the backing file's */
+	uint32_t uid;		/* the creator's effective uid, when made here */
+	int uidset;
 	int unlinked;
 	uint64_t stager;	/* the client staging it out (STAGE), 0: none */
 	struct tfs_itree tree;
@@ -194,7 +196,8 @@ static const char *type_name(unsigned t)
 		[TFS_MSG_LOCK_RELEASE] = "lock-release", [TFS_MSG_LOCK_REPORT] = "lock-report",
 		[TFS_MSG_STAGE] = "stage", [TFS_MSG_PENDING] = "pending",
 		[TFS_MSG_ATTACH_CLEAN] = "attach-clean", [TFS_MSG_RLOCK] = "record-lock",
-		[TFS_MSG_APPEND] = "append",
+		[TFS_MSG_APPEND] = "append", [TFS_MSG_SETMODE] = "setmode",
+		[TFS_MSG_RENAME] = "rename",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -798,7 +801,7 @@ static int do_hello(struct ctx *c)
 
 static int do_open(struct ctx *c)
 {
-	uint32_t flags = tfs_rd_u32(&c->rd), mode, need = 0, created = 0;
+	uint32_t flags = tfs_rd_u32(&c->rd), mode, uid, need = 0, created = 0;
 	uint64_t pfs = tfs_rd_u64(&c->rd), eof;
 	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
 	struct sfile *f;
@@ -808,7 +811,9 @@ static int do_open(struct ctx *c)
 
 	tfs_rd_str(&c->rd, raw, sizeof(raw));
 	mode = tfs_rd_u32(&c->rd);
-	if (!tfs_rd_done(&c->rd) || (flags & ~TFS_OPEN_KNOWN) || (mode & ~07777u))
+	uid = tfs_rd_u32(&c->rd);
+	if (!tfs_rd_done(&c->rd) || (flags & ~TFS_OPEN_KNOWN) ||
+	    (mode & ~(07777u | TFS_MODE_SET)) || (mode && !(mode & TFS_MODE_SET)))
 		return bad(c, "bad body");
 	if (flags & TFS_OPEN_READ)
 		need |= 0400;
@@ -832,8 +837,11 @@ static int do_open(struct ctx *c)
 		created = pfs == UINT64_MAX;
 		if (!(f = file_lookup(path, 1, created ? 0 : pfs)))
 			rc = ENOMEM;
-		else if (created)
+		else if (created) {
 			f->mode = mode;	/* 0: the default, 0644 */
+			f->uid = uid;	/* chmod's owner */
+			f->uidset = 1;
+		}
 	} else if (pfs == UINT64_MAX && f->mode && !(flags & TFS_OPEN_ROOT) &&
 		   (f->mode & need) != need) {
 		rc = EACCES;	/* as the backing file's bits will say */
@@ -973,6 +981,15 @@ static int do_stage(struct ctx *c)
 		f->stager = c->cl->id;
 	}
 	pthread_mutex_unlock(&f->lock);
+	if (!rc && take) {
+		/* the name and mode stage-out gives it now: a rename or chmod
+		 * by another client since the stager opened it counts */
+		pthread_mutex_lock(&S.lock);
+		tfs_buf_u32(&c->out, f->mode);
+		tfs_buf_u32(&c->out, (uint32_t)f->unlinked);
+		tfs_buf_str(&c->out, f->path);
+		pthread_mutex_unlock(&S.lock);
+	}
 	return rc;
 }
 
@@ -1126,6 +1143,191 @@ static int do_unlink(struct ctx *c)
 		f->eof = 0;
 		pthread_mutex_unlock(&f->lock);
 	}
+	return rc;
+}
+
+/*
+ * SETMODE: chmod(2) of a file the server holds.  The mode is what later
+ * opens of the file, while it is not backed, are checked against and what
+ * stage-out gives the backing file, whoever stages it out (STAGE's
+ * reply).  As the kernel's rule, only the file's owner or root may change
+ * it (EPERM); where the sender changed the backing file itself
+ * (TFS_SETMODE_BACKED) the kernel has checked that.
+ */
+static int do_setmode(struct ctx *c)
+{
+	uint32_t mode = tfs_rd_u32(&c->rd), uid = tfs_rd_u32(&c->rd), flags = tfs_rd_u32(&c->rd);
+	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
+	struct sfile *f;
+	int rc = 0;
+
+	tfs_rd_str(&c->rd, raw, sizeof(raw));
+	if (!tfs_rd_done(&c->rd) || (mode & ~07777u) || (flags & ~TFS_SETMODE_BACKED))
+		return bad(c, "bad body");
+	if (tfs_path_norm(raw, path, sizeof(path)) < 0)
+		return errno;
+	pthread_mutex_lock(&S.lock);
+	f = file_lookup(path, 0, 0);
+	if (!f)
+		rc = ENOENT;
+	else if (!(flags & TFS_SETMODE_BACKED) && f->uidset && uid != 0 && uid != f->uid)
+		rc = EPERM;
+	else
+		f->mode = TFS_MODE_SET | mode;
+	pthread_mutex_unlock(&S.lock);
+	return rc;
+}
+
+/* Forget @f's data, as UNLINK does; with S.lock held, @f out of the table. */
+static void file_forget(struct sfile *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->unlinked = 1;
+	tfs_itree_release(&f->tree);
+	tfs_itree_release(&f->preg);
+	f->eof = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Take @f out of its hash chain; with S.lock held. */
+static void file_unhash(struct sfile *f)
+{
+	struct sfile **pp;
+
+	for (pp = &S.bucket[hash(f->path)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == f) {
+			*pp = f->hnext;
+			f->hnext = NULL;
+			return;
+		}
+}
+
+/* 1 when a client other than @id holds @f's stage mark. */
+static int staging(struct sfile *f, uint64_t id)
+{
+	int rc;
+
+	if (!f)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	rc = f->stager && f->stager != id;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+/* Give @f the name @path (malloc'd, taken); with S.lock held. */
+static void file_rename(struct sfile *f, char *path)
+{
+	unsigned h;
+
+	file_unhash(f);
+	pthread_mutex_lock(&f->lock);	/* read under either lock */
+	free(f->path);
+	f->path = path;
+	pthread_mutex_unlock(&f->lock);
+	h = hash(path);
+	f->hnext = S.bucket[h];
+	S.bucket[h] = f;
+}
+
+/*
+ * RENAME: the file (or, TFS_RENAME_DIR, every file below the directory)
+ * the server holds under the old path is known by the new one from now
+ * on, for every client: opens, and stage-out (STAGE's reply names it).
+ * A file it held under the new path is replaced, as rename(2) replaces
+ * one: its data is forgotten (as UNLINK), so its owners stage nothing out
+ * over the new one.  The sender renames the backing directory's entry
+ * itself, after the reply, holding the old file's stage mark, which the
+ * reply gives it: no stage-out of the file writes under either name
+ * until it gives the mark back (STAGE 0), and a rename waits (EAGAIN)
+ * while a stage-out of either file runs.
+ */
+static int do_rename(struct ctx *c)
+{
+	uint32_t flags = tfs_rd_u32(&c->rd);
+	char raw[TFS_MAX_PATH + 1], from[TFS_MAX_PATH + 1], to[TFS_MAX_PATH + 1];
+	struct sfile *fo = NULL, *fn = NULL;
+	size_t lf, lt;
+	int rc = 0;
+
+	tfs_rd_str(&c->rd, raw, sizeof(raw));
+	if (tfs_path_norm(raw, from, sizeof(from)) < 0)
+		rc = errno;
+	tfs_rd_str(&c->rd, raw, sizeof(raw));
+	if (!rc && tfs_path_norm(raw, to, sizeof(to)) < 0)
+		rc = errno;
+	if (!tfs_rd_done(&c->rd) || (flags & ~TFS_RENAME_KNOWN))
+		return bad(c, "bad body");
+	if (rc)
+		return rc;
+	lf = strlen(from);
+	lt = strlen(to);
+	if (!lf || !lt)
+		return EBUSY;	/* the mount itself */
+	if (lt > lf && strncmp(to, from, lf) == 0 && to[lf] == '/')
+		return EINVAL;	/* into itself */
+	pthread_mutex_lock(&S.lock);
+	if (flags & TFS_RENAME_DIR) {
+		/* every file below; the backing directory's entry the sender
+		 * has renamed already (the kernel's checks came first) */
+		for (size_t i = 0; i < S.nfiles && !rc; i++) {
+			struct sfile *f = S.files[i];
+			char *np;
+
+			if (file_lookup(f->path, 0, 0) != f)
+				continue;	/* unlinked, out of the table */
+			if (strncmp(f->path, from, lf) != 0 || f->path[lf] != '/')
+				continue;
+			if (lt + strlen(f->path + lf) > TFS_MAX_PATH ||
+			    !(np = malloc(lt + strlen(f->path + lf) + 1))) {
+				rc = lt + strlen(f->path + lf) > TFS_MAX_PATH ? ENAMETOOLONG : ENOMEM;
+				break;
+			}
+			memcpy(np, to, lt);
+			memcpy(np + lt, f->path + lf, strlen(f->path + lf) + 1);
+			if ((fn = file_lookup(np, 0, 0))) {
+				file_unhash(fn);
+				file_forget(fn);
+			}
+			file_rename(f, np);
+		}
+		pthread_mutex_unlock(&S.lock);
+		tfs_buf_u64(&c->out, 0);
+		return rc;
+	}
+	fo = file_lookup(from, 0, 0);
+	fn = file_lookup(to, 0, 0);
+	if (!fo && !(flags & TFS_RENAME_OLD_BACKED))
+		rc = ENOENT;
+	else if (fo == fn && fo)
+		rc = 0;		/* the same file: nothing to do */
+	else if ((flags & TFS_RENAME_NOREPLACE) && (fn || (flags & TFS_RENAME_NEW_BACKED)))
+		rc = EEXIST;
+	else if (staging(fo, c->cl->id) || staging(fn, c->cl->id))
+		rc = EAGAIN;	/* a stage-out of either runs: asked again */
+	else {
+		char *np = strdup(to);
+
+		if (!np) {
+			rc = ENOMEM;
+		} else {
+			if (fn) {
+				file_unhash(fn);
+				file_forget(fn);
+			}
+			if (fo) {
+				file_rename(fo, np);
+				pthread_mutex_lock(&fo->lock);
+				fo->stager = c->cl->id;
+				pthread_mutex_unlock(&fo->lock);
+			} else {
+				free(np);
+			}
+		}
+	}
+	if (!rc)
+		tfs_buf_u64(&c->out, fo && fo != fn ? fo->fid : 0);
+	pthread_mutex_unlock(&S.lock);
 	return rc;
 }
 
@@ -1524,6 +1726,8 @@ static void handle(struct tfs_req *req)
 		case TFS_MSG_ATTACH_CLEAN: rc = do_attach(&c, 0); break;
 		case TFS_MSG_RLOCK: rc = do_rlock(&c); break;
 		case TFS_MSG_APPEND: rc = do_append(&c); break;
+		case TFS_MSG_SETMODE: rc = do_setmode(&c); break;
+		case TFS_MSG_RENAME: rc = do_rename(&c); break;
 		default:
 			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
 			rc = EOPNOTSUPP;

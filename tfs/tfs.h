@@ -248,6 +248,21 @@ int tfs_stat_path(const char *pathname, struct stat *buf);
  * its copy in TFS_PFS_DIR is unlinked.  Returns 0 or -1. */
 int tfs_unlink(const char *pathname);
 
+/* Set the permission bits of @pathname to @mode (at most 07777), for every
+ * process: what later opens are checked against while the file is only in
+ * burst buffers, and what stage-out gives it, whoever stages it out; its
+ * backing file's too when it has one.  Only its owner or root may (EPERM).
+ * Returns 0 or -1. */
+int tfs_chmod(const char *pathname, unsigned mode);
+
+/* Rename @oldpath to @newpath (a file, or a directory of TFS_PFS_DIR with
+ * every file below it), for every process: the old name is gone, the new
+ * one has the data, in burst buffers too, and stage-out writes it there;
+ * a file @newpath named is replaced, its data forgotten.  @flags: 0 or
+ * TFS_RENAME_NOREPLACE (EEXIST when @newpath exists).  Returns 0 or -1. */
+#define TFS_RENAME_NOREPLACE 1u
+int tfs_rename(const char *oldpath, const char *newpath, unsigned flags);
+
 #ifdef __cplusplus
 }
 #endif

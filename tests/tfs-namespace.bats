@@ -1,0 +1,319 @@
+#!/usr/bin/env bats
+# The namespace of a TangramFS mount (libtfs-posix(7)): directories and
+# links, metadata (chmod, chown, times), rename, on a real tfs-server with
+# real programs (coreutils, python3, a small C program).  The mount's
+# namespace is the backing directory plus the files the server holds:
+# nothing a mount path names is ever made on the real path /tfs-test,
+# which must not exist.  tfs-namespace-ucx.bats is a copy that runs on UCX.
+
+bats_require_minimum_version 1.5.0
+
+load tfs/common
+
+setup_file() {
+	export B=$BATS_FILE_TMPDIR/bin
+	mkdir -p "$B"
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/call" "$TG_TOP/tests/tfs/call.c" \
+		"$TG_TOP/lib/libtfs.a" -ldl -lpthread -Wl,-rpath,"$TG_TOP/lib"
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/ns" "$TG_TOP/tests/tfs/ns.c"
+	export UCX_TLS=${UCX_TLS:-sm,self}
+	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	export PRELOAD=$TG_TOP/lib/libtfs-posix.so
+	pick_transport ucx_probe
+}
+
+ucx_probe() {
+	local d=$BATS_FILE_TMPDIR/probe pid ok=1
+	tfs-server -a ucx:127.0.0.1:0 -d "$d" >/dev/null 2>"$BATS_FILE_TMPDIR/probe.log" 3>&- &
+	pid=$!
+	for _ in $(seq 100); do [ -f "$d/server" ] && break; sleep 0.05; done
+	local out="the server did not start"
+	[ -f "$d/server" ] &&
+		out=$(timeout 10 "$B/call" "$(awk '$1 == "address" { print $2 }' "$d/server")" bad 1 2>&1)
+	if [ "$out" = "status 13" ]; then
+		ok=0
+	else
+		echo "$out" >> "$BATS_FILE_TMPDIR/probe.log"
+	fi
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return $ok
+}
+
+start() {
+	tfs-server -a "$DEFADDR" -d srv 2>srv.log 3>&- &
+	SERVER_PID=$!
+	for _ in $(seq 100); do grep -qs "^pid $SERVER_PID\$" srv/server && break; sleep 0.05; done
+	grep -qs "^pid $SERVER_PID\$" srv/server
+}
+
+setup() {
+	[ -z "${TFS_SKIP:-}" ] || skip "$TFS_SKIP"
+	[ ! -e /tfs-test ] || skip "/tfs-test exists on this machine"
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -p bb pfs
+	export TFS_SERVER=$PWD/srv/server TFS_BB_DIR=$PWD/bb TFS_PFS_DIR=$PWD/pfs
+	export TFS_MOUNT=/tfs-test TFS_NODE=1 TFS_TIMEOUT=3
+	SERVER_PID=
+}
+
+# on COMMAND...: COMMAND with libtfs-posix.so preloaded, under timeout
+on() {
+	timeout 30 env LD_PRELOAD="$PRELOAD" "$@"
+}
+
+# nothing_real: the real path the mount names was never made
+nothing_real() {
+	[ ! -e /tfs-test ] && [ ! -L /tfs-test ]
+}
+
+@test "mkdir, mkdir -p, ln -s, rmdir, rm -r on the mount act on the backing directory, never on the real path" {
+	start
+	run -0 on mkdir /tfs-test/d
+	[ -d pfs/d ]
+	run -0 on mkdir -p /tfs-test/a/b/c
+	[ -d pfs/a/b/c ]
+	run -0 on ln -s target /tfs-test/a/l
+	[ "$(readlink pfs/a/l)" = target ]
+	run -0 on stat -c '%F %N' /tfs-test/a/l
+	[ "$output" = "symbolic link '/tfs-test/a/l' -> 'target'" ]
+	run -0 on sh -c 'cd /tfs-test/a/b && pwd && mkdir rel && echo x > rel/f && cat rel/f'
+	[ "${lines[0]}" = /tfs-test/a/b ]
+	[ "${lines[1]}" = x ]
+	[ -d pfs/a/b/rel ]
+	run -0 on rmdir /tfs-test/d
+	[ ! -e pfs/d ]
+	run -0 on rm -r /tfs-test/a/b/c
+	[ ! -e pfs/a/b/c ]
+	nothing_real
+	# the mount itself exists; a name the server holds is taken
+	run -1 on mkdir /tfs-test
+	[[ "$output" == *"File exists"* ]]
+	run -1 on sh -c 'echo data > /tfs-test/onlybb; mkdir /tfs-test/onlybb' 3>&-
+	[[ "$output" == *"File exists"* ]]
+	[ ! -e pfs/onlybb ] || [ -f pfs/onlybb ]
+	run -1 on ln -s x /tfs-test/onlybb
+	[[ "$output" == *"File exists"* ]]
+	run -1 on rmdir /tfs-test
+	[[ "$output" == *"busy"* ]]
+	run -1 on rmdir /tfs-test/nothere
+	[[ "$output" == *"No such file"* ]]
+	run -1 on mkdir /tfs-test/nothere/x
+	[[ "$output" == *"No such file"* ]]
+	nothing_real
+}
+
+@test "hard links on the mount are refused (EPERM), across its boundary EXDEV; mknod of a FIFO EPERM, of a file makes it" {
+	start
+	run -0 on sh -c 'echo data > /tfs-test/t'
+	run -1 on ln /tfs-test/t /tfs-test/hl
+	[[ "$output" == *"Operation not permitted"* ]]
+	run -1 on ln /tfs-test/nothere /tfs-test/hl
+	[[ "$output" == *"No such file"* ]]
+	echo x > outside
+	run -1 on ln outside /tfs-test/hl2
+	[[ "$output" == *"Invalid cross-device link"* ]]
+	run -1 on ln /tfs-test/t here
+	[[ "$output" == *"Invalid cross-device link"* ]]
+	run -1 on mkfifo /tfs-test/fifo
+	[[ "$output" == *"Operation not permitted"* ]]
+	run -0 on "$B/ns" mknod /tfs-test/m
+	run -0 on cat /tfs-test/t
+	[ "$output" = data ]
+	[ ! -e pfs/hl ] && [ ! -e pfs/fifo ] && [ ! -e pfs/hl2 ]
+	nothing_real
+}
+
+@test "touch of a new and of an existing file exits 0 and sets the times; chmod and fchmod change the mode every later open and stage-out see" {
+	start
+	run -0 on touch /tfs-test/t
+	run -0 on touch /tfs-test/t
+	run -0 on touch -d @1000000000 /tfs-test/t
+	run -0 on stat -c %Y /tfs-test/t
+	[ "$output" = 1000000000 ]
+	run -0 on "$B/ns" utime-fd /tfs-test/t 1100000000
+	run -0 on stat -c %Y /tfs-test/t
+	[ "$output" = 1100000000 ]
+	# a file only in a live writer's burst buffer: another process's
+	# chmod is what a third process's stat and stage-out give
+	mkfifo go
+	on sh -c 'exec 3> /tfs-test/h; echo secret >&3; read -r x < go; exec 3>&-' 3>&- &
+	local w=$!
+	for _ in $(seq 100); do on test -e /tfs-test/h && break; sleep 0.05; done
+	run -0 on chmod 600 /tfs-test/h
+	run -0 on stat -c %a /tfs-test/h
+	[ "$output" = 600 ]
+	run -0 on "$B/ns" chmod-fd /tfs-test/h 640
+	run -0 on stat -c %a /tfs-test/h
+	[ "$output" = 640 ]
+	echo > go
+	wait "$w"
+	run -0 on cat /tfs-test/h
+	[ "$output" = secret ]
+	run -1 on chmod 600 /tfs-test/nothere
+	[[ "$output" == *"No such file"* ]]
+	tfs-server --stop srv
+	[ "$(stat -c %a pfs/h)" = 640 ]
+	[ "$(cat pfs/h)" = secret ]
+	nothing_real
+}
+
+@test "chmod on the mount: the owner's bits are checked at open as the kernel does; a chmod lets the owner read again" {
+	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || skip "needs root and setpriv"
+	local d
+	d=$(mktemp -d /tmp/tfs-ns.XXXXXX)
+	chmod 755 "$d"
+	mkdir "$d/bb" "$d/pfs"
+	chown -R nobody "$d"
+	cd "$d"
+	run -0 setpriv --reuid=nobody --regid=nogroup --clear-groups env -u LD_PRELOAD \
+		PATH="$PATH" bash -c 'tfs-server -a "$DEFADDR" -d srv > /dev/null 2> srv.log 3>&- & for _ in $(seq 100); do [ -s srv/server ] && break; sleep 0.05; done; [ -s srv/server ]'
+	export TFS_SERVER=$d/srv/server TFS_BB_DIR=$d/bb TFS_PFS_DIR=$d/pfs
+	# nobody's file, only in its burst buffer while the writer lives
+	mkfifo go
+	chown nobody go
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_PRELOAD="$PRELOAD" \
+		sh -c 'exec 3> /tfs-test/f; echo data >&3; read -r x < go; exec 3>&-' 3>&- &
+	local w=$!
+	for _ in $(seq 100); do on test -e /tfs-test/f && break; sleep 0.05; done
+	run -1 setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_PRELOAD="$PRELOAD" \
+		sh -c 'chmod 200 /tfs-test/f && cat /tfs-test/f'
+	[[ "$output" == *"Permission denied"* ]]
+	run -0 setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_PRELOAD="$PRELOAD" \
+		sh -c 'chmod 600 /tfs-test/f && cat /tfs-test/f'
+	[ "$output" = data ]
+	echo > go
+	wait "$w"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups tfs-server --stop srv
+	[ "$(stat -c %a pfs/f)" = 600 ]
+	cd /
+	rm -rf "$d"
+}
+
+@test "mv, python os.replace and rename(2) on the mount: the old name is gone, the new one has the data still in burst buffers, and stage-out writes it there" {
+	start
+	mkfifo go
+	# another process's data, attached but only in its burst buffer
+	on sh -c 'exec 3> /tfs-test/a; echo other >&3; exec 3>&-; : > written; read -r x < go' 3>&- &
+	local w=$!
+	for _ in $(seq 100); do [ -e written ] && break; sleep 0.05; done
+	[ ! -e pfs/a ]
+	run -0 on mkdir -p /tfs-test/d/e
+	run -0 on mv /tfs-test/a /tfs-test/d/e/b
+	run -1 on cat /tfs-test/a
+	[[ "$output" == *"No such file"* ]]
+	run -0 on cat /tfs-test/d/e/b
+	[ "$output" = other ]
+	# a directory with the file below it
+	run -0 on mv /tfs-test/d /tfs-test/d2
+	run -0 on cat /tfs-test/d2/e/b
+	[ "$output" = other ]
+	run -0 on python3 -c 'import os; open("/tfs-test/new.tmp", "w").write("replaced"); os.replace("/tfs-test/new.tmp", "/tfs-test/d2/e/b"); print(open("/tfs-test/d2/e/b").read())'
+	[ "$output" = replaced ]
+	# noreplace; exchange is refused
+	run -0 on sh -c 'echo x > /tfs-test/x'
+	run -1 on "$B/ns" rename /tfs-test/x /tfs-test/d2/e/b noreplace
+	[ "$output" = "File exists" ]
+	run -1 on "$B/ns" rename /tfs-test/x /tfs-test/d2/e/b exchange
+	[ "$output" = "Invalid argument" ]
+	run -1 on "$B/ns" rename /tfs-test/nothere /tfs-test/y
+	[ "$output" = "No such file or directory" ]
+	# across the boundary: EXDEV, so mv copies
+	run -1 on "$B/ns" rename /tfs-test/x here
+	[ "$output" = "Invalid cross-device link" ]
+	echo outside > o
+	run -0 on mv o /tfs-test/o
+	[ ! -e o ]
+	run -0 on mv /tfs-test/x back
+	[ "$(cat back)" = x ]
+	echo > go
+	wait "$w"
+	tfs-server --stop srv
+	[ "$(cat pfs/d2/e/b)" = replaced ]
+	[ "$(cat pfs/o)" = outside ]
+	[ ! -e pfs/a ] && [ ! -e pfs/d ] && [ ! -e pfs/new.tmp ] && [ ! -e pfs/x ]
+	nothing_real
+}
+
+@test "checkpoint publish (write ckpt.tmp, fsync, close, rename to ckpt; another process reads ckpt) under session, commit and posix" {
+	for model in session commit posix; do
+		rm -rf srv bb/* pfs/*
+		start
+		export TFS_CONSISTENCY=$model
+		run -0 on "$B/ns" publish /tfs-test/ckpt.tmp /tfs-test/ckpt "step 1 $model"
+		run -0 on cat /tfs-test/ckpt
+		[ "$output" = "step 1 $model" ]
+		# a second checkpoint replaces the first; a writer that keeps the
+		# first's data in its buffer stages nothing out over it
+		mkfifo go
+		on sh -c 'exec 3>> /tfs-test/ckpt; echo stale >&3; exec 3>&-; : > written; read -r x < go' 3>&- &
+		local w=$!
+		for _ in $(seq 100); do [ -e written ] && break; sleep 0.05; done
+		run -0 on "$B/ns" publish /tfs-test/ckpt.tmp /tfs-test/ckpt "step 2 $model"
+		run -0 on cat /tfs-test/ckpt
+		[ "$output" = "step 2 $model" ]
+		run -1 on cat /tfs-test/ckpt.tmp
+		echo > go
+		wait "$w"
+		tfs-server --stop srv
+		[ "$(cat pfs/ckpt)" = "step 2 $model" ]
+		[ ! -e pfs/ckpt.tmp ]
+		rm -f go written
+	done
+	unset TFS_CONSISTENCY
+}
+
+@test "a malformed RENAME or SETMODE is refused with EINVAL, a path escaping the mount with EACCES, a chmod by another uid than the creator EPERM; the server goes on" {
+	[ "$TFS_TRANSPORT" = sockets ] || skip "sockets transport only"
+	start
+	local addr secret
+	addr=$(awk '$1 == "address" { print $2 }' srv/server)
+	secret=$(awk '$1 == "secret" { print $2 }' srv/server)
+	# HELLO, then each request on the same connection: its reply's status
+	run -0 python3 - "$addr" "$secret" <<'PY'
+import socket, struct, sys
+host, port = sys.argv[1][4:].rsplit(":", 1)
+sec = bytes.fromhex(sys.argv[2])
+s = socket.create_connection((host, int(port)), timeout=5)
+def st(b): return struct.pack("<H", len(b)) + b
+def req(t, body, i):
+    s.sendall(struct.pack("<IBBHIiQ", 0x53465495, 3, 0, t, len(body), 0, i) + sec + body)
+    h = b""
+    while len(h) < 40: h += s.recv(40 - len(h))
+    n, status = struct.unpack("<IBBHIiQ", h[:24])[4:6]
+    while n: n -= len(s.recv(n))
+    return status
+req(1, struct.pack("<II", 1, 1) + st(b"tcp:127.0.0.1:1"), 1)
+print(req(21, b"", 2), req(21, struct.pack("<I", 16) + st(b"a") + st(b"b"), 3),
+      req(21, struct.pack("<I", 0) + st(b"a"), 4), req(21, struct.pack("<I", 0) + st(b"../a") + st(b"b"), 5),
+      req(21, struct.pack("<I", 2) + st(b"") + st(b"b"), 6), req(21, struct.pack("<I", 0) + st(b"nothere") + st(b"b"), 7),
+      req(20, struct.pack("<III", 0o10000, 0, 0) + st(b"a"), 8), req(20, struct.pack("<III", 0o600, 0, 0) + st(b"nothere"), 9))
+# a file made by uid 0: another uid may not change its mode, its creator may
+req(2, struct.pack("<IQ", 1 | 16, 2**64 - 1) + st(b"mine") + struct.pack("<II", 0o100600, 0), 10)
+print(req(20, struct.pack("<III", 0o644, 65534, 0) + st(b"mine"), 11), req(20, struct.pack("<III", 0o644, 0, 0) + st(b"mine"), 12),
+      req(2, struct.pack("<IQ", 1, 2**64 - 1) + st(b"bad") + struct.pack("<II", 0o600, 0), 13))
+PY
+	[ "${lines[0]}" = "22 22 22 13 22 2 22 2" ]
+	# EPERM, then done; a mode without TFS_MODE_SET is malformed
+	[ "${lines[1]}" = "1 0 22" ]
+	grep -q 'malformed rename request' srv.log
+	run -0 on sh -c 'echo ok > /tfs-test/f && mv /tfs-test/f /tfs-test/g && cat /tfs-test/g'
+	[ "$output" = ok ]
+}
+
+@test "flock(1) on the mount: an exclusive lock excludes another process's, -n fails at once, released at exit" {
+	command -v flock >/dev/null || skip "flock(1) is missing"
+	start
+	run -0 on sh -c 'echo data > /tfs-test/lk'
+	mkfifo go
+	on flock /tfs-test/lk sh -c ': > held; read -r x < go' 3>&- &
+	local w=$!
+	for _ in $(seq 100); do [ -e held ] && break; sleep 0.05; done
+	[ -e held ]
+	run -1 on flock -n /tfs-test/lk true
+	run -1 on flock -n -s /tfs-test/lk true
+	echo > go
+	wait "$w"
+	run -0 on flock -n /tfs-test/lk cat /tfs-test/lk
+	[ "$output" = data ]
+}
