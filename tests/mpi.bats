@@ -685,6 +685,24 @@ under() {
 	done
 }
 
+@test "MPI_THREAD_MULTIPLE from a default .cfg (rebuilt times): verify-io does not order by those times; it says why, exit 2, where the graph cannot be made" {
+	mpitrace 2 "$B/mthreads" 4 50
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
+	run -0 trace-merge -o t.cfg t/rank-0.rec t/rank-1.rec
+	# the threads' Sendrecvs in the order of their seqs make a cycle
+	# (before: ordered by the rebuilt times, 'not synchronized', exit 1)
+	run --separate-stderr "$TG_TOP/pipelines/verify-io" t.cfg
+	if [ "$status" -eq 2 ]; then
+		[[ $stderr == "verify-io: broken trace: the happens-before graph has a cycle: "*"; the trace's times are rebuilt (aggregate) and cannot order its pairs: judge the .rec streams, or a .cfg merged with -t lossless" ]]
+	else
+		grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
+	fi
+	run -0 trace-merge -t lossless -o l.cfg t/rank-0.rec t/rank-1.rec
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" l.cfg
+	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
+}
+
 @test "MPI_THREAD_MULTIPLE: 4 threads per rank, each with its own tid and its own 10 Sendrecvs of its tag" {
 	mpitrace 2 "$B/mthreads" 4 10
 	[ "$(sorted)" = "$(printf '%s\n' '0: ok' '1: ok')" ]
