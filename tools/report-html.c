@@ -393,13 +393,25 @@ static void offsets_one(FILE *out, const struct rp_file *f, int k, int maxrank)
 	}
 	ch = 144.0 / no;
 	for (w = 0; w < 2; w++)
-		for (o = 0; f->cnt[w] && o < no; o++)
+		for (o = 0; o < no; o++)
 			for (b = 0; b < nb; b++) {
 				size_t cell = (size_t)o * RP_TBINS + b;
+				uint32_t n = 0, i;
+				uint64_t sum = 0;
 				double mean;
-				if (!f->cnt[w][cell])
+				if (f->cnt[w]) {
+					n = f->cnt[w][cell];
+					sum = f->rsum[w][cell];
+				} else {	/* a short list (report.h) */
+					for (i = 0; i < f->nsp[w]; i++)
+						if (f->sp[w][i].cell == cell) {
+							n = f->sp[w][i].cnt;
+							sum = f->sp[w][i].rsum;
+						}
+				}
+				if (!n)
 					continue;
-				mean = (double)f->rsum[w][cell] / f->cnt[w][cell];
+				mean = (double)sum / n;
 				c = maxrank > 0 ? (int)(mean * (RP_RANKCOLORS - 1) / maxrank + 0.5) : 0;
 				/* offset 0 at the bottom */
 				cls[(size_t)w * no * nb + (size_t)(no - 1 - o) * nb + b] = (uint8_t)(1 + c);
@@ -437,7 +449,7 @@ static void offsets(FILE *out, const size_t *fx)
 	      "of the view.</p>\n<div id=\"chart-offsets\">\n", out);
 	for (i = 0; i < R->nfiles && k < RP_TOPF; i++) {
 		const struct rp_file *f = &R->files[fx[i]];
-		if (!f->cnt[0] && !f->cnt[1])
+		if (!f->cnt[0] && !f->cnt[1] && !f->nsp[0] && !f->nsp[1])
 			continue;
 		fputs("<h3>", out);
 		html_esc(out, f->path);

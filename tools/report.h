@@ -40,7 +40,16 @@ struct rp_file {
 	uint64_t obin;		/* bytes per offset bin, a power of two */
 	uint32_t *cnt[2];	/* [RP_OBINS][RP_TBINS] accesses, or NULL */
 	uint64_t *rsum[2];	/* the same cells: sum of the ranks */
+	/* until a file has RP_SPARSE cells (most files of a run of many
+	 * have a few), its cells are a list instead: cnt is NULL then */
+	struct rp_cell {
+		uint32_t cell, cnt;
+		uint64_t rsum;
+	} *sp[2];
+	uint32_t nsp[2];
 };
+
+#define RP_SPARSE 64
 
 struct rp_rank {
 	int64_t rank;		/* -1 for a process that never had one */

@@ -103,6 +103,37 @@ uint32_t rp_file_of(struct rp_run *run, const char *path)
 			(a)[i_] = i_ < (n) / 2 ? (a)[2 * i_] + (a)[2 * i_ + 1] : 0; \
 	} while (0)
 
+/* Merge the cells of @f's list @k that the fold made one (@cell() gives
+ * each entry's new cell). */
+static void sparse_fold(struct rp_file *f, int k, uint32_t (*cell)(uint32_t))
+{
+	uint32_t i, j, n = 0;
+
+	for (i = 0; i < f->nsp[k]; i++) {
+		struct rp_cell c = f->sp[k][i];
+		c.cell = cell(c.cell);
+		for (j = 0; j < n && f->sp[k][j].cell != c.cell; j++)
+			;
+		if (j < n) {
+			f->sp[k][j].cnt += c.cnt;
+			f->sp[k][j].rsum += c.rsum;
+		} else {
+			f->sp[k][n++] = c;
+		}
+	}
+	f->nsp[k] = n;
+}
+
+static uint32_t half_time(uint32_t c)
+{
+	return c / RP_TBINS * RP_TBINS + c % RP_TBINS / 2;
+}
+
+static uint32_t half_offset(uint32_t c)
+{
+	return c / RP_TBINS / 2 * RP_TBINS + c % RP_TBINS;
+}
+
 static void fold_time(struct rp_run *run)
 {
 	size_t r, f, k, o;
@@ -113,11 +144,14 @@ static void fold_time(struct rp_run *run)
 		FOLD(run->ranks[r].meta, RP_TBINS);
 	}
 	for (f = 0; f < run->nfiles; f++)
-		for (k = 0; k < 2; k++)
+		for (k = 0; k < 2; k++) {
+			if (run->files[f].nsp[k])
+				sparse_fold(&run->files[f], (int)k, half_time);
 			for (o = 0; run->files[f].cnt[k] && o < RP_OBINS; o++) {
 				FOLD(run->files[f].cnt[k] + o * RP_TBINS, RP_TBINS);
 				FOLD(run->files[f].rsum[k] + o * RP_TBINS, RP_TBINS);
 			}
+		}
 	run->bin *= 2;
 }
 
@@ -134,6 +168,8 @@ static void fold_offsets(struct rp_file *f)
 	size_t k, o, t;
 
 	for (k = 0; k < 2; k++) {
+		if (f->nsp[k])
+			sparse_fold(f, (int)k, half_offset);
 		if (!f->cnt[k])
 			continue;
 		for (o = 0; o < RP_OBINS; o++)
@@ -276,19 +312,44 @@ static void grid_put(struct rp_run *run, struct rp_file *f, int w, int64_t off, 
 	size_t cell;
 	uint64_t end = (uint64_t)off + len;
 
-	if (!f->cnt[w]) {
-		f->cnt[w] = calloc(RP_OBINS * RP_TBINS, sizeof(uint32_t));
-		f->rsum[w] = calloc(RP_OBINS * RP_TBINS, sizeof(uint64_t));
-		if (!f->cnt[w] || !f->rsum[w])
-			err(TG_EXIT_ERROR, "out of memory");
-	}
+	uint32_t i;
+	uint64_t rk = (uint64_t)(rank < 0 ? 0 : rank);
+
 	if (end > f->maxend)
 		f->maxend = end;
 	while ((uint64_t)off / f->obin >= RP_OBINS)
 		fold_offsets(f);
 	cell = (size_t)((uint64_t)off / f->obin) * RP_TBINS + tbin(run, t);
+	if (!f->cnt[w]) {
+		/* a list while it is short (110 KB a file otherwise: 2 GB
+		 * for a run that touched 20,000 files) */
+		for (i = 0; i < f->nsp[w] && f->sp[w][i].cell != cell; i++)
+			;
+		if (i < f->nsp[w]) {
+			f->sp[w][i].cnt++;
+			f->sp[w][i].rsum += rk;
+			return;
+		}
+		if (i < RP_SPARSE) {
+			if (!f->sp[w] && !(f->sp[w] = calloc(RP_SPARSE, sizeof(*f->sp[w]))))
+				err(TG_EXIT_ERROR, "out of memory");
+			f->sp[w][f->nsp[w]++] = (struct rp_cell){ (uint32_t)cell, 1, rk };
+			return;
+		}
+		f->cnt[w] = calloc(RP_OBINS * RP_TBINS, sizeof(uint32_t));
+		f->rsum[w] = calloc(RP_OBINS * RP_TBINS, sizeof(uint64_t));
+		if (!f->cnt[w] || !f->rsum[w])
+			err(TG_EXIT_ERROR, "out of memory");
+		for (i = 0; i < f->nsp[w]; i++) {
+			f->cnt[w][f->sp[w][i].cell] = f->sp[w][i].cnt;
+			f->rsum[w][f->sp[w][i].cell] = f->sp[w][i].rsum;
+		}
+		free(f->sp[w]);
+		f->sp[w] = NULL;
+		f->nsp[w] = 0;
+	}
 	f->cnt[w][cell]++;
-	f->rsum[w][cell] += (uint64_t)(rank < 0 ? 0 : rank);
+	f->rsum[w][cell] += rk;
 }
 
 /* The bytes a data role moved, or -1 if the record does not say. */
@@ -767,6 +828,8 @@ static void run_release(struct rp_run *run)
 		free(run->files[i].cnt[1]);
 		free(run->files[i].rsum[0]);
 		free(run->files[i].rsum[1]);
+		free(run->files[i].sp[0]);
+		free(run->files[i].sp[1]);
 	}
 	for (i = 0; i < run->nhosts; i++)
 		free(run->hosts[i]);
