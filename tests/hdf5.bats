@@ -224,7 +224,8 @@ chains() {
 	run -0 env TANGRAM_LAYERS=mpiio,posix trace-run -o t2 -- mpirun.mpich -n 4 "$B/parallel" field.h5
 	[ "$output" = "4 ranks, sum 10080" ]
 	run -0 trace-decode t2/rank-3.rec
-	[[ $output != *H5* ]]
+	# no HDF5 record (the paths may hold "H5": bats's random directory)
+	[[ $output != *$'\thdf5\t'* ]]
 	calls=$(chains t2/rank-3.rec)
 	printf '%s\n' "$calls" | grep -qx '1 pwrite count=64 <- MPI_File_write_at_all'
 }
