@@ -190,6 +190,65 @@ nothing_real() {
 	rm -rf "$d"
 }
 
+@test "another user on the mount: the others' bits at open, the directory's write and search bits to make, remove or rename a name, while the owner still buffers the files" {
+	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || skip "needs root and setpriv"
+	# (UCX's shared memory: another user's client cannot attach the
+	# root server's segments, shmat EACCES, and is refused)
+	[ "${TFS_TRANSPORT:-}" != ucx ] || skip "another user's client over UCX shared memory"
+	# a directory nobody may search (bats's own is 0700)
+	local d
+	d=$(mktemp -d /tmp/tfs-ns.XXXXXX)
+	chmod 755 "$d"
+	cd "$d"
+	mkdir bb pfs
+	export TFS_SERVER=$d/srv/server TFS_BB_DIR=$d/bb TFS_PFS_DIR=$d/pfs
+	start
+	# nobody's own copy of the server file and its own burst buffer
+	mkdir -p nb/bb
+	cp srv/server nb/server
+	chown -R nobody nb
+	chmod 600 nb/server
+	chmod 755 . pfs
+	# root's shell makes the files and keeps them buffered meanwhile
+	mkfifo go
+	on bash -c 'echo secret > /tfs-test/s600; chmod 600 /tfs-test/s600
+		echo x > /tfs-test/w666; chmod 666 /tfs-test/w666
+		echo pub > /tfs-test/p644; echo pub > /tfs-test/r644
+		mkdir /tfs-test/d700; chmod 700 /tfs-test/d700; echo in > /tfs-test/d700/f
+		echo ready > ready; read -r x < go' 3>&- &
+	local w=$!
+	for _ in $(seq 200); do [ -s ready ] && break; sleep 0.05; done
+	nb() {
+		setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_PRELOAD="$PRELOAD" \
+			TFS_SERVER="$PWD/nb/server" TFS_BB_DIR="$PWD/nb/bb" timeout 30 "$@"
+	}
+	# (before: every one of these but the append to w666 succeeded)
+	run -1 nb cat /tfs-test/s600
+	[[ $output == *"Permission denied"* ]]
+	run -0 nb sh -c 'echo y >> /tfs-test/w666'
+	run -2 nb sh -c 'echo y >> /tfs-test/p644'
+	[[ $output == *"Permission denied"* ]]
+	run -1 nb cat /tfs-test/d700/f
+	[[ $output == *"Permission denied"* ]]
+	run -2 nb sh -c 'echo n > /tfs-test/new'
+	[[ $output == *"Permission denied"* ]]
+	run -1 nb rm -f /tfs-test/r644
+	[[ $output == *"Permission denied"* ]]
+	run -1 nb mv /tfs-test/p644 /tfs-test/p644x
+	[[ $output == *"Permission denied"* ]]
+	echo > go
+	wait "$w"
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/s600)" = secret ]
+	[ "$(cat pfs/r644)" = pub ]
+	[ "$(cat pfs/p644)" = pub ]
+	[ ! -e pfs/new ]
+	[ ! -e pfs/p644x ]
+	nothing_real
+	cd /
+	rm -rf "$d"
+}
+
 @test "mv, python os.replace and rename(2) on the mount: the old name is gone, the new one has the data still in burst buffers, and stage-out writes it there" {
 	start
 	mkfifo go

@@ -700,6 +700,26 @@ int tfs_init(void)
 
 /* ---- open, close ------------------------------------------------------------ */
 
+/* The kernel's rule for making or removing a name: the caller may write
+ * and search the directory it is in (backing path @pp).  -1 with EACCES
+ * when it may not; a directory that cannot be asked about is left to the
+ * call that follows. */
+static int dir_writable(const char *pp)
+{
+	char dir[PATH_MAX];
+	const char *sl = strrchr(pp, '/');
+	size_t n = sl ? (size_t)(sl - pp) : 0;
+
+	if (!sl || n >= sizeof(dir))
+		return 0;
+	memcpy(dir, pp, n ? n : 1);
+	dir[n ? n : 1] = '\0';
+	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0 &&
+	    (errno == EACCES || errno == EPERM || errno == EROFS))
+		return -1;
+	return 0;
+}
+
 struct pw;
 static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n);
 static int truncate_settle(struct lfile *f, uint64_t length, struct pw *v, uint32_t n);
@@ -716,6 +736,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	uint32_t wire, cmode = 0, smode, created;
 	struct pw *pv = NULL;
 	uint32_t np = 0;
+	int nocreate = 0;
 	void *mem;
 
 	if (!pathname || (flags & ~(TFS_O_CREAT | TFS_O_EXCL | TFS_O_TRUNC | TFS_O_POSIX |
@@ -737,6 +758,13 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 		    faccessat(AT_FDCWD, pp, ((flags & TFS_O_READ) ? R_OK : 0) |
 				  ((flags & TFS_O_WRITE) ? W_OK : 0), AT_EACCESS) < 0)
 			return NULL;
+	} else if (errno != ENOENT) {
+		return NULL;	/* a directory on the way it may not search */
+	} else if ((flags & TFS_O_CREAT) && dir_writable(pp) < 0) {
+		/* no new name in a directory it may not write: the open
+		 * finds a file the server holds, or fails with EACCES */
+		flags &= ~(unsigned)(TFS_O_CREAT | TFS_O_EXCL);
+		nocreate = 1;
 	}
 	if ((flags & TFS_O_CREAT) && mode != TFS_MODE_DEFAULT)
 		cmode = TFS_MODE_SET | (mode & 07777 & ~cur_umask());
@@ -756,6 +784,8 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	tfs_buf_u32(&b, (uint32_t)geteuid());
 	if (call(TFS_MSG_OPEN, &b, &mem, &rd) < 0) {
 		tfs_buf_release(&b);
+		if (nocreate && errno == ENOENT)
+			errno = EACCES;
 		return NULL;
 	}
 	tfs_buf_release(&b);
@@ -2845,7 +2875,7 @@ int tfs_unlink(const char *pathname)
 	int known, gone;
 
 	if (tfs_init() < 0 || tfs_path_norm(pathname, path, sizeof(path)) < 0 ||
-	    pfs_path(path, pp, sizeof(pp)) < 0)
+	    pfs_path(path, pp, sizeof(pp)) < 0 || dir_writable(pp) < 0)
 		return -1;
 	tfs_buf_init(&b);
 	tfs_buf_str(&b, path);
@@ -2969,6 +2999,8 @@ int tfs_rename(const char *oldpath, const char *newpath, unsigned flags)
 		errno = EBUSY;	/* the mount itself */
 		return -1;
 	}
+	if (dir_writable(po) < 0 || dir_writable(pn) < 0)
+		return -1;
 	ob = lstat(po, &so) == 0;
 	nb = lstat(pn, &sn) == 0;
 	/* the new name's directory is the backing directory's */

@@ -843,8 +843,12 @@ static int do_open(struct ctx *c)
 			f->uidset = 1;
 		}
 	} else if (pfs == UINT64_MAX && f->mode && !(flags & TFS_OPEN_ROOT) &&
-		   (f->mode & need) != need) {
-		rc = EACCES;	/* as the backing file's bits will say */
+		   (f->mode & (f->uidset && uid != f->uid ? need >> 6 : need)) !=
+			   (f->uidset && uid != f->uid ? need >> 6 : need)) {
+		/* as the backing file's bits will say: the owner's for the
+		 * creator, the others' for anyone else (a group's members are
+		 * not told apart: they get the others' bits) */
+		rc = EACCES;
 	}
 	pthread_mutex_unlock(&S.lock);
 	if (rc)
