@@ -1163,6 +1163,7 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
 	[[ $stderr != *"POSIX layer: 1 conflicting"* ]]
 	[[ $stderr == *"MPI-IO layer: 1 conflicting pair is not synchronized: no model makes this run correct"* ]]
+	[[ $stderr == *"MPI-IO layer: MPI orders no file collective (open, close, sync, set_view, a collective write)"* ]]
 	# fread, fgets, fgetc of an empty file another rank writes with
 	# nothing between: placed by the bytes they got, they were in no
 	# pair (session); over the bytes they asked for, a race
