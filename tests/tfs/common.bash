@@ -33,3 +33,23 @@ teardown() {
 prim() {
 	run -0 --separate-stderr "$B/prim" "$@"
 }
+
+# ucx_probe: can a UCX server be started and reached?  (A refused secret is
+# the answer; $B/call is tests/tfs/call.c, built by the file.)
+ucx_probe() {
+	local d=$BATS_FILE_TMPDIR/probe pid ok=1
+	tfs-server -a ucx:127.0.0.1:0 -d "$d" >/dev/null 2>"$BATS_FILE_TMPDIR/probe.log" 3>&- &
+	pid=$!
+	for _ in $(seq 100); do [ -f "$d/server" ] && break; sleep 0.05; done
+	local out="the server did not start"
+	[ -f "$d/server" ] &&
+		out=$(timeout 10 "$B/call" "$(awk '$1 == "address" { print $2 }' "$d/server")" bad 1 2>&1)
+	if [ "$out" = "status 13" ]; then
+		ok=0
+	else
+		echo "$out" >> "$BATS_FILE_TMPDIR/probe.log"
+	fi
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return $ok
+}
