@@ -3055,6 +3055,12 @@ int tfs_rename(const char *oldpath, const char *newpath, unsigned flags)
 	 * either name while the backing directory's entries change */
 	rc = 0;
 	if (!(wire & TFS_RENAME_DIR)) {
+		/* the backing entries as they are now, under the mark: another
+		 * process's rename of the file may have moved them since they
+		 * were looked at (t -> f while w -> t was under way left the
+		 * data under t) */
+		ob = lstat(po, &so) == 0;
+		nb = lstat(pn, &sn) == 0;
 		if (ob && rename(po, pn) < 0)
 			rc = -1;
 		else if (!ob && nb && unlink(pn) < 0 && errno != ENOENT)

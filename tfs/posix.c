@@ -780,6 +780,7 @@ void std_take(int fd)
 	sp = std_var(fd);
 	if (!(c = fopencookie((void *)(intptr_t)fd, fd == 0 ? "r" : "w", io)))
 		return;
+	c->_fileno = fd;	/* isatty(fileno(stdout)) and the like */
 	if (fd == 2)
 		setvbuf(c, NULL, _IONBF, 0);
 	std_orig[fd] = *sp;
@@ -2819,6 +2820,10 @@ static FILE *cookie(int fd, const char *mode)
 
 	if (!f)
 		close(fd);
+	else
+		f->_fileno = fd;	/* fileno(3) names the descriptor (git and
+					 * ld fstat it); glibc reads and writes a
+					 * cookie stream through the cookie only */
 	return f;
 }
 
