@@ -878,7 +878,7 @@ static const struct tg_argdesc a_getline[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_getline[] = {
-	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_LINE },
 };
 static const struct tg_argdesc a_getdelim[] = {
 	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
@@ -887,7 +887,7 @@ static const struct tg_argdesc a_getdelim[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_getdelim[] = {
-	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_LINE },
 };
 static const struct tg_argdesc a_puts[] = {
 	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },

@@ -192,6 +192,11 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 		/* ret(A): what was asked for */
 		if (r->lenarg != TG_ARG_NONE && num(t, d, r->lenarg, 0, &a->count) < 0)
 			return -1;
+		/* line: getline's -1 at the end asked for a byte at least */
+		if ((r->flags & TG_IOF_LINE) && a->ret < 0) {
+			a->count = 1;
+			a->eof = 1;
+		}
 		break;
 	case TG_LEN_RET_TIMES:
 		if (num(t, d, r->lenarg, 0, &x) < 0)

@@ -246,6 +246,11 @@ def io_role(row, op, args, where):
             # ret(A): the return value, of the A bytes asked for
             f['len'] = 'TG_LEN_RET'
             f['lenarg'] = row.argidx(args[2][4:-1], where)
+        elif args[2] == 'line':
+            # a line: ret bytes; at the end of the file (-1), the byte
+            # it asked for at least was not there (getline)
+            f['len'] = 'TG_LEN_RET'
+            f['flags'] = 'TG_IOF_LINE'
         elif args[2] == 'one':
             f['len'] = 'TG_LEN_ONE'
         elif re.match(r'^ret\*(\w+)(\((\w+)\))?$', args[2]):

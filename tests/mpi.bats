@@ -1164,10 +1164,10 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[[ $stderr != *"POSIX layer: 1 conflicting"* ]]
 	[[ $stderr == *"MPI-IO layer: 1 conflicting pair is not synchronized: no model makes this run correct"* ]]
 	[[ $stderr == *"MPI-IO layer: MPI orders no file collective (open, close, sync, set_view, a collective write)"* ]]
-	# fread, fgets, fgetc of an empty file another rank writes with
+	# fread, fgets, fgetc, getline of an empty file another rank writes with
 	# nothing between: placed by the bytes they got, they were in no
 	# pair (session); over the bytes they asked for, a race
-	for m in fread fgets fgetc; do
+	for m in fread fgets fgetc getline; do
 		rm -rf t f
 		mpitrace 2 ./filecoll $m "$PWD/f"
 		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t

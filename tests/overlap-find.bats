@@ -111,7 +111,7 @@ accesses() {
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
 }
 
-@test "fgets, fputs by their recorded lengths, getline by its return: placed at the stream's position; an fgets that met the end of the file over what it asked for; a record from before the length is unplaced" {
+@test "fgets, fputs by their recorded lengths, getline by its return: placed at the stream's position; an fgets or getline that met the end of the file over what it asked for; a record from before the length is unplaced" {
 	printf '#proc\trank=0\tpid=7\n' > text
 	printf '0\t0\t0\t0.1\t0.2\t0\tstdio\tfopen\ts3\tpath="/d/f"\tmode="r+"\n' >> text
 	printf '0\t0\t1\t0.3\t0.4\t0\tstdio\tfgets\tb1\ts=b1\tsize=32\tstream=s3\tlen=12\n' >> text
@@ -122,10 +122,12 @@ accesses() {
 	printf '0\t0\t5\t1.1\t1.2\t0\tstdio\tfgets\tNULL\ts=b1\tsize=32\tstream=s3\tlen=0\n' >> text
 	run -0 overlap-find -a text
 	# (the fgets that found nothing met the end of the file: placed over
-	# the 31 bytes it asked for; getline's -1 over nothing)
+	# the 31 bytes it asked for; getline's -1 over the byte it asked for
+	# at least)
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "access" { print $7, $8, $9, $10 }')" = "R fgets 0 12
 R getline 12 19
 W fputs 19 23
+R getline 23 24
 R fgets 23 54" ]
 	! grep -q '^#unplaced' <<< "$output"
 	# a stream written before the length was recorded: counted, not guessed

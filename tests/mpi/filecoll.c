@@ -12,7 +12,7 @@
  * stdio: the file is empty; rank 1 reads 64 bytes of it while rank 0
  * writes them 0.2 s later with write(2), nothing ordering the two; the
  * read meets the end of the file (a race either way):
- *   fread, fgets, fgetc
+ *   fread, fgets, fgetc, getline
  * Prints what rank 1 read.
  */
 #include <mpi.h>
@@ -36,7 +36,8 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	const char *m = argv[1], *path = argv[2];
-	int stdio = !strcmp(m, "fread") || !strcmp(m, "fgets") || !strcmp(m, "fgetc");
+	int stdio = !strcmp(m, "fread") || !strcmp(m, "fgets") || !strcmp(m, "fgetc") ||
+		    !strcmp(m, "getline");
 
 	if (stdio) {
 		if (rank == 0)
@@ -57,6 +58,13 @@ int main(int argc, char **argv)
 				got = (long)fread(buf, 1, 64, f);
 			else if (!strcmp(m, "fgets"))
 				got = fgets(buf, sizeof(buf), f) ? (long)strlen(buf) : 0;
+			else if (!strcmp(m, "getline")) {
+				char *line = NULL;
+				size_t cap = 0;
+				ssize_t n = getline(&line, &cap, f);
+				got = n > 0 ? (long)n : 0;
+				free(line);
+			}
 			else
 				got = fgetc(f) != EOF;
 			fclose(f);
