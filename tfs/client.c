@@ -207,6 +207,27 @@ static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tf
 	return rc;
 }
 
+/* call(), asked again while the server answers EAGAIN (a stage-out of
+ * the file runs, which ends soon), for up to TFS_STAGE_TIMEOUT_MS; then
+ * ETIMEDOUT. */
+static int call_waiting(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_rd *rd)
+{
+	long long waited = 0;
+	useconds_t nap = 1000;
+	int rc;
+
+	while ((rc = call(type, body, mem, rd)) < 0 && errno == EAGAIN &&
+	       waited < TFS_STAGE_TIMEOUT_MS) {
+		usleep(nap);
+		waited += nap / 1000;
+		if (nap < 32000)
+			nap *= 2;
+	}
+	if (rc < 0 && errno == EAGAIN)
+		errno = ETIMEDOUT;
+	return rc;
+}
+
 /* ---- files ------------------------------------------------------------------ */
 
 /* The buffer of file @fid, or NULL, held until lfile_unpin(): a thread
@@ -2982,8 +3003,6 @@ int tfs_rename(const char *oldpath, const char *newpath, unsigned flags)
 	struct tfs_rd rd;
 	uint32_t wire = 0;
 	uint64_t fid = 0;
-	long long waited = 0;
-	useconds_t nap = 1000;
 	void *mem;
 	int ob, nb, rc;
 
@@ -3035,20 +3054,11 @@ int tfs_rename(const char *oldpath, const char *newpath, unsigned flags)
 	tfs_buf_u32(&b, wire);
 	tfs_buf_str(&b, from);
 	tfs_buf_str(&b, to);
-	/* a stage-out of either file runs: it ends soon */
-	while ((rc = call(TFS_MSG_RENAME, &b, &mem, &rd)) < 0 && errno == EAGAIN &&
-	       waited < TFS_STAGE_TIMEOUT_MS) {
-		usleep(nap);
-		waited += nap / 1000;
-		if (nap < 32000)
-			nap *= 2;
-	}
+	/* (a stage-out of either file runs: it ends soon) */
+	rc = call_waiting(TFS_MSG_RENAME, &b, &mem, &rd);
 	tfs_buf_release(&b);
-	if (rc < 0) {
-		if (errno == EAGAIN)
-			errno = ETIMEDOUT;
+	if (rc < 0)
 		return -1;
-	}
 	fid = tfs_rd_u64(&rd);
 	free(mem);
 	/* holding the old file's stage mark: no stage-out writes under
@@ -3093,8 +3103,6 @@ int tfs_rename(const char *oldpath, const char *newpath, unsigned flags)
  * lock held.  Returns 0 or -1. */
 static int stage_mark(struct lfile *f, int take)
 {
-	long long waited = 0;
-	useconds_t nap = 1000;
 	struct tfs_buf b;
 	int rc;
 
@@ -3104,16 +3112,8 @@ static int stage_mark(struct lfile *f, int take)
 	tfs_buf_init(&b);
 	tfs_buf_u64(&b, f->fid);
 	tfs_buf_u32(&b, take ? 1 : 0);
-	while ((rc = call(TFS_MSG_STAGE, &b, take ? &mem : NULL, &rd)) < 0 && errno == EAGAIN &&
-	       waited < TFS_STAGE_TIMEOUT_MS) {
-		usleep(nap);
-		waited += nap / 1000;
-		if (nap < 32000)
-			nap *= 2;
-	}
+	rc = call_waiting(TFS_MSG_STAGE, &b, take ? &mem : NULL, &rd);
 	tfs_buf_release(&b);
-	if (rc < 0 && errno == EAGAIN)
-		errno = ETIMEDOUT;
 	if (rc == 0 && take) {
 		/* the name and mode are the server's now: another client may
 		 * have renamed or chmod'ed the file since this one opened it */

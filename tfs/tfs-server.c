@@ -1118,6 +1118,18 @@ static int do_eof(struct ctx *c, int truncate)
 	return 0;
 }
 
+/* Forget the data of @f, out of the table already (UNLINK, a rename
+ * over it); with or without S.lock held. */
+static void file_forget(struct sfile *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->unlinked = 1;
+	tfs_itree_release(&f->tree);
+	tfs_itree_release(&f->preg);
+	f->eof = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
 static int do_unlink(struct ctx *c)
 {
 	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
@@ -1139,14 +1151,8 @@ static int do_unlink(struct ctx *c)
 		}
 	}
 	pthread_mutex_unlock(&S.lock);
-	if (f) {
-		pthread_mutex_lock(&f->lock);
-		f->unlinked = 1;
-		tfs_itree_release(&f->tree);
-		tfs_itree_release(&f->preg);
-		f->eof = 0;
-		pthread_mutex_unlock(&f->lock);
-	}
+	if (f)
+		file_forget(f);
 	return rc;
 }
 
@@ -1180,17 +1186,6 @@ static int do_setmode(struct ctx *c)
 		f->mode = TFS_MODE_SET | mode;
 	pthread_mutex_unlock(&S.lock);
 	return rc;
-}
-
-/* Forget @f's data, as UNLINK does; with S.lock held, @f out of the table. */
-static void file_forget(struct sfile *f)
-{
-	pthread_mutex_lock(&f->lock);
-	f->unlinked = 1;
-	tfs_itree_release(&f->tree);
-	tfs_itree_release(&f->preg);
-	f->eof = 0;
-	pthread_mutex_unlock(&f->lock);
 }
 
 /* Take @f out of its hash chain; with S.lock held. */
