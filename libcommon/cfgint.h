@@ -99,6 +99,15 @@ struct tg_pool {
 	size_t n, cap;
 };
 
+/* A thread's buffer ids, the one it named last first, each once: a
+ * buffer named again is coded by its place here, which a loop keeps
+ * from one iteration to the next even where new buffers come between. */
+#define TG_BUF_RECENT 64
+struct tg_bufrecent {
+	uint64_t id[TG_BUF_RECENT];
+	unsigned n;
+};
+
 struct tg_bind {
 	uint32_t pool;		/* UINT32_MAX: not bound */
 	uint32_t slot;
@@ -116,6 +125,7 @@ struct tg_sigstate {
 	int64_t *lastseq;	/* per thread */
 	int64_t *lastpar;	/* per thread: the last parent named, -1 */
 	uint64_t *bufmax;	/* per thread: the largest buffer id named */
+	struct tg_bufrecent **bufrec;	/* per thread, made at its first buffer */
 	size_t nthreads;
 	int64_t lastfd;		/* the last descriptor a call returned, -1 */
 	struct tg_map comms;	/* communicator -> position + 1 (0: not a member) */

@@ -397,6 +397,9 @@ void tg_sig_release(struct tg_sigstate *st)
 
 	free(st->lastseq);
 	free(st->lastpar);
+	for (i = 0; st->bufrec && i < st->nthreads; i++)
+		free(st->bufrec[i]);
+	free(st->bufrec);
 	free(st->bufmax);
 	tg_map_release(&st->comms);
 	tg_map_release(&st->offs);
@@ -435,6 +438,7 @@ static int64_t *lastseq(struct tg_sigstate *st, uint64_t tid)
 		size_t nn = st->nthreads ? st->nthreads : 8, i;
 		int64_t *n, *pa;
 		uint64_t *b;
+		struct tg_bufrecent **br;
 		while (nn <= tid)
 			nn *= 2;
 		if (!(n = realloc(st->lastseq, nn * sizeof(*n))))
@@ -446,10 +450,14 @@ static int64_t *lastseq(struct tg_sigstate *st, uint64_t tid)
 		if (!(b = realloc(st->bufmax, nn * sizeof(*b))))
 			return NULL;
 		st->bufmax = b;
+		if (!(br = realloc(st->bufrec, nn * sizeof(*br))))
+			return NULL;
+		st->bufrec = br;
 		for (i = st->nthreads; i < nn; i++) {
 			n[i] = -1;
 			pa[i] = -1;
 			b[i] = 0;
+			br[i] = NULL;
 		}
 		st->nthreads = nn;
 	}
@@ -1194,22 +1202,72 @@ static int fds_predicted(struct tg_sigstate *st, const struct tg_val *v)
 	return v->i > 0;
 }
 
-/* Buffer ids relative to the newest the thread named. */
+/* The recent buffers of thread @tid, made empty at the first call; NULL
+ * when out of memory. */
+static struct tg_bufrecent *bufrecent(struct tg_sigstate *st, uint64_t tid)
+{
+	struct tg_bufrecent **r = &st->bufrec[tid];
+
+	if (!*r)
+		*r = calloc(1, sizeof(**r));
+	return *r;
+}
+
+/* Where @id is among the recent buffers @r, or -1. */
+static int recent_find(const struct tg_bufrecent *r, uint64_t id)
+{
+	unsigned k;
+
+	for (k = 0; k < r->n; k++)
+		if (r->id[k] == id)
+			return (int)k;
+	return -1;
+}
+
+/* @id was named: it goes first (the last one drops out when full). */
+static void recent_touch(struct tg_bufrecent *r, uint64_t id)
+{
+	int k = recent_find(r, id);
+	unsigned m;
+
+	if (k < 0) {
+		if (r->n < TG_BUF_RECENT)
+			r->n++;
+		m = r->n - 1;
+	} else {
+		m = (unsigned)k;
+	}
+	memmove(&r->id[1], &r->id[0], m * sizeof(r->id[0]));
+	r->id[0] = id;
+}
+
+/* Buffer ids: one named lately by its place among the thread's recent
+ * ones, else relative to the newest the thread named. */
 int tg_sk_put_buf(struct tg_sigenc *e, int i, const struct tg_val *v)
 {
 	struct tg_words *w = e->w;
 	uint64_t *max = &e->st->bufmax[e->r->tid];
+	struct tg_bufrecent *r;
+	int k;
 
 	(void)i;
-	if (v->i > 0) {
+	if (v->i <= 0) {
+		PUSH(0);
+		PUSH(v->i);
+		return 0;
+	}
+	if (!(r = bufrecent(e->st, e->r->tid)))
+		return -1;
+	if ((uint64_t)v->i <= *max && (k = recent_find(r, (uint64_t)v->i)) >= 0) {
+		PUSH(2);
+		PUSH(k);
+	} else {
 		PUSH(1);
 		PUSH((uint64_t)v->i - *max);
 		if ((uint64_t)v->i > *max)
 			*max = (uint64_t)v->i;
-	} else {
-		PUSH(0);
-		PUSH(v->i);
 	}
+	recent_touch(r, (uint64_t)v->i);
 	return 0;
 }
 
@@ -1811,14 +1869,14 @@ int tg_sk_skip_fd(struct tg_sigrd *rd, int sub)
 	return 0;
 }
 
-/* A form (0 or 1), then a value: buffers. */
+/* A form (0 to 2), then a value: buffers. */
 int tg_sk_skip_pair(struct tg_sigrd *rd, int sub)
 {
 	int64_t x;
 
 	(void)sub;
 	GET(x);
-	if (x < 0 || x > 1)
+	if (x < 0 || x > 2)
 		return -1;
 	GET(x);
 	return 0;
@@ -2112,6 +2170,7 @@ int tg_sk_get_buf(struct tg_sigdec *c, int i, struct tg_val *v)
 {
 	struct tg_sigrd *rd = c->rd;
 	uint64_t *max = &c->st->bufmax[c->tid];
+	struct tg_bufrecent *r;
 	int64_t form, x;
 
 	(void)i;
@@ -2119,13 +2178,21 @@ int tg_sk_get_buf(struct tg_sigdec *c, int i, struct tg_val *v)
 	GET(x);
 	if (form == 0) {
 		v->i = x;
-	} else if (form == 1) {
+		return 0;
+	}
+	if (!(r = bufrecent(c->st, c->tid)))
+		return -1;
+	if (form == 1) {
 		v->i = (int64_t)((uint64_t)x + *max);
 		if ((uint64_t)v->i > *max)
 			*max = (uint64_t)v->i;
+	} else if (form == 2 && x >= 0 && (uint64_t)x < r->n) {
+		v->i = (int64_t)r->id[x];
 	} else {
 		return -1;
 	}
+	if (v->i > 0)
+		recent_touch(r, (uint64_t)v->i);
 	return 0;
 }
 
