@@ -150,6 +150,73 @@ static int fit_steps(const struct term *t, size_t slot, int fld, int delta, int6
 	return 1;
 }
 
+/*
+ * Values that take turns: v[k] = c[k % p] + (k / p) * d[k % p] on every
+ * stream, for the smallest period p from 2 to 8 that fits and that some
+ * stream repeats twice: a loop whose body makes the call p times with
+ * other values each time (two requests to MPI_PROC_NULL of a stencil's
+ * edge, each its own), as a choice on the occurrence counter.
+ */
+#define TURNS_MAX 8
+static int fit_turns(struct gen *g, const struct term *t, unsigned ti, size_t slot, int fld,
+		     struct sb *out)
+{
+	size_t nst = g->nst, most = 0, p, s, k, r;
+	int64_t *c = calloc(nst * TURNS_MAX, sizeof(*c)), *d = calloc(nst * TURNS_MAX, sizeof(*d));
+	int64_t *cr = calloc(nst, sizeof(*cr)), *dr = calloc(nst, sizeof(*dr));
+	int *have = calloc(nst, sizeof(*have)), ok = 0;
+
+	if (!c || !d || !cr || !dr || !have)
+		abort();
+	for (s = 0; s < nst; s++)
+		if (t->per[s].n > most)
+			most = t->per[s].n;
+	for (p = 2; p <= TURNS_MAX && 2 * p <= most && !ok; p++) {
+		ok = 1;
+		for (s = 0; s < nst && ok; s++) {
+			const struct occs *o = &t->per[s];
+			for (r = 0; r < p; r++) {
+				c[s * p + r] = r < o->n ? field(at(t, s, r, slot), fld) : 0;
+				d[s * p + r] = r + p < o->n ?
+					field(at(t, s, r + p, slot), fld) - c[s * p + r] : 0;
+			}
+			for (k = 0; k < o->n && ok; k++)
+				ok = field(at(t, s, k, slot), fld) ==
+				     c[s * p + k % p] + (int64_t)(k / p) * d[s * p + k % p];
+		}
+	}
+	if (!ok)
+		goto out;
+	p--;
+	sb_printf(out, "(");
+	for (r = 0; r < p; r++) {
+		int step = 0;
+		for (s = 0; s < nst; s++) {
+			have[s] = t->per[s].n > r;
+			cr[s] = c[s * p + r];
+			dr[s] = d[s * p + r];
+			step |= dr[s] != 0;
+		}
+		if (r + 1 < p)
+			sb_printf(out, "n%u %% %zu == %zu ? ", ti, p, r);
+		fit_streams(g, cr, have, out);
+		if (step) {
+			sb_printf(out, " + n%u / %zu * ", ti, p);
+			fit_streams(g, dr, have, out);
+		}
+		if (r + 1 < p)
+			sb_printf(out, " : ");
+	}
+	sb_printf(out, ")");
+out:
+	free(c);
+	free(d);
+	free(cr);
+	free(dr);
+	free(have);
+	return ok;
+}
+
 void fit_int(struct gen *g, const struct term *t, unsigned ti, size_t slot, int fld,
 	     const char *hk, struct sb *out)
 {
@@ -182,6 +249,8 @@ void fit_int(struct gen *g, const struct term *t, unsigned ti, size_t slot, int 
 		sb_printf(out, ")");
 		goto out;
 	}
+	if (fit_turns(g, t, ti, slot, fld, out))
+		goto out;
 	/* nothing regular: the values themselves, stream by stream */
 	for (s = 0; s < g->nst; s++) {
 		const struct occs *o = &t->per[s];
