@@ -397,17 +397,29 @@ static const struct tg_argdesc a_stat[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_stat[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_stat64[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_stat64[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_lstat[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_lstat[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_lstat64[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_lstat64[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fstat[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -429,11 +441,17 @@ static const struct tg_argdesc a_fstatat[] = {
 	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_fstatat[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 1, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_fstatat64[] = {
 	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "st", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_fstatat64[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 1, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_statx[] = {
 	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -441,6 +459,9 @@ static const struct tg_argdesc a_statx[] = {
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 	{ "mask", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stx", TG_K_STAT, TG_OUT, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_statx[] = {
+	{ TG_IO_SIZE, TG_OFF_NONE, TG_LEN_NONE, 1, 4, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_access[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -7282,15 +7303,15 @@ static const struct tg_calldesc calls[] = {
 	{ 50, TG_LAYER_POSIX, TG_K_BUF, 6, TG_H_NONE, 1, "mmap64", a_mmap64, r_mmap64, NULL },
 	{ 51, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "munmap", a_munmap, NULL, NULL },
 	{ 52, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "msync", a_msync, NULL, NULL },
-	{ 60, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "stat", a_stat, NULL, NULL },
-	{ 61, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "stat64", a_stat64, NULL, NULL },
-	{ 62, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "lstat", a_lstat, NULL, NULL },
-	{ 63, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "lstat64", a_lstat64, NULL, NULL },
+	{ 60, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "stat", a_stat, r_stat, NULL },
+	{ 61, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "stat64", a_stat64, r_stat64, NULL },
+	{ 62, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "lstat", a_lstat, r_lstat, NULL },
+	{ 63, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "lstat64", a_lstat64, r_lstat64, NULL },
 	{ 64, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "fstat", a_fstat, r_fstat, NULL },
 	{ 65, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "fstat64", a_fstat64, r_fstat64, NULL },
-	{ 66, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "fstatat", a_fstatat, NULL, NULL },
-	{ 67, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "fstatat64", a_fstatat64, NULL, NULL },
-	{ 68, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 0, "statx", a_statx, NULL, NULL },
+	{ 66, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "fstatat", a_fstatat, r_fstatat, NULL },
+	{ 67, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "fstatat64", a_fstatat64, r_fstatat64, NULL },
+	{ 68, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "statx", a_statx, r_statx, NULL },
 	{ 77, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "access", a_access, NULL, NULL },
 	{ 78, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "faccessat", a_faccessat, NULL, NULL },
 	{ 79, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "unlink", a_unlink, NULL, NULL },

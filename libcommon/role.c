@@ -465,6 +465,10 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 			a->op = TG_IO_NONE;	/* lseek but to the end: no size */
 			break;
 		}
+		if (r->h >= 0 && d->args[r->h].kind == TG_K_PATH) {
+			a->h[0] = 0;	/* stat: the file a path names */
+			a->path = path(t, d, r->h, cwd, &bad);
+		}
 		{
 			const char *v = arg(t, d, r->a), *sz;
 			int64_t minus = 0;

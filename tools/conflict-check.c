@@ -1198,13 +1198,31 @@ static int coll_data(const char *name)
 		d->hb->kind == TG_MK_FBEGIN);
 }
 
+/* Does call @func name its file by a path (truncate, stat), so that it is
+ * its own open under session semantics: it looks the file up afresh,
+ * where the last close left it? */
+static int by_path(const char *func)
+{
+	const struct tg_calldesc *d = tg_call_byname(func);
+	unsigned i;
+
+	for (i = 0; d && i < d->nio; i++) {
+		const struct tg_iorole *r = &d->io[i];
+		if ((r->op == TG_IO_TRUNCATE || r->op == TG_IO_SIZE) && r->h >= 0 &&
+		    r->h < d->nargs && d->args[r->h].kind == TG_K_PATH)
+			return 1;
+	}
+	return 0;
+}
+
 static void pair_line(struct tg_tline *t)
 {
 	struct acc a, b, tmp;
 	uint64_t pieces, bytes;
 	int64_t f;
-	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, unsync, use_hb;
+	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, unsync, use_hb, self_open;
 	const struct event *c = NULL, *cl = NULL, *op = NULL;
+	struct event self;
 	struct evlist *la, *lb;
 	struct mpiio_why mw = { NULL, NULL, 0 };
 
@@ -1252,6 +1270,10 @@ static void pair_line(struct tg_tline *t)
 	d = !streq(a.rank, b.rank);
 	la = evlist_of((uint32_t)f, a.rank, 0);
 	lb = evlist_of((uint32_t)f, b.rank, 0);
+	/* truncate(path), stat(path): the call opens the file itself */
+	self_open = (b.trunc || b.size) && by_path(b.func);
+	self.t = b.t0;
+	self.seq = b.seq;
 	/* appends are atomic under POSIX: whatever else runs at the time,
 	 * an O_APPEND write lands past the end every other write made */
 	conf[M_POSIX] = concurrent && !b.eof;
@@ -1260,7 +1282,7 @@ static void pair_line(struct tg_tline *t)
 		conf[M_COMMIT] = concurrent || !c || c->t >= b.t0;
 		cl = first_after(la, EV_CLOSE, a.done != a.seq ? a.tdone : a.t0);
 		/* (a truncation by an O_TRUNC open is that open's own) */
-		op = last_before(lb, EV_OPEN, b.t0 + b.trunc);
+		op = self_open ? &self : last_before(lb, EV_OPEN, b.t0 + b.trunc);
 		conf[M_SESSION] = concurrent || !cl || !op || !(cl->t < op->t);
 	} else if (!ordered) {
 		conf[M_COMMIT] = conf[M_SESSION] = 1;
@@ -1268,7 +1290,7 @@ static void pair_line(struct tg_tline *t)
 		c = first_after_seq(la, EV_COMMIT, a.done);
 		conf[M_COMMIT] = !c || !hb(a.r, c->seq, b.r, b.seq);
 		cl = first_after_seq(la, EV_CLOSE, a.done);
-		op = last_before_seq(lb, EV_OPEN, b.seq, b.trunc);
+		op = self_open ? &self : last_before_seq(lb, EV_OPEN, b.seq, b.trunc);
 		conf[M_SESSION] = !cl || !op || !hb(a.r, cl->seq, b.r, op->seq);
 	}
 	conf[M_MPIIO] = (applicable & (1u << M_MPIIO)) &&

@@ -1524,7 +1524,17 @@ static void run_size(const struct rec *r)
 		return;
 	if (r->depth != 0 && !(r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent)))
 		return;
-	if (file_of_key(r, &f) == 0 && (a = add_access(f, r, (uint64_t)r->pos - 1, 1, 0)))
+	if (!r->k1[0]) {	/* stat: the file the path names then, but
+				 * not an MPI library's own (OMPIO's lstat in
+				 * MPI_File_open: what it saw the program does
+				 * not) */
+		if (!r->s || r->depth != 0)
+			return;
+		f = file_of(r->s, cur->name, r->seq, r->t0);
+	} else if (file_of_key(r, &f) < 0) {
+		return;
+	}
+	if ((a = add_access(f, r, (uint64_t)r->pos - 1, 1, 0)))
 		a->kind = ACC_SIZE;
 }
 

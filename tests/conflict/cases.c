@@ -15,11 +15,18 @@
  *               through a vector file view (no overlap between ranks)
  *   overlap     MPI-IO: both ranks write_at_all the same 64 bytes, then
  *               rank 1 reads them after a barrier
+ *   stat-open   rank 0 writes "f" and keeps it open; barrier; rank 1 looks at
+ *               its size with stat(2) (the path, no descriptor); barrier
+ *   stat-closed the same, but rank 0 closes "f" before the barrier
+ *   trunc-open  rank 0 writes "f" and keeps it open; barrier; rank 1
+ *               truncates it to 10 bytes with truncate(2); barrier
+ *   trunc-closed the same, but rank 0 closes "f" before the first barrier
  */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char buf[100], back[100];
@@ -129,6 +136,23 @@ int main(int argc, char **argv)
 				MPI_File_read_at(fh, 0, data, 16, MPI_INT, MPI_STATUS_IGNORE);
 		}
 		MPI_File_close(&fh);
+	} else if (!strncmp(c, "stat-", 5) || !strncmp(c, "trunc-", 6)) {
+		int open_ = strstr(c, "-open") != NULL;
+		struct stat st;
+		if (rank == 0) {
+			fd = open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+			bad |= wr(fd);
+			if (!open_)
+				close(fd);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 1 && c[0] == 's')
+			bad |= stat("f", &st) != 0 || st.st_size != (off_t)sizeof(buf);
+		else if (rank == 1)
+			bad |= truncate("f", 10) != 0;
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0 && open_)
+			close(fd);
 	} else {
 		if (rank == 0)
 			fprintf(stderr, "cases: unknown case '%s'\n", c);
