@@ -232,6 +232,41 @@ nothing_real() {
 	rm -rf "$d"
 }
 
+# truncate(2) by path was not taken (PnetCDF's NF_CLOBBER create calls
+# it): it returned ENOENT and the file kept its bytes; and the process that
+# wrote a file saw its old size in stat and fstat after another process
+# truncated it (its own ranges still reached there).
+@test "truncate(2) of a path on the mount; the writer's stat and fstat see another process's truncate" {
+	start
+	run -0 on python3 -c '
+import os, subprocess, sys
+p = "/tfs-test/t"
+with open(p, "wb") as f:
+    f.write(b"x" * 100)
+subprocess.run([sys.executable, "-c", "import os; os.truncate(\"/tfs-test/t\", 10)"], check=True)
+fd = os.open(p, os.O_RDONLY)
+print(os.stat(p).st_size, os.fstat(fd).st_size, len(os.read(fd, 200)))
+os.close(fd)
+os.truncate(p, 5)
+print(os.stat(p).st_size)
+try:
+    os.truncate("/tfs-test/none", 1)
+except OSError as e:
+    print(e.strerror)
+os.mkdir("/tfs-test/dir")
+try:
+    os.truncate("/tfs-test/dir", 1)
+except OSError as e:
+    print(e.strerror)'
+	[ "${lines[0]}" = "10 10 10" ]
+	[ "${lines[1]}" = 5 ]
+	[ "${lines[2]}" = "No such file or directory" ]
+	[ "${lines[3]}" = "Is a directory" ]
+	tfs-server --stop srv
+	[ "$(cat pfs/t)" = xxxxx ]
+	nothing_real
+}
+
 @test "fileno of a stream on the mount is its descriptor, which fstat takes (it was -1: git and ld fstat it)" {
 	start
 	on sh -c 'printf hello > /tfs-test/s'

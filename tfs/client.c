@@ -744,6 +744,7 @@ static int dir_writable(const char *pp)
 struct pw;
 static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n);
 static int truncate_settle(struct lfile *f, uint64_t length, struct pw *v, uint32_t n);
+static uint64_t synced_eof(struct lfile *f);
 
 tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 {
@@ -1963,8 +1964,12 @@ static int server_eof(struct lfile *f, uint64_t atleast, uint64_t *eof)
 	pthread_mutex_lock(&f->lock);
 	if (*eof > f->eof)
 		f->eof = *eof;
-	if (tfs_itree_end(&f->tree) > *eof)
-		*eof = tfs_itree_end(&f->tree);
+	/* the server's end, or what this process wrote past it and has not
+	 * attached: not the end of every range it holds, which another
+	 * process's truncate may have cut since (stat and fstat answered
+	 * the old size to the writer) */
+	f->qeof = *eof;
+	*eof = synced_eof(f);
 	pthread_mutex_unlock(&f->lock);
 	return 0;
 }

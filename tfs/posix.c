@@ -135,6 +135,7 @@ REAL(dup2);
 REAL(dup3);
 REAL(fcntl);
 REAL(ftruncate);
+REAL(truncate);
 REAL(copy_file_range);
 REAL(fopen);
 REAL(fdopen);
@@ -1723,6 +1724,37 @@ EXPORT int ftruncate(int fd, off_t len)
 EXPORT int ftruncate64(int fd, off_t len)
 {
 	return ftruncate(fd, len);
+}
+
+/* truncate(2) of a path under the mount: an open for writing (which checks
+ * the mode, and refuses a directory), ftruncate, close; PnetCDF's
+ * NF_CLOBBER create truncates an old file by its path. */
+EXPORT int truncate(const char *path, off_t len)
+{
+	char rel[PATH_MAX];
+	int t, fd, rc, e;
+
+	RESOLVE(truncate);
+	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_truncate(path, len);
+	if (t < 0)
+		return -1;
+	if (len < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	rc = ftruncate(fd, len);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+EXPORT int truncate64(const char *path, off_t len)
+{
+	return truncate(path, len);
 }
 
 EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff, size_t n,
