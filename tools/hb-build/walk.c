@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "int.h"
+#include "../../libcommon/funcid.gen.h"
 #include "../../libcommon/banned.h"
 
 /* ---- global communicators -------------------------------------------------------------- */
@@ -209,12 +210,22 @@ static void resolve_ldef(struct hbb *b, struct rst *r, struct ldef *d)
 	const int32_t *m = r->pool.v + d->moff, *x = r->pool.v + d->roff;
 	int32_t pg = -1, pp, i, me = -1;
 	int inter = d->rn >= 0, swap = 0;
+	uint32_t cfunc = d->cfunc;
 	ivec k = { 0 };
 	uint64_t *occ, *gs;
 	uint32_t kid;
 
 	if (d->parent != CU)
 		pg = comm_gid(b, r, d->parent, &pp);
+	/* the two sides of a connection (MPI_Comm_accept on one,
+	 * MPI_Comm_connect or MPI_Comm_join on the other) each make it from
+	 * a communicator of their own: the intercommunicator is the one of
+	 * those two groups, the n-th such between them */
+	if (cfunc == TG_FN_MPI_Comm_accept || cfunc == TG_FN_MPI_Comm_connect ||
+	    cfunc == TG_FN_MPI_Comm_join) {
+		pg = -2;
+		cfunc = TG_FN_MPI_Comm_accept;
+	}
 	for (i = 0; i < d->mn; i++)
 		if (m[i] == r->rank)
 			me = i;
@@ -223,7 +234,7 @@ static void resolve_ldef(struct hbb *b, struct rst *r, struct ldef *d)
 	if (inter && lex_less(x, d->rn, m, d->mn))
 		swap = 1;
 	PUSH(k, pg);
-	PUSH(k, d->cfunc);
+	PUSH(k, cfunc);
 	PUSH(k, inter);
 	if (swap) {
 		PUSH(k, d->rn);
