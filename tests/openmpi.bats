@@ -161,6 +161,20 @@ same() {
 	done
 }
 
+# A spawned process numbers its rank in a world of its own, from 0: the
+# parent's rank 0 and the child's were taken for two launches at once, and
+# verify-io advised tracing each into its own directory, which a spawn
+# cannot do.  It says why it cannot judge such a run now.
+@test "a run that starts processes with MPI_Comm_spawn: both traced, the program runs as untraced, verify-io says it cannot tell their ranks apart (exit 2)" {
+	mpicc.openmpi -O2 -Wall -o spawn "$TG_TOP/tests/mpi/spawn.c"
+	run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.openmpi -n 1 ./spawn "$PWD/f"
+	[ "$output" = "child: read 16" ]
+	[ "$(ls t | wc -l)" -eq 2 ]
+	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[ -z "$output" ]
+	[[ "$stderr" == "verify-io: rank 0 of run 1 is two processes (pids "*"): the run starts processes with MPI_Comm_spawn, whose ranks Tangram cannot tell from the parent's yet" ]]
+}
+
 @test "darray and subarray views of Open MPI's: placed on the bytes each rank wrote (flatten.bats)" {
 	# MPI_ORDER_C is 0 in Open MPI, 56 in MPICH: recorded as MPICH's
 	cat > sub.c <<-'EOF'
