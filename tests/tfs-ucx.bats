@@ -914,6 +914,40 @@ rank 2 truncated to 8192' ]
 	[ "$output" = "$(python3 -c 'import os; print(os.statvfs("pfs").f_blocks)')" ]
 }
 
+# preadv and pwritev (and their *2 calls) were not taken: EBADF on a
+# descriptor of the mount, and Open MPI's OMPIO, which reads and writes
+# with them, failed every read ("error in (p)readv").
+@test "posix layer: preadv, pwritev, preadv2 and pwritev2 (offset -1, RWF_APPEND) on the mount, under each model, as on a local disk; an O_APPEND pwritev appends" {
+	start
+	cat > v.py <<-'EOF'
+	import os, sys
+	p = sys.argv[1]
+	fd = os.open(p, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+	print(os.pwritev(fd, [b"abcd", b"efgh"], 2))
+	a, b = bytearray(3), bytearray(10)
+	print(os.preadv(fd, [a, b], 1), bytes(a), bytes(b[:6]))
+	os.lseek(fd, 0, os.SEEK_SET)
+	print(os.pwritev(fd, [b"XY"], -1, 0), os.lseek(fd, 0, os.SEEK_CUR))
+	print(os.pwritev(fd, [b"!"], 0, os.RWF_APPEND))
+	c = bytearray(4)
+	print(os.preadv(fd, [c], -1, 0), bytes(c))
+	os.close(fd)
+	fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+	print(os.pwritev(fd, [b"+", b"-"], 0))
+	os.close(fd)
+	print(open(p, "rb").read())
+	EOF
+	run -0 python3 v.py "$PWD/local"
+	local disk=$output m
+	[ "${lines[6]}" = "b'XYabcdefgh!+-'" ]
+	for m in session commit posix; do
+		run -0 env TFS_CONSISTENCY=$m LD_PRELOAD=$PRELOAD python3 v.py /tfs-test/v-$m
+		[ "$output" = "$disk" ]
+	done
+	tfs-server --stop srv
+	[ "$(cat pfs/v-posix)" = 'XYabcdefgh!+-' ]
+}
+
 @test "posix model: 1000 writes of a file make no request each (one PENDING); TFS_POSIX_DEFER=0 an ATTACH each" {
 	sockets_only
 	command -v strace >/dev/null || skip "strace is missing"

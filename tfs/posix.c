@@ -94,6 +94,10 @@ REAL(pread);
 REAL(pwrite);
 REAL(readv);
 REAL(writev);
+REAL(preadv);
+REAL(pwritev);
+REAL(preadv2);
+REAL(pwritev2);
 REAL(lseek);
 REAL(fsync);
 REAL(fdatasync);
@@ -1621,6 +1625,129 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 		total += r;
 	}
 	return total;
+}
+
+/*
+ * preadv(2) and pwritev(2), their 64 names and the *2 calls: the pieces
+ * one after another from @off (OMPIO reads and writes with them; they
+ * failed with EBADF on the mount); in the *2 calls an offset of -1 is
+ * the descriptor's position, as readv and writev, and RWF_APPEND appends.
+ * On an O_APPEND descriptor pwritev appends, as pwrite does on Linux.
+ */
+EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	ssize_t total = 0;
+
+	RESOLVE(preadv);
+	if (in_tfs || !ofd_get(fd))
+		return real_preadv(fd, iov, cnt, off);
+	if (off < 0 || cnt < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (int i = 0; i < cnt; i++) {
+		ssize_t r = pread(fd, iov[i].iov_base, iov[i].iov_len, off + total);
+
+		if (r < 0)
+			return total ? total : -1;
+		total += r;
+		if ((size_t)r < iov[i].iov_len)
+			break;
+	}
+	return total;
+}
+
+/* The pieces of @iov as one append to @o's file. */
+static ssize_t o_appendv(struct ofd *o, const struct iovec *iov, int cnt)
+{
+	size_t total = 0, at = 0;
+	uint64_t p;
+	ssize_t r;
+	char *buf;
+
+	for (int i = 0; i < cnt; i++) {
+		if (iov[i].iov_len > SSIZE_MAX - total) {
+			errno = EINVAL;
+			return -1;
+		}
+		total += iov[i].iov_len;
+	}
+	if (!(buf = malloc(total ? total : 1)))
+		return -1;
+	for (int i = 0; i < cnt; i++) {
+		if (iov[i].iov_len)
+			memcpy(buf + at, iov[i].iov_base, iov[i].iov_len);
+		at += iov[i].iov_len;
+	}
+	r = o_append(o, buf, total, &p);
+	free(buf);
+	return r;
+}
+
+EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	struct ofd *o = ofd_get(fd);
+	ssize_t total = 0;
+
+	RESOLVE(pwritev);
+	if (in_tfs || !o)
+		return real_pwritev(fd, iov, cnt, off);
+	if (off < 0 || cnt < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (o->flags & O_APPEND)
+		return o_appendv(o, iov, cnt);
+	for (int i = 0; i < cnt; i++) {
+		ssize_t r = pwrite(fd, iov[i].iov_base, iov[i].iov_len, off + total);
+
+		if (r < 0)
+			return total ? total : -1;
+		total += r;
+	}
+	return total;
+}
+
+EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	return preadv(fd, iov, cnt, off);
+}
+
+EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	return pwritev(fd, iov, cnt, off);
+}
+
+EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	RESOLVE(preadv2);
+	if (in_tfs || !ofd_get(fd))
+		return real_preadv2(fd, iov, cnt, off, flags);
+	return off == -1 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off);
+}
+
+EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	struct ofd *o = ofd_get(fd);
+
+	RESOLVE(pwritev2);
+	if (in_tfs || !o)
+		return real_pwritev2(fd, iov, cnt, off, flags);
+#ifdef RWF_APPEND
+	if (flags & RWF_APPEND)
+		return cnt < 0 ? (errno = EINVAL, -1) : o_appendv(o, iov, cnt);
+#endif
+	return off == -1 ? writev(fd, iov, cnt) : pwritev(fd, iov, cnt, off);
+}
+
+EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return preadv2(fd, iov, cnt, off, flags);
+}
+
+EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return pwritev2(fd, iov, cnt, off, flags);
 }
 
 EXPORT off_t lseek(int fd, off_t off, int whence)
