@@ -267,6 +267,49 @@ except OSError as e:
 	nothing_real
 }
 
+# glibc makes the system calls of these itself, past the wrappers: they
+# acted on the real path /tfs-test (ENOENT), so Fortran's CLOSE with
+# STATUS='DELETE' failed (Quantum ESPRESSO stopped), OpenFOAM's
+# reconstructPar crashed on realpath's NULL, and sed -i could not make its
+# new file.  And a file unlinked while open came back, written after.
+@test "remove(3), realpath(3), mkstemp(3), mkdtemp(3), scandir(3) and sed -i on the mount; a file unlinked while open stays unlinked, written after" {
+	start
+	mkdir pfs/d
+	echo y > pfs/d/a
+	run -0 on "$B/ns" remove /tfs-test/d/a
+	[ ! -e pfs/d/a ]
+	run -0 on "$B/ns" realpath /tfs-test/d/../d/.
+	[ "$output" = /tfs-test/d ]
+	run -1 on "$B/ns" realpath /tfs-test/d/none
+	[ "$output" = "No such file or directory" ]
+	run -0 on "$B/ns" mkstemp /tfs-test/d/tXXXXXX
+	local t=${output#/tfs-test/d/}
+	[[ "$t" =~ ^t[A-Za-z0-9]{6}$ ]]
+	run -0 on "$B/ns" mkdtemp /tfs-test/d/dXXXXXX
+	local dd=${output#/tfs-test/d/}
+	[ -d "pfs/d/$dd" ]
+	[ "$(stat -c %a "pfs/d/$dd")" = 700 ]
+	run -1 on "$B/ns" mkstemp /tfs-test/d/noXs
+	[ "$output" = "Invalid argument" ]
+	run -0 on "$B/ns" scandir /tfs-test/d
+	[ "$output" = "$(printf '%s\n' . .. "$dd" "$t" | LC_ALL=C sort)" ]
+	echo a > pfs/d/s
+	run -0 on sed -i s/a/b/ /tfs-test/d/s
+	run -0 on "$B/ns" remove /tfs-test/d/"$dd"
+	for m in session commit posix; do
+		run -0 env TFS_CONSISTENCY=$m LD_PRELOAD="$PRELOAD" "$B/ns" unlink-open /tfs-test/u-$m
+		[ "$output" = after ]
+		run -2 on ls /tfs-test/u-$m
+	done
+	tfs-server --stop srv
+	[ "$(cat pfs/d/s)" = b ]
+	[ "$(cat "pfs/d/$t")" = t ]
+	[ "$(stat -c %a "pfs/d/$t")" = 600 ]
+	[ ! -e "pfs/d/$dd" ]
+	[ ! -e pfs/u-session ] && [ ! -e pfs/u-commit ] && [ ! -e pfs/u-posix ]
+	nothing_real
+}
+
 @test "fileno of a stream on the mount is its descriptor, which fstat takes (it was -1: git and ld fstat it)" {
 	start
 	on sh -c 'printf hello > /tfs-test/s'

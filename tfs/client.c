@@ -96,6 +96,8 @@ struct lfile {
 	uint64_t dend;		/* while pending: the end of the furthest write unattached
 				 * (an append's candidate end, tfsi_append) */
 	unsigned attaches;	/* attach_locked()s so far: a read's query predates one? */
+	int gone;		/* unlinked while this process had it open: what it
+				 * writes now is nobody's, never staged out */
 	struct lfile *next;
 };
 
@@ -264,6 +266,17 @@ static int pfs_path(const char *path, char *out, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+/* The backing file of @f: none (ENOENT) once it was unlinked while this
+ * process had it open, whatever now has its name. */
+static int lfile_pfs(const struct lfile *f, char *out, size_t len)
+{
+	if (f->gone) {
+		errno = ENOENT;
+		return -1;
+	}
+	return pfs_path(f->path, out, len);
 }
 
 /* Create the directories above @p (a path in TFS_PFS_DIR). */
@@ -937,7 +950,7 @@ static int backing_extend(struct lfile *f, uint64_t length)
 	struct stat st;
 	int fd, rc = 0;
 
-	if (pfs_path(f->path, p, sizeof(p)) < 0)
+	if (lfile_pfs(f, p, sizeof(p)) < 0)
 		return -1;
 	mkparents(p);
 	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, f->mode ? f->mode & 07777 : 0644));
@@ -994,7 +1007,7 @@ int tfs_close(tfs_file_t *file)
 		f->dend = 0;
 		f->created = 0;	/* the creation is discarded with the writes */
 	}
-	if (f->refs == 0 && f->created && f->tree.count == 0 && make_empty(f) < 0)
+	if (f->refs == 0 && f->created && !f->gone && f->tree.count == 0 && make_empty(f) < 0)
 		rc = -1;
 	pthread_mutex_unlock(&f->lock);
 	lfile_maybe_free(f);
@@ -1352,7 +1365,7 @@ static int pfs_fd(const struct lfile *f)
 {
 	char p[PATH_MAX];
 
-	if (pfs_path(f->path, p, sizeof(p)) < 0)
+	if (lfile_pfs(f, p, sizeof(p)) < 0)
 		return -1;
 	return tfs_fd_high(open(p, O_RDONLY | O_CLOEXEC));
 }
@@ -1421,7 +1434,7 @@ static uint64_t known_eof(struct lfile *f)
 
 	if (t > e)
 		e = t;
-	if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
+	if (lfile_pfs(f, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
 	    (uint64_t)st.st_size > e)
 		e = (uint64_t)st.st_size;
 	return e;
@@ -1844,7 +1857,7 @@ static int copy_begin(struct lfile *f, struct copy *c)
 
 	memset(c, 0, sizeof(*c));
 	c->bbfd = f->bbfd;
-	if (pfs_path(f->path, p, sizeof(p)) < 0)
+	if (lfile_pfs(f, p, sizeof(p)) < 0)
 		return -1;
 	mkparents(p);
 	if ((c->pfsfd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC,
@@ -2022,7 +2035,7 @@ static void fill_stat(struct stat *st, const struct lfile *f, uint64_t size)
 {
 	struct stat pst;
 	char p[PATH_MAX];
-	int have = pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &pst) == 0;
+	int have = lfile_pfs(f, p, sizeof(p)) == 0 && stat(p, &pst) == 0;
 
 	memset(st, 0, sizeof(*st));
 	st->st_dev = 0x7f5;	/* "TFS" */
@@ -2184,7 +2197,7 @@ ssize_t tfsi_pwrite_end(tfs_file_t *file, const void *buf, size_t size, uint64_t
 			f->eof = end;
 		if (tfs_itree_end(&f->tree) > end)
 			end = tfs_itree_end(&f->tree);
-		if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
+		if (lfile_pfs(f, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
 		    (uint64_t)st.st_size > end)
 			end = (uint64_t)st.st_size;
 		*off = end;
@@ -2745,7 +2758,7 @@ static uint64_t synced_eof(struct lfile *f)
 
 	/* only what lies past the server's end can move it */
 	tfs_itree_each(&f->tree, f->qeof, UINT64_MAX, dirty_end_of, &e);
-	if (pfs_path(f->path, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
+	if (lfile_pfs(f, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
 	    (uint64_t)st.st_size > e)
 		e = (uint64_t)st.st_size;
 	return e;
@@ -2882,7 +2895,7 @@ int tfs_truncate(tfs_file_t *file, size_t length)
 	if (f->dend > length)
 		f->dend = length;
 	pthread_mutex_unlock(&f->lock);
-	if (pfs_path(f->path, p, sizeof(p)) < 0)
+	if (lfile_pfs(f, p, sizeof(p)) < 0)
 		return 0;
 	if (stat(p, &st) == 0 && (uint64_t)st.st_size > length)
 		return truncate(p, (off_t)length);
@@ -2914,11 +2927,12 @@ int tfs_unlink(const char *pathname)
 		return -1;
 	pthread_mutex_lock(&C.lock);
 	for (f = C.files; f; f = f->next)
-		if (strcmp(f->path, path) == 0) {
+		if (!f->gone && strcmp(f->path, path) == 0) {
 			pthread_mutex_lock(&f->lock);
 			tfs_itree_release(&f->tree);
 			f->eof = f->dend = 0;
 			f->created = 0;
+			f->gone = 1;
 			pthread_mutex_unlock(&f->lock);
 		}
 	pthread_mutex_unlock(&C.lock);
@@ -2966,7 +2980,7 @@ int tfs_chmod(const char *pathname, unsigned mode)
 		return -1;
 	pthread_mutex_lock(&C.lock);
 	for (f = C.files; f; f = f->next)
-		if (strcmp(f->path, path) == 0) {
+		if (!f->gone && strcmp(f->path, path) == 0) {
 			pthread_mutex_lock(&f->lock);
 			f->mode = TFS_MODE_SET | mode;
 			pthread_mutex_unlock(&f->lock);
@@ -2988,11 +3002,13 @@ static void rename_local(const char *from, const char *to, int dir)
 		    lt + strlen(f->path + lf) <= TFS_MAX_PATH) {
 			memmove(f->path + lt, f->path + lf, strlen(f->path + lf) + 1);
 			memcpy(f->path, to, lt);
-		} else if (!dir && strcmp(f->path, to) == 0) {
+		} else if (!dir && !f->gone && strcmp(f->path, to) == 0) {
+			/* the file the name named is unlinked by the rename */
 			tfs_itree_release(&f->tree);
 			f->eof = f->dend = 0;
 			f->created = 0;
-		} else if (!dir && strcmp(f->path, from) == 0) {
+			f->gone = 1;
+		} else if (!dir && !f->gone && strcmp(f->path, from) == 0) {
 			memcpy(f->path, to, lt + 1);
 		}
 		pthread_mutex_unlock(&f->lock);
@@ -3130,6 +3146,8 @@ static int stage_mark(struct lfile *f, int take)
 			pthread_mutex_lock(&f->lock);
 			if (!gone && path[0])
 				memcpy(f->path, path, strlen(path) + 1);
+			if (gone)
+				f->gone = 1;
 			if (mode)
 				f->mode = mode;
 			pthread_mutex_unlock(&f->lock);
@@ -3160,7 +3178,9 @@ static int stage_file(struct lfile *f)
 	rc = query(f, 0, UINT64_MAX, 1, &own, &n);
 	test_pause("stage");
 	pthread_mutex_lock(&f->lock);
-	if (rc == 0 && n > 0) {
+	/* unlinked: its name is no longer its own (another file may have
+	 * it), so nothing is written there */
+	if (rc == 0 && n > 0 && !f->gone) {
 		if (copy_begin(f, &c) < 0) {
 			rc = -1;
 		} else {
@@ -3256,7 +3276,8 @@ int tfs_finalize(void)
 		if (f->bbfd >= 0) {
 			/* what could not be staged out is never deleted: the
 			 * note says where it goes, for the server to stage */
-			if (keep && tfs_itree_each(&f->tree, 0, UINT64_MAX, is_dirty_or_any, NULL)) {
+			if (keep && !f->gone &&
+			    tfs_itree_each(&f->tree, 0, UINT64_MAX, is_dirty_or_any, NULL)) {
 				/* the note first: a process killed now (an
 				 * MPI_Abort's launcher) has its data in the
 				 * page cache, found through the note; the

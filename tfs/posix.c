@@ -144,6 +144,14 @@ REAL(copy_file_range);
 REAL(fopen);
 REAL(fdopen);
 REAL(opendir);
+REAL(remove);
+REAL(realpath);
+REAL(mkstemp);
+REAL(mkostemp);
+REAL(mkstemps);
+REAL(mkostemps);
+REAL(mkdtemp);
+REAL(scandir);
 REAL(getxattr);
 REAL(readlink);
 REAL(lgetxattr);
@@ -3065,6 +3073,256 @@ EXPORT DIR *opendir(const char *path)
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
 		return NULL;
 	return real_opendir(p);
+}
+
+/*
+ * Calls glibc makes of system calls it does not take through these
+ * wrappers (its own __open, __lstat, getdents): remove(3) (Fortran's
+ * CLOSE with STATUS='DELETE'), realpath(3) (OpenFOAM compares two),
+ * the mkstemp(3) family and mkdtemp(3) (sed -i makes its new file beside
+ * the old one), scandir(3).  On the mount they go through the wrappers.
+ */
+EXPORT int remove(const char *path)
+{
+	char rel[PATH_MAX];
+	int t, rc;
+
+	RESOLVE(remove);
+	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_remove(path);
+	if (t < 0)
+		return -1;
+	/* as glibc: a directory is rmdir's */
+	if ((rc = unlink(path)) < 0 && errno == EISDIR)
+		rc = rmdir(path);
+	return rc;
+}
+
+/* The mount's name of @path (lexically normal: a symbolic link under the
+ * mount is not followed), when it exists; NULL (errno) otherwise. */
+EXPORT char *realpath(const char *path, char *resolved)
+{
+	char rel[PATH_MAX];
+	struct stat st;
+	int t;
+
+	RESOLVE(realpath);
+	if (in_tfs || !path || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+		return real_realpath(path, resolved);
+	if (t < 0 || stat(path, &st) < 0)
+		return NULL;
+	if (mountlen + 1 + strlen(rel) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	if (!resolved && !(resolved = malloc(PATH_MAX)))
+		return NULL;
+	memcpy(resolved, mount, mountlen);
+	if (rel[0]) {
+		resolved[mountlen] = '/';
+		memcpy(resolved + mountlen + 1, rel, strlen(rel) + 1);
+	} else {
+		resolved[mountlen] = '\0';
+	}
+	return resolved;
+}
+
+EXPORT char *__realpath_chk(const char *path, char *resolved, size_t len)
+{
+	(void)len;	/* a buffer the caller sized PATH_MAX, as realpath needs */
+	return realpath(path, resolved);
+}
+
+EXPORT char *canonicalize_file_name(const char *path)
+{
+	return realpath(path, NULL);
+}
+
+/* The six X's before the last @suffix bytes of @tmpl, or NULL (EINVAL). */
+static char *temp_xs(char *tmpl, int suffix)
+{
+	size_t n = tmpl ? strlen(tmpl) : 0;
+
+	if (suffix < 0 || n < (size_t)suffix + 6 ||
+	    strncmp(tmpl + n - (size_t)suffix - 6, "XXXXXX", 6) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return tmpl + n - (size_t)suffix - 6;
+}
+
+/* Six new letters at @x. */
+static void temp_fill(char *x)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static _Atomic uint64_t count;
+	struct timespec ts;
+	uint64_t v;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	v = ((uint64_t)ts.tv_nsec << 16) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 32) ^
+	    (atomic_fetch_add(&count, 1) * 0x9E3779B97F4A7C15ull);
+	for (int i = 0; i < 6; i++, v /= 62)
+		x[i] = set[v % 62];
+}
+
+/* mkostemps(3) of a template under the mount: opened O_EXCL, mode 0600. */
+static int mount_mkstemp(char *tmpl, int suffix, int flags)
+{
+	char *x = temp_xs(tmpl, suffix);
+
+	if (!x)
+		return -1;
+	for (int tries = 0; tries < 1000; tries++) {
+		int fd;
+
+		temp_fill(x);
+		fd = open(tmpl, O_RDWR | O_CREAT | O_EXCL | (flags & ~O_ACCMODE), 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* 1 when @tmpl is under the mount (-1: cannot tell), with @rel scratch. */
+static int temp_here(const char *tmpl)
+{
+	char rel[PATH_MAX];
+
+	return in_tfs || !tmpl ? 0 : mount_path(AT_FDCWD, tmpl, rel, sizeof(rel));
+}
+
+EXPORT int mkstemp(char *tmpl)
+{
+	int t = temp_here(tmpl);
+
+	RESOLVE(mkstemp);
+	return t == 0 ? real_mkstemp(tmpl) : t < 0 ? -1 : mount_mkstemp(tmpl, 0, 0);
+}
+
+EXPORT int mkostemp(char *tmpl, int flags)
+{
+	int t = temp_here(tmpl);
+
+	RESOLVE(mkostemp);
+	return t == 0 ? real_mkostemp(tmpl, flags) : t < 0 ? -1 : mount_mkstemp(tmpl, 0, flags);
+}
+
+EXPORT int mkstemps(char *tmpl, int suffix)
+{
+	int t = temp_here(tmpl);
+
+	RESOLVE(mkstemps);
+	return t == 0 ? real_mkstemps(tmpl, suffix) : t < 0 ? -1 : mount_mkstemp(tmpl, suffix, 0);
+}
+
+EXPORT int mkostemps(char *tmpl, int suffix, int flags)
+{
+	int t = temp_here(tmpl);
+
+	RESOLVE(mkostemps);
+	return t == 0 ? real_mkostemps(tmpl, suffix, flags)
+		      : t < 0 ? -1 : mount_mkstemp(tmpl, suffix, flags);
+}
+
+EXPORT int mkstemp64(char *tmpl)
+{
+	return mkstemp(tmpl);
+}
+
+EXPORT int mkostemp64(char *tmpl, int flags)
+{
+	return mkostemp(tmpl, flags);
+}
+
+EXPORT int mkstemps64(char *tmpl, int suffix)
+{
+	return mkstemps(tmpl, suffix);
+}
+
+EXPORT int mkostemps64(char *tmpl, int suffix, int flags)
+{
+	return mkostemps(tmpl, suffix, flags);
+}
+
+EXPORT char *mkdtemp(char *tmpl)
+{
+	int t = temp_here(tmpl);
+	char *x;
+
+	RESOLVE(mkdtemp);
+	if (t == 0)
+		return real_mkdtemp(tmpl);
+	if (t < 0 || !(x = temp_xs(tmpl, 0)))
+		return NULL;
+	for (int tries = 0; tries < 1000; tries++) {
+		temp_fill(x);
+		if (mkdir(tmpl, 0700) == 0)
+			return tmpl;
+		if (errno != EEXIST)
+			return NULL;
+	}
+	return NULL;
+}
+
+EXPORT int scandir(const char *dir, struct dirent ***list, int (*filter)(const struct dirent *),
+		   int (*compar)(const struct dirent **, const struct dirent **))
+{
+	char rel[PATH_MAX];
+	struct dirent **v = NULL, *de;
+	size_t n = 0, cap = 0;
+	int t, e;
+	DIR *d;
+
+	RESOLVE(scandir);
+	if (in_tfs || (t = mount_path(AT_FDCWD, dir, rel, sizeof(rel))) == 0)
+		return real_scandir(dir, list, filter, compar);
+	if (t < 0 || !(d = opendir(dir)))
+		return -1;
+	errno = 0;
+	while ((de = readdir(d))) {
+		size_t sz = offsetof(struct dirent, d_name) + strlen(de->d_name) + 1;
+		struct dirent *c;
+
+		if (filter && !filter(de))
+			continue;
+		if (n == cap) {
+			struct dirent **nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+			if (!nv)
+				goto fail;
+			v = nv;
+		}
+		if (!(c = malloc(sz < sizeof(*c) ? sizeof(*c) : sz)))
+			goto fail;
+		memcpy(c, de, sz);
+		v[n++] = c;
+		errno = 0;
+	}
+	if (errno)
+		goto fail;
+	closedir(d);
+	if (compar && n > 1)
+		qsort(v, n, sizeof(*v), (int (*)(const void *, const void *))compar);
+	*list = v;
+	return (int)n;
+fail:
+	e = errno ? errno : ENOMEM;
+	while (n)
+		free(v[--n]);
+	free(v);
+	closedir(d);
+	errno = e;
+	return -1;
+}
+
+EXPORT int scandir64(const char *dir, struct dirent64 ***list,
+		     int (*filter)(const struct dirent64 *),
+		     int (*compar)(const struct dirent64 **, const struct dirent64 **))
+{
+	/* one layout on 64-bit Linux */
+	return scandir(dir, (struct dirent ***)list, (int (*)(const struct dirent *))filter,
+		       (int (*)(const struct dirent **, const struct dirent **))compar);
 }
 
 /*

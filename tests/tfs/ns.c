@@ -7,10 +7,19 @@
  *	ns chmod-fd PATH MODE		open, fchmod, close
  *	ns utime-fd PATH SECONDS	open, futimens, close
  *	ns publish TMP FINAL TEXT	write TMP, fsync, close, rename to FINAL
- * Prints "ok" or the errno's name-free text, and exits 0 or 1.
+ *	ns remove PATH			remove(3)
+ *	ns realpath PATH		realpath(3): prints the name
+ *	ns mkstemp TEMPLATE		mkstemp(3), writes "t", closes: prints the name
+ *	ns mkdtemp TEMPLATE		mkdtemp(3): prints the name
+ *	ns scandir DIR			scandir(3), alphasort: prints the names
+ *	ns unlink-open PATH		open, write, unlink, write, read back, close
+ * Prints "ok" (or what it says) or the errno's name-free text, and exits
+ * 0 or 1.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +79,54 @@ int main(int argc, char **argv)
 			return done(-1);
 		return done(rename(argv[2], argv[3]));
 	}
-	fprintf(stderr, "usage: ns mknod|rename|chmod-fd|utime-fd|publish ...\n");
+	if (argc >= 3 && strcmp(argv[1], "remove") == 0)
+		return done(remove(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "realpath") == 0) {
+		char buf[PATH_MAX];
+
+		if (!realpath(argv[2], buf))
+			return done(-1);
+		printf("%s\n", buf);
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "mkstemp") == 0) {
+		int fd = mkstemp(argv[2]);
+
+		if (fd < 0 || write(fd, "t", 1) != 1 || close(fd) < 0)
+			return done(-1);
+		printf("%s\n", argv[2]);
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "mkdtemp") == 0) {
+		if (!mkdtemp(argv[2]))
+			return done(-1);
+		printf("%s\n", argv[2]);
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "scandir") == 0) {
+		struct dirent **v;
+		int n = scandir(argv[2], &v, NULL, alphasort);
+
+		if (n < 0)
+			return done(-1);
+		for (int i = 0; i < n; i++) {
+			printf("%s\n", v[i]->d_name);
+			free(v[i]);
+		}
+		free(v);
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "unlink-open") == 0) {
+		char back[8] = "";
+		int fd = open(argv[2], O_CREAT | O_RDWR | O_TRUNC, 0644);
+
+		if (fd < 0 || write(fd, "before", 6) != 6 || unlink(argv[2]) < 0 ||
+		    pwrite(fd, "after", 5, 6) != 5 || pread(fd, back, 5, 6) != 5 || close(fd) < 0)
+			return done(-1);
+		printf("%s\n", back);
+		return 0;
+	}
+	fprintf(stderr, "usage: ns mknod|rename|chmod-fd|utime-fd|publish|remove|realpath|"
+		"mkstemp|mkdtemp|scandir|unlink-open ...\n");
 	return 2;
 }
