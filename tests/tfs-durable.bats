@@ -183,16 +183,46 @@ wait_gone() {
 	[ -z "$(ls bb)" ]
 }
 
-@test "a client killed mid-write: --stop removes its burst-buffer file and says so" {
+# What a client attached (its close or fsync returned) survives its death:
+# its note lists it as it attaches, and the server stages out at once what
+# it still owns (it was removed, and the file lost, even after fsync and
+# close had returned: HDF5's t_pflush1, an MPI job whose ranks the
+# launcher kills after one exits).  What it never attached goes.
+@test "a client killed after it attached: the server stages out at once what it still owns; what it never attached is gone" {
 	start
-	"$B/prim" open:a pwrite:0:gone attachfile touch:r wait:never > /dev/null 3>&- &
+	"$B/prim" open:a pwrite:0:kept attachfile pwrite:4:lost touch:r wait:never > /dev/null 3>&- &
 	local c=$!
 	"$B/prim" wait:r
 	kill -9 "$c"
 	wait "$c" || true
-	[ -n "$(ls bb)" ]
+	for _ in $(seq 50); do [ -s pfs/a ] && break; sleep 0.1; done
+	[ "$(cat pfs/a)" = kept ]
+	grep -q "client pid $c (node 1) died: staged out 4 bytes of a it had attached" srv.log
 	run -0 tfs-server --stop srv
-	[[ "$output" == "tfs-server: client pid $c (node 1) died before it staged out: removed its burst-buffer file $PWD/bb/tfs-bb-1-$c-1" ]]
+	[[ "$output" == "tfs-server: client pid $c (node 1) died: staged out 4 bytes of a it had attached, from its burst buffer to $PWD/pfs/a, mode 0644" ]]
+	[ "$(cat pfs/a)" = kept ]
+	[ -z "$(ls bb)" ]
+	[ -z "$(ls srv/clients)" ]
+}
+
+# The server killed, then its client too, before the client could write
+# what it kept (a launcher killing ranks after an MPI_Abort): the note was
+# only its header, and the next server removed every burst-buffer file.
+@test "server kill -9, then its client: the next server stages out what the client had attached, from its note" {
+	start
+	"$B/prim" open:b pwrite:0:acked attachfile touch:r wait:never > /dev/null 3>&- &
+	local c=$!
+	"$B/prim" wait:r
+	kill -9 "$SERVER_PID"
+	wait "$SERVER_PID" || true
+	kill -9 "$c"
+	wait "$c" || true
+	[ ! -e pfs/b ]
+	grep -q '^attached ' srv/clients/*
+	start
+	[ "$(cat pfs/b)" = acked ]
+	grep -q "client pid $c (node 1) did not stage out b: staged out 5 bytes" srv.log
+	run -0 tfs-server --stop srv
 	[ -z "$(ls bb)" ]
 	[ -z "$(ls srv/clients)" ]
 }

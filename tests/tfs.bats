@@ -301,9 +301,11 @@ sread: 8 "AAAAAAAA"' ]
 }
 
 # The read asks three owners at once (up to 8 in flight, one per owner),
-# then the same three again for the next blocks; one owner that died
-# staged nothing out: its blocks come from the backing file (none), the
-# others' from their owners.
+# then the same three again for the next blocks; one owner that died had
+# attached its blocks: the server staged them out as it died (tfs(3),
+# DURABILITY), and they come from the backing file, the others' from
+# their owners.  (Before 2026-12-03 the dead owner's blocks were lost:
+# zeros.)
 @test "sync: a synced read of blocks owned by three clients in turn, one of them dead, reads each from where it is" {
 	start
 	local n pids=()
@@ -322,8 +324,8 @@ sread: 36 "111122223333111122223333111122223333"' ]
 	kill -9 "${pids[1]}"
 	wait "${pids[1]}" || true
 	prim open:a sread:0:36 touch:done
-	# (prim prints a zero byte as .)
-	[ "${lines[1]}" = 'sread: 36 "1111....33331111....33331111....3333"' ]
+	[ "${lines[1]}" = 'sread: 36 "111122223333111122223333111122223333"' ]
+	grep -q "client pid ${pids[1]} (node 2) died: staged out 12 bytes of a it had attached" srv.log
 }
 
 @test "tfs-server -w 2: requests handed to worker threads are answered as on the listener thread" {

@@ -133,7 +133,8 @@ static struct {
 	int fail_flush;		/* TFS_TEST_FAIL=flush:N: PEER_FLUSH asks left to fail */
 	int dead;		/* errno of the call that lost the server, 0 */
 	char note[PATH_MAX];	/* DIR/clients/HOST-NODE-PID, "" when none */
-} C = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	int notefd;		/* open on it for note_journal() (O_APPEND), or -1 */
+} C = { .lock = PTHREAD_MUTEX_INITIALIZER, .notefd = -1 };
 
 /* A handle of this process's client, not one a forked child inherited
  * (those belong to its parent's client: every call on them fails with
@@ -570,15 +571,20 @@ static void note_create(const char *server)
 	}
 	abs_path(C.bbdir, bb, sizeof(bb));
 	abs_path(C.pfsdir, pfs, sizeof(pfs));
-	fd = open(C.note, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(C.note, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || dprintf(fd, "tfs-client 1\nhost %s\nnode %u\npid %ld\nbbdir %s\npfsdir %s\n",
 			      host, C.node, (long)getpid(), bb, pfs) < 0) {
-		if (fd >= 0)
+		if (fd >= 0) {
 			unlink(C.note);
+			close(fd);
+		}
 		C.note[0] = '\0';
+		return;
 	}
-	if (fd >= 0)
-		close(fd);
+	/* (a forked child's is its parent's note: closed, not written) */
+	if (C.notefd >= 0)
+		close(C.notefd);
+	C.notefd = tfs_fd_high(fd);
 }
 
 static int note_range(const struct tfs_iv *iv, void *arg)
@@ -603,6 +609,54 @@ static void note_keep(struct lfile *f)
 	tfs_itree_each(&f->tree, 0, UINT64_MAX, note_range, &fd);
 	fsync(fd);
 	close(fd);
+}
+
+/*
+ * Add to the note the @n pieces of @f just attached (@v, with where each
+ * is in the burst-buffer file): the journal of what this process made
+ * visible, which is what it acknowledged (a close, an fsync), so that a
+ * server stages it out when the process dies before it does (killed after
+ * MPI_Abort, say), and the next server when the server died too
+ * (tfs-server(8)).  Not synced: it is for the death of the process, and
+ * the burst buffer does not outlive its node either.  With f->lock held.
+ */
+static void note_journal(struct lfile *f, const struct tfs_iv *v, size_t n)
+{
+	const char *base = strrchr(f->bbpath ? f->bbpath : "", '/');
+	char buf[4096];
+	size_t at = 0, i;
+	int fd, k;
+
+	static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;	/* a leaf */
+
+	if (!C.note[0] || !n || !f->bbpath || f->gone)
+		return;
+	pthread_mutex_lock(&one);
+	if ((fd = C.notefd) < 0) {
+		pthread_mutex_unlock(&one);
+		return;
+	}
+	/* one write per line group, so that a death mid-way cuts at a line
+	 * the server can tell (a range line without its file line is never
+	 * written) */
+	k = snprintf(buf, sizeof(buf), "attached %o %s %s\n", f->mode ? f->mode & 07777 : 0644,
+		     base ? base + 1 : f->bbpath, f->path);
+	if (k > 0 && (size_t)k < sizeof(buf))
+		at = (size_t)k;
+	for (i = 0; at && i < n; i++) {
+		if (sizeof(buf) - at < 80) {
+			if (write(fd, buf, at) != (ssize_t)at)
+				break;
+			at = 0;
+		}
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "range %llu %llu %llu\n",
+				       (unsigned long long)v[i].start,
+				       (unsigned long long)v[i].end,
+				       (unsigned long long)v[i].base);
+	}
+	if (at && write(fd, buf, at) != (ssize_t)at)
+		at = 0;	/* (a full disk: the note ends where it could) */
+	pthread_mutex_unlock(&one);
 }
 
 /* TFS_PFS_DIR must be a directory that exists: stage-out has nowhere
@@ -2301,6 +2355,7 @@ static int attach_locked(struct lfile *f, uint64_t off, uint64_t end, int clean)
 			if (tfs_itree_assign(&f->tree, &p.v[i]) < 0)
 				rc = -1;
 		}
+		note_journal(f, p.v, p.n);
 	}
 	tfs_buf_release(&b);
 out:
@@ -3297,6 +3352,9 @@ int tfs_finalize(void)
 	if (C.note[0] && !kept)
 		unlink(C.note);
 	C.note[0] = '\0';
+	if (C.notefd >= 0)
+		tfs_fd_close(C.notefd);
+	C.notefd = -1;
 	pthread_mutex_unlock(&C.lock);
 	return rc;
 }

@@ -11,14 +11,28 @@
  *	bbdir ABSOLUTE-BURST-BUFFER-DIRECTORY
  *	pfsdir ABSOLUTE-BACKING-DIRECTORY
  *
+ * then, as it attaches (the close or fsync that acknowledges its writes),
+ * the pieces it attached:
+ *
+ *	attached MODE(octal) BURST-BUFFER-FILE-NAME TANGRAMFS-PATH
+ *	range START END BASE	(file bytes [START, END) are at BASE in it)
+ *
  * and, when the client could not hand its data over as it ended, one
  * section per burst-buffer file it kept:
  *
- *	file MODE(octal) BURST-BUFFER-FILE-NAME TANGRAMFS-PATH
- *	range START END BASE	(file bytes [START, END) are at BASE in it)
+ *	file MODE BURST-BUFFER-FILE-NAME TANGRAMFS-PATH
+ *	range START END BASE
  *
  * ranges in the order the client wrote them.  A client that ends cleanly
- * removes its note.
+ * removes its note.  When a client dies while its server runs, the
+ * server stages out at once what the client still owned of what it had
+ * attached (tfs_rescue()), and adds the line
+ *
+ *	rescued
+ *
+ * after which alone a later recovery looks.  An "attached" section whose
+ * burst-buffer file is gone is passed over (the client staged it out, or
+ * dropped it, itself); a "file" section's is an error.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -202,45 +216,116 @@ static int copy_bytes(int from, int to, unsigned long long s, unsigned long long
 	return 0;
 }
 
-/* Stage out one kept file: the "range" lines from *@text on; *@text is
- * left past them.  Returns the bytes written, or -1 (errno). */
-static long long stage_kept(const struct note *nt, unsigned mode, const char *bbname,
-			    const char *path, char **text)
+/* What a dead client still owned of a file, told by its live server:
+ * @each is called with @ctx for every piece [s, e) of [@s, @e) of @path
+ * the client owned. */
+struct owned {
+	void (*fn)(const char *path, unsigned long long s, unsigned long long e,
+		   void (*each)(unsigned long long s, unsigned long long e, void *ctx), void *ctx,
+		   void *arg);
+	void *arg;
+};
+
+/* One kept file being staged out. */
+struct kept {
+	const struct note *nt;
+	const char *pp;		/* the backing file */
+	unsigned mode;
+	int bfd, pfd, rc, err;
+	unsigned long long s, base;	/* the range: file byte s at base */
+	char *buf;
+	long long total;
+};
+
+/* Copy [@s, @e) of the current range. */
+static void kept_copy(unsigned long long s, unsigned long long e, void *ctx)
 {
-	char bp[PATH_MAX], pp[PATH_MAX], *buf;
+	struct kept *k = ctx;
+	char pp[PATH_MAX];
+
+	if (k->rc < 0 || e <= s)
+		return;
+	if (k->pfd < 0) {
+		snprintf(pp, sizeof(pp), "%s", k->pp);
+		mkparents(pp, strlen(k->nt->pfsdir));
+		k->pfd = open(pp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, k->mode & 07777);
+		if (k->pfd < 0) {
+			k->rc = -1;
+			k->err = errno;
+			return;
+		}
+	}
+	if (copy_bytes(k->bfd, k->pfd, s, e, k->base + (s - k->s), k->buf, 1u << 20) < 0) {
+		k->rc = -1;
+		k->err = errno;
+	} else {
+		k->total += (long long)(e - s);
+	}
+}
+
+/* Stage out one kept file: the "range" lines from *@text on; *@text is
+ * left past them; with @ow, only what the client still owned.  Returns
+ * the bytes written, or -1 (errno). */
+static long long stage_kept(const struct note *nt, unsigned mode, const char *bbname,
+			    const char *path, char **text, const struct owned *ow)
+{
+	char bp[PATH_MAX], pp[PATH_MAX];
 	unsigned long long s, e, base;
-	long long total = 0;
-	int bfd, pfd, used, rc = 0, err = 0;
+	struct kept k = { nt, pp, mode, -1, -1, 0, 0, 0, 0, NULL, 0 };
+	int used;
 
 	if ((size_t)snprintf(bp, sizeof(bp), "%s/%s", nt->bbdir, bbname) >= sizeof(bp) ||
 	    (size_t)snprintf(pp, sizeof(pp), "%s/%s", nt->pfsdir, path) >= sizeof(pp)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((bfd = open(bp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+	if ((k.bfd = open(bp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return -1;
-	mkparents(pp, strlen(nt->pfsdir));
-	pfd = open(pp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode & 07777);
-	buf = malloc(1u << 20);
-	if (pfd < 0 || !buf)
-		rc = -1, err = pfd < 0 ? errno : ENOMEM;
+	if (!(k.buf = malloc(1u << 20)))
+		k.rc = -1, k.err = ENOMEM;
 	while (used = 0, sscanf(*text, "range %llu %llu %llu\n%n", &s, &e, &base, &used) == 3 &&
 	       used) {
 		*text += used;
-		if (rc == 0 && e > s && copy_bytes(bfd, pfd, s, e, base, buf, 1u << 20) < 0)
-			rc = -1, err = errno;
-		total += rc == 0 && e > s ? (long long)(e - s) : 0;
+		if (k.rc < 0 || e <= s)
+			continue;
+		k.s = s;
+		k.base = base;
+		if (ow)
+			ow->fn(path, s, e, kept_copy, &k, ow->arg);
+		else
+			kept_copy(s, e, &k);
 	}
-	if (rc == 0 && (fchmod(pfd, mode & 07777) < 0 || fsync(pfd) < 0))
-		rc = -1, err = errno;
-	free(buf);
-	if (pfd >= 0)
-		close(pfd);
-	close(bfd);
-	if (rc == 0)
-		unlink(bp);
-	errno = err;
-	return rc == 0 ? total : -1;
+	if (k.rc == 0 && k.pfd >= 0 && (fchmod(k.pfd, mode & 07777) < 0 || fsync(k.pfd) < 0))
+		k.rc = -1, k.err = errno;
+	free(k.buf);
+	if (k.pfd >= 0)
+		close(k.pfd);
+	close(k.bfd);
+	errno = k.err;
+	return k.rc == 0 ? k.total : -1;
+}
+
+/* Skip the "range" lines from *@text on. */
+static void skip_ranges(char **text)
+{
+	unsigned long long s, e, base;
+	int used;
+
+	while (used = 0, sscanf(*text, "range %llu %llu %llu\n%n", &s, &e, &base, &used) == 3 &&
+	       used)
+		*text += used;
+}
+
+/* Past the last "rescued" line of @rest, or @rest. */
+static char *after_rescue(char *rest)
+{
+	char *r = rest, *p;
+
+	if (strncmp(rest, "rescued\n", 8) == 0)
+		r = rest + 8;
+	for (p = rest; (p = strstr(p, "\nrescued\n")); p += 9)
+		r = p + 9;
+	return r;
 }
 
 /* Remove the burst-buffer files (and the peer socket) client @nt left
@@ -272,44 +357,155 @@ static int remove_left(const struct note *nt, struct out *o)
 	return n;
 }
 
+/* A list of burst-buffer file names, to remove once all is staged. */
+struct names {
+	char (*v)[256];
+	size_t n;
+};
+
+static int names_has(const struct names *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static void names_add(struct names *l, const char *name)
+{
+	char (*v)[256];
+
+	if (names_has(l, name))
+		return;
+	if (!(v = realloc(l->v, (l->n + 1) * sizeof(*v))))
+		return;	/* (left for remove_left) */
+	l->v = v;
+	snprintf(l->v[l->n++], 256, "%s", name);
+}
+
+/* Stage out the sections of note @name of a dead client from @rest on
+ * (with @ow, only what it still owned); removes the burst-buffer files
+ * staged when all went well.  Returns 0, or -1 when some is kept. */
+static int stage_sections(const char *name, const struct note *nt, char **restp,
+			  const struct owned *ow, struct out *o)
+{
+	char bbname[256], path[PATH_MAX], kind[16], bp[PATH_MAX], *rest = *restp;
+	struct names staged = { NULL, 0 }, kept = { NULL, 0 };
+	unsigned mode;
+	int used, bad = 0;
+
+	/* the files a client kept as it ended (it lost its server) hold all
+	 * it wrote of them: what it attached of those is not staged twice */
+	for (char *p = rest; (p = strstr(p, "file ")); p += 5)
+		if ((p == rest || p[-1] == '\n') &&
+		    sscanf(p, "file %o %255s", &mode, bbname) == 2)
+			names_add(&kept, bbname);
+	while (used = 0, sscanf(rest, "%15[a-z] %o %255s %4095[^\n]\n%n", kind, &mode, bbname,
+				path, &used) == 4 && used &&
+	       (strcmp(kind, "file") == 0 || strcmp(kind, "attached") == 0)) {
+		int journal = kind[0] == 'a';
+		long long n;
+
+		rest += used;
+		if (journal && names_has(&kept, bbname)) {
+			skip_ranges(&rest);
+			continue;
+		}
+		if (!path_ok(path) || strchr(bbname, '/')) {
+			say(o, "note %s: a kept file outside its directories refused", name);
+			skip_ranges(&rest);
+			bad = 1;
+			continue;
+		}
+		/* a kept file is the client's own word: all of it */
+		if ((n = stage_kept(nt, mode, bbname, path, &rest, journal ? ow : NULL)) < 0) {
+			if (journal && errno == ENOENT) {
+				/* staged out or dropped by the client itself */
+				skip_ranges(&rest);
+				continue;
+			}
+			say(o, "client pid %ld (node %u) did not stage out %s, and it cannot be "
+			    "staged out from %s/%s: %s (kept)", nt->pid, nt->node, path,
+			    nt->bbdir, bbname, strerror(errno));
+			skip_ranges(&rest);
+			bad = 1;
+		} else {
+			names_add(&staged, bbname);
+			if (n > 0 && ow && journal)
+				say(o, "client pid %ld (node %u) died: staged out %lld bytes of %s it had "
+				    "attached, from its burst buffer to %s/%s, mode %04o", nt->pid,
+				    nt->node, n, path, nt->pfsdir, path, mode & 07777);
+			else if (n > 0)
+				say(o, "client pid %ld (node %u) did not stage out %s: staged out %lld "
+				    "bytes of it from its burst buffer to %s/%s, mode %04o", nt->pid,
+				    nt->node, path, n, nt->pfsdir, path, mode & 07777);
+		}
+	}
+	*restp = rest;
+	for (size_t i = 0; !bad && i < staged.n; i++)
+		if ((size_t)snprintf(bp, sizeof(bp), "%s/%s", nt->bbdir, staged.v[i]) < sizeof(bp))
+			unlink(bp);
+	free(staged.v);
+	free(kept.v);
+	return bad ? -1 : 0;
+}
+
 /* Handle the note @name of a dead client; returns 0, or -1 when some of it
  * is kept for another try. */
 static int recover_note(const char *name, const struct note *nt, char *rest, struct out *o)
 {
-	char bbname[256], path[PATH_MAX];
-	unsigned mode;
-	int used, bad = 0;
-
-	while (used = 0, sscanf(rest, "file %o %255s %4095[^\n]\n%n", &mode, bbname, path,
-				&used) == 3 && used) {
-		long long n;
-
-		rest += used;
-		if (!path_ok(path) || strchr(bbname, '/')) {
-			say(o, "note %s: a kept file outside its directories refused", name);
-			bad = 1;
-			continue;
-		}
-		if ((n = stage_kept(nt, mode, bbname, path, &rest)) < 0) {
-			say(o, "client pid %ld (node %u) did not stage out %s, and it cannot be "
-			    "staged out from %s/%s: %s (kept)", nt->pid, nt->node, path,
-			    nt->bbdir, bbname, strerror(errno));
-			bad = 1;
-		} else {
-			say(o, "client pid %ld (node %u) did not stage out %s: staged out %lld "
-			    "bytes of it from its burst buffer to %s/%s, mode %04o", nt->pid,
-			    nt->node, path, n, nt->pfsdir, path, mode & 07777);
-		}
-	}
+	rest = after_rescue(rest);
+	if (stage_sections(name, nt, &rest, NULL, o) < 0)
+		return -1;
 	if (*rest) {
 		say(o, "note %s is not well formed past its header (kept)", name);
 		return -1;
 	}
-	if (bad)
-		return -1;
 	remove_left(nt, o);
 	unlink(name);
 	return 0;
+}
+
+/*
+ * Client @pid of node @node of this host ended while its server runs (its
+ * connection closed): when it left a note (it died without ending
+ * cleanly), stage out at once what it had attached and still owns
+ * (@owned, from the server's tables), and mark the note "rescued" so that
+ * no later recovery writes it again.  Returns 0, or -1 when some of it
+ * could not be staged out (said).
+ */
+int tfs_rescue(const char *dir, unsigned node, long pid,
+	       void (*owned)(const char *path, unsigned long long s, unsigned long long e,
+			     void (*each)(unsigned long long s, unsigned long long e, void *ctx),
+			     void *ctx, void *arg),
+	       void *arg, void (*sayfn)(const char *line), char **report)
+{
+	char name[PATH_MAX], host[256], *text, *rest;
+	struct out o = { sayfn, report, report && *report ? strlen(*report) : 0 };
+	struct owned ow = { owned, arg };
+	struct note nt;
+	int rc, fd;
+
+	if (gethostname(host, sizeof(host)) < 0)
+		return 0;
+	host[sizeof(host) - 1] = '\0';
+	if ((size_t)snprintf(name, sizeof(name), "%s/clients/%s-%u-%ld", dir, host, node, pid) >=
+		    sizeof(name) ||
+	    !(text = slurp(name)))
+		return 0;	/* none: it ended cleanly */
+	if (note_head(text, &nt, &rest) < 0 || strcmp(nt.host, host) != 0) {
+		free(text);
+		return 0;
+	}
+	rest = after_rescue(rest);
+	rc = *rest ? stage_sections(name, &nt, &rest, &ow, &o) : 0;
+	free(text);
+	if (rc == 0 && (fd = open(name, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+		if (write(fd, "rescued\n", 8) != 8)
+			rc = -1;
+		close(fd);
+	}
+	return rc;
 }
 
 int tfs_recover(const char *dir, void (*sayfn)(const char *line), char **report)

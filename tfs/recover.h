@@ -22,4 +22,18 @@ int tfs_dir_lock(const char *dir, char *err, size_t errlen);
  * handled (kept for the next try). */
 int tfs_recover(const char *dir, void (*say)(const char *line), char **report);
 
+/* A client of node @node, process @pid of this host, ended while the
+ * server runs: stage out at once what its note says it attached, where
+ * @owned (the server's tables) says it still owns it, and mark the note
+ * so that no later recovery writes it again.  Nothing when it left no
+ * note (it ended cleanly).  What it kept as it ended, having lost this
+ * server, is staged out whole.  Returns 0, or -1 when some could not be
+ * staged out (said through @say, and appended to *@report as by
+ * tfs_recover()). */
+int tfs_rescue(const char *dir, unsigned node, long pid,
+	       void (*owned)(const char *path, unsigned long long s, unsigned long long e,
+			     void (*each)(unsigned long long s, unsigned long long e, void *ctx),
+			     void *ctx, void *arg),
+	       void *arg, void (*say)(const char *line), char **report);
+
 #endif

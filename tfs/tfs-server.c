@@ -162,7 +162,9 @@ static struct {
 	size_t nnodes;
 	uint64_t block;			/* TFS_BLOCK_SIZE */
 	char *report;			/* what --stop is told: clients that did not stage out */
-} S = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	char dir[PATH_MAX];		/* DIR: the server file's, the clients' notes' */
+	pthread_mutex_t report_lock;	/* report */
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .report_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void usage(int status)
 {
@@ -1807,6 +1809,52 @@ static void on_req(struct tfs_req *req, void *arg)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* The pieces a dead client owned, for tfs_rescue(). */
+struct owned_pieces {
+	uint64_t id;
+	struct tfs_iv *v;
+	size_t n, cap;
+};
+
+static int collect_owned(const struct tfs_iv *iv, void *arg)
+{
+	struct owned_pieces *o = arg;
+
+	if (iv->owner != o->id)
+		return 0;
+	if (o->n == o->cap) {
+		struct tfs_iv *v = realloc(o->v, (o->cap = o->cap ? 2 * o->cap : 16) * sizeof(*v));
+		if (!v)
+			return 1;
+		o->v = v;
+	}
+	o->v[o->n++] = *iv;
+	return 0;
+}
+
+static void owned_pieces(const char *path, unsigned long long s, unsigned long long e,
+			 void (*each)(unsigned long long s, unsigned long long e, void *ctx),
+			 void *ctx, void *arg)
+{
+	struct owned_pieces o = { *(uint64_t *)arg, NULL, 0, 0 };
+	struct sfile *f;
+
+	pthread_mutex_lock(&S.lock);
+	for (f = S.bucket[hash(path)]; f && strcmp(f->path, path) != 0; f = f->hnext)
+		;
+	pthread_mutex_unlock(&S.lock);
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	tfs_itree_each(&f->tree, s, e, collect_owned, &o);
+	pthread_mutex_unlock(&f->lock);
+	for (size_t i = 0; i < o.n; i++)
+		each(o.v[i].start, o.v[i].end, ctx);
+	free(o.v);
+}
+
+static void say_log(const char *line);
+
 static void on_close(struct tfs_conn *conn, void *arg)
 {
 	struct client *cl = tfs_conn_get(conn);
@@ -1815,6 +1863,15 @@ static void on_close(struct tfs_conn *conn, void *arg)
 	if (!cl)
 		return;
 	atomic_store(&cl->gone, 1);
+	/* a client that died (killed after an MPI_Abort, say) left a note
+	 * with what it attached: what it still owns is staged out now,
+	 * before its attachments go (tfs(3), DURABILITY) */
+	if (S.dir[0]) {
+		pthread_mutex_lock(&S.report_lock);
+		tfs_rescue(S.dir, cl->node, (long)cl->pid, owned_pieces, &cl->id, say_log,
+			   &S.report);
+		pthread_mutex_unlock(&S.report_lock);
+	}
 	drop_client(cl->id, 1);
 	lock_client_gone(cl);
 }
@@ -2055,6 +2112,8 @@ int main(int argc, char **argv)
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		err(TG_EXIT_ERROR, "cannot create '%s'", dir);
+	if (!realpath(dir, S.dir))
+		S.dir[0] = '\0';
 	/* one server per directory: a live one keeps its server file; a dead
 	 * one's is taken over, and what its clients left is staged out */
 	if (tfs_dir_lock(dir, msg, sizeof(msg)) < 0)
@@ -2087,8 +2146,10 @@ int main(int argc, char **argv)
 	failed = stage_out();
 	/* a file kept for another try fails the stop as a client's failed
 	 * stage-out does (it was exit 0, while the report said "kept") */
+	pthread_mutex_lock(&S.report_lock);
 	if (tfs_recover(dir, say_log, &S.report))
 		failed = 1;
+	pthread_mutex_unlock(&S.report_lock);
 	pthread_mutex_lock(&S.lock);
 	for (size_t i = 0; i < S.nnodes; i++)
 		logmsg("node %u: alpha %llu beta %llu gamma %llu", S.nodes[i].node,
@@ -2109,9 +2170,18 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&S.lock);
 	test_pause_stop();
 	if (stop_req) {
-		struct iovec v = { S.report, S.report ? strlen(S.report) : 0 };
+		/* a copy: a client's connection closing now (on_close, another
+		 * thread) may still add to the report */
+		char *r;
+		struct iovec v;
 
+		pthread_mutex_lock(&S.report_lock);
+		r = S.report ? strdup(S.report) : NULL;
+		pthread_mutex_unlock(&S.report_lock);
+		v.iov_base = r;
+		v.iov_len = r ? strlen(r) : 0;
 		tfs_req_reply(stop_req, failed ? EIO : 0, &v, 1);
+		free(r);
 	}
 	tfs_server_file_remove(dir);
 	tfs_lsn_close(S.lsn);
