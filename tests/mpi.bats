@@ -517,7 +517,10 @@ sorted() {
 	# MPICH's own "application called MPI_Abort" line is not asserted:
 	# hydra loses it about once in 40 runs on a loaded machine, untraced too
 	[ "$status" -eq 3 ]
-	[ "$output" = aborting ]
+	# (its "aborting", written to fd 1 before MPI_Abort, hydra dropped
+	# once in CI as it tore the job down: the record of the write is
+	# asserted below)
+	[ "$output" = aborting ] || [ -z "$output" ]
 	[[ $stderr != *tangram* ]]
 	# the aborting rank closes its stream: the windows of MPICH's threads
 	# are sealed when they are idle, so every record is checked; one
