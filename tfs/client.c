@@ -498,6 +498,10 @@ static void forked_child(void)
 	C.peers = NULL;
 	C.dead = 0;
 	C.note[0] = '\0';
+	/* the parent's note: the child writes its own once it connects */
+	if (C.notefd >= 0)
+		tfs_fd_close(C.notefd);
+	C.notefd = -1;
 	tfsi_lock_forked();
 	tfs_tp_forked();
 }

@@ -28,9 +28,10 @@
  * server stages out at once what the client still owned of what it had
  * attached (tfs_rescue()), and adds the line
  *
- *	rescued
+ *	rescued N
  *
- * after which alone a later recovery looks.  An "attached" section whose
+ * N the bytes of the note it read: a later recovery looks only past them
+ * (a client still ending may add to its note meanwhile).  An "attached" section whose
  * burst-buffer file is gone is passed over (the client staged it out, or
  * dropped it, itself); a "file" section's is an error.
  */
@@ -265,7 +266,8 @@ static void kept_copy(unsigned long long s, unsigned long long e, void *ctx)
 
 /* Stage out one kept file: the "range" lines from *@text on; *@text is
  * left past them; with @ow, only what the client still owned.  Returns
- * the bytes written, or -1 (errno). */
+ * the bytes written, -2 when the burst-buffer file is not there, or -1
+ * (errno). */
 static long long stage_kept(const struct note *nt, unsigned mode, const char *bbname,
 			    const char *path, char **text, const struct owned *ow)
 {
@@ -280,7 +282,7 @@ static long long stage_kept(const struct note *nt, unsigned mode, const char *bb
 		return -1;
 	}
 	if ((k.bfd = open(bp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-		return -1;
+		return errno == ENOENT ? -2 : -1;
 	if (!(k.buf = malloc(1u << 20)))
 		k.rc = -1, k.err = ENOMEM;
 	while (used = 0, sscanf(*text, "range %llu %llu %llu\n%n", &s, &e, &base, &used) == 3 &&
@@ -316,16 +318,29 @@ static void skip_ranges(char **text)
 		*text += used;
 }
 
-/* Past the last "rescued" line of @rest, or @rest. */
-static char *after_rescue(char *rest)
+/* Past what the last rescue of note @text read: its "rescued N" line
+ * says it read the note's first N bytes (a client still ending may have
+ * added to it since); @rest (past the header) when none. */
+static char *after_rescue(char *text, char *rest)
 {
-	char *r = rest, *p;
+	size_t len = strlen(text), n;
+	char *p, *r = rest;
 
-	if (strncmp(rest, "rescued\n", 8) == 0)
-		r = rest + 8;
-	for (p = rest; (p = strstr(p, "\nrescued\n")); p += 9)
-		r = p + 9;
+	for (p = text; (p = strstr(p, "\nrescued ")); p += 9)
+		if (sscanf(p + 9, "%zu", &n) == 1 && n <= len && text + n > r)
+			r = text + n;
 	return r;
+}
+
+/* Past a "rescued" line at @rest, if there is one. */
+static int skip_rescued(char **rest)
+{
+	char *nl;
+
+	if (strncmp(*rest, "rescued ", 8) != 0 || !(nl = strchr(*rest, '\n')))
+		return 0;
+	*rest = nl + 1;
+	return 1;
 }
 
 /* Remove the burst-buffer files (and the peer socket) client @nt left
@@ -400,12 +415,18 @@ static int stage_sections(const char *name, const struct note *nt, char **restp,
 		if ((p == rest || p[-1] == '\n') &&
 		    sscanf(p, "file %o %255s", &mode, bbname) == 2)
 			names_add(&kept, bbname);
-	while (used = 0, sscanf(rest, "%15[a-z] %o %255s %4095[^\n]\n%n", kind, &mode, bbname,
-				path, &used) == 4 && used &&
-	       (strcmp(kind, "file") == 0 || strcmp(kind, "attached") == 0)) {
-		int journal = kind[0] == 'a';
+	for (;;) {
+		int journal;
 		long long n;
 
+		if (skip_rescued(&rest))
+			continue;
+		used = 0;
+		if (sscanf(rest, "%15[a-z] %o %255s %4095[^\n]\n%n", kind, &mode, bbname, path,
+			   &used) != 4 || !used ||
+		    (strcmp(kind, "file") != 0 && strcmp(kind, "attached") != 0))
+			break;
+		journal = kind[0] == 'a';
 		rest += used;
 		if (journal && names_has(&kept, bbname)) {
 			skip_ranges(&rest);
@@ -419,11 +440,13 @@ static int stage_sections(const char *name, const struct note *nt, char **restp,
 		}
 		/* a kept file is the client's own word: all of it */
 		if ((n = stage_kept(nt, mode, bbname, path, &rest, journal ? ow : NULL)) < 0) {
-			if (journal && errno == ENOENT) {
+			if (journal && n == -2) {
 				/* staged out or dropped by the client itself */
 				skip_ranges(&rest);
 				continue;
 			}
+			if (n == -2)
+				errno = ENOENT;
 			say(o, "client pid %ld (node %u) did not stage out %s, and it cannot be "
 			    "staged out from %s/%s: %s (kept)", nt->pid, nt->node, path,
 			    nt->bbdir, bbname, strerror(errno));
@@ -452,9 +475,10 @@ static int stage_sections(const char *name, const struct note *nt, char **restp,
 
 /* Handle the note @name of a dead client; returns 0, or -1 when some of it
  * is kept for another try. */
-static int recover_note(const char *name, const struct note *nt, char *rest, struct out *o)
+static int recover_note(const char *name, const struct note *nt, char *text, char *rest,
+			struct out *o)
 {
-	rest = after_rescue(rest);
+	rest = after_rescue(text, rest);
 	if (stage_sections(name, nt, &rest, NULL, o) < 0)
 		return -1;
 	if (*rest) {
@@ -484,6 +508,8 @@ int tfs_rescue(const char *dir, unsigned node, long pid,
 	struct out o = { sayfn, report, report && *report ? strlen(*report) : 0 };
 	struct owned ow = { owned, arg };
 	struct note nt;
+	char line[64];
+	size_t len;
 	int rc, fd;
 
 	if (gethostname(host, sizeof(host)) < 0)
@@ -497,11 +523,16 @@ int tfs_rescue(const char *dir, unsigned node, long pid,
 		free(text);
 		return 0;
 	}
-	rest = after_rescue(rest);
+	/* up to its last whole line: the client may be writing the next */
+	len = strrchr(text, '\n') ? (size_t)(strrchr(text, '\n') - text) + 1 : 0;
+	text[len] = '\0';
+	rest = after_rescue(text, rest);
 	rc = *rest ? stage_sections(name, &nt, &rest, &ow, &o) : 0;
 	free(text);
+	/* what it read: the client, ending, may have added to it since */
 	if (rc == 0 && (fd = open(name, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
-		if (write(fd, "rescued\n", 8) != 8)
+		int k = snprintf(line, sizeof(line), "rescued %zu\n", len);
+		if (write(fd, line, (size_t)k) != k)
 			rc = -1;
 		close(fd);
 	}
@@ -536,7 +567,7 @@ int tfs_recover(const char *dir, void (*sayfn)(const char *line), char **report)
 			   !(kill((pid_t)nt.pid, 0) == 0 || errno == EPERM)) {
 			/* another host's clients are that host's to recover; a
 			 * running one may still stage out by itself */
-			if (recover_note(name, &nt, rest, &o) < 0)
+			if (recover_note(name, &nt, text, rest, &o) < 0)
 				failed++;
 		}
 		free(text);
