@@ -205,6 +205,70 @@ wait_gone() {
 	[ -z "$(ls srv/clients)" ]
 }
 
+# A checkpoint written under a temporary name, closed and renamed into
+# place, then its writer killed: the rescue found the file by the name the
+# note had (none now) and the data was lost, --stop exiting 0; and renamed
+# over an older file, the older file's bytes came back.  The note names
+# the server's file id now.
+@test "a client killed after renaming what it attached: staged out under the new name; a file it renamed over does not come back" {
+	start
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session python3 -c '
+import os, time
+def put(p, b):
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, b)
+    os.fsync(fd)
+    os.close(fd)
+put("/tfs-test/g", b"GGGGGG")
+put("/tfs-test/f", b"AAAA")
+os.rename("/tfs-test/f", "/tfs-test/g")
+put("/tfs-test/ckpt.tmp", b"CHECKPOINT")
+os.rename("/tfs-test/ckpt.tmp", "/tfs-test/ckpt")
+open("r", "w").close()
+time.sleep(100)' 3>&- &
+	local c=$!
+	for _ in $(seq 100); do [ -e r ] && break; sleep 0.05; done
+	kill -9 "$c"
+	wait "$c" || true
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/ckpt)" = CHECKPOINT ]
+	[ "$(cat pfs/g)" = AAAA ]
+	[ ! -e pfs/f ] && [ ! -e pfs/ckpt.tmp ]
+	[ -z "$(ls bb)" ]
+}
+
+# The server dead, the next one stages out what the note lists: less what
+# the client itself unlinked, truncated or renamed after it attached it
+# (it wrote them back before: f came back, g under its old name).
+@test "server kill -9, then its client: the next server follows the client's own unlink, truncate and rename" {
+	start
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session python3 -c '
+import os, time
+def put(p, b):
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, b)
+    os.close(fd)
+put("/tfs-test/u", b"UUUU")
+os.unlink("/tfs-test/u")
+put("/tfs-test/t", b"TTTTTTTT")
+os.truncate("/tfs-test/t", 2)
+put("/tfs-test/a", b"AAAA")
+os.rename("/tfs-test/a", "/tfs-test/b")
+open("r", "w").close()
+time.sleep(100)' 3>&- &
+	local c=$!
+	for _ in $(seq 100); do [ -e r ] && break; sleep 0.05; done
+	kill -9 "$SERVER_PID"
+	wait "$SERVER_PID" || true
+	kill -9 "$c"
+	wait "$c" || true
+	start
+	run -0 tfs-server --stop srv
+	[ ! -e pfs/u ] && [ ! -e pfs/a ]
+	[ "$(cat pfs/t)" = TT ]
+	[ "$(cat pfs/b)" = AAAA ]
+}
+
 # The server killed, then its client too, before the client could write
 # what it kept (a launcher killing ranks after an MPI_Abort): the note was
 # only its header, and the next server removed every burst-buffer file.

@@ -624,6 +624,8 @@ static void note_keep(struct lfile *f)
  * (tfs-server(8)).  Not synced: it is for the death of the process, and
  * the burst buffer does not outlive its node either.  With f->lock held.
  */
+static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;	/* a leaf: the note's writes */
+
 static void note_journal(struct lfile *f, const struct tfs_iv *v, size_t n)
 {
 	const char *base = strrchr(f->bbpath ? f->bbpath : "", '/');
@@ -631,20 +633,18 @@ static void note_journal(struct lfile *f, const struct tfs_iv *v, size_t n)
 	size_t at = 0, i;
 	int fd, k;
 
-	static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;	/* a leaf */
-
 	if (!C.note[0] || !n || !f->bbpath || f->gone)
 		return;
-	pthread_mutex_lock(&one);
+	pthread_mutex_lock(&note_lock);
 	if ((fd = C.notefd) < 0) {
-		pthread_mutex_unlock(&one);
+		pthread_mutex_unlock(&note_lock);
 		return;
 	}
 	/* one write per line group, so that a death mid-way cuts at a line
 	 * the server can tell (a range line without its file line is never
 	 * written) */
-	k = snprintf(buf, sizeof(buf), "attached %o %s %s\n", f->mode ? f->mode & 07777 : 0644,
-		     base ? base + 1 : f->bbpath, f->path);
+	k = snprintf(buf, sizeof(buf), "attached %o %s %llu %s\n", f->mode ? f->mode & 07777 : 0644,
+		     base ? base + 1 : f->bbpath, (unsigned long long)f->fid, f->path);
 	if (k > 0 && (size_t)k < sizeof(buf))
 		at = (size_t)k;
 	for (i = 0; at && i < n; i++) {
@@ -660,7 +660,43 @@ static void note_journal(struct lfile *f, const struct tfs_iv *v, size_t n)
 	}
 	if (at && write(fd, buf, at) != (ssize_t)at)
 		at = 0;	/* (a full disk: the note ends where it could) */
-	pthread_mutex_unlock(&one);
+	pthread_mutex_unlock(&note_lock);
+}
+
+static int only_attached(const struct tfs_iv *iv, void *arg)
+{
+	return iv->state == ST_ATTACHED ? tfsi_itree_collect(iv, arg) : 0;
+}
+
+/*
+ * This process unlinked, truncated or renamed @f: what its note says it
+ * attached before is void ("forget", for a server that died: the next
+ * one would otherwise write it again), and unless @f is gone, what it
+ * still has attached is listed afresh, under its name now.  With f->lock
+ * held.
+ */
+static void note_forget(struct lfile *f)
+{
+	const char *base = strrchr(f->bbpath ? f->bbpath : "", '/');
+	struct tfs_ivec v = { 0 };
+	char line[300];
+	int k;
+
+	if (!C.note[0] || C.notefd < 0 || !f->bbpath)
+		return;
+	k = snprintf(line, sizeof(line), "forget %s\n", base ? base + 1 : f->bbpath);
+	pthread_mutex_lock(&note_lock);
+	if (k > 0 && (size_t)k < sizeof(line) && write(C.notefd, line, (size_t)k) != k)
+		k = -1;
+	pthread_mutex_unlock(&note_lock);
+	if (k < 0)
+		return;
+	if (f->gone)
+		return;
+	tfs_itree_each(&f->tree, 0, UINT64_MAX, only_attached, &v);
+	if (!v.failed)
+		note_journal(f, v.v, v.n);
+	free(v.v);
 }
 
 /* TFS_PFS_DIR must be a directory that exists: stage-out has nowhere
@@ -2953,6 +2989,7 @@ int tfs_truncate(tfs_file_t *file, size_t length)
 	f->eof = length;
 	if (f->dend > length)
 		f->dend = length;
+	note_forget(f);
 	pthread_mutex_unlock(&f->lock);
 	if (lfile_pfs(f, p, sizeof(p)) < 0)
 		return 0;
@@ -2992,6 +3029,7 @@ int tfs_unlink(const char *pathname)
 			f->eof = f->dend = 0;
 			f->created = 0;
 			f->gone = 1;
+			note_forget(f);
 			pthread_mutex_unlock(&f->lock);
 		}
 	pthread_mutex_unlock(&C.lock);
@@ -3061,14 +3099,17 @@ static void rename_local(const char *from, const char *to, int dir)
 		    lt + strlen(f->path + lf) <= TFS_MAX_PATH) {
 			memmove(f->path + lt, f->path + lf, strlen(f->path + lf) + 1);
 			memcpy(f->path, to, lt);
+			note_forget(f);
 		} else if (!dir && !f->gone && strcmp(f->path, to) == 0) {
 			/* the file the name named is unlinked by the rename */
 			tfs_itree_release(&f->tree);
 			f->eof = f->dend = 0;
 			f->created = 0;
 			f->gone = 1;
+			note_forget(f);
 		} else if (!dir && !f->gone && strcmp(f->path, from) == 0) {
 			memcpy(f->path, to, lt + 1);
+			note_forget(f);
 		}
 		pthread_mutex_unlock(&f->lock);
 	}

@@ -876,6 +876,7 @@ int mount_openfd_mode(const char *rel, int flags, mode_t mode, const char *orig)
 	tfs_file_t *h;
 	int fd, e;
 
+	RESOLVE(close);
 	RESOLVE(open);
 	if (!rel[0] || (flags & O_DIRECTORY)) {
 		char p[PATH_MAX];
@@ -2164,6 +2165,7 @@ static int mount_statfs(struct statfs *sf)
 {
 	char p[PATH_MAX];
 
+	RESOLVE(statfs);
 	if (pfs_path("", p, sizeof(p)) < 0 || real_statfs(p, sf) < 0)
 		return -1;
 	sf->f_type = TFS_SUPER_MAGIC;
@@ -2205,6 +2207,7 @@ static int mount_statvfs(struct statvfs *sv)
 {
 	char p[PATH_MAX];
 
+	RESOLVE(statvfs);
 	if (pfs_path("", p, sizeof(p)) < 0)
 		return -1;
 	return real_statvfs(p, sv);
@@ -2549,6 +2552,7 @@ static int mount_chmod(const char *rel, mode_t mode)
 	int rc;
 
 	RESOLVE(chmod);
+	RESOLVE(stat);
 	if (pfs_path(rel, p, sizeof(p)) < 0)
 		return -1;
 	if (!rel[0] || (real_stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
@@ -2605,6 +2609,7 @@ static int backing_of(const char *rel, char *p, size_t len)
 	struct stat st;
 	int fd;
 
+	RESOLVE(close);
 	RESOLVE(lstat);
 	if (pfs_path(rel, p, len) < 0)
 		return -1;
@@ -2849,6 +2854,7 @@ EXPORT int dup(int fd)
 	struct ofd *o = ofd_get(fd);
 	int nfd;
 
+	RESOLVE(close);
 	RESOLVE(dup);
 	nfd = real_dup(fd);
 	if (!in_tfs && o && nfd >= 0) {
@@ -2904,6 +2910,7 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	long arg;
 	int rc;
 
+	RESOLVE(close);
 	RESOLVE(fcntl);
 	va_start(ap, cmd);
 	arg = va_arg(ap, long);

@@ -14,7 +14,7 @@
  * then, as it attaches (the close or fsync that acknowledges its writes),
  * the pieces it attached:
  *
- *	attached MODE(octal) BURST-BUFFER-FILE-NAME TANGRAMFS-PATH
+ *	attached MODE(octal) BURST-BUFFER-FILE-NAME FILE-ID TANGRAMFS-PATH
  *	range START END BASE	(file bytes [START, END) are at BASE in it)
  *
  * and, when the client could not hand its data over as it ended, one
@@ -217,14 +217,12 @@ static int copy_bytes(int from, int to, unsigned long long s, unsigned long long
 	return 0;
 }
 
-/* What a dead client still owned of a file, told by its live server:
- * @each is called with @ctx for every piece [s, e) of [@s, @e) of @path
- * the client owned. */
+/* What a dead client still owned of file @fid, told by its live server
+ * (recover.h, tfs_rescue_ops). */
 struct owned {
-	void (*fn)(const char *path, unsigned long long s, unsigned long long e,
-		   void (*each)(unsigned long long s, unsigned long long e, void *ctx), void *ctx,
-		   void *arg);
+	const struct tfs_rescue_ops *ops;
 	void *arg;
+	unsigned long long fid;
 };
 
 /* One kept file being staged out. */
@@ -293,7 +291,7 @@ static long long stage_kept(const struct note *nt, unsigned mode, const char *bb
 		k.s = s;
 		k.base = base;
 		if (ow)
-			ow->fn(path, s, e, kept_copy, &k, ow->arg);
+			ow->ops->owned(ow->fid, s, e, kept_copy, &k, ow->arg);
 		else
 			kept_copy(s, e, &k);
 	}
@@ -330,6 +328,28 @@ static char *after_rescue(char *text, char *rest)
 		if (sscanf(p + 9, "%zu", &n) == 1 && n <= len && text + n > r)
 			r = text + n;
 	return r;
+}
+
+/* Past a "forget" line at @rest, if there is one. */
+static int skip_forget(char **rest)
+{
+	char *nl;
+
+	if (strncmp(*rest, "forget ", 7) != 0 || !(nl = strchr(*rest, '\n')))
+		return 0;
+	*rest = nl + 1;
+	return 1;
+}
+
+/* Is there a "forget @bb" line in @from? */
+static int forgotten(const char *from, const char *bb)
+{
+	size_t n = strlen(bb);
+
+	for (const char *p = from; (p = strstr(p, "\nforget ")); p += 8)
+		if (strncmp(p + 8, bb, n) == 0 && p[8 + n] == '\n')
+			return 1;
+	return 0;
 }
 
 /* Past a "rescued" line at @rest, if there is one. */
@@ -402,9 +422,9 @@ static void names_add(struct names *l, const char *name)
  * (with @ow, only what it still owned); removes the burst-buffer files
  * staged when all went well.  Returns 0, or -1 when some is kept. */
 static int stage_sections(const char *name, const struct note *nt, char **restp,
-			  const struct owned *ow, struct out *o)
+			  struct owned *ow, struct out *o)
 {
-	char bbname[256], path[PATH_MAX], kind[16], bp[PATH_MAX], *rest = *restp;
+	char bbname[256], path[PATH_MAX], bp[PATH_MAX], *rest = *restp;
 	struct names staged = { NULL, 0 }, kept = { NULL, 0 };
 	unsigned mode;
 	int used, bad = 0;
@@ -416,21 +436,46 @@ static int stage_sections(const char *name, const struct note *nt, char **restp,
 		    sscanf(p, "file %o %255s", &mode, bbname) == 2)
 			names_add(&kept, bbname);
 	for (;;) {
+		unsigned long long fid;
 		int journal;
 		long long n;
 
-		if (skip_rescued(&rest))
+		if (skip_rescued(&rest) || skip_forget(&rest))
 			continue;
 		used = 0;
-		if (sscanf(rest, "%15[a-z] %o %255s %4095[^\n]\n%n", kind, &mode, bbname, path,
-			   &used) != 4 || !used ||
-		    (strcmp(kind, "file") != 0 && strcmp(kind, "attached") != 0))
+		fid = 0;
+		if (sscanf(rest, "file %o %255s %4095[^\n]\n%n", &mode, bbname, path, &used) == 3 &&
+		    used) {
+			journal = 0;
+		} else if (used = 0, sscanf(rest, "attached %o %255s %llu %4095[^\n]\n%n", &mode,
+					    bbname, &fid, path, &used) == 4 && used) {
+			journal = 1;
+		} else {
 			break;
-		journal = kind[0] == 'a';
+		}
+		/* what it attached before it unlinked, truncated or renamed
+		 * the file is void: listed afresh after, if at all */
+		if (journal && forgotten(rest + used - 1, bbname)) {
+			rest += used;
+			skip_ranges(&rest);
+			continue;
+		}
 		rest += used;
 		if (journal && names_has(&kept, bbname)) {
 			skip_ranges(&rest);
 			continue;
+		}
+		/* the server's tables: the file as it is now (renamed, its mode
+		 * changed), or none (unlinked since): nothing of it is staged */
+		if (journal && ow) {
+			unsigned now;
+			ow->fid = fid;
+			if (ow->ops->where(fid, path, sizeof(path), &now, ow->arg) < 0) {
+				skip_ranges(&rest);
+				continue;
+			}
+			if (now)
+				mode = now;
 		}
 		if (!path_ok(path) || strchr(bbname, '/')) {
 			say(o, "note %s: a kept file outside its directories refused", name);
@@ -438,8 +483,15 @@ static int stage_sections(const char *name, const struct note *nt, char **restp,
 			bad = 1;
 			continue;
 		}
-		/* a kept file is the client's own word: all of it */
-		if ((n = stage_kept(nt, mode, bbname, path, &rest, journal ? ow : NULL)) < 0) {
+		/* a kept file is the client's own word: all of it; what it
+		 * attached, with the file's stage mark held (a stage-out of it
+		 * that runs goes first, as another client's would) */
+		if (journal && ow)
+			ow->ops->begin(fid, ow->arg);
+		n = stage_kept(nt, mode, bbname, path, &rest, journal ? ow : NULL);
+		if (journal && ow)
+			ow->ops->end(fid, ow->arg);
+		if (n < 0) {
 			if (journal && n == -2) {
 				/* staged out or dropped by the client itself */
 				skip_ranges(&rest);
@@ -498,15 +550,12 @@ static int recover_note(const char *name, const struct note *nt, char *text, cha
  * no later recovery writes it again.  Returns 0, or -1 when some of it
  * could not be staged out (said).
  */
-int tfs_rescue(const char *dir, unsigned node, long pid,
-	       void (*owned)(const char *path, unsigned long long s, unsigned long long e,
-			     void (*each)(unsigned long long s, unsigned long long e, void *ctx),
-			     void *ctx, void *arg),
+int tfs_rescue(const char *dir, unsigned node, long pid, const struct tfs_rescue_ops *ops,
 	       void *arg, void (*sayfn)(const char *line), char **report)
 {
 	char name[PATH_MAX], host[256], *text, *rest;
 	struct out o = { sayfn, report, report && *report ? strlen(*report) : 0 };
-	struct owned ow = { owned, arg };
+	struct owned ow = { ops, arg, 0 };
 	struct note nt;
 	char line[64];
 	size_t len;
@@ -539,6 +588,29 @@ int tfs_rescue(const char *dir, unsigned node, long pid,
 	return rc;
 }
 
+/* Does process @pid run?  A zombie (dead, not yet reaped: its launcher
+ * may be slow to) does not. */
+static int alive(long pid)
+{
+	char p[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	if (!(kill((pid_t)pid, 0) == 0 || errno == EPERM))
+		return 0;
+	snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold anything but ends at the last ')' */
+	rp = strrchr(buf, ')');
+	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+}
+
 int tfs_recover(const char *dir, void (*sayfn)(const char *line), char **report)
 {
 	char cdir[PATH_MAX], name[PATH_MAX], host[256];
@@ -563,8 +635,7 @@ int tfs_recover(const char *dir, void (*sayfn)(const char *line), char **report)
 		if (note_head(text, &nt, &rest) < 0) {
 			say(&o, "note %s is not well formed (kept)", name);
 			failed++;
-		} else if (strcmp(nt.host, host) == 0 &&
-			   !(kill((pid_t)nt.pid, 0) == 0 || errno == EPERM)) {
+		} else if (strcmp(nt.host, host) == 0 && !alive(nt.pid)) {
 			/* another host's clients are that host's to recover; a
 			 * running one may still stage out by itself */
 			if (recover_note(name, &nt, text, rest, &o) < 0)

@@ -27,13 +27,26 @@ int tfs_recover(const char *dir, void (*say)(const char *line), char **report);
  * @owned (the server's tables) says it still owns it, and mark the note
  * so that no later recovery writes it again.  Nothing when it left no
  * note (it ended cleanly).  What it kept as it ended, having lost this
- * server, is staged out whole.  Returns 0, or -1 when some could not be
+ * server, is staged out whole.  @ops say what the server knows of the
+ * files (the journal's file ids are the server's).  Returns 0, or -1 when
+ * some could not be
  * staged out (said through @say, and appended to *@report as by
  * tfs_recover()). */
-int tfs_rescue(const char *dir, unsigned node, long pid,
-	       void (*owned)(const char *path, unsigned long long s, unsigned long long e,
-			     void (*each)(unsigned long long s, unsigned long long e, void *ctx),
-			     void *ctx, void *arg),
+struct tfs_rescue_ops {
+	/* file @fid as it is now: its path (into @path, @len bytes) and
+	 * mode (0: the note's), or -1 when it is gone (unlinked) */
+	int (*where)(unsigned long long fid, char *path, size_t len, unsigned *mode, void *arg);
+	/* @each(s, e, @ctx) for every piece [s, e) of [@s, @e) of @fid the
+	 * dead client still owns */
+	void (*owned)(unsigned long long fid, unsigned long long s, unsigned long long e,
+		      void (*each)(unsigned long long s, unsigned long long e, void *ctx),
+		      void *ctx, void *arg);
+	/* take and give back @fid's stage mark */
+	void (*begin)(unsigned long long fid, void *arg);
+	void (*end)(unsigned long long fid, void *arg);
+};
+
+int tfs_rescue(const char *dir, unsigned node, long pid, const struct tfs_rescue_ops *ops,
 	       void *arg, void (*say)(const char *line), char **report);
 
 #endif

@@ -1832,17 +1832,31 @@ static int collect_owned(const struct tfs_iv *iv, void *arg)
 	return 0;
 }
 
-static void owned_pieces(const char *path, unsigned long long s, unsigned long long e,
+/* tfs_rescue_ops of the server's tables; @arg is the dead client's id. */
+static int rescue_where(unsigned long long fid, char *path, size_t len, unsigned *mode, void *arg)
+{
+	struct sfile *f = file_by_id(fid);
+	int rc = -1;
+
+	(void)arg;
+	if (!f)
+		return -1;
+	pthread_mutex_lock(&S.lock);
+	if (!f->unlinked && (size_t)snprintf(path, len, "%s", f->path) < len) {
+		*mode = f->mode & TFS_MODE_SET ? f->mode & 07777 : 0;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return rc;
+}
+
+static void rescue_owned(unsigned long long fid, unsigned long long s, unsigned long long e,
 			 void (*each)(unsigned long long s, unsigned long long e, void *ctx),
 			 void *ctx, void *arg)
 {
 	struct owned_pieces o = { *(uint64_t *)arg, NULL, 0, 0 };
-	struct sfile *f;
+	struct sfile *f = file_by_id(fid);
 
-	pthread_mutex_lock(&S.lock);
-	for (f = S.bucket[hash(path)]; f && strcmp(f->path, path) != 0; f = f->hnext)
-		;
-	pthread_mutex_unlock(&S.lock);
 	if (!f)
 		return;
 	pthread_mutex_lock(&f->lock);
@@ -1853,27 +1867,82 @@ static void owned_pieces(const char *path, unsigned long long s, unsigned long l
 	free(o.v);
 }
 
+/* The stage mark, as a client takes it (STAGE): a stage-out of the file
+ * that runs goes first, for up to TFS_STAGE_WAIT_MS. */
+#define TFS_STAGE_WAIT_MS 30000
+static void rescue_begin(unsigned long long fid, void *arg)
+{
+	uint64_t id = *(uint64_t *)arg;
+	struct sfile *f = file_by_id(fid);
+
+	for (int waited = 0; f; waited += 10) {
+		pthread_mutex_lock(&f->lock);
+		if (!f->stager || f->stager == id || waited >= TFS_STAGE_WAIT_MS) {
+			f->stager = id;
+			pthread_mutex_unlock(&f->lock);
+			return;
+		}
+		pthread_mutex_unlock(&f->lock);
+		usleep(10000);
+	}
+}
+
+static void rescue_end(unsigned long long fid, void *arg)
+{
+	struct sfile *f = file_by_id(fid);
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	if (f->stager == *(uint64_t *)arg)
+		f->stager = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+static const struct tfs_rescue_ops rescue_ops = { rescue_where, rescue_owned, rescue_begin,
+						  rescue_end };
+
 static void say_log(const char *line);
+
+/* A client that ended: its rescue, then its attachments go.  In a thread
+ * of its own, so that the server goes on answering the others meanwhile
+ * (a rescue may wait for a stage-out of another client, and copy for a
+ * while); rescues take turns (report_lock), and --stop's recovery waits
+ * for them. */
+static void *rescue_main(void *arg)
+{
+	struct client *cl = arg;
+
+	pthread_mutex_lock(&S.report_lock);
+	tfs_rescue(S.dir, cl->node, (long)cl->pid, &rescue_ops, &cl->id, say_log, &S.report);
+	drop_client(cl->id, 1);
+	pthread_mutex_unlock(&S.report_lock);
+	return NULL;
+}
 
 static void on_close(struct tfs_conn *conn, void *arg)
 {
 	struct client *cl = tfs_conn_get(conn);
+	pthread_attr_t at;
+	pthread_t t;
 
 	(void)arg;
 	if (!cl)
 		return;
 	atomic_store(&cl->gone, 1);
+	lock_client_gone(cl);
 	/* a client that died (killed after an MPI_Abort, say) left a note
-	 * with what it attached: what it still owns is staged out now,
-	 * before its attachments go (tfs(3), DURABILITY) */
-	if (S.dir[0]) {
-		pthread_mutex_lock(&S.report_lock);
-		tfs_rescue(S.dir, cl->node, (long)cl->pid, owned_pieces, &cl->id, say_log,
-			   &S.report);
-		pthread_mutex_unlock(&S.report_lock);
+	 * with what it attached: what it still owns is staged out before its
+	 * attachments go (tfs(3), DURABILITY) */
+	if (S.dir[0] && pthread_attr_init(&at) == 0) {
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &at, rescue_main, cl) == 0) {
+			pthread_attr_destroy(&at);
+			return;
+		}
+		pthread_attr_destroy(&at);
 	}
 	drop_client(cl->id, 1);
-	lock_client_gone(cl);
 }
 
 /*
