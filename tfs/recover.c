@@ -611,6 +611,19 @@ static int alive(long pid)
 	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
 }
 
+int tfs_client_dead(const char *dir, unsigned node, long pid)
+{
+	char name[PATH_MAX], host[256];
+
+	if (gethostname(host, sizeof(host)) < 0)
+		return 0;
+	host[sizeof(host) - 1] = '\0';
+	if ((size_t)snprintf(name, sizeof(name), "%s/clients/%s-%u-%ld", dir, host, node, pid) >=
+	    sizeof(name) || access(name, F_OK) < 0)
+		return 0;
+	return !alive(pid);
+}
+
 int tfs_recover(const char *dir, void (*sayfn)(const char *line), char **report)
 {
 	char cdir[PATH_MAX], name[PATH_MAX], host[256];

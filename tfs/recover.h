@@ -32,6 +32,11 @@ int tfs_recover(const char *dir, void (*say)(const char *line), char **report);
  * some could not be
  * staged out (said through @say, and appended to *@report as by
  * tfs_recover()). */
+/* 1 when client @pid of node @node of this host left a note in DIR and
+ * no longer runs (a zombie counts as dead): its note is for tfs_rescue()
+ * or tfs_recover(). */
+int tfs_client_dead(const char *dir, unsigned node, long pid);
+
 struct tfs_rescue_ops {
 	/* file @fid as it is now: its path (into @path, @len bytes) and
 	 * mode (0: the note's), or -1 when it is gone (unlinked) */

@@ -1920,6 +1920,35 @@ static void *rescue_main(void *arg)
 	return NULL;
 }
 
+/* Rescue every client of this host that died and left a note; the
+ * number whose rescue failed. */
+static int rescue_dead(void)
+{
+	struct client **v;
+	size_t n, i;
+	int failed = 0;
+
+	if (!S.dir[0])
+		return 0;
+	pthread_mutex_lock(&S.lock);
+	n = S.nclients;
+	v = n ? malloc(n * sizeof(*v)) : NULL;
+	if (v)
+		memcpy(v, S.clients, n * sizeof(*v));
+	pthread_mutex_unlock(&S.lock);
+	for (i = 0; v && i < n; i++) {
+		if (!v[i] || !tfs_client_dead(S.dir, v[i]->node, (long)v[i]->pid))
+			continue;
+		pthread_mutex_lock(&S.report_lock);
+		if (tfs_rescue(S.dir, v[i]->node, (long)v[i]->pid, &rescue_ops, &v[i]->id, say_log,
+			       &S.report) < 0)
+			failed++;
+		pthread_mutex_unlock(&S.report_lock);
+	}
+	free(v);
+	return failed;
+}
+
 static void on_close(struct tfs_conn *conn, void *arg)
 {
 	struct client *cl = tfs_conn_get(conn);
@@ -2035,7 +2064,13 @@ static int stage_out(void)
 	for (i = 0; i < k; i++) {
 		if (st[i].thread)
 			pthread_join(st[i].thread, NULL);
-		if (st[i].rc) {
+		if (st[i].rc && S.dir[0] && tfs_client_dead(S.dir, st[i].cl.node, st[i].cl.pid)) {
+			/* it died while asked: what it attached is rescued from
+			 * its note (rescue_dead()), which says what it could not */
+			logmsg("client %llu (node %u, pid %u) died while asked to stage out: "
+			       "rescued from its note", (unsigned long long)st[i].cl.id,
+			       st[i].cl.node, st[i].cl.pid);
+		} else if (st[i].rc) {
 			logmsg("stage-out of client %llu (node %u, pid %u) failed: %s",
 			       (unsigned long long)st[i].cl.id, st[i].cl.node, st[i].cl.pid,
 			       strerror(st[i].rc));
@@ -2213,6 +2248,9 @@ int main(int argc, char **argv)
 	} while (sig == SIGPIPE);
 
 	failed = stage_out();
+	/* clients that died and whose connection's end the server has not
+	 * handled yet: rescued now, with what the server knows of them */
+	failed += rescue_dead();
 	/* a file kept for another try fails the stop as a client's failed
 	 * stage-out does (it was exit 0, while the report said "kept") */
 	pthread_mutex_lock(&S.report_lock);
