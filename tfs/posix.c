@@ -1590,27 +1590,39 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 
 /* writev on an O_APPEND descriptor: one append of the whole vector, so
  * that its pieces land together, no other append between them. */
-static ssize_t writev_append(int fd, const struct iovec *iov, int cnt)
+/* The pieces of @iov in one new buffer (its length in *@total), or NULL. */
+static char *gather(const struct iovec *iov, int cnt, size_t *total)
 {
-	size_t total = 0, at = 0;
-	ssize_t r;
+	size_t at = 0;
 	char *buf;
 	int i;
 
+	*total = 0;
 	for (i = 0; i < cnt; i++) {
-		if (iov[i].iov_len > SSIZE_MAX - total) {
+		if (iov[i].iov_len > SSIZE_MAX - *total) {
 			errno = EINVAL;
-			return -1;
+			return NULL;
 		}
-		total += iov[i].iov_len;
+		*total += iov[i].iov_len;
 	}
-	if (!(buf = malloc(total ? total : 1)))
-		return -1;
+	if (!(buf = malloc(*total ? *total : 1)))
+		return NULL;
 	for (i = 0; i < cnt; i++) {
 		if (iov[i].iov_len)
 			memcpy(buf + at, iov[i].iov_base, iov[i].iov_len);
 		at += iov[i].iov_len;
 	}
+	return buf;
+}
+
+static ssize_t writev_append(int fd, const struct iovec *iov, int cnt)
+{
+	size_t total;
+	char *buf = gather(iov, cnt, &total);
+	ssize_t r;
+
+	if (!buf)
+		return -1;
 	r = write(fd, buf, total);
 	free(buf);
 	return r;
@@ -1666,28 +1678,17 @@ EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 	return total;
 }
 
-/* The pieces of @iov as one append to @o's file. */
+/* The pieces of @iov as one append to @o's file (the position kept, as
+ * pwrite's on an O_APPEND descriptor). */
 static ssize_t o_appendv(struct ofd *o, const struct iovec *iov, int cnt)
 {
-	size_t total = 0, at = 0;
+	size_t total;
+	char *buf = gather(iov, cnt, &total);
 	uint64_t p;
 	ssize_t r;
-	char *buf;
 
-	for (int i = 0; i < cnt; i++) {
-		if (iov[i].iov_len > SSIZE_MAX - total) {
-			errno = EINVAL;
-			return -1;
-		}
-		total += iov[i].iov_len;
-	}
-	if (!(buf = malloc(total ? total : 1)))
+	if (!buf)
 		return -1;
-	for (int i = 0; i < cnt; i++) {
-		if (iov[i].iov_len)
-			memcpy(buf + at, iov[i].iov_base, iov[i].iov_len);
-		at += iov[i].iov_len;
-	}
 	r = o_append(o, buf, total, &p);
 	free(buf);
 	return r;
@@ -3192,7 +3193,7 @@ static int mount_mkstemp(char *tmpl, int suffix, int flags)
 	return -1;
 }
 
-/* 1 when @tmpl is under the mount (-1: cannot tell), with @rel scratch. */
+/* 1 when @tmpl is under the mount, 0 when not, -1 when it cannot tell. */
 static int temp_here(const char *tmpl)
 {
 	char rel[PATH_MAX];

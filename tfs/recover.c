@@ -228,7 +228,7 @@ struct owned {
 /* One kept file being staged out. */
 struct kept {
 	const struct note *nt;
-	const char *pp;		/* the backing file */
+	char *pp;		/* the backing file */
 	unsigned mode;
 	int bfd, pfd, rc, err;
 	unsigned long long s, base;	/* the range: file byte s at base */
@@ -240,14 +240,12 @@ struct kept {
 static void kept_copy(unsigned long long s, unsigned long long e, void *ctx)
 {
 	struct kept *k = ctx;
-	char pp[PATH_MAX];
 
 	if (k->rc < 0 || e <= s)
 		return;
 	if (k->pfd < 0) {
-		snprintf(pp, sizeof(pp), "%s", k->pp);
-		mkparents(pp, strlen(k->nt->pfsdir));
-		k->pfd = open(pp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, k->mode & 07777);
+		mkparents(k->pp, strlen(k->nt->pfsdir));
+		k->pfd = open(k->pp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, k->mode & 07777);
 		if (k->pfd < 0) {
 			k->rc = -1;
 			k->err = errno;
