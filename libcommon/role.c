@@ -275,6 +275,7 @@ static int open_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		a->append = has_flag(v, "O_APPEND");
 		a->trunc |= has_flag(v, "O_TRUNC");
 		a->creat |= has_flag(v, "O_CREAT") || has_flag(v, "O_TMPFILE");
+		a->excl = has_flag(v, "O_EXCL");
 		a->cloexec = has_flag(v, "O_CLOEXEC");
 		if (has_flag(v, "O_DIRECTORY")) {
 			free(a->path);
@@ -284,6 +285,7 @@ static int open_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		a->append = v[0] == '"' && v[1] == 'a';
 		a->trunc |= v[0] == '"' && v[1] == 'w';
 		a->creat |= v[0] == '"' && (v[1] == 'w' || v[1] == 'a');
+		a->excl = v[0] == '"' && strchr(v + 1, 'x') != NULL;
 		a->cloexec = v[0] == '"' && strchr(v + 1, 'e') != NULL;
 	}
 	return bad ? -1 : 0;

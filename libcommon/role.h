@@ -26,6 +26,8 @@ struct tg_ioact {
 	uint8_t trunc;		/* open: O_TRUNC, a "w" mode, creat */
 	uint8_t creat;		/* open: O_CREAT, a "w" or "a" mode, creat:
 				 * it may make the file it names */
+	uint8_t excl;		/* open: O_EXCL, or a stdio mode with 'x':
+				 * it fails if the name is there */
 	uint8_t aio;		/* data: a POSIX AIO submission (TG_LEN_AIO) */
 	uint8_t eof;		/* data: a read that met the end of the file with
 				 * nothing read, though its call counts as failed

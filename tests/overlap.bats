@@ -386,6 +386,31 @@ hbcheck() {
 	[ "$stderr" = "verify-io: cannot open 'nosuch': No such file or directory" ]
 }
 
+# A name removed by one rank and opened by another with nothing ordering
+# the two: which file the open finds, or whether it finds one, is a matter
+# of timing (rank 0 deletes the old output while rank 1 makes it anew).
+# Such a run was judged by the order the calls happened to run in: session.
+@test "verify-io: an unlink or MPI_File_delete not ordered with another rank's open of the name is a race; a barrier between makes it session" {
+	for c in unlink-race unlink-barrier delete-race delete-barrier; do
+		rm -rf t
+		case_run $c
+		run --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		printf '%s\n' "$status" "$output" "$stderr" > $c.out
+	done
+	[ "$(head -n 1 unlink-race.out)" = 1 ]
+	grep -q '^verify-io: POSIX layer: 1 open of a name not ordered with another process.s removal of it (unlink, MPI_File_delete): .*no model makes this run correct (the first: rank 1.s open of .*/f\( \[1\]\)\?, call [0-9]*, and rank 0.s removal, call [0-9]*)$' unlink-race.out
+	[ "$(head -n 1 unlink-barrier.out)" = 0 ]
+	grep -q '^POSIX layer: recommended consistency: session$' unlink-barrier.out
+	# ROMIO's messages inside MPI_File_open order the POSIX calls; MPI
+	# promises no order of a file collective
+	[ "$(head -n 1 delete-race.out)" = 1 ]
+	grep -q '^POSIX layer: recommended consistency: session$' delete-race.out
+	grep -q '^verify-io: MPI-IO layer: 1 open of a name not ordered' delete-race.out
+	! grep -q '^verify-io: POSIX layer: .*open of a name' delete-race.out
+	[ "$(head -n 1 delete-barrier.out)" = 0 ]
+	grep -q '^MPI-IO layer: recommended consistency: session$' delete-barrier.out
+}
+
 @test "verify-io: one rank's stream missing: one line, exit 2, no verdict" {
 	case_run race
 	rm t/rank-1.rec

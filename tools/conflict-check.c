@@ -396,6 +396,56 @@ static void after_line(struct tg_tline *t)
 	afters[nafters++] = (struct after){ vfr, vr, (uint64_t)vfs, (uint64_t)vs };
 }
 
+/*
+ * #name: process rank's open (seq) and process from's removal of the name
+ * (fromseq), an unlink or an MPI_File_delete (overlap-find(1)).  Judged
+ * once the whole input is in (an #after line may order them): unless one
+ * happens before the other, which file the open found, or whether it
+ * found one, was a matter of timing, under every model.  Without a graph,
+ * or for a process without an MPI rank, they are ordered by the clocks,
+ * as pairs are.
+ */
+struct namepair {
+	uint32_t f;
+	int64_t r, fr;
+	uint64_t seq, fseq;
+};
+static struct namepair *namepairs;
+static size_t nnamepairs;
+static uint64_t name_races;
+static struct namepair name_first;	/* the first unordered one */
+
+static void name_line(struct tg_tline *t)
+{
+	const char *fi = tg_tline_arg(t, 1, "file"), *r = tg_tline_arg(t, 1, "rank"),
+		   *s = tg_tline_arg(t, 1, "seq"), *fr = tg_tline_arg(t, 1, "from"),
+		   *fs = tg_tline_arg(t, 1, "fromseq");
+	int64_t vf, vr, vs, vfr, vfs;
+
+	if (!fi || !r || !s || !fr || !fs || tg_tint(fi, &vf) < 0 || vf < 0 ||
+	    (size_t)vf >= npaths || !paths[vf] || tg_tint(s, &vs) < 0 || vs < 0 ||
+	    tg_tint(fs, &vfs) < 0 || vfs < 0)
+		die_input("malformed #name line");
+	if (tg_tint(r, &vr) < 0 || vr < 0 || tg_tint(fr, &vfr) < 0 || vfr < 0)
+		return;
+	namepairs = tg_xrealloc(namepairs, (nnamepairs + 1) * sizeof(*namepairs));
+	namepairs[nnamepairs++] = (struct namepair){ (uint32_t)vf, vr, vfr, (uint64_t)vs,
+						     (uint64_t)vfs };
+}
+
+static void judge_names(void)
+{
+	size_t i;
+
+	for (i = 0; hbg && i < nnamepairs; i++) {
+		const struct namepair *n = &namepairs[i];
+		if (hb(n->fr, n->fseq, n->r, n->seq) || hb(n->r, n->seq, n->fr, n->fseq))
+			continue;
+		if (!name_races++)
+			name_first = *n;
+	}
+}
+
 /* ---- pairs ----------------------------------------------------------------------- */
 
 struct acc {
@@ -1555,7 +1605,7 @@ static uint64_t counted(int m)
 
 static uint64_t unsynchronized(void)
 {
-	uint64_t n = 0;
+	uint64_t n = name_races;
 	size_t f;
 
 	for (f = 0; f < npaths; f++)
@@ -1577,7 +1627,7 @@ static void recommend(int after_table)
 	const char *name;
 	int i, m = -1;
 
-	for (i = 0; i < 4 && m < 0; i++)
+	for (i = 0; i < 4 && m < 0 && !name_races; i++)
 		if ((applicable & (1u << order[i])) && counted(order[i]) == 0)
 			m = order[i];
 	/* when even posix leaves conflicts, posix is still the best there is */
@@ -1588,10 +1638,18 @@ static void recommend(int after_table)
 		printf("{\"recommended\":\"%s\"}\n", name);
 	else
 		printf("recommended consistency: %s\n", name);
-	if (m < 0)
+	if (m < 0 && counted(M_POSIX))
 		warnx("%" PRIu64 " conflicting %s not synchronized: no model makes this "
 		      "run correct", counted(M_POSIX),
 		      counted(M_POSIX) == 1 ? "pair is" : "pairs are");
+	if (name_races)
+		warnx("%" PRIu64 " open%s of a name not ordered with another process's removal "
+		      "of it (unlink, MPI_File_delete): which file %s, if any, depends on which "
+		      "ran first; no model makes this run correct (the first: rank %" PRId64
+		      "'s open of %s, call %" PRIu64 ", and rank %" PRId64 "'s removal, call %"
+		      PRIu64 ")", name_races, name_races == 1 ? "" : "s",
+		      name_races == 1 ? "it opened" : "they opened", name_first.r,
+		      paths[name_first.f], name_first.seq, name_first.fr, name_first.fseq);
 	/* posix for the appends alone: say so, it is not a race */
 	if (m == M_POSIX && eof_conf[M_COMMIT] == 1 && counted(M_COMMIT) == 1)
 		warnx("the pair that rules out commit is an O_APPEND write that found the "
@@ -1741,6 +1799,8 @@ static void read_input(int in)
 			implied_line(&t);
 		else if (streq(t.f[0], "#after"))
 			after_line(&t);
+		else if (streq(t.f[0], "#name"))
+			name_line(&t);
 		else if (streq(t.f[0], "#bytime"))
 			bytime_line(&t);
 		else if (streq(t.f[0], "pair"))
@@ -1775,6 +1835,7 @@ int main(int argc, char **argv)
 	if (hb_file)
 		hb_open();
 	read_input(in);
+	judge_names();
 	/* --recommend alone prints one word; with --model, the table first */
 	if (!opt_recommend || opt_model)
 		summary();

@@ -130,6 +130,8 @@ struct removal {
 	uint64_t seq;
 	int64_t parent;	/* the seq of the MPI call it was made in, or -1 */
 	int mpi;	/* an MPI_File_delete */
+	int name;	/* an unlink, unlinkat, remove the program made (at
+			 * depth 0), or an MPI_File_delete: see name_pairs */
 };
 
 static struct removal *removals;
@@ -538,6 +540,7 @@ struct rec {
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
 	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec, eof;
 	uint8_t creat;		/* open: it may make the file (O_CREAT...) */
+	uint8_t excl;		/* open: O_EXCL, fails if the name is there */
 	uint8_t tid;		/* as struct access's */
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
@@ -770,33 +773,109 @@ static void after_rename(uint32_t f, const struct rec *r)
 }
 
 /*
+ * An open and a removal of its name by another process (an unlink,
+ * unlinkat or remove the program made, an MPI_File_delete): the one that
+ * ended the file the open found, and the one that ended its name after
+ * the open.  Unless one happens before the other, which file the open
+ * finds, or whether it finds one, depends on which ran first: a program
+ * whose rank 0 deletes the old output while the others create it anew,
+ * no barrier between.  A "#name" line gives each such pair, and
+ * conflict-check(1) says whether it is ordered.  The open counts when the
+ * program made it: at depth 0, inside its own MPI-IO call, or, at the
+ * MPI-IO layer, any MPI_File_open (HDF5's inside H5Fcreate); not the MPI
+ * library's inside MPI_Init, nor one with O_EXCL, whose failure is how a
+ * program waits for a name to go.  Renames are not counted: a file put
+ * in place by a rename is read as the old or the new one, whole.
+ */
+static int mpi_top(uint64_t seq);
+
+static void name_pairs(uint32_t f, const struct rec *r, const char *path)
+{
+	const struct removal *before = NULL, *after = NULL, *m[2];
+	size_t lo = 0, hi = nremovals, i;
+
+	if (!nremovals || !path || r->excl ||
+	    !(r->mpi || r->depth == 0 ||
+	      (r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent))))
+		return;
+	while (lo < hi) {	/* the first removal of path */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(removals[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nremovals && streq(removals[lo].path, path); lo++) {
+		if (removed_before(&removals[lo], cur->name, r->seq, r->t0)) {
+			before = &removals[lo];
+		} else {
+			after = &removals[lo];
+			break;
+		}
+	}
+	m[0] = before;
+	m[1] = after;
+	for (i = 0; i < 2; i++) {
+		if (!m[i] || !m[i]->name || streq(m[i]->rank, cur->name))
+			continue;
+		announce(f);
+		printf("#name\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%"
+		       PRIu64 "\n", f, cur->name, r->seq, m[i]->rank, m[i]->seq);
+	}
+}
+
+/*
+ * A file an MPI library opens for itself inside MPI_File_open: ROMIO's
+ * shared file pointer (".NAME.shfp.N"), Open MPI's (OMPIO's
+ * "NAME_cid-C-N.sm" in its session directory) and its lock probe
+ * ("NAME.locktest.R"), devices and the like.
+ */
+static int mpi_lib_file(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strstr(s, ".shfp.") || strstr(s, ".locktest.") ||
+	       (strstr(s, "_cid-") && n > 3 && streq(s + n - 3, ".sm")) ||
+	       strncmp(s, "/dev/", 5) == 0 || strncmp(s, "/proc/", 6) == 0 ||
+	       strncmp(s, "/sys/", 5) == 0;
+}
+
+/*
  * The path MPI_File_open record @r names, as the MPI library's own opens
  * inside it name it: the tracer records the kernel's name of a file an
  * open made (a symbolic link resolved), the MPI-IO layer the name the
- * program gave.  When that name is not one the library opened, the first
- * file the library opened inside the call (not its shared file pointer's)
- * is the file.  The records of the process are in start order: the
- * library's come after @r, while it ran.
+ * program gave.  When that name is not one the library opened (a path
+ * through a symbolic link), the first file the library opened inside the
+ * call with the same last component is the file, else the first it
+ * opened; not one of its own (mpi_lib_file: OMPIO opens its shared
+ * pointer's and its lock probe's before the file).  The records of the
+ * process are in start order: the library's come after @r, while it ran.
  */
 static const char *mpi_open_path(const struct rec *r)
 {
-	const struct rec *x, *first = NULL;
+	const struct rec *x, *first = NULL, *same = NULL;
+	const char *base = strrchr(r->s, '/') ? strrchr(r->s, '/') + 1 : r->s;
 	uintptr_t at = (uintptr_t)r;
 
 	/* (a process of a fork'd family is run from its kept records) */
 	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
 		return r->s;
 	for (x = r + 1; x < recs + nrecs && x->t0 <= r->t1; x++) {
+		const char *xb;
 		if (!x->nested || x->parent != (int64_t)r->seq || x->op != TG_IO_OPEN ||
 		    x->failed || !x->s)
 			continue;
 		if (streq(x->s, r->s))
 			return r->s;
-		if (!first && !strstr(x->s, ".shfp.") && strncmp(x->s, "/dev/", 5) != 0 &&
-		    strncmp(x->s, "/proc/", 6) != 0 && strncmp(x->s, "/sys/", 5) != 0)
+		if (mpi_lib_file(x->s))
+			continue;
+		if (!first)
 			first = x;
+		xb = strrchr(x->s, '/') ? strrchr(x->s, '/') + 1 : x->s;
+		if (!same && streq(xb, base))
+			same = x;
 	}
-	return first ? first->s : r->s;
+	return same ? same->s : first ? first->s : r->s;
 }
 
 static void run_open(const struct rec *r)
@@ -827,6 +906,7 @@ static void run_open(const struct rec *r)
 	event(f, r, "open");
 	if (!r->mpi && !r->creat)
 		after_rename(f, r);
+	name_pairs(f, r, r->mpi ? mpi_open_path(r) : r->s);
 }
 
 /* The last close run: the process, the call and the file. */
@@ -2099,6 +2179,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->append = a->append;
 		r->trunc = a->trunc;
 		r->creat = a->creat;
+		r->excl = a->excl;
 		r->aio = a->aio;
 		r->all = a->all;
 		r->cloexec = a->cloexec;
@@ -3461,6 +3542,7 @@ static void add_removal(size_t *cap, char *path, const struct tg_tline *t, const
 	removals[nremovals].rank = xstrdup(t->f[TG_COL_RANK]);
 	removals[nremovals].parent = -1;
 	removals[nremovals].mpi = 0;
+	removals[nremovals].name = 0;
 	removals[nremovals++].seq = (uint64_t)seq;
 }
 
@@ -3563,6 +3645,7 @@ static void read_removals(int fd)
 			continue;
 		add_removal(&cap, tg_io_abspath(buf, cwd, mpiio), &t, NULL);
 		removals[nremovals - 1].mpi = mpiio;
+		removals[nremovals - 1].name = mpiio || streq(t.f[TG_COL_DEPTH], "0");
 		if (!mpiio && (v = tg_tline_arg(&t, TG_COL_ARGS, "parent")) &&
 		    tg_tint(v, &removals[nremovals - 1].parent) < 0)
 			removals[nremovals - 1].parent = -1;

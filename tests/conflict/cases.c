@@ -21,6 +21,13 @@
  *   trunc-open  rank 0 writes "f" and keeps it open; barrier; rank 1
  *               truncates it to 10 bytes with truncate(2); barrier
  *   trunc-closed the same, but rank 0 closes "f" before the first barrier
+ *   unlink-race  "f" made and closed by rank 0; barrier; rank 0 removes it
+ *               with unlink(2) while rank 1 makes it anew and writes it,
+ *               nothing between the two
+ *   unlink-barrier the same with a barrier after the unlink
+ *   delete-race  the same through MPI-IO: rank 0's MPI_File_delete, then
+ *               MPI_File_open(MPI_MODE_CREATE) on both ranks, no barrier
+ *   delete-barrier the same with a barrier after the delete
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -39,7 +46,7 @@ static int wr(int fd)
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
-	int rank, size, fd, bad = 0, i, token = 1;
+	int rank, size, fd = -1, bad = 0, i, token = 1;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -153,6 +160,32 @@ int main(int argc, char **argv)
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (rank == 0 && open_)
 			close(fd);
+	} else if (!strncmp(c, "unlink-", 7) || !strncmp(c, "delete-", 7)) {
+		int barrier = strstr(c, "-barrier") != NULL;
+		MPI_File fh;
+		if (rank == 0)
+			close(open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644));
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (c[0] == 'u') {
+			if (rank == 0)
+				bad |= unlink("f") != 0;
+			if (barrier)
+				MPI_Barrier(MPI_COMM_WORLD);
+			if (rank == 1) {
+				fd = open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+				bad |= wr(fd);
+				close(fd);
+			}
+		} else {
+			if (rank == 0)
+				bad |= MPI_File_delete("f", MPI_INFO_NULL) != MPI_SUCCESS;
+			if (barrier)
+				MPI_Barrier(MPI_COMM_WORLD);
+			MPI_File_open(MPI_COMM_WORLD, "f", MPI_MODE_CREATE | MPI_MODE_WRONLY,
+				      MPI_INFO_NULL, &fh);
+			MPI_File_write_at(fh, rank * 100, buf, 100, MPI_CHAR, MPI_STATUS_IGNORE);
+			MPI_File_close(&fh);
+		}
 	} else {
 		if (rank == 0)
 			fprintf(stderr, "cases: unknown case '%s'\n", c);
