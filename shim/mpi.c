@@ -654,7 +654,7 @@ static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 	MPI_Aint *aints = NULL;
 	MPI_Datatype *types = NULL;
 	uint64_t *ids = NULL;
-	unsigned char *dup = NULL, *p;
+	unsigned char *dup = NULL, *named = NULL, *p;
 
 	if (get_MPI_Type_get_envelope()(type, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
 	    comb == MPI_COMBINER_NAMED)
@@ -664,9 +664,20 @@ static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 	types = calloc((size_t)nd + 1, sizeof(MPI_Datatype));
 	ids = calloc((size_t)nd + 1, sizeof(uint64_t));
 	dup = calloc((size_t)nd + 1, 1);
-	if (!ints || !aints || !types || !ids || !dup ||
+	named = calloc((size_t)nd + 1, 1);
+	if (!ints || !aints || !types || !ids || !dup || !named ||
 	    get_MPI_Type_get_contents()(type, ni, na, nd, ints, aints, types) != MPI_SUCCESS)
 		goto out;
+	/* a predefined type the library names (combiner NAMED) is never
+	 * freed, whether or not the table of predefined handles knows it:
+	 * Open MPI 4.1's mpi.h hides MPI_LB and MPI_UB, which Fortran
+	 * programs (ABINIT) still give, and freeing one is an error that
+	 * aborted the program */
+	for (i = 0; i < nd; i++) {
+		int a, b, c, k;
+		named[i] = get_MPI_Type_get_envelope()(types[i], &a, &b, &c, &k) == MPI_SUCCESS &&
+			   k == MPI_COMBINER_NAMED;
+	}
 #ifdef TG_OMPI
 	comb = type_std(comb, ints, ni);
 	/* Open MPI gives a derived type of the contents as a new duplicate
@@ -674,7 +685,7 @@ static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 	 * an id of its own that is given back once this one is written */
 	for (i = 0; i < nd; i++) {
 		uint64_t v = TG_HVAL(types[i]);
-		if (builtin(TG_H_DTYPE, v) || h_known(TG_H_DTYPE, v))
+		if (named[i] || builtin(TG_H_DTYPE, v) || h_known(TG_H_DTYPE, v))
 			continue;
 		dup[i] = 1;
 		ids[i] = tg_h_enc(TG_H_DTYPE, v);
@@ -701,10 +712,11 @@ static void def_type(struct tg_thread *t, uint64_t enc, MPI_Datatype type)
 	for (i = 0; i < nd; i++) {
 		if (dup[i])
 			h_forget(TG_H_DTYPE, TG_HVAL(types[i]));
-		if (!builtin(TG_H_DTYPE, TG_HVAL(types[i])))
+		if (!named[i] && !builtin(TG_H_DTYPE, TG_HVAL(types[i])))
 			get_MPI_Type_free()(&types[i]);
 	}
 out:
+	free(named);
 	free(ints);
 	free(aints);
 	free(types);
