@@ -436,6 +436,46 @@ os.close(fd)'
 	cmp src pfs/f
 }
 
+# glibc before 2.33 compiled stat(2) into calls of __xstat and its kin:
+# Debian's CGNS 3.4 still makes them, and every cg_open of a file on the
+# mount failed ("file was not found"), __fxstat gave the placeholder
+# descriptor's size.
+@test "the old stat entries (__xstat, __lxstat, __fxstat, __fxstatat and their 64 names) on the mount: as stat" {
+	start
+	cat > xstat.c <<-'EOF'
+	#define _LARGEFILE64_SOURCE 1
+	#include <fcntl.h>
+	#include <stdio.h>
+	#include <sys/stat.h>
+	#include <unistd.h>
+	int __xstat(int, const char *, struct stat *);
+	int __lxstat(int, const char *, struct stat *);
+	int __fxstat(int, int, struct stat *);
+	int __fxstatat(int, int, const char *, struct stat *, int);
+	int __xstat64(int, const char *, struct stat64 *);
+	int main(void)
+	{
+		struct stat a, b, c, d;
+		struct stat64 e;
+		int fd = open("/tfs-test/x", O_CREAT | O_WRONLY | O_TRUNC, 0640);
+		if (fd < 0 || write(fd, "hello", 5) != 5)
+			return 1;
+		printf("%d %d %d %d %d\n", __xstat(1, "/tfs-test/x", &a),
+		       __lxstat(1, "/tfs-test/x", &b), __fxstat(1, fd, &c),
+		       __fxstatat(1, AT_FDCWD, "/tfs-test/x", &d, 0), __xstat64(1, "/tfs-test/x", &e));
+		printf("%lld %lld %lld %lld %lld %o\n", (long long)a.st_size, (long long)b.st_size,
+		       (long long)c.st_size, (long long)d.st_size, (long long)e.st_size,
+		       (unsigned)(c.st_mode & 07777));
+		return close(fd) != 0 || !S_ISREG(a.st_mode) || !S_ISREG(c.st_mode);
+	}
+	EOF
+	gcc -O1 -o xstat xstat.c
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session run -0 --separate-stderr ./xstat
+	[ "$output" = "$(printf '0 0 0 0 0\n5 5 5 5 5 640')" ]
+	tfs-server --stop srv
+	[ "$(cat pfs/x)" = hello ]
+}
+
 @test "test -r, [ -w ] and /usr/bin/test on the mount (faccessat, euidaccess): as on a disk, for a file in a burst buffer and a staged one" {
 	start
 	export LD_PRELOAD=$PRELOAD

@@ -2026,6 +2026,56 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 	return fstatat(dirfd, path, (struct stat *)st, flags);
 }
 
+/*
+ * glibc before 2.33 made stat(2) and its kin calls of __xstat and the
+ * like, with a version first: programs built then (Debian's CGNS 3.4)
+ * still call those, past the functions above, and found no file on the
+ * mount.  Version 1 (_STAT_VER_LINUX), x86-64's, has struct stat's layout.
+ */
+EXPORT int __xstat(int ver, const char *path, struct stat *st)
+{
+	(void)ver;
+	return stat(path, st);
+}
+
+EXPORT int __lxstat(int ver, const char *path, struct stat *st)
+{
+	(void)ver;
+	return lstat(path, st);
+}
+
+EXPORT int __fxstat(int ver, int fd, struct stat *st)
+{
+	(void)ver;
+	return fstat(fd, st);
+}
+
+EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
+{
+	(void)ver;
+	return fstatat(dirfd, path, st, flags);
+}
+
+EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
+{
+	return __xstat(ver, path, (struct stat *)st);
+}
+
+EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
+{
+	return __lxstat(ver, path, (struct stat *)st);
+}
+
+EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
+{
+	return __fxstat(ver, fd, (struct stat *)st);
+}
+
+EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	return __fxstatat(ver, dirfd, path, (struct stat *)st, flags);
+}
+
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *sx)
 {
 	struct stat st;
