@@ -592,6 +592,7 @@ static void slot_cloexec(const char *key, int v)
 static uint64_t run_id;		/* tg_run_proc() of the #proc lines, summed */
 static int layer_mpiio;
 static char *pending_types;	/* #type lines before the next call record */
+static int64_t pending_seq = -1;	/* the seq of the first call after them */
 static size_t npending, cappending;
 
 static struct rec *rec_add(void)
@@ -1984,6 +1985,8 @@ static void end_proc(struct proc *p)
 		slot_drop(p, p->slots[0].key);
 }
 
+static void take_types(uint64_t seq);
+
 static void finish_proc(void)
 {
 	size_t i;
@@ -1991,6 +1994,10 @@ static void finish_proc(void)
 
 	if (!cur)
 		return;
+	/* definitions no call named: the call after them, as the tracer
+	 * writes them */
+	if (npending)
+		take_types(pending_seq >= 0 ? (uint64_t)pending_seq : cur->endseq);
 	norphans = 0;
 	if (!layer_mpiio && cur->endseq) {
 		struct rec *r = rec_add();
@@ -2232,7 +2239,9 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 	}
 }
 
-static void take_types(void)
+/* The #type lines before a call are the datatypes that call made, run
+ * just before it (seq @seq). */
+static void take_types(uint64_t seq)
 {
 	size_t i = 0;
 
@@ -2241,10 +2250,47 @@ static void take_types(void)
 		size_t n = strlen(pending_types + i);
 		r->op = OP_TYPE;
 		r->s = xstrdup(pending_types + i);
-		r->seq = UINT64_MAX;	/* fixed below */
+		r->seq = seq;
 		i += n + 1;
 	}
 	npending = 0;
+	pending_seq = -1;
+}
+
+/*
+ * Does call line @t name the datatype of the last #type line pending (an
+ * argument "=t5", or an element of an array of them)?  The tracer writes
+ * a datatype's record just before the record of the call that made it,
+ * but in the thread's own buffer: when the buffer was written out between
+ * the two (its window full), another thread's records may come first, an
+ * MPI library's progress thread's, and the definition belongs to the
+ * first call that names it, not to the next line.  (It was given to that
+ * line: sorted to the other thread's seq, early in the process, the older
+ * definition of the same id placed a view write of ABINIT's.)
+ */
+static int names_pending(const struct tg_tline *t)
+{
+	const char *last = pending_types, *p, *v, *id;
+	size_t k;
+	int i;
+
+	for (p = pending_types; p < pending_types + npending; p += strlen(p) + 1)
+		last = p;
+	if (!(id = strstr(last, "\tid=")))
+		return 1;
+	id += 4;
+	k = strcspn(id, "\t");
+	for (i = TG_COL_ARGS; i < t->nf; i++) {
+		if (!(v = strchr(t->f[i], '=')))
+			continue;
+		for (p = v + 1; (p = strstr(p, "t")) && *p; p++) {
+			char b = p[-1], a = p[k];
+			if ((b == '=' || b == '[' || b == ',') && strncmp(p, id, k) == 0 &&
+			    (a == 0 || a == ',' || a == ']'))
+				return 1;
+		}
+	}
+	return 0;
 }
 
 static void call_line(struct tg_tline *t)
@@ -2252,7 +2298,7 @@ static void call_line(struct tg_tline *t)
 	const struct tg_calldesc *d;
 	const char *v;
 	int64_t seq, t0, t1, parent = -1, depth;
-	size_t first_type = nrecs, first_size;
+	size_t first_size;
 	int nested = 0;
 
 	if (t->nf < TG_COL_ARGS)
@@ -2265,9 +2311,12 @@ static void call_line(struct tg_tline *t)
 		cur->endseq = (uint64_t)seq + 1;
 		cur->endt = tg_ttime(t->f[TG_COL_TEND]);
 	}
-	take_types();
-	for (; first_type < nrecs; first_type++)
-		recs[first_type].seq = (uint64_t)seq;
+	if (npending) {
+		if (pending_seq < 0)
+			pending_seq = seq;
+		if (names_pending(t))
+			take_types((uint64_t)seq);
+	}
 	d = tg_call_byname(t->f[TG_COL_FUNC]);
 	if (d && (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO) && norphans)
 		orphans_adopt(seq, d->layer == TG_LAYER_MPIIO);
