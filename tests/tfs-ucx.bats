@@ -32,6 +32,7 @@ setup_file() {
 		mpicc.mpich -O1 -Wall -Werror -o "$B/cut" "$TG_TOP/tests/tfs/cut.c"
 		mpicc.mpich -O1 -Wall -Werror -o "$B/append" "$TG_TOP/tests/mpi/append.c"
 		mpicc.mpich -O1 -Wall -Werror -o "$B/tail" "$TG_TOP/tests/tfs/tail.c"
+		mpicc.mpich -O1 -Wall -Werror -o "$B/flushsend" "$TG_TOP/tests/tfs/flushsend.c"
 		[ -f /usr/include/hdf5/mpich/hdf5.h ] &&
 			mpicc.mpich -O2 -Wall -Wextra -Werror -I/usr/include/hdf5/mpich \
 				-o "$B/restart" "$TG_TOP/tests/hdf5/restart.c" \
@@ -675,6 +676,23 @@ fork: child 0' ]
 # getsize): ROMIO's lseek to the end sees the size another node's write
 # made once that write is committed; verify-io names commit for its POSIX
 # layer (mpiio-model.bats).
+# conflict-check counts fflush(3) as a commit: a writer that flushes its
+# stream and then sends needs commit, not posix.  Under commit TangramFS
+# took the flush for a plain write, which publishes nothing, and the
+# reader read nothing (Silo's PDB driver: DBFlush, then the baton).
+@test "a stdio writer that fflush()es and then sends: verify-io says commit, and under commit on the mount the reader reads its bytes" {
+	[ -x "$B/flushsend" ] || skip "mpicc.mpich is missing"
+	run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.mpich -n 2 "$B/flushsend" "$PWD/ff"
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $output == *"POSIX layer: recommended consistency: commit"* ]]
+	start
+	on_mount commit 2 "$B/flushsend" /tfs-test/ff
+	[ "$output" = "read 4096" ]
+	# fflush(NULL): every stream, so every file of the process on the mount
+	on_mount commit 2 "$B/flushsend" /tfs-test/ff2 all
+	[ "$output" = "read 4096" ]
+}
+
 @test "MPI_File_get_size of a file another node wrote and synced: the size it made, under commit and posix" {
 	[ -x "$B/mpiiosync" ] || skip "mpicc.mpich is missing"
 	start

@@ -100,6 +100,8 @@ REAL(preadv2);
 REAL(pwritev2);
 REAL(lseek);
 REAL(fsync);
+REAL(fflush);
+REAL(fflush_unlocked);
 REAL(fdatasync);
 REAL(fstat);
 REAL(stat);
@@ -810,8 +812,10 @@ static void std_give_back(int fd)
 		return;
 	sp = std_var(fd);
 	if (!std_orig[fd]) {	/* what the library buffered goes where it was meant */
-		if (fd > 0)
-			fflush(*sp);
+		if (fd > 0) {
+			RESOLVE(fflush);
+			real_fflush(*sp);
+		}
 		return;
 	}
 	c = *sp;
@@ -1060,7 +1064,8 @@ EXPORT pid_t vfork(void)
  * out. */
 void at_exit(void)
 {
-	fflush(NULL);	/* streams on the mount, before stdio's own exit flush */
+	RESOLVE(fflush);
+	real_fflush(NULL);	/* streams on the mount, before stdio's own exit flush */
 	for (int fd = 0; fd < 3; fd++)
 		if (ofd_get(fd))
 			std_give_back(fd);
@@ -1828,6 +1833,52 @@ EXPORT int fsync(int fd)
 	if (in_tfs || !o)
 		return real_fsync(fd);
 	return o_sync(o);
+}
+
+/*
+ * fflush(3) of a stream on the mount is a commit, as fsync(2) is:
+ * conflict-check(1) counts it as one, so that a writer that flushes its
+ * stream and then sends a message needs commit, not posix; here it wrote
+ * the buffer to the descriptor, which under commit made nothing visible,
+ * and the reader read stale bytes (Silo's PDB driver: DBFlush, then the
+ * baton).  fflush(NULL) commits every file this process has open on the
+ * mount.  Nothing more under session, or in the lock design.
+ */
+static int flush_commit(FILE *f)
+{
+	struct ofd *o;
+	int rc = 0;
+
+	if (in_tfs)
+		return 0;
+	if (f)
+		return (o = ofd_get(f->_fileno)) ? o_sync(o) : 0;
+	for (int fd = 0; fd < atomic_load(&fdtop); fd++)
+		if ((o = ofd_get(fd)) && o_sync(o) < 0)
+			rc = -1;
+	return rc;
+}
+
+EXPORT int fflush(FILE *f)
+{
+	int rc;
+
+	RESOLVE(fflush);
+	rc = real_fflush(f);
+	if (rc == 0 && flush_commit(f) < 0)
+		rc = EOF;
+	return rc;
+}
+
+EXPORT int fflush_unlocked(FILE *f)
+{
+	int rc;
+
+	RESOLVE(fflush_unlocked);
+	rc = real_fflush_unlocked(f);
+	if (rc == 0 && flush_commit(f) < 0)
+		rc = EOF;
+	return rc;
 }
 
 EXPORT int fdatasync(int fd)
