@@ -2465,6 +2465,46 @@ const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, 
 	return buf;
 }
 
+/*
+ * The file an unlink, a remove or a rename names, by the kernel's name of
+ * its directory: an open records the kernel's name of the file it made
+ * (tg_path_opened), so "ln/f" unlinked where "real/f" was opened through
+ * the link "ln" must be "real/f" too, or the trace has two files where
+ * there was one (code_saturne's OMPIO lock probes, made through its
+ * restart directory's link).  The directory is opened O_PATH for the
+ * kernel to name it: no access, no change to it, the descriptor closed at
+ * once.
+ */
+const char *tg_path_dir(char *buf, const char *ap)
+{
+	const char *slash;
+	char link[40], dir[TG_PATH_MAX];
+	size_t dlen;
+	long n;
+	int fd, e = errno;
+
+	if (!ap || ap[0] != '/' || !(slash = strrchr(ap, '/')) || slash == ap ||
+	    strncmp(ap, "/proc/", 6) == 0 || strncmp(ap, "/sys/", 5) == 0 ||
+	    strncmp(ap, "/dev/", 5) == 0 || (dlen = (size_t)(slash - ap)) >= sizeof(dir))
+		return ap;
+	memcpy(dir, ap, dlen);
+	dir[dlen] = 0;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		errno = e;
+		return ap;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, TG_PATH_MAX - 1);
+	syscall(SYS_close, fd);
+	errno = e;
+	if (n <= 0 || n >= TG_PATH_MAX - 1 || buf[0] != '/' || ((size_t)n == dlen &&
+	    memcmp(buf, ap, dlen) == 0) || (size_t)n + strlen(slash) >= TG_PATH_MAX)
+		return ap;
+	memcpy(buf + n, slash, strlen(slash) + 1);
+	return buf;
+}
+
 /* ---- compound arguments ------------------------------------------------ */
 
 void tg_put_stat(struct tg_call *c, const struct stat *st)

@@ -596,12 +596,18 @@ def gen_wrapper(r, rec, out):
         o('\ttg_fd_yield(%s);\n' % r.opts['yieldfd'])
     o('\tif (!tg_on(%s))\n\t\treturn %s;\n' % (layer, call))
     atbase = {p.karg for p in r.params if p.kind == 'atpath'}
+    # a path the call removes or renames: its directory by the kernel's
+    # name, as an open's file is (tg_path_dir)
+    dirnamed = r.opts.get('dirnamed', '').split(',') if 'dirnamed' in r.opts else []
     for p in r.params:
         if p.kind in ('path', 'atpath'):
             base = p.karg if p.kind == 'atpath' else 'AT_FDCWD'
             o('\tchar pb_%s[TG_PATH_MAX];\n' % p.name)
             o('\tconst char *ap_%s = tg_path_prep(pb_%s, %s, %s, &ex);\n' % (
                 p.name, p.name, p.name, base))
+            if p.name in dirnamed:
+                o('\tchar db_%s[TG_PATH_MAX];\n' % p.name)
+                o('\tap_%s = tg_path_dir(db_%s, ap_%s);\n' % (p.name, p.name, p.name))
         elif p.kind == 'fd' and p.name not in atbase and p.name != 'newfd' \
                 and p.dir == 'in':
             o('\tex |= tg_fd_excluded(%s);\n' % p.name)

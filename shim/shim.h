@@ -505,6 +505,12 @@ const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
 const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, int dirfd)
 	TG_HIDDEN;
 
+/* @ap (a tg_path_prep path that a call removes or renames) with its
+ * directory as the kernel names it (symbolic links resolved), in @buf,
+ * when that is another name; else @ap.  Before the call: the directory
+ * is there. */
+const char *tg_path_dir(char *buf, const char *ap) TG_HIDDEN;
+
 /* Is descriptor @fd one of an excluded file? */
 int tg_fd_excluded(int fd) TG_HIDDEN;
 

@@ -2949,6 +2949,8 @@ TG_EXPORT int unlink(const char *path)
 		return real(path);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_unlink, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2984,6 +2986,8 @@ TG_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 		return real(dirfd, path, flags);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_unlinkat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3021,8 +3025,12 @@ TG_EXPORT int rename(const char *oldpath, const char *newpath)
 		return real(oldpath, newpath);
 	char pb_oldpath[TG_PATH_MAX];
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, AT_FDCWD, &ex);
+	char db_oldpath[TG_PATH_MAX];
+	ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, AT_FDCWD, &ex);
+	char db_newpath[TG_PATH_MAX];
+	ap_newpath = tg_path_dir(db_newpath, ap_newpath);
 	if (ex || !tg_enter(&tgc, TG_FN_rename, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3060,8 +3068,12 @@ TG_EXPORT int renameat(int olddirfd, const char *oldpath, int newdirfd, const ch
 		return real(olddirfd, oldpath, newdirfd, newpath);
 	char pb_oldpath[TG_PATH_MAX];
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, olddirfd, &ex);
+	char db_oldpath[TG_PATH_MAX];
+	ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, newdirfd, &ex);
+	char db_newpath[TG_PATH_MAX];
+	ap_newpath = tg_path_dir(db_newpath, ap_newpath);
 	if (ex || !tg_enter(&tgc, TG_FN_renameat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3101,8 +3113,12 @@ TG_EXPORT int renameat2(int olddirfd, const char *oldpath, int newdirfd, const c
 		return real(olddirfd, oldpath, newdirfd, newpath, flags);
 	char pb_oldpath[TG_PATH_MAX];
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, olddirfd, &ex);
+	char db_oldpath[TG_PATH_MAX];
+	ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, newdirfd, &ex);
+	char db_newpath[TG_PATH_MAX];
+	ap_newpath = tg_path_dir(db_newpath, ap_newpath);
 	if (ex || !tg_enter(&tgc, TG_FN_renameat2, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -7120,6 +7136,8 @@ TG_EXPORT int remove(const char *path)
 		return real(path);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_remove, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();

@@ -411,6 +411,23 @@ hbcheck() {
 	grep -q '^MPI-IO layer: recommended consistency: session$' delete-barrier.out
 }
 
+# The tracer records an open by the kernel's name of the file it made, an
+# unlink by the name it was given: a file made and removed through a
+# symbolic link to its directory was not matched by its removal, and the
+# file made anew after it was the same file (a WAW pair, posix), where
+# there were two (code_saturne's OMPIO lock probes through its restart
+# directory's link).  A removal's directory is the kernel's name now.
+@test "an unlink through a symbolic link to the directory removes the file its open named: the file made after it is another (session, not posix)" {
+	mkdir real
+	ln -s real ln
+	case_run unlink-link
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $output == *"POSIX layer: recommended consistency: session"* ]]
+	trace-decode t/*.rec > text
+	grep -q $'\tunlink\t0\tpath="'"$PWD"'/real/f"' text
+	[ "$(overlap-find text | grep -c '^pair')" -eq 0 ]
+}
+
 @test "verify-io: one rank's stream missing: one line, exit 2, no verdict" {
 	case_run race
 	rm t/rank-1.rec

@@ -28,6 +28,10 @@
  *   delete-race  the same through MPI-IO: rank 0's MPI_File_delete, then
  *               MPI_File_open(MPI_MODE_CREATE) on both ranks, no barrier
  *   delete-barrier the same with a barrier after the delete
+ *   unlink-link  (run where "ln" is a symbolic link to the directory
+ *               "real") rank 0 makes ln/f, writes it, removes it by that
+ *               name and keeps it open; barrier; rank 1 makes real/f anew
+ *               (O_EXCL) and writes it; barrier; rank 0 closes: two files
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -159,6 +163,21 @@ int main(int argc, char **argv)
 			bad |= truncate("f", 10) != 0;
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (rank == 0 && open_)
+			close(fd);
+	} else if (!strcmp(c, "unlink-link")) {
+		if (rank == 0) {
+			fd = open("ln/f", O_CREAT | O_RDWR | O_TRUNC, 0644);
+			bad |= wr(fd);
+			bad |= unlink("ln/f") != 0;
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 1) {
+			fd = open("real/f", O_CREAT | O_EXCL | O_RDWR, 0644);
+			bad |= wr(fd);
+			close(fd);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0)
 			close(fd);
 	} else if (!strncmp(c, "unlink-", 7) || !strncmp(c, "delete-", 7)) {
 		int barrier = strstr(c, "-barrier") != NULL;
