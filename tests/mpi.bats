@@ -561,6 +561,23 @@ sorted() {
 	EOF
 }
 
+# A run cut short is judged on what it did, and verify-io says so: it
+# printed a clean verdict, exit 0, with at most a torn-tail line, for an
+# ABINIT run the tracer had made abort and for Silo ranks that called
+# MPI_Abort before their writes.
+@test "verify-io of a run with an MPI_Abort: the ranks that did not reach MPI_Finalize named, and which one aborted" {
+	run --separate-stderr trace-run -o t -- mpirun.mpich -n 2 "$B/abort"
+	[ "$status" -ne 0 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $output == *"POSIX layer: recommended consistency: session"* ]]
+	[[ $stderr == *"verify-io: ranks 0, 1 did not reach MPI_Finalize (MPI_Abort by rank 1): the verdict is of the calls made before, not of a whole run"* ]]
+	# a whole run says nothing of the kind
+	rm -rf t
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 2 "$B/ring"
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $stderr != *"MPI_Finalize"* ]]
+}
+
 # ---- MPI-IO -----------------------------------------------------------------------------
 
 # under RANK FUNC: the data calls (pread/pwrite) that ran inside the first
