@@ -1144,6 +1144,31 @@ static void split_end(struct hbb *b, struct rst *r, const struct pend_end *p, ui
 			b->insts.v[i].end = end;
 }
 
+/*
+ * The pending split call that ends first, if it ends before seq @before
+ * (UINT64_MAX: any), taken out of @pend; -1 if none.  Split calls nest in
+ * one thread, but the calls of two threads (two MPI_File_open of
+ * MPI_COMM_SELF at once) overlap without nesting: a stack, popped from its
+ * top only, left the first to end under the other, ended it after a later
+ * node, and wrote past the nodes end_node_needed() had counted.
+ */
+static int pend_next(struct pend_end *pend, size_t *npend, uint64_t before,
+		     struct pend_end *out)
+{
+	size_t i, m = 0;
+
+	if (!*npend)
+		return -1;
+	for (i = 1; i < *npend; i++)
+		if (pend[i].ext < pend[m].ext)
+			m = i;
+	if (before != UINT64_MAX && pend[m].ext >= before)
+		return -1;
+	*out = pend[m];
+	pend[m] = pend[--*npend];
+	return 0;
+}
+
 static const struct ldef *sort_ldefs;
 
 static int cmp_ldef(const void *x, const void *y)
@@ -1160,7 +1185,7 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 {
 	struct walk w;
 	uint32_t *ord, li = 0, nd = 0;
-	struct pend_end *pend = NULL;
+	struct pend_end *pend = NULL, pe;
 	size_t i, npend = 0, cpend = 0;
 
 	memset(&w, 0, sizeof(w));
@@ -1181,9 +1206,9 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 	for (i = 0; i < r->rec.n; i++) {
 		struct hrec *h = &r->rec.v[i];
 		size_t inst0;
-		/* split calls that ended before this one */
-		while (npend && pend[npend - 1].ext < h->seq)
-			split_end(b, r, &pend[--npend], &nd);
+		/* split calls that ended before this one, the first first */
+		while (pend_next(pend, &npend, h->seq, &pe) == 0)
+			split_end(b, r, &pe, &nd);
 		/* communicators made by calls up to this one get their identity */
 		while (li < r->ldef.n && (!r->ldef.v[ord[li]].has_creator ||
 					  r->ldef.v[ord[li]].cseq <= h->seq)) {
@@ -1219,8 +1244,8 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 							   r->rect ? r->rect[i].t1 : 0 };
 		}
 	}
-	while (npend)
-		split_end(b, r, &pend[--npend], &nd);
+	while (pend_next(pend, &npend, UINT64_MAX, &pe) == 0)
+		split_end(b, r, &pe, &nd);
 	hb_free(pend);
 	while (li < r->ldef.n)
 		resolve_ldef(b, r, &r->ldef.v[ord[li++]]);
