@@ -550,6 +550,7 @@ struct rec {
 				 * it opened with MPI_File_open) */
 	int8_t whence;
 	uint8_t depth;		/* the record's depth, 255 for deeper */
+	uint32_t tord;		/* OP_TYPE: its place among the #type lines */
 	int8_t lock;		/* lock: enum tg_lockop */
 	uint8_t lockclass;	/* lock: enum tg_lockclass */
 	uint16_t func;
@@ -615,7 +616,10 @@ static int cmp_rec(const void *a, const void *b)
 
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
-	/* type definitions go just before the call that made them */
+	/* type definitions go just before the call that made them, in the
+	 * order of their lines (a type's parts first) */
+	if (x->op == OP_TYPE && y->op == OP_TYPE)
+		return (x->tord > y->tord) - (x->tord < y->tord);
 	return (y->op == OP_TYPE) - (x->op == OP_TYPE);
 }
 
@@ -2239,10 +2243,11 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 	}
 }
 
-/* The #type lines before a call are the datatypes that call made, run
- * just before it (seq @seq). */
+/* The #type lines before a call are the datatypes that call made (seq
+ * @seq), run just before it, in their order (qsort is not stable). */
 static void take_types(uint64_t seq)
 {
+	static uint32_t tord;
 	size_t i = 0;
 
 	while (i < npending) {
@@ -2251,6 +2256,7 @@ static void take_types(uint64_t seq)
 		r->op = OP_TYPE;
 		r->s = xstrdup(pending_types + i);
 		r->seq = seq;
+		r->tord = tord++;
 		i += n + 1;
 	}
 	npending = 0;
@@ -2258,18 +2264,22 @@ static void take_types(uint64_t seq)
 }
 
 /*
- * Does call line @t name the datatype of the last #type line pending (an
- * argument "=t5", or an element of an array of them)?  The tracer writes
- * a datatype's record just before the record of the call that made it,
- * but in the thread's own buffer: when the buffer was written out between
- * the two (its window full), another thread's records may come first, an
- * MPI library's progress thread's, and the definition belongs to the
- * first call that names it, not to the next line.  (It was given to that
- * line: sorted to the other thread's seq, early in the process, the older
- * definition of the same id placed a view write of ABINIT's.)
+ * Did call line @t make the datatype of the last #type line pending: is
+ * it an argument the call gives back ("newtype=t5", an element of an
+ * array of them)?  The tracer writes a datatype's record just before the
+ * record of the call that made it, but in the thread's own buffer: when
+ * the buffer was written out between the two (its window full), another
+ * thread's records (an MPI library's progress thread's) may come first,
+ * and the definition belongs to the call that made it, not to the next
+ * line.  (It was given to that line: sorted to the other thread's seq,
+ * early in the process, the older definition of the same id placed a
+ * view write of ABINIT's.)  Only what a call gives back counts: another
+ * thread may use the same id meanwhile, for the type the MPI library
+ * gave it before.
  */
 static int names_pending(const struct tg_tline *t)
 {
+	const struct tg_calldesc *d = tg_call_byname(t->f[TG_COL_FUNC]);
 	const char *last = pending_types, *p, *v, *id;
 	size_t k;
 	int i;
@@ -2278,10 +2288,19 @@ static int names_pending(const struct tg_tline *t)
 		last = p;
 	if (!(id = strstr(last, "\tid=")))
 		return 1;
+	if (!d)
+		return 0;
 	id += 4;
 	k = strcspn(id, "\t");
 	for (i = TG_COL_ARGS; i < t->nf; i++) {
+		unsigned a;
 		if (!(v = strchr(t->f[i], '=')))
+			continue;
+		for (a = 0; a < d->nargs; a++)
+			if (strlen(d->args[a].name) == (size_t)(v - t->f[i]) &&
+			    strncmp(d->args[a].name, t->f[i], (size_t)(v - t->f[i])) == 0)
+				break;
+		if (a == d->nargs || d->args[a].dir == TG_IN)
 			continue;
 		for (p = v + 1; (p = strstr(p, "t")) && *p; p++) {
 			char b = p[-1], a = p[k];
