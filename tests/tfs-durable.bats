@@ -436,6 +436,44 @@ os.close(fd)'
 	cmp src pfs/f
 }
 
+# A client killed after it attached, while TFS_PFS_DIR is gone: the rescue
+# at its close fails and its attachments go; --stop's rescue_dead() then
+# found it owned nothing, "staged" nothing, removed its burst-buffer file
+# and exited 0 (the data lost, with the directory back or not).
+@test "a client killed after it attached while TFS_PFS_DIR is gone: --stop exits 2 and keeps it, or stages it out when the directory is back" {
+	for back in 0 1; do
+		rm -rf srv bb pfs src go written
+		mkdir -p bb pfs
+		start
+		head -c 75000 /dev/urandom | base64 -w 0 > src
+		mkfifo go
+		LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session bash -c '
+			v=$(cat src)
+			printf "%s" "$v" > /tfs-test/f
+			: > written
+			read -r x < go' 3>&- &
+		local c=$!
+		for _ in $(seq 200); do [ -e written ] && break; sleep 0.05; done
+		rm -rf pfs
+		kill -9 "$c"
+		wait "$c" || true
+		for _ in $(seq 50); do grep -q "(kept)" srv.log && break; sleep 0.1; done
+		if [ "$back" = 1 ]; then
+			mkdir pfs
+			run -0 tfs-server --stop srv
+			wait "$SERVER_PID" || true
+		else
+			run -2 tfs-server --stop srv
+			[[ $output == *"cannot be staged out"*"(kept)"* ]]
+			wait "$SERVER_PID" || true
+			mkdir pfs
+			run -0 tfs-server --recover srv
+		fi
+		cmp src pfs/f
+		[ -z "$(ls bb)" ]
+	done
+}
+
 # glibc before 2.33 compiled stat(2) into calls of __xstat and its kin:
 # Debian's CGNS 3.4 still makes them, and every cg_open of a file on the
 # mount failed ("file was not found"), __fxstat gave the placeholder

@@ -3363,13 +3363,10 @@ int tfs_finalize(void)
 	tfs_lsn_close(lsn);
 	pthread_mutex_lock(&C.lock);
 	C.ready = 0;
-	tfs_ep_close(C.ep);
-	C.ep = NULL;
-	while ((p = C.peers)) {
-		C.peers = p->next;
-		tfs_ep_close(p->ep);
-		free(p);
-	}
+	/* the note is whole before the server's connection closes: the
+	 * server rescues what the note lists when it sees the close, and a
+	 * "file" line read without its "range" lines was staged as empty,
+	 * its burst-buffer file removed (--stop exited 0, the data lost) */
 	for (f = C.files; f; f = f->next) {
 		/* handles still open keep their struct; the buffer goes */
 		pthread_mutex_lock(&f->lock);
@@ -3400,6 +3397,13 @@ int tfs_finalize(void)
 	if (C.notefd >= 0)
 		tfs_fd_close(C.notefd);
 	C.notefd = -1;
+	tfs_ep_close(C.ep);
+	C.ep = NULL;
+	while ((p = C.peers)) {
+		C.peers = p->next;
+		tfs_ep_close(p->ep);
+		free(p);
+	}
 	pthread_mutex_unlock(&C.lock);
 	return rc;
 }

@@ -503,7 +503,11 @@ static int stage_sections(const char *name, const struct note *nt, char **restp,
 			skip_ranges(&rest);
 			bad = 1;
 		} else {
-			names_add(&staged, bbname);
+			/* a kept file with no range read (the note read while
+			 * its client wrote it) stays: its burst-buffer file is
+			 * what a later recovery stages */
+			if (n > 0 || journal)
+				names_add(&staged, bbname);
 			if (n > 0 && ow && journal)
 				say(o, "client pid %ld (node %u) died: staged out %lld bytes of %s it had "
 				    "attached, from its burst buffer to %s/%s, mode %04o", nt->pid,

@@ -54,6 +54,7 @@ struct client {
 	uint32_t node, pid;
 	char addr[128];
 	atomic_int gone;	/* disconnected: its attachments are dropped */
+	int dropped;		/* its end handled, its attachments dropped (S.report_lock) */
 };
 
 /* A node's tokens of one file (lock-based design): intervals with state
@@ -1916,6 +1917,7 @@ static void *rescue_main(void *arg)
 	pthread_mutex_lock(&S.report_lock);
 	tfs_rescue(S.dir, cl->node, (long)cl->pid, &rescue_ops, &cl->id, say_log, &S.report);
 	drop_client(cl->id, 1);
+	cl->dropped = 1;
 	pthread_mutex_unlock(&S.report_lock);
 	return NULL;
 }
@@ -1940,8 +1942,13 @@ static int rescue_dead(void)
 		if (!v[i] || !tfs_client_dead(S.dir, v[i]->node, (long)v[i]->pid))
 			continue;
 		pthread_mutex_lock(&S.report_lock);
-		if (tfs_rescue(S.dir, v[i]->node, (long)v[i]->pid, &rescue_ops, &v[i]->id, say_log,
-			       &S.report) < 0)
+		/* one whose end was handled (its rescue failed, or its note
+		 * says "rescued"): the tables no longer say what it owned, and
+		 * a rescue from them staged nothing and removed its burst-buffer
+		 * files (--stop exited 0, the data lost); its note is the word
+		 * now (tfs_recover(), next) */
+		if (!v[i]->dropped && tfs_rescue(S.dir, v[i]->node, (long)v[i]->pid, &rescue_ops,
+						 &v[i]->id, say_log, &S.report) < 0)
 			failed++;
 		pthread_mutex_unlock(&S.report_lock);
 	}
@@ -1971,7 +1978,10 @@ static void on_close(struct tfs_conn *conn, void *arg)
 		}
 		pthread_attr_destroy(&at);
 	}
+	pthread_mutex_lock(&S.report_lock);
 	drop_client(cl->id, 1);
+	cl->dropped = 1;
+	pthread_mutex_unlock(&S.report_lock);
 }
 
 /*
