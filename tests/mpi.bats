@@ -705,19 +705,18 @@ under() {
 	done
 }
 
-@test "MPI_THREAD_MULTIPLE from a default .cfg (rebuilt times): verify-io does not order by those times; it says why, exit 2, where the graph cannot be made" {
+@test "MPI_THREAD_MULTIPLE from a default .cfg (rebuilt times): verify-io does not order by those times; it says why, exit 2" {
 	mpitrace 2 "$B/mthreads" 4 50
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
 	run -0 trace-merge -o t.cfg t/rank-0.rec t/rank-1.rec
-	# the threads' Sendrecvs in the order of their seqs make a cycle
-	# (before: ordered by the rebuilt times, 'not synchronized', exit 1)
-	run --separate-stderr "$TG_TOP/pipelines/verify-io" t.cfg
-	if [ "$status" -eq 2 ]; then
-		[[ $stderr == "verify-io: broken trace: the happens-before graph has a cycle: "*"; the trace's times are rebuilt (aggregate) and cannot order its pairs: judge the .rec streams, or a .cfg merged with -t lossless" ]]
-	else
-		grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"
-	fi
+	# a rank whose threads made MPI calls needs the run's times: in the
+	# order of their seqs the threads' Sendrecvs made a cycle, or, where
+	# they did not, a weaker verdict than the .rec streams' (an OpenMP
+	# worker's write that ended after the master's barrier: posix where
+	# the streams say race), exit 0
+	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" t.cfg
+	[[ $stderr == "verify-io: rank "[01]": two of its threads made MPI calls, which only the run's own times can order; the trace's times are rebuilt (aggregate) and cannot order its pairs: judge the .rec streams, or a .cfg merged with -t lossless" ]]
 	run -0 trace-merge -t lossless -o l.cfg t/rank-0.rec t/rank-1.rec
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" l.cfg
 	grep -qx 'ordered by: happens-before (hb-build)' <<<"$output"

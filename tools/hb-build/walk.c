@@ -1094,7 +1094,15 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 		}
 	}
 	/* a rank whose threads made MPI calls (at once, or taking turns):
-	 * its calls are placed by their times, when they are the run's */
+	 * its calls are placed by their times, when they are the run's;
+	 * rebuilt times (a .cfg's aggregate timing) cannot, and the order
+	 * of the calls' starts ordered what a thread did before another's
+	 * call ended (a weaker verdict than the .rec streams', exit 0) */
+	if (r->threads && b->notimes) {
+		snprintf(err, errlen, "rank %lld: two of its threads made MPI calls, which only "
+			 "the run's own times can order", (long long)r->rank);
+		return -1;
+	}
 	if (b->notimes || !b->have_times || !r->rtz_n)
 		r->threads = 0;
 	if (!r->threads) {
