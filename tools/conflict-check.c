@@ -397,8 +397,9 @@ static void after_line(struct tg_tline *t)
 }
 
 /*
- * #name: process rank's open (seq) and process from's removal of the name
- * (fromseq), an unlink or an MPI_File_delete (overlap-find(1)).  Judged
+ * #name: process rank's open (seq) and process from's call that removed the
+ * name (fromseq: an unlink, an MPI_File_delete) or made the file the open
+ * did not find (an open with O_CREAT) (overlap-find(1)).  Judged
  * once the whole input is in (an #after line may order them): unless one
  * happens before the other, which file the open found, or whether it
  * found one, was a matter of timing, under every model.  Without a graph,
@@ -1643,13 +1644,14 @@ static void recommend(int after_table)
 		      "run correct", counted(M_POSIX),
 		      counted(M_POSIX) == 1 ? "pair is" : "pairs are");
 	if (name_races)
-		warnx("%" PRIu64 " open%s of a name not ordered with another process's removal "
-		      "of it (unlink, MPI_File_delete): which file %s, if any, depends on which "
-		      "ran first; no model makes this run correct (the first: rank %" PRId64
-		      "'s open of %s, call %" PRIu64 ", and rank %" PRId64 "'s removal, call %"
-		      PRIu64 ")", name_races, name_races == 1 ? "" : "s",
-		      name_races == 1 ? "it opened" : "they opened", name_first.r,
-		      paths[name_first.f], name_first.seq, name_first.fr, name_first.fseq);
+		warnx("%" PRIu64 " open%s of a name not ordered with another process's call "
+		      "that removed or made it (unlink, MPI_File_delete, an open with O_CREAT): "
+		      "whether %s a file there, and which, depends on which ran first; no model "
+		      "makes this run correct (the first: rank %" PRId64 "'s open of %s, call %"
+		      PRIu64 ", and rank %" PRId64 "'s call %" PRIu64 ")", name_races,
+		      name_races == 1 ? "" : "s", name_races == 1 ? "it found" : "they found",
+		      name_first.r, paths[name_first.f], name_first.seq, name_first.fr,
+		      name_first.fseq);
 	/* posix for the appends alone: say so, it is not a race */
 	if (m == M_POSIX && eof_conf[M_COMMIT] == 1 && counted(M_COMMIT) == 1)
 		warnx("the pair that rules out commit is an O_APPEND write that found the "

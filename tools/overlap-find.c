@@ -137,6 +137,18 @@ struct removal {
 static struct removal *removals;
 static size_t nremovals;
 
+/* The opens that may have made a file (O_CREAT, a "w" or "a" mode) and
+ * succeeded, of every process, by path then start: read ahead with the
+ * removals (read_removals), for an open that found no file (ENOENT). */
+struct creation {
+	char *path;
+	int64_t t0, t1;
+	char *rank;
+	uint64_t seq;
+};
+static struct creation *creations;
+static size_t ncreations;
+
 static int by_time;	/* a removal of another process was placed by time */
 
 /* Whether removal @m came before call @seq of process @rank that started
@@ -541,6 +553,7 @@ struct rec {
 	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec, eof;
 	uint8_t creat;		/* open: it may make the file (O_CREAT...) */
 	uint8_t excl;		/* open: O_EXCL, fails if the name is there */
+	uint8_t enoent;		/* open: failed with ENOENT */
 	uint8_t tid;		/* as struct access's */
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
@@ -846,6 +859,52 @@ static int mpi_lib_file(const char *s)
 }
 
 /*
+ * An open that found no file (ENOENT), and the first open of another
+ * process that made the file then: unless one happens before the other,
+ * whether the open found the file depends on which ran first (rank 1
+ * reading the file rank 0 is about to write, nothing between: in one run
+ * it finds nothing, in another the bytes).  A "#name" line, as for a
+ * removal.  Not an open that is followed in its process by one of the
+ * same path that succeeded (a program that waits for the file to be
+ * there: the open that found it came after its making), nor one with
+ * O_CREAT (a directory missing), nor the MPI library's own.
+ */
+static void missing_pair(const struct rec *r)
+{
+	const struct rec *x;
+	uintptr_t at = (uintptr_t)r;
+	size_t lo = 0, hi = ncreations;
+	uint32_t f;
+
+	if (!ncreations || r->creat || r->mpi ||
+	    !(r->depth == 0 || (r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent))))
+		return;
+	/* (a process of a fork'd family is run from its kept records) */
+	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
+		return;
+	for (x = r + 1; x < recs + nrecs; x++)
+		if (x->op == TG_IO_OPEN && !x->failed && x->s && streq(x->s, r->s))
+			return;
+	while (lo < hi) {	/* the first creation of the path */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(creations[mid].path, r->s) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ncreations && streq(creations[lo].path, r->s); lo++) {
+		const struct creation *c = &creations[lo];
+		if (streq(c->rank, cur->name) || c->t1 <= r->t0)
+			continue;	/* its own, or made before it looked */
+		f = file_of(r->s, cur->name, r->seq, r->t0);
+		announce(f);
+		printf("#name\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%"
+		       PRIu64 "\n", f, cur->name, r->seq, c->rank, c->seq);
+		return;
+	}
+}
+
+/*
  * The path MPI_File_open record @r names, as the MPI library's own opens
  * inside it name it: the tracer records the kernel's name of a file an
  * open made (a symbolic link resolved), the MPI-IO layer the name the
@@ -888,6 +947,8 @@ static void run_open(const struct rec *r)
 	struct desc *d;
 	uint32_t f;
 
+	if (r->failed && r->enoent && r->s)
+		missing_pair(r);
 	if (r->failed || !r->s)
 		return;
 	f = file_of(r->mpi ? mpi_open_path(r) : r->s, cur->name, r->seq, r->t0);
@@ -2191,6 +2252,10 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->trunc = a->trunc;
 		r->creat = a->creat;
 		r->excl = a->excl;
+		if (a->op == TG_IO_OPEN && a->failed) {
+			const char *e = tg_tline_arg(t, TG_COL_ARGS, "errno");
+			r->enoent = e && streq(e, "ENOENT");
+		}
 		r->aio = a->aio;
 		r->all = a->all;
 		r->cloexec = a->cloexec;
@@ -3585,6 +3650,45 @@ out:
 	}
 }
 
+static int cmp_creation(const void *a, const void *b)
+{
+	const struct creation *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* An open of line @t (schema @d) that may have made its file and
+ * succeeded: kept as a creation. */
+static void add_creation(size_t *cap, const struct tg_tline *t, const struct tg_calldesc *d,
+			 const char *cwd)
+{
+	struct tg_ioact act[4];
+	const char *why;
+	int64_t seq;
+	int n = tg_io_actions(t, d, cwd, act, &why), i;
+
+	for (i = 0; i < n; i++) {
+		if (act[i].op != TG_IO_OPEN || act[i].failed || !act[i].creat || !act[i].path ||
+		    tg_tint(t->f[TG_COL_SEQ], &seq) < 0 || seq < 0)
+			continue;
+		if (ncreations == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			creations = xrealloc(creations, *cap * sizeof(*creations));
+		}
+		creations[ncreations].path = act[i].path;
+		act[i].path = NULL;
+		creations[ncreations].t0 = tg_ttime(t->f[TG_COL_TSTART]);
+		creations[ncreations].t1 = tg_ttime(t->f[TG_COL_TEND]);
+		creations[ncreations].rank = xstrdup(t->f[TG_COL_RANK]);
+		creations[ncreations++].seq = (uint64_t)seq;
+	}
+	for (i = 0; i < n; i++)
+		free(act[i].path);
+}
+
 static int cmp_removal(const void *a, const void *b)
 {
 	const struct removal *x = a, *y = b;
@@ -3666,11 +3770,12 @@ static void read_removals(int fd)
 	struct tg_lines lr;
 	struct tg_tline t;
 	char *line, *cwd = NULL, buf[8192], buf2[8192];
-	size_t len, cap = 0;
+	size_t len, cap = 0, ccap = 0;
 
 	if (tg_lines_open(&lr, fd) < 0)
 		errx(TG_EXIT_ERROR, "out of memory");
 	while ((line = tg_lines_next(&lr, &len))) {
+		const struct tg_calldesc *d;
 		const char *f, *v;
 		int mpiio;
 
@@ -3679,6 +3784,15 @@ static void read_removals(int fd)
 			free(cwd);
 			cwd = (v = tg_tline_arg(&t, 1, "cwd")) &&
 			      tg_tunquote(v, buf, sizeof(buf)) == 0 ? xstrdup(buf) : NULL;
+			continue;
+		}
+		if (line[0] != '#' && (strstr(line, "\topen") || strstr(line, "\tcreat") ||
+					 strstr(line, "\tfopen"))) {
+			tg_tline_split(line, &t);
+			if (t.nf > TG_COL_ARGS && (d = tg_call_byname(t.f[TG_COL_FUNC])) &&
+			    (d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO) && d->nio &&
+			    d->io[0].op == TG_IO_OPEN)
+				add_creation(&ccap, &t, d, cwd);
 			continue;
 		}
 		if (line[0] == '#' || !(strstr(line, "\tunlink") || strstr(line, "\tremove\t") ||
@@ -3725,6 +3839,8 @@ static void read_removals(int fd)
 	free(cwd);
 	if (nremovals)
 		qsort(removals, nremovals, sizeof(*removals), cmp_removal);
+	if (ncreations)
+		qsort(creations, ncreations, sizeof(*creations), cmp_creation);
 	if (lseek(fd, 0, SEEK_SET) != 0)
 		err(TG_EXIT_ERROR, "%s", input_name);
 }

@@ -28,6 +28,11 @@
  *   delete-race  the same through MPI-IO: rank 0's MPI_File_delete, then
  *               MPI_File_open(MPI_MODE_CREATE) on both ranks, no barrier
  *   delete-barrier the same with a barrier after the delete
+ *   missing-race rank 1 opens "f" to read it at once and finds none
+ *               (ENOENT); rank 0 makes "f" and writes it 100 ms later,
+ *               nothing between the two
+ *   missing-ordered the same, but rank 1 sends rank 0 a token after its
+ *               open, and rank 0 makes "f" when it has it
  *   unlink-link  (run where "ln" is a symbolic link to the directory
  *               "real") rank 0 makes ln/f, writes it, removes it by that
  *               name and keeps it open; barrier; rank 1 makes real/f anew
@@ -164,6 +169,24 @@ int main(int argc, char **argv)
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (rank == 0 && open_)
 			close(fd);
+	} else if (!strncmp(c, "missing-", 8)) {
+		int ordered = !strcmp(c, "missing-ordered");
+		if (rank == 0) {
+			if (ordered)
+				MPI_Recv(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			else
+				usleep(100000);
+			fd = open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+			bad |= wr(fd);
+			close(fd);
+		} else if (rank == 1) {
+			if ((fd = open("f", O_RDONLY)) >= 0) {	/* late: it read them */
+				bad |= pread(fd, back, sizeof(back), 0) < 0;
+				close(fd);
+			}
+			if (ordered)
+				MPI_Send(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+		}
 	} else if (!strcmp(c, "unlink-link")) {
 		if (rank == 0) {
 			fd = open("ln/f", O_CREAT | O_RDWR | O_TRUNC, 0644);
