@@ -415,7 +415,7 @@ hbcheck() {
 # it, nothing between them: whether it finds it is a matter of timing.
 # Such a run was session (a failed open is no access, so no pair).
 @test "verify-io: an open that found no file, not ordered with another rank's making of it, is a race; ordered, session" {
-	for c in missing-race missing-ordered; do
+	for c in missing-race missing-ordered missing-mpiio; do
 		rm -rf t f
 		case_run $c
 		run --separate-stderr "$TG_TOP/pipelines/verify-io" t
@@ -423,6 +423,9 @@ hbcheck() {
 	done
 	[ "$(head -n 1 missing-race.out)" = 1 ]
 	grep -q "no model makes this run correct" missing-race.out
+	# the open ROMIO made inside the program's MPI_File_open counts too
+	[ "$(head -n 1 missing-mpiio.out)" = 1 ]
+	grep -q "^verify-io: POSIX layer: [0-9]* opens\\? of a name not ordered" missing-mpiio.out
 	[ "$(head -n 1 missing-ordered.out)" = 0 ]
 	grep -q '^POSIX layer: recommended consistency: session$' missing-ordered.out
 }

@@ -406,6 +406,8 @@ static void after_line(struct tg_tline *t)
  * or for a process without an MPI rank, they are ordered by the clocks,
  * as pairs are.
  */
+static uint64_t clock_pairs;	/* with a graph, pairs it has no rank for */
+
 struct namepair {
 	uint32_t f;
 	int64_t r, fr;
@@ -427,8 +429,13 @@ static void name_line(struct tg_tline *t)
 	    (size_t)vf >= npaths || !paths[vf] || tg_tint(s, &vs) < 0 || vs < 0 ||
 	    tg_tint(fs, &vfs) < 0 || vfs < 0)
 		die_input("malformed #name line");
-	if (tg_tint(r, &vr) < 0 || vr < 0 || tg_tint(fr, &vfr) < 0 || vfr < 0)
+	/* a process without an MPI rank (a shell's rm) is ordered by the
+	 * clocks, as its data pairs are, and counted with them */
+	if (tg_tint(r, &vr) < 0 || vr < 0 || tg_tint(fr, &vfr) < 0 || vfr < 0) {
+		if (hbg)
+			clock_pairs++;
 		return;
+	}
 	namepairs = tg_xrealloc(namepairs, (nnamepairs + 1) * sizeof(*namepairs));
 	namepairs[nnamepairs++] = (struct namepair){ (uint32_t)vf, vr, vfr, (uint64_t)vs,
 						     (uint64_t)vfs };
@@ -1233,7 +1240,6 @@ static void done_of(struct acc *a)
  * of one function: most likely one call, whose overlapping writes MPI
  * leaves undefined. */
 static uint64_t coll_unsync;
-static uint64_t clock_pairs;	/* with a graph, pairs it has no rank for */
 
 /* Per model, the conflicting pairs of two processes whose second access
  * is an append's end of file ('E'). */

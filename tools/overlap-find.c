@@ -2439,7 +2439,9 @@ static void call_line(struct tg_tline *t)
 	for (; first_size < nrecs; first_size++) {
 		struct rec *r = &recs[first_size];
 		r->depth = (uint8_t)(depth < 255 ? depth : 255);
-		if (r->op == TG_IO_SIZE && r->depth == 1 && r->parent < 0) {
+		/* (a look at the size, an open: the program's when inside its
+		 * own MPI-IO call, mpi_top) */
+		if ((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN) && r->depth == 1 && r->parent < 0) {
 			const char *v = tg_tline_arg(t, TG_COL_ARGS, "parent");
 			if (v && tg_tint(v, &r->parent) < 0)
 				die_input("bad parent");

@@ -33,6 +33,8 @@
  *               nothing between the two
  *   missing-ordered the same, but rank 1 sends rank 0 a token after its
  *               open, and rank 0 makes "f" when it has it
+ *   missing-mpiio the same race through MPI-IO: rank 1's
+ *               MPI_File_open(MPI_COMM_SELF, "f", read only) fails
  *   unlink-link  (run where "ln" is a symbolic link to the directory
  *               "real") rank 0 makes ln/f, writes it, removes it by that
  *               name and keeps it open; barrier; rank 1 makes real/f anew
@@ -179,6 +181,11 @@ int main(int argc, char **argv)
 			fd = open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
 			bad |= wr(fd);
 			close(fd);
+		} else if (rank == 1 && !strcmp(c, "missing-mpiio")) {
+			MPI_File fh;
+			if (MPI_File_open(MPI_COMM_SELF, "f", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) ==
+			    MPI_SUCCESS)	/* late: it found the file */
+				MPI_File_close(&fh);
 		} else if (rank == 1) {
 			if ((fd = open("f", O_RDONLY)) >= 0) {	/* late: it read them */
 				bad |= pread(fd, back, sizeof(back), 0) < 0;
