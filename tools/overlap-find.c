@@ -3790,6 +3790,10 @@ static void read_removals(int fd)
 		}
 		if (line[0] != '#' && (strstr(line, "\topen") || strstr(line, "\tcreat") ||
 					 strstr(line, "\tfopen"))) {
+			/* (only an open that may make its file is kept) */
+			if (!strstr(line, "O_CREAT") && !strstr(line, "\tcreat") &&
+			    !strstr(line, "\tmode=\"w") && !strstr(line, "\tmode=\"a"))
+				continue;
 			tg_tline_split(line, &t);
 			if (t.nf > TG_COL_ARGS && (d = tg_call_byname(t.f[TG_COL_FUNC])) &&
 			    (d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO) && d->nio &&
