@@ -151,6 +151,22 @@ static size_t ncreations;
 
 static int by_time;	/* a removal of another process was placed by time */
 
+/* The first of the @n entries at @base (of @size bytes each, sorted by
+ * path, which is their first member) whose path is @path or after it. */
+static size_t first_of_path(const void *base, size_t n, size_t size, const char *path)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(*(char *const *)((const char *)base + mid * size), path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Whether removal @m came before call @seq of process @rank that started
  * at @t: by the seq in the same process, else by the times. */
 static int removed_before(const struct removal *m, const char *rank, uint64_t seq, int64_t t)
@@ -166,17 +182,10 @@ static int removed_before(const struct removal *m, const char *rank, uint64_t se
 static uint32_t gen_at(const char *path, const char *rank, uint64_t seq, int64_t t,
 		       const struct removal **last)
 {
-	size_t lo = 0, hi = nremovals;
+	size_t lo = first_of_path(removals, nremovals, sizeof(*removals), path);
 	uint32_t n = 0;
 
 	*last = NULL;
-	while (lo < hi) {	/* the first removal of path */
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(removals[mid].path, path) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (; lo < nremovals && strcmp(removals[lo].path, path) == 0; lo++)
 		if (removed_before(&removals[lo], rank, seq, t)) {
 			*last = &removals[lo];	/* by time: the latest */
@@ -807,22 +816,21 @@ static void after_rename(uint32_t f, const struct rec *r)
  */
 static int mpi_top(uint64_t seq);
 
+/* Did the program make call record @r: at depth 0, or inside its own
+ * MPI-IO call (ROMIO's open inside MPI_File_open), not inside MPI_Init? */
+static int programs_own(const struct rec *r)
+{
+	return r->depth == 0 || (r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent));
+}
+
 static void name_pairs(uint32_t f, const struct rec *r, const char *path)
 {
 	const struct removal *before = NULL, *after = NULL, *m[2];
-	size_t lo = 0, hi = nremovals, i;
+	size_t lo, i;
 
-	if (!nremovals || !path || r->excl ||
-	    !(r->mpi || r->depth == 0 ||
-	      (r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent))))
+	if (!nremovals || !path || r->excl || !(r->mpi || programs_own(r)))
 		return;
-	while (lo < hi) {	/* the first removal of path */
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(removals[mid].path, path) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = first_of_path(removals, nremovals, sizeof(*removals), path);
 	for (; lo < nremovals && streq(removals[lo].path, path); lo++) {
 		if (removed_before(&removals[lo], cur->name, r->seq, r->t0)) {
 			before = &removals[lo];
@@ -873,11 +881,10 @@ static void missing_pair(const struct rec *r)
 {
 	const struct rec *x;
 	uintptr_t at = (uintptr_t)r;
-	size_t lo = 0, hi = ncreations;
+	size_t lo;
 	uint32_t f;
 
-	if (!ncreations || r->creat || r->mpi ||
-	    !(r->depth == 0 || (r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent))))
+	if (!ncreations || r->creat || r->mpi || !programs_own(r))
 		return;
 	/* (a process of a fork'd family is run from its kept records) */
 	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
@@ -885,14 +892,7 @@ static void missing_pair(const struct rec *r)
 	for (x = r + 1; x < recs + nrecs; x++)
 		if (x->op == TG_IO_OPEN && !x->failed && x->s && streq(x->s, r->s))
 			return;
-	while (lo < hi) {	/* the first creation of the path */
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(creations[mid].path, r->s) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < ncreations && streq(creations[lo].path, r->s); lo++) {
+	for (lo = first_of_path(creations, ncreations, sizeof(*creations), r->s); lo < ncreations && streq(creations[lo].path, r->s); lo++) {
 		const struct creation *c = &creations[lo];
 		if (streq(c->rank, cur->name) || c->t1 <= r->t0)
 			continue;	/* its own, or made before it looked */
@@ -1668,7 +1668,7 @@ static void run_size(const struct rec *r)
 
 	if (r->failed || r->pos <= 0)
 		return;
-	if (r->depth != 0 && !(r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent)))
+	if (!programs_own(r))
 		return;
 	if (!r->k1[0]) {	/* stat: the file the path names then, but
 				 * not an MPI library's own (OMPIO's lstat in
