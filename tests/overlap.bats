@@ -50,6 +50,18 @@ table() {
 	trace-decode t/*.rec | overlap-find "${OF[@]}" | conflict-check "$@" | sed 1d | tr -s ' '
 }
 
+# judge_cases NAME...: each case traced afresh and judged by verify-io,
+# its exit status, standard output and standard error in NAME.out
+judge_cases() {
+	local c
+	for c in "$@"; do
+		rm -rf t f
+		case_run "$c"
+		run --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		printf '%s\n' "$status" "$output" "$stderr" > "$c.out"
+	done
+}
+
 recommend() {
 	trace-decode t/*.rec | overlap-find "${OF[@]}" | conflict-check --recommend "$@"
 }
@@ -391,12 +403,7 @@ hbcheck() {
 # of timing (rank 0 deletes the old output while rank 1 makes it anew).
 # Such a run was judged by the order the calls happened to run in: session.
 @test "verify-io: an unlink or MPI_File_delete not ordered with another rank's open of the name is a race; a barrier between makes it session" {
-	for c in unlink-race unlink-barrier delete-race delete-barrier; do
-		rm -rf t
-		case_run $c
-		run --separate-stderr "$TG_TOP/pipelines/verify-io" t
-		printf '%s\n' "$status" "$output" "$stderr" > $c.out
-	done
+	judge_cases unlink-race unlink-barrier delete-race delete-barrier
 	[ "$(head -n 1 unlink-race.out)" = 1 ]
 	grep -q '^verify-io: POSIX layer: 1 open of a name not ordered with another process.s call that removed or made it (unlink, MPI_File_delete, an open with O_CREAT): .*no model makes this run correct (the first: rank 1.s open of .*/f\( \[1\]\)\?, call [0-9]*, and rank 0.s call [0-9]*)$' unlink-race.out
 	[ "$(head -n 1 unlink-barrier.out)" = 0 ]
@@ -415,12 +422,7 @@ hbcheck() {
 # it, nothing between them: whether it finds it is a matter of timing.
 # Such a run was session (a failed open is no access, so no pair).
 @test "verify-io: an open that found no file, not ordered with another rank's making of it, is a race; ordered, session" {
-	for c in missing-race missing-ordered missing-mpiio; do
-		rm -rf t f
-		case_run $c
-		run --separate-stderr "$TG_TOP/pipelines/verify-io" t
-		printf '%s\n' "$status" "$output" "$stderr" > $c.out
-	done
+	judge_cases missing-race missing-ordered missing-mpiio
 	[ "$(head -n 1 missing-race.out)" = 1 ]
 	grep -q "no model makes this run correct" missing-race.out
 	# the open ROMIO made inside the program's MPI_File_open counts too

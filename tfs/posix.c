@@ -1859,26 +1859,22 @@ static int flush_commit(FILE *f)
 	return rc;
 }
 
+/* The result of the C library's flush of @f, @rc, then the commit. */
+static int flushed(int rc, FILE *f)
+{
+	return rc == 0 && flush_commit(f) < 0 ? EOF : rc;
+}
+
 EXPORT int fflush(FILE *f)
 {
-	int rc;
-
 	RESOLVE(fflush);
-	rc = real_fflush(f);
-	if (rc == 0 && flush_commit(f) < 0)
-		rc = EOF;
-	return rc;
+	return flushed(real_fflush(f), f);
 }
 
 EXPORT int fflush_unlocked(FILE *f)
 {
-	int rc;
-
 	RESOLVE(fflush_unlocked);
-	rc = real_fflush_unlocked(f);
-	if (rc == 0 && flush_commit(f) < 0)
-		rc = EOF;
-	return rc;
+	return flushed(real_fflush_unlocked(f), f);
 }
 
 EXPORT int fdatasync(int fd)
