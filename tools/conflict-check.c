@@ -396,6 +396,8 @@ static void after_line(struct tg_tline *t)
 	afters[nafters++] = (struct after){ vfr, vr, (uint64_t)vfs, (uint64_t)vs };
 }
 
+static uint64_t clock_pairs;	/* with a graph, pairs it has no rank for */
+
 /*
  * #name: process rank's open (seq) and process from's call that removed the
  * name (fromseq: an unlink, an MPI_File_delete) or made the file the open
@@ -406,8 +408,6 @@ static void after_line(struct tg_tline *t)
  * or for a process without an MPI rank, they are ordered by the clocks,
  * as pairs are.
  */
-static uint64_t clock_pairs;	/* with a graph, pairs it has no rank for */
-
 struct namepair {
 	uint32_t f;
 	int64_t r, fr;
