@@ -498,8 +498,8 @@ static int stage_sections(const char *name, const struct note *nt, char **restp,
 			if (n == -2)
 				errno = ENOENT;
 			say(o, "client pid %ld (node %u) did not stage out %s, and it cannot be "
-			    "staged out from %s/%s: %s (kept)", nt->pid, nt->node, path,
-			    nt->bbdir, bbname, strerror(errno));
+			    "staged out from %s/%s to %s/%s: %s (kept)", nt->pid, nt->node, path,
+			    nt->bbdir, bbname, nt->pfsdir, path, strerror(errno));
 			skip_ranges(&rest);
 			bad = 1;
 		} else {
