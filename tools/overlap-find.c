@@ -799,6 +799,15 @@ static void after_rename(uint32_t f, const struct rec *r)
 	       "\n", f, cur->name, r->seq, last->rank, last->seq);
 }
 
+static int mpi_top(uint64_t seq);
+
+/* Did the program make call record @r: at depth 0, or inside its own
+ * MPI-IO call (ROMIO's open inside MPI_File_open), not inside MPI_Init? */
+static int programs_own(const struct rec *r)
+{
+	return r->depth == 0 || (r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent));
+}
+
 /*
  * An open and a removal of its name by another process (an unlink,
  * unlinkat or remove the program made, an MPI_File_delete): the one that
@@ -814,15 +823,6 @@ static void after_rename(uint32_t f, const struct rec *r)
  * program waits for a name to go.  Renames are not counted: a file put
  * in place by a rename is read as the old or the new one, whole.
  */
-static int mpi_top(uint64_t seq);
-
-/* Did the program make call record @r: at depth 0, or inside its own
- * MPI-IO call (ROMIO's open inside MPI_File_open), not inside MPI_Init? */
-static int programs_own(const struct rec *r)
-{
-	return r->depth == 0 || (r->depth == 1 && r->parent >= 0 && mpi_top((uint64_t)r->parent));
-}
-
 static void name_pairs(uint32_t f, const struct rec *r, const char *path)
 {
 	const struct removal *before = NULL, *after = NULL, *m[2];
@@ -884,24 +884,29 @@ static void missing_pair(const struct rec *r)
 	size_t lo;
 	uint32_t f;
 
+	const struct creation *c = NULL;
+
 	if (!ncreations || r->creat || r->mpi || !programs_own(r))
 		return;
 	/* (a process of a fork'd family is run from its kept records) */
 	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
 		return;
+	for (lo = first_of_path(creations, ncreations, sizeof(*creations), r->s);
+	     lo < ncreations && streq(creations[lo].path, r->s); lo++)
+		if (!streq(creations[lo].rank, cur->name) && creations[lo].t1 > r->t0) {
+			c = &creations[lo];	/* not its own, nor made before it looked */
+			break;
+		}
+	if (!c)
+		return;
+	/* (only then the rest of the process: most such opens have no maker) */
 	for (x = r + 1; x < recs + nrecs; x++)
 		if (x->op == TG_IO_OPEN && !x->failed && x->s && streq(x->s, r->s))
 			return;
-	for (lo = first_of_path(creations, ncreations, sizeof(*creations), r->s); lo < ncreations && streq(creations[lo].path, r->s); lo++) {
-		const struct creation *c = &creations[lo];
-		if (streq(c->rank, cur->name) || c->t1 <= r->t0)
-			continue;	/* its own, or made before it looked */
-		f = file_of(r->s, cur->name, r->seq, r->t0);
-		announce(f);
-		printf("#name\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%"
-		       PRIu64 "\n", f, cur->name, r->seq, c->rank, c->seq);
-		return;
-	}
+	f = file_of(r->s, cur->name, r->seq, r->t0);
+	announce(f);
+	printf("#name\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%" PRIu64
+	       "\n", f, cur->name, r->seq, c->rank, c->seq);
 }
 
 /*
@@ -2368,9 +2373,9 @@ static int names_pending(const struct tg_tline *t)
 		if (a == d->nargs || d->args[a].dir == TG_IN)
 			continue;
 		for (p = v + 1; (p = strstr(p, "t")) && *p; p++) {
-			char b = p[-1], a = p[k];
-			if ((b == '=' || b == '[' || b == ',') && strncmp(p, id, k) == 0 &&
-			    (a == 0 || a == ',' || a == ']'))
+			char pre = p[-1], post = p[k];
+			if ((pre == '=' || pre == '[' || pre == ',') && strncmp(p, id, k) == 0 &&
+			    (post == 0 || post == ',' || post == ']'))
 				return 1;
 		}
 	}
