@@ -360,3 +360,16 @@ hbpair() {
 	[[ ${lines[-3]} =~ ^session\ +\(all\ files\)\ +0\ +1\ +0\ +0$ ]]
 	[ -z "$stderr" ]
 }
+
+@test "a malformed #name line (a file never announced, a seq that is no number): one line, exit 2" {
+	printf '#overlap\tversion=1\tlayer=posix\n#name\tfile=0\trank=1\tseq=3\tfrom=0\tfromseq=4\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:2: malformed #name line" ]
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n#name\tfile=0\trank=1\tseq=x\tfrom=0\tfromseq=4\n' > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:3: malformed #name line" ]
+	# well formed, without a graph: ordered by the clocks, no race
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n#name\tfile=0\trank=1\tseq=3\tfrom=0\tfromseq=4\n' > good
+	run -0 --separate-stderr conflict-check --recommend good
+	[ "$output" = session ]
+}
