@@ -120,6 +120,29 @@ tab() {
 	fi
 }
 
+# Open MPI's own MPI-IO (OMPIO) communicates out of sight, so a file
+# collective stands for its messages; but its MPI_File_write_at_all of two
+# ranks waits for nobody.  ompio-coll.txt (Open MPI 4.1, 2 ranks): rank 1's
+# write_at_all and its read of bytes 0-99 were done 0.5 s before rank 0,
+# asleep, called its write of them and its write_at_all.  Those two calls
+# ordered nothing (the read found zeros); they do when the times overlap,
+# when the times are rebuilt, and across hosts (no one clock).
+@test "a file collective whose messages are unseen orders what the members' times allow" {
+	run -0 --separate-stderr hb-build -o g.hb "$F/ompio-coll.txt"
+	run -0 --separate-stderr hb-query g.hb 0:567 1:558
+	[ "$output" = no ]
+	run -0 --separate-stderr hb-query g.hb 0:536 1:558	# the open: as before
+	[ "$output" = yes ]
+	sed 's/0\.307545632\t0\.307576530/0.307545632\t0.807800000/' "$F/ompio-coll.txt" > overlap.txt
+	{ printf '#timing\tmode=aggregate\n'; cat "$F/ompio-coll.txt"; } > rebuilt.txt
+	sed '/^#proc\trank=1/s/host="vm"/host="vm2"/' "$F/ompio-coll.txt" > hosts.txt
+	for f in overlap rebuilt hosts; do
+		run -0 --separate-stderr hb-build -o $f.hb $f.txt
+		run -0 --separate-stderr hb-query $f.hb 0:567 1:558
+		[ "$output" = yes ]
+	done
+}
+
 @test "--bogus" { run -2 --separate-stderr hb-build --bogus; [ -z "$output" ]; [ "${stderr_lines[-1]}" = "$USAGE" ]; }
 @test "-x" { run -2 --separate-stderr hb-build -x; [ -z "$output" ]; [ "${stderr_lines[-1]}" = "$USAGE" ]; }
 @test "-o without its argument" { run -2 --separate-stderr hb-build -o; [ -z "$output" ]; [ "${stderr_lines[-1]}" = "$USAGE" ]; }

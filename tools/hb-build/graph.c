@@ -474,6 +474,17 @@ static void proc_run(struct hbb *b, const struct arg *a, int na)
 
 	if (p && h && c)
 		b->run += tg_run_proc(p->v, p->vl, h->v, h->vl, c->v, c->vl);
+	if (h) {
+		uint64_t x = 0xcbf29ce484222325ull;	/* FNV-1a */
+		size_t i;
+		for (i = 0; i < h->vl; i++)
+			x = (x ^ (unsigned char)h->v[i]) * 0x100000001b3ull;
+		x |= 1;
+		if (!b->host)
+			b->host = x;
+		else if (b->host != x)
+			b->hosts = 2;
+	}
 }
 
 static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t errlen)
@@ -1106,11 +1117,13 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 					   (int)len[7], col[7]);
 			/* a lock's times order its epoch; a threaded rank's
 			 * calls get theirs from its records' (hb_prepare_rank) */
-			if (!b->keep_times && f->kind == TG_MK_WEPOCH &&
+			if (!b->keep_times &&
 			    (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0))
 				return bad(b, err, errlen, "bad time");
 			memset(&h, 0, sizeof(h));
 			h.seq = seq;
+			h.t0 = t0;
+			h.t1 = t1;
 			h.off = (uint32_t)r->pool.n;
 			h.span = ext - seq > UINT32_MAX ? UINT32_MAX : (uint32_t)(ext - seq);
 			h.fn = fnm->hb ? fnm->id : 0;

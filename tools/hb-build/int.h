@@ -103,6 +103,7 @@ const char *hb_func_name(unsigned id);
 /* A kept call: its arguments are ints in the rank's pool from off on. */
 struct hrec {
 	uint64_t seq;
+	int64_t t0, t1;		/* its start and end, ns from the trace's zero */
 	uint32_t off;
 	uint32_t span;
 	uint16_t fn;		/* hb_ftab index: the call table id, 0 for none */
@@ -256,6 +257,8 @@ struct inst {
 	int32_t rank;
 	int32_t flow;		/* FLOW_*: what the call moves into this member */
 	uint32_t foff, fn_;	/* FLOW_LIST: its flags, hbb.flows[foff..+fn_) */
+	int64_t t0, t1;		/* its call's start, its end's end (INT64_MAX: not known) */
+	uint8_t timed;		/* a file collective whose ordering the times bound */
 };
 
 /* What a collective moves into a member (graph.c, push_flow()). */
@@ -338,6 +341,8 @@ struct hbb {
 	VEC(struct rmaop) rma;
 	VEC(struct lockep) lockeps;
 	uint8_t notimes;		/* the times are not the run's (#timing) */
+	uint8_t hosts;		/* 2 when the processes ran on more than one host */
+	uint64_t host;		/* the first #proc line's host, hashed */
 	uint8_t keep_times;	/* keep every record's times while parsing (the
 				 * input can be read once only) */
 	uint8_t times_pass;	/* reading the input again for them */

@@ -475,6 +475,9 @@ static uint32_t add_inst(struct walk *w, int32_t gid, int32_t pos, int32_t root,
 	in.rank = (int32_t)w->r->rank;
 	in.flow = fl ? fl[0] : FLOW_ANY;
 	in.foff = in.fn_ = 0;
+	in.t0 = w->h->t0;
+	in.t1 = end != NONE ? w->h->t1 : INT64_MAX;
+	in.timed = 0;
 	if (in.flow == FLOW_LIST) {
 		in.foff = (uint32_t)b->flows.n;
 		in.fn_ = (uint32_t)fl[1];
@@ -509,7 +512,9 @@ static uint32_t coll(struct walk *w, int32_t code, int32_t root, int blocking, c
  * ROMIO's sync sends nothing), and what the library's messages inside the
  * call ordered is ordered by those.  Where none was ever seen (a library
  * whose MPI-IO calls communicate out of sight, Open MPI's OMPIO), the call
- * stands for its unseen messages: every member's start before every end.
+ * stands for its unseen messages: every member's start before every end,
+ * but for the members whose times say otherwise (one that returned before
+ * another called: OMPIO's write_at_all of two ranks waits for nobody).
  * Under hb-build -m (MPI's promises only, for the MPI-IO layer) it orders
  * nothing, and the library's messages are left out.
  */
@@ -523,13 +528,17 @@ static const int32_t *file_flow(const struct walk *w)
 static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
 {
 	struct fdef *f;
+	uint32_t i;
 
 	if (fd < 0 || (size_t)fd >= w->r->fdef.n || w->r->fdef.v[fd].gid < 0) {
 		hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
 		return NONE;
 	}
 	f = &w->r->fdef.v[fd];
-	return add_inst(w, f->gid, f->pos, 0, blocking ? w->node : NONE, file_flow(w));
+	i = add_inst(w, f->gid, f->pos, 0, blocking ? w->node : NONE, file_flow(w));
+	/* times from one clock: the run's own, on one host */
+	w->b->insts.v[i].timed = !file_flow(w) && !w->b->notimes && w->b->hosts < 2;
+	return i;
 }
 
 /* Request @id completed here, with status (@src, @tag). */
@@ -559,8 +568,10 @@ static void complete(struct walk *w, int32_t id, int32_t src, int32_t tag, int k
 			recv_done(w, q->op2, src, tag);
 			break;
 		case RQ_COLL:
-			if (q->op != NONE && w->b->insts.v[q->op].end == NONE)
+			if (q->op != NONE && w->b->insts.v[q->op].end == NONE) {
 				w->b->insts.v[q->op].end = w->node;
+				w->b->insts.v[q->op].t1 = w->h->t1;
+			}
 			break;
 		}
 	}
@@ -964,6 +975,7 @@ static void walk_call(struct walk *w)
 		if (a[0] >= 0 && (size_t)a[0] < w->r->fdef.n &&
 		    w->r->fdef.v[a[0]].split != NONE) {
 			b->insts.v[w->r->fdef.v[a[0]].split].end = w->node;
+			b->insts.v[w->r->fdef.v[a[0]].split].t1 = h->t1;
 			w->r->fdef.v[a[0]].split = NONE;
 		}
 		break;
@@ -1555,6 +1567,21 @@ static void flow_edges(struct hbb *b, struct inst **m, uint32_t n, uint16_t func
 				edge(b, m[i]->start, m[j]->end, TG_HBE_MESSAGE);
 }
 
+/* Did every member of a file collective start before every one ended? */
+static int timed_all(struct inst **m, uint32_t n)
+{
+	int64_t last0 = INT64_MIN, first1 = INT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (m[i]->t0 > last0)
+			last0 = m[i]->t0;
+		if (m[i]->t1 < first1)
+			first1 = m[i]->t1;
+	}
+	return last0 <= first1;
+}
+
 /* Edges of one collective operation: members m[0..n) of communicator g. */
 static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 {
@@ -1572,6 +1599,18 @@ static void coll_edges(struct hbb *b, const struct gcomm *g, struct inst **m)
 	}
 	if (!moves)
 		return;		/* counts of 0 everywhere: nothing moved */
+	if (m[0]->timed && !timed_all(m, n)) {
+		/* a member returned before another called: it waited for
+		 * nobody; only what the times allow (small groups) */
+		uint32_t j;
+		if (n > 64)
+			return;
+		for (j = 0; j < n; j++)
+			for (i = 0; i < n; i++)
+				if (i != j && m[i]->t0 <= m[j]->t1)
+					edge(b, m[i]->start, m[j]->end, TG_HBE_MESSAGE);
+		return;
+	}
 	if (ct == TG_ORD_NONE) {
 		/* a neighbourhood collective: each member's sources before its
 		 * end, where the topology is known and the counts not 0 */
