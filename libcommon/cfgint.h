@@ -202,6 +202,12 @@ int tg_sig_decode(struct tg_sigstate *st, const struct tg_strtab *strs,
  */
 int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap);
 
+/* The places in the signature @w[0..n) of its string references (a
+ * template's is the word after its form word 1, tangram-cfg(5)), the
+ * first @max of them stored in @pos; how many there are, or -1 when
+ * @w does not parse or names a function this version does not know. */
+int64_t tg_sig_strings(const int64_t *w, size_t n, uint32_t *pos, size_t max);
+
 /* A CALL signature @v of a file of version @version, written before
  * arguments were appended to its function's schema (calltab's "appended",
  * the version that has them): the words of those arguments, absent (-1),
@@ -235,6 +241,10 @@ int tg_sig_chunks(const int64_t *w, size_t n, uint32_t *pos, uint8_t *type, size
  * changed @c, 0 when not, -1 when out of memory (@c is then unusable).
  */
 int tg_cfg_unify(struct tg_cfg *c);
+
+/* Drop the signatures no rule names any more (their AGG with them);
+ * 0, or -1 when out of memory. */
+int tg_cfg_cst_compact(struct tg_cfg *c);
 
 /* ---- timing -------------------------------------------------------------- */
 

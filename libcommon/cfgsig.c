@@ -2436,14 +2436,28 @@ int tg_sig_decode(struct tg_sigstate *st, const struct tg_strtab *strs,
 
 /* ---- checking and string renumbering ------------------------------------------ */
 
-static int check_ref(int64_t *w, size_t nstrs, const uint32_t *remap, int zero_ok)
+/* Where tg_sig_strings() puts the places of string references. */
+struct strpos {
+	uint32_t *pos;
+	size_t n, max;
+};
+
+static int check_ref_at(int64_t *w, size_t nstrs, const uint32_t *remap, int zero_ok,
+			struct strpos *sp, size_t at)
 {
 	if (*w < 0 || (uint64_t)*w > nstrs || (!zero_ok && *w == 0))
 		return -1;
 	if (remap && *w)
 		*w = (int64_t)remap[*w - 1] + 1;
+	if (sp) {
+		if (sp->n < sp->max)
+			sp->pos[sp->n] = (uint32_t)at;
+		sp->n++;
+	}
 	return 0;
 }
+#define check_ref(w, nstrs, remap, zero_ok) \
+	check_ref_at(w, nstrs, remap, zero_ok, sp, (size_t)((w) - base))
 
 int tg_sig_upgrade(struct tg_words *v, unsigned version)
 {
@@ -2493,9 +2507,11 @@ int tg_sig_upgrade(struct tg_words *v, unsigned version)
 #undef KNOWN
 }
 
-int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
+static int sig_walk(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap,
+		    struct strpos *sp)
 {
 	struct tg_sigrd r = { w, 0, n }, *rd = &r;
+	const int64_t *base = w;
 	const struct tg_calldesc *d;
 	int64_t type, x, i, k;
 
@@ -2577,6 +2593,23 @@ int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
 		return 0;
 	}
 	return -1;
+}
+
+#undef check_ref
+
+int tg_sig_check(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap)
+{
+	return sig_walk(w, n, nstrs, remap, NULL);
+}
+
+int64_t tg_sig_strings(const int64_t *w, size_t n, uint32_t *pos, size_t max)
+{
+	struct strpos sp = { pos, 0, max };
+
+	/* no remap: the walk only reads */
+	if (sig_walk((int64_t *)(uintptr_t)w, n, SIZE_MAX, NULL, &sp) < 0)
+		return -1;
+	return (int64_t)sp.n;
 }
 
 struct chunks {

@@ -1307,8 +1307,7 @@ out:
 	return rc;
 }
 
-/* Drop the signatures no rule names any more. */
-static int compact_cst(struct tg_cfg *c)
+int tg_cfg_cst_compact(struct tg_cfg *c)
 {
 	uint32_t *map = malloc((c->ncst ? c->ncst : 1) * sizeof(*map));
 	size_t i, n = 0, nw = 0;
@@ -1486,11 +1485,11 @@ int tg_cfg_unify(struct tg_cfg *c)
 		if (c->st[i].nlocal > u.base)
 			u.base = c->st[i].nlocal;
 	if ((x = groups(&u)) <= 0) {	/* terminals made for nothing go */
-		rc = x < 0 || (c->ncst > u.nt && compact_cst(c) < 0) ? -1 : 0;
+		rc = x < 0 || (c->ncst > u.nt && tg_cfg_cst_compact(c) < 0) ? -1 : 0;
 		goto out;
 	}
 	renamed(&u);
-	rc = tg_cfg_renormalize(c) < 0 || fix_agg(&u) < 0 || compact_cst(c) < 0 ? -1 : 1;
+	rc = tg_cfg_renormalize(c) < 0 || fix_agg(&u) < 0 || tg_cfg_cst_compact(c) < 0 ? -1 : 1;
 out:
 	uni_release(&u);
 	return rc;

@@ -15,7 +15,7 @@ setup_file() {
 	mkdir -p "$B"
 	if command -v mpicc.mpich >/dev/null; then
 		local p
-		for p in ring coll comms waits persist types mpiio info anysrc uneven; do
+		for p in ring coll comms waits persist types mpiio info anysrc uneven readfiles; do
 			mpicc.mpich -O2 -w -o "$B/$p" "$TG_TOP/tests/mpi/$p.c"
 		done
 		mpicc.mpich -O2 -w -o "$B/stencil" "$TG_TOP/tests/bench/stencil.c"
@@ -462,6 +462,35 @@ merged_both() {
 		sort | uniq -c | awk '$1 >= 19' | wc -l)" -eq 1 ]
 	trace-merge -t lossless -o l.cfg app/rank-*.rec
 	exactly l.cfg app/rank-*.rec
+}
+
+# A string whose last digits are the process's rank is coded as a template
+# (the rank left out), so that "out.3" of rank 3 and "out.5" of rank 5 are
+# one signature.  Digits that equal the rank by chance made the signature
+# the rank's own: rank 3 of an Open MPI program stats ".../openmpi3/..."
+# as every rank does (120 signatures of its own at 8 ranks).  Such a
+# template, reached by one rank only, is put back as the string where
+# another rank has that signature: one signature, one mean.
+@test "a rank whose number ends a path by chance shares the other ranks' signatures" {
+	need_mpi
+	mkdir lib3
+	for f in a b c d e f; do echo $f > lib3/$f.txt; done
+	trace-run -o t -- mpirun.mpich -n 4 "$B/readfiles" lib3/{a,b,c,d,e,f}.txt > /dev/null
+	trace-merge -o d.cfg t/rank-*.rec
+	same_as d.cfg t/rank-*.rec
+	run -0 trace-decode d.cfg
+	# rank 3's open of each file has rank 1's signature: its mean
+	opens() {
+		printf '%s\n' "$output" | awk -F'\t' -v r=$1 '$1 == r && $8 == "open" && $10 ~ /lib3/ { printf "%s %.9f\n", $10, $5 - $4 }'
+	}
+	[ "$(opens 3 | wc -l)" -eq 6 ]
+	[ "$(opens 3)" = "$(opens 1)" ]
+	# ranks of other numbers keep their templates
+	mkdir lib9
+	for f in a b c d e f; do echo $f > lib9/$f.txt; done
+	trace-run -o t9 -- mpirun.mpich -n 4 "$B/readfiles" lib9/{a,b,c,d,e,f}.txt > /dev/null
+	trace-merge -o d9.cfg t9/rank-*.rec
+	[ "$(stat -c %s d.cfg)" -le "$(( $(stat -c %s d9.cfg) + 64 ))" ]
 }
 
 # ---- round trips: programs ------------------------------------------------
