@@ -282,7 +282,7 @@ struct rmaop {
 struct lockep {
 	int32_t gid, target;		/* window group, target's position */
 	uint32_t lock, unlock;		/* their nodes */
-	int64_t t0, t1;
+	int64_t t0, t0e, t1, t2;	/* lock's start and end, unlock's start and end */
 	uint8_t shared;			/* MPI_LOCK_SHARED */
 };
 

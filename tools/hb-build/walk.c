@@ -305,7 +305,7 @@ struct openlock {
 	uint32_t win;
 	int32_t target;
 	uint32_t node;
-	int64_t t0;
+	int64_t t0, t0e;	/* the lock call's start and end */
 	uint8_t orders, shared;
 };
 
@@ -769,7 +769,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 	if (a[2] < 0)
 		return;		/* MPI_Win_lock_all, PSCW: no lock of one target */
 	if (open) {
-		struct openlock o = { win, a[2], w->node, lock_time(a + 4),
+		struct openlock o = { win, a[2], w->node, lock_time(a + 4), lock_time(a + 6),
 				      !w->b->notimes && (a[1] == LOCK_EXCLUSIVE ||
 							 a[1] == LOCK_SHARED) &&
 				      !(a[3] & MODE_NOCHECK),
@@ -788,8 +788,9 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 		if (o->orders && o->node != NONE && w->node != NONE && wd->gid >= 0 &&
 		    (uint32_t)o->target < w->b->g.v[wd->gid].n)
 			PUSH(w->b->lockeps, ((struct lockep){ wd->gid, o->target, o->node,
-							      w->node, o->t0,
-							      lock_time(a + 4), o->shared }));
+							      w->node, o->t0, o->t0e,
+							      lock_time(a + 4), lock_time(a + 6),
+							      o->shared }));
 		w->locks.v[i] = w->locks.v[--w->locks.n];
 		return;
 	}
@@ -1771,16 +1772,29 @@ void hb_match_colls(struct hbb *b)
  * rank did before it happens before what the other's rank does after its
  * unlock, as a mutex orders them (OpenCoarrays' critical, locks, events
  * and atomics are such epochs).  The trace tells which held it first only
- * by the times, here by the starts of their unlock calls: a lock is
- * released inside the unlock call, and a library that takes the lock in
- * MPI_Win_lock (MPICH does) has the second epoch's lock return, and its
- * unlock start, after the first released it; when one epoch's unlock
- * returned before the other's lock was called, any library.  Each epoch
+ * by the times: a lock is released inside the unlock call, and a library
+ * that takes the lock in MPI_Win_lock (MPICH does) has the second epoch's
+ * lock return, and its unlock start, after the first released it; one
+ * that takes it lazily, in the unlock (Open MPI's osc/pt2pt), has the
+ * second epoch's lock return at once and its unlock start first, and end
+ * after the first's.  Of two epochs, the one whose unlock started first
+ * held the lock first where the other's lock call returned after that
+ * start (the lock was taken in MPI_Win_lock), or where the other's
+ * unlock started after this one's ended (either way); otherwise the
+ * times do not tell, and the two are not ordered (nor, through them,
+ * what follows: a race where there may be none).  Each epoch
  * gets an extra node, an instant while it held the lock: after the start
  * of its lock call, before the end of its unlock call, and after the
  * instant of the exclusive epoch before it on that target, and of the
  * shared ones between the two.
  */
+/* Did epoch @a, whose unlock started no later than @b's, hold the lock
+ * first (see above)? */
+static int held_before(const struct lockep *a, const struct lockep *b)
+{
+	return a->t1 < b->t0e || a->t2 <= b->t1;
+}
+
 static int cmp_lockep(const void *x, const void *y)
 {
 	const struct lockep *a = x, *c = y;
@@ -1795,27 +1809,27 @@ static int cmp_lockep(const void *x, const void *y)
 void hb_lock_edges(struct hbb *b)
 {
 	struct lockep *e = b->lockeps.v;
-	size_t n = b->lockeps.n, i, k, since = 0;
-	uint32_t *x = hb_calloc(n ? n : 1, sizeof(uint32_t)), last = NONE;
+	size_t n = b->lockeps.n, i, k, since = 0, last = SIZE_MAX;
+	uint32_t *x = hb_calloc(n ? n : 1, sizeof(uint32_t));
 
 	qsort(e, n, sizeof(*e), cmp_lockep);
 	for (i = 0; i < n; i++) {
 		if (i && (e[i - 1].gid != e[i].gid || e[i - 1].target != e[i].target)) {
-			last = NONE;	/* another target */
+			last = SIZE_MAX;	/* another target */
 			since = i;
 		}
 		x[i] = extra(b, b->func[e[i].lock], TG_HBX_LOCK);
 		edge(b, e[i].lock, x[i], TG_HBE_LOCK);
 		edge(b, x[i], e[i].unlock, TG_HBE_LOCK);
-		if (last != NONE)
-			edge(b, last, x[i], TG_HBE_LOCK);
+		if (last != SIZE_MAX && held_before(&e[last], &e[i]))
+			edge(b, x[last], x[i], TG_HBE_LOCK);
 		if (e[i].shared)
 			continue;
 		/* an exclusive one: after the shared ones since the last */
 		for (k = since; k < i; k++)
-			if (e[k].shared)
+			if (e[k].shared && held_before(&e[k], &e[i]))
 				edge(b, x[k], x[i], TG_HBE_LOCK);
-		last = x[i];
+		last = i;
 		since = i + 1;
 	}
 	hb_free(x);
