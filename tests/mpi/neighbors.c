@@ -7,6 +7,8 @@
  *
  *   cart	MPI_Cart_create, 1-D, not periodic; MPI_Neighbor_alltoall
  *   cartdup	the same on an MPI_Comm_dup of it (a copy keeps its topology)
+ *   cartsub	a 1 x size grid, its row taken by MPI_Cart_sub (remain_dims
+ *		{0, 1}): a grid of its own, the line
  *   graph	MPI_Graph_create; MPI_Neighbor_allgather
  *   dist	MPI_Dist_graph_create_adjacent, each rank its two sides;
  *		MPI_Ineighbor_allgather and MPI_Wait
@@ -29,7 +31,12 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (strncmp(mode, "cart", 4) == 0) {
+	if (strcmp(mode, "cartsub") == 0) {
+		int dims[2] = { 1, size }, per[2] = { 0, 0 }, keep[2] = { 0, 1 };
+		MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &d);
+		MPI_Cart_sub(d, keep, &c);
+		MPI_Comm_free(&d);
+	} else if (strncmp(mode, "cart", 4) == 0) {
 		int dims[1] = { size }, per[1] = { 0 };
 		MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &c);
 	} else if (strcmp(mode, "graph") == 0) {

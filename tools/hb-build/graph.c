@@ -652,8 +652,14 @@ static void keep_topology(struct rst *r, const char *name, const struct arg *a, 
 	} else if (strcmp(name, "MPI_Comm_dup") == 0 || strcmp(name, "MPI_Comm_dup_with_info") == 0) {
 		topo = TOPO_DUP;
 		n1 = n2 = 0;
+	} else if (strcmp(name, "MPI_Cart_sub") == 0 && (x = find(a, na, "remain_dims"))) {
+		/* the parent grid's dimensions it keeps */
+		topo = TOPO_SUB;
+		n1 = int_array(x->v, x->vl, &r->pool);
+		n2 = 0;
 	}
-	tcomm = comm_code(r, find(a, na, strncmp(name, "MPI_Comm_dup", 12) == 0 ? "comm" : "comm_old"));
+	tcomm = comm_code(r, find(a, na, strncmp(name, "MPI_Comm_dup", 12) == 0 ||
+				      strcmp(name, "MPI_Cart_sub") == 0 ? "comm" : "comm_old"));
 	if (topo == TOPO_NONE || n1 < 0 || n2 < 0) {
 		r->pool.n = (size_t)off;
 		return;

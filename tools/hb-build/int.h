@@ -151,7 +151,7 @@ struct ldef {
 
 /* Process topologies, as the call that made a communicator gave them
  * (struct ldef.topo): the neighbours its neighbourhood collectives order. */
-enum { TOPO_NONE, TOPO_CART, TOPO_GRAPH, TOPO_DIST, TOPO_DUP };
+enum { TOPO_NONE, TOPO_CART, TOPO_GRAPH, TOPO_DIST, TOPO_DUP, TOPO_SUB };
 
 /* A file a rank opened. */
 struct fdef {

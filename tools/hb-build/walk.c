@@ -160,6 +160,45 @@ static void cart_sources(struct gcomm *g, const int32_t *dims, const int32_t *pe
 	hb_free(c);
 }
 
+/* The grid of the rank's communicator @code, when it is Cartesian: its
+ * dimensions and periods in @dims and @per (room for @max each), made by
+ * MPI_Cart_create, or by MPI_Cart_sub of a grid (the dimensions it kept,
+ * in order), or a copy of one; how many dimensions, or -1. */
+static int32_t cart_grid(const struct rst *r, int32_t code, int32_t *dims, int32_t *per,
+			 int32_t max, int depth)
+{
+	const struct ldef *d;
+	const int32_t *t;
+	int32_t n, k, i;
+
+	if (code < 0 || (size_t)code >= r->ldef.n || depth > 64)
+		return -1;
+	d = &r->ldef.v[code];
+	t = r->pool.v + d->toff;
+	switch (d->topo) {
+	case TOPO_CART:
+		if (d->tn < 0 || d->tn > max)
+			return -1;
+		for (i = 0; i < d->tn; i++) {
+			dims[i] = t[i];
+			per[i] = t[d->tn + i];
+		}
+		return d->tn;
+	case TOPO_DUP:
+		return cart_grid(r, d->tcomm, dims, per, max, depth + 1);
+	case TOPO_SUB:
+		if ((n = cart_grid(r, d->tcomm, dims, per, max, depth + 1)) != d->tn)
+			return -1;
+		for (i = 0, k = 0; i < n; i++)
+			if (t[i]) {
+				dims[k] = dims[i];
+				per[k++] = per[i];
+			}
+		return k;
+	}
+	return -1;
+}
+
 /* The topology the call that made @d gave it (keep_topology in graph.c),
  * on its communicator's global identity: whose part of a neighbourhood
  * collective comes before each member's end. */
@@ -183,6 +222,16 @@ static void topology(struct hbb *b, struct rst *r, struct ldef *d)
 	}
 	if (d->topo != TOPO_DIST && g->nbr)
 		return;		/* (every member gives the same grid or graph) */
+	if (d->topo == TOPO_SUB) {
+		/* a row (or slab) of its parent's grid: a grid of its own,
+		 * its members in the order of the kept coordinates */
+		int32_t dims[64], per[64], n = cart_grid(r, (int32_t)(d - r->ldef.v), dims, per, 64, 0);
+		if (n > 0) {
+			g->nbr = hb_calloc(g->n, sizeof(uvec));
+			cart_sources(g, dims, per, n);
+		}
+		return;
+	}
 	if (!g->nbr)
 		g->nbr = hb_calloc(g->n, sizeof(uvec));
 	if (d->topo == TOPO_CART) {
