@@ -213,10 +213,13 @@ build/shim/shim/mpi-ompi.o: shim/mpi-ompi.c shim/mpi.c shim/mpi-wrappers.gen.c s
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_STUB_CFLAGS) -I$(OMPI_INC) $(H5_CFLAGS) -c -o $@ $<
 
-# the wrapped calls Open MPI's mpi.h does not declare: TG_NO_NAME each
-build/shim/ompi-absent.h: shim/mpi-wrappers.gen.c $(OMPI_INC)/mpi.h
+# the wrapped calls Open MPI's mpi.h does not declare (nor its persistent
+# collectives' header, MPIX_*_init, when it has one): TG_NO_NAME each
+OMPI_PCOLL = $(wildcard $(OMPI_INC)/openmpi/mpiext/mpiext_pcollreq_c.h)
+build/shim/ompi-absent.h: shim/mpi-wrappers.gen.c $(OMPI_INC)/mpi.h $(OMPI_PCOLL)
 	@mkdir -p $(dir $@)
-	grep -o '[A-Za-z_][A-Za-z0-9_]* *(' $(OMPI_INC)/mpi.h | tr -d ' (' | LC_ALL=C sort -u > $@.have
+	cat $(OMPI_INC)/mpi.h $(OMPI_PCOLL) | grep -o '[A-Za-z_][A-Za-z0-9_]* *(' | tr -d ' (' | \
+		LC_ALL=C sort -u > $@.have
 	{ echo '/* Made by the Makefile from Open MPI'"'"'s mpi.h: do not edit. */'; \
 	  sed -n 's/^#ifndef TG_NO_//p' shim/mpi-wrappers.gen.c | LC_ALL=C sort -u | \
 		LC_ALL=C comm -23 - $@.have | sed 's/^/#define TG_NO_/'; } > $@

@@ -5678,6 +5678,273 @@ static const struct tg_argdesc a_MPI_Register_datarep_c[] = {
 	{ "dtype_file_extent_fn", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "extra_state", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_argdesc a_MPIX_Allgather_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Allgather_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Allgatherv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Allgatherv_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 7, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Allreduce_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Allreduce_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Alltoall_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Alltoall_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 6, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Alltoallv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Alltoallv_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Alltoallw_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Alltoallw_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 8, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Barrier_init[] = {
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Barrier_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 0, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Bcast_init[] = {
+	{ "buffer", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Bcast_init = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 4, 3 };
+static const struct tg_argdesc a_MPIX_Exscan_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Exscan_init = { TG_MK_COLL_INIT, TG_ORD_EXSCAN, 0, 5, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Gather_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Gather_init = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 7, 6 };
+static const struct tg_argdesc a_MPIX_Gatherv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Gatherv_init = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 8, 7 };
+static const struct tg_argdesc a_MPIX_Neighbor_allgather_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Neighbor_allgather_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Neighbor_allgatherv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Neighbor_allgatherv_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 7, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Neighbor_alltoall_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Neighbor_alltoall_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 6, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Neighbor_alltoallv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Neighbor_alltoallv_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Neighbor_alltoallw_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "rdispls", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtypes", TG_K_MPIHARR, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Neighbor_alltoallw_init = { TG_MK_COLL_INIT, TG_ORD_NONE, 0, 8, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Reduce_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Reduce_init = { TG_MK_COLL_INIT, TG_ORD_TOROOT, 0, 6, 5 };
+static const struct tg_argdesc a_MPIX_Reduce_scatter_block_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Reduce_scatter_block_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Reduce_scatter_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Reduce_scatter_init = { TG_MK_COLL_INIT, TG_ORD_ALL, 0, 5, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Scan_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "count", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "datatype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "op", TG_K_MPIH, TG_IN, TG_H_OP, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Scan_init = { TG_MK_COLL_INIT, TG_ORD_SCAN, 0, 5, TG_ARG_NONE };
+static const struct tg_argdesc a_MPIX_Scatter_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Scatter_init = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 7, 6 };
+static const struct tg_argdesc a_MPIX_Scatterv_init[] = {
+	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendcounts", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "displs", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "sendtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "recvbuf", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
+	{ "recvcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "recvtype", TG_K_MPIH, TG_IN, TG_H_DTYPE, 0, 0 },
+	{ "root", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
+	{ "info", TG_K_MPIH, TG_IN, TG_H_INFO, 0, 0 },
+	{ "request", TG_K_MPIH, TG_OUT, TG_H_REQ, 0, 0 },
+};
+static const struct tg_hbrole h_MPIX_Scatterv_init = { TG_MK_COLL_INIT, TG_ORD_ROOT, 0, 8, 7 };
 static const struct tg_argdesc a_H5get_libversion[] = {
 	{ "majnum", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 	{ "minnum", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
@@ -7994,6 +8261,28 @@ static const struct tg_calldesc calls[] = {
 	{ 1558, TG_LAYER_MPIIO, TG_K_INT, 7, TG_H_NONE, 1, "MPI_File_write_shared_c", a_MPI_File_write_shared_c, r_MPI_File_write_shared_c, NULL },
 	{ 1559, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Register_datarep", a_MPI_Register_datarep, NULL, NULL },
 	{ 1560, TG_LAYER_MPIIO, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Register_datarep_c", a_MPI_Register_datarep_c, NULL, NULL },
+	{ 1561, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPIX_Allgather_init", a_MPIX_Allgather_init, NULL, &h_MPIX_Allgather_init },
+	{ 1562, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, 0, "MPIX_Allgatherv_init", a_MPIX_Allgatherv_init, NULL, &h_MPIX_Allgatherv_init },
+	{ 1563, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPIX_Allreduce_init", a_MPIX_Allreduce_init, NULL, &h_MPIX_Allreduce_init },
+	{ 1564, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPIX_Alltoall_init", a_MPIX_Alltoall_init, NULL, &h_MPIX_Alltoall_init },
+	{ 1565, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, 0, "MPIX_Alltoallv_init", a_MPIX_Alltoallv_init, NULL, &h_MPIX_Alltoallv_init },
+	{ 1566, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, 0, "MPIX_Alltoallw_init", a_MPIX_Alltoallw_init, NULL, &h_MPIX_Alltoallw_init },
+	{ 1567, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPIX_Barrier_init", a_MPIX_Barrier_init, NULL, &h_MPIX_Barrier_init },
+	{ 1568, TG_LAYER_MPI, TG_K_INT, 7, TG_H_NONE, 0, "MPIX_Bcast_init", a_MPIX_Bcast_init, NULL, &h_MPIX_Bcast_init },
+	{ 1569, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPIX_Exscan_init", a_MPIX_Exscan_init, NULL, &h_MPIX_Exscan_init },
+	{ 1570, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, 0, "MPIX_Gather_init", a_MPIX_Gather_init, NULL, &h_MPIX_Gather_init },
+	{ 1571, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, 0, "MPIX_Gatherv_init", a_MPIX_Gatherv_init, NULL, &h_MPIX_Gatherv_init },
+	{ 1572, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPIX_Neighbor_allgather_init", a_MPIX_Neighbor_allgather_init, NULL, &h_MPIX_Neighbor_allgather_init },
+	{ 1573, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, 0, "MPIX_Neighbor_allgatherv_init", a_MPIX_Neighbor_allgatherv_init, NULL, &h_MPIX_Neighbor_allgatherv_init },
+	{ 1574, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPIX_Neighbor_alltoall_init", a_MPIX_Neighbor_alltoall_init, NULL, &h_MPIX_Neighbor_alltoall_init },
+	{ 1575, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, 0, "MPIX_Neighbor_alltoallv_init", a_MPIX_Neighbor_alltoallv_init, NULL, &h_MPIX_Neighbor_alltoallv_init },
+	{ 1576, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, 0, "MPIX_Neighbor_alltoallw_init", a_MPIX_Neighbor_alltoallw_init, NULL, &h_MPIX_Neighbor_alltoallw_init },
+	{ 1577, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPIX_Reduce_init", a_MPIX_Reduce_init, NULL, &h_MPIX_Reduce_init },
+	{ 1578, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPIX_Reduce_scatter_block_init", a_MPIX_Reduce_scatter_block_init, NULL, &h_MPIX_Reduce_scatter_block_init },
+	{ 1579, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPIX_Reduce_scatter_init", a_MPIX_Reduce_scatter_init, NULL, &h_MPIX_Reduce_scatter_init },
+	{ 1580, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPIX_Scan_init", a_MPIX_Scan_init, NULL, &h_MPIX_Scan_init },
+	{ 1581, TG_LAYER_MPI, TG_K_INT, 10, TG_H_NONE, 0, "MPIX_Scatter_init", a_MPIX_Scatter_init, NULL, &h_MPIX_Scatter_init },
+	{ 1582, TG_LAYER_MPI, TG_K_INT, 11, TG_H_NONE, 0, "MPIX_Scatterv_init", a_MPIX_Scatterv_init, NULL, &h_MPIX_Scatterv_init },
 	{ 3000, TG_LAYER_HDF5, TG_K_INT, 0, TG_H_NONE, 0, "H5close", NULL, NULL, NULL },
 	{ 3001, TG_LAYER_HDF5, TG_K_INT, 0, TG_H_NONE, 0, "H5dont_atexit", NULL, NULL, NULL },
 	{ 3002, TG_LAYER_HDF5, TG_K_INT, 0, TG_H_NONE, 0, "H5garbage_collect", NULL, NULL, NULL },

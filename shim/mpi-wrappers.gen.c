@@ -16630,3 +16630,805 @@ TG_MPIFN int TG_MPINAME(MPI_Register_datarep_c)(const char *datarep, MPI_Datarep
 	return ret;
 }
 #endif
+
+#ifndef TG_NO_MPIX_Allgather_init
+int MPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Allgather_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Allgather_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)recvcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Allgatherv_init
+int MPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Allgatherv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Allgatherv_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	TG_PUT_ARR(&tgc, recvcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, displs, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Allreduce_init
+int MPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Allreduce_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Allreduce_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Allreduce_init, TG_LAYER_MPI))
+		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_OP, TG_HVAL(op)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Alltoall_init
+int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Alltoall_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Alltoall_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Alltoall_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)recvcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Alltoallv_init
+int MPIX_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Alltoallv_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Alltoallv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Alltoallv_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	TG_PUT_ARR(&tgc, sendcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, sdispls, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	TG_PUT_ARR(&tgc, recvcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, rdispls, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Alltoallw_init
+int MPIX_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Alltoallw_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Alltoallw_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Alltoallw_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	TG_PUT_ARR(&tgc, sendcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, sdispls, (tg_comm_arrlen(comm)));
+	TG_PUT_HARR(&tgc, TG_H_DTYPE, sendtypes, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	TG_PUT_ARR(&tgc, recvcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, rdispls, (tg_comm_arrlen(comm)));
+	TG_PUT_HARR(&tgc, TG_H_DTYPE, recvtypes, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Barrier_init
+int MPIX_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Barrier_init)(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Barrier_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Barrier_init, TG_LAYER_MPI))
+		return real(comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Bcast_init
+int MPIX_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Bcast_init)(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Bcast_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Bcast_init, TG_LAYER_MPI))
+		return real(buffer, count, datatype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(buffer, count, datatype, root, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)buffer));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_s(&tgc, (int64_t)TG_RANK(root));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Exscan_init
+int MPIX_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Exscan_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Exscan_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Exscan_init, TG_LAYER_MPI))
+		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_OP, TG_HVAL(op)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Gather_init
+int MPIX_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Gather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Gather_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Gather_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)recvcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_s(&tgc, (int64_t)TG_RANK(root));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Gatherv_init
+int MPIX_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Gatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Gatherv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Gatherv_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_is_root(comm, root) ? (tg_comm_arrlen(comm)) : 0));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_is_root(comm, root) ? (tg_comm_arrlen(comm)) : 0));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	TG_PUT_ARR(&tgc, recvcounts, (tg_is_root(comm, root) ? (tg_comm_arrlen(comm)) : 0));
+	TG_PUT_ARR(&tgc, displs, (tg_is_root(comm, root) ? (tg_comm_arrlen(comm)) : 0));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_s(&tgc, (int64_t)TG_RANK(root));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_allgather_init
+int MPIX_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Neighbor_allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Neighbor_allgather_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Neighbor_allgather_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)recvcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_allgatherv_init
+int MPIX_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Neighbor_allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Neighbor_allgatherv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Neighbor_allgatherv_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	TG_PUT_ARR(&tgc, recvcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, displs, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_alltoall_init
+int MPIX_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Neighbor_alltoall_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Neighbor_alltoall_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Neighbor_alltoall_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)recvcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_alltoallv_init
+int MPIX_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Neighbor_alltoallv_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Neighbor_alltoallv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Neighbor_alltoallv_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	TG_PUT_ARR(&tgc, sendcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, sdispls, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	TG_PUT_ARR(&tgc, recvcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, rdispls, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_alltoallw_init
+int MPIX_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Neighbor_alltoallw_init)(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Neighbor_alltoallw_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Neighbor_alltoallw_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	TG_PUT_ARR(&tgc, sendcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, sdispls, (tg_comm_arrlen(comm)));
+	TG_PUT_HARR(&tgc, TG_H_DTYPE, sendtypes, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	TG_PUT_ARR(&tgc, recvcounts, (tg_comm_arrlen(comm)));
+	TG_PUT_ARR(&tgc, rdispls, (tg_comm_arrlen(comm)));
+	TG_PUT_HARR(&tgc, TG_H_DTYPE, recvtypes, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Reduce_init
+int MPIX_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Reduce_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Reduce_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Reduce_init, TG_LAYER_MPI))
+		return real(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_OP, TG_HVAL(op)));
+	tg_put_s(&tgc, (int64_t)TG_RANK(root));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Reduce_scatter_block_init
+int MPIX_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Reduce_scatter_block_init)(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Reduce_scatter_block_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Reduce_scatter_block_init, TG_LAYER_MPI))
+		return real(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)recvcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_OP, TG_HVAL(op)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Reduce_scatter_init
+int MPIX_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Reduce_scatter_init)(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Reduce_scatter_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Reduce_scatter_init, TG_LAYER_MPI))
+		return real(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_comm_arrlen(comm)));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	TG_PUT_ARR(&tgc, recvcounts, (tg_comm_arrlen(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_OP, TG_HVAL(op)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Scan_init
+int MPIX_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Scan_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Scan_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Scan_init, TG_LAYER_MPI))
+		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)count);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(datatype)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_OP, TG_HVAL(op)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Scatter_init
+int MPIX_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Scatter_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Scatter_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Scatter_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	tg_put_s(&tgc, (int64_t)sendcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)recvcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_s(&tgc, (int64_t)TG_RANK(root));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif
+
+#ifndef TG_NO_MPIX_Scatterv_init
+int MPIX_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_MPIFN int TG_MPINAME(MPIX_Scatterv_init)(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+	struct tg_call tgc;
+	int ret, failed;
+	size_t need = 0;
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("MPIX_Scatterv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_on(TG_LAYER_MPI) || !tg_enter(&tgc, TG_FN_MPIX_Scatterv_init, TG_LAYER_MPI))
+		return real(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (tg_unlikely(tg_info_on))
+		tg_info_def(tgc.t, info);
+	ret = real(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	tg_end(&tgc);
+	failed = ret != MPI_SUCCESS;
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_is_root(comm, root) ? (tg_comm_arrlen(comm)) : 0));
+	need += 2 * TG_VARINT_MAX * (size_t)tg_cap((tg_is_root(comm, root) ? (tg_comm_arrlen(comm)) : 0));
+	uint64_t hid_request = !failed && request ? tg_h_new(&tgc, TG_H_REQ, TG_HVAL(*request)) : 0;
+	tg_rec_begin_n(&tgc, ret, 0, need);
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)sendbuf));
+	TG_PUT_ARR(&tgc, sendcounts, (tg_is_root(comm, root) ? (tg_comm_arrlen(comm)) : 0));
+	TG_PUT_ARR(&tgc, displs, (tg_is_root(comm, root) ? (tg_comm_arrlen(comm)) : 0));
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(sendtype)));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, (const void *)recvbuf));
+	tg_put_s(&tgc, (int64_t)recvcount);
+	tg_put_u(&tgc, tg_h_enc(TG_H_DTYPE, TG_HVAL(recvtype)));
+	tg_put_s(&tgc, (int64_t)TG_RANK(root));
+	tg_put_u(&tgc, tg_h_enc(TG_H_COMM, TG_HVAL(comm)));
+	tg_put_u(&tgc, tg_h_enc(TG_H_INFO, TG_HVAL(info)));
+	tg_put_u(&tgc, hid_request);
+	tg_rec_commit(&tgc);
+	(void)failed;
+	return ret;
+}
+#endif

@@ -8355,3 +8355,333 @@ TG_MPIFN int TG_MPINAME(PMPI_Register_datarep_c)(const char *datarep, MPI_Datare
 	return TG_MPINAME(MPI_Register_datarep_c)(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
 }
 #endif
+
+#ifndef TG_NO_MPIX_Allgather_init
+int PMPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Allgather_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Allgather_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	return TG_MPINAME(MPIX_Allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Allgatherv_init
+int PMPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Allgatherv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Allgatherv_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	return TG_MPINAME(MPIX_Allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Allreduce_init
+int PMPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Allreduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Allreduce_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Allreduce_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Allreduce_init", 0))
+		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	return TG_MPINAME(MPIX_Allreduce_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Alltoall_init
+int PMPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Alltoall_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Alltoall_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Alltoall_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	return TG_MPINAME(MPIX_Alltoall_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Alltoallv_init
+int PMPIX_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Alltoallv_init, (const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Alltoallv_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Alltoallv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Alltoallv_init", 0))
+		return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	return TG_MPINAME(MPIX_Alltoallv_init)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Alltoallw_init
+int PMPIX_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Alltoallw_init, (const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Alltoallw_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Alltoallw_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Alltoallw_init", 0))
+		return real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	return TG_MPINAME(MPIX_Alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Barrier_init
+int PMPIX_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Barrier_init)(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Barrier_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Barrier_init", 0))
+		return real(comm, info, request);
+	return TG_MPINAME(MPIX_Barrier_init)(comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Bcast_init
+int PMPIX_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Bcast_init)(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Bcast_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Bcast_init", 0))
+		return real(buffer, count, datatype, root, comm, info, request);
+	return TG_MPINAME(MPIX_Bcast_init)(buffer, count, datatype, root, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Exscan_init
+int PMPIX_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Exscan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Exscan_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Exscan_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Exscan_init", 0))
+		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	return TG_MPINAME(MPIX_Exscan_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Gather_init
+int PMPIX_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Gather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Gather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Gather_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Gather_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	return TG_MPINAME(MPIX_Gather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Gatherv_init
+int PMPIX_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Gatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Gatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Gatherv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Gatherv_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	return TG_MPINAME(MPIX_Gatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_allgather_init
+int PMPIX_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Neighbor_allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Neighbor_allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Neighbor_allgather_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Neighbor_allgather_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	return TG_MPINAME(MPIX_Neighbor_allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_allgatherv_init
+int PMPIX_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Neighbor_allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Neighbor_allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Neighbor_allgatherv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Neighbor_allgatherv_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	return TG_MPINAME(MPIX_Neighbor_allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_alltoall_init
+int PMPIX_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Neighbor_alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Neighbor_alltoall_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Neighbor_alltoall_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Neighbor_alltoall_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	return TG_MPINAME(MPIX_Neighbor_alltoall_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_alltoallv_init
+int PMPIX_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Neighbor_alltoallv_init, (const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Neighbor_alltoallv_init)(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Neighbor_alltoallv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Neighbor_alltoallv_init", 0))
+		return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	return TG_MPINAME(MPIX_Neighbor_alltoallv_init)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Neighbor_alltoallw_init
+int PMPIX_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Neighbor_alltoallw_init, (const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Neighbor_alltoallw_init)(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Neighbor_alltoallw_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Neighbor_alltoallw_init", 0))
+		return real(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	return TG_MPINAME(MPIX_Neighbor_alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Reduce_init
+int PMPIX_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Reduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Reduce_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Reduce_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Reduce_init", 0))
+		return real(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	return TG_MPINAME(MPIX_Reduce_init)(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Reduce_scatter_block_init
+int PMPIX_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Reduce_scatter_block_init, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Reduce_scatter_block_init)(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Reduce_scatter_block_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Reduce_scatter_block_init", 0))
+		return real(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	return TG_MPINAME(MPIX_Reduce_scatter_block_init)(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Reduce_scatter_init
+int PMPIX_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Reduce_scatter_init, (const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Reduce_scatter_init)(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Reduce_scatter_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Reduce_scatter_init", 0))
+		return real(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	return TG_MPINAME(MPIX_Reduce_scatter_init)(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Scan_init
+int PMPIX_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Scan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Scan_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Scan_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Scan_init", 0))
+		return real(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	return TG_MPINAME(MPIX_Scan_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Scatter_init
+int PMPIX_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Scatter_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Scatter_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Scatter_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Scatter_init", 0))
+		return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	return TG_MPINAME(MPIX_Scatter_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+#endif
+
+#ifndef TG_NO_MPIX_Scatterv_init
+int PMPIX_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TG_PMPI_WRAPPER(MPIX_Scatterv_init, (const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TG_MPIFN int TG_MPINAME(PMPIX_Scatterv_init)(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	static int (*real)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+
+	if (tg_unlikely(!real) && !(real = (int (*)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *))tg_real("PMPIX_Scatterv_init", NULL)))
+		return MPI_ERR_INTERN;
+	if (!tg_pmpi_traced(__builtin_return_address(0), "_Scatterv_init", 0))
+		return real(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	return TG_MPINAME(MPIX_Scatterv_init)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+#endif

@@ -178,6 +178,32 @@ same() {
 	cat seen
 }
 
+# Open MPI 4.1's persistent collectives are MPIX_Barrier_init and the like
+# (mpi-ext.h), traced as MPI 4.0's MPI_*_init.  Until 2026-12-03 they were
+# not: the MPI_Start of their requests named unknown handles, and an
+# ordered run was a race.
+@test "Open MPI's MPIX_*_init persistent collectives order as MPI 4.0's: a barrier or a broadcast started twice (session), a read after the first round (race)" {
+	[ -r /usr/lib/x86_64-linux-gnu/openmpi/include/openmpi/mpiext/mpiext_pcollreq_c.h ] ||
+		skip "this Open MPI has no persistent collectives"
+	mpicc.openmpi -O2 -Wall -o mpix-pcoll "$TG_TOP/tests/mpi/mpix-pcoll.c"
+	for mode in barrier bcast early; do
+		rm -rf t f
+		run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.openmpi -n 3 ./mpix-pcoll $mode f
+		[ "$(sort <<<"$output")" = $'0: ok\n1: ok\n2: ok' ]
+		run --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		[[ $stderr != *unknown-handle* ]]
+		if [ $mode = early ]; then
+			[ "$status" = 1 ]
+			[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized"* ]]
+		else
+			[ "$status" = 0 ]
+			[[ $output == *"POSIX layer: recommended consistency: session"* ]]
+		fi
+	done
+	run -0 trace-decode t/rank-0.rec
+	[[ $output == *$'\tMPIX_Barrier_init\t'* ]]
+}
+
 # Two exclusive lock epochs on one target (tests/mpi/lazylock.c): rank 1's,
 # held 500 ms, came first (it fetched the flag 0), so rank 0's write
 # before its own epoch is not ordered before rank 1's read after.  Open
