@@ -15,8 +15,10 @@
 #include "sequitur.h"
 #include "banned.h"
 
-/* Symbols the roots may take in a row, at most (flatten_roots()). */
-#define FLAT_CAP ((size_t)1 << 22)
+/* Symbols the roots may take in a row, at most (flatten_roots()): a few
+ * times what the rules hold (streams that share little grow far more
+ * written out, and never gain), and never more than 4 M. */
+#define FLAT_CAP(c) ((c)->nsyms < ((size_t)1 << 20) ? 4 * (c)->nsyms + 4096 : ((size_t)1 << 22))
 
 /* One Sequitur pass over all the rules. */
 static int seq_pass(struct tg_cfg *c)
@@ -491,7 +493,7 @@ int tg_cfg_optimize(struct tg_cfg *c)
 	if (tg_cfg_pack(c, &keep, &klen) < 0 ||
 	    !(alt = tg_cfg_unpack(keep, klen, err, sizeof(err))))
 		goto out;
-	if ((x = flatten_roots(alt, FLAT_CAP)) < 0)
+	if ((x = flatten_roots(alt, FLAT_CAP(alt))) < 0)
 		goto out;
 	if (x && ((size = file_size(alt)) < 0))
 		goto out;
