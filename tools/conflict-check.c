@@ -1240,6 +1240,10 @@ static void done_of(struct acc *a)
  * of one function: most likely one call, whose overlapping writes MPI
  * leaves undefined. */
 static uint64_t coll_unsync;
+/* unordered writes of one range by two processes in one function (not
+ * a collective): each rank writing the same small dataset, as HDF5 does
+ * when every rank writes it with H5S_ALL */
+static uint64_t same_unsync;
 
 /* Per model, the conflicting pairs of two processes whose second access
  * is an append's end of file ('E'). */
@@ -1371,6 +1375,9 @@ static void pair_line(struct tg_tline *t)
 	}
 	if (unsync && d && coll_data(a.func) && streq(a.func, b.func))
 		coll_unsync++;
+	else if (unsync && d && kind && streq(a.func, b.func) && a.start == b.start &&
+		 a.end == b.end)
+		same_unsync++;
 	tallies[f].pairs[kind][d]++;
 	if (unsync)
 		tallies[f].unsync[kind][d]++;
@@ -1679,6 +1686,11 @@ static void recommend(int after_table)
 		      "(one call each, most likely): MPI leaves the result of overlapping writes "
 		      "in one collective call undefined; they are harmless only when the ranks "
 		      "write the same bytes", coll_unsync);
+	if (m < 0 && same_unsync)
+		warnx("%" PRIu64 " of them are writes of one range by two processes in the same "
+		      "function, not ordered (every rank writing the same small dataset, as HDF5 "
+		      "does with H5S_ALL from every rank): harmless only when they write the same "
+		      "bytes", same_unsync);
 }
 
 static int opt_recommend, opt_model, opt_fail_unsync;
