@@ -127,13 +127,17 @@ def gen_wrapper(r, lname, out):
         o('TG_MPIFN %s%sTG_MPINAME(%s)(%s)\n{\n' % (rt, sep, r.name, proto))
     else:
         o('TG_EXPORT %s%s%s(%s)\n{\n' % (rt, sep, r.name, proto))
-    o('\tstatic %s (*real)(%s);\n' % (rt, types))
+    o('\tstatic %s (*real0)(%s);\n' % (rt, types))
+    o('\t%s (*real)(%s);\n' % (rt, types))
     o('\tstruct tg_call tgc;\n\tsize_t need = 0;\n\tint failed, e0;\n')
     o('\t%s%sret;\n' % (rt, sep))
     if paths:
         o('\tint ex = 0;\n')
-    o('\n\tif (tg_unlikely(!real) && !(real = (%s (*)(%s))tg_real("%s", NULL)))\n'
+    o('\n\tif (tg_unlikely(!real0) && !(real0 = (%s (*)(%s))tg_real("%s", NULL)))\n'
       '\t\treturn%s;\n' % (rt, types, r.name, unresolved(r)))
+    # the library the caller links (two HDF5 libraries in one process)
+    o('\treal = (%s (*)(%s))tg_h5_real("%s", __builtin_return_address(0), (void *)real0);\n'
+      % (rt, types, r.name))
     o('\tif (!tg_on(%s))\n\t\treturn real(%s);\n' % (lname, args))
     for p in paths:
         o('\tchar pb_%s[TG_PATH_MAX];\n' % p.name)

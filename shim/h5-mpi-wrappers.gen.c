@@ -5,14 +5,16 @@
 herr_t H5Pset_fapl_mpio(hid_t fapl_id, MPI_Comm comm, MPI_Info info);
 TG_MPIFN herr_t TG_MPINAME(H5Pset_fapl_mpio)(hid_t fapl_id, MPI_Comm comm, MPI_Info info)
 {
-	static herr_t (*real)(hid_t, MPI_Comm, MPI_Info);
+	static herr_t (*real0)(hid_t, MPI_Comm, MPI_Info);
+	herr_t (*real)(hid_t, MPI_Comm, MPI_Info);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, MPI_Comm, MPI_Info))tg_real("H5Pset_fapl_mpio", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, MPI_Comm, MPI_Info))tg_real("H5Pset_fapl_mpio", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, MPI_Comm, MPI_Info))tg_h5_real("H5Pset_fapl_mpio", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, comm, info);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fapl_mpio, TG_LAYER_HDF5))
@@ -36,14 +38,16 @@ TG_MPIFN herr_t TG_MPINAME(H5Pset_fapl_mpio)(hid_t fapl_id, MPI_Comm comm, MPI_I
 herr_t H5Pget_fapl_mpio(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info);
 TG_MPIFN herr_t TG_MPINAME(H5Pget_fapl_mpio)(hid_t fapl_id, MPI_Comm *comm, MPI_Info *info)
 {
-	static herr_t (*real)(hid_t, MPI_Comm *, MPI_Info *);
+	static herr_t (*real0)(hid_t, MPI_Comm *, MPI_Info *);
+	herr_t (*real)(hid_t, MPI_Comm *, MPI_Info *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, MPI_Comm *, MPI_Info *))tg_real("H5Pget_fapl_mpio", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, MPI_Comm *, MPI_Info *))tg_real("H5Pget_fapl_mpio", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, MPI_Comm *, MPI_Info *))tg_h5_real("H5Pget_fapl_mpio", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, comm, info);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_fapl_mpio, TG_LAYER_HDF5))

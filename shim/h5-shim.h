@@ -19,6 +19,18 @@
  * program's by an id of a pool per identifier type, taken on first sight. */
 uint64_t tg_h5_enc(hid_t id) TG_HIDDEN;
 
+/*
+ * The definition of HDF5 function @name that the caller at return address
+ * @ra would have reached: in the dependencies of the object the call came
+ * from, where a process has two HDF5 libraries, each loaded out of the
+ * global scope (h5py's parallel one and the serial one NetCDF links), and
+ * the shim's one wrapper takes both libraries' callers; @dflt (the first
+ * library's, tg_real()) where the caller's object has none of its own.
+ * Remembered by call site.  Sets the thread's caller, which the shim's own
+ * calls into the library follow (shim/h5.c).
+ */
+void *tg_h5_real(const char *name, const void *ra, void *dflt) TG_HIDDEN;
+
 /* @id was closed: its pool id is free again, unless the library still
  * knows it (its reference count was raised). */
 void tg_h5_closed(hid_t id) TG_HIDDEN;

@@ -7,14 +7,16 @@
 herr_t H5close(void);
 TG_EXPORT herr_t H5close(void)
 {
-	static herr_t (*real)(void);
+	static herr_t (*real0)(void);
+	herr_t (*real)(void);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(void))tg_real("H5close", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(void))tg_real("H5close", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(void))tg_h5_real("H5close", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real();
 	if (!tg_enter(&tgc, TG_FN_H5close, TG_LAYER_HDF5))
@@ -36,14 +38,16 @@ TG_EXPORT herr_t H5close(void)
 herr_t H5dont_atexit(void);
 TG_EXPORT herr_t H5dont_atexit(void)
 {
-	static herr_t (*real)(void);
+	static herr_t (*real0)(void);
+	herr_t (*real)(void);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(void))tg_real("H5dont_atexit", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(void))tg_real("H5dont_atexit", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(void))tg_h5_real("H5dont_atexit", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real();
 	if (!tg_enter(&tgc, TG_FN_H5dont_atexit, TG_LAYER_HDF5))
@@ -61,14 +65,16 @@ TG_EXPORT herr_t H5dont_atexit(void)
 herr_t H5garbage_collect(void);
 TG_EXPORT herr_t H5garbage_collect(void)
 {
-	static herr_t (*real)(void);
+	static herr_t (*real0)(void);
+	herr_t (*real)(void);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(void))tg_real("H5garbage_collect", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(void))tg_real("H5garbage_collect", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(void))tg_h5_real("H5garbage_collect", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real();
 	if (!tg_enter(&tgc, TG_FN_H5garbage_collect, TG_LAYER_HDF5))
@@ -86,14 +92,16 @@ TG_EXPORT herr_t H5garbage_collect(void)
 herr_t H5get_libversion(unsigned *majnum, unsigned *minnum, unsigned *relnum);
 TG_EXPORT herr_t H5get_libversion(unsigned *majnum, unsigned *minnum, unsigned *relnum)
 {
-	static herr_t (*real)(unsigned *, unsigned *, unsigned *);
+	static herr_t (*real0)(unsigned *, unsigned *, unsigned *);
+	herr_t (*real)(unsigned *, unsigned *, unsigned *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(unsigned *, unsigned *, unsigned *))tg_real("H5get_libversion", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(unsigned *, unsigned *, unsigned *))tg_real("H5get_libversion", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(unsigned *, unsigned *, unsigned *))tg_h5_real("H5get_libversion", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(majnum, minnum, relnum);
 	if (!tg_enter(&tgc, TG_FN_H5get_libversion, TG_LAYER_HDF5))
@@ -114,14 +122,16 @@ TG_EXPORT herr_t H5get_libversion(unsigned *majnum, unsigned *minnum, unsigned *
 herr_t H5set_free_list_limits(int reg_global_lim, int reg_list_lim, int arr_global_lim, int arr_list_lim, int blk_global_lim, int blk_list_lim);
 TG_EXPORT herr_t H5set_free_list_limits(int reg_global_lim, int reg_list_lim, int arr_global_lim, int arr_list_lim, int blk_global_lim, int blk_list_lim)
 {
-	static herr_t (*real)(int, int, int, int, int, int);
+	static herr_t (*real0)(int, int, int, int, int, int);
+	herr_t (*real)(int, int, int, int, int, int);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(int, int, int, int, int, int))tg_real("H5set_free_list_limits", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(int, int, int, int, int, int))tg_real("H5set_free_list_limits", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(int, int, int, int, int, int))tg_h5_real("H5set_free_list_limits", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(reg_global_lim, reg_list_lim, arr_global_lim, arr_list_lim, blk_global_lim, blk_list_lim);
 	if (!tg_enter(&tgc, TG_FN_H5set_free_list_limits, TG_LAYER_HDF5))
@@ -145,14 +155,16 @@ TG_EXPORT herr_t H5set_free_list_limits(int reg_global_lim, int reg_list_lim, in
 herr_t H5is_library_threadsafe(hbool_t *is_ts);
 TG_EXPORT herr_t H5is_library_threadsafe(hbool_t *is_ts)
 {
-	static herr_t (*real)(hbool_t *);
+	static herr_t (*real0)(hbool_t *);
+	herr_t (*real)(hbool_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hbool_t *))tg_real("H5is_library_threadsafe", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hbool_t *))tg_real("H5is_library_threadsafe", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hbool_t *))tg_h5_real("H5is_library_threadsafe", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(is_ts);
 	if (!tg_enter(&tgc, TG_FN_H5is_library_threadsafe, TG_LAYER_HDF5))
@@ -171,15 +183,17 @@ TG_EXPORT herr_t H5is_library_threadsafe(hbool_t *is_ts)
 hid_t H5Fcreate(const char *filename, unsigned flags, hid_t fcpl_id, hid_t fapl_id);
 TG_EXPORT hid_t H5Fcreate(const char *filename, unsigned flags, hid_t fcpl_id, hid_t fapl_id)
 {
-	static hid_t (*real)(const char *, unsigned, hid_t, hid_t);
+	static hid_t (*real0)(const char *, unsigned, hid_t, hid_t);
+	hid_t (*real)(const char *, unsigned, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 	int ex = 0;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(const char *, unsigned, hid_t, hid_t))tg_real("H5Fcreate", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(const char *, unsigned, hid_t, hid_t))tg_real("H5Fcreate", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(const char *, unsigned, hid_t, hid_t))tg_h5_real("H5Fcreate", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(filename, flags, fcpl_id, fapl_id);
 	char pb_filename[TG_PATH_MAX];
@@ -209,15 +223,17 @@ TG_EXPORT hid_t H5Fcreate(const char *filename, unsigned flags, hid_t fcpl_id, h
 hid_t H5Fopen(const char *filename, unsigned flags, hid_t fapl_id);
 TG_EXPORT hid_t H5Fopen(const char *filename, unsigned flags, hid_t fapl_id)
 {
-	static hid_t (*real)(const char *, unsigned, hid_t);
+	static hid_t (*real0)(const char *, unsigned, hid_t);
+	hid_t (*real)(const char *, unsigned, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 	int ex = 0;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(const char *, unsigned, hid_t))tg_real("H5Fopen", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(const char *, unsigned, hid_t))tg_real("H5Fopen", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(const char *, unsigned, hid_t))tg_h5_real("H5Fopen", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(filename, flags, fapl_id);
 	char pb_filename[TG_PATH_MAX];
@@ -245,14 +261,16 @@ TG_EXPORT hid_t H5Fopen(const char *filename, unsigned flags, hid_t fapl_id)
 hid_t H5Freopen(hid_t file_id);
 TG_EXPORT hid_t H5Freopen(hid_t file_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Freopen", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Freopen", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Freopen", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id);
 	if (!tg_enter(&tgc, TG_FN_H5Freopen, TG_LAYER_HDF5))
@@ -272,14 +290,16 @@ TG_EXPORT hid_t H5Freopen(hid_t file_id)
 herr_t H5Fclose(hid_t file_id);
 TG_EXPORT herr_t H5Fclose(hid_t file_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Fclose", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Fclose", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Fclose", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id);
 	if (!tg_enter(&tgc, TG_FN_H5Fclose, TG_LAYER_HDF5))
@@ -303,14 +323,16 @@ TG_EXPORT herr_t H5Fclose(hid_t file_id)
 herr_t H5Fflush(hid_t object_id, H5F_scope_t scope);
 TG_EXPORT herr_t H5Fflush(hid_t object_id, H5F_scope_t scope)
 {
-	static herr_t (*real)(hid_t, H5F_scope_t);
+	static herr_t (*real0)(hid_t, H5F_scope_t);
+	herr_t (*real)(hid_t, H5F_scope_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_scope_t))tg_real("H5Fflush", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_scope_t))tg_real("H5Fflush", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_scope_t))tg_h5_real("H5Fflush", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(object_id, scope);
 	if (!tg_enter(&tgc, TG_FN_H5Fflush, TG_LAYER_HDF5))
@@ -331,15 +353,17 @@ TG_EXPORT herr_t H5Fflush(hid_t object_id, H5F_scope_t scope)
 htri_t H5Fis_hdf5(const char *filename);
 TG_EXPORT htri_t H5Fis_hdf5(const char *filename)
 {
-	static htri_t (*real)(const char *);
+	static htri_t (*real0)(const char *);
+	htri_t (*real)(const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 	int ex = 0;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(const char *))tg_real("H5Fis_hdf5", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(const char *))tg_real("H5Fis_hdf5", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(const char *))tg_h5_real("H5Fis_hdf5", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(filename);
 	char pb_filename[TG_PATH_MAX];
@@ -364,14 +388,16 @@ TG_EXPORT htri_t H5Fis_hdf5(const char *filename)
 hid_t H5Fget_create_plist(hid_t file_id);
 TG_EXPORT hid_t H5Fget_create_plist(hid_t file_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Fget_create_plist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Fget_create_plist", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Fget_create_plist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_create_plist, TG_LAYER_HDF5))
@@ -391,14 +417,16 @@ TG_EXPORT hid_t H5Fget_create_plist(hid_t file_id)
 hid_t H5Fget_access_plist(hid_t file_id);
 TG_EXPORT hid_t H5Fget_access_plist(hid_t file_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Fget_access_plist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Fget_access_plist", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Fget_access_plist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_access_plist, TG_LAYER_HDF5))
@@ -418,14 +446,16 @@ TG_EXPORT hid_t H5Fget_access_plist(hid_t file_id)
 herr_t H5Fget_intent(hid_t file_id, unsigned *intent);
 TG_EXPORT herr_t H5Fget_intent(hid_t file_id, unsigned *intent)
 {
-	static herr_t (*real)(hid_t, unsigned *);
+	static herr_t (*real0)(hid_t, unsigned *);
+	herr_t (*real)(hid_t, unsigned *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned *))tg_real("H5Fget_intent", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned *))tg_real("H5Fget_intent", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned *))tg_h5_real("H5Fget_intent", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, intent);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_intent, TG_LAYER_HDF5))
@@ -446,14 +476,16 @@ TG_EXPORT herr_t H5Fget_intent(hid_t file_id, unsigned *intent)
 ssize_t H5Fget_obj_count(hid_t file_id, unsigned types);
 TG_EXPORT ssize_t H5Fget_obj_count(hid_t file_id, unsigned types)
 {
-	static ssize_t (*real)(hid_t, unsigned);
+	static ssize_t (*real0)(hid_t, unsigned);
+	ssize_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	ssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (ssize_t (*)(hid_t, unsigned))tg_real("H5Fget_obj_count", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (ssize_t (*)(hid_t, unsigned))tg_real("H5Fget_obj_count", NULL)))
 		return (ssize_t)-1;
+	real = (ssize_t (*)(hid_t, unsigned))tg_h5_real("H5Fget_obj_count", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, types);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_obj_count, TG_LAYER_HDF5))
@@ -474,14 +506,16 @@ TG_EXPORT ssize_t H5Fget_obj_count(hid_t file_id, unsigned types)
 herr_t H5Fget_filesize(hid_t file_id, hsize_t *size);
 TG_EXPORT herr_t H5Fget_filesize(hid_t file_id, hsize_t *size)
 {
-	static herr_t (*real)(hid_t, hsize_t *);
+	static herr_t (*real0)(hid_t, hsize_t *);
+	herr_t (*real)(hid_t, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t *))tg_real("H5Fget_filesize", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t *))tg_real("H5Fget_filesize", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t *))tg_h5_real("H5Fget_filesize", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_filesize, TG_LAYER_HDF5))
@@ -502,14 +536,16 @@ TG_EXPORT herr_t H5Fget_filesize(hid_t file_id, hsize_t *size)
 hssize_t H5Fget_freespace(hid_t file_id);
 TG_EXPORT hssize_t H5Fget_freespace(hid_t file_id)
 {
-	static hssize_t (*real)(hid_t);
+	static hssize_t (*real0)(hid_t);
+	hssize_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hssize_t (*)(hid_t))tg_real("H5Fget_freespace", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hssize_t (*)(hid_t))tg_real("H5Fget_freespace", NULL)))
 		return (hssize_t)-1;
+	real = (hssize_t (*)(hid_t))tg_h5_real("H5Fget_freespace", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_freespace, TG_LAYER_HDF5))
@@ -529,14 +565,16 @@ TG_EXPORT hssize_t H5Fget_freespace(hid_t file_id)
 ssize_t H5Fget_name(hid_t obj_id, char *name, size_t size);
 TG_EXPORT ssize_t H5Fget_name(hid_t obj_id, char *name, size_t size)
 {
-	static ssize_t (*real)(hid_t, char *, size_t);
+	static ssize_t (*real0)(hid_t, char *, size_t);
+	ssize_t (*real)(hid_t, char *, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	ssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (ssize_t (*)(hid_t, char *, size_t))tg_real("H5Fget_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (ssize_t (*)(hid_t, char *, size_t))tg_real("H5Fget_name", NULL)))
 		return (ssize_t)-1;
+	real = (ssize_t (*)(hid_t, char *, size_t))tg_h5_real("H5Fget_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, name, size);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_name, TG_LAYER_HDF5))
@@ -559,14 +597,16 @@ TG_EXPORT ssize_t H5Fget_name(hid_t obj_id, char *name, size_t size)
 herr_t H5Fmount(hid_t loc, const char *name, hid_t child, hid_t plist);
 TG_EXPORT herr_t H5Fmount(hid_t loc, const char *name, hid_t child, hid_t plist)
 {
-	static herr_t (*real)(hid_t, const char *, hid_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, hid_t, hid_t);
+	herr_t (*real)(hid_t, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hid_t, hid_t))tg_real("H5Fmount", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hid_t, hid_t))tg_real("H5Fmount", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hid_t, hid_t))tg_h5_real("H5Fmount", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc, name, child, plist);
 	if (!tg_enter(&tgc, TG_FN_H5Fmount, TG_LAYER_HDF5))
@@ -592,14 +632,16 @@ TG_EXPORT herr_t H5Fmount(hid_t loc, const char *name, hid_t child, hid_t plist)
 herr_t H5Funmount(hid_t loc, const char *name);
 TG_EXPORT herr_t H5Funmount(hid_t loc, const char *name)
 {
-	static herr_t (*real)(hid_t, const char *);
+	static herr_t (*real0)(hid_t, const char *);
+	herr_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *))tg_real("H5Funmount", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *))tg_real("H5Funmount", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *))tg_h5_real("H5Funmount", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc, name);
 	if (!tg_enter(&tgc, TG_FN_H5Funmount, TG_LAYER_HDF5))
@@ -621,14 +663,16 @@ TG_EXPORT herr_t H5Funmount(hid_t loc, const char *name)
 herr_t H5Fstart_swmr_write(hid_t file_id);
 TG_EXPORT herr_t H5Fstart_swmr_write(hid_t file_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Fstart_swmr_write", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Fstart_swmr_write", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Fstart_swmr_write", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id);
 	if (!tg_enter(&tgc, TG_FN_H5Fstart_swmr_write, TG_LAYER_HDF5))
@@ -648,14 +692,16 @@ TG_EXPORT herr_t H5Fstart_swmr_write(hid_t file_id)
 herr_t H5Fset_mpi_atomicity(hid_t file_id, hbool_t flag);
 TG_EXPORT herr_t H5Fset_mpi_atomicity(hid_t file_id, hbool_t flag)
 {
-	static herr_t (*real)(hid_t, hbool_t);
+	static herr_t (*real0)(hid_t, hbool_t);
+	herr_t (*real)(hid_t, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t))tg_real("H5Fset_mpi_atomicity", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t))tg_real("H5Fset_mpi_atomicity", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t))tg_h5_real("H5Fset_mpi_atomicity", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, flag);
 	if (!tg_enter(&tgc, TG_FN_H5Fset_mpi_atomicity, TG_LAYER_HDF5))
@@ -676,14 +722,16 @@ TG_EXPORT herr_t H5Fset_mpi_atomicity(hid_t file_id, hbool_t flag)
 herr_t H5Fget_mpi_atomicity(hid_t file_id, hbool_t *flag);
 TG_EXPORT herr_t H5Fget_mpi_atomicity(hid_t file_id, hbool_t *flag)
 {
-	static herr_t (*real)(hid_t, hbool_t *);
+	static herr_t (*real0)(hid_t, hbool_t *);
+	herr_t (*real)(hid_t, hbool_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t *))tg_real("H5Fget_mpi_atomicity", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t *))tg_real("H5Fget_mpi_atomicity", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t *))tg_h5_real("H5Fget_mpi_atomicity", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, flag);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_mpi_atomicity, TG_LAYER_HDF5))
@@ -704,14 +752,16 @@ TG_EXPORT herr_t H5Fget_mpi_atomicity(hid_t file_id, hbool_t *flag)
 herr_t H5Fset_libver_bounds(hid_t file_id, H5F_libver_t low, H5F_libver_t high);
 TG_EXPORT herr_t H5Fset_libver_bounds(hid_t file_id, H5F_libver_t low, H5F_libver_t high)
 {
-	static herr_t (*real)(hid_t, H5F_libver_t, H5F_libver_t);
+	static herr_t (*real0)(hid_t, H5F_libver_t, H5F_libver_t);
+	herr_t (*real)(hid_t, H5F_libver_t, H5F_libver_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_libver_t, H5F_libver_t))tg_real("H5Fset_libver_bounds", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_libver_t, H5F_libver_t))tg_real("H5Fset_libver_bounds", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_libver_t, H5F_libver_t))tg_h5_real("H5Fset_libver_bounds", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, low, high);
 	if (!tg_enter(&tgc, TG_FN_H5Fset_libver_bounds, TG_LAYER_HDF5))
@@ -733,14 +783,16 @@ TG_EXPORT herr_t H5Fset_libver_bounds(hid_t file_id, H5F_libver_t low, H5F_libve
 herr_t H5Fget_info2(hid_t obj_id, H5F_info2_t *file_info);
 TG_EXPORT herr_t H5Fget_info2(hid_t obj_id, H5F_info2_t *file_info)
 {
-	static herr_t (*real)(hid_t, H5F_info2_t *);
+	static herr_t (*real0)(hid_t, H5F_info2_t *);
+	herr_t (*real)(hid_t, H5F_info2_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_info2_t *))tg_real("H5Fget_info2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_info2_t *))tg_real("H5Fget_info2", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_info2_t *))tg_h5_real("H5Fget_info2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, file_info);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_info2, TG_LAYER_HDF5))
@@ -761,14 +813,16 @@ TG_EXPORT herr_t H5Fget_info2(hid_t obj_id, H5F_info2_t *file_info)
 herr_t H5Fget_info1(hid_t obj_id, H5F_info1_t *file_info);
 TG_EXPORT herr_t H5Fget_info1(hid_t obj_id, H5F_info1_t *file_info)
 {
-	static herr_t (*real)(hid_t, H5F_info1_t *);
+	static herr_t (*real0)(hid_t, H5F_info1_t *);
+	herr_t (*real)(hid_t, H5F_info1_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_info1_t *))tg_real("H5Fget_info1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_info1_t *))tg_real("H5Fget_info1", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_info1_t *))tg_h5_real("H5Fget_info1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, file_info);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_info1, TG_LAYER_HDF5))
@@ -789,14 +843,16 @@ TG_EXPORT herr_t H5Fget_info1(hid_t obj_id, H5F_info1_t *file_info)
 herr_t H5Fget_vfd_handle(hid_t file_id, hid_t fapl, void **file_handle);
 TG_EXPORT herr_t H5Fget_vfd_handle(hid_t file_id, hid_t fapl, void **file_handle)
 {
-	static herr_t (*real)(hid_t, hid_t, void **);
+	static herr_t (*real0)(hid_t, hid_t, void **);
+	herr_t (*real)(hid_t, hid_t, void **);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, void **))tg_real("H5Fget_vfd_handle", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, void **))tg_real("H5Fget_vfd_handle", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, void **))tg_h5_real("H5Fget_vfd_handle", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, fapl, file_handle);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_vfd_handle, TG_LAYER_HDF5))
@@ -819,14 +875,16 @@ TG_EXPORT herr_t H5Fget_vfd_handle(hid_t file_id, hid_t fapl, void **file_handle
 herr_t H5Fget_eoa(hid_t file_id, haddr_t *eoa);
 TG_EXPORT herr_t H5Fget_eoa(hid_t file_id, haddr_t *eoa)
 {
-	static herr_t (*real)(hid_t, haddr_t *);
+	static herr_t (*real0)(hid_t, haddr_t *);
+	herr_t (*real)(hid_t, haddr_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, haddr_t *))tg_real("H5Fget_eoa", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, haddr_t *))tg_real("H5Fget_eoa", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, haddr_t *))tg_h5_real("H5Fget_eoa", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, eoa);
 	if (!tg_enter(&tgc, TG_FN_H5Fget_eoa, TG_LAYER_HDF5))
@@ -847,14 +905,16 @@ TG_EXPORT herr_t H5Fget_eoa(hid_t file_id, haddr_t *eoa)
 herr_t H5Fincrement_filesize(hid_t file_id, hsize_t increment);
 TG_EXPORT herr_t H5Fincrement_filesize(hid_t file_id, hsize_t increment)
 {
-	static herr_t (*real)(hid_t, hsize_t);
+	static herr_t (*real0)(hid_t, hsize_t);
+	herr_t (*real)(hid_t, hsize_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t))tg_real("H5Fincrement_filesize", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t))tg_real("H5Fincrement_filesize", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t))tg_h5_real("H5Fincrement_filesize", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, increment);
 	if (!tg_enter(&tgc, TG_FN_H5Fincrement_filesize, TG_LAYER_HDF5))
@@ -875,14 +935,16 @@ TG_EXPORT herr_t H5Fincrement_filesize(hid_t file_id, hsize_t increment)
 herr_t H5Fset_latest_format(hid_t file_id, hbool_t latest_format);
 TG_EXPORT herr_t H5Fset_latest_format(hid_t file_id, hbool_t latest_format)
 {
-	static herr_t (*real)(hid_t, hbool_t);
+	static herr_t (*real0)(hid_t, hbool_t);
+	herr_t (*real)(hid_t, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t))tg_real("H5Fset_latest_format", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t))tg_real("H5Fset_latest_format", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t))tg_h5_real("H5Fset_latest_format", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id, latest_format);
 	if (!tg_enter(&tgc, TG_FN_H5Fset_latest_format, TG_LAYER_HDF5))
@@ -903,14 +965,16 @@ TG_EXPORT herr_t H5Fset_latest_format(hid_t file_id, hbool_t latest_format)
 herr_t H5Fformat_convert(hid_t fid);
 TG_EXPORT herr_t H5Fformat_convert(hid_t fid)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Fformat_convert", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Fformat_convert", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Fformat_convert", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fid);
 	if (!tg_enter(&tgc, TG_FN_H5Fformat_convert, TG_LAYER_HDF5))
@@ -930,14 +994,16 @@ TG_EXPORT herr_t H5Fformat_convert(hid_t fid)
 herr_t H5Fclear_elink_file_cache(hid_t file_id);
 TG_EXPORT herr_t H5Fclear_elink_file_cache(hid_t file_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Fclear_elink_file_cache", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Fclear_elink_file_cache", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Fclear_elink_file_cache", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_id);
 	if (!tg_enter(&tgc, TG_FN_H5Fclear_elink_file_cache, TG_LAYER_HDF5))
@@ -957,14 +1023,16 @@ TG_EXPORT herr_t H5Fclear_elink_file_cache(hid_t file_id)
 hid_t H5Gcreate2(hid_t loc_id, const char *name, hid_t lcpl_id, hid_t gcpl_id, hid_t gapl_id);
 TG_EXPORT hid_t H5Gcreate2(hid_t loc_id, const char *name, hid_t lcpl_id, hid_t gcpl_id, hid_t gapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_real("H5Gcreate2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_real("H5Gcreate2", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_h5_real("H5Gcreate2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, lcpl_id, gcpl_id, gapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Gcreate2, TG_LAYER_HDF5))
@@ -992,14 +1060,16 @@ TG_EXPORT hid_t H5Gcreate2(hid_t loc_id, const char *name, hid_t lcpl_id, hid_t 
 hid_t H5Gcreate_anon(hid_t loc_id, hid_t gcpl_id, hid_t gapl_id);
 TG_EXPORT hid_t H5Gcreate_anon(hid_t loc_id, hid_t gcpl_id, hid_t gapl_id)
 {
-	static hid_t (*real)(hid_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, hid_t, hid_t))tg_real("H5Gcreate_anon", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, hid_t, hid_t))tg_real("H5Gcreate_anon", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, hid_t, hid_t))tg_h5_real("H5Gcreate_anon", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, gcpl_id, gapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Gcreate_anon, TG_LAYER_HDF5))
@@ -1023,14 +1093,16 @@ TG_EXPORT hid_t H5Gcreate_anon(hid_t loc_id, hid_t gcpl_id, hid_t gapl_id)
 hid_t H5Gopen2(hid_t loc_id, const char *name, hid_t gapl_id);
 TG_EXPORT hid_t H5Gopen2(hid_t loc_id, const char *name, hid_t gapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Gopen2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Gopen2", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Gopen2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, gapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Gopen2, TG_LAYER_HDF5))
@@ -1054,14 +1126,16 @@ TG_EXPORT hid_t H5Gopen2(hid_t loc_id, const char *name, hid_t gapl_id)
 herr_t H5Gclose(hid_t group_id);
 TG_EXPORT herr_t H5Gclose(hid_t group_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Gclose", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Gclose", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Gclose", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(group_id);
 	if (!tg_enter(&tgc, TG_FN_H5Gclose, TG_LAYER_HDF5))
@@ -1085,14 +1159,16 @@ TG_EXPORT herr_t H5Gclose(hid_t group_id)
 hid_t H5Gget_create_plist(hid_t group_id);
 TG_EXPORT hid_t H5Gget_create_plist(hid_t group_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Gget_create_plist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Gget_create_plist", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Gget_create_plist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(group_id);
 	if (!tg_enter(&tgc, TG_FN_H5Gget_create_plist, TG_LAYER_HDF5))
@@ -1112,14 +1188,16 @@ TG_EXPORT hid_t H5Gget_create_plist(hid_t group_id)
 herr_t H5Gget_info(hid_t loc_id, H5G_info_t *ginfo);
 TG_EXPORT herr_t H5Gget_info(hid_t loc_id, H5G_info_t *ginfo)
 {
-	static herr_t (*real)(hid_t, H5G_info_t *);
+	static herr_t (*real0)(hid_t, H5G_info_t *);
+	herr_t (*real)(hid_t, H5G_info_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5G_info_t *))tg_real("H5Gget_info", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5G_info_t *))tg_real("H5Gget_info", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5G_info_t *))tg_h5_real("H5Gget_info", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, ginfo);
 	if (!tg_enter(&tgc, TG_FN_H5Gget_info, TG_LAYER_HDF5))
@@ -1140,14 +1218,16 @@ TG_EXPORT herr_t H5Gget_info(hid_t loc_id, H5G_info_t *ginfo)
 herr_t H5Gget_info_by_name(hid_t loc_id, const char *name, H5G_info_t *ginfo, hid_t lapl_id);
 TG_EXPORT herr_t H5Gget_info_by_name(hid_t loc_id, const char *name, H5G_info_t *ginfo, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5G_info_t *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5G_info_t *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5G_info_t *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5G_info_t *, hid_t))tg_real("H5Gget_info_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5G_info_t *, hid_t))tg_real("H5Gget_info_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5G_info_t *, hid_t))tg_h5_real("H5Gget_info_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, ginfo, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Gget_info_by_name, TG_LAYER_HDF5))
@@ -1172,14 +1252,16 @@ TG_EXPORT herr_t H5Gget_info_by_name(hid_t loc_id, const char *name, H5G_info_t 
 herr_t H5Gget_info_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, H5G_info_t *ginfo, hid_t lapl_id);
 TG_EXPORT herr_t H5Gget_info_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, H5G_info_t *ginfo, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5G_info_t *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5G_info_t *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5G_info_t *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5G_info_t *, hid_t))tg_real("H5Gget_info_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5G_info_t *, hid_t))tg_real("H5Gget_info_by_idx", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5G_info_t *, hid_t))tg_h5_real("H5Gget_info_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, group_name, idx_type, order, n, ginfo, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Gget_info_by_idx, TG_LAYER_HDF5))
@@ -1207,14 +1289,16 @@ TG_EXPORT herr_t H5Gget_info_by_idx(hid_t loc_id, const char *group_name, H5_ind
 herr_t H5Gflush(hid_t group_id);
 TG_EXPORT herr_t H5Gflush(hid_t group_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Gflush", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Gflush", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Gflush", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(group_id);
 	if (!tg_enter(&tgc, TG_FN_H5Gflush, TG_LAYER_HDF5))
@@ -1234,14 +1318,16 @@ TG_EXPORT herr_t H5Gflush(hid_t group_id)
 herr_t H5Grefresh(hid_t group_id);
 TG_EXPORT herr_t H5Grefresh(hid_t group_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Grefresh", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Grefresh", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Grefresh", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(group_id);
 	if (!tg_enter(&tgc, TG_FN_H5Grefresh, TG_LAYER_HDF5))
@@ -1261,14 +1347,16 @@ TG_EXPORT herr_t H5Grefresh(hid_t group_id)
 hid_t H5Gcreate1(hid_t loc_id, const char *name, size_t size_hint);
 TG_EXPORT hid_t H5Gcreate1(hid_t loc_id, const char *name, size_t size_hint)
 {
-	static hid_t (*real)(hid_t, const char *, size_t);
+	static hid_t (*real0)(hid_t, const char *, size_t);
+	hid_t (*real)(hid_t, const char *, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, size_t))tg_real("H5Gcreate1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, size_t))tg_real("H5Gcreate1", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, size_t))tg_h5_real("H5Gcreate1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, size_hint);
 	if (!tg_enter(&tgc, TG_FN_H5Gcreate1, TG_LAYER_HDF5))
@@ -1291,14 +1379,16 @@ TG_EXPORT hid_t H5Gcreate1(hid_t loc_id, const char *name, size_t size_hint)
 hid_t H5Gopen1(hid_t loc_id, const char *name);
 TG_EXPORT hid_t H5Gopen1(hid_t loc_id, const char *name)
 {
-	static hid_t (*real)(hid_t, const char *);
+	static hid_t (*real0)(hid_t, const char *);
+	hid_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *))tg_real("H5Gopen1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *))tg_real("H5Gopen1", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *))tg_h5_real("H5Gopen1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name);
 	if (!tg_enter(&tgc, TG_FN_H5Gopen1, TG_LAYER_HDF5))
@@ -1320,14 +1410,16 @@ TG_EXPORT hid_t H5Gopen1(hid_t loc_id, const char *name)
 herr_t H5Gunlink(hid_t loc_id, const char *name);
 TG_EXPORT herr_t H5Gunlink(hid_t loc_id, const char *name)
 {
-	static herr_t (*real)(hid_t, const char *);
+	static herr_t (*real0)(hid_t, const char *);
+	herr_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *))tg_real("H5Gunlink", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *))tg_real("H5Gunlink", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *))tg_h5_real("H5Gunlink", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name);
 	if (!tg_enter(&tgc, TG_FN_H5Gunlink, TG_LAYER_HDF5))
@@ -1349,14 +1441,16 @@ TG_EXPORT herr_t H5Gunlink(hid_t loc_id, const char *name)
 herr_t H5Gmove(hid_t src_loc_id, const char *src_name, const char *dst_name);
 TG_EXPORT herr_t H5Gmove(hid_t src_loc_id, const char *src_name, const char *dst_name)
 {
-	static herr_t (*real)(hid_t, const char *, const char *);
+	static herr_t (*real0)(hid_t, const char *, const char *);
+	herr_t (*real)(hid_t, const char *, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, const char *))tg_real("H5Gmove", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, const char *))tg_real("H5Gmove", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, const char *))tg_h5_real("H5Gmove", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(src_loc_id, src_name, dst_name);
 	if (!tg_enter(&tgc, TG_FN_H5Gmove, TG_LAYER_HDF5))
@@ -1380,14 +1474,16 @@ TG_EXPORT herr_t H5Gmove(hid_t src_loc_id, const char *src_name, const char *dst
 herr_t H5Gget_num_objs(hid_t loc_id, hsize_t *num_objs);
 TG_EXPORT herr_t H5Gget_num_objs(hid_t loc_id, hsize_t *num_objs)
 {
-	static herr_t (*real)(hid_t, hsize_t *);
+	static herr_t (*real0)(hid_t, hsize_t *);
+	herr_t (*real)(hid_t, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t *))tg_real("H5Gget_num_objs", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t *))tg_real("H5Gget_num_objs", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t *))tg_h5_real("H5Gget_num_objs", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, num_objs);
 	if (!tg_enter(&tgc, TG_FN_H5Gget_num_objs, TG_LAYER_HDF5))
@@ -1408,14 +1504,16 @@ TG_EXPORT herr_t H5Gget_num_objs(hid_t loc_id, hsize_t *num_objs)
 herr_t H5Giterate(hid_t loc_id, const char *name, int *idx, H5G_iterate_t op, void *op_data);
 TG_EXPORT herr_t H5Giterate(hid_t loc_id, const char *name, int *idx, H5G_iterate_t op, void *op_data)
 {
-	static herr_t (*real)(hid_t, const char *, int *, H5G_iterate_t, void *);
+	static herr_t (*real0)(hid_t, const char *, int *, H5G_iterate_t, void *);
+	herr_t (*real)(hid_t, const char *, int *, H5G_iterate_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, int *, H5G_iterate_t, void *))tg_real("H5Giterate", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, int *, H5G_iterate_t, void *))tg_real("H5Giterate", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, int *, H5G_iterate_t, void *))tg_h5_real("H5Giterate", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, idx, op, op_data);
 	if (!tg_enter(&tgc, TG_FN_H5Giterate, TG_LAYER_HDF5))
@@ -1441,14 +1539,16 @@ TG_EXPORT herr_t H5Giterate(hid_t loc_id, const char *name, int *idx, H5G_iterat
 herr_t H5Gget_objinfo(hid_t loc_id, const char *name, hbool_t follow_link, H5G_stat_t *statbuf);
 TG_EXPORT herr_t H5Gget_objinfo(hid_t loc_id, const char *name, hbool_t follow_link, H5G_stat_t *statbuf)
 {
-	static herr_t (*real)(hid_t, const char *, hbool_t, H5G_stat_t *);
+	static herr_t (*real0)(hid_t, const char *, hbool_t, H5G_stat_t *);
+	herr_t (*real)(hid_t, const char *, hbool_t, H5G_stat_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hbool_t, H5G_stat_t *))tg_real("H5Gget_objinfo", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hbool_t, H5G_stat_t *))tg_real("H5Gget_objinfo", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hbool_t, H5G_stat_t *))tg_h5_real("H5Gget_objinfo", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, follow_link, statbuf);
 	if (!tg_enter(&tgc, TG_FN_H5Gget_objinfo, TG_LAYER_HDF5))
@@ -1472,14 +1572,16 @@ TG_EXPORT herr_t H5Gget_objinfo(hid_t loc_id, const char *name, hbool_t follow_l
 hid_t H5Dcreate2(hid_t loc_id, const char *name, hid_t type_id, hid_t space_id, hid_t lcpl_id, hid_t dcpl_id, hid_t dapl_id);
 TG_EXPORT hid_t H5Dcreate2(hid_t loc_id, const char *name, hid_t type_id, hid_t space_id, hid_t lcpl_id, hid_t dcpl_id, hid_t dapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))tg_real("H5Dcreate2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))tg_real("H5Dcreate2", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))tg_h5_real("H5Dcreate2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, type_id, space_id, lcpl_id, dcpl_id, dapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dcreate2, TG_LAYER_HDF5))
@@ -1511,14 +1613,16 @@ TG_EXPORT hid_t H5Dcreate2(hid_t loc_id, const char *name, hid_t type_id, hid_t 
 hid_t H5Dcreate_anon(hid_t loc_id, hid_t type_id, hid_t space_id, hid_t dcpl_id, hid_t dapl_id);
 TG_EXPORT hid_t H5Dcreate_anon(hid_t loc_id, hid_t type_id, hid_t space_id, hid_t dcpl_id, hid_t dapl_id)
 {
-	static hid_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, hid_t, hid_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t))tg_real("H5Dcreate_anon", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t))tg_real("H5Dcreate_anon", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t))tg_h5_real("H5Dcreate_anon", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, type_id, space_id, dcpl_id, dapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dcreate_anon, TG_LAYER_HDF5))
@@ -1546,14 +1650,16 @@ TG_EXPORT hid_t H5Dcreate_anon(hid_t loc_id, hid_t type_id, hid_t space_id, hid_
 hid_t H5Dopen2(hid_t loc_id, const char *name, hid_t dapl_id);
 TG_EXPORT hid_t H5Dopen2(hid_t loc_id, const char *name, hid_t dapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Dopen2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Dopen2", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Dopen2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, dapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dopen2, TG_LAYER_HDF5))
@@ -1577,14 +1683,16 @@ TG_EXPORT hid_t H5Dopen2(hid_t loc_id, const char *name, hid_t dapl_id)
 herr_t H5Dclose(hid_t dset_id);
 TG_EXPORT herr_t H5Dclose(hid_t dset_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Dclose", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Dclose", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Dclose", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dclose, TG_LAYER_HDF5))
@@ -1608,14 +1716,16 @@ TG_EXPORT herr_t H5Dclose(hid_t dset_id)
 hid_t H5Dget_space(hid_t dset_id);
 TG_EXPORT hid_t H5Dget_space(hid_t dset_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Dget_space", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Dget_space", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Dget_space", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_space, TG_LAYER_HDF5))
@@ -1635,14 +1745,16 @@ TG_EXPORT hid_t H5Dget_space(hid_t dset_id)
 herr_t H5Dget_space_status(hid_t dset_id, H5D_space_status_t *allocation);
 TG_EXPORT herr_t H5Dget_space_status(hid_t dset_id, H5D_space_status_t *allocation)
 {
-	static herr_t (*real)(hid_t, H5D_space_status_t *);
+	static herr_t (*real0)(hid_t, H5D_space_status_t *);
+	herr_t (*real)(hid_t, H5D_space_status_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_space_status_t *))tg_real("H5Dget_space_status", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_space_status_t *))tg_real("H5Dget_space_status", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_space_status_t *))tg_h5_real("H5Dget_space_status", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, allocation);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_space_status, TG_LAYER_HDF5))
@@ -1663,14 +1775,16 @@ TG_EXPORT herr_t H5Dget_space_status(hid_t dset_id, H5D_space_status_t *allocati
 hid_t H5Dget_type(hid_t dset_id);
 TG_EXPORT hid_t H5Dget_type(hid_t dset_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Dget_type", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Dget_type", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Dget_type", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_type, TG_LAYER_HDF5))
@@ -1690,14 +1804,16 @@ TG_EXPORT hid_t H5Dget_type(hid_t dset_id)
 hid_t H5Dget_create_plist(hid_t dset_id);
 TG_EXPORT hid_t H5Dget_create_plist(hid_t dset_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Dget_create_plist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Dget_create_plist", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Dget_create_plist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_create_plist, TG_LAYER_HDF5))
@@ -1717,14 +1833,16 @@ TG_EXPORT hid_t H5Dget_create_plist(hid_t dset_id)
 hid_t H5Dget_access_plist(hid_t dset_id);
 TG_EXPORT hid_t H5Dget_access_plist(hid_t dset_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Dget_access_plist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Dget_access_plist", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Dget_access_plist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_access_plist, TG_LAYER_HDF5))
@@ -1744,14 +1862,16 @@ TG_EXPORT hid_t H5Dget_access_plist(hid_t dset_id)
 hsize_t H5Dget_storage_size(hid_t dset_id);
 TG_EXPORT hsize_t H5Dget_storage_size(hid_t dset_id)
 {
-	static hsize_t (*real)(hid_t);
+	static hsize_t (*real0)(hid_t);
+	hsize_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hsize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hsize_t (*)(hid_t))tg_real("H5Dget_storage_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hsize_t (*)(hid_t))tg_real("H5Dget_storage_size", NULL)))
 		return (hsize_t)-1;
+	real = (hsize_t (*)(hid_t))tg_h5_real("H5Dget_storage_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_storage_size, TG_LAYER_HDF5))
@@ -1771,14 +1891,16 @@ TG_EXPORT hsize_t H5Dget_storage_size(hid_t dset_id)
 haddr_t H5Dget_offset(hid_t dset_id);
 TG_EXPORT haddr_t H5Dget_offset(hid_t dset_id)
 {
-	static haddr_t (*real)(hid_t);
+	static haddr_t (*real0)(hid_t);
+	haddr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	haddr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (haddr_t (*)(hid_t))tg_real("H5Dget_offset", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (haddr_t (*)(hid_t))tg_real("H5Dget_offset", NULL)))
 		return (haddr_t)-1;
+	real = (haddr_t (*)(hid_t))tg_h5_real("H5Dget_offset", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_offset, TG_LAYER_HDF5))
@@ -1798,14 +1920,16 @@ TG_EXPORT haddr_t H5Dget_offset(hid_t dset_id)
 herr_t H5Dread(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file_space_id, hid_t dxpl_id, void *buf);
 TG_EXPORT herr_t H5Dread(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file_space_id, hid_t dxpl_id, void *buf)
 {
-	static herr_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
+	static herr_t (*real0)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
+	herr_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t, void *))tg_real("H5Dread", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t, void *))tg_real("H5Dread", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t, void *))tg_h5_real("H5Dread", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Dread, TG_LAYER_HDF5))
@@ -1834,14 +1958,16 @@ TG_EXPORT herr_t H5Dread(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, h
 herr_t H5Dwrite(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file_space_id, hid_t dxpl_id, const void *buf);
 TG_EXPORT herr_t H5Dwrite(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file_space_id, hid_t dxpl_id, const void *buf)
 {
-	static herr_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
+	static herr_t (*real0)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
+	herr_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *))tg_real("H5Dwrite", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *))tg_real("H5Dwrite", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *))tg_h5_real("H5Dwrite", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Dwrite, TG_LAYER_HDF5))
@@ -1870,14 +1996,16 @@ TG_EXPORT herr_t H5Dwrite(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, 
 herr_t H5Dset_extent(hid_t dset_id, const hsize_t *size);
 TG_EXPORT herr_t H5Dset_extent(hid_t dset_id, const hsize_t *size)
 {
-	static herr_t (*real)(hid_t, const hsize_t *);
+	static herr_t (*real0)(hid_t, const hsize_t *);
+	herr_t (*real)(hid_t, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const hsize_t *))tg_real("H5Dset_extent", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const hsize_t *))tg_real("H5Dset_extent", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const hsize_t *))tg_h5_real("H5Dset_extent", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Dset_extent, TG_LAYER_HDF5))
@@ -1901,14 +2029,16 @@ TG_EXPORT herr_t H5Dset_extent(hid_t dset_id, const hsize_t *size)
 herr_t H5Dextend(hid_t dset_id, const hsize_t *size);
 TG_EXPORT herr_t H5Dextend(hid_t dset_id, const hsize_t *size)
 {
-	static herr_t (*real)(hid_t, const hsize_t *);
+	static herr_t (*real0)(hid_t, const hsize_t *);
+	herr_t (*real)(hid_t, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const hsize_t *))tg_real("H5Dextend", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const hsize_t *))tg_real("H5Dextend", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const hsize_t *))tg_h5_real("H5Dextend", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Dextend, TG_LAYER_HDF5))
@@ -1932,14 +2062,16 @@ TG_EXPORT herr_t H5Dextend(hid_t dset_id, const hsize_t *size)
 herr_t H5Dflush(hid_t dset_id);
 TG_EXPORT herr_t H5Dflush(hid_t dset_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Dflush", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Dflush", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Dflush", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dflush, TG_LAYER_HDF5))
@@ -1959,14 +2091,16 @@ TG_EXPORT herr_t H5Dflush(hid_t dset_id)
 herr_t H5Drefresh(hid_t dset_id);
 TG_EXPORT herr_t H5Drefresh(hid_t dset_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Drefresh", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Drefresh", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Drefresh", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Drefresh, TG_LAYER_HDF5))
@@ -1986,14 +2120,16 @@ TG_EXPORT herr_t H5Drefresh(hid_t dset_id)
 herr_t H5Dfill(const void *fill, hid_t fill_type_id, void *buf, hid_t buf_type_id, hid_t space_id);
 TG_EXPORT herr_t H5Dfill(const void *fill, hid_t fill_type_id, void *buf, hid_t buf_type_id, hid_t space_id)
 {
-	static herr_t (*real)(const void *, hid_t, void *, hid_t, hid_t);
+	static herr_t (*real0)(const void *, hid_t, void *, hid_t, hid_t);
+	herr_t (*real)(const void *, hid_t, void *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(const void *, hid_t, void *, hid_t, hid_t))tg_real("H5Dfill", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(const void *, hid_t, void *, hid_t, hid_t))tg_real("H5Dfill", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(const void *, hid_t, void *, hid_t, hid_t))tg_h5_real("H5Dfill", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fill, fill_type_id, buf, buf_type_id, space_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dfill, TG_LAYER_HDF5))
@@ -2019,14 +2155,16 @@ TG_EXPORT herr_t H5Dfill(const void *fill, hid_t fill_type_id, void *buf, hid_t 
 herr_t H5Dvlen_reclaim(hid_t type_id, hid_t space_id, hid_t dxpl_id, void *buf);
 TG_EXPORT herr_t H5Dvlen_reclaim(hid_t type_id, hid_t space_id, hid_t dxpl_id, void *buf)
 {
-	static herr_t (*real)(hid_t, hid_t, hid_t, void *);
+	static herr_t (*real0)(hid_t, hid_t, hid_t, void *);
+	herr_t (*real)(hid_t, hid_t, hid_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, hid_t, void *))tg_real("H5Dvlen_reclaim", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, hid_t, void *))tg_real("H5Dvlen_reclaim", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, hid_t, void *))tg_h5_real("H5Dvlen_reclaim", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, space_id, dxpl_id, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Dvlen_reclaim, TG_LAYER_HDF5))
@@ -2051,14 +2189,16 @@ TG_EXPORT herr_t H5Dvlen_reclaim(hid_t type_id, hid_t space_id, hid_t dxpl_id, v
 herr_t H5Dvlen_get_buf_size(hid_t dset_id, hid_t type_id, hid_t space_id, hsize_t *size);
 TG_EXPORT herr_t H5Dvlen_get_buf_size(hid_t dset_id, hid_t type_id, hid_t space_id, hsize_t *size)
 {
-	static herr_t (*real)(hid_t, hid_t, hid_t, hsize_t *);
+	static herr_t (*real0)(hid_t, hid_t, hid_t, hsize_t *);
+	herr_t (*real)(hid_t, hid_t, hid_t, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, hid_t, hsize_t *))tg_real("H5Dvlen_get_buf_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, hid_t, hsize_t *))tg_real("H5Dvlen_get_buf_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, hid_t, hsize_t *))tg_h5_real("H5Dvlen_get_buf_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, type_id, space_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Dvlen_get_buf_size, TG_LAYER_HDF5))
@@ -2083,14 +2223,16 @@ TG_EXPORT herr_t H5Dvlen_get_buf_size(hid_t dset_id, hid_t type_id, hid_t space_
 herr_t H5Dwrite_chunk(hid_t dset_id, hid_t dxpl_id, uint32_t filters, const hsize_t *offset, size_t data_size, const void *buf);
 TG_EXPORT herr_t H5Dwrite_chunk(hid_t dset_id, hid_t dxpl_id, uint32_t filters, const hsize_t *offset, size_t data_size, const void *buf)
 {
-	static herr_t (*real)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *);
+	static herr_t (*real0)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *);
+	herr_t (*real)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *))tg_real("H5Dwrite_chunk", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *))tg_real("H5Dwrite_chunk", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *))tg_h5_real("H5Dwrite_chunk", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, dxpl_id, filters, offset, data_size, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Dwrite_chunk, TG_LAYER_HDF5))
@@ -2119,14 +2261,16 @@ TG_EXPORT herr_t H5Dwrite_chunk(hid_t dset_id, hid_t dxpl_id, uint32_t filters, 
 herr_t H5Dread_chunk(hid_t dset_id, hid_t dxpl_id, const hsize_t *offset, uint32_t *filters, void *buf);
 TG_EXPORT herr_t H5Dread_chunk(hid_t dset_id, hid_t dxpl_id, const hsize_t *offset, uint32_t *filters, void *buf)
 {
-	static herr_t (*real)(hid_t, hid_t, const hsize_t *, uint32_t *, void *);
+	static herr_t (*real0)(hid_t, hid_t, const hsize_t *, uint32_t *, void *);
+	herr_t (*real)(hid_t, hid_t, const hsize_t *, uint32_t *, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, const hsize_t *, uint32_t *, void *))tg_real("H5Dread_chunk", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, const hsize_t *, uint32_t *, void *))tg_real("H5Dread_chunk", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, const hsize_t *, uint32_t *, void *))tg_h5_real("H5Dread_chunk", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, dxpl_id, offset, filters, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Dread_chunk, TG_LAYER_HDF5))
@@ -2154,14 +2298,16 @@ TG_EXPORT herr_t H5Dread_chunk(hid_t dset_id, hid_t dxpl_id, const hsize_t *offs
 herr_t H5Dget_chunk_storage_size(hid_t dset_id, const hsize_t *offset, hsize_t *chunk_bytes);
 TG_EXPORT herr_t H5Dget_chunk_storage_size(hid_t dset_id, const hsize_t *offset, hsize_t *chunk_bytes)
 {
-	static herr_t (*real)(hid_t, const hsize_t *, hsize_t *);
+	static herr_t (*real0)(hid_t, const hsize_t *, hsize_t *);
+	herr_t (*real)(hid_t, const hsize_t *, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const hsize_t *, hsize_t *))tg_real("H5Dget_chunk_storage_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const hsize_t *, hsize_t *))tg_real("H5Dget_chunk_storage_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const hsize_t *, hsize_t *))tg_h5_real("H5Dget_chunk_storage_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, offset, chunk_bytes);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_chunk_storage_size, TG_LAYER_HDF5))
@@ -2186,14 +2332,16 @@ TG_EXPORT herr_t H5Dget_chunk_storage_size(hid_t dset_id, const hsize_t *offset,
 herr_t H5Dget_num_chunks(hid_t dset_id, hid_t fspace_id, hsize_t *nchunks);
 TG_EXPORT herr_t H5Dget_num_chunks(hid_t dset_id, hid_t fspace_id, hsize_t *nchunks)
 {
-	static herr_t (*real)(hid_t, hid_t, hsize_t *);
+	static herr_t (*real0)(hid_t, hid_t, hsize_t *);
+	herr_t (*real)(hid_t, hid_t, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, hsize_t *))tg_real("H5Dget_num_chunks", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, hsize_t *))tg_real("H5Dget_num_chunks", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, hsize_t *))tg_h5_real("H5Dget_num_chunks", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id, fspace_id, nchunks);
 	if (!tg_enter(&tgc, TG_FN_H5Dget_num_chunks, TG_LAYER_HDF5))
@@ -2216,14 +2364,16 @@ TG_EXPORT herr_t H5Dget_num_chunks(hid_t dset_id, hid_t fspace_id, hsize_t *nchu
 herr_t H5Diterate(void *buf, hid_t type_id, hid_t space_id, H5D_operator_t op, void *operator_data);
 TG_EXPORT herr_t H5Diterate(void *buf, hid_t type_id, hid_t space_id, H5D_operator_t op, void *operator_data)
 {
-	static herr_t (*real)(void *, hid_t, hid_t, H5D_operator_t, void *);
+	static herr_t (*real0)(void *, hid_t, hid_t, H5D_operator_t, void *);
+	herr_t (*real)(void *, hid_t, hid_t, H5D_operator_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(void *, hid_t, hid_t, H5D_operator_t, void *))tg_real("H5Diterate", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(void *, hid_t, hid_t, H5D_operator_t, void *))tg_real("H5Diterate", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(void *, hid_t, hid_t, H5D_operator_t, void *))tg_h5_real("H5Diterate", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(buf, type_id, space_id, op, operator_data);
 	if (!tg_enter(&tgc, TG_FN_H5Diterate, TG_LAYER_HDF5))
@@ -2249,14 +2399,16 @@ TG_EXPORT herr_t H5Diterate(void *buf, hid_t type_id, hid_t space_id, H5D_operat
 hid_t H5Dcreate1(hid_t loc_id, const char *name, hid_t type_id, hid_t space_id, hid_t dcpl_id);
 TG_EXPORT hid_t H5Dcreate1(hid_t loc_id, const char *name, hid_t type_id, hid_t space_id, hid_t dcpl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_real("H5Dcreate1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_real("H5Dcreate1", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_h5_real("H5Dcreate1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, type_id, space_id, dcpl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dcreate1, TG_LAYER_HDF5))
@@ -2284,14 +2436,16 @@ TG_EXPORT hid_t H5Dcreate1(hid_t loc_id, const char *name, hid_t type_id, hid_t 
 hid_t H5Dopen1(hid_t loc_id, const char *name);
 TG_EXPORT hid_t H5Dopen1(hid_t loc_id, const char *name)
 {
-	static hid_t (*real)(hid_t, const char *);
+	static hid_t (*real0)(hid_t, const char *);
+	hid_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *))tg_real("H5Dopen1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *))tg_real("H5Dopen1", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *))tg_h5_real("H5Dopen1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name);
 	if (!tg_enter(&tgc, TG_FN_H5Dopen1, TG_LAYER_HDF5))
@@ -2313,14 +2467,16 @@ TG_EXPORT hid_t H5Dopen1(hid_t loc_id, const char *name)
 herr_t H5Dformat_convert(hid_t dset_id);
 TG_EXPORT herr_t H5Dformat_convert(hid_t dset_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Dformat_convert", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Dformat_convert", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Dformat_convert", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dset_id);
 	if (!tg_enter(&tgc, TG_FN_H5Dformat_convert, TG_LAYER_HDF5))
@@ -2340,14 +2496,16 @@ TG_EXPORT herr_t H5Dformat_convert(hid_t dset_id)
 hid_t H5Acreate2(hid_t loc_id, const char *attr_name, hid_t type_id, hid_t space_id, hid_t acpl_id, hid_t aapl_id);
 TG_EXPORT hid_t H5Acreate2(hid_t loc_id, const char *attr_name, hid_t type_id, hid_t space_id, hid_t acpl_id, hid_t aapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t))tg_real("H5Acreate2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t))tg_real("H5Acreate2", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t))tg_h5_real("H5Acreate2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, attr_name, type_id, space_id, acpl_id, aapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Acreate2, TG_LAYER_HDF5))
@@ -2377,14 +2535,16 @@ TG_EXPORT hid_t H5Acreate2(hid_t loc_id, const char *attr_name, hid_t type_id, h
 hid_t H5Acreate_by_name(hid_t loc_id, const char *obj_name, const char *attr_name, hid_t type_id, hid_t space_id, hid_t acpl_id, hid_t aapl_id, hid_t lapl_id);
 TG_EXPORT hid_t H5Acreate_by_name(hid_t loc_id, const char *obj_name, const char *attr_name, hid_t type_id, hid_t space_id, hid_t acpl_id, hid_t aapl_id, hid_t lapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, const char *, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))tg_real("H5Acreate_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))tg_real("H5Acreate_by_name", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))tg_h5_real("H5Acreate_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, attr_name, type_id, space_id, acpl_id, aapl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Acreate_by_name, TG_LAYER_HDF5))
@@ -2418,14 +2578,16 @@ TG_EXPORT hid_t H5Acreate_by_name(hid_t loc_id, const char *obj_name, const char
 hid_t H5Aopen(hid_t obj_id, const char *attr_name, hid_t aapl_id);
 TG_EXPORT hid_t H5Aopen(hid_t obj_id, const char *attr_name, hid_t aapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Aopen", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Aopen", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Aopen", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, attr_name, aapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aopen, TG_LAYER_HDF5))
@@ -2449,14 +2611,16 @@ TG_EXPORT hid_t H5Aopen(hid_t obj_id, const char *attr_name, hid_t aapl_id)
 hid_t H5Aopen_by_name(hid_t loc_id, const char *obj_name, const char *attr_name, hid_t aapl_id, hid_t lapl_id);
 TG_EXPORT hid_t H5Aopen_by_name(hid_t loc_id, const char *obj_name, const char *attr_name, hid_t aapl_id, hid_t lapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, const char *, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, const char *, hid_t, hid_t);
+	hid_t (*real)(hid_t, const char *, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, const char *, hid_t, hid_t))tg_real("H5Aopen_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, const char *, hid_t, hid_t))tg_real("H5Aopen_by_name", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, const char *, hid_t, hid_t))tg_h5_real("H5Aopen_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, attr_name, aapl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aopen_by_name, TG_LAYER_HDF5))
@@ -2484,14 +2648,16 @@ TG_EXPORT hid_t H5Aopen_by_name(hid_t loc_id, const char *obj_name, const char *
 hid_t H5Aopen_by_idx(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t aapl_id, hid_t lapl_id);
 TG_EXPORT hid_t H5Aopen_by_idx(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t aapl_id, hid_t lapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t, hid_t))tg_real("H5Aopen_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t, hid_t))tg_real("H5Aopen_by_idx", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t, hid_t))tg_h5_real("H5Aopen_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, idx_type, order, n, aapl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aopen_by_idx, TG_LAYER_HDF5))
@@ -2520,14 +2686,16 @@ TG_EXPORT hid_t H5Aopen_by_idx(hid_t loc_id, const char *obj_name, H5_index_t id
 herr_t H5Awrite(hid_t attr_id, hid_t type_id, const void *buf);
 TG_EXPORT herr_t H5Awrite(hid_t attr_id, hid_t type_id, const void *buf)
 {
-	static herr_t (*real)(hid_t, hid_t, const void *);
+	static herr_t (*real0)(hid_t, hid_t, const void *);
+	herr_t (*real)(hid_t, hid_t, const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, const void *))tg_real("H5Awrite", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, const void *))tg_real("H5Awrite", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, const void *))tg_h5_real("H5Awrite", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id, type_id, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Awrite, TG_LAYER_HDF5))
@@ -2550,14 +2718,16 @@ TG_EXPORT herr_t H5Awrite(hid_t attr_id, hid_t type_id, const void *buf)
 herr_t H5Aread(hid_t attr_id, hid_t type_id, void *buf);
 TG_EXPORT herr_t H5Aread(hid_t attr_id, hid_t type_id, void *buf)
 {
-	static herr_t (*real)(hid_t, hid_t, void *);
+	static herr_t (*real0)(hid_t, hid_t, void *);
+	herr_t (*real)(hid_t, hid_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, void *))tg_real("H5Aread", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, void *))tg_real("H5Aread", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, void *))tg_h5_real("H5Aread", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id, type_id, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Aread, TG_LAYER_HDF5))
@@ -2580,14 +2750,16 @@ TG_EXPORT herr_t H5Aread(hid_t attr_id, hid_t type_id, void *buf)
 herr_t H5Aclose(hid_t attr_id);
 TG_EXPORT herr_t H5Aclose(hid_t attr_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Aclose", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Aclose", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Aclose", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aclose, TG_LAYER_HDF5))
@@ -2611,14 +2783,16 @@ TG_EXPORT herr_t H5Aclose(hid_t attr_id)
 hid_t H5Aget_space(hid_t attr_id);
 TG_EXPORT hid_t H5Aget_space(hid_t attr_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Aget_space", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Aget_space", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Aget_space", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_space, TG_LAYER_HDF5))
@@ -2638,14 +2812,16 @@ TG_EXPORT hid_t H5Aget_space(hid_t attr_id)
 hid_t H5Aget_type(hid_t attr_id);
 TG_EXPORT hid_t H5Aget_type(hid_t attr_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Aget_type", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Aget_type", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Aget_type", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_type, TG_LAYER_HDF5))
@@ -2665,14 +2841,16 @@ TG_EXPORT hid_t H5Aget_type(hid_t attr_id)
 hid_t H5Aget_create_plist(hid_t attr_id);
 TG_EXPORT hid_t H5Aget_create_plist(hid_t attr_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Aget_create_plist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Aget_create_plist", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Aget_create_plist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_create_plist, TG_LAYER_HDF5))
@@ -2692,14 +2870,16 @@ TG_EXPORT hid_t H5Aget_create_plist(hid_t attr_id)
 ssize_t H5Aget_name(hid_t attr_id, size_t buf_size, char *buf);
 TG_EXPORT ssize_t H5Aget_name(hid_t attr_id, size_t buf_size, char *buf)
 {
-	static ssize_t (*real)(hid_t, size_t, char *);
+	static ssize_t (*real0)(hid_t, size_t, char *);
+	ssize_t (*real)(hid_t, size_t, char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	ssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (ssize_t (*)(hid_t, size_t, char *))tg_real("H5Aget_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (ssize_t (*)(hid_t, size_t, char *))tg_real("H5Aget_name", NULL)))
 		return (ssize_t)-1;
+	real = (ssize_t (*)(hid_t, size_t, char *))tg_h5_real("H5Aget_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id, buf_size, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_name, TG_LAYER_HDF5))
@@ -2722,14 +2902,16 @@ TG_EXPORT ssize_t H5Aget_name(hid_t attr_id, size_t buf_size, char *buf)
 ssize_t H5Aget_name_by_idx(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, char *name, size_t size, hid_t lapl_id);
 TG_EXPORT ssize_t H5Aget_name_by_idx(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, char *name, size_t size, hid_t lapl_id)
 {
-	static ssize_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t);
+	static ssize_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t);
+	ssize_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	ssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (ssize_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t))tg_real("H5Aget_name_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (ssize_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t))tg_real("H5Aget_name_by_idx", NULL)))
 		return (ssize_t)-1;
+	real = (ssize_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t))tg_h5_real("H5Aget_name_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, idx_type, order, n, name, size, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_name_by_idx, TG_LAYER_HDF5))
@@ -2759,14 +2941,16 @@ TG_EXPORT ssize_t H5Aget_name_by_idx(hid_t loc_id, const char *obj_name, H5_inde
 hsize_t H5Aget_storage_size(hid_t attr_id);
 TG_EXPORT hsize_t H5Aget_storage_size(hid_t attr_id)
 {
-	static hsize_t (*real)(hid_t);
+	static hsize_t (*real0)(hid_t);
+	hsize_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hsize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hsize_t (*)(hid_t))tg_real("H5Aget_storage_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hsize_t (*)(hid_t))tg_real("H5Aget_storage_size", NULL)))
 		return (hsize_t)-1;
+	real = (hsize_t (*)(hid_t))tg_h5_real("H5Aget_storage_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_storage_size, TG_LAYER_HDF5))
@@ -2786,14 +2970,16 @@ TG_EXPORT hsize_t H5Aget_storage_size(hid_t attr_id)
 herr_t H5Aget_info(hid_t attr_id, H5A_info_t *ainfo);
 TG_EXPORT herr_t H5Aget_info(hid_t attr_id, H5A_info_t *ainfo)
 {
-	static herr_t (*real)(hid_t, H5A_info_t *);
+	static herr_t (*real0)(hid_t, H5A_info_t *);
+	herr_t (*real)(hid_t, H5A_info_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5A_info_t *))tg_real("H5Aget_info", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5A_info_t *))tg_real("H5Aget_info", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5A_info_t *))tg_h5_real("H5Aget_info", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(attr_id, ainfo);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_info, TG_LAYER_HDF5))
@@ -2814,14 +3000,16 @@ TG_EXPORT herr_t H5Aget_info(hid_t attr_id, H5A_info_t *ainfo)
 herr_t H5Aget_info_by_name(hid_t loc_id, const char *obj_name, const char *attr_name, H5A_info_t *ainfo, hid_t lapl_id);
 TG_EXPORT herr_t H5Aget_info_by_name(hid_t loc_id, const char *obj_name, const char *attr_name, H5A_info_t *ainfo, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, const char *, H5A_info_t *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, const char *, H5A_info_t *, hid_t);
+	herr_t (*real)(hid_t, const char *, const char *, H5A_info_t *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, const char *, H5A_info_t *, hid_t))tg_real("H5Aget_info_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, const char *, H5A_info_t *, hid_t))tg_real("H5Aget_info_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, const char *, H5A_info_t *, hid_t))tg_h5_real("H5Aget_info_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, attr_name, ainfo, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_info_by_name, TG_LAYER_HDF5))
@@ -2848,14 +3036,16 @@ TG_EXPORT herr_t H5Aget_info_by_name(hid_t loc_id, const char *obj_name, const c
 herr_t H5Adelete(hid_t loc_id, const char *attr_name);
 TG_EXPORT herr_t H5Adelete(hid_t loc_id, const char *attr_name)
 {
-	static herr_t (*real)(hid_t, const char *);
+	static herr_t (*real0)(hid_t, const char *);
+	herr_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *))tg_real("H5Adelete", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *))tg_real("H5Adelete", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *))tg_h5_real("H5Adelete", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, attr_name);
 	if (!tg_enter(&tgc, TG_FN_H5Adelete, TG_LAYER_HDF5))
@@ -2877,14 +3067,16 @@ TG_EXPORT herr_t H5Adelete(hid_t loc_id, const char *attr_name)
 herr_t H5Adelete_by_name(hid_t loc_id, const char *obj_name, const char *attr_name, hid_t lapl_id);
 TG_EXPORT herr_t H5Adelete_by_name(hid_t loc_id, const char *obj_name, const char *attr_name, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, const char *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, const char *, hid_t);
+	herr_t (*real)(hid_t, const char *, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, const char *, hid_t))tg_real("H5Adelete_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, const char *, hid_t))tg_real("H5Adelete_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, const char *, hid_t))tg_h5_real("H5Adelete_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, attr_name, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Adelete_by_name, TG_LAYER_HDF5))
@@ -2910,14 +3102,16 @@ TG_EXPORT herr_t H5Adelete_by_name(hid_t loc_id, const char *obj_name, const cha
 herr_t H5Adelete_by_idx(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl_id);
 TG_EXPORT herr_t H5Adelete_by_idx(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_real("H5Adelete_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_real("H5Adelete_by_idx", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_h5_real("H5Adelete_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, idx_type, order, n, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Adelete_by_idx, TG_LAYER_HDF5))
@@ -2944,14 +3138,16 @@ TG_EXPORT herr_t H5Adelete_by_idx(hid_t loc_id, const char *obj_name, H5_index_t
 htri_t H5Aexists(hid_t obj_id, const char *attr_name);
 TG_EXPORT htri_t H5Aexists(hid_t obj_id, const char *attr_name)
 {
-	static htri_t (*real)(hid_t, const char *);
+	static htri_t (*real0)(hid_t, const char *);
+	htri_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, const char *))tg_real("H5Aexists", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, const char *))tg_real("H5Aexists", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, const char *))tg_h5_real("H5Aexists", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, attr_name);
 	if (!tg_enter(&tgc, TG_FN_H5Aexists, TG_LAYER_HDF5))
@@ -2973,14 +3169,16 @@ TG_EXPORT htri_t H5Aexists(hid_t obj_id, const char *attr_name)
 htri_t H5Aexists_by_name(hid_t obj_id, const char *obj_name, const char *attr_name, hid_t lapl_id);
 TG_EXPORT htri_t H5Aexists_by_name(hid_t obj_id, const char *obj_name, const char *attr_name, hid_t lapl_id)
 {
-	static htri_t (*real)(hid_t, const char *, const char *, hid_t);
+	static htri_t (*real0)(hid_t, const char *, const char *, hid_t);
+	htri_t (*real)(hid_t, const char *, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, const char *, const char *, hid_t))tg_real("H5Aexists_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, const char *, const char *, hid_t))tg_real("H5Aexists_by_name", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, const char *, const char *, hid_t))tg_h5_real("H5Aexists_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, obj_name, attr_name, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aexists_by_name, TG_LAYER_HDF5))
@@ -3006,14 +3204,16 @@ TG_EXPORT htri_t H5Aexists_by_name(hid_t obj_id, const char *obj_name, const cha
 herr_t H5Arename(hid_t loc_id, const char *old_name, const char *new_name);
 TG_EXPORT herr_t H5Arename(hid_t loc_id, const char *old_name, const char *new_name)
 {
-	static herr_t (*real)(hid_t, const char *, const char *);
+	static herr_t (*real0)(hid_t, const char *, const char *);
+	herr_t (*real)(hid_t, const char *, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, const char *))tg_real("H5Arename", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, const char *))tg_real("H5Arename", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, const char *))tg_h5_real("H5Arename", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, old_name, new_name);
 	if (!tg_enter(&tgc, TG_FN_H5Arename, TG_LAYER_HDF5))
@@ -3037,14 +3237,16 @@ TG_EXPORT herr_t H5Arename(hid_t loc_id, const char *old_name, const char *new_n
 herr_t H5Arename_by_name(hid_t loc_id, const char *obj_name, const char *old_attr_name, const char *new_attr_name, hid_t lapl_id);
 TG_EXPORT herr_t H5Arename_by_name(hid_t loc_id, const char *obj_name, const char *old_attr_name, const char *new_attr_name, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, const char *, const char *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, const char *, const char *, hid_t);
+	herr_t (*real)(hid_t, const char *, const char *, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, const char *, const char *, hid_t))tg_real("H5Arename_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, const char *, const char *, hid_t))tg_real("H5Arename_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, const char *, const char *, hid_t))tg_h5_real("H5Arename_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, old_attr_name, new_attr_name, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Arename_by_name, TG_LAYER_HDF5))
@@ -3072,14 +3274,16 @@ TG_EXPORT herr_t H5Arename_by_name(hid_t loc_id, const char *obj_name, const cha
 herr_t H5Aiterate2(hid_t loc_id, H5_index_t idx_type, H5_iter_order_t order, hsize_t *idx, H5A_operator2_t op, void *op_data);
 TG_EXPORT herr_t H5Aiterate2(hid_t loc_id, H5_index_t idx_type, H5_iter_order_t order, hsize_t *idx, H5A_operator2_t op, void *op_data)
 {
-	static herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *);
+	static herr_t (*real0)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *);
+	herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *))tg_real("H5Aiterate2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *))tg_real("H5Aiterate2", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *))tg_h5_real("H5Aiterate2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, idx_type, order, idx, op, op_data);
 	if (!tg_enter(&tgc, TG_FN_H5Aiterate2, TG_LAYER_HDF5))
@@ -3105,14 +3309,16 @@ TG_EXPORT herr_t H5Aiterate2(hid_t loc_id, H5_index_t idx_type, H5_iter_order_t 
 herr_t H5Aiterate_by_name(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t *idx, H5A_operator2_t op, void *op_data, hid_t lapl_id);
 TG_EXPORT herr_t H5Aiterate_by_name(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t *idx, H5A_operator2_t op, void *op_data, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *, hid_t))tg_real("H5Aiterate_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *, hid_t))tg_real("H5Aiterate_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5A_operator2_t, void *, hid_t))tg_h5_real("H5Aiterate_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, idx_type, order, idx, op, op_data, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aiterate_by_name, TG_LAYER_HDF5))
@@ -3142,14 +3348,16 @@ TG_EXPORT herr_t H5Aiterate_by_name(hid_t loc_id, const char *obj_name, H5_index
 hid_t H5Acreate1(hid_t loc_id, const char *name, hid_t type_id, hid_t space_id, hid_t acpl_id);
 TG_EXPORT hid_t H5Acreate1(hid_t loc_id, const char *name, hid_t type_id, hid_t space_id, hid_t acpl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t, hid_t, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_real("H5Acreate1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_real("H5Acreate1", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t, hid_t, hid_t))tg_h5_real("H5Acreate1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, type_id, space_id, acpl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Acreate1, TG_LAYER_HDF5))
@@ -3177,14 +3385,16 @@ TG_EXPORT hid_t H5Acreate1(hid_t loc_id, const char *name, hid_t type_id, hid_t 
 hid_t H5Aopen_name(hid_t loc_id, const char *name);
 TG_EXPORT hid_t H5Aopen_name(hid_t loc_id, const char *name)
 {
-	static hid_t (*real)(hid_t, const char *);
+	static hid_t (*real0)(hid_t, const char *);
+	hid_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *))tg_real("H5Aopen_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *))tg_real("H5Aopen_name", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *))tg_h5_real("H5Aopen_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name);
 	if (!tg_enter(&tgc, TG_FN_H5Aopen_name, TG_LAYER_HDF5))
@@ -3206,14 +3416,16 @@ TG_EXPORT hid_t H5Aopen_name(hid_t loc_id, const char *name)
 hid_t H5Aopen_idx(hid_t loc_id, unsigned idx);
 TG_EXPORT hid_t H5Aopen_idx(hid_t loc_id, unsigned idx)
 {
-	static hid_t (*real)(hid_t, unsigned);
+	static hid_t (*real0)(hid_t, unsigned);
+	hid_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, unsigned))tg_real("H5Aopen_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, unsigned))tg_real("H5Aopen_idx", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, unsigned))tg_h5_real("H5Aopen_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, idx);
 	if (!tg_enter(&tgc, TG_FN_H5Aopen_idx, TG_LAYER_HDF5))
@@ -3234,14 +3446,16 @@ TG_EXPORT hid_t H5Aopen_idx(hid_t loc_id, unsigned idx)
 int H5Aget_num_attrs(hid_t loc_id);
 TG_EXPORT int H5Aget_num_attrs(hid_t loc_id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Aget_num_attrs", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Aget_num_attrs", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Aget_num_attrs", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id);
 	if (!tg_enter(&tgc, TG_FN_H5Aget_num_attrs, TG_LAYER_HDF5))
@@ -3261,14 +3475,16 @@ TG_EXPORT int H5Aget_num_attrs(hid_t loc_id)
 hid_t H5Screate(H5S_class_t type);
 TG_EXPORT hid_t H5Screate(H5S_class_t type)
 {
-	static hid_t (*real)(H5S_class_t);
+	static hid_t (*real0)(H5S_class_t);
+	hid_t (*real)(H5S_class_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(H5S_class_t))tg_real("H5Screate", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(H5S_class_t))tg_real("H5Screate", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(H5S_class_t))tg_h5_real("H5Screate", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type);
 	if (!tg_enter(&tgc, TG_FN_H5Screate, TG_LAYER_HDF5))
@@ -3287,14 +3503,16 @@ TG_EXPORT hid_t H5Screate(H5S_class_t type)
 hid_t H5Screate_simple(int rank, const hsize_t *dims, const hsize_t *maxdims);
 TG_EXPORT hid_t H5Screate_simple(int rank, const hsize_t *dims, const hsize_t *maxdims)
 {
-	static hid_t (*real)(int, const hsize_t *, const hsize_t *);
+	static hid_t (*real0)(int, const hsize_t *, const hsize_t *);
+	hid_t (*real)(int, const hsize_t *, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(int, const hsize_t *, const hsize_t *))tg_real("H5Screate_simple", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(int, const hsize_t *, const hsize_t *))tg_real("H5Screate_simple", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(int, const hsize_t *, const hsize_t *))tg_h5_real("H5Screate_simple", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(rank, dims, maxdims);
 	if (!tg_enter(&tgc, TG_FN_H5Screate_simple, TG_LAYER_HDF5))
@@ -3320,14 +3538,16 @@ TG_EXPORT hid_t H5Screate_simple(int rank, const hsize_t *dims, const hsize_t *m
 hid_t H5Scopy(hid_t space_id);
 TG_EXPORT hid_t H5Scopy(hid_t space_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Scopy", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Scopy", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Scopy", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id);
 	if (!tg_enter(&tgc, TG_FN_H5Scopy, TG_LAYER_HDF5))
@@ -3347,14 +3567,16 @@ TG_EXPORT hid_t H5Scopy(hid_t space_id)
 herr_t H5Sclose(hid_t space_id);
 TG_EXPORT herr_t H5Sclose(hid_t space_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Sclose", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Sclose", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Sclose", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sclose, TG_LAYER_HDF5))
@@ -3378,14 +3600,16 @@ TG_EXPORT herr_t H5Sclose(hid_t space_id)
 herr_t H5Sset_extent_simple(hid_t space_id, int rank, const hsize_t *dims, const hsize_t *max);
 TG_EXPORT herr_t H5Sset_extent_simple(hid_t space_id, int rank, const hsize_t *dims, const hsize_t *max)
 {
-	static herr_t (*real)(hid_t, int, const hsize_t *, const hsize_t *);
+	static herr_t (*real0)(hid_t, int, const hsize_t *, const hsize_t *);
+	herr_t (*real)(hid_t, int, const hsize_t *, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, int, const hsize_t *, const hsize_t *))tg_real("H5Sset_extent_simple", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, int, const hsize_t *, const hsize_t *))tg_real("H5Sset_extent_simple", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, int, const hsize_t *, const hsize_t *))tg_h5_real("H5Sset_extent_simple", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id, rank, dims, max);
 	if (!tg_enter(&tgc, TG_FN_H5Sset_extent_simple, TG_LAYER_HDF5))
@@ -3413,14 +3637,16 @@ TG_EXPORT herr_t H5Sset_extent_simple(hid_t space_id, int rank, const hsize_t *d
 herr_t H5Sset_extent_none(hid_t space_id);
 TG_EXPORT herr_t H5Sset_extent_none(hid_t space_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Sset_extent_none", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Sset_extent_none", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Sset_extent_none", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sset_extent_none, TG_LAYER_HDF5))
@@ -3440,14 +3666,16 @@ TG_EXPORT herr_t H5Sset_extent_none(hid_t space_id)
 herr_t H5Sextent_copy(hid_t dst_id, hid_t src_id);
 TG_EXPORT herr_t H5Sextent_copy(hid_t dst_id, hid_t src_id)
 {
-	static herr_t (*real)(hid_t, hid_t);
+	static herr_t (*real0)(hid_t, hid_t);
+	herr_t (*real)(hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t))tg_real("H5Sextent_copy", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t))tg_real("H5Sextent_copy", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t))tg_h5_real("H5Sextent_copy", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dst_id, src_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sextent_copy, TG_LAYER_HDF5))
@@ -3469,14 +3697,16 @@ TG_EXPORT herr_t H5Sextent_copy(hid_t dst_id, hid_t src_id)
 htri_t H5Sextent_equal(hid_t space1_id, hid_t space2_id);
 TG_EXPORT htri_t H5Sextent_equal(hid_t space1_id, hid_t space2_id)
 {
-	static htri_t (*real)(hid_t, hid_t);
+	static htri_t (*real0)(hid_t, hid_t);
+	htri_t (*real)(hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, hid_t))tg_real("H5Sextent_equal", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, hid_t))tg_real("H5Sextent_equal", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, hid_t))tg_h5_real("H5Sextent_equal", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space1_id, space2_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sextent_equal, TG_LAYER_HDF5))
@@ -3498,14 +3728,16 @@ TG_EXPORT htri_t H5Sextent_equal(hid_t space1_id, hid_t space2_id)
 int H5Sget_simple_extent_ndims(hid_t space_id);
 TG_EXPORT int H5Sget_simple_extent_ndims(hid_t space_id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Sget_simple_extent_ndims", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Sget_simple_extent_ndims", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Sget_simple_extent_ndims", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_simple_extent_ndims, TG_LAYER_HDF5))
@@ -3525,14 +3757,16 @@ TG_EXPORT int H5Sget_simple_extent_ndims(hid_t space_id)
 int H5Sget_simple_extent_dims(hid_t space_id, hsize_t *dims, hsize_t *maxdims);
 TG_EXPORT int H5Sget_simple_extent_dims(hid_t space_id, hsize_t *dims, hsize_t *maxdims)
 {
-	static int (*real)(hid_t, hsize_t *, hsize_t *);
+	static int (*real0)(hid_t, hsize_t *, hsize_t *);
+	int (*real)(hid_t, hsize_t *, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t, hsize_t *, hsize_t *))tg_real("H5Sget_simple_extent_dims", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t, hsize_t *, hsize_t *))tg_real("H5Sget_simple_extent_dims", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t, hsize_t *, hsize_t *))tg_h5_real("H5Sget_simple_extent_dims", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id, dims, maxdims);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_simple_extent_dims, TG_LAYER_HDF5))
@@ -3558,14 +3792,16 @@ TG_EXPORT int H5Sget_simple_extent_dims(hid_t space_id, hsize_t *dims, hsize_t *
 hssize_t H5Sget_simple_extent_npoints(hid_t space_id);
 TG_EXPORT hssize_t H5Sget_simple_extent_npoints(hid_t space_id)
 {
-	static hssize_t (*real)(hid_t);
+	static hssize_t (*real0)(hid_t);
+	hssize_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hssize_t (*)(hid_t))tg_real("H5Sget_simple_extent_npoints", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hssize_t (*)(hid_t))tg_real("H5Sget_simple_extent_npoints", NULL)))
 		return (hssize_t)-1;
+	real = (hssize_t (*)(hid_t))tg_h5_real("H5Sget_simple_extent_npoints", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_simple_extent_npoints, TG_LAYER_HDF5))
@@ -3585,14 +3821,16 @@ TG_EXPORT hssize_t H5Sget_simple_extent_npoints(hid_t space_id)
 H5S_class_t H5Sget_simple_extent_type(hid_t space_id);
 TG_EXPORT H5S_class_t H5Sget_simple_extent_type(hid_t space_id)
 {
-	static H5S_class_t (*real)(hid_t);
+	static H5S_class_t (*real0)(hid_t);
+	H5S_class_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5S_class_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5S_class_t (*)(hid_t))tg_real("H5Sget_simple_extent_type", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5S_class_t (*)(hid_t))tg_real("H5Sget_simple_extent_type", NULL)))
 		return (H5S_class_t)-1;
+	real = (H5S_class_t (*)(hid_t))tg_h5_real("H5Sget_simple_extent_type", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_simple_extent_type, TG_LAYER_HDF5))
@@ -3612,14 +3850,16 @@ TG_EXPORT H5S_class_t H5Sget_simple_extent_type(hid_t space_id)
 htri_t H5Sis_simple(hid_t space_id);
 TG_EXPORT htri_t H5Sis_simple(hid_t space_id)
 {
-	static htri_t (*real)(hid_t);
+	static htri_t (*real0)(hid_t);
+	htri_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t))tg_real("H5Sis_simple", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t))tg_real("H5Sis_simple", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t))tg_h5_real("H5Sis_simple", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sis_simple, TG_LAYER_HDF5))
@@ -3639,14 +3879,16 @@ TG_EXPORT htri_t H5Sis_simple(hid_t space_id)
 herr_t H5Sselect_hyperslab(hid_t space_id, H5S_seloper_t op, const hsize_t *start, const hsize_t *stride, const hsize_t *count, const hsize_t *block);
 TG_EXPORT herr_t H5Sselect_hyperslab(hid_t space_id, H5S_seloper_t op, const hsize_t *start, const hsize_t *stride, const hsize_t *count, const hsize_t *block)
 {
-	static herr_t (*real)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *);
+	static herr_t (*real0)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *);
+	herr_t (*real)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *))tg_real("H5Sselect_hyperslab", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *))tg_real("H5Sselect_hyperslab", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *))tg_h5_real("H5Sselect_hyperslab", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id, op, start, stride, count, block);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_hyperslab, TG_LAYER_HDF5))
@@ -3680,14 +3922,16 @@ TG_EXPORT herr_t H5Sselect_hyperslab(hid_t space_id, H5S_seloper_t op, const hsi
 hid_t H5Scombine_hyperslab(hid_t space_id, H5S_seloper_t op, const hsize_t *start, const hsize_t *stride, const hsize_t *count, const hsize_t *block);
 TG_EXPORT hid_t H5Scombine_hyperslab(hid_t space_id, H5S_seloper_t op, const hsize_t *start, const hsize_t *stride, const hsize_t *count, const hsize_t *block)
 {
-	static hid_t (*real)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *);
+	static hid_t (*real0)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *);
+	hid_t (*real)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *))tg_real("H5Scombine_hyperslab", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *))tg_real("H5Scombine_hyperslab", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *))tg_h5_real("H5Scombine_hyperslab", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id, op, start, stride, count, block);
 	if (!tg_enter(&tgc, TG_FN_H5Scombine_hyperslab, TG_LAYER_HDF5))
@@ -3721,14 +3965,16 @@ TG_EXPORT hid_t H5Scombine_hyperslab(hid_t space_id, H5S_seloper_t op, const hsi
 hid_t H5Scombine_select(hid_t space1_id, H5S_seloper_t op, hid_t space2_id);
 TG_EXPORT hid_t H5Scombine_select(hid_t space1_id, H5S_seloper_t op, hid_t space2_id)
 {
-	static hid_t (*real)(hid_t, H5S_seloper_t, hid_t);
+	static hid_t (*real0)(hid_t, H5S_seloper_t, hid_t);
+	hid_t (*real)(hid_t, H5S_seloper_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, H5S_seloper_t, hid_t))tg_real("H5Scombine_select", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, H5S_seloper_t, hid_t))tg_real("H5Scombine_select", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, H5S_seloper_t, hid_t))tg_h5_real("H5Scombine_select", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space1_id, op, space2_id);
 	if (!tg_enter(&tgc, TG_FN_H5Scombine_select, TG_LAYER_HDF5))
@@ -3751,14 +3997,16 @@ TG_EXPORT hid_t H5Scombine_select(hid_t space1_id, H5S_seloper_t op, hid_t space
 herr_t H5Smodify_select(hid_t space1_id, H5S_seloper_t op, hid_t space2_id);
 TG_EXPORT herr_t H5Smodify_select(hid_t space1_id, H5S_seloper_t op, hid_t space2_id)
 {
-	static herr_t (*real)(hid_t, H5S_seloper_t, hid_t);
+	static herr_t (*real0)(hid_t, H5S_seloper_t, hid_t);
+	herr_t (*real)(hid_t, H5S_seloper_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5S_seloper_t, hid_t))tg_real("H5Smodify_select", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5S_seloper_t, hid_t))tg_real("H5Smodify_select", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5S_seloper_t, hid_t))tg_h5_real("H5Smodify_select", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space1_id, op, space2_id);
 	if (!tg_enter(&tgc, TG_FN_H5Smodify_select, TG_LAYER_HDF5))
@@ -3781,14 +4029,16 @@ TG_EXPORT herr_t H5Smodify_select(hid_t space1_id, H5S_seloper_t op, hid_t space
 herr_t H5Sselect_elements(hid_t space_id, H5S_seloper_t op, size_t num_elem, const hsize_t *coord);
 TG_EXPORT herr_t H5Sselect_elements(hid_t space_id, H5S_seloper_t op, size_t num_elem, const hsize_t *coord)
 {
-	static herr_t (*real)(hid_t, H5S_seloper_t, size_t, const hsize_t *);
+	static herr_t (*real0)(hid_t, H5S_seloper_t, size_t, const hsize_t *);
+	herr_t (*real)(hid_t, H5S_seloper_t, size_t, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5S_seloper_t, size_t, const hsize_t *))tg_real("H5Sselect_elements", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5S_seloper_t, size_t, const hsize_t *))tg_real("H5Sselect_elements", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5S_seloper_t, size_t, const hsize_t *))tg_h5_real("H5Sselect_elements", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id, op, num_elem, coord);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_elements, TG_LAYER_HDF5))
@@ -3814,14 +4064,16 @@ TG_EXPORT herr_t H5Sselect_elements(hid_t space_id, H5S_seloper_t op, size_t num
 herr_t H5Sselect_all(hid_t spaceid);
 TG_EXPORT herr_t H5Sselect_all(hid_t spaceid)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Sselect_all", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Sselect_all", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Sselect_all", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_all, TG_LAYER_HDF5))
@@ -3841,14 +4093,16 @@ TG_EXPORT herr_t H5Sselect_all(hid_t spaceid)
 herr_t H5Sselect_none(hid_t spaceid);
 TG_EXPORT herr_t H5Sselect_none(hid_t spaceid)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Sselect_none", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Sselect_none", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Sselect_none", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_none, TG_LAYER_HDF5))
@@ -3868,14 +4122,16 @@ TG_EXPORT herr_t H5Sselect_none(hid_t spaceid)
 htri_t H5Sselect_valid(hid_t spaceid);
 TG_EXPORT htri_t H5Sselect_valid(hid_t spaceid)
 {
-	static htri_t (*real)(hid_t);
+	static htri_t (*real0)(hid_t);
+	htri_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t))tg_real("H5Sselect_valid", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t))tg_real("H5Sselect_valid", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t))tg_h5_real("H5Sselect_valid", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_valid, TG_LAYER_HDF5))
@@ -3895,14 +4151,16 @@ TG_EXPORT htri_t H5Sselect_valid(hid_t spaceid)
 herr_t H5Sselect_copy(hid_t dst_id, hid_t src_id);
 TG_EXPORT herr_t H5Sselect_copy(hid_t dst_id, hid_t src_id)
 {
-	static herr_t (*real)(hid_t, hid_t);
+	static herr_t (*real0)(hid_t, hid_t);
+	herr_t (*real)(hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t))tg_real("H5Sselect_copy", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t))tg_real("H5Sselect_copy", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t))tg_h5_real("H5Sselect_copy", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dst_id, src_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_copy, TG_LAYER_HDF5))
@@ -3924,14 +4182,16 @@ TG_EXPORT herr_t H5Sselect_copy(hid_t dst_id, hid_t src_id)
 htri_t H5Sselect_shape_same(hid_t space1_id, hid_t space2_id);
 TG_EXPORT htri_t H5Sselect_shape_same(hid_t space1_id, hid_t space2_id)
 {
-	static htri_t (*real)(hid_t, hid_t);
+	static htri_t (*real0)(hid_t, hid_t);
+	htri_t (*real)(hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, hid_t))tg_real("H5Sselect_shape_same", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, hid_t))tg_real("H5Sselect_shape_same", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, hid_t))tg_h5_real("H5Sselect_shape_same", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space1_id, space2_id);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_shape_same, TG_LAYER_HDF5))
@@ -3953,14 +4213,16 @@ TG_EXPORT htri_t H5Sselect_shape_same(hid_t space1_id, hid_t space2_id)
 htri_t H5Sselect_intersect_block(hid_t space_id, const hsize_t *start, const hsize_t *end);
 TG_EXPORT htri_t H5Sselect_intersect_block(hid_t space_id, const hsize_t *start, const hsize_t *end)
 {
-	static htri_t (*real)(hid_t, const hsize_t *, const hsize_t *);
+	static htri_t (*real0)(hid_t, const hsize_t *, const hsize_t *);
+	htri_t (*real)(hid_t, const hsize_t *, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, const hsize_t *, const hsize_t *))tg_real("H5Sselect_intersect_block", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, const hsize_t *, const hsize_t *))tg_real("H5Sselect_intersect_block", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, const hsize_t *, const hsize_t *))tg_h5_real("H5Sselect_intersect_block", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id, start, end);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_intersect_block, TG_LAYER_HDF5))
@@ -3987,14 +4249,16 @@ TG_EXPORT htri_t H5Sselect_intersect_block(hid_t space_id, const hsize_t *start,
 herr_t H5Sselect_adjust(hid_t spaceid, const hssize_t *offset);
 TG_EXPORT herr_t H5Sselect_adjust(hid_t spaceid, const hssize_t *offset)
 {
-	static herr_t (*real)(hid_t, const hssize_t *);
+	static herr_t (*real0)(hid_t, const hssize_t *);
+	herr_t (*real)(hid_t, const hssize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const hssize_t *))tg_real("H5Sselect_adjust", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const hssize_t *))tg_real("H5Sselect_adjust", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const hssize_t *))tg_h5_real("H5Sselect_adjust", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid, offset);
 	if (!tg_enter(&tgc, TG_FN_H5Sselect_adjust, TG_LAYER_HDF5))
@@ -4018,14 +4282,16 @@ TG_EXPORT herr_t H5Sselect_adjust(hid_t spaceid, const hssize_t *offset)
 herr_t H5Soffset_simple(hid_t space_id, const hssize_t *offset);
 TG_EXPORT herr_t H5Soffset_simple(hid_t space_id, const hssize_t *offset)
 {
-	static herr_t (*real)(hid_t, const hssize_t *);
+	static herr_t (*real0)(hid_t, const hssize_t *);
+	herr_t (*real)(hid_t, const hssize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const hssize_t *))tg_real("H5Soffset_simple", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const hssize_t *))tg_real("H5Soffset_simple", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const hssize_t *))tg_h5_real("H5Soffset_simple", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(space_id, offset);
 	if (!tg_enter(&tgc, TG_FN_H5Soffset_simple, TG_LAYER_HDF5))
@@ -4049,14 +4315,16 @@ TG_EXPORT herr_t H5Soffset_simple(hid_t space_id, const hssize_t *offset)
 hssize_t H5Sget_select_npoints(hid_t spaceid);
 TG_EXPORT hssize_t H5Sget_select_npoints(hid_t spaceid)
 {
-	static hssize_t (*real)(hid_t);
+	static hssize_t (*real0)(hid_t);
+	hssize_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hssize_t (*)(hid_t))tg_real("H5Sget_select_npoints", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hssize_t (*)(hid_t))tg_real("H5Sget_select_npoints", NULL)))
 		return (hssize_t)-1;
+	real = (hssize_t (*)(hid_t))tg_h5_real("H5Sget_select_npoints", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_select_npoints, TG_LAYER_HDF5))
@@ -4076,14 +4344,16 @@ TG_EXPORT hssize_t H5Sget_select_npoints(hid_t spaceid)
 H5S_sel_type H5Sget_select_type(hid_t spaceid);
 TG_EXPORT H5S_sel_type H5Sget_select_type(hid_t spaceid)
 {
-	static H5S_sel_type (*real)(hid_t);
+	static H5S_sel_type (*real0)(hid_t);
+	H5S_sel_type (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5S_sel_type ret;
 
-	if (tg_unlikely(!real) && !(real = (H5S_sel_type (*)(hid_t))tg_real("H5Sget_select_type", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5S_sel_type (*)(hid_t))tg_real("H5Sget_select_type", NULL)))
 		return (H5S_sel_type)-1;
+	real = (H5S_sel_type (*)(hid_t))tg_h5_real("H5Sget_select_type", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_select_type, TG_LAYER_HDF5))
@@ -4103,14 +4373,16 @@ TG_EXPORT H5S_sel_type H5Sget_select_type(hid_t spaceid)
 hssize_t H5Sget_select_hyper_nblocks(hid_t spaceid);
 TG_EXPORT hssize_t H5Sget_select_hyper_nblocks(hid_t spaceid)
 {
-	static hssize_t (*real)(hid_t);
+	static hssize_t (*real0)(hid_t);
+	hssize_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hssize_t (*)(hid_t))tg_real("H5Sget_select_hyper_nblocks", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hssize_t (*)(hid_t))tg_real("H5Sget_select_hyper_nblocks", NULL)))
 		return (hssize_t)-1;
+	real = (hssize_t (*)(hid_t))tg_h5_real("H5Sget_select_hyper_nblocks", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_select_hyper_nblocks, TG_LAYER_HDF5))
@@ -4130,14 +4402,16 @@ TG_EXPORT hssize_t H5Sget_select_hyper_nblocks(hid_t spaceid)
 hssize_t H5Sget_select_elem_npoints(hid_t spaceid);
 TG_EXPORT hssize_t H5Sget_select_elem_npoints(hid_t spaceid)
 {
-	static hssize_t (*real)(hid_t);
+	static hssize_t (*real0)(hid_t);
+	hssize_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hssize_t (*)(hid_t))tg_real("H5Sget_select_elem_npoints", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hssize_t (*)(hid_t))tg_real("H5Sget_select_elem_npoints", NULL)))
 		return (hssize_t)-1;
+	real = (hssize_t (*)(hid_t))tg_h5_real("H5Sget_select_elem_npoints", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_select_elem_npoints, TG_LAYER_HDF5))
@@ -4157,14 +4431,16 @@ TG_EXPORT hssize_t H5Sget_select_elem_npoints(hid_t spaceid)
 herr_t H5Sget_select_bounds(hid_t spaceid, hsize_t *start, hsize_t *end);
 TG_EXPORT herr_t H5Sget_select_bounds(hid_t spaceid, hsize_t *start, hsize_t *end)
 {
-	static herr_t (*real)(hid_t, hsize_t *, hsize_t *);
+	static herr_t (*real0)(hid_t, hsize_t *, hsize_t *);
+	herr_t (*real)(hid_t, hsize_t *, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t *, hsize_t *))tg_real("H5Sget_select_bounds", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t *, hsize_t *))tg_real("H5Sget_select_bounds", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t *, hsize_t *))tg_h5_real("H5Sget_select_bounds", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid, start, end);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_select_bounds, TG_LAYER_HDF5))
@@ -4195,14 +4471,16 @@ TG_EXPORT herr_t H5Sget_select_bounds(hid_t spaceid, hsize_t *start, hsize_t *en
 herr_t H5Sget_select_hyper_blocklist(hid_t spaceid, hsize_t startblock, hsize_t numblocks, hsize_t *buf);
 TG_EXPORT herr_t H5Sget_select_hyper_blocklist(hid_t spaceid, hsize_t startblock, hsize_t numblocks, hsize_t *buf)
 {
-	static herr_t (*real)(hid_t, hsize_t, hsize_t, hsize_t *);
+	static herr_t (*real0)(hid_t, hsize_t, hsize_t, hsize_t *);
+	herr_t (*real)(hid_t, hsize_t, hsize_t, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t, hsize_t, hsize_t *))tg_real("H5Sget_select_hyper_blocklist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t, hsize_t, hsize_t *))tg_real("H5Sget_select_hyper_blocklist", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t, hsize_t, hsize_t *))tg_h5_real("H5Sget_select_hyper_blocklist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid, startblock, numblocks, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_select_hyper_blocklist, TG_LAYER_HDF5))
@@ -4230,14 +4508,16 @@ TG_EXPORT herr_t H5Sget_select_hyper_blocklist(hid_t spaceid, hsize_t startblock
 herr_t H5Sget_select_elem_pointlist(hid_t spaceid, hsize_t startpoint, hsize_t numpoints, hsize_t *buf);
 TG_EXPORT herr_t H5Sget_select_elem_pointlist(hid_t spaceid, hsize_t startpoint, hsize_t numpoints, hsize_t *buf)
 {
-	static herr_t (*real)(hid_t, hsize_t, hsize_t, hsize_t *);
+	static herr_t (*real0)(hid_t, hsize_t, hsize_t, hsize_t *);
+	herr_t (*real)(hid_t, hsize_t, hsize_t, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t, hsize_t, hsize_t *))tg_real("H5Sget_select_elem_pointlist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t, hsize_t, hsize_t *))tg_real("H5Sget_select_elem_pointlist", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t, hsize_t, hsize_t *))tg_h5_real("H5Sget_select_elem_pointlist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid, startpoint, numpoints, buf);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_select_elem_pointlist, TG_LAYER_HDF5))
@@ -4265,14 +4545,16 @@ TG_EXPORT herr_t H5Sget_select_elem_pointlist(hid_t spaceid, hsize_t startpoint,
 htri_t H5Sis_regular_hyperslab(hid_t spaceid);
 TG_EXPORT htri_t H5Sis_regular_hyperslab(hid_t spaceid)
 {
-	static htri_t (*real)(hid_t);
+	static htri_t (*real0)(hid_t);
+	htri_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t))tg_real("H5Sis_regular_hyperslab", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t))tg_real("H5Sis_regular_hyperslab", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t))tg_h5_real("H5Sis_regular_hyperslab", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid);
 	if (!tg_enter(&tgc, TG_FN_H5Sis_regular_hyperslab, TG_LAYER_HDF5))
@@ -4292,14 +4574,16 @@ TG_EXPORT htri_t H5Sis_regular_hyperslab(hid_t spaceid)
 htri_t H5Sget_regular_hyperslab(hid_t spaceid, hsize_t *start, hsize_t *stride, hsize_t *count, hsize_t *block);
 TG_EXPORT htri_t H5Sget_regular_hyperslab(hid_t spaceid, hsize_t *start, hsize_t *stride, hsize_t *count, hsize_t *block)
 {
-	static htri_t (*real)(hid_t, hsize_t *, hsize_t *, hsize_t *, hsize_t *);
+	static htri_t (*real0)(hid_t, hsize_t *, hsize_t *, hsize_t *, hsize_t *);
+	htri_t (*real)(hid_t, hsize_t *, hsize_t *, hsize_t *, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, hsize_t *, hsize_t *, hsize_t *, hsize_t *))tg_real("H5Sget_regular_hyperslab", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, hsize_t *, hsize_t *, hsize_t *, hsize_t *))tg_real("H5Sget_regular_hyperslab", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, hsize_t *, hsize_t *, hsize_t *, hsize_t *))tg_h5_real("H5Sget_regular_hyperslab", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(spaceid, start, stride, count, block);
 	if (!tg_enter(&tgc, TG_FN_H5Sget_regular_hyperslab, TG_LAYER_HDF5))
@@ -4340,14 +4624,16 @@ TG_EXPORT htri_t H5Sget_regular_hyperslab(hid_t spaceid, hsize_t *start, hsize_t
 herr_t H5Sencode(hid_t obj_id, void *buf, size_t *nalloc);
 TG_EXPORT herr_t H5Sencode(hid_t obj_id, void *buf, size_t *nalloc)
 {
-	static herr_t (*real)(hid_t, void *, size_t *);
+	static herr_t (*real0)(hid_t, void *, size_t *);
+	herr_t (*real)(hid_t, void *, size_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, void *, size_t *))tg_real("H5Sencode", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, void *, size_t *))tg_real("H5Sencode", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, void *, size_t *))tg_h5_real("H5Sencode", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, buf, nalloc);
 	if (!tg_enter(&tgc, TG_FN_H5Sencode, TG_LAYER_HDF5))
@@ -4369,14 +4655,16 @@ TG_EXPORT herr_t H5Sencode(hid_t obj_id, void *buf, size_t *nalloc)
 hid_t H5Sdecode(const void *buf);
 TG_EXPORT hid_t H5Sdecode(const void *buf)
 {
-	static hid_t (*real)(const void *);
+	static hid_t (*real0)(const void *);
+	hid_t (*real)(const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(const void *))tg_real("H5Sdecode", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(const void *))tg_real("H5Sdecode", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(const void *))tg_h5_real("H5Sdecode", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(buf);
 	if (!tg_enter(&tgc, TG_FN_H5Sdecode, TG_LAYER_HDF5))
@@ -4395,14 +4683,16 @@ TG_EXPORT hid_t H5Sdecode(const void *buf)
 hid_t H5Tcreate(H5T_class_t type, size_t size);
 TG_EXPORT hid_t H5Tcreate(H5T_class_t type, size_t size)
 {
-	static hid_t (*real)(H5T_class_t, size_t);
+	static hid_t (*real0)(H5T_class_t, size_t);
+	hid_t (*real)(H5T_class_t, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(H5T_class_t, size_t))tg_real("H5Tcreate", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(H5T_class_t, size_t))tg_real("H5Tcreate", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(H5T_class_t, size_t))tg_h5_real("H5Tcreate", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type, size);
 	if (!tg_enter(&tgc, TG_FN_H5Tcreate, TG_LAYER_HDF5))
@@ -4422,14 +4712,16 @@ TG_EXPORT hid_t H5Tcreate(H5T_class_t type, size_t size)
 hid_t H5Tcopy(hid_t type_id);
 TG_EXPORT hid_t H5Tcopy(hid_t type_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Tcopy", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Tcopy", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Tcopy", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tcopy, TG_LAYER_HDF5))
@@ -4449,14 +4741,16 @@ TG_EXPORT hid_t H5Tcopy(hid_t type_id)
 herr_t H5Tclose(hid_t type_id);
 TG_EXPORT herr_t H5Tclose(hid_t type_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Tclose", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Tclose", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Tclose", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tclose, TG_LAYER_HDF5))
@@ -4480,14 +4774,16 @@ TG_EXPORT herr_t H5Tclose(hid_t type_id)
 htri_t H5Tequal(hid_t type1_id, hid_t type2_id);
 TG_EXPORT htri_t H5Tequal(hid_t type1_id, hid_t type2_id)
 {
-	static htri_t (*real)(hid_t, hid_t);
+	static htri_t (*real0)(hid_t, hid_t);
+	htri_t (*real)(hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, hid_t))tg_real("H5Tequal", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, hid_t))tg_real("H5Tequal", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, hid_t))tg_h5_real("H5Tequal", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type1_id, type2_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tequal, TG_LAYER_HDF5))
@@ -4509,14 +4805,16 @@ TG_EXPORT htri_t H5Tequal(hid_t type1_id, hid_t type2_id)
 herr_t H5Tlock(hid_t type_id);
 TG_EXPORT herr_t H5Tlock(hid_t type_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Tlock", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Tlock", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Tlock", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tlock, TG_LAYER_HDF5))
@@ -4536,14 +4834,16 @@ TG_EXPORT herr_t H5Tlock(hid_t type_id)
 herr_t H5Tcommit2(hid_t loc_id, const char *name, hid_t type_id, hid_t lcpl_id, hid_t tcpl_id, hid_t tapl_id);
 TG_EXPORT herr_t H5Tcommit2(hid_t loc_id, const char *name, hid_t type_id, hid_t lcpl_id, hid_t tcpl_id, hid_t tapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t);
+	herr_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t))tg_real("H5Tcommit2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t))tg_real("H5Tcommit2", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t))tg_h5_real("H5Tcommit2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, type_id, lcpl_id, tcpl_id, tapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tcommit2, TG_LAYER_HDF5))
@@ -4573,14 +4873,16 @@ TG_EXPORT herr_t H5Tcommit2(hid_t loc_id, const char *name, hid_t type_id, hid_t
 herr_t H5Tcommit1(hid_t loc_id, const char *name, hid_t type_id);
 TG_EXPORT herr_t H5Tcommit1(hid_t loc_id, const char *name, hid_t type_id)
 {
-	static herr_t (*real)(hid_t, const char *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, hid_t);
+	herr_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hid_t))tg_real("H5Tcommit1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hid_t))tg_real("H5Tcommit1", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Tcommit1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tcommit1, TG_LAYER_HDF5))
@@ -4604,14 +4906,16 @@ TG_EXPORT herr_t H5Tcommit1(hid_t loc_id, const char *name, hid_t type_id)
 herr_t H5Tcommit_anon(hid_t loc_id, hid_t type_id, hid_t tcpl_id, hid_t tapl_id);
 TG_EXPORT herr_t H5Tcommit_anon(hid_t loc_id, hid_t type_id, hid_t tcpl_id, hid_t tapl_id)
 {
-	static herr_t (*real)(hid_t, hid_t, hid_t, hid_t);
+	static herr_t (*real0)(hid_t, hid_t, hid_t, hid_t);
+	herr_t (*real)(hid_t, hid_t, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, hid_t, hid_t))tg_real("H5Tcommit_anon", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, hid_t, hid_t))tg_real("H5Tcommit_anon", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, hid_t, hid_t))tg_h5_real("H5Tcommit_anon", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, type_id, tcpl_id, tapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tcommit_anon, TG_LAYER_HDF5))
@@ -4637,14 +4941,16 @@ TG_EXPORT herr_t H5Tcommit_anon(hid_t loc_id, hid_t type_id, hid_t tcpl_id, hid_
 hid_t H5Topen2(hid_t loc_id, const char *name, hid_t tapl_id);
 TG_EXPORT hid_t H5Topen2(hid_t loc_id, const char *name, hid_t tapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Topen2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Topen2", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Topen2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, tapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Topen2, TG_LAYER_HDF5))
@@ -4668,14 +4974,16 @@ TG_EXPORT hid_t H5Topen2(hid_t loc_id, const char *name, hid_t tapl_id)
 hid_t H5Topen1(hid_t loc_id, const char *name);
 TG_EXPORT hid_t H5Topen1(hid_t loc_id, const char *name)
 {
-	static hid_t (*real)(hid_t, const char *);
+	static hid_t (*real0)(hid_t, const char *);
+	hid_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *))tg_real("H5Topen1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *))tg_real("H5Topen1", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *))tg_h5_real("H5Topen1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name);
 	if (!tg_enter(&tgc, TG_FN_H5Topen1, TG_LAYER_HDF5))
@@ -4697,14 +5005,16 @@ TG_EXPORT hid_t H5Topen1(hid_t loc_id, const char *name)
 htri_t H5Tcommitted(hid_t type_id);
 TG_EXPORT htri_t H5Tcommitted(hid_t type_id)
 {
-	static htri_t (*real)(hid_t);
+	static htri_t (*real0)(hid_t);
+	htri_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t))tg_real("H5Tcommitted", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t))tg_real("H5Tcommitted", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t))tg_h5_real("H5Tcommitted", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tcommitted, TG_LAYER_HDF5))
@@ -4724,14 +5034,16 @@ TG_EXPORT htri_t H5Tcommitted(hid_t type_id)
 hid_t H5Tget_create_plist(hid_t type_id);
 TG_EXPORT hid_t H5Tget_create_plist(hid_t type_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Tget_create_plist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Tget_create_plist", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Tget_create_plist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_create_plist, TG_LAYER_HDF5))
@@ -4751,14 +5063,16 @@ TG_EXPORT hid_t H5Tget_create_plist(hid_t type_id)
 herr_t H5Tflush(hid_t type_id);
 TG_EXPORT herr_t H5Tflush(hid_t type_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Tflush", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Tflush", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Tflush", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tflush, TG_LAYER_HDF5))
@@ -4778,14 +5092,16 @@ TG_EXPORT herr_t H5Tflush(hid_t type_id)
 herr_t H5Trefresh(hid_t type_id);
 TG_EXPORT herr_t H5Trefresh(hid_t type_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Trefresh", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Trefresh", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Trefresh", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Trefresh, TG_LAYER_HDF5))
@@ -4805,14 +5121,16 @@ TG_EXPORT herr_t H5Trefresh(hid_t type_id)
 herr_t H5Tinsert(hid_t parent_id, const char *name, size_t offset, hid_t member_id);
 TG_EXPORT herr_t H5Tinsert(hid_t parent_id, const char *name, size_t offset, hid_t member_id)
 {
-	static herr_t (*real)(hid_t, const char *, size_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, size_t, hid_t);
+	herr_t (*real)(hid_t, const char *, size_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, size_t, hid_t))tg_real("H5Tinsert", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, size_t, hid_t))tg_real("H5Tinsert", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, size_t, hid_t))tg_h5_real("H5Tinsert", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(parent_id, name, offset, member_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tinsert, TG_LAYER_HDF5))
@@ -4837,14 +5155,16 @@ TG_EXPORT herr_t H5Tinsert(hid_t parent_id, const char *name, size_t offset, hid
 herr_t H5Tpack(hid_t type_id);
 TG_EXPORT herr_t H5Tpack(hid_t type_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Tpack", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Tpack", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Tpack", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tpack, TG_LAYER_HDF5))
@@ -4864,14 +5184,16 @@ TG_EXPORT herr_t H5Tpack(hid_t type_id)
 hid_t H5Tenum_create(hid_t base_id);
 TG_EXPORT hid_t H5Tenum_create(hid_t base_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Tenum_create", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Tenum_create", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Tenum_create", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(base_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tenum_create, TG_LAYER_HDF5))
@@ -4891,14 +5213,16 @@ TG_EXPORT hid_t H5Tenum_create(hid_t base_id)
 herr_t H5Tenum_insert(hid_t type, const char *name, const void *value);
 TG_EXPORT herr_t H5Tenum_insert(hid_t type, const char *name, const void *value)
 {
-	static herr_t (*real)(hid_t, const char *, const void *);
+	static herr_t (*real0)(hid_t, const char *, const void *);
+	herr_t (*real)(hid_t, const char *, const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, const void *))tg_real("H5Tenum_insert", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, const void *))tg_real("H5Tenum_insert", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, const void *))tg_h5_real("H5Tenum_insert", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type, name, value);
 	if (!tg_enter(&tgc, TG_FN_H5Tenum_insert, TG_LAYER_HDF5))
@@ -4921,14 +5245,16 @@ TG_EXPORT herr_t H5Tenum_insert(hid_t type, const char *name, const void *value)
 hid_t H5Tvlen_create(hid_t base_id);
 TG_EXPORT hid_t H5Tvlen_create(hid_t base_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Tvlen_create", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Tvlen_create", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Tvlen_create", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(base_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tvlen_create, TG_LAYER_HDF5))
@@ -4948,14 +5274,16 @@ TG_EXPORT hid_t H5Tvlen_create(hid_t base_id)
 hid_t H5Tarray_create2(hid_t base_id, unsigned ndims, const hsize_t *dim);
 TG_EXPORT hid_t H5Tarray_create2(hid_t base_id, unsigned ndims, const hsize_t *dim)
 {
-	static hid_t (*real)(hid_t, unsigned, const hsize_t *);
+	static hid_t (*real0)(hid_t, unsigned, const hsize_t *);
+	hid_t (*real)(hid_t, unsigned, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, unsigned, const hsize_t *))tg_real("H5Tarray_create2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, unsigned, const hsize_t *))tg_real("H5Tarray_create2", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, unsigned, const hsize_t *))tg_h5_real("H5Tarray_create2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(base_id, ndims, dim);
 	if (!tg_enter(&tgc, TG_FN_H5Tarray_create2, TG_LAYER_HDF5))
@@ -4980,14 +5308,16 @@ TG_EXPORT hid_t H5Tarray_create2(hid_t base_id, unsigned ndims, const hsize_t *d
 int H5Tget_array_ndims(hid_t type_id);
 TG_EXPORT int H5Tget_array_ndims(hid_t type_id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Tget_array_ndims", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Tget_array_ndims", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Tget_array_ndims", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_array_ndims, TG_LAYER_HDF5))
@@ -5007,14 +5337,16 @@ TG_EXPORT int H5Tget_array_ndims(hid_t type_id)
 int H5Tget_array_dims2(hid_t type_id, hsize_t *dims);
 TG_EXPORT int H5Tget_array_dims2(hid_t type_id, hsize_t *dims)
 {
-	static int (*real)(hid_t, hsize_t *);
+	static int (*real0)(hid_t, hsize_t *);
+	int (*real)(hid_t, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t, hsize_t *))tg_real("H5Tget_array_dims2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t, hsize_t *))tg_real("H5Tget_array_dims2", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t, hsize_t *))tg_h5_real("H5Tget_array_dims2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, dims);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_array_dims2, TG_LAYER_HDF5))
@@ -5037,14 +5369,16 @@ TG_EXPORT int H5Tget_array_dims2(hid_t type_id, hsize_t *dims)
 hid_t H5Tget_super(hid_t type);
 TG_EXPORT hid_t H5Tget_super(hid_t type)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Tget_super", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Tget_super", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Tget_super", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_super, TG_LAYER_HDF5))
@@ -5064,14 +5398,16 @@ TG_EXPORT hid_t H5Tget_super(hid_t type)
 H5T_class_t H5Tget_class(hid_t type_id);
 TG_EXPORT H5T_class_t H5Tget_class(hid_t type_id)
 {
-	static H5T_class_t (*real)(hid_t);
+	static H5T_class_t (*real0)(hid_t);
+	H5T_class_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5T_class_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5T_class_t (*)(hid_t))tg_real("H5Tget_class", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5T_class_t (*)(hid_t))tg_real("H5Tget_class", NULL)))
 		return (H5T_class_t)-1;
+	real = (H5T_class_t (*)(hid_t))tg_h5_real("H5Tget_class", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_class, TG_LAYER_HDF5))
@@ -5091,14 +5427,16 @@ TG_EXPORT H5T_class_t H5Tget_class(hid_t type_id)
 htri_t H5Tdetect_class(hid_t type_id, H5T_class_t cls);
 TG_EXPORT htri_t H5Tdetect_class(hid_t type_id, H5T_class_t cls)
 {
-	static htri_t (*real)(hid_t, H5T_class_t);
+	static htri_t (*real0)(hid_t, H5T_class_t);
+	htri_t (*real)(hid_t, H5T_class_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, H5T_class_t))tg_real("H5Tdetect_class", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, H5T_class_t))tg_real("H5Tdetect_class", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, H5T_class_t))tg_h5_real("H5Tdetect_class", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, cls);
 	if (!tg_enter(&tgc, TG_FN_H5Tdetect_class, TG_LAYER_HDF5))
@@ -5119,14 +5457,16 @@ TG_EXPORT htri_t H5Tdetect_class(hid_t type_id, H5T_class_t cls)
 size_t H5Tget_size(hid_t type_id);
 TG_EXPORT size_t H5Tget_size(hid_t type_id)
 {
-	static size_t (*real)(hid_t);
+	static size_t (*real0)(hid_t);
+	size_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	size_t ret;
 
-	if (tg_unlikely(!real) && !(real = (size_t (*)(hid_t))tg_real("H5Tget_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (size_t (*)(hid_t))tg_real("H5Tget_size", NULL)))
 		return 0;
+	real = (size_t (*)(hid_t))tg_h5_real("H5Tget_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_size, TG_LAYER_HDF5))
@@ -5146,14 +5486,16 @@ TG_EXPORT size_t H5Tget_size(hid_t type_id)
 herr_t H5Tset_size(hid_t type_id, size_t size);
 TG_EXPORT herr_t H5Tset_size(hid_t type_id, size_t size)
 {
-	static herr_t (*real)(hid_t, size_t);
+	static herr_t (*real0)(hid_t, size_t);
+	herr_t (*real)(hid_t, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t))tg_real("H5Tset_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t))tg_real("H5Tset_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t))tg_h5_real("H5Tset_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_size, TG_LAYER_HDF5))
@@ -5174,14 +5516,16 @@ TG_EXPORT herr_t H5Tset_size(hid_t type_id, size_t size)
 H5T_order_t H5Tget_order(hid_t type_id);
 TG_EXPORT H5T_order_t H5Tget_order(hid_t type_id)
 {
-	static H5T_order_t (*real)(hid_t);
+	static H5T_order_t (*real0)(hid_t);
+	H5T_order_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5T_order_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5T_order_t (*)(hid_t))tg_real("H5Tget_order", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5T_order_t (*)(hid_t))tg_real("H5Tget_order", NULL)))
 		return (H5T_order_t)-1;
+	real = (H5T_order_t (*)(hid_t))tg_h5_real("H5Tget_order", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_order, TG_LAYER_HDF5))
@@ -5201,14 +5545,16 @@ TG_EXPORT H5T_order_t H5Tget_order(hid_t type_id)
 herr_t H5Tset_order(hid_t type_id, H5T_order_t order);
 TG_EXPORT herr_t H5Tset_order(hid_t type_id, H5T_order_t order)
 {
-	static herr_t (*real)(hid_t, H5T_order_t);
+	static herr_t (*real0)(hid_t, H5T_order_t);
+	herr_t (*real)(hid_t, H5T_order_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5T_order_t))tg_real("H5Tset_order", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5T_order_t))tg_real("H5Tset_order", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5T_order_t))tg_h5_real("H5Tset_order", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, order);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_order, TG_LAYER_HDF5))
@@ -5229,14 +5575,16 @@ TG_EXPORT herr_t H5Tset_order(hid_t type_id, H5T_order_t order)
 size_t H5Tget_precision(hid_t type_id);
 TG_EXPORT size_t H5Tget_precision(hid_t type_id)
 {
-	static size_t (*real)(hid_t);
+	static size_t (*real0)(hid_t);
+	size_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	size_t ret;
 
-	if (tg_unlikely(!real) && !(real = (size_t (*)(hid_t))tg_real("H5Tget_precision", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (size_t (*)(hid_t))tg_real("H5Tget_precision", NULL)))
 		return 0;
+	real = (size_t (*)(hid_t))tg_h5_real("H5Tget_precision", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_precision, TG_LAYER_HDF5))
@@ -5256,14 +5604,16 @@ TG_EXPORT size_t H5Tget_precision(hid_t type_id)
 herr_t H5Tset_precision(hid_t type_id, size_t prec);
 TG_EXPORT herr_t H5Tset_precision(hid_t type_id, size_t prec)
 {
-	static herr_t (*real)(hid_t, size_t);
+	static herr_t (*real0)(hid_t, size_t);
+	herr_t (*real)(hid_t, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t))tg_real("H5Tset_precision", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t))tg_real("H5Tset_precision", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t))tg_h5_real("H5Tset_precision", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, prec);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_precision, TG_LAYER_HDF5))
@@ -5284,14 +5634,16 @@ TG_EXPORT herr_t H5Tset_precision(hid_t type_id, size_t prec)
 int H5Tget_offset(hid_t type_id);
 TG_EXPORT int H5Tget_offset(hid_t type_id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Tget_offset", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Tget_offset", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Tget_offset", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_offset, TG_LAYER_HDF5))
@@ -5311,14 +5663,16 @@ TG_EXPORT int H5Tget_offset(hid_t type_id)
 herr_t H5Tset_offset(hid_t type_id, size_t offset);
 TG_EXPORT herr_t H5Tset_offset(hid_t type_id, size_t offset)
 {
-	static herr_t (*real)(hid_t, size_t);
+	static herr_t (*real0)(hid_t, size_t);
+	herr_t (*real)(hid_t, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t))tg_real("H5Tset_offset", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t))tg_real("H5Tset_offset", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t))tg_h5_real("H5Tset_offset", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, offset);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_offset, TG_LAYER_HDF5))
@@ -5339,14 +5693,16 @@ TG_EXPORT herr_t H5Tset_offset(hid_t type_id, size_t offset)
 H5T_sign_t H5Tget_sign(hid_t type_id);
 TG_EXPORT H5T_sign_t H5Tget_sign(hid_t type_id)
 {
-	static H5T_sign_t (*real)(hid_t);
+	static H5T_sign_t (*real0)(hid_t);
+	H5T_sign_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5T_sign_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5T_sign_t (*)(hid_t))tg_real("H5Tget_sign", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5T_sign_t (*)(hid_t))tg_real("H5Tget_sign", NULL)))
 		return (H5T_sign_t)-1;
+	real = (H5T_sign_t (*)(hid_t))tg_h5_real("H5Tget_sign", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_sign, TG_LAYER_HDF5))
@@ -5366,14 +5722,16 @@ TG_EXPORT H5T_sign_t H5Tget_sign(hid_t type_id)
 herr_t H5Tset_sign(hid_t type_id, H5T_sign_t sign);
 TG_EXPORT herr_t H5Tset_sign(hid_t type_id, H5T_sign_t sign)
 {
-	static herr_t (*real)(hid_t, H5T_sign_t);
+	static herr_t (*real0)(hid_t, H5T_sign_t);
+	herr_t (*real)(hid_t, H5T_sign_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5T_sign_t))tg_real("H5Tset_sign", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5T_sign_t))tg_real("H5Tset_sign", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5T_sign_t))tg_h5_real("H5Tset_sign", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, sign);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_sign, TG_LAYER_HDF5))
@@ -5394,14 +5752,16 @@ TG_EXPORT herr_t H5Tset_sign(hid_t type_id, H5T_sign_t sign)
 herr_t H5Tget_pad(hid_t type_id, H5T_pad_t *lsb, H5T_pad_t *msb);
 TG_EXPORT herr_t H5Tget_pad(hid_t type_id, H5T_pad_t *lsb, H5T_pad_t *msb)
 {
-	static herr_t (*real)(hid_t, H5T_pad_t *, H5T_pad_t *);
+	static herr_t (*real0)(hid_t, H5T_pad_t *, H5T_pad_t *);
+	herr_t (*real)(hid_t, H5T_pad_t *, H5T_pad_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5T_pad_t *, H5T_pad_t *))tg_real("H5Tget_pad", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5T_pad_t *, H5T_pad_t *))tg_real("H5Tget_pad", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5T_pad_t *, H5T_pad_t *))tg_h5_real("H5Tget_pad", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, lsb, msb);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_pad, TG_LAYER_HDF5))
@@ -5423,14 +5783,16 @@ TG_EXPORT herr_t H5Tget_pad(hid_t type_id, H5T_pad_t *lsb, H5T_pad_t *msb)
 herr_t H5Tset_pad(hid_t type_id, H5T_pad_t lsb, H5T_pad_t msb);
 TG_EXPORT herr_t H5Tset_pad(hid_t type_id, H5T_pad_t lsb, H5T_pad_t msb)
 {
-	static herr_t (*real)(hid_t, H5T_pad_t, H5T_pad_t);
+	static herr_t (*real0)(hid_t, H5T_pad_t, H5T_pad_t);
+	herr_t (*real)(hid_t, H5T_pad_t, H5T_pad_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5T_pad_t, H5T_pad_t))tg_real("H5Tset_pad", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5T_pad_t, H5T_pad_t))tg_real("H5Tset_pad", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5T_pad_t, H5T_pad_t))tg_h5_real("H5Tset_pad", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, lsb, msb);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_pad, TG_LAYER_HDF5))
@@ -5452,14 +5814,16 @@ TG_EXPORT herr_t H5Tset_pad(hid_t type_id, H5T_pad_t lsb, H5T_pad_t msb)
 H5T_norm_t H5Tget_norm(hid_t type_id);
 TG_EXPORT H5T_norm_t H5Tget_norm(hid_t type_id)
 {
-	static H5T_norm_t (*real)(hid_t);
+	static H5T_norm_t (*real0)(hid_t);
+	H5T_norm_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5T_norm_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5T_norm_t (*)(hid_t))tg_real("H5Tget_norm", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5T_norm_t (*)(hid_t))tg_real("H5Tget_norm", NULL)))
 		return (H5T_norm_t)-1;
+	real = (H5T_norm_t (*)(hid_t))tg_h5_real("H5Tget_norm", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_norm, TG_LAYER_HDF5))
@@ -5479,14 +5843,16 @@ TG_EXPORT H5T_norm_t H5Tget_norm(hid_t type_id)
 herr_t H5Tset_norm(hid_t type_id, H5T_norm_t norm);
 TG_EXPORT herr_t H5Tset_norm(hid_t type_id, H5T_norm_t norm)
 {
-	static herr_t (*real)(hid_t, H5T_norm_t);
+	static herr_t (*real0)(hid_t, H5T_norm_t);
+	herr_t (*real)(hid_t, H5T_norm_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5T_norm_t))tg_real("H5Tset_norm", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5T_norm_t))tg_real("H5Tset_norm", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5T_norm_t))tg_h5_real("H5Tset_norm", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, norm);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_norm, TG_LAYER_HDF5))
@@ -5507,14 +5873,16 @@ TG_EXPORT herr_t H5Tset_norm(hid_t type_id, H5T_norm_t norm)
 H5T_str_t H5Tget_strpad(hid_t type_id);
 TG_EXPORT H5T_str_t H5Tget_strpad(hid_t type_id)
 {
-	static H5T_str_t (*real)(hid_t);
+	static H5T_str_t (*real0)(hid_t);
+	H5T_str_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5T_str_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5T_str_t (*)(hid_t))tg_real("H5Tget_strpad", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5T_str_t (*)(hid_t))tg_real("H5Tget_strpad", NULL)))
 		return (H5T_str_t)-1;
+	real = (H5T_str_t (*)(hid_t))tg_h5_real("H5Tget_strpad", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_strpad, TG_LAYER_HDF5))
@@ -5534,14 +5902,16 @@ TG_EXPORT H5T_str_t H5Tget_strpad(hid_t type_id)
 herr_t H5Tset_strpad(hid_t type_id, H5T_str_t strpad);
 TG_EXPORT herr_t H5Tset_strpad(hid_t type_id, H5T_str_t strpad)
 {
-	static herr_t (*real)(hid_t, H5T_str_t);
+	static herr_t (*real0)(hid_t, H5T_str_t);
+	herr_t (*real)(hid_t, H5T_str_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5T_str_t))tg_real("H5Tset_strpad", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5T_str_t))tg_real("H5Tset_strpad", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5T_str_t))tg_h5_real("H5Tset_strpad", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, strpad);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_strpad, TG_LAYER_HDF5))
@@ -5562,14 +5932,16 @@ TG_EXPORT herr_t H5Tset_strpad(hid_t type_id, H5T_str_t strpad)
 H5T_cset_t H5Tget_cset(hid_t type_id);
 TG_EXPORT H5T_cset_t H5Tget_cset(hid_t type_id)
 {
-	static H5T_cset_t (*real)(hid_t);
+	static H5T_cset_t (*real0)(hid_t);
+	H5T_cset_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5T_cset_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5T_cset_t (*)(hid_t))tg_real("H5Tget_cset", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5T_cset_t (*)(hid_t))tg_real("H5Tget_cset", NULL)))
 		return (H5T_cset_t)-1;
+	real = (H5T_cset_t (*)(hid_t))tg_h5_real("H5Tget_cset", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_cset, TG_LAYER_HDF5))
@@ -5589,14 +5961,16 @@ TG_EXPORT H5T_cset_t H5Tget_cset(hid_t type_id)
 herr_t H5Tset_cset(hid_t type_id, H5T_cset_t cset);
 TG_EXPORT herr_t H5Tset_cset(hid_t type_id, H5T_cset_t cset)
 {
-	static herr_t (*real)(hid_t, H5T_cset_t);
+	static herr_t (*real0)(hid_t, H5T_cset_t);
+	herr_t (*real)(hid_t, H5T_cset_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5T_cset_t))tg_real("H5Tset_cset", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5T_cset_t))tg_real("H5Tset_cset", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5T_cset_t))tg_h5_real("H5Tset_cset", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, cset);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_cset, TG_LAYER_HDF5))
@@ -5617,14 +5991,16 @@ TG_EXPORT herr_t H5Tset_cset(hid_t type_id, H5T_cset_t cset)
 htri_t H5Tis_variable_str(hid_t type_id);
 TG_EXPORT htri_t H5Tis_variable_str(hid_t type_id)
 {
-	static htri_t (*real)(hid_t);
+	static htri_t (*real0)(hid_t);
+	htri_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t))tg_real("H5Tis_variable_str", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t))tg_real("H5Tis_variable_str", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t))tg_h5_real("H5Tis_variable_str", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tis_variable_str, TG_LAYER_HDF5))
@@ -5644,14 +6020,16 @@ TG_EXPORT htri_t H5Tis_variable_str(hid_t type_id)
 int H5Tget_nmembers(hid_t type_id);
 TG_EXPORT int H5Tget_nmembers(hid_t type_id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Tget_nmembers", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Tget_nmembers", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Tget_nmembers", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_nmembers, TG_LAYER_HDF5))
@@ -5671,14 +6049,16 @@ TG_EXPORT int H5Tget_nmembers(hid_t type_id)
 int H5Tget_member_index(hid_t type_id, const char *name);
 TG_EXPORT int H5Tget_member_index(hid_t type_id, const char *name)
 {
-	static int (*real)(hid_t, const char *);
+	static int (*real0)(hid_t, const char *);
+	int (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t, const char *))tg_real("H5Tget_member_index", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t, const char *))tg_real("H5Tget_member_index", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t, const char *))tg_h5_real("H5Tget_member_index", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, name);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_member_index, TG_LAYER_HDF5))
@@ -5700,14 +6080,16 @@ TG_EXPORT int H5Tget_member_index(hid_t type_id, const char *name)
 size_t H5Tget_member_offset(hid_t type_id, unsigned membno);
 TG_EXPORT size_t H5Tget_member_offset(hid_t type_id, unsigned membno)
 {
-	static size_t (*real)(hid_t, unsigned);
+	static size_t (*real0)(hid_t, unsigned);
+	size_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	size_t ret;
 
-	if (tg_unlikely(!real) && !(real = (size_t (*)(hid_t, unsigned))tg_real("H5Tget_member_offset", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (size_t (*)(hid_t, unsigned))tg_real("H5Tget_member_offset", NULL)))
 		return (size_t)-1;
+	real = (size_t (*)(hid_t, unsigned))tg_h5_real("H5Tget_member_offset", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, membno);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_member_offset, TG_LAYER_HDF5))
@@ -5728,14 +6110,16 @@ TG_EXPORT size_t H5Tget_member_offset(hid_t type_id, unsigned membno)
 H5T_class_t H5Tget_member_class(hid_t type_id, unsigned membno);
 TG_EXPORT H5T_class_t H5Tget_member_class(hid_t type_id, unsigned membno)
 {
-	static H5T_class_t (*real)(hid_t, unsigned);
+	static H5T_class_t (*real0)(hid_t, unsigned);
+	H5T_class_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5T_class_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5T_class_t (*)(hid_t, unsigned))tg_real("H5Tget_member_class", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5T_class_t (*)(hid_t, unsigned))tg_real("H5Tget_member_class", NULL)))
 		return (H5T_class_t)-1;
+	real = (H5T_class_t (*)(hid_t, unsigned))tg_h5_real("H5Tget_member_class", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, membno);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_member_class, TG_LAYER_HDF5))
@@ -5756,14 +6140,16 @@ TG_EXPORT H5T_class_t H5Tget_member_class(hid_t type_id, unsigned membno)
 hid_t H5Tget_member_type(hid_t type_id, unsigned membno);
 TG_EXPORT hid_t H5Tget_member_type(hid_t type_id, unsigned membno)
 {
-	static hid_t (*real)(hid_t, unsigned);
+	static hid_t (*real0)(hid_t, unsigned);
+	hid_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, unsigned))tg_real("H5Tget_member_type", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, unsigned))tg_real("H5Tget_member_type", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, unsigned))tg_h5_real("H5Tget_member_type", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, membno);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_member_type, TG_LAYER_HDF5))
@@ -5784,14 +6170,16 @@ TG_EXPORT hid_t H5Tget_member_type(hid_t type_id, unsigned membno)
 herr_t H5Tget_member_value(hid_t type_id, unsigned membno, void *value);
 TG_EXPORT herr_t H5Tget_member_value(hid_t type_id, unsigned membno, void *value)
 {
-	static herr_t (*real)(hid_t, unsigned, void *);
+	static herr_t (*real0)(hid_t, unsigned, void *);
+	herr_t (*real)(hid_t, unsigned, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned, void *))tg_real("H5Tget_member_value", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned, void *))tg_real("H5Tget_member_value", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned, void *))tg_h5_real("H5Tget_member_value", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, membno, value);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_member_value, TG_LAYER_HDF5))
@@ -5813,14 +6201,16 @@ TG_EXPORT herr_t H5Tget_member_value(hid_t type_id, unsigned membno, void *value
 hid_t H5Tget_native_type(hid_t type_id, H5T_direction_t direction);
 TG_EXPORT hid_t H5Tget_native_type(hid_t type_id, H5T_direction_t direction)
 {
-	static hid_t (*real)(hid_t, H5T_direction_t);
+	static hid_t (*real0)(hid_t, H5T_direction_t);
+	hid_t (*real)(hid_t, H5T_direction_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, H5T_direction_t))tg_real("H5Tget_native_type", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, H5T_direction_t))tg_real("H5Tget_native_type", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, H5T_direction_t))tg_h5_real("H5Tget_native_type", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type_id, direction);
 	if (!tg_enter(&tgc, TG_FN_H5Tget_native_type, TG_LAYER_HDF5))
@@ -5841,14 +6231,16 @@ TG_EXPORT hid_t H5Tget_native_type(hid_t type_id, H5T_direction_t direction)
 herr_t H5Tconvert(hid_t src_id, hid_t dst_id, size_t nelmts, void *buf, void *background, hid_t plist_id);
 TG_EXPORT herr_t H5Tconvert(hid_t src_id, hid_t dst_id, size_t nelmts, void *buf, void *background, hid_t plist_id)
 {
-	static herr_t (*real)(hid_t, hid_t, size_t, void *, void *, hid_t);
+	static herr_t (*real0)(hid_t, hid_t, size_t, void *, void *, hid_t);
+	herr_t (*real)(hid_t, hid_t, size_t, void *, void *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, size_t, void *, void *, hid_t))tg_real("H5Tconvert", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, size_t, void *, void *, hid_t))tg_real("H5Tconvert", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, size_t, void *, void *, hid_t))tg_h5_real("H5Tconvert", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(src_id, dst_id, nelmts, buf, background, plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Tconvert, TG_LAYER_HDF5))
@@ -5875,14 +6267,16 @@ TG_EXPORT herr_t H5Tconvert(hid_t src_id, hid_t dst_id, size_t nelmts, void *buf
 herr_t H5Tencode(hid_t obj_id, void *buf, size_t *nalloc);
 TG_EXPORT herr_t H5Tencode(hid_t obj_id, void *buf, size_t *nalloc)
 {
-	static herr_t (*real)(hid_t, void *, size_t *);
+	static herr_t (*real0)(hid_t, void *, size_t *);
+	herr_t (*real)(hid_t, void *, size_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, void *, size_t *))tg_real("H5Tencode", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, void *, size_t *))tg_real("H5Tencode", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, void *, size_t *))tg_h5_real("H5Tencode", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, buf, nalloc);
 	if (!tg_enter(&tgc, TG_FN_H5Tencode, TG_LAYER_HDF5))
@@ -5904,14 +6298,16 @@ TG_EXPORT herr_t H5Tencode(hid_t obj_id, void *buf, size_t *nalloc)
 hid_t H5Tdecode(const void *buf);
 TG_EXPORT hid_t H5Tdecode(const void *buf)
 {
-	static hid_t (*real)(const void *);
+	static hid_t (*real0)(const void *);
+	hid_t (*real)(const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(const void *))tg_real("H5Tdecode", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(const void *))tg_real("H5Tdecode", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(const void *))tg_h5_real("H5Tdecode", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(buf);
 	if (!tg_enter(&tgc, TG_FN_H5Tdecode, TG_LAYER_HDF5))
@@ -5930,14 +6326,16 @@ TG_EXPORT hid_t H5Tdecode(const void *buf)
 herr_t H5Tset_tag(hid_t type, const char *tag);
 TG_EXPORT herr_t H5Tset_tag(hid_t type, const char *tag)
 {
-	static herr_t (*real)(hid_t, const char *);
+	static herr_t (*real0)(hid_t, const char *);
+	herr_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *))tg_real("H5Tset_tag", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *))tg_real("H5Tset_tag", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *))tg_h5_real("H5Tset_tag", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(type, tag);
 	if (!tg_enter(&tgc, TG_FN_H5Tset_tag, TG_LAYER_HDF5))
@@ -5959,14 +6357,16 @@ TG_EXPORT herr_t H5Tset_tag(hid_t type, const char *tag)
 hid_t H5Pcreate(hid_t cls_id);
 TG_EXPORT hid_t H5Pcreate(hid_t cls_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Pcreate", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Pcreate", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Pcreate", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(cls_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pcreate, TG_LAYER_HDF5))
@@ -5986,14 +6386,16 @@ TG_EXPORT hid_t H5Pcreate(hid_t cls_id)
 hid_t H5Pcopy(hid_t plist_id);
 TG_EXPORT hid_t H5Pcopy(hid_t plist_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Pcopy", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Pcopy", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Pcopy", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pcopy, TG_LAYER_HDF5))
@@ -6013,14 +6415,16 @@ TG_EXPORT hid_t H5Pcopy(hid_t plist_id)
 herr_t H5Pclose(hid_t plist_id);
 TG_EXPORT herr_t H5Pclose(hid_t plist_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Pclose", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Pclose", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Pclose", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pclose, TG_LAYER_HDF5))
@@ -6044,14 +6448,16 @@ TG_EXPORT herr_t H5Pclose(hid_t plist_id)
 hid_t H5Pget_class(hid_t plist_id);
 TG_EXPORT hid_t H5Pget_class(hid_t plist_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Pget_class", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Pget_class", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Pget_class", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_class, TG_LAYER_HDF5))
@@ -6071,14 +6477,16 @@ TG_EXPORT hid_t H5Pget_class(hid_t plist_id)
 herr_t H5Pclose_class(hid_t plist_id);
 TG_EXPORT herr_t H5Pclose_class(hid_t plist_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Pclose_class", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Pclose_class", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Pclose_class", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pclose_class, TG_LAYER_HDF5))
@@ -6102,14 +6510,16 @@ TG_EXPORT herr_t H5Pclose_class(hid_t plist_id)
 htri_t H5Pequal(hid_t id1, hid_t id2);
 TG_EXPORT htri_t H5Pequal(hid_t id1, hid_t id2)
 {
-	static htri_t (*real)(hid_t, hid_t);
+	static htri_t (*real0)(hid_t, hid_t);
+	htri_t (*real)(hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, hid_t))tg_real("H5Pequal", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, hid_t))tg_real("H5Pequal", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, hid_t))tg_h5_real("H5Pequal", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(id1, id2);
 	if (!tg_enter(&tgc, TG_FN_H5Pequal, TG_LAYER_HDF5))
@@ -6131,14 +6541,16 @@ TG_EXPORT htri_t H5Pequal(hid_t id1, hid_t id2)
 htri_t H5Pexist(hid_t plist_id, const char *name);
 TG_EXPORT htri_t H5Pexist(hid_t plist_id, const char *name)
 {
-	static htri_t (*real)(hid_t, const char *);
+	static htri_t (*real0)(hid_t, const char *);
+	htri_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, const char *))tg_real("H5Pexist", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, const char *))tg_real("H5Pexist", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, const char *))tg_h5_real("H5Pexist", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, name);
 	if (!tg_enter(&tgc, TG_FN_H5Pexist, TG_LAYER_HDF5))
@@ -6160,14 +6572,16 @@ TG_EXPORT htri_t H5Pexist(hid_t plist_id, const char *name)
 htri_t H5Pisa_class(hid_t plist_id, hid_t pclass_id);
 TG_EXPORT htri_t H5Pisa_class(hid_t plist_id, hid_t pclass_id)
 {
-	static htri_t (*real)(hid_t, hid_t);
+	static htri_t (*real0)(hid_t, hid_t);
+	htri_t (*real)(hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, hid_t))tg_real("H5Pisa_class", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, hid_t))tg_real("H5Pisa_class", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, hid_t))tg_h5_real("H5Pisa_class", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, pclass_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pisa_class, TG_LAYER_HDF5))
@@ -6189,14 +6603,16 @@ TG_EXPORT htri_t H5Pisa_class(hid_t plist_id, hid_t pclass_id)
 herr_t H5Pget(hid_t plist_id, const char *name, void *value);
 TG_EXPORT herr_t H5Pget(hid_t plist_id, const char *name, void *value)
 {
-	static herr_t (*real)(hid_t, const char *, void *);
+	static herr_t (*real0)(hid_t, const char *, void *);
+	herr_t (*real)(hid_t, const char *, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, void *))tg_real("H5Pget", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, void *))tg_real("H5Pget", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, void *))tg_h5_real("H5Pget", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, name, value);
 	if (!tg_enter(&tgc, TG_FN_H5Pget, TG_LAYER_HDF5))
@@ -6219,14 +6635,16 @@ TG_EXPORT herr_t H5Pget(hid_t plist_id, const char *name, void *value)
 herr_t H5Pset(hid_t plist_id, const char *name, const void *value);
 TG_EXPORT herr_t H5Pset(hid_t plist_id, const char *name, const void *value)
 {
-	static herr_t (*real)(hid_t, const char *, const void *);
+	static herr_t (*real0)(hid_t, const char *, const void *);
+	herr_t (*real)(hid_t, const char *, const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, const void *))tg_real("H5Pset", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, const void *))tg_real("H5Pset", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, const void *))tg_h5_real("H5Pset", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, name, value);
 	if (!tg_enter(&tgc, TG_FN_H5Pset, TG_LAYER_HDF5))
@@ -6249,14 +6667,16 @@ TG_EXPORT herr_t H5Pset(hid_t plist_id, const char *name, const void *value)
 herr_t H5Pencode(hid_t plist_id, void *buf, size_t *nalloc);
 TG_EXPORT herr_t H5Pencode(hid_t plist_id, void *buf, size_t *nalloc)
 {
-	static herr_t (*real)(hid_t, void *, size_t *);
+	static herr_t (*real0)(hid_t, void *, size_t *);
+	herr_t (*real)(hid_t, void *, size_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, void *, size_t *))tg_real("H5Pencode", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, void *, size_t *))tg_real("H5Pencode", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, void *, size_t *))tg_h5_real("H5Pencode", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, buf, nalloc);
 	if (!tg_enter(&tgc, TG_FN_H5Pencode, TG_LAYER_HDF5))
@@ -6278,14 +6698,16 @@ TG_EXPORT herr_t H5Pencode(hid_t plist_id, void *buf, size_t *nalloc)
 hid_t H5Pdecode(const void *buf);
 TG_EXPORT hid_t H5Pdecode(const void *buf)
 {
-	static hid_t (*real)(const void *);
+	static hid_t (*real0)(const void *);
+	hid_t (*real)(const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(const void *))tg_real("H5Pdecode", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(const void *))tg_real("H5Pdecode", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(const void *))tg_h5_real("H5Pdecode", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(buf);
 	if (!tg_enter(&tgc, TG_FN_H5Pdecode, TG_LAYER_HDF5))
@@ -6304,14 +6726,16 @@ TG_EXPORT hid_t H5Pdecode(const void *buf)
 herr_t H5Pset_dxpl_mpio(hid_t dxpl_id, H5FD_mpio_xfer_t xfer_mode);
 TG_EXPORT herr_t H5Pset_dxpl_mpio(hid_t dxpl_id, H5FD_mpio_xfer_t xfer_mode)
 {
-	static herr_t (*real)(hid_t, H5FD_mpio_xfer_t);
+	static herr_t (*real0)(hid_t, H5FD_mpio_xfer_t);
+	herr_t (*real)(hid_t, H5FD_mpio_xfer_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5FD_mpio_xfer_t))tg_real("H5Pset_dxpl_mpio", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5FD_mpio_xfer_t))tg_real("H5Pset_dxpl_mpio", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5FD_mpio_xfer_t))tg_h5_real("H5Pset_dxpl_mpio", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dxpl_id, xfer_mode);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_dxpl_mpio, TG_LAYER_HDF5))
@@ -6332,14 +6756,16 @@ TG_EXPORT herr_t H5Pset_dxpl_mpio(hid_t dxpl_id, H5FD_mpio_xfer_t xfer_mode)
 herr_t H5Pget_dxpl_mpio(hid_t dxpl_id, H5FD_mpio_xfer_t *xfer_mode);
 TG_EXPORT herr_t H5Pget_dxpl_mpio(hid_t dxpl_id, H5FD_mpio_xfer_t *xfer_mode)
 {
-	static herr_t (*real)(hid_t, H5FD_mpio_xfer_t *);
+	static herr_t (*real0)(hid_t, H5FD_mpio_xfer_t *);
+	herr_t (*real)(hid_t, H5FD_mpio_xfer_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5FD_mpio_xfer_t *))tg_real("H5Pget_dxpl_mpio", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5FD_mpio_xfer_t *))tg_real("H5Pget_dxpl_mpio", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5FD_mpio_xfer_t *))tg_h5_real("H5Pget_dxpl_mpio", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dxpl_id, xfer_mode);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_dxpl_mpio, TG_LAYER_HDF5))
@@ -6360,14 +6786,16 @@ TG_EXPORT herr_t H5Pget_dxpl_mpio(hid_t dxpl_id, H5FD_mpio_xfer_t *xfer_mode)
 herr_t H5Pset_dxpl_mpio_collective_opt(hid_t dxpl_id, H5FD_mpio_collective_opt_t opt_mode);
 TG_EXPORT herr_t H5Pset_dxpl_mpio_collective_opt(hid_t dxpl_id, H5FD_mpio_collective_opt_t opt_mode)
 {
-	static herr_t (*real)(hid_t, H5FD_mpio_collective_opt_t);
+	static herr_t (*real0)(hid_t, H5FD_mpio_collective_opt_t);
+	herr_t (*real)(hid_t, H5FD_mpio_collective_opt_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5FD_mpio_collective_opt_t))tg_real("H5Pset_dxpl_mpio_collective_opt", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5FD_mpio_collective_opt_t))tg_real("H5Pset_dxpl_mpio_collective_opt", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5FD_mpio_collective_opt_t))tg_h5_real("H5Pset_dxpl_mpio_collective_opt", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dxpl_id, opt_mode);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_dxpl_mpio_collective_opt, TG_LAYER_HDF5))
@@ -6388,14 +6816,16 @@ TG_EXPORT herr_t H5Pset_dxpl_mpio_collective_opt(hid_t dxpl_id, H5FD_mpio_collec
 herr_t H5Pset_dxpl_mpio_chunk_opt(hid_t dxpl_id, H5FD_mpio_chunk_opt_t opt_mode);
 TG_EXPORT herr_t H5Pset_dxpl_mpio_chunk_opt(hid_t dxpl_id, H5FD_mpio_chunk_opt_t opt_mode)
 {
-	static herr_t (*real)(hid_t, H5FD_mpio_chunk_opt_t);
+	static herr_t (*real0)(hid_t, H5FD_mpio_chunk_opt_t);
+	herr_t (*real)(hid_t, H5FD_mpio_chunk_opt_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5FD_mpio_chunk_opt_t))tg_real("H5Pset_dxpl_mpio_chunk_opt", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5FD_mpio_chunk_opt_t))tg_real("H5Pset_dxpl_mpio_chunk_opt", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5FD_mpio_chunk_opt_t))tg_h5_real("H5Pset_dxpl_mpio_chunk_opt", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dxpl_id, opt_mode);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_dxpl_mpio_chunk_opt, TG_LAYER_HDF5))
@@ -6416,14 +6846,16 @@ TG_EXPORT herr_t H5Pset_dxpl_mpio_chunk_opt(hid_t dxpl_id, H5FD_mpio_chunk_opt_t
 herr_t H5Pset_dxpl_mpio_chunk_opt_num(hid_t dxpl_id, unsigned num_chunk_per_proc);
 TG_EXPORT herr_t H5Pset_dxpl_mpio_chunk_opt_num(hid_t dxpl_id, unsigned num_chunk_per_proc)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_dxpl_mpio_chunk_opt_num", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_dxpl_mpio_chunk_opt_num", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_dxpl_mpio_chunk_opt_num", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dxpl_id, num_chunk_per_proc);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_dxpl_mpio_chunk_opt_num, TG_LAYER_HDF5))
@@ -6444,14 +6876,16 @@ TG_EXPORT herr_t H5Pset_dxpl_mpio_chunk_opt_num(hid_t dxpl_id, unsigned num_chun
 herr_t H5Pset_dxpl_mpio_chunk_opt_ratio(hid_t dxpl_id, unsigned percent_num_proc_per_chunk);
 TG_EXPORT herr_t H5Pset_dxpl_mpio_chunk_opt_ratio(hid_t dxpl_id, unsigned percent_num_proc_per_chunk)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_dxpl_mpio_chunk_opt_ratio", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_dxpl_mpio_chunk_opt_ratio", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_dxpl_mpio_chunk_opt_ratio", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dxpl_id, percent_num_proc_per_chunk);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_dxpl_mpio_chunk_opt_ratio, TG_LAYER_HDF5))
@@ -6472,14 +6906,16 @@ TG_EXPORT herr_t H5Pset_dxpl_mpio_chunk_opt_ratio(hid_t dxpl_id, unsigned percen
 herr_t H5Pget_mpio_actual_io_mode(hid_t plist_id, H5D_mpio_actual_io_mode_t *actual_io_mode);
 TG_EXPORT herr_t H5Pget_mpio_actual_io_mode(hid_t plist_id, H5D_mpio_actual_io_mode_t *actual_io_mode)
 {
-	static herr_t (*real)(hid_t, H5D_mpio_actual_io_mode_t *);
+	static herr_t (*real0)(hid_t, H5D_mpio_actual_io_mode_t *);
+	herr_t (*real)(hid_t, H5D_mpio_actual_io_mode_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_mpio_actual_io_mode_t *))tg_real("H5Pget_mpio_actual_io_mode", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_mpio_actual_io_mode_t *))tg_real("H5Pget_mpio_actual_io_mode", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_mpio_actual_io_mode_t *))tg_h5_real("H5Pget_mpio_actual_io_mode", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, actual_io_mode);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_mpio_actual_io_mode, TG_LAYER_HDF5))
@@ -6500,14 +6936,16 @@ TG_EXPORT herr_t H5Pget_mpio_actual_io_mode(hid_t plist_id, H5D_mpio_actual_io_m
 herr_t H5Pget_mpio_actual_chunk_opt_mode(hid_t plist_id, H5D_mpio_actual_chunk_opt_mode_t *actual_chunk_opt_mode);
 TG_EXPORT herr_t H5Pget_mpio_actual_chunk_opt_mode(hid_t plist_id, H5D_mpio_actual_chunk_opt_mode_t *actual_chunk_opt_mode)
 {
-	static herr_t (*real)(hid_t, H5D_mpio_actual_chunk_opt_mode_t *);
+	static herr_t (*real0)(hid_t, H5D_mpio_actual_chunk_opt_mode_t *);
+	herr_t (*real)(hid_t, H5D_mpio_actual_chunk_opt_mode_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_mpio_actual_chunk_opt_mode_t *))tg_real("H5Pget_mpio_actual_chunk_opt_mode", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_mpio_actual_chunk_opt_mode_t *))tg_real("H5Pget_mpio_actual_chunk_opt_mode", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_mpio_actual_chunk_opt_mode_t *))tg_h5_real("H5Pget_mpio_actual_chunk_opt_mode", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, actual_chunk_opt_mode);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_mpio_actual_chunk_opt_mode, TG_LAYER_HDF5))
@@ -6528,14 +6966,16 @@ TG_EXPORT herr_t H5Pget_mpio_actual_chunk_opt_mode(hid_t plist_id, H5D_mpio_actu
 herr_t H5Pget_mpio_no_collective_cause(hid_t plist_id, uint32_t *local_no_collective_cause, uint32_t *global_no_collective_cause);
 TG_EXPORT herr_t H5Pget_mpio_no_collective_cause(hid_t plist_id, uint32_t *local_no_collective_cause, uint32_t *global_no_collective_cause)
 {
-	static herr_t (*real)(hid_t, uint32_t *, uint32_t *);
+	static herr_t (*real0)(hid_t, uint32_t *, uint32_t *);
+	herr_t (*real)(hid_t, uint32_t *, uint32_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, uint32_t *, uint32_t *))tg_real("H5Pget_mpio_no_collective_cause", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, uint32_t *, uint32_t *))tg_real("H5Pget_mpio_no_collective_cause", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, uint32_t *, uint32_t *))tg_h5_real("H5Pget_mpio_no_collective_cause", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, local_no_collective_cause, global_no_collective_cause);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_mpio_no_collective_cause, TG_LAYER_HDF5))
@@ -6557,14 +6997,16 @@ TG_EXPORT herr_t H5Pget_mpio_no_collective_cause(hid_t plist_id, uint32_t *local
 herr_t H5Pset_all_coll_metadata_ops(hid_t plist_id, hbool_t is_collective);
 TG_EXPORT herr_t H5Pset_all_coll_metadata_ops(hid_t plist_id, hbool_t is_collective)
 {
-	static herr_t (*real)(hid_t, hbool_t);
+	static herr_t (*real0)(hid_t, hbool_t);
+	herr_t (*real)(hid_t, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t))tg_real("H5Pset_all_coll_metadata_ops", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t))tg_real("H5Pset_all_coll_metadata_ops", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t))tg_h5_real("H5Pset_all_coll_metadata_ops", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, is_collective);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_all_coll_metadata_ops, TG_LAYER_HDF5))
@@ -6585,14 +7027,16 @@ TG_EXPORT herr_t H5Pset_all_coll_metadata_ops(hid_t plist_id, hbool_t is_collect
 herr_t H5Pget_all_coll_metadata_ops(hid_t plist_id, hbool_t *is_collective);
 TG_EXPORT herr_t H5Pget_all_coll_metadata_ops(hid_t plist_id, hbool_t *is_collective)
 {
-	static herr_t (*real)(hid_t, hbool_t *);
+	static herr_t (*real0)(hid_t, hbool_t *);
+	herr_t (*real)(hid_t, hbool_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t *))tg_real("H5Pget_all_coll_metadata_ops", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t *))tg_real("H5Pget_all_coll_metadata_ops", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t *))tg_h5_real("H5Pget_all_coll_metadata_ops", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, is_collective);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_all_coll_metadata_ops, TG_LAYER_HDF5))
@@ -6613,14 +7057,16 @@ TG_EXPORT herr_t H5Pget_all_coll_metadata_ops(hid_t plist_id, hbool_t *is_collec
 herr_t H5Pset_coll_metadata_write(hid_t plist_id, hbool_t is_collective);
 TG_EXPORT herr_t H5Pset_coll_metadata_write(hid_t plist_id, hbool_t is_collective)
 {
-	static herr_t (*real)(hid_t, hbool_t);
+	static herr_t (*real0)(hid_t, hbool_t);
+	herr_t (*real)(hid_t, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t))tg_real("H5Pset_coll_metadata_write", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t))tg_real("H5Pset_coll_metadata_write", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t))tg_h5_real("H5Pset_coll_metadata_write", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, is_collective);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_coll_metadata_write, TG_LAYER_HDF5))
@@ -6641,14 +7087,16 @@ TG_EXPORT herr_t H5Pset_coll_metadata_write(hid_t plist_id, hbool_t is_collectiv
 herr_t H5Pget_coll_metadata_write(hid_t plist_id, hbool_t *is_collective);
 TG_EXPORT herr_t H5Pget_coll_metadata_write(hid_t plist_id, hbool_t *is_collective)
 {
-	static herr_t (*real)(hid_t, hbool_t *);
+	static herr_t (*real0)(hid_t, hbool_t *);
+	herr_t (*real)(hid_t, hbool_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t *))tg_real("H5Pget_coll_metadata_write", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t *))tg_real("H5Pget_coll_metadata_write", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t *))tg_h5_real("H5Pget_coll_metadata_write", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, is_collective);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_coll_metadata_write, TG_LAYER_HDF5))
@@ -6669,14 +7117,16 @@ TG_EXPORT herr_t H5Pget_coll_metadata_write(hid_t plist_id, hbool_t *is_collecti
 herr_t H5Pset_fapl_sec2(hid_t fapl_id);
 TG_EXPORT herr_t H5Pset_fapl_sec2(hid_t fapl_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Pset_fapl_sec2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Pset_fapl_sec2", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Pset_fapl_sec2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fapl_sec2, TG_LAYER_HDF5))
@@ -6696,14 +7146,16 @@ TG_EXPORT herr_t H5Pset_fapl_sec2(hid_t fapl_id)
 herr_t H5Pset_fapl_stdio(hid_t fapl_id);
 TG_EXPORT herr_t H5Pset_fapl_stdio(hid_t fapl_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Pset_fapl_stdio", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Pset_fapl_stdio", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Pset_fapl_stdio", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fapl_stdio, TG_LAYER_HDF5))
@@ -6723,14 +7175,16 @@ TG_EXPORT herr_t H5Pset_fapl_stdio(hid_t fapl_id)
 herr_t H5Pset_fapl_core(hid_t fapl_id, size_t increment, hbool_t backing_store);
 TG_EXPORT herr_t H5Pset_fapl_core(hid_t fapl_id, size_t increment, hbool_t backing_store)
 {
-	static herr_t (*real)(hid_t, size_t, hbool_t);
+	static herr_t (*real0)(hid_t, size_t, hbool_t);
+	herr_t (*real)(hid_t, size_t, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t, hbool_t))tg_real("H5Pset_fapl_core", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t, hbool_t))tg_real("H5Pset_fapl_core", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t, hbool_t))tg_h5_real("H5Pset_fapl_core", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, increment, backing_store);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fapl_core, TG_LAYER_HDF5))
@@ -6752,14 +7206,16 @@ TG_EXPORT herr_t H5Pset_fapl_core(hid_t fapl_id, size_t increment, hbool_t backi
 herr_t H5Pget_fapl_core(hid_t fapl_id, size_t *increment, hbool_t *backing_store);
 TG_EXPORT herr_t H5Pget_fapl_core(hid_t fapl_id, size_t *increment, hbool_t *backing_store)
 {
-	static herr_t (*real)(hid_t, size_t *, hbool_t *);
+	static herr_t (*real0)(hid_t, size_t *, hbool_t *);
+	herr_t (*real)(hid_t, size_t *, hbool_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t *, hbool_t *))tg_real("H5Pget_fapl_core", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t *, hbool_t *))tg_real("H5Pget_fapl_core", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t *, hbool_t *))tg_h5_real("H5Pget_fapl_core", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, increment, backing_store);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_fapl_core, TG_LAYER_HDF5))
@@ -6781,14 +7237,16 @@ TG_EXPORT herr_t H5Pget_fapl_core(hid_t fapl_id, size_t *increment, hbool_t *bac
 herr_t H5Pset_fapl_family(hid_t fapl_id, hsize_t memb_size, hid_t memb_fapl_id);
 TG_EXPORT herr_t H5Pset_fapl_family(hid_t fapl_id, hsize_t memb_size, hid_t memb_fapl_id)
 {
-	static herr_t (*real)(hid_t, hsize_t, hid_t);
+	static herr_t (*real0)(hid_t, hsize_t, hid_t);
+	herr_t (*real)(hid_t, hsize_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t, hid_t))tg_real("H5Pset_fapl_family", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t, hid_t))tg_real("H5Pset_fapl_family", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t, hid_t))tg_h5_real("H5Pset_fapl_family", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, memb_size, memb_fapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fapl_family, TG_LAYER_HDF5))
@@ -6811,14 +7269,16 @@ TG_EXPORT herr_t H5Pset_fapl_family(hid_t fapl_id, hsize_t memb_size, hid_t memb
 herr_t H5Pget_fapl_family(hid_t fapl_id, hsize_t *memb_size, hid_t *memb_fapl_id);
 TG_EXPORT herr_t H5Pget_fapl_family(hid_t fapl_id, hsize_t *memb_size, hid_t *memb_fapl_id)
 {
-	static herr_t (*real)(hid_t, hsize_t *, hid_t *);
+	static herr_t (*real0)(hid_t, hsize_t *, hid_t *);
+	herr_t (*real)(hid_t, hsize_t *, hid_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t *, hid_t *))tg_real("H5Pget_fapl_family", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t *, hid_t *))tg_real("H5Pget_fapl_family", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t *, hid_t *))tg_h5_real("H5Pget_fapl_family", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, memb_size, memb_fapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_fapl_family, TG_LAYER_HDF5))
@@ -6841,14 +7301,16 @@ TG_EXPORT herr_t H5Pget_fapl_family(hid_t fapl_id, hsize_t *memb_size, hid_t *me
 hid_t H5Pget_driver(hid_t plist_id);
 TG_EXPORT hid_t H5Pget_driver(hid_t plist_id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Pget_driver", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Pget_driver", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Pget_driver", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_driver, TG_LAYER_HDF5))
@@ -6868,14 +7330,16 @@ TG_EXPORT hid_t H5Pget_driver(hid_t plist_id)
 herr_t H5Pset_driver(hid_t plist_id, hid_t driver_id, const void *driver_info);
 TG_EXPORT herr_t H5Pset_driver(hid_t plist_id, hid_t driver_id, const void *driver_info)
 {
-	static herr_t (*real)(hid_t, hid_t, const void *);
+	static herr_t (*real0)(hid_t, hid_t, const void *);
+	herr_t (*real)(hid_t, hid_t, const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, const void *))tg_real("H5Pset_driver", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, const void *))tg_real("H5Pset_driver", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, const void *))tg_h5_real("H5Pset_driver", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, driver_id, driver_info);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_driver, TG_LAYER_HDF5))
@@ -6898,14 +7362,16 @@ TG_EXPORT herr_t H5Pset_driver(hid_t plist_id, hid_t driver_id, const void *driv
 herr_t H5Pset_alignment(hid_t fapl_id, hsize_t threshold, hsize_t alignment);
 TG_EXPORT herr_t H5Pset_alignment(hid_t fapl_id, hsize_t threshold, hsize_t alignment)
 {
-	static herr_t (*real)(hid_t, hsize_t, hsize_t);
+	static herr_t (*real0)(hid_t, hsize_t, hsize_t);
+	herr_t (*real)(hid_t, hsize_t, hsize_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t, hsize_t))tg_real("H5Pset_alignment", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t, hsize_t))tg_real("H5Pset_alignment", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t, hsize_t))tg_h5_real("H5Pset_alignment", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, threshold, alignment);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_alignment, TG_LAYER_HDF5))
@@ -6927,14 +7393,16 @@ TG_EXPORT herr_t H5Pset_alignment(hid_t fapl_id, hsize_t threshold, hsize_t alig
 herr_t H5Pget_alignment(hid_t fapl_id, hsize_t *threshold, hsize_t *alignment);
 TG_EXPORT herr_t H5Pget_alignment(hid_t fapl_id, hsize_t *threshold, hsize_t *alignment)
 {
-	static herr_t (*real)(hid_t, hsize_t *, hsize_t *);
+	static herr_t (*real0)(hid_t, hsize_t *, hsize_t *);
+	herr_t (*real)(hid_t, hsize_t *, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t *, hsize_t *))tg_real("H5Pget_alignment", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t *, hsize_t *))tg_real("H5Pget_alignment", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t *, hsize_t *))tg_h5_real("H5Pget_alignment", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, threshold, alignment);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_alignment, TG_LAYER_HDF5))
@@ -6956,14 +7424,16 @@ TG_EXPORT herr_t H5Pget_alignment(hid_t fapl_id, hsize_t *threshold, hsize_t *al
 herr_t H5Pset_fclose_degree(hid_t fapl_id, H5F_close_degree_t degree);
 TG_EXPORT herr_t H5Pset_fclose_degree(hid_t fapl_id, H5F_close_degree_t degree)
 {
-	static herr_t (*real)(hid_t, H5F_close_degree_t);
+	static herr_t (*real0)(hid_t, H5F_close_degree_t);
+	herr_t (*real)(hid_t, H5F_close_degree_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_close_degree_t))tg_real("H5Pset_fclose_degree", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_close_degree_t))tg_real("H5Pset_fclose_degree", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_close_degree_t))tg_h5_real("H5Pset_fclose_degree", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, degree);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fclose_degree, TG_LAYER_HDF5))
@@ -6984,14 +7454,16 @@ TG_EXPORT herr_t H5Pset_fclose_degree(hid_t fapl_id, H5F_close_degree_t degree)
 herr_t H5Pget_fclose_degree(hid_t fapl_id, H5F_close_degree_t *degree);
 TG_EXPORT herr_t H5Pget_fclose_degree(hid_t fapl_id, H5F_close_degree_t *degree)
 {
-	static herr_t (*real)(hid_t, H5F_close_degree_t *);
+	static herr_t (*real0)(hid_t, H5F_close_degree_t *);
+	herr_t (*real)(hid_t, H5F_close_degree_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_close_degree_t *))tg_real("H5Pget_fclose_degree", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_close_degree_t *))tg_real("H5Pget_fclose_degree", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_close_degree_t *))tg_h5_real("H5Pget_fclose_degree", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, degree);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_fclose_degree, TG_LAYER_HDF5))
@@ -7012,14 +7484,16 @@ TG_EXPORT herr_t H5Pget_fclose_degree(hid_t fapl_id, H5F_close_degree_t *degree)
 herr_t H5Pset_libver_bounds(hid_t plist_id, H5F_libver_t low, H5F_libver_t high);
 TG_EXPORT herr_t H5Pset_libver_bounds(hid_t plist_id, H5F_libver_t low, H5F_libver_t high)
 {
-	static herr_t (*real)(hid_t, H5F_libver_t, H5F_libver_t);
+	static herr_t (*real0)(hid_t, H5F_libver_t, H5F_libver_t);
+	herr_t (*real)(hid_t, H5F_libver_t, H5F_libver_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_libver_t, H5F_libver_t))tg_real("H5Pset_libver_bounds", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_libver_t, H5F_libver_t))tg_real("H5Pset_libver_bounds", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_libver_t, H5F_libver_t))tg_h5_real("H5Pset_libver_bounds", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, low, high);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_libver_bounds, TG_LAYER_HDF5))
@@ -7041,14 +7515,16 @@ TG_EXPORT herr_t H5Pset_libver_bounds(hid_t plist_id, H5F_libver_t low, H5F_libv
 herr_t H5Pget_libver_bounds(hid_t plist_id, H5F_libver_t *low, H5F_libver_t *high);
 TG_EXPORT herr_t H5Pget_libver_bounds(hid_t plist_id, H5F_libver_t *low, H5F_libver_t *high)
 {
-	static herr_t (*real)(hid_t, H5F_libver_t *, H5F_libver_t *);
+	static herr_t (*real0)(hid_t, H5F_libver_t *, H5F_libver_t *);
+	herr_t (*real)(hid_t, H5F_libver_t *, H5F_libver_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_libver_t *, H5F_libver_t *))tg_real("H5Pget_libver_bounds", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_libver_t *, H5F_libver_t *))tg_real("H5Pget_libver_bounds", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_libver_t *, H5F_libver_t *))tg_h5_real("H5Pget_libver_bounds", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, low, high);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_libver_bounds, TG_LAYER_HDF5))
@@ -7070,14 +7546,16 @@ TG_EXPORT herr_t H5Pget_libver_bounds(hid_t plist_id, H5F_libver_t *low, H5F_lib
 herr_t H5Pset_sieve_buf_size(hid_t fapl_id, size_t size);
 TG_EXPORT herr_t H5Pset_sieve_buf_size(hid_t fapl_id, size_t size)
 {
-	static herr_t (*real)(hid_t, size_t);
+	static herr_t (*real0)(hid_t, size_t);
+	herr_t (*real)(hid_t, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t))tg_real("H5Pset_sieve_buf_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t))tg_real("H5Pset_sieve_buf_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t))tg_h5_real("H5Pset_sieve_buf_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_sieve_buf_size, TG_LAYER_HDF5))
@@ -7098,14 +7576,16 @@ TG_EXPORT herr_t H5Pset_sieve_buf_size(hid_t fapl_id, size_t size)
 herr_t H5Pset_meta_block_size(hid_t fapl_id, hsize_t size);
 TG_EXPORT herr_t H5Pset_meta_block_size(hid_t fapl_id, hsize_t size)
 {
-	static herr_t (*real)(hid_t, hsize_t);
+	static herr_t (*real0)(hid_t, hsize_t);
+	herr_t (*real)(hid_t, hsize_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t))tg_real("H5Pset_meta_block_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t))tg_real("H5Pset_meta_block_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t))tg_h5_real("H5Pset_meta_block_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_meta_block_size, TG_LAYER_HDF5))
@@ -7126,14 +7606,16 @@ TG_EXPORT herr_t H5Pset_meta_block_size(hid_t fapl_id, hsize_t size)
 herr_t H5Pset_small_data_block_size(hid_t fapl_id, hsize_t size);
 TG_EXPORT herr_t H5Pset_small_data_block_size(hid_t fapl_id, hsize_t size)
 {
-	static herr_t (*real)(hid_t, hsize_t);
+	static herr_t (*real0)(hid_t, hsize_t);
+	herr_t (*real)(hid_t, hsize_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t))tg_real("H5Pset_small_data_block_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t))tg_real("H5Pset_small_data_block_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t))tg_h5_real("H5Pset_small_data_block_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_small_data_block_size, TG_LAYER_HDF5))
@@ -7154,14 +7636,16 @@ TG_EXPORT herr_t H5Pset_small_data_block_size(hid_t fapl_id, hsize_t size)
 herr_t H5Pset_evict_on_close(hid_t fapl_id, hbool_t evict_on_close);
 TG_EXPORT herr_t H5Pset_evict_on_close(hid_t fapl_id, hbool_t evict_on_close)
 {
-	static herr_t (*real)(hid_t, hbool_t);
+	static herr_t (*real0)(hid_t, hbool_t);
+	herr_t (*real)(hid_t, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t))tg_real("H5Pset_evict_on_close", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t))tg_real("H5Pset_evict_on_close", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t))tg_h5_real("H5Pset_evict_on_close", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, evict_on_close);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_evict_on_close, TG_LAYER_HDF5))
@@ -7182,14 +7666,16 @@ TG_EXPORT herr_t H5Pset_evict_on_close(hid_t fapl_id, hbool_t evict_on_close)
 herr_t H5Pset_file_locking(hid_t fapl_id, hbool_t use_file_locking, hbool_t ignore_when_disabled);
 TG_EXPORT herr_t H5Pset_file_locking(hid_t fapl_id, hbool_t use_file_locking, hbool_t ignore_when_disabled)
 {
-	static herr_t (*real)(hid_t, hbool_t, hbool_t);
+	static herr_t (*real0)(hid_t, hbool_t, hbool_t);
+	herr_t (*real)(hid_t, hbool_t, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t, hbool_t))tg_real("H5Pset_file_locking", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t, hbool_t))tg_real("H5Pset_file_locking", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t, hbool_t))tg_h5_real("H5Pset_file_locking", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, use_file_locking, ignore_when_disabled);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_file_locking, TG_LAYER_HDF5))
@@ -7211,14 +7697,16 @@ TG_EXPORT herr_t H5Pset_file_locking(hid_t fapl_id, hbool_t use_file_locking, hb
 herr_t H5Pset_page_buffer_size(hid_t plist_id, size_t buf_size, unsigned min_meta_per, unsigned min_raw_per);
 TG_EXPORT herr_t H5Pset_page_buffer_size(hid_t plist_id, size_t buf_size, unsigned min_meta_per, unsigned min_raw_per)
 {
-	static herr_t (*real)(hid_t, size_t, unsigned, unsigned);
+	static herr_t (*real0)(hid_t, size_t, unsigned, unsigned);
+	herr_t (*real)(hid_t, size_t, unsigned, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t, unsigned, unsigned))tg_real("H5Pset_page_buffer_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t, unsigned, unsigned))tg_real("H5Pset_page_buffer_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t, unsigned, unsigned))tg_h5_real("H5Pset_page_buffer_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, buf_size, min_meta_per, min_raw_per);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_page_buffer_size, TG_LAYER_HDF5))
@@ -7241,14 +7729,16 @@ TG_EXPORT herr_t H5Pset_page_buffer_size(hid_t plist_id, size_t buf_size, unsign
 herr_t H5Pset_gc_references(hid_t fapl_id, unsigned gc_ref);
 TG_EXPORT herr_t H5Pset_gc_references(hid_t fapl_id, unsigned gc_ref)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_gc_references", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_gc_references", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_gc_references", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(fapl_id, gc_ref);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_gc_references, TG_LAYER_HDF5))
@@ -7269,14 +7759,16 @@ TG_EXPORT herr_t H5Pset_gc_references(hid_t fapl_id, unsigned gc_ref)
 herr_t H5Pset_userblock(hid_t plist_id, hsize_t size);
 TG_EXPORT herr_t H5Pset_userblock(hid_t plist_id, hsize_t size)
 {
-	static herr_t (*real)(hid_t, hsize_t);
+	static herr_t (*real0)(hid_t, hsize_t);
+	herr_t (*real)(hid_t, hsize_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t))tg_real("H5Pset_userblock", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t))tg_real("H5Pset_userblock", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t))tg_h5_real("H5Pset_userblock", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_userblock, TG_LAYER_HDF5))
@@ -7297,14 +7789,16 @@ TG_EXPORT herr_t H5Pset_userblock(hid_t plist_id, hsize_t size)
 herr_t H5Pset_sizes(hid_t plist_id, size_t sizeof_addr, size_t sizeof_size);
 TG_EXPORT herr_t H5Pset_sizes(hid_t plist_id, size_t sizeof_addr, size_t sizeof_size)
 {
-	static herr_t (*real)(hid_t, size_t, size_t);
+	static herr_t (*real0)(hid_t, size_t, size_t);
+	herr_t (*real)(hid_t, size_t, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t, size_t))tg_real("H5Pset_sizes", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t, size_t))tg_real("H5Pset_sizes", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t, size_t))tg_h5_real("H5Pset_sizes", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, sizeof_addr, sizeof_size);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_sizes, TG_LAYER_HDF5))
@@ -7326,14 +7820,16 @@ TG_EXPORT herr_t H5Pset_sizes(hid_t plist_id, size_t sizeof_addr, size_t sizeof_
 herr_t H5Pset_sym_k(hid_t plist_id, unsigned ik, unsigned lk);
 TG_EXPORT herr_t H5Pset_sym_k(hid_t plist_id, unsigned ik, unsigned lk)
 {
-	static herr_t (*real)(hid_t, unsigned, unsigned);
+	static herr_t (*real0)(hid_t, unsigned, unsigned);
+	herr_t (*real)(hid_t, unsigned, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned, unsigned))tg_real("H5Pset_sym_k", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned, unsigned))tg_real("H5Pset_sym_k", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned, unsigned))tg_h5_real("H5Pset_sym_k", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, ik, lk);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_sym_k, TG_LAYER_HDF5))
@@ -7355,14 +7851,16 @@ TG_EXPORT herr_t H5Pset_sym_k(hid_t plist_id, unsigned ik, unsigned lk)
 herr_t H5Pset_istore_k(hid_t plist_id, unsigned ik);
 TG_EXPORT herr_t H5Pset_istore_k(hid_t plist_id, unsigned ik)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_istore_k", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_istore_k", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_istore_k", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, ik);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_istore_k, TG_LAYER_HDF5))
@@ -7383,14 +7881,16 @@ TG_EXPORT herr_t H5Pset_istore_k(hid_t plist_id, unsigned ik)
 herr_t H5Pset_file_space_strategy(hid_t plist_id, H5F_fspace_strategy_t strategy, hbool_t persist, hsize_t threshold);
 TG_EXPORT herr_t H5Pset_file_space_strategy(hid_t plist_id, H5F_fspace_strategy_t strategy, hbool_t persist, hsize_t threshold)
 {
-	static herr_t (*real)(hid_t, H5F_fspace_strategy_t, hbool_t, hsize_t);
+	static herr_t (*real0)(hid_t, H5F_fspace_strategy_t, hbool_t, hsize_t);
+	herr_t (*real)(hid_t, H5F_fspace_strategy_t, hbool_t, hsize_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5F_fspace_strategy_t, hbool_t, hsize_t))tg_real("H5Pset_file_space_strategy", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5F_fspace_strategy_t, hbool_t, hsize_t))tg_real("H5Pset_file_space_strategy", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5F_fspace_strategy_t, hbool_t, hsize_t))tg_h5_real("H5Pset_file_space_strategy", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, strategy, persist, threshold);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_file_space_strategy, TG_LAYER_HDF5))
@@ -7413,14 +7913,16 @@ TG_EXPORT herr_t H5Pset_file_space_strategy(hid_t plist_id, H5F_fspace_strategy_
 herr_t H5Pset_file_space_page_size(hid_t plist_id, hsize_t fsp_size);
 TG_EXPORT herr_t H5Pset_file_space_page_size(hid_t plist_id, hsize_t fsp_size)
 {
-	static herr_t (*real)(hid_t, hsize_t);
+	static herr_t (*real0)(hid_t, hsize_t);
+	herr_t (*real)(hid_t, hsize_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hsize_t))tg_real("H5Pset_file_space_page_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hsize_t))tg_real("H5Pset_file_space_page_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hsize_t))tg_h5_real("H5Pset_file_space_page_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, fsp_size);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_file_space_page_size, TG_LAYER_HDF5))
@@ -7441,14 +7943,16 @@ TG_EXPORT herr_t H5Pset_file_space_page_size(hid_t plist_id, hsize_t fsp_size)
 herr_t H5Pset_chunk(hid_t plist_id, int ndims, const hsize_t *dim);
 TG_EXPORT herr_t H5Pset_chunk(hid_t plist_id, int ndims, const hsize_t *dim)
 {
-	static herr_t (*real)(hid_t, int, const hsize_t *);
+	static herr_t (*real0)(hid_t, int, const hsize_t *);
+	herr_t (*real)(hid_t, int, const hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, int, const hsize_t *))tg_real("H5Pset_chunk", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, int, const hsize_t *))tg_real("H5Pset_chunk", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, int, const hsize_t *))tg_h5_real("H5Pset_chunk", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, ndims, dim);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_chunk, TG_LAYER_HDF5))
@@ -7473,14 +7977,16 @@ TG_EXPORT herr_t H5Pset_chunk(hid_t plist_id, int ndims, const hsize_t *dim)
 int H5Pget_chunk(hid_t plist_id, int max_ndims, hsize_t *dim);
 TG_EXPORT int H5Pget_chunk(hid_t plist_id, int max_ndims, hsize_t *dim)
 {
-	static int (*real)(hid_t, int, hsize_t *);
+	static int (*real0)(hid_t, int, hsize_t *);
+	int (*real)(hid_t, int, hsize_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t, int, hsize_t *))tg_real("H5Pget_chunk", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t, int, hsize_t *))tg_real("H5Pget_chunk", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t, int, hsize_t *))tg_h5_real("H5Pget_chunk", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, max_ndims, dim);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_chunk, TG_LAYER_HDF5))
@@ -7504,14 +8010,16 @@ TG_EXPORT int H5Pget_chunk(hid_t plist_id, int max_ndims, hsize_t *dim)
 herr_t H5Pset_layout(hid_t plist_id, H5D_layout_t layout);
 TG_EXPORT herr_t H5Pset_layout(hid_t plist_id, H5D_layout_t layout)
 {
-	static herr_t (*real)(hid_t, H5D_layout_t);
+	static herr_t (*real0)(hid_t, H5D_layout_t);
+	herr_t (*real)(hid_t, H5D_layout_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_layout_t))tg_real("H5Pset_layout", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_layout_t))tg_real("H5Pset_layout", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_layout_t))tg_h5_real("H5Pset_layout", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, layout);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_layout, TG_LAYER_HDF5))
@@ -7532,14 +8040,16 @@ TG_EXPORT herr_t H5Pset_layout(hid_t plist_id, H5D_layout_t layout)
 H5D_layout_t H5Pget_layout(hid_t plist_id);
 TG_EXPORT H5D_layout_t H5Pget_layout(hid_t plist_id)
 {
-	static H5D_layout_t (*real)(hid_t);
+	static H5D_layout_t (*real0)(hid_t);
+	H5D_layout_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5D_layout_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5D_layout_t (*)(hid_t))tg_real("H5Pget_layout", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5D_layout_t (*)(hid_t))tg_real("H5Pget_layout", NULL)))
 		return (H5D_layout_t)-1;
+	real = (H5D_layout_t (*)(hid_t))tg_h5_real("H5Pget_layout", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_layout, TG_LAYER_HDF5))
@@ -7559,14 +8069,16 @@ TG_EXPORT H5D_layout_t H5Pget_layout(hid_t plist_id)
 herr_t H5Pset_alloc_time(hid_t plist_id, H5D_alloc_time_t alloc_time);
 TG_EXPORT herr_t H5Pset_alloc_time(hid_t plist_id, H5D_alloc_time_t alloc_time)
 {
-	static herr_t (*real)(hid_t, H5D_alloc_time_t);
+	static herr_t (*real0)(hid_t, H5D_alloc_time_t);
+	herr_t (*real)(hid_t, H5D_alloc_time_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_alloc_time_t))tg_real("H5Pset_alloc_time", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_alloc_time_t))tg_real("H5Pset_alloc_time", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_alloc_time_t))tg_h5_real("H5Pset_alloc_time", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, alloc_time);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_alloc_time, TG_LAYER_HDF5))
@@ -7587,14 +8099,16 @@ TG_EXPORT herr_t H5Pset_alloc_time(hid_t plist_id, H5D_alloc_time_t alloc_time)
 herr_t H5Pget_alloc_time(hid_t plist_id, H5D_alloc_time_t *alloc_time);
 TG_EXPORT herr_t H5Pget_alloc_time(hid_t plist_id, H5D_alloc_time_t *alloc_time)
 {
-	static herr_t (*real)(hid_t, H5D_alloc_time_t *);
+	static herr_t (*real0)(hid_t, H5D_alloc_time_t *);
+	herr_t (*real)(hid_t, H5D_alloc_time_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_alloc_time_t *))tg_real("H5Pget_alloc_time", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_alloc_time_t *))tg_real("H5Pget_alloc_time", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_alloc_time_t *))tg_h5_real("H5Pget_alloc_time", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, alloc_time);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_alloc_time, TG_LAYER_HDF5))
@@ -7615,14 +8129,16 @@ TG_EXPORT herr_t H5Pget_alloc_time(hid_t plist_id, H5D_alloc_time_t *alloc_time)
 herr_t H5Pset_fill_time(hid_t plist_id, H5D_fill_time_t fill_time);
 TG_EXPORT herr_t H5Pset_fill_time(hid_t plist_id, H5D_fill_time_t fill_time)
 {
-	static herr_t (*real)(hid_t, H5D_fill_time_t);
+	static herr_t (*real0)(hid_t, H5D_fill_time_t);
+	herr_t (*real)(hid_t, H5D_fill_time_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_fill_time_t))tg_real("H5Pset_fill_time", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_fill_time_t))tg_real("H5Pset_fill_time", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_fill_time_t))tg_h5_real("H5Pset_fill_time", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, fill_time);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fill_time, TG_LAYER_HDF5))
@@ -7643,14 +8159,16 @@ TG_EXPORT herr_t H5Pset_fill_time(hid_t plist_id, H5D_fill_time_t fill_time)
 herr_t H5Pget_fill_time(hid_t plist_id, H5D_fill_time_t *fill_time);
 TG_EXPORT herr_t H5Pget_fill_time(hid_t plist_id, H5D_fill_time_t *fill_time)
 {
-	static herr_t (*real)(hid_t, H5D_fill_time_t *);
+	static herr_t (*real0)(hid_t, H5D_fill_time_t *);
+	herr_t (*real)(hid_t, H5D_fill_time_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_fill_time_t *))tg_real("H5Pget_fill_time", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_fill_time_t *))tg_real("H5Pget_fill_time", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_fill_time_t *))tg_h5_real("H5Pget_fill_time", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, fill_time);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_fill_time, TG_LAYER_HDF5))
@@ -7671,14 +8189,16 @@ TG_EXPORT herr_t H5Pget_fill_time(hid_t plist_id, H5D_fill_time_t *fill_time)
 herr_t H5Pset_fill_value(hid_t plist_id, hid_t type_id, const void *value);
 TG_EXPORT herr_t H5Pset_fill_value(hid_t plist_id, hid_t type_id, const void *value)
 {
-	static herr_t (*real)(hid_t, hid_t, const void *);
+	static herr_t (*real0)(hid_t, hid_t, const void *);
+	herr_t (*real)(hid_t, hid_t, const void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, const void *))tg_real("H5Pset_fill_value", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, const void *))tg_real("H5Pset_fill_value", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, const void *))tg_h5_real("H5Pset_fill_value", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, type_id, value);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fill_value, TG_LAYER_HDF5))
@@ -7701,14 +8221,16 @@ TG_EXPORT herr_t H5Pset_fill_value(hid_t plist_id, hid_t type_id, const void *va
 herr_t H5Pget_fill_value(hid_t plist_id, hid_t type_id, void *value);
 TG_EXPORT herr_t H5Pget_fill_value(hid_t plist_id, hid_t type_id, void *value)
 {
-	static herr_t (*real)(hid_t, hid_t, void *);
+	static herr_t (*real0)(hid_t, hid_t, void *);
+	herr_t (*real)(hid_t, hid_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, void *))tg_real("H5Pget_fill_value", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, void *))tg_real("H5Pget_fill_value", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, void *))tg_h5_real("H5Pget_fill_value", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, type_id, value);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_fill_value, TG_LAYER_HDF5))
@@ -7731,14 +8253,16 @@ TG_EXPORT herr_t H5Pget_fill_value(hid_t plist_id, hid_t type_id, void *value)
 herr_t H5Pfill_value_defined(hid_t plist, H5D_fill_value_t *status);
 TG_EXPORT herr_t H5Pfill_value_defined(hid_t plist, H5D_fill_value_t *status)
 {
-	static herr_t (*real)(hid_t, H5D_fill_value_t *);
+	static herr_t (*real0)(hid_t, H5D_fill_value_t *);
+	herr_t (*real)(hid_t, H5D_fill_value_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5D_fill_value_t *))tg_real("H5Pfill_value_defined", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5D_fill_value_t *))tg_real("H5Pfill_value_defined", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5D_fill_value_t *))tg_h5_real("H5Pfill_value_defined", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist, status);
 	if (!tg_enter(&tgc, TG_FN_H5Pfill_value_defined, TG_LAYER_HDF5))
@@ -7759,14 +8283,16 @@ TG_EXPORT herr_t H5Pfill_value_defined(hid_t plist, H5D_fill_value_t *status)
 herr_t H5Pset_deflate(hid_t plist_id, unsigned level);
 TG_EXPORT herr_t H5Pset_deflate(hid_t plist_id, unsigned level)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_deflate", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_deflate", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_deflate", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, level);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_deflate, TG_LAYER_HDF5))
@@ -7787,14 +8313,16 @@ TG_EXPORT herr_t H5Pset_deflate(hid_t plist_id, unsigned level)
 herr_t H5Pset_shuffle(hid_t plist_id);
 TG_EXPORT herr_t H5Pset_shuffle(hid_t plist_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Pset_shuffle", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Pset_shuffle", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Pset_shuffle", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_shuffle, TG_LAYER_HDF5))
@@ -7814,14 +8342,16 @@ TG_EXPORT herr_t H5Pset_shuffle(hid_t plist_id)
 herr_t H5Pset_fletcher32(hid_t plist_id);
 TG_EXPORT herr_t H5Pset_fletcher32(hid_t plist_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Pset_fletcher32", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Pset_fletcher32", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Pset_fletcher32", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_fletcher32, TG_LAYER_HDF5))
@@ -7841,14 +8371,16 @@ TG_EXPORT herr_t H5Pset_fletcher32(hid_t plist_id)
 herr_t H5Pset_nbit(hid_t plist_id);
 TG_EXPORT herr_t H5Pset_nbit(hid_t plist_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Pset_nbit", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Pset_nbit", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Pset_nbit", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_nbit, TG_LAYER_HDF5))
@@ -7868,14 +8400,16 @@ TG_EXPORT herr_t H5Pset_nbit(hid_t plist_id)
 herr_t H5Pset_szip(hid_t plist_id, unsigned options_mask, unsigned pixels_per_block);
 TG_EXPORT herr_t H5Pset_szip(hid_t plist_id, unsigned options_mask, unsigned pixels_per_block)
 {
-	static herr_t (*real)(hid_t, unsigned, unsigned);
+	static herr_t (*real0)(hid_t, unsigned, unsigned);
+	herr_t (*real)(hid_t, unsigned, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned, unsigned))tg_real("H5Pset_szip", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned, unsigned))tg_real("H5Pset_szip", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned, unsigned))tg_h5_real("H5Pset_szip", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, options_mask, pixels_per_block);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_szip, TG_LAYER_HDF5))
@@ -7897,14 +8431,16 @@ TG_EXPORT herr_t H5Pset_szip(hid_t plist_id, unsigned options_mask, unsigned pix
 herr_t H5Pset_filter(hid_t plist_id, H5Z_filter_t filter, unsigned int flags, size_t cd_nelmts, const unsigned int *c_values);
 TG_EXPORT herr_t H5Pset_filter(hid_t plist_id, H5Z_filter_t filter, unsigned int flags, size_t cd_nelmts, const unsigned int *c_values)
 {
-	static herr_t (*real)(hid_t, H5Z_filter_t, unsigned int, size_t, const unsigned int *);
+	static herr_t (*real0)(hid_t, H5Z_filter_t, unsigned int, size_t, const unsigned int *);
+	herr_t (*real)(hid_t, H5Z_filter_t, unsigned int, size_t, const unsigned int *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5Z_filter_t, unsigned int, size_t, const unsigned int *))tg_real("H5Pset_filter", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5Z_filter_t, unsigned int, size_t, const unsigned int *))tg_real("H5Pset_filter", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5Z_filter_t, unsigned int, size_t, const unsigned int *))tg_h5_real("H5Pset_filter", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, filter, flags, cd_nelmts, c_values);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_filter, TG_LAYER_HDF5))
@@ -7931,14 +8467,16 @@ TG_EXPORT herr_t H5Pset_filter(hid_t plist_id, H5Z_filter_t filter, unsigned int
 int H5Pget_nfilters(hid_t plist_id);
 TG_EXPORT int H5Pget_nfilters(hid_t plist_id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Pget_nfilters", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Pget_nfilters", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Pget_nfilters", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_nfilters, TG_LAYER_HDF5))
@@ -7958,14 +8496,16 @@ TG_EXPORT int H5Pget_nfilters(hid_t plist_id)
 htri_t H5Pall_filters_avail(hid_t plist_id);
 TG_EXPORT htri_t H5Pall_filters_avail(hid_t plist_id)
 {
-	static htri_t (*real)(hid_t);
+	static htri_t (*real0)(hid_t);
+	htri_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t))tg_real("H5Pall_filters_avail", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t))tg_real("H5Pall_filters_avail", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t))tg_h5_real("H5Pall_filters_avail", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pall_filters_avail, TG_LAYER_HDF5))
@@ -7985,14 +8525,16 @@ TG_EXPORT htri_t H5Pall_filters_avail(hid_t plist_id)
 herr_t H5Premove_filter(hid_t plist_id, H5Z_filter_t filter);
 TG_EXPORT herr_t H5Premove_filter(hid_t plist_id, H5Z_filter_t filter)
 {
-	static herr_t (*real)(hid_t, H5Z_filter_t);
+	static herr_t (*real0)(hid_t, H5Z_filter_t);
+	herr_t (*real)(hid_t, H5Z_filter_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5Z_filter_t))tg_real("H5Premove_filter", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5Z_filter_t))tg_real("H5Premove_filter", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5Z_filter_t))tg_h5_real("H5Premove_filter", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, filter);
 	if (!tg_enter(&tgc, TG_FN_H5Premove_filter, TG_LAYER_HDF5))
@@ -8013,15 +8555,17 @@ TG_EXPORT herr_t H5Premove_filter(hid_t plist_id, H5Z_filter_t filter)
 herr_t H5Pset_external(hid_t plist_id, const char *name, off_t offset, hsize_t size);
 TG_EXPORT herr_t H5Pset_external(hid_t plist_id, const char *name, off_t offset, hsize_t size)
 {
-	static herr_t (*real)(hid_t, const char *, off_t, hsize_t);
+	static herr_t (*real0)(hid_t, const char *, off_t, hsize_t);
+	herr_t (*real)(hid_t, const char *, off_t, hsize_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 	int ex = 0;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, off_t, hsize_t))tg_real("H5Pset_external", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, off_t, hsize_t))tg_real("H5Pset_external", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, off_t, hsize_t))tg_h5_real("H5Pset_external", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, name, offset, size);
 	char pb_name[TG_PATH_MAX];
@@ -8050,14 +8594,16 @@ TG_EXPORT herr_t H5Pset_external(hid_t plist_id, const char *name, off_t offset,
 int H5Pget_external_count(hid_t plist_id);
 TG_EXPORT int H5Pget_external_count(hid_t plist_id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Pget_external_count", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Pget_external_count", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Pget_external_count", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id);
 	if (!tg_enter(&tgc, TG_FN_H5Pget_external_count, TG_LAYER_HDF5))
@@ -8077,14 +8623,16 @@ TG_EXPORT int H5Pget_external_count(hid_t plist_id)
 herr_t H5Pset_chunk_opts(hid_t plist_id, unsigned opts);
 TG_EXPORT herr_t H5Pset_chunk_opts(hid_t plist_id, unsigned opts)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_chunk_opts", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_chunk_opts", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_chunk_opts", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, opts);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_chunk_opts, TG_LAYER_HDF5))
@@ -8105,14 +8653,16 @@ TG_EXPORT herr_t H5Pset_chunk_opts(hid_t plist_id, unsigned opts)
 herr_t H5Pset_obj_track_times(hid_t plist_id, hbool_t track_times);
 TG_EXPORT herr_t H5Pset_obj_track_times(hid_t plist_id, hbool_t track_times)
 {
-	static herr_t (*real)(hid_t, hbool_t);
+	static herr_t (*real0)(hid_t, hbool_t);
+	herr_t (*real)(hid_t, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t))tg_real("H5Pset_obj_track_times", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t))tg_real("H5Pset_obj_track_times", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t))tg_h5_real("H5Pset_obj_track_times", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, track_times);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_obj_track_times, TG_LAYER_HDF5))
@@ -8133,14 +8683,16 @@ TG_EXPORT herr_t H5Pset_obj_track_times(hid_t plist_id, hbool_t track_times)
 herr_t H5Pset_attr_creation_order(hid_t plist_id, unsigned crt_order_flags);
 TG_EXPORT herr_t H5Pset_attr_creation_order(hid_t plist_id, unsigned crt_order_flags)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_attr_creation_order", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_attr_creation_order", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_attr_creation_order", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, crt_order_flags);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_attr_creation_order, TG_LAYER_HDF5))
@@ -8161,14 +8713,16 @@ TG_EXPORT herr_t H5Pset_attr_creation_order(hid_t plist_id, unsigned crt_order_f
 herr_t H5Pset_attr_phase_change(hid_t plist_id, unsigned max_compact, unsigned min_dense);
 TG_EXPORT herr_t H5Pset_attr_phase_change(hid_t plist_id, unsigned max_compact, unsigned min_dense)
 {
-	static herr_t (*real)(hid_t, unsigned, unsigned);
+	static herr_t (*real0)(hid_t, unsigned, unsigned);
+	herr_t (*real)(hid_t, unsigned, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned, unsigned))tg_real("H5Pset_attr_phase_change", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned, unsigned))tg_real("H5Pset_attr_phase_change", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned, unsigned))tg_h5_real("H5Pset_attr_phase_change", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, max_compact, min_dense);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_attr_phase_change, TG_LAYER_HDF5))
@@ -8190,14 +8744,16 @@ TG_EXPORT herr_t H5Pset_attr_phase_change(hid_t plist_id, unsigned max_compact, 
 herr_t H5Pset_link_creation_order(hid_t plist_id, unsigned crt_order_flags);
 TG_EXPORT herr_t H5Pset_link_creation_order(hid_t plist_id, unsigned crt_order_flags)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_link_creation_order", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_link_creation_order", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_link_creation_order", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, crt_order_flags);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_link_creation_order, TG_LAYER_HDF5))
@@ -8218,14 +8774,16 @@ TG_EXPORT herr_t H5Pset_link_creation_order(hid_t plist_id, unsigned crt_order_f
 herr_t H5Pset_link_phase_change(hid_t plist_id, unsigned max_compact, unsigned min_dense);
 TG_EXPORT herr_t H5Pset_link_phase_change(hid_t plist_id, unsigned max_compact, unsigned min_dense)
 {
-	static herr_t (*real)(hid_t, unsigned, unsigned);
+	static herr_t (*real0)(hid_t, unsigned, unsigned);
+	herr_t (*real)(hid_t, unsigned, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned, unsigned))tg_real("H5Pset_link_phase_change", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned, unsigned))tg_real("H5Pset_link_phase_change", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned, unsigned))tg_h5_real("H5Pset_link_phase_change", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, max_compact, min_dense);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_link_phase_change, TG_LAYER_HDF5))
@@ -8247,14 +8805,16 @@ TG_EXPORT herr_t H5Pset_link_phase_change(hid_t plist_id, unsigned max_compact, 
 herr_t H5Pset_create_intermediate_group(hid_t plist_id, unsigned crt_intmd);
 TG_EXPORT herr_t H5Pset_create_intermediate_group(hid_t plist_id, unsigned crt_intmd)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_create_intermediate_group", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_create_intermediate_group", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_create_intermediate_group", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, crt_intmd);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_create_intermediate_group, TG_LAYER_HDF5))
@@ -8275,14 +8835,16 @@ TG_EXPORT herr_t H5Pset_create_intermediate_group(hid_t plist_id, unsigned crt_i
 herr_t H5Pset_char_encoding(hid_t plist_id, H5T_cset_t encoding);
 TG_EXPORT herr_t H5Pset_char_encoding(hid_t plist_id, H5T_cset_t encoding)
 {
-	static herr_t (*real)(hid_t, H5T_cset_t);
+	static herr_t (*real0)(hid_t, H5T_cset_t);
+	herr_t (*real)(hid_t, H5T_cset_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5T_cset_t))tg_real("H5Pset_char_encoding", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5T_cset_t))tg_real("H5Pset_char_encoding", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5T_cset_t))tg_h5_real("H5Pset_char_encoding", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, encoding);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_char_encoding, TG_LAYER_HDF5))
@@ -8303,14 +8865,16 @@ TG_EXPORT herr_t H5Pset_char_encoding(hid_t plist_id, H5T_cset_t encoding)
 herr_t H5Pset_buffer(hid_t plist_id, size_t size, void *tconv, void *bkg);
 TG_EXPORT herr_t H5Pset_buffer(hid_t plist_id, size_t size, void *tconv, void *bkg)
 {
-	static herr_t (*real)(hid_t, size_t, void *, void *);
+	static herr_t (*real0)(hid_t, size_t, void *, void *);
+	herr_t (*real)(hid_t, size_t, void *, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t, void *, void *))tg_real("H5Pset_buffer", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t, void *, void *))tg_real("H5Pset_buffer", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t, void *, void *))tg_h5_real("H5Pset_buffer", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, size, tconv, bkg);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_buffer, TG_LAYER_HDF5))
@@ -8333,14 +8897,16 @@ TG_EXPORT herr_t H5Pset_buffer(hid_t plist_id, size_t size, void *tconv, void *b
 herr_t H5Pset_hyper_vector_size(hid_t plist_id, size_t size);
 TG_EXPORT herr_t H5Pset_hyper_vector_size(hid_t plist_id, size_t size)
 {
-	static herr_t (*real)(hid_t, size_t);
+	static herr_t (*real0)(hid_t, size_t);
+	herr_t (*real)(hid_t, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t))tg_real("H5Pset_hyper_vector_size", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t))tg_real("H5Pset_hyper_vector_size", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t))tg_h5_real("H5Pset_hyper_vector_size", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, size);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_hyper_vector_size, TG_LAYER_HDF5))
@@ -8361,14 +8927,16 @@ TG_EXPORT herr_t H5Pset_hyper_vector_size(hid_t plist_id, size_t size)
 herr_t H5Pset_data_transform(hid_t plist_id, const char *expression);
 TG_EXPORT herr_t H5Pset_data_transform(hid_t plist_id, const char *expression)
 {
-	static herr_t (*real)(hid_t, const char *);
+	static herr_t (*real0)(hid_t, const char *);
+	herr_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *))tg_real("H5Pset_data_transform", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *))tg_real("H5Pset_data_transform", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *))tg_h5_real("H5Pset_data_transform", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, expression);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_data_transform, TG_LAYER_HDF5))
@@ -8390,14 +8958,16 @@ TG_EXPORT herr_t H5Pset_data_transform(hid_t plist_id, const char *expression)
 herr_t H5Pset_edc_check(hid_t plist_id, H5Z_EDC_t check);
 TG_EXPORT herr_t H5Pset_edc_check(hid_t plist_id, H5Z_EDC_t check)
 {
-	static herr_t (*real)(hid_t, H5Z_EDC_t);
+	static herr_t (*real0)(hid_t, H5Z_EDC_t);
+	herr_t (*real)(hid_t, H5Z_EDC_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5Z_EDC_t))tg_real("H5Pset_edc_check", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5Z_EDC_t))tg_real("H5Pset_edc_check", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5Z_EDC_t))tg_h5_real("H5Pset_edc_check", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, check);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_edc_check, TG_LAYER_HDF5))
@@ -8418,14 +8988,16 @@ TG_EXPORT herr_t H5Pset_edc_check(hid_t plist_id, H5Z_EDC_t check)
 herr_t H5Pset_efile_prefix(hid_t dapl_id, const char *prefix);
 TG_EXPORT herr_t H5Pset_efile_prefix(hid_t dapl_id, const char *prefix)
 {
-	static herr_t (*real)(hid_t, const char *);
+	static herr_t (*real0)(hid_t, const char *);
+	herr_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *))tg_real("H5Pset_efile_prefix", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *))tg_real("H5Pset_efile_prefix", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *))tg_h5_real("H5Pset_efile_prefix", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(dapl_id, prefix);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_efile_prefix, TG_LAYER_HDF5))
@@ -8447,14 +9019,16 @@ TG_EXPORT herr_t H5Pset_efile_prefix(hid_t dapl_id, const char *prefix)
 herr_t H5Pset_elink_prefix(hid_t plist_id, const char *prefix);
 TG_EXPORT herr_t H5Pset_elink_prefix(hid_t plist_id, const char *prefix)
 {
-	static herr_t (*real)(hid_t, const char *);
+	static herr_t (*real0)(hid_t, const char *);
+	herr_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *))tg_real("H5Pset_elink_prefix", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *))tg_real("H5Pset_elink_prefix", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *))tg_h5_real("H5Pset_elink_prefix", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, prefix);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_elink_prefix, TG_LAYER_HDF5))
@@ -8476,14 +9050,16 @@ TG_EXPORT herr_t H5Pset_elink_prefix(hid_t plist_id, const char *prefix)
 herr_t H5Pset_nlinks(hid_t plist_id, size_t nlinks);
 TG_EXPORT herr_t H5Pset_nlinks(hid_t plist_id, size_t nlinks)
 {
-	static herr_t (*real)(hid_t, size_t);
+	static herr_t (*real0)(hid_t, size_t);
+	herr_t (*real)(hid_t, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, size_t))tg_real("H5Pset_nlinks", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, size_t))tg_real("H5Pset_nlinks", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, size_t))tg_h5_real("H5Pset_nlinks", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, nlinks);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_nlinks, TG_LAYER_HDF5))
@@ -8504,14 +9080,16 @@ TG_EXPORT herr_t H5Pset_nlinks(hid_t plist_id, size_t nlinks)
 herr_t H5Pset_copy_object(hid_t plist_id, unsigned copy_options);
 TG_EXPORT herr_t H5Pset_copy_object(hid_t plist_id, unsigned copy_options)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_copy_object", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_copy_object", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_copy_object", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, copy_options);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_copy_object, TG_LAYER_HDF5))
@@ -8532,14 +9110,16 @@ TG_EXPORT herr_t H5Pset_copy_object(hid_t plist_id, unsigned copy_options)
 herr_t H5Pset_metadata_read_attempts(hid_t plist_id, unsigned attempts);
 TG_EXPORT herr_t H5Pset_metadata_read_attempts(hid_t plist_id, unsigned attempts)
 {
-	static herr_t (*real)(hid_t, unsigned);
+	static herr_t (*real0)(hid_t, unsigned);
+	herr_t (*real)(hid_t, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_metadata_read_attempts", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, unsigned))tg_real("H5Pset_metadata_read_attempts", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, unsigned))tg_h5_real("H5Pset_metadata_read_attempts", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, attempts);
 	if (!tg_enter(&tgc, TG_FN_H5Pset_metadata_read_attempts, TG_LAYER_HDF5))
@@ -8560,15 +9140,17 @@ TG_EXPORT herr_t H5Pset_metadata_read_attempts(hid_t plist_id, unsigned attempts
 herr_t H5Pset_mdc_log_options(hid_t plist_id, hbool_t is_enabled, const char *location, hbool_t start_on_access);
 TG_EXPORT herr_t H5Pset_mdc_log_options(hid_t plist_id, hbool_t is_enabled, const char *location, hbool_t start_on_access)
 {
-	static herr_t (*real)(hid_t, hbool_t, const char *, hbool_t);
+	static herr_t (*real0)(hid_t, hbool_t, const char *, hbool_t);
+	herr_t (*real)(hid_t, hbool_t, const char *, hbool_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 	int ex = 0;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hbool_t, const char *, hbool_t))tg_real("H5Pset_mdc_log_options", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hbool_t, const char *, hbool_t))tg_real("H5Pset_mdc_log_options", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hbool_t, const char *, hbool_t))tg_h5_real("H5Pset_mdc_log_options", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(plist_id, is_enabled, location, start_on_access);
 	char pb_location[TG_PATH_MAX];
@@ -8597,14 +9179,16 @@ TG_EXPORT herr_t H5Pset_mdc_log_options(hid_t plist_id, hbool_t is_enabled, cons
 htri_t H5Lexists(hid_t loc_id, const char *name, hid_t lapl_id);
 TG_EXPORT htri_t H5Lexists(hid_t loc_id, const char *name, hid_t lapl_id)
 {
-	static htri_t (*real)(hid_t, const char *, hid_t);
+	static htri_t (*real0)(hid_t, const char *, hid_t);
+	htri_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, const char *, hid_t))tg_real("H5Lexists", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, const char *, hid_t))tg_real("H5Lexists", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Lexists", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lexists, TG_LAYER_HDF5))
@@ -8628,14 +9212,16 @@ TG_EXPORT htri_t H5Lexists(hid_t loc_id, const char *name, hid_t lapl_id)
 herr_t H5Ldelete(hid_t loc_id, const char *name, hid_t lapl_id);
 TG_EXPORT herr_t H5Ldelete(hid_t loc_id, const char *name, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, hid_t);
+	herr_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hid_t))tg_real("H5Ldelete", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hid_t))tg_real("H5Ldelete", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Ldelete", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Ldelete, TG_LAYER_HDF5))
@@ -8659,14 +9245,16 @@ TG_EXPORT herr_t H5Ldelete(hid_t loc_id, const char *name, hid_t lapl_id)
 herr_t H5Ldelete_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl_id);
 TG_EXPORT herr_t H5Ldelete_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_real("H5Ldelete_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_real("H5Ldelete_by_idx", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_h5_real("H5Ldelete_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, group_name, idx_type, order, n, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Ldelete_by_idx, TG_LAYER_HDF5))
@@ -8693,14 +9281,16 @@ TG_EXPORT herr_t H5Ldelete_by_idx(hid_t loc_id, const char *group_name, H5_index
 herr_t H5Lcreate_hard(hid_t cur_loc, const char *cur_name, hid_t dst_loc, const char *dst_name, hid_t lcpl_id, hid_t lapl_id);
 TG_EXPORT herr_t H5Lcreate_hard(hid_t cur_loc, const char *cur_name, hid_t dst_loc, const char *dst_name, hid_t lcpl_id, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
+	herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lcreate_hard", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lcreate_hard", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_h5_real("H5Lcreate_hard", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(cur_loc, cur_name, dst_loc, dst_name, lcpl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lcreate_hard, TG_LAYER_HDF5))
@@ -8730,14 +9320,16 @@ TG_EXPORT herr_t H5Lcreate_hard(hid_t cur_loc, const char *cur_name, hid_t dst_l
 herr_t H5Lcreate_soft(const char *link_target, hid_t link_loc_id, const char *link_name, hid_t lcpl_id, hid_t lapl_id);
 TG_EXPORT herr_t H5Lcreate_soft(const char *link_target, hid_t link_loc_id, const char *link_name, hid_t lcpl_id, hid_t lapl_id)
 {
-	static herr_t (*real)(const char *, hid_t, const char *, hid_t, hid_t);
+	static herr_t (*real0)(const char *, hid_t, const char *, hid_t, hid_t);
+	herr_t (*real)(const char *, hid_t, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lcreate_soft", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lcreate_soft", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(const char *, hid_t, const char *, hid_t, hid_t))tg_h5_real("H5Lcreate_soft", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(link_target, link_loc_id, link_name, lcpl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lcreate_soft, TG_LAYER_HDF5))
@@ -8765,14 +9357,16 @@ TG_EXPORT herr_t H5Lcreate_soft(const char *link_target, hid_t link_loc_id, cons
 herr_t H5Lcreate_external(const char *file_name, const char *obj_name, hid_t link_loc_id, const char *link_name, hid_t lcpl_id, hid_t lapl_id);
 TG_EXPORT herr_t H5Lcreate_external(const char *file_name, const char *obj_name, hid_t link_loc_id, const char *link_name, hid_t lcpl_id, hid_t lapl_id)
 {
-	static herr_t (*real)(const char *, const char *, hid_t, const char *, hid_t, hid_t);
+	static herr_t (*real0)(const char *, const char *, hid_t, const char *, hid_t, hid_t);
+	herr_t (*real)(const char *, const char *, hid_t, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(const char *, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lcreate_external", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(const char *, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lcreate_external", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(const char *, const char *, hid_t, const char *, hid_t, hid_t))tg_h5_real("H5Lcreate_external", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(file_name, obj_name, link_loc_id, link_name, lcpl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lcreate_external, TG_LAYER_HDF5))
@@ -8802,14 +9396,16 @@ TG_EXPORT herr_t H5Lcreate_external(const char *file_name, const char *obj_name,
 herr_t H5Lmove(hid_t src_loc, const char *src_name, hid_t dst_loc, const char *dst_name, hid_t lcpl_id, hid_t lapl_id);
 TG_EXPORT herr_t H5Lmove(hid_t src_loc, const char *src_name, hid_t dst_loc, const char *dst_name, hid_t lcpl_id, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
+	herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lmove", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lmove", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_h5_real("H5Lmove", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(src_loc, src_name, dst_loc, dst_name, lcpl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lmove, TG_LAYER_HDF5))
@@ -8839,14 +9435,16 @@ TG_EXPORT herr_t H5Lmove(hid_t src_loc, const char *src_name, hid_t dst_loc, con
 herr_t H5Lcopy(hid_t src_loc, const char *src_name, hid_t dst_loc, const char *dst_name, hid_t lcpl_id, hid_t lapl_id);
 TG_EXPORT herr_t H5Lcopy(hid_t src_loc, const char *src_name, hid_t dst_loc, const char *dst_name, hid_t lcpl_id, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
+	herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lcopy", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Lcopy", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_h5_real("H5Lcopy", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(src_loc, src_name, dst_loc, dst_name, lcpl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lcopy, TG_LAYER_HDF5))
@@ -8876,14 +9474,16 @@ TG_EXPORT herr_t H5Lcopy(hid_t src_loc, const char *src_name, hid_t dst_loc, con
 herr_t H5Lget_info(hid_t loc_id, const char *name, H5L_info_t *linfo, hid_t lapl_id);
 TG_EXPORT herr_t H5Lget_info(hid_t loc_id, const char *name, H5L_info_t *linfo, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5L_info_t *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5L_info_t *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5L_info_t *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5L_info_t *, hid_t))tg_real("H5Lget_info", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5L_info_t *, hid_t))tg_real("H5Lget_info", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5L_info_t *, hid_t))tg_h5_real("H5Lget_info", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, linfo, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lget_info, TG_LAYER_HDF5))
@@ -8908,14 +9508,16 @@ TG_EXPORT herr_t H5Lget_info(hid_t loc_id, const char *name, H5L_info_t *linfo, 
 herr_t H5Lget_info_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, H5L_info_t *linfo, hid_t lapl_id);
 TG_EXPORT herr_t H5Lget_info_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, H5L_info_t *linfo, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5L_info_t *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5L_info_t *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5L_info_t *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5L_info_t *, hid_t))tg_real("H5Lget_info_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5L_info_t *, hid_t))tg_real("H5Lget_info_by_idx", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5L_info_t *, hid_t))tg_h5_real("H5Lget_info_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, group_name, idx_type, order, n, linfo, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lget_info_by_idx, TG_LAYER_HDF5))
@@ -8943,14 +9545,16 @@ TG_EXPORT herr_t H5Lget_info_by_idx(hid_t loc_id, const char *group_name, H5_ind
 ssize_t H5Lget_name_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, char *name, size_t size, hid_t lapl_id);
 TG_EXPORT ssize_t H5Lget_name_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, char *name, size_t size, hid_t lapl_id)
 {
-	static ssize_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t);
+	static ssize_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t);
+	ssize_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	ssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (ssize_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t))tg_real("H5Lget_name_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (ssize_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t))tg_real("H5Lget_name_by_idx", NULL)))
 		return (ssize_t)-1;
+	real = (ssize_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, char *, size_t, hid_t))tg_h5_real("H5Lget_name_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, group_name, idx_type, order, n, name, size, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lget_name_by_idx, TG_LAYER_HDF5))
@@ -8980,14 +9584,16 @@ TG_EXPORT ssize_t H5Lget_name_by_idx(hid_t loc_id, const char *group_name, H5_in
 herr_t H5Lget_val(hid_t loc_id, const char *name, void *buf, size_t size, hid_t lapl_id);
 TG_EXPORT herr_t H5Lget_val(hid_t loc_id, const char *name, void *buf, size_t size, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, void *, size_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, void *, size_t, hid_t);
+	herr_t (*real)(hid_t, const char *, void *, size_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, void *, size_t, hid_t))tg_real("H5Lget_val", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, void *, size_t, hid_t))tg_real("H5Lget_val", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, void *, size_t, hid_t))tg_h5_real("H5Lget_val", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, buf, size, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lget_val, TG_LAYER_HDF5))
@@ -9013,14 +9619,16 @@ TG_EXPORT herr_t H5Lget_val(hid_t loc_id, const char *name, void *buf, size_t si
 herr_t H5Literate(hid_t grp_id, H5_index_t idx_type, H5_iter_order_t order, hsize_t *idx, H5L_iterate_t op, void *op_data);
 TG_EXPORT herr_t H5Literate(hid_t grp_id, H5_index_t idx_type, H5_iter_order_t order, hsize_t *idx, H5L_iterate_t op, void *op_data)
 {
-	static herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *);
+	static herr_t (*real0)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *);
+	herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *))tg_real("H5Literate", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *))tg_real("H5Literate", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *))tg_h5_real("H5Literate", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(grp_id, idx_type, order, idx, op, op_data);
 	if (!tg_enter(&tgc, TG_FN_H5Literate, TG_LAYER_HDF5))
@@ -9046,14 +9654,16 @@ TG_EXPORT herr_t H5Literate(hid_t grp_id, H5_index_t idx_type, H5_iter_order_t o
 herr_t H5Literate_by_name(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t *idx, H5L_iterate_t op, void *op_data, hid_t lapl_id);
 TG_EXPORT herr_t H5Literate_by_name(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t *idx, H5L_iterate_t op, void *op_data, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *, hid_t))tg_real("H5Literate_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *, hid_t))tg_real("H5Literate_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t *, H5L_iterate_t, void *, hid_t))tg_h5_real("H5Literate_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, group_name, idx_type, order, idx, op, op_data, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Literate_by_name, TG_LAYER_HDF5))
@@ -9083,14 +9693,16 @@ TG_EXPORT herr_t H5Literate_by_name(hid_t loc_id, const char *group_name, H5_ind
 herr_t H5Lvisit(hid_t grp_id, H5_index_t idx_type, H5_iter_order_t order, H5L_iterate_t op, void *op_data);
 TG_EXPORT herr_t H5Lvisit(hid_t grp_id, H5_index_t idx_type, H5_iter_order_t order, H5L_iterate_t op, void *op_data)
 {
-	static herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *);
+	static herr_t (*real0)(hid_t, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *);
+	herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *))tg_real("H5Lvisit", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *))tg_real("H5Lvisit", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *))tg_h5_real("H5Lvisit", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(grp_id, idx_type, order, op, op_data);
 	if (!tg_enter(&tgc, TG_FN_H5Lvisit, TG_LAYER_HDF5))
@@ -9115,14 +9727,16 @@ TG_EXPORT herr_t H5Lvisit(hid_t grp_id, H5_index_t idx_type, H5_iter_order_t ord
 herr_t H5Lvisit_by_name(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, H5L_iterate_t op, void *op_data, hid_t lapl_id);
 TG_EXPORT herr_t H5Lvisit_by_name(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, H5L_iterate_t op, void *op_data, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *, hid_t))tg_real("H5Lvisit_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *, hid_t))tg_real("H5Lvisit_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5L_iterate_t, void *, hid_t))tg_h5_real("H5Lvisit_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, group_name, idx_type, order, op, op_data, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Lvisit_by_name, TG_LAYER_HDF5))
@@ -9151,14 +9765,16 @@ TG_EXPORT herr_t H5Lvisit_by_name(hid_t loc_id, const char *group_name, H5_index
 hid_t H5Oopen(hid_t loc_id, const char *name, hid_t lapl_id);
 TG_EXPORT hid_t H5Oopen(hid_t loc_id, const char *name, hid_t lapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, hid_t);
+	static hid_t (*real0)(hid_t, const char *, hid_t);
+	hid_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Oopen", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, hid_t))tg_real("H5Oopen", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Oopen", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oopen, TG_LAYER_HDF5))
@@ -9182,14 +9798,16 @@ TG_EXPORT hid_t H5Oopen(hid_t loc_id, const char *name, hid_t lapl_id)
 hid_t H5Oopen_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl_id);
 TG_EXPORT hid_t H5Oopen_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl_id)
 {
-	static hid_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
+	static hid_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
+	hid_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_real("H5Oopen_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_real("H5Oopen_by_idx", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))tg_h5_real("H5Oopen_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, group_name, idx_type, order, n, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oopen_by_idx, TG_LAYER_HDF5))
@@ -9216,14 +9834,16 @@ TG_EXPORT hid_t H5Oopen_by_idx(hid_t loc_id, const char *group_name, H5_index_t 
 hid_t H5Oopen_by_addr(hid_t loc_id, haddr_t addr);
 TG_EXPORT hid_t H5Oopen_by_addr(hid_t loc_id, haddr_t addr)
 {
-	static hid_t (*real)(hid_t, haddr_t);
+	static hid_t (*real0)(hid_t, haddr_t);
+	hid_t (*real)(hid_t, haddr_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t, haddr_t))tg_real("H5Oopen_by_addr", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t, haddr_t))tg_real("H5Oopen_by_addr", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t, haddr_t))tg_h5_real("H5Oopen_by_addr", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, addr);
 	if (!tg_enter(&tgc, TG_FN_H5Oopen_by_addr, TG_LAYER_HDF5))
@@ -9244,14 +9864,16 @@ TG_EXPORT hid_t H5Oopen_by_addr(hid_t loc_id, haddr_t addr)
 herr_t H5Oclose(hid_t object_id);
 TG_EXPORT herr_t H5Oclose(hid_t object_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Oclose", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Oclose", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Oclose", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(object_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oclose, TG_LAYER_HDF5))
@@ -9275,14 +9897,16 @@ TG_EXPORT herr_t H5Oclose(hid_t object_id)
 htri_t H5Oexists_by_name(hid_t loc_id, const char *name, hid_t lapl_id);
 TG_EXPORT htri_t H5Oexists_by_name(hid_t loc_id, const char *name, hid_t lapl_id)
 {
-	static htri_t (*real)(hid_t, const char *, hid_t);
+	static htri_t (*real0)(hid_t, const char *, hid_t);
+	htri_t (*real)(hid_t, const char *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t, const char *, hid_t))tg_real("H5Oexists_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t, const char *, hid_t))tg_real("H5Oexists_by_name", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t, const char *, hid_t))tg_h5_real("H5Oexists_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oexists_by_name, TG_LAYER_HDF5))
@@ -9306,14 +9930,16 @@ TG_EXPORT htri_t H5Oexists_by_name(hid_t loc_id, const char *name, hid_t lapl_id
 herr_t H5Olink(hid_t obj_id, hid_t new_loc_id, const char *new_name, hid_t lcpl_id, hid_t lapl_id);
 TG_EXPORT herr_t H5Olink(hid_t obj_id, hid_t new_loc_id, const char *new_name, hid_t lcpl_id, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, hid_t, const char *, hid_t, hid_t);
+	static herr_t (*real0)(hid_t, hid_t, const char *, hid_t, hid_t);
+	herr_t (*real)(hid_t, hid_t, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, hid_t, const char *, hid_t, hid_t))tg_real("H5Olink", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, hid_t, const char *, hid_t, hid_t))tg_real("H5Olink", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, hid_t, const char *, hid_t, hid_t))tg_h5_real("H5Olink", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, new_loc_id, new_name, lcpl_id, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Olink, TG_LAYER_HDF5))
@@ -9341,14 +9967,16 @@ TG_EXPORT herr_t H5Olink(hid_t obj_id, hid_t new_loc_id, const char *new_name, h
 herr_t H5Ocopy(hid_t src_loc_id, const char *src_name, hid_t dst_loc_id, const char *dst_name, hid_t ocpypl_id, hid_t lcpl_id);
 TG_EXPORT herr_t H5Ocopy(hid_t src_loc_id, const char *src_name, hid_t dst_loc_id, const char *dst_name, hid_t ocpypl_id, hid_t lcpl_id)
 {
-	static herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
+	static herr_t (*real0)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
+	herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Ocopy", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_real("H5Ocopy", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))tg_h5_real("H5Ocopy", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(src_loc_id, src_name, dst_loc_id, dst_name, ocpypl_id, lcpl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Ocopy, TG_LAYER_HDF5))
@@ -9378,14 +10006,16 @@ TG_EXPORT herr_t H5Ocopy(hid_t src_loc_id, const char *src_name, hid_t dst_loc_i
 herr_t H5Oincr_refcount(hid_t object_id);
 TG_EXPORT herr_t H5Oincr_refcount(hid_t object_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Oincr_refcount", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Oincr_refcount", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Oincr_refcount", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(object_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oincr_refcount, TG_LAYER_HDF5))
@@ -9405,14 +10035,16 @@ TG_EXPORT herr_t H5Oincr_refcount(hid_t object_id)
 herr_t H5Odecr_refcount(hid_t object_id);
 TG_EXPORT herr_t H5Odecr_refcount(hid_t object_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Odecr_refcount", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Odecr_refcount", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Odecr_refcount", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(object_id);
 	if (!tg_enter(&tgc, TG_FN_H5Odecr_refcount, TG_LAYER_HDF5))
@@ -9432,14 +10064,16 @@ TG_EXPORT herr_t H5Odecr_refcount(hid_t object_id)
 herr_t H5Oflush(hid_t obj_id);
 TG_EXPORT herr_t H5Oflush(hid_t obj_id)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Oflush", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Oflush", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Oflush", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oflush, TG_LAYER_HDF5))
@@ -9459,14 +10093,16 @@ TG_EXPORT herr_t H5Oflush(hid_t obj_id)
 herr_t H5Orefresh(hid_t oid);
 TG_EXPORT herr_t H5Orefresh(hid_t oid)
 {
-	static herr_t (*real)(hid_t);
+	static herr_t (*real0)(hid_t);
+	herr_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t))tg_real("H5Orefresh", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t))tg_real("H5Orefresh", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t))tg_h5_real("H5Orefresh", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(oid);
 	if (!tg_enter(&tgc, TG_FN_H5Orefresh, TG_LAYER_HDF5))
@@ -9486,14 +10122,16 @@ TG_EXPORT herr_t H5Orefresh(hid_t oid)
 herr_t H5Oset_comment(hid_t obj_id, const char *comment);
 TG_EXPORT herr_t H5Oset_comment(hid_t obj_id, const char *comment)
 {
-	static herr_t (*real)(hid_t, const char *);
+	static herr_t (*real0)(hid_t, const char *);
+	herr_t (*real)(hid_t, const char *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *))tg_real("H5Oset_comment", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *))tg_real("H5Oset_comment", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *))tg_h5_real("H5Oset_comment", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, comment);
 	if (!tg_enter(&tgc, TG_FN_H5Oset_comment, TG_LAYER_HDF5))
@@ -9515,14 +10153,16 @@ TG_EXPORT herr_t H5Oset_comment(hid_t obj_id, const char *comment)
 ssize_t H5Oget_comment(hid_t obj_id, char *comment, size_t bufsize);
 TG_EXPORT ssize_t H5Oget_comment(hid_t obj_id, char *comment, size_t bufsize)
 {
-	static ssize_t (*real)(hid_t, char *, size_t);
+	static ssize_t (*real0)(hid_t, char *, size_t);
+	ssize_t (*real)(hid_t, char *, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	ssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (ssize_t (*)(hid_t, char *, size_t))tg_real("H5Oget_comment", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (ssize_t (*)(hid_t, char *, size_t))tg_real("H5Oget_comment", NULL)))
 		return (ssize_t)-1;
+	real = (ssize_t (*)(hid_t, char *, size_t))tg_h5_real("H5Oget_comment", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, comment, bufsize);
 	if (!tg_enter(&tgc, TG_FN_H5Oget_comment, TG_LAYER_HDF5))
@@ -9545,14 +10185,16 @@ TG_EXPORT ssize_t H5Oget_comment(hid_t obj_id, char *comment, size_t bufsize)
 herr_t H5Oget_info(hid_t loc_id, H5O_info_t *oinfo);
 TG_EXPORT herr_t H5Oget_info(hid_t loc_id, H5O_info_t *oinfo)
 {
-	static herr_t (*real)(hid_t, H5O_info_t *);
+	static herr_t (*real0)(hid_t, H5O_info_t *);
+	herr_t (*real)(hid_t, H5O_info_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5O_info_t *))tg_real("H5Oget_info", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5O_info_t *))tg_real("H5Oget_info", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5O_info_t *))tg_h5_real("H5Oget_info", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, oinfo);
 	if (!tg_enter(&tgc, TG_FN_H5Oget_info, TG_LAYER_HDF5))
@@ -9573,14 +10215,16 @@ TG_EXPORT herr_t H5Oget_info(hid_t loc_id, H5O_info_t *oinfo)
 herr_t H5Oget_info1(hid_t loc_id, H5O_info_t *oinfo);
 TG_EXPORT herr_t H5Oget_info1(hid_t loc_id, H5O_info_t *oinfo)
 {
-	static herr_t (*real)(hid_t, H5O_info_t *);
+	static herr_t (*real0)(hid_t, H5O_info_t *);
+	herr_t (*real)(hid_t, H5O_info_t *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5O_info_t *))tg_real("H5Oget_info1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5O_info_t *))tg_real("H5Oget_info1", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5O_info_t *))tg_h5_real("H5Oget_info1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, oinfo);
 	if (!tg_enter(&tgc, TG_FN_H5Oget_info1, TG_LAYER_HDF5))
@@ -9601,14 +10245,16 @@ TG_EXPORT herr_t H5Oget_info1(hid_t loc_id, H5O_info_t *oinfo)
 herr_t H5Oget_info2(hid_t loc_id, H5O_info_t *oinfo, unsigned fields);
 TG_EXPORT herr_t H5Oget_info2(hid_t loc_id, H5O_info_t *oinfo, unsigned fields)
 {
-	static herr_t (*real)(hid_t, H5O_info_t *, unsigned);
+	static herr_t (*real0)(hid_t, H5O_info_t *, unsigned);
+	herr_t (*real)(hid_t, H5O_info_t *, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5O_info_t *, unsigned))tg_real("H5Oget_info2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5O_info_t *, unsigned))tg_real("H5Oget_info2", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5O_info_t *, unsigned))tg_h5_real("H5Oget_info2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, oinfo, fields);
 	if (!tg_enter(&tgc, TG_FN_H5Oget_info2, TG_LAYER_HDF5))
@@ -9630,14 +10276,16 @@ TG_EXPORT herr_t H5Oget_info2(hid_t loc_id, H5O_info_t *oinfo, unsigned fields)
 herr_t H5Oget_info_by_name(hid_t loc_id, const char *name, H5O_info_t *oinfo, hid_t lapl_id);
 TG_EXPORT herr_t H5Oget_info_by_name(hid_t loc_id, const char *name, H5O_info_t *oinfo, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5O_info_t *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5O_info_t *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5O_info_t *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5O_info_t *, hid_t))tg_real("H5Oget_info_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5O_info_t *, hid_t))tg_real("H5Oget_info_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5O_info_t *, hid_t))tg_h5_real("H5Oget_info_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, oinfo, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oget_info_by_name, TG_LAYER_HDF5))
@@ -9662,14 +10310,16 @@ TG_EXPORT herr_t H5Oget_info_by_name(hid_t loc_id, const char *name, H5O_info_t 
 herr_t H5Oget_info_by_name1(hid_t loc_id, const char *name, H5O_info_t *oinfo, hid_t lapl_id);
 TG_EXPORT herr_t H5Oget_info_by_name1(hid_t loc_id, const char *name, H5O_info_t *oinfo, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5O_info_t *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5O_info_t *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5O_info_t *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5O_info_t *, hid_t))tg_real("H5Oget_info_by_name1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5O_info_t *, hid_t))tg_real("H5Oget_info_by_name1", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5O_info_t *, hid_t))tg_h5_real("H5Oget_info_by_name1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, oinfo, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oget_info_by_name1, TG_LAYER_HDF5))
@@ -9694,14 +10344,16 @@ TG_EXPORT herr_t H5Oget_info_by_name1(hid_t loc_id, const char *name, H5O_info_t
 herr_t H5Oget_info_by_name2(hid_t loc_id, const char *name, H5O_info_t *oinfo, unsigned fields, hid_t lapl_id);
 TG_EXPORT herr_t H5Oget_info_by_name2(hid_t loc_id, const char *name, H5O_info_t *oinfo, unsigned fields, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5O_info_t *, unsigned, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5O_info_t *, unsigned, hid_t);
+	herr_t (*real)(hid_t, const char *, H5O_info_t *, unsigned, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5O_info_t *, unsigned, hid_t))tg_real("H5Oget_info_by_name2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5O_info_t *, unsigned, hid_t))tg_real("H5Oget_info_by_name2", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5O_info_t *, unsigned, hid_t))tg_h5_real("H5Oget_info_by_name2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, name, oinfo, fields, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oget_info_by_name2, TG_LAYER_HDF5))
@@ -9727,14 +10379,16 @@ TG_EXPORT herr_t H5Oget_info_by_name2(hid_t loc_id, const char *name, H5O_info_t
 herr_t H5Oget_info_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, H5O_info_t *oinfo, hid_t lapl_id);
 TG_EXPORT herr_t H5Oget_info_by_idx(hid_t loc_id, const char *group_name, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, H5O_info_t *oinfo, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5O_info_t *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5O_info_t *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5O_info_t *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5O_info_t *, hid_t))tg_real("H5Oget_info_by_idx", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5O_info_t *, hid_t))tg_real("H5Oget_info_by_idx", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, H5O_info_t *, hid_t))tg_h5_real("H5Oget_info_by_idx", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, group_name, idx_type, order, n, oinfo, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Oget_info_by_idx, TG_LAYER_HDF5))
@@ -9762,14 +10416,16 @@ TG_EXPORT herr_t H5Oget_info_by_idx(hid_t loc_id, const char *group_name, H5_ind
 herr_t H5Ovisit(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data);
 TG_EXPORT herr_t H5Ovisit(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data)
 {
-	static herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *);
+	static herr_t (*real0)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *);
+	herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *))tg_real("H5Ovisit", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *))tg_real("H5Ovisit", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *))tg_h5_real("H5Ovisit", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, idx_type, order, op, op_data);
 	if (!tg_enter(&tgc, TG_FN_H5Ovisit, TG_LAYER_HDF5))
@@ -9794,14 +10450,16 @@ TG_EXPORT herr_t H5Ovisit(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t ord
 herr_t H5Ovisit1(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data);
 TG_EXPORT herr_t H5Ovisit1(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data)
 {
-	static herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *);
+	static herr_t (*real0)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *);
+	herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *))tg_real("H5Ovisit1", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *))tg_real("H5Ovisit1", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *))tg_h5_real("H5Ovisit1", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, idx_type, order, op, op_data);
 	if (!tg_enter(&tgc, TG_FN_H5Ovisit1, TG_LAYER_HDF5))
@@ -9826,14 +10484,16 @@ TG_EXPORT herr_t H5Ovisit1(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t or
 herr_t H5Ovisit2(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data, unsigned fields);
 TG_EXPORT herr_t H5Ovisit2(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data, unsigned fields)
 {
-	static herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned);
+	static herr_t (*real0)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned);
+	herr_t (*real)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned))tg_real("H5Ovisit2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned))tg_real("H5Ovisit2", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned))tg_h5_real("H5Ovisit2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(obj_id, idx_type, order, op, op_data, fields);
 	if (!tg_enter(&tgc, TG_FN_H5Ovisit2, TG_LAYER_HDF5))
@@ -9859,14 +10519,16 @@ TG_EXPORT herr_t H5Ovisit2(hid_t obj_id, H5_index_t idx_type, H5_iter_order_t or
 herr_t H5Ovisit_by_name(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data, hid_t lapl_id);
 TG_EXPORT herr_t H5Ovisit_by_name(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, hid_t))tg_real("H5Ovisit_by_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, hid_t))tg_real("H5Ovisit_by_name", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, hid_t))tg_h5_real("H5Ovisit_by_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, idx_type, order, op, op_data, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Ovisit_by_name, TG_LAYER_HDF5))
@@ -9895,14 +10557,16 @@ TG_EXPORT herr_t H5Ovisit_by_name(hid_t loc_id, const char *obj_name, H5_index_t
 herr_t H5Ovisit_by_name2(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data, unsigned fields, hid_t lapl_id);
 TG_EXPORT herr_t H5Ovisit_by_name2(hid_t loc_id, const char *obj_name, H5_index_t idx_type, H5_iter_order_t order, H5O_iterate_t op, void *op_data, unsigned fields, hid_t lapl_id)
 {
-	static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned, hid_t);
+	static herr_t (*real0)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned, hid_t);
+	herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned, hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	herr_t ret;
 
-	if (tg_unlikely(!real) && !(real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned, hid_t))tg_real("H5Ovisit_by_name2", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned, hid_t))tg_real("H5Ovisit_by_name2", NULL)))
 		return (herr_t)-1;
+	real = (herr_t (*)(hid_t, const char *, H5_index_t, H5_iter_order_t, H5O_iterate_t, void *, unsigned, hid_t))tg_h5_real("H5Ovisit_by_name2", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(loc_id, obj_name, idx_type, order, op, op_data, fields, lapl_id);
 	if (!tg_enter(&tgc, TG_FN_H5Ovisit_by_name2, TG_LAYER_HDF5))
@@ -9932,14 +10596,16 @@ TG_EXPORT herr_t H5Ovisit_by_name2(hid_t loc_id, const char *obj_name, H5_index_
 H5I_type_t H5Iget_type(hid_t id);
 TG_EXPORT H5I_type_t H5Iget_type(hid_t id)
 {
-	static H5I_type_t (*real)(hid_t);
+	static H5I_type_t (*real0)(hid_t);
+	H5I_type_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	H5I_type_t ret;
 
-	if (tg_unlikely(!real) && !(real = (H5I_type_t (*)(hid_t))tg_real("H5Iget_type", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (H5I_type_t (*)(hid_t))tg_real("H5Iget_type", NULL)))
 		return (H5I_type_t)-1;
+	real = (H5I_type_t (*)(hid_t))tg_h5_real("H5Iget_type", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(id);
 	if (!tg_enter(&tgc, TG_FN_H5Iget_type, TG_LAYER_HDF5))
@@ -9959,14 +10625,16 @@ TG_EXPORT H5I_type_t H5Iget_type(hid_t id)
 htri_t H5Iis_valid(hid_t id);
 TG_EXPORT htri_t H5Iis_valid(hid_t id)
 {
-	static htri_t (*real)(hid_t);
+	static htri_t (*real0)(hid_t);
+	htri_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	htri_t ret;
 
-	if (tg_unlikely(!real) && !(real = (htri_t (*)(hid_t))tg_real("H5Iis_valid", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (htri_t (*)(hid_t))tg_real("H5Iis_valid", NULL)))
 		return (htri_t)-1;
+	real = (htri_t (*)(hid_t))tg_h5_real("H5Iis_valid", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(id);
 	if (!tg_enter(&tgc, TG_FN_H5Iis_valid, TG_LAYER_HDF5))
@@ -9986,14 +10654,16 @@ TG_EXPORT htri_t H5Iis_valid(hid_t id)
 hid_t H5Iget_file_id(hid_t id);
 TG_EXPORT hid_t H5Iget_file_id(hid_t id)
 {
-	static hid_t (*real)(hid_t);
+	static hid_t (*real0)(hid_t);
+	hid_t (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	hid_t ret;
 
-	if (tg_unlikely(!real) && !(real = (hid_t (*)(hid_t))tg_real("H5Iget_file_id", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (hid_t (*)(hid_t))tg_real("H5Iget_file_id", NULL)))
 		return (hid_t)-1;
+	real = (hid_t (*)(hid_t))tg_h5_real("H5Iget_file_id", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(id);
 	if (!tg_enter(&tgc, TG_FN_H5Iget_file_id, TG_LAYER_HDF5))
@@ -10013,14 +10683,16 @@ TG_EXPORT hid_t H5Iget_file_id(hid_t id)
 ssize_t H5Iget_name(hid_t id, char *name, size_t size);
 TG_EXPORT ssize_t H5Iget_name(hid_t id, char *name, size_t size)
 {
-	static ssize_t (*real)(hid_t, char *, size_t);
+	static ssize_t (*real0)(hid_t, char *, size_t);
+	ssize_t (*real)(hid_t, char *, size_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	ssize_t ret;
 
-	if (tg_unlikely(!real) && !(real = (ssize_t (*)(hid_t, char *, size_t))tg_real("H5Iget_name", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (ssize_t (*)(hid_t, char *, size_t))tg_real("H5Iget_name", NULL)))
 		return (ssize_t)-1;
+	real = (ssize_t (*)(hid_t, char *, size_t))tg_h5_real("H5Iget_name", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(id, name, size);
 	if (!tg_enter(&tgc, TG_FN_H5Iget_name, TG_LAYER_HDF5))
@@ -10043,14 +10715,16 @@ TG_EXPORT ssize_t H5Iget_name(hid_t id, char *name, size_t size)
 int H5Iinc_ref(hid_t id);
 TG_EXPORT int H5Iinc_ref(hid_t id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Iinc_ref", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Iinc_ref", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Iinc_ref", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(id);
 	if (!tg_enter(&tgc, TG_FN_H5Iinc_ref, TG_LAYER_HDF5))
@@ -10070,14 +10744,16 @@ TG_EXPORT int H5Iinc_ref(hid_t id)
 int H5Idec_ref(hid_t id);
 TG_EXPORT int H5Idec_ref(hid_t id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Idec_ref", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Idec_ref", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Idec_ref", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(id);
 	if (!tg_enter(&tgc, TG_FN_H5Idec_ref, TG_LAYER_HDF5))
@@ -10101,14 +10777,16 @@ TG_EXPORT int H5Idec_ref(hid_t id)
 int H5Iget_ref(hid_t id);
 TG_EXPORT int H5Iget_ref(hid_t id)
 {
-	static int (*real)(hid_t);
+	static int (*real0)(hid_t);
+	int (*real)(hid_t);
 	struct tg_call tgc;
 	size_t need = 0;
 	int failed, e0;
 	int ret;
 
-	if (tg_unlikely(!real) && !(real = (int (*)(hid_t))tg_real("H5Iget_ref", NULL)))
+	if (tg_unlikely(!real0) && !(real0 = (int (*)(hid_t))tg_real("H5Iget_ref", NULL)))
 		return (int)-1;
+	real = (int (*)(hid_t))tg_h5_real("H5Iget_ref", __builtin_return_address(0), (void *)real0);
 	if (!tg_on(TG_LAYER_HDF5))
 		return real(id);
 	if (!tg_enter(&tgc, TG_FN_H5Iget_ref, TG_LAYER_HDF5))

@@ -41,14 +41,80 @@ static void *h5sym(const char *name)
 	return p ? p : tg_real(name, NULL);
 }
 
-/* A function of the library: the next definition, not the shim's own. */
+/* ---- which library: the caller's ------------------------------------------ */
+
+/* The return address of the thread's latest HDF5 wrapper's caller: the
+ * shim's own calls into the library go where that call went. */
+static __thread const void *h5_caller;
+
+/* Call sites seen: read without a lock (each entry's version is odd
+ * while a writer, under rmu, changes it). */
+#define RCACHE 1024
+static struct {
+	unsigned ver;
+	const void *ra;
+	const char *name;
+	void *fn;
+} rcache[RCACHE];
+static pthread_mutex_t rmu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *caller_def(const char *name, const void *ra)
+{
+	Dl_info at, self, got;
+	void *h, *p = NULL;
+
+	if (!ra || !dladdr(ra, &at) || !at.dli_fname || !at.dli_fname[0] ||
+	    !dladdr((void *)caller_def, &self) || at.dli_fbase == self.dli_fbase)
+		return NULL;
+	/* (the program itself is not found by name: its calls go to the
+	 * global scope's definition, the default) */
+	if ((h = dlopen(at.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) {
+		p = dlsym(h, name);
+		dlclose(h);	/* the reference NOLOAD took */
+	}
+	if (p && (!dladdr(p, &got) || got.dli_fbase == self.dli_fbase))
+		p = NULL;	/* the shim's own wrapper */
+	return p;
+}
+
+void *tg_h5_real(const char *name, const void *ra, void *dflt)
+{
+	size_t i = (size_t)((((uintptr_t)ra ^ (uintptr_t)name) * 0x9e3779b97f4a7c15ull) >> 54) &
+		   (RCACHE - 1);
+	void *fn;
+	int hit;
+
+	unsigned v;
+
+	h5_caller = ra;
+	v = __atomic_load_n(&rcache[i].ver, __ATOMIC_ACQUIRE);
+	hit = !(v & 1) && __atomic_load_n(&rcache[i].ra, __ATOMIC_RELAXED) == ra &&
+	      __atomic_load_n(&rcache[i].name, __ATOMIC_RELAXED) == name;
+	fn = __atomic_load_n(&rcache[i].fn, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (hit && __atomic_load_n(&rcache[i].ver, __ATOMIC_RELAXED) == v)
+		return fn ? fn : dflt;
+	fn = caller_def(name, ra);
+	pthread_mutex_lock(&rmu);
+	__atomic_store_n(&rcache[i].ver, rcache[i].ver + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&rcache[i].ra, ra, __ATOMIC_RELAXED);
+	__atomic_store_n(&rcache[i].name, name, __ATOMIC_RELAXED);
+	__atomic_store_n(&rcache[i].fn, fn, __ATOMIC_RELAXED);
+	__atomic_store_n(&rcache[i].ver, rcache[i].ver + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&rmu);
+	return fn ? fn : dflt;
+}
+
+/* A function of the library: the next definition, not the shim's own,
+ * or the one the current wrapper's caller reaches. */
 #define H5_FN(ret, name, params)                                      \
 	static ret(*get_##name(void)) params                          \
 	{                                                             \
 		static ret(*p) params;                                \
 		if (!p)                                               \
 			p = (ret(*) params)tg_real(#name, NULL);      \
-		return p;                                             \
+		return p ? (ret(*) params)tg_h5_real(#name, h5_caller, (void *)p) : p; \
 	}
 
 H5_FN(htri_t, H5Iis_valid, (hid_t))

@@ -370,3 +370,28 @@ chains() {
 	grep -qx 'H5Dwrite 0 dset_id=D1 mem_type_id=H5T_NATIVE_INT mem_space_id=H5S_ALL file_space_id=H5S_ALL dxpl_id=H5P_DEFAULT buf=b' <<<"$calls"
 	grep -q '^H5Dread 0 ' <<<"$calls"
 }
+
+# Two HDF5 libraries in one process, each loaded RTLD_LOCAL by a shared
+# object linked with it (tests/hdf5/twolibs.c: MPICH's HDF5 and the serial
+# one; in Python, h5py's parallel HDF5 and the one NetCDF links).  The
+# shim's one wrapper of each function takes both objects' calls; until
+# 2026-12-03 it sent them all to the library it found first, and the other
+# object's file failed ("Inappropriate type"), traced only.  Each call now
+# goes to the library its caller links.
+@test "two HDF5 libraries in one process: each object's calls reach its own library, traced as untraced" {
+	local serial=/usr/lib/x86_64-linux-gnu/libhdf5_serial.so.103
+	[ -e "$serial" ] || skip "the serial HDF5 library is missing"
+	mpicc.mpich -O2 -Wall -shared -fPIC -I"$H5INC" -o p-mpich.so "$TG_TOP/tests/hdf5/twolibs-part.c" \
+		-L"$H5LIB" -lhdf5
+	mpicc.mpich -O2 -Wall -shared -fPIC -I"$H5INC" -o p-serial.so "$TG_TOP/tests/hdf5/twolibs-part.c" \
+		-l:libhdf5_serial.so.103
+	gcc -O2 -Wall -o twolibs "$TG_TOP/tests/hdf5/twolibs.c" -ldl
+	run -0 ./twolibs ./p-mpich.so ./p-serial.so
+	[ "$output" = $'1: ok\n2: ok' ]
+	rm -f part*.h5
+	run -0 --separate-stderr timeout 120 trace-run -o t -- ./twolibs ./p-serial.so ./p-mpich.so
+	[ "$output" = $'1: ok\n2: ok' ]
+	[ -z "$stderr" ]
+	run -0 trace-decode t/*.rec
+	[ "$(grep -c $'\tH5Dwrite\t0\t' <<<"$output")" = 2 ]
+}
