@@ -1065,6 +1065,9 @@ static const struct tg_argdesc a_setvbuf[] = {
 	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_setvbuf[] = {
+	{ TG_IO_BUFFER, TG_OFF_NONE, TG_LEN_NONE, 0, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_remove[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
@@ -7687,7 +7690,7 @@ static const struct tg_calldesc calls[] = {
 	{ 270, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, 1, "rewind", a_rewind, r_rewind, NULL },
 	{ 271, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fflush", a_fflush, r_fflush, NULL },
 	{ 272, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fflush_unlocked", a_fflush_unlocked, r_fflush_unlocked, NULL },
-	{ 273, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 0, "setvbuf", a_setvbuf, NULL, NULL },
+	{ 273, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "setvbuf", a_setvbuf, r_setvbuf, NULL },
 	{ 274, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "remove", a_remove, NULL, NULL },
 	{ 300, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_read", a_aio_read, r_aio_read, NULL },
 	{ 301, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_write", a_aio_write, r_aio_write, NULL },

@@ -124,6 +124,8 @@ enum tg_io {
 			 * a (a stat's size:, an integer or the return value)
 			 * less argument b if any; only when argument c, if
 			 * any, is SEEK_END */
+	TG_IO_BUFFER,	/* stream h's buffering: a, setvbuf's mode
+			 * (_IOFBF 0, _IOLBF 1, _IONBF 2), in pos */
 	TG_IO_COUNT
 };
 

@@ -504,6 +504,7 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		a->ftype = arg(t, d, r->c);
 		break;
 	case TG_IO_ATOMIC:	/* the flag, in pos */
+	case TG_IO_BUFFER:	/* the mode, in pos */
 		if (num(t, d, r->a, 0, &a->pos) < 0)
 			return -1;
 		break;

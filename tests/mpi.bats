@@ -1047,6 +1047,29 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[ "$(grep -c '^munmap$' <<<"$own")" -ge 4 ]
 }
 
+# A write through a stdio stream reaches the file when the stream is
+# flushed (tests/mpi/stdiobuf.c): left in rank 0's buffer over the barrier,
+# rank 1 reads none of it.  Until 2026-12-03 the bytes were placed at the
+# fwrite, before the barrier, and the run was posix; they now last until
+# the flush (a #done line), so it is a race.  fflush: commit; fclose:
+# session; an unbuffered stream (setvbuf _IONBF) writes at the call: posix.
+@test "stdio buffering: a write left in the stream's buffer over the barrier is a race; flushed, commit; closed, session; unbuffered, posix" {
+	mpicc.mpich -O2 -Wall -o stdiobuf "$TG_TOP/tests/mpi/stdiobuf.c"
+	for m in noflush:race:0 fflush:commit:100 fclose:session:100 unbuf:posix:100; do
+		IFS=: read -r mode want n <<<"$m"
+		rm -rf t f
+		mpitrace 2 ./stdiobuf $mode "$PWD/f"
+		[ "$output" = "read $n" ]
+		if [ $want = race ]; then
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized"* ]]
+		else
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -qx "POSIX layer: recommended consistency: $want" <<<"$output"
+		fi
+	done
+}
+
 @test "passive-target locks order what the ranks do around them (a mutex built on MPI_Compare_and_swap, a flag put under an exclusive lock and polled under a shared one): session; without the wait, a race; times rebuilt from means order no epoch" {
 	mpicc.mpich -O2 -Wall -o rmalock "$TG_TOP/tests/mpi/rmalock.c"
 	for mode in mutex flag; do

@@ -277,6 +277,20 @@ static const struct event *first_after_seq(const struct evlist *l, int kind, uin
 	return i < l->n[kind] ? &l->byseq[kind][i] : NULL;
 }
 
+/* ... or, for an access that lasts until a later call (#done), at that
+ * call or after: the fclose that flushes a stream's buffer commits and
+ * closes what it writes. */
+static const struct event *first_from_seq(const struct evlist *l, int kind, uint64_t seq,
+					  int at)
+{
+	size_t i;
+
+	if (!l)
+		return NULL;
+	i = seq_below(l, kind, seq, !at);
+	return i < l->n[kind] ? &l->byseq[kind][i] : NULL;
+}
+
 static const struct event *last_before_seq(const struct evlist *l, int kind, uint64_t seq,
 					   int or_at)
 {
@@ -1348,9 +1362,9 @@ static void pair_line(struct tg_tline *t)
 	} else if (!ordered) {
 		conf[M_COMMIT] = conf[M_SESSION] = 1;
 	} else {
-		c = first_after_seq(la, EV_COMMIT, a.done);
+		c = first_from_seq(la, EV_COMMIT, a.done, a.done != a.seq);
 		conf[M_COMMIT] = !c || !hb(a.r, c->seq, b.r, b.seq);
-		cl = first_after_seq(la, EV_CLOSE, a.done);
+		cl = first_from_seq(la, EV_CLOSE, a.done, a.done != a.seq);
 		op = self_open ? &self : last_before_seq(lb, EV_OPEN, b.seq, b.trunc);
 		conf[M_SESSION] = !cl || !op || !hb(a.r, cl->seq, b.r, op->seq);
 	}

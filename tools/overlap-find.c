@@ -406,6 +406,7 @@ struct slot {
 	struct desc *d;
 	int32_t next;		/* the next slot of its hash bucket, or -1 */
 	uint8_t cloexec;	/* a descriptor that closes at an exec */
+	uint8_t nobuf;		/* a stream set unbuffered or line buffered */
 };
 
 struct proc {
@@ -427,6 +428,8 @@ struct proc {
 	size_t naio;
 	struct nbreq *nb;	/* -l mpiio: nonblocking calls not yet complete */
 	size_t nnb;
+	struct nbreq *sw;	/* writes to a buffered stream not yet flushed */
+	size_t nsw;
 	uint64_t endseq;	/* one past its last record's seq */
 	int64_t endt;		/* when that record ended */
 	int execd;		/* it ended in an exec (its descriptors live on) */
@@ -987,6 +990,8 @@ static struct {
 	uint32_t file;
 } last_close;
 
+static void stdio_flush(const char *key, const struct rec *r);
+
 static void run_close(const struct rec *r)
 {
 	struct mfile *m;
@@ -1004,6 +1009,8 @@ static void run_close(const struct rec *r)
 		*m = cur->mf[--cur->nmf];
 		return;
 	}
+	if (r->k1[0] == 's')
+		stdio_flush(r->k1, r);
 	if (!(d = desc_of(r->k1)))
 		return;
 	/* fclose closes the stream and the descriptor under it: one close */
@@ -1399,6 +1406,43 @@ static void aio_done(const struct rec *r)
 	aio_place(i, r->failed ? 0 : cur->aio[i].r.write ? r->ret : cur->aio[i].r.len);
 }
 
+/*
+ * A write to a fully buffered stream (stdio's default for a file) reaches
+ * the file when the stream is flushed: fflush, fclose, a seek, exit.  Its
+ * bytes are placed at the call, and last until that flush (a #done line),
+ * so that a write left in the buffer while another process reads is not
+ * taken as ordered before the read.  A stream set unbuffered or line
+ * buffered (setvbuf) writes at the call.
+ */
+static void stdio_pending(const struct rec *r)
+{
+	struct slot *sl = slot_find(cur, r->k1);
+	struct nbreq *q;
+
+	if (!sl || sl->nobuf || r->failed || r->len <= 0 || r->aio)
+		return;
+	cur->sw = xrealloc(cur->sw, (cur->nsw + 1) * sizeof(*cur->sw));
+	q = &cur->sw[cur->nsw++];
+	snprintf(q->key, sizeof(q->key), "%s", r->k1);
+	q->seq = r->seq;
+}
+
+/* Stream @key (all of them when NULL) is flushed by record @r: its
+ * pending writes are done there (the flush's own commit and close count,
+ * so the done is just before the call starts). */
+static void stdio_flush(const char *key, const struct rec *r)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < cur->nsw; i++) {
+		if (!key || strcmp(cur->sw[i].key, key) == 0)
+			print_done(cur->name, cur->sw[i].seq, r->seq, r->t0 - 1);
+		else
+			cur->sw[k++] = cur->sw[i];
+	}
+	cur->nsw = k;
+}
+
 static void run_data(const struct rec *r)
 {
 	struct desc *d;
@@ -1423,6 +1467,8 @@ static void run_data(const struct rec *r)
 			cur->untracked++;
 		return;
 	}
+	if (r->write && r->k1[0] == 's')
+		stdio_pending(r);
 	if (r->off == TG_OFF_POS && want > r->len) {
 		add_access(d->file, r, d->off, (uint64_t)want, 0);
 		d->off += (uint64_t)r->len;
@@ -1450,6 +1496,8 @@ static void run_seek(const struct rec *r)
 			m->ptr += (uint64_t)r->pos;
 		return;
 	}
+	if (r->k1[0] == 's' && !r->failed)
+		stdio_flush(r->k1, r);
 	if (!(d = desc_of(r->k1)))
 		return;
 	if (r->op == TG_IO_REWIND)
@@ -1696,9 +1744,13 @@ static void run_sync_trunc(const struct rec *r)
 	if (r->failed)
 		return;
 	if (r->op == TG_IO_SYNC && !r->mpi && !r->k1[0]) {
+		if (!r->all)
+			stdio_flush(NULL, r);	/* fflush(NULL) */
 		commit_all(r, r->all);	/* fflush(NULL), sync() */
 		return;
 	}
+	if (r->op == TG_IO_SYNC && !r->mpi && r->k1[0] == 's')
+		stdio_flush(r->k1, r);
 	if (r->op == TG_IO_TRUNCATE && !r->k1[0]) {
 		if (r->s) {
 			f = file_of(r->s, cur->name, r->seq, r->t0);	/* may move files */
@@ -1926,6 +1978,7 @@ static void run_exit(const struct rec *r)
 static void run_rec(struct rec *r)
 {
 	struct desc *d;
+	struct slot *sl;
 
 	if (r->nested) {
 		run_inner(r);
@@ -1934,6 +1987,8 @@ static void run_rec(struct rec *r)
 	switch (r->op) {
 	case TG_IO_OPEN:
 	case TG_IO_REOPEN:
+		if (r->op == TG_IO_REOPEN && r->k2[0] == 's')
+			stdio_flush(r->k2, r);	/* freopen closes it first */
 		run_open(r);
 		return;
 	case TG_IO_FDOPEN:
@@ -1952,6 +2007,10 @@ static void run_rec(struct rec *r)
 	case TG_IO_SETFD:
 		if (!r->failed)
 			slot_cloexec(r->k1, r->cloexec);
+		return;
+	case TG_IO_BUFFER:
+		if (!r->failed && (sl = slot_find(cur, r->k1)))
+			sl->nobuf = r->pos != 0;
 		return;
 	case TG_IO_SETFL:	/* O_APPEND is the description's */
 		if (!r->failed && (d = desc_of(r->k1)))
@@ -2042,9 +2101,15 @@ static void end_proc(struct proc *p)
 		print_done(p->name, p->aio[0].r.seq, p->endseq, p->endt);
 		aio_place(0, p->aio[0].r.len);
 	}
-	/* a request freed or never waited for: complete at the end */
+	/* a request freed or never waited for: complete at the end; a
+	 * stream never flushed, at exit */
 	for (size_t i = 0; i < p->nnb; i++)
 		print_done(p->name, p->nb[i].seq, p->endseq, p->endt);
+	for (size_t i = 0; i < p->nsw; i++)
+		print_done(p->name, p->sw[i].seq, p->endseq, p->endt);
+	free(p->sw);
+	p->sw = NULL;
+	p->nsw = 0;
 	free(p->nb);
 	p->nb = NULL;
 	p->nnb = 0;
