@@ -186,6 +186,16 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 		return -1;
 	if (r->off == TG_OFF_ARG && a->pos < 0)
 		a->off = TG_OFF_POS;	/* preadv2's -1, copy_file_range's NULL */
+	if (r->op == TG_IO_WRITE && strncmp(d->name, "pwritev", 7) == 0) {
+		/* pwritev2's RWF_APPEND: at the end, whatever the offset */
+		int i;
+		for (i = 0; i < d->nargs; i++) {
+			const char *v = arg(t, d, i);
+			if (v && d->args[i].kind == TG_K_HEX && strcmp(d->args[i].name, "flags") == 0 &&
+			    (strtoull(v, NULL, 0) & 0x10))
+				a->append = 1;
+		}
+	}
 	switch (r->len) {
 	case TG_LEN_RET:
 		a->len = a->ret > 0 ? a->ret : 0;	/* getline's -1 at the end */

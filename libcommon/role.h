@@ -21,7 +21,8 @@ struct tg_ioact {
 	uint8_t op;		/* enum tg_io */
 	uint8_t off;		/* enum tg_off: where the bytes or the new
 				 * position come from */
-	uint8_t append;		/* open: O_APPEND, or an "a" mode; fcntl
+	uint8_t append;		/* open: O_APPEND, or an "a" mode; a write:
+				 * pwritev2's RWF_APPEND; fcntl
 				 * F_SETFL (op TG_IO_SETFL): O_APPEND */
 	uint8_t trunc;		/* open: O_TRUNC, a "w" mode, creat */
 	uint8_t creat;		/* open: O_CREAT, a "w" or "a" mode, creat:

@@ -43,6 +43,23 @@ accesses() {
 	sort -k1,1 -k4n want | diff - got
 }
 
+# pwritev2 with RWF_APPEND (flags 0x10) writes at the end of the file,
+# whatever its offset, as a pwrite on an O_APPEND descriptor does; it was
+# placed at its offset (0), and another rank's reads of bytes it never
+# touched were 40 false pairs.
+@test "pwritev2 with RWF_APPEND: placed at the end of the file, not at its offset" {
+	printf '%s\n' \
+		$'#proc\trank=0\tworld=1\tpid=100\tppid=1\thost="h"\tcwd="/w"\tclock_base=1700000000000000000\targv="./a"' \
+		$'0\t0\t1\t0.000001000\t0.000002000\t0\tposix\topen\t3\tpath="/w/f"\tflags=O_WRONLY|O_CREAT\tmode=0644' \
+		$'0\t0\t2\t0.000003000\t0.000004000\t0\tposix\twrite\t100\tfd=3\tbuf=b1\tcount=100' \
+		$'0\t0\t3\t0.000005000\t0.000006000\t0\tposix\tpwritev2\t50\tfd=3\tiov=[50]\tiovcnt=1\toffset=0\tflags=0x10' \
+		$'0\t0\t4\t0.000007000\t0.000008000\t0\tposix\tpwritev2\t20\tfd=3\tiov=[20]\tiovcnt=1\toffset=10\tflags=0x0' > text
+	run -0 overlap-find -a text
+	echo "$output" > of.out
+	accesses of.out | sort > got
+	printf '%s\n' 'f W write 0 100' 'f W pwritev2 100 150' 'f W pwritev2 10 30' | sort | diff - got
+}
+
 @test "the reads of copy_file_range and sendfile make RAW-S pairs with the writes they read back" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

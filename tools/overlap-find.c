@@ -1474,9 +1474,10 @@ static void run_data(const struct rec *r)
 		d->off += (uint64_t)r->len;
 	} else if (r->off == TG_OFF_POS)
 		data_at_pos(d, r, (uint64_t)r->len, r->write);
-	else if (r->write && d->append)
+	else if (r->write && (d->append || r->append))
 		/* Linux: pwrite on an O_APPEND description writes at the end
-		 * whatever its offset (pwrite(2), BUGS), and moves nothing */
+		 * whatever its offset (pwrite(2), BUGS), and moves nothing;
+		 * so does pwritev2 with RWF_APPEND */
 		add_append(d->file, r, (uint64_t)r->len);
 	else
 		add_access(d->file, r, (uint64_t)r->pos, (uint64_t)want, r->write);
