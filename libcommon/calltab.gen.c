@@ -329,6 +329,9 @@ static const struct tg_argdesc a_fallocate[] = {
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "len", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_fallocate[] = {
+	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_ARG, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 3, 0 },
+};
 static const struct tg_argdesc a_posix_fallocate[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
@@ -7564,7 +7567,7 @@ static const struct tg_calldesc calls[] = {
 	{ 41, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "ftruncate64", a_ftruncate64, r_ftruncate64, NULL },
 	{ 42, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "truncate", a_truncate, r_truncate, NULL },
 	{ 43, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "truncate64", a_truncate64, r_truncate64, NULL },
-	{ 44, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "fallocate", a_fallocate, NULL, NULL },
+	{ 44, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "fallocate", a_fallocate, r_fallocate, NULL },
 	{ 45, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "posix_fallocate", a_posix_fallocate, NULL, NULL },
 	{ 46, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "posix_fadvise", a_posix_fadvise, NULL, NULL },
 	{ 47, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 2, "sendfile", a_sendfile, r_sendfile, NULL },

@@ -186,6 +186,15 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 		return -1;
 	if (r->off == TG_OFF_ARG && a->pos < 0)
 		a->off = TG_OFF_POS;	/* preadv2's -1, copy_file_range's NULL */
+	if (r->op == TG_IO_WRITE && strcmp(d->name, "fallocate") == 0) {
+		/* a write only where it changes the bytes: FALLOC_FL_PUNCH_HOLE,
+		 * _ZERO_RANGE, _COLLAPSE_RANGE, _INSERT_RANGE (a plain
+		 * allocation reads as zeros where it extends the file, as a
+		 * hole does) */
+		const char *v = arg(t, d, 1);
+		if (a->failed || !v || !(strtoull(v, NULL, 0) & 0x3a))
+			a->op = TG_IO_NONE;
+	}
 	if (r->op == TG_IO_WRITE && strncmp(d->name, "pwritev", 7) == 0) {
 		/* pwritev2's RWF_APPEND: at the end, whatever the offset */
 		int i;

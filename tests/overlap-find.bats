@@ -60,6 +60,25 @@ accesses() {
 	printf '%s\n' 'f W write 0 100' 'f W pwritev2 100 150' 'f W pwritev2 10 30' | sort | diff - got
 }
 
+# fallocate with FALLOC_FL_PUNCH_HOLE (0x02) or FALLOC_FL_ZERO_RANGE
+# (0x10) writes zeros over its range; a plain allocation (mode 0,
+# FALLOC_FL_KEEP_SIZE) changes no byte.  A punch racing another rank's
+# reads was not placed at all (session where the reads saw zeros).
+@test "fallocate: a punched or zeroed range is a write of it; a plain allocation is none" {
+	printf '%s\n' \
+		$'#proc\trank=0\tworld=1\tpid=100\tppid=1\thost="h"\tcwd="/w"\tclock_base=1700000000000000000\targv="./a"' \
+		$'0\t0\t1\t0.000001000\t0.000002000\t0\tposix\topen\t3\tpath="/w/f"\tflags=O_RDWR|O_CREAT\tmode=0644' \
+		$'0\t0\t2\t0.000003000\t0.000004000\t0\tposix\tfallocate\t0\tfd=3\tmode=0x0\toffset=0\tlen=4096' \
+		$'0\t0\t3\t0.000005000\t0.000006000\t0\tposix\tfallocate\t0\tfd=3\tmode=0x1\toffset=0\tlen=8192' \
+		$'0\t0\t4\t0.000007000\t0.000008000\t0\tposix\tfallocate\t0\tfd=3\tmode=0x3\toffset=100\tlen=50' \
+		$'0\t0\t5\t0.000009000\t0.000010000\t0\tposix\tfallocate\t0\tfd=3\tmode=0x10\toffset=200\tlen=20' \
+		$'0\t0\t6\t0.000011000\t0.000012000\t0\tposix\tfallocate\t-1\tfd=3\tmode=0x3\toffset=300\tlen=20\terrno=EOPNOTSUPP' > text
+	run -0 overlap-find -a text
+	echo "$output" > of.out
+	accesses of.out | sort > got
+	printf '%s\n' 'f W fallocate 100 150' 'f W fallocate 200 220' | diff - got
+}
+
 @test "the reads of copy_file_range and sendfile make RAW-S pairs with the writes they read back" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text
