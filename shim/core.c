@@ -2434,7 +2434,8 @@ const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
  * the letters: two names of one file are one path in the trace, and
  * "link/../f" the file it is.  @ap when the open failed, /proc cannot
  * tell, the file is gone or its name does not fit, for the files of
- * /proc, /sys and /dev, and when @path (from @dirfd, as the open had it)
+ * /proc, /sys and /dev (but /dev/shm, a file system programs share files
+ * in), and when @path (from @dirfd, as the open had it)
  * is not the descriptor's file.
  */
 const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, int dirfd)
@@ -2446,7 +2447,7 @@ const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, 
 	/* (not the kernel's own files: /proc/self/status would become
 	 * /proc/PID/status, another name in every process) */
 	if (fd < 0 || !ap || strncmp(ap, "/proc/", 6) == 0 || strncmp(ap, "/sys/", 5) == 0 ||
-	    strncmp(ap, "/dev/", 5) == 0)
+	    (strncmp(ap, "/dev/", 5) == 0 && strncmp(ap, "/dev/shm/", 9) != 0))
 		return ap;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, TG_PATH_MAX - 1);
@@ -2485,7 +2486,8 @@ const char *tg_path_dir(char *buf, const char *ap)
 
 	if (!ap || ap[0] != '/' || !(slash = strrchr(ap, '/')) || slash == ap ||
 	    strncmp(ap, "/proc/", 6) == 0 || strncmp(ap, "/sys/", 5) == 0 ||
-	    strncmp(ap, "/dev/", 5) == 0 || (dlen = (size_t)(slash - ap)) >= sizeof(dir))
+	    (strncmp(ap, "/dev/", 5) == 0 && strncmp(ap, "/dev/shm/", 9) != 0) ||
+	    (dlen = (size_t)(slash - ap)) >= sizeof(dir))
 		return ap;
 	memcpy(dir, ap, dlen);
 	dir[dlen] = 0;

@@ -979,6 +979,24 @@ witness_plain() {
 	[ "$(grep -c $'^pair\t' <<<"$output")" -ge 2 ]
 }
 
+# /dev/shm is a file system programs share files in; the tracer names the
+# files of /proc, /sys and /dev as given (the kernel's own), and until
+# 2026-12-03 /dev/shm's too, so a file written by one name and read
+# through a link by another was two files (session for a race).
+@test "in /dev/shm too, a file opened through a symbolic link is traced under the file's own path" {
+	[ -d /dev/shm ] && [ -w /dev/shm ] || skip "no writable /dev/shm"
+	local d
+	d=$(mktemp -d /dev/shm/tg-link.XXXXXX)
+	ln -s real.dat "$d/link.dat"
+	run -0 --separate-stderr traced sh -c "printf abcd > $d/real.dat; cat $d/link.dat"
+	[ "$output" = abcd ]
+	decode_all trace/*.rec
+	calls > got
+	rm -rf "$d"
+	[ "$(grep -c "open.* path=\"$d/real.dat\"" got)" -eq 2 ]
+	! grep -q "path=\"$d/link.dat\"" got
+}
+
 @test "I/O at exit after the tracer's destructor: a library's destructor, a Fortran unit left open (libgfortran writes it in its own), all recorded (they were lost)" {
 	cat > early.c <<-'C'
 	#include <fcntl.h>
