@@ -1098,6 +1098,9 @@ static const struct tg_argdesc a_aio_error[] = {
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 1 },
 	{ "nbytes", TG_K_UINT, TG_IN, TG_H_NONE, 0, 1 },
 };
+static const struct tg_iorole r_aio_error[] = {
+	{ TG_IO_AIODONE, TG_OFF_NONE, TG_LEN_NONE, 1, 0, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_aio_return[] = {
 	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "fildes", TG_K_FD, TG_IN, TG_H_NONE, 0, 1 },
@@ -7697,7 +7700,7 @@ static const struct tg_calldesc calls[] = {
 	{ 274, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "remove", a_remove, NULL, NULL },
 	{ 300, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_read", a_aio_read, r_aio_read, NULL },
 	{ 301, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_write", a_aio_write, r_aio_write, NULL },
-	{ 302, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "aio_error", a_aio_error, NULL, NULL },
+	{ 302, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_error", a_aio_error, r_aio_error, NULL },
 	{ 303, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_return", a_aio_return, r_aio_return, NULL },
 	{ 304, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "aio_suspend", a_aio_suspend, NULL, NULL },
 	{ 305, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 0, "aio_cancel", a_aio_cancel, NULL, NULL },

@@ -3,6 +3,7 @@
  * the role its call table row gives it (see role.h, calls.tab).
  */
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -402,6 +403,14 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 
 	key(t, d, r->h, a->h);
 	a->all = r->op == TG_IO_SYNC && r->h == TG_ARG_NONE;
+	if (r->op == TG_IO_SYNC && strcmp(d->name, "aio_fsync") == 0) {
+		/* a commit when the request is done (aio_error, aio_return) */
+		int i;
+		for (i = 0; i < d->nargs; i++)
+			if (d->args[i].kind == TG_K_BUF && strcmp(d->args[i].name, "cb") == 0)
+				req_key(t, d, i, a->h2);
+		a->aio = a->h2[0] != 0;
+	}
 	switch (r->op) {
 	case TG_IO_FDOPEN:
 	case TG_IO_DUP:
@@ -471,6 +480,11 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 			return -1;
 		break;
 	case TG_IO_AIODONE:
+		/* aio_error: done unless EINPROGRESS */
+		if (strcmp(d->name, "aio_error") == 0 && (a->ret == EINPROGRESS || a->ret < 0)) {
+			a->op = TG_IO_NONE;
+			break;
+		}
 		req_key(t, d, r->a, a->h2);
 		/* aiodone(CB,FD,OFF): the aiocb's descriptor and offset, for
 		 * a library that copies its aiocbs between submission and

@@ -29,7 +29,8 @@ struct tg_ioact {
 				 * it may make the file it names */
 	uint8_t excl;		/* open: O_EXCL, or a stdio mode with 'x':
 				 * it fails if the name is there */
-	uint8_t aio;		/* data: a POSIX AIO submission (TG_LEN_AIO) */
+	uint8_t aio;		/* data: a POSIX AIO submission (TG_LEN_AIO);
+				 * sync: aio_fsync's, its request in h2 */
 	uint8_t eof;		/* data: a read that met the end of the file with
 				 * nothing read, though its call counts as failed
 				 * (fgets's NULL): placed over count bytes too */

@@ -102,3 +102,48 @@ accesses() {
 	[[ $output == *"POSIX layer: recommended consistency: posix"* ]]
 	[[ $output == *"MPI-IO layer: recommended consistency: mpiio"* ]]
 }
+
+# POSIX: aio_error returning anything but EINPROGRESS says the request is
+# done; an aio_fsync commits when its request is done, not when it is
+# submitted.  Rank 0 writes 4096 bytes with aio_write, waits, asks
+# aio_error (0: done), never calls aio_return, a barrier, rank 1 reads:
+# posix (it was a race: the request lasted to the process's end).  Then
+# an aio_fsync whose aio_error still says EINPROGRESS at the barrier does
+# not make it commit; one done before it does.
+@test "aio_error done (not EINPROGRESS) completes a request; aio_fsync commits when it is done" {
+	proc() { printf '#proc\trank=%s\tworld=2\tpid=10%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1700000000000000000\targv="./a"\n' $1 $1; }
+	line() { printf '%s\t0\t%s\t0.%09d\t0.%09d\t0\t%s\n' "$1" "$2" $(($2 * 1000)) $(($2 * 1000 + 500)) "$3"; }
+	for c in noreturn fsync-late fsync-done; do
+		{
+			proc 0
+			line 0 0 $'mpi\tMPI_Init\t0'
+			line 0 1 $'posix\topen\t3\tpath="/w/f"\tflags=O_RDWR|O_CREAT\tmode=0644'
+			line 0 2 $'posix\taio_write\t0\tcb=b1\tfildes=3\toffset=0\tnbytes=4096'
+			line 0 3 $'posix\taio_error\t0\tcb=b1\tfildes=3\toffset=0\tnbytes=4096'
+			case $c in
+			fsync-late)
+				line 0 4 $'posix\taio_fsync\t0\top=0x1000\tcb=b2\tfildes=3\toffset=0\tnbytes=0'
+				line 0 5 $'posix\taio_error\t115\tcb=b2\tfildes=3\toffset=0\tnbytes=0';;
+			fsync-done)
+				line 0 4 $'posix\taio_fsync\t0\top=0x1000\tcb=b2\tfildes=3\toffset=0\tnbytes=0'
+				line 0 5 $'posix\taio_error\t0\tcb=b2\tfildes=3\toffset=0\tnbytes=0';;
+			esac
+			line 0 6 $'mpi\tMPI_Barrier\t0\tcomm=MPI_COMM_WORLD'
+			line 0 7 $'posix\taio_error\t0\tcb=b2\tfildes=3\toffset=0\tnbytes=0'
+			line 0 8 $'mpi\tMPI_Finalize\t0'
+			proc 1
+			line 1 0 $'mpi\tMPI_Init\t0'
+			line 1 6 $'mpi\tMPI_Barrier\t0\tcomm=MPI_COMM_WORLD'
+			line 1 7 $'posix\topen\t3\tpath="/w/f"\tflags=O_RDONLY\tmode=0'
+			line 1 8 $'posix\tread\t4096\tfd=3\tbuf=b1\tcount=4096'
+			line 1 9 $'mpi\tMPI_Finalize\t0'
+		} > $c.txt
+		run -0 --separate-stderr hb-build -o $c.hb $c.txt
+		overlap-find $c.txt > $c.pairs
+		run -0 --separate-stderr conflict-check --hb $c.hb --recommend --fail-on-unsynchronized $c.pairs
+		printf '%s\n' "$output" > $c.out
+	done
+	[ "$(cat noreturn.out)" = posix ]
+	[ "$(cat fsync-late.out)" = posix ]
+	[ "$(cat fsync-done.out)" = commit ]
+}

@@ -1335,6 +1335,7 @@ struct aioreq {
 	uint32_t file;
 	uint64_t off;
 	int append;		/* an O_APPEND write: at the end when placed */
+	int sync;		/* aio_fsync: a commit when done, no bytes */
 };
 
 static void aio_submit(const struct rec *r)
@@ -1354,6 +1355,7 @@ static void aio_submit(const struct rec *r)
 	}
 	cur->aio = xrealloc(cur->aio, (cur->naio + 1) * sizeof(*cur->aio));
 	q = &cur->aio[cur->naio++];
+	memset(q, 0, sizeof(*q));
 	memcpy(q->key, r->k2, sizeof(q->key));
 	q->r = *r;
 	q->r.s = NULL;
@@ -1363,11 +1365,43 @@ static void aio_submit(const struct rec *r)
 	q->off = q->append ? files[d->file].size : (uint64_t)r->pos;
 }
 
-/* Place request @i with @n bytes (at most those asked for) and forget it. */
-static void aio_place(size_t i, int64_t n)
+/* aio_fsync: the file's data committed when the request is done. */
+static void aio_sync_submit(const struct rec *r)
+{
+	struct desc *d;
+	struct aioreq *q;
+
+	if (r->failed || !(d = desc_of(r->k1)))
+		return;
+	cur->aio = xrealloc(cur->aio, (cur->naio + 1) * sizeof(*cur->aio));
+	q = &cur->aio[cur->naio++];
+	memset(q, 0, sizeof(*q));
+	memcpy(q->key, r->k2, sizeof(q->key));
+	q->r = *r;
+	q->r.s = NULL;
+	q->file = d->file;
+	q->sync = 1;
+}
+
+/* Place request @i with @n bytes (at most those asked for) and forget it;
+ * an aio_fsync's commit, at record @at (NULL: the process's end). */
+static void aio_place_at(size_t i, int64_t n, const struct rec *at)
 {
 	struct aioreq *q = &cur->aio[i];
 
+	if (q->sync) {
+		struct rec end;
+		if (!at) {	/* (done by the end: as the process ends) */
+			end = q->r;
+			end.seq = cur->endseq;
+			end.t0 = end.t1 = cur->endt;
+			at = &end;
+		}
+		event(q->file, at, "commit");
+		memmove(q, q + 1, (cur->naio - i - 1) * sizeof(*q));
+		cur->naio--;
+		return;
+	}
 	if (n > q->r.len)
 		n = q->r.len;
 	if (n > 0 && q->append)
@@ -1376,6 +1410,11 @@ static void aio_place(size_t i, int64_t n)
 		add_access(q->file, &q->r, q->off, (uint64_t)n, q->r.write);
 	memmove(q, q + 1, (cur->naio - i - 1) * sizeof(*q));
 	cur->naio--;
+}
+
+static void aio_place(size_t i, int64_t n)
+{
+	aio_place_at(i, n, NULL);
 }
 
 static void aio_done(const struct rec *r)
@@ -1401,9 +1440,15 @@ static void aio_done(const struct rec *r)
 	}
 	if (i == cur->naio)
 		return;
-	print_done(cur->name, cur->aio[i].r.seq, r->seq, r->t1);
-	/* (a read that met the end of the file read all it asked) */
-	aio_place(i, r->failed ? 0 : cur->aio[i].r.write ? r->ret : cur->aio[i].r.len);
+	if (!cur->aio[i].sync)
+		print_done(cur->name, cur->aio[i].r.seq, r->seq, r->t1);
+	/* (a read that met the end of the file read all it asked; aio_error
+	 * says only that it is done: all of it, or none on an error) */
+	if (fname(r->func) && strcmp(fname(r->func), "aio_error") == 0)
+		aio_place_at(i, r->ret == 0 ? cur->aio[i].r.len : 0, r);
+	else
+		aio_place_at(i, r->failed ? 0 : cur->aio[i].r.write ? r->ret : cur->aio[i].r.len,
+			     r);
 }
 
 /*
@@ -1752,6 +1797,10 @@ static void run_sync_trunc(const struct rec *r)
 	}
 	if (r->op == TG_IO_SYNC && !r->mpi && r->k1[0] == 's')
 		stdio_flush(r->k1, r);
+	if (r->op == TG_IO_SYNC && r->aio) {
+		aio_sync_submit(r);	/* aio_fsync: when it is done */
+		return;
+	}
 	if (r->op == TG_IO_TRUNCATE && !r->k1[0]) {
 		if (r->s) {
 			f = file_of(r->s, cur->name, r->seq, r->t0);	/* may move files */
