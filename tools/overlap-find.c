@@ -870,7 +870,9 @@ static int mpi_lib_file(const char *s)
 }
 
 /*
- * An open that found no file (ENOENT), and the first open of another
+ * An open that found no file (ENOENT), or a stat by path that found
+ * none (a program that asks whether the file is there yet), and the first
+ * open of another
  * process that made the file then: unless one happens before the other,
  * whether the open found the file depends on which ran first (rank 1
  * reading the file rank 0 is about to write, nothing between: in one run
@@ -904,7 +906,8 @@ static void missing_pair(const struct rec *r)
 		return;
 	/* (only then the rest of the process: most such opens have no maker) */
 	for (x = r + 1; x < recs + nrecs; x++)
-		if (x->op == TG_IO_OPEN && !x->failed && x->s && streq(x->s, r->s))
+		if ((x->op == TG_IO_OPEN || (x->op == TG_IO_SIZE && !x->k1[0])) && !x->failed &&
+		    x->s && streq(x->s, r->s))
 			return;
 	f = file_of(r->s, cur->name, r->seq, r->t0);
 	announce(f);
@@ -1765,6 +1768,9 @@ static void run_size(const struct rec *r)
 	struct access *a;
 	uint32_t f;
 
+	/* a stat that found no file: as an open that found none */
+	if (r->failed && r->enoent && r->s && !r->k1[0] && r->depth == 0)
+		missing_pair(r);
 	if (r->failed || r->pos <= 0)
 		return;
 	if (!programs_own(r))
@@ -2372,7 +2378,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->trunc = a->trunc;
 		r->creat = a->creat;
 		r->excl = a->excl;
-		if (a->op == TG_IO_OPEN && a->failed) {
+		if ((a->op == TG_IO_OPEN || a->op == TG_IO_SIZE) && a->failed) {
 			const char *e = tg_tline_arg(t, TG_COL_ARGS, "errno");
 			r->enoent = e && streq(e, "ENOENT");
 		}

@@ -35,6 +35,8 @@
  *               open, and rank 0 makes "f" when it has it
  *   missing-mpiio the same race through MPI-IO: rank 1's
  *               MPI_File_open(MPI_COMM_SELF, "f", read only) fails
+ *   missing-stat the same race, rank 1 asking with stat(2) whether "f"
+ *               is there (Fortran's INQUIRE, a program waiting for input)
  *   unlink-link  (run where "ln" is a symbolic link to the directory
  *               "real") rank 0 makes ln/f, writes it, removes it by that
  *               name and keeps it open; barrier; rank 1 makes real/f anew
@@ -181,6 +183,10 @@ int main(int argc, char **argv)
 			fd = open("f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
 			bad |= wr(fd);
 			close(fd);
+		} else if (rank == 1 && !strcmp(c, "missing-stat")) {
+			struct stat st;
+			if (stat("f", &st) == 0)	/* late: it found the file */
+				bad |= st.st_size < 0;
 		} else if (rank == 1 && !strcmp(c, "missing-mpiio")) {
 			MPI_File fh;
 			if (MPI_File_open(MPI_COMM_SELF, "f", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) ==
