@@ -470,11 +470,17 @@ static const struct tg_argdesc a_access[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "amode", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_access[] = {
+	{ TG_IO_LOOK, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_faccessat[] = {
 	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "amode", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_faccessat[] = {
+	{ TG_IO_LOOK, TG_OFF_NONE, TG_LEN_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_unlink[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -7588,8 +7594,8 @@ static const struct tg_calldesc calls[] = {
 	{ 66, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "fstatat", a_fstatat, r_fstatat, NULL },
 	{ 67, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "fstatat64", a_fstatat64, r_fstatat64, NULL },
 	{ 68, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "statx", a_statx, r_statx, NULL },
-	{ 77, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "access", a_access, NULL, NULL },
-	{ 78, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "faccessat", a_faccessat, NULL, NULL },
+	{ 77, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "access", a_access, r_access, NULL },
+	{ 78, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "faccessat", a_faccessat, r_faccessat, NULL },
 	{ 79, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "unlink", a_unlink, NULL, NULL },
 	{ 80, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "unlinkat", a_unlinkat, NULL, NULL },
 	{ 81, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "rename", a_rename, NULL, NULL },

@@ -126,6 +126,7 @@ enum tg_io {
 			 * any, is SEEK_END */
 	TG_IO_BUFFER,	/* stream h's buffering: a, setvbuf's mode
 			 * (_IOFBF 0, _IOLBF 1, _IONBF 2), in pos */
+	TG_IO_LOOK,	/* path h looked up (access): there or not */
 	TG_IO_COUNT
 };
 

@@ -471,6 +471,11 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 			a->op = TG_IO_NONE;	/* seek(h,at) without it */
 		}
 		break;
+	case TG_IO_LOOK:
+		a->h[0] = 0;
+		if (r->h >= 0)
+			a->path = path(t, d, r->h, cwd, &bad);
+		break;
 	case TG_IO_TRUNCATE:
 		if (r->h >= 0 && d->args[r->h].kind == TG_K_PATH) {
 			a->h[0] = 0;

@@ -421,8 +421,8 @@ hbcheck() {
 # An open that finds no file (ENOENT) while another rank is about to make
 # it, nothing between them: whether it finds it is a matter of timing.
 # Such a run was session (a failed open is no access, so no pair).
-@test "verify-io: an open (or a stat) that found no file, not ordered with another rank's making of it, is a race; ordered, session" {
-	judge_cases missing-race missing-ordered missing-mpiio missing-stat
+@test "verify-io: an open (or a stat, an access) that found no file, not ordered with another rank's making of it, is a race; ordered, session" {
+	judge_cases missing-race missing-ordered missing-mpiio missing-stat missing-access
 	[ "$(head -n 1 missing-race.out)" = 1 ]
 	grep -q "no model makes this run correct" missing-race.out
 	# the open ROMIO made inside the program's MPI_File_open counts too
@@ -433,6 +433,8 @@ hbcheck() {
 	# a stat that found no file is such a look too (until 2026-12-03: session)
 	[ "$(head -n 1 missing-stat.out)" = 1 ]
 	grep -q "no model makes this run correct" missing-stat.out
+	[ "$(head -n 1 missing-access.out)" = 1 ]
+	grep -q "no model makes this run correct" missing-access.out
 }
 
 # The tracer records an open by the kernel's name of the file it made, an

@@ -870,8 +870,8 @@ static int mpi_lib_file(const char *s)
 }
 
 /*
- * An open that found no file (ENOENT), or a stat by path that found
- * none (a program that asks whether the file is there yet), and the first
+ * An open that found no file (ENOENT), or a stat or access by path that
+ * found none (a program that asks whether the file is there yet), and the first
  * open of another
  * process that made the file then: unless one happens before the other,
  * whether the open found the file depends on which ran first (rank 1
@@ -906,7 +906,8 @@ static void missing_pair(const struct rec *r)
 		return;
 	/* (only then the rest of the process: most such opens have no maker) */
 	for (x = r + 1; x < recs + nrecs; x++)
-		if ((x->op == TG_IO_OPEN || (x->op == TG_IO_SIZE && !x->k1[0])) && !x->failed &&
+		if ((x->op == TG_IO_OPEN || x->op == TG_IO_LOOK || (x->op == TG_IO_SIZE && !x->k1[0])) &&
+		    !x->failed &&
 		    x->s && streq(x->s, r->s))
 			return;
 	f = file_of(r->s, cur->name, r->seq, r->t0);
@@ -2105,6 +2106,10 @@ static void run_rec(struct rec *r)
 	case TG_IO_SIZE:
 		run_size(r);
 		return;
+	case TG_IO_LOOK:	/* access(): one that found nothing */
+		if (r->failed && r->enoent && r->s && r->depth == 0)
+			missing_pair(r);
+		return;
 	case OP_TYPE:
 		if (tg_types_define(cur->types, r->s) < 0)
 			die_input("corrupt #type line");
@@ -2378,7 +2383,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->trunc = a->trunc;
 		r->creat = a->creat;
 		r->excl = a->excl;
-		if ((a->op == TG_IO_OPEN || a->op == TG_IO_SIZE) && a->failed) {
+		if ((a->op == TG_IO_OPEN || a->op == TG_IO_SIZE || a->op == TG_IO_LOOK) && a->failed) {
 			const char *e = tg_tline_arg(t, TG_COL_ARGS, "errno");
 			r->enoent = e && streq(e, "ENOENT");
 		}

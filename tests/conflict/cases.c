@@ -36,7 +36,8 @@
  *   missing-mpiio the same race through MPI-IO: rank 1's
  *               MPI_File_open(MPI_COMM_SELF, "f", read only) fails
  *   missing-stat the same race, rank 1 asking with stat(2) whether "f"
- *               is there (Fortran's INQUIRE, a program waiting for input)
+ *               is there (a program waiting for its input)
+ *   missing-access the same with access(2) (gfortran's INQUIRE(EXIST=))
  *   unlink-link  (run where "ln" is a symbolic link to the directory
  *               "real") rank 0 makes ln/f, writes it, removes it by that
  *               name and keeps it open; barrier; rank 1 makes real/f anew
@@ -187,6 +188,8 @@ int main(int argc, char **argv)
 			struct stat st;
 			if (stat("f", &st) == 0)	/* late: it found the file */
 				bad |= st.st_size < 0;
+		} else if (rank == 1 && !strcmp(c, "missing-access")) {
+			bad |= access("f", F_OK) == 0 && access("f", R_OK) != 0;
 		} else if (rank == 1 && !strcmp(c, "missing-mpiio")) {
 			MPI_File fh;
 			if (MPI_File_open(MPI_COMM_SELF, "f", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) ==
