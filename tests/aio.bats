@@ -147,3 +147,36 @@ accesses() {
 	[ "$(cat fsync-late.out)" = posix ]
 	[ "$(cat fsync-done.out)" = commit ]
 }
+
+# lio_listio(LIO_WAIT) returns when every request of its list is done:
+# without aio_return, a read after the barrier is ordered (posix; it was
+# a race, the requests lasting to the process's end).  LIO_NOWAIT (1):
+# still a race.
+@test "lio_listio(LIO_WAIT): its requests are done when it returns" {
+	proc() { printf '#proc\trank=%s\tworld=2\tpid=10%s\tppid=1\thost="h"\tcwd="/w"\tclock_base=1700000000000000000\targv="./a"\n' $1 $1; }
+	line() { printf '%s\t0\t%s\t0.%09d\t0.%09d\t%s\t%s\n' "$1" "$2" $(($2 * 1000)) $(($2 * 1000 + 500)) "$3" "$4"; }
+	for mode in 0 1; do
+		{
+			proc 0
+			line 0 0 0 $'mpi\tMPI_Init\t0'
+			line 0 1 0 $'posix\topen\t3\tpath="/w/f"\tflags=O_RDWR|O_CREAT\tmode=0644'
+			line 0 3 1 $'posix\taio_write\t0\tcb=b1\tfildes=3\toffset=0\tnbytes=100\tparent=2'
+			line 0 4 1 $'posix\taio_write\t0\tcb=b2\tfildes=3\toffset=100\tnbytes=100\tparent=2'
+			line 0 2 0 "posix"$'\t'"lio_listio"$'\t0\t'"mode=$mode"$'\tnent=2'
+			line 0 6 0 $'mpi\tMPI_Barrier\t0\tcomm=MPI_COMM_WORLD'
+			line 0 8 0 $'mpi\tMPI_Finalize\t0'
+			proc 1
+			line 1 0 0 $'mpi\tMPI_Init\t0'
+			line 1 6 0 $'mpi\tMPI_Barrier\t0\tcomm=MPI_COMM_WORLD'
+			line 1 7 0 $'posix\topen\t3\tpath="/w/f"\tflags=O_RDONLY\tmode=0'
+			line 1 8 0 $'posix\tread\t200\tfd=3\tbuf=b1\tcount=200'
+			line 1 9 0 $'mpi\tMPI_Finalize\t0'
+		} > lio$mode.txt
+		run -0 --separate-stderr hb-build -o lio$mode.hb lio$mode.txt
+		overlap-find lio$mode.txt > lio$mode.pairs
+		run --separate-stderr conflict-check --hb lio$mode.hb --recommend --fail-on-unsynchronized lio$mode.pairs
+		printf '%s\n' "$status" "$output" > lio$mode.out
+	done
+	[ "$(cat lio0.out)" = $'0\nposix' ]
+	[ "$(cat lio1.out)" = $'1\nposix' ]
+}

@@ -436,6 +436,10 @@ struct proc {
 	uint64_t *mpitop;	/* seqs of its MPI-IO calls made by the program
 				 * itself (depth 0), sorted before the run */
 	size_t nmpitop, capmpitop;
+	uint64_t *liowait;	/* seqs of its lio_listio(LIO_WAIT) calls, sorted
+				 * before the run: their requests are done
+				 * when they return */
+	size_t nliowait, capliowait;
 };
 
 static struct proc *procs;
@@ -1342,6 +1346,9 @@ struct aioreq {
 	int sync;		/* aio_fsync: a commit when done, no bytes */
 };
 
+static void aio_place(size_t i, int64_t n);
+static int cmp_u64(const void *a, const void *b);
+
 static void aio_submit(const struct rec *r)
 {
 	struct desc *d;
@@ -1367,6 +1374,11 @@ static void aio_submit(const struct rec *r)
 	/* O_APPEND: the end of the file, whatever aio_offset says */
 	q->append = r->write && d->append;
 	q->off = q->append ? files[d->file].size : (uint64_t)r->pos;
+	/* a request of lio_listio(LIO_WAIT): done within the call, whole */
+	if (r->parent >= 0 && cur->nliowait &&
+	    bsearch(&(uint64_t){ (uint64_t)r->parent }, cur->liowait, cur->nliowait,
+		    sizeof(*cur->liowait), cmp_u64))
+		aio_place(cur->naio - 1, r->len);
 }
 
 /* aio_fsync: the file's data committed when the request is done. */
@@ -2215,6 +2227,7 @@ static void finish_proc(void)
 	if (i < nrecs)	/* threads, or calls nested in others: not in start order */
 		qsort(recs, nrecs, sizeof(*recs), cmp_rec);
 	qsort(cur->mpitop, cur->nmpitop, sizeof(*cur->mpitop), cmp_u64);
+	qsort(cur->liowait, cur->nliowait, sizeof(*cur->liowait), cmp_u64);
 	if (defer) {
 		for (i = 0; i < nrecs; i++) {
 			if (ndeferred == capdeferred) {
@@ -2537,6 +2550,19 @@ static void call_line(struct tg_tline *t)
 		orphans_adopt(seq, d->layer == TG_LAYER_MPIIO);
 	if (tg_tint(t->f[TG_COL_DEPTH], &depth) < 0 || depth < 0)
 		die_input("bad depth");
+	if (d && strcmp(d->name, "lio_listio") == 0) {
+		/* LIO_WAIT (0): every request of the list done at the return */
+		const char *mode = tg_tline_arg(t, TG_COL_ARGS, "mode");
+		int64_t mv;
+		if (mode && tg_tint(mode, &mv) == 0 && mv == 0) {
+			if (cur->nliowait == cur->capliowait) {
+				cur->capliowait = cur->capliowait ? 2 * cur->capliowait : 16;
+				cur->liowait = xrealloc(cur->liowait,
+							cur->capliowait * sizeof(*cur->liowait));
+			}
+			cur->liowait[cur->nliowait++] = (uint64_t)seq;
+		}
+	}
 	if (d && d->layer == TG_LAYER_MPIIO && depth == 0) {
 		if (cur->nmpitop == cur->capmpitop) {
 			cur->capmpitop = cur->capmpitop ? 2 * cur->capmpitop : 64;
@@ -2571,8 +2597,9 @@ static void call_line(struct tg_tline *t)
 		struct rec *r = &recs[first_size];
 		r->depth = (uint8_t)(depth < 255 ? depth : 255);
 		/* (a look at the size, an open: the program's when inside its
-		 * own MPI-IO call, mpi_top) */
-		if ((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN) && r->depth == 1 && r->parent < 0) {
+		 * own MPI-IO call, mpi_top; an AIO request: lio_listio's) */
+		if ((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN || r->op == TG_IO_LOOK || r->aio) &&
+		    r->depth == 1 && r->parent < 0) {
 			const char *v = tg_tline_arg(t, TG_COL_ARGS, "parent");
 			if (v && tg_tint(v, &r->parent) < 0)
 				die_input("bad parent");
