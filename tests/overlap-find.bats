@@ -807,6 +807,34 @@ same_verdicts() {
 	! grep -q '^#unplaced' of.out
 }
 
+# A rename onto a name that was there before (rank 1 made the target, rank
+# 0 renames a new file onto it): rank 1's later open may have found either
+# file, so the rename does not order it (no #after; it did, and a race was
+# session).  Without the old file the open must have come after.
+@test "a rename onto a name another process had made: no #after for an open of it; onto a new name, #after" {
+	for old in yes no; do
+		{
+			printf '#proc\trank=0\tpid=7\tcwd="/d"\n'
+			printf '0\t0\t0\t0.3\t0.31\t0\tposix\topen\t3\tpath="/d/t.tmp"\tflags=O_WRONLY|O_CREAT\tmode=0644\n'
+			printf '0\t0\t1\t0.4\t0.41\t0\tposix\twrite\t8\tfd=3\tbuf=b1\tcount=8\n'
+			printf '0\t0\t2\t0.5\t0.51\t0\tposix\tclose\t0\tfd=3\n'
+			printf '0\t0\t3\t0.6\t0.61\t0\tposix\trename\t0\toldpath="/d/t.tmp"\tnewpath="/d/t"\n'
+			printf '#proc\trank=1\tpid=8\tcwd="/d"\n'
+			if [ $old = yes ]; then
+				printf '1\t0\t0\t0.1\t0.11\t0\tposix\topen\t3\tpath="/d/t"\tflags=O_WRONLY|O_CREAT\tmode=0644\n'
+				printf '1\t0\t1\t0.2\t0.21\t0\tposix\tclose\t0\tfd=3\n'
+			fi
+			printf '1\t0\t2\t0.7\t0.71\t0\tposix\topen\t3\tpath="/d/t"\tflags=O_RDONLY\tmode=0\n'
+			printf '1\t0\t3\t0.8\t0.81\t0\tposix\tread\t8\tfd=3\tbuf=b1\tcount=8\n'
+		} > text$old
+		run -0 overlap-find text$old
+		printf '%s\n' "$output" > out$old
+	done
+	! grep -q '^#after' outyes
+	grep -q '^#after' outno
+	grep -q '^pair' outyes
+}
+
 @test "a directory renamed takes its files along: a path under the new name names the file the old one did (one pair, #after for an open that found it), one under the old name made afresh is another file" {
 	printf '#proc\trank=0\tpid=7\tcwd="/d"\n' > text
 	printf '0\t0\t0\t0.1\t0.11\t0\tposix\topen\t3\tpath="/d/ckpt.tmp/data"\tflags=O_WRONLY|O_CREAT\tmode=0644\n' >> text

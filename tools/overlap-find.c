@@ -785,12 +785,33 @@ static void mpi_data(struct mfile *m, const struct rec *r, uint64_t pos, uint64_
 
 /*
  * An open that could not make the file found it under its name: when
- * another process renamed the file there last, the open came after that
- * rename (the name was not there before it), and so did all that process
+ * another process renamed the file there last, and no file had that name
+ * before (none made, or the one made removed), the open came after that
+ * rename, and so did all that process
  * did before it: the writes of a file made aside and renamed into place,
  * as Python publishes its bytecode caches and many programs their
  * checkpoints.  An "#after" line says so (conflict-check(1) orders by it).
  */
+/* Was there a file by the name @last renamed one onto: one a process
+ * made before the rename and none removed since? */
+static int name_was_there(const char *path, const struct removal *last)
+{
+	int64_t made = INT64_MIN;
+	size_t lo;
+
+	for (lo = first_of_path(creations, ncreations, sizeof(*creations), path);
+	     lo < ncreations && streq(creations[lo].path, path); lo++)
+		if (creations[lo].t1 <= last->t && creations[lo].t1 > made)
+			made = creations[lo].t1;
+	if (made == INT64_MIN)
+		return 0;
+	for (lo = first_of_path(removals, nremovals, sizeof(*removals), path);
+	     lo < nremovals && streq(removals[lo].path, path); lo++)
+		if (&removals[lo] != last && removals[lo].t >= made && removals[lo].t < last->t)
+			return 0;
+	return 1;
+}
+
 static void after_rename(uint32_t f, const struct rec *r)
 {
 	const struct removal *last;
@@ -800,6 +821,10 @@ static void after_rename(uint32_t f, const struct rec *r)
 		return;
 	removals_above(r->s, cur->name, r->seq, r->t0, &last, &plen);
 	if (!last || !last->from || streq(last->rank, cur->name))
+		return;
+	/* a name that was there before: the open may have found the old
+	 * file, and then came before the rename; nothing orders them */
+	if (plen == strlen(r->s) && name_was_there(r->s, last))
 		return;
 	announce(f);
 	printf("#after\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%" PRIu64
