@@ -719,3 +719,41 @@ close: 0" ]
 	[ "$(stat -c '%s %a' pfs/t)" = "0 640" ]
 	[ -z "$(ls bb)" ]
 }
+
+# An fsync that returned 0, then the writer killed (MPI_File_sync or
+# H5Fflush, then MPI_Abort): the sync design had attached the bytes, the
+# server stages them out; the lock design's fsync did nothing, and the
+# server removed the burst buffer they were in.  It copies them to the
+# backing file now, the locks kept.
+@test "an fsync that returned 0 survives the writer's death, in the lock design too" {
+	cat > fk.c <<-'C'
+	#include <fcntl.h>
+	#include <signal.h>
+	#include <stdio.h>
+	#include <string.h>
+	#include <unistd.h>
+	int main(int argc, char **argv)
+	{
+		static char b[1 << 20];
+		int fd = open(argv[1], O_CREAT | O_TRUNC | O_WRONLY, 0644);
+		memset(b, 'A', sizeof(b));
+		if (fd < 0 || write(fd, b, sizeof(b)) != (ssize_t)sizeof(b))
+			return 1;
+		printf("fsync=%d\n", fsync(fd));
+		fflush(stdout);
+		raise(SIGKILL);
+		return 0;
+	}
+	C
+	gcc -O1 -o fk fk.c
+	head -c 1048576 /dev/zero | tr '\0' A > want
+	start
+	for design in sync lock; do
+		run env LD_PRELOAD="$PRELOAD" TFS_CONSISTENCY=posix TFS_DESIGN=$design ./fk /tfs-test/f.$design
+		[ "$status" = 137 ]
+		[ "$output" = fsync=0 ]
+	done
+	run -0 tfs-server --stop srv
+	cmp want pfs/f.sync
+	cmp want pfs/f.lock
+}

@@ -1158,6 +1158,15 @@ int tfs_release_lock_file(tfs_file_t *file)
 	return release(tfsi_fid(file), 0, UINT64_MAX);
 }
 
+int tfs_flush_lock_file(tfs_file_t *file)
+{
+	if (!tfsi_live(file)) {
+		errno = EBADF;
+		return -1;
+	}
+	return tfsi_flush_range(tfsi_fid(file), 0, UINT64_MAX);
+}
+
 int tfs_release_lock_client(void)
 {
 	return release(0, 0, UINT64_MAX);

@@ -1813,11 +1813,22 @@ EXPORT off_t lseek64(int fd, off_t off, int whence)
 	return lseek(fd, off, whence);
 }
 
+/*
+ * fsync: what the process wrote is the server's (attached) under commit
+ * and deferred posix; in the lock design its bytes are copied to the
+ * backing file and made durable there, as a revocation does, so that an
+ * fsync that returned 0 survives the process's death (tfs(3),
+ * DURABILITY; they were removed with its burst buffer).
+ */
 static int o_sync(struct ofd *o)
 {
 	int rc = 0;
 
-	if ((model == M_COMMIT || (model == M_POSIX && defer)) && !lockdesign) {
+	if (lockdesign) {
+		in_tfs++;
+		rc = tfs_flush_lock_file(H(o));
+		in_tfs--;
+	} else if (model == M_COMMIT || (model == M_POSIX && defer)) {
 		in_tfs++;
 		rc = tfs_attach_file(H(o));
 		in_tfs--;
@@ -1842,7 +1853,7 @@ EXPORT int fsync(int fd)
  * the buffer to the descriptor, which under commit made nothing visible,
  * and the reader read stale bytes (Silo's PDB driver: DBFlush, then the
  * baton).  fflush(NULL) commits every file this process has open on the
- * mount.  Nothing more under session, or in the lock design.
+ * mount.  Nothing more under session; in the lock design, as fsync.
  */
 static int flush_commit(FILE *f)
 {

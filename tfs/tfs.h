@@ -159,6 +159,10 @@ int tfs_release_lock(tfs_file_t *file, size_t offset, size_t size);
 
 /* tfs_release_lock of all of @file.  Returns 0 or -1. */
 int tfs_release_lock_file(tfs_file_t *file);
+/* The bytes this process wrote to @file under the locks it holds, copied
+ * to the backing file and made durable there, the locks kept (fsync in
+ * the lock design): 0, or -1 with errno. */
+int tfs_flush_lock_file(tfs_file_t *file);
 
 /* tfs_release_lock of every file.  Returns 0 or -1. */
 int tfs_release_lock_client(void);
