@@ -1999,9 +1999,6 @@ static int path_stat(const char *rel, struct stat *st)
 
 	RESOLVE(stat);
 	if (rel[0]) {
-		/* (a server that cannot be used says so once, as an open's
-		 * does: ROMIO statfs'es the mount before it opens) */
-		client_start();
 		in_tfs++;
 		rc = tfs_stat_path(rel, st);
 		e = errno;
