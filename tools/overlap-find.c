@@ -1374,6 +1374,21 @@ struct aioreq {
 static void aio_place(size_t i, int64_t n);
 static int cmp_u64(const void *a, const void *b);
 
+/* A new request of submission @r on file @f, the rest zero. */
+static struct aioreq *aio_push(const struct rec *r, uint32_t f)
+{
+	struct aioreq *q;
+
+	cur->aio = xrealloc(cur->aio, (cur->naio + 1) * sizeof(*cur->aio));
+	q = &cur->aio[cur->naio++];
+	memset(q, 0, sizeof(*q));
+	memcpy(q->key, r->k2, sizeof(q->key));
+	q->r = *r;
+	q->r.s = NULL;
+	q->file = f;
+	return q;
+}
+
 static void aio_submit(const struct rec *r)
 {
 	struct desc *d;
@@ -1389,13 +1404,7 @@ static void aio_submit(const struct rec *r)
 		cur->unplaced++;
 		return;
 	}
-	cur->aio = xrealloc(cur->aio, (cur->naio + 1) * sizeof(*cur->aio));
-	q = &cur->aio[cur->naio++];
-	memset(q, 0, sizeof(*q));
-	memcpy(q->key, r->k2, sizeof(q->key));
-	q->r = *r;
-	q->r.s = NULL;
-	q->file = d->file;
+	q = aio_push(r, d->file);
 	/* O_APPEND: the end of the file, whatever aio_offset says */
 	q->append = r->write && d->append;
 	q->off = q->append ? files[d->file].size : (uint64_t)r->pos;
@@ -1414,13 +1423,7 @@ static void aio_sync_submit(const struct rec *r)
 
 	if (r->failed || !(d = desc_of(r->k1)))
 		return;
-	cur->aio = xrealloc(cur->aio, (cur->naio + 1) * sizeof(*cur->aio));
-	q = &cur->aio[cur->naio++];
-	memset(q, 0, sizeof(*q));
-	memcpy(q->key, r->k2, sizeof(q->key));
-	q->r = *r;
-	q->r.s = NULL;
-	q->file = d->file;
+	q = aio_push(r, d->file);
 	q->sync = 1;
 }
 
