@@ -1768,6 +1768,7 @@ static const struct tg_argdesc a_MPI_Comm_group[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Comm_group = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_idup[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "newcomm", TG_K_MPIH, TG_OUT, TG_H_COMM, 0, 0 },
@@ -1795,6 +1796,7 @@ static const struct tg_argdesc a_MPI_Comm_remote_group[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Comm_remote_group = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Comm_remote_size[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "size", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
@@ -2266,12 +2268,14 @@ static const struct tg_argdesc a_MPI_Group_difference[] = {
 	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
 	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Group_difference = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Group_excl[] = {
 	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
 	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "ranks", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
 	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Group_excl = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Group_free[] = {
 	{ "group", TG_K_MPIH, TG_INOUT, TG_H_GROUP, 0, 0 },
 };
@@ -2287,21 +2291,25 @@ static const struct tg_argdesc a_MPI_Group_incl[] = {
 	{ "ranks", TG_K_INTARR, TG_IN, TG_H_NONE, 0, 0 },
 	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Group_incl = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Group_intersection[] = {
 	{ "group1", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
 	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
 	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Group_intersection = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Group_range_excl[] = {
 	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
 	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Group_range_excl = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Group_range_incl[] = {
 	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
 	{ "n", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Group_range_incl = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Group_rank[] = {
 	{ "group", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
 	{ "rank", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
@@ -2322,6 +2330,7 @@ static const struct tg_argdesc a_MPI_Group_union[] = {
 	{ "group2", TG_K_MPIH, TG_IN, TG_H_GROUP, 0, 0 },
 	{ "newgroup", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Group_union = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Iallgather[] = {
 	{ "sendbuf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "sendcount", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -4763,6 +4772,7 @@ static const struct tg_argdesc a_MPI_Win_get_group[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 	{ "group", TG_K_MPIH, TG_OUT, TG_H_GROUP, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_get_group = { TG_MK_GROUP, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_get_info[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 	{ "info_used", TG_K_MPIH, TG_OUT, TG_H_INFO, 0, 0 },
@@ -4789,6 +4799,7 @@ static const struct tg_argdesc a_MPI_Win_post[] = {
 	{ "assert", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_post = { TG_MK_WPOST, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_set_attr[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 	{ "win_keyval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -4833,6 +4844,7 @@ static const struct tg_argdesc a_MPI_Win_test[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 	{ "flag", TG_K_INT, TG_OUT, TG_H_NONE, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_test = { TG_MK_WWAIT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_unlock[] = {
 	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
@@ -4845,6 +4857,7 @@ static const struct tg_hbrole h_MPI_Win_unlock_all = { TG_MK_WEPOCH, TG_ORD_NONE
 static const struct tg_argdesc a_MPI_Win_wait[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_wait = { TG_MK_WWAIT, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_File_close[] = {
 	{ "fh", TG_K_MPIH, TG_INOUT, TG_H_FILE, 0, 0 },
 };
@@ -7794,12 +7807,12 @@ static const struct tg_calldesc calls[] = {
 	{ 1076, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_get_info", a_MPI_Comm_get_info, NULL, NULL },
 	{ 1077, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Comm_get_name", a_MPI_Comm_get_name, NULL, NULL },
 	{ 1078, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Comm_get_parent", a_MPI_Comm_get_parent, NULL, NULL },
-	{ 1079, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_group", a_MPI_Comm_group, NULL, NULL },
+	{ 1079, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_group", a_MPI_Comm_group, NULL, &h_MPI_Comm_group },
 	{ 1080, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Comm_idup", a_MPI_Comm_idup, NULL, &h_MPI_Comm_idup },
 	{ 1081, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Comm_idup_with_info", a_MPI_Comm_idup_with_info, NULL, &h_MPI_Comm_idup_with_info },
 	{ 1082, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_join", a_MPI_Comm_join, NULL, NULL },
 	{ 1083, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_rank", a_MPI_Comm_rank, NULL, NULL },
-	{ 1084, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_remote_group", a_MPI_Comm_remote_group, NULL, NULL },
+	{ 1084, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_remote_group", a_MPI_Comm_remote_group, NULL, &h_MPI_Comm_remote_group },
 	{ 1085, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_remote_size", a_MPI_Comm_remote_size, NULL, NULL },
 	{ 1086, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Comm_set_attr", a_MPI_Comm_set_attr, NULL, NULL },
 	{ 1087, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Comm_set_errhandler", a_MPI_Comm_set_errhandler, NULL, NULL },
@@ -7866,18 +7879,18 @@ static const struct tg_calldesc calls[] = {
 	{ 1148, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Grequest_complete", a_MPI_Grequest_complete, NULL, NULL },
 	{ 1149, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Grequest_start", a_MPI_Grequest_start, NULL, &h_MPI_Grequest_start },
 	{ 1150, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_compare", a_MPI_Group_compare, NULL, NULL },
-	{ 1151, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_difference", a_MPI_Group_difference, NULL, NULL },
-	{ 1152, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Group_excl", a_MPI_Group_excl, NULL, NULL },
+	{ 1151, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_difference", a_MPI_Group_difference, NULL, &h_MPI_Group_difference },
+	{ 1152, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Group_excl", a_MPI_Group_excl, NULL, &h_MPI_Group_excl },
 	{ 1153, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Group_free", a_MPI_Group_free, NULL, NULL },
 	{ 1154, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Group_from_session_pset", a_MPI_Group_from_session_pset, NULL, NULL },
-	{ 1155, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Group_incl", a_MPI_Group_incl, NULL, NULL },
-	{ 1156, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_intersection", a_MPI_Group_intersection, NULL, NULL },
-	{ 1157, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_range_excl", a_MPI_Group_range_excl, NULL, NULL },
-	{ 1158, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_range_incl", a_MPI_Group_range_incl, NULL, NULL },
+	{ 1155, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Group_incl", a_MPI_Group_incl, NULL, &h_MPI_Group_incl },
+	{ 1156, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_intersection", a_MPI_Group_intersection, NULL, &h_MPI_Group_intersection },
+	{ 1157, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_range_excl", a_MPI_Group_range_excl, NULL, &h_MPI_Group_range_excl },
+	{ 1158, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_range_incl", a_MPI_Group_range_incl, NULL, &h_MPI_Group_range_incl },
 	{ 1159, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Group_rank", a_MPI_Group_rank, NULL, NULL },
 	{ 1160, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Group_size", a_MPI_Group_size, NULL, NULL },
 	{ 1161, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Group_translate_ranks", a_MPI_Group_translate_ranks, NULL, NULL },
-	{ 1162, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_union", a_MPI_Group_union, NULL, NULL },
+	{ 1162, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Group_union", a_MPI_Group_union, NULL, &h_MPI_Group_union },
 	{ 1163, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Iallgather", a_MPI_Iallgather, NULL, &h_MPI_Iallgather },
 	{ 1164, TG_LAYER_MPI, TG_K_INT, 8, TG_H_NONE, 0, "MPI_Iallgather_c", a_MPI_Iallgather_c, NULL, &h_MPI_Iallgather_c },
 	{ 1165, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Iallgatherv", a_MPI_Iallgatherv, NULL, &h_MPI_Iallgatherv },
@@ -8172,12 +8185,12 @@ static const struct tg_calldesc calls[] = {
 	{ 1454, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_free_keyval", a_MPI_Win_free_keyval, NULL, NULL },
 	{ 1455, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Win_get_attr", a_MPI_Win_get_attr, NULL, NULL },
 	{ 1456, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_get_errhandler", a_MPI_Win_get_errhandler, NULL, NULL },
-	{ 1457, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_get_group", a_MPI_Win_get_group, NULL, NULL },
+	{ 1457, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_get_group", a_MPI_Win_get_group, NULL, &h_MPI_Win_get_group },
 	{ 1458, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_get_info", a_MPI_Win_get_info, NULL, NULL },
 	{ 1459, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_get_name", a_MPI_Win_get_name, NULL, NULL },
 	{ 1460, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Win_lock", a_MPI_Win_lock, NULL, &h_MPI_Win_lock },
 	{ 1461, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_lock_all", a_MPI_Win_lock_all, NULL, &h_MPI_Win_lock_all },
-	{ 1462, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_post", a_MPI_Win_post, NULL, NULL },
+	{ 1462, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_post", a_MPI_Win_post, NULL, &h_MPI_Win_post },
 	{ 1463, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_set_attr", a_MPI_Win_set_attr, NULL, NULL },
 	{ 1464, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_set_errhandler", a_MPI_Win_set_errhandler, NULL, NULL },
 	{ 1465, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_set_info", a_MPI_Win_set_info, NULL, NULL },
@@ -8186,10 +8199,10 @@ static const struct tg_calldesc calls[] = {
 	{ 1468, TG_LAYER_MPI, TG_K_INT, 5, TG_H_NONE, 0, "MPI_Win_shared_query_c", a_MPI_Win_shared_query_c, NULL, NULL },
 	{ 1469, TG_LAYER_MPI, TG_K_INT, 3, TG_H_NONE, 0, "MPI_Win_start", a_MPI_Win_start, NULL, &h_MPI_Win_start },
 	{ 1470, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_sync", a_MPI_Win_sync, NULL, NULL },
-	{ 1471, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_test", a_MPI_Win_test, NULL, NULL },
+	{ 1471, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_test", a_MPI_Win_test, NULL, &h_MPI_Win_test },
 	{ 1472, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_unlock", a_MPI_Win_unlock, NULL, &h_MPI_Win_unlock },
 	{ 1473, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_unlock_all", a_MPI_Win_unlock_all, NULL, &h_MPI_Win_unlock_all },
-	{ 1474, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_wait", a_MPI_Win_wait, NULL, NULL },
+	{ 1474, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_wait", a_MPI_Win_wait, NULL, &h_MPI_Win_wait },
 	{ 1475, TG_LAYER_MPIIO, TG_K_INT, 1, TG_H_NONE, 1, "MPI_File_close", a_MPI_File_close, r_MPI_File_close, &h_MPI_File_close },
 	{ 1476, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_delete", a_MPI_File_delete, NULL, NULL },
 	{ 1477, TG_LAYER_MPIIO, TG_K_INT, 2, TG_H_NONE, 0, "MPI_File_get_amode", a_MPI_File_get_amode, NULL, NULL },

@@ -193,6 +193,9 @@ enum tg_mk {
 	TG_MK_RMA,	/* a one-sided operation: TG_MF_PUT, TG_MF_GET or both */
 	TG_MK_PREADY,	/* partitions of a partitioned send made ready */
 	TG_MK_PARRIVED,	/* has a partition of a partitioned receive arrived */
+	TG_MK_GROUP,	/* makes a group (MPI_Comm_group, MPI_Group_incl...) */
+	TG_MK_WPOST,	/* MPI_Win_post: opens an exposure epoch to a group */
+	TG_MK_WWAIT,	/* MPI_Win_wait, MPI_Win_test: ends the exposure epoch */
 	TG_MK_COUNT
 };
 

@@ -1103,6 +1103,39 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[[ $stderr =~ conflicting\ pairs?\ (are|is)\ not\ synchronized ]]
 }
 
+@test "post/start/complete/wait order what the ranks do around them (tests/mpi/pscw.c): an origin's complete before the target's wait, the target's post before a complete that got from it; groups from MPI_Win_get_group, MPI_Comm_group, _incl, _excl, _intersection, _union; early reads and epochs without a get are races" {
+	mpicc.mpich -O2 -Wall -o pscw "$TG_TOP/tests/mpi/pscw.c"
+	for mode in put test get; do
+		rm -rf t
+		mpitrace 3 ./pscw $mode "$PWD/f.$mode"
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		! grep -q one-sided <<<"$stderr"
+		trace-decode t/*.rec > text
+		run -0 --separate-stderr hb-build -o g.hb text
+		[ -z "$stderr" ]
+		run -0 hb-build -s g.hb
+		[ "$(awk -F'\t' '$1 == "edges.rma" { print $2 }' <<<"$output")" -ge 2 ]
+	done
+	# rank 0 reads before its wait; the origins read after an epoch
+	# without a get; rank 2's epoch is on rank 1, not on the reader
+	for mode in early noget other; do
+		rm -rf t
+		mpitrace 3 ./pscw $mode "$PWD/f.$mode"
+		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		[[ $stderr =~ conflicting\ pairs?\ (are|is)\ not\ synchronized ]]
+		! grep -q one-sided <<<"$stderr"
+	done
+	[[ $stderr == *"1 conflicting pair is not synchronized"* ]]
+	# a group the trace cannot rebuild (MPI_Group_range_incl keeps no
+	# ranges): its epoch orders nothing, and a problem line says so
+	rm -rf t
+	mpitrace 3 ./pscw put "$PWD/f.put"
+	trace-decode t/*.rec | sed 's/\tMPI_Group_incl\t/\tMPI_Group_range_incl\t/' > text
+	run -0 --separate-stderr hb-build -o g.hb text
+	grep -q ': one-sided: ' <<<"$stderr"
+}
+
 @test "threads making MPI calls at once (MPI_THREAD_MULTIPLE): a thread's receive blocking while another writes, closes and sends is no cycle (session, by happens-before); a write during another thread's receive is not after it (race); threads freeing and getting the same request handles at once: session" {
 	mpicc.mpich -O2 -Wall -pthread -o threadio "$TG_TOP/tests/mpi/threadio.c"
 	for mode in ring reuse; do

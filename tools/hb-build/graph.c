@@ -44,15 +44,16 @@
 /* The call table row of an MPI or MPI-IO function named by the @n bytes
  * at @s, or NULL. */
 /* Whether @d synchronises one-sided communication by other means than
- * fences (an epoch of a window: lock, post/start/complete/wait, flush,
- * sync), which the graph does not order by: accesses only such calls
- * order are left unordered.  Fences are edges (walk.c, hb_rma_edges). */
+ * fences, lock epochs and post/start/complete/wait (MPI_Win_lock_all,
+ * flush, sync), which the graph does not order by: accesses only such
+ * calls order are left unordered.  Fences, lock epochs and PSCW are
+ * edges (walk.c: hb_rma_edges, hb_lock_edges, hb_pscw_edges), and the
+ * walk tells which of theirs it cannot order. */
 static int one_sided_sync(const struct tg_calldesc *d)
 {
 	static const char *const names[] = {
-		"lock", "unlock", "lock_all", "unlock_all", "post", "start",
-		"complete", "wait", "test", "sync", "flush", "flush_all", "flush_local",
-		"flush_local_all",
+		"lock", "unlock", "lock_all", "unlock_all", "sync", "flush", "flush_all",
+		"flush_local", "flush_local_all",
 	};
 	size_t i;
 
@@ -156,6 +157,7 @@ void hbb_free(struct hbb *b)
 	hb_free(b->nt1);
 	hb_free(b->recpos.v);
 	hb_free(b->lockeps.v);
+	hb_free(b->pscw.v);
 	hb_free(b->eindex);
 	hb_free(b->span);
 	hb_free(b->clock);
@@ -814,7 +816,39 @@ static int32_t handle_def(ivec *map, char c, const struct arg *a, int32_t next)
 }
 
 /* Keep the arguments of a call of kind @k; -1 if one is malformed. */
-static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, int na)
+/* A group argument: its id ("g5": 5), GRP_EMPTY for MPI_GROUP_EMPTY,
+ * GRP_UNKNOWN for anything else. */
+static int32_t group_id(const struct arg *a)
+{
+	uint64_t id;
+
+	if (a && a->vl >= 2 && a->v[0] == 'g' && pu64(a->v + 1, a->vl - 1, &id) == 0 &&
+	    id < INT32_MAX)
+		return (int32_t)id;
+	if (a && a->vl == 15 && memcmp(a->v, "MPI_GROUP_EMPTY", 15) == 0)
+		return GRP_EMPTY;
+	return GRP_UNKNOWN;
+}
+
+/* What group constructor @name does (enum gop). */
+static int32_t group_op(const char *name)
+{
+	static const char *const names[] = {
+		[GOP_COMM] = "MPI_Comm_group", [GOP_REMOTE] = "MPI_Comm_remote_group",
+		[GOP_WIN] = "MPI_Win_get_group", [GOP_INCL] = "MPI_Group_incl",
+		[GOP_EXCL] = "MPI_Group_excl", [GOP_UNION] = "MPI_Group_union",
+		[GOP_INTER] = "MPI_Group_intersection", [GOP_DIFF] = "MPI_Group_difference",
+	};
+	int32_t i;
+
+	for (i = 0; i < (int32_t)(sizeof(names) / sizeof(names[0])); i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return GOP_UNKNOWN;	/* MPI_Group_range_incl, _excl: no ranges kept */
+}
+
+static int keep_args(struct rst *r, const struct fdesc *f, const char *name,
+		     const struct arg *a, int na)
 {
 	ivec *p = &r->pool;
 	int32_t code;
@@ -961,6 +995,33 @@ static int keep_args(struct rst *r, const struct fdesc *f, const struct arg *a, 
 		rc |= push_int(p, find(a, na, "lock_type"), -1);
 		rc |= push_int(p, find(a, na, "rank"), -1);
 		rc |= push_int(p, find(a, na, "assert"), 0);
+		PUSH(*p, group_id(find(a, na, "group")));	/* MPI_Win_start's */
+		break;
+	case TG_MK_GROUP: {
+		/* op, the group (or communicator, or window) it is made from,
+		 * a second group, the new group; ranks (n, then n of them) */
+		int32_t op = group_op(name);
+		PUSH(*p, op);
+		if (op == GOP_COMM || op == GOP_REMOTE)
+			PUSH(*p, comm_code(r, find(a, na, "comm")));
+		else if (op == GOP_WIN)
+			PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
+		else
+			PUSH(*p, group_id(find(a, na, op == GOP_UNION || op == GOP_INTER ||
+						      op == GOP_DIFF ? "group1" : "group")));
+		PUSH(*p, group_id(find(a, na, "group2")));
+		PUSH(*p, group_id(find(a, na, op == GOP_COMM || op == GOP_REMOTE ||
+					      op == GOP_WIN ? "group" : "newgroup")));
+		rc |= push_intarr(p, find(a, na, "ranks"));
+		break;
+	}
+	case TG_MK_WPOST:
+		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
+		PUSH(*p, group_id(find(a, na, "group")));
+		break;
+	case TG_MK_WWAIT:
+		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
+		rc |= push_int(p, find(a, na, "flag"), 1);
 		break;
 	case TG_MK_RMA: {
 		const struct arg *q = find(a, na, "request");
@@ -1142,7 +1203,7 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 				else if (r->tid1 != h.tid)
 					r->mt = 1;
 			}
-			if (keep_args(r, f, a, na) < 0)
+			if (keep_args(r, f, fnm->name, a, na) < 0)
 				return bad(b, err, errlen, "malformed argument of %.*s",
 					   (int)len[7], col[7]);
 			if (f->kind == TG_MK_CREATE && r->pending.n)
@@ -1421,8 +1482,11 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 	hb_match_colls(b);
 	hb_rma_edges(b);
 	hb_lock_edges(b);
+	hb_pscw_edges(b);
 	hb_free(b->lockeps.v);
 	memset(&b->lockeps, 0, sizeof(b->lockeps));
+	hb_free(b->pscw.v);
+	memset(&b->pscw, 0, sizeof(b->pscw));
 	hb_free(b->rma.v);
 	memset(&b->rma, 0, sizeof(b->rma));
 	hb_free(b->insts.v);

@@ -286,6 +286,27 @@ struct lockep {
 	uint8_t shared;			/* MPI_LOCK_SHARED */
 };
 
+/* One side of a general active target epoch (MPI_Win_post..MPI_Win_wait
+ * on the target, MPI_Win_start..MPI_Win_complete on the origin) for one
+ * origin and one target of a window: the k-th of that pair on its side. */
+struct pscwep {
+	int32_t gid, origin, target;	/* window group, positions in it */
+	uint32_t k;
+	uint32_t a, b;		/* origin: its complete's node; target: post, wait */
+	uint8_t side;		/* 0 the origin's (access), 1 the target's (exposure) */
+	uint8_t get;		/* (origin) a get from the target in the epoch */
+};
+
+/* Group handles of the trace: "g5" is 5; these are the others. */
+#define GRP_EMPTY (-2)		/* MPI_GROUP_EMPTY */
+#define GRP_UNKNOWN (-1)
+
+/* What a group constructor (TG_MK_GROUP) does with its arguments. */
+enum gop {
+	GOP_COMM, GOP_REMOTE, GOP_WIN, GOP_INCL, GOP_EXCL, GOP_UNION, GOP_INTER, GOP_DIFF,
+	GOP_UNKNOWN
+};
+
 struct gcomm {
 	int32_t *members;	/* world ranks: group A then group B */
 	uint32_t n, na;		/* members, members of group A */
@@ -340,6 +361,7 @@ struct hbb {
 	ivec flows;		/* the flags of FLOW_LIST instances */
 	VEC(struct rmaop) rma;
 	VEC(struct lockep) lockeps;
+	VEC(struct pscwep) pscw;
 	uint8_t notimes;		/* the times are not the run's (#timing) */
 	uint8_t hosts;		/* 2 when the processes ran on more than one host */
 	uint64_t host;		/* the first #proc line's host, hashed */
@@ -401,6 +423,8 @@ void hb_match_colls(struct hbb *b);
 void hb_rma_edges(struct hbb *b);
 /* The order of exclusive lock epochs on one target, by their times. */
 void hb_lock_edges(struct hbb *b);
+/* The edges of post/start/complete/wait epochs, matched per pair. */
+void hb_pscw_edges(struct hbb *b);
 
 /* index.c: the nodes of threaded ranks as instants in time order. */
 void hb_expand_threads(struct hbb *b);

@@ -236,6 +236,7 @@ int hb_is_node(unsigned kind)
 	switch (kind) {
 	case TG_MK_OTHER: case TG_MK_SEND_INIT: case TG_MK_RECV_INIT: case TG_MK_COLL_INIT:
 	case TG_MK_REQFREE: case TG_MK_INERT: case TG_MK_INERT_INIT: case TG_MK_FINALIZE:
+	case TG_MK_GROUP:
 		return 0;
 	}
 	return 1;

@@ -358,11 +358,33 @@ struct openlock {
 	uint8_t orders, shared;
 };
 
+/* A group the rank made: the global ranks of its members in group
+ * order; n -1 when they are not known. */
+struct wgroup {
+	int32_t *m;
+	int32_t n;
+};
+
+/* The general active target epochs of one window of the rank: the open
+ * access epoch's targets (positions in the window's group; nacc -1 when
+ * none is open, -2 when its group is not known) and whether it got from
+ * each, the open exposure epoch's origins (likewise) and its post node,
+ * and per member of the window the epochs of each side begun with it. */
+struct pscwwin {
+	int32_t *acc, *exp;
+	uint8_t *accget;
+	int32_t nacc, nexp;
+	uint32_t post;
+	uint32_t *kacc, *kexp;
+};
+
 struct walk {
 	struct hbb *b;
 	struct rst *r;
 	VEC(struct rq) rq;
 	VEC(struct openlock) locks;	/* lock epochs begun, not ended */
+	VEC(struct wgroup) groups;	/* by group id */
+	VEC(struct pscwwin) pw;		/* by window (index in r->wdef) */
 	const struct hrec *h;	/* the call being walked */
 	uint32_t node;		/* its node, NONE if it is not one */
 	/* a rank whose threads made MPI calls: its request handles by
@@ -759,6 +781,8 @@ static int locked(const struct walk *w, const struct wdef *wd, int32_t target)
 	return 0;
 }
 
+static int pscw_op(struct walk *w, const struct wdef *wd, int32_t t, uint8_t flags);
+
 static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 {
 	struct wdef *wd;
@@ -777,6 +801,8 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 		 * orders with the others there */
 		return;
 	}
+	if (wd->epochs > 0 && pscw_op(w, wd, a[1], flags))
+		return;		/* in an access epoch to it: hb_pscw_edges */
 	if (wd->epochs > 0 || wd->nfence == 0) {
 		/* ordered by MPI_Win_lock_all, MPI_MODE_NOCHECK or
 		 * post/start/complete/wait, or by no synchronisation at
@@ -793,6 +819,293 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 	PUSH(w->b->rma, op);
 }
 
+/* ---- general active target synchronisation (MPI 4.0 §12.5.2) ----------------
+ *
+ * MPI_Win_wait on a target returns only after every origin of its post's
+ * group called MPI_Win_complete for the matching access epoch: what the
+ * origin did before its complete happens before what the target does
+ * after its wait (or after an MPI_Win_test that said done).  A get of the
+ * epoch reads the target's window after the target's post, and is done
+ * when the origin's complete returns: the target's post happens before
+ * what the origin does after its complete.  MPI_Win_start need not wait
+ * for the post, nor a complete of an epoch without a get: they order
+ * nothing else.  The k-th access epoch of an origin that names a target
+ * matches the k-th exposure epoch of that target that names the origin.
+ * The groups come from the calls that made them (MPI_Comm_group,
+ * MPI_Win_get_group, MPI_Group_incl and the rest); a group made by
+ * MPI_Group_range_incl or _excl, whose ranges the trace does not hold,
+ * leaves its epochs unordered, with a problem line.
+ */
+static struct wgroup *wgroup_at(struct walk *w, int32_t id)
+{
+	if (id < 0 || id > (1 << 24))
+		return NULL;
+	while (w->groups.n <= (size_t)id) {
+		struct wgroup z = { NULL, -1 };
+		PUSH(w->groups, z);
+	}
+	return &w->groups.v[id];
+}
+
+/* The members of group @id: their count, -1 if not known; *m set. */
+static int32_t group_members(struct walk *w, int32_t id, const int32_t **m)
+{
+	struct wgroup *g;
+
+	*m = NULL;
+	if (id == GRP_EMPTY)
+		return 0;
+	if (!(g = wgroup_at(w, id)) || id >= (int32_t)w->groups.n)
+		return -1;
+	*m = g->m;
+	return g->n;
+}
+
+static int has_member(const int32_t *m, int32_t n, int32_t x)
+{
+	int32_t i;
+
+	for (i = 0; i < n; i++)
+		if (m[i] == x)
+			return 1;
+	return 0;
+}
+
+/* A group constructor: a[0] enum gop, a[1] its source (a group, a
+ * communicator or a window), a[2] a second group, a[3] the new group,
+ * a[4] n and a[5..] the ranks of MPI_Group_incl and _excl. */
+static void walk_group(struct walk *w, const int32_t *a)
+{
+	const int32_t *m1 = NULL, *m2 = NULL, *rk = a + 5;
+	int32_t n1 = -1, n2 = -1, n = -1, i, pos, gid, nr = a[4];
+	int32_t *out = NULL;
+	struct wgroup *g;
+
+	switch (a[0]) {
+	case GOP_COMM:
+	case GOP_REMOTE:
+		if ((gid = comm_gid(w->b, w->r, a[1], &pos)) < 0)
+			break;
+		{
+			const struct gcomm *c = &w->b->g.v[gid];
+			int mine_a = !c->inter || has_member(c->members, (int32_t)c->na,
+							     (int32_t)w->r->rank);
+			int take_a = a[0] == GOP_COMM ? mine_a : !mine_a;
+			if (a[0] == GOP_REMOTE && !c->inter)
+				break;
+			if (!c->inter) {
+				m1 = c->members;
+				n1 = (int32_t)c->n;
+			} else if (take_a) {
+				m1 = c->members;
+				n1 = (int32_t)c->na;
+			} else {
+				m1 = c->members + c->na;
+				n1 = (int32_t)(c->n - c->na);
+			}
+		}
+		break;
+	case GOP_WIN:
+		if (a[1] >= 0 && (size_t)a[1] < w->r->wdef.n && w->r->wdef.v[a[1]].gid >= 0) {
+			const struct gcomm *c = &w->b->g.v[w->r->wdef.v[a[1]].gid];
+			m1 = c->members;
+			n1 = (int32_t)c->n;
+		}
+		break;
+	case GOP_INCL:
+	case GOP_EXCL:
+	case GOP_UNION:
+	case GOP_INTER:
+	case GOP_DIFF:
+		n1 = group_members(w, a[1], &m1);
+		if (a[0] >= GOP_UNION)
+			n2 = group_members(w, a[2], &m2);
+		break;
+	}
+	if (n1 >= 0 && (a[0] < GOP_UNION || n2 >= 0)) {
+		out = hb_calloc((size_t)n1 + (n2 > 0 ? (size_t)n2 : 0) + 1, sizeof(int32_t));
+		n = 0;
+		switch (a[0]) {
+		case GOP_INCL:
+			for (i = 0; i < nr && n >= 0; i++)
+				if (rk[i] >= 0 && rk[i] < n1)
+					out[n++] = m1[rk[i]];
+				else
+					n = -1;
+			break;
+		case GOP_EXCL:
+			for (i = 0; i < n1; i++) {
+				int32_t j, ex = 0;
+				for (j = 0; j < nr; j++)
+					ex |= rk[j] == i;
+				if (!ex)
+					out[n++] = m1[i];
+			}
+			break;
+		case GOP_UNION:
+			for (i = 0; i < n1; i++)
+				out[n++] = m1[i];
+			for (i = 0; i < n2; i++)
+				if (!has_member(m1, n1, m2[i]))
+					out[n++] = m2[i];
+			break;
+		case GOP_INTER:
+		case GOP_DIFF:
+			for (i = 0; i < n1; i++)
+				if (has_member(m2, n2, m1[i]) == (a[0] == GOP_INTER))
+					out[n++] = m1[i];
+			break;
+		default:
+			for (i = 0; i < n1; i++)
+				out[n++] = m1[i];
+		}
+	}
+	if (!(g = wgroup_at(w, a[3]))) {
+		hb_free(out);
+		return;
+	}
+	hb_free(g->m);
+	g->m = n >= 0 ? out : NULL;
+	g->n = n;
+	if (n < 0)
+		hb_free(out);
+}
+
+static struct pscwwin *pscw_win(struct walk *w, const struct wdef *wd)
+{
+	size_t i = (size_t)(wd - w->r->wdef.v);
+	uint32_t n = w->b->g.v[wd->gid].n;
+
+	while (w->pw.n <= i) {
+		struct pscwwin z;
+		memset(&z, 0, sizeof(z));
+		z.nacc = z.nexp = -1;
+		PUSH(w->pw, z);
+	}
+	if (!w->pw.v[i].kacc) {
+		w->pw.v[i].kacc = hb_calloc(n ? n : 1, sizeof(uint32_t));
+		w->pw.v[i].kexp = hb_calloc(n ? n : 1, sizeof(uint32_t));
+	}
+	return &w->pw.v[i];
+}
+
+/* The positions in window @wd's group of the members of group @id, in
+ * *out (allocated): their count, -1 if the group is not known or a
+ * member is not in the window's. */
+static int32_t group_positions(struct walk *w, const struct wdef *wd, int32_t id, int32_t **out)
+{
+	const struct gcomm *c = &w->b->g.v[wd->gid];
+	const int32_t *m;
+	int32_t n = group_members(w, id, &m), i;
+	uint32_t j;
+
+	*out = NULL;
+	if (n < 0)
+		return -1;
+	*out = hb_calloc((size_t)n + 1, sizeof(int32_t));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < c->n && c->members[j] != m[i]; j++)
+			;
+		if (j == c->n) {
+			hb_free(*out);
+			*out = NULL;
+			return -1;
+		}
+		(*out)[i] = (int32_t)j;
+	}
+	return n;
+}
+
+/* MPI_Win_start (@open, group @grp) and MPI_Win_complete on window @wd. */
+static void access_epoch(struct walk *w, const struct wdef *wd, int32_t grp, int open)
+{
+	struct pscwwin *p = pscw_win(w, wd);
+	int32_t i;
+
+	if (open) {
+		hb_free(p->acc);
+		hb_free(p->accget);
+		p->nacc = group_positions(w, wd, grp, &p->acc);
+		p->accget = hb_calloc(p->nacc > 0 ? (size_t)p->nacc : 1, 1);
+		if (p->nacc < 0) {
+			p->nacc = -2;
+			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
+		}
+		return;
+	}
+	if (p->nacc == -1)
+		hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+	for (i = 0; i < p->nacc; i++) {
+		int32_t t = p->acc[i];
+		PUSH(w->b->pscw, ((struct pscwep){ wd->gid, wd->pos, t, p->kacc[t]++, w->node,
+						    NONE, 0, p->accget[i] }));
+	}
+	p->nacc = -1;
+}
+
+/* A one-sided operation on target @t in an open access epoch of @wd:
+ * whether the epoch is one of post/start/complete/wait that names @t. */
+static int pscw_op(struct walk *w, const struct wdef *wd, int32_t t, uint8_t flags)
+{
+	size_t i = (size_t)(wd - w->r->wdef.v);
+	struct pscwwin *p = i < w->pw.n ? &w->pw.v[i] : NULL;
+	int32_t k;
+
+	if (!p || p->nacc < 0)
+		return 0;
+	for (k = 0; k < p->nacc; k++)
+		if (p->acc[k] == t) {
+			if (flags & TG_MF_GET)
+				p->accget[k] = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* MPI_Win_post (@open, group @grp), MPI_Win_wait or an MPI_Win_test that
+ * said done, on window @wd. */
+static void exposure_epoch(struct walk *w, const struct wdef *wd, int32_t grp, int open)
+{
+	struct pscwwin *p = pscw_win(w, wd);
+	int32_t i;
+
+	if (open) {
+		hb_free(p->exp);
+		p->nexp = group_positions(w, wd, grp, &p->exp);
+		p->post = w->node;
+		if (p->nexp < 0) {
+			p->nexp = -2;
+			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
+		}
+		return;
+	}
+	if (p->nexp == -1)
+		hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
+	for (i = 0; i < p->nexp; i++) {
+		int32_t o = p->exp[i];
+		PUSH(w->b->pscw, ((struct pscwep){ wd->gid, o, wd->pos, p->kexp[o]++, p->post,
+						    w->node, 1, 0 }));
+	}
+	p->nexp = -1;
+}
+
+static void pscw_free(struct walk *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->groups.n; i++)
+		hb_free(w->groups.v[i].m);
+	hb_free(w->groups.v);
+	for (i = 0; i < w->pw.n; i++) {
+		hb_free(w->pw.v[i].acc);
+		hb_free(w->pw.v[i].exp);
+		hb_free(w->pw.v[i].accget);
+		hb_free(w->pw.v[i].kacc);
+		hb_free(w->pw.v[i].kexp);
+	}
+	hb_free(w->pw.v);
+}
+
 /* A time of the pool (push_time() in graph.c). */
 static int64_t lock_time(const int32_t *a)
 {
@@ -806,7 +1119,8 @@ static int64_t lock_time(const int32_t *a)
 
 /*
  * MPI_Win_lock (@open) and MPI_Win_unlock of window @wd: a[1] lock_type,
- * a[2] the target, a[3] assert, a[4..8) the call's start and end.  An
+ * a[2] the target, a[3] assert, (a[4] MPI_Win_start's group,) a[5..9)
+ * the call's start and end.  An
  * exclusive lock without MPI_MODE_NOCHECK, ended by its unlock, is a
  * lock epoch that hb_lock_edges orders with the others on its target.
  */
@@ -818,7 +1132,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 	if (a[2] < 0)
 		return;		/* MPI_Win_lock_all, PSCW: no lock of one target */
 	if (open) {
-		struct openlock o = { win, a[2], w->node, lock_time(a + 4), lock_time(a + 6),
+		struct openlock o = { win, a[2], w->node, lock_time(a + 5), lock_time(a + 7),
 				      !w->b->notimes && (a[1] == LOCK_EXCLUSIVE ||
 							 a[1] == LOCK_SHARED) &&
 				      !(a[3] & MODE_NOCHECK),
@@ -838,7 +1152,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 		    (uint32_t)o->target < w->b->g.v[wd->gid].n)
 			PUSH(w->b->lockeps, ((struct lockep){ wd->gid, o->target, o->node,
 							      w->node, o->t0, o->t0e,
-							      lock_time(a + 4), lock_time(a + 6),
+							      lock_time(a + 5), lock_time(a + 7),
 							      o->shared }));
 		w->locks.v[i] = w->locks.v[--w->locks.n];
 		return;
@@ -1051,8 +1365,21 @@ static void walk_call(struct walk *w)
 		struct wdef *wd = window(w, a[0]);
 		if (wd) {
 			wd->epochs += (f->flags & TG_MF_OPEN) ? 1 : wd->epochs > 0 ? -1 : 0;
-			lock_epoch(w, wd, a, f->flags & TG_MF_OPEN);
+			if (h->func == TG_FN_MPI_Win_start || h->func == TG_FN_MPI_Win_complete)
+				access_epoch(w, wd, a[4], f->flags & TG_MF_OPEN);
+			else
+				lock_epoch(w, wd, a, f->flags & TG_MF_OPEN);
 		}
+		break;
+	}
+	case TG_MK_GROUP:
+		walk_group(w, a);
+		break;
+	case TG_MK_WPOST:
+	case TG_MK_WWAIT: {
+		struct wdef *wd = window(w, a[0]);
+		if (wd && (f->kind == TG_MK_WPOST || a[1]))
+			exposure_epoch(w, wd, a[1], f->kind == TG_MK_WPOST);
 		break;
 	}
 	case TG_MK_RMA:
@@ -1334,6 +1661,7 @@ void hb_walk_rank(struct hbb *b, struct rst *r)
 	hb_umap_free(&w.slot);
 	hb_umap_free(&w.last);
 	hb_free(w.locks.v);
+	pscw_free(&w);
 	/* the calls are operations now: their memory goes to what follows */
 	hb_free(r->rec.v);
 	hb_free(r->rect);
@@ -1882,4 +2210,49 @@ void hb_lock_edges(struct hbb *b)
 		since = i + 1;
 	}
 	hb_free(x);
+}
+
+static int cmp_pscwep(const void *x, const void *y)
+{
+	const struct pscwep *a = x, *c = y;
+
+	if (a->gid != c->gid)
+		return a->gid < c->gid ? -1 : 1;
+	if (a->origin != c->origin)
+		return a->origin < c->origin ? -1 : 1;
+	if (a->target != c->target)
+		return a->target < c->target ? -1 : 1;
+	if (a->k != c->k)
+		return a->k < c->k ? -1 : 1;
+	return (int)a->side - (int)c->side;
+}
+
+/* The edges of matched general active target epochs (see walk_group):
+ * the origin's complete before the target's wait, and the target's post
+ * before the origin's complete where the origin got from it.  An epoch
+ * whose partner is not in the trace orders nothing (a problem line). */
+void hb_pscw_edges(struct hbb *b)
+{
+	struct pscwep *e = b->pscw.v;
+	size_t n = b->pscw.n, i;
+
+	qsort(e, n, sizeof(*e), cmp_pscwep);
+	for (i = 0; i < n; i++) {
+		const struct gcomm *g = &b->g.v[e[i].gid];
+		if (i + 1 < n && e[i].side == 0 && e[i + 1].side == 1 &&
+		    e[i].gid == e[i + 1].gid && e[i].origin == e[i + 1].origin &&
+		    e[i].target == e[i + 1].target && e[i].k == e[i + 1].k) {
+			edge(b, e[i].a, e[i + 1].b, TG_HBE_RMA);
+			if (e[i].get)
+				edge(b, e[i + 1].a, e[i].a, TG_HBE_RMA);
+			i++;
+			continue;
+		}
+		if (e[i].side == 0)
+			hb_problem(b, TG_HBP_ONE_SIDED, g->members[e[i].origin], b->func[e[i].a],
+				   b->seq[e[i].a]);
+		else
+			hb_problem(b, TG_HBP_ONE_SIDED, g->members[e[i].target], b->func[e[i].b],
+				   b->seq[e[i].b]);
+	}
 }
