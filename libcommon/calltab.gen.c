@@ -4742,16 +4742,20 @@ static const struct tg_argdesc a_MPI_Win_flush[] = {
 	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_flush = { TG_MK_WFLUSH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_flush_all[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_flush_all = { TG_MK_WFLUSH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_flush_local[] = {
 	{ "rank", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_flush_local = { TG_MK_WFLUSH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_flush_local_all[] = {
 	{ "win", TG_K_MPIH, TG_IN, TG_H_WIN, 0, 0 },
 };
+static const struct tg_hbrole h_MPI_Win_flush_local_all = { TG_MK_WFLUSH, TG_ORD_NONE, 0, TG_ARG_NONE, TG_ARG_NONE };
 static const struct tg_argdesc a_MPI_Win_free[] = {
 	{ "win", TG_K_MPIH, TG_INOUT, TG_H_WIN, 0, 0 },
 };
@@ -8177,10 +8181,10 @@ static const struct tg_calldesc calls[] = {
 	{ 1446, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_delete_attr", a_MPI_Win_delete_attr, NULL, NULL },
 	{ 1447, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_detach", a_MPI_Win_detach, NULL, NULL },
 	{ 1448, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_fence", a_MPI_Win_fence, NULL, &h_MPI_Win_fence },
-	{ 1449, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_flush", a_MPI_Win_flush, NULL, NULL },
-	{ 1450, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_flush_all", a_MPI_Win_flush_all, NULL, NULL },
-	{ 1451, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_flush_local", a_MPI_Win_flush_local, NULL, NULL },
-	{ 1452, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_flush_local_all", a_MPI_Win_flush_local_all, NULL, NULL },
+	{ 1449, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_flush", a_MPI_Win_flush, NULL, &h_MPI_Win_flush },
+	{ 1450, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_flush_all", a_MPI_Win_flush_all, NULL, &h_MPI_Win_flush_all },
+	{ 1451, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Win_flush_local", a_MPI_Win_flush_local, NULL, &h_MPI_Win_flush_local },
+	{ 1452, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_flush_local_all", a_MPI_Win_flush_local_all, NULL, &h_MPI_Win_flush_local_all },
 	{ 1453, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_free", a_MPI_Win_free, NULL, NULL },
 	{ 1454, TG_LAYER_MPI, TG_K_INT, 1, TG_H_NONE, 0, "MPI_Win_free_keyval", a_MPI_Win_free_keyval, NULL, NULL },
 	{ 1455, TG_LAYER_MPI, TG_K_INT, 4, TG_H_NONE, 0, "MPI_Win_get_attr", a_MPI_Win_get_attr, NULL, NULL },

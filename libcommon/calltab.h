@@ -196,6 +196,7 @@ enum tg_mk {
 	TG_MK_GROUP,	/* makes a group (MPI_Comm_group, MPI_Group_incl...) */
 	TG_MK_WPOST,	/* MPI_Win_post: opens an exposure epoch to a group */
 	TG_MK_WWAIT,	/* MPI_Win_wait, MPI_Win_test: ends the exposure epoch */
+	TG_MK_WFLUSH,	/* MPI_Win_flush and the like: completes passive-target operations */
 	TG_MK_COUNT
 };
 

@@ -210,7 +210,7 @@ MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'getstatus', 'reqfree', 'coll', 'icoll', 'coll_init', 'create', 'icreate',
       'newcreate', 'fopen', 'fclose', 'fcoll', 'ficoll', 'fbegin', 'fend',
       'inert', 'inert_init', 'finalize', 'wopen', 'wfence', 'wepoch', 'rma',
-      'pready', 'parrived', 'group', 'wpost', 'wwait']
+      'pready', 'parrived', 'group', 'wpost', 'wwait', 'wflush']
 ORDERS = ['none', 'all', 'sync', 'root', 'toroot', 'scan', 'exscan']
 
 

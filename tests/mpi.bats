@@ -1103,6 +1103,35 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[[ $stderr =~ conflicting\ pairs?\ (are|is)\ not\ synchronized ]]
 }
 
+@test "a flag polled by passive-target gets orders what its setter did before the put (tests/mpi/rmalock.c): set under shared locks, or in MPI_Win_lock_all epochs with MPI_Put or MPI_Accumulate and flushes, polled with MPI_Get or MPI_Fetch_and_op (MPI_NO_OP): session; readers that do not poll: a race" {
+	mpicc.mpich -O2 -Wall -o rmalock "$TG_TOP/tests/mpi/rmalock.c"
+	for mode in sharedflag allflag; do
+		rm -rf t
+		mpitrace 3 ./rmalock $mode "$PWD/f.$mode"
+		[ "$(sort <<<"$output")" = $'0: ok\n1: ok\n2: ok' ]
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		! grep -q one-sided <<<"$stderr"
+		trace-decode t/*.rec > text
+		run -0 hb-build -o g.hb text
+		run -0 hb-build -s g.hb
+		[ "$(awk -F'\t' '$1 == "edges.rma" { print $2 }' <<<"$output")" -ge 2 ]
+		# times rebuilt from means tell nothing, nor those of two
+		# hosts: the epochs are problems
+		trace-merge -q -o a.cfg t/*.rec
+		trace-decode a.cfg > atext
+		run -0 --separate-stderr hb-build -o a.hb atext
+		grep -q ': one-sided: ' <<<"$stderr"
+		sed '/^#proc\trank=1/s/host="[^"]*"/host="elsewhere"/' text > hosts.txt
+		run -0 --separate-stderr hb-build -o h.hb hosts.txt
+		grep -q ': one-sided: ' <<<"$stderr"
+	done
+	rm -rf t
+	mpitrace 3 ./rmalock noallflag "$PWD/f.noallflag"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $stderr =~ conflicting\ pairs?\ (are|is)\ not\ synchronized ]]
+}
+
 @test "post/start/complete/wait order what the ranks do around them (tests/mpi/pscw.c): an origin's complete before the target's wait, the target's post before a complete that got from it; groups from MPI_Win_get_group, MPI_Comm_group, _incl, _excl, _intersection, _union; early reads and epochs without a get are races" {
 	mpicc.mpich -O2 -Wall -o pscw "$TG_TOP/tests/mpi/pscw.c"
 	for mode in put test get; do

@@ -12,6 +12,13 @@
  *            other rank polls its own flag (shared lock, MPI_Get, unlock)
  *            until it is set, then reads the file
  *   noflag   flag, but the readers read at once: a race
+ *   sharedflag  flag, rank 0 setting the flags under shared locks too
+ *   allflag  flag in one MPI_Win_lock_all epoch of every rank: rank 0 sets
+ *            an odd rank's flag with MPI_Put and MPI_Win_flush, an even
+ *            one's with MPI_Accumulate and MPI_Win_flush_all; an odd rank
+ *            polls with MPI_Get and MPI_Win_flush, an even one with
+ *            MPI_Fetch_and_op (MPI_NO_OP) and MPI_Win_flush_local
+ *   noallflag  allflag, but the readers read at once: a race
  * Windows are 4 KiB (MPICH 4.0 misplaces accumulates into windows of a
  * few bytes).  Prints "R: ok" per rank when the data were right.
  */
@@ -51,10 +58,13 @@ static int mutex(MPI_Win w, const char *path, int rank, int size)
 	return 0;
 }
 
-static int flag(MPI_Win w, const char *path, int rank, int size, int wait)
+/* @how: 'x' exclusive locks to set, 's' shared ones, 'a' MPI_Win_lock_all */
+static int flag(MPI_Win w, const char *path, int rank, int size, int wait, int how)
 {
 	int data[64], one = 1, seen = 0, fd, i;
 
+	if (how == 'a')
+		MPI_Win_lock_all(0, w);
 	if (rank == 0) {
 		for (i = 0; i < 64; i++)
 			data[i] = i;
@@ -62,17 +72,37 @@ static int flag(MPI_Win w, const char *path, int rank, int size, int wait)
 		if (fd < 0 || write(fd, data, sizeof(data)) != sizeof(data) || close(fd) != 0)
 			return 1;
 		for (i = 1; i < size; i++) {
-			MPI_Win_lock(MPI_LOCK_EXCLUSIVE, i, 0, w);
-			MPI_Put(&one, 1, MPI_INT, i, 0, 1, MPI_INT, w);
-			MPI_Win_unlock(i, w);
+			if (how == 'a' && i % 2) {
+				MPI_Put(&one, 1, MPI_INT, i, 0, 1, MPI_INT, w);
+				MPI_Win_flush(i, w);
+			} else if (how == 'a') {
+				MPI_Accumulate(&one, 1, MPI_INT, i, 0, 1, MPI_INT, MPI_REPLACE, w);
+				MPI_Win_flush_all(w);
+			} else {
+				MPI_Win_lock(how == 's' ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE, i, 0, w);
+				MPI_Put(&one, 1, MPI_INT, i, 0, 1, MPI_INT, w);
+				MPI_Win_unlock(i, w);
+			}
 		}
+		if (how == 'a')
+			MPI_Win_unlock_all(w);
 		return 0;
 	}
 	while (wait && !seen) {
-		MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
-		MPI_Get(&seen, 1, MPI_INT, rank, 0, 1, MPI_INT, w);
-		MPI_Win_unlock(rank, w);
+		if (how == 'a' && rank % 2) {
+			MPI_Get(&seen, 1, MPI_INT, rank, 0, 1, MPI_INT, w);
+			MPI_Win_flush(rank, w);
+		} else if (how == 'a') {
+			MPI_Fetch_and_op(NULL, &seen, MPI_INT, rank, 0, MPI_NO_OP, w);
+			MPI_Win_flush_local(rank, w);
+		} else {
+			MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+			MPI_Get(&seen, 1, MPI_INT, rank, 0, 1, MPI_INT, w);
+			MPI_Win_unlock(rank, w);
+		}
 	}
+	if (how == 'a')
+		MPI_Win_unlock_all(w);
 	memset(data, 0, sizeof(data));
 	fd = open(path, O_RDONLY);
 	if (fd < 0 || read(fd, data, sizeof(data)) < 0 || close(fd) != 0)
@@ -90,7 +120,8 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc != 3) {
 		if (rank == 0)
-			fputs("usage: rmalock mutex|flag|noflag FILE\n", stderr);
+			fputs("usage: rmalock mutex|flag|noflag|sharedflag|allflag|noallflag FILE\n",
+			      stderr);
 		MPI_Finalize();
 		return 2;
 	}
@@ -105,7 +136,11 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "mutex") == 0)
 		bad = mutex(w, argv[2], rank, size);
 	else if (strcmp(argv[1], "flag") == 0 || strcmp(argv[1], "noflag") == 0)
-		bad = flag(w, argv[2], rank, size, argv[1][0] == 'f');
+		bad = flag(w, argv[2], rank, size, argv[1][0] == 'f', 'x');
+	else if (strcmp(argv[1], "sharedflag") == 0)
+		bad = flag(w, argv[2], rank, size, 1, 's');
+	else if (strcmp(argv[1], "allflag") == 0 || strcmp(argv[1], "noallflag") == 0)
+		bad = flag(w, argv[2], rank, size, argv[1][0] == 'a', 'a');
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_free(&w);
 	printf("%d: %s\n", rank, bad ? "FAIL" : "ok");

@@ -44,16 +44,16 @@
 /* The call table row of an MPI or MPI-IO function named by the @n bytes
  * at @s, or NULL. */
 /* Whether @d synchronises one-sided communication by other means than
- * fences, lock epochs and post/start/complete/wait (MPI_Win_lock_all,
- * flush, sync), which the graph does not order by: accesses only such
- * calls order are left unordered.  Fences, lock epochs and PSCW are
- * edges (walk.c: hb_rma_edges, hb_lock_edges, hb_pscw_edges), and the
- * walk tells which of theirs it cannot order. */
+ * fences, lock epochs, post/start/complete/wait and the completion of
+ * passive-target operations (MPI_Win_sync of a shared-memory window, or
+ * a lock when the times are not the run's), which the graph does not
+ * order by: accesses only such calls order are left unordered.  The
+ * others are edges (walk.c: hb_rma_edges, hb_lock_edges, hb_pscw_edges,
+ * hb_passive_edges), and the walk tells which of theirs it cannot order. */
 static int one_sided_sync(const struct tg_calldesc *d)
 {
 	static const char *const names[] = {
-		"lock", "unlock", "lock_all", "unlock_all", "sync", "flush", "flush_all",
-		"flush_local", "flush_local_all",
+		"lock", "unlock", "sync",
 	};
 	size_t i;
 
@@ -158,6 +158,7 @@ void hbb_free(struct hbb *b)
 	hb_free(b->recpos.v);
 	hb_free(b->lockeps.v);
 	hb_free(b->pscw.v);
+	hb_free(b->pops.v);
 	hb_free(b->eindex);
 	hb_free(b->span);
 	hb_free(b->clock);
@@ -1026,10 +1027,21 @@ static int keep_args(struct rst *r, const struct fdesc *f, const char *name,
 	case TG_MK_RMA: {
 		const struct arg *q = find(a, na, "request");
 		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
+		const struct arg *op = find(a, na, "op");
 		rc |= push_int(p, find(a, na, "target_rank"), PROC_NULL);
 		PUSH(*p, q ? req_id(q->v, q->vl) : 0);
+		rc |= push_int(p, find(a, na, "target_disp"), 0);
+		rc |= push_int(p, find(a, na, "target_count"), 1);
+		/* an atomic MPI_NO_OP only reads */
+		PUSH(*p, op && op->vl == 9 && memcmp(op->v, "MPI_NO_OP", 9) == 0);
 		break;
 	}
+	case TG_MK_WFLUSH:
+		/* win, the target (-1: all), whether only locally */
+		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
+		rc |= push_int(p, find(a, na, "rank"), -1);
+		PUSH(*p, strstr(name, "_local") != NULL);
+		break;
 	}
 	return rc ? -1 : 0;
 }
@@ -1483,10 +1495,13 @@ int hbb_build(struct hbb *b, char *err, size_t errlen)
 	hb_rma_edges(b);
 	hb_lock_edges(b);
 	hb_pscw_edges(b);
+	hb_passive_edges(b);
 	hb_free(b->lockeps.v);
 	memset(&b->lockeps, 0, sizeof(b->lockeps));
 	hb_free(b->pscw.v);
 	memset(&b->pscw, 0, sizeof(b->pscw));
+	hb_free(b->pops.v);
+	memset(&b->pops, 0, sizeof(b->pops));
 	hb_free(b->rma.v);
 	memset(&b->rma, 0, sizeof(b->rma));
 	hb_free(b->insts.v);

@@ -297,6 +297,22 @@ struct pscwep {
 	uint8_t get;		/* (origin) a get from the target in the epoch */
 };
 
+/* A passive-target operation done (walk.c, passive()): its window
+ * group, origin and target positions, target displacements [dlo, dhi),
+ * its call's start and node, the end and node of the call that
+ * completed it, TG_MF_PUT / TG_MF_GET, whether the same operation on
+ * the same displacements came next on its rank (a poll that went on: it
+ * read what was there before), and the lock epoch it was in (LK_*). */
+struct passop {
+	int32_t gid, origin, target, dlo, dhi;
+	int64_t t0, t1;
+	uint32_t opnode, node;
+	uint8_t flags, again, lock;
+};
+#define LK_NONE 0	/* MPI_Win_lock_all, MPI_MODE_NOCHECK */
+#define LK_SHARED 1	/* a shared lock epoch that hb_lock_edges orders */
+#define LK_EXCL 2	/* an exclusive one */
+
 /* Group handles of the trace: "g5" is 5; these are the others. */
 #define GRP_EMPTY (-2)		/* MPI_GROUP_EMPTY */
 #define GRP_UNKNOWN (-1)
@@ -362,6 +378,7 @@ struct hbb {
 	VEC(struct rmaop) rma;
 	VEC(struct lockep) lockeps;
 	VEC(struct pscwep) pscw;
+	VEC(struct passop) pops;
 	uint8_t notimes;		/* the times are not the run's (#timing) */
 	uint8_t hosts;		/* 2 when the processes ran on more than one host */
 	uint64_t host;		/* the first #proc line's host, hashed */
@@ -425,6 +442,8 @@ void hb_rma_edges(struct hbb *b);
 void hb_lock_edges(struct hbb *b);
 /* The edges of post/start/complete/wait epochs, matched per pair. */
 void hb_pscw_edges(struct hbb *b);
+/* The edges of passive-target operations, a get after a put, by times. */
+void hb_passive_edges(struct hbb *b);
 
 /* index.c: the nodes of threaded ranks as instants in time order. */
 void hb_expand_threads(struct hbb *b);

@@ -365,17 +365,29 @@ struct wgroup {
 	int32_t n;
 };
 
-/* The general active target epochs of one window of the rank: the open
+/* The epochs of one window of the rank: the open general active target
  * access epoch's targets (positions in the window's group; nacc -1 when
  * none is open, -2 when its group is not known) and whether it got from
  * each, the open exposure epoch's origins (likewise) and its post node,
- * and per member of the window the epochs of each side begun with it. */
-struct pscwwin {
+ * per member of the window the epochs of each side begun with it, and
+ * whether an MPI_Win_lock_all epoch is open. */
+struct winst {
 	int32_t *acc, *exp;
 	uint8_t *accget;
 	int32_t nacc, nexp;
 	uint32_t post;
 	uint32_t *kacc, *kexp;
+	uint8_t lockall;
+};
+
+/* A passive-target operation not yet completed: its window (index in
+ * r->wdef), target, target displacements [dlo, dhi), call start and
+ * node, TG_MF_PUT / TG_MF_GET, and the lock epoch it is in (LK_*). */
+struct pendop {
+	int32_t win, target, dlo, dhi;
+	int64_t t0;
+	uint32_t opnode;
+	uint8_t flags, lock;
 };
 
 struct walk {
@@ -384,7 +396,9 @@ struct walk {
 	VEC(struct rq) rq;
 	VEC(struct openlock) locks;	/* lock epochs begun, not ended */
 	VEC(struct wgroup) groups;	/* by group id */
-	VEC(struct pscwwin) pw;		/* by window (index in r->wdef) */
+	VEC(struct winst) pw;		/* by window (index in r->wdef) */
+	VEC(struct pendop) pend;	/* passive-target operations begun */
+	size_t lastread;		/* 1 + the last done one that read, in b->pops */
 	const struct hrec *h;	/* the call being walked */
 	uint32_t node;		/* its node, NONE if it is not one */
 	/* a rank whose threads made MPI calls: its request handles by
@@ -756,69 +770,6 @@ static struct wdef *window(struct walk *w, int32_t wd)
 	return &w->r->wdef.v[wd];
 }
 
-/*
- * One-sided communication (MPI 4.0 §12.5).  A window made on a
- * communicator is a collective on it and a group of its own, whose
- * collectives are the fences.  An operation between two fences of its
- * origin, outside a lock or access epoch, is of the fence epoch that the
- * next fence ends: a put (or accumulate) is done at its target when the
- * target's closing fence returns, and a get reads the target's window as
- * the target left it when it entered the fence that opened the epoch, and
- * is done when the origin's closing fence returns.  hb_rma_edges makes
- * those edges once the fences are matched.  A fence orders nothing else:
- * MPI promises no barrier by it.
- */
-/* Is a lock epoch that orders open on @target of window @wd? */
-static int locked(const struct walk *w, const struct wdef *wd, int32_t target)
-{
-	uint32_t win = (uint32_t)(wd - w->r->wdef.v);
-	size_t i;
-
-	for (i = 0; i < w->locks.n; i++)
-		if (w->locks.v[i].win == win && w->locks.v[i].target == target &&
-		    w->locks.v[i].orders)
-			return 1;
-	return 0;
-}
-
-static int pscw_op(struct walk *w, const struct wdef *wd, int32_t t, uint8_t flags);
-
-static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
-{
-	struct wdef *wd;
-	struct rmaop op;
-
-	if (a[2] > 0)	/* MPI_Rput...: its request completes nothing more */
-		set_rq(w, a[2], RQ_INERT, NONE, NONE, 0);
-	if (a[1] == PROC_NULL || !(wd = window(w, a[0])))
-		return;
-	if (a[1] < 0 || (uint32_t)a[1] >= w->b->g.v[wd->gid].n) {
-		hb_problem(w->b, TG_HBP_BAD_RANK, w->r->rank, w->h->func, w->h->seq);
-		return;
-	}
-	if (wd->epochs > 0 && locked(w, wd, a[1])) {
-		/* in a lock epoch on its target, which hb_lock_edges
-		 * orders with the others there */
-		return;
-	}
-	if (wd->epochs > 0 && pscw_op(w, wd, a[1], flags))
-		return;		/* in an access epoch to it: hb_pscw_edges */
-	if (wd->epochs > 0 || wd->nfence == 0) {
-		/* ordered by MPI_Win_lock_all, MPI_MODE_NOCHECK or
-		 * post/start/complete/wait, or by no synchronisation at
-		 * all: no edge */
-		hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
-		return;
-	}
-	op.gid = wd->gid;
-	op.origin = wd->pos;
-	op.target = a[1];
-	op.epoch = wd->nfence;
-	op.node = w->node;
-	op.flags = flags & (TG_MF_PUT | TG_MF_GET);
-	PUSH(w->b->rma, op);
-}
-
 /* ---- general active target synchronisation (MPI 4.0 §12.5.2) ----------------
  *
  * MPI_Win_wait on a target returns only after every origin of its post's
@@ -971,13 +922,13 @@ static void walk_group(struct walk *w, const int32_t *a)
 		hb_free(out);
 }
 
-static struct pscwwin *pscw_win(struct walk *w, const struct wdef *wd)
+static struct winst *win_state(struct walk *w, const struct wdef *wd)
 {
 	size_t i = (size_t)(wd - w->r->wdef.v);
 	uint32_t n = w->b->g.v[wd->gid].n;
 
 	while (w->pw.n <= i) {
-		struct pscwwin z;
+		struct winst z;
 		memset(&z, 0, sizeof(z));
 		z.nacc = z.nexp = -1;
 		PUSH(w->pw, z);
@@ -1019,7 +970,7 @@ static int32_t group_positions(struct walk *w, const struct wdef *wd, int32_t id
 /* MPI_Win_start (@open, group @grp) and MPI_Win_complete on window @wd. */
 static void access_epoch(struct walk *w, const struct wdef *wd, int32_t grp, int open)
 {
-	struct pscwwin *p = pscw_win(w, wd);
+	struct winst *p = win_state(w, wd);
 	int32_t i;
 
 	if (open) {
@@ -1048,7 +999,7 @@ static void access_epoch(struct walk *w, const struct wdef *wd, int32_t grp, int
 static int pscw_op(struct walk *w, const struct wdef *wd, int32_t t, uint8_t flags)
 {
 	size_t i = (size_t)(wd - w->r->wdef.v);
-	struct pscwwin *p = i < w->pw.n ? &w->pw.v[i] : NULL;
+	struct winst *p = i < w->pw.n ? &w->pw.v[i] : NULL;
 	int32_t k;
 
 	if (!p || p->nacc < 0)
@@ -1066,7 +1017,7 @@ static int pscw_op(struct walk *w, const struct wdef *wd, int32_t t, uint8_t fla
  * said done, on window @wd. */
 static void exposure_epoch(struct walk *w, const struct wdef *wd, int32_t grp, int open)
 {
-	struct pscwwin *p = pscw_win(w, wd);
+	struct winst *p = win_state(w, wd);
 	int32_t i;
 
 	if (open) {
@@ -1104,6 +1055,169 @@ static void pscw_free(struct walk *w)
 		hb_free(w->pw.v[i].kexp);
 	}
 	hb_free(w->pw.v);
+	hb_free(w->pend.v);
+}
+
+/*
+ * One-sided communication (MPI 4.0 §12.5).  A window made on a
+ * communicator is a collective on it and a group of its own, whose
+ * collectives are the fences.  An operation between two fences of its
+ * origin, outside a lock or access epoch, is of the fence epoch that the
+ * next fence ends: a put (or accumulate) is done at its target when the
+ * target's closing fence returns, and a get reads the target's window as
+ * the target left it when it entered the fence that opened the epoch, and
+ * is done when the origin's closing fence returns.  hb_rma_edges makes
+ * those edges once the fences are matched.  A fence orders nothing else:
+ * MPI promises no barrier by it.
+ */
+/* Is a lock epoch that orders open on @target of window @wd? */
+static int locked(const struct walk *w, const struct wdef *wd, int32_t target)
+{
+	uint32_t win = (uint32_t)(wd - w->r->wdef.v);
+	size_t i;
+
+	for (i = 0; i < w->locks.n; i++)
+		if (w->locks.v[i].win == win && w->locks.v[i].target == target &&
+		    w->locks.v[i].orders)
+			return 1;
+	return 0;
+}
+
+/*
+ * Passive-target operations outside the exclusive lock epochs that order
+ * (in MPI_Win_lock_all epochs, shared or MPI_MODE_NOCHECK locks; and in
+ * those too) synchronise by what they read: a flag put and flushed by
+ * one rank and polled by another with MPI_Get, MPI_Fetch_and_op or
+ * MPI_Compare_and_swap until it is set.  An operation is done at its
+ * target when its origin's flush (MPI_Win_flush, _flush_all) or unlock
+ * (MPI_Win_unlock, _unlock_all) returns; a get, or an atomic that reads,
+ * also when MPI_Win_flush_local returns.  The trace has no values, so the
+ * times tell what may have been read: a put is applied at its target
+ * sometime after its call began (MPICH's shared memory applies it in the
+ * call, long before the flush returns), a get reads sometime before it
+ * is done.  A get on the same target displacements that was done after
+ * a put began is taken to have read it, unless the same get came next
+ * on its rank (a poll that went on, having read what was there before):
+ * what the put's origin did before the put happens before what the
+ * get's origin does after the get is done (hb_passive_edges).  Two
+ * operations in lock epochs that exclude each other (one of them
+ * exclusive) are ordered by their epochs instead (hb_lock_edges).
+ * The displacements are those of the target's window unit, the count of
+ * elements taken as that many units.  Only the run's own times on one
+ * host tell; otherwise such operations order nothing (a problem line).
+ */
+static int times_tell(const struct hbb *b)
+{
+	return !b->notimes && b->hosts < 2;
+}
+
+/* Is a lock epoch (of any kind) open on @target of @wd, or one of
+ * MPI_Win_lock_all?  1 + its LK_* kind, 0 if none. */
+static int passive(struct walk *w, const struct wdef *wd, int32_t target)
+{
+	uint32_t win = (uint32_t)(wd - w->r->wdef.v);
+	size_t i;
+
+	for (i = 0; i < w->locks.n; i++)
+		if (w->locks.v[i].win == win && w->locks.v[i].target == target)
+			return 1 + (!w->locks.v[i].orders ? LK_NONE :
+				    w->locks.v[i].shared ? LK_SHARED : LK_EXCL);
+	return win < w->pw.n && w->pw.v[win].lockall ? 1 + LK_NONE : 0;
+}
+
+/* The passive-target operations on window @wd to @target (-1: every
+ * target) are done: at their targets, or (@local) at the origin, which
+ * finishes the ones that read. */
+static void ops_done(struct walk *w, const struct wdef *wd, int32_t target, int local)
+{
+	int32_t win = (int32_t)(wd - w->r->wdef.v);
+	size_t i;
+
+	for (i = 0; i < w->pend.n;) {
+		const struct pendop *o = &w->pend.v[i];
+		if (o->win != win || (target >= 0 && o->target != target) ||
+		    (local && !(o->flags & TG_MF_GET))) {
+			i++;
+			continue;
+		}
+		if (w->node != NONE) {
+			PUSH(w->b->pops, ((struct passop){ wd->gid, wd->pos, o->target, o->dlo, o->dhi,
+							    o->t0, w->h->t1, o->opnode, w->node,
+							    o->flags, 0, o->lock }));
+			if (o->flags & TG_MF_GET)
+				w->lastread = w->b->pops.n;
+		}
+		w->pend.v[i] = w->pend.v[--w->pend.n];
+	}
+}
+
+/* A poll goes on: operation @o that reads comes right after the call that
+ * completed the last one that read, the same on the same displacements
+ * (nothing of the rank's between but what that call made itself). */
+static void poll_again(struct walk *w, const struct wdef *wd, const struct pendop *o)
+{
+	struct passop *p;
+	uint64_t end;
+
+	if (!(o->flags & TG_MF_GET) || !w->lastread || w->node == NONE)
+		return;
+	p = &w->b->pops.v[w->lastread - 1];
+	end = w->b->seq[p->node] + w->b->span[p->node];
+	if (p->gid == wd->gid && p->origin == wd->pos && p->target == o->target &&
+	    p->dlo == o->dlo && p->dhi == o->dhi && p->flags == o->flags &&
+	    w->b->seq[w->node] <= end + 1)
+		p->again = 1;
+}
+
+/* A one-sided operation: a[0] window, a[1] target, a[2] request, a[3]
+ * target_disp, a[4] target_count, a[5] 1 for an atomic MPI_NO_OP. */
+static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
+{
+	struct wdef *wd;
+	struct rmaop op;
+	int ordered, lk;
+
+	if (a[2] > 0)	/* MPI_Rput...: its request completes nothing more */
+		set_rq(w, a[2], RQ_INERT, NONE, NONE, 0);
+	if (a[1] == PROC_NULL || !(wd = window(w, a[0])))
+		return;
+	if (a[1] < 0 || (uint32_t)a[1] >= w->b->g.v[wd->gid].n) {
+		hb_problem(w->b, TG_HBP_BAD_RANK, w->r->rank, w->h->func, w->h->seq);
+		return;
+	}
+	if (wd->epochs > 0 && pscw_op(w, wd, a[1], flags))
+		return;		/* in an access epoch to it: hb_pscw_edges */
+	/* in a lock epoch on its target that orders: hb_lock_edges orders
+	 * it with the others there */
+	ordered = wd->epochs > 0 && locked(w, wd, a[1]);
+	if (wd->epochs > 0 && (lk = passive(w, wd, a[1]))) {
+		int64_t hi = (int64_t)a[3] + (a[4] > 1 ? a[4] : 1);
+		if (times_tell(w->b)) {
+			struct pendop o = { (int32_t)(wd - w->r->wdef.v), a[1], a[3],
+					    hi > INT32_MAX ? INT32_MAX : (int32_t)hi, w->h->t0, w->node,
+					    a[5] ? TG_MF_GET : flags & (TG_MF_PUT | TG_MF_GET),
+					    (uint8_t)(lk - 1) };
+			poll_again(w, wd, &o);
+			PUSH(w->pend, o);
+		} else if (!ordered || lk - 1 == LK_SHARED) {
+			/* (a shared epoch's lock orders it only against
+			 * exclusive ones) */
+			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
+		}
+		return;
+	}
+	if (wd->epochs > 0 || wd->nfence == 0) {
+		/* in an epoch the trace does not know, or in none: no edge */
+		hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
+		return;
+	}
+	op.gid = wd->gid;
+	op.origin = wd->pos;
+	op.target = a[1];
+	op.epoch = wd->nfence;
+	op.node = w->node;
+	op.flags = flags & (TG_MF_PUT | TG_MF_GET);
+	PUSH(w->b->rma, op);
 }
 
 /* A time of the pool (push_time() in graph.c). */
@@ -1137,7 +1251,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 							 a[1] == LOCK_SHARED) &&
 				      !(a[3] & MODE_NOCHECK),
 				      a[1] == LOCK_SHARED };
-		if (!o.orders && !w->b->notimes)
+		if (!o.orders && !w->b->notimes && !times_tell(w->b))
 			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
 		PUSH(w->locks, o);
 		return;
@@ -1146,7 +1260,7 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 		const struct openlock *o = &w->locks.v[i];
 		if (o->win != win || o->target != a[2])
 			continue;
-		if (!o->orders && !w->b->notimes)
+		if (!o->orders && !w->b->notimes && !times_tell(w->b))
 			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
 		if (o->orders && o->node != NONE && w->node != NONE && wd->gid >= 0 &&
 		    (uint32_t)o->target < w->b->g.v[wd->gid].n)
@@ -1365,11 +1479,27 @@ static void walk_call(struct walk *w)
 		struct wdef *wd = window(w, a[0]);
 		if (wd) {
 			wd->epochs += (f->flags & TG_MF_OPEN) ? 1 : wd->epochs > 0 ? -1 : 0;
-			if (h->func == TG_FN_MPI_Win_start || h->func == TG_FN_MPI_Win_complete)
-				access_epoch(w, wd, a[4], f->flags & TG_MF_OPEN);
-			else
-				lock_epoch(w, wd, a, f->flags & TG_MF_OPEN);
+			int open = (f->flags & TG_MF_OPEN) != 0;
+			if (h->func == TG_FN_MPI_Win_start || h->func == TG_FN_MPI_Win_complete) {
+				access_epoch(w, wd, a[4], open);
+				break;
+			}
+			if (!open)	/* unlock (a[2] its target), unlock_all (-1) */
+				ops_done(w, wd, a[2], 0);
+			if (h->func == TG_FN_MPI_Win_lock_all ||
+			    h->func == TG_FN_MPI_Win_unlock_all) {
+				win_state(w, wd)->lockall = (uint8_t)open;
+				if (open && !times_tell(b))
+					hb_problem(b, TG_HBP_ONE_SIDED, w->r->rank, h->func, h->seq);
+			}
+			lock_epoch(w, wd, a, open);
 		}
+		break;
+	}
+	case TG_MK_WFLUSH: {
+		struct wdef *wd = window(w, a[0]);
+		if (wd)
+			ops_done(w, wd, a[1], a[2]);
 		break;
 	}
 	case TG_MK_GROUP:
@@ -2255,4 +2385,68 @@ void hb_pscw_edges(struct hbb *b)
 			hb_problem(b, TG_HBP_ONE_SIDED, g->members[e[i].target], b->func[e[i].b],
 				   b->seq[e[i].b]);
 	}
+}
+
+static int cmp_passop(const void *x, const void *y)
+{
+	const struct passop *a = x, *c = y;
+
+	if (a->gid != c->gid)
+		return a->gid < c->gid ? -1 : 1;
+	if (a->target != c->target)
+		return a->target < c->target ? -1 : 1;
+	return a->t0 < c->t0 ? -1 : a->t0 > c->t0;
+}
+
+/* How many puts before a get hb_passive_edges looks through. */
+#define PASSIVE_LOOK 4096
+
+/* The edges of passive-target operations (see passive() in the walk):
+ * to each get that was not polled again, from the last put of each other
+ * origin on the same target displacements begun before the get was
+ * done. */
+void hb_passive_edges(struct hbb *b)
+{
+	struct passop *e = b->pops.v;
+	size_t n = b->pops.n, i = 0, j, k, m, most = 1;
+	uint32_t *seen;
+
+	if (!n)
+		return;
+	qsort(e, n, sizeof(*e), cmp_passop);
+	for (k = 0; k < n; k++)
+		if (b->g.v[e[k].gid].n > most)
+			most = b->g.v[e[k].gid].n;
+	seen = hb_calloc(most, sizeof(uint32_t));
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && e[j].gid == e[i].gid && e[j].target == e[i].target; j++)
+			;
+		memset(seen, 0, most * sizeof(uint32_t));
+		for (k = i; k < j; k++) {
+			size_t lo = i, hi = j, look;
+			if (!(e[k].flags & TG_MF_GET) || e[k].again)
+				continue;
+			while (lo < hi) {	/* the first begun when it was done */
+				m = lo + (hi - lo) / 2;
+				if (e[m].t0 < e[k].t1)
+					lo = m + 1;
+				else
+					hi = m;
+			}
+			for (m = lo, look = 0; m-- > i && look < PASSIVE_LOOK; look++) {
+				const struct passop *p = &e[m];
+				if (!(p->flags & TG_MF_PUT) || p->again || p->origin == e[k].origin ||
+				    (uint32_t)p->origin >= most || seen[p->origin] == k + 1 ||
+				    p->dhi <= e[k].dlo || e[k].dhi <= p->dlo)
+					continue;
+				/* epochs that exclude each other: hb_lock_edges */
+				if (p->lock != LK_NONE && e[k].lock != LK_NONE &&
+				    (p->lock == LK_EXCL || e[k].lock == LK_EXCL))
+					continue;
+				seen[p->origin] = (uint32_t)(k + 1);
+				edge(b, p->opnode, e[k].node, TG_HBE_RMA);
+			}
+		}
+	}
+	hb_free(seen);
 }
