@@ -144,6 +144,17 @@ static void predef_init(void)
 #include "ompi-predef.h"
 #undef TG_PREDEF
 	predef_add(TG_H_FILE, 0, TG_HVAL(MPI_FILE_NULL));
+	/* MPI-1's MPI_LB and MPI_UB, which MPI-3 removed and Open MPI's mpi.h
+	 * hides, are still in libmpi and still given by Fortran programs
+	 * (ABINIT's file views): named, the views they bound are placed */
+	for (i = 0; tg_mpi_names[i].name; i++) {
+		const char *n = tg_mpi_names[i].name;
+		void *sym;
+		if (tg_mpi_names[i].kind == TG_H_DTYPE &&
+		    (strcmp(n, "MPI_LB") == 0 || strcmp(n, "MPI_UB") == 0) &&
+		    (sym = tg_ompi_sym(strcmp(n, "MPI_LB") == 0 ? "ompi_mpi_lb" : "ompi_mpi_ub")))
+			predef_add(TG_H_DTYPE, tg_mpi_names[i].val, (uint64_t)(uintptr_t)sym);
+	}
 }
 
 /* Whether @val is a predefined handle of @kind; if so *@std is MPICH's. */
