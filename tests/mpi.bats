@@ -1132,7 +1132,7 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[[ $stderr =~ conflicting\ pairs?\ (are|is)\ not\ synchronized ]]
 }
 
-@test "post/start/complete/wait order what the ranks do around them (tests/mpi/pscw.c): an origin's complete before the target's wait, the target's post before a complete that got from it; groups from MPI_Win_get_group, MPI_Comm_group, _incl, _excl, _intersection, _union; early reads and epochs without a get are races" {
+@test "post/start/complete/wait order what the ranks do around them (tests/mpi/pscw.c): an origin's complete before the target's wait, the target's post before a complete that got from it; groups from MPI_Win_get_group, MPI_Comm_group, _incl, _excl, _intersection, _union; early reads and epochs without a get (or with a get of no element) are races" {
 	mpicc.mpich -O2 -Wall -o pscw "$TG_TOP/tests/mpi/pscw.c"
 	for mode in put test get; do
 		rm -rf t
@@ -1147,8 +1147,9 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 		[ "$(awk -F'\t' '$1 == "edges.rma" { print $2 }' <<<"$output")" -ge 2 ]
 	done
 	# rank 0 reads before its wait; the origins read after an epoch
-	# without a get; rank 2's epoch is on rank 1, not on the reader
-	for mode in early noget other; do
+	# without a get, or with a get of no element; rank 2's epoch is on
+	# rank 1, not on the reader
+	for mode in early noget get0 other; do
 		rm -rf t
 		mpitrace 3 ./pscw $mode "$PWD/f.$mode"
 		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t

@@ -18,6 +18,7 @@
  *           the read follows the post (session)
  *   noget   as get without the get: MPI_Win_start need not wait for the
  *           post, nor MPI_Win_complete of an empty epoch (a race)
+ *   get0    as get with a get of no element, which reads nothing (a race)
  *   other   as put, but rank 0's post names only rank 1 (by
  *           MPI_Group_excl of the window's group) and the others' epochs
  *           are on rank 1, which posts for them; rank 0 still reads every
@@ -121,7 +122,8 @@ int main(int argc, char **argv)
 			MPI_Win_complete(win);
 		}
 		MPI_Group_free(&g);
-	} else if (strcmp(mode, "get") == 0 || strcmp(mode, "noget") == 0) {
+	} else if (strcmp(mode, "get") == 0 || strcmp(mode, "noget") == 0 ||
+		   strcmp(mode, "get0") == 0) {
 		if (me == 0) {
 			put_block(path, 0, 0);
 			*base = 7;
@@ -131,8 +133,10 @@ int main(int argc, char **argv)
 		} else {
 			MPI_Group_incl(cg, 1, ranks, &g);
 			MPI_Win_start(g, 0, win);
-			if (strcmp(mode, "get") == 0)
-				MPI_Get(&word, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+			if (strcmp(mode, "noget") != 0) {
+				int k = strcmp(mode, "get0") != 0;
+				MPI_Get(&word, k, MPI_INT, 0, 0, k, MPI_INT, win);
+			}
 			MPI_Win_complete(win);
 			good = read_blocks(path, 0, 0);
 			printf("rank %d read %d of 1 blocks, word %d\n", me, good, word);

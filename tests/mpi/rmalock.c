@@ -19,6 +19,10 @@
  *            polls with MPI_Get and MPI_Win_flush, an even one with
  *            MPI_Fetch_and_op (MPI_NO_OP) and MPI_Win_flush_local
  *   noallflag  allflag, but the readers read at once: a race
+ *   emptylock  rank 0 writes the file, then locks the last rank's window
+ *            exclusively and unlocks it with no operation between; rank 1,
+ *            300 ms later, does the same and reads the file: an epoch
+ *            without operations protects nothing (a race)
  * Windows are 4 KiB (MPICH 4.0 misplaces accumulates into windows of a
  * few bytes).  Prints "R: ok" per rank when the data were right.
  */
@@ -110,6 +114,29 @@ static int flag(MPI_Win w, const char *path, int rank, int size, int wait, int h
 	return wait && data[63] != 63;
 }
 
+static int emptylock(MPI_Win w, const char *path, int rank, int size)
+{
+	int data[64] = { 0 }, fd;
+
+	if (rank == 0) {
+		fd = open(path, O_WRONLY | O_TRUNC);
+		if (fd < 0 || write(fd, data, sizeof(data)) != sizeof(data) || close(fd) != 0)
+			return 1;
+	}
+	if (rank == 1)
+		usleep(300000);
+	if (rank <= 1) {
+		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, size - 1, 0, w);
+		MPI_Win_unlock(size - 1, w);
+	}
+	if (rank == 1) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || read(fd, data, sizeof(data)) < 0 || close(fd) != 0)
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size, *base, bad = 1;
@@ -120,7 +147,8 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc != 3) {
 		if (rank == 0)
-			fputs("usage: rmalock mutex|flag|noflag|sharedflag|allflag|noallflag FILE\n",
+			fputs("usage: rmalock mutex|flag|noflag|sharedflag|allflag|noallflag|emptylock "
+			      "FILE\n",
 			      stderr);
 		MPI_Finalize();
 		return 2;
@@ -141,6 +169,8 @@ int main(int argc, char **argv)
 		bad = flag(w, argv[2], rank, size, 1, 's');
 	else if (strcmp(argv[1], "allflag") == 0 || strcmp(argv[1], "noallflag") == 0)
 		bad = flag(w, argv[2], rank, size, argv[1][0] == 'a', 'a');
+	else if (strcmp(argv[1], "emptylock") == 0)
+		bad = emptylock(w, argv[2], rank, size);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_free(&w);
 	printf("%d: %s\n", rank, bad ? "FAIL" : "ok");

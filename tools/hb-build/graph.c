@@ -1021,8 +1021,9 @@ static int keep_args(struct rst *r, const struct fdesc *f, const char *name,
 		PUSH(*p, group_id(find(a, na, "group")));
 		break;
 	case TG_MK_WWAIT:
+		/* MPI_Win_wait, or an MPI_Win_test that said done */
 		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
-		rc |= push_int(p, find(a, na, "flag"), 1);
+		rc |= push_int(p, find(a, na, "flag"), strcmp(name, "MPI_Win_wait") == 0);
 		break;
 	case TG_MK_RMA: {
 		const struct arg *q = find(a, na, "request");

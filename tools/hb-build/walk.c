@@ -356,6 +356,7 @@ struct openlock {
 	uint32_t node;
 	int64_t t0, t0e;	/* the lock call's start and end */
 	uint8_t orders, shared;
+	uint8_t used;		/* an operation was made in it */
 };
 
 /* A group the rank made: the global ranks of its members in group
@@ -789,7 +790,7 @@ static struct wdef *window(struct walk *w, int32_t wd)
  */
 static struct wgroup *wgroup_at(struct walk *w, int32_t id)
 {
-	if (id < 0 || id > (1 << 24))
+	if (id < 0 || id > (1 << 20))	/* (the tracer reuses freed ids) */
 		return NULL;
 	while (w->groups.n <= (size_t)id) {
 		struct wgroup z = { NULL, -1 };
@@ -1112,16 +1113,19 @@ static int times_tell(const struct hbb *b)
 }
 
 /* Is a lock epoch (of any kind) open on @target of @wd, or one of
- * MPI_Win_lock_all?  1 + its LK_* kind, 0 if none. */
+ * MPI_Win_lock_all?  1 + its LK_* kind, 0 if none; the lock epoch is
+ * marked as used. */
 static int passive(struct walk *w, const struct wdef *wd, int32_t target)
 {
 	uint32_t win = (uint32_t)(wd - w->r->wdef.v);
 	size_t i;
 
 	for (i = 0; i < w->locks.n; i++)
-		if (w->locks.v[i].win == win && w->locks.v[i].target == target)
+		if (w->locks.v[i].win == win && w->locks.v[i].target == target) {
+			w->locks.v[i].used = 1;
 			return 1 + (!w->locks.v[i].orders ? LK_NONE :
 				    w->locks.v[i].shared ? LK_SHARED : LK_EXCL);
+		}
 	return win < w->pw.n && w->pw.v[win].lockall ? 1 + LK_NONE : 0;
 }
 
@@ -1185,6 +1189,8 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 		hb_problem(w->b, TG_HBP_BAD_RANK, w->r->rank, w->h->func, w->h->seq);
 		return;
 	}
+	if (a[4] == 0)
+		return;		/* no element: it touches no window */
 	if (wd->epochs > 0 && pscw_op(w, wd, a[1], flags))
 		return;		/* in an access epoch to it: hb_pscw_edges */
 	/* in a lock epoch on its target that orders: hb_lock_edges orders
@@ -1250,7 +1256,10 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 				      !w->b->notimes && (a[1] == LOCK_EXCLUSIVE ||
 							 a[1] == LOCK_SHARED) &&
 				      !(a[3] & MODE_NOCHECK),
-				      a[1] == LOCK_SHARED };
+				      a[1] == LOCK_SHARED,
+				      /* its own window: the loads and stores
+				       * it protects are not traced */
+				      a[2] == wd->pos };
 		if (!o.orders && !w->b->notimes && !times_tell(w->b))
 			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
 		PUSH(w->locks, o);
@@ -1262,7 +1271,10 @@ static void lock_epoch(struct walk *w, const struct wdef *wd, const int32_t *a, 
 			continue;
 		if (!o->orders && !w->b->notimes && !times_tell(w->b))
 			hb_problem(w->b, TG_HBP_ONE_SIDED, w->r->rank, w->h->func, w->h->seq);
-		if (o->orders && o->node != NONE && w->node != NONE && wd->gid >= 0 &&
+		/* (an epoch without operations on another rank's window
+		 * protects nothing: MPI 4.0 §12.5.3, and a lazy library
+		 * never takes its lock) */
+		if (o->orders && o->used && o->node != NONE && w->node != NONE && wd->gid >= 0 &&
 		    (uint32_t)o->target < w->b->g.v[wd->gid].n)
 			PUSH(w->b->lockeps, ((struct lockep){ wd->gid, o->target, o->node,
 							      w->node, o->t0, o->t0e,
