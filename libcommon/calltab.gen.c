@@ -1164,6 +1164,14 @@ static const struct tg_argdesc a_execveat[] = {
 static const struct tg_iorole r_execveat[] = {
 	{ TG_IO_EXEC, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
+static const struct tg_argdesc a_dlopen[] = {
+	{ "file", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+};
+static const struct tg_iorole r_dlopen[] = {
+	{ TG_IO_LOAD, TG_OFF_NONE, TG_LEN_NONE, 0, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7732,6 +7740,7 @@ static const struct tg_calldesc calls[] = {
 	{ 308, TG_LAYER_POSIX, TG_K_INT, 6, TG_H_NONE, 2, "splice", a_splice, r_splice, NULL },
 	{ 309, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "fexecve", a_fexecve, r_fexecve, NULL },
 	{ 310, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execveat", a_execveat, r_execveat, NULL },
+	{ 311, TG_LAYER_POSIX, TG_K_BUF, 3, TG_H_NONE, 1, "dlopen", a_dlopen, r_dlopen, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

@@ -127,6 +127,8 @@ enum tg_io {
 	TG_IO_BUFFER,	/* stream h's buffering: a, setvbuf's mode
 			 * (_IOFBF 0, _IOLBF 1, _IONBF 2), in pos */
 	TG_IO_LOOK,	/* path h looked up (access): there or not */
+	TG_IO_LOAD,	/* path h read whole, pos bytes, through a descriptor
+			 * of the call's own (dlopen: the dynamic loader's) */
 	TG_IO_COUNT
 };
 

@@ -121,6 +121,7 @@
 #define TG_FN_vfork 131
 #define TG_FN_execve 132
 #define TG_FN_execv 133
+#define TG_FN_dlopen 311
 #define TG_FN_execvp 134
 #define TG_FN_execvpe 135
 #define TG_FN_fexecve 309

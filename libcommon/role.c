@@ -476,6 +476,13 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		if (r->h >= 0)
 			a->path = path(t, d, r->h, cwd, &bad);
 		break;
+	case TG_IO_LOAD:
+		a->h[0] = 0;
+		if (r->h >= 0)
+			a->path = path(t, d, r->h, cwd, &bad);
+		if (num(t, d, r->a, -1, &a->pos) < 0)
+			return -1;
+		break;
 	case TG_IO_TRUNCATE:
 		if (r->h >= 0 && d->args[r->h].kind == TG_K_PATH) {
 			a->h[0] = 0;

@@ -927,3 +927,93 @@ TG_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int nent,
 	RESOLVE(real, "lio_listio64");
 	return traced_lio(TG_FN_lio_listio, real, mode, (struct aiocb *const *)list, nent, sig);
 }
+
+/* ---- dlopen ------------------------------------------------------------- */
+
+#ifdef TG_MPI_STUBS
+/*
+ * dlopen(3) reads the file it loads through the dynamic loader's own
+ * system calls, which no wrapper sees: a plug-in one rank compiles and
+ * another loads (DOLFIN's forms, OpenFOAM's dynamic code) would be a file
+ * read by nobody.  The call is recorded with the file's size
+ * (load(file,size)).  Where the loader searches for a file and how it
+ * expands $ORIGIN depend on the object that called dlopen, which a
+ * wrapper would replace by itself: the entry (stubs.S) asks tg_dl_route
+ * where to go, and a name without a slash, one with a '$', NULL and
+ * RTLD_NOLOAD go on to the loader's dlopen with every register as the
+ * program left them, untraced.  A file already loaded is not read again:
+ * untraced too.
+ */
+#include <dlfcn.h>
+
+typedef void *(*dlopen_fn)(const char *, int);
+static dlopen_fn real_dlopen;
+
+static dlopen_fn dl_real(void)
+{
+	dlopen_fn f = __atomic_load_n(&real_dlopen, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		/* (tg_real would look in each object, by dlopen) */
+		f = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+		__atomic_store_n(&real_dlopen, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+void *tg_w_dlopen(const char *file, int flags) TG_HIDDEN;
+
+/* Where stubs.S's dlopen goes: the wrapper, or the loader's dlopen. */
+void *tg_dl_route(const char *file, int flags) TG_HIDDEN;
+void *tg_dl_route(const char *file, int flags)
+{
+	dlopen_fn f = dl_real();
+
+	if (file && !(flags & RTLD_NOLOAD) && strchr(file, '/') && !strchr(file, '$') &&
+	    tg_on(TG_LAYER_POSIX))
+		return (void *)tg_w_dlopen;
+	return (void *)f;
+}
+
+void *tg_w_dlopen(const char *file, int flags)
+{
+	dlopen_fn real = dl_real();
+	char pb[TG_PATH_MAX];
+	struct tg_call c;
+	struct stat st;
+	const char *ap;
+	int64_t size = -1;
+	uint64_t sid;
+	void *h;
+	int ex = 0, e;
+
+	if (!real)
+		return NULL;
+	e = errno;
+	if ((h = real(file, RTLD_LAZY | RTLD_NOLOAD))) {
+		dlclose(h);	/* loaded already: nothing is read */
+		errno = e;
+		return real(file, flags);
+	}
+	errno = e;
+	ap = tg_path_prep(pb, file, AT_FDCWD, &ex);
+	if (ex || !tg_enter(&c, TG_FN_dlopen, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		return real(file, flags);
+	}
+	sid = tg_str(c.t, ap);
+	h = real(file, flags);
+	e = errno;
+	if (h && syscall(SYS_newfstatat, AT_FDCWD, file, &st, 0) == 0 && S_ISREG(st.st_mode))
+		size = (int64_t)st.st_size;
+	tg_end(&c);
+	tg_rec_begin(&c, h ? (int64_t)tg_ptr_id(c.t, h) : 0, h == NULL);
+	tg_put_u(&c, sid);
+	tg_put_u(&c, (uint64_t)(unsigned int)flags);
+	tg_put_s(&c, size);
+	tg_rec_commit(&c);
+	errno = e;
+	return h;
+}
+#endif

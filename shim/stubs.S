@@ -142,3 +142,21 @@ tg_hook_entry_##name:				\
 	.p2align 12
 
 	.section .note.GNU-stack, "", @progbits
+
+/*
+ * dlopen: to the wrapper tg_w_dlopen, or on to the loader's dlopen with
+ * every register as the program left it, so that the loader sees the
+ * program's object as the caller (hand.c, tg_dl_route).
+ */
+	.text
+	.hidden tg_dl_route
+	.globl dlopen
+	.type dlopen, @function
+	.p2align 4
+dlopen:
+	SAVE_ARGS(%rax)
+	call tg_dl_route
+	movq %rax, %r11
+	RESTORE_ARGS(%rax)
+	jmp *%r11
+	.size dlopen, .-dlopen

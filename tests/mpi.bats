@@ -1166,6 +1166,27 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	grep -q ': one-sided: ' <<<"$stderr"
 }
 
+@test "a plug-in one rank copies and another loads with dlopen (tests/mpi/dlplug.c): the loader's read recorded with the file's size; ordered by a barrier session, unordered a race; a name the loader finds in the program's RUNPATH is still found, untraced" {
+	mkdir lib
+	printf 'int tg_plug_value(void) { return 42; }\n' > plug.c
+	gcc -shared -fPIC -o lib/libtgplug.so plug.c
+	mpicc.mpich -O2 -Wall -o dlplug "$TG_TOP/tests/mpi/dlplug.c" -ldl \
+		-Wl,--enable-new-dtags,-rpath,"$PWD/lib"
+	mpitrace 2 ./dlplug search "$PWD/lib/libtgplug.so" "$PWD/copy.so"
+	[ "$output" = $'loaded 42\nfound 42' ]
+	trace-decode t/rank-1.rec > text
+	grep -q $'\tdlopen\tb[0-9]*\tfile="'"$PWD"$'/copy.so"\tflags=0x2\tsize=[1-9][0-9]*$' text
+	! grep -q 'libtgplug' text
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	rm -rf t copy.so
+	mpitrace 2 ./dlplug race "$PWD/lib/libtgplug.so" "$PWD/copy.so"
+	[ "$output" = 'loaded 42' ]
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $stderr =~ conflicting\ pairs?\ (are|is)\ not\ synchronized ]]
+	grep -Eq '^posix +/.*/copy.so +0 +0 +0 +[1-9]' <<<"$output"
+}
+
 @test "threads making MPI calls at once (MPI_THREAD_MULTIPLE): a thread's receive blocking while another writes, closes and sends is no cycle (session, by happens-before); a write during another thread's receive is not after it (race); threads freeing and getting the same request handles at once: session" {
 	mpicc.mpich -O2 -Wall -pthread -o threadio "$TG_TOP/tests/mpi/threadio.c"
 	for mode in ring reuse; do

@@ -1273,9 +1273,9 @@ static int coll_data(const char *name)
 		d->hb->kind == TG_MK_FBEGIN);
 }
 
-/* Does call @func name its file by a path (truncate, stat), so that it is
- * its own open under session semantics: it looks the file up afresh,
- * where the last close left it? */
+/* Does call @func name its file by a path (truncate, stat, dlopen), so
+ * that it is its own open under session semantics: it looks the file up
+ * afresh, where the last close left it? */
 static int by_path(const char *func)
 {
 	const struct tg_calldesc *d = tg_call_byname(func);
@@ -1283,7 +1283,8 @@ static int by_path(const char *func)
 
 	for (i = 0; d && i < d->nio; i++) {
 		const struct tg_iorole *r = &d->io[i];
-		if ((r->op == TG_IO_TRUNCATE || r->op == TG_IO_SIZE) && r->h >= 0 &&
+		if ((r->op == TG_IO_TRUNCATE || r->op == TG_IO_SIZE || r->op == TG_IO_LOAD) &&
+		    r->h >= 0 &&
 		    r->h < d->nargs && d->args[r->h].kind == TG_K_PATH)
 			return 1;
 	}
@@ -1345,8 +1346,9 @@ static void pair_line(struct tg_tline *t)
 	d = !streq(a.rank, b.rank);
 	la = evlist_of((uint32_t)f, a.rank, 0);
 	lb = evlist_of((uint32_t)f, b.rank, 0);
-	/* truncate(path), stat(path): the call opens the file itself */
-	self_open = (b.trunc || b.size) && by_path(b.func);
+	/* truncate(path), stat(path), dlopen(path): the call opens the
+	 * file itself */
+	self_open = (b.trunc || b.size || !b.write) && by_path(b.func);
 	self.t = b.t0;
 	self.seq = b.seq;
 	/* appends are atomic under POSIX: whatever else runs at the time,

@@ -935,7 +935,8 @@ static void missing_pair(const struct rec *r)
 		return;
 	/* (only then the rest of the process: most such opens have no maker) */
 	for (x = r + 1; x < recs + nrecs; x++)
-		if ((x->op == TG_IO_OPEN || x->op == TG_IO_LOOK || (x->op == TG_IO_SIZE && !x->k1[0])) &&
+		if ((x->op == TG_IO_OPEN || x->op == TG_IO_LOOK || x->op == TG_IO_LOAD ||
+		     (x->op == TG_IO_SIZE && !x->k1[0])) &&
 		    !x->failed &&
 		    x->s && streq(x->s, r->s))
 			return;
@@ -1830,6 +1831,18 @@ static void run_size(const struct rec *r)
 		a->kind = ACC_SIZE;
 }
 
+/* A file the dynamic loader read whole for the program's dlopen
+ * (load(PATH,LEN)): a read of its bytes, the call its own open. */
+static void run_load(const struct rec *r)
+{
+	uint32_t f;
+
+	if (r->failed || r->pos <= 0 || !r->s || r->depth != 0)
+		return;
+	f = file_of(r->s, cur->name, r->seq, r->t0);
+	add_access(f, r, 0, (uint64_t)r->pos, 0);
+}
+
 static void run_sync_trunc(const struct rec *r)
 {
 	uint32_t f;
@@ -2145,6 +2158,9 @@ static void run_rec(struct rec *r)
 		return;
 	case TG_IO_SIZE:
 		run_size(r);
+		return;
+	case TG_IO_LOAD:
+		run_load(r);
 		return;
 	case TG_IO_LOOK:	/* access(): one that found nothing */
 		if (r->failed && r->enoent && r->s && r->depth == 0)
