@@ -441,11 +441,14 @@ static void mark_inherited(void)
 	}
 }
 
+static void real_preload(void);
+
 static void do_init(void)
 {
 	struct stat st;
 	const char *s;
 
+	real_preload();	/* first: the wrappers call them even untraced */
 	if ((s = getenv("TANGRAM_OFF")) && *s && strcmp(s, "0") != 0) {
 		tg_state = 2;
 		return;
@@ -548,6 +551,10 @@ void *tg_real(const char *name, const char *ver)
 			return tg_static_real[i].fn;
 	return tg_real_dyn ? tg_real_dyn(name) : NULL;
 }
+
+static void real_preload(void)
+{
+}
 #else
 /*
  * A library loaded out of the global scope (dlopen with RTLD_LOCAL: the
@@ -598,12 +605,49 @@ static void *real_local(const char *name)
 	return p;
 }
 
-void *tg_real(const char *name, const char *ver)
+/*
+ * The real POSIX and stdio functions, looked up when the tracer starts:
+ * glibc frees the thread's dlerror() message at every dl* call, so a
+ * lookup at a wrapper's first call (the program's first fprintf, after a
+ * failed dlopen and before it prints dlerror()) would take the message
+ * away from the program.
+ */
+static struct realfn {
+	const char *name, *ver;
+	void *fn;
+} realfns[] = {
+#define TG_REALNAME(name, ver) { name, ver, NULL },
+#include "realnames.gen.h"
+#undef TG_REALNAME
+	{ "ftello64", NULL, NULL },	/* (hand.c's stream positions) */
+};
+
+static void *real_lookup(const char *name, const char *ver)
 {
 	void *p = ver ? dlvsym(RTLD_NEXT, name, ver) : NULL;
 
-	if (!p)
-		p = dlsym(RTLD_NEXT, name);
+	return p ? p : dlsym(RTLD_NEXT, name);
+}
+
+static void real_preload(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(realfns) / sizeof(realfns[0]); i++)
+		realfns[i].fn = real_lookup(realfns[i].name, realfns[i].ver);
+	dlerror();	/* (the names this glibc does not have) */
+}
+
+void *tg_real(const char *name, const char *ver)
+{
+	void *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(realfns) / sizeof(realfns[0]); i++)
+		if (realfns[i].fn && strcmp(realfns[i].name, name) == 0 &&
+		    (ver ? realfns[i].ver && strcmp(realfns[i].ver, ver) == 0 : !realfns[i].ver))
+			return realfns[i].fn;
+	p = real_lookup(name, ver);
 	return p ? p : real_local(name);
 }
 #endif

@@ -936,15 +936,19 @@ TG_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int nent,
  * system calls, which no wrapper sees: a plug-in one rank compiles and
  * another loads (DOLFIN's forms, OpenFOAM's dynamic code) would be a file
  * read by nobody.  The call is recorded with the file's size
- * (load(file,size)).  Where the loader searches for a file and how it
- * expands $ORIGIN depend on the object that called dlopen, which a
+ * (load(file,size)), by the kernel's name of the file (a symbolic link
+ * resolved, as an open's).  Where the loader searches for a file and how
+ * it expands $ORIGIN depend on the object that called dlopen, which a
  * wrapper would replace by itself: the entry (stubs.S) asks tg_dl_route
  * where to go, and a name without a slash, one with a '$', NULL and
  * RTLD_NOLOAD go on to the loader's dlopen with every register as the
- * program left them, untraced.  A file already loaded is not read again:
- * untraced too.
+ * program left them, untraced.  So does a file that is not a regular one
+ * (a FIFO, which the wrapper must not open), and one already loaded,
+ * which the loader does not read again.  The plug-in's constructors run
+ * before the record is begun: their calls are the program's own.
  */
 #include <dlfcn.h>
+#include <link.h>
 
 typedef void *(*dlopen_fn)(const char *, int);
 static dlopen_fn real_dlopen;
@@ -975,43 +979,66 @@ void *tg_dl_route(const char *file, int flags)
 	return (void *)f;
 }
 
+static int dl_adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+/* How many objects the loader has loaded so far. */
+static unsigned long long dl_adds(void)
+{
+	unsigned long long n = 0;
+
+	dl_iterate_phdr(dl_adds_cb, &n);
+	return n;
+}
+
 void *tg_w_dlopen(const char *file, int flags)
 {
 	dlopen_fn real = dl_real();
-	char pb[TG_PATH_MAX];
+	char pb[TG_PATH_MAX], kb[TG_PATH_MAX];
+	unsigned long long adds;
 	struct tg_call c;
 	struct stat st;
-	const char *ap;
-	int64_t size = -1;
+	const char *ap, *kn;
 	uint64_t sid;
 	void *h;
-	int ex = 0, e;
+	int ex = 0, e, fd;
 
 	if (!real)
 		return NULL;
 	e = errno;
-	if ((h = real(file, RTLD_LAZY | RTLD_NOLOAD))) {
-		dlclose(h);	/* loaded already: nothing is read */
+	ap = tg_path_prep(pb, file, AT_FDCWD, &ex);
+	/* the file's kernel name and size before the load: an O_PATH open
+	 * reads nothing, and a FIFO does not block it */
+	fd = ap && !ex ? (int)syscall(SYS_openat, AT_FDCWD, ap, O_PATH | O_CLOEXEC) : -1;
+	if (fd < 0 || syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		if (ex)
+			tg_count_excluded();
 		errno = e;
 		return real(file, flags);
 	}
+	kn = tg_path_opened(kb, ap, fd, file, AT_FDCWD);
+	syscall(SYS_close, fd);
+	adds = dl_adds();
 	errno = e;
-	ap = tg_path_prep(pb, file, AT_FDCWD, &ex);
-	if (ex || !tg_enter(&c, TG_FN_dlopen, TG_LAYER_POSIX)) {
-		if (ex)
-			tg_count_excluded();
-		return real(file, flags);
-	}
-	sid = tg_str(c.t, ap);
 	h = real(file, flags);
 	e = errno;
-	if (h && syscall(SYS_newfstatat, AT_FDCWD, file, &st, 0) == 0 && S_ISREG(st.st_mode))
-		size = (int64_t)st.st_size;
+	if ((h && dl_adds() == adds) || !tg_enter(&c, TG_FN_dlopen, TG_LAYER_POSIX)) {
+		errno = e;	/* (loaded already: nothing was read) */
+		return h;
+	}
+	sid = tg_str(c.t, kn);
+	errno = e;
 	tg_end(&c);
 	tg_rec_begin(&c, h ? (int64_t)tg_ptr_id(c.t, h) : 0, h == NULL);
 	tg_put_u(&c, sid);
 	tg_put_u(&c, (uint64_t)(unsigned int)flags);
-	tg_put_s(&c, size);
+	tg_put_s(&c, (int64_t)st.st_size);
 	tg_rec_commit(&c);
 	errno = e;
 	return h;
