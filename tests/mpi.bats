@@ -1103,9 +1103,9 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[[ $stderr =~ conflicting\ pairs?\ (are|is)\ not\ synchronized ]]
 }
 
-@test "a flag polled by passive-target gets orders what its setter did before the put (tests/mpi/rmalock.c): set under shared locks, or in MPI_Win_lock_all epochs with MPI_Put or MPI_Accumulate and flushes, polled with MPI_Get or MPI_Fetch_and_op (MPI_NO_OP): session; readers that do not poll: a race" {
+@test "a flag polled by passive-target gets orders what its setter did before the put (tests/mpi/rmalock.c): set under shared locks, or in MPI_Win_lock_all epochs with MPI_Put or MPI_Accumulate and flushes, polled with MPI_Get or MPI_Fetch_and_op (MPI_NO_OP), and a mutex of MPI_Compare_and_swap given back by MPI_Fetch_and_op in such epochs: session; readers that do not poll: a race" {
 	mpicc.mpich -O2 -Wall -o rmalock "$TG_TOP/tests/mpi/rmalock.c"
-	for mode in sharedflag allflag; do
+	for mode in sharedflag allflag allmutex; do
 		rm -rf t
 		mpitrace 3 ./rmalock $mode "$PWD/f.$mode"
 		[ "$(sort <<<"$output")" = $'0: ok\n1: ok\n2: ok' ]

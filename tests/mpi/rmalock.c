@@ -19,6 +19,9 @@
  *            polls with MPI_Get and MPI_Win_flush, an even one with
  *            MPI_Fetch_and_op (MPI_NO_OP) and MPI_Win_flush_local
  *   noallflag  allflag, but the readers read at once: a race
+ *   allmutex  mutex in one MPI_Win_lock_all epoch: the lock word taken
+ *            by MPI_Compare_and_swap and MPI_Win_flush until the swap finds
+ *            0, given back by MPI_Fetch_and_op (MPI_REPLACE) and a flush
  *   emptylock  rank 0 writes the file, then locks the last rank's window
  *            exclusively and unlocks it with no operation between; rank 1,
  *            300 ms later, does the same and reads the file: an epoch
@@ -34,14 +37,21 @@
 
 #define WIN 4096
 
-static int mutex(MPI_Win w, const char *path, int rank, int size)
+/* @all: in one MPI_Win_lock_all epoch, with flushes */
+static int mutex(MPI_Win w, const char *path, int rank, int size, int all)
 {
 	int one = 1, zero = 0, old, c = 0, fd;
 
+	if (all)
+		MPI_Win_lock_all(0, w);
 	do {
-		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+		if (!all)
+			MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
 		MPI_Compare_and_swap(&one, &zero, &old, MPI_INT, 0, 0, w);
-		MPI_Win_unlock(0, w);
+		if (all)
+			MPI_Win_flush(0, w);
+		else
+			MPI_Win_unlock(0, w);
 	} while (old != 0);
 	fd = open(path, O_RDWR);
 	if (fd < 0 || pread(fd, &c, sizeof(c), 0) != sizeof(c))
@@ -49,9 +59,15 @@ static int mutex(MPI_Win w, const char *path, int rank, int size)
 	c++;
 	if (pwrite(fd, &c, sizeof(c), 0) != sizeof(c) || close(fd) != 0)
 		return 1;
-	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
-	MPI_Fetch_and_op(&zero, &old, MPI_INT, 0, 0, MPI_REPLACE, w);
-	MPI_Win_unlock(0, w);
+	if (all) {
+		MPI_Fetch_and_op(&zero, &old, MPI_INT, 0, 0, MPI_REPLACE, w);
+		MPI_Win_flush(0, w);
+		MPI_Win_unlock_all(w);
+	} else {
+		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+		MPI_Fetch_and_op(&zero, &old, MPI_INT, 0, 0, MPI_REPLACE, w);
+		MPI_Win_unlock(0, w);
+	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0) {
 		fd = open(path, O_RDONLY);
@@ -147,9 +163,8 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc != 3) {
 		if (rank == 0)
-			fputs("usage: rmalock mutex|flag|noflag|sharedflag|allflag|noallflag|emptylock "
-			      "FILE\n",
-			      stderr);
+			fputs("usage: rmalock mutex|allmutex|flag|noflag|sharedflag|allflag|"
+			      "noallflag|emptylock FILE\n", stderr);
 		MPI_Finalize();
 		return 2;
 	}
@@ -161,8 +176,8 @@ int main(int argc, char **argv)
 			MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
-	if (strcmp(argv[1], "mutex") == 0)
-		bad = mutex(w, argv[2], rank, size);
+	if (strcmp(argv[1], "mutex") == 0 || strcmp(argv[1], "allmutex") == 0)
+		bad = mutex(w, argv[2], rank, size, argv[1][0] == 'a');
 	else if (strcmp(argv[1], "flag") == 0 || strcmp(argv[1], "noflag") == 0)
 		bad = flag(w, argv[2], rank, size, argv[1][0] == 'f', 'x');
 	else if (strcmp(argv[1], "sharedflag") == 0)

@@ -848,6 +848,36 @@ static int32_t group_op(const char *name)
 	return GOP_UNKNOWN;	/* MPI_Group_range_incl, _excl: no ranges kept */
 }
 
+/* The size of predefined datatype @a ("MPI_INT"), 0 if not known. */
+static int32_t type_bytes(const struct arg *a)
+{
+	static const struct {
+		const char *name;
+		int32_t bytes;
+	} t[] = {
+		{ "MPI_CHAR", 1 }, { "MPI_SIGNED_CHAR", 1 }, { "MPI_UNSIGNED_CHAR", 1 },
+		{ "MPI_BYTE", 1 }, { "MPI_INT8_T", 1 }, { "MPI_UINT8_T", 1 },
+		{ "MPI_CHARACTER", 1 }, { "MPI_LOGICAL", 4 }, { "MPI_C_BOOL", 1 },
+		{ "MPI_SHORT", 2 }, { "MPI_UNSIGNED_SHORT", 2 }, { "MPI_INT16_T", 2 },
+		{ "MPI_UINT16_T", 2 }, { "MPI_INT", 4 }, { "MPI_UNSIGNED", 4 },
+		{ "MPI_INT32_T", 4 }, { "MPI_UINT32_T", 4 }, { "MPI_FLOAT", 4 },
+		{ "MPI_INTEGER", 4 }, { "MPI_REAL", 4 }, { "MPI_INTEGER4", 4 },
+		{ "MPI_REAL4", 4 }, { "MPI_LONG", 8 }, { "MPI_UNSIGNED_LONG", 8 },
+		{ "MPI_LONG_LONG", 8 }, { "MPI_LONG_LONG_INT", 8 },
+		{ "MPI_UNSIGNED_LONG_LONG", 8 }, { "MPI_INT64_T", 8 }, { "MPI_UINT64_T", 8 },
+		{ "MPI_DOUBLE", 8 }, { "MPI_AINT", 8 }, { "MPI_OFFSET", 8 }, { "MPI_COUNT", 8 },
+		{ "MPI_DOUBLE_PRECISION", 8 }, { "MPI_INTEGER8", 8 }, { "MPI_REAL8", 8 },
+		{ "MPI_COMPLEX", 8 }, { "MPI_C_FLOAT_COMPLEX", 8 }, { "MPI_LONG_DOUBLE", 16 },
+		{ "MPI_DOUBLE_COMPLEX", 16 }, { "MPI_C_DOUBLE_COMPLEX", 16 },
+	};
+	size_t i;
+
+	for (i = 0; a && i < sizeof(t) / sizeof(t[0]); i++)
+		if (a->vl == strlen(t[i].name) && memcmp(a->v, t[i].name, a->vl) == 0)
+			return t[i].bytes;
+	return 0;
+}
+
 static int keep_args(struct rst *r, const struct fdesc *f, const char *name,
 		     const struct arg *a, int na)
 {
@@ -984,7 +1014,8 @@ static int keep_args(struct rst *r, const struct fdesc *f, const char *name,
 		code = handle_def(&r->wmap, 'w', find(a, na, "win"), (int32_t)r->wdef.n);
 		PUSH(*p, code);
 		if (code >= 0)
-			PUSH(r->wdef, ((struct wdef){ -1, -1, 0, 0 }));
+			PUSH(r->wdef, ((struct wdef){ -1, -1, 0, 0, 1 }));
+		rc |= push_int(p, find(a, na, "disp_unit"), 1);
 		break;
 	case TG_MK_WFENCE:
 		PUSH(*p, handle_code(&r->wmap, 'w', find(a, na, "win")));
@@ -1035,6 +1066,9 @@ static int keep_args(struct rst *r, const struct fdesc *f, const char *name,
 		rc |= push_int(p, find(a, na, "target_count"), 1);
 		/* an atomic MPI_NO_OP only reads */
 		PUSH(*p, op && op->vl == 9 && memcmp(op->v, "MPI_NO_OP", 9) == 0);
+		/* the bytes of an element at the target, 0 if not known */
+		PUSH(*p, type_bytes(find(a, na, "target_datatype") ? find(a, na, "target_datatype")
+								  : find(a, na, "datatype")));
 		break;
 	}
 	case TG_MK_WFLUSH:

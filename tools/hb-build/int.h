@@ -168,6 +168,7 @@ struct wdef {
 	int32_t gid, pos;
 	uint32_t nfence;
 	int32_t epochs;
+	int32_t unit;		/* its displacement unit, in bytes */
 };
 
 struct kid {
@@ -298,13 +299,14 @@ struct pscwep {
 };
 
 /* A passive-target operation done (walk.c, passive()): its window
- * group, origin and target positions, target displacements [dlo, dhi),
- * its call's start and node, the end and node of the call that
- * completed it, TG_MF_PUT / TG_MF_GET, whether the same operation on
- * the same displacements came next on its rank (a poll that went on: it
- * read what was there before), and the lock epoch it was in (LK_*). */
+ * group, origin and target positions, the bytes of the target's window
+ * it touched [dlo, dhi), its call's start and node, the end and node of
+ * the call that completed it, TG_MF_PUT / TG_MF_GET, whether the same
+ * read came next on its rank (a poll that went on: it read what was
+ * there before), and the lock epoch it was in (LK_*). */
 struct passop {
-	int32_t gid, origin, target, dlo, dhi;
+	int32_t gid, origin, target;
+	int64_t dlo, dhi;
 	int64_t t0, t1;
 	uint32_t opnode, node;
 	uint8_t flags, again, lock;

@@ -382,10 +382,12 @@ struct winst {
 };
 
 /* A passive-target operation not yet completed: its window (index in
- * r->wdef), target, target displacements [dlo, dhi), call start and
- * node, TG_MF_PUT / TG_MF_GET, and the lock epoch it is in (LK_*). */
+ * r->wdef), target, request (MPI_Rget's, 0 if none), the bytes of the
+ * target's window [dlo, dhi), call start and node, TG_MF_PUT /
+ * TG_MF_GET, and the lock epoch it is in (LK_*). */
 struct pendop {
-	int32_t win, target, dlo, dhi;
+	int32_t win, target, req;
+	int64_t dlo, dhi;
 	int64_t t0;
 	uint32_t opnode;
 	uint8_t flags, lock;
@@ -628,12 +630,16 @@ static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
 }
 
 /* Request @id completed here, with status (@src, @tag). */
+static void req_done(struct walk *w, int32_t id);
+
 static void complete(struct walk *w, int32_t id, int32_t src, int32_t tag, int keep)
 {
 	struct rq *q;
 
 	if (id <= 0)
 		return;
+	if (w->pend.n)
+		req_done(w, id);
 	q = rq_at(w, id);
 	if (q->type == RQ_NONE) {
 		hb_problem(w->b, TG_HBP_UNKNOWN_HANDLE, w->r->rank, w->h->func, w->h->seq);
@@ -1129,6 +1135,31 @@ static int passive(struct walk *w, const struct wdef *wd, int32_t target)
 	return win < w->pw.n && w->pw.v[win].lockall ? 1 + LK_NONE : 0;
 }
 
+/* Pending operation @o of window @wd is done at the current call. */
+static void op_done(struct walk *w, const struct wdef *wd, const struct pendop *o)
+{
+	if (w->node == NONE)
+		return;
+	PUSH(w->b->pops, ((struct passop){ wd->gid, wd->pos, o->target, o->dlo, o->dhi, o->t0,
+					    w->h->t1, o->opnode, w->node, o->flags, 0, o->lock }));
+	if (o->flags & TG_MF_GET)
+		w->lastread = w->b->pops.n;
+}
+
+/* Request @id (an MPI_Rget's) is complete: its data are at the origin. */
+static void req_done(struct walk *w, int32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < w->pend.n; i++)
+		if (w->pend.v[i].req == id && id > 0) {
+			const struct pendop *o = &w->pend.v[i];
+			op_done(w, &w->r->wdef.v[o->win], o);
+			w->pend.v[i] = w->pend.v[--w->pend.n];
+			return;
+		}
+}
+
 /* The passive-target operations on window @wd to @target (-1: every
  * target) are done: at their targets, or (@local) at the origin, which
  * finishes the ones that read. */
@@ -1144,26 +1175,22 @@ static void ops_done(struct walk *w, const struct wdef *wd, int32_t target, int 
 			i++;
 			continue;
 		}
-		if (w->node != NONE) {
-			PUSH(w->b->pops, ((struct passop){ wd->gid, wd->pos, o->target, o->dlo, o->dhi,
-							    o->t0, w->h->t1, o->opnode, w->node,
-							    o->flags, 0, o->lock }));
-			if (o->flags & TG_MF_GET)
-				w->lastread = w->b->pops.n;
-		}
+		op_done(w, wd, o);
 		w->pend.v[i] = w->pend.v[--w->pend.n];
 	}
 }
 
-/* A poll goes on: operation @o that reads comes right after the call that
- * completed the last one that read, the same on the same displacements
- * (nothing of the rank's between but what that call made itself). */
+/* A poll goes on: operation @o that only reads comes right after the
+ * call that completed the last one that read, the same read of the same
+ * bytes (nothing of the rank's between but what that call made itself).
+ * An operation that also writes (a lock's release, a compare-and-swap)
+ * is never one: what it wrote stays. */
 static void poll_again(struct walk *w, const struct wdef *wd, const struct pendop *o)
 {
 	struct passop *p;
 	uint64_t end;
 
-	if (!(o->flags & TG_MF_GET) || !w->lastread || w->node == NONE)
+	if (o->flags != TG_MF_GET || !w->lastread || w->node == NONE)
 		return;
 	p = &w->b->pops.v[w->lastread - 1];
 	end = w->b->seq[p->node] + w->b->span[p->node];
@@ -1174,7 +1201,8 @@ static void poll_again(struct walk *w, const struct wdef *wd, const struct pendo
 }
 
 /* A one-sided operation: a[0] window, a[1] target, a[2] request, a[3]
- * target_disp, a[4] target_count, a[5] 1 for an atomic MPI_NO_OP. */
+ * target_disp, a[4] target_count, a[5] 1 for an atomic MPI_NO_OP, a[6]
+ * the bytes of an element (0: not known, as far as the window goes). */
 static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 {
 	struct wdef *wd;
@@ -1197,12 +1225,15 @@ static void rma_op(struct walk *w, const int32_t *a, uint8_t flags)
 	 * it with the others there */
 	ordered = wd->epochs > 0 && locked(w, wd, a[1]);
 	if (wd->epochs > 0 && (lk = passive(w, wd, a[1]))) {
-		int64_t hi = (int64_t)a[3] + (a[4] > 1 ? a[4] : 1);
+		int64_t lo = (int64_t)a[3] * wd->unit;
+		int64_t hi = a[6] > 0 ? lo + (int64_t)(a[4] > 1 ? a[4] : 1) * a[6] : INT64_MAX;
 		if (times_tell(w->b)) {
-			struct pendop o = { (int32_t)(wd - w->r->wdef.v), a[1], a[3],
-					    hi > INT32_MAX ? INT32_MAX : (int32_t)hi, w->h->t0, w->node,
+			struct pendop o = { (int32_t)(wd - w->r->wdef.v), a[1], 0, lo, hi,
+					    w->h->t0, w->node,
 					    a[5] ? TG_MF_GET : flags & (TG_MF_PUT | TG_MF_GET),
 					    (uint8_t)(lk - 1) };
+			if (a[2] > 0 && o.flags == TG_MF_GET)
+				o.req = a[2];	/* MPI_Rget: done at its wait too */
 			poll_again(w, wd, &o);
 			PUSH(w->pend, o);
 		} else if (!ordered || lk - 1 == LK_SHARED) {
@@ -1477,6 +1508,7 @@ static void walk_call(struct walk *w)
 		if (a[1] >= 0) {
 			struct wdef *wd = &w->r->wdef.v[a[1]];
 			wd->gid = object_gid(w, a[0], -3, &wd->pos);
+			wd->unit = a[2] > 0 ? a[2] : 1;
 		}
 		break;
 	case TG_MK_WFENCE: {
@@ -2399,7 +2431,8 @@ void hb_pscw_edges(struct hbb *b)
 	}
 }
 
-static int cmp_passop(const void *x, const void *y)
+/* Puts in buckets: by window group, target, origin and bytes, in time. */
+static int cmp_put(const void *x, const void *y)
 {
 	const struct passop *a = x, *c = y;
 
@@ -2407,58 +2440,78 @@ static int cmp_passop(const void *x, const void *y)
 		return a->gid < c->gid ? -1 : 1;
 	if (a->target != c->target)
 		return a->target < c->target ? -1 : 1;
+	if (a->origin != c->origin)
+		return a->origin < c->origin ? -1 : 1;
+	if (a->dlo != c->dlo)
+		return a->dlo < c->dlo ? -1 : 1;
+	if (a->dhi != c->dhi)
+		return a->dhi < c->dhi ? -1 : 1;
 	return a->t0 < c->t0 ? -1 : a->t0 > c->t0;
 }
 
-/* How many puts before a get hb_passive_edges looks through. */
-#define PASSIVE_LOOK 4096
-
-/* The edges of passive-target operations (see passive() in the walk):
- * to each get that was not polled again, from the last put of each other
- * origin on the same target displacements begun before the get was
- * done. */
+/*
+ * The edges of passive-target operations (see passive() in the walk): to
+ * each get that was not polled again, from the last put begun before it
+ * was done, of each other origin and each range of bytes that overlaps
+ * the get's (puts in buckets by origin and bytes: a rank's thousands of
+ * other operations on the target do not hide the one it read).
+ */
 void hb_passive_edges(struct hbb *b)
 {
-	struct passop *e = b->pops.v;
-	size_t n = b->pops.n, i = 0, j, k, m, most = 1;
-	uint32_t *seen;
+	struct passop *e = b->pops.v, *put;
+	size_t n = b->pops.n, np = 0, nb = 0, i, j, k;
+	size_t *bk;	/* the first put of each bucket, and np at the end */
 
 	if (!n)
 		return;
-	qsort(e, n, sizeof(*e), cmp_passop);
-	for (k = 0; k < n; k++)
-		if (b->g.v[e[k].gid].n > most)
-			most = b->g.v[e[k].gid].n;
-	seen = hb_calloc(most, sizeof(uint32_t));
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && e[j].gid == e[i].gid && e[j].target == e[i].target; j++)
-			;
-		memset(seen, 0, most * sizeof(uint32_t));
-		for (k = i; k < j; k++) {
-			size_t lo = i, hi = j, look;
-			if (!(e[k].flags & TG_MF_GET) || e[k].again)
+	put = hb_calloc(n, sizeof(*put));
+	for (i = 0; i < n; i++)
+		if ((e[i].flags & TG_MF_PUT) && !e[i].again)
+			put[np++] = e[i];
+	qsort(put, np, sizeof(*put), cmp_put);
+	bk = hb_calloc(np + 1, sizeof(*bk));
+	for (i = 0; i < np; i++)
+		if (!i || put[i].gid != put[i - 1].gid || put[i].target != put[i - 1].target ||
+		    put[i].origin != put[i - 1].origin || put[i].dlo != put[i - 1].dlo ||
+		    put[i].dhi != put[i - 1].dhi)
+			bk[nb++] = i;
+	bk[nb] = np;
+	for (k = 0; k < n; k++) {
+		const struct passop *g = &e[k];
+		size_t lo = 0, hi = nb;
+		if (!(g->flags & TG_MF_GET) || g->again)
+			continue;
+		while (lo < hi) {	/* the first bucket of its window and target */
+			size_t mid = lo + (hi - lo) / 2;
+			const struct passop *q = &put[bk[mid]];
+			if (q->gid < g->gid || (q->gid == g->gid && q->target < g->target))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < nb && put[bk[j]].gid == g->gid && put[bk[j]].target == g->target;
+		     j++) {
+			const struct passop *q = &put[bk[j]];
+			size_t a = bk[j], c = bk[j + 1];
+			if (q->origin == g->origin || q->dhi <= g->dlo || g->dhi <= q->dlo)
 				continue;
-			while (lo < hi) {	/* the first begun when it was done */
-				m = lo + (hi - lo) / 2;
-				if (e[m].t0 < e[k].t1)
-					lo = m + 1;
+			while (a < c) {	/* the first begun when it was done */
+				size_t mid = a + (c - a) / 2;
+				if (put[mid].t0 < g->t1)
+					a = mid + 1;
 				else
-					hi = m;
+					c = mid;
 			}
-			for (m = lo, look = 0; m-- > i && look < PASSIVE_LOOK; look++) {
-				const struct passop *p = &e[m];
-				if (!(p->flags & TG_MF_PUT) || p->again || p->origin == e[k].origin ||
-				    (uint32_t)p->origin >= most || seen[p->origin] == k + 1 ||
-				    p->dhi <= e[k].dlo || e[k].dhi <= p->dlo)
-					continue;
-				/* epochs that exclude each other: hb_lock_edges */
-				if (p->lock != LK_NONE && e[k].lock != LK_NONE &&
-				    (p->lock == LK_EXCL || e[k].lock == LK_EXCL))
-					continue;
-				seen[p->origin] = (uint32_t)(k + 1);
-				edge(b, p->opnode, e[k].node, TG_HBE_RMA);
-			}
+			if (a == bk[j])
+				continue;	/* none began before */
+			a--;
+			/* epochs that exclude each other: hb_lock_edges */
+			if (put[a].lock != LK_NONE && g->lock != LK_NONE &&
+			    (put[a].lock == LK_EXCL || g->lock == LK_EXCL))
+				continue;
+			edge(b, put[a].opnode, g->node, TG_HBE_RMA);
 		}
 	}
-	hb_free(seen);
+	hb_free(bk);
+	hb_free(put);
 }
