@@ -69,9 +69,24 @@ static int read_blocks(const char *path, int lo, int hi)
 	return good;
 }
 
+/* Write this rank's block, then an access epoch on world rank @target of
+ * @win (its group made from @cg) that adds one to its word. */
+static void hand_over(const char *path, int me, MPI_Group cg, int target, MPI_Win win)
+{
+	MPI_Group g;
+	int one = 1;
+
+	put_block(path, me, 0);
+	MPI_Group_incl(cg, 1, &target, &g);
+	MPI_Win_start(g, 0, win);
+	MPI_Accumulate(&one, 1, MPI_INT, target, 0, 1, MPI_INT, MPI_SUM, win);
+	MPI_Win_complete(win);
+	MPI_Group_free(&g);
+}
+
 int main(int argc, char **argv)
 {
-	int me, n, i, *base, one = 1, word = 0, flag = 0, good = -1;
+	int me, n, i, *base, word = 0, flag = 0, good = -1;
 	int *ranks;
 	const char *mode, *path;
 	MPI_Group wg, cg, g, g2, g3;
@@ -114,14 +129,10 @@ int main(int argc, char **argv)
 			if (good < 0)
 				good = read_blocks(path, 1, n - 1);
 			printf("rank 0 read %d of %d blocks, flag %d\n", good, n - 1, *base);
+			MPI_Group_free(&g);
 		} else {
-			put_block(path, me, 0);
-			MPI_Group_incl(cg, 1, ranks, &g);
-			MPI_Win_start(g, 0, win);
-			MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win);
-			MPI_Win_complete(win);
+			hand_over(path, me, cg, 0, win);
 		}
-		MPI_Group_free(&g);
 	} else if (strcmp(mode, "get") == 0 || strcmp(mode, "noget") == 0 ||
 		   strcmp(mode, "get0") == 0) {
 		if (me == 0) {
@@ -157,12 +168,7 @@ int main(int argc, char **argv)
 			printf("rank 0 read %d of %d blocks\n", good, n - 1);
 			MPI_Group_free(&g);
 		} else if (me == 1) {
-			put_block(path, me, 0);
-			MPI_Group_incl(cg, 1, ranks, &g);
-			MPI_Win_start(g, 0, win);
-			MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win);
-			MPI_Win_complete(win);
-			MPI_Group_free(&g);
+			hand_over(path, me, cg, 0, win);
 			if (n > 2) {
 				MPI_Group_incl(cg, 1, ranks + 2, &g2);
 				MPI_Group_incl(cg, n - 2, ranks + 2, &g3);
@@ -174,12 +180,7 @@ int main(int argc, char **argv)
 				MPI_Group_free(&g);
 			}
 		} else {
-			put_block(path, me, 0);
-			MPI_Group_incl(cg, 1, ranks + 1, &g);
-			MPI_Win_start(g, 0, win);
-			MPI_Accumulate(&one, 1, MPI_INT, 1, 0, 1, MPI_INT, MPI_SUM, win);
-			MPI_Win_complete(win);
-			MPI_Group_free(&g);
+			hand_over(path, me, cg, 1, win);
 		}
 	} else {
 		MPI_Abort(MPI_COMM_WORLD, 2);
