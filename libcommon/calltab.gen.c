@@ -542,10 +542,16 @@ static const struct tg_argdesc a_mkdir[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_mkdir[] = {
+	{ TG_IO_MKDIR, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_mkdirat[] = {
 	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "mode", TG_K_MODE, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_mkdirat[] = {
+	{ TG_IO_MKDIR, TG_OFF_NONE, TG_LEN_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_rmdir[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -7632,8 +7638,8 @@ static const struct tg_calldesc calls[] = {
 	{ 87, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "symlinkat", a_symlinkat, NULL, NULL },
 	{ 88, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "readlink", a_readlink, NULL, NULL },
 	{ 89, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "readlinkat", a_readlinkat, NULL, NULL },
-	{ 90, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "mkdir", a_mkdir, NULL, NULL },
-	{ 91, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "mkdirat", a_mkdirat, NULL, NULL },
+	{ 90, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "mkdir", a_mkdir, r_mkdir, NULL },
+	{ 91, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "mkdirat", a_mkdirat, r_mkdirat, NULL },
 	{ 92, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "rmdir", a_rmdir, NULL, NULL },
 	{ 93, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "chdir", a_chdir, NULL, NULL },
 	{ 94, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "fchdir", a_fchdir, NULL, NULL },

@@ -129,6 +129,8 @@ enum tg_io {
 	TG_IO_LOOK,	/* path h looked up (access): there or not */
 	TG_IO_LOAD,	/* path h read whole, pos bytes, through a descriptor
 			 * of the call's own (dlopen: the dynamic loader's) */
+	TG_IO_MKDIR,	/* path h made a directory (mkdir): a name the paths
+			 * of other calls go through */
 	TG_IO_COUNT
 };
 

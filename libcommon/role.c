@@ -472,6 +472,7 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		}
 		break;
 	case TG_IO_LOOK:
+	case TG_IO_MKDIR:
 		a->h[0] = 0;
 		if (r->h >= 0)
 			a->path = path(t, d, r->h, cwd, &bad);

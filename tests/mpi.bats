@@ -1405,3 +1405,23 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	# the MPI-IO records keep the name the program gave
 	trace-decode t/rank-1.rec | grep -q $'\tMPI_File_open\t0\t.*filename="'"$PWD"'/link.dat"'
 }
+
+@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank, or probed with stat first: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it: session, a race without it" {
+	mpicc.mpich -O2 -Wall -o namedirs "$TG_TOP/tests/mpi/namedirs.c"
+	for mode in barrier everyone probe lock excl; do
+		rm -rf t w && mkdir w
+		mpitrace 3 ./namedirs $mode "$PWD/w"
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	done
+	for mode in nosync late; do
+		rm -rf t w && mkdir w
+		mpitrace 3 ./namedirs $mode "$PWD/w"
+		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -q "POSIX layer: 2 calls by name not ordered .* rank [12]'s call [0-9]* went through directory $PWD/w/out, which rank 0's mkdir, call [0-9]*, made)" <<<"$stderr"
+	done
+	rm -rf t w && mkdir w
+	mpitrace 3 ./namedirs nolock "$PWD/w"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -Eq '^posix +/.*/w/data +0 +0 +0 +[1-9]' <<<"$output"
+}

@@ -426,6 +426,8 @@ struct namepair {
 	uint32_t f;
 	int64_t r, fr;
 	uint64_t seq, fseq;
+	int dir;	/* via=dir: the call went through directory f, which
+			 * from's mkdir made */
 };
 static struct namepair *namepairs;
 static size_t nnamepairs;
@@ -436,7 +438,7 @@ static void name_line(struct tg_tline *t)
 {
 	const char *fi = tg_tline_arg(t, 1, "file"), *r = tg_tline_arg(t, 1, "rank"),
 		   *s = tg_tline_arg(t, 1, "seq"), *fr = tg_tline_arg(t, 1, "from"),
-		   *fs = tg_tline_arg(t, 1, "fromseq");
+		   *fs = tg_tline_arg(t, 1, "fromseq"), *via = tg_tline_arg(t, 1, "via");
 	int64_t vf, vr, vs, vfr, vfs;
 
 	if (!fi || !r || !s || !fr || !fs || tg_tint(fi, &vf) < 0 || vf < 0 ||
@@ -452,7 +454,7 @@ static void name_line(struct tg_tline *t)
 	}
 	namepairs = tg_xrealloc(namepairs, (nnamepairs + 1) * sizeof(*namepairs));
 	namepairs[nnamepairs++] = (struct namepair){ (uint32_t)vf, vr, vfr, (uint64_t)vs,
-						     (uint64_t)vfs };
+						     (uint64_t)vfs, via && streq(via, "dir") };
 }
 
 static void judge_names(void)
@@ -1672,9 +1674,20 @@ static void recommend(int after_table)
 		warnx("%" PRIu64 " conflicting %s not synchronized: no model makes this "
 		      "run correct", counted(M_POSIX),
 		      counted(M_POSIX) == 1 ? "pair is" : "pairs are");
-	if (name_races)
+	if (name_races && name_first.dir)
+		warnx("%" PRIu64 " call%s by name not ordered with another process's call "
+		      "that made or removed the name (a mkdir of a directory on the path, an "
+		      "unlink, MPI_File_delete, an open with O_CREAT): whether %s the name, "
+		      "depends on which ran first; no model makes this run correct (the first: "
+		      "rank %" PRId64 "'s call %" PRIu64 " went through directory %s, which rank %"
+		      PRId64 "'s mkdir, call %" PRIu64 ", made)", name_races,
+		      name_races == 1 ? "" : "s", name_races == 1 ? "it found" : "they found",
+		      name_first.r, name_first.seq, paths[name_first.f], name_first.fr,
+		      name_first.fseq);
+	else if (name_races)
 		warnx("%" PRIu64 " open%s of a name not ordered with another process's call "
-		      "that removed or made it (unlink, MPI_File_delete, an open with O_CREAT): "
+		      "that removed or made it (unlink, MPI_File_delete, an open with O_CREAT, "
+		      "a mkdir of a directory on the path): "
 		      "whether %s a file there, and which, depends on which ran first; no model "
 		      "makes this run correct (the first: rank %" PRId64 "'s open of %s, call %"
 		      PRIu64 ", and rank %" PRId64 "'s call %" PRIu64 ")", name_races,

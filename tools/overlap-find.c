@@ -149,6 +149,11 @@ struct creation {
 static struct creation *creations;
 static size_t ncreations;
 
+/* The directories the programs made (mkdir at depth 0) and when, of every
+ * process, by path then start: read ahead with the removals. */
+static struct creation *dirmade;
+static size_t ndirmade;
+
 static int by_time;	/* a removal of another process was placed by time */
 
 /* The first of the @n entries at @base (of @size bytes each, sorted by
@@ -436,6 +441,10 @@ struct proc {
 	uint64_t *mpitop;	/* seqs of its MPI-IO calls made by the program
 				 * itself (depth 0), sorted before the run */
 	size_t nmpitop, capmpitop;
+	char **dirseen;		/* directories other processes made that its
+				 * calls went through, or it made too: a hash
+				 * table of capdirseen (a power of 2) slots */
+	size_t ndirseen, capdirseen;
 	uint64_t *liowait;	/* seqs of its lio_listio(LIO_WAIT) calls, sorted
 				 * before the run: their requests are done
 				 * when they return */
@@ -570,6 +579,7 @@ struct rec {
 	uint8_t creat;		/* open: it may make the file (O_CREAT...) */
 	uint8_t excl;		/* open: O_EXCL, fails if the name is there */
 	uint8_t enoent;		/* open: failed with ENOENT */
+	uint8_t eexist;		/* mkdir: failed with EEXIST */
 	uint8_t tid;		/* as struct access's */
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
@@ -803,6 +813,10 @@ static int name_was_there(const char *path, const struct removal *last)
 	     lo < ncreations && streq(creations[lo].path, path); lo++)
 		if (creations[lo].t1 <= last->t && creations[lo].t1 > made)
 			made = creations[lo].t1;
+	for (lo = first_of_path(dirmade, ndirmade, sizeof(*dirmade), path);
+	     lo < ndirmade && streq(dirmade[lo].path, path); lo++)
+		if (dirmade[lo].t1 <= last->t && dirmade[lo].t1 > made)
+			made = dirmade[lo].t1;
 	if (made == INT64_MIN)
 		return 0;
 	for (lo = first_of_path(removals, nremovals, sizeof(*removals), path);
@@ -829,6 +843,163 @@ static void after_rename(uint32_t f, const struct rec *r)
 	announce(f);
 	printf("#after\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%" PRIu64
 	       "\n", f, cur->name, r->seq, last->rank, last->seq);
+}
+
+/*
+ * A name taken as a lock: a process that makes a name exclusively (a
+ * mkdir, an open with O_CREAT and O_EXCL) succeeds only once the name is
+ * gone, so when another process made it before and removed it last (an
+ * rmdir, an unlink), that removal came first, and all that process did
+ * before it: a compile cache's "mkdir x.lock", build, "rmdir x.lock",
+ * which the next process's mkdir then takes.  An "#after" line, as for a
+ * rename.  The removal is the latest one that ended before the making
+ * ended.
+ */
+static void after_lock(uint32_t f, const struct rec *r)
+{
+	const struct removal *last = NULL;
+	size_t lo;
+
+	if (!nremovals || !r->s || r->failed)
+		return;
+	for (lo = first_of_path(removals, nremovals, sizeof(*removals), r->s);
+	     lo < nremovals && streq(removals[lo].path, r->s); lo++) {
+		const struct removal *m = &removals[lo];
+		if (streq(m->rank, cur->name) ? m->seq < r->seq : m->t <= r->t1)
+			last = m;	/* by time: the latest */
+	}
+	if (!last || last->from || !last->name || streq(last->rank, cur->name) ||
+	    !name_was_there(r->s, last))
+		return;
+	announce(f);
+	printf("#after\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%" PRIu64
+	       "\n", f, cur->name, r->seq, last->rank, last->seq);
+}
+
+static uint64_t str_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}
+
+/* Has the current process gone through directory @dir already (or made
+ * it)?  With @add, it has now. */
+static int dir_seen(const char *dir, int add)
+{
+	size_t i, m = cur->capdirseen - 1;
+
+	for (i = cur->capdirseen ? str_hash(dir) & m : 0; cur->capdirseen && cur->dirseen[i];
+	     i = (i + 1) & m)
+		if (streq(cur->dirseen[i], dir))
+			return 1;
+	if (!add)
+		return 0;
+	if (2 * (cur->ndirseen + 1) > cur->capdirseen) {
+		char **old = cur->dirseen;
+		size_t oc = cur->capdirseen, j;
+		cur->capdirseen = oc ? 2 * oc : 16;
+		cur->dirseen = xrealloc(NULL, cur->capdirseen * sizeof(*cur->dirseen));
+		memset(cur->dirseen, 0, cur->capdirseen * sizeof(*cur->dirseen));
+		m = cur->capdirseen - 1;
+		for (j = 0; j < oc; j++)
+			if (old[j]) {
+				for (i = str_hash(old[j]) & m; cur->dirseen[i]; i = (i + 1) & m)
+					;
+				cur->dirseen[i] = old[j];
+			}
+		free(old);
+	}
+	for (i = str_hash(dir) & m; cur->dirseen[i]; i = (i + 1) & m)
+		;
+	cur->dirseen[i] = xstrdup(dir);
+	cur->ndirseen++;
+	return 0;
+}
+
+/* Did a call of the current process after @r go through directory
+ * @dir (@n bytes) and succeed? */
+static int through_later(const struct rec *r, const char *dir, size_t n)
+{
+	const struct rec *x;
+	uintptr_t at = (uintptr_t)r;
+
+	/* (a process of a fork'd family is run from its kept records) */
+	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
+		return 0;
+	for (x = r + 1; x < recs + nrecs; x++)
+		if (!x->failed && x->s && x->s[0] == '/' && strncmp(x->s, dir, n) == 0 &&
+		    x->s[n] == '/' &&
+		    (x->op == TG_IO_OPEN || x->op == TG_IO_REOPEN || x->op == TG_IO_LOOK ||
+		     x->op == TG_IO_LOAD || x->op == TG_IO_MKDIR ||
+		     ((x->op == TG_IO_SIZE || x->op == TG_IO_TRUNCATE) && !x->k1[0])))
+			return 1;
+	return 0;
+}
+
+/*
+ * A call that names a path under a directory another process made
+ * (mkdir): the call went through it, so the mkdir must happen before it,
+ * or, had the call come first, it would have found no directory (rank 0
+ * makes the output directory, the others create their files in it, and
+ * nothing between).  A "#name" line with via=dir, judged as a removal's
+ * (conflict-check(1)), for the first call of each process through each
+ * such directory: its later calls come after that one.  A call that
+ * failed with ENOENT before the directory was made counts too, unless a
+ * later call of its process went through the directory (a program that
+ * waits for it).  A look by name (stat, access) asks whether the
+ * directory is there, and the program goes on either way (Python's
+ * os.makedirs makes what it does not find): after one, or after a mkdir
+ * of the directory by the process itself, made or found made (EEXIST:
+ * "mkdir -p" on every rank), the process needs no other's.
+ */
+static void through_dirs(const struct rec *r)
+{
+	char dir[8192];
+	size_t i, n, lo;
+	uint32_t f;
+	int probe = r->op == TG_IO_LOOK || r->op == TG_IO_SIZE;
+
+	if (!ndirmade || !r->s || r->s[0] != '/' || (n = strlen(r->s)) >= sizeof(dir))
+		return;
+	if (r->failed && !r->enoent)
+		return;
+	for (i = n + 1; i > 1; i--) {
+		const struct creation *c = NULL;
+		if ((i <= n && r->s[i - 1] != '/') || (i > n && !probe))
+			continue;
+		memcpy(dir, r->s, i - 1);
+		dir[i - 1] = 0;
+		if (!dir[0] || dir_seen(dir, 0))
+			continue;
+		for (lo = first_of_path(dirmade, ndirmade, sizeof(*dirmade), dir);
+		     lo < ndirmade && streq(dirmade[lo].path, dir); lo++) {
+			const struct creation *m = &dirmade[lo];
+			if (streq(m->rank, cur->name))
+				continue;
+			/* a call that failed: a making after it began; one
+			 * that went through: the latest making begun before
+			 * it ended */
+			if (r->failed ? m->t1 > r->t0 && !c : m->t0 < r->t1)
+				c = m;
+		}
+		if (!c)
+			continue;
+		if (probe) {
+			dir_seen(dir, 1);
+			continue;
+		}
+		if (r->failed && through_later(r, dir, i - 1))
+			continue;
+		if (!r->failed)
+			dir_seen(dir, 1);
+		f = file_of(dir, cur->name, r->seq, r->t0);
+		announce(f);
+		printf("#name\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%"
+		       PRIu64 "\tvia=dir\n", f, cur->name, r->seq, c->rank, c->seq);
+	}
 }
 
 static int mpi_top(uint64_t seq);
@@ -1014,6 +1185,8 @@ static void run_open(const struct rec *r)
 	event(f, r, "open");
 	if (!r->mpi && !r->creat)
 		after_rename(f, r);
+	if (!r->mpi && r->creat && r->excl)
+		after_lock(f, r);
 	name_pairs(f, r, r->mpi ? mpi_open_path(r) : r->s);
 }
 
@@ -2090,6 +2263,11 @@ static void run_rec(struct rec *r)
 	struct desc *d;
 	struct slot *sl;
 
+	/* the paths the call went through */
+	if (r->op == TG_IO_OPEN || r->op == TG_IO_REOPEN || r->op == TG_IO_LOOK ||
+	    r->op == TG_IO_LOAD || r->op == TG_IO_MKDIR ||
+	    ((r->op == TG_IO_SIZE || r->op == TG_IO_TRUNCATE) && !r->k1[0]))
+		through_dirs(r);
 	if (r->nested) {
 		run_inner(r);
 		return;
@@ -2161,6 +2339,15 @@ static void run_rec(struct rec *r)
 		return;
 	case TG_IO_LOAD:
 		run_load(r);
+		return;
+	case TG_IO_MKDIR:
+		if (!r->failed || r->eexist) {
+			/* made here, or found made: its own way through */
+			if (r->s && r->s[0] == '/')
+				dir_seen(r->s, 1);
+			if (!r->failed && r->s)
+				after_lock(file_of(r->s, cur->name, r->seq, r->t0), r);
+		}
 		return;
 	case TG_IO_LOOK:	/* access(): one that found nothing */
 		if (r->failed && r->enoent && r->s && r->depth == 0)
@@ -2440,9 +2627,11 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->trunc = a->trunc;
 		r->creat = a->creat;
 		r->excl = a->excl;
-		if ((a->op == TG_IO_OPEN || a->op == TG_IO_SIZE || a->op == TG_IO_LOOK) && a->failed) {
+		if ((a->op == TG_IO_OPEN || a->op == TG_IO_SIZE || a->op == TG_IO_LOOK ||
+		     a->op == TG_IO_MKDIR || a->op == TG_IO_LOAD) && a->failed) {
 			const char *e = tg_tline_arg(t, TG_COL_ARGS, "errno");
 			r->enoent = e && streq(e, "ENOENT");
+			r->eexist = e && streq(e, "EEXIST");
 		}
 		r->aio = a->aio;
 		r->all = a->all;
@@ -3893,6 +4082,34 @@ static void add_creation(size_t *cap, const struct tg_tline *t, const struct tg_
 		free(act[i].path);
 }
 
+/* A mkdir of line @t (schema @d) that succeeded, kept in dirmade. */
+static void add_dirmade(size_t *cap, const struct tg_tline *t, const struct tg_calldesc *d,
+			const char *cwd)
+{
+	struct tg_ioact act[4];
+	const char *why;
+	int64_t seq;
+	int n = tg_io_actions(t, d, cwd, act, &why), i;
+
+	for (i = 0; i < n; i++) {
+		if (act[i].op != TG_IO_MKDIR || act[i].failed || !act[i].path ||
+		    act[i].path[0] != '/' || tg_tint(t->f[TG_COL_SEQ], &seq) < 0 || seq < 0)
+			continue;
+		if (ndirmade == *cap) {
+			*cap = *cap ? 2 * *cap : 16;
+			dirmade = xrealloc(dirmade, *cap * sizeof(*dirmade));
+		}
+		dirmade[ndirmade].path = act[i].path;
+		act[i].path = NULL;
+		dirmade[ndirmade].t0 = tg_ttime(t->f[TG_COL_TSTART]);
+		dirmade[ndirmade].t1 = tg_ttime(t->f[TG_COL_TEND]);
+		dirmade[ndirmade].rank = xstrdup(t->f[TG_COL_RANK]);
+		dirmade[ndirmade++].seq = (uint64_t)seq;
+	}
+	for (i = 0; i < n; i++)
+		free(act[i].path);
+}
+
 static int cmp_removal(const void *a, const void *b)
 {
 	const struct removal *x = a, *y = b;
@@ -3974,7 +4191,7 @@ static void read_removals(int fd)
 	struct tg_lines lr;
 	struct tg_tline t;
 	char *line, *cwd = NULL, buf[8192], buf2[8192];
-	size_t len, cap = 0, ccap = 0;
+	size_t len, cap = 0, ccap = 0, dcap = 0;
 
 	if (tg_lines_open(&lr, fd) < 0)
 		errx(TG_EXIT_ERROR, "out of memory");
@@ -4003,8 +4220,16 @@ static void read_removals(int fd)
 				add_creation(&ccap, &t, d, cwd);
 			continue;
 		}
+		if (line[0] != '#' && strstr(line, "\tmkdir")) {
+			tg_tline_split(line, &t);
+			if (t.nf > TG_COL_ARGS && (d = tg_call_byname(t.f[TG_COL_FUNC])) && d->nio &&
+			    d->io[0].op == TG_IO_MKDIR && streq(t.f[TG_COL_DEPTH], "0"))
+				add_dirmade(&dcap, &t, d, cwd);
+			continue;
+		}
 		if (line[0] == '#' || !(strstr(line, "\tunlink") || strstr(line, "\tremove\t") ||
-					 strstr(line, "\trename") || strstr(line, "\tMPI_File_delete\t")))
+					 strstr(line, "\trename") || strstr(line, "\tMPI_File_delete\t") ||
+					 strstr(line, "\trmdir\t")))
 			continue;
 		tg_tline_split(line, &t);
 		if (t.nf <= TG_COL_ARGS || !streq(t.f[TG_COL_RET], "0"))
@@ -4028,7 +4253,8 @@ static void read_removals(int fd)
 			continue;
 		}
 		mpiio = streq(f, "MPI_File_delete");
-		if (!mpiio && !streq(f, "unlink") && !streq(f, "unlinkat") && !streq(f, "remove"))
+		if (!mpiio && !streq(f, "unlink") && !streq(f, "unlinkat") && !streq(f, "remove") &&
+		    !streq(f, "rmdir"))
 			continue;
 		if (!(v = tg_tline_arg(&t, TG_COL_ARGS, mpiio ? "filename" : "path")) ||
 		    tg_tunquote(v, buf, sizeof(buf)) != 0)
@@ -4049,6 +4275,8 @@ static void read_removals(int fd)
 		qsort(removals, nremovals, sizeof(*removals), cmp_removal);
 	if (ncreations)
 		qsort(creations, ncreations, sizeof(*creations), cmp_creation);
+	if (ndirmade)
+		qsort(dirmade, ndirmade, sizeof(*dirmade), cmp_creation);
 	if (lseek(fd, 0, SEEK_SET) != 0)
 		err(TG_EXIT_ERROR, "%s", input_name);
 }
