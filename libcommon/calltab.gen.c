@@ -907,6 +907,10 @@ static const struct tg_iorole r_putc[] = {
 static const struct tg_argdesc a_ungetc[] = {
 	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_INT, TG_IN, TG_H_NONE, 10, 1 },
+};
+static const struct tg_iorole r_ungetc[] = {
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_getline[] = {
 	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
@@ -968,16 +972,22 @@ static const struct tg_iorole r_vdprintf[] = {
 static const struct tg_argdesc a_fscanf[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 10, 1 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 10, 1 },
 };
 static const struct tg_iorole r_fscanf[] = {
-	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
 };
 static const struct tg_argdesc a_vfscanf[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "at", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 10, 1 },
+	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 10, 1 },
 };
 static const struct tg_iorole r_vfscanf[] = {
-	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_SEEK, TG_OFF_ARG, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
 };
 static const struct tg_argdesc a_fseek[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
@@ -7706,7 +7716,7 @@ static const struct tg_calldesc calls[] = {
 	{ 229, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "getc", a_getc, r_getc, NULL },
 	{ 230, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fputc", a_fputc, r_fputc, NULL },
 	{ 231, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "putc", a_putc, r_putc, NULL },
-	{ 232, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 0, "ungetc", a_ungetc, NULL, NULL },
+	{ 232, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "ungetc", a_ungetc, r_ungetc, NULL },
 	{ 233, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "getline", a_getline, r_getline, NULL },
 	{ 234, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "getdelim", a_getdelim, r_getdelim, NULL },
 	{ 235, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "puts", a_puts, NULL, NULL },
@@ -7718,8 +7728,8 @@ static const struct tg_calldesc calls[] = {
 	{ 241, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "vprintf", a_vprintf, NULL, NULL },
 	{ 242, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "dprintf", a_dprintf, r_dprintf, NULL },
 	{ 243, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "vdprintf", a_vdprintf, r_vdprintf, NULL },
-	{ 244, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fscanf", a_fscanf, r_fscanf, NULL },
-	{ 245, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "vfscanf", a_vfscanf, r_vfscanf, NULL },
+	{ 244, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 2, "fscanf", a_fscanf, r_fscanf, NULL },
+	{ 245, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 2, "vfscanf", a_vfscanf, r_vfscanf, NULL },
 	{ 260, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fseek", a_fseek, r_fseek, NULL },
 	{ 261, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fseeko", a_fseeko, r_fseeko, NULL },
 	{ 262, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fseeko64", a_fseeko64, r_fseeko64, NULL },

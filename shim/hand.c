@@ -35,6 +35,17 @@ int64_t tg_stream_pos(FILE *stream)
 	return at;
 }
 
+/* The bytes a scanf call took from @stream, which stood at @at before it
+ * (-1: not known, a pipe), or -1. */
+int64_t tg_scan_len(FILE *stream, int64_t at)
+{
+	int64_t end;
+
+	if (at < 0 || (end = tg_stream_pos(stream)) < at)
+		return -1;
+	return end - at;
+}
+
 /* ---- open ------------------------------------------------------------- */
 
 typedef int (*open_fn)(const char *, int, ...);
@@ -361,6 +372,7 @@ static int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
 {
 	struct tg_call c;
 	uint64_t sid;
+	int64_t at, len;
 	int ret, failed, ex = 0;
 
 	if (!f->real) {
@@ -379,15 +391,22 @@ static int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
 		return fmt_invoke(f, fmt, ap);
 	}
 	sid = tg_str(c.t, fmt);
+	/* scanf: where the stream stood, and how far it went */
+	at = f->layer_failed_eof ? tg_stream_pos(f->stream) : -1;
 	ret = fmt_invoke(f, fmt, ap);
 	tg_end(&c);
 	failed = f->layer_failed_eof ? ret == EOF : ret < 0;
+	len = f->layer_failed_eof ? tg_scan_len(f->stream, at) : -1;
 	tg_rec_begin(&c, ret, failed);
 	if (f->how == FMT_STREAM)
 		tg_put_u(&c, tg_fstab_id(f->stream, NULL));
 	else if (f->how == FMT_FD)
 		tg_put_s(&c, f->fd);
 	tg_put_u(&c, sid);
+	if (f->layer_failed_eof) {
+		tg_put_s(&c, at);
+		tg_put_s(&c, len);
+	}
 	tg_rec_commit(&c);
 	return ret;
 }

@@ -99,6 +99,7 @@ static inline size_t tg_strlen0(const char *s)
  * unseekable one); errno as it was.  The position after a stdio seek
  * (calls.tab: fseek's at), which a seek to the end takes from the file. */
 int64_t tg_stream_pos(FILE *stream) TG_HIDDEN;
+int64_t tg_scan_len(FILE *stream, int64_t at) TG_HIDDEN;
 
 #define tg_likely(x) __builtin_expect(!!(x), 1)
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)

@@ -6070,10 +6070,12 @@ TG_EXPORT int ungetc(int c, FILE *stream)
 	}
 	ret = real(c, stream);
 	tg_end(&tgc);
+	int64_t px_at = (int64_t)(ret != EOF ? tg_stream_pos(stream) : -1);
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_s(&tgc, (int64_t)c);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_at);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6365,6 +6367,7 @@ TG_EXPORT int tg_w_vfscanf(FILE *stream, const char *format, va_list ap)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, format, ap);
 	ex |= tg_fstab_excluded(stream);
+	int64_t px_at = (int64_t)(tg_stream_pos(stream));
 	if (ex || !tg_enter(&tgc, TG_FN_vfscanf, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -6374,10 +6377,13 @@ TG_EXPORT int tg_w_vfscanf(FILE *stream, const char *format, va_list ap)
 	uint64_t sid_format = tg_str(tgc.t, format);
 	ret = real(stream, format, ap);
 	tg_end(&tgc);
+	int64_t px_len = (int64_t)(tg_scan_len(stream, px_at));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, sid_format);
+	tg_put_s(&tgc, px_at);
+	tg_put_s(&tgc, px_len);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6577,6 +6583,7 @@ TG_EXPORT int __isoc99_vfscanf(FILE *stream, const char *format, va_list ap)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(stream, format, ap);
 	ex |= tg_fstab_excluded(stream);
+	int64_t px_at = (int64_t)(tg_stream_pos(stream));
 	if (ex || !tg_enter(&tgc, TG_FN_vfscanf, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -6586,10 +6593,13 @@ TG_EXPORT int __isoc99_vfscanf(FILE *stream, const char *format, va_list ap)
 	uint64_t sid_format = tg_str(tgc.t, format);
 	ret = real(stream, format, ap);
 	tg_end(&tgc);
+	int64_t px_len = (int64_t)(tg_scan_len(stream, px_at));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, sid_format);
+	tg_put_s(&tgc, px_at);
+	tg_put_s(&tgc, px_len);
 	tg_rec_commit(&tgc);
 	return ret;
 }

@@ -1425,3 +1425,24 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -Eq '^posix +/.*/w/data +0 +0 +0 +[1-9]' <<<"$output"
 }
+
+@test "a stream's position after fscanf and ungetc (tests/mpi/scanpos.c): fscanf's bytes placed from where the stream stood (at=, len=) and the stream left after them, ungetc's position recorded: a read after fscanf races another rank's rewrite, a read after ungetc does not" {
+	mpicc.mpich -O2 -Wall -o scanpos "$TG_TOP/tests/mpi/scanpos.c"
+	for mode in fread scanf ungetc; do
+		rm -rf t f
+		mpitrace 2 ./scanpos $mode "$PWD/f"
+		[ "$output" = '32 at 64' ] || [ "$output" = '32 at 32' ]
+		trace-decode t/rank-0.rec > text
+		if [ $mode = scanf ]; then
+			grep -q $'\tfscanf\t1\tstream=s[0-9]*\tformat="%32c"\tat=0\tlen=32$' text
+		fi
+		if [ $mode = ungetc ]; then
+			[ "$(grep -c $'\tungetc\t[0-9]*\tc=[0-9]*\tstream=s[0-9]*\tat=0$' text)" = 32 ]
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		else
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -Eq '^posix +/.*/f +0 +0 +0 +1$' <<<"$output"
+		fi
+	done
+}
