@@ -1406,9 +1406,9 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	trace-decode t/rank-1.rec | grep -q $'\tMPI_File_open\t0\t.*filename="'"$PWD"'/link.dat"'
 }
 
-@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank, or probed with stat first: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it: session, a race without it" {
+@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank, or probed with stat first: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it, from one holder to the next and on: session, a race without it" {
 	mpicc.mpich -O2 -Wall -o namedirs "$TG_TOP/tests/mpi/namedirs.c"
-	for mode in barrier everyone probe lock excl; do
+	for mode in barrier everyone probe lock excl spin; do
 		rm -rf t w && mkdir w
 		mpitrace 3 ./namedirs $mode "$PWD/w"
 		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t

@@ -361,21 +361,80 @@ static int hb_graph(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
 	return tg_hb_query(hbg, (uint32_t)ra, sa, (uint32_t)rb, sb) == 1;
 }
 
+/* (@ra, @sa) is (@rb, @sb) or happens before it by the graph. */
+static int hb_le(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
+{
+	return ra == rb ? sa <= sb : hb_graph(ra, sa, rb, sb);
+}
+
+/* Which #after edges lead on to which, each a row of words: edge j comes
+ * after edge i (its removal or rename after i's open, by the graph or in
+ * one process) when after_next[i * after_words + j / 64] has bit j % 64.
+ * Made at the first question, for at most AFTER_CHAIN edges; more are
+ * followed one at a time. */
+#define AFTER_CHAIN 1024
+static uint64_t *after_next;
+static size_t after_words;
+
+static void after_chains(void)
+{
+	size_t i, j;
+
+	after_words = (nafters + 63) / 64;
+	after_next = tg_xrealloc(NULL, nafters * after_words * sizeof(*after_next));
+	memset(after_next, 0, nafters * after_words * sizeof(*after_next));
+	for (i = 0; i < nafters; i++)
+		for (j = 0; j < nafters; j++)
+			if (i != j && hb_le(afters[i].r, afters[i].seq, afters[j].fr, afters[j].fseq))
+				after_next[i * after_words + j / 64] |= 1ull << (j % 64);
+}
+
 /* Whether call @sa of rank @ra happens before call @sb of rank @rb: by
- * the graph, or through an open that came after a rename (one of them). */
+ * the graph, or through opens that came after renames, and makings that
+ * came after removals of a name taken as a lock: one after the other
+ * (rank 1 gives a lock file up to rank 0, rank 0 to rank 2). */
 static int hb(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
 {
-	size_t i;
+	uint64_t *reach, *todo;
+	size_t i, j;
+	int found = 0;
 
 	if (hb_graph(ra, sa, rb, sb))
 		return 1;
 	for (i = 0; i < nafters; i++) {
 		const struct after *e = &afters[i];
-		if ((e->fr == ra ? sa <= e->fseq : hb_graph(ra, sa, e->fr, e->fseq)) &&
-		    (e->r == rb ? e->seq <= sb : hb_graph(e->r, e->seq, rb, sb)))
+		if (hb_le(ra, sa, e->fr, e->fseq) && hb_le(e->r, e->seq, rb, sb))
 			return 1;
 	}
-	return 0;
+	if (nafters < 2 || nafters > AFTER_CHAIN)
+		return 0;
+	if (!after_next)
+		after_chains();
+	/* the edges reached from (ra, sa), then those they lead on to */
+	reach = tg_xrealloc(NULL, 2 * after_words * sizeof(*reach));
+	todo = reach + after_words;
+	memset(reach, 0, 2 * after_words * sizeof(*reach));
+	for (i = 0; i < nafters; i++)
+		if (hb_le(ra, sa, afters[i].fr, afters[i].fseq))
+			reach[i / 64] |= 1ull << (i % 64);
+	memcpy(todo, reach, after_words * sizeof(*todo));
+	for (;;) {
+		for (i = 0; i < nafters && !(todo[i / 64] >> (i % 64) & 1); i++)
+			;
+		if (i == nafters)
+			break;
+		todo[i / 64] &= ~(1ull << (i % 64));
+		for (j = 0; j < after_words; j++) {
+			uint64_t more = after_next[i * after_words + j] & ~reach[j];
+			reach[j] |= more;
+			todo[j] |= more;
+		}
+	}
+	for (i = 0; i < nafters && !found; i++)
+		if ((reach[i / 64] >> (i % 64) & 1) && hb_le(afters[i].r, afters[i].seq, rb, sb))
+			found = 1;
+	free(reach);
+	return found;
 }
 
 /* #bytime: files where overlap-find placed something by the times of

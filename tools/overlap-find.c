@@ -2263,10 +2263,11 @@ static void run_rec(struct rec *r)
 	struct desc *d;
 	struct slot *sl;
 
-	/* the paths the call went through */
-	if (r->op == TG_IO_OPEN || r->op == TG_IO_REOPEN || r->op == TG_IO_LOOK ||
+	/* the paths the call went through (at the POSIX layer, which sees
+	 * the mkdir; the opens inside an MPI_File_open are there too) */
+	if (!layer_mpiio && (r->op == TG_IO_OPEN || r->op == TG_IO_REOPEN || r->op == TG_IO_LOOK ||
 	    r->op == TG_IO_LOAD || r->op == TG_IO_MKDIR ||
-	    ((r->op == TG_IO_SIZE || r->op == TG_IO_TRUNCATE) && !r->k1[0]))
+	    ((r->op == TG_IO_SIZE || r->op == TG_IO_TRUNCATE) && !r->k1[0])))
 		through_dirs(r);
 	if (r->nested) {
 		run_inner(r);

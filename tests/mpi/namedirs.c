@@ -24,6 +24,10 @@
  *            removed with unlink (session)
  *   nolock   rank 1 reads DIR/data 0.3 s later without taking the name
  *            (a race)
+ *   spin     every rank in turn takes the lock file DIR/lock (O_EXCL),
+ *            reads and rewrites DIR/data, closes it and gives the name up:
+ *            the first and the last are ordered through the one between
+ *            (session)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +127,19 @@ int main(int argc, char **argv)
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (rank == 0)
 			get(at(dir, "f.1"));
+	} else if (!strcmp(mode, "spin")) {
+		char lock[4096], data[4096], buf[4];
+		int fd;
+		snprintf(lock, sizeof(lock), "%s/lock", argv[2]);
+		snprintf(data, sizeof(data), "%s/data", argv[2]);
+		take(lock, 1);
+		if ((fd = open(data, O_RDWR | O_CREAT, 0644)) >= 0) {
+			if (pread(fd, buf, sizeof(buf), 0) < 0 || pwrite(fd, "abcd", 4, 0) != 4)
+				perror(data);
+			close(fd);
+		}
+		if (unlink(lock))
+			perror(lock);
 	} else {
 		int excl = !strcmp(mode, "excl"), nolock = !strcmp(mode, "nolock");
 		char lock[4096], data[4096];
