@@ -55,6 +55,9 @@ struct gen {
 	int h5;			/* HDF5 calls are replayed */
 	int sleep;		/* --sleep: the compute time before each call */
 	unsigned char *h5pre;	/* HDF5's predefined identifiers named */
+	uint64_t *mpipre;	/* MPI's predefined handles named: kind << 32 |
+				 * value (MPICH's, as the trace holds them) */
+	size_t nmpipre;
 	char ***infos;		/* MPI_Info contents the trace records (#info), from
 				 * 1: key, value, ..., NULL */
 	size_t ninfos;

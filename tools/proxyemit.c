@@ -64,6 +64,34 @@ static int out_dir(const struct tg_argdesc *a)
 	return a->dir == TG_OUT || a->dir == TG_INOUT;
 }
 
+/*
+ * An argument of MPI call @d that holds one of the library's constants,
+ * which the tracer records as MPICH numbers them (shim/mpi-shim.h,
+ * TG_RANK and TG_CONST): -1 for a rank (MPI_ANY_SOURCE, MPI_PROC_NULL,
+ * MPI_ROOT), the kind of constant for tg_const_lib (0 an order, 1
+ * distributions, 2 distribution arguments, 3 a lock type, 4 assert bits),
+ * -2 for none.  The proxy turns them back
+ * into the names of the MPI it is built with.
+ */
+static int mpi_const(const struct tg_calldesc *d, const struct tg_argdesc *a)
+{
+	static const char *const rank[] = { "source", "dest", "root", "target_rank",
+					    "rank_source", "rank_dest", NULL };
+	static const char *const cst[] = { "order", "array_of_distribs", "array_of_dargs",
+					   "lock_type", "assert", NULL };
+	int i;
+
+	if (d->layer != TG_LAYER_MPI && d->layer != TG_LAYER_MPIIO)
+		return -2;
+	for (i = 0; rank[i]; i++)
+		if (!strcmp(a->name, rank[i]))
+			return -1;
+	for (i = 0; cst[i]; i++)
+		if (!strcmp(a->name, cst[i]))
+			return i;
+	return -2;
+}
+
 static int is_scalar(int k)
 {
 	return k == TG_K_INT || k == TG_K_UINT || k == TG_K_HEX || k == TG_K_FD ||
@@ -161,6 +189,7 @@ static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct s
 	const struct tg_argdesc *a = &d->args[i];
 	struct sb p = { 0 }, n = { 0 };
 	const char *hk = a->sub < TG_H_COUNT && hkind[a->sub] ? hkind[a->sub] : "comm";
+	int w;
 
 	switch (a->kind) {
 	case TG_K_FD:
@@ -196,6 +225,8 @@ static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct s
 		fit_arr(g, t, ti, (size_t)i + 1, &p, &n);
 		if (a->kind == TG_K_IOV)
 			sb_printf(call, "tg_iov(%s, %s)", p.s, n.s);
+		else if (a->kind == TG_K_INTARR && (w = mpi_const(d, a)) >= 0)
+			sb_printf(call, "tg_consts(%s, %s, %d)", p.s, n.s, w);
 		else if (a->kind == TG_K_INTARR)
 			sb_printf(call, "%s(%s, %s)", arr_conv(d, a), p.s, n.s);
 		else if (!out_dir(a))
@@ -244,6 +275,10 @@ static void emit_arg(struct gen *g, struct term *t, unsigned ti, int i, struct s
 		 * and destination), past the arrays' */
 		if (out_dir(a))
 			sb_printf(call, "(void *)(tg_out + %d)", 1000 + i);
+		else if ((w = mpi_const(d, a)) == -1)
+			sb_printf(call, "tg_rank_lib(a%d)", i);
+		else if (w >= 0)
+			sb_printf(call, "tg_const_lib(a%d, %d)", i, w);
 		else
 			sb_printf(call, "a%d", i);
 	}

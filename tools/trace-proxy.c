@@ -21,6 +21,7 @@
 #include "../libcommon/cfg.h"
 #include "../libcommon/cfggram.h"
 #include "../libcommon/h5names.h"
+#include "../libcommon/names.h"
 #include "proxy.h"
 #include "../libcommon/stream.h"
 #include "../libcommon/tg.h"
@@ -240,6 +241,23 @@ static void h5_mark(struct gen *g, const struct tg_calldesc *d, const struct tg_
 	}
 }
 
+/* Note MPI's predefined handle @e (the trace's word: value << 1 | 1) of
+ * handle kind @kind, which the proxy names by its macro. */
+static void mpi_mark(struct gen *g, int kind, int64_t e)
+{
+	uint64_t k;
+	size_t i;
+
+	if (!(e & 1) || e < 0 || kind <= TG_H_NONE || kind >= TG_H_COUNT)
+		return;
+	k = (uint64_t)kind << 32 | (uint32_t)((uint64_t)e >> 1);
+	for (i = 0; i < g->nmpipre; i++)
+		if (g->mpipre[i] == k)
+			return;
+	g->mpipre = tg_xrealloc(g->mpipre, (g->nmpipre + 1) * sizeof(*g->mpipre));
+	g->mpipre[g->nmpipre++] = k;
+}
+
 static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 {
 	struct term *t = &w->t[ti];
@@ -274,6 +292,12 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 	p[0].u = r->tstart > w->lastend ? (int64_t)((r->tstart - w->lastend + 500) / 1000) : 0;
 	h = handle_arg(d);
 	for (i = 0; i < d->nargs; i++) {
+		const struct tg_argdesc *a = &d->args[i];
+		if (a->kind == TG_K_MPIH)
+			mpi_mark(&w->g, a->sub, r->args[i].i);
+		if (a->kind == TG_K_MPIHARR && r->args[i].arr)
+			for (int64_t j = 0; j < r->args[i].i; j++)
+				mpi_mark(&w->g, a->sub, r->args[i].arr[j]);
 		copy_val(&p[i + 1], &d->args[i], &r->args[i]);
 		if (offset_arg(d, i)) {
 			/* the decoding state, as the proxy will keep it */
@@ -534,6 +558,50 @@ static void emit_h5pre(const struct gen *g, FILE *f)
 	fprintf(f, "\t}\n\treturn H5I_INVALID_HID;\n}\n");
 }
 
+/*
+ * MPI's predefined handles the trace names, by the values MPICH gives them
+ * (the tracer records Open MPI's by MPICH's numbers too): their macros,
+ * so that the proxy builds against either MPI.  One function for each kind
+ * of handle the run-time support keeps (the TG_HANDLES it took); a value
+ * without a name, or a name the MPI at hand lacks, is MPICH's number
+ * under MPICH and the null handle elsewhere.
+ */
+static void emit_mpipre(const struct gen *g, const char *rt_used, FILE *f)
+{
+	static const char *const kinds[][3] = {
+		{ "comm", "MPI_Comm", "MPI_COMM_NULL" }, { "group", "MPI_Group", "MPI_GROUP_NULL" },
+		{ "dtype", "MPI_Datatype", "MPI_DATATYPE_NULL" },
+		{ "req", "MPI_Request", "MPI_REQUEST_NULL" }, { "op", "MPI_Op", "MPI_OP_NULL" },
+		{ "info", "MPI_Info", "MPI_INFO_NULL" }, { "file", "MPI_File", "MPI_FILE_NULL" },
+		{ "win", "MPI_Win", "MPI_WIN_NULL" },
+		{ "errh", "MPI_Errhandler", "MPI_ERRHANDLER_NULL" },
+		{ "msg", "MPI_Message", "MPI_MESSAGE_NULL" },
+	};
+	static const int sub[] = { TG_H_COMM, TG_H_GROUP, TG_H_DTYPE, TG_H_REQ, TG_H_OP,
+				   TG_H_INFO, TG_H_FILE, TG_H_WIN, TG_H_ERRH, TG_H_MSG };
+	char want[64];
+	size_t k, i;
+
+	for (k = 0; k < sizeof(sub) / sizeof(sub[0]); k++) {
+		snprintf(want, sizeof(want), "TG_HANDLES(%s,", kinds[k][0]);
+		if (!rt_used || !strstr(rt_used, want))
+			continue;
+		fprintf(f, "\nstatic %s tg_pre_%s(long long v)\n{\n\tswitch (v) {\n", kinds[k][1],
+			kinds[k][0]);
+		for (i = 0; i < g->nmpipre; i++) {
+			uint32_t v = (uint32_t)g->mpipre[i];
+			int kind = (int)(g->mpipre[i] >> 32);
+			const char *name = tg_mpi_handle_name(kind, v);
+			if (kind != sub[k] || !name || strncmp(name, "MPI", 3) != 0)
+				continue;
+			fprintf(f, "#ifdef %s\n\tcase %" PRIu32 "LL: return %s;\n#endif\n", name, v,
+				name);
+		}
+		fprintf(f, "\t}\n#ifdef MPICH\n\treturn (%s)v;\n#else\n\treturn %s;\n#endif\n}\n",
+			kinds[k][1], kinds[k][2]);
+	}
+}
+
 /* The MPI_Info contents the trace records, tg_infos[k] for number k. */
 static void emit_infos(struct gen *g)
 {
@@ -592,6 +660,10 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 		fprintf(f, "#define TG_PROXY_H5 1\n");
 	sb_printf(&w->g.decl, "%s", code.s ? code.s : "");
 	proxy_emit_rt(f, tg_proxy_rt, &w->g.decl);
+	if (w->mpi) {
+		sb_printf(&w->g.decl, "%s", "");	/* (a string to search) */
+		emit_mpipre(&w->g, w->g.decl.s + used, f);
+	}
 	w->g.decl.n = used;
 	if (w->g.h5)
 		emit_h5pre(&w->g, f);
@@ -662,6 +734,7 @@ static void walk_free(struct walk *w)
 	}
 	free(w->g.infos);
 	free(w->g.h5pre);
+	free(w->g.mpipre);
 	free(w->g.rank);
 	sb_release(&w->g.decl);
 	free(w->t);
