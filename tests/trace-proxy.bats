@@ -348,3 +348,130 @@ opens() {
 	grep -q '^MPI-IO layer: recommended consistency: ' v1
 	diff <(grep '^MPI-IO layer: recommended' v1) <(grep '^MPI-IO layer: recommended' v2)
 }
+
+@test "threads (tests/mpi/threadio.c ring): each thread of the program replayed on a thread of its own, the calls started in the traced order, MPI_Init_thread at the level asked for; a thread blocked in MPI_Recv while the main thread writes and sends: no hang, session as the original" {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing or a program did not build"
+	mpicc.mpich -O1 -pthread -o threadio "$TG_TOP/tests/mpi/threadio.c"
+	mkdir r d
+	(cd r && timeout 120 trace-run -o ../t -- mpirun.mpich -n 3 ../threadio ring "$PWD/f" >/dev/null)
+	trace-merge t/*.rec > t.cfg
+	trace-proxy -o p.c t.cfg 2>/dev/null
+	grep -q 'MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE' p.c
+	mpicc.mpich -O1 -Wall -Werror -o proxy p.c
+	run -0 --separate-stderr timeout 120 trace-run -o pt -- mpirun.mpich -n 3 ./proxy -d "$PWD/d"
+	# each rank's receive on a thread of its own, as in the original
+	for r in 0 1 2; do
+		trace-decode pt/rank-$r.rec | awk -F'\t' '$6 == 0 && $8 == "MPI_Recv" && $2 > 0' | grep -q .
+		trace-decode pt/rank-$r.rec | awk -F'\t' '$6 == 0 && $8 == "MPI_Send" && $2 == 0' | grep -q .
+	done
+	"$TG_TOP/pipelines/verify-io" pt > v 2>&1
+	grep -qx 'POSIX layer: recommended consistency: session' v
+}
+
+@test "what the program found before its run is made first: a directory the trace names a file in by a relative path (MPI_File_open of dir/f), a file read that the run never made, at its size from stat; an open that fails where the trace's succeeded is said at exit" {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing or a program did not build"
+	cat > pre.c <<'C'
+#include <mpi.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	MPI_File fh;
+	struct stat st;
+	char b[100];
+	int fd;
+
+	MPI_Init(&argc, &argv);
+	MPI_File_open(MPI_COMM_WORLD, "sub/out", MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+	MPI_File_close(&fh);
+	stat("in.dat", &st);
+	fd = open("in.dat", O_RDONLY);
+	printf("%zd\n", read(fd, b, sizeof(b)));
+	close(fd);
+	MPI_Finalize();
+	return 0;
+}
+C
+	mpicc.mpich -O1 -o pre pre.c
+	mkdir -p r/sub d e
+	head -c 100 /dev/zero > r/in.dat
+	(cd r && timeout 120 trace-run -o ../t -- mpirun.mpich -n 2 ../pre >/dev/null)
+	trace-merge t/*.rec > t.cfg
+	trace-proxy -o p.c t.cfg 2>/dev/null
+	grep -q "tg_world_dirs\[\] = {\"$PWD/r/sub\", NULL}" p.c
+	grep -q "tg_world_files\[\] = {\"$PWD/r/in.dat\", NULL}" p.c
+	grep -q 'tg_world_sizes\[\] = {100LL, 0}' p.c
+	mpicc.mpich -O1 -o proxy p.c
+	run -0 --separate-stderr timeout 120 trace-run -o pt -- mpirun.mpich -n 2 ./proxy -d "$PWD/d"
+	[ -z "$stderr" ]
+	[ -f d/sub/out ] && [ "$(stat -c %s d/in.dat)" = 100 ]
+	trace-decode pt/rank-0.rec | grep -q $'\tread\t100\tfd='
+	# an open that cannot succeed here (the input a link to nowhere): said
+	ln -s /nonexistent-tangram/x e/in.dat
+	run -0 --separate-stderr timeout 120 mpirun.mpich -n 2 ./proxy -d "$PWD/e"
+	[[ $stderr == *"proxy: rank 0: 1 open that succeeded in the trace failed here (the first: No such file or directory)"* ]]
+	[[ $stderr == *"proxy: rank 1: 1 open that succeeded in the trace failed here (the first: No such file or directory)"* ]]
+}
+
+@test "stdio a proxy replays by the bytes moved: fprintf and fputs as fwrite, fscanf, fgets and getline as fread, a write to fileno() of an fopen'd stream on its descriptor, setvbuf without the program's buffer; MPI_Alloc_mem and MPI_Free_mem left out" {
+	[ -f "$W/mpi-ok" ] || skip "mpicc.mpich is missing or a program did not build"
+	cat > sio.c <<'C'
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	char b[64], *line = NULL, *mem;
+	size_t n = 0;
+	int r, x;
+	FILE *f;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	MPI_Alloc_mem(4096, MPI_INFO_NULL, &mem);
+	if (r == 0 && (f = fopen("f.txt", "w"))) {
+		setvbuf(f, b, _IOFBF, sizeof(b));
+		fprintf(f, "%d %s\n", 42, "forty-two");
+		fputs("second line\n", f);
+		fflush(f);
+		if (write(fileno(f), "third\n", 6) != 6)
+			return 1;
+		fclose(f);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (r == 1 && (f = fopen("f.txt", "r"))) {
+		if (fscanf(f, "%d", &x) != 1 || !fgets(b, sizeof(b), f) || getline(&line, &n, f) < 0)
+			return 1;
+		fclose(f);
+	}
+	MPI_Free_mem(mem);
+	free(line);
+	MPI_Finalize();
+	return 0;
+}
+C
+	mpicc.mpich -O1 -o sio sio.c
+	mkdir r d
+	(cd r && timeout 120 trace-run -o ../t -- mpirun.mpich -n 2 ../sio >/dev/null)
+	trace-merge t/*.rec > t.cfg
+	run -0 --separate-stderr trace-proxy -o p.c t.cfg
+	[[ $stderr == *"MPI_Alloc_mem: not replayed"* ]]
+	[[ $stderr != *"fprintf: not replayed"* && $stderr != *"fscanf: not replayed"* ]]
+	mpicc.mpich -O1 -Wall -Werror -o proxy p.c
+	run -0 --separate-stderr timeout 120 trace-run -o pt -- mpirun.mpich -n 2 ./proxy -d "$PWD/d"
+	[ "$(stat -c %s d/f.txt)" = "$(stat -c %s r/f.txt)" ]
+	trace-decode pt/rank-0.rec > w
+	grep -q $'\tfwrite\t13\t.*\tsize=1\tnmemb=13\t' w
+	grep -q $'\tfwrite\t12\t.*\tsize=1\tnmemb=12\t' w
+	grep -q $'\twrite\t6\tfd=[0-9]*\t' w
+	trace-decode pt/rank-1.rec > rd
+	grep -q $'\tfread\t2\t.*\tnmemb=2\t' rd
+	grep -q $'\tfread\t11\t.*\tnmemb=11\t' rd
+	grep -q $'\tfread\t12\t.*\tnmemb=12\t' rd
+	"$TG_TOP/pipelines/verify-io" t > v1 2>&1 || true
+	"$TG_TOP/pipelines/verify-io" pt > v2 2>&1 || true
+	diff <(grep recommended v1) <(grep recommended v2)
+}

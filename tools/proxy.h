@@ -42,6 +42,7 @@ struct occs {
 struct term {
 	const struct tg_calldesc *d;
 	int use;		/* 0 never at depth 0, 1 replayed, 2 left out */
+	unsigned tid;		/* the thread that made its calls */
 	size_t nslots;		/* the return value, then the arguments */
 	struct occs *per;	/* one per stream */
 };
@@ -58,6 +59,7 @@ struct gen {
 	uint64_t *mpipre;	/* MPI's predefined handles named: kind << 32 |
 				 * value (MPICH's, as the trace holds them) */
 	size_t nmpipre;
+	int threads;		/* threads other than the main one are replayed */
 	char ***infos;		/* MPI_Info contents the trace records (#info), from
 				 * 1: key, value, ..., NULL */
 	size_t ninfos;

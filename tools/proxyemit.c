@@ -335,6 +335,61 @@ static int pseudo(const struct tg_calldesc *d, int i)
 	return d->args[i].pseudo;
 }
 
+/* The argument of @d named @name, or -1. */
+static int arg_named(const struct tg_calldesc *d, const char *name)
+{
+	int i;
+
+	for (i = 0; i < d->nargs; i++)
+		if (!strcmp(d->args[i].name, name))
+			return i;
+	return -1;
+}
+
+/*
+ * Calls replayed as another that moves the same bytes, as the data the
+ * proxy writes are not the program's (no newline where it had one): a
+ * formatted write (the format's values are not in the trace) as the fwrite
+ * of the bytes it wrote, fputs as the fwrite of its string's length, a
+ * line (fgets, getline) or a scanf as the fread of the bytes it took (len=,
+ * or its return value); setvbuf without the program's buffer.  Returns 0
+ * for any other call.
+ */
+static int emit_as(struct gen *g, struct term *t, unsigned ti, struct sb *out)
+{
+	const struct tg_calldesc *d = t->d;
+	const char *n = d->name;
+	int st = arg_named(d, "stream"), len = arg_named(d, "len"), w;
+	struct sb e = { 0 };
+
+	if (st < 0)
+		return 0;
+	if (!strcmp(n, "fgets") && len < 0) {	/* (a trace without len=) */
+		sb_printf(out, "\t{ long long tg_n = a%d; if (tg_n > 0) { tg_need(tg_n); "
+			  "(void)fgets(tg_rbuf, (int)tg_n, tg_fp(a%d)); } }\n", arg_named(d, "size"), st);
+		return 1;
+	}
+	if (!strcmp(n, "setvbuf")) {
+		sb_printf(out, "\t(void)setvbuf(tg_fp(a%d), NULL, (int)a%d, (size_t)a%d);\n", st,
+			  arg_named(d, "mode"), arg_named(d, "size"));
+		return 1;
+	}
+	if (!strcmp(n, "fprintf") || !strcmp(n, "vfprintf") || !strcmp(n, "getline") ||
+	    !strcmp(n, "getdelim"))
+		fit_int(g, t, ti, 0, FLD_I, NULL, &e);	/* the bytes: its return value */
+	else if ((!strcmp(n, "fputs") || !strcmp(n, "fscanf") || !strcmp(n, "vfscanf") ||
+		  !strcmp(n, "fgets")) && len >= 0)
+		sb_printf(&e, "a%d", len);
+	else
+		return 0;
+	w = strstr(n, "printf") || !strcmp(n, "fputs");
+	sb_printf(out, "\t{ long long tg_n = %s; if (tg_n > 0) { tg_need(tg_n); "
+		  "(void)%s(%s, 1, (size_t)tg_n, tg_fp(a%d)); } }\n", e.s, w ? "fwrite" : "fread",
+		  w ? "tg_sbuf" : "tg_rbuf", st);
+	sb_release(&e);
+	return 1;
+}
+
 static void emit_call(struct gen *g, struct term *t, unsigned ti, const char *isc,
 		      const long long *cv, struct sb *out)
 {
@@ -342,6 +397,9 @@ static void emit_call(struct gen *g, struct term *t, unsigned ti, const char *is
 	struct sb call = { 0 }, pre = { 0 }, post = { 0 };
 	const char *name = d->name;
 	int i;
+
+	if (emit_as(g, t, ti, out))
+		return;
 
 	for (i = 0; i < d->nargs && !pseudo(d, i); i++) {
 		if (i)
@@ -355,8 +413,14 @@ static void emit_call(struct gen *g, struct term *t, unsigned ti, const char *is
 		sb_printf(out, "\ttg_fd_set(ret, %s(%s));\n", name, call.n ? call.s : "");
 	else if (d->retkind == TG_K_HID)
 		sb_printf(out, "\ttg_hid_set(ret, %s(%s));\n", name, call.n ? call.s : "");
-	else if (d->retkind == TG_K_STREAM)
+	else if (d->retkind == TG_K_STREAM) {
 		sb_printf(out, "\ttg_fp_set(ret, %s(%s));\n", name, call.n ? call.s : "");
+		/* the descriptor under it (fopen's fd=): fileno's calls use it */
+		for (i = 0; i < d->nargs; i++)
+			if (pseudo(d, i) && d->args[i].kind == TG_K_FD)
+				sb_printf(out, "\tif (tg_fp(ret))\n\t\ttg_fd_set(a%d, fileno(tg_fp(ret)));\n",
+					  i);
+	}
 	else
 		sb_printf(out, "\t(void)%s(%s);\n", name, call.n ? call.s : "");
 	if (post.n)
@@ -439,7 +503,11 @@ void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out)
 		sb_printf(&g->decl, "static long long n%u;\n", ti);
 		sb_printf(&line, " n%u++;", ti);
 	}
-	sb_printf(out, "static void s%u(void) { %s }\n", ti, line.s);
+	if (g->threads)	/* each thread its own calls, in their turn */
+		sb_printf(out, "static void s%u(void) { if (tg_tid != %u) return; tg_turn(%u); %s }\n",
+			  ti, t->tid, t->tid, line.s);
+	else
+		sb_printf(out, "static void s%u(void) { %s }\n", ti, line.s);
 	sb_release(&body);
 	sb_release(&line);
 }
@@ -542,7 +610,8 @@ void proxy_merge(struct gen *g, struct term *t, size_t nt, uint32_t *canon)
 			continue;
 		ntab[b] = nb = tables(g, &t[b]);
 		for (a = 0; a < b && tries < 64; a++) {
-			if (canon[a] != a || t[a].d != t[b].d || t[a].use != 1)
+			if (canon[a] != a || t[a].d != t[b].d || t[a].use != 1 ||
+			    t[a].tid != t[b].tid)
 				continue;
 			for (s = 0; s < g->nst && !(t[a].per[s].n && t[b].per[s].n); s++)
 				;

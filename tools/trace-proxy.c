@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -48,13 +49,20 @@ static const char *const posix_ok[] = {
 	"fstat64", "fstatat", "fstatat64", "access", "faccessat", "unlink", "unlinkat",
 	"rename", "mkdir", "mkdirat", "rmdir", "fopen", "fopen64", "fclose", "fread", "fwrite",
 	"fseek", "fseeko", "fseeko64", "ftell", "ftello", "ftello64", "rewind", "fflush",
-	"remove", "dup", "dup2", "dup3", NULL
+	"remove", "dup", "dup2", "dup3", "fgetc", "getc", "fputc", "putc", "ungetc", "fgets",
+	"fallocate", "posix_fallocate", "link", "symlink",
+	/* replayed as the fwrite or fread of the bytes they moved, or
+	 * without the program's buffer (proxyemit.c, emit_as) */
+	"fprintf", "vfprintf", "fputs", "getline", "getdelim", "fscanf", "vfscanf", "setvbuf",
+	NULL
 };
 
 /* MPI calls a proxy leaves to the skeleton or cannot make. */
 static const char *const mpi_not[] = {
 	"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort", "MPI_Initialized",
-	"MPI_Finalized", "MPI_Pcontrol", NULL
+	"MPI_Finalized", "MPI_Pcontrol",
+	/* memory, not I/O: the proxy's buffers are its own */
+	"MPI_Alloc_mem", "MPI_Free_mem", NULL
 };
 
 static int in_list(const char *n, const char *const *l)
@@ -119,6 +127,22 @@ struct walk {
 	size_t npend;
 	int64_t *made;		/* infos a replayed call of the stream made */
 	size_t nmade;
+	/* threads other than 0, of the stream being walked */
+	uint64_t from, to;	/* the seqs of their calls replayed: after the
+				 * main thread's first call after MPI_Init,
+				 * before its MPI_Finalize */
+	unsigned *tids;		/* those replayed, and how many */
+	size_t ntids;
+	struct { uint64_t seq; unsigned tid; } *order;	/* the stream's replayed
+							 * calls, then sorted */
+	size_t norder, caporder;
+	/* for each stream: the replayed threads, and runs of (thread, calls)
+	 * in the order the calls started */
+	unsigned **stids, **sruns;
+	size_t *nstids, *nsruns;
+	int level;		/* MPI_Init_thread's required level, -1 if none */
+	size_t nworld_files, nworld_dirs;	/* made before the replay */
+	int threadmpi;		/* a thread other than 0 makes MPI calls */
 };
 
 /* The number (from 1) of MPI_Info contents @kv (@n pairs) in g->infos. */
@@ -278,6 +302,17 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 	t->use = replayable(d) ? 1 : 2;
 	if (t->use != 1)
 		return;
+	t->tid = r->tid;
+	if (w->ntids) {		/* threads: the order their calls started in */
+		if (w->norder == w->caporder) {
+			w->caporder = w->caporder ? 2 * w->caporder : 256;
+			w->order = tg_xrealloc(w->order, w->caporder * sizeof(*w->order));
+		}
+		w->order[w->norder].seq = r->seq;
+		w->order[w->norder++].tid = r->tid;
+		if (r->tid && (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO))
+			w->threadmpi = 1;
+	}
 	if (d->layer == TG_LAYER_HDF5)
 		h5_mark(&w->g, d, r);
 	o = &t->per[s];
@@ -311,6 +346,113 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 		info_args(w, d, r, p);
 }
 
+/* Does call @r show its thread to be the program's: an MPI, MPI-IO or HDF5
+ * call, or one that names a file or a stream?  An MPI library's progress
+ * thread or UCX's only polls and reads descriptors it made itself. */
+static int program_call(const struct tg_rec *r)
+{
+	const struct tg_calldesc *d = r->call;
+	int i;
+
+	if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO || d->layer == TG_LAYER_HDF5)
+		return 1;
+	for (i = 0; i < d->nargs; i++)
+		if (d->args[i].kind == TG_K_PATH || d->args[i].kind == TG_K_STREAM)
+			return 1;
+	return d->retkind == TG_K_STREAM;
+}
+
+/*
+ * The threads of stream @s other than the main one whose calls are
+ * replayed, in w->tids: those of the program, which made a call of their
+ * own (program_call) while the main thread was between MPI_Init and
+ * MPI_Finalize (by seq, as the records of a thread come together), or at
+ * any time in a process without MPI.  Their calls in that span are
+ * replayed, each thread on a thread of the proxy's.
+ */
+static int find_threads(struct walk *w, const struct tg_cfg *c, size_t s, char *err,
+			size_t errlen)
+{
+	struct tg_cfg_cursor *k = tg_cfg_cursor_open(c, s, err, errlen);
+	struct tg_rec r;
+	int rc, init = 0;
+	size_t i;
+
+	if (!k)
+		return -1;
+	w->from = 0;
+	w->to = UINT64_MAX;
+	w->ntids = 0;
+	while ((rc = tg_cfg_cursor_next(k, &r)) > 0) {
+		if (r.type != TG_REC_CALL || r.depth != 0 || r.tid != 0)
+			continue;
+		if (init == 1) {
+			w->from = r.seq;
+			init = 2;
+		}
+		if (!strncmp(r.call->name, "MPI_Init", 8) && !init) {
+			init = 1;
+			w->to = UINT64_MAX;
+			for (i = 0; i < (size_t)r.call->nargs; i++)
+				if (!strcmp(r.call->args[i].name, "required") && r.args[i].i > w->level)
+					w->level = (int)r.args[i].i;
+		}
+		if (!strcmp(r.call->name, "MPI_Finalize"))
+			w->to = r.seq;
+	}
+	tg_cfg_cursor_free(k);
+	if (rc < 0 || !(k = tg_cfg_cursor_open(c, s, err, errlen)))
+		return -1;
+	while ((rc = tg_cfg_cursor_next(k, &r)) > 0) {
+		if (r.type != TG_REC_CALL || r.depth != 0 || r.tid == 0 || r.seq <= w->from ||
+		    r.seq >= w->to || !program_call(&r))
+			continue;
+		for (i = 0; i < w->ntids && w->tids[i] != r.tid; i++)
+			;
+		if (i == w->ntids && w->ntids < 64) {
+			w->tids = tg_xrealloc(w->tids, (w->ntids + 1) * sizeof(*w->tids));
+			w->tids[w->ntids++] = r.tid;
+		}
+	}
+	tg_cfg_cursor_free(k);
+	return rc < 0 ? -1 : 0;
+}
+
+static int cmp_order(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Keep stream @s's replayed threads and the order of its calls' starts,
+ * as runs of (thread, calls). */
+static void keep_order(struct walk *w, size_t s)
+{
+	size_t i, n = 0;
+	unsigned *runs;
+
+	w->stids[s] = w->ntids ? tg_xrealloc(NULL, w->ntids * sizeof(unsigned)) : NULL;
+	if (w->ntids)
+		memcpy(w->stids[s], w->tids, w->ntids * sizeof(unsigned));
+	w->nstids[s] = w->ntids;
+	if (!w->ntids || !w->norder)
+		return;
+	qsort(w->order, w->norder, sizeof(*w->order), cmp_order);
+	runs = tg_xrealloc(NULL, 2 * w->norder * sizeof(*runs));
+	for (i = 0; i < w->norder; i++) {
+		if (n && runs[2 * n - 2] == w->order[i].tid) {
+			runs[2 * n - 1]++;
+			continue;
+		}
+		runs[2 * n] = w->order[i].tid;
+		runs[2 * n++ + 1] = 1;
+	}
+	w->sruns[s] = runs;
+	w->nsruns[s] = n;
+	w->norder = 0;
+}
+
 /* Decode stream @s and follow its grammar alongside: the cursor gives the
  * records, the walk which signature each came from. */
 static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *err, size_t errlen)
@@ -323,6 +465,11 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 
 	if (!k)
 		return -1;
+	if (find_threads(w, c, s, err, errlen) < 0) {
+		tg_cfg_cursor_free(k);
+		return -1;
+	}
+	w->norder = 0;
 	w->nlo = 0;
 	w->npend = w->nmade = 0;
 	w->lastend = UINT64_MAX;	/* no compute time before the first call */
@@ -369,6 +516,19 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 			inmpi = 1;
 		if (r.type != TG_REC_CALL || r.depth != 0)
 			continue;
+		if (r.tid != 0) {
+			/* another thread's: the program's, in the span */
+			for (n = 0; n < w->ntids && w->tids[n] != r.tid; n++)
+				;
+			if (n < w->ntids && r.seq > w->from && r.seq < w->to) {
+				uint64_t last = w->lastend;
+				w->lastend = UINT64_MAX;	/* (no compute time: --sleep
+								 * keeps the main thread's) */
+				collect(w, s, sym >> 1, &r);
+				w->lastend = last;
+			}
+			continue;
+		}
 		/* an MPI process's calls before MPI_Init and after MPI_Finalize
 		 * are the library's set-up and tear-down */
 		if (!strncmp(r.call->name, "MPI_Init", 8))
@@ -382,6 +542,8 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 	}
 	if (rc < 0)
 		snprintf(err, errlen, "%s", tg_cfg_cursor_error(k));
+	else
+		keep_order(w, s);
 out:
 	tg_cfg_cursor_free(k);
 	return rc < 0 ? -1 : 0;
@@ -499,10 +661,43 @@ static void emit_main(const struct tg_cfg *c, const struct walk *w, const char *
 	size_t s, s2;
 	char *done = calloc(w->g.nst + 1, 1);
 
+	static const char *const levels[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+					      "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE" };
+	int level = w->threadmpi ? 3 : w->level;
+	size_t k;
+
 	sb_printf(out, "\nstatic const long long tg_ranks[] = {");
 	for (s = 0; s < w->g.nst; s++)
 		sb_printf(out, "%s%" PRId64, s ? ", " : "", w->g.rank[s]);
-	sb_printf(out, "};\n\nint main(int argc, char **argv)\n{\n\tint c;\n\n");
+	sb_printf(out, "};\n");
+	if (w->g.threads) {
+		/* each stream's threads, and the order their calls started in */
+		for (s = 0; s < w->g.nst; s++) {
+			if (!w->nstids[s])
+				continue;
+			sb_printf(out, "static const unsigned tg_tids%zu[] = {", s);
+			for (k = 0; k < w->nstids[s]; k++)
+				sb_printf(out, "%s%u", k ? ", " : "", w->stids[s][k]);
+			sb_printf(out, "};\nstatic const unsigned tg_runs%zu[] = {", s);
+			for (k = 0; k < 2 * w->nsruns[s]; k++)
+				sb_printf(out, "%s%u", k ? ", " : "", w->sruns[s][k]);
+			sb_printf(out, "%s};\n", w->nsruns[s] ? "" : "0");
+		}
+		sb_printf(out, "static const unsigned *const tg_stids[] = {");
+		for (s = 0; s < w->g.nst; s++)
+			sb_printf(out, w->nstids[s] ? "%stg_tids%zu" : "%sNULL", s ? ", " : "", s);
+		sb_printf(out, "};\nstatic const int tg_nstids[] = {");
+		for (s = 0; s < w->g.nst; s++)
+			sb_printf(out, "%s%zu", s ? ", " : "", w->nstids[s]);
+		sb_printf(out, "};\nstatic const unsigned *const tg_sruns[] = {");
+		for (s = 0; s < w->g.nst; s++)
+			sb_printf(out, w->nstids[s] ? "%stg_runs%zu" : "%sNULL", s ? ", " : "", s);
+		sb_printf(out, "};\nstatic const size_t tg_nsruns[] = {");
+		for (s = 0; s < w->g.nst; s++)
+			sb_printf(out, "%s%zu", s ? ", " : "", w->nsruns[s]);
+		sb_printf(out, "};\n");
+	}
+	sb_printf(out, "\nint main(int argc, char **argv)\n{\n\tint c;\n\n");
 	sb_printf(out, "\twhile ((c = getopt(argc, argv, \"d:\")) != -1)\n"
 		       "\t\tif (c == 'd')\n\t\t\ttg_setdir(optarg);\n\t\telse\n\t\t\treturn 2;\n");
 	/* the traced program's working directory is dir: its relative
@@ -513,9 +708,14 @@ static void emit_main(const struct tg_cfg *c, const struct walk *w, const char *
 		       "\ttg_cwd = ");
 	sb_cstr(out, w->cwd);
 	sb_printf(out, ";\n");
+	if (w->nworld_files || w->nworld_dirs)
+		sb_printf(out, "\ttg_prepare(tg_world_dirs, tg_world_files, tg_world_sizes);\n");
+	if (w->mpi && level >= 0 && level <= 3)	/* the level the program asked for */
+		sb_printf(out, "\t{ int p; MPI_Init_thread(&argc, &argv, %s, &p); }\n", levels[level]);
+	else if (w->mpi)
+		sb_printf(out, "\tMPI_Init(&argc, &argv);\n");
 	if (w->mpi)
-		sb_printf(out, "\tMPI_Init(&argc, &argv);\n"
-			       "\t{ int r; PMPI_Comm_rank(MPI_COMM_WORLD, &r); tg_rank = r;\n"
+		sb_printf(out, "\t{ int r; PMPI_Comm_rank(MPI_COMM_WORLD, &r); tg_rank = r;\n"
 			       "\t  PMPI_Comm_size(MPI_COMM_WORLD, &tg_world); }\n"
 			       "\tPMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);\n");
 	else
@@ -531,7 +731,10 @@ static void emit_main(const struct tg_cfg *c, const struct walk *w, const char *
 				sb_printf(out, "\tcase %zu:\n", s2);
 				done[s2] = 1;
 			}
-		if (live[r])
+		if (live[r] && w->g.threads)
+			sb_printf(out, "\t\ttg_replay(r%u, tg_sruns[tg_idx], tg_nsruns[tg_idx], "
+				  "tg_stids[tg_idx], tg_nstids[tg_idx]);\n", rname[r]);
+		else if (live[r])
 			sb_printf(out, "\t\tr%u();\n", rname[r]);
 		sb_printf(out, "\t\tbreak;\n");
 	}
@@ -602,6 +805,200 @@ static void emit_mpipre(const struct gen *g, const char *rt_used, FILE *f)
 	}
 }
 
+/* ---- what was there before the run ---- */
+
+/* A path a replayed call named: its size (a file's largest stat; -1 a
+ * directory), and whether the run made it. */
+struct place {
+	char *path;	/* absolute */
+	int64_t size;
+	int how;	/* 0 opened, 1 made (O_CREAT, mkdir...), 2 only named */
+};
+
+struct world {
+	struct place *p;
+	size_t n, cap;
+};
+
+static void world_add(struct world *wd, const char *cwd, const char *p, int64_t size, int how)
+{
+	char *a;
+
+	if (!p || !*p)
+		return;
+	if (p[0] == '/') {
+		a = tg_xstrdup(p);
+	} else {
+		size_t n = strlen(cwd) + strlen(p) + 2;
+		a = tg_xrealloc(NULL, n);
+		snprintf(a, n, "%s/%s", cwd, p);
+	}
+	if (wd->n == wd->cap) {
+		wd->cap = wd->cap ? 2 * wd->cap : 64;
+		wd->p = tg_xrealloc(wd->p, wd->cap * sizeof(*wd->p));
+	}
+	wd->p[wd->n++] = (struct place){ a, size, how };
+}
+
+static int cmp_place(const void *x, const void *y)
+{
+	const struct place *a = x, *b = y;
+	int c = strcmp(a->path, b->path);
+
+	return c ? c : (a->size > b->size) - (a->size < b->size);
+}
+
+/* Is @p a path the proxy keeps as it is (a device, /proc, /sys)? */
+static int system_path(const char *p)
+{
+	return (!strncmp(p, "/dev/", 5) && strncmp(p, "/dev/shm/", 9)) || !strncmp(p, "/proc/", 6) ||
+	       !strncmp(p, "/sys/", 5);
+}
+
+/* The places that replayed call @t names, into @wd. */
+static void world_term(struct walk *w, const struct term *t, struct world *wd)
+{
+	const struct tg_calldesc *d = t->d;
+	int pi = -1, fl = -1, st = -1, md = -1, am = -1, np = -1, i;
+	size_t s, k;
+
+	for (i = 0; i < d->nargs; i++) {
+		const struct tg_argdesc *a = &d->args[i];
+		if (a->pseudo)
+			continue;
+		if (pi < 0 && (a->kind == TG_K_PATH ||
+			       (d->layer == TG_LAYER_MPIIO && !strcmp(a->name, "filename"))))
+			pi = i;
+		if (!strcmp(a->name, "newpath") || !strcmp(a->name, "linkpath"))
+			np = i;
+		if (a->kind == TG_K_OFLAGS)
+			fl = i;
+		if (a->kind == TG_K_STAT)
+			st = i;
+		if (!strcmp(a->name, "mode") && a->kind == TG_K_STR)
+			md = i;
+		if (!strcmp(a->name, "amode"))
+			am = i;
+	}
+	if (pi < 0)
+		return;
+	for (s = 0; s < w->g.nst; s++)
+		for (k = 0; k < t->per[s].n; k++) {
+			const struct pv *v = &t->per[s].v[k * t->nslots];
+			int64_t r = v[0].i;
+			int ok = d->retkind == TG_K_FD || d->retkind == TG_K_HID ? r >= 0 :
+				 d->retkind == TG_K_STREAM ? r > 0 : r == 0;
+			int creat = !strncmp(d->name, "creat", 5) || !strcmp(d->name, "H5Fcreate") ||
+				    (fl >= 0 && (v[fl + 1].i & O_CREAT)) ||
+				    (md >= 0 && v[md + 1].s && v[md + 1].s[0] &&
+				     strchr("wa", v[md + 1].s[0])) ||
+				    (am >= 0 && (v[am + 1].i & 1));	/* MPI_MODE_CREATE */
+			int opens = d->retkind == TG_K_FD || d->retkind == TG_K_STREAM ||
+				    !strcmp(d->name, "MPI_File_open") || !strcmp(d->name, "H5Fopen");
+			if (!ok)
+				continue;
+			if (np >= 0)
+				world_add(wd, w->cwd, v[np + 1].s, 0, 1);
+			if (!strncmp(d->name, "mkdir", 5))
+				world_add(wd, w->cwd, v[pi + 1].s, -1, 1);
+			else if (creat)
+				world_add(wd, w->cwd, v[pi + 1].s, 0, 1);
+			else if (opens && !(fl >= 0 && (v[fl + 1].i & O_DIRECTORY)))
+				world_add(wd, w->cwd, v[pi + 1].s, 0, 0);
+			else if (st >= 0 && v[st + 1].present && v[st + 1].i >= 0 &&
+				 !S_ISDIR((mode_t)v[st + 1].u))
+				world_add(wd, w->cwd, v[pi + 1].s, v[st + 1].i, 2);
+			else
+				world_add(wd, w->cwd, v[pi + 1].s, -2, 2);
+		}
+}
+
+/*
+ * The files and directories the replayed calls found there before the run
+ * (tg_world_files with their sizes, tg_world_dirs), into @decl: a file
+ * opened by a path no call of the run made (O_CREAT, a "w" or "a" stream,
+ * MPI_MODE_CREATE, H5Fcreate, a link), with the largest size a stat of it
+ * saw (else empty), and the directories above every path a replayed call
+ * named, but those a mkdir of the run made.  The proxy makes them before
+ * it starts (tg_prepare), under its directory, as the program found them:
+ * the input it read, the directories it wrote in.
+ */
+static void emit_world(struct walk *w, struct sb *into, size_t *nfiles, size_t *ndirs)
+{
+	struct world wd = { 0 }, out = { 0 };
+	struct sb tabs = { 0 }, *decl = &tabs;
+	size_t ti, i, j, n;
+
+	for (ti = 0; ti < w->nt; ti++)
+		if (w->t[ti].d && w->t[ti].use == 1)
+			world_term(w, &w->t[ti], &wd);
+	if (wd.n)
+		qsort(wd.p, wd.n, sizeof(*wd.p), cmp_place);
+	for (i = 0; i < wd.n; i = j) {
+		int64_t size = 0;
+		int made = 0, opened = 0, dir = 0;
+		char *p = wd.p[i].path, *q;
+		for (j = i; j < wd.n && !strcmp(wd.p[j].path, p); j++) {
+			made |= wd.p[j].how == 1;
+			opened |= wd.p[j].how == 0;
+			dir |= wd.p[j].size == -1;
+			if (wd.p[j].size > size)
+				size = wd.p[j].size;
+		}
+		if (opened && !made && !dir && !system_path(p))
+			world_add(&out, "/", p, size, 0);
+		if (dir && made)
+			world_add(&out, "/", p, -1, 1);	/* a mkdir made it */
+		p = tg_xstrdup(p);
+		for (q = strrchr(p, '/'); q && q > p; q = strrchr(p, '/')) {
+			*q = 0;
+			if (!system_path(p))
+				world_add(&out, "/", p, -1, 0);
+		}
+		free(p);
+	}
+	if (out.n)
+		qsort(out.p, out.n, sizeof(*out.p), cmp_place);
+	*nfiles = *ndirs = 0;
+	sb_printf(decl, "static const char *const tg_world_dirs[] = {");
+	for (i = 0; i < out.n; i = j) {
+		int made = 0, file = 0;
+		for (j = i; j < out.n && !strcmp(out.p[j].path, out.p[i].path); j++) {
+			made |= out.p[j].how == 1;
+			file |= out.p[j].size >= 0;
+		}
+		/* (the working directory and those above it: the proxy's -d) */
+		n = strlen(out.p[i].path);
+		if (made || file || (!strncmp(w->cwd, out.p[i].path, n) &&
+				     (w->cwd[n] == '/' || !w->cwd[n])))
+			continue;
+		sb_cstr(decl, out.p[i].path);
+		sb_printf(decl, ", ");
+		++*ndirs;
+	}
+	sb_printf(decl, "NULL};\nstatic const char *const tg_world_files[] = {");
+	for (i = 0; i < out.n; i++)
+		if (out.p[i].size >= 0 && (!i || strcmp(out.p[i - 1].path, out.p[i].path))) {
+			sb_cstr(decl, out.p[i].path);
+			sb_printf(decl, ", ");
+			++*nfiles;
+		}
+	sb_printf(decl, "NULL};\nstatic const long long tg_world_sizes[] = {");
+	for (i = 0; i < out.n; i++)
+		if (out.p[i].size >= 0 && (!i || strcmp(out.p[i - 1].path, out.p[i].path)))
+			sb_printf(decl, "%" PRId64 "LL, ", out.p[i].size);
+	sb_printf(decl, "0};\n");
+	if (*nfiles || *ndirs)
+		sb_printf(into, "%s", tabs.s);
+	sb_release(&tabs);
+	for (i = 0; i < wd.n; i++)
+		free(wd.p[i].path);
+	for (i = 0; i < out.n; i++)
+		free(out.p[i].path);
+	free(wd.p);
+	free(out.p);
+}
+
 /* The MPI_Info contents the trace records, tg_infos[k] for number k. */
 static void emit_infos(struct gen *g)
 {
@@ -647,6 +1044,7 @@ static int generate(const struct tg_cfg *c, struct walk *w, FILE *f)
 			name_rule(&nm, tg_cfg_stream_rule(c, s));
 	if (w->mpi && w->g.ninfos)
 		emit_infos(&w->g);
+	emit_world(w, &w->g.decl, &w->nworld_files, &w->nworld_dirs);
 	sb_printf(&code, "%s", rules.s ? rules.s : "");
 	emit_main(c, w, live, nm.r, &code);
 	used = w->g.decl.n;
@@ -735,6 +1133,16 @@ static void walk_free(struct walk *w)
 	free(w->g.infos);
 	free(w->g.h5pre);
 	free(w->g.mpipre);
+	for (k = 0; k < w->g.nst; k++) {
+		free(w->stids[k]);
+		free(w->sruns[k]);
+	}
+	free(w->stids);
+	free(w->sruns);
+	free(w->nstids);
+	free(w->nsruns);
+	free(w->tids);
+	free(w->order);
 	free(w->g.rank);
 	sb_release(&w->g.decl);
 	free(w->t);
@@ -808,7 +1216,12 @@ int main(int argc, char **argv)
 	w.nt = tg_cfg_nsigs(c);
 	w.t = calloc(w.nt + 1, sizeof(*w.t));
 	w.g.rank = calloc(w.g.nst + 1, sizeof(*w.g.rank));
-	if (!w.t || !w.g.rank)
+	w.stids = calloc(w.g.nst + 1, sizeof(*w.stids));
+	w.sruns = calloc(w.g.nst + 1, sizeof(*w.sruns));
+	w.nstids = calloc(w.g.nst + 1, sizeof(*w.nstids));
+	w.nsruns = calloc(w.g.nst + 1, sizeof(*w.nsruns));
+	w.level = -1;
+	if (!w.t || !w.g.rank || !w.stids || !w.sruns || !w.nstids || !w.nsruns)
 		abort();
 	/* MPI ranks replay their streams, of the first run only (a later
 	 * run's rank 0 is another process); processes without a rank beside
@@ -839,6 +1252,9 @@ int main(int argc, char **argv)
 	}
 	if (!w.cwd)
 		w.cwd = "/";
+	for (s = 0; s < w.g.nst; s++)
+		if (w.g.rank[s] >= 0 && w.nstids[s])
+			w.g.threads = 1;
 	if (unranked)
 		fprintf(stderr, "trace-proxy: %s: %zu stream%s of processes without an MPI rank "
 			"(a launcher's wrapper, a shell) %s not replayed\n", in, unranked,
