@@ -338,3 +338,21 @@ valgrind_ok() {
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
 }
+
+@test "-r on a .cfg of several runs: a later run's process without an MPI rank is no rank's" {
+	command -v mpicc.mpich >/dev/null || skip "mpicc.mpich is missing"
+	export UCX_TLS=${UCX_TLS:-sm,self} MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
+	mpicc.mpich -O1 -o ring "$TG_TOP/tests/mpi/ring.c"
+	timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./ring >/dev/null
+	timeout 60 trace-run -o t -- cat /etc/hostname >/dev/null
+	timeout 60 trace-run -o t -- cat /etc/hostname >/dev/null
+	ls t/pid-*.run3.rec
+	trace-merge -t lossless t/*.rec > x.cfg
+	for f in x.cfg t/*.rec; do
+		run -0 --separate-stderr trace-decode -r 1 $f
+	done
+	[ "$(trace-decode -r 1 x.cfg | grep -c '^#proc')" = 1 ]
+	trace-decode -r 1 x.cfg | grep -q $'^#proc\trank=1\t'
+	[ "$(trace-decode -r 0-9 x.cfg | grep -c '^#proc')" = 2 ]
+	[ "$(trace-decode x.cfg | grep -c '^#proc')" = 4 ]
+}

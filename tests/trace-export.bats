@@ -126,6 +126,25 @@ needmpi() {
 	jq -e '[.traceEvents[] | select(.ph == "i")] | all(.args.file | endswith("/f"))' race.json
 }
 
+@test "chrome --conflicts on a trace of two runs: the second run's ranks, numbered on after the first's (2, 3), get their markers" {
+	needmpi
+	# the same 2-rank program twice into one directory: ranks 0-1, then 2-3
+	(timeout 120 trace-run -o t -- mpirun.mpich -n 2 "$W/bin/cases" race >/dev/null &&
+		timeout 120 trace-run -o t -- mpirun.mpich -n 2 "$W/bin/cases" race >/dev/null)
+	ls t/rank-0.run2.rec
+	trace-decode t/*.rec > text
+	hb-build -o app.hb text
+	overlap-find text > pairs
+	conflict-check --hb app.hb --json pairs > conflicts.json || true
+	grep -q '"rank":"3"' conflicts.json
+	run -0 --separate-stderr trace-export -f chrome --conflicts conflicts.json -o c.json t/*.rec
+	for r in 0 1 2 3; do
+		want=$(jq -s "[.[] | select(.first) | .first.rank, .second.rank | select(. == \"$r\")] | length" conflicts.json)
+		[ "$want" -gt 0 ]
+		[ "$(jq "[.traceEvents[] | select(.ph == \"i\" and .cat == \"conflict\" and .pid == $r)] | length" c.json)" = "$want" ]
+	done
+}
+
 # ---- sqlite -------------------------------------------------------------
 
 @test "sqlite: calls per function as trace-decode counts them; files, ranks, communicators" {

@@ -107,6 +107,8 @@ struct file {
 	int xtime;		/* something of it was placed by the times of
 				 * two processes: which file a name named, an
 				 * append's end, a truncation's bytes */
+	int xname;		/* a #name or #after line of it rested on the
+				 * times of two processes */
 };
 
 static struct file *files;
@@ -155,6 +157,8 @@ static struct creation *dirmade;
 static size_t ndirmade;
 
 static int by_time;	/* a removal of another process was placed by time */
+static int times_rebuilt;	/* a #timing line: not the run's times, which
+				 * do not tell two processes' calls apart */
 
 /* The first of the @n entries at @base (of @size bytes each, sorted by
  * path, which is their first member) whose path is @path or after it. */
@@ -871,6 +875,7 @@ static void after_lock(uint32_t f, const struct rec *r)
 	if (!last || last->from || !last->name || streq(last->rank, cur->name) ||
 	    !name_was_there(r->s, last))
 		return;
+	files[f].xname = 1;	/* the removal: by the times */
 	announce(f);
 	printf("#after\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%" PRIu64
 	       "\n", f, cur->name, r->seq, last->rank, last->seq);
@@ -982,7 +987,8 @@ static void through_dirs(const struct rec *r)
 			/* a call that failed: a making after it began; one
 			 * that went through: the latest making begun before
 			 * it ended */
-			if (r->failed ? m->t1 > r->t0 && !c : m->t0 < r->t1)
+			if (r->failed ? (times_rebuilt || m->t1 > r->t0) && !c :
+					times_rebuilt ? !c : m->t0 < r->t1)
 				c = m;
 		}
 		if (!c)
@@ -996,6 +1002,7 @@ static void through_dirs(const struct rec *r)
 		if (!r->failed)
 			dir_seen(dir, 1);
 		f = file_of(dir, cur->name, r->seq, r->t0);
+		files[f].xname |= r->failed;
 		announce(f);
 		printf("#name\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%"
 		       PRIu64 "\tvia=dir\n", f, cur->name, r->seq, c->rank, c->seq);
@@ -1096,9 +1103,12 @@ static void missing_pair(const struct rec *r)
 	/* (a process of a fork'd family is run from its kept records) */
 	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
 		return;
+	/* (with times rebuilt, not made before it looked cannot be told: the
+	 * first another process made, and the file said to rest on times) */
 	for (lo = first_of_path(creations, ncreations, sizeof(*creations), r->s);
 	     lo < ncreations && streq(creations[lo].path, r->s); lo++)
-		if (!streq(creations[lo].rank, cur->name) && creations[lo].t1 > r->t0) {
+		if (!streq(creations[lo].rank, cur->name) &&
+		    (times_rebuilt || creations[lo].t1 > r->t0)) {
 			c = &creations[lo];	/* not its own, nor made before it looked */
 			break;
 		}
@@ -1112,6 +1122,7 @@ static void missing_pair(const struct rec *r)
 		    x->s && streq(x->s, r->s))
 			return;
 	f = file_of(r->s, cur->name, r->seq, r->t0);
+	files[f].xname = 1;
 	announce(f);
 	printf("#name\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%" PRIu64
 	       "\n", f, cur->name, r->seq, c->rank, c->seq);
@@ -3271,8 +3282,6 @@ struct runs {
 
 static uint64_t implied;	/* pairs left out, of the current file */
 static int opt_all_pairs;
-static int times_rebuilt;	/* a #timing line: not the run's times, which
-				 * do not tell two processes' calls apart */
 
 /* A run is of accesses that make pairs as any data access does: not an
  * end of file or a truncation. */
@@ -4006,7 +4015,9 @@ static void sweep(uint32_t f)
 	/* summed per call pair, unless asked for every piece, or the file
 	 * has record locks: which lock orders a pair depends on its bytes */
 	implied = 0;
-	if (times_rebuilt && fl->xtime) {
+	if (times_rebuilt && fl->xname) {
+		bytime_files++;
+	} else if (times_rebuilt && fl->xtime) {
 		for (i = 1; i < fl->nacc && fl->acc[i].proc == fl->acc[0].proc; i++)
 			;
 		bytime_files += i < fl->nacc;

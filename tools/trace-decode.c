@@ -166,6 +166,12 @@ static int64_t run_first(uint64_t run)
 	return tg_runs_first(&runs, run);
 }
 
+/* The global rank of stream @cs of a .cfg, -1 for a process without one. */
+static int64_t cfg_rank(const struct tg_cfg_stream *cs)
+{
+	return cs->rank >= 0 ? run_first(hrun(&cs->h)) + cs->rank : -1;
+}
+
 /* Smallest clock base of the named files, so all print on one time axis. */
 static uint64_t common_zero(int n, char **files)
 {
@@ -549,7 +555,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		number_runs(o);
 	}
 	for (i = 0; i < tg_cfg_nstreams(c); i++)	/* all streams on one time axis */
-		if (selected(run_first(hrun(&tg_cfg_stream(c, i)->h)) + tg_cfg_stream(c, i)->rank) &&
+		if (selected(cfg_rank(tg_cfg_stream(c, i))) &&
 		    tg_cfg_stream(c, i)->h.clock_base < o->zero)
 			o->zero = tg_cfg_stream(c, i)->h.clock_base;
 	for (i = 0; i < tg_cfg_nstreams(c); i++) {
@@ -558,7 +564,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		int t = tg_cfg_stream(c, i)->timing;
 		char line[128];
 		if (t == TG_CFG_LOSSLESS ||
-		    !selected(run_first(hrun(&tg_cfg_stream(c, i)->h)) + tg_cfg_stream(c, i)->rank))
+		    !selected(cfg_rank(tg_cfg_stream(c, i))))
 			continue;
 		snprintf(line, sizeof(line), o->json ? "{\"def\":\"timing\",\"mode\":\"%s\"}\n"
 						     : "#timing\tmode=%s\n",
@@ -571,7 +577,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		int64_t first = run_first(hrun(&cs->h));
 		struct tg_cfg_cursor *k;
 		int n;
-		if (!selected(first + cs->rank))
+		if (!selected(cfg_rank(cs)))
 			continue;
 		if (!(k = tg_cfg_cursor_open(c, i, msg, sizeof(msg)))) {
 			out_warn("%s: %s", tg_stream_name(s), msg);

@@ -175,8 +175,10 @@ int xp_write_error(const char *path)
 
 void xp_rank_label(char *buf, size_t cap, const struct xstream *s)
 {
-	if (s->h->rank >= 0)
-		snprintf(buf, cap, "%" PRId64, s->h->rank);
+	/* the rank the text shows, which counts on across the runs of a
+	 * trace, as conflict-check --json names it */
+	if (s->rank >= 0)
+		snprintf(buf, cap, "%" PRId64, s->rank);
 	else
 		snprintf(buf, cap, "p%" PRIu64, s->h->pid);
 }
