@@ -1539,12 +1539,83 @@ static void put_excluded(struct tg_thread *t)
 	t->len = (size_t)(tg_frame_close(start, p) - t->buf);
 }
 
+/*
+ * A process a parallel launcher started (its parent the launcher's agent:
+ * MPICH's hydra_pmi_proxy, Open MPI's mpirun or orted, PRRTE's prted,
+ * Slurm's slurmstepd), which put a rank and a size in its environment,
+ * and which ended without an MPI rank (it never called MPI_Init): one of
+ * the copies "mpirun -n 4 ./prog" starts of a program without MPI.  It
+ * takes that rank at its end, as an MPI rank would, so that the copies are
+ * what they were, processes started side by side that nothing but MPI
+ * would order, not processes one after the other, as the commands of a job
+ * script are (which have no launcher for a parent).  Only into a trace
+ * directory, and not when a stream there has the rank already.
+ */
+static void launch_rank(void)
+{
+	static const char *const vars[][2] = {
+		{ "PMI_RANK", "PMI_SIZE" }, { "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
+		{ "SLURM_PROCID", "SLURM_NTASKS" },
+	};
+	static const char *const agents[] = {
+		"hydra_pmi_proxy", "mpiexec", "mpiexec.hydra", "mpiexec.mpich", "mpirun",
+		"mpirun.mpich", "mpirun.openmpi", "mpiexec.openmpi", "orterun", "orted", "prterun",
+		"prted", "slurmstepd",
+	};
+	char path[64], comm[32];
+	long n, rk, ws;
+	size_t i;
+	int fd;
+
+	if (my_rank >= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)getppid());
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = syscall(SYS_read, fd, comm, sizeof(comm) - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return;
+	comm[n] = 0;
+	comm[strcspn(comm, "\n")] = 0;
+	for (i = 0; i < sizeof(agents) / sizeof(agents[0]) && strcmp(agents[i], comm); i++)
+		;
+	if (i == sizeof(agents) / sizeof(agents[0]))
+		return;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *r = getenv(vars[i][0]), *w = getenv(vars[i][1]);
+		char *e1, *e2;
+		if (!r || !w || !*r || !*w)
+			continue;
+		rk = strtol(r, &e1, 10);
+		ws = strtol(w, &e2, 10);
+		if (*e1 || *e2 || rk < 0 || ws <= rk || ws > INT32_MAX)
+			continue;
+		/* not when a process it started has the rank: a shell that
+		 * the launcher started around the MPI program ("mpirun -n 4
+		 * sh -c ./app"), whose stream is named by it already */
+		if (sink_in_dir) {
+			char name[TG_PATH_MAX], run[24];
+			run_suffix(run, sizeof(run));
+			snprintf(name, sizeof(name), "%s/rank-%ld%s.rec", trace_dir, rk, run);
+			if (syscall(SYS_faccessat, AT_FDCWD, name, F_OK, 0) == 0)
+				return;
+		} else {
+			return;
+		}
+		tg_set_rank((int)rk, (int)ws);
+		return;
+	}
+}
+
 void tg_shutdown(void)
 {
 	int e = errno;
 
 	if (tg_state != 1)
 		return;
+	launch_rank();
 	put_excluded(tg_self);
 	say_unsafe();
 #ifndef TG_STATIC

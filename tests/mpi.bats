@@ -1451,3 +1451,39 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 		fi
 	done
 }
+
+@test "copies of a program without MPI that mpirun starts take the ranks their launcher gave them: writing the same bytes, nothing orders them (a race, said as such); the same program run twice by a script is ordered by the clocks (session)" {
+	cat > w.c <<'C'
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	const char *r = getenv("PMI_RANK");
+	int fd;
+
+	usleep((r ? atoi(r) : 0) * 300000);
+	if ((fd = open(argv[1], O_WRONLY | O_CREAT, 0644)) < 0 || pwrite(fd, "abcd", 4, 0) != 4)
+		return 1;
+	close(fd);
+	return 0;
+}
+C
+	cc -O1 -o w w.c
+	mpitrace 2 ./w "$PWD/f"
+	ls t/rank-0.rec t/rank-1.rec
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -q "not one MPI call of 2 ranks is in the trace (copies of a program without MPI that a launcher started" <<<"$stderr"
+	grep -Eq '^posix +/.*/f +0 +1 +0 +0$' <<<"$output"
+	rm -rf t f
+	run -0 --separate-stderr trace-run -o t -- sh -c "./w '$PWD/f' && ./w '$PWD/f'"
+	! ls t/rank-*.rec
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	# a shell mpirun starts around an MPI program leaves the rank to it
+	rm -rf t
+	mpicc.mpich -O1 -o ring "$TG_TOP/tests/mpi/ring.c"
+	mpitrace 2 sh -c ./ring
+	[ "$(ls t/rank-*.rec | wc -l)" = 2 ]
+	run -0 --separate-stderr trace-merge -o m.cfg t/*.rec
+}
