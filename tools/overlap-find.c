@@ -4066,9 +4066,11 @@ static int cmp_creation(const void *a, const void *b)
 }
 
 /* An open of line @t (schema @d) that may have made its file and
- * succeeded: kept as a creation. */
-static void add_creation(size_t *cap, const struct tg_tline *t, const struct tg_calldesc *d,
-			 const char *cwd)
+ * succeeded (@op TG_IO_OPEN), or a mkdir that made its directory
+ * (TG_IO_MKDIR): kept in *@v (*@nv of room *@cap): the creations, the
+ * directories made. */
+static void add_making(struct creation **v, size_t *nv, size_t *cap, int op,
+		       const struct tg_tline *t, const struct tg_calldesc *d, const char *cwd)
 {
 	struct tg_ioact act[4];
 	const char *why;
@@ -4076,47 +4078,19 @@ static void add_creation(size_t *cap, const struct tg_tline *t, const struct tg_
 	int n = tg_io_actions(t, d, cwd, act, &why), i;
 
 	for (i = 0; i < n; i++) {
-		if (act[i].op != TG_IO_OPEN || act[i].failed || !act[i].creat || !act[i].path ||
+		if (act[i].op != op || act[i].failed || (op == TG_IO_OPEN && !act[i].creat) ||
+		    !act[i].path || (op == TG_IO_MKDIR && act[i].path[0] != '/') ||
 		    tg_tint(t->f[TG_COL_SEQ], &seq) < 0 || seq < 0)
 			continue;
-		if (ncreations == *cap) {
+		if (*nv == *cap) {
 			*cap = *cap ? 2 * *cap : 64;
-			creations = xrealloc(creations, *cap * sizeof(*creations));
+			*v = xrealloc(*v, *cap * sizeof(**v));
 		}
-		creations[ncreations].path = act[i].path;
+		(*v)[*nv] = (struct creation){ act[i].path, tg_ttime(t->f[TG_COL_TSTART]),
+					       tg_ttime(t->f[TG_COL_TEND]),
+					       xstrdup(t->f[TG_COL_RANK]), (uint64_t)seq };
 		act[i].path = NULL;
-		creations[ncreations].t0 = tg_ttime(t->f[TG_COL_TSTART]);
-		creations[ncreations].t1 = tg_ttime(t->f[TG_COL_TEND]);
-		creations[ncreations].rank = xstrdup(t->f[TG_COL_RANK]);
-		creations[ncreations++].seq = (uint64_t)seq;
-	}
-	for (i = 0; i < n; i++)
-		free(act[i].path);
-}
-
-/* A mkdir of line @t (schema @d) that succeeded, kept in dirmade. */
-static void add_dirmade(size_t *cap, const struct tg_tline *t, const struct tg_calldesc *d,
-			const char *cwd)
-{
-	struct tg_ioact act[4];
-	const char *why;
-	int64_t seq;
-	int n = tg_io_actions(t, d, cwd, act, &why), i;
-
-	for (i = 0; i < n; i++) {
-		if (act[i].op != TG_IO_MKDIR || act[i].failed || !act[i].path ||
-		    act[i].path[0] != '/' || tg_tint(t->f[TG_COL_SEQ], &seq) < 0 || seq < 0)
-			continue;
-		if (ndirmade == *cap) {
-			*cap = *cap ? 2 * *cap : 16;
-			dirmade = xrealloc(dirmade, *cap * sizeof(*dirmade));
-		}
-		dirmade[ndirmade].path = act[i].path;
-		act[i].path = NULL;
-		dirmade[ndirmade].t0 = tg_ttime(t->f[TG_COL_TSTART]);
-		dirmade[ndirmade].t1 = tg_ttime(t->f[TG_COL_TEND]);
-		dirmade[ndirmade].rank = xstrdup(t->f[TG_COL_RANK]);
-		dirmade[ndirmade++].seq = (uint64_t)seq;
+		++*nv;
 	}
 	for (i = 0; i < n; i++)
 		free(act[i].path);
@@ -4229,14 +4203,14 @@ static void read_removals(int fd)
 			if (t.nf > TG_COL_ARGS && (d = tg_call_byname(t.f[TG_COL_FUNC])) &&
 			    (d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO) && d->nio &&
 			    d->io[0].op == TG_IO_OPEN)
-				add_creation(&ccap, &t, d, cwd);
+				add_making(&creations, &ncreations, &ccap, TG_IO_OPEN, &t, d, cwd);
 			continue;
 		}
 		if (line[0] != '#' && strstr(line, "\tmkdir")) {
 			tg_tline_split(line, &t);
 			if (t.nf > TG_COL_ARGS && (d = tg_call_byname(t.f[TG_COL_FUNC])) && d->nio &&
 			    d->io[0].op == TG_IO_MKDIR && streq(t.f[TG_COL_DEPTH], "0"))
-				add_dirmade(&dcap, &t, d, cwd);
+				add_making(&dirmade, &ndirmade, &dcap, TG_IO_MKDIR, &t, d, cwd);
 			continue;
 		}
 		if (line[0] == '#' || !(strstr(line, "\tunlink") || strstr(line, "\tremove\t") ||
