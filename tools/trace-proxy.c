@@ -390,7 +390,8 @@ static int find_threads(struct walk *w, const struct tg_cfg *c, size_t s, char *
 			w->from = r.seq;
 			init = 2;
 		}
-		if (!strncmp(r.call->name, "MPI_Init", 8) && !init) {
+		if ((!strcmp(r.call->name, "MPI_Init") || !strcmp(r.call->name, "MPI_Init_thread")) &&
+		    !init) {
 			init = 1;
 			w->to = UINT64_MAX;
 			for (i = 0; i < (size_t)r.call->nargs; i++)
