@@ -945,8 +945,10 @@ static int through_later(const struct rec *r, const char *dir, size_t n)
 }
 
 /*
- * A call that names a path under a directory another process made
- * (mkdir): the call went through it, so the mkdir must happen before it,
+ * A call the program made (at depth 0: not an MPI library's inside an
+ * MPI-IO call, which its collective's messages may order only in the
+ * middle of the call) that names a path under a directory another process
+ * made (mkdir): the call went through it, so the mkdir must happen before it,
  * or, had the call come first, it would have found no directory (rank 0
  * makes the output directory, the others create their files in it, and
  * nothing between).  A "#name" line with via=dir, judged as a removal's
@@ -969,7 +971,7 @@ static void through_dirs(const struct rec *r)
 
 	if (!ndirmade || !r->s || r->s[0] != '/' || (n = strlen(r->s)) >= sizeof(dir))
 		return;
-	if (r->failed && !r->enoent)
+	if ((r->failed && !r->enoent) || r->depth != 0)
 		return;
 	for (i = n + 1; i > 1; i--) {
 		const struct creation *c = NULL;
