@@ -117,7 +117,15 @@ wellformed() {
 @test "--bogus" { run -2 --separate-stderr trace-report --bogus; [ -z "$output" ]; [ "${stderr_lines[-1]}" = "$USAGE" ]; }
 @test "-o without its argument" { run -2 --separate-stderr trace-report -o; [ -z "$output" ]; [ "${stderr_lines[-1]}" = "$USAGE" ]; }
 @test "-h" { run -0 --separate-stderr trace-report -h; [ "$output" = "$USAGE" ]; [ -z "$stderr" ]; }
-@test "missing file" { run -2 --separate-stderr trace-report -o r.html x; [ "$stderr" = "trace-report: cannot open 'x': No such file or directory" ]; }
+@test "missing file: one line, exit 2, no page of nothing" { run -2 --separate-stderr trace-report -o r.html x; [ "$stderr" = "trace-report: cannot open 'x': No such file or directory" ]; [ ! -e r.html ]; }
+@test "not a trace, and no input readable: no page; one readable of two: its page, exit 2" {
+	echo garbage > g
+	run -2 --separate-stderr trace-report -o r.html g x
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ ! -e r.html ]
+	run -2 --separate-stderr trace-report -o r.html x "$D/t1/rank-0.rec"
+	[ -s r.html ]
+}
 @test "missing conflicts file" { run -2 --separate-stderr trace-report -c x -o r.html "$D/t1/rank-0.rec"; [ "$stderr" = "trace-report: cannot open 'x': No such file or directory" ]; [ ! -e r.html ]; }
 
 # ---- real programs ----------------------------------------------------------

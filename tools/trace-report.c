@@ -728,7 +728,7 @@ static int read_cfg(struct rp_run *run, struct tg_stream *s)
 
 	if (!(cf = tg_cfg_read(s, msg, sizeof(msg)))) {
 		warnx("%s: %s", tg_stream_name(s), msg);
-		return -1;
+		return -2;
 	}
 	for (i = 0; i < tg_cfg_nstreams(cf); i++) {
 		if (tg_cfg_stream(cf, i)->h.clock_base < run->zero)
@@ -755,7 +755,9 @@ static int read_cfg(struct rp_run *run, struct tg_stream *s)
 	return n < 0 ? -1 : 0;
 }
 
-/* Read one input into @run; returns 0, or -1 after one line on stderr. */
+/* Read one input into @run; returns 0, or after one line on stderr -1
+ * (damaged: the records before the damage are in) or -2 (nothing of it
+ * could be read). */
 static int read_input(struct rp_run *run, const char *path)
 {
 	struct tg_stream *s = tg_stream_open(path, "r");
@@ -767,7 +769,7 @@ static int read_input(struct rp_run *run, const char *path)
 
 	if (!s) {
 		warn("cannot open '%s'", path);
-		return -1;
+		return -2;
 	}
 	if (tg_stream_peek(s, msg, TG_CFG_MAGIC_LEN) == TG_CFG_MAGIC_LEN &&
 	    tg_cfg_is_magic(msg, TG_CFG_MAGIC_LEN)) {
@@ -778,7 +780,7 @@ static int read_input(struct rp_run *run, const char *path)
 	if (!(r = tg_reader_open(s, msg, sizeof(msg)))) {
 		warnx("%s: %s", tg_stream_name(s), msg);
 		tg_stream_close(s);
-		return -1;
+		return -2;
 	}
 	stream_begin(&c, run, tg_reader_header(r), tg_reader_header(r)->rank);
 	while ((rc = tg_reader_next(r, &rec)) > 0)
@@ -893,7 +895,7 @@ int main(int argc, char **argv)
 	static struct rp_run run;
 	const char *conf = NULL, *outpath = "-";
 	char *dash[] = { "-" }, msg[512];
-	int c, i, status = TG_EXIT_OK;
+	int c, i, nread = 0, status = TG_EXIT_OK;
 
 	while ((c = getopt_long(argc, argv, "c:ho:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -923,12 +925,17 @@ int main(int argc, char **argv)
 	if (conf && rp_conf_read(&run, conf, msg, sizeof(msg)) < 0)
 		errx(TG_EXIT_ERROR, "%s", msg);
 	run.zero = common_zero(argc, argv);
-	for (i = 0; i < argc; i++)
-		if (read_input(&run, argv[i]) < 0) {
+	for (i = 0; i < argc; i++) {
+		int rc = read_input(&run, argv[i]);
+		if (rc < 0) {
 			status = TG_EXIT_ERROR;
 			run.damaged = 1;
 		}
-	write_report(&run, outpath);
+		nread += rc != -2;
+	}
+	/* no page of nothing: when no input could be read at all */
+	if (nread)
+		write_report(&run, outpath);
 	run_release(&run);
 	return status;
 }
