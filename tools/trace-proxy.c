@@ -376,16 +376,28 @@ static int find_threads(struct walk *w, const struct tg_cfg *c, size_t s, char *
 	struct tg_cfg_cursor *k = tg_cfg_cursor_open(c, s, err, errlen);
 	struct tg_rec r;
 	int rc, init = 0;
-	size_t i;
+	size_t i, j;
 
 	if (!k)
 		return -1;
 	w->from = 0;
 	w->to = UINT64_MAX;
 	w->ntids = 0;
+	w->norder = 0;	/* (the other threads' own calls, kept here for now) */
 	while ((rc = tg_cfg_cursor_next(k, &r)) > 0) {
-		if (r.type != TG_REC_CALL || r.depth != 0 || r.tid != 0)
+		if (r.type != TG_REC_CALL || r.depth != 0)
 			continue;
+		if (r.tid != 0) {
+			if (!program_call(&r))
+				continue;
+			if (w->norder == w->caporder) {
+				w->caporder = w->caporder ? 2 * w->caporder : 256;
+				w->order = tg_xrealloc(w->order, w->caporder * sizeof(*w->order));
+			}
+			w->order[w->norder].seq = r.seq;
+			w->order[w->norder++].tid = r.tid;
+			continue;
+		}
 		if (init == 1) {
 			w->from = r.seq;
 			init = 2;
@@ -401,21 +413,20 @@ static int find_threads(struct walk *w, const struct tg_cfg *c, size_t s, char *
 		if (!strcmp(r.call->name, "MPI_Finalize"))
 			w->to = r.seq;
 	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", tg_cfg_cursor_error(k));
 	tg_cfg_cursor_free(k);
-	if (rc < 0 || !(k = tg_cfg_cursor_open(c, s, err, errlen)))
-		return -1;
-	while ((rc = tg_cfg_cursor_next(k, &r)) > 0) {
-		if (r.type != TG_REC_CALL || r.depth != 0 || r.tid == 0 || r.seq <= w->from ||
-		    r.seq >= w->to || !program_call(&r))
+	for (j = 0; rc >= 0 && j < w->norder; j++) {
+		if (w->order[j].seq <= w->from || w->order[j].seq >= w->to)
 			continue;
-		for (i = 0; i < w->ntids && w->tids[i] != r.tid; i++)
+		for (i = 0; i < w->ntids && w->tids[i] != w->order[j].tid; i++)
 			;
 		if (i == w->ntids && w->ntids < 64) {
 			w->tids = tg_xrealloc(w->tids, (w->ntids + 1) * sizeof(*w->tids));
-			w->tids[w->ntids++] = r.tid;
+			w->tids[w->ntids++] = w->order[j].tid;
 		}
 	}
-	tg_cfg_cursor_free(k);
+	w->norder = 0;
 	return rc < 0 ? -1 : 0;
 }
 
