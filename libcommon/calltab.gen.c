@@ -8747,6 +8747,16 @@ const struct tg_calldesc *tg_call_byname(const char *name)
 	return tg_call_byname_n(name, strlen(name));
 }
 
+int tg_call_argno(const struct tg_calldesc *d, const char *name)
+{
+	int i;
+
+	for (i = 0; i < d->nargs; i++)
+		if (strcmp(d->args[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
 unsigned tg_call_count(void)
 {
 	return (unsigned)(sizeof(calls) / sizeof(calls[0]));

@@ -268,6 +268,8 @@ const struct tg_calldesc *tg_call_lookup(unsigned id);
  * @name (not NUL-terminated). */
 const struct tg_calldesc *tg_call_byname(const char *name);
 const struct tg_calldesc *tg_call_byname_n(const char *name, size_t n);
+/* The number of @d's argument called @name, or -1. */
+int tg_call_argno(const struct tg_calldesc *d, const char *name);
 
 /* Calls the table knows about, and the largest id plus one. */
 unsigned tg_call_count(void);

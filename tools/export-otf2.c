@@ -369,19 +369,9 @@ static struct loc *loc_of(struct ot *x, const struct xstream *s, unsigned tid)
 
 /* ---- what a call did -------------------------------------------------------- */
 
-static int arg_index(const struct tg_calldesc *d, const char *name)
-{
-	int i;
-
-	for (i = 0; i < d->nargs && i < TG_MAX_ARGS; i++)
-		if (strcmp(d->args[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
 static int64_t arg_int(const struct tg_rec *r, const char *name, int64_t dflt)
 {
-	int i = arg_index(r->call, name);
+	int i = tg_call_argno(r->call, name);
 
 	return i < 0 ? dflt : r->args[i].i;
 }
@@ -441,22 +431,22 @@ static void mpi_item(const struct tg_rec *r, struct item *it)
 		it->peer = (uint32_t)arg_int(r, "dest", 0);
 		it->tag = (uint32_t)arg_int(r, "sendtag", arg_int(r, "tag", 0));
 		it->bytes = (uint64_t)arg_int(r, "sendcount", arg_int(r, "count", 0)) *
-			    type_size(r, arg_index(d, "sendtype") >= 0 ? arg_index(d, "sendtype")
-								       : arg_index(d, "datatype"));
+			    type_size(r, tg_call_argno(d, "sendtype") >= 0 ? tg_call_argno(d, "sendtype")
+								       : tg_call_argno(d, "datatype"));
 		if (it->mpi == MP_SEND)
 			break;
 		/* fall through */
 	case TG_MK_RECV:
 		if (it->mpi == MP_NONE)
 			it->mpi = MP_RECV;
-		st = arg_index(d, "status");
+		st = tg_call_argno(d, "status");
 		it->peer2 = (uint32_t)(st >= 0 && r->args[st].present ? r->args[st].i
 							: arg_int(r, "source", 0));
 		it->tag2 = (uint32_t)(st >= 0 && r->args[st].present ? (int64_t)r->args[st].u
 							: arg_int(r, "recvtag", arg_int(r, "tag", 0)));
 		it->done = (uint64_t)arg_int(r, "recvcount", arg_int(r, "count", 0)) *
-			   type_size(r, arg_index(d, "recvtype") >= 0 ? arg_index(d, "recvtype")
-								      : arg_index(d, "datatype"));
+			   type_size(r, tg_call_argno(d, "recvtype") >= 0 ? tg_call_argno(d, "recvtype")
+								      : tg_call_argno(d, "datatype"));
 		break;
 	case TG_MK_COLL:
 		it->mpi = MP_COLL;

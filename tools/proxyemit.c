@@ -335,17 +335,6 @@ static int pseudo(const struct tg_calldesc *d, int i)
 	return d->args[i].pseudo;
 }
 
-/* The argument of @d named @name, or -1. */
-static int arg_named(const struct tg_calldesc *d, const char *name)
-{
-	int i;
-
-	for (i = 0; i < d->nargs; i++)
-		if (!strcmp(d->args[i].name, name))
-			return i;
-	return -1;
-}
-
 /*
  * Calls replayed as another that moves the same bytes, as the data the
  * proxy writes are not the program's (no newline where it had one): a
@@ -359,19 +348,19 @@ static int emit_as(struct gen *g, struct term *t, unsigned ti, struct sb *out)
 {
 	const struct tg_calldesc *d = t->d;
 	const char *n = d->name;
-	int st = arg_named(d, "stream"), len = arg_named(d, "len"), w;
+	int st = tg_call_argno(d, "stream"), len = tg_call_argno(d, "len"), w;
 	struct sb e = { 0 };
 
 	if (st < 0)
 		return 0;
 	if (!strcmp(n, "fgets") && len < 0) {	/* (a trace without len=) */
 		sb_printf(out, "\t{ long long tg_n = a%d; if (tg_n > 0) { tg_need(tg_n); "
-			  "(void)fgets(tg_rbuf, (int)tg_n, tg_fp(a%d)); } }\n", arg_named(d, "size"), st);
+			  "(void)fgets(tg_rbuf, (int)tg_n, tg_fp(a%d)); } }\n", tg_call_argno(d, "size"), st);
 		return 1;
 	}
 	if (!strcmp(n, "setvbuf")) {
 		sb_printf(out, "\t(void)setvbuf(tg_fp(a%d), NULL, (int)a%d, (size_t)a%d);\n", st,
-			  arg_named(d, "mode"), arg_named(d, "size"));
+			  tg_call_argno(d, "mode"), tg_call_argno(d, "size"));
 		return 1;
 	}
 	if (!strcmp(n, "fprintf") || !strcmp(n, "vfprintf") || !strcmp(n, "getline") ||
