@@ -691,9 +691,11 @@ static const struct tg_argdesc a_getdents64[] = {
 };
 static const struct tg_iorole r_fork[] = {
 	{ TG_IO_FORK, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_SPAWN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_iorole r_vfork[] = {
 	{ TG_IO_FORK, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_SPAWN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_execve[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -805,8 +807,14 @@ static const struct tg_argdesc a_popen[] = {
 	{ "command", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 	{ "type", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_popen[] = {
+	{ TG_IO_SPAWN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_pclose[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_pclose[] = {
+	{ TG_IO_REAP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fread[] = {
 	{ "ptr", TG_K_BUF, TG_OUT, TG_H_NONE, 0, 0 },
@@ -1187,6 +1195,59 @@ static const struct tg_argdesc a_dlopen[] = {
 };
 static const struct tg_iorole r_dlopen[] = {
 	{ TG_IO_LOAD, TG_OFF_NONE, TG_LEN_NONE, 0, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_system[] = {
+	{ "command", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_system[] = {
+	{ TG_IO_SPAWN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_REAP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_posix_spawn[] = {
+	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+	{ "child", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+};
+static const struct tg_iorole r_posix_spawn[] = {
+	{ TG_IO_SPAWN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_posix_spawnp[] = {
+	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "child", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+};
+static const struct tg_iorole r_posix_spawnp[] = {
+	{ TG_IO_SPAWN, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_waitpid[] = {
+	{ "pid", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "options", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_waitpid[] = {
+	{ TG_IO_REAP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_iorole r_wait[] = {
+	{ TG_IO_REAP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_wait4[] = {
+	{ "pid", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "options", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_wait4[] = {
+	{ TG_IO_REAP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_waitid[] = {
+	{ "idtype", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "id", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "options", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+	{ "child", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+};
+static const struct tg_iorole r_waitid[] = {
+	{ TG_IO_REAP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_wait3[] = {
+	{ "options", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_wait3[] = {
+	{ TG_IO_REAP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
@@ -7682,8 +7743,8 @@ static const struct tg_calldesc calls[] = {
 	{ 121, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "statfs", a_statfs, NULL, NULL },
 	{ 122, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "fstatfs", a_fstatfs, NULL, NULL },
 	{ 123, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "getdents64", a_getdents64, NULL, NULL },
-	{ 130, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, 1, "fork", NULL, r_fork, NULL },
-	{ 131, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, 1, "vfork", NULL, r_vfork, NULL },
+	{ 130, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, 2, "fork", NULL, r_fork, NULL },
+	{ 131, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, 2, "vfork", NULL, r_vfork, NULL },
 	{ 132, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execve", a_execve, r_execve, NULL },
 	{ 133, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execv", a_execv, r_execv, NULL },
 	{ 134, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execvp", a_execvp, r_execvp, NULL },
@@ -7702,8 +7763,8 @@ static const struct tg_calldesc calls[] = {
 	{ 206, TG_LAYER_STDIO, TG_K_STREAM, 0, TG_H_NONE, 0, "tmpfile", NULL, NULL, NULL },
 	{ 207, TG_LAYER_STDIO, TG_K_STREAM, 0, TG_H_NONE, 0, "tmpfile64", NULL, NULL, NULL },
 	{ 208, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 0, "fmemopen", a_fmemopen, NULL, NULL },
-	{ 209, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, 0, "popen", a_popen, NULL, NULL },
-	{ 210, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "pclose", a_pclose, NULL, NULL },
+	{ 209, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, 1, "popen", a_popen, r_popen, NULL },
+	{ 210, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "pclose", a_pclose, r_pclose, NULL },
 	{ 220, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fread", a_fread, r_fread, NULL },
 	{ 221, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fwrite", a_fwrite, r_fwrite, NULL },
 	{ 222, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fread_unlocked", a_fread_unlocked, r_fread_unlocked, NULL },
@@ -7757,6 +7818,14 @@ static const struct tg_calldesc calls[] = {
 	{ 309, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "fexecve", a_fexecve, r_fexecve, NULL },
 	{ 310, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "execveat", a_execveat, r_execveat, NULL },
 	{ 311, TG_LAYER_POSIX, TG_K_BUF, 3, TG_H_NONE, 1, "dlopen", a_dlopen, r_dlopen, NULL },
+	{ 312, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 2, "system", a_system, r_system, NULL },
+	{ 313, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "posix_spawn", a_posix_spawn, r_posix_spawn, NULL },
+	{ 314, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "posix_spawnp", a_posix_spawnp, r_posix_spawnp, NULL },
+	{ 315, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "waitpid", a_waitpid, r_waitpid, NULL },
+	{ 316, TG_LAYER_POSIX, TG_K_INT, 0, TG_H_NONE, 1, "wait", NULL, r_wait, NULL },
+	{ 317, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "wait4", a_wait4, r_wait4, NULL },
+	{ 318, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "waitid", a_waitid, r_waitid, NULL },
+	{ 319, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "wait3", a_wait3, r_wait3, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

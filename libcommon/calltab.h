@@ -131,6 +131,12 @@ enum tg_io {
 			 * of the call's own (dlopen: the dynamic loader's) */
 	TG_IO_MKDIR,	/* path h made a directory (mkdir): a name the paths
 			 * of other calls go through */
+	TG_IO_SPAWN,	/* a child process started: its pid in pos (-1: the
+			 * child that started while the call ran), or h a
+			 * stream to it (popen) */
+	TG_IO_REAP,	/* a child's end waited for: its pid in pos, or h
+			 * the stream its spawn made (pclose), or pos -1
+			 * and h "": the call's own spawn's child (system) */
 	TG_IO_COUNT
 };
 

@@ -131,6 +131,14 @@
 #define TG_FN_execl 138
 #define TG_FN_execlp 139
 #define TG_FN_execle 140
+#define TG_FN_system 312
+#define TG_FN_posix_spawn 313
+#define TG_FN_posix_spawnp 314
+#define TG_FN_waitpid 315
+#define TG_FN_wait 316
+#define TG_FN_wait4 317
+#define TG_FN_wait3 319
+#define TG_FN_waitid 318
 #define TG_FN_fopen 200
 #define TG_FN_fopen64 201
 #define TG_FN_fdopen 202

@@ -549,6 +549,17 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		a->dtype = arg(t, d, r->b);
 		a->ftype = arg(t, d, r->c);
 		break;
+	case TG_IO_SPAWN:	/* the pid, in pos; or a stream, in h */
+	case TG_IO_REAP: {
+		const char *v = arg(t, d, r->a);
+		a->h[0] = 0;
+		a->pos = -1;
+		if (v && v[0] == 's')
+			key(t, d, r->a, a->h);
+		else if (v && tg_tint(v, &a->pos) < 0)
+			return -1;
+		break;
+	}
 	case TG_IO_ATOMIC:	/* the flag, in pos */
 	case TG_IO_BUFFER:	/* the mode, in pos */
 		if (num(t, d, r->a, 0, &a->pos) < 0)

@@ -197,14 +197,14 @@ IO_OPS = {'read': 'TG_IO_READ', 'write': 'TG_IO_WRITE', 'open': 'TG_IO_OPEN',
           'atomic': 'TG_IO_ATOMIC',
           'aiodone': 'TG_IO_AIODONE', 'exec': 'TG_IO_EXEC', 'size': 'TG_IO_SIZE',
           'buffer': 'TG_IO_BUFFER', 'look': 'TG_IO_LOOK', 'load': 'TG_IO_LOAD',
-          'mkdir': 'TG_IO_MKDIR'}
+          'mkdir': 'TG_IO_MKDIR', 'spawn': 'TG_IO_SPAWN', 'reap': 'TG_IO_REAP'}
 # op -> the names of the fields its arguments go to, in order
 IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
            'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': '',
            'atomic': 'h a',
            'aiodone': 'a h b', 'exec': '', 'size': 'h a b c', 'buffer': 'h a',
-           'look': 'h', 'load': 'h a', 'mkdir': 'h'}
+           'look': 'h', 'load': 'h a', 'mkdir': 'h', 'spawn': 'a', 'reap': 'a'}
 MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
@@ -317,6 +317,8 @@ def io_role(row, op, args, where):
         if op == 'sync' and not args:
             names = []          # sync(): every file of the process
             f['h'] = 'TG_ARG_NONE'
+        if op in ('spawn', 'reap'):
+            f['h'] = 'TG_ARG_NONE'      # a process, not a file's handle
         if op == 'aiodone' and len(args) == 1:
             names = names[:1]           # aiodone(cb): by the aiocb alone
         if op == 'size' and len(args) in (2, 4):

@@ -4614,6 +4614,280 @@ TG_EXPORT ssize_t getdents64(int fd, void *dirp, size_t count)
 	return ret;
 }
 
+int system(const char *command);
+TG_EXPORT int system(const char *command)
+{
+	static int (*real)(const char *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(const char *))tg_real("system", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(command);
+	if (ex || !tg_enter(&tgc, TG_FN_system, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(command);
+		return ret;
+	}
+	uint64_t sid_command = tg_str(tgc.t, command);
+	ret = real(command);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, sid_command);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr, char *const *argv, char *const *envp);
+TG_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr, char *const *argv, char *const *envp)
+{
+	static int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const *, char *const *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const *, char *const *))tg_real("posix_spawn", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(pid, path, actions, attr, argv, envp);
+	char pb_path[TG_PATH_MAX];
+	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	if (ex || !tg_enter(&tgc, TG_FN_posix_spawn, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(pid, path, actions, attr, argv, envp);
+		return ret;
+	}
+	uint64_t sid_path = tg_str(tgc.t, ap_path);
+	ret = real(pid, path, actions, attr, argv, envp);
+	tg_end(&tgc);
+	int64_t px_child = (int64_t)(ret == 0 && pid ? *pid : -1);
+	int failed = ret != 0;
+	if (failed)
+		tgc.err = ret;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, sid_path);
+	tg_put_s(&tgc, px_child);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr, char *const *argv, char *const *envp);
+TG_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr, char *const *argv, char *const *envp)
+{
+	static int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const *, char *const *);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const *, char *const *))tg_real("posix_spawnp", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(pid, file, actions, attr, argv, envp);
+	if (ex || !tg_enter(&tgc, TG_FN_posix_spawnp, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(pid, file, actions, attr, argv, envp);
+		return ret;
+	}
+	uint64_t sid_file = tg_str(tgc.t, file);
+	ret = real(pid, file, actions, attr, argv, envp);
+	tg_end(&tgc);
+	int64_t px_child = (int64_t)(ret == 0 && pid ? *pid : -1);
+	int failed = ret != 0;
+	if (failed)
+		tgc.err = ret;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_put_u(&tgc, sid_file);
+	tg_put_s(&tgc, px_child);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+pid_t waitpid(pid_t pid, int *wstatus, int options);
+TG_EXPORT pid_t waitpid(pid_t pid, int *wstatus, int options)
+{
+	static pid_t (*real)(pid_t, int *, int);
+	struct tg_call tgc;
+	int ex = 0;
+	pid_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (pid_t (*)(pid_t, int *, int))tg_real("waitpid", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (pid_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(pid, wstatus, options);
+	if (ex || !tg_enter_poll(&tgc, TG_FN_waitpid, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(pid, wstatus, options);
+		return ret;
+	}
+	ret = real(pid, wstatus, options);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_poll_begin(&tgc, (int64_t)ret, failed, 0);
+	tg_put_s(&tgc, (int64_t)pid);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)options);
+	tg_poll_commit(&tgc);
+	return ret;
+}
+
+pid_t wait(int *wstatus);
+TG_EXPORT pid_t wait(int *wstatus)
+{
+	static pid_t (*real)(int *);
+	struct tg_call tgc;
+	int ex = 0;
+	pid_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (pid_t (*)(int *))tg_real("wait", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (pid_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(wstatus);
+	if (ex || !tg_enter(&tgc, TG_FN_wait, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(wstatus);
+		return ret;
+	}
+	ret = real(wstatus);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_rec_begin(&tgc, (int64_t)ret, failed);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
+pid_t wait4(pid_t pid, int *wstatus, int options, struct rusage *rusage);
+TG_EXPORT pid_t wait4(pid_t pid, int *wstatus, int options, struct rusage *rusage)
+{
+	static pid_t (*real)(pid_t, int *, int, struct rusage *);
+	struct tg_call tgc;
+	int ex = 0;
+	pid_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (pid_t (*)(pid_t, int *, int, struct rusage *))tg_real("wait4", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (pid_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(pid, wstatus, options, rusage);
+	if (ex || !tg_enter_poll(&tgc, TG_FN_wait4, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(pid, wstatus, options, rusage);
+		return ret;
+	}
+	ret = real(pid, wstatus, options, rusage);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_poll_begin(&tgc, (int64_t)ret, failed, 0);
+	tg_put_s(&tgc, (int64_t)pid);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)options);
+	tg_poll_commit(&tgc);
+	return ret;
+}
+
+pid_t wait3(int *wstatus, int options, struct rusage *rusage);
+TG_EXPORT pid_t wait3(int *wstatus, int options, struct rusage *rusage)
+{
+	static pid_t (*real)(int *, int, struct rusage *);
+	struct tg_call tgc;
+	int ex = 0;
+	pid_t ret;
+
+	if (tg_unlikely(!real)) {
+		real = (pid_t (*)(int *, int, struct rusage *))tg_real("wait3", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (pid_t)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(wstatus, options, rusage);
+	if (ex || !tg_enter_poll(&tgc, TG_FN_wait3, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(wstatus, options, rusage);
+		return ret;
+	}
+	ret = real(wstatus, options, rusage);
+	tg_end(&tgc);
+	int failed = ret == -1;
+	tg_poll_begin(&tgc, (int64_t)ret, failed, 0);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)options);
+	tg_poll_commit(&tgc);
+	return ret;
+}
+
+int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options);
+TG_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	static int (*real)(idtype_t, id_t, siginfo_t *, int);
+	struct tg_call tgc;
+	int ex = 0;
+	int ret;
+
+	if (tg_unlikely(!real)) {
+		real = (int (*)(idtype_t, id_t, siginfo_t *, int))tg_real("waitid", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return (int)-1;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(idtype, id, info, options);
+	if (ex || !tg_enter_poll(&tgc, TG_FN_waitid, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(idtype, id, info, options);
+		return ret;
+	}
+	ret = real(idtype, id, info, options);
+	tg_end(&tgc);
+	int64_t px_child = (int64_t)(ret == 0 && info && (options & WNOWAIT) == 0 ? info->si_pid : -1);
+	int failed = ret == -1;
+	tg_poll_begin(&tgc, (int64_t)ret, failed, 0);
+	tg_put_s(&tgc, (int64_t)idtype);
+	tg_put_s(&tgc, (int64_t)id);
+	tg_put_u(&tgc, (uint64_t)(unsigned int)options);
+	tg_put_s(&tgc, px_child);
+	tg_poll_commit(&tgc);
+	return ret;
+}
+
 ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen);
 TG_EXPORT ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen)
 {

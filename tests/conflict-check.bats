@@ -376,3 +376,17 @@ hbpair() {
 	run -0 --separate-stderr conflict-check --recommend good
 	[ "$output" = session ]
 }
+
+@test "a malformed #child line (no parent, a reap before the spawn, after the pairs): one line, exit 2" {
+	for l in '#child\trank=p7\tspawn=3' '#child\trank=p7\tparent=0\tspawn=5\treap=4' \
+		 '#child\trank=p7\tparent=0\tspawn=x'; do
+		printf "#overlap\tversion=1\tlayer=posix\n$l\n" > bad
+		run -2 --separate-stderr conflict-check bad
+		[ "$stderr" = "conflict-check: bad:2: malformed #child line" ]
+	done
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n' > bad
+	printf 'pair\t0\t0\t3\t0.1\t0.2\tW\twrite\t0\t4\t1\t5\t0.3\t0.4\tR\tread\t0\t4\n' >> bad
+	printf '#child\trank=p7\tparent=0\tspawn=3\n' >> bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:4: #child line after the pairs" ]
+}

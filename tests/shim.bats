@@ -286,7 +286,7 @@ decode_torn() {
 
 # ---- fork, threads, exec ------------------------------------------------
 
-@test "fork, child ends with exit(): two streams; fork returns the child's pid and 0" {
+@test "fork, child ends with exit(): two streams; fork returns the child's pid and 0, waitpid the pid it waited for" {
 	run -0 --separate-stderr traced "$APPS/forker" exit
 	read -r parent child <<< "$output"
 	printed=$((${#output} + 1))
@@ -303,6 +303,7 @@ decode_torn() {
 	stdio fflush 0 stream=s1
 	posix fork $child
 	stdio printf $printed format="%d %d\n"
+	posix waitpid $child pid=$child options=0x0
 	EOF
 	same
 	decode_all "trace/pid-$child.rec"

@@ -437,6 +437,186 @@ static int hb(int64_t ra, uint64_t sa, int64_t rb, uint64_t sb)
 	return found;
 }
 
+/*
+ * #child: a process without an MPI rank that process parent (a rank, or
+ * another such process) started at its call spawn and waited for at its
+ * call reap (overlap-find(1)).  Its calls come after whatever comes before
+ * the spawn and before whatever comes after the reap (NOREAP: nothing
+ * waited for its end, so nothing comes after it).
+ */
+struct child {
+	char *name, *parent;
+	uint64_t spawn, reap;
+};
+
+/* One access of a pair line. */
+struct acc {
+	char *rank;
+	int64_t r;		/* the MPI rank, or -1 (a process without one) */
+	uint64_t seq;
+	int64_t t0, t1;
+	int write;
+	int eof;		/* 'E': an O_APPEND write finding the end of file */
+	int size;		/* 'S': a call that saw the file's size */
+	int trunc;		/* 'T': a truncation, the bytes it took away */
+	const char *func;
+	uint64_t start, end;
+	uint64_t done;		/* the call that completed it (#done), or seq */
+	int64_t tdone;		/* when that call returned, or t1 */
+};
+
+#define NOREAP UINT64_MAX
+static struct child *children;
+static size_t nchildren;
+static int children_sorted;
+
+static int cmp_child(const void *a, const void *b)
+{
+	return strcmp(((const struct child *)a)->name, ((const struct child *)b)->name);
+}
+
+static void child_line(struct tg_tline *t)
+{
+	const char *n = tg_tline_arg(t, 1, "rank"), *p = tg_tline_arg(t, 1, "parent"),
+		   *s = tg_tline_arg(t, 1, "spawn"), *w = tg_tline_arg(t, 1, "reap");
+	int64_t vs, vw;
+
+	if (!n || !p || !s || tg_tint(s, &vs) < 0 || vs < 0 ||
+	    (w && (tg_tint(w, &vw) < 0 || vw < vs)))
+		die_input("malformed #child line");
+	if (children_sorted || events_sorted)	/* (set at the first pair) */
+		die_input("#child line after the pairs");
+	children = tg_xrealloc(children, (nchildren + 1) * sizeof(*children));
+	children[nchildren++] = (struct child){ tg_xstrdup(n), tg_xstrdup(p), (uint64_t)vs,
+						w ? (uint64_t)vw : NOREAP };
+}
+
+static const struct child *child_of(const char *name)
+{
+	struct child key = { (char *)name, NULL, 0, 0 };
+
+	if (!nchildren)
+		return NULL;
+	if (!children_sorted) {
+		qsort(children, nchildren, sizeof(*children), cmp_child);
+		children_sorted = 1;
+	}
+	return bsearch(&key, children, nchildren, sizeof(*children), cmp_child);
+}
+
+/* A rank's number, or -1 for a process without one ("p812"). */
+static int64_t rank_no(const char *name)
+{
+	int64_t r;
+
+	return tg_tint(name, &r) == 0 && r >= 0 ? r : -1;
+}
+
+#define CHAIN 16	/* children of children followed at most */
+
+/* The processes from @name up through its parents: @up[i] is the #child
+ * line of the i-th (NULL for the last); returns how many there are, the
+ * last a rank or a process without a known parent. */
+static int chain(const char *name, const struct child **up)
+{
+	int n = 0;
+
+	while (n < CHAIN) {
+		up[n] = rank_no(name) >= 0 ? NULL : child_of(name);
+		n++;
+		if (!up[n - 1])
+			break;
+		name = up[n - 1]->parent;
+	}
+	return n;
+}
+
+static const char *chain_name(const struct acc *x, const struct child **up, int i)
+{
+	return i == 0 ? x->rank : up[i - 1]->parent;
+}
+
+/* The processes of @a and @b where their chains meet: *@i and *@j, or -1
+ * when they do not (then their tops). */
+static void chains_meet(const struct acc *a, const struct child **ua, int na,
+			const struct acc *b, const struct child **ub, int nb, int *i, int *j)
+{
+	for (*i = 0; *i < na; ++*i)
+		for (*j = 0; *j < nb; ++*j)
+			if (streq(chain_name(a, ua, *i), chain_name(b, ub, *j)))
+				return;
+	*i = *j = -1;
+}
+
+/* Does point @sa of @a's process happen before point @sb of @b's?  A
+ * child stands at its spawn in its parent when something must come before
+ * it, at its reap when it must come before something; so on up to where
+ * the two processes' lines of parents meet (a shell and the command it
+ * ran), or to their ranks, which the graph orders. */
+static int hbx(const struct acc *a, uint64_t sa, const struct acc *b, uint64_t sb)
+{
+	const struct child *ua[CHAIN], *ub[CHAIN];
+	int na, nb, i, j, k;
+
+	if (a->r >= 0 && b->r >= 0)
+		return hb(a->r, sa, b->r, sb);
+	if (streq(a->rank, b->rank))
+		return sa < sb;
+	na = chain(a->rank, ua);
+	nb = chain(b->rank, ub);
+	chains_meet(a, ua, na, b, ub, nb, &i, &j);
+	if (i < 0) {		/* their ranks, if both have one */
+		i = na - 1;
+		j = nb - 1;
+		if (rank_no(chain_name(a, ua, i)) < 0 || rank_no(chain_name(b, ub, j)) < 0)
+			return 0;
+	}
+	for (k = 0; k < i; k++) {
+		if (ua[k]->reap == NOREAP)
+			return 0;	/* nothing waited for its end */
+		sa = ua[k]->reap;
+	}
+	for (k = 0; k < j; k++)
+		sb = ub[k]->spawn;
+	if (rank_no(chain_name(a, ua, i)) < 0)
+		return sa < sb;	/* in one process without a rank */
+	return hb(rank_no(chain_name(a, ua, i)), sa, rank_no(chain_name(b, ub, j)), sb);
+}
+
+/* "rank 3", or for a process without one "process p812, which rank 0's
+ * call 352 started". */
+static void proc_desc(int64_t r, const char *name, char *buf, size_t n)
+{
+	const struct child *c = r < 0 && name ? child_of(name) : NULL;
+
+	if (r >= 0)
+		snprintf(buf, n, "rank %" PRId64, r);
+	else if (c)
+		snprintf(buf, n, "process %s, which %s%s's call %" PRIu64 " started", name,
+			 rank_no(c->parent) >= 0 ? "rank " : "process ", c->parent, c->spawn);
+	else
+		snprintf(buf, n, "process %s", name ? name : "?");
+}
+
+/* Can the graph order @a and @b?  Ranks, and processes whose lines of
+ * parents meet or reach ranks; not a program of a job script, which the
+ * clocks order. */
+static int graph_orders(const struct acc *a, const struct acc *b)
+{
+	const struct child *ua[CHAIN], *ub[CHAIN];
+	int na, nb, i, j;
+
+	if (!hbg)
+		return 0;
+	if (a->r >= 0 && b->r >= 0)
+		return 1;
+	na = chain(a->rank, ua);
+	nb = chain(b->rank, ub);
+	chains_meet(a, ua, na, b, ub, nb, &i, &j);
+	return i >= 0 || (rank_no(chain_name(a, ua, na - 1)) >= 0 &&
+			  rank_no(chain_name(b, ub, nb - 1)) >= 0);
+}
+
 /* #bytime: files where overlap-find placed something by the times of
  * two processes, times rebuilt from a .cfg (overlap-find(1)). */
 static uint64_t bytime_files;
@@ -484,6 +664,7 @@ static uint64_t clock_pairs;	/* with a graph, pairs it has no rank for */
 struct namepair {
 	uint32_t f;
 	int64_t r, fr;
+	char *rname, *frname;	/* processes without an MPI rank: theirs */
 	uint64_t seq, fseq;
 	int dir;	/* via=dir: the call went through directory f, which
 			 * from's mkdir made */
@@ -505,15 +686,16 @@ static void name_line(struct tg_tline *t)
 	    tg_tint(fs, &vfs) < 0 || vfs < 0)
 		die_input("malformed #name line");
 	/* a process without an MPI rank (a shell's rm) is ordered by the
-	 * clocks, as its data pairs are, and counted with them */
-	if (tg_tint(r, &vr) < 0 || vr < 0 || tg_tint(fr, &vfr) < 0 || vfr < 0) {
-		if (hbg)
-			clock_pairs++;
-		return;
-	}
+	 * clocks, as its data pairs are, and counted with them, unless a
+	 * rank started it and waited for it (#child, read later) */
+	if (tg_tint(r, &vr) < 0 || vr < 0)
+		vr = -1;
+	if (tg_tint(fr, &vfr) < 0 || vfr < 0)
+		vfr = -1;
 	namepairs = tg_xrealloc(namepairs, (nnamepairs + 1) * sizeof(*namepairs));
-	namepairs[nnamepairs++] = (struct namepair){ (uint32_t)vf, vr, vfr, (uint64_t)vs,
-						     (uint64_t)vfs, via && streq(via, "dir") };
+	namepairs[nnamepairs++] = (struct namepair){
+		(uint32_t)vf, vr, vfr, vr < 0 ? tg_xstrdup(r) : NULL, vfr < 0 ? tg_xstrdup(fr) : NULL,
+		(uint64_t)vs, (uint64_t)vfs, via && streq(via, "dir") };
 }
 
 static void judge_names(void)
@@ -522,7 +704,20 @@ static void judge_names(void)
 
 	for (i = 0; hbg && i < nnamepairs; i++) {
 		const struct namepair *n = &namepairs[i];
-		if (hb(n->fr, n->fseq, n->r, n->seq) || hb(n->r, n->seq, n->fr, n->fseq))
+		struct acc a = { 0 }, b = { 0 };
+		char ra[24], rb[24];
+
+		snprintf(ra, sizeof(ra), "%" PRId64, n->r);
+		snprintf(rb, sizeof(rb), "%" PRId64, n->fr);
+		a.rank = n->rname ? n->rname : ra;
+		a.r = n->r;
+		b.rank = n->frname ? n->frname : rb;
+		b.r = n->fr;
+		if (!graph_orders(&a, &b)) {
+			clock_pairs++;
+			continue;
+		}
+		if (hbx(&b, n->fseq, &a, n->seq) || hbx(&a, n->seq, &b, n->fseq))
 			continue;
 		if (!name_races++)
 			name_first = *n;
@@ -530,21 +725,6 @@ static void judge_names(void)
 }
 
 /* ---- pairs ----------------------------------------------------------------------- */
-
-struct acc {
-	char *rank;
-	int64_t r;		/* the MPI rank, or -1 (a process without one) */
-	uint64_t seq;
-	int64_t t0, t1;
-	int write;
-	int eof;		/* 'E': an O_APPEND write finding the end of file */
-	int size;		/* 'S': a call that saw the file's size */
-	int trunc;		/* 'T': a truncation, the bytes it took away */
-	const char *func;
-	uint64_t start, end;
-	uint64_t done;		/* the call that completed it (#done), or seq */
-	int64_t tdone;		/* when that call returned, or t1 */
-};
 
 /* The letter of access @a in a pair line. */
 static const char *op_letter(const struct acc *a)
@@ -1037,9 +1217,9 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
 			/* a lock never released was granted after the other's release */
 			if (x->seq_to == LK_EOF || y->seq_to == LK_EOF)
 				return x->seq_to == LK_EOF ? 2 : 1;
-			if (use_hb && hb(a->r, x->seq_to, b->r, y->seq_from))
+			if (use_hb && hbx(a, x->seq_to, b, y->seq_from))
 				return 1;
-			if (use_hb && hb(b->r, y->seq_to, a->r, x->seq_from))
+			if (use_hb && hbx(b, y->seq_to, a, x->seq_from))
 				return 2;
 			return x->t_release <= y->t_grant ? 1 : 2;
 		}
@@ -1177,7 +1357,7 @@ static int mpiio_conflict(const struct acc *a, const struct acc *b, const struct
 		w->s1 = first_after_seq(la, EV_COMMIT, a->done);
 		w->s2 = later_seq(last_before_seq(lb, EV_COMMIT, b->seq, 0),
 				  last_before_seq(lb, EV_OPEN, b->seq, 0));
-		if (w->s1 && w->s2 && hb(a->r, w->s1->seq, b->r, w->s2->seq))
+		if (w->s1 && w->s2 && hbx(a, w->s1->seq, b, w->s2->seq))
 			return 0;
 	} else {
 		w->s1 = first_after(la, EV_COMMIT, a->t0);
@@ -1376,7 +1556,7 @@ static void pair_line(struct tg_tline *t)
 	done_of(&b);
 	/* the graph knows MPI ranks; processes without one (a program
 	 * without MPI, a fork'd child) are ordered by their clocks */
-	use_hb = hbg && a.r >= 0 && b.r >= 0;
+	use_hb = graph_orders(&a, &b);
 	if (hbg && !use_hb)
 		clock_pairs++;
 	tallies[f].pieces += pieces;
@@ -1385,8 +1565,8 @@ static void pair_line(struct tg_tline *t)
 		return;
 	if (use_hb) {
 		/* happens-before decides the order, not the clocks */
-		if (!hb(a.r, a.done, b.r, b.seq)) {
-			if (hb(b.r, b.done, a.r, a.seq)) {
+		if (!hbx(&a, a.done, &b, b.seq)) {
+			if (hbx(&b, b.done, &a, a.seq)) {
 				tmp = a;
 				a = b;
 				b = tmp;
@@ -1426,10 +1606,10 @@ static void pair_line(struct tg_tline *t)
 		conf[M_COMMIT] = conf[M_SESSION] = 1;
 	} else {
 		c = first_from_seq(la, EV_COMMIT, a.done, a.done != a.seq);
-		conf[M_COMMIT] = !c || !hb(a.r, c->seq, b.r, b.seq);
+		conf[M_COMMIT] = !c || !hbx(&a, c->seq, &b, b.seq);
 		cl = first_from_seq(la, EV_CLOSE, a.done, a.done != a.seq);
 		op = self_open ? &self : last_before_seq(lb, EV_OPEN, b.seq, b.trunc);
-		conf[M_SESSION] = !cl || !op || !hb(a.r, cl->seq, b.r, op->seq);
+		conf[M_SESSION] = !cl || !op || !hbx(&a, cl->seq, &b, op->seq);
 	}
 	conf[M_MPIIO] = (applicable & (1u << M_MPIIO)) &&
 			mpiio_conflict(&a, &b, la, lb, !concurrent, use_hb, &mw);
@@ -1733,26 +1913,29 @@ static void recommend(int after_table)
 		warnx("%" PRIu64 " conflicting %s not synchronized: no model makes this "
 		      "run correct", counted(M_POSIX),
 		      counted(M_POSIX) == 1 ? "pair is" : "pairs are");
-	if (name_races && name_first.dir)
-		warnx("%" PRIu64 " call%s by name not ordered with another process's call "
-		      "that made or removed the name (a mkdir of a directory on the path, an "
-		      "unlink, MPI_File_delete, an open with O_CREAT): whether %s the name, "
-		      "depends on which ran first; no model makes this run correct (the first: "
-		      "rank %" PRId64 "'s call %" PRIu64 " went through directory %s, which rank %"
-		      PRId64 "'s mkdir, call %" PRIu64 ", made)", name_races,
-		      name_races == 1 ? "" : "s", name_races == 1 ? "it found" : "they found",
-		      name_first.r, name_first.seq, paths[name_first.f], name_first.fr,
-		      name_first.fseq);
-	else if (name_races)
-		warnx("%" PRIu64 " open%s of a name not ordered with another process's call "
-		      "that removed or made it (unlink, MPI_File_delete, an open with O_CREAT, "
-		      "a mkdir of a directory on the path): "
-		      "whether %s a file there, and which, depends on which ran first; no model "
-		      "makes this run correct (the first: rank %" PRId64 "'s open of %s, call %"
-		      PRIu64 ", and rank %" PRId64 "'s call %" PRIu64 ")", name_races,
-		      name_races == 1 ? "" : "s", name_races == 1 ? "it found" : "they found",
-		      name_first.r, paths[name_first.f], name_first.seq, name_first.fr,
-		      name_first.fseq);
+	if (name_races) {
+		char w[96], fw[96];
+		proc_desc(name_first.r, name_first.rname, w, sizeof(w));
+		proc_desc(name_first.fr, name_first.frname, fw, sizeof(fw));
+		if (name_first.dir)
+			warnx("%" PRIu64 " call%s by name not ordered with another process's "
+			      "call that made or removed the name (a mkdir of a directory on the "
+			      "path, an unlink, MPI_File_delete, an open with O_CREAT): whether %s "
+			      "the name, depends on which ran first; no model makes this run "
+			      "correct (the first: call %" PRIu64 " of %s went through directory "
+			      "%s, made by the mkdir, call %" PRIu64 ", of %s)", name_races,
+			      name_races == 1 ? "" : "s", name_races == 1 ? "it found" : "they found",
+			      name_first.seq, w, paths[name_first.f], name_first.fseq, fw);
+		else
+			warnx("%" PRIu64 " open%s of a name not ordered with another process's "
+			      "call that removed or made it (unlink, MPI_File_delete, an open with "
+			      "O_CREAT, a mkdir of a directory on the path): whether %s a file "
+			      "there, and which, depends on which ran first; no model makes this "
+			      "run correct (the first: the open of %s, call %" PRIu64 " of %s, and "
+			      "call %" PRIu64 " of %s)", name_races, name_races == 1 ? "" : "s",
+			      name_races == 1 ? "it found" : "they found", paths[name_first.f],
+			      name_first.seq, w, name_first.fseq, fw);
+	}
 	/* posix for the appends alone: say so, it is not a race */
 	if (m == M_POSIX && eof_conf[M_COMMIT] == 1 && counted(M_COMMIT) == 1)
 		warnx("the pair that rules out commit is an O_APPEND write that found the "
@@ -1909,6 +2092,8 @@ static void read_input(int in)
 			after_line(&t);
 		else if (streq(t.f[0], "#name"))
 			name_line(&t);
+		else if (streq(t.f[0], "#child"))
+			child_line(&t);
 		else if (streq(t.f[0], "#bytime"))
 			bytime_line(&t);
 		else if (streq(t.f[0], "pair"))

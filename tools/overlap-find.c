@@ -453,6 +453,9 @@ struct proc {
 				 * before the run: their requests are done
 				 * when they return */
 	size_t nliowait, capliowait;
+	int64_t ppid;		/* its parent's pid */
+	char *host;
+	int64_t firstt;		/* when its first call started (INT64_MAX) */
 };
 
 static struct proc *procs;
@@ -2581,6 +2584,127 @@ static void orphans_adopt(int64_t seq, int mpiio)
 	}
 }
 
+/*
+ * Children.  A process without an MPI rank that another process started
+ * (system, popen, fork, posix_spawn) runs between its parent's call that
+ * started it and the one that waited for its end: a "#child" line says
+ * which (conflict-check(1) orders the calls of a rank's children, and of
+ * theirs, by them through the graph, as it orders the rank's own).
+ */
+struct spawnrec {
+	uint32_t proc;		/* in procs */
+	uint64_t seq;
+	int64_t t0, t1;
+	int64_t pid;		/* the child's, or -1 */
+	char h[TG_KEYLEN];	/* popen's stream, pclose's */
+	uint8_t reap;
+};
+static struct spawnrec *spawns;
+static size_t nspawns;
+
+static void spawn_add(const struct tg_ioact *a, uint64_t seq, int64_t t0, int64_t t1)
+{
+	struct spawnrec *s;
+
+	spawns = xrealloc(spawns, (nspawns + 1) * sizeof(*spawns));
+	s = &spawns[nspawns++];
+	s->proc = (uint32_t)(cur - procs);
+	s->seq = seq;
+	s->t0 = t0;
+	s->t1 = t1;
+	s->pid = a->pos;
+	memcpy(s->h, a->h, sizeof(s->h));
+	s->reap = a->op == TG_IO_REAP;
+}
+
+static int is_rank(const char *name)
+{
+	return name[0] >= '0' && name[0] <= '9';
+}
+
+/* The process of pid @pid on @host that was there at time @t: the last
+ * stream of it to start by then (a pid is used again), or NULL. */
+static const struct proc *proc_at(int64_t pid, const char *host, int64_t t)
+{
+	const struct proc *best = NULL;
+
+	for (size_t i = 0; i < nprocs; i++) {
+		const struct proc *p = &procs[i];
+		if (p->pid == pid && streq(p->host, host) && p->firstt <= t &&
+		    (!best || p->firstt > best->firstt))
+			best = p;
+	}
+	return best;
+}
+
+/* The spawn of process @p that started @c, or NULL: by its pid, or
+ * the call that ran when @c's first call came (system), or the last one
+ * before it that gave a stream (popen returns before its child runs). */
+static const struct spawnrec *spawn_of(const struct proc *p, const struct proc *c)
+{
+	const struct spawnrec *best = NULL;
+
+	for (size_t i = 0; i < nspawns; i++) {
+		const struct spawnrec *s = &spawns[i];
+		if (s->reap || !streq(procs[s->proc].name, p->name) || s->t0 > c->firstt)
+			continue;
+		if (s->pid == c->pid || (s->pid < 0 && (c->firstt <= s->t1 || s->h[0])))
+			best = s;	/* the last one before it */
+	}
+	return best;
+}
+
+/* The call of the same process that waited for the end of @s's child. */
+static const struct spawnrec *reap_of(const struct spawnrec *s, int64_t pid)
+{
+	for (size_t i = 0; i < nspawns; i++) {
+		const struct spawnrec *r = &spawns[i];
+		if (!r->reap || r->proc != s->proc || r->seq < s->seq)
+			continue;
+		if (r->seq == s->seq && r->pid < 0 && !r->h[0])
+			return r;	/* system(): its own */
+		if (r->seq > s->seq && (s->h[0] ? streq(r->h, s->h) : r->pid == pid))
+			return r;
+	}
+	return NULL;
+}
+
+static void print_children(void)
+{
+	for (size_t i = 0; i < nprocs; i++) {
+		const struct proc *p;
+		const struct spawnrec *s, *r;
+		struct proc c = procs[i];	/* the process: all its program images */
+		size_t j;
+
+		if (is_rank(c.name))
+			continue;
+		for (j = 0; j < i && !streq(procs[j].name, c.name); j++)
+			;
+		if (j < i)
+			continue;	/* (one line for each process) */
+		for (j = i + 1; j < nprocs; j++) {
+			if (!streq(procs[j].name, c.name))
+				continue;
+			if (procs[j].firstt < c.firstt) {
+				c.firstt = procs[j].firstt;
+				c.ppid = procs[j].ppid;
+			}
+			if (procs[j].endt > c.endt)
+				c.endt = procs[j].endt;
+		}
+		if (c.firstt == INT64_MAX || !(p = proc_at(c.ppid, c.host, c.firstt)) ||
+		    !(s = spawn_of(p, &c)))
+			continue;
+		r = reap_of(s, c.pid);
+		printf("#child\trank=%s\tparent=%s\tspawn=%" PRIu64, c.name, p->name, s->seq);
+		/* it ended before that wait returned (a daemon need not) */
+		if (r && c.endt <= r->t1)
+			printf("\treap=%" PRIu64, r->seq);
+		putchar('\n');
+	}
+}
+
 /* Keep what call line @t of @d did, as records to run with its process. */
 /* MPI_File_open line @t: its file is one the program opens with MPI-IO. */
 static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq)
@@ -2621,6 +2745,11 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		struct rec *r;
 		if (a->op == TG_IO_FCNTL || (a->op == TG_IO_LOCK && a->lock == TG_LOCK_NONE))
 			continue;	/* a command that moves no position: nothing to run */
+		if (a->op == TG_IO_SPAWN || a->op == TG_IO_REAP) {
+			if (!a->failed && a->pos != 0)	/* (WNOHANG: nothing ended) */
+				spawn_add(a, seq, t0, t1);
+			continue;
+		}
 		if (a->op == TG_IO_UNPLACED && anonymous_map(t, d))
 			continue;	/* memory, not a file's bytes */
 		if (a->op == TG_IO_UNPLACED && a->failed &&
@@ -2786,6 +2915,8 @@ static void call_line(struct tg_tline *t)
 		cur->endseq = (uint64_t)seq + 1;
 		cur->endt = tg_ttime(t->f[TG_COL_TEND]);
 	}
+	if (cur->firstt == INT64_MAX)
+		cur->firstt = tg_ttime(t->f[TG_COL_TSTART]);
 	if (npending) {
 		if (pending_seq < 0)
 			pending_seq = seq;
@@ -2873,6 +3004,12 @@ static void proc_line(struct tg_tline *t)
 	v = tg_tline_arg(t, 1, "cwd");
 	if (v && tg_tunquote(v, buf, sizeof(buf)) == 0)
 		cur->cwd = xstrdup(buf);
+	v = tg_tline_arg(t, 1, "ppid");
+	if (!v || tg_tint(v, &cur->ppid) < 0)
+		cur->ppid = -1;
+	v = tg_tline_arg(t, 1, "host");
+	cur->host = xstrdup(v ? v : "");
+	cur->firstt = INT64_MAX;
 	{
 		const char *p = tg_tline_arg(t, 1, "pid"), *h = tg_tline_arg(t, 1, "host"),
 			*c = tg_tline_arg(t, 1, "clock_base");
@@ -4406,6 +4543,8 @@ int main(int argc, char **argv)
 		if (procs[i].untracked || procs[i].unplaced)
 			printf("#unplaced\trank=%s\tuntracked=%" PRIu64 "\tunplaced=%" PRIu64 "\n",
 			       procs[i].name, procs[i].untracked, procs[i].unplaced);
+	if (!layer_mpiio)
+		print_children();
 	if (fclose(stdout) != 0)
 		errx(TG_EXIT_ERROR, "out of memory");
 	stdout = real_stdout;
