@@ -2705,7 +2705,6 @@ static void print_children(void)
 	}
 }
 
-/* Keep what call line @t of @d did, as records to run with its process. */
 /* MPI_File_open line @t: its file is one the program opens with MPI-IO. */
 static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq)
 {
@@ -2723,6 +2722,7 @@ static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *
 	}
 }
 
+/* Keep what call line @t of @d did, as records to run with its process. */
 static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq,
 			 int64_t t0, int64_t t1, int64_t parent, int nested)
 {
