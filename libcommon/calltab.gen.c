@@ -1249,6 +1249,12 @@ static const struct tg_argdesc a_wait3[] = {
 static const struct tg_iorole r_wait3[] = {
 	{ TG_IO_REAP, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
+static const struct tg_argdesc a_mkdtemp[] = {
+	{ "template", TG_K_PATH, TG_INOUT, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_mkdtemp[] = {
+	{ TG_IO_MKDIR, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7826,6 +7832,7 @@ static const struct tg_calldesc calls[] = {
 	{ 317, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "wait4", a_wait4, r_wait4, NULL },
 	{ 318, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "waitid", a_waitid, r_waitid, NULL },
 	{ 319, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "wait3", a_wait3, r_wait3, NULL },
+	{ 320, TG_LAYER_POSIX, TG_K_BUF, 1, TG_H_NONE, 1, "mkdtemp", a_mkdtemp, r_mkdtemp, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

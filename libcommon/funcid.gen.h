@@ -112,6 +112,7 @@
 #define TG_FN_telldir 116
 #define TG_FN_seekdir 117
 #define TG_FN_mkstemp 118
+#define TG_FN_mkdtemp 320
 #define TG_FN_mkostemp 119
 #define TG_FN_realpath 120
 #define TG_FN_statfs 121

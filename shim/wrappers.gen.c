@@ -4428,6 +4428,42 @@ TG_EXPORT int mkstemp(char *template)
 	return ret;
 }
 
+char *mkdtemp(char *template);
+TG_EXPORT char *mkdtemp(char *template)
+{
+	static char * (*real)(char *);
+	struct tg_call tgc;
+	int ex = 0;
+	char *ret;
+
+	if (tg_unlikely(!real)) {
+		real = (char * (*)(char *))tg_real("mkdtemp", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return NULL;
+		}
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return real(template);
+	char pb_template[TG_PATH_MAX];
+	const char *ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
+	if (ex || !tg_enter(&tgc, TG_FN_mkdtemp, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = real(template);
+		return ret;
+	}
+	ret = real(template);
+	tg_end(&tgc);
+	ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
+	uint64_t sid_template = tg_str(tgc.t, ap_template);
+	int failed = ret == NULL;
+	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
+	tg_put_u(&tgc, sid_template);
+	tg_rec_commit(&tgc);
+	return ret;
+}
+
 int mkostemp(char *template, int flags);
 TG_EXPORT int mkostemp(char *template, int flags)
 {

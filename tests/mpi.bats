@@ -1438,9 +1438,9 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	grep -Eq '	posix	waitpid	[1-9][0-9]*	pid=[1-9]' r0.txt
 }
 
-@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank, or probed with stat first: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it, from one holder to the next and on: session, a race without it" {
+@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it, from one holder to the next and on: session, a race without it" {
 	mpicc.mpich -O2 -Wall -o namedirs "$TG_TOP/tests/mpi/namedirs.c"
-	for mode in barrier everyone probe lock excl spin; do
+	for mode in barrier everyone probe leaf wait lock excl spin; do
 		rm -rf t w && mkdir w
 		mpitrace 3 ./namedirs $mode "$PWD/w"
 		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t

@@ -1089,3 +1089,26 @@ witness_plain() {
 	[ "$status" -eq 0 ]
 	[[ $output == "dlerror: "* ]]
 }
+
+@test "mkdtemp: recorded with the directory it made (its name filled in), a mkdir for the name rules" {
+	cat > mkdt.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+	char t[4096];
+
+	snprintf(t, sizeof(t), "%s/dXXXXXX", argv[1]);
+	if (!mkdtemp(t))
+		return 1;
+	puts(t);
+	return 0;
+}
+C
+	cc -O2 -o mkdt mkdt.c
+	run -0 --separate-stderr traced ./mkdt "$T"
+	made=$output
+	[ -d "$made" ]
+	decode_all trace/*.rec
+	grep -q "	posix	mkdtemp	b1	template=\"$made\"$" <<<"$output"
+}

@@ -927,6 +927,22 @@ static int dir_seen(const char *dir, int add)
 	return 0;
 }
 
+/* Directory @path, and every one above it, seen by the current process. */
+static void seen_with_parents(const char *path)
+{
+	char dir[8192];
+	size_t n = strlen(path), i;
+
+	if (n >= sizeof(dir))
+		return;
+	memcpy(dir, path, n + 1);
+	for (i = n; i > 1; i--)
+		if (i == n || dir[i] == '/') {
+			dir[i] = 0;
+			dir_seen(dir, 1);
+		}
+}
+
 /* Did a call of the current process after @r go through directory
  * @dir (@n bytes) and succeed? */
 static int through_later(const struct rec *r, const char *dir, size_t n)
@@ -1002,8 +1018,10 @@ static void through_dirs(const struct rec *r)
 			dir_seen(dir, 1);
 			continue;
 		}
-		if (r->failed && through_later(r, dir, i - 1))
+		if (r->failed && through_later(r, dir, i - 1)) {
+			dir_seen(dir, 1);	/* it waited for the directory */
 			continue;
+		}
 		if (!r->failed)
 			dir_seen(dir, 1);
 		f = file_of(dir, cur->name, r->seq, r->t0);
@@ -2359,9 +2377,11 @@ static void run_rec(struct rec *r)
 		return;
 	case TG_IO_MKDIR:
 		if (!r->failed || r->eexist) {
-			/* made here, or found made: its own way through */
+			/* made here, or found made: its own way through, and
+			 * through the directories above it, which it found
+			 * ("mkdir -p" that tries the deepest one first) */
 			if (r->s && r->s[0] == '/')
-				dir_seen(r->s, 1);
+				seen_with_parents(r->s);
 			if (!r->failed && r->s)
 				after_lock(file_of(r->s, cur->name, r->seq, r->t0), r);
 		}

@@ -24,6 +24,12 @@
  *            removed with unlink (session)
  *   nolock   rank 1 reads DIR/data 0.3 s later without taking the name
  *            (a race)
+ *   leaf     every rank makes DIR/out/sub as a "mkdir -p" that tries the
+ *            deepest directory first and makes the ones above it when
+ *            that fails with ENOENT (EEXIST: made already), then writes
+ *            in it (session)
+ *   wait     rank 0 makes DIR/out 0.2 s late; the other ranks retry their
+ *            create in it until it succeeds: they wait for it (session)
  *   spin     every rank in turn takes the lock file DIR/lock (O_EXCL),
  *            reads and rewrites DIR/data, closes it and gives the name up:
  *            the first and the last are ordered through the one between
@@ -86,6 +92,22 @@ static void take(const char *p, int excl)
 	}
 }
 
+/* mkdir -p @p, the deepest directory first. */
+static void mkdir_leaf(char *p)
+{
+	char *slash;
+
+	if (mkdir(p, 0755) == 0 || errno == EEXIST)
+		return;
+	if (errno != ENOENT || !(slash = strrchr(p, '/')) || slash == p)
+		return;
+	*slash = 0;
+	mkdir_leaf(p);
+	*slash = '/';
+	if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		perror(p);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[4096], f[64];
@@ -124,6 +146,29 @@ int main(int argc, char **argv)
 			if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 				perror(dir);
 		put(at(dir, f), 'a' + rank);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0)
+			get(at(dir, "f.1"));
+	} else if (!strcmp(mode, "leaf")) {
+		char sub[4096];
+		snprintf(sub, sizeof(sub), "%s/sub", dir);
+		mkdir_leaf(sub);
+		put(at(sub, f), 'a' + rank);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0)
+			get(at(sub, "f.1"));
+	} else if (!strcmp(mode, "wait")) {
+		int fd;
+		if (rank == 0) {
+			usleep(200000);
+			mkdir(dir, 0755);
+		} else {
+			while ((fd = open(at(dir, f), O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+				usleep(10000);
+			if (write(fd, "abcd", 4) != 4)
+				perror(path);
+			close(fd);
+		}
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (rank == 0)
 			get(at(dir, "f.1"));
