@@ -1255,6 +1255,19 @@ static const struct tg_argdesc a_mkdtemp[] = {
 static const struct tg_iorole r_mkdtemp[] = {
 	{ TG_IO_MKDIR, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
+static const struct tg_argdesc a_io_submit[] = {
+	{ "nr", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_io_getevents[] = {
+	{ "min_nr", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "nr", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_io_uring_setup[] = {
+	{ "entries", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_io_uring_setup[] = {
+	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7833,6 +7846,9 @@ static const struct tg_calldesc calls[] = {
 	{ 318, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "waitid", a_waitid, r_waitid, NULL },
 	{ 319, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "wait3", a_wait3, r_wait3, NULL },
 	{ 320, TG_LAYER_POSIX, TG_K_BUF, 1, TG_H_NONE, 1, "mkdtemp", a_mkdtemp, r_mkdtemp, NULL },
+	{ 321, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "io_submit", a_io_submit, NULL, NULL },
+	{ 322, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "io_getevents", a_io_getevents, NULL, NULL },
+	{ 323, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "io_uring_setup", a_io_uring_setup, r_io_uring_setup, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

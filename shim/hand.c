@@ -947,6 +947,300 @@ TG_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int nent,
 	return traced_lio(TG_FN_lio_listio, real, mode, (struct aiocb *const *)list, nent, sig);
 }
 
+/* ---- Linux AIO and io_uring ------------------------------------------ */
+
+/* (not in static executables: their syscall() and libaio are linked in,
+ * and only the C library's functions are wrapped there) */
+#ifndef TG_STATIC
+#include <linux/aio_abi.h>
+
+/*
+ * A request of Linux's own AIO (struct iocb, the kernel's layout, which
+ * libaio's is) recorded as the POSIX AIO call it amounts to, inside the
+ * record @p: aio_write, aio_read or aio_fsync at submission (@fn), with
+ * the request's bytes (a vector's summed), or aio_return at completion
+ * with @ret its result.  The request is named by its iocb's address, as
+ * an aiocb's is, so that the analysis ties the two as for POSIX AIO.
+ */
+static void kaio_record(const struct tg_call *p, unsigned fn, const struct iocb *cb,
+			int64_t ret, int failed, int err)
+{
+	struct tg_thread *t = p->t;
+	struct tg_call c = *p;
+	uint64_t n = cb->aio_nbytes;
+
+	if (p->depth + 1 >= TG_MAX_DEPTH || tg_fd_excluded((int)cb->aio_fildes))
+		return;
+	if (cb->aio_lio_opcode == IOCB_CMD_PREADV || cb->aio_lio_opcode == IOCB_CMD_PWRITEV) {
+		const struct iovec *v = (const struct iovec *)(uintptr_t)cb->aio_buf;
+		uint64_t i, k = n;
+		for (n = 0, i = 0; v && i < k && i < 1024; i++)
+			n += v[i].iov_len;
+	}
+	c.fn = fn;
+	c.depth = (uint8_t)(p->depth + 1);
+	c.parent = (int64_t)p->seq;
+	c.seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
+	c.err = err;
+	t->depth++;		/* popped by the commit, as after tg_enter() */
+	t->inrec = 1;		/* as after tg_end(), until the commit */
+	tg_rec_begin(&c, ret, failed);
+	if (fn == TG_FN_aio_fsync)
+		tg_put_u(&c, cb->aio_lio_opcode == IOCB_CMD_FDSYNC ? O_DSYNC : O_SYNC);
+	tg_put_u(&c, tg_ptr_id(t, cb));
+	tg_put_s(&c, (int32_t)cb->aio_fildes);
+	tg_put_s(&c, cb->aio_offset);
+	tg_put_u(&c, n);
+	tg_rec_commit(&c);
+}
+
+/* The POSIX AIO submission a request's opcode amounts to, or 0. */
+static unsigned kaio_fn(const struct iocb *cb)
+{
+	switch (cb->aio_lio_opcode) {
+	case IOCB_CMD_PREAD:
+	case IOCB_CMD_PREADV:
+		return TG_FN_aio_read;
+	case IOCB_CMD_PWRITE:
+	case IOCB_CMD_PWRITEV:
+		return TG_FN_aio_write;
+	case IOCB_CMD_FSYNC:
+	case IOCB_CMD_FDSYNC:
+		return TG_FN_aio_fsync;
+	}
+	return 0;
+}
+
+/* io_submit through @call(@ctx, @nr, @ios): libaio's (-errno on failure)
+ * or the system call (-1 and errno), @raw. */
+static long traced_ksubmit(long (*call)(unsigned long, long, struct iocb **), unsigned long ctx,
+			   long nr, struct iocb **ios, int raw)
+{
+	struct tg_call c;
+	long ret, i;
+	int e;
+
+	if (!tg_on(TG_LAYER_POSIX) || !tg_enter(&c, TG_FN_io_submit, TG_LAYER_POSIX))
+		return call(ctx, nr, ios);
+	ret = call(ctx, nr, ios);
+	e = errno;
+	tg_end(&c);
+	if (raw && ret < 0)
+		c.err = e;
+	else if (ret < 0)
+		c.err = (int)-ret;
+	tg_rec_begin(&c, ret < 0 ? -1 : ret, ret < 0);
+	tg_put_s(&c, nr);
+	tg_rec_commit(&c);
+	/* the first ret requests were queued, the others not */
+	for (i = 0; ios && i < nr && i < (ret < 0 ? 0 : ret); i++)
+		if (ios[i] && kaio_fn(ios[i]))
+			kaio_record(&c, kaio_fn(ios[i]), ios[i], 0, 0, 0);
+	errno = e;
+	return ret;
+}
+
+/* io_getevents: each event's request done, with its result. */
+static long traced_kevents(long (*call)(unsigned long, long, long, struct io_event *, void *,
+					void *),
+			   unsigned long ctx, long min_nr, long nr, struct io_event *ev, void *ts,
+			   void *sig, int raw)
+{
+	struct tg_call c;
+	long ret, i;
+	int e;
+
+	if (!tg_on(TG_LAYER_POSIX) || !tg_enter(&c, TG_FN_io_getevents, TG_LAYER_POSIX))
+		return call(ctx, min_nr, nr, ev, ts, sig);
+	ret = call(ctx, min_nr, nr, ev, ts, sig);
+	e = errno;
+	tg_end(&c);
+	if (raw && ret < 0)
+		c.err = e;
+	else if (ret < 0)
+		c.err = (int)-ret;
+	tg_rec_begin(&c, ret < 0 ? -1 : ret, ret < 0);
+	tg_put_s(&c, min_nr);
+	tg_put_s(&c, nr);
+	tg_rec_commit(&c);
+	for (i = 0; ev && i < ret; i++) {
+		const struct iocb *cb = (const struct iocb *)(uintptr_t)ev[i].obj;
+		if (cb && kaio_fn(cb))
+			kaio_record(&c, TG_FN_aio_return, cb, ev[i].res < 0 ? -1 : ev[i].res,
+				    ev[i].res < 0, ev[i].res < 0 ? (int)-ev[i].res : 0);
+	}
+	errno = e;
+	return ret;
+}
+
+typedef long (*ksubmit_fn)(unsigned long, long, struct iocb **);
+typedef long (*kevents_fn)(unsigned long, long, long, struct io_event *, void *, void *);
+static void *real_io_submit, *real_io_getevents, *real_io_pgetevents;
+
+static long lib_submit(unsigned long ctx, long nr, struct iocb **ios)
+{
+	return ((int (*)(unsigned long, long, struct iocb **))real_io_submit)(ctx, nr, ios);
+}
+
+static long lib_events(unsigned long ctx, long min_nr, long nr, struct io_event *ev, void *ts,
+		       void *sig)
+{
+	(void)sig;
+	return ((int (*)(unsigned long, long, long, struct io_event *, void *))real_io_getevents)(
+		ctx, min_nr, nr, ev, ts);
+}
+
+static long lib_pevents(unsigned long ctx, long min_nr, long nr, struct io_event *ev, void *ts,
+			void *sig)
+{
+	return ((int (*)(unsigned long, long, long, struct io_event *, void *, void *))
+			real_io_pgetevents)(ctx, min_nr, nr, ev, ts, sig);
+}
+
+/* libaio's entries: a program that uses libaio has them in the process. */
+TG_EXPORT int io_submit(void *ctx, long nr, struct iocb **ios);
+TG_EXPORT int io_submit(void *ctx, long nr, struct iocb **ios)
+{
+	RESOLVE(real_io_submit, "io_submit");
+	if (!real_io_submit)
+		return -ENOSYS;
+	return (int)traced_ksubmit(lib_submit, (unsigned long)ctx, nr, ios, 0);
+}
+
+TG_EXPORT int io_getevents(void *ctx, long min_nr, long nr, struct io_event *ev, void *ts);
+TG_EXPORT int io_getevents(void *ctx, long min_nr, long nr, struct io_event *ev, void *ts)
+{
+	RESOLVE(real_io_getevents, "io_getevents");
+	if (!real_io_getevents)
+		return -ENOSYS;
+	return (int)traced_kevents(lib_events, (unsigned long)ctx, min_nr, nr, ev, ts, NULL, 0);
+}
+
+TG_EXPORT int io_pgetevents(void *ctx, long min_nr, long nr, struct io_event *ev, void *ts,
+			    void *sig);
+TG_EXPORT int io_pgetevents(void *ctx, long min_nr, long nr, struct io_event *ev, void *ts,
+			    void *sig)
+{
+	RESOLVE(real_io_pgetevents, "io_pgetevents");
+	if (!real_io_pgetevents)
+		return -ENOSYS;
+	return (int)traced_kevents(lib_pevents, (unsigned long)ctx, min_nr, nr, ev, ts, sig, 0);
+}
+
+/* The making of an io_uring (by liburing or by the system call), whose
+ * reads and writes no call shows: recorded as a call whose bytes cannot
+ * be placed, so that the verdicts say they do not count them.  @ret: the
+ * ring's descriptor, 0, or -errno. */
+static void uring_made(unsigned entries, long ret)
+{
+	struct tg_call c;
+
+	if (!tg_on(TG_LAYER_POSIX) || !tg_enter(&c, TG_FN_io_uring_setup, TG_LAYER_POSIX))
+		return;
+	tg_end(&c);
+	if (ret < 0)
+		c.err = (int)-ret;
+	tg_rec_begin(&c, ret < 0 ? -1 : ret, ret < 0);
+	tg_put_u(&c, entries);
+	tg_rec_commit(&c);
+}
+
+TG_EXPORT int io_uring_queue_init(unsigned entries, void *ring, unsigned flags);
+TG_EXPORT int io_uring_queue_init(unsigned entries, void *ring, unsigned flags)
+{
+	static void *real;
+	int ret, e = errno;
+
+	RESOLVE(real, "io_uring_queue_init");
+	if (!real)
+		return -ENOSYS;
+	ret = ((int (*)(unsigned, void *, unsigned))real)(entries, ring, flags);
+	e = errno;
+	uring_made(entries, ret);
+	errno = e;
+	return ret;
+}
+
+TG_EXPORT int io_uring_queue_init_params(unsigned entries, void *ring, void *p);
+TG_EXPORT int io_uring_queue_init_params(unsigned entries, void *ring, void *p)
+{
+	static void *real;
+	int ret, e;
+
+	RESOLVE(real, "io_uring_queue_init_params");
+	if (!real)
+		return -ENOSYS;
+	ret = ((int (*)(unsigned, void *, void *))real)(entries, ring, p);
+	e = errno;
+	uring_made(entries, ret);
+	errno = e;
+	return ret;
+}
+
+TG_EXPORT int io_uring_setup(unsigned entries, void *p);
+TG_EXPORT int io_uring_setup(unsigned entries, void *p)
+{
+	static void *real;
+	int ret, e;
+
+	RESOLVE(real, "io_uring_setup");
+	if (!real)
+		return -ENOSYS;
+	ret = ((int (*)(unsigned, void *))real)(entries, p);
+	e = errno;
+	uring_made(entries, ret);
+	errno = e;
+	return ret;
+}
+
+/* glibc's syscall(): the same calls made by number (fio's engines). */
+typedef long (*syscall_fn)(long, long, long, long, long, long, long);
+static syscall_fn real_syscall;
+
+static long raw_submit(unsigned long ctx, long nr, struct iocb **ios)
+{
+	return real_syscall(SYS_io_submit, (long)ctx, nr, (long)ios, 0, 0, 0);
+}
+
+static long raw_events(unsigned long ctx, long min_nr, long nr, struct io_event *ev, void *ts,
+		       void *sig)
+{
+	(void)sig;
+	return real_syscall(SYS_io_getevents, (long)ctx, min_nr, nr, (long)ev, (long)ts, 0);
+}
+
+TG_EXPORT long syscall(long n, ...)
+{
+	long a[6], ret;
+	va_list ap;
+	int i, e;
+
+	va_start(ap, n);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	RESOLVE(real_syscall, "syscall");
+	if (!real_syscall) {
+		errno = ENOSYS;
+		return -1;
+	}
+	switch (n) {
+	case SYS_io_submit:
+		return traced_ksubmit(raw_submit, (unsigned long)a[0], a[1], (struct iocb **)a[2], 1);
+	case SYS_io_getevents:
+		return traced_kevents(raw_events, (unsigned long)a[0], a[1], a[2],
+				      (struct io_event *)a[3], (void *)a[4], NULL, 1);
+	case SYS_io_uring_setup:
+		ret = real_syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+		e = errno;
+		uring_made((unsigned)a[0], ret < 0 ? -e : ret);
+		errno = e;
+		return ret;
+	}
+	return real_syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+#endif
+
 /* ---- dlopen ------------------------------------------------------------- */
 
 #ifdef TG_MPI_STUBS

@@ -1438,6 +1438,31 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	grep -Eq '	posix	waitpid	[1-9][0-9]*	pid=[1-9]' r0.txt
 }
 
+@test "Linux AIO by number (tests/mpi/kaio.c): io_submit's requests recorded as the aio_write they amount to, io_getevents' events as their aio_return: waited for, closed, a barrier: session; the barrier before the wait: a race; an io_uring's making recorded, its bytes said to be unplaced" {
+	mpicc.mpich -O2 -Wall -o kaio "$TG_TOP/tests/mpi/kaio.c"
+	mpitrace 2 ./kaio done "$PWD/f"
+	trace-decode t/rank-0.rec > r0.txt
+	grep -Eq '	posix	aio_write	0	cb=b[0-9]+	fildes=[0-9]+	offset=0	nbytes=8192	parent=' r0.txt
+	grep -Eq '	posix	aio_write	0	cb=b[0-9]+	fildes=[0-9]+	offset=8192	nbytes=4096	parent=' r0.txt
+	[ "$(grep -c '	posix	aio_return	' r0.txt)" = 2 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	trace-decode t/*.rec > d.txt
+	overlap-find d.txt > o.txt
+	grep -Eq '^pair	[0-9]+	0	[0-9]+	[^	]*	[^	]*	W	aio_write	0	8192	1	' o.txt
+	grep -Eq '^pair	[0-9]+	0	[0-9]+	[^	]*	[^	]*	W	aio_write	8192	12288	1	' o.txt
+	rm -rf t f
+	mpitrace 2 ./kaio early "$PWD/f"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -q 'POSIX layer: 2 conflicting pairs are not synchronized' <<<"$stderr"
+	rm -rf t f
+	mpitrace 2 ./kaio uring "$PWD/f"
+	trace-decode t/rank-0.rec > r0.txt
+	grep -Eq '	posix	io_uring_setup	[0-9]+	entries=4$' r0.txt
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -q 'POSIX layer: 1 call of 1 process could not be placed in the file (#unplaced)' <<<"$stderr"
+}
+
 @test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it, from one holder to the next and on: session, a race without it" {
 	mpicc.mpich -O2 -Wall -o namedirs "$TG_TOP/tests/mpi/namedirs.c"
 	for mode in barrier everyone probe leaf wait lock excl spin; do

@@ -2773,8 +2773,8 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		if (a->op == TG_IO_UNPLACED && anonymous_map(t, d))
 			continue;	/* memory, not a file's bytes */
 		if (a->op == TG_IO_UNPLACED && a->failed &&
-		    (d->id == TG_FN_mmap || d->id == TG_FN_mmap64))
-			continue;	/* nothing was mapped */
+		    (d->id == TG_FN_mmap || d->id == TG_FN_mmap64 || d->id == TG_FN_io_uring_setup))
+			continue;	/* nothing was mapped, no ring made */
 		r = rec_add();
 		r->seq = seq;
 		r->tid = (uint8_t)tid;
