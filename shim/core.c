@@ -620,6 +620,11 @@ static struct realfn {
 #include "realnames.gen.h"
 #undef TG_REALNAME
 	{ "ftello64", NULL, NULL },	/* (hand.c's stream positions) */
+	{ "syscall", NULL, NULL },	/* (hand.c's: the tracer's own calls go
+					 * through it, in signal handlers too) */
+	{ "io_pgetevents", NULL, NULL },	/* (recorded as io_getevents) */
+	{ "io_uring_queue_init", NULL, NULL },	/* (as io_uring_setup) */
+	{ "io_uring_queue_init_params", NULL, NULL },
 };
 
 static void *real_lookup(const char *name, const char *ver)
