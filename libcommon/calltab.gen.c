@@ -485,10 +485,16 @@ static const struct tg_iorole r_faccessat[] = {
 static const struct tg_argdesc a_unlink[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_unlink[] = {
+	{ TG_IO_LOOK, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_REMOVE },
+};
 static const struct tg_argdesc a_unlinkat[] = {
 	{ "dirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_unlinkat[] = {
+	{ TG_IO_LOOK, TG_OFF_NONE, TG_LEN_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_REMOVE },
 };
 static const struct tg_argdesc a_rename[] = {
 	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -1103,6 +1109,9 @@ static const struct tg_iorole r_setvbuf[] = {
 };
 static const struct tg_argdesc a_remove[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_remove[] = {
+	{ TG_IO_LOOK, TG_OFF_NONE, TG_LEN_NONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_REMOVE },
 };
 static const struct tg_argdesc a_aio_read[] = {
 	{ "cb", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
@@ -7717,8 +7726,8 @@ static const struct tg_calldesc calls[] = {
 	{ 68, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "statx", a_statx, r_statx, NULL },
 	{ 77, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "access", a_access, r_access, NULL },
 	{ 78, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "faccessat", a_faccessat, r_faccessat, NULL },
-	{ 79, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "unlink", a_unlink, NULL, NULL },
-	{ 80, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "unlinkat", a_unlinkat, NULL, NULL },
+	{ 79, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "unlink", a_unlink, r_unlink, NULL },
+	{ 80, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "unlinkat", a_unlinkat, r_unlinkat, NULL },
 	{ 81, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "rename", a_rename, NULL, NULL },
 	{ 82, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "renameat", a_renameat, NULL, NULL },
 	{ 83, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 0, "renameat2", a_renameat2, NULL, NULL },
@@ -7824,7 +7833,7 @@ static const struct tg_calldesc calls[] = {
 	{ 271, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fflush", a_fflush, r_fflush, NULL },
 	{ 272, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fflush_unlocked", a_fflush_unlocked, r_fflush_unlocked, NULL },
 	{ 273, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "setvbuf", a_setvbuf, r_setvbuf, NULL },
-	{ 274, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "remove", a_remove, NULL, NULL },
+	{ 274, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "remove", a_remove, r_remove, NULL },
 	{ 300, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_read", a_aio_read, r_aio_read, NULL },
 	{ 301, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_write", a_aio_write, r_aio_write, NULL },
 	{ 302, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 1, "aio_error", a_aio_error, r_aio_error, NULL },

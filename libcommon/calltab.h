@@ -186,6 +186,8 @@ struct tg_iorole {
 #define TG_IOF_TRUNC 1	/* an open that always truncates (creat) */
 #define TG_IOF_LINE 2	/* a read of a line (getline): -1 met the end of the
 			 * file, where it asked for at least a byte */
+#define TG_IOF_REMOVE 4	/* a look by a call that removes the name (unlink):
+				 * one that found nothing is no wait for it */
 
 /* What an MPI call means for the happens-before graph (paper 000). */
 enum tg_mk {

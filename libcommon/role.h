@@ -41,6 +41,7 @@ struct tg_ioact {
 				 * dup3's O_CLOEXEC, F_DUPFD_CLOEXEC);
 				 * fcntl F_SETFD (op TG_IO_SETFD): the new
 				 * value of FD_CLOEXEC */
+	uint8_t remove;		/* look: the call removes the name (unlink) */
 	uint8_t failed;		/* the call failed (MPI: did not return
 				 * MPI_SUCCESS; others: returned < 0) */
 	int64_t ret;		/* tg_io_ret() */

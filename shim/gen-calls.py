@@ -204,7 +204,7 @@ IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': '',
            'atomic': 'h a',
            'aiodone': 'a h b', 'exec': '', 'size': 'h a b c', 'buffer': 'h a',
-           'look': 'h', 'load': 'h a', 'mkdir': 'h', 'spawn': 'a', 'reap': 'a'}
+           'look': 'h remove', 'load': 'h a', 'mkdir': 'h', 'spawn': 'a', 'reap': 'a'}
 MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',
@@ -321,6 +321,8 @@ def io_role(row, op, args, where):
             f['h'] = 'TG_ARG_NONE'      # a process, not a file's handle
         if op == 'aiodone' and len(args) == 1:
             names = names[:1]           # aiodone(cb): by the aiocb alone
+        if op == 'look' and len(args) == 1:
+            names = names[:1]           # look(path), or look(path,remove)
         if op == 'size' and len(args) in (2, 4):
             names = names[:len(args)]   # size(h,a) or size(h,a,minus,whence)
         if len(args) != len(names):
@@ -328,6 +330,9 @@ def io_role(row, op, args, where):
         for n, a in zip(names, args):
             if op == 'open' and n == 'b' and a == 'creat':
                 f['flags'] = 'TG_IOF_TRUNC'
+                continue
+            if op == 'look' and n == 'remove':
+                f['flags'] = 'TG_IOF_REMOVE'
                 continue
             f[n] = row.argidx(a, where)
     return '{ %s, %s, %s, %s, %s, %s, %s, %s, %s, %s }' % tuple(

@@ -1463,7 +1463,7 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	grep -q 'POSIX layer: 1 call of 1 process could not be placed in the file (#unplaced)' <<<"$stderr"
 }
 
-@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it, from one holder to the next and on: session, a race without it" {
+@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it, from one holder to the next and on: session, a race without it; an unlink that found nothing before another rank's create: a race" {
 	mpicc.mpich -O2 -Wall -o namedirs "$TG_TOP/tests/mpi/namedirs.c"
 	for mode in barrier everyone probe leaf wait lock excl spin; do
 		rm -rf t w && mkdir w
@@ -1486,6 +1486,11 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	mpitrace 3 ./namedirs nolock "$PWD/w"
 	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -Eq '^posix +/.*/w/data +0 +0 +0 +[1-9]' <<<"$output"
+	# an unlink that found nothing, another rank's create after it
+	rm -rf t w && mkdir w
+	mpitrace 3 ./namedirs unlink "$PWD/w"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -q "POSIX layer: 1 open of a name not ordered .*(the first: the open of $PWD/w/data, call [0-9]* of rank 1, and call [0-9]* of rank 0)" <<<"$stderr"
 }
 
 @test "a stream's position after fscanf and ungetc (tests/mpi/scanpos.c): fscanf's bytes placed from where the stream stood (at=, len=) and the stream left after them, ungetc's position recorded: a read after fscanf races another rank's rewrite, a read after ungetc does not" {

@@ -587,6 +587,7 @@ struct rec {
 	uint8_t excl;		/* open: O_EXCL, fails if the name is there */
 	uint8_t enoent;		/* open: failed with ENOENT */
 	uint8_t eexist;		/* mkdir: failed with EEXIST */
+	uint8_t remove;		/* look: by a call that removes the name */
 	uint8_t tid;		/* as struct access's */
 	uint8_t nested;		/* -l mpiio: a POSIX call inside an MPI call,
 				 * kept only to see where its bytes went */
@@ -1137,8 +1138,9 @@ static void missing_pair(const struct rec *r)
 		}
 	if (!c)
 		return;
-	/* (only then the rest of the process: most such opens have no maker) */
-	for (x = r + 1; x < recs + nrecs; x++)
+	/* (only then the rest of the process: most such opens have no maker;
+	 * an unlink that found nothing waited for nothing) */
+	for (x = r + 1; !r->remove && x < recs + nrecs; x++)
 		if ((x->op == TG_IO_OPEN || x->op == TG_IO_LOOK || x->op == TG_IO_LOAD ||
 		     (x->op == TG_IO_SIZE && !x->k1[0])) &&
 		    !x->failed &&
@@ -2386,8 +2388,9 @@ static void run_rec(struct rec *r)
 				after_lock(file_of(r->s, cur->name, r->seq, r->t0), r);
 		}
 		return;
-	case TG_IO_LOOK:	/* access(): one that found nothing */
-		if (r->failed && r->enoent && r->s && r->depth == 0)
+	case TG_IO_LOOK:	/* access(): one that found nothing; an unlink
+				 * too, also ROMIO's inside MPI_File_delete */
+		if (r->failed && r->enoent && r->s && (r->depth == 0 || r->remove))
 			missing_pair(r);
 		return;
 	case OP_TYPE:
@@ -2796,6 +2799,7 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 			r->enoent = e && streq(e, "ENOENT");
 			r->eexist = e && streq(e, "EEXIST");
 		}
+		r->remove = a->remove;
 		r->aio = a->aio;
 		r->all = a->all;
 		r->cloexec = a->cloexec;

@@ -30,6 +30,10 @@
  *            in it (session)
  *   wait     rank 0 makes DIR/out 0.2 s late; the other ranks retry their
  *            create in it until it succeeds: they wait for it (session)
+ *   unlink   rank 1 removes DIR/data, not there yet (ENOENT), while rank
+ *            0 creates and writes it 0.1 s later, nothing between: had
+ *            rank 0 come first, the unlink would have removed its file (a
+ *            race); a barrier, rank 1 reads it
  *   spin     every rank in turn takes the lock file DIR/lock (O_EXCL),
  *            reads and rewrites DIR/data, closes it and gives the name up:
  *            the first and the last are ordered through the one between
@@ -172,6 +176,18 @@ int main(int argc, char **argv)
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (rank == 0)
 			get(at(dir, "f.1"));
+	} else if (!strcmp(mode, "unlink")) {
+		char data[4096];
+		snprintf(data, sizeof(data), "%s/data", argv[2]);
+		if (rank == 1)
+			unlink(data);
+		else if (rank == 0) {
+			usleep(100000);
+			put(data, 'a');
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 1)
+			get(data);
 	} else if (!strcmp(mode, "spin")) {
 		char lock[4096], data[4096], buf[4];
 		int fd;
