@@ -620,6 +620,8 @@ static struct realfn {
 #include "realnames.gen.h"
 #undef TG_REALNAME
 	{ "ftello64", NULL, NULL },	/* (hand.c's stream positions) */
+	{ "sigaction", NULL, NULL },	/* (hand.c's) */
+	{ "signal", NULL, NULL },
 	{ "syscall", NULL, NULL },	/* (hand.c's: the tracer's own calls go
 					 * through it, in signal handlers too) */
 	{ "io_pgetevents", NULL, NULL },	/* (recorded as io_getevents) */
@@ -2025,6 +2027,23 @@ static void atfork_child(void)
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 				     SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGPIPE };
 
+/* The signals whose handler is the tracer's, the program having set none:
+ * to the program, their action is the default it had (hand.c's sigaction
+ * and signal say so), as programs install theirs only over the default
+ * (Python's KeyboardInterrupt, Open MPI's backtraces). */
+static volatile sig_atomic_t sig_ours[NSIG];
+
+int tg_sig_ours(int sig)
+{
+	return sig > 0 && sig < NSIG && sig_ours[sig];
+}
+
+void tg_sig_theirs(int sig)
+{
+	if (sig > 0 && sig < NSIG)
+		sig_ours[sig] = 0;
+}
+
 static void on_fatal(int sig)
 {
 	struct tg_thread *t;
@@ -2069,8 +2088,9 @@ static void install_signals(void)
 	sa.sa_flags = SA_RESTART;
 	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
 		if (sigaction(fatal_signals[i], NULL, &old) == 0 &&
-		    old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
-			sigaction(fatal_signals[i], &sa, NULL);
+		    old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO) &&
+		    sigaction(fatal_signals[i], &sa, NULL) == 0)
+			sig_ours[fatal_signals[i]] = 1;
 	}
 }
 

@@ -536,6 +536,61 @@ TG_EXPORT void closefrom(int lowfd)
 }
 #endif
 
+/* ---- signal actions ------------------------------------------------------ */
+
+/*
+ * The tracer's handler of the fatal signals (install_signals) is not the
+ * program's: a program that asks for such a signal's action before it
+ * sets one finds the default it had, as untraced, since many set theirs
+ * only over the default (Python's KeyboardInterrupt, Ruby's ensure on
+ * SIGTERM, Open MPI's backtraces).  Setting one replaces the tracer's.
+ */
+#ifndef TG_STATIC
+TG_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	static void *real;
+	int ours, rc;
+
+	RESOLVE(real, "sigaction");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	ours = tg_sig_ours(sig);
+	rc = ((int (*)(int, const struct sigaction *, struct sigaction *))real)(sig, act, old);
+	if (rc == 0) {
+		if (ours && old) {
+			memset(old, 0, sizeof(*old));
+			old->sa_handler = SIG_DFL;
+		}
+		if (act)
+			tg_sig_theirs(sig);
+	}
+	return rc;
+}
+
+TG_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	static void *real;
+	sighandler_t prev;
+	int ours;
+
+	RESOLVE(real, "signal");
+	if (!real) {
+		errno = ENOSYS;
+		return SIG_ERR;
+	}
+	ours = tg_sig_ours(sig);
+	prev = ((sighandler_t (*)(int, sighandler_t))real)(sig, handler);
+	if (prev != SIG_ERR) {
+		tg_sig_theirs(sig);
+		if (ours)
+			prev = SIG_DFL;
+	}
+	return prev;
+}
+#endif
+
 /* ---- fork, exec, exit --------------------------------------------------- */
 
 typedef pid_t (*fork_fn)(void);

@@ -527,6 +527,10 @@ int tg_fd_mine(int fd) TG_HIDDEN;
 void tg_fd_yield(int fd) TG_HIDDEN;
 /* close_range(@first, @last, @flags) through @real, leaving the sink's
  * descriptor open; returns what @real returns. */
+/* Is the tracer's handler (install_signals) still @sig's, the program
+ * having set none?  tg_sig_theirs: the program set its own. */
+int tg_sig_ours(int sig) TG_HIDDEN;
+void tg_sig_theirs(int sig) TG_HIDDEN;
 int tg_close_range(unsigned first, unsigned last, int flags,
 		   int (*real)(unsigned, unsigned, int)) TG_HIDDEN;
 

@@ -1112,3 +1112,39 @@ C
 	decode_all trace/*.rec
 	grep -q "	posix	mkdtemp	b1	template=\"$made\"$" <<<"$output"
 }
+
+@test "signal actions: a program asking for a fatal signal's action finds the default it had untraced (Python installs its KeyboardInterrupt handler only over it), one it sets replaces the tracer's" {
+	mkdir -p in
+	cat > in/kb.py <<'PY'
+import os, signal, time
+print(signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt: cleanup ran")
+PY
+	same_as_untraced /usr/bin/python3 kb.py
+	grep -qx 'KeyboardInterrupt: cleanup ran' traced.out
+	cat > sig.c <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+static void h(int s) { (void)s; write(1, "handled\n", 8); }
+int main(void)
+{
+	struct sigaction old;
+	if (sigaction(SIGTERM, NULL, &old) != 0)
+		return 1;
+	printf("%s\n", old.sa_handler == SIG_DFL ? "default" : "other");
+	fflush(stdout);
+	if (signal(SIGTERM, h) != SIG_DFL || signal(SIGTERM, h) != h)
+		return 2;
+	raise(SIGTERM);
+	return 0;
+}
+C
+	cc -O2 -o sig sig.c
+	run -0 --separate-stderr traced ./sig
+	[ "$output" = $'default\nhandled' ]
+}
