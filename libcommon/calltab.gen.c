@@ -1277,6 +1277,30 @@ static const struct tg_argdesc a_io_uring_setup[] = {
 static const struct tg_iorole r_io_uring_setup[] = {
 	{ TG_IO_UNPLACED, TG_OFF_NONE, TG_LEN_NONE, TG_ARG_RET, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
+static const struct tg_argdesc a_setbuf[] = {
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+};
+static const struct tg_iorole r_setbuf[] = {
+	{ TG_IO_BUFFER, TG_OFF_NONE, TG_LEN_NONE, 0, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_setbuffer[] = {
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "buf", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+};
+static const struct tg_iorole r_setbuffer[] = {
+	{ TG_IO_BUFFER, TG_OFF_NONE, TG_LEN_NONE, 0, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
+static const struct tg_argdesc a_setlinebuf[] = {
+	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "mode", TG_K_INT, TG_IN, TG_H_NONE, 0, 1 },
+};
+static const struct tg_iorole r_setlinebuf[] = {
+	{ TG_IO_BUFFER, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7858,6 +7882,9 @@ static const struct tg_calldesc calls[] = {
 	{ 321, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 0, "io_submit", a_io_submit, NULL, NULL },
 	{ 322, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "io_getevents", a_io_getevents, NULL, NULL },
 	{ 323, TG_LAYER_POSIX, TG_K_INT, 1, TG_H_NONE, 1, "io_uring_setup", a_io_uring_setup, r_io_uring_setup, NULL },
+	{ 324, TG_LAYER_STDIO, TG_K_VOID, 3, TG_H_NONE, 1, "setbuf", a_setbuf, r_setbuf, NULL },
+	{ 325, TG_LAYER_STDIO, TG_K_VOID, 4, TG_H_NONE, 1, "setbuffer", a_setbuffer, r_setbuffer, NULL },
+	{ 326, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 1, "setlinebuf", a_setlinebuf, r_setlinebuf, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

@@ -194,6 +194,9 @@
 #define TG_FN_fflush 271
 #define TG_FN_fflush_unlocked 272
 #define TG_FN_setvbuf 273
+#define TG_FN_setbuf 324
+#define TG_FN_setbuffer 325
+#define TG_FN_setlinebuf 326
 #define TG_FN_remove 274
 #define TG_FN_MPI_Abort 1000
 #define TG_FN_MPI_Accumulate 1001

@@ -7437,6 +7437,108 @@ TG_EXPORT int setvbuf(FILE *stream, char *buf, int mode, size_t size)
 	return ret;
 }
 
+void setbuf(FILE *stream, char *buf);
+TG_EXPORT void setbuf(FILE *stream, char *buf)
+{
+	static void (*real)(FILE *, char *);
+	struct tg_call tgc;
+	int ex = 0;
+
+	if (tg_unlikely(!real)) {
+		real = (void (*)(FILE *, char *))tg_real("setbuf", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return;
+		}
+	}
+	if (!tg_on(TG_LAYER_STDIO))
+		return real(stream, buf);
+	ex |= tg_fstab_excluded(stream);
+	if (ex || !tg_enter(&tgc, TG_FN_setbuf, TG_LAYER_STDIO)) {
+		if (ex)
+			tg_count_excluded();
+		real(stream, buf);
+		return;
+	}
+	real(stream, buf);
+	tg_end(&tgc);
+	int64_t px_mode = (int64_t)(buf ? 0 : 2);
+	int failed = 0;
+	tg_rec_begin(&tgc, 0, failed);
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, buf));
+	tg_put_s(&tgc, px_mode);
+	tg_rec_commit(&tgc);
+}
+
+void setbuffer(FILE *stream, char *buf, size_t size);
+TG_EXPORT void setbuffer(FILE *stream, char *buf, size_t size)
+{
+	static void (*real)(FILE *, char *, size_t);
+	struct tg_call tgc;
+	int ex = 0;
+
+	if (tg_unlikely(!real)) {
+		real = (void (*)(FILE *, char *, size_t))tg_real("setbuffer", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return;
+		}
+	}
+	if (!tg_on(TG_LAYER_STDIO))
+		return real(stream, buf, size);
+	ex |= tg_fstab_excluded(stream);
+	if (ex || !tg_enter(&tgc, TG_FN_setbuffer, TG_LAYER_STDIO)) {
+		if (ex)
+			tg_count_excluded();
+		real(stream, buf, size);
+		return;
+	}
+	real(stream, buf, size);
+	tg_end(&tgc);
+	int64_t px_mode = (int64_t)(buf ? 0 : 2);
+	int failed = 0;
+	tg_rec_begin(&tgc, 0, failed);
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_u(&tgc, tg_ptr_id(tgc.t, buf));
+	tg_put_u(&tgc, (uint64_t)size);
+	tg_put_s(&tgc, px_mode);
+	tg_rec_commit(&tgc);
+}
+
+void setlinebuf(FILE *stream);
+TG_EXPORT void setlinebuf(FILE *stream)
+{
+	static void (*real)(FILE *);
+	struct tg_call tgc;
+	int ex = 0;
+
+	if (tg_unlikely(!real)) {
+		real = (void (*)(FILE *))tg_real("setlinebuf", NULL);
+		if (!real) {
+			errno = ENOSYS;
+			return;
+		}
+	}
+	if (!tg_on(TG_LAYER_STDIO))
+		return real(stream);
+	ex |= tg_fstab_excluded(stream);
+	if (ex || !tg_enter(&tgc, TG_FN_setlinebuf, TG_LAYER_STDIO)) {
+		if (ex)
+			tg_count_excluded();
+		real(stream);
+		return;
+	}
+	real(stream);
+	tg_end(&tgc);
+	int64_t px_mode = (int64_t)(1);
+	int failed = 0;
+	tg_rec_begin(&tgc, 0, failed);
+	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_mode);
+	tg_rec_commit(&tgc);
+}
+
 int remove(const char *path);
 TG_EXPORT int remove(const char *path)
 {

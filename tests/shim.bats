@@ -1148,3 +1148,29 @@ C
 	run -0 --separate-stderr traced ./sig
 	[ "$output" = $'default\nhandled' ]
 }
+
+@test "setbuf, setbuffer, setlinebuf: recorded as the buffering they set (a NULL buffer: unbuffered, mode 2)" {
+	cat > sb.c <<'C'
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	static char big[BUFSIZ];
+	FILE *a = fopen(argv[1], "w"), *b = fopen(argv[2], "w"), *c = fopen(argv[3], "w");
+
+	if (!a || !b || !c)
+		return 1;
+	setbuf(a, NULL);
+	setbuffer(b, big, sizeof(big));
+	setlinebuf(c);
+	fputs("a\n", a);
+	return fclose(a) || fclose(b) || fclose(c);
+}
+C
+	cc -O2 -o sb sb.c
+	run -0 --separate-stderr traced ./sb "$T/a" "$T/b" "$T/c"
+	decode_all trace/*.rec
+	calls > got
+	grep -qx 'stdio setbuf - stream=s3 buf=NULL mode=2' got
+	grep -Eqx 'stdio setbuffer - stream=s4 buf=b[0-9]+ size=8192 mode=0' got
+	grep -qx 'stdio setlinebuf - stream=s5 mode=1' got
+}
