@@ -52,6 +52,28 @@ needmpi() {
 @test "-f bogus" { run -2 --separate-stderr trace-export -f bogus -o x "$F/good.rec"; [ "$stderr" = "trace-export: option -f: unknown format 'bogus' (chrome, sqlite, otf2, hdtrace)" ]; }
 @test "-h" { run -0 --separate-stderr trace-export -h; [ "$output" = "$USAGE" ]; [ -z "$stderr" ]; }
 @test "missing file" { run -2 --separate-stderr trace-export -f chrome -o x.json x; [ "$stderr" = "trace-export: cannot open 'x': No such file or directory" ]; }
+@test "a missing input after a good one: no output made; an OTF2 archive that exists is not overwritten, and said so" {
+	for f in chrome sqlite otf2 hdtrace; do
+		run -2 --separate-stderr trace-export -f $f -o out.$f "$F/good.rec" x
+		[ "$stderr" = "trace-export: cannot open 'x': No such file or directory" ]
+		[ ! -e out.$f ]
+	done
+	run -0 --separate-stderr trace-export -f otf2 -o o "$F/good.rec"
+	run -2 --separate-stderr trace-export -f otf2 -o o "$F/good.rec"
+	[ "$stderr" = "trace-export: cannot create the OTF2 archive 'o': it exists (an archive is not overwritten: remove it first)" ]
+}
+
+@test "a trace directory: its .cfg files, else its .rec streams, as verify-io takes it; one without streams: one line, exit 2" {
+	needmpi
+	run -0 --separate-stderr trace-export -f chrome -o dir.json "$W/io/t"
+	run -0 --separate-stderr trace-export -f chrome -o files.json "$W"/io/t/*.rec
+	cmp dir.json files.json
+	mkdir empty
+	run -2 --separate-stderr trace-export -f chrome -o e.json empty
+	[ "$stderr" = "trace-export: no .rec or .cfg streams in 'empty'" ]
+	[ ! -e e.json ]
+}
+
 @test "sqlite, otf2 and hdtrace refuse standard output" {
 	for f in sqlite otf2 hdtrace; do
 		run -2 --separate-stderr trace-export -f $f -o - "$F/good.rec"

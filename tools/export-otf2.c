@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <otf2/otf2.h>
 
@@ -181,6 +182,12 @@ static void *ot_open(const struct xopts *o)
 	OTF2_Error_RegisterCallback(on_error, NULL);
 	if (strcmp(o->out, "-") == 0) {
 		warnx("-f otf2 writes a directory, not standard output: give -o dir");
+		free(x);
+		return NULL;
+	}
+	if (access(o->out, F_OK) == 0) {
+		warnx("cannot create the OTF2 archive '%s': it exists (an archive is not "
+		      "overwritten: remove it first)", o->out);
 		free(x);
 		return NULL;
 	}

@@ -11,6 +11,7 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,6 +492,46 @@ static const struct exporter *format_parse(const char *s)
 	errx(TG_EXIT_ERROR, "option -f: unknown format '%s' (chrome, sqlite, otf2, hdtrace)", s);
 }
 
+/*
+ * The inputs as the exporter reads them: a trace directory stands for its
+ * .cfg files, or when it has none its .rec streams (as verify-io takes
+ * it).  Each must open before the output is made, so that a wrong name
+ * leaves no output behind.  Returns the new argv, its count in *@argc.
+ */
+static char **inputs(int *argc, char **argv)
+{
+	char **out = NULL, pat[4096];
+	size_t n = 0;
+	struct stat st;
+	glob_t g;
+	int i;
+
+	for (i = 0; i < *argc; i++) {
+		const char *p = argv[i];
+		size_t k;
+		if (strcmp(p, "-") != 0 && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			snprintf(pat, sizeof(pat), "%s/*.cfg", p);
+			if (glob(pat, 0, NULL, &g) != 0) {
+				snprintf(pat, sizeof(pat), "%s/*.rec", p);
+				if (glob(pat, 0, NULL, &g) != 0)
+					errx(TG_EXIT_ERROR, "no .rec or .cfg streams in '%s'", p);
+			}
+			out = tg_xrealloc(out, (n + g.gl_pathc + 1) * sizeof(*out));
+			for (k = 0; k < g.gl_pathc; k++)
+				out[n++] = tg_xstrdup(g.gl_pathv[k]);
+			globfree(&g);
+			continue;
+		}
+		if (strcmp(p, "-") != 0 && access(p, R_OK) != 0)
+			err(TG_EXIT_ERROR, "cannot open '%s'", p);
+		out = tg_xrealloc(out, (n + 2) * sizeof(*out));
+		out[n++] = argv[i];
+	}
+	out[n] = NULL;
+	*argc = (int)n;
+	return out;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_CONFLICTS = 256, OPT_HB };
@@ -539,6 +580,7 @@ int main(int argc, char **argv)
 		argc = 1;
 		argv = dash;
 	}
+	argv = inputs(&argc, argv);
 	if (conflicts)
 		conflicts_load(conflicts);
 	if (opts.hbpath && !(opts.hb = tg_hb_open(opts.hbpath, msg, sizeof(msg))))
