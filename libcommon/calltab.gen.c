@@ -1301,6 +1301,11 @@ static const struct tg_argdesc a_setlinebuf[] = {
 static const struct tg_iorole r_setlinebuf[] = {
 	{ TG_IO_BUFFER, TG_OFF_NONE, TG_LEN_NONE, 0, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
+static const struct tg_argdesc a_close_range[] = {
+	{ "first", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "last", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7885,6 +7890,7 @@ static const struct tg_calldesc calls[] = {
 	{ 324, TG_LAYER_STDIO, TG_K_VOID, 3, TG_H_NONE, 1, "setbuf", a_setbuf, r_setbuf, NULL },
 	{ 325, TG_LAYER_STDIO, TG_K_VOID, 4, TG_H_NONE, 1, "setbuffer", a_setbuffer, r_setbuffer, NULL },
 	{ 326, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 1, "setlinebuf", a_setlinebuf, r_setlinebuf, NULL },
+	{ 327, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "close_range", a_close_range, NULL, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

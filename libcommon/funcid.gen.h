@@ -61,6 +61,7 @@
 #define TG_FN_aio_cancel 305
 #define TG_FN_aio_fsync 306
 #define TG_FN_lio_listio 307
+#define TG_FN_close_range 327
 #define TG_FN_io_submit 321
 #define TG_FN_io_getevents 322
 #define TG_FN_io_uring_setup 323

@@ -495,12 +495,77 @@ TG_EXPORT int __dprintf_chk(int fd, int flag, const char *format, ...)
 /*
  * closefrom and close_range close every descriptor in a range, the
  * tracer's too: they close the range around it (tg_close_range), so the
- * trace goes on and the program sees what it would untraced.  Not
- * recorded: they have no row.  Not in the static library, whose wrappers
- * are the rows' (build/static/wrap.names).
+ * trace goes on and the program sees what it would untraced.  Recorded as
+ * close_range, with a close inside it for each descriptor of the range
+ * the process had open (read from /proc/self/fd before), so that their
+ * files are closed in the trace too.  Not in the static library, whose
+ * wrappers are the C library's (build/static/wrap.names).
  */
 #ifndef TG_STATIC
 typedef int (*close_range_fn)(unsigned, unsigned, int);
+
+#define RANGE_FDS 4096	/* descriptors of a range recorded at most */
+
+/* The descriptors in [@first, @last] the process has open, not the
+ * tracer's: at most RANGE_FDS into @fds; how many. */
+static int open_in_range(unsigned first, unsigned last, int *fds)
+{
+	char buf[4096];
+	long n, at;
+	int d, k = 0;
+
+	d = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d < 0)
+		return 0;
+	while ((n = syscall(SYS_getdents64, d, buf, sizeof(buf))) > 0)
+		for (at = 0; at < n; at += ((struct dirent64 *)(buf + at))->d_reclen) {
+			const char *e = ((struct dirent64 *)(buf + at))->d_name;
+			long fd = *e >= '0' && *e <= '9' ? strtol(e, NULL, 10) : -1;
+			if (fd >= 0 && fd != d && (unsigned long)fd >= first &&
+			    (unsigned long)fd <= last && !tg_fd_mine((int)fd) && k < RANGE_FDS)
+				fds[k++] = (int)fd;
+		}
+	syscall(SYS_close, d);
+	return k;
+}
+
+/* close_range, recorded. */
+static int traced_close_range(unsigned first, unsigned last, int flags,
+			      int (*real)(unsigned, unsigned, int))
+{
+	struct tg_call c;
+	int rc, n = 0, i, e, *fds;
+
+	if (!tg_on(TG_LAYER_POSIX) || !tg_enter(&c, TG_FN_close_range, TG_LAYER_POSIX))
+		return tg_close_range(first, last, flags, real);
+	fds = flags & CLOSE_RANGE_CLOEXEC ? NULL : malloc(RANGE_FDS * sizeof(*fds));
+	if (fds)
+		n = open_in_range(first, last, fds);
+	rc = tg_close_range(first, last, flags, real);
+	e = errno;
+	tg_end(&c);
+	tg_rec_begin(&c, rc, rc == -1);
+	tg_put_u(&c, first);
+	tg_put_u(&c, last);
+	tg_put_u(&c, (unsigned)flags);
+	tg_rec_commit(&c);
+	for (i = 0; rc == 0 && i < n && c.depth + 1 < TG_MAX_DEPTH; i++) {
+		struct tg_call k = c;
+		k.fn = TG_FN_close;
+		k.depth = (uint8_t)(c.depth + 1);
+		k.parent = (int64_t)c.seq;
+		k.seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
+		k.err = 0;
+		c.t->depth++;	/* popped by the commit, as after tg_enter() */
+		c.t->inrec = 1;
+		tg_rec_begin(&k, 0, 0);
+		tg_put_s(&k, fds[i]);
+		tg_rec_commit(&k);
+	}
+	free(fds);
+	errno = e;
+	return rc;
+}
 
 /* close_range by system call, for a C library without it */
 static int sys_close_range(unsigned first, unsigned last, int flags)
@@ -518,7 +583,7 @@ static close_range_fn real_close_range(void)
 
 TG_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
-	return tg_close_range(first, last, flags, real_close_range());
+	return traced_close_range(first, last, flags, real_close_range());
 }
 
 TG_EXPORT void closefrom(int lowfd)
@@ -527,7 +592,7 @@ TG_EXPORT void closefrom(int lowfd)
 
 	if (lowfd < 0)
 		lowfd = 0;
-	if (tg_close_range((unsigned)lowfd, ~0U, 0, real_close_range()) == 0)
+	if (traced_close_range((unsigned)lowfd, ~0U, 0, real_close_range()) == 0)
 		return;
 	/* no close_range in the kernel: each number up to the limit */
 	for (fd = (unsigned)lowfd; fd < max; fd++)

@@ -1463,6 +1463,55 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	grep -q 'POSIX layer: 1 call of 1 process could not be placed in the file (#unplaced)' <<<"$stderr"
 }
 
+@test "close_range and closefrom: each descriptor they closed recorded inside them as a close: a write, close_range, a barrier, another rank's read: session (was posix), and a socket that takes the freed number is no file's" {
+	cat > cr.c <<'C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <mpi.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	char buf[4096] = { 0 };
+	int rank, fd, sv[2];
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank == 0) {
+		fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		if (strcmp(argv[1], "from") == 0)
+			closefrom(fd);
+		else if (close_range((unsigned)fd, (unsigned)fd, 0) != 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0)
+		(void)!write(sv[0], buf, 100);
+	if (rank == 1) {
+		fd = open(argv[2], O_RDONLY);
+		if (fd < 0 || pread(fd, buf, sizeof(buf), 0) != sizeof(buf))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		close(fd);
+	}
+	MPI_Finalize();
+	return 0;
+}
+C
+	mpicc.mpich -O2 -Wall -o cr cr.c
+	for how in range from; do
+		rm -rf t f
+		mpitrace 2 ./cr $how "$PWD/f"
+		trace-decode t/rank-0.rec > r0.txt
+		grep -Eq '	posix	close_range	0	first=[0-9]+	last=[0-9]+	flags=0x0$' r0.txt
+		grep -Eq '	1	posix	close	0	fd=[0-9]+	parent=' r0.txt
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	done
+}
+
 @test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it, from one holder to the next and on: session, a race without it; an unlink that found nothing before another rank's create: a race" {
 	mpicc.mpich -O2 -Wall -o namedirs "$TG_TOP/tests/mpi/namedirs.c"
 	for mode in barrier everyone probe leaf wait lock excl spin; do
