@@ -517,6 +517,9 @@ static const struct tg_argdesc a_link[] = {
 	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_link[] = {
+	{ TG_IO_MAKE, TG_OFF_NONE, TG_LEN_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_linkat[] = {
 	{ "olddirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "oldpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -524,14 +527,23 @@ static const struct tg_argdesc a_linkat[] = {
 	{ "newpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_iorole r_linkat[] = {
+	{ TG_IO_MAKE, TG_OFF_NONE, TG_LEN_NONE, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+};
 static const struct tg_argdesc a_symlink[] = {
 	{ "target", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 	{ "linkpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_symlink[] = {
+	{ TG_IO_MAKE, TG_OFF_NONE, TG_LEN_NONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_symlinkat[] = {
 	{ "target", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 	{ "newdirfd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
 	{ "linkpath", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_iorole r_symlinkat[] = {
+	{ TG_IO_MAKE, TG_OFF_NONE, TG_LEN_NONE, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_readlink[] = {
 	{ "path", TG_K_PATH, TG_IN, TG_H_NONE, 0, 0 },
@@ -7760,10 +7772,10 @@ static const struct tg_calldesc calls[] = {
 	{ 81, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "rename", a_rename, NULL, NULL },
 	{ 82, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "renameat", a_renameat, NULL, NULL },
 	{ 83, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 0, "renameat2", a_renameat2, NULL, NULL },
-	{ 84, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "link", a_link, NULL, NULL },
-	{ 85, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 0, "linkat", a_linkat, NULL, NULL },
-	{ 86, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 0, "symlink", a_symlink, NULL, NULL },
-	{ 87, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "symlinkat", a_symlinkat, NULL, NULL },
+	{ 84, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "link", a_link, r_link, NULL },
+	{ 85, TG_LAYER_POSIX, TG_K_INT, 5, TG_H_NONE, 1, "linkat", a_linkat, r_linkat, NULL },
+	{ 86, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "symlink", a_symlink, r_symlink, NULL },
+	{ 87, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 1, "symlinkat", a_symlinkat, r_symlinkat, NULL },
 	{ 88, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "readlink", a_readlink, NULL, NULL },
 	{ 89, TG_LAYER_POSIX, TG_K_INT, 4, TG_H_NONE, 0, "readlinkat", a_readlinkat, NULL, NULL },
 	{ 90, TG_LAYER_POSIX, TG_K_INT, 2, TG_H_NONE, 1, "mkdir", a_mkdir, r_mkdir, NULL },

@@ -131,6 +131,8 @@ enum tg_io {
 			 * of the call's own (dlopen: the dynamic loader's) */
 	TG_IO_MKDIR,	/* path h made a directory (mkdir): a name the paths
 			 * of other calls go through */
+	TG_IO_MAKE,	/* path h made, a name that was not there (link,
+			 * symlink: they fail if it is) */
 	TG_IO_SPAWN,	/* a child process started: its pid in pos (-1: the
 			 * child that started while the call ran), or h a
 			 * stream to it (popen) */

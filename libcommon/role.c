@@ -473,6 +473,7 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 		break;
 	case TG_IO_LOOK:
 	case TG_IO_MKDIR:
+	case TG_IO_MAKE:
 		a->remove = (r->flags & TG_IOF_REMOVE) != 0;
 		a->h[0] = 0;
 		if (r->h >= 0)

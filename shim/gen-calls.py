@@ -197,14 +197,15 @@ IO_OPS = {'read': 'TG_IO_READ', 'write': 'TG_IO_WRITE', 'open': 'TG_IO_OPEN',
           'atomic': 'TG_IO_ATOMIC',
           'aiodone': 'TG_IO_AIODONE', 'exec': 'TG_IO_EXEC', 'size': 'TG_IO_SIZE',
           'buffer': 'TG_IO_BUFFER', 'look': 'TG_IO_LOOK', 'load': 'TG_IO_LOAD',
-          'mkdir': 'TG_IO_MKDIR', 'spawn': 'TG_IO_SPAWN', 'reap': 'TG_IO_REAP'}
+          'mkdir': 'TG_IO_MKDIR', 'spawn': 'TG_IO_SPAWN', 'reap': 'TG_IO_REAP',
+          'make': 'TG_IO_MAKE'}
 # op -> the names of the fields its arguments go to, in order
 IO_ARGS = {'open': 'a b h', 'reopen': 'a b c', 'fdopen': 'a', 'close': 'h',
            'dup': 'a h', 'fcntl': 'h a b', 'rewind': 'h', 'sync': 'h',
            'truncate': 'h a', 'view': 'h a b c', 'fork': '', 'unplaced': '',
            'atomic': 'h a',
            'aiodone': 'a h b', 'exec': '', 'size': 'h a b c', 'buffer': 'h a',
-           'look': 'h remove', 'load': 'h a', 'mkdir': 'h', 'spawn': 'a', 'reap': 'a'}
+           'look': 'h remove', 'load': 'h a', 'mkdir': 'h', 'spawn': 'a', 'reap': 'a', 'make': 'h'}
 MK = ['other', 'send', 'isend', 'send_init', 'recv', 'irecv', 'recv_init',
       'sendrecv', 'isendrecv', 'mprobe', 'improbe', 'start', 'startall', 'wait',
       'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany', 'testsome',

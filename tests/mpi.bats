@@ -1512,9 +1512,9 @@ C
 	done
 }
 
-@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session; a name taken as a lock (mkdir/rmdir, O_EXCL/unlink) orders what was done under it, from one holder to the next and on: session, a race without it; an unlink that found nothing before another rank's create: a race" {
+@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session; a name taken as a lock (mkdir/rmdir, O_EXCL, link or symlink/unlink) orders what was done under it, from one holder to the next and on: session, a race without it; an unlink that found nothing before another rank's create: a race" {
 	mpicc.mpich -O2 -Wall -o namedirs "$TG_TOP/tests/mpi/namedirs.c"
-	for mode in barrier everyone probe leaf wait lock excl spin; do
+	for mode in barrier everyone probe leaf wait lock excl link symlink spin; do
 		rm -rf t w && mkdir w
 		mpitrace 3 ./namedirs $mode "$PWD/w"
 		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t

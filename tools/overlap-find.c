@@ -2302,7 +2302,7 @@ static void run_rec(struct rec *r)
 	/* the paths the call went through (at the POSIX layer, which sees
 	 * the mkdir; the opens inside an MPI_File_open are there too) */
 	if (!layer_mpiio && (r->op == TG_IO_OPEN || r->op == TG_IO_REOPEN || r->op == TG_IO_LOOK ||
-	    r->op == TG_IO_LOAD || r->op == TG_IO_MKDIR ||
+	    r->op == TG_IO_LOAD || r->op == TG_IO_MKDIR || r->op == TG_IO_MAKE ||
 	    ((r->op == TG_IO_SIZE || r->op == TG_IO_TRUNCATE) && !r->k1[0])))
 		through_dirs(r);
 	if (r->nested) {
@@ -2376,6 +2376,10 @@ static void run_rec(struct rec *r)
 		return;
 	case TG_IO_LOAD:
 		run_load(r);
+		return;
+	case TG_IO_MAKE:	/* link, symlink: a lock taken */
+		if (!r->failed && r->s)
+			after_lock(file_of(r->s, cur->name, r->seq, r->t0), r);
 		return;
 	case TG_IO_MKDIR:
 		if (!r->failed || r->eexist) {
@@ -4367,6 +4371,14 @@ static void read_removals(int fd)
 			    (d->layer == TG_LAYER_POSIX || d->layer == TG_LAYER_STDIO) && d->nio &&
 			    d->io[0].op == TG_IO_OPEN)
 				add_making(&creations, &ncreations, &ccap, TG_IO_OPEN, &t, d, cwd);
+			continue;
+		}
+		if (line[0] != '#' && (strstr(line, "\tlink") || strstr(line, "\tsymlink"))) {
+			/* a name made by a link: as an open that made a file */
+			tg_tline_split(line, &t);
+			if (t.nf > TG_COL_ARGS && (d = tg_call_byname(t.f[TG_COL_FUNC])) && d->nio &&
+			    d->io[0].op == TG_IO_MAKE && streq(t.f[TG_COL_DEPTH], "0"))
+				add_making(&creations, &ncreations, &ccap, TG_IO_MAKE, &t, d, cwd);
 			continue;
 		}
 		if (line[0] != '#' && strstr(line, "\tmkdir")) {

@@ -22,6 +22,9 @@
  *            message orders them, the lock does (session)
  *   excl     the same with a lock file made with O_CREAT|O_EXCL and
  *            removed with unlink (session)
+ *   link     the same with a lock taken by link() of a file of the
+ *            rank's own to the name (the NFS-safe way), and symlink
+ *            with symlink() (Mercurial's): session
  *   nolock   rank 1 reads DIR/data 0.3 s later without taking the name
  *            (a race)
  *   leaf     every rank makes DIR/out/sub as a "mkdir -p" that tries the
@@ -80,18 +83,29 @@ static void get(const char *p)
 	close(fd);
 }
 
-/* Take the name @p (mkdir, or a file with O_EXCL), retrying. */
-static void take(const char *p, int excl)
+/* Take the name @p (@how: 0 mkdir, 1 a file with O_EXCL, 2 a link of a
+ * file of the process's own to it, 3 a symbolic link), retrying. */
+static void take(const char *p, int how)
 {
+	char own[8300];
 	int fd;
 
+	snprintf(own, sizeof(own), "%s.%d", p, (int)getpid());
+	if (how == 2 && (fd = open(own, O_WRONLY | O_CREAT, 0644)) >= 0)
+		close(fd);
 	for (;;) {
-		if (!excl && mkdir(p, 0755) == 0)
+		if (how == 0 && mkdir(p, 0755) == 0)
 			return;
-		if (excl && (fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0) {
+		if (how == 1 && (fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0) {
 			close(fd);
 			return;
 		}
+		if (how == 2 && link(own, p) == 0) {
+			unlink(own);
+			return;
+		}
+		if (how == 3 && symlink("holder", p) == 0)
+			return;
 		usleep(10000);
 	}
 }
@@ -202,7 +216,9 @@ int main(int argc, char **argv)
 		if (unlink(lock))
 			perror(lock);
 	} else {
-		int excl = !strcmp(mode, "excl"), nolock = !strcmp(mode, "nolock");
+		int excl = !strcmp(mode, "excl") ? 1 : !strcmp(mode, "link") ? 2 :
+			   !strcmp(mode, "symlink") ? 3 : 0,
+		    nolock = !strcmp(mode, "nolock");
 		char lock[4096], data[4096];
 		snprintf(lock, sizeof(lock), "%s/lock", argv[2]);
 		snprintf(data, sizeof(data), "%s/data", argv[2]);
