@@ -490,6 +490,25 @@ TG_EXPORT int __dprintf_chk(int fd, int flag, const char *format, ...)
 		 format, format);
 }
 
+/*
+ * Begin record @c, of function @fn, inside the record @p (already
+ * committed): a part of one call, as lio_listio's and io_submit's
+ * requests and close_range's closes are.
+ */
+static void inner_begin(const struct tg_call *p, struct tg_call *c, unsigned fn, int64_t ret,
+			int failed, int err)
+{
+	*c = *p;
+	c->fn = fn;
+	c->depth = (uint8_t)(p->depth + 1);
+	c->parent = (int64_t)p->seq;
+	c->seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
+	c->err = err;
+	p->t->depth++;		/* popped by the commit, as after tg_enter() */
+	p->t->inrec = 1;	/* as after tg_end(), until the commit */
+	tg_rec_begin(c, ret, failed);
+}
+
 /* ---- closing ranges of descriptors ------------------------------------- */
 
 /*
@@ -550,15 +569,8 @@ static int traced_close_range(unsigned first, unsigned last, int flags,
 	tg_put_u(&c, (unsigned)flags);
 	tg_rec_commit(&c);
 	for (i = 0; rc == 0 && i < n && c.depth + 1 < TG_MAX_DEPTH; i++) {
-		struct tg_call k = c;
-		k.fn = TG_FN_close;
-		k.depth = (uint8_t)(c.depth + 1);
-		k.parent = (int64_t)c.seq;
-		k.seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
-		k.err = 0;
-		c.t->depth++;	/* popped by the commit, as after tg_enter() */
-		c.t->inrec = 1;
-		tg_rec_begin(&k, 0, 0);
+		struct tg_call k;
+		inner_begin(&c, &k, TG_FN_close, 0, 0, 0);
 		tg_put_s(&k, fds[i]);
 		tg_rec_commit(&k);
 	}
@@ -994,20 +1006,13 @@ _Static_assert(sizeof(struct aiocb) == sizeof(struct aiocb64),
  */
 static void lio_request(const struct tg_call *p, const struct aiocb *cb, int failed, int err)
 {
-	struct tg_thread *t = p->t;
-	struct tg_call c = *p;
+	struct tg_call c;
 
 	if (p->depth + 1 >= TG_MAX_DEPTH || tg_fd_excluded(cb->aio_fildes))
 		return;
-	c.fn = cb->aio_lio_opcode == LIO_WRITE ? TG_FN_aio_write : TG_FN_aio_read;
-	c.depth = (uint8_t)(p->depth + 1);
-	c.parent = (int64_t)p->seq;
-	c.seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
-	c.err = err;
-	t->depth++;		/* popped by the commit, as after tg_enter() */
-	t->inrec = 1;		/* as after tg_end(), until the commit */
-	tg_rec_begin(&c, failed ? -1 : 0, failed);
-	tg_put_u(&c, tg_ptr_id(t, cb));
+	inner_begin(p, &c, cb->aio_lio_opcode == LIO_WRITE ? TG_FN_aio_write : TG_FN_aio_read,
+		    failed ? -1 : 0, failed, err);
+	tg_put_u(&c, tg_ptr_id(p->t, cb));
 	tg_put_s(&c, cb->aio_fildes);
 	tg_put_s(&c, (int64_t)cb->aio_offset);
 	tg_put_u(&c, (uint64_t)cb->aio_nbytes);
@@ -1085,8 +1090,7 @@ TG_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int nent,
 static void kaio_record(const struct tg_call *p, unsigned fn, const struct iocb *cb,
 			int64_t ret, int failed, int err)
 {
-	struct tg_thread *t = p->t;
-	struct tg_call c = *p;
+	struct tg_call c;
 	uint64_t n = cb->aio_nbytes;
 
 	if (p->depth + 1 >= TG_MAX_DEPTH || tg_fd_excluded((int)cb->aio_fildes))
@@ -1097,17 +1101,10 @@ static void kaio_record(const struct tg_call *p, unsigned fn, const struct iocb 
 		for (n = 0, i = 0; v && i < k && i < 1024; i++)
 			n += v[i].iov_len;
 	}
-	c.fn = fn;
-	c.depth = (uint8_t)(p->depth + 1);
-	c.parent = (int64_t)p->seq;
-	c.seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
-	c.err = err;
-	t->depth++;		/* popped by the commit, as after tg_enter() */
-	t->inrec = 1;		/* as after tg_end(), until the commit */
-	tg_rec_begin(&c, ret, failed);
+	inner_begin(p, &c, fn, ret, failed, err);
 	if (fn == TG_FN_aio_fsync)
 		tg_put_u(&c, cb->aio_lio_opcode == IOCB_CMD_FDSYNC ? O_DSYNC : O_SYNC);
-	tg_put_u(&c, tg_ptr_id(t, cb));
+	tg_put_u(&c, tg_ptr_id(p->t, cb));
 	tg_put_s(&c, (int32_t)cb->aio_fildes);
 	tg_put_s(&c, cb->aio_offset);
 	tg_put_u(&c, n);
@@ -1131,6 +1128,13 @@ static unsigned kaio_fn(const struct iocb *cb)
 	return 0;
 }
 
+/* The errno of a Linux AIO call that returned @ret: the system call's
+ * (@raw: -1 and errno @e), or libaio's (-errno). */
+static int kaio_errno(long ret, int raw, int e)
+{
+	return ret >= 0 ? 0 : raw ? e : (int)-ret;
+}
+
 /* io_submit through @call(@ctx, @nr, @ios): libaio's (-errno on failure)
  * or the system call (-1 and errno), @raw. */
 static long traced_ksubmit(long (*call)(unsigned long, long, struct iocb **), unsigned long ctx,
@@ -1145,10 +1149,7 @@ static long traced_ksubmit(long (*call)(unsigned long, long, struct iocb **), un
 	ret = call(ctx, nr, ios);
 	e = errno;
 	tg_end(&c);
-	if (raw && ret < 0)
-		c.err = e;
-	else if (ret < 0)
-		c.err = (int)-ret;
+	c.err = kaio_errno(ret, raw, e);
 	tg_rec_begin(&c, ret < 0 ? -1 : ret, ret < 0);
 	tg_put_s(&c, nr);
 	tg_rec_commit(&c);
@@ -1175,10 +1176,7 @@ static long traced_kevents(long (*call)(unsigned long, long, long, struct io_eve
 	ret = call(ctx, min_nr, nr, ev, ts, sig);
 	e = errno;
 	tg_end(&c);
-	if (raw && ret < 0)
-		c.err = e;
-	else if (ret < 0)
-		c.err = (int)-ret;
+	c.err = kaio_errno(ret, raw, e);
 	tg_rec_begin(&c, ret < 0 ? -1 : ret, ret < 0);
 	tg_put_s(&c, min_nr);
 	tg_put_s(&c, nr);
