@@ -419,6 +419,7 @@ static void install_signals(void);
 static void atfork_prepare(void);
 static void atfork_parent(void);
 static void atfork_child(void);
+static _Atomic int dir_cache_busy;	/* tg_path_dir */
 static int sink_open(void);
 static void sink_write(const void *buf, size_t n);
 static void fold_write(struct tg_thread *t);
@@ -1958,6 +1959,7 @@ static void atfork_parent(void)
 	if (fork_took_objs)
 		pthread_mutex_unlock(&objs_mu);
 	fork_took_threads = fork_took_sink = fork_took_objs = 0;
+	dir_cache_busy = 0;
 }
 
 static void atfork_child(void)
@@ -2607,22 +2609,85 @@ const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, 
 }
 
 /*
- * The file an unlink, a remove or a rename names, by the kernel's name of
- * its directory: an open records the kernel's name of the file it made
- * (tg_path_opened), so "ln/f" unlinked where "real/f" was opened through
- * the link "ln" must be "real/f" too, or the trace has two files where
- * there was one (code_saturne's OMPIO lock probes, made through its
- * restart directory's link).  The directory is opened O_PATH for the
- * kernel to name it: no access, no change to it, the descriptor closed at
- * once.
+ * The file a call names by path without opening it (an unlink, a rename,
+ * a mkdir, a stat, an access), by the kernel's name of its directory: an
+ * open records the kernel's name of the file it made (tg_path_opened), so
+ * "ln/f" unlinked or stat'ed where "real/f" was opened through the link
+ * "ln" must be "real/f" too, or the trace has two files where there was
+ * one (code_saturne's OMPIO lock probes, made through its restart
+ * directory's link; a run directory reached through a link, as $SCRATCH
+ * often is).  The directory is opened O_PATH for the kernel to name it:
+ * no access, no change to it, the descriptor closed at once.
+ *
+ * Its names are kept (dir_cache).  A name the kernel gives as it was
+ * given (no link on the way) costs nothing the next time: were a link put
+ * in its way since, it would be named as given, as before 2026-12-04.
+ * One through a link costs one stat, which finds whether the name still
+ * leads to the same directory (a link pointed elsewhere, a directory
+ * made anew), instead of three calls.  A call of the process that
+ * removes, renames or makes a link forgets them all (tg_path_dir_forget).
+ * One thread fills the cache at a time; another meanwhile names without
+ * it.
  */
+#define DIR_CACHE 64
+static struct dir_cached {
+	uint64_t hash;		/* of the name given, 0: empty */
+	uint64_t dev, ino;	/* the directory it led to */
+	uint32_t glen;		/* the name given's length */
+	uint32_t gen;		/* dir_cache_gen then */
+	int same;		/* the kernel names it so */
+	char name[TG_PATH_MAX];	/* else the kernel's name */
+} dir_cache[DIR_CACHE];
+static _Atomic uint32_t dir_cache_gen;
+
+void tg_path_dir_forget(void)
+{
+	dir_cache_gen++;
+}
+
+static uint64_t dir_hash(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (n--)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h | 1;
+}
+
+/* The kernel's name of directory @dir (@dlen bytes) in @buf (n bytes,
+ * n == dlen when it is @dir itself), or -1; its device and inode in
+ * *@st. */
+static long dir_kernel_name(char *buf, const char *dir, size_t dlen, struct stat *st)
+{
+	char link[40];
+	long n;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, TG_PATH_MAX - 1);
+	if (syscall(SYS_fstat, fd, st) != 0)
+		n = -1;
+	syscall(SYS_close, fd);
+	if (n <= 0 || n >= TG_PATH_MAX - 1 || buf[0] != '/')
+		return -1;
+	buf[n] = 0;
+	if ((size_t)n == dlen && memcmp(buf, dir, dlen) == 0)
+		return (long)dlen;
+	return n;
+}
+
 const char *tg_path_dir(char *buf, const char *ap)
 {
 	const char *slash;
-	char link[40], dir[TG_PATH_MAX];
+	char dir[TG_PATH_MAX];
+	struct dir_cached *c = NULL;
+	struct stat st;
 	size_t dlen;
+	uint64_t h;
 	long n;
-	int fd, e = errno;
+	int e = errno, same = 0, hit = 0;
 
 	if (!ap || ap[0] != '/' || !(slash = strrchr(ap, '/')) || slash == ap ||
 	    strncmp(ap, "/proc/", 6) == 0 || strncmp(ap, "/sys/", 5) == 0 ||
@@ -2631,17 +2696,40 @@ const char *tg_path_dir(char *buf, const char *ap)
 		return ap;
 	memcpy(dir, ap, dlen);
 	dir[dlen] = 0;
-	fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		errno = e;
-		return ap;
+	h = dir_hash(dir, dlen);
+	if (!__atomic_exchange_n(&dir_cache_busy, 1, __ATOMIC_ACQUIRE)) {
+		c = &dir_cache[h % DIR_CACHE];
+		if (c->hash == h && c->glen == dlen && c->gen == dir_cache_gen &&
+		    (c->same || (syscall(SYS_newfstatat, AT_FDCWD, dir, &st, 0) == 0 &&
+				 (uint64_t)st.st_dev == c->dev && (uint64_t)st.st_ino == c->ino))) {
+			hit = 1;
+			same = c->same;
+			n = same ? 0 : (long)strlen(c->name);
+			if (!same)
+				memcpy(buf, c->name, (size_t)n + 1);
+		}
+		if (hit)
+			__atomic_store_n(&dir_cache_busy, 0, __ATOMIC_RELEASE);
 	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, TG_PATH_MAX - 1);
-	syscall(SYS_close, fd);
+	if (!hit) {
+		n = dir_kernel_name(buf, dir, dlen, &st);
+		same = n == (long)dlen && memcmp(buf, dir, dlen) == 0;
+		if (c) {	/* the cache is ours */
+			if (n > 0) {
+				c->hash = h;
+				c->gen = dir_cache_gen;
+				c->glen = (uint32_t)dlen;
+				c->dev = (uint64_t)st.st_dev;
+				c->ino = (uint64_t)st.st_ino;
+				c->same = same;
+				if (!same)
+					memcpy(c->name, buf, (size_t)n + 1);
+			}
+			__atomic_store_n(&dir_cache_busy, 0, __ATOMIC_RELEASE);
+		}
+	}
 	errno = e;
-	if (n <= 0 || n >= TG_PATH_MAX - 1 || buf[0] != '/' || ((size_t)n == dlen &&
-	    memcmp(buf, ap, dlen) == 0) || (size_t)n + strlen(slash) >= TG_PATH_MAX)
+	if (n <= 0 || same || (size_t)n + strlen(slash) >= TG_PATH_MAX)
 		return ap;
 	memcpy(buf + n, slash, strlen(slash) + 1);
 	return buf;

@@ -628,7 +628,7 @@ def gen_wrapper(r, rec, out):
                 p.name, p.name, p.name, base))
             if p.name in dirnamed:
                 o('\tchar db_%s[TG_PATH_MAX];\n' % p.name)
-                o('\tap_%s = tg_path_dir(db_%s, ap_%s);\n' % (p.name, p.name, p.name))
+                o('\tif (!ex)\n\t\tap_%s = tg_path_dir(db_%s, ap_%s);\n' % (p.name, p.name, p.name))
         elif p.kind == 'fd' and p.name not in atbase and p.name != 'newfd' \
                 and p.dir == 'in':
             o('\tex |= tg_fd_excluded(%s);\n' % p.name)
@@ -648,6 +648,8 @@ def gen_wrapper(r, rec, out):
         post.append('tg_fd_set(%s, 0);' % r.opts['closefd'])
     if 'dupfd' in r.opts:
         post.append('if (ret >= 0)\n\t\ttg_fd_dup(%s, ret);' % r.opts['dupfd'])
+    if 'dirchange' in r.opts:
+        post.append('if (!(%s))\n\t\ttg_path_dir_forget();' % fail_expr(r))
     if 'chdir' in r.opts:
         post.append('if (ret == 0)\n\t\ttg_cwd_changed();')
     pre_post = []   # must run before the record (ids the record uses)
@@ -711,6 +713,8 @@ def gen_wrapper(r, rec, out):
         if p.kind in ('path', 'atpath') and p.dir != 'in':
             base = p.karg if p.kind == 'atpath' else 'AT_FDCWD'
             o('\tap_%s = tg_path_prep(pb_%s, %s, %s, &ex);\n' % (p.name, p.name, p.name, base))
+            if p.name in dirnamed:
+                o('\tap_%s = tg_path_dir(db_%s, ap_%s);\n' % (p.name, p.name, p.name))
             o('\tuint64_t sid_%s = tg_str(tgc.t, ap_%s);\n' % (p.name, p.name))
     if isvoid:
         o('\tint failed = 0;\n')

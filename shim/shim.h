@@ -511,6 +511,7 @@ const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, 
  * when that is another name; else @ap.  Before the call: the directory
  * is there. */
 const char *tg_path_dir(char *buf, const char *ap) TG_HIDDEN;
+void tg_path_dir_forget(void) TG_HIDDEN;
 
 /* Is descriptor @fd one of an excluded file? */
 int tg_fd_excluded(int fd) TG_HIDDEN;

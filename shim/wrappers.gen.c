@@ -1261,6 +1261,9 @@ TG_EXPORT int truncate(const char *path, off_t length)
 		return real(path, length);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_truncate, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -1297,6 +1300,9 @@ TG_EXPORT int truncate64(const char *path, off64_t length)
 		return real(path, length);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_truncate64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2260,6 +2266,9 @@ TG_EXPORT int stat(const char *path, struct stat *st)
 		return real(path, st);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_stat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2296,6 +2305,9 @@ TG_EXPORT int stat64(const char *path, struct stat64 *st)
 		return real(path, st);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_stat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2332,6 +2344,9 @@ TG_EXPORT int lstat(const char *path, struct stat *st)
 		return real(path, st);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_lstat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2368,6 +2383,9 @@ TG_EXPORT int lstat64(const char *path, struct stat64 *st)
 		return real(path, st);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_lstat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2472,6 +2490,9 @@ TG_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 		return real(dirfd, path, st, flags);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_fstatat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2510,6 +2531,9 @@ TG_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flag
 		return real(dirfd, path, st, flags);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_fstatat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2548,6 +2572,9 @@ TG_EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask, s
 		return real(dirfd, path, flags, mask, stx);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_statx, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2587,6 +2614,9 @@ TG_EXPORT int __xstat(int ver, const char *path, struct stat *st)
 		return real(ver, path, st);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_stat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2623,6 +2653,9 @@ TG_EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
 		return real(ver, path, st);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_stat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2659,6 +2692,9 @@ TG_EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 		return real(ver, path, st);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_lstat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2695,6 +2731,9 @@ TG_EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 		return real(ver, path, st);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_lstat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2799,6 +2838,9 @@ TG_EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, 
 		return real(ver, dirfd, path, st, flags);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_fstatat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2837,6 +2879,9 @@ TG_EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *
 		return real(ver, dirfd, path, st, flags);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_fstatat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2875,6 +2920,9 @@ TG_EXPORT int access(const char *path, int amode)
 		return real(path, amode);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_access, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2911,6 +2959,9 @@ TG_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
 		return real(dirfd, path, amode, flags);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_faccessat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2950,11 +3001,16 @@ TG_EXPORT int unlink(const char *path)
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
-	ap_path = tg_path_dir(db_path, ap_path);
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_unlink, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(path);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_path = tg_str(tgc.t, ap_path);
@@ -2964,6 +3020,10 @@ TG_EXPORT int unlink(const char *path)
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, sid_path);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 
@@ -2987,11 +3047,16 @@ TG_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
-	ap_path = tg_path_dir(db_path, ap_path);
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_unlinkat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(dirfd, path, flags);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_path = tg_str(tgc.t, ap_path);
@@ -3003,6 +3068,10 @@ TG_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, (uint64_t)(unsigned int)flags);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 
@@ -3026,15 +3095,21 @@ TG_EXPORT int rename(const char *oldpath, const char *newpath)
 	char pb_oldpath[TG_PATH_MAX];
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, AT_FDCWD, &ex);
 	char db_oldpath[TG_PATH_MAX];
-	ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
+	if (!ex)
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, AT_FDCWD, &ex);
 	char db_newpath[TG_PATH_MAX];
-	ap_newpath = tg_path_dir(db_newpath, ap_newpath);
+	if (!ex)
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
 	if (ex || !tg_enter(&tgc, TG_FN_rename, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(oldpath, newpath);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_oldpath = tg_str(tgc.t, ap_oldpath);
@@ -3046,6 +3121,10 @@ TG_EXPORT int rename(const char *oldpath, const char *newpath)
 	tg_put_u(&tgc, sid_oldpath);
 	tg_put_u(&tgc, sid_newpath);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 
@@ -3069,15 +3148,21 @@ TG_EXPORT int renameat(int olddirfd, const char *oldpath, int newdirfd, const ch
 	char pb_oldpath[TG_PATH_MAX];
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, olddirfd, &ex);
 	char db_oldpath[TG_PATH_MAX];
-	ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
+	if (!ex)
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, newdirfd, &ex);
 	char db_newpath[TG_PATH_MAX];
-	ap_newpath = tg_path_dir(db_newpath, ap_newpath);
+	if (!ex)
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
 	if (ex || !tg_enter(&tgc, TG_FN_renameat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(olddirfd, oldpath, newdirfd, newpath);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_oldpath = tg_str(tgc.t, ap_oldpath);
@@ -3091,6 +3176,10 @@ TG_EXPORT int renameat(int olddirfd, const char *oldpath, int newdirfd, const ch
 	tg_put_s(&tgc, (int64_t)newdirfd);
 	tg_put_u(&tgc, sid_newpath);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 
@@ -3114,15 +3203,21 @@ TG_EXPORT int renameat2(int olddirfd, const char *oldpath, int newdirfd, const c
 	char pb_oldpath[TG_PATH_MAX];
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, olddirfd, &ex);
 	char db_oldpath[TG_PATH_MAX];
-	ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
+	if (!ex)
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, newdirfd, &ex);
 	char db_newpath[TG_PATH_MAX];
-	ap_newpath = tg_path_dir(db_newpath, ap_newpath);
+	if (!ex)
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
 	if (ex || !tg_enter(&tgc, TG_FN_renameat2, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(olddirfd, oldpath, newdirfd, newpath, flags);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_oldpath = tg_str(tgc.t, ap_oldpath);
@@ -3137,6 +3232,10 @@ TG_EXPORT int renameat2(int olddirfd, const char *oldpath, int newdirfd, const c
 	tg_put_u(&tgc, sid_newpath);
 	tg_put_u(&tgc, (uint64_t)flags);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 
@@ -3159,8 +3258,14 @@ TG_EXPORT int link(const char *oldpath, const char *newpath)
 		return real(oldpath, newpath);
 	char pb_oldpath[TG_PATH_MAX];
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, AT_FDCWD, &ex);
+	char db_oldpath[TG_PATH_MAX];
+	if (!ex)
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, AT_FDCWD, &ex);
+	char db_newpath[TG_PATH_MAX];
+	if (!ex)
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
 	if (ex || !tg_enter(&tgc, TG_FN_link, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3198,8 +3303,14 @@ TG_EXPORT int linkat(int olddirfd, const char *oldpath, int newdirfd, const char
 		return real(olddirfd, oldpath, newdirfd, newpath, flags);
 	char pb_oldpath[TG_PATH_MAX];
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, olddirfd, &ex);
+	char db_oldpath[TG_PATH_MAX];
+	if (!ex)
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, newdirfd, &ex);
+	char db_newpath[TG_PATH_MAX];
+	if (!ex)
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
 	if (ex || !tg_enter(&tgc, TG_FN_linkat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3240,10 +3351,17 @@ TG_EXPORT int symlink(const char *target, const char *linkpath)
 		return real(target, linkpath);
 	char pb_linkpath[TG_PATH_MAX];
 	const char *ap_linkpath = tg_path_prep(pb_linkpath, linkpath, AT_FDCWD, &ex);
+	char db_linkpath[TG_PATH_MAX];
+	if (!ex)
+		ap_linkpath = tg_path_dir(db_linkpath, ap_linkpath);
 	if (ex || !tg_enter(&tgc, TG_FN_symlink, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(target, linkpath);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_target = tg_str(tgc.t, target);
@@ -3255,6 +3373,10 @@ TG_EXPORT int symlink(const char *target, const char *linkpath)
 	tg_put_u(&tgc, sid_target);
 	tg_put_u(&tgc, sid_linkpath);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 
@@ -3277,10 +3399,17 @@ TG_EXPORT int symlinkat(const char *target, int newdirfd, const char *linkpath)
 		return real(target, newdirfd, linkpath);
 	char pb_linkpath[TG_PATH_MAX];
 	const char *ap_linkpath = tg_path_prep(pb_linkpath, linkpath, newdirfd, &ex);
+	char db_linkpath[TG_PATH_MAX];
+	if (!ex)
+		ap_linkpath = tg_path_dir(db_linkpath, ap_linkpath);
 	if (ex || !tg_enter(&tgc, TG_FN_symlinkat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(target, newdirfd, linkpath);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_target = tg_str(tgc.t, target);
@@ -3293,6 +3422,10 @@ TG_EXPORT int symlinkat(const char *target, int newdirfd, const char *linkpath)
 	tg_put_s(&tgc, (int64_t)newdirfd);
 	tg_put_u(&tgc, sid_linkpath);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 
@@ -3390,6 +3523,9 @@ TG_EXPORT int mkdir(const char *path, mode_t mode)
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_mkdir, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3426,6 +3562,9 @@ TG_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 		return real(dirfd, path, mode);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_mkdirat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3463,10 +3602,17 @@ TG_EXPORT int rmdir(const char *path)
 		return real(path);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_rmdir, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(path);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_path = tg_str(tgc.t, ap_path);
@@ -3476,6 +3622,10 @@ TG_EXPORT int rmdir(const char *path)
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, sid_path);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 
@@ -3982,6 +4132,9 @@ TG_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
 		return real(path, mode, dev);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_mknod, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4019,6 +4172,9 @@ TG_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 		return real(dirfd, path, mode, dev);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_mknodat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4057,6 +4213,9 @@ TG_EXPORT int mkfifo(const char *path, mode_t mode)
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char db_path[TG_PATH_MAX];
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_mkfifo, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4447,6 +4606,9 @@ TG_EXPORT char *mkdtemp(char *template)
 		return real(template);
 	char pb_template[TG_PATH_MAX];
 	const char *ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
+	char db_template[TG_PATH_MAX];
+	if (!ex)
+		ap_template = tg_path_dir(db_template, ap_template);
 	if (ex || !tg_enter(&tgc, TG_FN_mkdtemp, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4456,6 +4618,7 @@ TG_EXPORT char *mkdtemp(char *template)
 	ret = real(template);
 	tg_end(&tgc);
 	ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
+	ap_template = tg_path_dir(db_template, ap_template);
 	uint64_t sid_template = tg_str(tgc.t, ap_template);
 	int failed = ret == NULL;
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
@@ -7559,11 +7722,16 @@ TG_EXPORT int remove(const char *path)
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
-	ap_path = tg_path_dir(db_path, ap_path);
+	if (!ex)
+		ap_path = tg_path_dir(db_path, ap_path);
 	if (ex || !tg_enter(&tgc, TG_FN_remove, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(path);
+		int e = errno;
+		if (!(ret == -1))
+			tg_path_dir_forget();
+		errno = e;
 		return ret;
 	}
 	uint64_t sid_path = tg_str(tgc.t, ap_path);
@@ -7573,6 +7741,10 @@ TG_EXPORT int remove(const char *path)
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, sid_path);
 	tg_rec_commit(&tgc);
+	int e = errno;
+	if (!(ret == -1))
+		tg_path_dir_forget();
+	errno = e;
 	return ret;
 }
 

@@ -1512,7 +1512,7 @@ C
 	done
 }
 
-@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session; a name taken as a lock (mkdir/rmdir, O_EXCL, link or symlink/unlink) orders what was done under it, from one holder to the next and on: session, a race without it; an unlink that found nothing before another rank's create: a race" {
+@test "names the ranks share (tests/mpi/namedirs.c): a directory rank 0 makes before a barrier and the others create files in: session; without the barrier, or made after another rank's create failed: a race of names; made by every rank (deepest first too), or probed with stat first, or waited for by retrying: session (also through a symbolic link to the directory); a name taken as a lock (mkdir/rmdir, O_EXCL, link or symlink/unlink) orders what was done under it, from one holder to the next and on: session, a race without it; an unlink that found nothing before another rank's create: a race" {
 	mpicc.mpich -O2 -Wall -o namedirs "$TG_TOP/tests/mpi/namedirs.c"
 	for mode in barrier everyone probe leaf wait lock excl link symlink spin; do
 		rm -rf t w && mkdir w
@@ -1531,7 +1531,20 @@ C
 		grep -q "POSIX layer: 2 calls by name not ordered" <<<"$stderr"
 		[ $mode = nosync ] || grep -q "POSIX layer: on 1 file, which file a name named, .* times rebuilt" <<<"$stderr"
 	done
-	rm -rf t w && mkdir w
+	# the directory named through a symbolic link, its files opened by
+	# the kernel's names: the mkdir and the stat are named so too
+	for mode in nosync probe; do
+		rm -rf t w L && mkdir w && ln -s w L
+		mpitrace 3 ./namedirs $mode "$PWD/L"
+		if [ $mode = nosync ]; then
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -q "POSIX layer: 2 calls by name not ordered .* call [0-9]* of rank [12] went through directory $PWD/w/out, made by the mkdir, call [0-9]*, of rank 0)" <<<"$stderr"
+		else
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		fi
+	done
+	rm -rf t w L && mkdir w
 	mpitrace 3 ./namedirs nolock "$PWD/w"
 	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -Eq '^posix +/.*/w/data +0 +0 +0 +[1-9]' <<<"$output"

@@ -980,6 +980,54 @@ witness_plain() {
 	[ "$(grep -c $'^pair\t' <<<"$output")" -ge 2 ]
 }
 
+# Until 2026-12-04 a mkdir, stat or access through a symbolic link to a
+# directory kept the name given while the opens in it took the kernel's:
+# a directory made through a link and the files created in it were
+# unrelated names.  The kernel's name of a directory is kept per process;
+# one through a link is checked by a stat each time (another process may
+# point the link elsewhere), one without a link is not.
+@test "a mkdir, stat, access, truncate or rmdir through a symbolic link to a directory is traced under the directory's own path, as the opens in it are, also after another process points the link elsewhere" {
+	mkdir a b
+	ln -s a L
+	cat > sl.c <<-'EOF'
+	#include <fcntl.h>
+	#include <stdlib.h>
+	#include <sys/stat.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		struct stat st;
+		int i;
+		if (mkdir("L/d", 0755) || close(open("L/d/f", O_CREAT | O_WRONLY, 0644)))
+			return 1;
+		for (i = 0; i < 3; i++)
+			if (stat("L/d/f", &st) || access("L/d", F_OK) || truncate("L/d/f", 1))
+				return 1;
+		/* another process points the link at b, which has d/f too */
+		if (system("mkdir -p b/d && touch b/d/f && ln -sfn b L"))
+			return 1;
+		for (i = 0; i < 2; i++)
+			if (stat("L/d/f", &st))
+				return 1;
+		return unlink("L/d/f") || rmdir("L/d");
+	}
+	EOF
+	gcc -O1 -o sl sl.c
+	run -0 --separate-stderr traced ./sl
+	[ -d a/d ] && [ -f a/d/f ] && [ ! -e b/d ]
+	decode_all trace/*.rec
+	calls > got
+	! grep -q "path=\"$T/L/" got
+	grep -q "^posix mkdir 0 path=\"$T/a/d\"" got
+	grep -q "^posix open 3 path=\"$T/a/d/f\"" got
+	[ "$(grep -c "^posix stat 0 path=\"$T/a/d/f\"" got)" -eq 3 ]
+	[ "$(grep -c "^posix access 0 path=\"$T/a/d\"" got)" -eq 3 ]
+	[ "$(grep -c "^posix truncate 0 path=\"$T/a/d/f\"" got)" -eq 3 ]
+	[ "$(grep -c "^posix stat 0 path=\"$T/b/d/f\"" got)" -eq 2 ]
+	grep -q "^posix unlink 0 path=\"$T/b/d/f\"" got
+	grep -q "^posix rmdir 0 path=\"$T/b/d\"" got
+}
+
 # /dev/shm is a file system programs share files in; the tracer names the
 # files of /proc, /sys and /dev as given (the kernel's own), and until
 # 2026-12-03 /dev/shm's too, so a file written by one name and read
