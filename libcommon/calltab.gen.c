@@ -190,7 +190,7 @@ static const struct tg_argdesc a_readv[] = {
 	{ "iovcnt", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_readv[] = {
-	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
 };
 static const struct tg_argdesc a_writev[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -207,7 +207,7 @@ static const struct tg_argdesc a_preadv[] = {
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_preadv[] = {
-	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 1, 0 },
 };
 static const struct tg_argdesc a_preadv64[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -216,7 +216,7 @@ static const struct tg_argdesc a_preadv64[] = {
 	{ "offset", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_preadv64[] = {
-	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 1, 0 },
 };
 static const struct tg_argdesc a_pwritev[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -244,7 +244,7 @@ static const struct tg_argdesc a_preadv2[] = {
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_preadv2[] = {
-	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 1, 0 },
 };
 static const struct tg_argdesc a_pwritev2[] = {
 	{ "fd", TG_K_FD, TG_IN, TG_H_NONE, 0, 0 },
@@ -350,7 +350,7 @@ static const struct tg_argdesc a_sendfile[] = {
 	{ "count", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_sendfile[] = {
-	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 3, 0 },
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_copy_file_range[] = {
@@ -362,7 +362,7 @@ static const struct tg_argdesc a_copy_file_range[] = {
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_copy_file_range[] = {
-	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 4, 0 },
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_mmap[] = {
@@ -1194,7 +1194,7 @@ static const struct tg_argdesc a_splice[] = {
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
 static const struct tg_iorole r_splice[] = {
-	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, TG_ARG_NONE, 0 },
+	{ TG_IO_READ, TG_OFF_ARG, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 4, 0 },
 	{ TG_IO_WRITE, TG_OFF_ARG, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_fexecve[] = {

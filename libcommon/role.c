@@ -70,6 +70,20 @@ static int num(const struct tg_tline *t, const struct tg_calldesc *d, int i, int
 	const char *v = arg(t, d, i);
 
 	*out = dflt;
+	if (v && v[0] == '[') {
+		/* a vector's lengths ("[8,8]"): their sum, the bytes it
+		 * asked for (readv) */
+		int64_t sum = 0, x;
+		char *end;
+		for (v++; *v && *v != ']'; v = *end == ',' ? end + 1 : end) {
+			x = strtoll(v, &end, 10);
+			if (end == v || x < 0)
+				return -1;
+			sum += x;
+		}
+		*out = sum;
+		return 0;
+	}
 	return v ? tg_tint(v, out) : 0;
 }
 
@@ -263,13 +277,14 @@ static int data(const struct tg_tline *t, const struct tg_calldesc *d,
 
 static int whence(const char *v)
 {
-	static const char *const names[] = { "SEEK_SET", "SEEK_CUR", "SEEK_END" };
+	static const char *const names[] = { "SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
+					     "SEEK_HOLE" };
 	int64_t n;
 	int i;
 
 	if (!v)
 		return -1;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 5; i++)
 		if (strcmp(v, names[i]) == 0)
 			return i;
 	if (tg_tint(v, &n) < 0)
@@ -510,9 +525,16 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 				return -1;
 		}
 		break;
-	case TG_IO_SIZE:
-		if (r->c != TG_ARG_NONE && whence(arg(t, d, r->c)) != 2) {
-			a->op = TG_IO_NONE;	/* lseek but to the end: no size */
+	case TG_IO_SIZE: {
+		/* lseek: to the end, a look at the size (the offset from it
+		 * taken away); to the next hole (SEEK_HOLE: the end, if there
+		 * is none before it) or the next data (SEEK_DATA: the byte
+		 * where data starts again, which a write in the hole before
+		 * it would have moved), a look at the file's bytes there;
+		 * else none */
+		int w = r->c != TG_ARG_NONE ? whence(arg(t, d, r->c)) : 2;
+		if (w != 2 && w != 3 && w != 4) {
+			a->op = TG_IO_NONE;
 			break;
 		}
 		if (r->h >= 0 && d->args[r->h].kind == TG_K_PATH) {
@@ -539,12 +561,15 @@ static int other_role(const struct tg_tline *t, const struct tg_calldesc *d,
 			} else if (v && strcmp(v, "-") != 0 && tg_tint(v, &a->pos) < 0) {
 				return -1;
 			}
-			if (a->pos >= 0 && num(t, d, r->b, 0, &minus) < 0)
+			if (a->pos >= 0 && w == 2 && num(t, d, r->b, 0, &minus) < 0)
 				return -1;
+			if (a->pos >= 0 && w == 3)
+				minus = -1;	/* the data byte it found */
 			if (a->pos >= 0)
 				a->pos -= minus;
 		}
 		break;
+	}
 	case TG_IO_VIEW:
 		if (num(t, d, r->a, 0, &a->pos) < 0)
 			return -1;

@@ -2403,6 +2403,15 @@ int tg_close_range(unsigned first, unsigned last, int flags,
 	return rc;
 }
 
+/* Is descriptor @fd open (not asking through a wrapper)? */
+int tg_fd_is_open(int fd)
+{
+	int e = errno, open = fd >= 0 && syscall(SYS_fcntl, fd, F_GETFD) >= 0;
+
+	errno = e;
+	return open;
+}
+
 int tg_fd_excluded(int fd)
 {
 	if (fd < 0 || fd >= FD_TRACKED)

@@ -641,9 +641,25 @@ def gen_wrapper(r, rec, out):
             o('\tint64_t px_%s = (int64_t)(%s);\n' % (p.name, p.karg))
         if p.kind == 'prefd':
             o('\tex |= px_%s >= 0 && tg_fd_excluded((int)px_%s);\n' % (p.name, p.name))
+    # closes=ARG: the call first closes ARG's handle (dup2's newfd,
+    # freopen's stream): recorded when that handle is traced, even if the
+    # handle it makes is excluded (a dup2 of /dev/null onto a file's
+    # descriptor, a freopen of stdout onto /dev/null), or its close is
+    # lost; the new handle stays excluded (exn)
+    exn = 'ex'
+    if 'closes' in r.opts:
+        ca = r.opts['closes']
+        cp = next(p for p in r.params if p.name == ca)
+        exn = 'exn'
+        o('\tint exn = ex;\n\t(void)exn;\n')
+        if cp.kind == 'stream':
+            o('\tif (ex && %s && !tg_fstab_excluded(%s))\n\t\tex = 0;\n' % (ca, ca))
+        else:
+            o('\tif (ex && %s != %s && !tg_fd_excluded(%s) && tg_fd_is_open(%s))\n'
+              '\t\tex = 0;\n' % (ca, r.opts['dupfd'], ca, ca))
     post = []
     if 'newfd' in r.opts:
-        post.append('if (ret >= 0)\n\t\ttg_fd_set(ret, ex);')
+        post.append('if (ret >= 0)\n\t\ttg_fd_set(ret, %s);' % exn)
     if 'closefd' in r.opts:
         post.append('tg_fd_set(%s, 0);' % r.opts['closefd'])
     if 'dupfd' in r.opts:
@@ -654,7 +670,7 @@ def gen_wrapper(r, rec, out):
         post.append('if (ret == 0)\n\t\ttg_cwd_changed();')
     pre_post = []   # must run before the record (ids the record uses)
     if 'newstream' in r.opts:
-        pre_post.append('if (ret)\n\t\ttg_fstab_new(ret, ex);')
+        pre_post.append('if (ret)\n\t\ttg_fstab_new(ret, %s);' % exn)
     if 'newdir' in r.opts:
         pre_post.append('if (ret)\n\t\ttg_dir_new(ret);')
     late = []       # after the record (the id was used in it)

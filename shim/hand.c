@@ -325,7 +325,12 @@ TG_EXPORT int fcntl64(int fd, int cmd, ...)
 
 /* ---- printf and scanf families ---------------------------------------- */
 
-/* How the formatted call reaches its v-variant. */
+/* How the formatted call reaches its v-variant.  A call on standard
+ * output (printf, vprintf, and puts and putchar, which compilers make of
+ * printf) is recorded as the call on the stream stdout it is (fprintf,
+ * vfprintf, fputs, putc), so that its bytes are placed where stdout goes
+ * (a file freopen put under it) and kept in order with the program's
+ * fwrite and fflush on stdout. */
 enum { FMT_STREAM, FMT_STDOUT, FMT_FD };
 
 typedef int (*vf_stream)(FILE *, const char *, va_list);
@@ -383,6 +388,8 @@ static int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
 		return fmt_invoke(f, fmt, ap);
 	if (f->how == FMT_STREAM)
 		ex = tg_fstab_excluded(f->stream);
+	else if (f->how == FMT_STDOUT)
+		ex = tg_fstab_excluded(stdout);
 	else if (f->how == FMT_FD)
 		ex = tg_fd_excluded(f->fd);
 	if (ex || !tg_enter(&c, f->fn, TG_LAYER_STDIO)) {
@@ -400,6 +407,8 @@ static int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
 	tg_rec_begin(&c, ret, failed);
 	if (f->how == FMT_STREAM)
 		tg_put_u(&c, tg_fstab_id(f->stream, NULL));
+	else if (f->how == FMT_STDOUT)
+		tg_put_u(&c, tg_fstab_id(stdout, NULL));
 	else if (f->how == FMT_FD)
 		tg_put_s(&c, f->fd);
 	tg_put_u(&c, sid);
@@ -434,7 +443,7 @@ TG_EXPORT int fprintf(FILE *stream, const char *format, ...)
 TG_EXPORT int printf(const char *format, ...)
 {
 	static const char real_name[] = "vprintf";
-	FMT_BODY(((struct fmtcall){ .fn = TG_FN_printf, .how = FMT_STDOUT }),
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_fprintf, .how = FMT_STDOUT }),
 		 format, format);
 }
 
@@ -476,7 +485,7 @@ int __printf_chk(int flag, const char *format, ...);
 TG_EXPORT int __printf_chk(int flag, const char *format, ...)
 {
 	static const char real_name[] = "__vprintf_chk";
-	FMT_BODY(((struct fmtcall){ .fn = TG_FN_printf, .how = FMT_STDOUT,
+	FMT_BODY(((struct fmtcall){ .fn = TG_FN_fprintf, .how = FMT_STDOUT,
 				    .chk = 1, .flag = flag }),
 		 format, format);
 }
@@ -488,6 +497,87 @@ TG_EXPORT int __dprintf_chk(int fd, int flag, const char *format, ...)
 	FMT_BODY(((struct fmtcall){ .fn = TG_FN_dprintf, .how = FMT_FD, .chk = 1,
 				    .flag = flag, .fd = fd }),
 		 format, format);
+}
+
+TG_EXPORT int vprintf(const char *format, va_list ap)
+{
+	static void *real;
+	struct fmtcall f = { .fn = TG_FN_vfprintf, .how = FMT_STDOUT };
+
+	RESOLVE(real, "vprintf");
+	f.real = real;
+	return traced_fmt(&f, format, ap);
+}
+
+int __vprintf_chk(int flag, const char *format, va_list ap);
+TG_EXPORT int __vprintf_chk(int flag, const char *format, va_list ap)
+{
+	static void *real;
+	struct fmtcall f = { .fn = TG_FN_vfprintf, .how = FMT_STDOUT, .chk = 1, .flag = flag };
+
+	RESOLVE(real, "__vprintf_chk");
+	f.real = real;
+	return traced_fmt(&f, format, ap);
+}
+
+/* puts(s) is fputs(s, stdout) and a newline: recorded as that fputs, its
+ * length the string's and the newline's. */
+TG_EXPORT int puts(const char *s)
+{
+	typedef int (*puts_fn)(const char *);
+	static void *real;
+	struct tg_call c;
+	int ret;
+
+	RESOLVE(real, "puts");
+	if (!real) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	if (!tg_on(TG_LAYER_STDIO))
+		return ((puts_fn)real)(s);
+	if (tg_fstab_excluded(stdout) || !tg_enter(&c, TG_FN_fputs, TG_LAYER_STDIO)) {
+		if (tg_fstab_excluded(stdout))
+			tg_count_excluded();
+		return ((puts_fn)real)(s);
+	}
+	ret = ((puts_fn)real)(s);
+	tg_end(&c);
+	tg_rec_begin(&c, ret, ret == EOF);
+	tg_put_u(&c, tg_ptr_id(c.t, s));
+	tg_put_u(&c, tg_fstab_id(stdout, NULL));
+	tg_put_s(&c, s ? (int64_t)tg_strlen0(s) + 1 : -1);
+	tg_rec_commit(&c);
+	return ret;
+}
+
+/* putchar(c) is putc(c, stdout) */
+TG_EXPORT int putchar(int ch)
+{
+	typedef int (*putchar_fn)(int);
+	static void *real;
+	struct tg_call c;
+	int ret;
+
+	RESOLVE(real, "putchar");
+	if (!real) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	if (!tg_on(TG_LAYER_STDIO))
+		return ((putchar_fn)real)(ch);
+	if (tg_fstab_excluded(stdout) || !tg_enter(&c, TG_FN_putc, TG_LAYER_STDIO)) {
+		if (tg_fstab_excluded(stdout))
+			tg_count_excluded();
+		return ((putchar_fn)real)(ch);
+	}
+	ret = ((putchar_fn)real)(ch);
+	tg_end(&c);
+	tg_rec_begin(&c, ret, ret == EOF);
+	tg_put_s(&c, ch);
+	tg_put_u(&c, tg_fstab_id(stdout, NULL));
+	tg_rec_commit(&c);
+	return ret;
 }
 
 /*

@@ -209,6 +209,10 @@ TG_EXPORT int dup2(int oldfd, int newfd)
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(oldfd, newfd);
 	ex |= tg_fd_excluded(oldfd);
+	int exn = ex;
+	(void)exn;
+	if (ex && newfd != oldfd && !tg_fd_excluded(newfd) && tg_fd_is_open(newfd))
+		ex = 0;
 	if (ex || !tg_enter(&tgc, TG_FN_dup2, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -256,6 +260,10 @@ TG_EXPORT int dup3(int oldfd, int newfd, int flags)
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(oldfd, newfd, flags);
 	ex |= tg_fd_excluded(oldfd);
+	int exn = ex;
+	(void)exn;
+	if (ex && newfd != oldfd && !tg_fd_excluded(newfd) && tg_fd_is_open(newfd))
+		ex = 0;
 	if (ex || !tg_enter(&tgc, TG_FN_dup3, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -5770,13 +5778,17 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	ex |= tg_fstab_excluded(stream);
+	int exn = ex;
+	(void)exn;
+	if (ex && stream && !tg_fstab_excluded(stream))
+		ex = 0;
 	if (ex || !tg_enter(&tgc, TG_FN_freopen, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(path, mode, stream);
 		int e = errno;
 		if (ret)
-			tg_fstab_new(ret, ex);
+			tg_fstab_new(ret, exn);
 		errno = e;
 		return ret;
 	}
@@ -5790,7 +5802,7 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
-		tg_fstab_new(ret, ex);
+		tg_fstab_new(ret, exn);
 	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
@@ -5820,13 +5832,17 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	ex |= tg_fstab_excluded(stream);
+	int exn = ex;
+	(void)exn;
+	if (ex && stream && !tg_fstab_excluded(stream))
+		ex = 0;
 	if (ex || !tg_enter(&tgc, TG_FN_freopen64, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
 		ret = real(path, mode, stream);
 		int e = errno;
 		if (ret)
-			tg_fstab_new(ret, ex);
+			tg_fstab_new(ret, exn);
 		errno = e;
 		return ret;
 	}
@@ -5840,7 +5856,7 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
-		tg_fstab_new(ret, ex);
+		tg_fstab_new(ret, exn);
 	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
@@ -6624,70 +6640,6 @@ TG_EXPORT ssize_t getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
 	return ret;
 }
 
-int puts(const char *s);
-TG_EXPORT int puts(const char *s)
-{
-	static int (*real)(const char *);
-	struct tg_call tgc;
-	int ex = 0;
-	int ret;
-
-	if (tg_unlikely(!real)) {
-		real = (int (*)(const char *))tg_real("puts", NULL);
-		if (!real) {
-			errno = ENOSYS;
-			return (int)-1;
-		}
-	}
-	if (!tg_on(TG_LAYER_STDIO))
-		return real(s);
-	if (ex || !tg_enter(&tgc, TG_FN_puts, TG_LAYER_STDIO)) {
-		if (ex)
-			tg_count_excluded();
-		ret = real(s);
-		return ret;
-	}
-	ret = real(s);
-	tg_end(&tgc);
-	int failed = ret == EOF;
-	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
-	tg_rec_commit(&tgc);
-	return ret;
-}
-
-int putchar(int c);
-TG_EXPORT int putchar(int c)
-{
-	static int (*real)(int);
-	struct tg_call tgc;
-	int ex = 0;
-	int ret;
-
-	if (tg_unlikely(!real)) {
-		real = (int (*)(int))tg_real("putchar", NULL);
-		if (!real) {
-			errno = ENOSYS;
-			return (int)-1;
-		}
-	}
-	if (!tg_on(TG_LAYER_STDIO))
-		return real(c);
-	if (ex || !tg_enter(&tgc, TG_FN_putchar, TG_LAYER_STDIO)) {
-		if (ex)
-			tg_count_excluded();
-		ret = real(c);
-		return ret;
-	}
-	ret = real(c);
-	tg_end(&tgc);
-	int failed = ret == EOF;
-	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_s(&tgc, (int64_t)c);
-	tg_rec_commit(&tgc);
-	return ret;
-}
-
 int getchar(void);
 TG_EXPORT int getchar(void)
 {
@@ -6749,39 +6701,6 @@ TG_EXPORT int vfprintf(FILE *stream, const char *format, va_list ap)
 	int failed = ret < 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
-	tg_put_u(&tgc, sid_format);
-	tg_rec_commit(&tgc);
-	return ret;
-}
-
-int vprintf(const char *format, va_list ap);
-TG_EXPORT int vprintf(const char *format, va_list ap)
-{
-	static int (*real)(const char *, va_list);
-	struct tg_call tgc;
-	int ex = 0;
-	int ret;
-
-	if (tg_unlikely(!real)) {
-		real = (int (*)(const char *, va_list))tg_real("vprintf", NULL);
-		if (!real) {
-			errno = ENOSYS;
-			return (int)-1;
-		}
-	}
-	if (!tg_on(TG_LAYER_STDIO))
-		return real(format, ap);
-	if (ex || !tg_enter(&tgc, TG_FN_vprintf, TG_LAYER_STDIO)) {
-		if (ex)
-			tg_count_excluded();
-		ret = real(format, ap);
-		return ret;
-	}
-	uint64_t sid_format = tg_str(tgc.t, format);
-	ret = real(format, ap);
-	tg_end(&tgc);
-	int failed = ret < 0;
-	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, sid_format);
 	tg_rec_commit(&tgc);
 	return ret;
@@ -7001,39 +6920,6 @@ TG_EXPORT ssize_t __getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
 	tg_put_u(&tgc, n ? (uint64_t)*n : 0);
 	tg_put_s(&tgc, (int64_t)delim);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
-	tg_rec_commit(&tgc);
-	return ret;
-}
-
-int __vprintf_chk(int flag, const char *format, va_list ap);
-TG_EXPORT int __vprintf_chk(int flag, const char *format, va_list ap)
-{
-	static int (*real)(int, const char *, va_list);
-	struct tg_call tgc;
-	int ex = 0;
-	int ret;
-
-	if (tg_unlikely(!real)) {
-		real = (int (*)(int, const char *, va_list))tg_real("__vprintf_chk", NULL);
-		if (!real) {
-			errno = ENOSYS;
-			return (int)-1;
-		}
-	}
-	if (!tg_on(TG_LAYER_STDIO))
-		return real(flag, format, ap);
-	if (ex || !tg_enter(&tgc, TG_FN_vprintf, TG_LAYER_STDIO)) {
-		if (ex)
-			tg_count_excluded();
-		ret = real(flag, format, ap);
-		return ret;
-	}
-	uint64_t sid_format = tg_str(tgc.t, format);
-	ret = real(flag, format, ap);
-	tg_end(&tgc);
-	int failed = ret < 0;
-	tg_rec_begin(&tgc, (int64_t)ret, failed);
-	tg_put_u(&tgc, sid_format);
 	tg_rec_commit(&tgc);
 	return ret;
 }

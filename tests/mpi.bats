@@ -1555,6 +1555,63 @@ C
 	grep -q "POSIX layer: 1 open of a name not ordered .*(the first: the open of $PWD/w/data, call [0-9]* of rank 1, and call [0-9]* of rank 0)" <<<"$stderr"
 }
 
+# Until 2026-12-04 readv, preadv, copy_file_range and sendfile that met
+# the end of the file were placed by the bytes they got (none), not by
+# what they asked for as read and pread are; lseek's SEEK_HOLE and
+# SEEK_DATA were no looks at the file; a dup2 of /dev/null onto a file's
+# descriptor was not recorded (its /dev/null excluded), so its close of
+# the file was lost.
+@test "POSIX calls whose effect is not their byte count (tests/mpi/posixedges.c): readv, preadv, copy_file_range and sendfile that met the end of the file race the write that came later; SEEK_HOLE and SEEK_DATA after an uncommitted write need posix; a dup2 of /dev/null closes the file (session)" {
+	mpicc.mpich -O2 -Wall -o posixedges "$TG_TOP/tests/mpi/posixedges.c"
+	for mode in pread preadv readv cfr sendfile; do
+		rm -rf t f f.out
+		mpitrace 2 ./posixedges $mode "$PWD/f"
+		[ "$output" = "$mode 0" ]
+		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -Eq "^posix +$PWD/f +0 +0 +0 +1$" <<<"$output"
+	done
+	for mode in seekend seekhole seekdata; do
+		rm -rf t f
+		mpitrace 2 ./posixedges $mode "$PWD/f"
+		[ "$mode" = seekdata ] && [ "$output" = "$mode 8192" ] || [ "$output" = "$mode 4096" ]
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
+	done
+	rm -rf t f
+	mpitrace 2 ./posixedges dup2null "$PWD/f"
+	[ "$output" = "dup2null 16" ]
+	run -0 --separate-stderr trace-decode t/*.rec
+	grep -q $'\tdup2\t[0-9]*\toldfd=[0-9]*\tnewfd=' <<<"$output"
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+}
+
+# Until 2026-12-04 printf, puts, putchar and vprintf were recorded without
+# their stream: a log a rank wrote on stdout after freopen onto a file
+# was no write, and another rank reading it with nothing between was
+# session.
+@test "a rank's stdout put on a file with freopen (tests/mpi/stdoutlog.c): printf, puts, putchar and vprintf are writes to it, recorded as fprintf, fputs, putc and vfprintf on stdout: read after a barrier, session; with nothing between, a race" {
+	mpicc.mpich -O2 -Wall -o stdoutlog "$TG_TOP/tests/mpi/stdoutlog.c"
+	for mode in barrier nosync; do
+		rm -rf t log
+		mpitrace 2 ./stdoutlog $mode "$PWD/log"
+		[ "$stderr" = $'step 1 of 2\ncheckpoint written\n.\nresidual 7' ]
+		run -0 --separate-stderr trace-decode t/*.rec
+		table '$8 ~ /printf|puts|putc|putchar/ { row() }' > got
+		grep -qx 'fprintf 12 stream=s[0-9]* format="step %d of %d\\n"' got
+		grep -qx 'fputs 19 s=b stream=s[0-9]* len=19' got
+		[ "$(grep -c '^putc [0-9]* c=[0-9]* stream=s[0-9]*$' got)" -eq 2 ]
+		grep -qx 'vfprintf 11 stream=s[0-9]* format="%s %d\\n"' got
+		if [ $mode = barrier ]; then
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		else
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -Eq "^posix +$PWD/log +0 +0 +0 +[1-9]" <<<"$output"
+		fi
+	done
+}
+
 @test "a stream's position after fscanf and ungetc (tests/mpi/scanpos.c): fscanf's bytes placed from where the stream stood (at=, len=) and the stream left after them, ungetc's position recorded: a read after fscanf races another rank's rewrite, a read after ungetc does not" {
 	mpicc.mpich -O2 -Wall -o scanpos "$TG_TOP/tests/mpi/scanpos.c"
 	for mode in fread scanf ungetc; do

@@ -1,0 +1,133 @@
+/*
+ * posixedges - POSIX calls whose effect on a file is not in their byte
+ * count.  Two ranks; FILE is made empty before a barrier.
+ *
+ * Reads that met the end of the file (rank 1 at once, rank 0 writes
+ * [0, 16) 0.1 s later, nothing between: a race; the read found nothing
+ * because the write had not come):
+ *   pread     pread of 16 bytes                 (the model: a race)
+ *   preadv    preadv of two 8-byte pieces
+ *   readv     readv of two 8-byte pieces
+ *   cfr       copy_file_range of 16 bytes to FILE.out
+ *   sendfile  sendfile of 16 bytes to FILE.out
+ *
+ * Looks at where the file ends (both ranks keep FILE open; rank 0
+ * writes 4 KiB, no commit, no close; a barrier; rank 1 asks through its
+ * descriptor: posix, as fstat is):
+ *   seekend   lseek(fd, 0, SEEK_END)
+ *   seekhole  lseek(fd, 0, SEEK_HOLE)
+ *   seekdata  lseek(fd, 0, SEEK_DATA), the write at [8192, 12288)
+ *
+ * A close made by dup2 (rank 0 writes FILE and puts /dev/null over its
+ * descriptor with dup2, no close; a barrier; rank 1 reads: session):
+ *   dup2null
+ *
+ *   posixedges MODE FILE
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static char buf[4096];
+
+static int is(const char *m, const char *s)
+{
+	return strcmp(m, s) == 0;
+}
+
+static void shortread(int rank, const char *m, const char *file)
+{
+	struct iovec v[2] = { { buf, 8 }, { buf + 8, 8 } };
+	char out[4096];
+	ssize_t n = -2;
+	off_t at = 0;
+	int fd, o;
+
+	if (rank == 0) {
+		usleep(100000);
+		fd = open(file, O_WRONLY);
+		n = write(fd, "0123456789abcdef", 16);
+		close(fd);
+		return;
+	}
+	fd = open(file, O_RDONLY);
+	if (is(m, "pread")) {
+		n = pread(fd, buf, 16, 0);
+	} else if (is(m, "preadv")) {
+		n = preadv(fd, v, 2, 0);
+	} else if (is(m, "readv")) {
+		n = readv(fd, v, 2);
+	} else {
+		snprintf(out, sizeof(out), "%s.out", file);
+		o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		n = is(m, "cfr") ? copy_file_range(fd, NULL, o, NULL, 16, 0)
+				 : sendfile(o, fd, &at, 16);
+		close(o);
+	}
+	close(fd);
+	printf("%s %zd\n", m, n);
+}
+
+static void seeks(int rank, const char *m, const char *file)
+{
+	int fd = open(file, O_RDWR);
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		memset(buf, 'h', sizeof(buf));
+		if (pwrite(fd, buf, sizeof(buf), is(m, "seekdata") ? 8192 : 0) < 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 1)
+		printf("%s %ld\n", m, (long)lseek(fd, 0, is(m, "seekend") ? SEEK_END :
+					   is(m, "seekhole") ? SEEK_HOLE : SEEK_DATA));
+	MPI_Barrier(MPI_COMM_WORLD);
+	close(fd);
+}
+
+static void dup2null(int rank, const char *file)
+{
+	int fd, null;
+
+	if (rank == 0) {
+		fd = open(file, O_WRONLY);
+		null = open("/dev/null", O_WRONLY);
+		if (write(fd, "0123456789abcdef", 16) != 16 || dup2(null, fd) != fd)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		close(null);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 1) {
+		fd = open(file, O_RDONLY);
+		printf("dup2null %zd\n", read(fd, buf, 16));
+		close(fd);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int rank;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (argc != 3)
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	if (rank == 0)
+		close(open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644));
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (strncmp(argv[1], "seek", 4) == 0)
+		seeks(rank, argv[1], argv[2]);
+	else if (is(argv[1], "dup2null"))
+		dup2null(rank, argv[2]);
+	else
+		shortread(rank, argv[1], argv[2]);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Finalize();
+	return 0;
+}
