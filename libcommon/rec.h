@@ -82,6 +82,8 @@ struct tg_header {
 	char **argv;
 	uint64_t run;		/* which run into one trace directory: 1 for the
 				 * first (and 0, read as 1), 2 for the next... */
+	int run_wide;		/* encode: the run in 3 bytes, even the first's,
+				 * so that it can be rewritten in place */
 };
 
 /* One decoded argument value; which fields are set depends on the kind. */

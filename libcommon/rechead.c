@@ -145,9 +145,17 @@ size_t tg_header_encode(const struct tg_header *h, unsigned char *buf,
 	p = tg_put_uvar(p, (uint64_t)h->argc);
 	for (i = 0; i < h->argc && p; i++)
 		p = put_str(p, end, h->argv[i]);
-	/* a later run's number; the first run's streams end at argv */
-	if (p && h->run > 1)
+	/* a later run's number; the first run's streams end at argv, but
+	 * for a wide one (three bytes, a varint with its high groups 0) */
+	if (p && h->run_wide && h->run < (1u << 21)) {
+		if (end - p < 3)
+			return 0;
+		*p++ = (unsigned char)((h->run & 0x7f) | 0x80);
+		*p++ = (unsigned char)(((h->run >> 7) & 0x7f) | 0x80);
+		*p++ = (unsigned char)((h->run >> 14) & 0x7f);
+	} else if (p && h->run > 1) {
 		p = end - p < TG_VARINT_MAX ? NULL : tg_put_uvar(p, h->run);
+	}
 	if (!p)
 		return 0;
 	tg_put_le32(body - 4, (uint32_t)(p - body));

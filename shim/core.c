@@ -766,27 +766,17 @@ static uint64_t stream_clock_base(const char *path)
  * this node (the rank's parent) did, every rank of this one after.  Two
  * launches at once may take one run; verify-io then says so.
  */
-static void launch_run(void)
+/* The last run whose ranks' streams are in the trace directory and began
+ * before @since (a CLOCK_REALTIME time), above @last. */
+static unsigned long runs_before(uint64_t since, unsigned long last)
 {
-	static const char *const vars[] = { "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK" };
 	char name[TG_PATH_MAX + 300], buf[8192];
-	const char *s = getenv("TANGRAM_RUN_AUTO");
-	unsigned long last = 0, k;
-	uint64_t since;
+	unsigned long k;
 	long n, at;
-	size_t i;
-	int fd, rank = -1;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, trace_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (!s || !*s || strcmp(s, "0") == 0 || sink_spec[0])
-		return;
-	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && rank < 0; i++)
-		if ((s = getenv(vars[i])) && *s >= '0' && *s <= '9')
-			rank = atoi(s);
-	if (rank < 0 || !(since = started_at(getppid())))
-		return;
-	fd = (int)syscall(SYS_openat, AT_FDCWD, trace_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return last;
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
 		for (at = 0; at < n; at += ((struct dirent64 *)(buf + at))->d_reclen) {
 			const char *e = ((struct dirent64 *)(buf + at))->d_name;
@@ -800,6 +790,38 @@ static void launch_run(void)
 				last = k;	/* an earlier launch's */
 		}
 	syscall(SYS_close, fd);
+	return last;
+}
+
+/* A process under trace-run that no launcher started: should it call
+ * MPI_Init, it is a launch of its own (a singleton: a checker such as
+ * ncmpidump run after an mpirun, an mpi4py script), whose run is the one
+ * after those begun before it; its header's run is written wide, to be
+ * rewritten then (tg_set_rank). */
+static int run_singleton;
+
+static void launch_run(void)
+{
+	static const char *const vars[] = { "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK" };
+	char buf[32];
+	const char *s = getenv("TANGRAM_RUN_AUTO");
+	unsigned long last;
+	uint64_t since;
+	size_t i;
+	int rank = -1;
+
+	if (!s || !*s || strcmp(s, "0") == 0 || sink_spec[0])
+		return;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && rank < 0; i++)
+		if ((s = getenv(vars[i])) && *s >= '0' && *s <= '9')
+			rank = atoi(s);
+	if (rank < 0) {
+		run_singleton = 1;
+		return;
+	}
+	if (!(since = started_at(getppid())))
+		return;
+	last = runs_before(since, 0);
 	if (last + 1 > my_run)
 		my_run = (unsigned)(last + 1);
 	/* the processes the rank starts (a shell of system(), which has its
@@ -898,6 +920,7 @@ static int write_header(unsigned flags)
 	h.ppid = (uint64_t)my_ppid;
 	h.clock_base = real_base;
 	h.run = my_run;
+	h.run_wide = run_singleton;
 	h.host = uname(&u) == 0 ? u.nodename : "";
 	if (!cwd_valid)
 		tg_cwd_changed();
@@ -1808,6 +1831,7 @@ void tg_set_rank(int rank, int world)
 	struct tg_thread *t = tg_self;
 	unsigned char *start, *p;
 	unsigned char fixed[12];
+	int whole = 0;
 
 	pthread_mutex_lock(&sink_mu);
 	if (my_rank == rank && my_world == world) {
@@ -1817,6 +1841,25 @@ void tg_set_rank(int rank, int world)
 	}
 	my_rank = rank;
 	my_world = world;
+	if (run_singleton && world == 1 && sink_fd >= 0 && !sink_is_pipe && hdr_copy_len) {
+		/* a singleton: the run after those begun before it, in its
+		 * header (written wide: the same length) and its name */
+		unsigned long last = runs_before(real_base, 0);
+		if (last + 1 > my_run)
+			my_run = (unsigned)(last + 1);
+		if (my_run > 1 && my_run < (1u << 21)) {
+			size_t n = hdr_copy_len;
+			char buf[24];
+			/* the run's three bytes end the header */
+			hdr_copy[n - 3] = (unsigned char)((my_run & 0x7f) | 0x80);
+			hdr_copy[n - 2] = (unsigned char)(((my_run >> 7) & 0x7f) | 0x80);
+			hdr_copy[n - 1] = (unsigned char)((my_run >> 14) & 0x7f);
+			snprintf(buf, sizeof(buf), "%u", my_run);
+			setenv("TANGRAM_RUN", buf, 1);
+			whole = 1;
+		}
+		run_singleton = 0;
+	}
 	if (sink_fd >= 0 && !sink_is_pipe) {
 		/* rank, world and the header's CRC in one write, so that a
 		 * kill leaves the old three or the new */
@@ -1824,9 +1867,16 @@ void tg_set_rank(int rank, int world)
 		tg_put_le32(hdr_copy + TG_REC_RANK_OFFSET + 4, (uint32_t)world);
 		tg_put_le32(hdr_copy + TG_REC_HCRC_OFFSET,
 			    tg_header_crc(hdr_copy, hdr_copy_len));
-		memcpy(fixed, hdr_copy + TG_REC_RANK_OFFSET, sizeof(fixed));
-		syscall(SYS_pwrite64, sink_fd, fixed, sizeof(fixed),
-			(off_t)TG_REC_RANK_OFFSET);
+		/* (a singleton's run too, which ends the header: then the
+		 * whole header from the rank on, in the one write) */
+		if (whole) {
+			syscall(SYS_pwrite64, sink_fd, hdr_copy + TG_REC_RANK_OFFSET,
+				hdr_copy_len - TG_REC_RANK_OFFSET, (off_t)TG_REC_RANK_OFFSET);
+		} else {
+			memcpy(fixed, hdr_copy + TG_REC_RANK_OFFSET, sizeof(fixed));
+			syscall(SYS_pwrite64, sink_fd, fixed, sizeof(fixed),
+				(off_t)TG_REC_RANK_OFFSET);
+		}
 		if (sink_in_dir) {
 			char name[TG_PATH_MAX], run[24];
 			run_suffix(run, sizeof(run));

@@ -219,6 +219,27 @@ untimed() {
 	fi
 }
 
+# Until 2026-12-04 an MPI program started without a launcher (a singleton:
+# ncmpidump, a checker, an mpi4py script) took rank 0 of run 1 whatever
+# ran before it, and verify-io refused the job script's trace as two
+# launches at once.
+@test "one trace-run of a job script with MPI programs started without mpirun (singletons): each is a run of its own, after those begun before it, judged with them" {
+	timeout 120 trace-run -o s -- bash -c '
+		"$1" write c1
+		mpirun.mpich -n 2 "$1" write c2
+		"$1" read c2
+		"$1" read c1' - "$W/restart" > /dev/null
+	run -0 bash -c 'ls s | grep "^rank-"'
+	[ "$output" = "$(printf '%s\n' rank-0.rec rank-0.run2.rec rank-0.run3.rec rank-0.run4.rec rank-1.run2.rec)" ]
+	run -0 trace-decode s/rank-0.run3.rec
+	grep -q $'^#proc\trank=0\tworld=1\t.*argv=".*/restart" "read" "c2"\trun=3$' <<<"$output"
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" s
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	run -0 --separate-stderr trace-merge -o s.cfg s/*.rec
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" s.cfg
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+}
+
 @test "hb-build: two runs at once (their ranks' MPI calls overlap in time) are not ordered; one after the other, and on rebuilt times, they are" {
 	# the second run's times moved back to start with the first's
 	awk -F'\t' -v OFS='\t' '
