@@ -508,3 +508,22 @@ pympi() {
 	grep -q $'\tMPI_Win_lock_all\t0\tassert=1024\t' <<<"$output"
 	grep -q $'\tMPI_Win_fence\t0\tassert=16384\t' <<<"$output"
 }
+
+# Until 2026-12-04 OMPIO's own files, which every rank's MPI_File_open
+# makes and removes (FILE.locktest.0 beside the file, one in its session
+# directory), were taken for the program's names: a removal that found
+# one gone (another rank's) before another rank made it again was a race
+# of names, in some runs and in every default .cfg.
+@test "Open MPI: every rank opens one file on MPI_COMM_SELF (tests/mpi/selfopen.c): OMPIO's own files made and removed inside MPI_File_open are not the program's names (session, from the streams and from the default .cfg)" {
+	mpicc.openmpi -O2 -Wall -o selfopen "$TG_TOP/tests/mpi/selfopen.c"
+	for n in 2 4; do
+		rm -rf t f app.cfg
+		run -0 --separate-stderr trace-run -o t -- mpirun.openmpi -n $n ./selfopen "$PWD/f"
+		[ "$output" = ok ]
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		run -0 --separate-stderr trace-merge -o app.cfg t/*.rec
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" app.cfg
+		grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	done
+}

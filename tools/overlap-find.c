@@ -1124,6 +1124,11 @@ static void missing_pair(const struct rec *r)
 
 	if (!ncreations || r->creat || r->mpi || !programs_own(r))
 		return;
+	/* (nor the MPI library's own files inside the program's MPI-IO
+	 * call: OMPIO's lock probe and shared pointer, made and removed
+	 * by every rank, whose removal may find the file gone) */
+	if (r->depth > 0 && r->s && mpi_lib_file(r->s))
+		return;
 	/* (a process of a fork'd family is run from its kept records) */
 	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
 		return;
