@@ -48,14 +48,19 @@ static void *h5sym(const char *name)
 static __thread const void *h5_caller;
 
 /* Call sites seen: read without a lock (each entry's version is odd
- * while a writer, under rmu, changes it). */
-#define RCACHE 1024
+ * while a writer, under rmu, changes it).  Four ways a set: call sites
+ * that hash to one set do not push each other out (a direct-mapped table
+ * thrashed for netCDF-4's dozens of sites, each miss a dladdr, dlopen
+ * and dlsym). */
+#define RSETS 1024
+#define RWAYS 4
 static struct {
 	unsigned ver;
 	const void *ra;
 	const char *name;
 	void *fn;
-} rcache[RCACHE];
+} rcache[RSETS][RWAYS];
+static unsigned char rnext[RSETS];	/* the way the next miss takes */
 static pthread_mutex_t rmu = PTHREAD_MUTEX_INITIALIZER;
 
 static void *caller_def(const char *name, const void *ra)
@@ -80,28 +85,30 @@ static void *caller_def(const char *name, const void *ra)
 void *tg_h5_real(const char *name, const void *ra, void *dflt)
 {
 	size_t i = (size_t)((((uintptr_t)ra ^ (uintptr_t)name) * 0x9e3779b97f4a7c15ull) >> 54) &
-		   (RCACHE - 1);
+		   (RSETS - 1);
 	void *fn;
-	int hit;
-
-	unsigned v;
+	unsigned v, w;
 
 	h5_caller = ra;
-	v = __atomic_load_n(&rcache[i].ver, __ATOMIC_ACQUIRE);
-	hit = !(v & 1) && __atomic_load_n(&rcache[i].ra, __ATOMIC_RELAXED) == ra &&
-	      __atomic_load_n(&rcache[i].name, __ATOMIC_RELAXED) == name;
-	fn = __atomic_load_n(&rcache[i].fn, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (hit && __atomic_load_n(&rcache[i].ver, __ATOMIC_RELAXED) == v)
-		return fn ? fn : dflt;
+	for (w = 0; w < RWAYS; w++) {
+		int hit;
+		v = __atomic_load_n(&rcache[i][w].ver, __ATOMIC_ACQUIRE);
+		hit = !(v & 1) && __atomic_load_n(&rcache[i][w].ra, __ATOMIC_RELAXED) == ra &&
+		      __atomic_load_n(&rcache[i][w].name, __ATOMIC_RELAXED) == name;
+		fn = __atomic_load_n(&rcache[i][w].fn, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (hit && __atomic_load_n(&rcache[i][w].ver, __ATOMIC_RELAXED) == v)
+			return fn ? fn : dflt;
+	}
 	fn = caller_def(name, ra);
 	pthread_mutex_lock(&rmu);
-	__atomic_store_n(&rcache[i].ver, rcache[i].ver + 1, __ATOMIC_RELAXED);
+	w = rnext[i]++ % RWAYS;
+	__atomic_store_n(&rcache[i][w].ver, rcache[i][w].ver + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&rcache[i].ra, ra, __ATOMIC_RELAXED);
-	__atomic_store_n(&rcache[i].name, name, __ATOMIC_RELAXED);
-	__atomic_store_n(&rcache[i].fn, fn, __ATOMIC_RELAXED);
-	__atomic_store_n(&rcache[i].ver, rcache[i].ver + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rcache[i][w].ra, ra, __ATOMIC_RELAXED);
+	__atomic_store_n(&rcache[i][w].name, name, __ATOMIC_RELAXED);
+	__atomic_store_n(&rcache[i][w].fn, fn, __ATOMIC_RELAXED);
+	__atomic_store_n(&rcache[i][w].ver, rcache[i][w].ver + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&rmu);
 	return fn ? fn : dflt;
 }
