@@ -2629,6 +2629,54 @@ const char *tg_path_prep(char *out, const char *path, int dirfd, int *excluded)
 }
 
 /*
+ * A name of a descriptor ("/proc/self/fd/3", "/dev/fd/3", "/dev/stdout")
+ * that @ap (absolute) is, opened anew: the file it leads to when that is
+ * a regular file the exclusions leave traced, in @buf, else NULL.  Such
+ * an open makes a new open file of that file, with its own position and
+ * flags (a program reopening a descriptor by path, writing to
+ * /dev/stdout put on a file); by the name given it was excluded with
+ * /proc and /dev, and every call on it went unrecorded.
+ */
+const char *tg_path_fdname(char *buf, const char *ap)
+{
+	char cur[TG_PATH_MAX];
+	struct stat st;
+	long n;
+	int i, e = errno;
+
+	if (!ap || (strncmp(ap, "/proc/", 6) != 0 && strncmp(ap, "/dev/fd/", 8) != 0 &&
+		    strcmp(ap, "/dev/stdin") != 0 && strcmp(ap, "/dev/stdout") != 0 &&
+		    strcmp(ap, "/dev/stderr") != 0))
+		return NULL;
+	if (strncmp(ap, "/proc/", 6) == 0) {	/* /proc/self|thread-self|PID/fd/N */
+		const char *f = strstr(ap + 6, "/fd/");
+		if (!f || strchr(f + 4, '/'))
+			return NULL;
+	}
+	snprintf(cur, sizeof(cur), "%s", ap);
+	/* /dev/stdout -> /proc/self/fd/1 -> the file */
+	for (i = 0; i < 4; i++) {
+		n = syscall(SYS_readlinkat, AT_FDCWD, cur, buf, TG_PATH_MAX - 1);
+		if (n <= 0 || n >= TG_PATH_MAX - 1 || buf[0] != '/') {
+			errno = e;
+			return NULL;
+		}
+		buf[n] = 0;
+		if (strncmp(buf, "/proc/", 6) != 0 && strncmp(buf, "/dev/fd/", 8) != 0)
+			break;
+		memcpy(cur, buf, (size_t)n + 1);
+	}
+	if (i == 4 || (n > 10 && strcmp(buf + n - 10, " (deleted)") == 0) ||
+	    syscall(SYS_newfstatat, AT_FDCWD, ap, &st, 0) != 0 || !S_ISREG(st.st_mode) ||
+	    path_excluded(buf)) {
+		errno = e;
+		return NULL;
+	}
+	errno = e;
+	return buf;
+}
+
+/*
  * The path of the file descriptor @fd an open just made, as the kernel
  * names it (symbolic links and the ".." after one resolved), in @buf, when
  * it is another than @ap, the path the call was given, made absolute by

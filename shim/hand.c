@@ -78,8 +78,8 @@ static int call_open(int how, void *real, int dirfd, const char *path,
 static int traced_open(int how, unsigned fn, void *real, int dirfd,
 		       const char *path, int flags, mode_t mode)
 {
-	char pb[TG_PATH_MAX], rb[TG_PATH_MAX];
-	const char *ap;
+	char pb[TG_PATH_MAX], rb[TG_PATH_MAX], fb[TG_PATH_MAX];
+	const char *ap, *fdname;
 	struct tg_call c;
 	uint64_t sid;
 	int ex = 0, ret, at = how == OPEN_AT || how == OPEN_AT2;
@@ -93,6 +93,10 @@ static int traced_open(int how, unsigned fn, void *real, int dirfd,
 	if (!tg_on(TG_LAYER_POSIX))
 		return call_open(how, real, dirfd, path, flags, mode);
 	ap = tg_path_prep(pb, path, at ? dirfd : AT_FDCWD, &ex);
+	if (ex && (fdname = tg_path_fdname(fb, ap))) {
+		ap = fdname;	/* a descriptor reopened by name: its file */
+		ex = 0;
+	}
 	if (ex || !tg_enter(&c, fn, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();

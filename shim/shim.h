@@ -512,6 +512,7 @@ const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, 
  * is there. */
 const char *tg_path_dir(char *buf, const char *ap) TG_HIDDEN;
 void tg_path_dir_forget(void) TG_HIDDEN;
+const char *tg_path_fdname(char *buf, const char *ap) TG_HIDDEN;
 int tg_fd_is_open(int fd) TG_HIDDEN;
 
 /* Is descriptor @fd one of an excluded file? */

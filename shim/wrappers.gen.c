@@ -23,6 +23,14 @@ TG_EXPORT int creat(const char *path, mode_t mode)
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char fb_path[TG_PATH_MAX];
+	if (ex) {
+		const char *fd_ = tg_path_fdname(fb_path, ap_path);
+		if (fd_) {
+			ap_path = fd_;
+			ex = 0;
+		}
+	}
 	if (ex || !tg_enter(&tgc, TG_FN_creat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -70,6 +78,14 @@ TG_EXPORT int creat64(const char *path, mode_t mode)
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char fb_path[TG_PATH_MAX];
+	if (ex) {
+		const char *fd_ = tg_path_fdname(fb_path, ap_path);
+		if (fd_) {
+			ap_path = fd_;
+			ex = 0;
+		}
+	}
 	if (ex || !tg_enter(&tgc, TG_FN_creat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -5640,6 +5656,14 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char fb_path[TG_PATH_MAX];
+	if (ex) {
+		const char *fd_ = tg_path_fdname(fb_path, ap_path);
+		if (fd_) {
+			ap_path = fd_;
+			ex = 0;
+		}
+	}
 	if (ex || !tg_enter(&tgc, TG_FN_fopen, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5688,6 +5712,14 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char fb_path[TG_PATH_MAX];
+	if (ex) {
+		const char *fd_ = tg_path_fdname(fb_path, ap_path);
+		if (fd_) {
+			ap_path = fd_;
+			ex = 0;
+		}
+	}
 	if (ex || !tg_enter(&tgc, TG_FN_fopen64, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5777,6 +5809,14 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 		return real(path, mode, stream);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char fb_path[TG_PATH_MAX];
+	if (ex) {
+		const char *fd_ = tg_path_fdname(fb_path, ap_path);
+		if (fd_) {
+			ap_path = fd_;
+			ex = 0;
+		}
+	}
 	ex |= tg_fstab_excluded(stream);
 	int exn = ex;
 	(void)exn;
@@ -5831,6 +5871,14 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 		return real(path, mode, stream);
 	char pb_path[TG_PATH_MAX];
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
+	char fb_path[TG_PATH_MAX];
+	if (ex) {
+		const char *fd_ = tg_path_fdname(fb_path, ap_path);
+		if (fd_) {
+			ap_path = fd_;
+			ex = 0;
+		}
+	}
 	ex |= tg_fstab_excluded(stream);
 	int exn = ex;
 	(void)exn;

@@ -1028,6 +1028,22 @@ witness_plain() {
 	grep -q "^posix rmdir 0 path=\"$T/b/d\"" got
 }
 
+# Until 2026-12-04 a descriptor reopened by name (/proc/self/fd/N,
+# /dev/fd/N, /dev/stdout) was excluded with /proc and /dev by the name
+# given: the new open file and every call on it went unrecorded.
+@test "a descriptor reopened by name (/dev/fd/N, /proc/self/fd/N, /dev/stdout put on a file) is traced under the file's own path; one of a pipe is not" {
+	run -0 --separate-stderr traced sh -c 'printf abc > f; exec 3< f; cat /dev/fd/3 /proc/self/fd/3 > out; { printf x >> /dev/stdout; } >> out; printf y > /dev/stdout | cat'
+	[ "$output" = y ]
+	[ "$(cat out)" = abcabcx ]
+	decode_all trace/*.rec
+	calls > got
+	# cat's two opens of f; the shell's of out, and of /dev/stdout on it
+	[ "$(grep -c "^posix open [0-9]* path=\"$T/f\" flags=O_RDONLY" got)" -eq 2 ]
+	[ "$(grep -c "^posix open\(64\)\? [0-9]* path=\"$T/out\" flags=O_WRONLY|O_CREAT|O_APPEND" got)" -eq 2 ]
+	[ "$(grep -c "^posix open\(64\)\? [0-9]* path=\"$T/out\" flags=O_WRONLY|O_CREAT|O_TRUNC" got)" -eq 1 ]
+	! grep -q 'path="/dev/\|path="/proc/' got
+}
+
 # /dev/shm is a file system programs share files in; the tracer names the
 # files of /proc, /sys and /dev as given (the kernel's own), and until
 # 2026-12-03 /dev/shm's too, so a file written by one name and read
