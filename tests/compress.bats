@@ -205,6 +205,18 @@ EOF
 @test "trace-merge --help" { run -0 --separate-stderr trace-merge --help; [ "${lines[0]}" = "$MUSAGE" ]; [ -z "$stderr" ]; }
 @test "trace-merge - -" { run -2 --separate-stderr trace-merge - -; [ -z "$output" ]; [ "$stderr" = "trace-merge: standard input named twice" ]; }
 @test "trace-merge -t bogus" { run -2 --separate-stderr trace-merge -t bogus "$F/good.rec"; [ "$stderr" = "trace-merge: option -t: unknown timing 'bogus' (aggregate, lossless, binned, hist, cfg)" ]; }
+@test "trace-merge of a directory: its .rec streams in name order; one without any: one line, exit 2" {
+	mkdir d empty
+	cp "$F/good.rec" d/b.rec
+	cp "$F/good.rec" d/a.rec
+	touch d/notes.txt
+	run -0 --separate-stderr trace-merge -f -o dir.cfg d
+	run -0 --separate-stderr trace-merge -f -o files.cfg d/a.rec d/b.rec
+	cmp dir.cfg files.cfg
+	run -2 --separate-stderr trace-merge -o x.cfg empty
+	[ "$stderr" = "trace-merge: no .rec streams in 'empty'" ]
+	[ ! -e x.cfg ]
+}
 @test "trace-decode -r bogus" { run -2 --separate-stderr trace-decode -r x "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-decode: option -r: 'x' is not a number in [0, 2147483647]" ]; }
 @test "trace-decode -r 5-2" { run -2 --separate-stderr trace-decode -r 5-2 "$F/good.rec"; [ -z "$output" ]; [ "$stderr" = "trace-decode: option -r: '2' is not a number in [5, 2147483647]" ]; }
 

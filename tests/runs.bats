@@ -235,7 +235,7 @@ untimed() {
 	grep -q $'^#proc\trank=0\tworld=1\t.*argv=".*/restart" "read" "c2"\trun=3$' <<<"$output"
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" s
 	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
-	run -0 --separate-stderr trace-merge -o s.cfg s/*.rec
+	run -0 --separate-stderr trace-merge -o s.cfg s
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" s.cfg
 	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
 }

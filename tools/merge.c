@@ -10,10 +10,12 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +39,40 @@ static void usage(int status)
 	fputs(usage_text, status ? stderr : stdout);
 	exit(status);
 }
+/* A trace directory among the inputs stands for its .rec streams (as
+ * verify-io and trace-export take it), in name order. */
+static void expand_dirs(struct tg_merge *m)
+{
+	char **out = NULL, pat[4096];
+	struct stat st;
+	size_t n = 0, k;
+	glob_t g;
+	int i, dirs = 0;
+
+	for (i = 0; i < m->nfiles; i++)
+		dirs += strcmp(m->files[i], "-") != 0 && stat(m->files[i], &st) == 0 &&
+			S_ISDIR(st.st_mode);
+	if (!dirs)
+		return;
+	for (i = 0; i < m->nfiles; i++) {
+		const char *p = m->files[i];
+		if (strcmp(p, "-") == 0 || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			out = tg_xrealloc(out, (n + 1) * sizeof(*out));
+			out[n++] = m->files[i];
+			continue;
+		}
+		snprintf(pat, sizeof(pat), "%s/*.rec", p);
+		if (glob(pat, 0, NULL, &g) != 0)
+			errx(TG_EXIT_ERROR, "no .rec streams in '%s'", p);
+		out = tg_xrealloc(out, (n + g.gl_pathc) * sizeof(*out));
+		for (k = 0; k < g.gl_pathc; k++)
+			out[n++] = tg_xstrdup(g.gl_pathv[k]);
+		globfree(&g);
+	}
+	m->files = out;
+	m->nfiles = (int)n;
+}
+
 
 /* ---- the command line -------------------------------------------------------- */
 
@@ -94,6 +130,7 @@ void tg_merge_args(struct tg_merge *m, int argc, char **argv)
 	m->files = argv + optind;
 	if (m->nfiles == 0)
 		usage(TG_EXIT_ERROR);
+	expand_dirs(m);
 	for (i = 0; i < m->nfiles; i++)
 		if (strcmp(m->files[i], "-") == 0 && stdin_used++)
 			errx(TG_EXIT_ERROR, "standard input named twice");
