@@ -2453,6 +2453,18 @@ int tg_close_range(unsigned first, unsigned last, int flags,
 	return rc;
 }
 
+/* Is descriptor @fd, which an open just made, a FIFO?  Its bytes are a
+ * channel's, at no offset of any file: calls on it are left out (and
+ * counted), as those on the excluded paths are. */
+int tg_fd_fifo(int fd)
+{
+	struct stat st;
+	int e = errno, fifo = fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 && S_ISFIFO(st.st_mode);
+
+	errno = e;
+	return fifo;
+}
+
 /* Is descriptor @fd open (not asking through a wrapper)? */
 int tg_fd_is_open(int fd)
 {

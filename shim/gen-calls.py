@@ -678,7 +678,12 @@ def gen_wrapper(r, rec, out):
         post.append('if (ret == 0)\n\t\ttg_cwd_changed();')
     pre_post = []   # must run before the record (ids the record uses)
     if 'newstream' in r.opts:
-        pre_post.append('if (ret)\n\t\ttg_fstab_new(ret, %s);' % exn)
+        if re.search(r'\b(?:re)?open\(', r.rawopts):
+            # a stream opened on a FIFO: its calls left out (tg_fd_fifo)
+            pre_post.append('if (ret)\n\t\ttg_fstab_new(ret, %s || tg_fd_fifo(fileno_unlocked(ret)));'
+                            % exn)
+        else:
+            pre_post.append('if (ret)\n\t\ttg_fstab_new(ret, %s);' % exn)
     if 'newdir' in r.opts:
         pre_post.append('if (ret)\n\t\ttg_dir_new(ret);')
     late = []       # after the record (the id was used in it)

@@ -122,11 +122,8 @@ static int traced_open(int how, unsigned fn, void *real, int dirfd,
 	tg_put_u(&c, (unsigned)flags);
 	tg_put_u(&c, mode);
 	tg_rec_commit(&c);
-	if (ret >= 0) {
-		int e = errno;
-		tg_fd_set(ret, 0);
-		errno = e;
-	}
+	if (ret >= 0)
+		tg_fd_set(ret, tg_fd_fifo(ret));	/* (a FIFO's calls: left out) */
 	return ret;
 }
 

@@ -514,6 +514,7 @@ const char *tg_path_dir(char *buf, const char *ap) TG_HIDDEN;
 void tg_path_dir_forget(void) TG_HIDDEN;
 const char *tg_path_fdname(char *buf, const char *ap) TG_HIDDEN;
 int tg_fd_is_open(int fd) TG_HIDDEN;
+int tg_fd_fifo(int fd) TG_HIDDEN;
 
 /* Is descriptor @fd one of an excluded file? */
 int tg_fd_excluded(int fd) TG_HIDDEN;

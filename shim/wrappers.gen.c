@@ -5670,7 +5670,7 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 		ret = real(path, mode);
 		int e = errno;
 		if (ret)
-			tg_fstab_new(ret, ex);
+			tg_fstab_new(ret, ex || tg_fd_fifo(fileno_unlocked(ret)));
 		errno = e;
 		return ret;
 	}
@@ -5684,7 +5684,7 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
-		tg_fstab_new(ret, ex);
+		tg_fstab_new(ret, ex || tg_fd_fifo(fileno_unlocked(ret)));
 	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
@@ -5726,7 +5726,7 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 		ret = real(path, mode);
 		int e = errno;
 		if (ret)
-			tg_fstab_new(ret, ex);
+			tg_fstab_new(ret, ex || tg_fd_fifo(fileno_unlocked(ret)));
 		errno = e;
 		return ret;
 	}
@@ -5740,7 +5740,7 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
-		tg_fstab_new(ret, ex);
+		tg_fstab_new(ret, ex || tg_fd_fifo(fileno_unlocked(ret)));
 	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
@@ -5828,7 +5828,7 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 		ret = real(path, mode, stream);
 		int e = errno;
 		if (ret)
-			tg_fstab_new(ret, exn);
+			tg_fstab_new(ret, exn || tg_fd_fifo(fileno_unlocked(ret)));
 		errno = e;
 		return ret;
 	}
@@ -5842,7 +5842,7 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
-		tg_fstab_new(ret, exn);
+		tg_fstab_new(ret, exn || tg_fd_fifo(fileno_unlocked(ret)));
 	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);
@@ -5890,7 +5890,7 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 		ret = real(path, mode, stream);
 		int e = errno;
 		if (ret)
-			tg_fstab_new(ret, exn);
+			tg_fstab_new(ret, exn || tg_fd_fifo(fileno_unlocked(ret)));
 		errno = e;
 		return ret;
 	}
@@ -5904,7 +5904,7 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	int64_t px_fd = (int64_t)(ret ? fileno_unlocked(ret) : -1);
 	int failed = ret == NULL;
 	if (ret)
-		tg_fstab_new(ret, exn);
+		tg_fstab_new(ret, exn || tg_fd_fifo(fileno_unlocked(ret)));
 	tg_rec_begin(&tgc, (int64_t)tg_fstab_id(ret, NULL), failed);
 	tg_put_u(&tgc, sid_path);
 	tg_put_u(&tgc, sid_mode);

@@ -22,6 +22,11 @@
  * descriptor with dup2, no close; a barrier; rank 1 reads: session):
  *   dup2null
  *
+ * A FIFO (FILE.fifo, made by rank 0 before the barrier; rank 0 writes a
+ * token into it through open, rank 1 reads it through fopen): a channel,
+ * no file's bytes (session)
+ *   fifo
+ *
  *   posixedges MODE FILE
  */
 #define _GNU_SOURCE
@@ -30,6 +35,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -110,6 +116,25 @@ static void dup2null(int rank, const char *file)
 	}
 }
 
+static void fifo(int rank, const char *file)
+{
+	char name[4096], t[4] = "";
+	FILE *f;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s.fifo", file);
+	if (rank == 0) {
+		fd = open(name, O_WRONLY);
+		if (fd < 0 || write(fd, "TU", 2) != 2 || close(fd) != 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	} else {
+		if (!(f = fopen(name, "r")) || fread(t, 1, 2, f) != 2)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		fclose(f);
+		printf("fifo %s\n", t);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int rank;
@@ -118,10 +143,17 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (argc != 3)
 		MPI_Abort(MPI_COMM_WORLD, 2);
-	if (rank == 0)
+	if (rank == 0) {
+		char name[4096];
 		close(open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644));
+		snprintf(name, sizeof(name), "%s.fifo", argv[2]);
+		if (is(argv[1], "fifo") && mkfifo(name, 0644) != 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
 	MPI_Barrier(MPI_COMM_WORLD);
-	if (strncmp(argv[1], "seek", 4) == 0)
+	if (is(argv[1], "fifo"))
+		fifo(rank, argv[2]);
+	else if (strncmp(argv[1], "seek", 4) == 0)
 		seeks(rank, argv[1], argv[2]);
 	else if (is(argv[1], "dup2null"))
 		dup2null(rank, argv[2]);
