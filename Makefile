@@ -425,12 +425,17 @@ $(BUILD)/helpers/hb-gen: tests/helpers/hb-gen.c $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOOLSAN) -o $@ $< $(BUILD)/libcommon.a $(JANSSON_LIBS) $(ZLIB_LIBS)
 
-test-apps: $(TEST_APPS) $(UNIT) $(HELPERS) build/helpers/faultinj.so
+test-apps: $(TEST_APPS) $(UNIT) $(HELPERS) build/helpers/faultinj.so build/helpers/inithooks.so
 
 # a test-only preload that fails the tracer's own writes (tests/shim-fault.bats)
 build/helpers/faultinj.so: tests/helpers/faultinj.c
 	@mkdir -p build/helpers
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+# a test-only preload that starts as libfaketime and jemalloc do (tests/shim.bats)
+build/helpers/inithooks.so: tests/helpers/inithooks.c
+	@mkdir -p build/helpers
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl -lpthread
 
 # demo and check install what is missing first (tools/deps.sh -a), then
 # build: a second make, so that no compiler runs before the headers are there.

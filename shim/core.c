@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 
 int tg_state;
+__thread int tg_initing;
+int tg_ctor_started;
 unsigned tg_layer_mask = (1u << TG_LAYER_COUNT) - 1;
 int tg_nested;
 int tg_info_on;
@@ -511,9 +513,18 @@ static void do_init(void)
 	tg_state = 1;
 }
 
+static void do_init_guarded(void)
+{
+	tg_initing = 1;
+	do_init();
+	tg_initing = 0;
+}
+
 void tg_init(void)
 {
-	pthread_once(&init_once, do_init);
+	if (tg_initing)
+		return;
+	pthread_once(&init_once, do_init_guarded);
 }
 
 __attribute__((constructor)) static void tg_ctor(void)
@@ -521,6 +532,7 @@ __attribute__((constructor)) static void tg_ctor(void)
 	int e = errno;	/* zero when main() starts (C11 7.5), whatever the
 			 * tracer's own calls met (an existing trace directory) */
 
+	tg_ctor_started = 1;
 	tg_hooks_check();	/* a library loaded before may have patched */
 	tg_init();
 	if (tg_state == 1 && !tg_self)
@@ -1907,9 +1919,13 @@ struct tg_thread *tg_thread_new(void)
 {
 	struct tg_thread *t;
 
-	if (tg_state != 1)
-		return NULL;
+	static __thread volatile int making;
+
+	if (tg_state != 1 || making)
+		return NULL;	/* (a malloc that maps memory, jemalloc's: untraced) */
+	making = 1;
 	t = calloc(1, sizeof(*t));	/* its buffer comes with its first record */
+	making = 0;
 	if (!t) {
 		/* without its state, a thread's calls would go unrecorded
 		 * and nobody told: stop tracing, and say so once */

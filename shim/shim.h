@@ -220,6 +220,8 @@ struct tg_call {
 
 /* 0 not yet initialised, 1 tracing, 2 off for good. */
 extern int tg_state TG_HIDDEN;
+extern __thread int tg_initing TG_HIDDEN;
+extern int tg_ctor_started TG_HIDDEN;
 extern unsigned tg_layer_mask TG_HIDDEN;
 /* Say @msg (@n bytes, a whole line) on standard error, unless the program
  * moved its standard error elsewhere. */
@@ -323,7 +325,7 @@ static inline int tg_on(int layer)
 	struct tg_thread *t;
 
 	if (tg_unlikely(tg_state != 1)) {
-		if (tg_state != 0)
+		if (tg_state != 0 || tg_initing || !tg_ctor_started)
 			return 0;
 		tg_init();
 		if (tg_state != 1)

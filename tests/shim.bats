@@ -1028,6 +1028,25 @@ witness_plain() {
 	grep -q "^posix rmdir 0 path=\"$T/b/d\"" got
 }
 
+# Until 2026-12-04 a preloaded library whose clock_gettime sets itself up
+# with calls the tracer wraps (libfaketime), or whose malloc holds its own
+# lock while it makes one (jemalloc), made every traced program wait for
+# itself at start: the tracer started inside that call and came back to
+# it (tests/helpers/inithooks.c).
+@test "libraries preloaded with the tracer that make wrapped calls while they start (as libfaketime and jemalloc do): no hang in either order, the program's calls recorded" {
+	local hooks=$TG_TOP/build/helpers/inithooks.so order
+	[ -f "$hooks" ] || skip "make test-apps builds build/helpers/inithooks.so"
+	for order in "$SHIM:$hooks" "$hooks:$SHIM"; do
+		rm -rf trace
+		run -0 --separate-stderr timeout 20 env TANGRAM_DIR="$T/trace" LD_PRELOAD="$order" sh -c 'echo x > f1; cat f1'
+		[ "$output" = x ]
+		decode_all trace/*.rec
+		calls > got
+		grep -q "^posix open\(64\)\? [0-9]* path=\"$T/f1\" flags=O_WRONLY|O_CREAT|O_TRUNC" got
+		grep -q "^posix open [0-9]* path=\"$T/f1\" flags=O_RDONLY" got
+	done
+}
+
 # Until 2026-12-04 a descriptor reopened by name (/proc/self/fd/N,
 # /dev/fd/N, /dev/stdout) was excluded with /proc and /dev by the name
 # given: the new open file and every call on it went unrecorded.
