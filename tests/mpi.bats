@@ -806,7 +806,7 @@ under() {
 	MPI_Send 0 buf=b count=1 datatype=MPI_INT dest=0 tag=0 comm=MPI_COMM_WORLD
 	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status={src:0,tag:0}
 	MPI_Recv 0 buf=b count=1 datatype=MPI_INT source=0 tag=0 comm=MPI_COMM_WORLD status={src:0,tag:0}
-	printf 14 format="%d: received %d\n"
+	fprintf 14 stream=s1 format="%d: received %d\n"
 	MPI_Finalize 0
 	EOF
 }
