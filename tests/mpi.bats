@@ -1555,6 +1555,27 @@ C
 	grep -q "POSIX layer: 1 open of a name not ordered .*(the first: the open of $PWD/w/data, call [0-9]* of rank 1, and call [0-9]* of rank 0)" <<<"$stderr"
 }
 
+# Until 2026-12-04 a read was paired with every later write of its bytes by
+# another rank, though the writer's first write after it stands for the
+# rest: a block handed over n times made n squared / 2 pairs (2 million
+# lines for 2,000 steps, 16 s of verify-io at 8,000).
+@test "a block handed from rank to rank through a file 300 times (tests/mpi/handoff.c): each read pairs with the write before and the write after it, not every later one (about 3 n pairs, not n squared / 2): session; without the second barrier a race" {
+	mpicc.mpich -O2 -Wall -o handoff "$TG_TOP/tests/mpi/handoff.c"
+	mpitrace 2 ./handoff 300 "$PWD/f"
+	[ "$output" = "300 of 300" ]
+	run -0 --separate-stderr trace-decode t/*.rec
+	printf '%s\n' "$output" > text
+	run -0 --separate-stderr overlap-find text
+	n=$(grep -c $'^pair\t' <<<"$output")
+	[ "$n" -ge 600 ] && [ "$n" -le 1000 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	rm -rf t
+	mpitrace 2 ./handoff 300 "$PWD/f" nosync
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -q 'no model makes this run correct' <<<"$stderr"
+}
+
 # Until 2026-12-04 readv, preadv, copy_file_range and sendfile that met
 # the end of the file were placed by the bytes they got (none), not by
 # what they asked for as read and pread are; lseek's SEEK_HOLE and

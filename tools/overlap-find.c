@@ -3439,6 +3439,15 @@ struct shadow {
 	uint64_t seq;		/* of the covering write; UINT64_MAX: none yet */
 	int64_t t1;		/* when it ended */
 	int on;
+	/* another thread's write over all of a, begun after a ended, met in
+	 * the run that ends at @wend: that thread's later accesses of the
+	 * run make no pair with a (the pair with the write stands for them) */
+	size_t wend;
+	uint32_t wproc;
+	uint64_t wseq;
+	int wtid;
+	/* the write of a's thread over a's bytes just before a, in a's run */
+	const struct access *pw;
 };
 
 /* Per sorted position: one past the last of the run it begins (those
@@ -3503,12 +3512,29 @@ static void runs_free(struct runs *R)
 	free(R->cend);
 }
 
-static void shadow_start(struct shadow *s, const struct access *a)
+/* The shadow of access @a at sorted position @i of @fl's accesses (@k). */
+static void shadow_start(struct shadow *s, const struct access *a, const struct file *fl,
+			 const struct key *k, size_t i)
 {
+	size_t p, n = 0;
+
 	s->a = a;
 	s->seq = UINT64_MAX;
 	s->t1 = INT64_MAX;
 	s->on = !opt_all_pairs && a->tid != TID_MANY && runs_in(a);
+	s->wend = 0;
+	s->pw = NULL;
+	/* (back through the accesses of a's thread that start where a does,
+	 * a few at most, to the write before a) */
+	for (p = i; s->on && p-- > 0 && n++ < 16 && k[p].start == a->start;) {
+		const struct access *x = &fl->acc[k[p].idx];
+		if (x->proc != a->proc || x->tid != a->tid || x->seq >= a->seq || !runs_in(x))
+			break;
+		if (x->write && (x->kind == ACC_DATA || x->kind == ACC_APPEND)) {
+			s->pw = x;
+			break;
+		}
+	}
 }
 
 /* Pairs of the shadow's access with positions [@j, @e) of one run of
@@ -3559,6 +3585,27 @@ static size_t shadowed(struct shadow *s, const struct file *fl, const struct key
 	/* another thread's, begun after a's thread wrote over a */
 	if (s->seq != UINT64_MAX && b->t0 > s->t1)
 		return leave_out(s, R, j, R->run[j]);
+	/* another thread's, after a write of its own thread over all of a
+	 * begun after a ended, earlier in the run: a then w then b, with w
+	 * and b in program order.  Either a and w are not ordered (w can
+	 * not happen before a: the pair a w says so), or a happens before
+	 * w and so before b, and what orders a's data before w under a
+	 * model (a close after a, before w's open) orders them before b:
+	 * the pair a w stands for a b.  (A block a rank reads each step and
+	 * another rewrites each step made n squared / 2 pairs.) */
+	if (j < s->wend && b->proc == s->wproc && b->tid == s->wtid && b->seq > s->wseq)
+		return leave_out(s, R, j, R->run[j]);
+	/* the same with a and b the other way round: b, then a's thread's
+	 * write over all of b begun after b ended, then a */
+	if (s->pw && b->t1 < s->pw->t0 && s->pw->start <= b->start && s->pw->end >= b->end)
+		return leave_out(s, R, j, j + 1);
+	if (b->write && (b->kind == ACC_DATA || b->kind == ACC_APPEND) && b->t0 > a->t1 &&
+	    b->start <= a->start && b->end >= a->end) {
+		s->wend = R->run[j];
+		s->wproc = b->proc;
+		s->wtid = b->tid;
+		s->wseq = b->seq;
+	}
 	/* another thread's, whose own thread wrote over it before a began:
 	 * the first of its run from j on whose next write did not */
 	if (R->cov[j] == NO_COVER || fl->acc[k[R->cov[j]].idx].t1 >= a->t0)
@@ -3934,7 +3981,7 @@ static void sweep_calls(uint32_t f, const struct key *k)
 		const struct access *a = &fl->acc[ia];
 		struct shadow sh;
 		size_t skip;
-		shadow_start(&sh, a);
+		shadow_start(&sh, a, fl, k, i);
 		sh.on = sh.on && g.alone[ia];
 		for (j = i + 1; j < fl->nacc && k[j].start < a->end; j++) {
 			uint32_t ib = (uint32_t)k[j].idx, ix, iy, at;
@@ -4203,7 +4250,7 @@ static void sweep(uint32_t f)
 		const struct access *a = &fl->acc[k[i].idx];
 		struct shadow sh;
 		size_t skip;
-		shadow_start(&sh, a);
+		shadow_start(&sh, a, fl, k, i);
 		for (j = i + 1; j < fl->nacc && k[j].start < a->end; j++) {
 			const struct access *b = &fl->acc[k[j].idx], *x;
 			if ((skip = shadowed(&sh, fl, k, &R, j, 1))) {
