@@ -625,6 +625,7 @@ static struct pend *pends;
 static size_t npends;
 
 static struct rec *recs;
+static uint64_t recs_gen;	/* which process's records recs holds */
 static size_t nrecs, caprecs;
 static struct proc *cur;
 
@@ -687,7 +688,7 @@ static struct access *add_access(uint32_t f, const struct rec *r, uint64_t start
 	if (len == 0)
 		return NULL;
 	if (fl->nacc == fl->capacc) {
-		fl->capacc = fl->capacc ? 2 * fl->capacc : 64;
+		fl->capacc = fl->capacc ? 2 * fl->capacc : 4;	/* (most files have few: an mdtest of 10^5 files) */
 		fl->acc = xrealloc(fl->acc, fl->capacc * sizeof(*fl->acc));
 	}
 	a = &fl->acc[fl->nacc++];
@@ -1144,13 +1145,34 @@ static void missing_pair(const struct rec *r)
 	if (!c)
 		return;
 	/* (only then the rest of the process: most such opens have no maker;
-	 * an unlink that found nothing waited for nothing) */
-	for (x = r + 1; !r->remove && x < recs + nrecs; x++)
-		if ((x->op == TG_IO_OPEN || x->op == TG_IO_LOOK || x->op == TG_IO_LOAD ||
-		     (x->op == TG_IO_SIZE && !x->k1[0])) &&
-		    !x->failed &&
-		    x->s && streq(x->s, r->s))
-			return;
+	 * an unlink that found nothing waited for nothing.  A process that
+	 * polls looks for one name many times: the look that found it, or
+	 * that none did, is kept for the next, or n polls cost n squared) */
+	if (!r->remove) {
+		static const struct rec *found, *from;	/* of the last scan */
+		static char *path;	/* (a record's own is freed once run) */
+		static uint64_t gen;
+		static int none;
+		if (from && gen == recs_gen && from < r && streq(path, r->s) &&
+		    (none || r < found)) {
+			if (!none)
+				return;
+		} else {
+			for (x = r + 1; x < recs + nrecs; x++)
+				if ((x->op == TG_IO_OPEN || x->op == TG_IO_LOOK || x->op == TG_IO_LOAD ||
+				     (x->op == TG_IO_SIZE && !x->k1[0])) &&
+				    !x->failed && x->s && streq(x->s, r->s))
+					break;
+			from = r;
+			gen = recs_gen;
+			free(path);
+			path = xstrdup(r->s);
+			found = x;
+			none = x == recs + nrecs;
+			if (!none)
+				return;
+		}
+	}
 	f = file_of(r->s, cur->name, r->seq, r->t0);
 	files[f].xname = 1;
 	announce(f);
@@ -2520,6 +2542,7 @@ static void finish_proc(void)
 		}
 		cur->deferred = 1;
 		nrecs = 0;
+		recs_gen++;
 		cur = NULL;
 		return;
 	}
@@ -2529,6 +2552,7 @@ static void finish_proc(void)
 		free(recs[i].s);
 	}
 	nrecs = 0;
+	recs_gen++;
 	end_proc(cur);
 	cur = NULL;
 }
@@ -4187,7 +4211,7 @@ static void place_truncs(uint32_t f)
 		    (one < UINT32_MAX - 1 && streq(procs[t->proc].name, procs[one].name)))
 			continue;
 		if (fl->nacc == fl->capacc) {
-			fl->capacc = fl->capacc ? 2 * fl->capacc : 64;
+			fl->capacc = fl->capacc ? 2 * fl->capacc : 4;
 			fl->acc = xrealloc(fl->acc, fl->capacc * sizeof(*fl->acc));
 		}
 		a = &fl->acc[fl->nacc++];
