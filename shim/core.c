@@ -989,8 +989,16 @@ static int fd_move_high(int fd)
 static int sink_open(void)
 {
 	char spec[TG_PATH_MAX];
+	struct rlimit rl;
 	int i;
 
+	/* a descriptor table so small that the tracer's descriptor would be
+	 * one the program misses (ulimit -n 4: its first open fails) */
+	if (syscall(SYS_getrlimit, RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 64) {
+		sink_fail("a descriptor limit under 64 leaves none the program would not miss "
+			  "for the trace", EMFILE);
+		return -1;
+	}
 	if (sink_spec[0]) {
 		expand(spec, sizeof(spec), sink_spec);
 		if (spec[0] == '|') {

@@ -1047,6 +1047,33 @@ witness_plain() {
 	done
 }
 
+# Until 2026-12-04 under a descriptor limit below 64 the tracer took the
+# lowest free descriptor, the one the program's next open would get: under
+# "ulimit -n 4" the program's first open failed (EMFILE).
+@test "under a descriptor limit below 64 the tracer says so once and gets out of the way: the program opens and writes as untraced" {
+	cat > lim.c <<-'EOF'
+	#include <fcntl.h>
+	#include <stdio.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		int fd = open("out", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, "x", 1) != 1 || close(fd) != 0)
+			return 1;
+		printf("fd %d\n", fd);
+		return 0;
+	}
+	EOF
+	gcc -O1 -o lim lim.c
+	run -0 --separate-stderr bash -c "$(declare -f only_012); only_012; ulimit -n 4 && exec ./lim"
+	[ "$output" = "fd 3" ]
+	run -0 --separate-stderr traced sh -c 'ulimit -n 4 && exec ./lim'
+	[ "$output" = "fd 3" ]
+	[ "$(cat out)" = x ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ "$stderr" = "tangram: a descriptor limit under 64 leaves none the program would not miss for the trace '$T/trace': Too many open files; tracing is off" ]
+}
+
 # Until 2026-12-04 a descriptor reopened by name (/proc/self/fd/N,
 # /dev/fd/N, /dev/stdout) was excluded with /proc and /dev by the name
 # given: the new open file and every call on it went unrecorded.
