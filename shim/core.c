@@ -527,6 +527,49 @@ void tg_init(void)
 	pthread_once(&init_once, do_init_guarded);
 }
 
+#ifndef TG_STATIC
+/*
+ * Another object first in the global scope for the calls the tracer
+ * wraps (a library preloaded ahead of it: TangramFS's libtfs-posix.so,
+ * eatmydata, Darshan; or the program's own definitions): the program's
+ * calls reach it first, and the trace has them only if it passes them
+ * on.  Said once, with the object and the calls, so that a verdict on a
+ * trace that misses them is not taken for the run's.
+ */
+static void say_interposers(void)
+{
+	static const char *const names[] = { "open", "openat", "read", "write", "pread",
+					     "pwrite", "close", "fsync", "fdatasync", "lseek",
+					     "fopen", "fwrite", "fread", "fclose", "fflush" };
+	char msg[TG_PATH_MAX + 512];
+	const char *first = NULL, *obj = NULL;
+	Dl_info self, at;
+	size_t i, n = 0;
+	int len;
+
+	if (!dladdr((void *)say_interposers, &self))
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		void *p = dlsym(RTLD_DEFAULT, names[i]);
+		if (!p || !dladdr(p, &at) || at.dli_fbase == self.dli_fbase)
+			continue;
+		if (!obj) {
+			obj = at.dli_fname && at.dli_fname[0] ? at.dli_fname : "the program";
+			first = names[i];
+		}
+		n++;
+	}
+	dlerror();
+	if (!n)
+		return;
+	len = snprintf(msg, sizeof(msg), "tangram: %s%s reach%s %s first, ahead of the tracer: "
+		       "the trace has them only if it passes them on\n", first,
+		       n > 1 ? " and other calls" : "", n > 1 ? "" : "es", obj);
+	if (len > 0)
+		tg_say(msg, (size_t)len < sizeof(msg) ? (size_t)len : sizeof(msg) - 1);
+}
+#endif
+
 __attribute__((constructor)) static void tg_ctor(void)
 {
 	int e = errno;	/* zero when main() starts (C11 7.5), whatever the
@@ -546,6 +589,10 @@ __attribute__((constructor)) static void tg_ctor(void)
 			sink_open();
 		pthread_mutex_unlock(&sink_mu);
 	}
+#ifndef TG_STATIC
+	if (tg_state == 1)
+		say_interposers();
+#endif
 	errno = e;
 }
 

@@ -1047,6 +1047,20 @@ witness_plain() {
 	done
 }
 
+# Until 2026-12-04 a library preloaded ahead of the tracer that does the
+# program's I/O itself (TangramFS's libtfs-posix.so) left a trace without
+# that I/O, and nothing said so.
+@test "a library preloaded ahead of the tracer with calls the tracer wraps: said once on standard error, naming it; behind it, or alone, nothing is said" {
+	local tfs=$TG_TOP/lib/libtfs-posix.so
+	[ -f "$tfs" ] || skip "lib/libtfs-posix.so is not built"
+	run -0 --separate-stderr env TANGRAM_DIR="$T/trace" LD_PRELOAD="$tfs:$SHIM" /bin/true
+	[ "$stderr" = "tangram: open and other calls reach $tfs first, ahead of the tracer: the trace has them only if it passes them on" ]
+	run -0 --separate-stderr env TANGRAM_DIR="$T/trace" LD_PRELOAD="$SHIM:$tfs" /bin/true
+	[ -z "$stderr" ]
+	run -0 --separate-stderr traced /bin/true
+	[ -z "$stderr" ]
+}
+
 # Until 2026-12-04 under a descriptor limit below 64 the tracer took the
 # lowest free descriptor, the one the program's next open would get: under
 # "ulimit -n 4" the program's first open failed (EMFILE).
