@@ -83,9 +83,14 @@ struct ot {
 	struct loc *loc;
 	size_t nloc, stream_loc;	/* the current stream's first location */
 	char **files;		/* file ref -> path */
-	size_t nfiles;
+	size_t nfiles, capfiles;
 	struct hdef *hdefs;	/* handle ref -> definition */
-	size_t nh;
+	size_t nh, caph;
+	/* hash indexes of the two (ref + 1, 0 empty; a power of two long):
+	 * a search of every file on each open made an export of 100,000
+	 * files quadratic */
+	uint32_t *fidx, *hidx;
+	size_t fcap, hcap;
 	struct handle *open;	/* the current stream's open handles */
 	size_t nopen, capopen;
 	struct { char *host; int64_t rank; uint64_t pid; } *groups;
@@ -463,15 +468,82 @@ static void mpi_item(const struct tg_rec *r, struct item *it)
 	}
 }
 
-static uint32_t file_ref(struct ot *x, const char *path)
+static uint64_t hash_str(uint64_t h, const char *p)
+{
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;	/* FNV-1a */
+	return h;
+}
+
+static uint64_t hdef_hash(uint32_t stream, uint32_t file, uint32_t paradigm, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = (h ^ stream) * 0x100000001b3ull;
+	h = (h ^ file) * 0x100000001b3ull;
+	h = (h ^ paradigm) * 0x100000001b3ull;
+	return hash_str(h, name);
+}
+
+/* Put ref @r of hash @h into @idx (@cap long, a power of two). */
+static void idx_put(uint32_t *idx, size_t cap, uint64_t h, uint32_t r)
 {
 	size_t i;
 
-	for (i = x->nfiles; i-- > 0;)
-		if (strcmp(x->files[i], path) == 0)
-			return (uint32_t)i;
-	x->files = tg_xrealloc(x->files, (x->nfiles + 1) * sizeof(*x->files));
+	for (i = (size_t)h & (cap - 1); idx[i]; i = (i + 1) & (cap - 1))
+		;
+	idx[i] = r + 1;
+}
+
+/* Room in index *@idx (*@cap long) for one entry more than the @n it
+ * holds, kept at most half full: rebuilt from the hashes @hash_of gives
+ * refs 0 to @n - 1. */
+static void idx_room(struct ot *x, uint32_t **idx, size_t *cap, size_t n,
+		     uint64_t (*hash_of)(const struct ot *, uint32_t))
+{
+	size_t c = *cap ? *cap : 1024;
+	uint32_t r;
+
+	if (*cap && 2 * (n + 1) < *cap)
+		return;
+	while (2 * (n + 1) >= c)
+		c *= 2;
+	free(*idx);
+	*idx = calloc(c, sizeof(**idx));
+	if (!*idx)
+		err(TG_EXIT_ERROR, "out of memory");
+	*cap = c;
+	for (r = 0; r < n; r++)
+		idx_put(*idx, c, hash_of(x, r), r);
+}
+
+static uint64_t file_hash(const struct ot *x, uint32_t r)
+{
+	return hash_str(0xcbf29ce484222325ull, x->files[r]);
+}
+
+static uint64_t hdef_hash_of(const struct ot *x, uint32_t r)
+{
+	const struct hdef *d = &x->hdefs[r];
+
+	return hdef_hash(d->stream, d->file, d->paradigm, x->str[d->name]);
+}
+
+static uint32_t file_ref(struct ot *x, const char *path)
+{
+	uint64_t h = hash_str(0xcbf29ce484222325ull, path);
+	size_t i;
+
+	idx_room(x, &x->fidx, &x->fcap, x->nfiles, file_hash);
+	for (i = (size_t)h & (x->fcap - 1); x->fidx[i]; i = (i + 1) & (x->fcap - 1))
+		if (strcmp(x->files[x->fidx[i] - 1], path) == 0)
+			return x->fidx[i] - 1;
+	if (x->nfiles == x->capfiles) {
+		x->capfiles = x->capfiles ? 2 * x->capfiles : 64;
+		x->files = tg_xrealloc(x->files, x->capfiles * sizeof(*x->files));
+	}
 	x->files[x->nfiles] = tg_xstrdup(path);
+	x->fidx[i] = (uint32_t)x->nfiles + 1;
 	return (uint32_t)x->nfiles++;
 }
 
@@ -504,17 +576,31 @@ static uint32_t handle_new(struct ot *x, const struct xstream *s, const struct t
 		abs = NULL;
 	file = file_ref(x, abs ? abs : path);
 	free(abs);
-	for (h = x->nh; h-- > 0;)
-		if (x->hdefs[h].stream == s->index && x->hdefs[h].file == file &&
-		    x->hdefs[h].paradigm == paradigm && strcmp(x->str[x->hdefs[h].name], key) == 0)
-			break;
-	if (h == (size_t)-1) {
-		x->hdefs = tg_xrealloc(x->hdefs, (x->nh + 1) * sizeof(*x->hdefs));
-		x->hdefs[x->nh].file = file;
-		x->hdefs[x->nh].name = str_add(x, key);
-		x->hdefs[x->nh].paradigm = paradigm;
-		x->hdefs[x->nh].stream = s->index;
-		h = x->nh++;
+	{
+		uint64_t hv = hdef_hash((uint32_t)s->index, file, paradigm, key);
+		size_t i;
+		idx_room(x, &x->hidx, &x->hcap, x->nh, hdef_hash_of);
+		h = (size_t)-1;
+		for (i = (size_t)hv & (x->hcap - 1); x->hidx[i]; i = (i + 1) & (x->hcap - 1)) {
+			const struct hdef *d = &x->hdefs[x->hidx[i] - 1];
+			if (d->stream == s->index && d->file == file && d->paradigm == paradigm &&
+			    strcmp(x->str[d->name], key) == 0) {
+				h = x->hidx[i] - 1;
+				break;
+			}
+		}
+		if (h == (size_t)-1) {
+			if (x->nh == x->caph) {
+				x->caph = x->caph ? 2 * x->caph : 64;
+				x->hdefs = tg_xrealloc(x->hdefs, x->caph * sizeof(*x->hdefs));
+			}
+			x->hdefs[x->nh].file = file;
+			x->hdefs[x->nh].name = str_add(x, key);
+			x->hdefs[x->nh].paradigm = paradigm;
+			x->hdefs[x->nh].stream = s->index;
+			x->hidx[i] = (uint32_t)x->nh + 1;
+			h = x->nh++;
+		}
 	}
 	if (x->nopen == x->capopen) {
 		x->capopen = x->capopen ? 2 * x->capopen : 64;
@@ -773,6 +859,8 @@ static int ot_close(void *p, int ok)
 	free(x->groups);
 	free(x->loc);
 	free(x->hdefs);
+	free(x->fidx);
+	free(x->hidx);
 	free(x->open);
 	free(x->fstr);
 	free(x->rfunc);
