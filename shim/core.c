@@ -570,6 +570,36 @@ static void say_interposers(void)
 }
 #endif
 
+/*
+ * Is the program a Go one?  Go makes its system calls itself, not through
+ * the C library (even with cgo), so the tracer sees none of its I/O; its
+ * linker puts a note named "Go" (the build id) in the program.
+ */
+static int go_note(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *p, *end;
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + 12 <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)p;
+			size_t nsz = (n->n_namesz + 3) & ~(size_t)3, dsz = (n->n_descsz + 3) & ~(size_t)3;
+			if (n->n_namesz == 3 && p + 12 + 3 <= end && memcmp(p + 12, "Go", 3) == 0) {
+				*(int *)arg = 1;
+				return 1;
+			}
+			p += 12 + nsz + dsz;
+		}
+	}
+	return 1;	/* (the program is the first object: no further) */
+}
+
 __attribute__((constructor)) static void tg_ctor(void)
 {
 	int e = errno;	/* zero when main() starts (C11 7.5), whatever the
@@ -593,6 +623,21 @@ __attribute__((constructor)) static void tg_ctor(void)
 	if (tg_state == 1)
 		say_interposers();
 #endif
+	if (tg_state == 1) {
+		int go = 0;
+		dl_iterate_phdr(go_note, &go);
+		if (go) {
+			static const char msg[] = "tangram: a Go program makes its system calls "
+						  "itself, not through the C library: the tracer "
+						  "sees none of its I/O; tracing is off\n";
+			tg_say(msg, sizeof(msg) - 1);
+			warned = 1;
+			pthread_mutex_lock(&sink_mu);
+			mark_stopped();	/* its stream says it is not whole */
+			tg_state = 2;
+			pthread_mutex_unlock(&sink_mu);
+		}
+	}
 	errno = e;
 }
 

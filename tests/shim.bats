@@ -1061,6 +1061,30 @@ witness_plain() {
 	[ -z "$stderr" ]
 }
 
+# Until 2026-12-04 a Go program (dynamically linked, with cgo) ran traced
+# with none of its I/O seen, its stream taken for a killed one, and
+# verify-io judged the rest of the run as if whole.  A program with the
+# note Go's linker writes (its build id) stands for one here.
+@test "a Go program (the \"Go\" note in the program): said once, tracing off, its stream marked incomplete; verify-io says so, exit 2" {
+	cat > gonote.c <<-'EOF'
+	#include <stdio.h>
+	__asm__(".section .note.go.buildid,\"a\",@note\n.balign 4\n.long 3\n.long 4\n"
+		".long 4\n.asciz \"Go\"\n.balign 4\n.ascii \"abcd\"\n.text\n");
+	int main(void)
+	{
+		FILE *f = fopen("out", "w");
+		return !f || fputs("go\n", f) < 0 || fclose(f) != 0;
+	}
+	EOF
+	gcc -O1 -o gonote gonote.c
+	readelf -n gonote | grep -q 'GO BUILDID'
+	run -0 --separate-stderr traced ./gonote
+	[ "$stderr" = "tangram: a Go program makes its system calls itself, not through the C library: the tracer sees none of its I/O; tracing is off" ]
+	[ "$(cat out)" = go ]
+	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" trace
+	[[ $stderr == *"incomplete: the tracer stopped before its process ended"* ]]
+}
+
 # Until 2026-12-04 under a descriptor limit below 64 the tracer took the
 # lowest free descriptor, the one the program's next open would get: under
 # "ulimit -n 4" the program's first open failed (EMFILE).
