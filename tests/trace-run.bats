@@ -266,3 +266,21 @@ TANGRAM_RUN_AUTO=1" ]
 	run -0 --separate-stderr sh -c 'PMI_RANK=0 trace-run -o g env'
 	[ "$(env_value TANGRAM_RUN)" = 2 ]
 }
+
+# Until 2026-12-04 a program a traced process exec'd without the tracer
+# in its environment was said by the tracer as it ran, and verify-io then
+# judged the rest as if the run were whole.
+@test "a program exec'd without the tracer (env -i): verify-io says it ran untraced, naming it; a launcher the tracer leaves out on purpose is not named" {
+	run -0 --separate-stderr trace-run -o t -- sh -c 'env -i /bin/cp a b; cat b > c'
+	[[ $stderr == *"tangram: '/bin/cp' is started without the tracer (LD_PRELOAD is not in its environment): it runs untraced"* ]]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[ "$stderr" = "verify-io: 1 program a process exec'd ran untraced (the first: '/bin/cp' (pid $(trace-decode t/*.rec | awk -F'\t' '$8 == "execvp" { sub(/^p/, "", $1); print $1; exit }')); started without the tracer in its environment, or static): its calls are not in the trace, and the verdict is of the traced processes only" ]
+	run -0 --separate-stderr trace-run -o u -- sh -c 'cp a b; cat b > c'
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" u
+	[ -z "$stderr" ]
+	# the shell execs mpirun, which the tracer leaves out (TANGRAM_SKIP)
+	command -v mpirun.mpich >/dev/null || return 0
+	run -0 --separate-stderr trace-run -o v -- sh -c 'exec mpirun.mpich -n 1 cat a' < /dev/null
+	run --separate-stderr "$TG_TOP/pipelines/verify-io" v
+	[[ $stderr != *"ran untraced"* ]]
+}
