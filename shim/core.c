@@ -531,11 +531,41 @@ void tg_init(void)
 /*
  * Another object first in the global scope for the calls the tracer
  * wraps (a library preloaded ahead of it: TangramFS's libtfs-posix.so,
- * eatmydata, Darshan; or the program's own definitions): the program's
- * calls reach it first, and the trace has them only if it passes them
- * on.  Said once, with the object and the calls, so that a verdict on a
+ * eatmydata, Darshan): the program's calls reach it first, and the trace
+ * has them only if it passes them on.  Said once, with the object and the calls, so that a verdict on a
  * trace that misses them is not taken for the run's.
  */
+struct in_main_arg {
+	uintptr_t p;
+	int in;
+};
+
+static int in_main_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct in_main_arg *a = arg;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && a->p >= lo && a->p < lo + ph->p_memsz)
+			a->in = 1;
+	}
+	return 1;	/* (the program is the first object: no further) */
+}
+
+/* Is @p in the program itself (not a library)?  A program that takes a
+ * function's address has it resolve to its own PLT entry (a canonical
+ * one, Python's os module's fsync): no definition of its own. */
+static int in_main(const void *p)
+{
+	struct in_main_arg a = { (uintptr_t)p, 0 };
+
+	dl_iterate_phdr(in_main_cb, &a);
+	return a.in;
+}
+
 static void say_interposers(void)
 {
 	static const char *const names[] = { "open", "openat", "read", "write", "pread",
@@ -551,10 +581,10 @@ static void say_interposers(void)
 		return;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		void *p = dlsym(RTLD_DEFAULT, names[i]);
-		if (!p || !dladdr(p, &at) || at.dli_fbase == self.dli_fbase)
+		if (!p || !dladdr(p, &at) || at.dli_fbase == self.dli_fbase || in_main(p))
 			continue;
 		if (!obj) {
-			obj = at.dli_fname && at.dli_fname[0] ? at.dli_fname : "the program";
+			obj = at.dli_fname && at.dli_fname[0] ? at.dli_fname : "a library";
 			first = names[i];
 		}
 		n++;
