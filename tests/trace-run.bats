@@ -278,6 +278,11 @@ TANGRAM_RUN_AUTO=1" ]
 	run -0 --separate-stderr trace-run -o u -- sh -c 'cp a b; cat b > c'
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" u
 	[ -z "$stderr" ]
+	# Python's subprocess tries each directory of PATH: exec calls that
+	# failed, recorded before and after, and one that worked (traced)
+	run -0 --separate-stderr trace-run -o w -- python3 -c 'import subprocess; subprocess.run(["cp", "a", "d"], check=True)'
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" w
+	[ -z "$stderr" ]
 	# the shell execs mpirun, which the tracer leaves out (TANGRAM_SKIP)
 	command -v mpirun.mpich >/dev/null || return 0
 	run -0 --separate-stderr trace-run -o v -- sh -c 'exec mpirun.mpich -n 1 cat a' < /dev/null
