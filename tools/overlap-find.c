@@ -134,6 +134,11 @@ struct removal {
 	int mpi;	/* an MPI_File_delete */
 	int name;	/* an unlink, unlinkat, remove the program made (at
 			 * depth 0), or an MPI_File_delete: see name_pairs */
+	/* of the path's removals (removals_index): one past the last, and
+	 * whether one process made them all, each after the one before in
+	 * its seq (the time order), so that gen_at can search them */
+	size_t gend;
+	int one;
 };
 
 static struct removal *removals;
@@ -186,6 +191,28 @@ static int removed_before(const struct removal *m, const char *rank, uint64_t se
 	return m->t <= t;
 }
 
+/* Of the removals of one path from @lo on, made by one process in the
+ * order of its seq (struct removal, one): the first that did not come
+ * before call @seq of process @rank that started at @t, by a search (a
+ * checkpoint renamed into place n times cost n a call, n squared in
+ * all); as removed_before, by_time when another process made them. */
+static size_t removals_split(size_t lo, const char *rank, uint64_t seq, int64_t t)
+{
+	size_t a = lo, b = removals[lo].gend;
+	int mine = streq(removals[lo].rank, rank);
+
+	if (!mine)
+		by_time = 1;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (mine ? removals[mid].seq < seq : removals[mid].t <= t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
 /* How many of @path's removals came before call @seq of process @rank
  * that started at @t; *@last is the latest of them, NULL if none. */
 static uint32_t gen_at(const char *path, const char *rank, uint64_t seq, int64_t t,
@@ -195,6 +222,11 @@ static uint32_t gen_at(const char *path, const char *rank, uint64_t seq, int64_t
 	uint32_t n = 0;
 
 	*last = NULL;
+	if (lo < nremovals && removals[lo].one && strcmp(removals[lo].path, path) == 0) {
+		size_t a = removals_split(lo, rank, seq, t);
+		*last = a > lo ? &removals[a - 1] : NULL;
+		return (uint32_t)(a - lo);
+	}
 	for (; lo < nremovals && strcmp(removals[lo].path, path) == 0; lo++)
 		if (removed_before(&removals[lo], rank, seq, t)) {
 			*last = &removals[lo];	/* by time: the latest */
@@ -1066,6 +1098,12 @@ static void name_pairs(uint32_t f, const struct rec *r, const char *path)
 	if (!nremovals || !path || r->excl || !(r->mpi || programs_own(r)))
 		return;
 	lo = first_of_path(removals, nremovals, sizeof(*removals), path);
+	if (lo < nremovals && removals[lo].one && streq(removals[lo].path, path)) {
+		size_t a = removals_split(lo, cur->name, r->seq, r->t0);
+		before = a > lo ? &removals[a - 1] : NULL;
+		after = a < removals[lo].gend ? &removals[a] : NULL;
+		lo = nremovals;	/* (found) */
+	}
 	for (; lo < nremovals && streq(removals[lo].path, path); lo++) {
 		if (removed_before(&removals[lo], cur->name, r->seq, r->t0)) {
 			before = &removals[lo];
@@ -4347,6 +4385,26 @@ static int cmp_removal(const void *a, const void *b)
 	return c ? c : (x->t > y->t) - (x->t < y->t);
 }
 
+/* Each path's removals: where they end, and whether one process made
+ * them all in the order of its seq (struct removal). */
+static void removals_index(void)
+{
+	size_t i = 0, j, k;
+
+	while (i < nremovals) {
+		int one = 1;
+		for (j = i + 1; j < nremovals && streq(removals[j].path, removals[i].path); j++)
+			if (!streq(removals[j].rank, removals[i].rank) ||
+			    removals[j].seq < removals[j - 1].seq)
+				one = 0;
+		for (k = i; k < j; k++) {
+			removals[k].gend = j;
+			removals[k].one = one;
+		}
+		i = j;
+	}
+}
+
 /* One removal of @path by record @t (@from: a rename onto it from there). */
 static void add_removal(size_t *cap, char *path, const struct tg_tline *t, const char *from)
 {
@@ -4510,6 +4568,7 @@ static void read_removals(int fd)
 	free(cwd);
 	if (nremovals)
 		qsort(removals, nremovals, sizeof(*removals), cmp_removal);
+	removals_index();
 	if (ncreations)
 		qsort(creations, ncreations, sizeof(*creations), cmp_creation);
 	if (ndirmade)
