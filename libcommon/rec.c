@@ -873,8 +873,9 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 			/* the records are sound, but the process went on untraced */
 			snprintf(r->err, sizeof(r->err),
 				 "incomplete: the tracer stopped before its process ended (it "
-				 "could not write the trace; the process's standard error says "
-				 "why): the calls after its last record are missing");
+				 "could not write the trace, or see the calls: the process's "
+				 "standard error says why): the calls after its last record are "
+				 "missing");
 			r->stop = 2;
 			return -1;
 		}

@@ -190,7 +190,7 @@ stopped_trace() {
 		[[ $stderr == "tangram: cannot write trace to '"*"': File too large; tracing is off" ]]
 		[ "$mode" = write ] || mv trace/*.rec t.rec
 		run -2 --separate-stderr trace-decode t.rec
-		[ "$stderr" = "trace-decode: t.rec: incomplete: the tracer stopped before its process ended (it could not write the trace; the process's standard error says why): the calls after its last record are missing" ]
+		[ "$stderr" = "trace-decode: t.rec: incomplete: the tracer stopped before its process ended (it could not write the trace, or see the calls: the process's standard error says why): the calls after its last record are missing" ]
 		# (before: the program was killed by SIGXFSZ, status 153)
 	done
 }
