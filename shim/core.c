@@ -528,13 +528,6 @@ void tg_init(void)
 }
 
 #ifndef TG_STATIC
-/*
- * Another object first in the global scope for the calls the tracer
- * wraps (a library preloaded ahead of it: TangramFS's libtfs-posix.so,
- * eatmydata, Darshan): the program's calls reach it first, and the trace
- * has them only if it passes them on.  Said once, with the object and the calls, so that a verdict on a
- * trace that misses them is not taken for the run's.
- */
 struct in_main_arg {
 	uintptr_t p;
 	int in;
@@ -566,6 +559,14 @@ static int in_main(const void *p)
 	return a.in;
 }
 
+/*
+ * Another object first in the global scope for the calls the tracer
+ * wraps (a library preloaded ahead of it: TangramFS's libtfs-posix.so,
+ * eatmydata, Darshan): the program's calls reach it first, and the trace
+ * has them only if it passes them on.  Said once, with the object and
+ * the calls, so that a verdict on a trace that misses them is not taken
+ * for the run's.
+ */
 static void say_interposers(void)
 {
 	static const char *const names[] = { "open", "openat", "read", "write", "pread",
