@@ -631,11 +631,35 @@ static int go_note(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;	/* (the program is the first object: no further) */
 }
 
+#ifndef TG_STATIC
+/* In every copy of the tracer: the one first in the global scope is the
+ * process's tracer (a program linked with libtangram-mpi.so run under
+ * trace-run has two, and each wrote a whole stream of every call). */
+TG_EXPORT const char tangram_tracer[] = "tangram";
+#endif
+
 __attribute__((constructor)) static void tg_ctor(void)
 {
 	int e = errno;	/* zero when main() starts (C11 7.5), whatever the
 			 * tracer's own calls met (an existing trace directory) */
 
+#ifndef TG_STATIC
+	{
+		/* (by the object: this copy's own references to the name go
+		 * where the global scope's does) */
+		const void *first = dlsym(RTLD_DEFAULT, "tangram_tracer");
+		Dl_info fi, me;
+		if (first && dladdr(first, &fi) && dladdr((void *)tg_ctor, &me) &&
+		    fi.dli_fbase != me.dli_fbase) {
+			/* another copy is the tracer: this one passes every
+			 * call through, and says nothing (its calls reach the
+			 * other first) */
+			tg_state = 2;
+			errno = e;
+			return;
+		}
+	}
+#endif
 	tg_ctor_started = 1;
 	tg_hooks_check();	/* a library loaded before may have patched */
 	tg_init();

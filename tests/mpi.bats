@@ -811,7 +811,7 @@ under() {
 	EOF
 }
 
-@test "linked with -ltangram-mpi (no linker flags), traced with TANGRAM_DIR alone" {
+@test "linked with -ltangram-mpi (no linker flags), traced with TANGRAM_DIR alone; under trace-run, one tracer" {
 	mpicc.mpich -o sends "$TG_TOP/tests/mpi/sends.c" -L"$TG_TOP/lib" -ltangram-mpi -Wl,-rpath,"$TG_TOP/lib"
 	run -0 --separate-stderr env TANGRAM_DIR=t mpirun.mpich -n 2 ./sends
 	[ "$(sorted)" = "$(printf '%s\n' '0: received 3' '1: received 1')" ]
@@ -819,6 +819,17 @@ under() {
 	only '^MPI_Send '
 	[ "${#calls}" -gt 0 ]
 	[ "$(printf '%s\n' "$calls" | wc -l)" -eq 3 ]
+	# run under trace-run too (the tracer preloaded): one tracer, the
+	# first in the global scope; the linked copy stays off (until
+	# 2026-12-04 both wrote a whole stream, and verify-io took the rank
+	# for two launches)
+	rm -rf t
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 2 ./sends
+	[ -z "$stderr" ]
+	run -0 ls t
+	[ "$output" = "$(printf '%s\n' rank-0.rec rank-1.rec)" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[ -z "$stderr" ]
 }
 
 @test "NPmpich2 (Debian's netpipe-mpich2) writes the same traced and untraced" {
