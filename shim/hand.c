@@ -173,6 +173,100 @@ int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 
+#ifndef TG_STATIC
+/*
+ * POSIX shared memory: shm_open(NAME) opens /dev/shm/NAME inside the C
+ * library, where no wrapper sees it, so the calls on its descriptor were
+ * untracked (ranks sharing an object through it: nothing placed, nothing
+ * said).  Recorded as the open, and shm_unlink as the unlink, they are.
+ */
+typedef int (*shm_open_fn)(const char *, int, mode_t);
+typedef int (*shm_unlink_fn)(const char *);
+
+static const char *shm_path(char *buf, const char *name)
+{
+	while (name && *name == '/')
+		name++;
+	snprintf(buf, TG_PATH_MAX, "/dev/shm/%s", name ? name : "");
+	return buf;
+}
+
+TG_EXPORT int shm_open(const char *name, int oflag, mode_t mode)
+{
+	static void *real;
+	char full[TG_PATH_MAX], pb[TG_PATH_MAX];
+	const char *ap;
+	struct tg_call c;
+	uint64_t sid;
+	int ex = 0, ret;
+
+	RESOLVE(real, "shm_open");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return ((shm_open_fn)real)(name, oflag, mode);
+	ap = tg_path_prep(pb, shm_path(full, name), AT_FDCWD, &ex);
+	if (ex || !tg_enter(&c, TG_FN_open, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		ret = ((shm_open_fn)real)(name, oflag, mode);
+		if (ret >= 0) {
+			int e = errno;
+			tg_fd_set(ret, ex);
+			errno = e;
+		}
+		return ret;
+	}
+	ret = ((shm_open_fn)real)(name, oflag, mode);
+	tg_end(&c);
+	sid = tg_str(c.t, ap);	/* (before the record: it may write one) */
+	tg_rec_begin(&c, ret, ret == -1);
+	tg_put_u(&c, sid);
+	tg_put_u(&c, (unsigned)(oflag | O_NOFOLLOW | O_CLOEXEC));	/* (as glibc opens it) */
+	tg_put_u(&c, (oflag & O_CREAT) ? mode : 0);
+	tg_rec_commit(&c);
+	if (ret >= 0) {
+		int e = errno;
+		tg_fd_set(ret, 0);
+		errno = e;
+	}
+	return ret;
+}
+
+TG_EXPORT int shm_unlink(const char *name)
+{
+	static void *real;
+	char full[TG_PATH_MAX], pb[TG_PATH_MAX];
+	const char *ap;
+	struct tg_call c;
+	uint64_t sid;
+	int ex = 0, ret;
+
+	RESOLVE(real, "shm_unlink");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!tg_on(TG_LAYER_POSIX))
+		return ((shm_unlink_fn)real)(name);
+	ap = tg_path_prep(pb, shm_path(full, name), AT_FDCWD, &ex);
+	if (ex || !tg_enter(&c, TG_FN_unlink, TG_LAYER_POSIX)) {
+		if (ex)
+			tg_count_excluded();
+		return ((shm_unlink_fn)real)(name);
+	}
+	ret = ((shm_unlink_fn)real)(name);
+	tg_end(&c);
+	sid = tg_str(c.t, ap);
+	tg_rec_begin(&c, ret, ret == -1);
+	tg_put_u(&c, sid);
+	tg_rec_commit(&c);
+	return ret;
+}
+#endif
+
 TG_EXPORT int __open_2(const char *path, int flags)
 {
 	static void *real;

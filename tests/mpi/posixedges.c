@@ -27,6 +27,12 @@
  * no file's bytes (session)
  *   fifo
  *
+ * POSIX shared memory (an object named after FILE, made by rank 0 with
+ * shm_open and ftruncate before the barrier, opened by rank 1 after it):
+ *   shm      rank 0 writes 16 bytes 0.2 s after the barrier, rank 1
+ *            reads them 0.1 s after it: a race
+ *   shmsync  rank 0 writes and closes, a barrier, rank 1 reads: session
+ *
  *   posixedges MODE FILE
  */
 #define _GNU_SOURCE
@@ -34,6 +40,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -135,6 +142,47 @@ static void fifo(int rank, const char *file)
 	}
 }
 
+static void shm(int rank, const char *mode, const char *file)
+{
+	char name[64];
+	unsigned long h = 5381;
+	const char *p;
+	int fd, sync = is(mode, "shmsync");
+
+	for (p = file; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	snprintf(name, sizeof(name), "/tg-posixedges-%lx", h);
+	if (rank == 0) {
+		shm_unlink(name);
+		fd = shm_open(name, O_CREAT | O_RDWR, 0600);
+		if (fd < 0 || ftruncate(fd, 4096) != 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		if (sync && pwrite(fd, "0123456789abcdef", 16, 0) != 16)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		if (sync)
+			close(fd);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (!sync) {
+			usleep(200000);
+			if (pwrite(fd, "0123456789abcdef", 16, 0) != 16)
+				MPI_Abort(MPI_COMM_WORLD, 1);
+			close(fd);
+		}
+	} else {
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (!sync)
+			usleep(100000);
+		fd = shm_open(name, O_RDWR, 0);
+		if (fd < 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		printf("%s %zd\n", mode, pread(fd, buf, 16, 0));
+		close(fd);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0)
+		shm_unlink(name);
+}
+
 int main(int argc, char **argv)
 {
 	int rank;
@@ -153,6 +201,8 @@ int main(int argc, char **argv)
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (is(argv[1], "fifo"))
 		fifo(rank, argv[2]);
+	else if (strncmp(argv[1], "shm", 3) == 0)
+		shm(rank, argv[1], argv[2]);
 	else if (strncmp(argv[1], "seek", 4) == 0)
 		seeks(rank, argv[1], argv[2]);
 	else if (is(argv[1], "dup2null"))
