@@ -1512,12 +1512,6 @@ static long raw_events(unsigned long ctx, long min_nr, long nr, struct io_event 
 	return real_syscall(SYS_io_getevents, (long)ctx, min_nr, nr, (long)ev, (long)ts, 0);
 }
 
-/* close_range by the real system call (the syscall() wrapper's own) */
-static int raw_close_range(unsigned first, unsigned last, int flags)
-{
-	return (int)real_syscall(SYS_close_range, (long)first, (long)last, flags, 0, 0, 0);
-}
-
 TG_EXPORT long syscall(long n, ...)
 {
 	long a[6], ret;
@@ -1545,24 +1539,6 @@ TG_EXPORT long syscall(long n, ...)
 		uring_made((unsigned)a[0], ret < 0 ? -e : ret);
 		errno = e;
 		return ret;
-	/* a close by number must not close the tracer's descriptor (its
-	 * number taken by the program's next open, the trace lost without
-	 * a word): as close() and close_range() are */
-	case SYS_close:
-		if (tg_fd_mine((int)a[0])) {
-			errno = EBADF;
-			return -1;
-		}
-		ret = real_syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
-		if (ret == 0) {
-			e = errno;
-			tg_fd_set((int)a[0], 0);
-			errno = e;
-		}
-		return ret;
-	case SYS_close_range:
-		return traced_close_range((unsigned)a[0], (unsigned)a[1], (int)a[2],
-					  raw_close_range);
 	}
 	return real_syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -1085,40 +1085,6 @@ witness_plain() {
 	[[ $stderr == *"incomplete: the tracer stopped before its process ended"* ]]
 }
 
-# Until 2026-12-04 a close by system call number (syscall(SYS_close_range),
-# a loop of syscall(SYS_close), as Go's runtime and hand-made closefroms
-# do) closed the tracer's descriptor too: the trace stopped, its stream
-# unmarked, and verify-io judged what was left.
-@test "syscall(SYS_close_range) and syscall(SYS_close) of every descriptor leave the tracer's: the calls after them are traced" {
-	cat > rawclose.c <<-'EOF'
-	#define _GNU_SOURCE
-	#include <fcntl.h>
-	#include <sys/syscall.h>
-	#include <unistd.h>
-	int main(int argc, char **argv)
-	{
-		int fd;
-		if (argv[1][0] == 'r')
-			syscall(SYS_close_range, 3, ~0U, 0);
-		else
-			for (fd = 3; fd < 65536; fd++)
-				syscall(SYS_close, fd);
-		fd = open("out", O_CREAT | O_WRONLY | O_TRUNC, 0644);
-		return fd < 0 || write(fd, "x", 1) != 1 || close(fd) != 0;
-	}
-	EOF
-	gcc -O1 -o rawclose rawclose.c
-	for mode in range each; do
-		rm -rf trace
-		run -0 --separate-stderr traced ./rawclose $mode
-		[ -z "$stderr" ]
-		decode_all trace/*.rec
-		calls > got
-		grep -q "^posix write 1 fd=3 buf=b[0-9]* count=1$" got
-	done
-	grep -q "^posix close_range 0 first=3 last=4294967295 flags=0x0" <(rm -rf trace; traced ./rawclose range >/dev/null 2>&1; trace-decode trace/*.rec | cut -f7- | tr '\t' ' ')
-}
-
 # Until 2026-12-04 under a descriptor limit below 64 the tracer took the
 # lowest free descriptor, the one the program's next open would get: under
 # "ulimit -n 4" the program's first open failed (EMFILE).
