@@ -2859,6 +2859,20 @@ const char *tg_path_fdname(char *buf, const char *ap)
 	return buf;
 }
 
+/* The path an open of @path (from @dirfd) names, made absolute in @pb
+ * (tg_path_prep, *@ex set when excluded), or, for a name of a descriptor
+ * whose file is traced, that file's, in @fb (tg_path_fdname). */
+const char *tg_path_open_prep(char *pb, char *fb, const char *path, int dirfd, int *ex)
+{
+	const char *ap = tg_path_prep(pb, path, dirfd, ex), *fd;
+
+	if (*ex && (fd = tg_path_fdname(fb, ap))) {
+		*ex = 0;
+		return fd;
+	}
+	return ap;
+}
+
 /*
  * The path of the file descriptor @fd an open just made, as the kernel
  * names it (symbolic links and the ".." after one resolved), in @buf, when

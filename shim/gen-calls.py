@@ -624,16 +624,16 @@ def gen_wrapper(r, rec, out):
         if p.kind in ('path', 'atpath'):
             base = p.karg if p.kind == 'atpath' else 'AT_FDCWD'
             o('\tchar pb_%s[TG_PATH_MAX];\n' % p.name)
-            o('\tconst char *ap_%s = tg_path_prep(pb_%s, %s, %s, &ex);\n' % (
-                p.name, p.name, p.name, base))
             # a descriptor reopened by name (/dev/stdout, /proc/self/fd/N):
-            # its file, traced (tg_path_fdname)
+            # its file, traced (tg_path_open_prep)
             if ('newfd' in r.opts or 'newstream' in r.opts) and p.dir == 'in' and \
                     re.search(r'\b(?:re)?open\(%s,' % p.name, r.rawopts):
                 o('\tchar fb_%s[TG_PATH_MAX];\n' % p.name)
-                o('\tif (ex) {\n\t\tconst char *fd_ = tg_path_fdname(fb_%s, ap_%s);\n'
-                  '\t\tif (fd_) {\n\t\t\tap_%s = fd_;\n\t\t\tex = 0;\n\t\t}\n\t}\n'
-                  % (p.name, p.name, p.name))
+                o('\tconst char *ap_%s = tg_path_open_prep(pb_%s, fb_%s, %s, %s, &ex);\n' % (
+                    p.name, p.name, p.name, p.name, base))
+            else:
+                o('\tconst char *ap_%s = tg_path_prep(pb_%s, %s, %s, &ex);\n' % (
+                    p.name, p.name, p.name, base))
             if p.name in dirnamed:
                 o('\tchar db_%s[TG_PATH_MAX];\n' % p.name)
                 o('\tif (!ex)\n\t\tap_%s = tg_path_dir(db_%s, ap_%s);\n' % (p.name, p.name, p.name))

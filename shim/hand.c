@@ -79,7 +79,7 @@ static int traced_open(int how, unsigned fn, void *real, int dirfd,
 		       const char *path, int flags, mode_t mode)
 {
 	char pb[TG_PATH_MAX], rb[TG_PATH_MAX], fb[TG_PATH_MAX];
-	const char *ap, *fdname;
+	const char *ap;
 	struct tg_call c;
 	uint64_t sid;
 	int ex = 0, ret, at = how == OPEN_AT || how == OPEN_AT2;
@@ -92,11 +92,7 @@ static int traced_open(int how, unsigned fn, void *real, int dirfd,
 		mode = 0;
 	if (!tg_on(TG_LAYER_POSIX))
 		return call_open(how, real, dirfd, path, flags, mode);
-	ap = tg_path_prep(pb, path, at ? dirfd : AT_FDCWD, &ex);
-	if (ex && (fdname = tg_path_fdname(fb, ap))) {
-		ap = fdname;	/* a descriptor reopened by name: its file */
-		ex = 0;
-	}
+	ap = tg_path_open_prep(pb, fb, path, at ? dirfd : AT_FDCWD, &ex);
 	if (ex || !tg_enter(&c, fn, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -615,6 +611,19 @@ TG_EXPORT int __vprintf_chk(int flag, const char *format, va_list ap)
 	return traced_fmt(&f, format, ap);
 }
 
+/* Is a call on stdout recorded (as function @fn, begun in @c)?  Not when
+ * stdout is excluded (counted then) or the call is not to be. */
+static int stdout_enter(struct tg_call *c, unsigned fn)
+{
+	if (!tg_on(TG_LAYER_STDIO))
+		return 0;
+	if (tg_fstab_excluded(stdout)) {
+		tg_count_excluded();
+		return 0;
+	}
+	return tg_enter(c, fn, TG_LAYER_STDIO);
+}
+
 /* puts(s) is fputs(s, stdout) and a newline: recorded as that fputs, its
  * length the string's and the newline's. */
 TG_EXPORT int puts(const char *s)
@@ -629,13 +638,8 @@ TG_EXPORT int puts(const char *s)
 		errno = ENOSYS;
 		return EOF;
 	}
-	if (!tg_on(TG_LAYER_STDIO))
+	if (!stdout_enter(&c, TG_FN_fputs))
 		return ((puts_fn)real)(s);
-	if (tg_fstab_excluded(stdout) || !tg_enter(&c, TG_FN_fputs, TG_LAYER_STDIO)) {
-		if (tg_fstab_excluded(stdout))
-			tg_count_excluded();
-		return ((puts_fn)real)(s);
-	}
 	ret = ((puts_fn)real)(s);
 	tg_end(&c);
 	tg_rec_begin(&c, ret, ret == EOF);
@@ -659,13 +663,8 @@ TG_EXPORT int putchar(int ch)
 		errno = ENOSYS;
 		return EOF;
 	}
-	if (!tg_on(TG_LAYER_STDIO))
+	if (!stdout_enter(&c, TG_FN_putc))
 		return ((putchar_fn)real)(ch);
-	if (tg_fstab_excluded(stdout) || !tg_enter(&c, TG_FN_putc, TG_LAYER_STDIO)) {
-		if (tg_fstab_excluded(stdout))
-			tg_count_excluded();
-		return ((putchar_fn)real)(ch);
-	}
 	ret = ((putchar_fn)real)(ch);
 	tg_end(&c);
 	tg_rec_begin(&c, ret, ret == EOF);

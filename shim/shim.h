@@ -515,6 +515,8 @@ const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, 
 const char *tg_path_dir(char *buf, const char *ap) TG_HIDDEN;
 void tg_path_dir_forget(void) TG_HIDDEN;
 const char *tg_path_fdname(char *buf, const char *ap) TG_HIDDEN;
+const char *tg_path_open_prep(char *pb, char *fb, const char *path, int dirfd,
+			      int *ex) TG_HIDDEN;
 int tg_fd_is_open(int fd) TG_HIDDEN;
 int tg_fd_fifo(int fd) TG_HIDDEN;
 

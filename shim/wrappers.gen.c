@@ -22,15 +22,8 @@ TG_EXPORT int creat(const char *path, mode_t mode)
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
-	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char fb_path[TG_PATH_MAX];
-	if (ex) {
-		const char *fd_ = tg_path_fdname(fb_path, ap_path);
-		if (fd_) {
-			ap_path = fd_;
-			ex = 0;
-		}
-	}
+	const char *ap_path = tg_path_open_prep(pb_path, fb_path, path, AT_FDCWD, &ex);
 	if (ex || !tg_enter(&tgc, TG_FN_creat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -77,15 +70,8 @@ TG_EXPORT int creat64(const char *path, mode_t mode)
 	if (!tg_on(TG_LAYER_POSIX))
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
-	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char fb_path[TG_PATH_MAX];
-	if (ex) {
-		const char *fd_ = tg_path_fdname(fb_path, ap_path);
-		if (fd_) {
-			ap_path = fd_;
-			ex = 0;
-		}
-	}
+	const char *ap_path = tg_path_open_prep(pb_path, fb_path, path, AT_FDCWD, &ex);
 	if (ex || !tg_enter(&tgc, TG_FN_creat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -5655,15 +5641,8 @@ TG_EXPORT FILE *fopen(const char *path, const char *mode)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
-	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char fb_path[TG_PATH_MAX];
-	if (ex) {
-		const char *fd_ = tg_path_fdname(fb_path, ap_path);
-		if (fd_) {
-			ap_path = fd_;
-			ex = 0;
-		}
-	}
+	const char *ap_path = tg_path_open_prep(pb_path, fb_path, path, AT_FDCWD, &ex);
 	if (ex || !tg_enter(&tgc, TG_FN_fopen, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5711,15 +5690,8 @@ TG_EXPORT FILE *fopen64(const char *path, const char *mode)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(path, mode);
 	char pb_path[TG_PATH_MAX];
-	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char fb_path[TG_PATH_MAX];
-	if (ex) {
-		const char *fd_ = tg_path_fdname(fb_path, ap_path);
-		if (fd_) {
-			ap_path = fd_;
-			ex = 0;
-		}
-	}
+	const char *ap_path = tg_path_open_prep(pb_path, fb_path, path, AT_FDCWD, &ex);
 	if (ex || !tg_enter(&tgc, TG_FN_fopen64, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
@@ -5808,15 +5780,8 @@ TG_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(path, mode, stream);
 	char pb_path[TG_PATH_MAX];
-	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char fb_path[TG_PATH_MAX];
-	if (ex) {
-		const char *fd_ = tg_path_fdname(fb_path, ap_path);
-		if (fd_) {
-			ap_path = fd_;
-			ex = 0;
-		}
-	}
+	const char *ap_path = tg_path_open_prep(pb_path, fb_path, path, AT_FDCWD, &ex);
 	ex |= tg_fstab_excluded(stream);
 	int exn = ex;
 	(void)exn;
@@ -5870,15 +5835,8 @@ TG_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	if (!tg_on(TG_LAYER_STDIO))
 		return real(path, mode, stream);
 	char pb_path[TG_PATH_MAX];
-	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char fb_path[TG_PATH_MAX];
-	if (ex) {
-		const char *fd_ = tg_path_fdname(fb_path, ap_path);
-		if (fd_) {
-			ap_path = fd_;
-			ex = 0;
-		}
-	}
+	const char *ap_path = tg_path_open_prep(pb_path, fb_path, path, AT_FDCWD, &ex);
 	ex |= tg_fstab_excluded(stream);
 	int exn = ex;
 	(void)exn;
