@@ -72,6 +72,7 @@ static void stream_release(struct tg_cstream *s)
 	free(s->clock);
 	free(s->rep);
 	free(s->local);
+	free(s->lstr);
 	free(s->foreign);
 	free(s->tz);
 	memset(s, 0, sizeof(*s));

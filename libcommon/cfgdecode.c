@@ -164,6 +164,7 @@ struct tg_cfg_cursor *tg_cfg_cursor_open(const struct tg_cfg *cc, size_t i, char
 	k->st.nrep = k->s->nrep;
 	k->st.local = k->s->local;	/* borrowed too */
 	k->st.nlocal = k->s->nlocal;
+	k->st.lstr = k->s->lstr;
 	k->st.seqv = k->s->seqv;
 	k->st.foreign = k->s->foreign;
 	k->st.nforeign = k->s->nforeign;
@@ -213,6 +214,7 @@ void tg_cfg_cursor_free(struct tg_cfg_cursor *k)
 	k->st.nrep = 0;
 	k->st.local = NULL;
 	k->st.nlocal = 0;
+	k->st.lstr = NULL;
 	tg_sig_release(&k->st);
 	tg_sigarena_release(&k->ar);
 	free(k->stk);

@@ -77,6 +77,10 @@ void tg_map_release(struct tg_map *m);
 enum { TG_F_ABS = 0, TG_F_REL, TG_F_DELTA, TG_F_LIN, TG_F_OFF, TG_F_LVAL, TG_F_LOFF,
        TG_F_NFORMS };
 
+/* String forms: 0 a reference, 1 a template with the world rank left
+ * out, 2 the stream's local value i, which holds a reference (cfgunify.c). */
+enum { TG_STR_REF = 0, TG_STR_TMPL, TG_STR_LOCAL };
+
 /* Array modes: 0 the elements, 1 runs, 2 new descriptors, 3 each element
  * 2v, or 2i + 1 for the stream's local value i (cfgunify.c). */
 enum { TG_A_PLAIN = 0, TG_A_RUNS, TG_A_FDS, TG_A_LOCAL };
@@ -145,6 +149,8 @@ struct tg_sigstate {
 	size_t nrep, caprep, reppos;	/* values (three per record) */
 	uint64_t *local;	/* the stream's local values (STREAMS "local") */
 	size_t nlocal, caplocal;
+	const uint8_t *lstr;	/* decoder, borrowed: per local value, 1 when it
+				 * is a string reference (NULL: none is) */
 	int seqv;		/* seqs as words tagged even/odd (STREAMS "foreign") */
 	const uint64_t *foreign;	/* sorted seqs of threads other than 0, borrowed */
 	size_t nforeign;
@@ -227,11 +233,13 @@ int tg_sig_call(const int64_t *w, size_t n, unsigned *func, unsigned *tid);
  * statuses (one word: TG_CH_WORD), and the elements of arrays in mode
  * TG_A_PLAIN or TG_A_LOCAL (one word each: TG_CH_AEL, after the mode
  * word's TG_CH_AMODE), UINT arguments and a return value in form 0 (one
- * word each, tagged when the hasparent word has TG_HP_TAGGED: TG_CH_TAG).  Stores the first @max chunks' word positions in
+ * word each, tagged when the hasparent word has TG_HP_TAGGED: TG_CH_TAG),
+ * and strings in form TG_STR_REF or TG_STR_LOCAL (two words: TG_CH_STR).
+ * Stores the first @max chunks' word positions in
  * @pos and types in @type; returns how many there are, or -1 when @w is
  * not a CALL signature or does not parse.
  */
-enum { TG_CH_INT = 0, TG_CH_WORD, TG_CH_OFF, TG_CH_AMODE, TG_CH_AEL, TG_CH_TAG };
+enum { TG_CH_INT = 0, TG_CH_WORD, TG_CH_OFF, TG_CH_AMODE, TG_CH_AEL, TG_CH_TAG, TG_CH_STR };
 int tg_sig_chunks(const int64_t *w, size_t n, uint32_t *pos, uint8_t *type, size_t max);
 
 /*
@@ -366,7 +374,7 @@ enum { TG_S_END = 0, TG_S_META, TG_S_STRINGS, TG_S_CST, TG_S_AGG, TG_S_GRAMMAR, 
 enum { TG_F_FLAGS, TG_F_HRANK, TG_F_HWORLD, TG_F_PID, TG_F_PPID, TG_F_CLOCK, TG_F_HOST,
        TG_F_CWD, TG_F_ARGV, TG_F_RANK, TG_F_RECORDS, TG_F_CALLS, TG_F_RULE, TG_F_END,
        TG_F_TIMING, TG_F_ERROR, TG_F_BITS, TG_F_SAMPLES, TG_F_CLOCKS, TG_F_LOCAL,
-       TG_F_FOREIGN, TG_F_RUN, TG_F_REPEATS, TG_F_N };
+       TG_F_FOREIGN, TG_F_RUN, TG_F_REPEATS, TG_F_SLOCAL, TG_F_N };
 
 #define TG_SEC_ZLIB 1u
 #define TG_SEC_HDR 24
@@ -392,6 +400,8 @@ struct tg_cstream {
 	size_t nrep;		/* values, three per record */
 	uint64_t *local;	/* values its signatures name by index */
 	size_t nlocal;
+	uint8_t *lstr;		/* NULL, or per local value 1 when it is a
+				 * string reference (form TG_STR_LOCAL) */
 	int seqv;		/* seqs as tagged words (a "foreign" field) */
 	uint64_t *foreign;	/* sorted seqs of threads other than 0 */
 	size_t nforeign;

@@ -97,6 +97,14 @@ int tg_cfg_merge(struct tg_cfg *dst, const struct tg_cfg *src, char *err, size_t
 			memcpy(ds->local, ss->local, ss->nlocal * sizeof(uint64_t));
 			ds->nlocal = ss->nlocal;
 		}
+		if (ss->lstr) {	/* string references, into dst's table */
+			if (!(ds->lstr = malloc(ss->nlocal)))
+				goto oom;
+			memcpy(ds->lstr, ss->lstr, ss->nlocal);
+			for (size_t k = 0; k < ss->nlocal; k++)
+				if (ss->lstr[k] && ss->local[k])
+					ds->local[k] = (uint64_t)smap[ss->local[k] - 1] + 1;
+		}
 		ds->seqv = ss->seqv;
 		if (ss->nforeign) {
 			if (!(ds->foreign = malloc(ss->nforeign * sizeof(uint64_t))))

@@ -121,10 +121,13 @@ out:
  * then one signature.  But the digits may be a version or a size that
  * equals the rank by chance: rank 3 of an Open MPI program stats
  * ".../openmpi3/mca_*.so" as every rank does, and its signatures, all
- * templates, were its own.  A template signature that only processes of
- * one world rank reach is put back as the signature of the string it
- * stands for there, when another process has that signature: the two
- * become one.  0, or -1 when out of memory.
+ * templates, were its own; and a random name (mkstemp's) holds the rank
+ * by chance as often.  A template signature that only processes of one
+ * world rank reach is put back as the signature of the string it stands
+ * for there: where another process has that signature the two become
+ * one, and where the others name other strings the unification can
+ * share it (tg_cfg_unify(): a string is a chunk, a template is not).
+ * 0, or -1 when out of memory.
  */
 /* Drop the strings no signature names (the stream headers' are put in
  * when the file is written); 0, or -1 when out of memory. */
@@ -148,6 +151,11 @@ static int strings_compact(struct tg_cfg *c)
 			if (w[pos[k]] > 0 && !remap[w[pos[k]] - 1]++)
 				used++;
 	}
+	for (i = 0; i < c->nst; i++)	/* and the streams' string local values */
+		for (k = 0; c->st[i].lstr && k < c->st[i].nlocal; k++)
+			if (c->st[i].lstr[k] && c->st[i].local[k] &&
+			    !remap[c->st[i].local[k] - 1]++)
+				used++;
 	if (used == n) {
 		rc = 0;
 		goto out;
@@ -163,6 +171,10 @@ static int strings_compact(struct tg_cfg *c)
 	for (i = 0; i < c->ncst; i++)
 		if (tg_sig_check(c->words + c->cst[i].off, c->cst[i].n, n, remap) < 0)
 			goto out;
+	for (i = 0; i < c->nst; i++)
+		for (k = 0; c->st[i].lstr && k < c->st[i].nlocal; k++)
+			if (c->st[i].lstr[k] && c->st[i].local[k])
+				c->st[i].local[k] = (uint64_t)remap[c->st[i].local[k] - 1] + 1;
 	tg_strtab_release(&c->strs);
 	c->strs = t;
 	memset(&t, 0, sizeof(t));
@@ -286,8 +298,8 @@ static int untemplate(struct tg_cfg *c)
 			continue;
 		if ((t = tg_cfg_cst_intern(c, w.w, w.n, 1)) < 0)
 			goto out;
-		if ((size_t)t < nt && t != (int64_t)i) {
-			/* another process's signature: the calls become its */
+		if (t != (int64_t)i) {
+			/* the literal signature, another process's or new: the calls become its */
 			to[i] = (uint32_t)t;
 			c->agg[t].count += c->agg[i].count;
 			c->agg[t].dur += c->agg[i].dur;

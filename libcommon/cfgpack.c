@@ -82,6 +82,8 @@ int tg_cfg_pack(const struct tg_cfg *c, unsigned char **buf, size_t *len)
 		       pk_put(&b, s->clock, s->nclock * sizeof(uint64_t)) < 0 ||
 		       pk_u64(&b, s->nlocal) < 0 ||
 		       pk_put(&b, s->local, s->nlocal * sizeof(uint64_t)) < 0 ||
+		       pk_u32(&b, s->lstr != NULL) < 0 ||
+		       pk_put(&b, s->lstr, s->lstr ? s->nlocal : 0) < 0 ||
 		       pk_u32(&b, (uint32_t)s->seqv) < 0 || pk_u64(&b, s->nforeign) < 0 ||
 		       pk_put(&b, s->foreign, s->nforeign * sizeof(uint64_t)) < 0;
 		bad |= pk_u32(&b, s->tz != NULL) < 0 || pk_u64(&b, s->tzlen) < 0 ||
@@ -297,6 +299,14 @@ static void unpack_stream(struct upk *k, struct tg_cstream *s)
 			return;
 		}
 		memcpy(s->local, p, s->nlocal * sizeof(uint64_t));
+	}
+	if (upk_u32(k) && !k->bad && s->nlocal) {	/* which are strings */
+		const void *p = upk_get(k, s->nlocal);
+		if (!p || !(s->lstr = malloc(s->nlocal))) {
+			k->bad = 1;
+			return;
+		}
+		memcpy(s->lstr, p, s->nlocal);
 	}
 	s->seqv = (int)upk_u32(k);
 	s->nforeign = (size_t)upk_u64(k);

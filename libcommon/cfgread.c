@@ -312,6 +312,31 @@ static int parse_repeats(struct pc *x, struct tg_cstream *s)
 	return 0;
 }
 
+/* Which local values are string references: their count, then their
+ * indexes, each from the one before's; each must hold one. */
+static int parse_slocal(const struct tg_cfg *c, struct pc *x, struct tg_cstream *s)
+{
+	uint64_t k, d, i, at = 0;
+
+	if (pcount(x, &k, 1) < 0)
+		return -1;
+	if (k > s->nlocal)
+		return perr(x, "more string local values than local values");
+	if (k && !(s->lstr = calloc(s->nlocal, 1)))
+		return perr(x, "out of memory");
+	for (i = 0; i < k; i++) {
+		if (pu(x, &d) < 0)
+			return -1;
+		if ((i && d == 0) || d >= s->nlocal - at)
+			return perr(x, "bad string local value index");
+		at += d;
+		if (s->local[at] > c->strs.n)
+			return perr(x, "bad string reference");
+		s->lstr[at] = 1;
+	}
+	return 0;
+}
+
 /* One stream header, its field k read from @f[k]: all the same row in a
  * version 1 file, whose last fields are optional. */
 static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr *pv,
@@ -346,7 +371,9 @@ static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr 
 	/* written before REPEAT records: a column (or the row's end) less */
 	if (!f[TG_F_REPEATS] || (!v2 && row->p == row->end))
 		return 0;
-	return parse_repeats(f[TG_F_REPEATS], s);
+	if (parse_repeats(f[TG_F_REPEATS], s) < 0)
+		return -1;
+	return v2 && f[TG_F_SLOCAL] ? parse_slocal(c, f[TG_F_SLOCAL], s) : 0;
 }
 
 static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const uint32_t *rmap,
@@ -377,6 +404,7 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const
 		if (ncol < TG_F_REPEATS)
 			return perr(x, "too few columns");
 		f[TG_F_REPEATS] = NULL;	/* optional: newer than the rest */
+		f[TG_F_SLOCAL] = NULL;
 		for (k = 0; k < ncol; k++) {
 			if (pcount(x, &len, 1) < 0)
 				return -1;

@@ -1918,13 +1918,19 @@ static int dec_str(struct tg_sigstate *st, const struct tg_strtab *strs, struct 
 	*tmpl = 0;
 	GET(form);
 	GET(ref);
+	if (form == TG_STR_LOCAL) {	/* the stream's local value ref */
+		if (ref < 0 || (uint64_t)ref >= st->nlocal || !st->lstr || !st->lstr[ref])
+			return -1;
+		ref = (int64_t)st->local[ref];
+		form = TG_STR_REF;
+	}
 	if (ref < 0 || (uint64_t)ref > strs->n)
 		return -1;
-	if (form == 0) {
+	if (form == TG_STR_REF) {
 		v->s = ref ? strs->s[ref - 1] : NULL;
 		return 0;
 	}
-	if (form != 1 || ref == 0)
+	if (form != TG_STR_TMPL || ref == 0)
 		return -1;
 	GET(pos);
 	len = strs->len[ref - 1];
@@ -2531,9 +2537,14 @@ static int sig_walk(int64_t *w, size_t n, size_t nstrs, const uint32_t *remap,
 			int kind = d->args[i].kind;
 			if (kind == TG_K_STR || kind == TG_K_PATH) {
 				GET(x);
-				if ((x != 0 && x != 1) || rd->pos >= n)
+				if (x < TG_STR_REF || x > TG_STR_LOCAL || rd->pos >= n)
 					return -1;
-				if (check_ref(&w[rd->pos], nstrs, remap, x == 0) < 0)
+				if (x == TG_STR_LOCAL) {	/* an index, checked when decoded */
+					if (w[rd->pos++] < 0)
+						return -1;
+					continue;
+				}
+				if (check_ref(&w[rd->pos], nstrs, remap, x == TG_STR_REF) < 0)
 					return -1;
 				rd->pos += x == 1 ? 2 : 1;
 				if (rd->pos > n)
@@ -2715,6 +2726,12 @@ static int chunk_arg(struct tg_sigrd *rd, struct chunks *ch, int kind, int sub)
 	case TG_K_HSIZEARR:
 		GET(x);
 		return x ? chunk_array(rd, ch) : 0;
+	case TG_K_STR:
+	case TG_K_PATH:
+		/* a reference or a local value's; not a template */
+		if (rd->pos < rd->n && (rd->w[rd->pos] == TG_STR_REF || rd->w[rd->pos] == TG_STR_LOCAL))
+			chunk_add(ch, rd->pos, TG_CH_STR);
+		break;
 	}
 	return skip_arg(rd, kind, sub);
 }

@@ -144,7 +144,7 @@ static int skel_next(struct uni *u)
 		if (u->nch[t] > 0 && j < (size_t)k && pos[j] == i) {
 			/* the chunk's words left out, its place kept */
 			x = mix(x ^ (0x5bd1e995ull + type[j]));
-			i += type[j] == TG_CH_INT || type[j] == TG_CH_OFF;
+			i += type[j] == TG_CH_INT || type[j] == TG_CH_OFF || type[j] == TG_CH_STR;
 			j++;
 			continue;
 		}
@@ -182,7 +182,8 @@ static int skel_eq(const struct uni *u, uint32_t a, uint32_t b)
 	for (i = 0; i < n; i++) {
 		if (j < (size_t)k && u->cpos[u->coff[a] + j] == i) {
 			i += u->ctype[u->coff[a] + j] == TG_CH_INT ||
-			     u->ctype[u->coff[a] + j] == TG_CH_OFF;
+			     u->ctype[u->coff[a] + j] == TG_CH_OFF ||
+			     u->ctype[u->coff[a] + j] == TG_CH_STR;
 			j++;
 			continue;
 		}
@@ -497,10 +498,12 @@ struct group {
 	const uint32_t *mem;
 	size_t k;
 	struct cval *val;
+	uint8_t *vstr;		/* slot j: 1 when its values are strings */
 	size_t nslots;
 	struct tg_map slotidx;	/* hash of a slot's values -> slot + 1 */
 	struct cval *ext;	/* earlier slots this group gives more values, */
 	uint64_t *extslot;	/* k values each, and which slot */
+	uint8_t *extstr;	/* and whether they are strings */
 	size_t next;
 	uint32_t *tup;		/* tuple i: the members' terminals, k of them, */
 	uint32_t *tupnew;	/* and the terminal that stands for them */
@@ -516,8 +519,10 @@ struct group {
 static void group_release(struct group *g)
 {
 	free(g->val);
+	free(g->vstr);
 	free(g->ext);
 	free(g->extslot);
+	free(g->extstr);
 	tg_map_release(&g->slotidx);
 	free(g->tup);
 	free(g->tupnew);
@@ -560,6 +565,8 @@ static struct cval chunk_value(const int64_t *w, uint32_t pos, int type, int64_t
 		       (struct cval){ (uint64_t)w[pos], 0 };
 	case TG_CH_AMODE:
 		return (struct cval){ 0, 0 };
+	case TG_CH_STR:	/* a string reference, or a local value's index */
+		return (struct cval){ (uint64_t)w[pos + 1], w[pos] == TG_STR_LOCAL };
 	case TG_CH_TAG:
 		mode = w[5] & TG_HP_TAGGED ? TG_A_LOCAL : TG_A_PLAIN;
 		/* fall through */
@@ -580,11 +587,13 @@ static int64_t slot_of(struct group *g, int type, const struct cval *v)
 {
 	uint64_t h = tg_hash_bytes(v, g->k * sizeof(*v), 3 + (uint64_t)type), x;
 	struct cval *nv;
+	uint8_t *ns;
 
 	for (;; h++) {
 		if (!tg_map_get(&g->slotidx, h, &x))
 			break;
-		if (!memcmp(g->val + (x - 1) * g->k, v, g->k * sizeof(*v)))
+		if (!memcmp(g->val + (x - 1) * g->k, v, g->k * sizeof(*v)) &&
+		    g->vstr[x - 1] == (type == TG_CH_STR))
 			return (int64_t)x - 1;
 	}
 	if (g->nslots == GROUP_SLOTS)
@@ -592,6 +601,10 @@ static int64_t slot_of(struct group *g, int type, const struct cval *v)
 	if (!(nv = realloc(g->val, (g->nslots + 1) * g->k * sizeof(*nv))))
 		return -2;
 	g->val = nv;
+	if (!(ns = realloc(g->vstr, g->nslots + 1)))
+		return -2;
+	g->vstr = ns;
+	g->vstr[g->nslots] = type == TG_CH_STR;
 	memcpy(g->val + g->nslots * g->k, v, g->k * sizeof(*v));
 	if (tg_map_put(&g->slotidx, h, ++g->nslots) < 0)
 		return -2;
@@ -696,11 +709,13 @@ static int resolvable(const struct uni *u, const struct group *g, size_t m,
 	return 1;
 }
 
-/* Slot @s, of an earlier group, takes @v too: -1 when out of memory. */
-static int ext_add(struct group *g, uint64_t s, const struct cval *v)
+/* Slot @s, of an earlier group, takes @v too (strings if @str): -1 when
+ * out of memory. */
+static int ext_add(struct group *g, uint64_t s, const struct cval *v, int str)
 {
 	struct cval *ne;
 	uint64_t *ns;
+	uint8_t *nstr;
 	size_t e;
 
 	for (e = 0; e < g->next; e++)
@@ -712,6 +727,10 @@ static int ext_add(struct group *g, uint64_t s, const struct cval *v)
 	if (!(ns = realloc(g->extslot, (g->next + 1) * sizeof(*ns))))
 		return -1;
 	g->extslot = ns;
+	if (!(nstr = realloc(g->extstr, g->next + 1)))
+		return -1;
+	g->extstr = nstr;
+	g->extstr[g->next] = (uint8_t)str;
 	memcpy(g->ext + g->next * g->k, v, g->k * sizeof(*v));
 	g->extslot[g->next++] = s;
 	return 0;
@@ -733,7 +752,7 @@ static int64_t chunk_slot(struct uni *u, struct group *g, int type, const struct
 			;
 		if (q < m || !compatible(u, g, v[m].v, v))
 			continue;
-		return ext_add(g, v[m].v, v) < 0 ? -2 : (int64_t)v[m].v;
+		return ext_add(g, v[m].v, v, type == TG_CH_STR) < 0 ? -2 : (int64_t)v[m].v;
 	}
 	/* a value the pass would have to make up: not this group */
 	for (m = 0; m < g->k; m++)
@@ -885,6 +904,9 @@ static int64_t unified(struct uni *u, struct group *g, const uint32_t *t)
 			return s;
 		if (type == TG_CH_WORD) {
 			g->w.w[pos] = (int64_t)(TG_WORD_LOCAL + (uint64_t)s);
+		} else if (type == TG_CH_STR) {
+			g->w.w[pos] = TG_STR_LOCAL;
+			g->w.w[pos + 1] = s;
 		} else {
 			g->w.w[pos] = type == TG_CH_OFF ? TG_F_LOFF : TG_F_LVAL;
 			g->w.w[pos + 1] = s;
@@ -989,6 +1011,7 @@ out:
 static int local_room(struct tg_cstream *s, size_t i)
 {
 	uint64_t *n;
+	uint8_t *k;
 
 	if (i < s->nlocal)
 		return 0;
@@ -996,12 +1019,19 @@ static int local_room(struct tg_cstream *s, size_t i)
 		return -1;
 	memset(n + s->nlocal, 0, (i + 1 - s->nlocal) * sizeof(*n));
 	s->local = n;
+	if (s->lstr) {
+		if (!(k = realloc(s->lstr, i + 1)))
+			return -1;
+		memset(k + s->nlocal, 0, i + 1 - s->nlocal);
+		s->lstr = k;
+	}
 	s->nlocal = i + 1;
 	return 0;
 }
 
-/* Stream @i, which reaches member @m of @g: local value @s is @d's. */
-static int give_one(struct uni *u, uint32_t i, uint64_t s, const struct cval *d)
+/* Stream @i, which reaches member @m of @g: local value @s is @d's, a
+ * string reference if @str. */
+static int give_one(struct uni *u, uint32_t i, uint64_t s, const struct cval *d, int str)
 {
 	struct tg_cstream *st = &u->c->st[i];
 	uint64_t x;
@@ -1011,6 +1041,10 @@ static int give_one(struct uni *u, uint32_t i, uint64_t s, const struct cval *d)
 	if (local_room(st, s) < 0 || tg_map_put(&u->lset, (uint64_t)i << 32 | s, x) < 0)
 		return -1;
 	st->local[s] = x;
+	if (str && !st->lstr && !(st->lstr = calloc(st->nlocal, 1)))
+		return -1;
+	if (str)
+		st->lstr[s] = 1;
 	return 0;
 }
 
@@ -1020,10 +1054,10 @@ static int give(struct uni *u, const struct group *g, uint32_t i, size_t m)
 	size_t j;
 
 	for (j = 0; j < g->next; j++)
-		if (give_one(u, i, g->extslot[j], &g->ext[j * g->k + m]) < 0)
+		if (give_one(u, i, g->extslot[j], &g->ext[j * g->k + m], g->extstr[j]) < 0)
 			return -1;
 	for (j = 0; j < g->nslots; j++)
-		if (give_one(u, i, u->base + u->slots + j, &g->val[j * g->k + m]) < 0)
+		if (give_one(u, i, u->base + u->slots + j, &g->val[j * g->k + m], g->vstr[j]) < 0)
 			return -1;
 	return 0;
 }

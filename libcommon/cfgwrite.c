@@ -174,7 +174,7 @@ static int put_stream(struct tg_cfg *c, const struct tg_cstream *st,
 	const struct tg_header *h = &st->v.h;
 	uint64_t wall = h->clock_base + st->v.end;
 	int a, bad = 0;
-	size_t k;
+	size_t k, prevk;
 
 	bad |= tg_bytes_uvar(&f[TG_F_FLAGS], h->flags) < 0;
 	bad |= tg_bytes_svar(&f[TG_F_HRANK], (int64_t)((uint64_t)h->rank - pv[0])) < 0;
@@ -218,6 +218,17 @@ static int put_stream(struct tg_cfg *c, const struct tg_cstream *st,
 		       tg_bytes_svar(&f[TG_F_REPEATS], (int64_t)(st->rep[k + 1] -
 					(k ? st->rep[k - 2] : 0))) < 0 ||
 		       tg_bytes_uvar(&f[TG_F_REPEATS], st->rep[k + 2]) < 0;
+	/* which local values are string references: their indexes, each
+	 * from the one before's (the column is left out when no stream has
+	 * any, put_streams()) */
+	for (k = 0, a = 0; st->lstr && k < st->nlocal; k++)
+		a += st->lstr[k] != 0;
+	bad |= tg_bytes_uvar(&f[TG_F_SLOCAL], (uint64_t)a) < 0;
+	for (k = 0, prevk = 0; a && k < st->nlocal; k++)
+		if (st->lstr[k]) {
+			bad |= tg_bytes_uvar(&f[TG_F_SLOCAL], k - prevk) < 0;
+			prevk = k;
+		}
 	pv[0] = (uint64_t)h->rank;
 	pv[1] = h->pid;
 	pv[2] = h->ppid;
@@ -235,16 +246,22 @@ static int put_streams(struct tg_cfg *c, struct tg_bytes *b)
 {
 	struct tg_bytes f[TG_F_N];
 	uint64_t pv[7] = { 0 };
-	size_t i;
-	int k, rc = -1;
+	size_t i, j;
+	int k, ncol, rc = -1;
 
 	memset(f, 0, sizeof(f));
 	for (i = 0; i < c->nst; i++)
 		if (put_stream(c, &c->st[i], i ? &c->st[i - 1] : NULL, f, pv) < 0)
 			goto out;
-	if (tg_bytes_uvar(b, c->nst) < 0 || tg_bytes_uvar(b, TG_F_N) < 0)
+	/* no string local values: the column of their indexes (all 0) is
+	 * left out, so that a trace without them reads as before */
+	for (i = 0, ncol = TG_F_SLOCAL; i < c->nst; i++)
+		for (j = 0; c->st[i].lstr && j < c->st[i].nlocal; j++)
+			if (c->st[i].lstr[j])
+				ncol = TG_F_N;
+	if (tg_bytes_uvar(b, c->nst) < 0 || tg_bytes_uvar(b, (uint64_t)ncol) < 0)
 		goto out;
-	for (k = 0; k < TG_F_N; k++)
+	for (k = 0; k < ncol; k++)
 		if (tg_bytes_uvar(b, f[k].n) < 0 || tg_bytes_put(b, f[k].b, f[k].n) < 0)
 			goto out;
 	rc = 0;

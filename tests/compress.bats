@@ -15,7 +15,7 @@ setup_file() {
 	mkdir -p "$B"
 	if command -v mpicc.mpich >/dev/null; then
 		local p
-		for p in ring coll comms waits persist types mpiio info anysrc uneven readfiles; do
+		for p in ring coll comms waits persist types mpiio info anysrc uneven readfiles tmpnames; do
 			mpicc.mpich -O2 -w -o "$B/$p" "$TG_TOP/tests/mpi/$p.c"
 		done
 		mpicc.mpich -O2 -w -o "$B/stencil" "$TG_TOP/tests/bench/stencil.c"
@@ -750,9 +750,9 @@ EOF
 		run -2 --separate-stderr trace-merge -o x.cfg c.cfg
 		[[ "$stderr" == "trace-merge: c.cfg: corrupt section $s at byte $at ("* ]]
 	done
-	printf '\211TGCFG\r\n\013\000\000\000' > v.cfg
+	printf '\211TGCFG\r\n\014\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
-	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 11" ]
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 12" ]
 	printf '\211TGCFG\r\n\000\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
 	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 0" ]
@@ -769,7 +769,7 @@ EOF
 	[ "$(od -An -tu1 -j8 -N2 "$F/v2-mpi.cfg" | tr -s ' ')" = " 2 0" ]
 }
 
-@test "a version 1 .cfg (row headers) is still read, and merged into version 10" {
+@test "a version 1 .cfg (row headers) is still read, and merged into version 11" {
 	run -0 --separate-stderr trace-decode "$F/v1.cfg"
 	diff <(printf '%s\n' "$output" | grep -v $'^#timing\t') "$F/good.txt"
 	zcat "$F/v1-mpi.txt.gz" > want.txt
@@ -778,7 +778,7 @@ EOF
 	grep -q '^#proc' want.txt
 	# the ranks' rules kept apart, the means of each signature stay
 	TANGRAM_UNIFY=0 run -0 trace-merge -q -o m.cfg "$F/v1-mpi.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 10 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 11 0" ]
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(printf '%s\n' "$output" | grep -v $'^#timing\t') want.txt
 	# unified, a signature's mean is that of all the calls it stands for
@@ -797,6 +797,76 @@ EOF
 	# merged again (-f: it holds two runs), each stream decodes as before
 	run -0 trace-merge -f -q -o m.cfg "$F/v4-mpi.cfg"
 	diff <(notimes m.cfg) <(zcat "$F/v4-mpi.txt.gz" | cut -f1-3,6-)
+}
+
+# nsigs FILE.cfg FUNC: how many signatures of the CST are calls of FUNC
+nsigs() {
+	python3 - "$1" "$(awk -v f="$2" '$3 == f { print $1 }' "$TG_TOP/libcommon/calls.tab")" <<'PY'
+import struct, sys, zlib
+def uv(b, o):
+    r = s = 0
+    while True:
+        c = b[o]; o += 1; r |= (c & 127) << s; s += 7
+        if c < 128: return r, o
+d = open(sys.argv[1], 'rb').read(); fid = int(sys.argv[2]); p = 12
+while p < len(d):
+    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
+    if t == 3:
+        pay = zlib.decompress(d[p + 24:p + 24 + st]) if f & 1 else d[p + 24:p + 24 + st]
+        n, o = uv(pay, 0); c = 0
+        for i in range(n):
+            k, o = uv(pay, o); w = []
+            for j in range(k):
+                x, o = uv(pay, o); w.append(x >> 1 ^ -(x & 1))
+            c += len(w) > 1 and w[0] == 1 and w[1] == fid
+        print(c)
+    p += 24 + st
+PY
+}
+
+# Each rank of tests/mpi/tmpnames.c names its scratch files with mkstemp:
+# the same calls with other strings.  Unified, the strings that differ
+# are the streams' local values (tangram-cfg(5), version 11), and the
+# ranks share the signatures: as many at 4 ranks as at 2.
+@test "random names: ranks that name their files with mkstemp share signatures, the names local values" {
+	need_mpi
+	for n in 2 4; do
+		mkdir sc$n
+		trace-run -o t$n -- mpirun.mpich -n $n "$B/tmpnames" sc$n 3 > /dev/null
+		[ -z "$(ls sc$n)" ]
+		trace-merge -o u$n.cfg t$n/rank-*.rec
+		TANGRAM_UNIFY=0 trace-merge -o p$n.cfg t$n/rank-*.rec
+		same_as u$n.cfg t$n/rank-*.rec
+		for r in 0 $((n - 1)); do
+			cmp <(notimes -r $r u$n.cfg) <(notimes t$n/rank-$r.rec)
+		done
+		[ "$(grep -c $'\tmkstemp\t.*template=".*/sc'$n'/scratch-' <(trace-decode u$n.cfg))" -eq $((3 * n)) ]
+	done
+	[ "$(od -An -tu1 -j8 -N2 u4.cfg | tr -s ' ')" = " 11 0" ]
+	echo "mkstemp signatures: unified $(nsigs u2.cfg mkstemp) $(nsigs u4.cfg mkstemp), apart $(nsigs p2.cfg mkstemp) $(nsigs p4.cfg mkstemp)"
+	[ "$(nsigs u4.cfg mkstemp)" -eq "$(nsigs u2.cfg mkstemp)" ]
+	[ "$(nsigs p4.cfg mkstemp)" -ge $(($(nsigs u4.cfg mkstemp) + 12)) ]
+	[ "$(stat -c %s u4.cfg)" -lt "$(stat -c %s p4.cfg)" ]
+	# merged again, into one string table: each file's names stay its own
+	trace-merge -f -o m.cfg u2.cfg u4.cfg
+	cmp <(notimes m.cfg) <(notimes t2/rank-*.rec t4/rank-*.rec)
+	trace-merge -f -o m.cfg u4.cfg p2.cfg
+	cmp <(notimes m.cfg) <(notimes t4/rank-*.rec t2/rank-*.rec)
+	trace-merge -f -o m.cfg t2/rank-0.rec u4.cfg t2/rank-1.rec
+	cmp <(notimes m.cfg) <(notimes t2/rank-0.rec t4/rank-*.rec t2/rank-1.rec)
+}
+
+# A version 10 writer kept each rank's random names (UCX's shared-memory
+# segments) as strings in signatures of that rank's own.
+@test "a version 10 .cfg is read as it was written; merged again, its random names become local values" {
+	run -0 --separate-stderr trace-decode "$F/v10-mpi.cfg"
+	diff <(printf '%s\n' "$output" | grep -v $'^#timing\t') <(zcat "$F/v10-mpi.txt.gz")
+	[ "$(od -An -tu1 -j8 -N2 "$F/v10-mpi.cfg" | tr -s ' ')" = " 10 0" ]
+	run -0 trace-merge -q -o m.cfg "$F/v10-mpi.cfg"
+	diff <(notimes m.cfg) <(zcat "$F/v10-mpi.txt.gz" | cut -f1-3,6-)
+	echo "version 10: $(stat -c %s "$F/v10-mpi.cfg") bytes, merged again $(stat -c %s m.cfg)"
+	[ "$(stat -c %s m.cfg)" -lt "$(stat -c %s "$F/v10-mpi.cfg")" ]
+	[ "$(nsigs m.cfg unlink)" -lt "$(nsigs "$F/v10-mpi.cfg" unlink)" ]
 }
 
 @test "version 2 STREAMS: a damaged column is refused with one line" {
@@ -876,6 +946,64 @@ PY
 	run -2 --separate-stderr trace-decode v0.cfg
 	[[ "$stderr" == "trace-decode: v0.cfg: corrupt trace: stream "*"does not decode here"* ]]
 	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+# string_locals FILE.cfg OUT.cfg [HEX]: FILE with the STREAMS column that
+# says which local values are strings (the 24th) left out, or, given HEX,
+# each stream's entry in it those bytes
+string_locals() {
+	python3 - "$1" "$2" "$(section "$1" STREAMS)" "${3:-}" <<'PY'
+import struct, sys, zlib
+def uv(b, o):
+    r = s = 0
+    while True:
+        c = b[o]; o += 1; r |= (c & 127) << s; s += 7
+        if c < 128: return r, o
+def var(x):
+    out = bytearray()
+    while True:
+        if x < 128: return bytes(out + bytes([x]))
+        out.append(x & 127 | 128); x >>= 7
+d = bytearray(open(sys.argv[1], 'rb').read()); at = int(sys.argv[3])
+t, f, st, raw, crc = struct.unpack('<HHQQI', d[at:at + 24])
+pay = zlib.decompress(d[at + 24:at + 24 + st]) if f & 1 else bytes(d[at + 24:at + 24 + st])
+n, o = uv(pay, 0); k, o = uv(pay, o)
+assert k == 24
+out = bytearray(var(n) + var(k if sys.argv[4] else 23))
+for i in range(k):
+    ln, q = uv(pay, o)
+    col = pay[q:q + ln] if i != 23 else bytes.fromhex(sys.argv[4]) * n
+    if i != 23 or sys.argv[4]:
+        out += var(len(col)) + col
+    o = q + ln
+z = zlib.compress(bytes(out))
+d[at:at + 24 + st] = struct.pack('<HHQQI', t, 1, len(z), len(out), zlib.crc32(z)) + z
+open(sys.argv[2], 'wb').write(d)
+PY
+}
+
+@test "string local values: a damaged list of them is refused with one line" {
+	trace-merge -q -o m.cfg "$F/v10-mpi.cfg"
+	string_locals m.cfg same.cfg 00
+	# no local value a string: the names the signatures take from them
+	run -2 --separate-stderr trace-decode same.cfg
+	[[ "$stderr" == "trace-decode: same.cfg: corrupt trace: stream "*"does not decode here"* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	string_locals m.cfg less.cfg
+	run -2 --separate-stderr trace-decode less.cfg
+	[[ "$stderr" == "trace-decode: less.cfg: corrupt trace: stream "*"does not decode here"* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	at=$(section m.cfg STREAMS)
+	# an index past the stream's local values
+	string_locals m.cfg far.cfg 01c801
+	run -2 --separate-stderr trace-decode far.cfg
+	[[ "$stderr" == "trace-decode: far.cfg: corrupt section STREAMS at byte $at (bad string local value index at payload byte "*")" ]]
+	run -2 --separate-stderr trace-merge -o x.cfg far.cfg
+	[[ "$stderr" == "trace-merge: far.cfg: corrupt section STREAMS at byte $at (bad string local value index at payload byte "*")" ]]
+	# the same index twice
+	string_locals m.cfg twice.cfg 020000
+	run -2 --separate-stderr trace-decode twice.cfg
+	[[ "$stderr" == "trace-decode: twice.cfg: corrupt section STREAMS at byte $at (bad string local value index at payload byte "*")" ]]
 }
 
 @test "a damaged .cfg among good inputs: the others are decoded" {

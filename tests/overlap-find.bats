@@ -365,7 +365,7 @@ R fgets 23 54" ]
 	! accesses of.old | grep -q ' 0 4$'
 	accesses of.old | grep -q ' 60 64$'
 	run -0 trace-merge -q -o m.cfg "$TG_TOP/tests/fixtures/decode/seek-v7.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 10 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 11 0" ]
 }
 
 @test "fdopen(fd, \"a\") puts the descriptor in append mode (glibc): the stream's and the descriptor's writes go to the end" {
