@@ -16,6 +16,7 @@ setup_file() {
 	mkdir -p "$B"
 	mpicc.mpich -O2 -Wall -o "$B/cases" "$TG_TOP/tests/conflict/cases.c"
 	mpicc.mpich -O2 -Wall -o "$B/shared-mix" "$TG_TOP/tests/mpi/shared-mix.c"
+	mpicc.mpich -O2 -Wall -o "$B/ordered-seek" "$TG_TOP/tests/mpi/ordered-seek.c"
 	mpicc.mpich -O2 -Wall -I/usr/include/hdf5/mpich -o "$B/flash" \
 		"$TG_TOP/tests/conflict/flash.c" -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
 	if command -v g++ >/dev/null; then
@@ -319,6 +320,65 @@ shared_check() {
 	[[ $output =~ ^right\ ([0-9]+)\ wrong\ 0\ unplaced\ ([0-9]+)\ calls\ 64$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 0 ]
 	[ "$((BASH_REMATCH[1] + BASH_REMATCH[2]))" -eq 64 ]
+}
+
+# ordered_accesses FILE: the MPI-IO accesses of FILE's ordered and shared
+# calls in t/, "RANK FUNC START END" each, sorted; and the #unplaced lines
+ordered_accesses() {
+	trace-decode t/*.rec | overlap-find -a -l mpiio > of.out
+	awk -F'\t' -v f="$PWD/$1" '
+		$1 == "#file" && $3 == "path=\"" f "\"" { split($2, a, "="); id = a[2] }
+		$1 == "access" && $2 == id && $8 ~ /_(ordered|shared)$/ { print $3, $8, $9, $10 }
+		$1 == "#unplaced" { print }' of.out | sort -k1,1n -k3,3n
+}
+
+# ROMIO's rank 0 moves the shared pointer back (seek_shared) before the
+# other ranks have left the ordered call before it and read where it
+# left the pointer: their readings were the seek's.  The last rank's call
+# was counted unplaced, and the race of the next call's bytes over its
+# own went unseen (MPI-IO: session).
+@test "write_ordered, then seek_shared back at once: each rank's bytes where they went, the next call's overlap a race" {
+	run -0 trace-run -o t -- mpirun.mpich -n 4 "$B/ordered-seek" back f.dat
+	[ "$(od -An -c f.dat | tr -d ' \n')" = abbcccdaabbccdd ]
+	run -0 ordered_accesses f.dat
+	[ "$output" = "0 MPI_File_write_ordered 0 1
+0 MPI_File_write_ordered 7 9
+1 MPI_File_write_ordered 1 3
+1 MPI_File_write_ordered 9 11
+2 MPI_File_write_ordered 3 6
+2 MPI_File_write_ordered 11 13
+3 MPI_File_write_ordered 6 10
+3 MPI_File_write_ordered 13 15" ]
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -q '^MPI-IO layer: recommended consistency: posix$' <<<"$output"
+	grep -q 'MPI-IO layer: 2 conflicting pairs are not synchronized: no model makes this run correct' <<<"$stderr"
+}
+
+# A log appended with write_shared, read back with read_ordered after
+# sync-barrier-sync and a rewind: the write_shared calls had all returned
+# before the read began, so none can have taken units among its ranks'
+# turns.  Through a view with holes the reads ROMIO makes inside do not
+# say where each turn went; every read_ordered was counted unplaced and
+# the reads of the neighbours' blocks were lost (MPI-IO: session).
+@test "a log of write_shared read back with read_ordered after a rewind: each rank's turn placed, the reads of others' blocks mpiio" {
+	run -0 trace-run -o t -- mpirun.mpich -n 4 "$B/ordered-seek" readback f.dat
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "rank 0: aaaabb rank 1: bbcccc rank 2: dddd.. rank 3: ...... " ]
+	run -0 ordered_accesses f.dat
+	[ "$output" = "0 MPI_File_read_ordered 0 4
+0 MPI_File_write_shared 0 4
+0 MPI_File_read_ordered 8 10
+1 MPI_File_write_shared 8 12
+1 MPI_File_read_ordered 10 12
+1 MPI_File_read_ordered 16 20
+2 MPI_File_write_shared 16 20
+2 MPI_File_read_ordered 24 28
+2 MPI_File_read_ordered 32 34
+3 MPI_File_write_shared 24 28
+3 MPI_File_read_ordered 34 36
+3 MPI_File_read_ordered 40 44" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -q '^MPI-IO layer: recommended consistency: mpiio$' <<<"$output"
+	[ -z "$stderr" ]
 }
 
 @test "--json: one object per pair with the verdict of every model, then the summary" {

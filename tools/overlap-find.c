@@ -3144,15 +3144,20 @@ static int cmp_pend(const void *a, const void *b)
  * still in an MPI_File_write_shared takes its units between the turns the
  * ranks take one after another in the next ordered call (ROMIO passes a
  * token): the ordered call's bytes are then not one stretch, and where
- * each rank's went the pointer readings do not tell.
+ * each rank's went the pointer readings do not tell.  A call that
+ * returned before the first rank entered the ordered call (@t0), or
+ * began after the last left it (@t1), took none of them: a log written
+ * with write_shared and read back by read_ordered after a rewind.
  */
-static int ordered_broken(uint32_t file, int64_t lo, int64_t hi)
+static int ordered_broken(uint32_t file, int64_t lo, int64_t hi, int64_t t0, int64_t t1)
 {
 	for (size_t k = 0; k < npshs; k++) {
 		const struct pshared *q = &pshs[k];
 		int64_t esz = (int64_t)tg_flat_size(q->etype), b0, b1;
 
 		if (q->block || q->file != file || q->n <= 0)
+			continue;
+		if (!times_rebuilt && (q->r.t1 < t0 || q->r.t0 > t1))
 			continue;
 		if (esz <= 0)
 			esz = 1;
@@ -3219,14 +3224,13 @@ static int pend_after_ok(const struct pend *p, uint64_t esz)
 
 /* Where the POSIX calls inside ordered call @p say it took its units
  * (@esz bytes each), or -1.  Its own turn came after it read the pointer
- * on entry, and its units end before the pointer it read on return, or
- * when a seek moved that back, before where the call left it (@after). */
+ * on entry, and its units end before where the call left the pointer
+ * (@after, the smallest reading on return that a seek did not move back:
+ * its own reading, if not a seek's, is no smaller). */
 static int64_t pend_inner(const struct pend *p, uint64_t esz, int64_t after)
 {
 	if (p->before < 0)
 		return -1;
-	if (pend_after_ok(p, esz))
-		after = p->after;
 	return inner_at(&p->r, p->proc, p->file, p->bytes, p->disp, p->etype, p->ftype,
 			p->before, after - p->bytes / (int64_t)esz);
 }
@@ -3239,6 +3243,8 @@ static void place_ordered(void)
 		qsort(pends, npends, sizeof(*pends), cmp_pend);
 	for (i = 0; i < npends; i = j) {
 		int64_t total = 0, after = INT64_MAX, least = INT64_MAX, at, low = INT64_MIN;
+		int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+		int broken;
 		uint64_t esz = tg_flat_size(pends[i].etype);
 		if (!esz)
 			esz = 1;
@@ -3250,28 +3256,39 @@ static void place_ordered(void)
 		 * a seek_shared moves it back: ROMIO's rank 0 sets it before
 		 * the others have left the ordered call and read it, so a
 		 * reading below the rank's own reading before plus its own
-		 * units is a later seek's, not where the call left it */
+		 * units is a later seek's, not where the call left it; and so
+		 * is one below the lowest start the readings before allow
+		 * plus all the ranks' units */
 		for (j = i; j < npends && pends[j].file == pends[i].file &&
 			    pends[j].k == pends[i].k; j++) {
 			if (pends[j].before >= 0 &&
 			    pends[j].before * (int64_t)esz - total > low)
 				low = pends[j].before * (int64_t)esz - total;
 			total += pends[j].bytes;
-			if (pends[j].after < least)
-				least = pends[j].after;
-			if (pends[j].after < after && pend_after_ok(&pends[j], esz))
-				after = pends[j].after;
+			if (pends[j].r.t0 < t0)
+				t0 = pends[j].r.t0;
+			if (pends[j].r.t1 > t1)
+				t1 = pends[j].r.t1;
+		}
+		for (q = i; q < j; q++) {
+			if (pends[q].after < least)
+				least = pends[q].after;
+			if (pends[q].after < after && pend_after_ok(&pends[q], esz) &&
+			    (low == INT64_MIN || pends[q].after * (int64_t)esz >= low + total))
+				after = pends[q].after;
 		}
 		if (after == INT64_MAX)
 			after = least;	/* every reading moved back: as they say */
 		at = after * (int64_t)esz - total;
 		for (q = i, told = 0; q < j; q++)
 			told += pend_inner(&pends[q], esz, after) >= 0;
-		/* each where the POSIX calls inside it went, if they say;
-		 * the others placed only if the two bounds meet and no
-		 * shared-pointer call can have taken units among theirs */
-		if (told || (low != INT64_MIN && low != at) ||
-		    ordered_broken(pends[i].file, at, at + total)) {
+		/* where the two bounds meet and no shared-pointer call can
+		 * have taken units among theirs, one after another; else each
+		 * where the POSIX calls inside it went, if they say (the
+		 * others, when the bounds leave no doubt, one after another) */
+		broken = ordered_broken(pends[i].file, at, at + total, t0, t1);
+		if (!(low == at && !broken) &&
+		    (told || (low != INT64_MIN && low != at) || broken)) {
 			int64_t from = at / (int64_t)esz;
 			size_t left = 0;
 			for (q = i; q < j; q++) {
