@@ -106,7 +106,7 @@ accesses() {
 	printf '0\t0\t0\t0.1\t0.2\t0\tposix\tpwrite\t5\tfd=9\tbuf=b1\tcount=5\toffset=0\n' >> text
 	run -0 overlap-find -a text
 	grep -q $'^#unplaced\trank=0\tuntracked=1\tunplaced=0$' <<< "$output"
-	! grep -q '^access' <<< "$output"
+	! grep -q '^access' <<< "$output" || false
 }
 
 @test "mmap of a file is counted unplaced; an anonymous mapping (MAP_ANONYMOUS, fd -1) is no file access" {
@@ -129,7 +129,7 @@ accesses() {
 	# a failed one at the top
 	printf '0\t0\t10\t0.6\t0.7\t0\tposix\tmmap\tNULL\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x1\tfd=3\toffset=0\terrno=ENOMEM\n' >> text
 	run -0 overlap-find -a text
-	! grep -q '^#unplaced' <<< "$output"
+	! grep -q '^#unplaced' <<< "$output" || false
 	# the same mappings inside a stdio call are counted
 	sed -e 's/\tmpi\tMPI_Init\t0$/\tstdio\tfflush\t0\tstream=s1/' text > text2
 	run -0 overlap-find -a text2
@@ -138,7 +138,7 @@ accesses() {
 	# one for a file's shared pointer): not counted
 	sed -e 's/\tmpi\tMPI_Init\t0$/\tmpiio\tMPI_File_sync\t0\tfh=f1/' text > text3
 	run -0 overlap-find -a text3
-	! grep -q '^#unplaced' <<< "$output"
+	! grep -q '^#unplaced' <<< "$output" || false
 	# of the file the program opened with MPI_File_open: counted
 	{ printf '#proc\trank=0\tpid=7\n'
 	  printf '0\t0\t0\t0.01\t0.02\t0\tmpiio\tMPI_File_open\t0\tcomm=MPI_COMM_WORLD\tfilename="/dev/shm/seg"\tamode=8\tinfo=MPI_INFO_NULL\tfh=f1\n'
@@ -165,7 +165,7 @@ R getline 12 19
 W fputs 19 23
 R getline 23 24
 R fgets 23 54" ]
-	! grep -q '^#unplaced' <<< "$output"
+	! grep -q '^#unplaced' <<< "$output" || false
 	# a stream written before the length was recorded: counted, not guessed
 	printf '0\t0\t6\t1.3\t1.4\t0\tstdio\tfputs\t1\ts=b3\tstream=s3\n' >> text
 	run -0 overlap-find -a text
@@ -267,7 +267,7 @@ R fgets 23 54" ]
 	grep -q $'^#unplaced\trank=p2\tuntracked=2\tunplaced=0$' <<< "$output"
 	# the old image closed nothing at its end (seq 12); cat's end closes
 	# the three files
-	! grep -q $'\trank=p2\tseq=12\t' <<< "$output"
+	! grep -q $'\trank=p2\tseq=12\t' <<< "$output" || false
 	[ "$(grep -c $'^#event\t.*\trank=p2\tseq=5\t.*\tkind=close\tfunc=_exit$' <<< "$output")" -eq 3 ]
 }
 
@@ -362,7 +362,7 @@ R fgets 23 54" ]
 	run -0 overlap-find -a old
 	echo "$output" > of.old
 	[ "$(accesses of.old | grep -c 'W fwrite')" -eq 7 ]
-	! accesses of.old | grep -q ' 0 4$'
+	! accesses of.old | grep -q ' 0 4$' || false
 	accesses of.old | grep -q ' 60 64$'
 	run -0 trace-merge -q -o m.cfg "$TG_TOP/tests/fixtures/decode/seek-v7.cfg"
 	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 11 0" ]
@@ -498,11 +498,11 @@ shared() {
 	ordered 0 16 8 16
 	run -0 overlap-find -l mpiio -a text
 	[ "$(awk -F'\t' '$1 == "access" { print $3, $9, $10 }' <<<"$output" | tr '\n' ' ')" = '0 0 8 1 8 16 ' ]
-	! grep -q '^#unplaced' <<<"$output"
+	! grep -q '^#unplaced' <<<"$output" || false
 	# rank 0 entered at 4 but both left at 16: 16 - 16 < 4
 	ordered 4 16 8 16
 	run -0 overlap-find -l mpiio -a text
-	! grep -q '^access' <<<"$output"
+	! grep -q '^access' <<<"$output" || false
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<<"$output"
 }
 
@@ -517,7 +517,7 @@ shared() {
 	{ opened 0; printf "0${line}16\tshared_before=0\n"; opened 1; printf "1${line}0\n"; } > text
 	run -0 overlap-find -l mpiio -a text
 	[ "$(awk -F'\t' '$1 == "access" { print $3, $9, $10 }' <<<"$output" | tr '\n' ' ')" = '0 0 8 1 8 16 ' ]
-	! grep -q '^#unplaced' <<<"$output"
+	! grep -q '^#unplaced' <<<"$output" || false
 	# with both readings at entry (0 and 8), rank 1's return reading 0
 	for r in 0 1; do
 		opened "$r"
@@ -526,7 +526,7 @@ shared() {
 	done > text
 	run -0 overlap-find -l mpiio -a text
 	[ "$(awk -F'\t' '$1 == "access" { print $3, $9, $10 }' <<<"$output" | tr '\n' ' ')" = '0 0 8 1 8 16 ' ]
-	! grep -q '^#unplaced' <<<"$output"
+	! grep -q '^#unplaced' <<<"$output" || false
 }
 
 @test "a write_shared whose window meets where an ordered call not placed took its units: not placed either" {
@@ -564,25 +564,25 @@ shared() {
 	# the second under the name after one removal (gen=1), which
 	# conflict-check's tables show as "/d/f [1]"
 	[ "$(grep $'^#file\t' <<<"$output" | cut -f 3-)" = $'path="/d/f"\npath="/d/f"\tgen=1' ]
-	! grep -q '^pair' <<<"$output"
+	! grep -q '^pair' <<<"$output" || false
 	# an open that started before the removal ended is the old file's
 	sed 's/^1\t0\t0\t0.6\t0.7/1\t0\t0\t0.45\t0.7/' text > early
 	run -0 overlap-find early
 	grep -q '^pair' <<<"$output"
 	# MPI_File_delete, by a name relative to the process's directory
 	sed 's/\tposix\tunlink\t0\tpath="\/d\/f"$/\tmpiio\tMPI_File_delete\t0\tfilename="f"\tinfo=MPI_INFO_NULL/' text > mpi
-	! cmp -s text mpi
+	! cmp -s text mpi || false
 	run -0 overlap-find mpi
-	! grep -q '^pair' <<<"$output"
+	! grep -q '^pair' <<<"$output" || false
 	# with the unlink ROMIO makes inside it (its record first, as it
 	# ended first): one removal, the new file is of generation 1, not 2
 	sed 's/^0\t0\t3\t0.4\t0.5\t0\tposix\tunlink\t0\tpath="\/d\/f"$/0\t0\t4\t0.41\t0.45\t1\tposix\tunlink\t0\tpath="\/d\/f"\tparent=3\n0\t0\t3\t0.4\t0.5\t0\tmpiio\tMPI_File_delete\t0\tfilename="f"\tinfo=MPI_INFO_NULL/' text > nested
 	[ "$(grep -c unlink nested)" -eq 1 ]
 	run -0 overlap-find nested
-	! grep -q '^pair' <<<"$output"
+	! grep -q '^pair' <<<"$output" || false
 	[ "$(grep $'^#file\t' <<<"$output" | cut -f 3-)" = $'path="/d/f"\npath="/d/f"\tgen=1' ]
 	run -0 overlap-find -l mpiio nested
-	! grep -q $'\tgen=2' <<<"$output"
+	! grep -q $'\tgen=2' <<<"$output" || false
 	# a removal that failed ends nothing
 	sed 's/\tunlink\t0\tpath=/\tunlink\t-1\tpath=/; s/path="\/d\/f"$/path="\/d\/f"\terrno=EBUSY/' text > failed
 	run -0 overlap-find failed
@@ -591,10 +591,10 @@ shared() {
 	# ahead as a file is (it was one file until 2026-12-03); standard
 	# input from a file too
 	run -0 overlap-find <(cat text)
-	! grep -q '^pair' <<<"$output"
+	! grep -q '^pair' <<<"$output" || false
 	grep -q $'\tgen=1$' <<<"$output"
 	run -0 overlap-find < text
-	! grep -q '^pair' <<<"$output"
+	! grep -q '^pair' <<<"$output" || false
 	# nowhere to keep it: one line, exit 2
 	TMPDIR=$PWD/none run -2 --separate-stderr overlap-find <(cat text)
 	[ "$stderr" = "overlap-find: cannot keep the input in $PWD/none: No such file or directory" ]
@@ -616,14 +616,14 @@ shared() {
 	[ "$(grep -c '^#file' <<<"$output")" -eq 1 ]
 	# renamed with renameat2 by relative names: the same
 	sed 's/\tposix\trename\t0\toldpath="\/d\/f.tmp"\tnewpath="\/d\/f"$/\tposix\trenameat2\t0\tolddirfd=AT_FDCWD\toldpath="f.tmp"\tnewdirfd=AT_FDCWD\tnewpath="f"\tflags=0x0/' text > at
-	! cmp -s text at
+	! cmp -s text at || false
 	run -0 overlap-find at
 	grep -q '^pair' <<<"$output"
 	# read as f.tmp after the rename: another file, no pair
 	sed 's/^1\t0\t0\t0.6\t0.7\t0\tposix\topen\t3\tpath="\/d\/f"/1\t0\t0\t0.6\t0.7\t0\tposix\topen\t3\tpath="\/d\/f.tmp"/' text > old
-	! cmp -s text old
+	! cmp -s text old || false
 	run -0 overlap-find old
-	! grep -q '^pair' <<<"$output"
+	! grep -q '^pair' <<<"$output" || false
 }
 
 @test "MPI_File_open by \"./f\", \"sub/../f\" and \"f\": one file, as the POSIX layer's paths are (the names were three files, no pair)" {
@@ -699,7 +699,7 @@ same_verdicts() {
 	[ "$(pairs of)" -eq 499 ]
 	[ "$(pairs all)" -eq $((400 * 399 / 2 - 100 * 99 / 2)) ]
 	grep -qx $'#implied\tfile=0\tpairs='$((400 * 399 / 2 - 100 * 99 / 2 - 499)) of
-	! grep -q '^#implied' all
+	! grep -q '^#implied' all || false
 	same_verdicts of all
 	[ "$(tail -1 <<<"$output")" = "recommended consistency: posix" ]
 	run -0 conflict-check --json --model all of
@@ -720,7 +720,7 @@ same_verdicts() {
 	grep -Eq $'^WAW-S\t.*:'$((h - 2))$' pwrite W \\[0,64\\)\t.*:'$h$' pwrite W \\[0,8\\)' <<<"$output"
 	grep -Eq $'^RAW-S\t.*:'$h$' pwrite W \\[0,8\\)\t.*:'$((h + 2))$' pread R \\[0,64\\)' <<<"$output"
 	# an older write is left out: the write just before covers it
-	! grep -Eq $'^RAW-S\t.*:'$((h - 3))$' pwrite W \\[0,64\\)\t.*:'$((h + 2))' pread' <<<"$output"
+	! grep -Eq $'^RAW-S\t.*:'$((h - 3))$' pwrite W \\[0,64\\)\t.*:'$((h + 2))' pread' <<<"$output" || false
 	overlap-find --all-pairs text > all
 	[ "$(($(pairs of) + $(sed -n 's/^#implied\tfile=0\tpairs=//p' of)))" -eq "$(pairs all)" ]
 	same_verdicts of all
@@ -748,19 +748,19 @@ same_verdicts() {
 	printf '1\t0\t1\t0.45\t0.6\t0\tposix\tpread\t64\tfd=3\tbuf=b1\tcount=64\toffset=0\n' >> text
 	run -0 overlap-find text
 	[ "$(grep -c $'^pair\t0\t0\t[12]\t.*\t1\t1\t0.450000000\t' <<<"$output")" -eq 2 ]
-	! grep -q '^#implied' <<<"$output"
+	! grep -q '^#implied' <<<"$output" || false
 	# began after it ended: the first write's pair goes through the second
 	sed 's/^1\t0\t1\t0.45\t/1\t0\t1\t0.55\t/' text > after
 	run -0 overlap-find after
 	grep -q $'^pair\t0\t0\t2\t.*\t1\t1\t0.550000000\t' <<<"$output"
-	! grep -q $'^pair\t0\t0\t1\t.*\t1\t1\t0.550000000\t' <<<"$output"
+	! grep -q $'^pair\t0\t0\t1\t.*\t1\t1\t0.550000000\t' <<<"$output" || false
 	grep -qx $'#implied\tfile=0\tpairs=1' <<<"$output"
 	# the same with the reader's process first in the input
 	awk '/^#proc\trank=1/ { r = 1 } /^#proc\trank=0/ { r = 0 } { print > (r ? "p1" : "p0") }' after
 	cat p1 p0 > swapped
 	run -0 overlap-find swapped
 	grep -q $'^pair\t0\t0\t2\t.*\t1\t1\t0.550000000\t' <<<"$output"
-	! grep -q $'^pair\t0\t0\t1\t.*\t1\t1\t0.550000000\t' <<<"$output"
+	! grep -q $'^pair\t0\t0\t1\t.*\t1\t1\t0.550000000\t' <<<"$output" || false
 	grep -qx $'#implied\tfile=0\tpairs=1' <<<"$output"
 	# --all-pairs keeps it
 	run -0 overlap-find --all-pairs after
@@ -770,7 +770,7 @@ same_verdicts() {
 	{ printf '#timing\tmode=aggregate\n'; cat after; } > rebuilt
 	run -0 overlap-find rebuilt
 	grep -q $'^pair\t0\t0\t1\t.*\t1\t1\t0.550000000\t' <<<"$output"
-	! grep -q '^#implied' <<<"$output"
+	! grep -q '^#implied' <<<"$output" || false
 }
 
 @test "a malformed #implied or #bytime line: one line, exit 2" {
@@ -805,7 +805,7 @@ same_verdicts() {
 	EOF
 	sort want | diff -u - got
 	# (untracked: the program's printf on stdout, which it did not open)
-	! grep -q $'^#unplaced\t.*\tunplaced=[1-9]' of.out
+	! grep -q $'^#unplaced\t.*\tunplaced=[1-9]' of.out || false
 }
 
 # A rename onto a name that was there before (rank 1 made the target, rank
@@ -831,7 +831,7 @@ same_verdicts() {
 		run -0 overlap-find text$old
 		printf '%s\n' "$output" > out$old
 	done
-	! grep -q '^#after' outyes
+	! grep -q '^#after' outyes || false
 	grep -q '^#after' outno
 	grep -q '^pair' outyes
 }

@@ -222,7 +222,7 @@ assert n["depth"] == 1 and n["parent"] == 9, n
 	"$GEN" -s 5 -n 2000 -t 2 > b.rec
 	"$GEN" -s 6 -n 2000 -t 2 -o c.rec
 	cmp a.rec b.rec
-	! cmp -s a.rec c.rec
+	! cmp -s a.rec c.rec || false
 }
 
 @test "two trace-gen files decoded together share a time axis" {

@@ -314,7 +314,7 @@ opens() {
 	grep -q 'for (int i = 0; i < 999; i++)' p1000.c
 	diff <(sed -E '/^\s*for \(/s/[0-9]+/N/g' p10.c) <(sed -E '/^\s*for \(/s/[0-9]+/N/g' p1000.c)
 	grep -q 'tg_rank' p1000.c
-	! grep -q -e tg_path -e tg_hid -e 'tg_fd(' p1000.c
+	! grep -q -e tg_path -e tg_hid -e 'tg_fd(' p1000.c || false
 	# the proxy still makes the same calls (the statuses of sends aside:
 	# the program ignored them, the tracer saw none)
 	mpicc.mpich -O1 -Wall -Werror -o proxy p10.c

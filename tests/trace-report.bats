@@ -109,7 +109,7 @@ render() {
 wellformed() {
 	xmllint --noout "$1"
 	run xmllint --html --noout "$1"
-	! printf '%s\n' "$output" | grep 'error' | grep -v 'Tag [a-z]* invalid'
+	! printf '%s\n' "$output" | grep 'error' | grep -v 'Tag [a-z]* invalid' || false
 }
 
 # ---- arguments ------------------------------------------------------------

@@ -2155,8 +2155,16 @@ static void run_view(const struct rec *r)
 	struct mfile *m = mfile_of(r->k1);
 	struct tg_flat *e, *f;
 
-	if (!m || r->failed)
+	if (!m)
 		return;
+	if (r->failed) {
+		/* what view the handle has now is not known: ROMIO, refusing
+		 * a filetype whose lower bound is negative, writes through it
+		 * all the same, at the new displacement; its data is unplaced,
+		 * not placed through the old view */
+		m->ftype = NULL;
+		return;
+	}
 	e = tg_types_get(cur->types, r->s);
 	f = tg_types_get(cur->types, r->s + strlen(r->s) + 1);
 	if (!e || !f) {
