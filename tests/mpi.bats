@@ -1226,6 +1226,27 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[[ $stderr == *"1 conflicting pair is not synchronized"* ]]
 }
 
+# Only the main thread calls MPI; another reads while it waits in
+# MPI_Recv.  By the order of the calls' starts the read came after the
+# whole receive, and so after the write the message followed: session.
+@test "a thread that makes no MPI call reads while the main thread waits in MPI_Recv: a race with the write the message follows; started after the receive, session" {
+	mpicc.mpich -O2 -Wall -pthread -o threadread "$TG_TOP/tests/mpi/threadread.c"
+	mpitrace 2 ./threadread race "$PWD/f.dat"
+	[ "$output" = "read 0" ]
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
+	[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized: no model makes this run correct"* ]]
+	# the graph has the rank threaded: its records placed by time
+	trace-decode t/*.rec > text
+	run -0 --separate-stderr hb-build -o g.hb text
+	[ -z "$stderr" ]
+	rm -rf t
+	mpitrace 2 ./threadread ok "$PWD/f.dat"
+	[ "$output" = "read 4096" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+}
+
 @test "two MPI_Comm_idup copies whose requests the ranks complete in other orders are each one communicator (their #comm lines come at the waits): a message on the copy sent before the write orders nothing (race); hb-build has no unmatched message" {
 	mpicc.mpich -O2 -Wall -o idups "$TG_TOP/tests/mpi/idups.c"
 	for mode in cross same; do

@@ -334,6 +334,7 @@ static struct rst *rst_new(struct hbb *b, int64_t rank)
 	r->lastseq = TG_HB_NOSEQ;
 	r->sorted = 1;
 	r->tid1 = -1;
+	r->tid0 = -1;
 	PUSH(b->st, r);
 	return r;
 }
@@ -1123,6 +1124,16 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		return bad(b, err, errlen, "empty field");
 	if (pu64(col[1], len[1], &tid) < 0)
 		return bad(b, err, errlen, "bad thread '%.*s'", (int)len[1], col[1]);
+	if (depth == 0 && !r->anythr) {
+		/* a thread's read while another waits in MPI_Recv is not
+		 * after the receive because it started after it did: the
+		 * rank's calls are placed by their times (walk.c) */
+		int32_t tt = tid > INT32_MAX ? INT32_MAX : (int32_t)tid;
+		if (r->tid0 < 0)
+			r->tid0 = tt;
+		else if (r->tid0 != tt)
+			r->anythr = r->mt = 1;
+	}
 	t0 = t1 = 0;	/* read when kept: most records need no times */
 	if (b->keep_times) {
 		if (ptime(col[3], len[3], &t0) < 0 || ptime(col[4], len[4], &t1) < 0)

@@ -1666,6 +1666,13 @@ int hb_prepare_rank(struct hbb *b, struct rst *r, char *err, size_t errlen)
 			 "the run's own times can order", (long long)r->rank);
 		return -1;
 	}
+	/* and so is one whose other threads made calls of their own, an
+	 * OpenMP worker's read while the master waits in a barrier: by the
+	 * order of the calls' starts the read came after the barrier, all
+	 * of it, and after what the other ranks did before it (without the
+	 * run's times they still are: an MPI library's helper thread) */
+	if (r->anythr)
+		r->threads = 1;
 	if (b->notimes || !b->have_times || !r->rtz_n)
 		r->threads = 0;
 	if (!r->threads) {
