@@ -581,6 +581,7 @@ static void slot_set(struct proc *p, const char *key, struct desc *d)
 	snprintf(s->key, sizeof(s->key), "%s", key);
 	s->d = d;
 	s->cloexec = 0;
+	s->nobuf = 0;
 	d->refs++;
 	h = slot_hash(p, s->key);
 	s->next = p->bucket[h];
@@ -2488,6 +2489,7 @@ static void take_fork(struct proc *p)
 		for (j = 0; j < forks[i].nslots; j++) {
 			slot_set(p, forks[i].slots[j].key, forks[i].slots[j].d);
 			slot_find(p, forks[i].slots[j].key)->cloexec = forks[i].slots[j].cloexec;
+			slot_find(p, forks[i].slots[j].key)->nobuf = forks[i].slots[j].nobuf;
 			if (--forks[i].slots[j].d->refs == 0)
 				free(forks[i].slots[j].d);
 		}
