@@ -2878,7 +2878,8 @@ const char *tg_path_open_prep(char *pb, char *fb, const char *path, int dirfd, i
  * names it (symbolic links and the ".." after one resolved), in @buf, when
  * it is another than @ap, the path the call was given, made absolute by
  * the letters: two names of one file are one path in the trace, and
- * "link/../f" the file it is.  @ap when the open failed, /proc cannot
+ * "link/../f" the file it is.  When the open failed, @ap by the kernel's
+ * name of its directory (tg_path_dir).  @ap when /proc cannot
  * tell, the file is gone or its name does not fit, for the files of
  * /proc, /sys and /dev (but /dev/shm, a file system programs share files
  * in), and when @path (from @dirfd, as the open had it)
@@ -2890,9 +2891,14 @@ const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, 
 	char link[40];
 	long n;
 
+	/* one that failed opened no file to name: its directory by the
+	 * kernel's name, as a stat of it has (a failed open through a link
+	 * names the file a later create through it makes) */
+	if (fd < 0)
+		return tg_path_dir(buf, ap, path, dirfd);
 	/* (not the kernel's own files: /proc/self/status would become
 	 * /proc/PID/status, another name in every process) */
-	if (fd < 0 || !ap || strncmp(ap, "/proc/", 6) == 0 || strncmp(ap, "/sys/", 5) == 0 ||
+	if (!ap || strncmp(ap, "/proc/", 6) == 0 || strncmp(ap, "/sys/", 5) == 0 ||
 	    (strncmp(ap, "/dev/", 5) == 0 && strncmp(ap, "/dev/shm/", 9) != 0))
 		return ap;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -2982,7 +2988,55 @@ static long dir_kernel_name(char *buf, const char *dir, size_t dlen, struct stat
 	return n;
 }
 
-const char *tg_path_dir(char *buf, const char *ap)
+/* Whether the directory part of @path (up to its last slash) has a ".."
+ * component: "s/../f" with s a link is not the letters' "f". */
+static int dotdot_dir(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL, *p = path;
+
+	while (p && p < slash) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		p += n + 1;
+	}
+	return 0;
+}
+
+/* @ap by the kernel's name of the directory @path (from @dirfd) names,
+ * when that has a "..": the letters took it back over a link the kernel
+ * follows first.  Not kept: such names are rare.  NULL when it cannot
+ * tell. */
+static const char *dotdot_name(char *buf, const char *ap, const char *path, int dirfd)
+{
+	const char *slash = strrchr(path, '/'), *base = strrchr(ap, '/');
+	char dir[TG_PATH_MAX], link[40];
+	size_t dlen = (size_t)(slash - path);
+	long n;
+	int e = errno, fd;
+
+	if (!base || dlen >= sizeof(dir))
+		return NULL;
+	memcpy(dir, path, dlen);
+	dir[dlen] = 0;
+	fd = (int)syscall(SYS_openat, dirfd, dlen ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		errno = e;
+		return NULL;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, TG_PATH_MAX - 1);
+	syscall(SYS_close, fd);
+	errno = e;
+	if (n <= 0 || n >= TG_PATH_MAX - 1 || buf[0] != '/' || (size_t)n + strlen(base) >= TG_PATH_MAX)
+		return NULL;
+	if (n == 1)	/* the root: "/" and the name */
+		n = 0;
+	memcpy(buf + n, base, strlen(base) + 1);
+	return buf;
+}
+
+const char *tg_path_dir(char *buf, const char *ap, const char *path, int dirfd)
 {
 	const char *slash;
 	char dir[TG_PATH_MAX];
@@ -2993,6 +3047,11 @@ const char *tg_path_dir(char *buf, const char *ap)
 	long n;
 	int e = errno, same = 0, hit = 0;
 
+	if (ap && ap[0] == '/' && strncmp(ap, "/proc/", 6) != 0 && strncmp(ap, "/sys/", 5) != 0 &&
+	    (strncmp(ap, "/dev/", 5) != 0 || strncmp(ap, "/dev/shm/", 9) == 0) && dotdot_dir(path)) {
+		const char *k = dotdot_name(buf, ap, path, dirfd);
+		return k ? k : ap;
+	}
 	if (!ap || ap[0] != '/' || !(slash = strrchr(ap, '/')) || slash == ap ||
 	    strncmp(ap, "/proc/", 6) == 0 || strncmp(ap, "/sys/", 5) == 0 ||
 	    (strncmp(ap, "/dev/", 5) == 0 && strncmp(ap, "/dev/shm/", 9) != 0) ||

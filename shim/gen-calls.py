@@ -636,7 +636,8 @@ def gen_wrapper(r, rec, out):
                     p.name, p.name, p.name, base))
             if p.name in dirnamed:
                 o('\tchar db_%s[TG_PATH_MAX];\n' % p.name)
-                o('\tif (!ex)\n\t\tap_%s = tg_path_dir(db_%s, ap_%s);\n' % (p.name, p.name, p.name))
+                o('\tif (!ex)\n\t\tap_%s = tg_path_dir(db_%s, ap_%s, %s, %s);\n' % (
+                    p.name, p.name, p.name, p.name, base))
         elif p.kind == 'fd' and p.name not in atbase and p.name != 'newfd' \
                 and p.dir == 'in':
             o('\tex |= tg_fd_excluded(%s);\n' % p.name)
@@ -743,7 +744,8 @@ def gen_wrapper(r, rec, out):
             base = p.karg if p.kind == 'atpath' else 'AT_FDCWD'
             o('\tap_%s = tg_path_prep(pb_%s, %s, %s, &ex);\n' % (p.name, p.name, p.name, base))
             if p.name in dirnamed:
-                o('\tap_%s = tg_path_dir(db_%s, ap_%s);\n' % (p.name, p.name, p.name))
+                o('\tap_%s = tg_path_dir(db_%s, ap_%s, %s, %s);\n' % (
+                    p.name, p.name, p.name, p.name, base))
             o('\tuint64_t sid_%s = tg_str(tgc.t, ap_%s);\n' % (p.name, p.name))
     if isvoid:
         o('\tint failed = 0;\n')

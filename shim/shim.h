@@ -511,8 +511,10 @@ const char *tg_path_opened(char *buf, const char *ap, int fd, const char *path, 
 /* @ap (a tg_path_prep path that a call removes or renames) with its
  * directory as the kernel names it (symbolic links resolved), in @buf,
  * when that is another name; else @ap.  Before the call: the directory
- * is there. */
-const char *tg_path_dir(char *buf, const char *ap) TG_HIDDEN;
+ * is there.  @path (from @dirfd) is the name as the call was given it: a
+ * ".." in it after a link is taken back as the kernel takes it, not as
+ * the letters of @ap did. */
+const char *tg_path_dir(char *buf, const char *ap, const char *path, int dirfd) TG_HIDDEN;
 void tg_path_dir_forget(void) TG_HIDDEN;
 const char *tg_path_fdname(char *buf, const char *ap) TG_HIDDEN;
 const char *tg_path_open_prep(char *pb, char *fb, const char *path, int dirfd,

@@ -1273,7 +1273,7 @@ TG_EXPORT int truncate(const char *path, off_t length)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_truncate, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -1312,7 +1312,7 @@ TG_EXPORT int truncate64(const char *path, off64_t length)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_truncate64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2278,7 +2278,7 @@ TG_EXPORT int stat(const char *path, struct stat *st)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_stat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2317,7 +2317,7 @@ TG_EXPORT int stat64(const char *path, struct stat64 *st)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_stat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2356,7 +2356,7 @@ TG_EXPORT int lstat(const char *path, struct stat *st)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_lstat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2395,7 +2395,7 @@ TG_EXPORT int lstat64(const char *path, struct stat64 *st)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_lstat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2502,7 +2502,7 @@ TG_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_fstatat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2543,7 +2543,7 @@ TG_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flag
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_fstatat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2584,7 +2584,7 @@ TG_EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask, s
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_statx, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2626,7 +2626,7 @@ TG_EXPORT int __xstat(int ver, const char *path, struct stat *st)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_stat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2665,7 +2665,7 @@ TG_EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_stat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2704,7 +2704,7 @@ TG_EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_lstat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2743,7 +2743,7 @@ TG_EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_lstat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2850,7 +2850,7 @@ TG_EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, 
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_fstatat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2891,7 +2891,7 @@ TG_EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_fstatat64, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2932,7 +2932,7 @@ TG_EXPORT int access(const char *path, int amode)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_access, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -2971,7 +2971,7 @@ TG_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_faccessat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3012,7 +3012,7 @@ TG_EXPORT int unlink(const char *path)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_unlink, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3058,7 +3058,7 @@ TG_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_unlinkat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3106,12 +3106,12 @@ TG_EXPORT int rename(const char *oldpath, const char *newpath)
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, AT_FDCWD, &ex);
 	char db_oldpath[TG_PATH_MAX];
 	if (!ex)
-		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath, oldpath, AT_FDCWD);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, AT_FDCWD, &ex);
 	char db_newpath[TG_PATH_MAX];
 	if (!ex)
-		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath, newpath, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_rename, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3159,12 +3159,12 @@ TG_EXPORT int renameat(int olddirfd, const char *oldpath, int newdirfd, const ch
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, olddirfd, &ex);
 	char db_oldpath[TG_PATH_MAX];
 	if (!ex)
-		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath, oldpath, olddirfd);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, newdirfd, &ex);
 	char db_newpath[TG_PATH_MAX];
 	if (!ex)
-		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath, newpath, newdirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_renameat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3214,12 +3214,12 @@ TG_EXPORT int renameat2(int olddirfd, const char *oldpath, int newdirfd, const c
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, olddirfd, &ex);
 	char db_oldpath[TG_PATH_MAX];
 	if (!ex)
-		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath, oldpath, olddirfd);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, newdirfd, &ex);
 	char db_newpath[TG_PATH_MAX];
 	if (!ex)
-		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath, newpath, newdirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_renameat2, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3270,12 +3270,12 @@ TG_EXPORT int link(const char *oldpath, const char *newpath)
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, AT_FDCWD, &ex);
 	char db_oldpath[TG_PATH_MAX];
 	if (!ex)
-		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath, oldpath, AT_FDCWD);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, AT_FDCWD, &ex);
 	char db_newpath[TG_PATH_MAX];
 	if (!ex)
-		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath, newpath, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_link, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3315,12 +3315,12 @@ TG_EXPORT int linkat(int olddirfd, const char *oldpath, int newdirfd, const char
 	const char *ap_oldpath = tg_path_prep(pb_oldpath, oldpath, olddirfd, &ex);
 	char db_oldpath[TG_PATH_MAX];
 	if (!ex)
-		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath);
+		ap_oldpath = tg_path_dir(db_oldpath, ap_oldpath, oldpath, olddirfd);
 	char pb_newpath[TG_PATH_MAX];
 	const char *ap_newpath = tg_path_prep(pb_newpath, newpath, newdirfd, &ex);
 	char db_newpath[TG_PATH_MAX];
 	if (!ex)
-		ap_newpath = tg_path_dir(db_newpath, ap_newpath);
+		ap_newpath = tg_path_dir(db_newpath, ap_newpath, newpath, newdirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_linkat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3363,7 +3363,7 @@ TG_EXPORT int symlink(const char *target, const char *linkpath)
 	const char *ap_linkpath = tg_path_prep(pb_linkpath, linkpath, AT_FDCWD, &ex);
 	char db_linkpath[TG_PATH_MAX];
 	if (!ex)
-		ap_linkpath = tg_path_dir(db_linkpath, ap_linkpath);
+		ap_linkpath = tg_path_dir(db_linkpath, ap_linkpath, linkpath, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_symlink, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3411,7 +3411,7 @@ TG_EXPORT int symlinkat(const char *target, int newdirfd, const char *linkpath)
 	const char *ap_linkpath = tg_path_prep(pb_linkpath, linkpath, newdirfd, &ex);
 	char db_linkpath[TG_PATH_MAX];
 	if (!ex)
-		ap_linkpath = tg_path_dir(db_linkpath, ap_linkpath);
+		ap_linkpath = tg_path_dir(db_linkpath, ap_linkpath, linkpath, newdirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_symlinkat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3535,7 +3535,7 @@ TG_EXPORT int mkdir(const char *path, mode_t mode)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_mkdir, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3574,7 +3574,7 @@ TG_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_mkdirat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -3614,7 +3614,7 @@ TG_EXPORT int rmdir(const char *path)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_rmdir, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4144,7 +4144,7 @@ TG_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_mknod, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4184,7 +4184,7 @@ TG_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 	const char *ap_path = tg_path_prep(pb_path, path, dirfd, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, dirfd);
 	if (ex || !tg_enter(&tgc, TG_FN_mknodat, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4225,7 +4225,7 @@ TG_EXPORT int mkfifo(const char *path, mode_t mode)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_mkfifo, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4618,7 +4618,7 @@ TG_EXPORT char *mkdtemp(char *template)
 	const char *ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
 	char db_template[TG_PATH_MAX];
 	if (!ex)
-		ap_template = tg_path_dir(db_template, ap_template);
+		ap_template = tg_path_dir(db_template, ap_template, template, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_mkdtemp, TG_LAYER_POSIX)) {
 		if (ex)
 			tg_count_excluded();
@@ -4628,7 +4628,7 @@ TG_EXPORT char *mkdtemp(char *template)
 	ret = real(template);
 	tg_end(&tgc);
 	ap_template = tg_path_prep(pb_template, template, AT_FDCWD, &ex);
-	ap_template = tg_path_dir(db_template, ap_template);
+	ap_template = tg_path_dir(db_template, ap_template, template, AT_FDCWD);
 	uint64_t sid_template = tg_str(tgc.t, ap_template);
 	int failed = ret == NULL;
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
@@ -7615,7 +7615,7 @@ TG_EXPORT int remove(const char *path)
 	const char *ap_path = tg_path_prep(pb_path, path, AT_FDCWD, &ex);
 	char db_path[TG_PATH_MAX];
 	if (!ex)
-		ap_path = tg_path_dir(db_path, ap_path);
+		ap_path = tg_path_dir(db_path, ap_path, path, AT_FDCWD);
 	if (ex || !tg_enter(&tgc, TG_FN_remove, TG_LAYER_STDIO)) {
 		if (ex)
 			tg_count_excluded();
