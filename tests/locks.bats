@@ -176,6 +176,32 @@ fileno() {
 
 # ---- bad input --------------------------------------------------------------------
 
+# Two threads of one process take turns at a lock (ROMIO's shared file
+# pointer under MPI_File_write_shared from three threads): thread A's
+# lock call (seq 1) began first but waited; thread B's (seq 2) was granted
+# and released (seq 4) before A's was.  Replayed by seq, B's lock and
+# unlock ended A's hold before A's write: the write was under no lock,
+# and the pair with the other rank's locked read was left to the clocks
+# (commit and session conflict).  By when each took effect, A's hold
+# covers its write and orders the pair.
+@test "conflict-check: a process's lock events in the order they took effect: a thread's lock granted after another thread's unlock holds over its write" {
+	{
+		printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n'
+		lk() {
+			printf '#lock\tfile=0\trank=%s\tseq=%s\tt=%s\ttend=%s\tkind=%s\ttype=%s\tclass=posix\tstart=0\tend=8\tfunc=fcntl\n' "$@"
+		}
+		lk 0 1 0.100000000 0.400000000 lock W
+		lk 0 2 0.110000000 0.120000000 lock W
+		lk 0 4 0.200000000 0.210000000 unlock -
+		lk 0 6 0.500000000 0.510000000 unlock -
+		lk 1 1 0.600000000 0.610000000 lock W
+		lk 1 3 0.700000000 0.710000000 unlock -
+		printf 'pair\t0\t0\t5\t0.410000000\t0.420000000\tW\tpwrite\t0\t8\t1\t2\t0.620000000\t0.630000000\tR\tpread\t0\t8\n'
+	} > turns
+	run -0 --separate-stderr conflict-check -v turns
+	[ "${lines[0]}" = $'RAW-D\t/d/f\t0:5 pwrite W [0,8)\t1:2 pread R [0,8)\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=yes\tunlock=0:6\tlock=1:1' ]
+}
+
 @test "conflict-check: a malformed #lock line, or one after the pairs, is one line and exit 2" {
 	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n#lock\tfile=0\trank=0\tseq=x\tt=0.1\ttend=0.2\tkind=lock\ttype=W\tclass=posix\tstart=0\tend=64\tfunc=fcntl\n' > bad
 	run -2 --separate-stderr conflict-check bad

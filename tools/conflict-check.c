@@ -1076,10 +1076,24 @@ static int cmp_hold(const void *a, const void *b)
 	return (x->seq_from > y->seq_from) - (x->seq_from < y->seq_from);
 }
 
+/* When record lock event @e took effect: a lock by its return (it may
+ * have waited for another's release), an unlock as it began. */
+static int64_t lkev_at(const struct lkev *e)
+{
+	return e->type ? e->t1 : e->t0;
+}
+
+/* Lock events in the order they took effect, which is their seqs' within
+ * a thread; but threads of one process take turns (MPI_File_write_shared
+ * from three threads: one's unlock began after another's lock call had
+ * begun, waiting, and before it was granted) */
 static int cmp_lkev(const void *a, const void *b)
 {
 	const struct lkev *x = a, *y = b;
+	int64_t tx = lkev_at(x), ty = lkev_at(y);
 
+	if (tx != ty)
+		return (tx > ty) - (tx < ty);
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -1133,7 +1147,10 @@ static void holds_build(struct lockset *l)
 	qsort(l->ev, l->nev, sizeof(*l->ev), cmp_lkev);
 	while (i < l->nev || c < nc) {
 		struct lkev ev;
-		if (i < l->nev && (c == nc || l->ev[i].seq < el->ev[EV_CLOSE][c].seq)) {
+		if (i < l->nev &&
+		    (c == nc || lkev_at(&l->ev[i]) < el->ev[EV_CLOSE][c].t ||
+		     (lkev_at(&l->ev[i]) == el->ev[EV_CLOSE][c].t &&
+		      l->ev[i].seq < el->ev[EV_CLOSE][c].seq))) {
 			ev = l->ev[i++];
 		} else {
 			memset(&ev, 0, sizeof(ev));
