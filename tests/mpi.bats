@@ -1243,6 +1243,27 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	done
 }
 
+# Requests made in one thread and completed in another: the main
+# thread's MPI_Waitall of its workers' MPI_File_iwrite_at comes first in
+# the text (a thread's window at a time), and ROMIO's aio_error and
+# aio_return in it name the workers' control blocks by the main thread's
+# own ids: the writes lasted to the end of the process (a race at both
+# layers, 8 pairs each).
+@test "MPI_File_iwrite_at in four threads, one MPI_Waitall in the main thread: each write ends at the wait (session at both layers); the barrier before the wait, a race at the MPI-IO layer" {
+	mpicc.mpich -O2 -Wall -pthread -o threadiw "$TG_TOP/tests/mpi/threadiw.c"
+	mpitrace 2 ./threadiw ok "$PWD/iw.dat"
+	[ "$(sort <<<"$output")" = $'rank 0 read 16384\nrank 1 read 16384' ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	grep -qx 'MPI-IO layer: recommended consistency: session' <<<"$output"
+	rm -rf t iw.dat
+	mpitrace 2 ./threadiw late "$PWD/iw.dat"
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	[[ $stderr == *"MPI-IO layer: 8 conflicting pairs are not synchronized"* ]]
+	[[ $stderr != *"POSIX layer: "*"not synchronized"* ]]
+}
+
 # Only the main thread calls MPI; another reads while it waits in
 # MPI_Recv.  By the order of the calls' starts the read came after the
 # whole receive, and so after the write the message followed: session.

@@ -469,6 +469,10 @@ struct proc {
 	size_t naio;
 	struct nbreq *nb;	/* -l mpiio: nonblocking calls not yet complete */
 	size_t nnb;
+	struct nbearly *early;	/* completions of no request made yet (nb_end) */
+	size_t nearly, nextearly;
+	int nfileio;		/* an MPI-IO call was read: waits may complete
+				 * a file request of a thread read later */
 	struct nbreq *sw;	/* writes to a buffered stream not yet flushed */
 	size_t nsw;
 	uint64_t endseq;	/* one past its last record's seq */
@@ -1508,10 +1512,36 @@ static void print_done(const char *rank, uint64_t seq, uint64_t end, int64_t ten
 	       "\n", rank, seq, end, tend / 1000000000, tend % 1000000000);
 }
 
+/*
+ * Completions read before the request they complete: a process's records
+ * come a thread's window at a time, so the main thread's MPI_Waitall of
+ * requests its workers' MPI_File_iwrite_at made (later seqs of its
+ * windows, earlier in the text) is read first.  The last NB_EARLY
+ * completions that matched no request are kept for the requests read
+ * after them (a ring: most are of messages, not of files).
+ */
+#define NB_EARLY 1024
+struct nbearly {
+	char key[TG_KEYLEN + 4];
+	uint64_t seq;
+	int64_t t1;
+};
+
 static void nb_start(const char *key, uint64_t seq)
 {
 	struct nbreq *q;
+	size_t i, best = SIZE_MAX;
 
+	/* completed already, by the earliest completion after it */
+	for (i = 0; i < cur->nearly; i++)
+		if (cur->early[i].seq > seq && strcmp(cur->early[i].key, key) == 0 &&
+		    (best == SIZE_MAX || cur->early[i].seq < cur->early[best].seq))
+			best = i;
+	if (best != SIZE_MAX) {
+		print_done(cur->name, seq, cur->early[best].seq, cur->early[best].t1);
+		cur->early[best].key[0] = 0;	/* used */
+		return;
+	}
 	cur->nb = xrealloc(cur->nb, (cur->nnb + 1) * sizeof(*cur->nb));
 	q = &cur->nb[cur->nnb++];
 	snprintf(q->key, sizeof(q->key), "%s", key);
@@ -1522,15 +1552,28 @@ static void nb_start(const char *key, uint64_t seq)
  * call that made it: a request value is used again once complete). */
 static void nb_end(const char *key, size_t n, uint64_t seq, int64_t t1)
 {
+	struct nbearly *e;
 	size_t i;
 
 	for (i = 0; i < cur->nnb; i++)
-		if (strlen(cur->nb[i].key) == n && memcmp(cur->nb[i].key, key, n) == 0) {
+		if (strlen(cur->nb[i].key) == n && memcmp(cur->nb[i].key, key, n) == 0 &&
+		    cur->nb[i].seq < seq) {
 			print_done(cur->name, cur->nb[i].seq, seq, t1);
 			memmove(&cur->nb[i], &cur->nb[i + 1], (cur->nnb - i - 1) * sizeof(*cur->nb));
 			cur->nnb--;
 			return;
 		}
+	if (n >= sizeof(e->key))
+		return;
+	if (!cur->early)
+		cur->early = xrealloc(NULL, NB_EARLY * sizeof(*cur->early));
+	e = &cur->early[cur->nextearly++ % NB_EARLY];
+	if (cur->nearly < NB_EARLY)
+		cur->nearly++;
+	memcpy(e->key, key, n);
+	e->key[n] = 0;
+	e->seq = seq;
+	e->t1 = t1;
 }
 
 /* The @k-th element of the array "[a,b,...]" @v, in @e (its length). */
@@ -1565,14 +1608,16 @@ static void nb_line(const struct tg_tline *t, const struct tg_calldesc *d, uint6
 	size_t n;
 	int64_t k, i, t1;
 
+	if (d->layer == TG_LAYER_MPIIO)
+		cur->nfileio = 1;
 	if (!d->hb || !streq(t->f[TG_COL_RET], "0"))
 		return;
 	t1 = tg_ttime(t->f[TG_COL_TEND]);
 	switch (d->hb->kind) {
 	case TG_MK_WAIT: case TG_MK_TEST: case TG_MK_WAITALL: case TG_MK_TESTALL:
 	case TG_MK_WAITANY: case TG_MK_TESTANY: case TG_MK_WAITSOME: case TG_MK_TESTSOME:
-		if (!cur->nnb)
-			return;	/* (most waits and tests: no file request pending) */
+		if (!cur->nnb && !cur->nfileio)
+			return;	/* (no file request made yet, none pending) */
 		break;
 	default:
 		break;
@@ -1757,6 +1802,14 @@ static void aio_done(const struct rec *r)
 			    cur->aio[i].off == (uint64_t)r->pos &&
 			    strncmp(cur->aio[i].key, r->k2, tl) == 0)
 				break;
+		/* or of another thread: aiocbs are named per thread, and the
+		 * main thread may complete a worker's request (or OMPIO's
+		 * progress in one thread's MPI_Wait another's) */
+		if (i == cur->naio)
+			for (i = 0; i < cur->naio; i++)
+				if (cur->aio[i].file == d->file && !cur->aio[i].append &&
+				    cur->aio[i].off == (uint64_t)r->pos)
+					break;
 	}
 	if (i == cur->naio)
 		return;
@@ -2535,6 +2588,9 @@ static void end_proc(struct proc *p)
 	p->nsw = 0;
 	free(p->nb);
 	p->nb = NULL;
+	free(p->early);
+	p->early = NULL;
+	p->nearly = p->nextearly = 0;
 	p->nnb = 0;
 	free(p->aio);
 	p->aio = NULL;

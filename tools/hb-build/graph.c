@@ -1083,6 +1083,32 @@ static int keep_args(struct rst *r, const struct fdesc *f, const char *name,
 }
 
 /* One call line, p[0..n) without its newline. */
+/* Is the call @fn of @layer (as the text names them) one that names or
+ * moves a file's bytes as only files do: a stdio or MPI-IO call, an
+ * open, a positioned read or write, a seek, a sync, a truncation, AIO,
+ * a name's removal or renaming?  A read or write alone may be of a
+ * socket or an event descriptor (an MPI library's helper thread). */
+static int file_call(const char *layer, size_t ll, const char *fn, size_t fl)
+{
+	static const char *const pre[] = { "open", "creat", "pread", "pwrite", "lseek",
+					   "fsync", "fdatasync", "ftruncate", "truncate",
+					   "aio_", "lio_", "unlink", "rename", "mkdir",
+					   "rmdir", "copy_file_range", "sendfile", "fallocate",
+					   "posix_fallocate", "msync" };
+	size_t i;
+
+	if ((ll == 5 && memcmp(layer, "stdio", 5) == 0) || (ll == 5 && memcmp(layer, "mpiio", 5) == 0))
+		return 1;
+	if (ll != 5 || memcmp(layer, "posix", 5) != 0)
+		return 0;
+	for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t n = strlen(pre[i]);
+		if (fl >= n && memcmp(fn, pre[i], n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t errlen)
 {
 	const char *end = p + n, *col[9], *q = p;
@@ -1125,11 +1151,16 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 	if (pu64(col[1], len[1], &tid) < 0)
 		return bad(b, err, errlen, "bad thread '%.*s'", (int)len[1], col[1]);
 	if (depth == 0 && !r->anythr) {
-		/* a thread's read while another waits in MPI_Recv is not
-		 * after the receive because it started after it did: the
-		 * rank's calls are placed by their times (walk.c) */
+		/* a thread's read of a file while another waits in MPI_Recv
+		 * is not after the receive because it started after it did:
+		 * the rank's calls are placed by their times (walk.c).  (An
+		 * MPI library's helper thread reads and writes sockets and
+		 * event descriptors only: its rank is left as it was.) */
 		int32_t tt = tid > INT32_MAX ? INT32_MAX : (int32_t)tid;
-		if (r->tid0 < 0)
+		if (!file_call(col[6], len[6], col[7], len[7]) &&
+		    !(len[6] == 3 && memcmp(col[6], "mpi", 3) == 0))
+			;	/* neither MPI nor a file's */
+		else if (r->tid0 < 0)
 			r->tid0 = tt;
 		else if (r->tid0 != tt)
 			r->anythr = r->mt = 1;

@@ -210,11 +210,13 @@ struct rst {
 	size_t rtz_n;
 	struct span2 *rect;	/* a threaded rank's: its calls' (rec) times */
 	int32_t tid1;		/* the thread of its first MPI node record */
-	int32_t tid0;		/* the thread of its first record at depth 0 */
+	int32_t tid0;		/* the thread of its first MPI call or file
+				 * call at depth 0 (graph.c, file_call) */
 	uint8_t mt;		/* MPI node records of two threads or more, or
 				 * (anythr) records of two at depth 0 */
-	uint8_t anythr;		/* two threads made calls of their own: one
-				 * may do I/O while another waits in MPI */
+	uint8_t anythr;		/* two threads made MPI or file calls of their
+				 * own: one may do I/O while another waits in
+				 * MPI */
 	uint8_t threads;	/* its threads made MPI calls at once (and the
 				 * times are the run's): nodes are instants */
 };
