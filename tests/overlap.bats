@@ -363,6 +363,8 @@ ordered_accesses() {
 # the reads of the neighbours' blocks were lost (MPI-IO: session).
 @test "a log of write_shared read back with read_ordered after a rewind: each rank's turn placed, the reads of others' blocks mpiio" {
 	run -0 trace-run -o t -- mpirun.mpich -n 4 "$B/ordered-seek" readback f.dat
+	echo "$output"	# (shown when the test fails)
+	od -c f.dat
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "rank 0: aaaabb rank 1: bbcccc rank 2: dddd.. rank 3: ...... " ]
 	run -0 ordered_accesses f.dat
 	[ "$output" = "0 MPI_File_read_ordered 0 4
