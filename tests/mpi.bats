@@ -1264,6 +1264,20 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[[ $stderr != *"POSIX layer: "*"not synchronized"* ]]
 }
 
+# Rank 0's buffered append reaches the file at its fclose, after rank
+# 1's closed line: it was placed where the file ended at its fprintf (at
+# byte 0, over rank 1's line, which rank 2 read: a race).
+@test "an append through a buffered stream is placed where the file ends at the flush: after another rank's line closed in between" {
+	mpicc.mpich -O2 -Wall -o bufappend "$TG_TOP/tests/mpi/bufappend.c"
+	mpitrace 3 ./bufappend "$PWD/app.log"
+	[ "$output" = "rank 2 read BBBBBBBBBB" ]
+	[ "$(stat -c %s app.log)" -eq 67 ]
+	trace-decode t/*.rec | overlap-find -a > of.out
+	[ "$(awk -F'\t' '$1 == "access" && $7 == "W" && $8 ~ /^f(printf|write)$/ { print $3, $8, $9, $10 }' of.out | sort)" = $'0 fprintf 11 67\n1 fwrite 0 11' ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[[ $stderr != *"not synchronized"* ]]
+}
+
 # Only the main thread calls MPI; another reads while it waits in
 # MPI_Recv.  By the order of the calls' starts the read came after the
 # whole receive, and so after the write the message followed: session.

@@ -91,6 +91,14 @@ struct trunc {
 	uint8_t mpi;		/* MPI_File_set_size: every rank's, one collective */
 };
 
+/* An append through a buffered stream (access @i of its file) reached
+ * the file when the stream was flushed, at @t: the end it found is the
+ * end at that time, not at the call's (place_appends). */
+struct aflush {
+	size_t i;
+	int64_t t;
+};
+
 struct file {
 	char *path;
 	uint64_t size;		/* as far as the trace tells */
@@ -104,6 +112,8 @@ struct file {
 	struct trunc *tr;	/* its truncations, kept when it has appends */
 	size_t ntr, captr;
 	int appends;		/* O_APPEND writes were placed in it */
+	struct aflush *afl;	/* appends through a buffered stream: when */
+	size_t nafl;		/* each reached the file (stdio_flush) */
 	int xtime;		/* something of it was placed by the times of
 				 * two processes: which file a name named, an
 				 * append's end, a truncation's bytes */
@@ -1502,7 +1512,22 @@ struct nbreq {
 	char key[TG_KEYLEN + 4];	/* the request; "fh:" and the handle for
 					 * a split collective */
 	uint64_t seq;
+	uint32_t file;		/* a buffered append (cur->sw): its file */
+	int64_t acc;		/* and access, or -1 */
 };
+
+/* Buffered write @q reached the file at @t: an append's place is the
+ * end at that time (struct aflush). */
+static void flushed_at(const struct nbreq *q, int64_t t)
+{
+	struct file *fl;
+
+	if (q->acc < 0)
+		return;
+	fl = &files[q->file];
+	fl->afl = xrealloc(fl->afl, (fl->nafl + 1) * sizeof(*fl->afl));
+	fl->afl[fl->nafl++] = (struct aflush){ (size_t)q->acc, t };
+}
 
 static void print_done(const char *rank, uint64_t seq, uint64_t end, int64_t tend)
 {
@@ -1832,17 +1857,19 @@ static void aio_done(const struct rec *r)
  * taken as ordered before the read.  A stream set unbuffered or line
  * buffered (setvbuf) writes at the call.
  */
-static void stdio_pending(const struct rec *r)
+static struct nbreq *stdio_pending(const struct rec *r)
 {
 	struct slot *sl = slot_find(cur, r->k1);
 	struct nbreq *q;
 
 	if (!sl || sl->nobuf || r->failed || r->len <= 0 || r->aio)
-		return;
+		return NULL;
 	cur->sw = xrealloc(cur->sw, (cur->nsw + 1) * sizeof(*cur->sw));
 	q = &cur->sw[cur->nsw++];
 	snprintf(q->key, sizeof(q->key), "%s", r->k1);
 	q->seq = r->seq;
+	q->acc = -1;
+	return q;
 }
 
 /* Stream @key (all of them when NULL) is flushed by record @r: its
@@ -1853,9 +1880,10 @@ static void stdio_flush(const char *key, const struct rec *r)
 	size_t i, k = 0;
 
 	for (i = 0; i < cur->nsw; i++) {
-		if (!key || strcmp(cur->sw[i].key, key) == 0)
+		if (!key || strcmp(cur->sw[i].key, key) == 0) {
 			print_done(cur->name, cur->sw[i].seq, r->seq, r->t0 - 1);
-		else
+			flushed_at(&cur->sw[i], r->t0 - 1);
+		} else
 			cur->sw[k++] = cur->sw[i];
 	}
 	cur->nsw = k;
@@ -1863,6 +1891,7 @@ static void stdio_flush(const char *key, const struct rec *r)
 
 static void run_data(const struct rec *r)
 {
+	struct nbreq *pq = NULL;
 	struct desc *d;
 	int64_t want;
 
@@ -1886,7 +1915,7 @@ static void run_data(const struct rec *r)
 		return;
 	}
 	if (r->write && r->k1[0] == 's')
-		stdio_pending(r);
+		pq = stdio_pending(r);
 	if (r->off == TG_OFF_POS && want > r->len) {
 		add_access(d->file, r, d->off, (uint64_t)want, 0);
 		d->off += (uint64_t)r->len;
@@ -1899,6 +1928,13 @@ static void run_data(const struct rec *r)
 		add_append(d->file, r, (uint64_t)r->len);
 	else
 		add_access(d->file, r, (uint64_t)r->pos, (uint64_t)want, r->write);
+	/* an append through a buffer: its place is the end at its flush */
+	if (pq && files[d->file].nacc &&
+	    files[d->file].acc[files[d->file].nacc - 1].seq == r->seq &&
+	    files[d->file].acc[files[d->file].nacc - 1].kind == ACC_APPEND) {
+		pq->file = d->file;
+		pq->acc = (int64_t)files[d->file].nacc - 1;
+	}
 }
 
 static void run_seek(const struct rec *r)
@@ -2581,8 +2617,10 @@ static void end_proc(struct proc *p)
 	 * stream never flushed, at exit */
 	for (size_t i = 0; i < p->nnb; i++)
 		print_done(p->name, p->nb[i].seq, p->endseq, p->endt);
-	for (size_t i = 0; i < p->nsw; i++)
+	for (size_t i = 0; i < p->nsw; i++) {
 		print_done(p->name, p->sw[i].seq, p->endseq, p->endt);
+		flushed_at(&p->sw[i], p->endt);
+	}
 	free(p->sw);
 	p->sw = NULL;
 	p->nsw = 0;
@@ -4204,16 +4242,31 @@ static int cmp_aev(const void *a, const void *b)
 
 /* The writes of @fl and its truncations, the two that move its end, in
  * the order of their start times (their number in *@n; free the array). */
-static struct aev *size_events(const struct file *fl, size_t *n)
+static int cmp_aflush(const void *a, const void *b)
+{
+	const struct aflush *x = a, *y = b;
+
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static struct aev *size_events(struct file *fl, size_t *n)
 {
 	struct aev *v = xrealloc(NULL, (fl->nacc + fl->ntr + 1) * sizeof(*v));
-	size_t i;
+	size_t i, k;
 
 	*n = 0;
-	for (i = 0; i < fl->nacc; i++)
+	if (fl->nafl)
+		qsort(fl->afl, fl->nafl, sizeof(*fl->afl), cmp_aflush);
+	for (i = 0, k = 0; i < fl->nacc; i++) {
+		int64_t t = fl->acc[i].t0;
+		while (k < fl->nafl && fl->afl[k].i < i)
+			k++;
+		/* an append through a buffer: when the buffer was flushed */
+		if (k < fl->nafl && fl->afl[k].i == i && fl->acc[i].kind == ACC_APPEND)
+			t = fl->afl[k].t;
 		if (fl->acc[i].write)
-			v[(*n)++] = (struct aev){ fl->acc[i].t0, fl->acc[i].proc, fl->acc[i].seq,
-						  (int64_t)i };
+			v[(*n)++] = (struct aev){ t, fl->acc[i].proc, fl->acc[i].seq, (int64_t)i };
+	}
 	for (i = 0; i < fl->ntr; i++)
 		v[(*n)++] = (struct aev){ fl->tr[i].t, fl->tr[i].proc, fl->tr[i].seq,
 					  -1 - (int64_t)i };
