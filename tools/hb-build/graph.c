@@ -1157,13 +1157,13 @@ static int parse_call(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		 * MPI library's helper thread reads and writes sockets and
 		 * event descriptors only: its rank is left as it was.) */
 		int32_t tt = tid > INT32_MAX ? INT32_MAX : (int32_t)tid;
-		if (!file_call(col[6], len[6], col[7], len[7]) &&
-		    !(len[6] == 3 && memcmp(col[6], "mpi", 3) == 0))
-			;	/* neither MPI nor a file's */
-		else if (r->tid0 < 0)
-			r->tid0 = tt;
-		else if (r->tid0 != tt)
-			r->anythr = r->mt = 1;
+		if (r->tid0 != tt && ((len[6] == 3 && memcmp(col[6], "mpi", 3) == 0) ||
+				      file_call(col[6], len[6], col[7], len[7]))) {
+			if (r->tid0 < 0)
+				r->tid0 = tt;
+			else
+				r->anythr = r->mt = 1;
+		}
 	}
 	t0 = t1 = 0;	/* read when kept: most records need no times */
 	if (b->keep_times) {
