@@ -60,10 +60,12 @@ int main(int argc, char **argv)
 		MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
 		memset(buf, 0, sizeof(buf));
 		MPI_File_read_ordered(fh, buf, 6, MPI_BYTE, MPI_STATUS_IGNORE);
-		printf("rank %d: ", rank);
+		/* one line in one write: the ranks' lines do not mix */
 		for (i = 0; i < 6; i++)
-			putchar(buf[i] ? buf[i] : '.');
-		putchar('\n');
+			if (!buf[i])
+				buf[i] = '.';
+		buf[6] = 0;
+		printf("rank %d: %s\n", rank, buf);
 		MPI_Type_free(&every8);
 		MPI_Type_free(&block);
 	}
