@@ -3015,7 +3015,8 @@ static const char *dotdot_name(char *buf, const char *ap, const char *path, int 
 	long n;
 	int e = errno, fd;
 
-	if (!base || dlen >= sizeof(dir))
+	/* (a name that ends in "." or "..": not the letters' last name) */
+	if (!base || dlen >= sizeof(dir) || strcmp(slash, "/.") == 0 || strcmp(slash, "/..") == 0)
 		return NULL;
 	memcpy(dir, path, dlen);
 	dir[dlen] = 0;
