@@ -2967,11 +2967,11 @@ static uint64_t dir_hash(const char *p, size_t n)
 /* The kernel's name of directory @dir (@dlen bytes) in @buf (n bytes,
  * n == dlen when it is @dir itself), or -1; its device and inode in
  * *@st. */
-static long dir_kernel_name(char *buf, const char *dir, size_t dlen, struct stat *st)
+static long dir_kernel_name(char *buf, int dirfd, const char *dir, size_t dlen, struct stat *st)
 {
 	char link[40];
 	long n;
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = (int)syscall(SYS_openat, dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
@@ -3010,26 +3010,18 @@ static int dotdot_dir(const char *path)
 static const char *dotdot_name(char *buf, const char *ap, const char *path, int dirfd)
 {
 	const char *slash = strrchr(path, '/'), *base = strrchr(ap, '/');
-	char dir[TG_PATH_MAX], link[40];
+	char dir[TG_PATH_MAX];
 	size_t dlen = (size_t)(slash - path);
+	struct stat st;
 	long n;
-	int e = errno, fd;
 
 	/* (a name that ends in "." or "..": not the letters' last name) */
 	if (!base || dlen >= sizeof(dir) || strcmp(slash, "/.") == 0 || strcmp(slash, "/..") == 0)
 		return NULL;
 	memcpy(dir, path, dlen);
 	dir[dlen] = 0;
-	fd = (int)syscall(SYS_openat, dirfd, dlen ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		errno = e;
-		return NULL;
-	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, TG_PATH_MAX - 1);
-	syscall(SYS_close, fd);
-	errno = e;
-	if (n <= 0 || n >= TG_PATH_MAX - 1 || buf[0] != '/' || (size_t)n + strlen(base) >= TG_PATH_MAX)
+	n = dir_kernel_name(buf, dirfd, dlen ? dir : "/", dlen, &st);
+	if (n <= 0 || (size_t)n + strlen(base) >= TG_PATH_MAX)
 		return NULL;
 	if (n == 1)	/* the root: "/" and the name */
 		n = 0;
@@ -3051,6 +3043,7 @@ const char *tg_path_dir(char *buf, const char *ap, const char *path, int dirfd)
 	if (ap && ap[0] == '/' && strncmp(ap, "/proc/", 6) != 0 && strncmp(ap, "/sys/", 5) != 0 &&
 	    (strncmp(ap, "/dev/", 5) != 0 || strncmp(ap, "/dev/shm/", 9) == 0) && dotdot_dir(path)) {
 		const char *k = dotdot_name(buf, ap, path, dirfd);
+		errno = e;
 		return k ? k : ap;
 	}
 	if (!ap || ap[0] != '/' || !(slash = strrchr(ap, '/')) || slash == ap ||
@@ -3076,7 +3069,7 @@ const char *tg_path_dir(char *buf, const char *ap, const char *path, int dirfd)
 			__atomic_store_n(&dir_cache_busy, 0, __ATOMIC_RELEASE);
 	}
 	if (!hit) {
-		n = dir_kernel_name(buf, dir, dlen, &st);
+		n = dir_kernel_name(buf, AT_FDCWD, dir, dlen, &st);
 		same = n == (long)dlen && memcmp(buf, dir, dlen) == 0;
 		if (c) {	/* the cache is ours */
 			if (n > 0) {
