@@ -3348,7 +3348,7 @@ static void place_ordered(void)
 	for (i = 0; i < npends; i = j) {
 		int64_t total = 0, after = INT64_MAX, least = INT64_MAX, at, low = INT64_MIN;
 		int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-		int broken;
+		int contiguous;
 		uint64_t esz = tg_flat_size(pends[i].etype);
 		if (!esz)
 			esz = 1;
@@ -3384,15 +3384,19 @@ static void place_ordered(void)
 		if (after == INT64_MAX)
 			after = least;	/* every reading moved back: as they say */
 		at = after * (int64_t)esz - total;
-		for (q = i, told = 0; q < j; q++)
-			told += pend_inner(&pends[q], esz, after) >= 0;
 		/* where the two bounds meet and no shared-pointer call can
-		 * have taken units among theirs, one after another; else each
-		 * where the POSIX calls inside it went, if they say (the
-		 * others, when the bounds leave no doubt, one after another) */
-		broken = ordered_broken(pends[i].file, at, at + total, t0, t1);
-		if (!(low == at && !broken) &&
-		    (told || (low != INT64_MIN && low != at) || broken)) {
+		 * have taken units among theirs, one after another; with no
+		 * reading on entry, so too when the POSIX calls inside say
+		 * nothing; else each where those calls went, if they say */
+		if (low == at) {
+			contiguous = !ordered_broken(pends[i].file, at, at + total, t0, t1);
+		} else {
+			for (q = i, told = 0; q < j; q++)
+				told += pend_inner(&pends[q], esz, after) >= 0;
+			contiguous = low == INT64_MIN && !told &&
+				     !ordered_broken(pends[i].file, at, at + total, t0, t1);
+		}
+		if (!contiguous) {
 			int64_t from = at / (int64_t)esz;
 			size_t left = 0;
 			for (q = i; q < j; q++) {
