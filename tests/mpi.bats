@@ -1741,6 +1741,46 @@ C
 	done
 }
 
+# Until 2026-12-04 stdout (and stdin, stderr) was a stream of no file
+# unless freopen gave it one: a log printed after dup2(fd, 1), or by a
+# program a job script started with "> FILE", was no write, and another
+# rank reading FILE with nothing between was no conflict at all.
+@test "stdout put on a file with dup2 (tests/mpi/dup2log.c): printf's bytes are the file's, placed at the flush: read with nothing between, a race; after fflush and a barrier, commit; after fclose(stdout), session" {
+	mpicc.mpich -O2 -Wall -o dup2log "$TG_TOP/tests/mpi/dup2log.c"
+	for mode in nosync flush fclose; do
+		rm -rf t log
+		mpitrace 2 ./dup2log $mode "$PWD/log"
+		[ "$stderr" = 'read 60' ]
+		if [ $mode = nosync ]; then
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -Eq "^posix +$PWD/log +0 +0 +0 +[1-9]" <<<"$output"
+		else
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		fi
+		if [ $mode = flush ]; then
+			grep -Eq "^session +$PWD/log +0 +0 +0 +[1-9]" <<<"$output"
+			grep -qx 'POSIX layer: recommended consistency: commit' <<<"$output"
+		elif [ $mode = fclose ]; then
+			grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		fi
+	done
+}
+
+@test "a job script's program without MPI printing into a file with '> FILE', read by an MPI run after it: printf's bytes are the file's, flushed and closed at its exit: session, with no pair left unordered" {
+	mpicc.mpich -O2 -Wall -o dup2log "$TG_TOP/tests/mpi/dup2log.c"
+	run -0 --separate-stderr trace-run -o t -- bash -c \
+		"'$TG_TOP/build/apps/printlines' 100 > '$PWD/data'; mpirun.mpich -n 2 ./dup2log read '$PWD/data'"
+	[ "$stderr" = $'read 512\nread 512' ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	grep -Eq "^posix +\(all files\) +0 +0 +0 +0$" <<<"$output"
+	grep -Eq "^session +\(all files\) +0 +0 +0 +0$" <<<"$output"
+	# the printed lines are writes to the file, each in its place
+	trace-decode t/*.rec > text
+	run -0 --separate-stderr overlap-find -a text
+	[ "$(grep -c $'^access\t.*\tW\tfprintf\t' <<<"$output")" -eq 100 ]
+}
+
 @test "a stream's position after fscanf and ungetc (tests/mpi/scanpos.c): fscanf's bytes placed from where the stream stood (at=, len=) and the stream left after them, ungetc's position recorded: a read after fscanf races another rank's rewrite, a read after ungetc does not" {
 	mpicc.mpich -O2 -Wall -o scanpos "$TG_TOP/tests/mpi/scanpos.c"
 	for mode in fread scanf ungetc; do

@@ -502,6 +502,8 @@ struct proc {
 	int64_t ppid;		/* its parent's pid */
 	char *host;
 	int64_t firstt;		/* when its first call started (INT64_MAX) */
+	uint8_t stdnobuf;	/* bit k: standard stream sk set unbuffered or
+				 * line buffered (stderr's bit is set at start) */
 };
 
 static struct proc *procs;
@@ -512,6 +514,7 @@ struct forked {
 	int64_t pid;
 	struct slot *slots;
 	size_t nslots;
+	uint8_t stdnobuf;	/* the parent's, for a fork; none after exec */
 };
 static struct forked *forks;
 static size_t nforks;
@@ -798,10 +801,29 @@ static void data_at_pos(struct desc *d, const struct rec *r, uint64_t n, int wri
 	d->off += n;
 }
 
+/*
+ * stdin, stdout and stderr (s0, s1, s2) read and write through descriptors
+ * 0, 1 and 2, whatever those are when the bytes move: a dup2 onto 1 (or a
+ * shell's "> out" before the exec) takes printf's output to that file.
+ * The descriptor's key, for such a stream that freopen has not given a
+ * slot of its own; NULL for any other key.
+ */
+static const char *std_fd(const char *key)
+{
+	static const char *const fds[] = { "0", "1", "2" };
+
+	if (key[0] != 's' || key[1] < '0' || key[1] > '2' || key[2] || slot_find(cur, key))
+		return NULL;
+	return fds[key[1] - '0'];
+}
+
 static struct desc *desc_of(const char *key)
 {
 	struct slot *s = slot_find(cur, key);
+	const char *fd;
 
+	if (!s && (fd = std_fd(key)))
+		s = slot_find(cur, fd);
 	return s ? s->d : NULL;
 }
 
@@ -814,6 +836,12 @@ static void commit_all(const struct rec *r, int all)
 	for (i = 0; i < cur->nslots; i++)
 		if (all || cur->slots[i].key[0] == 's')
 			event(cur->slots[i].d->file, r, "commit");
+	for (i = 0; !all && i < 3; i++) {	/* the standard streams */
+		static const char *const std[] = { "s0", "s1", "s2" };
+		struct desc *d = std_fd(std[i]) ? desc_of(std[i]) : NULL;
+		if (d)
+			event(d->file, r, "commit");
+	}
 }
 
 static struct mfile *mfile_of(const char *id)
@@ -1332,6 +1360,8 @@ static void run_close(const struct rec *r)
 		*m = cur->mf[--cur->nmf];
 		return;
 	}
+	const char *fd = std_fd(r->k1);
+
 	if (r->k1[0] == 's')
 		stdio_flush(r->k1, r);
 	if (!(d = desc_of(r->k1)))
@@ -1345,7 +1375,7 @@ static void run_close(const struct rec *r)
 	last_close.seq = r->seq;
 	last_close.proc = cur;
 	last_close.file = d->file;
-	slot_drop(cur, r->k1);
+	slot_drop(cur, fd ? fd : r->k1);	/* fclose(stdout) closes 1 */
 }
 
 /* The bytes of an MPI-IO data call; -1 if its datatype is unknown. */
@@ -1860,9 +1890,12 @@ static void aio_done(const struct rec *r)
 static struct nbreq *stdio_pending(const struct rec *r)
 {
 	struct slot *sl = slot_find(cur, r->k1);
+	const char *fd = std_fd(r->k1);
 	struct nbreq *q;
 
-	if (!sl || sl->nobuf || r->failed || r->len <= 0 || r->aio)
+	if (fd ? cur->stdnobuf & (1u << (fd[0] - '0')) : !sl || sl->nobuf)
+		return NULL;
+	if (r->failed || r->len <= 0 || r->aio)
 		return NULL;
 	cur->sw = xrealloc(cur->sw, (cur->nsw + 1) * sizeof(*cur->sw));
 	q = &cur->sw[cur->nsw++];
@@ -2343,6 +2376,7 @@ static void run_fork(const struct rec *r)
 	forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
 	fk = &forks[nforks++];
 	fk->pid = r->ret;
+	fk->stdnobuf = cur->stdnobuf;
 	fk->nslots = cur->nslots;
 	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
 	if (cur->nslots)
@@ -2388,6 +2422,7 @@ static void run_exec(const struct rec *r)
 	forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
 	fk = &forks[nforks++];
 	fk->pid = cur->pid;
+	fk->stdnobuf = 4;	/* a new image: stderr unbuffered */
 	fk->nslots = 0;
 	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
 	for (i = 0; i < cur->nslots; i++)
@@ -2499,6 +2534,10 @@ static void run_rec(struct rec *r)
 	case TG_IO_BUFFER:
 		if (!r->failed && (sl = slot_find(cur, r->k1)))
 			sl->nobuf = r->pos != 0;
+		else if (!r->failed && std_fd(r->k1)) {
+			unsigned bit = 1u << (r->k1[1] - '0');
+			cur->stdnobuf = (uint8_t)(r->pos ? cur->stdnobuf | bit : cur->stdnobuf & ~bit);
+		}
 		return;
 	case TG_IO_SETFL:	/* O_APPEND is the description's */
 		if (!r->failed && (d = desc_of(r->k1)))
@@ -2582,6 +2621,7 @@ static void take_fork(struct proc *p)
 			if (--forks[i].slots[j].d->refs == 0)
 				free(forks[i].slots[j].d);
 		}
+		p->stdnobuf = forks[i].stdnobuf;
 		free(forks[i].slots);
 		forks[i] = forks[--nforks];
 		return;
@@ -2655,7 +2695,10 @@ static void finish_proc(void)
 		struct rec *r = rec_add();
 		r->op = OP_EXIT;
 		r->seq = cur->endseq;
-		r->t0 = r->t1 = cur->endt;
+		/* after its last call returned, and after the streams it
+		 * flushed at exit (their bytes done at endt): a process
+		 * without an MPI rank is ordered by the clocks */
+		r->t0 = r->t1 = cur->endt + 1;
 		r->func = TG_FN__exit;
 	}
 	for (i = 0; i < nfamily && !defer; i++)
@@ -3209,6 +3252,7 @@ static void proc_line(struct tg_tline *t)
 	v = tg_tline_arg(t, 1, "host");
 	cur->host = xstrdup(v ? v : "");
 	cur->firstt = INT64_MAX;
+	cur->stdnobuf = 4;	/* stderr is unbuffered */
 	{
 		const char *p = tg_tline_arg(t, 1, "pid"), *h = tg_tline_arg(t, 1, "host"),
 			*c = tg_tline_arg(t, 1, "clock_base");
