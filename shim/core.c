@@ -959,9 +959,17 @@ static unsigned long runs_before(uint64_t since, unsigned long last)
  * rewritten then (tg_set_rank). */
 static int run_singleton;
 
+/* Started by a launcher of more than one process (its rank and size in
+ * the environment): should its MPI_Init make it a world of one all the
+ * same (a launcher of another MPI library: hydra starting an Open MPI
+ * program, or Open MPI's an MPICH one), each such process is a singleton
+ * of its own, started at the same time as the others (tg_set_rank). */
+static int run_launched_many;
+
 static void launch_run(void)
 {
 	static const char *const vars[] = { "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK" };
+	static const char *const sizes[] = { "PMI_SIZE", "OMPI_COMM_WORLD_SIZE" };
 	char buf[32];
 	const char *s = getenv("TANGRAM_RUN_AUTO");
 	unsigned long last;
@@ -974,6 +982,9 @@ static void launch_run(void)
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && rank < 0; i++)
 		if ((s = getenv(vars[i])) && *s >= '0' && *s <= '9')
 			rank = atoi(s);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && rank >= 0; i++)
+		if ((s = getenv(sizes[i])) && *s >= '0' && *s <= '9' && atol(s) > 1)
+			run_launched_many = 1;
 	if (rank < 0) {
 		run_singleton = 1;
 		return;
@@ -1079,7 +1090,7 @@ static int write_header(unsigned flags)
 	h.ppid = (uint64_t)my_ppid;
 	h.clock_base = real_base;
 	h.run = my_run;
-	h.run_wide = run_singleton;
+	h.run_wide = run_singleton || run_launched_many;
 	h.host = uname(&u) == 0 ? u.nodename : "";
 	if (!cwd_valid)
 		tg_cwd_changed();
@@ -1993,12 +2004,25 @@ void tg_def_end(struct tg_thread *t, unsigned char *end)
 	t->len = (size_t)(tg_frame_close(t->buf + t->len, end) - t->buf);
 }
 
+/* The run in the header's last three bytes (written wide), for @run. */
+static void hdr_set_run(unsigned run)
+{
+	size_t n = hdr_copy_len;
+	char buf[24];
+
+	hdr_copy[n - 3] = (unsigned char)((run & 0x7f) | 0x80);
+	hdr_copy[n - 2] = (unsigned char)(((run >> 7) & 0x7f) | 0x80);
+	hdr_copy[n - 1] = (unsigned char)((run >> 14) & 0x7f);
+	snprintf(buf, sizeof(buf), "%u", run);
+	setenv("TANGRAM_RUN", buf, 1);
+}
+
 void tg_set_rank(int rank, int world)
 {
 	struct tg_thread *t = tg_self;
 	unsigned char *start, *p;
 	unsigned char fixed[12];
-	int whole = 0;
+	int whole = 0, claim = 0;
 
 	pthread_mutex_lock(&sink_mu);
 	if (my_rank == rank && my_world == world) {
@@ -2008,24 +2032,22 @@ void tg_set_rank(int rank, int world)
 	}
 	my_rank = rank;
 	my_world = world;
-	if (run_singleton && world == 1 && sink_fd >= 0 && !sink_is_pipe && hdr_copy_len) {
+	if ((run_singleton || run_launched_many) && world == 1 && sink_fd >= 0 &&
+	    !sink_is_pipe && hdr_copy_len) {
 		/* a singleton: the run after those begun before it, in its
-		 * header (written wide: the same length) and its name */
+		 * header (written wide: the same length) and its name; one
+		 * begun at the same time as another takes the run after the
+		 * one the other took (claim: the name says which is free) */
 		unsigned long last = runs_before(real_base, 0);
 		if (last + 1 > my_run)
 			my_run = (unsigned)(last + 1);
 		if (my_run > 1 && my_run < (1u << 21)) {
-			size_t n = hdr_copy_len;
-			char buf[24];
-			/* the run's three bytes end the header */
-			hdr_copy[n - 3] = (unsigned char)((my_run & 0x7f) | 0x80);
-			hdr_copy[n - 2] = (unsigned char)(((my_run >> 7) & 0x7f) | 0x80);
-			hdr_copy[n - 1] = (unsigned char)((my_run >> 14) & 0x7f);
-			snprintf(buf, sizeof(buf), "%u", my_run);
-			setenv("TANGRAM_RUN", buf, 1);
+			hdr_set_run(my_run);
 			whole = 1;
 		}
+		claim = my_run < (1u << 21);
 		run_singleton = 0;
+		run_launched_many = 0;
 	}
 	if (sink_fd >= 0 && !sink_is_pipe) {
 		/* rank, world and the header's CRC in one write, so that a
@@ -2044,7 +2066,7 @@ void tg_set_rank(int rank, int world)
 			syscall(SYS_pwrite64, sink_fd, fixed, sizeof(fixed),
 				(off_t)TG_REC_RANK_OFFSET);
 		}
-		if (sink_in_dir) {
+		while (sink_in_dir) {
 			char name[TG_PATH_MAX], run[24];
 			run_suffix(run, sizeof(run));
 			snprintf(name, sizeof(name), "%s/rank-%d%s.rec", trace_dir, rank, run);
@@ -2052,8 +2074,23 @@ void tg_set_rank(int rank, int world)
 			 * pid's name then (RENAME_NOREPLACE) */
 			if (syscall(SYS_renameat2, AT_FDCWD, sink_name, AT_FDCWD, name,
 				    RENAME_NOREPLACE) == 0 ||
-			    (errno == EINVAL && syscall(SYS_rename, sink_name, name) == 0))
+			    (errno == EINVAL && syscall(SYS_rename, sink_name, name) == 0)) {
 				snprintf(sink_name, sizeof(sink_name), "%s", name);
+				break;
+			}
+			/* a singleton begun with another (two at once in a job
+			 * script, or a launcher of another MPI library, whose
+			 * processes are each a world of one) whose run that
+			 * one took: the next run */
+			if (!claim || errno != EEXIST || my_run + 1 >= (1u << 21) ||
+			    claim++ > 4096)
+				break;
+			my_run++;
+			hdr_set_run(my_run);
+			tg_put_le32(hdr_copy + TG_REC_HCRC_OFFSET,
+				    tg_header_crc(hdr_copy, hdr_copy_len));
+			syscall(SYS_pwrite64, sink_fd, hdr_copy + TG_REC_RANK_OFFSET,
+				hdr_copy_len - TG_REC_RANK_OFFSET, (off_t)TG_REC_RANK_OFFSET);
 		}
 	}
 	pthread_mutex_unlock(&sink_mu);

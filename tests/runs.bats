@@ -273,3 +273,17 @@ print(" ".join(sorted(e["args"]["name"] for e in ev if e.get("name") == "process
 	trace-report -o r.html "$W"/t/*.rec
 	grep -q 'ranks (processes)</th><td class="l">5 (world 5)<' r.html
 }
+
+# Until 2026-12-04 singletons begun at once took the same run: verify-io
+# refused the trace ("two launches at once"), the race between them
+# unjudged, with advice one trace-run cannot follow.
+@test "two MPI singletons started at once by one job script: each a run of its own, the runs unordered: the lines both write at offset 0 are a race" {
+	mpicc.mpich -O2 -Wall -o sameline "$TG_TOP/tests/mpi/sameline.c"
+	timeout 120 trace-run -o t -- sh -c "./sameline '$PWD/f' & ./sameline '$PWD/f' & wait" > out
+	[ "$(cat out)" = $'rank 0 of 1\nrank 0 of 1' ]
+	run -0 bash -c 'ls t | grep "^rank-"'
+	[ "$output" = $'rank-0.rec\nrank-0.run2.rec' ]
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -Eq "^posix +$PWD/f +0 +1 +0 +0$" <<<"$output"
+	[[ $stderr == *"1 conflicting pair is not synchronized"* ]]
+}
