@@ -1781,6 +1781,26 @@ C
 	[ "$(grep -c $'^access\t.*\tW\tfprintf\t' <<<"$output")" -eq 100 ]
 }
 
+# Until 2026-12-04 a mapping of a file was unplaced whatever it could do:
+# a rank reading another's output through a read-only mapping was in no
+# pair (a race missed, with a warning that named no file).
+@test "a rank reads another's output through a read-only mapping (tests/mpi/mapread.c): the mapping is a read of its range: after the writer's close and a barrier, session; with nothing between, a race; nothing unplaced" {
+	mpicc.mpich -O2 -Wall -o mapread "$TG_TOP/tests/mpi/mapread.c"
+	for mode in barrier nosync; do
+		rm -rf t f
+		mpitrace 2 ./mapread $mode "$PWD/f"
+		[ "$output" = 'sum 1016720' ]
+		if [ $mode = barrier ]; then
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+		else
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -Eq "^posix +$PWD/f +0 +0 +0 +1$" <<<"$output"
+		fi
+		[[ $stderr != *unplaced* ]]
+	done
+}
+
 @test "a stream's position after fscanf and ungetc (tests/mpi/scanpos.c): fscanf's bytes placed from where the stream stood (at=, len=) and the stream left after them, ungetc's position recorded: a read after fscanf races another rank's rewrite, a read after ungetc does not" {
 	mpicc.mpich -O2 -Wall -o scanpos "$TG_TOP/tests/mpi/scanpos.c"
 	for mode in fread scanf ungetc; do

@@ -109,14 +109,19 @@ accesses() {
 	! grep -q '^access' <<< "$output" || false
 }
 
-@test "mmap of a file is counted unplaced; an anonymous mapping (MAP_ANONYMOUS, fd -1) is no file access" {
+# Until 2026-12-04 every mapping of a file was unplaced: a program that
+# maps its input (or Guile its compiled code) got a warning on every run.
+@test "mmap of a file that can be written through (MAP_SHARED and PROT_WRITE) is counted unplaced; one that cannot (read only, or MAP_PRIVATE) is a read of its range at the call; an anonymous mapping (MAP_ANONYMOUS, fd -1) is no file access" {
 	printf '#proc\trank=0\tpid=7\n' > text
-	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDONLY\tmode=0\n' >> text
+	printf '0\t0\t0\t0.1\t0.2\t0\tposix\topen\t3\tpath="/d/f"\tflags=O_RDWR\tmode=0\n' >> text
 	printf '0\t0\t1\t0.3\t0.4\t0\tposix\tmmap\tb1\taddr=NULL\tlength=4096\tprot=0x1\tflags=0x2\tfd=3\toffset=0\n' >> text
 	printf '0\t0\t2\t0.5\t0.6\t0\tposix\tmmap\tb2\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x22\tfd=-1\toffset=0\n' >> text
 	printf '0\t0\t3\t0.7\t0.8\t0\tposix\tmmap64\tb3\taddr=NULL\tlength=4096\tprot=0x3\tflags=0x21\tfd=3\toffset=0\n' >> text
+	printf '0\t0\t4\t0.9\t1.0\t0\tposix\tmmap\tb4\taddr=NULL\tlength=100\tprot=0x3\tflags=0x1\tfd=3\toffset=8192\n' >> text
+	printf '0\t0\t5\t1.1\t1.2\t0\tposix\tmmap\tb5\taddr=NULL\tlength=50\tprot=0x3\tflags=0x2\tfd=3\toffset=4096\n' >> text
 	run -0 overlap-find -a text
 	grep -q $'^#unplaced\trank=0\tuntracked=0\tunplaced=1$' <<< "$output"
+	[ "$(grep '^access' <<< "$output")" = $'access\t0\t0\t1\t0.300000000\t0.400000000\tR\tmmap\t0\t4096\naccess\t0\t0\t5\t1.100000000\t1.200000000\tR\tmmap\t4096\t4146' ]
 }
 
 @test "an mmap that failed, one the MPI library made inside an MPI call (its shared memory), or inside an MPI-IO call of a file not opened with MPI-IO, is not counted unplaced; one inside a stdio call, or of an MPI-IO file, is" {

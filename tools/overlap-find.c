@@ -645,6 +645,9 @@ struct rec {
 				 * MPI call (1: not the program's) or an MPI-IO
 				 * call (2: not the program's unless of a file
 				 * it opened with MPI_File_open) */
+	uint8_t mapread;	/* unplaced: an mmap whose stores cannot reach
+				 * the file (no PROT_WRITE, or MAP_PRIVATE): a
+				 * read of length bytes at pos */
 	int8_t whence;
 	uint8_t depth;		/* the record's depth, 255 for deeper */
 	uint32_t tord;		/* OP_TYPE: its place among the #type lines */
@@ -2458,7 +2461,11 @@ static void run_dup(const struct rec *r)
 	}
 }
 
-/* An unplaced call: counted, unless the MPI library made it for itself. */
+/* An unplaced call: counted, unless the MPI library made it for itself.
+ * A mapping nothing can write through reads its bytes: placed as a read
+ * at the call (loads through it come later, unseen; that a program maps
+ * an input and reads it at once is the common case, and a file no one
+ * writes, a program's own code, is no conflict). */
 static void run_unplaced(const struct rec *r)
 {
 	const struct desc *d;
@@ -2467,6 +2474,11 @@ static void run_unplaced(const struct rec *r)
 		return;
 	if (r->mpilib == 2 && (d = desc_of(r->k1)) && !files[d->file].mpiio)
 		return;	/* not a file the program opens with MPI-IO */
+	if (r->mapread && (d = desc_of(r->k1))) {
+		if (r->len > 0)
+			add_access(d->file, r, (uint64_t)r->pos, (uint64_t)r->len, 0);
+		return;
+	}
 	cur->unplaced++;
 }
 
@@ -3050,9 +3062,23 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		memcpy(r->k1, a->h, sizeof(r->k1));
 		memcpy(r->k2, a->h2, sizeof(r->k2));
 		if (a->op == TG_IO_UNPLACED && (d->id == TG_FN_mmap || d->id == TG_FN_mmap64)) {
-			const char *fd = tg_tline_arg(t, TG_COL_ARGS, "fd");
+			const char *fd = tg_tline_arg(t, TG_COL_ARGS, "fd"),
+				   *pr = tg_tline_arg(t, TG_COL_ARGS, "prot"),
+				   *fl = tg_tline_arg(t, TG_COL_ARGS, "flags"),
+				   *ln = tg_tline_arg(t, TG_COL_ARGS, "length"),
+				   *of = tg_tline_arg(t, TG_COL_ARGS, "offset");
+			int64_t len, off;
 			if (fd && strlen(fd) < sizeof(r->k1))
 				memcpy(r->k1, fd, strlen(fd) + 1);	/* the mapped file's */
+			/* Linux: PROT_WRITE 0x2; MAP_SHARED 0x1 (and in
+			 * MAP_SHARED_VALIDATE 0x3) */
+			if (pr && fl && ln && of && tg_tint(ln, &len) == 0 &&
+			    tg_tint(of, &off) == 0 && len >= 0 && off >= 0 &&
+			    !((strtoull(pr, NULL, 16) & 0x2) && (strtoull(fl, NULL, 16) & 0x1))) {
+				r->mapread = 1;
+				r->pos = off;
+				r->len = len;
+			}
 		}
 		r->s = a->path;
 		if (a->op == TG_IO_VIEW) {
