@@ -119,6 +119,10 @@ struct file {
 				 * append's end, a truncation's bytes */
 	int xname;		/* a #name or #after line of it rested on the
 				 * times of two processes */
+	size_t look;		/* 1 + the index of an lseek to the end (an
+				 * ACC_SIZE) of process lookproc not yet
+				 * followed by a write of it, 0 for none */
+	uint32_t lookproc;
 };
 
 static struct file *files;
@@ -757,6 +761,21 @@ static struct access *add_access(uint32_t f, const struct rec *r, uint64_t start
 	a->tid = r->tid;
 	if (write && a->end > fl->size)
 		fl->size = a->end;
+	/* a write at the position an lseek to the end left (a process
+	 * appending by finding the end itself): the seek decided where
+	 * the bytes went, so it read the file as a read does, and the
+	 * exemption of a size seen at the same time as another process's
+	 * write (conflict-check(1)) is not for it.  (A pwrite at the size
+	 * fstat gave, or libgfortran's position='append', is the same, but
+	 * cannot be told from a write at an offset of its own that the
+	 * size happened to equal: a rank's block, or record, after the
+	 * blocks of the ranks before it.) */
+	if (write && fl->look && fl->lookproc == a->proc) {
+		struct access *l = &fl->acc[fl->look - 1];
+		if (l->kind == ACC_SIZE && l->end == start && r->off == TG_OFF_POS)
+			l->kind = ACC_DATA;
+		fl->look = 0;
+	}
 	return a;
 }
 
@@ -2227,8 +2246,13 @@ static void run_size(const struct rec *r)
 	} else if (file_of_key(r, &f) < 0) {
 		return;
 	}
-	if ((a = add_access(f, r, (uint64_t)r->pos - 1, 1, 0)))
+	if ((a = add_access(f, r, (uint64_t)r->pos - 1, 1, 0))) {
 		a->kind = ACC_SIZE;
+		if (r->func == TG_FN_lseek || r->func == TG_FN_lseek64) {
+			files[f].look = (size_t)(a - files[f].acc) + 1;
+			files[f].lookproc = a->proc;
+		}
+	}
 }
 
 /* A file the dynamic loader read whole for the program's dlopen
