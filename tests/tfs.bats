@@ -301,6 +301,29 @@ peer: 8 "AAAAAAAA"
 sread: 8 "AAAAAAAA"' ]
 }
 
+# A connects to B, which is stopped: its connect waits out TFS_TIMEOUT.
+# Meanwhile C reads what A owns: A's listener serves it at once (A's
+# connect held the client's lock, and A's listener waited for it to serve
+# C: on UCX, a peer read stalled a whole TFS_TIMEOUT, and two processes
+# connecting to each other stalled both).
+@test "sync: a peer read is served while the owner connects to a stopped peer" {
+	start
+	TFS_NODE=2 "$B/prim" open:b pwrite:0:BBBB attach:0:4 touch:rb wait:never > pb 3>&- &
+	local b=$!
+	"$B/prim" wait:rb
+	kill -STOP "$b"
+	TFS_TIMEOUT=6 TFS_NODE=1 "$B/prim" open:a pwrite:0:AAAA attach:0:4 open:b touch:ra \
+		peer:0:4 > pa 3>&- &
+	local a=$!
+	"$B/prim" wait:ra sleep:300
+	SECONDS=0
+	TFS_TIMEOUT=6 TFS_NODE=3 prim open:a peer:0:4
+	[ "$SECONDS" -le 2 ]
+	[ "${lines[1]}" = 'peer: 4 "AAAA"' ]
+	kill -CONT "$b"
+	run -0 timeout 20 tail --pid="$a" -f /dev/null
+}
+
 # The read asks three owners at once (up to 8 in flight, one per owner),
 # then the same three again for the next blocks; one owner that died had
 # attached its blocks: the server staged them out as it died (tfs(3),

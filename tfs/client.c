@@ -111,11 +111,15 @@ struct tfs_file {
 struct peer {
 	char addr[128];
 	struct tfs_ep *ep;
+	int connecting;		/* a thread connects to it without C.lock */
+	int err;		/* errno of the last connect that failed, 0 */
+	unsigned tries;		/* connects begun: a waiter sees its end */
 	struct peer *next;
 };
 
 static struct {
 	pthread_mutex_t lock;
+	pthread_cond_t peer_cv;	/* a peer's connect ended (struct peer) */
 	int ready;
 	struct tfs_ep *ep;	/* the server */
 	struct tfs_lsn *lsn;	/* peers come here */
@@ -134,7 +138,7 @@ static struct {
 	int dead;		/* errno of the call that lost the server, 0 */
 	char note[PATH_MAX];	/* DIR/clients/HOST-NODE-PID, "" when none */
 	int notefd;		/* open on it for note_journal() (O_APPEND), or -1 */
-} C = { .lock = PTHREAD_MUTEX_INITIALIZER, .notefd = -1 };
+} C = { .lock = PTHREAD_MUTEX_INITIALIZER, .peer_cv = PTHREAD_COND_INITIALIZER, .notefd = -1 };
 
 /* A handle of this process's client, not one a forked child inherited
  * (those belong to its parent's client: every call on them fails with
@@ -489,6 +493,7 @@ static void at_exit(void)
 static void forked_child(void)
 {
 	pthread_mutex_init(&C.lock, NULL);
+	pthread_cond_init(&C.peer_cv, NULL);
 	C.gen++;
 	C.ready = 0;
 	C.ep = NULL;
@@ -1575,26 +1580,92 @@ ssize_t tfs_read(tfs_file_t *tf, void *buf, size_t size)
 
 /* ---- peers ------------------------------------------------------------------- */
 
+/* How many times a peer that refused the connection is asked again. */
+#define CONNECT_TRIES 3
+
+/*
+ * A new endpoint to the peer at @addr.  A refusal is asked again a little
+ * later, CONNECT_TRIES times in all, within TFS_TIMEOUT: a peer's UCX
+ * listener refuses a connection it fails to set up (a dozen processes
+ * connecting at once), and the next one is taken.
+ */
+static struct tfs_ep *peer_connect(const char *addr)
+{
+	int64_t t0 = tfsi_now_ms(), left;
+	struct tfs_ep *ep;
+
+	for (int t = 0;; t++) {
+		left = C.timeout_ms - (tfsi_now_ms() - t0);
+		ep = tfs_ep_connect(addr, C.secret, left > 0 ? (int)left : 1);
+		if (ep || (errno != ECONNREFUSED && errno != ECONNRESET) ||
+		    t + 1 >= CONNECT_TRIES || tfsi_now_ms() - t0 + (10 << (2 * t)) >= C.timeout_ms)
+			return ep;
+		usleep(10000u << (2 * t));
+	}
+}
+
+/*
+ * The endpoint to the peer at @addr, made on first use (and again for a
+ * broken one).  The connect is made without C.lock: this process's
+ * listener thread takes C.lock to serve a peer's read, and a peer that
+ * connects to us while we connect to it is accepted by that thread, so a
+ * connect under C.lock waited for it (two processes reading from each
+ * other stalled a whole TFS_TIMEOUT).  Another thread that wants the
+ * same peer meanwhile waits for that connect's end and takes its result.
+ */
 static struct tfs_ep *peer_ep(const char *addr)
 {
+	struct tfs_ep *ep;
 	struct peer *p;
+	unsigned try;
+	int e;
 
 	pthread_mutex_lock(&C.lock);
 	for (p = C.peers; p && strcmp(p->addr, addr) != 0; p = p->next)
 		;
-	if (p && p->ep && tfs_ep_broken(p->ep)) {
-		tfs_ep_close(p->ep);
-		p->ep = NULL;
-	}
 	if (!p && (p = calloc(1, sizeof(*p)))) {
 		snprintf(p->addr, sizeof(p->addr), "%s", addr);
 		p->next = C.peers;
 		C.peers = p;
 	}
-	if (p && !p->ep)
-		p->ep = tfs_ep_connect(addr, C.secret, C.timeout_ms);
+	if (!p) {
+		pthread_mutex_unlock(&C.lock);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (p->connecting) {
+		try = p->tries;
+		while (p->connecting && p->tries == try)
+			pthread_cond_wait(&C.peer_cv, &C.lock);
+		ep = p->ep;
+		e = p->err;
+		pthread_mutex_unlock(&C.lock);
+		if (!ep)
+			errno = e;
+		return ep;
+	}
+	if (p->ep && tfs_ep_broken(p->ep)) {
+		tfs_ep_close(p->ep);
+		p->ep = NULL;
+	}
+	if ((ep = p->ep)) {
+		pthread_mutex_unlock(&C.lock);
+		return ep;
+	}
+	p->connecting = 1;
 	pthread_mutex_unlock(&C.lock);
-	return p ? p->ep : NULL;
+	ep = peer_connect(addr);
+	e = ep ? 0 : errno;
+	pthread_mutex_lock(&C.lock);
+	p->ep = ep;
+	p->err = e;
+	p->connecting = 0;
+	p->tries++;
+	pthread_cond_broadcast(&C.peer_cv);
+	pthread_mutex_unlock(&C.lock);
+	if (!ep)
+		errno = e;
+	return ep;
 }
 
 ssize_t tfs_read_peer(tfs_file_t *file, tfs_addr_t *peer, size_t offset, size_t size,
@@ -3399,6 +3470,9 @@ int tfs_finalize(void)
 	C.notefd = -1;
 	tfs_ep_close(C.ep);
 	C.ep = NULL;
+	for (p = C.peers; p; p = p->next)	/* (another thread's connect) */
+		while (p->connecting)
+			pthread_cond_wait(&C.peer_cv, &C.lock);
 	while ((p = C.peers)) {
 		C.peers = p->next;
 		tfs_ep_close(p->ep);

@@ -1286,6 +1286,10 @@ static void conn_request(ucp_conn_request_h creq, void *arg)
 	p.err_handler.arg = c;
 	TFS_SIGS_BLOCKED(st = ucp_ep_create(e->worker, &p, &c->uep));
 	if (st != UCS_OK) {
+		/* not ucp_listener_reject(): a failed ucp_ep_create() has
+		 * freed @creq, and refused it where the connecting side can
+		 * still hear (UCX 1.13 wireup_cm.c); a reset is a connecting
+		 * side that gave up (it waited for this thread) */
 		say(l->name, "cannot accept a connection: %s", ucs_status_string(st));
 		free(c);
 		return;
