@@ -780,6 +780,27 @@ rank 1: size 1060, read past the end 0" ]
 	run -1 grep -E 'ep_cfg.*am\((sysv|posix)/memory' <<< "$stderr$output"
 }
 
+# A UCP listener needs tcp to take connections by socket address: with
+# UCX_TLS=sm,self alone (as MPICH is given) it was made all the same and
+# the server ran unreachable, saying nothing; its clients and --stop said
+# only "Connection refused".
+@test "ucx: a server without tcp does not start, and a client or --stop refused says what to set" {
+	[ "$TFS_TRANSPORT" = ucx ] || skip "UCX only"
+	local hint="(a ucx: address is reached by socket address, through UCX's tcp: set TFS_UCX_TLS=tcp,sm,self for the server and its clients, tfs-server(8))"
+	run -2 --separate-stderr env -u TFS_UCX_TLS UCX_TLS=sm,self \
+		timeout 20 tfs-server -a ucx:127.0.0.1:0 -d srv
+	[[ "$stderr" == "tfs-server: cannot connect to its own address 'ucx:127.0.0.1:"*"': Connection refused $hint" ]]
+	[ ! -f srv/server ]
+	start
+	run -1 --separate-stderr env -u TFS_UCX_TLS UCX_TLS=sm,self LD_PRELOAD="$PRELOAD" \
+		timeout 20 cat /tfs-test/a
+	[ "${stderr_lines[0]}" = "libtfs-posix: cannot use the TangramFS server file $PWD/srv/server: Connection refused $hint" ]
+	SECONDS=0
+	run -2 --separate-stderr env -u TFS_UCX_TLS UCX_TLS=sm,self timeout 20 tfs-server --stop srv
+	[ "$stderr" = "tfs-server: cannot reach the server at '$ADDR': Connection refused $hint" ]
+	[ "$SECONDS" -le 5 ]
+}
+
 @test "posix layer: stdio streams" {
 	start
 	export LD_PRELOAD=$PRELOAD

@@ -32,6 +32,10 @@ uint32_t tfsi_node(void);
 const char *tfsi_addr(void);
 int tfsi_timeout_ms(void);
 
+/* tfs_ep_hint() of the server's address, for a start that failed with
+ * @err. */
+const char *tfsi_server_hint(int err);
+
 /* 1 when @file is a handle of this process's client (not NULL, not one
  * inherited across fork). */
 int tfsi_live(const struct tfs_file *file);

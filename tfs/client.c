@@ -136,6 +136,7 @@ static struct {
 	long pause_ms;
 	int fail_flush;		/* TFS_TEST_FAIL=flush:N: PEER_FLUSH asks left to fail */
 	int dead;		/* errno of the call that lost the server, 0 */
+	char srvaddr[160];	/* the server file's address, "" before it is read */
 	char note[PATH_MAX];	/* DIR/clients/HOST-NODE-PID, "" when none */
 	int notefd;		/* open on it for note_journal() (O_APPEND), or -1 */
 } C = { .lock = PTHREAD_MUTEX_INITIALIZER, .peer_cv = PTHREAD_COND_INITIALIZER, .notefd = -1 };
@@ -772,6 +773,7 @@ static int init_locked(void)
 		return -1;
 	}
 	memcpy(C.secret, sf.secret, sizeof(C.secret));
+	snprintf(C.srvaddr, sizeof(C.srvaddr), "%s", sf.addr);
 	if (paddr && *paddr)
 		snprintf(lsnaddr, sizeof(lsnaddr), "%s", paddr);
 	else if (strncmp(sf.addr, "unix:", 5) == 0) {
@@ -3516,6 +3518,11 @@ uint32_t tfsi_node(void)
 const char *tfsi_addr(void)
 {
 	return C.lsn ? tfs_lsn_addr(C.lsn) : "";
+}
+
+const char *tfsi_server_hint(int err)
+{
+	return tfs_ep_hint(C.srvaddr, err);
 }
 
 int tfsi_timeout_ms(void)

@@ -362,10 +362,16 @@ struct ofd *ofd_get(int fd)
 	return fd >= 0 && fd < MAXFD ? atomic_load(&fdtab[fd]) : NULL;
 }
 
-void warn_once(const char *what)
+/* warn_once(), @hint after the error */
+static void warn_once_hint(const char *what, const char *hint)
 {
 	if (!atomic_exchange(&warned, 1))
-		fprintf(stderr, "libtfs-posix: %s: %s\n", what, strerror(errno));
+		fprintf(stderr, "libtfs-posix: %s: %s%s\n", what, strerror(errno), hint);
+}
+
+void warn_once(const char *what)
+{
+	warn_once_hint(what, "");
 }
 
 /*
@@ -862,7 +868,7 @@ void client_start(void)
 				 sv && *sv ? "file " : "",
 				 sv && *sv ? sv : "(TFS_SERVER is not set)");
 		errno = e;
-		warn_once(what);
+		warn_once_hint(what, tfsi_server_hint(e));
 	}
 	while (n > 0)
 		real_close(held[--n]);

@@ -2093,6 +2093,26 @@ static int stage_out(void)
 
 /* ---- main ---------------------------------------------------------------- */
 
+/* A UCP listener whose transports cannot take a connection by socket
+ * address (UCX_TLS=sm,self in the environment, as MPICH is given) is made
+ * all the same, and refuses every client: the server would run, silent
+ * and unreachable.  So it connects to itself once before it says where
+ * it is. */
+static void check_reachable(void)
+{
+	const char *a = tfs_lsn_addr(S.lsn);
+	struct tfs_ep *ep;
+	int e;
+
+	if ((ep = tfs_ep_connect(a, S.secret, 10000))) {
+		tfs_ep_close(ep);
+		return;
+	}
+	e = errno;
+	errx(TG_EXIT_ERROR, "cannot connect to its own address '%s': %s%s", a, strerror(e),
+	     tfs_ep_hint(a, e));
+}
+
 static int stop_server(const char *dir)
 {
 	struct tfs_server_file sf;
@@ -2105,7 +2125,8 @@ static int stop_server(const char *dir)
 	if (tfs_server_file_read(dir, 1, &sf, msg, sizeof(msg)) < 0)
 		errx(TG_EXIT_ERROR, "%s", msg);
 	if (!(ep = tfs_ep_connect(sf.addr, sf.secret, 10000)))
-		err(TG_EXIT_ERROR, "cannot reach the server at '%s'", sf.addr);
+		errx(TG_EXIT_ERROR, "cannot reach the server at '%s': %s%s", sf.addr,
+		     strerror(errno), tfs_ep_hint(sf.addr, errno));
 	rc = tfs_ep_call(ep, TFS_MSG_STOP, NULL, 0, NULL, 0, &body, &rlen,
 			 TFS_STAGE_TIMEOUT_MS + 10000);
 	if (rc < 0)
@@ -2247,6 +2268,8 @@ int main(int argc, char **argv)
 			     sizeof(msg));
 	if (!S.lsn)
 		errx(TG_EXIT_ERROR, "%s", msg);
+	if (strncmp(addr, "ucx:", 4) == 0)
+		check_reachable();
 	S.local = open_local(addr, dir);
 	if (tfs_server_file_write(dir, tfs_lsn_addr(S.lsn), S.local ? tfs_lsn_addr(S.local) : NULL,
 				  S.secret, msg, sizeof(msg)) < 0)

@@ -151,6 +151,18 @@ struct tfs_ep *tfs_ep_connect(const char *addr, const unsigned char *secret, int
 	return ops->ep_connect(addr, secret, timeout_ms);
 }
 
+const char *tfs_ep_hint(const char *addr, int err)
+{
+	/* UCX refuses at once when its transports cannot connect by socket
+	 * address (UCX_TLS=sm,self, as MPICH is given), here or at the
+	 * listener: the user only sees "Connection refused" */
+	if (err == ECONNREFUSED && addr && strncmp(addr, "ucx:", 4) == 0)
+		return " (a ucx: address is reached by socket address, through UCX's tcp: "
+		       "set TFS_UCX_TLS=tcp,sm,self for the server and its clients, "
+		       "tfs-server(8))";
+	return "";
+}
+
 static struct tfs_stat stats[TFS_STAT_TYPES];
 
 static uint64_t now_ns(void)

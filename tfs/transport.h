@@ -73,6 +73,11 @@ struct tfs_req {
  * (EPROTONOSUPPORT for an unknown prefix). */
 struct tfs_ep *tfs_ep_connect(const char *addr, const unsigned char *secret, int timeout_ms);
 
+/* What to tell the user beside a connect to @addr that failed with
+ * @err: for a refused ucx: address, the transports that reach one
+ * (" (...)"), else "".  A static string. */
+const char *tfs_ep_hint(const char *addr, int err);
+
 /*
  * Send a request of @type with the body gathered from @iov and wait for its
  * reply, at most @timeout_ms in all.  The reply body goes to @dst when it
