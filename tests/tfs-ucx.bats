@@ -618,6 +618,25 @@ fork: child 0' ]
 	[ "$SECONDS" -le 5 ]
 }
 
+# A client that runs but does not answer --stop (stopped here) is rescued
+# when the server ends, from its note; the log said it "died".  Over
+# sockets the ask waits 120 s (TFS_STAGE_TIMEOUT); over UCX the connect to
+# a stopped process fails after 10.
+@test "stage-out: a client that runs but does not answer --stop is rescued as one that did not answer, not one that died" {
+	[ "$TFS_TRANSPORT" = ucx ] || skip "UCX only (over sockets the ask waits 120 s)"
+	start
+	"$B/prim" open:a pwrite:0:AAAA attachfile touch:r wait:never > p1 3>&- &
+	local pid=$!
+	"$B/prim" wait:r
+	kill -STOP "$pid"
+	run -2 timeout 60 tfs-server --stop srv
+	kill -CONT "$pid"
+	run -0 timeout 20 tail --pid="$SERVER_PID" -f /dev/null
+	grep -q "client pid $pid (node 1) did not answer the stage-out ask (it runs: stopped or hung): staged out 4 bytes of a it had attached" srv.log
+	run -1 grep died srv.log
+	[ "$(cat pfs/a)" = AAAA ]
+}
+
 # ---- the POSIX layer (Table 5.5) ----------------------------------------------------------
 
 @test "posix layer: cp, dd, cat, ls, stat and rm on the mount" {

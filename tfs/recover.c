@@ -223,6 +223,7 @@ struct owned {
 	const struct tfs_rescue_ops *ops;
 	void *arg;
 	unsigned long long fid;
+	const char *fate;	/* what became of the client ("died") */
 };
 
 /* One kept file being staged out. */
@@ -509,9 +510,9 @@ static int stage_sections(const char *name, const struct note *nt, char **restp,
 			if (n > 0 || journal)
 				names_add(&staged, bbname);
 			if (n > 0 && ow && journal)
-				say(o, "client pid %ld (node %u) died: staged out %lld bytes of %s it had "
+				say(o, "client pid %ld (node %u) %s: staged out %lld bytes of %s it had "
 				    "attached, from its burst buffer to %s/%s, mode %04o", nt->pid,
-				    nt->node, n, path, nt->pfsdir, path, mode & 07777);
+				    nt->node, ow->fate, n, path, nt->pfsdir, path, mode & 07777);
 			else if (n > 0)
 				say(o, "client pid %ld (node %u) did not stage out %s: staged out %lld "
 				    "bytes of it from its burst buffer to %s/%s, mode %04o", nt->pid,
@@ -552,12 +553,13 @@ static int recover_note(const char *name, const struct note *nt, char *text, cha
  * no later recovery writes it again.  Returns 0, or -1 when some of it
  * could not be staged out (said).
  */
-int tfs_rescue(const char *dir, unsigned node, long pid, const struct tfs_rescue_ops *ops,
-	       void *arg, void (*sayfn)(const char *line), char **report)
+int tfs_rescue(const char *dir, unsigned node, long pid, const char *fate,
+	       const struct tfs_rescue_ops *ops, void *arg, void (*sayfn)(const char *line),
+	       char **report)
 {
 	char name[PATH_MAX], host[256], *text, *rest;
 	struct out o = { sayfn, report, report && *report ? strlen(*report) : 0 };
-	struct owned ow = { ops, arg, 0 };
+	struct owned ow = { ops, arg, 0, fate };
 	struct note nt;
 	char line[64];
 	size_t len;

@@ -51,7 +51,9 @@ struct tfs_rescue_ops {
 	void (*end)(unsigned long long fid, void *arg);
 };
 
-int tfs_rescue(const char *dir, unsigned node, long pid, const struct tfs_rescue_ops *ops,
-	       void *arg, void (*say)(const char *line), char **report);
+/* @fate says what became of the client, for the lines ("died"). */
+int tfs_rescue(const char *dir, unsigned node, long pid, const char *fate,
+	       const struct tfs_rescue_ops *ops, void *arg, void (*say)(const char *line),
+	       char **report);
 
 #endif

@@ -55,6 +55,7 @@ struct client {
 	char addr[128];
 	atomic_int gone;	/* disconnected: its attachments are dropped */
 	int dropped;		/* its end handled, its attachments dropped (S.report_lock) */
+	atomic_int unanswered;	/* it runs, and did not answer --stop's stage-out ask */
 };
 
 /* A node's tokens of one file (lock-based design): intervals with state
@@ -164,8 +165,11 @@ static struct {
 	uint64_t block;			/* TFS_BLOCK_SIZE */
 	char *report;			/* what --stop is told: clients that did not stage out */
 	char dir[PATH_MAX];		/* DIR: the server file's, the clients' notes' */
-	pthread_mutex_t report_lock;	/* report */
-} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .report_lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_mutex_t report_lock;	/* report, rescues */
+	int rescues;			/* rescue_main() threads begun, not ended */
+	pthread_cond_t rescue_cv;	/* one ended */
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .report_lock = PTHREAD_MUTEX_INITIALIZER,
+	.rescue_cv = PTHREAD_COND_INITIALIZER };
 
 static void usage(int status)
 {
@@ -1913,11 +1917,21 @@ static void say_log(const char *line);
 static void *rescue_main(void *arg)
 {
 	struct client *cl = arg;
+	const char *fate = "died";
 
+	/* its connection also closes when the server ends, and a client
+	 * that runs on, stopped or hung, is rescued as one that died */
+	if (!tfs_client_dead(S.dir, cl->node, (long)cl->pid))
+		fate = atomic_load(&cl->unanswered) ?
+			"did not answer the stage-out ask (it runs: stopped or hung)" :
+			"lost its connection (it runs)";
 	pthread_mutex_lock(&S.report_lock);
-	tfs_rescue(S.dir, cl->node, (long)cl->pid, &rescue_ops, &cl->id, say_log, &S.report);
+	tfs_rescue(S.dir, cl->node, (long)cl->pid, fate, &rescue_ops, &cl->id, say_log,
+		   &S.report);
 	drop_client(cl->id, 1);
 	cl->dropped = 1;
+	S.rescues--;
+	pthread_cond_broadcast(&S.rescue_cv);
 	pthread_mutex_unlock(&S.report_lock);
 	return NULL;
 }
@@ -1947,8 +1961,8 @@ static int rescue_dead(void)
 		 * a rescue from them staged nothing and removed its burst-buffer
 		 * files (--stop exited 0, the data lost); its note is the word
 		 * now (tfs_recover(), next) */
-		if (!v[i]->dropped && tfs_rescue(S.dir, v[i]->node, (long)v[i]->pid, &rescue_ops,
-						 &v[i]->id, say_log, &S.report) < 0)
+		if (!v[i]->dropped && tfs_rescue(S.dir, v[i]->node, (long)v[i]->pid, "died",
+						 &rescue_ops, &v[i]->id, say_log, &S.report) < 0)
 			failed++;
 		pthread_mutex_unlock(&S.report_lock);
 	}
@@ -1972,11 +1986,17 @@ static void on_close(struct tfs_conn *conn, void *arg)
 	 * attachments go (tfs(3), DURABILITY) */
 	if (S.dir[0] && pthread_attr_init(&at) == 0) {
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		pthread_mutex_lock(&S.report_lock);
+		S.rescues++;
+		pthread_mutex_unlock(&S.report_lock);
 		if (pthread_create(&t, &at, rescue_main, cl) == 0) {
 			pthread_attr_destroy(&at);
 			return;
 		}
 		pthread_attr_destroy(&at);
+		pthread_mutex_lock(&S.report_lock);
+		S.rescues--;
+		pthread_mutex_unlock(&S.report_lock);
 	}
 	pthread_mutex_lock(&S.report_lock);
 	drop_client(cl->id, 1);
@@ -2040,6 +2060,17 @@ static void *stage_one_owner(void *arg)
 	return NULL;
 }
 
+/* Client @id did not answer a stage-out ask, and runs. */
+static void mark_unanswered(uint64_t id)
+{
+	struct client *cl;
+
+	pthread_mutex_lock(&S.lock);
+	if ((cl = client_by_id(id)))
+		atomic_store(&cl->unanswered, 1);
+	pthread_mutex_unlock(&S.lock);
+}
+
 /* Ask every connected client to write what it still owns to its backing
  * directory and detach it; returns the number that failed. */
 static int stage_out(void)
@@ -2084,6 +2115,7 @@ static int stage_out(void)
 			logmsg("stage-out of client %llu (node %u, pid %u) failed: %s",
 			       (unsigned long long)st[i].cl.id, st[i].cl.node, st[i].cl.pid,
 			       strerror(st[i].rc));
+			mark_unanswered(st[i].cl.id);
 			failed++;
 		}
 	}
@@ -2325,6 +2357,13 @@ int main(int argc, char **argv)
 	}
 	tfs_server_file_remove(dir);
 	tfs_lsn_close(S.lsn);
+	/* the rescues of the clients whose connections closed with it (one
+	 * that did not answer the stop) end before the server does: the
+	 * process ended under them, their lines unsaid */
+	pthread_mutex_lock(&S.report_lock);
+	while (S.rescues)
+		pthread_cond_wait(&S.rescue_cv, &S.report_lock);
+	pthread_mutex_unlock(&S.report_lock);
 	for (int i = 0; i < S.nworkers; i++) {
 		pthread_mutex_lock(&S.workers[i].lock);
 		S.workers[i].quit = 1;
