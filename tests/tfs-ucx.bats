@@ -1147,6 +1147,26 @@ rank 3 read NEWNEWNE' ]
 	[ "$SECONDS" -le 5 ]
 }
 
+# After the server dies, the calls of a program on the mount fail, and
+# what it is told names the server once (it was "libtfs-posix: /tfs/C:
+# Broken pipe", and ROMIO's fcntl lock said only its own words).
+@test "failure: kill -9 of the server: a program on the mount is told once that the server is lost, named" {
+	start
+	LD_PRELOAD=$PRELOAD TFS_CONSISTENCY=session sh -c 'echo a > /tfs-test/A; touch r
+		while [ ! -f go ]; do sleep 0.05; done
+		echo c > /tfs-test/C; echo d > /tfs-test/D' 2> err 3>&- &
+	local pid=$!
+	"$B/prim" wait:r
+	kill -9 "$SERVER_PID"
+	wait "$SERVER_PID" || true
+	touch go
+	run -0 timeout 20 tail --pid="$pid" -f /dev/null
+	run -0 grep -c '^libtfs-posix:' err
+	[ "$output" = 1 ]
+	run -0 grep '^libtfs-posix:' err
+	[[ "$output" == "libtfs-posix: lost the TangramFS server ($PWD/srv/server): "* ]]
+}
+
 @test "failure: kill -9 of a client drops its attachments" {
 	start
 	"$B/prim" open:a pwrite:0:x attachfile touch:r wait:never > p1 3>&- &

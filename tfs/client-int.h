@@ -36,6 +36,10 @@ int tfsi_timeout_ms(void);
  * @err. */
 const char *tfsi_server_hint(int err);
 
+/* Have @fn told, with the error, when a call finds this process's server
+ * lost (once per client; not for a start that failed). */
+void tfsi_on_lost(void (*fn)(int err));
+
 /* 1 when @file is a handle of this process's client (not NULL, not one
  * inherited across fork). */
 int tfsi_live(const struct tfs_file *file);

@@ -136,6 +136,7 @@ static struct {
 	long pause_ms;
 	int fail_flush;		/* TFS_TEST_FAIL=flush:N: PEER_FLUSH asks left to fail */
 	int dead;		/* errno of the call that lost the server, 0 */
+	void (*on_lost)(int err);	/* told when it is lost (tfsi_on_lost) */
 	char srvaddr[160];	/* the server file's address, "" before it is read */
 	char note[PATH_MAX];	/* DIR/clients/HOST-NODE-PID, "" when none */
 	int notefd;		/* open on it for note_journal() (O_APPEND), or -1 */
@@ -210,8 +211,14 @@ static int call(uint16_t type, const struct tfs_buf *body, void **mem, struct tf
 		return -1;
 	}
 	rc = ep_call(C.ep, type, body, mem, rd, &reply);
-	if (rc < 0 && !reply && errno != ENOMEM)
-		C.dead = errno;
+	if (rc < 0 && !reply && errno != ENOMEM) {
+		int e = errno;
+
+		C.dead = e;
+		if (C.ready && C.on_lost)	/* (not a start that failed) */
+			C.on_lost(e);
+		errno = e;
+	}
 	return rc;
 }
 
@@ -3518,6 +3525,11 @@ uint32_t tfsi_node(void)
 const char *tfsi_addr(void)
 {
 	return C.lsn ? tfs_lsn_addr(C.lsn) : "";
+}
+
+void tfsi_on_lost(void (*fn)(int err))
+{
+	C.on_lost = fn;
 }
 
 const char *tfsi_server_hint(int err)

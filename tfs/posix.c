@@ -362,6 +362,21 @@ struct ofd *ofd_get(int fd)
 	return fd >= 0 && fd < MAXFD ? atomic_load(&fdtab[fd]) : NULL;
 }
 
+/* The server was lost (tfsi_on_lost): said once, naming it, in place of
+ * what the call that found it would say ("/tfs/f: Broken pipe", or a
+ * library's own words for the error, ROMIO's fcntl lock). */
+static void lost_server(int err)
+{
+	static atomic_int said;
+	const char *sv = getenv("TFS_SERVER");
+
+	if (atomic_exchange(&said, 1))
+		return;
+	atomic_store(&warned, 1);
+	fprintf(stderr, "libtfs-posix: lost the TangramFS server (%s): %s\n", sv ? sv : "?",
+		strerror(err));
+}
+
 /* warn_once(), @hint after the error */
 static void warn_once_hint(const char *what, const char *hint)
 {
@@ -855,6 +870,7 @@ void client_start(void)
 		}
 		held[n++] = fd;
 	}
+	tfsi_on_lost(lost_server);
 	if (tfs_init() < 0) {	/* said once; the call that needed it fails too */
 		char what[PATH_MAX + 64];
 		const char *sv = getenv("TFS_SERVER");
