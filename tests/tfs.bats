@@ -820,6 +820,28 @@ rank 1: size 1060, read past the end 0" ]
 	[ "$SECONDS" -le 5 ]
 }
 
+# A file on the mount cannot be mapped: mmap gives ENODEV, as a file
+# system that cannot map does (it was the stand-in descriptor's EBADF),
+# and the reason is said once.
+@test "posix layer: mmap of a file on the mount fails with ENODEV, said once" {
+	start
+	export LD_PRELOAD=$PRELOAD
+	run -0 --separate-stderr python3 -c '
+import mmap
+open("/tfs-test/m", "wb").write(b"mapped")
+f = open("/tfs-test/m", "rb")
+for _ in range(2):
+	try:
+		mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+	except OSError as e:
+		print(e.strerror)
+print(f.read().decode())'
+	[ "$output" = 'No such device
+No such device
+mapped' ]
+	[ "$stderr" = 'libtfs-posix: /tfs-test/m: cannot be mapped: TangramFS files are read and written, not mapped (libtfs-posix(7))' ]
+}
+
 @test "posix layer: stdio streams" {
 	start
 	export LD_PRELOAD=$PRELOAD

@@ -86,6 +86,8 @@ static atomic_int warned;
 atomic_int client_pid;
 
 REAL(open);
+REAL(mmap);
+REAL(mmap64);
 REAL(openat);
 REAL(close);
 REAL(read);
@@ -1856,6 +1858,44 @@ static int o_sync(struct ofd *o)
 		in_tfs--;
 	}
 	return rc;
+}
+
+/*
+ * mmap(2) of a descriptor on the mount: it stands in for the file
+ * (/dev/null, O_PATH), whose bytes are in burst buffers and peers, so
+ * nothing can be mapped.  ENODEV, as from a file system that cannot map
+ * (the stand-in's EBADF misled; numpy and others read(2) instead on
+ * ENODEV), said once.
+ */
+static void *mmap_refused(const struct ofd *o)
+{
+	static atomic_int said;
+
+	if (!atomic_exchange(&said, 1))
+		fprintf(stderr, "libtfs-posix: %s/%s: cannot be mapped: TangramFS files are "
+			"read and written, not mapped (libtfs-posix(7))\n", mount, o->rel);
+	errno = ENODEV;
+	return MAP_FAILED;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct ofd *o = flags & MAP_ANONYMOUS ? NULL : ofd_get(fd);
+
+	RESOLVE(mmap);
+	if (in_tfs || !o)
+		return real_mmap(addr, len, prot, flags, fd, off);
+	return mmap_refused(o);
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	struct ofd *o = flags & MAP_ANONYMOUS ? NULL : ofd_get(fd);
+
+	RESOLVE(mmap64);
+	if (in_tfs || !o)
+		return real_mmap64(addr, len, prot, flags, fd, off);
+	return mmap_refused(o);
 }
 
 EXPORT int fsync(int fd)
