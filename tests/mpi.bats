@@ -1766,7 +1766,7 @@ C
 	done
 }
 
-@test "a job script's program without MPI printing into a file with '> FILE', read by an MPI run after it: printf's bytes are the file's, flushed and closed at its exit: session, with no pair left unordered" {
+@test "a job script's program without MPI printing into a file with '> FILE', read by an MPI run after it: printf's bytes are the file's, flushed and closed at its exit: session, with no pair left unordered, from the streams and from a .cfg of aggregate timing" {
 	mpicc.mpich -O2 -Wall -o dup2log "$TG_TOP/tests/mpi/dup2log.c"
 	run -0 --separate-stderr trace-run -o t -- bash -c \
 		"'$TG_TOP/build/apps/printlines' 100 > '$PWD/data'; mpirun.mpich -n 2 ./dup2log read '$PWD/data'"
@@ -1779,6 +1779,15 @@ C
 	trace-decode t/*.rec > text
 	run -0 --separate-stderr overlap-find -a text
 	[ "$(grep -c $'^access\t.*\tW\tfprintf\t' <<<"$output")" -eq 100 ]
+	# merged with aggregate timing (times rebuilt, which put the
+	# program's calls before its shell's open, dup2 and exec, and a
+	# call's end past its last call's): the same
+	run -0 --separate-stderr trace-merge -o t.cfg t
+	trace-decode t.cfg > text
+	run -0 --separate-stderr overlap-find -a text
+	[ "$(grep -c $'^access\t.*\tW\tfprintf\t' <<<"$output")" -eq 100 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t.cfg
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
 }
 
 # Until 2026-12-04 a mapping of a file was unplaced whatever it could do:

@@ -508,6 +508,7 @@ struct proc {
 	int64_t firstt;		/* when its first call started (INT64_MAX) */
 	uint8_t stdnobuf;	/* bit k: standard stream sk set unbuffered or
 				 * line buffered (stderr's bit is set at start) */
+	uint64_t clock_base;	/* its #proc line's: when its image began */
 };
 
 static struct proc *procs;
@@ -2727,6 +2728,11 @@ static void finish_proc(void)
 	if (npending)
 		take_types(pending_seq >= 0 ? (uint64_t)pending_seq : cur->endseq);
 	norphans = 0;
+	/* its end: the latest end of its calls (in rebuilt times, those of
+	 * a .cfg merged with aggregate timing, not always its last call's) */
+	for (i = 0; i < nrecs; i++)
+		if (recs[i].t1 > cur->endt)
+			cur->endt = recs[i].t1;
 	if (!layer_mpiio && cur->endseq) {
 		struct rec *r = rec_add();
 		r->op = OP_EXIT;
@@ -2789,10 +2795,79 @@ static int cmp_drec(const void *a, const void *b)
 	return (x->proc > y->proc) - (x->proc < y->proc);
 }
 
+/*
+ * The images of one process (an exec's new program writes a stream of its
+ * own, with the pid and a later clock base) follow each other: every
+ * record of an image comes after the exec that ended the one before.  The
+ * times of a .cfg merged with aggregate timing are rebuilt, and may put a
+ * program's first calls before its shell's open, dup2 and exec: such an
+ * image's records are moved to just after the end of the one before.
+ */
+static int cmp_image(const void *a, const void *b)
+{
+	const struct proc *x = &procs[*(const size_t *)a], *y = &procs[*(const size_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->clock_base != y->clock_base)
+		return x->clock_base < y->clock_base ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+static void order_images(void)
+{
+	size_t i, k, n = 0, *ord;
+	int64_t *lo, *hi, *shift;
+
+	if (!ndeferred)
+		return;
+	lo = xrealloc(NULL, nprocs * sizeof(*lo));
+	hi = xrealloc(NULL, nprocs * sizeof(*hi));
+	shift = xrealloc(NULL, nprocs * sizeof(*shift));
+	ord = xrealloc(NULL, nprocs * sizeof(*ord));
+	for (i = 0; i < nprocs; i++) {
+		lo[i] = INT64_MAX;
+		hi[i] = INT64_MIN;
+		shift[i] = 0;
+	}
+	for (k = 0; k < ndeferred; k++) {
+		const struct rec *r = &deferred[k].r;
+		i = deferred[k].proc;
+		if (r->t0 < lo[i])
+			lo[i] = r->t0;
+		if (r->t1 > hi[i])
+			hi[i] = r->t1;
+	}
+	for (i = 0; i < nprocs; i++)
+		if (procs[i].deferred && lo[i] != INT64_MAX)
+			ord[n++] = i;
+	qsort(ord, n, sizeof(*ord), cmp_image);
+	for (k = 1; k < n; k++) {
+		size_t a = ord[k - 1], b = ord[k];
+		if (procs[a].pid != procs[b].pid || lo[b] + shift[b] > hi[a] + shift[a])
+			continue;
+		shift[b] = hi[a] + shift[a] + 1 - lo[b];
+	}
+	for (k = 0; k < ndeferred; k++) {
+		deferred[k].r.t0 += shift[deferred[k].proc];
+		deferred[k].r.t1 += shift[deferred[k].proc];
+	}
+	for (i = 0; i < nprocs; i++) {
+		procs[i].endt += shift[i];
+		if (procs[i].firstt != INT64_MAX)
+			procs[i].firstt += shift[i];
+	}
+	free(lo);
+	free(hi);
+	free(shift);
+	free(ord);
+}
+
 static void run_deferred(void)
 {
 	size_t i;
 
+	order_images();
 	if (ndeferred)	/* (never qsort a NULL array, even empty) */
 		qsort(deferred, ndeferred, sizeof(*deferred), cmp_drec);
 	for (i = 0; i < ndeferred; i++) {
@@ -3303,6 +3378,8 @@ static void proc_line(struct tg_tline *t)
 	cur->host = xstrdup(v ? v : "");
 	cur->firstt = INT64_MAX;
 	cur->stdnobuf = 4;	/* stderr is unbuffered */
+	v = tg_tline_arg(t, 1, "clock_base");
+	cur->clock_base = v ? strtoull(v, NULL, 10) : 0;
 	{
 		const char *p = tg_tline_arg(t, 1, "pid"), *h = tg_tline_arg(t, 1, "host"),
 			*c = tg_tline_arg(t, 1, "clock_base");
