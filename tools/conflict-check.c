@@ -620,6 +620,7 @@ static int graph_orders(const struct acc *a, const struct acc *b)
 /* #bytime: files where overlap-find placed something by the times of
  * two processes, times rebuilt from a .cfg (overlap-find(1)). */
 static uint64_t bytime_files;
+static int times_rebuilt;	/* a #bytime line: the pairs' times are */
 
 static void bytime_line(struct tg_tline *t)
 {
@@ -629,6 +630,7 @@ static void bytime_line(struct tg_tline *t)
 	if (!v || tg_tint(v, &n) < 0 || n < 0)
 		die_input("malformed #bytime line");
 	bytime_files += (uint64_t)n;
+	times_rebuilt = 1;
 }
 
 static void after_line(struct tg_tline *t)
@@ -2166,8 +2168,10 @@ int main(int argc, char **argv)
 		      bytime_files, bytime_files == 1 ? "" : "s");
 	if (clock_pairs)
 		warnx("%" PRIu64 " pair%s of a process without an MPI rank (a fork'd child, a "
-		      "program without MPI) %s ordered by the clocks, not the graph",
-		      clock_pairs, clock_pairs == 1 ? "" : "s", clock_pairs == 1 ? "was" : "were");
+		      "program without MPI) %s ordered by the clocks, not the graph%s",
+		      clock_pairs, clock_pairs == 1 ? "" : "s", clock_pairs == 1 ? "was" : "were",
+		      times_rebuilt ? ", clocks rebuilt from a .cfg (#timing) that order none "
+				      "of them: merge with -t lossless, or judge the .rec streams" : "");
 	if (hbg)
 		tg_hb_close(hbg);
 	tg_close_stdout();

@@ -5043,7 +5043,7 @@ int main(int argc, char **argv)
 		place_truncs((uint32_t)f);
 		sweep((uint32_t)f);
 	}
-	if (bytime_files)
+	if (times_rebuilt)	/* (conflict-check learns so, even with none) */
 		printf("#bytime\tfiles=%" PRIu64 "\n", bytime_files);
 	tg_lines_close(&lr);
 	tg_close_stdout();
