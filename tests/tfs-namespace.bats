@@ -310,6 +310,57 @@ except OSError as e:
 	nothing_real
 }
 
+@test "a listing on the mount shows the files still only in burst buffers with the backing directory's entries, each once, not those removed or renamed away (ls, python, make, cp -r, tar c)" {
+	start
+	mkdir -p pfs/d/sub out
+	echo other > pfs/d/other
+	# one shell writes the files, so they stay in its burst buffer while
+	# the programs it starts list the directory
+	run -0 --separate-stderr on bash -c '
+		for f in a b c gone old; do echo "$f" > /tfs-test/d/$f; done
+		echo top > /tfs-test/top
+		printf "all:\n\t@echo made\n" > /tfs-test/d/Makefile
+		echo over > /tfs-test/d/other
+		rm /tfs-test/d/gone
+		mv /tfs-test/d/old /tfs-test/d/new
+		ls -A /tfs-test/d
+		ls /tfs-test
+		make -s -C /tfs-test/d
+		python3 -c "import os, glob; print(sorted(os.listdir(\"/tfs-test/d\")), len(glob.glob(\"/tfs-test/d/*\")))"
+		cp -r /tfs-test/d out/cp
+		tar -C /tfs-test -cf out/d.tar d'
+	[ "${#lines[@]}" = 11 ]
+	[ "${lines[*]:0:7}" = "Makefile a b c new other sub" ]
+	[ "${lines[*]:7:2}" = "d top" ]
+	[ "${lines[9]}" = made ]
+	[ "${lines[10]}" = "['Makefile', 'a', 'b', 'c', 'new', 'other', 'sub'] 7" ]
+	[ -z "$stderr" ]
+	[ "$(cat out/cp/a out/cp/new out/cp/other)" = "$(printf 'a\nold\nover')" ]
+	[ "$(ls -A out/cp | tr '\n' ' ')" = "Makefile a b c new other sub " ]
+	run -0 tar -tf out/d.tar
+	[ "$(printf '%s\n' "${lines[@]}" | LC_ALL=C sort | tr '\n' ' ')" = \
+		"d/ d/Makefile d/a d/b d/c d/new d/other d/sub/ " ]
+	tfs-server --stop srv
+	nothing_real
+}
+
+@test "a listing of a directory of 3000 files only in burst buffers lists every one with one LIST request; readdir_r and rewinddir list them once more" {
+	start
+	mkdir pfs/many
+	touch pfs/many/f0000
+	run -0 --separate-stderr env TFS_STATS=1 LD_PRELOAD="$PRELOAD" timeout 60 python3 -c '
+import os
+for i in range(3000):
+    with open("/tfs-test/many/f%04d" % i, "w") as f:
+        f.write("x")
+names = os.listdir("/tfs-test/many")
+print(len(names), len(set(names)))'
+	[ "$output" = "3000 3000" ]
+	[[ "$stderr" == *" LIST=1/"* ]]
+	run -0 on sh -c 'echo x > /tfs-test/many/g; "$0" readdir-twice /tfs-test/many' "$B/ns"
+	[ "$output" = "3001 3001" ]
+}
+
 @test "fileno of a stream on the mount is its descriptor, which fstat takes (it was -1: git and ld fstat it)" {
 	start
 	on sh -c 'printf hello > /tfs-test/s'

@@ -25,6 +25,12 @@ int tfsi_call(uint16_t type, const struct tfs_buf *body, void **mem, struct tfs_
 int tfsi_peer_call(const char *addr, uint16_t type, const struct tfs_buf *body, void **mem,
 		   struct tfs_rd *rd);
 
+/* The files the server holds right below directory @dir ("" the mount):
+ * @fn(@arg, name, file id) for each, in no order (LIST, which pages).
+ * @fn returning -1 stops it.  Returns 0, or -1 with errno. */
+int tfsi_list(const char *dir, int (*fn)(void *arg, const char *name, uint64_t fid),
+	      void *arg);
+
 /* This process: its server id, its TFS_NODE, its listener's address, the
  * timeout of every call in ms. */
 uint64_t tfsi_id(void);

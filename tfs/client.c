@@ -3512,6 +3512,49 @@ int tfsi_peer_call(const char *addr, uint16_t type, const struct tfs_buf *body, 
 	return ep_call(ep, type, body, mem, rd, NULL);
 }
 
+int tfsi_list(const char *dir, int (*fn)(void *arg, const char *name, uint64_t fid),
+	      void *arg)
+{
+	char name[TFS_MAX_PATH + 1];
+	uint64_t from = 0;
+
+	if (tfs_init() < 0)
+		return -1;
+	do {
+		struct tfs_buf b;
+		struct tfs_rd rd;
+		uint32_t n;
+		void *mem;
+		int rc;
+
+		tfs_buf_init(&b);
+		tfs_buf_u64(&b, from);
+		tfs_buf_str(&b, dir);
+		rc = call(TFS_MSG_LIST, &b, &mem, &rd);
+		tfs_buf_release(&b);
+		if (rc < 0)
+			return -1;
+		from = tfs_rd_u64(&rd);
+		n = tfs_rd_u32(&rd);
+		for (uint32_t i = 0; i < n && !rd.bad; i++) {
+			uint64_t fid = tfs_rd_u64(&rd);
+
+			tfs_rd_str(&rd, name, sizeof(name));
+			if (!rd.bad && fn(arg, name, fid) < 0) {
+				free(mem);
+				return -1;
+			}
+		}
+		rc = tfs_rd_done(&rd);
+		free(mem);
+		if (!rc) {
+			errno = EPROTO;
+			return -1;
+		}
+	} while (from);
+	return 0;
+}
+
 uint64_t tfsi_id(void)
 {
 	return C.id;

@@ -148,6 +148,11 @@ REAL(copy_file_range);
 REAL(fopen);
 REAL(fdopen);
 REAL(opendir);
+REAL(fdopendir);
+REAL(readdir);
+REAL(readdir64);
+REAL(closedir);
+REAL(rewinddir);
 REAL(remove);
 REAL(realpath);
 REAL(mkstemp);
@@ -3236,8 +3241,218 @@ EXPORT FILE *fdopen(int fd, const char *mode)
 	return cookie(fd, mode);
 }
 
-/* Directories are the backing directory's: a listing shows what has been
- * flushed or staged out. */
+/*
+ * A listing of a directory on the mount is the backing directory's
+ * entries (subdirectories, staged-out files, other programs' files) and
+ * then the files the server holds right below it that the backing
+ * directory does not have yet (only in burst buffers): one LIST per
+ * opendir(3), taken before the first entry, so a file closed before the
+ * opendir is listed and one unlinked or renamed away is not.  The names
+ * the server gave go into a hash set that the backing entries are looked
+ * up in as they pass, so a name is listed once, in time linear in the
+ * directory's size.  The C library's own readdir(3) reads the backing
+ * directory; the wrappers below add the server's names after its last
+ * entry.
+ */
+struct dlist {
+	DIR *d;
+	char *names;		/* the server's names, NUL-separated */
+	struct dname {
+		uint32_t off;	/* in names */
+		uint64_t fid;
+		int seen;	/* the backing directory had it, or it was listed */
+	} *v;
+	size_t n, cap, len, caplen;
+	uint32_t *slot;		/* hash set over v: index + 1, 0 empty */
+	size_t nslot;
+	size_t next;		/* the next server name to list, once the backing ones end */
+	int done;		/* the backing directory's entries are over */
+	struct dirent64 ent;
+	char name_room[256];	/* d_name continues here */
+	struct dlist *link;
+};
+
+static pthread_mutex_t dlist_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dlist *dlists;
+static atomic_int ndlists;	/* none: readdir passes through at once */
+
+static unsigned dname_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static int dlist_add(void *arg, const char *name, uint64_t fid)
+{
+	struct dlist *l = arg;
+	size_t k = strlen(name) + 1;
+
+	if (k > sizeof(l->name_room))
+		return 0;	/* longer than any name a directory holds */
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct dname *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	if (l->len + k > l->caplen) {
+		size_t cap = l->caplen ? 2 * l->caplen : 4096;
+		char *p;
+
+		while (cap < l->len + k)
+			cap *= 2;
+		if (!(p = realloc(l->names, cap)))
+			return -1;
+		l->names = p;
+		l->caplen = cap;
+	}
+	memcpy(l->names + l->len, name, k);
+	l->v[l->n].off = (uint32_t)l->len;
+	l->v[l->n].fid = fid;
+	l->v[l->n].seen = 0;
+	l->n++;
+	l->len += k;
+	return 0;
+}
+
+/* The server's name @name in @l, or NULL. */
+static struct dname *dlist_find(struct dlist *l, const char *name)
+{
+	size_t i;
+
+	if (!l->nslot)
+		return NULL;
+	for (i = dname_hash(name) & (l->nslot - 1); l->slot[i]; i = (i + 1) & (l->nslot - 1))
+		if (strcmp(l->names + l->v[l->slot[i] - 1].off, name) == 0)
+			return &l->v[l->slot[i] - 1];
+	return NULL;
+}
+
+/* Ask the server for the files right below @rel and keep them for @d;
+ * 0, or -1 (errno) when it cannot be asked. */
+static int dlist_open(DIR *d, const char *rel)
+{
+	struct dlist *l = calloc(1, sizeof(*l));
+	int rc, e;
+
+	if (!l)
+		return -1;
+	in_tfs++;
+	client_start();
+	rc = tfsi_list(rel, dlist_add, l);
+	e = errno;
+	in_tfs--;
+	if (rc == 0 && l->n) {
+		for (l->nslot = 16; l->nslot < 2 * l->n; l->nslot *= 2)
+			;
+		if (!(l->slot = calloc(l->nslot, sizeof(*l->slot)))) {
+			rc = -1;
+			e = ENOMEM;
+		}
+		for (size_t j = 0; !rc && j < l->n; j++) {
+			size_t i = dname_hash(l->names + l->v[j].off) & (l->nslot - 1);
+
+			while (l->slot[i])
+				i = (i + 1) & (l->nslot - 1);
+			l->slot[i] = (uint32_t)(j + 1);
+		}
+	}
+	if (rc < 0) {
+		free(l->slot);
+		free(l->v);
+		free(l->names);
+		free(l);
+		errno = e;
+		return -1;
+	}
+	l->d = d;
+	pthread_mutex_lock(&dlist_lock);
+	l->link = dlists;
+	dlists = l;
+	atomic_fetch_add(&ndlists, 1);
+	pthread_mutex_unlock(&dlist_lock);
+	return 0;
+}
+
+static struct dlist *dlist_of(DIR *d)
+{
+	struct dlist *l;
+
+	if (!atomic_load(&ndlists))
+		return NULL;
+	pthread_mutex_lock(&dlist_lock);
+	for (l = dlists; l && l->d != d; l = l->link)
+		;
+	pthread_mutex_unlock(&dlist_lock);
+	return l;
+}
+
+/* The listing of @d, which is on the mount: the backing directory's
+ * next entry (read by @next), or once they are over, the next name of
+ * the server's it did not have; NULL at the end (errno as it was) or on
+ * error (errno). */
+static struct dirent64 *dlist_next(struct dlist *l, struct dirent64 *(*next)(DIR *))
+{
+	int e = errno;
+
+	while (!l->done) {
+		struct dirent64 *de;
+		struct dname *dn;
+
+		errno = 0;
+		if (!(de = next(l->d))) {
+			if (errno)
+				return NULL;
+			l->done = 1;
+			break;
+		}
+		errno = e;
+		if ((dn = dlist_find(l, de->d_name))) {
+			if (dn->seen)
+				continue;	/* listed already (rewinddir) */
+			dn->seen = 1;
+		}
+		return de;
+	}
+	while (l->next < l->n) {
+		struct dname *dn = &l->v[l->next++];
+		const char *name = l->names + dn->off;
+		size_t k = strlen(name) + 1;
+
+		if (dn->seen)
+			continue;
+		dn->seen = 1;
+		l->ent.d_ino = dn->fid;
+		l->ent.d_off = (off64_t)l->next;
+		l->ent.d_reclen = (unsigned short)((offsetof(struct dirent64, d_name) + k + 7) & ~7u);
+		l->ent.d_type = DT_REG;
+		memcpy(l->ent.d_name, name, k);
+		errno = e;
+		return &l->ent;
+	}
+	errno = e;
+	return NULL;
+}
+
+/* @d opened on the mount's @rel: its listing merges the server's names
+ * (dlist_open); when the server cannot be asked, the backing
+ * directory's alone, as before, with the reason said once. */
+static DIR *dir_merged(DIR *d, const char *rel, const char *orig)
+{
+	int e = errno;
+
+	if (d && dlist_open(d, rel) < 0)
+		warn_once(orig);
+	errno = e;
+	return d;
+}
+
 EXPORT DIR *opendir(const char *path)
 {
 	char rel[PATH_MAX], p[PATH_MAX];
@@ -3250,7 +3465,113 @@ EXPORT DIR *opendir(const char *path)
 		return real_opendir(outside_path(path, rel, sizeof(rel)));
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
 		return NULL;
-	return real_opendir(p);
+	return dir_merged(real_opendir(p), rel, path);
+}
+
+/* A descriptor of a directory on the mount is one of the backing
+ * directory (mount_openfd): its name there says which. */
+EXPORT DIR *fdopendir(int fd)
+{
+	char rel[PATH_MAX];
+	int e = errno;
+	DIR *d;
+
+	RESOLVE(fdopendir);
+	if (!(d = real_fdopendir(fd)) || in_tfs || !mountlen)
+		return d;
+	if (mount_path(fd, ".", rel, sizeof(rel)) != 1) {
+		errno = e;
+		return d;
+	}
+	return dir_merged(d, rel, rel);
+}
+
+EXPORT struct dirent64 *readdir64(DIR *d)
+{
+	struct dlist *l;
+
+	RESOLVE(readdir64);
+	if (in_tfs || !(l = dlist_of(d)))
+		return real_readdir64(d);
+	return dlist_next(l, real_readdir64);
+}
+
+_Static_assert(sizeof(struct dirent) == sizeof(struct dirent64), "dirent64 is dirent here");
+
+EXPORT struct dirent *readdir(DIR *d)
+{
+	struct dlist *l;
+
+	RESOLVE(readdir);
+	if (in_tfs || !(l = dlist_of(d)))
+		return real_readdir(d);
+	return (struct dirent *)dlist_next(l, (struct dirent64 *(*)(DIR *))real_readdir);
+}
+
+/* readdir_r(3), deprecated but still called: readdir()'s entry copied. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+EXPORT int readdir64_r(DIR *d, struct dirent64 *entry, struct dirent64 **result)
+{
+	struct dirent64 *de;
+	int e = errno;
+
+	errno = 0;
+	if (!(de = readdir64(d))) {
+		int rc = errno;
+
+		*result = NULL;
+		errno = e;
+		return rc;
+	}
+	memcpy(entry, de, offsetof(struct dirent64, d_name) + strlen(de->d_name) + 1);
+	*result = entry;
+	errno = e;
+	return 0;
+}
+
+EXPORT int readdir_r(DIR *d, struct dirent *entry, struct dirent **result)
+{
+	return readdir64_r(d, (struct dirent64 *)entry, (struct dirent64 **)result);
+}
+#pragma GCC diagnostic pop
+
+EXPORT void rewinddir(DIR *d)
+{
+	struct dlist *l;
+
+	RESOLVE(rewinddir);
+	real_rewinddir(d);
+	if (in_tfs || !(l = dlist_of(d)))
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].seen = 0;
+	l->next = 0;
+	l->done = 0;
+}
+
+EXPORT int closedir(DIR *d)
+{
+	struct dlist **pp, *l = NULL;
+
+	RESOLVE(closedir);
+	if (atomic_load(&ndlists)) {
+		pthread_mutex_lock(&dlist_lock);
+		for (pp = &dlists; *pp && (*pp)->d != d; pp = &(*pp)->link)
+			;
+		if ((l = *pp)) {
+			*pp = l->link;
+			atomic_fetch_sub(&ndlists, 1);
+		}
+		pthread_mutex_unlock(&dlist_lock);
+	}
+	if (l) {
+		free(l->slot);
+		free(l->v);
+		free(l->names);
+		free(l);
+	}
+	return real_closedir(d);
 }
 
 /*

@@ -204,7 +204,7 @@ static const char *type_name(unsigned t)
 		[TFS_MSG_STAGE] = "stage", [TFS_MSG_PENDING] = "pending",
 		[TFS_MSG_ATTACH_CLEAN] = "attach-clean", [TFS_MSG_RLOCK] = "record-lock",
 		[TFS_MSG_APPEND] = "append", [TFS_MSG_SETMODE] = "setmode",
-		[TFS_MSG_RENAME] = "rename",
+		[TFS_MSG_RENAME] = "rename", [TFS_MSG_LIST] = "list",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -1337,6 +1337,68 @@ static int do_rename(struct ctx *c)
 	return rc;
 }
 
+/* The most a LIST reply holds before it stops (a cursor to go on from):
+ * some 16k names of 255 bytes, far more of usual ones. */
+#define LIST_PAGE (4u << 20)
+
+/*
+ * LIST: the names of the files the server holds right below a directory
+ * ("" the mount), which a listing of the directory merges with the
+ * backing directory's entries: a file written and attached is there
+ * before any stage-out, a file unlinked or renamed away is not.  One
+ * pass over the table from the cursor (a file id); a reply that would
+ * pass LIST_PAGE stops early with the id to go on from, so a listing
+ * never fails on size.
+ */
+static int do_list(struct ctx *c)
+{
+	char raw[TFS_MAX_PATH + 1], dir[TFS_MAX_PATH + 1];
+	uint64_t from = tfs_rd_u64(&c->rd), next = 0;
+	uint32_t count = 0;
+	size_t ld, at;
+
+	tfs_rd_str(&c->rd, raw, sizeof(raw));
+	if (!tfs_rd_done(&c->rd))
+		return bad(c, "bad body");
+	if (!raw[0])
+		dir[0] = '\0';
+	else if (tfs_path_norm(raw, dir, sizeof(dir)) < 0)
+		return errno;
+	ld = strlen(dir);
+	tfs_buf_u64(&c->out, 0);
+	at = c->out.len;
+	tfs_buf_u32(&c->out, 0);
+	pthread_mutex_lock(&S.lock);
+	for (size_t i = from ? from - 1 : 0; i < S.nfiles; i++) {
+		struct sfile *f = S.files[i];
+		const char *name = f->path;
+
+		if (ld) {
+			if (strncmp(name, dir, ld) != 0 || name[ld] != '/')
+				continue;
+			name += ld + 1;
+		}
+		/* a file below a subdirectory is the subdirectory's; the
+		 * name must still be this file's (not unlinked or replaced) */
+		if (strchr(name, '/') || file_lookup(f->path, 0, 0) != f)
+			continue;
+		if (c->out.len > LIST_PAGE) {
+			next = f->fid;
+			break;
+		}
+		tfs_buf_u64(&c->out, f->fid);
+		tfs_buf_str(&c->out, name);
+		count++;
+	}
+	pthread_mutex_unlock(&S.lock);
+	if (tfs_buf_failed(&c->out))
+		return ENOMEM;
+	for (int i = 0; i < 8; i++)
+		c->out.p[i] = (unsigned char)(next >> (8 * i));
+	for (int i = 0; i < 4; i++)
+		c->out.p[at + i] = (unsigned char)(count >> (8 * i));
+	return 0;
+}
 
 /* ---- the global lock manager (lock-based design) ------------------------------- */
 
@@ -1734,6 +1796,7 @@ static void handle(struct tfs_req *req)
 		case TFS_MSG_APPEND: rc = do_append(&c); break;
 		case TFS_MSG_SETMODE: rc = do_setmode(&c); break;
 		case TFS_MSG_RENAME: rc = do_rename(&c); break;
+		case TFS_MSG_LIST: rc = do_list(&c); break;
 		default:
 			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
 			rc = EOPNOTSUPP;

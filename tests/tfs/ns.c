@@ -13,6 +13,9 @@
  *	ns mkdtemp TEMPLATE		mkdtemp(3): prints the name
  *	ns scandir DIR			scandir(3), alphasort: prints the names
  *	ns unlink-open PATH		open, write, unlink, write, read back, close
+ *	ns readdir-twice DIR		readdir_r(3), rewinddir(3), readdir(3): prints
+ *					the names each pass found but . and ..,
+ *					or the first one found twice in a pass
  * Prints "ok" (or what it says) or the errno's name-free text, and exits
  * 0 or 1.
  */
@@ -26,6 +29,58 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static int done(int rc);
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of @d but . and .., readdir_r(3)'s when @r: their count,
+ * or -1 (printed) for an error or a name found twice. */
+static int count_entries(DIR *d, int r)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent ent, *de;
+
+	for (;;) {
+		errno = 0;
+		if (r) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+			if ((errno = readdir_r(d, &ent, &de)) != 0)
+				de = NULL;
+#pragma GCC diagnostic pop
+		} else {
+			de = readdir(d);
+		}
+		if (!de && errno) {
+			done(-1);
+			return -1;
+		}
+		if (!de)
+			break;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v))))
+			return -1;
+		if (!(v[n++] = strdup(de->d_name)))
+			return -1;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_name);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(v[i - 1], v[i])) {
+			printf("%s twice\n", v[i]);
+			return -1;
+		}
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return (int)n;
+}
 
 static int done(int rc)
 {
@@ -126,7 +181,22 @@ int main(int argc, char **argv)
 		printf("%s\n", back);
 		return 0;
 	}
+	if (argc >= 3 && strcmp(argv[1], "readdir-twice") == 0) {
+		DIR *d = opendir(argv[2]);
+		int a, b;
+
+		if (!d)
+			return done(-1);
+		if ((a = count_entries(d, 1)) < 0)
+			return 1;
+		rewinddir(d);
+		if ((b = count_entries(d, 0)) < 0)
+			return 1;
+		closedir(d);
+		printf("%d %d\n", a, b);
+		return 0;
+	}
 	fprintf(stderr, "usage: ns mknod|rename|chmod-fd|utime-fd|publish|remove|realpath|"
-		"mkstemp|mkdtemp|scandir|unlink-open ...\n");
+		"mkstemp|mkdtemp|scandir|unlink-open|readdir-twice ...\n");
 	return 2;
 }
