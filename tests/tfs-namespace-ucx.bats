@@ -141,6 +141,34 @@ nothing_real() {
 	nothing_real
 }
 
+@test "times set on a file still only in burst buffers (touch -d, cp -a, tar x) are what stat shows and what stage-out keeps; a write after them makes the mtime new" {
+	start
+	mkdir src
+	echo one > src/a
+	echo two > src/b
+	touch -d @1000000000 src/a
+	touch -d @1100000000 src/b
+	tar -C src -cf t.tar a b
+	# one shell holds f and late in its burst buffer; cp and tar stage
+	# theirs out as they exit, within the job
+	run -0 on bash -c '
+		echo data > /tfs-test/f
+		touch -d @1200000000 /tfs-test/f
+		cp -a src /tfs-test/cpa
+		mkdir /tfs-test/tx && tar -C /tfs-test/tx -xf t.tar
+		echo w > /tfs-test/late
+		touch -d @1300000000 /tfs-test/late
+		echo more >> /tfs-test/late
+		stat -c %Y /tfs-test/f /tfs-test/cpa/a /tfs-test/cpa/b /tfs-test/tx/a /tfs-test/tx/b'
+	[ "${lines[*]}" = "1200000000 1000000000 1100000000 1000000000 1100000000" ]
+	tfs-server --stop srv
+	run -0 stat -c %Y pfs/f pfs/cpa/a pfs/cpa/b pfs/tx/a pfs/tx/b
+	[ "${lines[*]}" = "1200000000 1000000000 1100000000 1000000000 1100000000" ]
+	[ "$(cat pfs/f pfs/cpa/a pfs/tx/b pfs/late)" = "$(printf 'data\none\ntwo\nw\nmore')" ]
+	[ "$(stat -c %Y pfs/late)" -gt 1300000000 ]
+	nothing_real
+}
+
 @test "chmod on the mount: the owner's bits are checked at open as the kernel does; a chmod lets the owner read again" {
 	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || skip "needs root and setpriv"
 	local d
@@ -516,6 +544,40 @@ PY
 	grep -q 'malformed rename request' srv.log
 	run -0 on sh -c 'echo ok > /tfs-test/f && mv /tfs-test/f /tfs-test/g && cat /tfs-test/g'
 	[ "$output" = ok ]
+}
+
+@test "a malformed LIST or SETTIMES is refused with EINVAL, a path escaping the mount with EACCES, SETTIMES of a file the server does not hold ENOENT; the server goes on" {
+	[ "$TFS_TRANSPORT" = sockets ] || skip "sockets transport only"
+	start
+	local addr secret
+	addr=$(awk '$1 == "address" { print $2 }' srv/server)
+	secret=$(awk '$1 == "secret" { print $2 }' srv/server)
+	run -0 python3 - "$addr" "$secret" <<'PY'
+import socket, struct, sys
+host, port = sys.argv[1][4:].rsplit(":", 1)
+sec = bytes.fromhex(sys.argv[2])
+s = socket.create_connection((host, int(port)), timeout=5)
+def st(b): return struct.pack("<H", len(b)) + b
+def req(t, body, i):
+    s.sendall(struct.pack("<IBBHIiQ", 0x53465495, 3, 0, t, len(body), 0, i) + sec + body)
+    h = b""
+    while len(h) < 40: h += s.recv(40 - len(h))
+    n, status = struct.unpack("<IBBHIiQ", h[:24])[4:6]
+    while n: n -= len(s.recv(n))
+    return status
+req(1, struct.pack("<II", 1, 1) + st(b"tcp:127.0.0.1:1"), 1)
+req(2, struct.pack("<IQ", 1, 2**64 - 1) + st(b"d/mine") + struct.pack("<II", 0, 0), 2)
+t = struct.pack("<QQQQ", 1000000000, 0, 1000000000, 0)
+print(req(22, b"", 3), req(22, struct.pack("<Q", 0) + st(b"../a"), 4), req(22, struct.pack("<Q", 0) + st(b""), 5),
+      req(22, struct.pack("<Q", 0) + st(b"d"), 6), req(23, b"", 7),
+      req(23, struct.pack("<QQQQ", 1, 10**9, 1, 0) + st(b"d/mine"), 8), req(23, t + st(b"nothere"), 9),
+      req(23, t + st(b"d/mine"), 10))
+PY
+	[ "$output" = "22 13 0 0 22 22 2 0" ]
+	grep -q 'malformed list request' srv.log
+	grep -q 'malformed settimes request' srv.log
+	run -0 on sh -c 'echo ok > /tfs-test/f && ls /tfs-test'
+	[ "$output" = f ]
 }
 
 @test "flock(1) on the mount: an exclusive lock excludes another process's, -n fails at once, released at exit" {

@@ -31,6 +31,16 @@ int tfsi_peer_call(const char *addr, uint16_t type, const struct tfs_buf *body, 
 int tfsi_list(const char *dir, int (*fn)(void *arg, const char *name, uint64_t fid),
 	      void *arg);
 
+/* utimensat(2) of @path, whose backing file has the times @ts (resolved:
+ * no UTIME_NOW or UTIME_OMIT) already: this process's writes of it are
+ * attached, then the server keeps the times for stage-out to give back
+ * after its copy (SETTIMES), until a later write.  A file the server
+ * does not hold is the backing file's alone: 0.  Returns 0, or -1 with
+ * errno; the sender sets the backing file's times again after it, over
+ * a stage-out that ran meanwhile. */
+struct timespec;
+int tfsi_settimes(const char *path, const struct timespec ts[2]);
+
 /* This process: its server id, its TFS_NODE, its listener's address, the
  * timeout of every call in ms. */
 uint64_t tfsi_id(void);

@@ -96,6 +96,9 @@ struct lfile {
 	uint64_t dend;		/* while pending: the end of the furthest write unattached
 				 * (an append's candidate end, tfsi_append) */
 	unsigned attaches;	/* attach_locked()s so far: a read's query predates one? */
+	int timeset;		/* times[] were set by a utimensat since the last write
+				 * (STAGE's reply): stage-out gives them back after the copy */
+	struct timespec times[2];
 	int gone;		/* unlinked while this process had it open: what it
 				 * writes now is nobody's, never staged out */
 	struct lfile *next;
@@ -3321,7 +3324,13 @@ static int stage_mark(struct lfile *f, int take)
 		char path[TFS_MAX_PATH + 1];
 		uint32_t mode = tfs_rd_u32(&rd), gone = tfs_rd_u32(&rd);
 
+		uint32_t timeset;
+		uint64_t t[4];
+
 		tfs_rd_str(&rd, path, sizeof(path));
+		timeset = tfs_rd_u32(&rd);
+		for (int i = 0; i < 4; i++)
+			t[i] = tfs_rd_u64(&rd);
 		if (tfs_rd_done(&rd)) {
 			pthread_mutex_lock(&f->lock);
 			if (!gone && path[0])
@@ -3330,6 +3339,11 @@ static int stage_mark(struct lfile *f, int take)
 				f->gone = 1;
 			if (mode)
 				f->mode = mode;
+			f->timeset = !!timeset;
+			f->times[0].tv_sec = (time_t)t[0];
+			f->times[0].tv_nsec = (long)t[1];
+			f->times[1].tv_sec = (time_t)t[2];
+			f->times[1].tv_nsec = (long)t[3];
 			pthread_mutex_unlock(&f->lock);
 		}
 		free(mem);
@@ -3368,6 +3382,15 @@ static int stage_file(struct lfile *f)
 				tfs_itree_each(&f->tree, own[i].offset, own[i].offset + own[i].size,
 					       copy_one, &c);
 			rc = copy_end(f, &c);
+		}
+		/* the copy made the mtime now: times a utimensat set since
+		 * the last write are what the file keeps (SETTIMES); the
+		 * data is out whether or not this stager may set them */
+		if (rc == 0 && f->timeset) {
+			char p[PATH_MAX];
+
+			if (lfile_pfs(f, p, sizeof(p)) == 0)
+				utimensat(AT_FDCWD, p, f->times, 0);
 		}
 	}
 	free(own);
@@ -3553,6 +3576,61 @@ int tfsi_list(const char *dir, int (*fn)(void *arg, const char *name, uint64_t f
 		}
 	} while (from);
 	return 0;
+}
+
+int tfsi_settimes(const char *pathname, const struct timespec ts[2])
+{
+	char path[TFS_MAX_PATH + 1];
+	uint64_t *fids = NULL;
+	size_t n = 0, cap = 0;
+	struct tfs_buf b;
+	struct lfile *f;
+	int rc = 0;
+
+	if (tfs_init() < 0 || tfs_path_norm(pathname, path, sizeof(path)) < 0)
+		return -1;
+	/* this process's writes came before the times: attached first, so
+	 * that no attach of theirs after SETTIMES makes the times stale */
+	pthread_mutex_lock(&C.lock);
+	for (f = C.files; f; f = f->next) {
+		if (f->gone || strcmp(f->path, path) != 0)
+			continue;
+		if (n == cap) {
+			uint64_t *v = realloc(fids, (cap = cap ? 2 * cap : 4) * sizeof(*v));
+
+			if (!v) {
+				pthread_mutex_unlock(&C.lock);
+				free(fids);
+				errno = ENOMEM;
+				return -1;
+			}
+			fids = v;
+		}
+		fids[n++] = f->fid;
+	}
+	pthread_mutex_unlock(&C.lock);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (!(f = lfile_pin(fids[i])))
+			continue;
+		pthread_mutex_lock(&f->lock);
+		rc = attach_locked(f, 0, UINT64_MAX, f->pend ? ATTACH_PENDING : 0);
+		pthread_mutex_unlock(&f->lock);
+		lfile_unpin(f);
+	}
+	free(fids);
+	if (rc < 0)
+		return -1;
+	tfs_buf_init(&b);
+	tfs_buf_u64(&b, (uint64_t)ts[0].tv_sec);
+	tfs_buf_u64(&b, (uint64_t)ts[0].tv_nsec);
+	tfs_buf_u64(&b, (uint64_t)ts[1].tv_sec);
+	tfs_buf_u64(&b, (uint64_t)ts[1].tv_nsec);
+	tfs_buf_str(&b, path);
+	rc = call_waiting(TFS_MSG_SETTIMES, &b, NULL, NULL);
+	tfs_buf_release(&b);
+	if (rc < 0 && errno == ENOENT)
+		rc = 0;		/* only the backing directory has it */
+	return rc;
 }
 
 uint64_t tfsi_id(void)

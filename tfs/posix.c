@@ -2858,14 +2858,54 @@ EXPORT int fchown(int fd, uid_t uid, gid_t gid)
 	return real_fchownat(AT_FDCWD, p, uid, gid, 0);
 }
 
-/* utimensat(2) of @rel on the mount; @ts as the kernel takes it. */
+/*
+ * utimensat(2) of @rel on the mount; @ts as the kernel takes it.  The
+ * times go on the backing file (the kernel checks the caller's right),
+ * and, for a file the server holds, to the server too (SETTIMES), so
+ * that stage-out, which writes into the backing file, gives them back
+ * after its copy: touch -d, cp -a, rsync -a and tar x keep them.  They
+ * are set there once more after the server has them, over a stage-out
+ * that ran in between.
+ */
 static int mount_utimens(const char *rel, const struct timespec ts[2], int flags)
 {
 	char p[PATH_MAX];
+	struct timespec t[2];
+	struct stat st;
+	int rc, e;
 
+	RESOLVE(lstat);
 	if (backing_of(rel, p, sizeof(p)) < 0)
 		return -1;
-	return (int)syscall(SYS_utimensat, AT_FDCWD, p, ts, flags & AT_SYMLINK_NOFOLLOW);
+	flags &= AT_SYMLINK_NOFOLLOW;
+	if (!rel[0] || lockdesign || real_lstat(p, &st) < 0 || !S_ISREG(st.st_mode))
+		return (int)syscall(SYS_utimensat, AT_FDCWD, p, ts, flags);
+	/* the times themselves, as the kernel would resolve them */
+	for (int i = 0; i < 2; i++) {
+		if (!ts || ts[i].tv_nsec == UTIME_NOW)
+			clock_gettime(CLOCK_REALTIME, &t[i]);
+		else if (ts[i].tv_nsec == UTIME_OMIT)
+			t[i] = i ? st.st_mtim : st.st_atim;
+		else
+			t[i] = ts[i];
+	}
+	if ((rc = (int)syscall(SYS_utimensat, AT_FDCWD, p, ts, flags)) < 0)
+		return rc;
+	if (ts && ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
+		return 0;
+	in_tfs++;
+	client_start();
+	rc = tfsi_settimes(rel, t);
+	e = errno;
+	in_tfs--;
+	if (rc < 0) {
+		errno = e;
+		return -1;
+	}
+	/* (a caller that may only set the time now, not given times, keeps
+	 * the kernel's now from the first call) */
+	syscall(SYS_utimensat, AT_FDCWD, p, t, flags);
+	return 0;
 }
 
 /* utimensat(2); @path NULL: futimens(2) of @dirfd, as the kernel takes it */

@@ -49,6 +49,7 @@ enum tfs_msg_type {
 	TFS_MSG_SETMODE = 20,	/* mode, uid, flags, path: chmod */
 	TFS_MSG_RENAME = 21,	/* flags, old path, new path → the old file's id, its stage mark */
 	TFS_MSG_LIST = 22,	/* directory, cursor → the names of the files held right below it */
+	TFS_MSG_SETTIMES = 23,	/* atime, mtime, path: utimensat, kept through stage-out */
 	TFS_MSG_PEER_READ = 32,	/* client → client: file id, offset, size → bytes */
 	TFS_MSG_PEER_STAGE = 33,/* server → client: flush and detach what you own */
 	TFS_MSG_LOCK_JOIN = 34,	/* client → its node manager: id, address */

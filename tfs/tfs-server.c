@@ -122,6 +122,9 @@ struct sfile {
 	uint32_t uid;		/* the creator's effective uid, when made here */
 	int uidset;
 	int unlinked;
+	int timeset;		/* under lock: times[] were set (SETTIMES) after the
+				 * last write attached, stage-out gives them */
+	uint64_t times[4];	/* atime s, ns, mtime s, ns */
 	uint64_t stager;	/* the client staging it out (STAGE), 0: none */
 	struct tfs_itree tree;
 	struct tfs_itree preg;	/* under lock: the ranges each pending writer may write */
@@ -205,6 +208,7 @@ static const char *type_name(unsigned t)
 		[TFS_MSG_ATTACH_CLEAN] = "attach-clean", [TFS_MSG_RLOCK] = "record-lock",
 		[TFS_MSG_APPEND] = "append", [TFS_MSG_SETMODE] = "setmode",
 		[TFS_MSG_RENAME] = "rename", [TFS_MSG_LIST] = "list",
+		[TFS_MSG_SETTIMES] = "settimes",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -865,6 +869,7 @@ static int do_open(struct ctx *c)
 		tfs_itree_release(&f->tree);
 		/* (the writers listed keep their ranges: they write on) */
 		f->eof = 0;
+		f->timeset = 0;
 		pend_drop(f, 0);
 		rc = pend_copy(f, c->cl->id, &pv, &np);
 	} else if (pfs != UINT64_MAX && pfs > f->eof) {
@@ -943,6 +948,9 @@ static int do_attach(struct ctx *c, int detach)
 			}
 		}
 	}
+	/* a write attached after a utimensat is newer than its times */
+	if (!rc && !detach && n > 0)
+		f->timeset = 0;
 	/* with the attach, atomically: nothing of the sender is unattached */
 	if (!rc && clean)
 		pend_drop(f, c->cl->id);
@@ -975,8 +983,9 @@ static int do_stage(struct ctx *c)
 {
 	uint64_t fid = tfs_rd_u64(&c->rd);
 	uint32_t take = tfs_rd_u32(&c->rd);
+	uint64_t times[4];
 	struct sfile *f;
-	int rc = 0;
+	int rc = 0, timeset;
 
 	if (!tfs_rd_done(&c->rd) || take > 1)
 		return bad(c, "bad body");
@@ -991,15 +1000,21 @@ static int do_stage(struct ctx *c)
 	} else {
 		f->stager = c->cl->id;
 	}
+	timeset = f->timeset;
+	memcpy(times, f->times, sizeof(times));
 	pthread_mutex_unlock(&f->lock);
 	if (!rc && take) {
-		/* the name and mode stage-out gives it now: a rename or chmod
-		 * by another client since the stager opened it counts */
+		/* the name, mode and times stage-out gives it now: a rename,
+		 * chmod or utimensat by another client since the stager opened
+		 * it counts */
 		pthread_mutex_lock(&S.lock);
 		tfs_buf_u32(&c->out, f->mode);
 		tfs_buf_u32(&c->out, (uint32_t)f->unlinked);
 		tfs_buf_str(&c->out, f->path);
 		pthread_mutex_unlock(&S.lock);
+		tfs_buf_u32(&c->out, (uint32_t)timeset);
+		for (int i = 0; i < 4; i++)
+			tfs_buf_u64(&c->out, times[i]);
 	}
 	return rc;
 }
@@ -1110,6 +1125,7 @@ static int do_eof(struct ctx *c, int truncate)
 	if (truncate) {
 		tfs_itree_remove(&f->tree, v, UINT64_MAX, NULL, NULL);
 		f->eof = v;
+		f->timeset = 0;
 		if (v == 0)	/* what was lost is gone anyway */
 			pend_drop(f, 0);
 	} else if (v > f->eof) {
@@ -1191,6 +1207,48 @@ static int do_setmode(struct ctx *c)
 		rc = EPERM;
 	else
 		f->mode = TFS_MODE_SET | mode;
+	pthread_mutex_unlock(&S.lock);
+	return rc;
+}
+
+/*
+ * SETTIMES: utimensat(2) of a file the server holds.  Its backing file
+ * has the times already (the sender set them there, the kernel checked
+ * its right); stage-out writes the data into it, which would make the
+ * mtime the copy's, so the stager sets them again after the copy (STAGE's
+ * reply), as it gives the mode, until a write attached later, a truncate
+ * or a truncating open makes them stale.  EAGAIN while another client
+ * stages the file out (the sender asks again): a stage-out that did not
+ * hear of the times has ended before the reply, and the sender sets them
+ * on the backing file once more after it.
+ */
+static int do_settimes(struct ctx *c)
+{
+	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
+	uint64_t t[4];
+	struct sfile *f;
+	int rc = 0;
+
+	for (int i = 0; i < 4; i++)
+		t[i] = tfs_rd_u64(&c->rd);
+	tfs_rd_str(&c->rd, raw, sizeof(raw));
+	if (!tfs_rd_done(&c->rd) || t[1] >= 1000000000u || t[3] >= 1000000000u)
+		return bad(c, "bad body");
+	if (tfs_path_norm(raw, path, sizeof(path)) < 0)
+		return errno;
+	pthread_mutex_lock(&S.lock);
+	if (!(f = file_lookup(path, 0, 0))) {
+		rc = ENOENT;
+	} else {
+		pthread_mutex_lock(&f->lock);
+		if (f->stager && f->stager != c->cl->id) {
+			rc = EAGAIN;
+		} else {
+			memcpy(f->times, t, sizeof(t));
+			f->timeset = 1;
+		}
+		pthread_mutex_unlock(&f->lock);
+	}
 	pthread_mutex_unlock(&S.lock);
 	return rc;
 }
@@ -1797,6 +1855,7 @@ static void handle(struct tfs_req *req)
 		case TFS_MSG_SETMODE: rc = do_setmode(&c); break;
 		case TFS_MSG_RENAME: rc = do_rename(&c); break;
 		case TFS_MSG_LIST: rc = do_list(&c); break;
+		case TFS_MSG_SETTIMES: rc = do_settimes(&c); break;
 		default:
 			logmsg("request of unknown type %u refused", (unsigned)req->hdr.type);
 			rc = EOPNOTSUPP;
