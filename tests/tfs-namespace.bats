@@ -16,6 +16,7 @@ setup_file() {
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/call" "$TG_TOP/tests/tfs/call.c" \
 		"$TG_TOP/lib/libtfs.a" -ldl -lpthread -Wl,-rpath,"$TG_TOP/lib"
 	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/ns" "$TG_TOP/tests/tfs/ns.c"
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -o "$B/errno" "$TG_TOP/tests/tfs/errno.c"
 	export UCX_TLS=${UCX_TLS:-sm,self}
 	export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-1}
 	export PRELOAD=$TG_TOP/lib/libtfs-posix.so
@@ -595,4 +596,21 @@ PY
 	wait "$w"
 	run -0 on flock -n /tfs-test/lk cat /tfs-test/lk
 	[ "$output" = data ]
+}
+
+@test "calls that succeed on the mount leave errno as it was (open, read past the end, stat of a file with no backing file yet, ...) under each model; ncgen -k classic and nccopy write netCDF-3 there" {
+	start
+	for m in session commit posix; do
+		run -0 env TFS_CONSISTENCY=$m timeout 30 env LD_PRELOAD="$PRELOAD" "$B/errno" /tfs-test
+		[ "$output" = done ]
+	done
+	command -v ncgen >/dev/null || skip "ncgen (netcdf-bin) is missing"
+	printf 'netcdf t {\ndimensions:\n x = 10000 ;\nvariables:\n int a(x) ;\ndata:\n a = 1, 2, 3 ;\n}\n' >t.cdl
+	ncgen -k classic -o plain.nc t.cdl
+	run -0 on ncgen -k classic -o /tfs-test/t.nc t.cdl
+	run -0 on nccopy -k classic /tfs-test/t.nc /tfs-test/c.nc
+	run -0 on sh -c 'cmp plain.nc /tfs-test/t.nc && cmp plain.nc /tfs-test/c.nc'
+	tfs-server --stop srv
+	cmp plain.nc pfs/t.nc
+	cmp plain.nc pfs/c.nc
 }

@@ -53,6 +53,22 @@ extern pthread_mutex_t tab_lock;
  * through. */
 extern __thread int in_tfs __attribute__((tls_model("initial-exec")));
 
+/*
+ * KEEP_ERRNO(call): @call's result, errno as it was before it when it
+ * succeeds (a result >= 0), as the C library's own calls leave it.
+ * libtfs tries things that may fail on the way to a success (the backing
+ * file a new file does not have yet: ENOENT), and programs read errno
+ * after calls that succeeded: netCDF-3 zeroes it, reads, and takes a
+ * short read with errno set for an error.
+ */
+#define KEEP_ERRNO(call) ({					\
+	int keep_e_ = errno;					\
+	__typeof__(call) keep_r_ = (call);			\
+	if (keep_r_ >= 0)					\
+		errno = keep_e_;				\
+	keep_r_;						\
+})
+
 extern size_t mountlen;		/* of TFS_MOUNT; 0 when it is not set */
 
 /* The offsets' memory file (see posix.c): its slots when mapped, and its

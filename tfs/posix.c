@@ -1140,7 +1140,7 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode, int at)
 	if (t < 0)
 		return -1;
 	if (t > 0)
-		return mount_openfd_mode(rel, flags, mode, path);
+		return KEEP_ERRNO(mount_openfd_mode(rel, flags, mode, path));
 	if (at) {
 		RESOLVE(openat);
 		return real_openat(dirfd, path, flags, mode);
@@ -1241,7 +1241,7 @@ EXPORT int close(int fd)
 	real_close(fd);
 	if (!o)
 		return 0;
-	rc = ofd_unref(o);
+	rc = KEEP_ERRNO(ofd_unref(o));
 	return rc;
 }
 
@@ -1341,7 +1341,7 @@ static uint64_t o_size(struct ofd *o)
 	int rc;
 
 	in_tfs++;
-	rc = tfs_stat(H(o), &st);
+	rc = KEEP_ERRNO(tfs_stat(H(o), &st));
 	in_tfs--;
 	return rc < 0 ? pos_get(o) : (uint64_t)st.st_size;
 }
@@ -1357,7 +1357,7 @@ EXPORT ssize_t read(int fd, void *buf, size_t n)
 		return real_read(fd, buf, n);
 	pthread_mutex_lock(&o->lock);
 	p = pos_take(o, n);
-	r = o_read(o, buf, n, p);
+	r = KEEP_ERRNO(o_read(o, buf, n, p));
 	pos_short(o, p, n, r);
 	pthread_mutex_unlock(&o->lock);
 	return r;
@@ -1374,12 +1374,12 @@ EXPORT ssize_t write(int fd, const void *buf, size_t n)
 		return real_write(fd, buf, n);
 	pthread_mutex_lock(&o->lock);
 	if (o->flags & O_APPEND) {
-		r = o_append(o, buf, n, &p);
+		r = KEEP_ERRNO(o_append(o, buf, n, &p));
 		if (r > 0)
 			pos_set(o, p + (uint64_t)r);
 	} else {
 		p = pos_take(o, n);
-		r = o_write(o, buf, n, p);
+		r = KEEP_ERRNO(o_write(o, buf, n, p));
 		pos_short(o, p, n, r);
 	}
 	pthread_mutex_unlock(&o->lock);
@@ -1397,7 +1397,7 @@ EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 		errno = EINVAL;
 		return -1;
 	}
-	return o_read(o, buf, n, (uint64_t)off);
+	return KEEP_ERRNO(o_read(o, buf, n, (uint64_t)off));
 }
 
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
@@ -1414,8 +1414,8 @@ EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	}
 	/* as Linux does: at the end, whatever @off says, the offset kept */
 	if (o->flags & O_APPEND)
-		return o_append(o, buf, n, &p);
-	return o_write(o, buf, n, (uint64_t)off);
+		return KEEP_ERRNO(o_append(o, buf, n, &p));
+	return KEEP_ERRNO(o_write(o, buf, n, (uint64_t)off));
 }
 
 EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
@@ -1741,7 +1741,7 @@ EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 		return -1;
 	}
 	if (o->flags & O_APPEND)
-		return o_appendv(o, iov, cnt);
+		return KEEP_ERRNO(o_appendv(o, iov, cnt));
 	for (int i = 0; i < cnt; i++) {
 		ssize_t r = pwrite(fd, iov[i].iov_base, iov[i].iov_len, off + total);
 
@@ -1779,7 +1779,7 @@ EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int
 		return real_pwritev2(fd, iov, cnt, off, flags);
 #ifdef RWF_APPEND
 	if (flags & RWF_APPEND)
-		return cnt < 0 ? (errno = EINVAL, -1) : o_appendv(o, iov, cnt);
+		return cnt < 0 ? (errno = EINVAL, -1) : KEEP_ERRNO(o_appendv(o, iov, cnt));
 #endif
 	return off == -1 ? writev(fd, iov, cnt) : pwritev(fd, iov, cnt, off);
 }
@@ -1910,7 +1910,7 @@ EXPORT int fsync(int fd)
 	RESOLVE(fsync);
 	if (in_tfs || !o)
 		return real_fsync(fd);
-	return o_sync(o);
+	return KEEP_ERRNO(o_sync(o));
 }
 
 /*
@@ -1962,7 +1962,7 @@ EXPORT int fdatasync(int fd)
 	RESOLVE(fdatasync);
 	if (in_tfs || !o)
 		return real_fdatasync(fd);
-	return o_sync(o);
+	return KEEP_ERRNO(o_sync(o));
 }
 
 EXPORT int ftruncate(int fd, off_t len)
@@ -1978,7 +1978,7 @@ EXPORT int ftruncate(int fd, off_t len)
 		return -1;
 	}
 	in_tfs++;
-	rc = tfs_truncate(H(o), (size_t)len);
+	rc = KEEP_ERRNO(tfs_truncate(H(o), (size_t)len));
 	in_tfs--;
 	return rc;
 }
@@ -2041,7 +2041,7 @@ EXPORT int fstat(int fd, struct stat *st)
 	if (in_tfs || !o)
 		return real_fstat(fd, st);
 	in_tfs++;
-	rc = tfs_stat(H(o), st);
+	rc = KEEP_ERRNO(tfs_stat(H(o), st));
 	in_tfs--;
 	return rc;
 }
@@ -2062,7 +2062,7 @@ __attribute__((noinline)) static int is_empty(const char *p)
 static int path_stat(const char *rel, struct stat *st)
 {
 	char p[PATH_MAX];
-	int rc, e;
+	int rc, e, e0 = errno;
 
 	RESOLVE(stat);
 	if (rel[0]) {
@@ -2071,12 +2071,13 @@ static int path_stat(const char *rel, struct stat *st)
 		e = errno;
 		in_tfs--;
 		if (rc == 0 || (e != ENOENT && e != EISDIR)) {
-			errno = e;
+			errno = rc == 0 ? e0 : e;
 			return rc;
 		}
 	}
 	if (pfs_path(rel, p, sizeof(p)) < 0)
 		return -1;
+	errno = e0;
 	return real_stat(p, st);
 }
 
@@ -2085,11 +2086,13 @@ static int path_stat(const char *rel, struct stat *st)
 static int path_lstat(const char *rel, struct stat *st)
 {
 	char p[PATH_MAX];
+	int e = errno;
 
 	RESOLVE(lstat);
 	if (rel[0] && pfs_path(rel, p, sizeof(p)) == 0 && real_lstat(p, st) == 0 &&
 	    S_ISLNK(st->st_mode))
 		return 0;
+	errno = e;
 	return path_stat(rel, st);
 }
 
@@ -2285,7 +2288,7 @@ EXPORT int access(const char *path, int how)
 	RESOLVE(access);
 	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_access(path, how);
-	return t < 0 ? -1 : mount_access(rel, how, 0);
+	return t < 0 ? -1 : KEEP_ERRNO(mount_access(rel, how, 0));
 }
 
 /* faccessat(2), eaccess(3) and euidaccess(3): `test -r`, GNU sort */
@@ -2297,7 +2300,7 @@ EXPORT int faccessat(int dirfd, const char *path, int how, int flags)
 	RESOLVE(faccessat);
 	if (in_tfs || (t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
 		return real_faccessat(dirfd, path, how, flags);
-	return t < 0 ? -1 : mount_access(rel, how, (flags & AT_EACCESS) != 0);
+	return t < 0 ? -1 : KEEP_ERRNO(mount_access(rel, how, (flags & AT_EACCESS) != 0));
 }
 
 EXPORT int euidaccess(const char *path, int how)
@@ -2437,7 +2440,7 @@ static int do_unlink(int dirfd, const char *path, int flags, int at)
 	if (flags & AT_REMOVEDIR)
 		return mount_rmdir(rel);
 	in_tfs++;
-	rc = tfs_unlink(rel);
+	rc = KEEP_ERRNO(tfs_unlink(rel));
 	in_tfs--;
 	return rc;
 }
@@ -2463,18 +2466,21 @@ EXPORT int unlinkat(int dirfd, const char *path, int flags)
  */
 
 /* 1 when @rel names something on the mount (a file the server holds, or
- * anything in the backing directory, a dangling link too), else 0. */
+ * anything in the backing directory, a dangling link too), else 0; errno
+ * as it was. */
 static int mount_exists(const char *rel)
 {
 	char p[PATH_MAX];
 	struct stat st;
+	int e = errno, rc;
 
 	RESOLVE(lstat);
 	if (!rel[0])
 		return 1;
-	if (pfs_path(rel, p, sizeof(p)) == 0 && real_lstat(p, &st) == 0)
-		return 1;
-	return path_stat(rel, &st) == 0;
+	rc = (pfs_path(rel, p, sizeof(p)) == 0 && real_lstat(p, &st) == 0) ||
+		path_stat(rel, &st) == 0;
+	errno = e;
+	return rc;
 }
 
 static int do_mkdir(int dirfd, const char *path, mode_t mode, int at)
@@ -2734,7 +2740,7 @@ static int mount_chmod(const char *rel, mode_t mode)
 	if (!rel[0] || (real_stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
 		return real_chmod(p, mode);
 	in_tfs++;
-	rc = tfs_chmod(rel, mode & 07777);
+	rc = KEEP_ERRNO(tfs_chmod(rel, mode & 07777));
 	in_tfs--;
 	return rc;
 }
@@ -2821,7 +2827,7 @@ static int do_chown(int dirfd, const char *path, uid_t uid, gid_t gid, int flags
 	if (t == 0)
 		return which == 0 ? real_chown(path, uid, gid) : which == 1 ?
 			real_lchown(path, uid, gid) : real_fchownat(dirfd, path, uid, gid, flags);
-	if (t < 0 || backing_of(rel, p, sizeof(p)) < 0)
+	if (t < 0 || KEEP_ERRNO(backing_of(rel, p, sizeof(p))) < 0)
 		return -1;
 	return real_fchownat(AT_FDCWD, p, uid, gid, which == 1 ? AT_SYMLINK_NOFOLLOW :
 			     flags & AT_SYMLINK_NOFOLLOW);
@@ -2853,7 +2859,7 @@ EXPORT int fchown(int fd, uid_t uid, gid_t gid)
 	RESOLVE(fchownat);
 	if (in_tfs || !o)
 		return real_fchown(fd, uid, gid);
-	if (backing_of(o_rel(o), p, sizeof(p)) < 0)
+	if (KEEP_ERRNO(backing_of(o_rel(o), p, sizeof(p))) < 0)
 		return -1;
 	return real_fchownat(AT_FDCWD, p, uid, gid, 0);
 }
@@ -2875,7 +2881,7 @@ static int mount_utimens(const char *rel, const struct timespec ts[2], int flags
 	int rc, e;
 
 	RESOLVE(lstat);
-	if (backing_of(rel, p, sizeof(p)) < 0)
+	if (KEEP_ERRNO(backing_of(rel, p, sizeof(p))) < 0)
 		return -1;
 	flags &= AT_SYMLINK_NOFOLLOW;
 	if (!rel[0] || lockdesign || real_lstat(p, &st) < 0 || !S_ISREG(st.st_mode))
@@ -2916,10 +2922,10 @@ static int do_utimens(int dirfd, const char *path, const struct timespec ts[2], 
 
 	if (!in_tfs && (is_empty(path) && (!path || (flags & AT_EMPTY_PATH))) &&
 	    ofd_get(dirfd))
-		return mount_utimens(o_rel(ofd_get(dirfd)), ts, 0);
+		return KEEP_ERRNO(mount_utimens(o_rel(ofd_get(dirfd)), ts, 0));
 	if (in_tfs || is_empty(path) || (t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
 		return (int)syscall(SYS_utimensat, dirfd, path, ts, flags);
-	return t < 0 ? -1 : mount_utimens(rel, ts, flags);
+	return t < 0 ? -1 : KEEP_ERRNO(mount_utimens(rel, ts, flags));
 }
 
 EXPORT int utimensat(int dirfd, const char *path, const struct timespec ts[2], int flags)
@@ -3022,7 +3028,8 @@ static int do_rename(int odirfd, const char *old, int ndirfd, const char *new, u
 		return path_stat(orel, &st);	/* the same name: nothing */
 	}
 	in_tfs++;
-	rc = tfs_rename(orel, nrel, (flags & RENAME_NOREPLACE) ? TFS_RENAME_NOREPLACE : 0);
+	rc = KEEP_ERRNO(tfs_rename(orel, nrel,
+				   (flags & RENAME_NOREPLACE) ? TFS_RENAME_NOREPLACE : 0));
 	in_tfs--;
 	if (rc == 0) {
 		/* this process's descriptors of it name it anew (exec, fork) */
@@ -3140,7 +3147,7 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	case F_OFD_GETLK:
 	case F_OFD_SETLK:
 	case F_OFD_SETLKW:
-		return o_rlock(o, cmd, (struct flock *)arg);
+		return KEEP_ERRNO(o_rlock(o, cmd, (struct flock *)arg));
 	case F_GETFL:
 		return o->flags & ~(O_CREAT | O_EXCL | O_TRUNC);
 	case F_SETFL:
@@ -3256,7 +3263,7 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((fd = mount_openfd(rel, flags, path)) < 0)
+	if ((fd = KEEP_ERRNO(mount_openfd(rel, flags, path))) < 0)
 		return NULL;
 	if (!ofd_get(fd)) {		/* a directory */
 		FILE *f = fdopen(fd, mode);
