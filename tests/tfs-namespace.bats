@@ -535,9 +535,9 @@ print(req(21, b"", 2), req(21, struct.pack("<I", 16) + st(b"a") + st(b"b"), 3),
       req(21, struct.pack("<I", 2) + st(b"") + st(b"b"), 6), req(21, struct.pack("<I", 0) + st(b"nothere") + st(b"b"), 7),
       req(20, struct.pack("<III", 0o10000, 0, 0) + st(b"a"), 8), req(20, struct.pack("<III", 0o600, 0, 0) + st(b"nothere"), 9))
 # a file made by uid 0: another uid may not change its mode, its creator may
-req(2, struct.pack("<IQ", 1 | 16, 2**64 - 1) + st(b"mine") + struct.pack("<II", 0o100600, 0), 10)
+req(2, struct.pack("<IQ", 1 | 16, 2**64 - 1) + st(b"mine") + struct.pack("<III", 0o100600, 0, 0), 10)
 print(req(20, struct.pack("<III", 0o644, 65534, 0) + st(b"mine"), 11), req(20, struct.pack("<III", 0o644, 0, 0) + st(b"mine"), 12),
-      req(2, struct.pack("<IQ", 1, 2**64 - 1) + st(b"bad") + struct.pack("<II", 0o600, 0), 13))
+      req(2, struct.pack("<IQ", 1, 2**64 - 1) + st(b"bad") + struct.pack("<III", 0o600, 0, 0), 13))
 PY
 	[ "${lines[0]}" = "22 22 22 13 22 2 22 2" ]
 	# EPERM, then done; a mode without TFS_MODE_SET is malformed
@@ -613,4 +613,44 @@ PY
 	tfs-server --stop srv
 	cmp plain.nc pfs/t.nc
 	cmp plain.nc pfs/c.nc
+}
+
+@test "stat on the mount names the backing file's owner, and before there is one the creator's, not the caller's" {
+	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || skip "needs root and setpriv"
+	[ "${TFS_TRANSPORT:-}" != ucx ] || skip "another user's client over UCX shared memory"
+	local d nob
+	d=$(mktemp -d /tmp/tfs-ns.XXXXXX)
+	chmod 755 "$d"
+	cd "$d"
+	mkdir bb pfs
+	export TFS_SERVER=$d/srv/server TFS_BB_DIR=$d/bb TFS_PFS_DIR=$d/pfs
+	start
+	mkdir -p nb/bb
+	cp srv/server nb/server
+	chown -R nobody nb
+	chmod 600 nb/server
+	chmod 777 pfs
+	nob="$(id -u nobody):$(getent group nogroup | cut -d: -f3)"
+	echo hi > pfs/owned
+	chown nobody:nogroup pfs/owned
+	run -0 on stat -c %u:%g /tfs-test/owned
+	[ "$output" = "$nob" ]
+	# nobody's file, only in its burst buffer while it waits
+	mkfifo go
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_PRELOAD="$PRELOAD" \
+		TFS_SERVER="$PWD/nb/server" TFS_BB_DIR="$PWD/nb/bb" timeout 30 \
+		bash -c 'echo x > /tfs-test/nbfile; echo ready > nb/ready; read -r x < go' 3>&- &
+	local w=$!
+	for _ in $(seq 200); do [ -s nb/ready ] && break; sleep 0.05; done
+	[ ! -e pfs/nbfile ]
+	run -0 on stat -c %u:%g /tfs-test/nbfile
+	[ "$output" = "$nob" ]
+	run -0 on sh -c 'echo r > /tfs-test/rootfile; stat -c %u:%g /tfs-test/rootfile'
+	[ "$output" = 0:0 ]
+	echo > go
+	wait "$w"
+	run -0 tfs-server --stop srv
+	[ "$(stat -c %u:%g pfs/nbfile)" = "$nob" ]
+	cd /
+	rm -rf "$d"
 }

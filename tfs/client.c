@@ -87,6 +87,7 @@ struct lfile {
 	char *bbpath;
 	unsigned mode;		/* stage-out's mode when this process created it, else 0 */
 	int created;		/* this process created it and the backing file is not made yet */
+	uint32_t uid, gid;	/* its creator's (effective), UINT32_MAX: not known */
 	uint64_t eof;		/* the global end of file last heard */
 	uint64_t qeof;		/* the end the last QUERY answered (a truncate
 				 * by another process may have lowered it) */
@@ -879,7 +880,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	struct tfs_rd rd;
 	struct stat st;
 	uint64_t fid, eof, pfs = UINT64_MAX;
-	uint32_t wire, cmode = 0, smode, created;
+	uint32_t wire, cmode = 0, smode, created, uid, gid;
 	struct pw *pv = NULL;
 	uint32_t np = 0;
 	int nocreate = 0;
@@ -928,6 +929,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	tfs_buf_str(&b, path);
 	tfs_buf_u32(&b, cmode);
 	tfs_buf_u32(&b, (uint32_t)geteuid());
+	tfs_buf_u32(&b, (uint32_t)getegid());
 	if (call(TFS_MSG_OPEN, &b, &mem, &rd) < 0) {
 		tfs_buf_release(&b);
 		if (nocreate && errno == ENOENT)
@@ -939,6 +941,8 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	eof = tfs_rd_u64(&rd);
 	smode = tfs_rd_u32(&rd);
 	created = tfs_rd_u32(&rd);
+	uid = tfs_rd_u32(&rd);
+	gid = tfs_rd_u32(&rd);
 	if ((flags & TFS_O_TRUNC) && pw_parse(&rd, &pv, &np) < 0) {
 		free(mem);
 		return NULL;
@@ -982,6 +986,8 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	} else if (smode) {
 		f->mode = smode;	/* the creator's, or a chmod's since */
 	}
+	f->uid = uid;
+	f->gid = gid;
 	if (flags & TFS_O_TRUNC)
 		tfs_itree_release(&f->tree);
 	if (eof > f->eof || (flags & TFS_O_TRUNC))
@@ -2205,9 +2211,10 @@ ssize_t tfs_tell(tfs_file_t *file)
 	return (ssize_t)file->pos;
 }
 
-/* A stat of @f, @size long: the backing file's mode and times when it has
- * one (what stage-out will keep), else the mode this process's open gave
- * and the time now (the file is being written). */
+/* A stat of @f, @size long: the backing file's mode, owners and times when
+ * it has one (what stage-out will keep), else the mode this process's open
+ * gave, the creator's ids (the server's; this process's when it knows
+ * none) and the time now (the file is being written). */
 static void fill_stat(struct stat *st, const struct lfile *f, uint64_t size)
 {
 	struct stat pst;
@@ -2227,8 +2234,13 @@ static void fill_stat(struct stat *st, const struct lfile *f, uint64_t size)
 		st->st_atim = st->st_ctim = st->st_mtim;
 	}
 	st->st_nlink = 1;
-	st->st_uid = getuid();
-	st->st_gid = getgid();
+	if (have) {
+		st->st_uid = pst.st_uid;
+		st->st_gid = pst.st_gid;
+	} else {
+		st->st_uid = f->uid != UINT32_MAX ? f->uid : geteuid();
+		st->st_gid = f->gid != UINT32_MAX ? f->gid : getegid();
+	}
 	st->st_size = (off_t)size;
 	st->st_blksize = 1 << 20;
 	st->st_blocks = (blkcnt_t)((size + 511) / 512);

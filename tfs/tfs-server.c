@@ -120,6 +120,7 @@ struct sfile {
 	uint32_t mode;		/* TFS_MODE_SET | the creating open's mode, or a
 				 * chmod's; 0: the default or the backing file's */
 	uint32_t uid;		/* the creator's effective uid, when made here */
+	uint32_t gid;		/* and its effective gid (stat's owner until backed) */
 	int uidset;
 	int unlinked;
 	int timeset;		/* under lock: times[] were set (SETTIMES) after the
@@ -812,7 +813,7 @@ static int do_hello(struct ctx *c)
 
 static int do_open(struct ctx *c)
 {
-	uint32_t flags = tfs_rd_u32(&c->rd), mode, uid, need = 0, created = 0;
+	uint32_t flags = tfs_rd_u32(&c->rd), mode, uid, gid, need = 0, created = 0;
 	uint64_t pfs = tfs_rd_u64(&c->rd), eof;
 	char raw[TFS_MAX_PATH + 1], path[TFS_MAX_PATH + 1];
 	struct sfile *f;
@@ -823,6 +824,7 @@ static int do_open(struct ctx *c)
 	tfs_rd_str(&c->rd, raw, sizeof(raw));
 	mode = tfs_rd_u32(&c->rd);
 	uid = tfs_rd_u32(&c->rd);
+	gid = tfs_rd_u32(&c->rd);
 	if (!tfs_rd_done(&c->rd) || (flags & ~TFS_OPEN_KNOWN) ||
 	    (mode & ~(07777u | TFS_MODE_SET)) || (mode && !(mode & TFS_MODE_SET)))
 		return bad(c, "bad body");
@@ -851,6 +853,7 @@ static int do_open(struct ctx *c)
 		else if (created) {
 			f->mode = mode;	/* 0: the default, 0644 */
 			f->uid = uid;	/* chmod's owner */
+			f->gid = gid;
 			f->uidset = 1;
 		}
 	} else if (pfs == UINT64_MAX && f->mode && !(flags & TFS_OPEN_ROOT) &&
@@ -883,6 +886,8 @@ static int do_open(struct ctx *c)
 	tfs_buf_u64(&c->out, eof);
 	tfs_buf_u32(&c->out, f->mode);
 	tfs_buf_u32(&c->out, created);
+	tfs_buf_u32(&c->out, f->uidset ? f->uid : UINT32_MAX);
+	tfs_buf_u32(&c->out, f->uidset ? f->gid : UINT32_MAX);
 	if (flags & TFS_OPEN_TRUNC)
 		pend_put(&c->out, pv, np);
 	return 0;
