@@ -654,3 +654,21 @@ PY
 	cd /
 	rm -rf "$d"
 }
+
+@test "fchmodat(AT_SYMLINK_NOFOLLOW) of a link on the mount is EOPNOTSUPP as on Linux, of a file it changes the mode; GNU tar x of an archive with a link exits 0" {
+	start
+	run -0 on sh -c 'echo x > /tfs-test/target && ln -s target /tfs-test/link'
+	run -1 on "$B/ns" lchmod /tfs-test/link 777
+	[ "$output" = "Operation not supported" ]
+	run -0 on "$B/ns" lchmod /tfs-test/target 600
+	run -0 on stat -c %a /tfs-test/target
+	[ "$output" = 600 ]
+	mkdir src
+	echo data > src/f
+	ln -s f src/l
+	tar -C src -cf t.tar .
+	run -0 on sh -c 'mkdir /tfs-test/x && tar -C /tfs-test/x -xf t.tar'
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/x/f)" = data ]
+	[ "$(readlink pfs/x/l)" = f ]
+}

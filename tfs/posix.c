@@ -2745,17 +2745,30 @@ static int mount_chmod(const char *rel, mode_t mode)
 	return rc;
 }
 
+/* chmod(2) and fchmodat(2); with AT_SYMLINK_NOFOLLOW a symbolic link on
+ * the mount is refused with EOPNOTSUPP, as Linux does (links have no mode
+ * of their own; GNU tar asks so of every link it extracts, and ignores
+ * that error only). */
 static int do_chmod(int dirfd, const char *path, mode_t mode, int flags, int at)
 {
-	char rel[PATH_MAX];
+	char rel[PATH_MAX], p[PATH_MAX];
+	struct stat st;
 	int t;
 
 	RESOLVE(chmod);
 	RESOLVE(fchmodat);
+	RESOLVE(lstat);
 	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
 	if (t == 0)
 		return at ? real_fchmodat(dirfd, path, mode, flags) : real_chmod(path, mode);
-	return t < 0 ? -1 : mount_chmod(rel, mode);
+	if (t < 0)
+		return -1;
+	if ((flags & AT_SYMLINK_NOFOLLOW) && rel[0] && pfs_path(rel, p, sizeof(p)) == 0 &&
+	    KEEP_ERRNO(real_lstat(p, &st)) == 0 && S_ISLNK(st.st_mode)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return mount_chmod(rel, mode);
 }
 
 EXPORT int chmod(const char *path, mode_t mode)

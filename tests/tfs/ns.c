@@ -5,6 +5,7 @@
  *	ns mknod PATH			mknod(S_IFREG | 0644)
  *	ns rename OLD NEW [noreplace|exchange]	renameat2()
  *	ns chmod-fd PATH MODE		open, fchmod, close
+ *	ns lchmod PATH MODE		fchmodat(AT_SYMLINK_NOFOLLOW)
  *	ns utime-fd PATH SECONDS	open, futimens, close
  *	ns publish TMP FINAL TEXT	write TMP, fsync, close, rename to FINAL
  *	ns remove PATH			remove(3)
@@ -105,6 +106,9 @@ int main(int argc, char **argv)
 			flags = RENAME_EXCHANGE;
 		return done(renameat2(AT_FDCWD, argv[2], AT_FDCWD, argv[3], flags));
 	}
+	if (argc >= 4 && strcmp(argv[1], "lchmod") == 0)
+		return done(fchmodat(AT_FDCWD, argv[2], (mode_t)strtol(argv[3], NULL, 8),
+				     AT_SYMLINK_NOFOLLOW));
 	if (argc >= 4 && strcmp(argv[1], "chmod-fd") == 0) {
 		int fd = open(argv[2], O_RDONLY), rc;
 
@@ -196,7 +200,7 @@ int main(int argc, char **argv)
 		printf("%d %d\n", a, b);
 		return 0;
 	}
-	fprintf(stderr, "usage: ns mknod|rename|chmod-fd|utime-fd|publish|remove|realpath|"
+	fprintf(stderr, "usage: ns mknod|rename|chmod-fd|lchmod|utime-fd|publish|remove|realpath|"
 		"mkstemp|mkdtemp|scandir|unlink-open|readdir-twice ...\n");
 	return 2;
 }
