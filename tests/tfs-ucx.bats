@@ -1189,6 +1189,34 @@ rank 3 read NEWNEWNE' ]
 	[[ "$output" == "libtfs-posix: lost the TangramFS server ($PWD/srv/server): "* ]]
 }
 
+@test "failure: a read whose owner does not answer (stopped) fails with EIO once asked 4 times within TFS_TIMEOUT each, never with the backing file's old bytes; answering, its bytes; killed, its bytes rescued" {
+	start
+	echo old-bytes > pfs/a
+	"$B/prim" open:a pwrite:0:NEW-BYTES attachfile touch:r wait:never > p1 3>&- &
+	local pid=$!
+	"$B/prim" wait:r
+	kill -STOP "$pid"
+	SECONDS=0
+	run -0 timeout 60 env TFS_TIMEOUT=1 "$B/prim" open:a sread:0:9
+	kill -CONT "$pid"
+	echo "EIO after $SECONDS s"
+	[ "${lines[1]}" = "sread: -1 EIO" ]
+	# (each ask can wait for a connection and for the reply: over UCX
+	# the connection is not made by the stopped peer's kernel)
+	[ "$SECONDS" -le 12 ]
+	run -0 env LD_PRELOAD="$PRELOAD" TFS_CONSISTENCY=session cat /tfs-test/a
+	[ "${output:0:9}" = NEW-BYTES ]
+	kill -STOP "$pid"
+	run -1 timeout 60 env TFS_TIMEOUT=1 LD_PRELOAD="$PRELOAD" TFS_CONSISTENCY=session \
+		cat /tfs-test/a
+	kill -CONT "$pid"
+	[[ "$output" == *"Input/output error"* ]]
+	[[ "$output" != *old-bytes* ]]
+	kill -9 "$pid"
+	run -0 timeout 60 "$B/prim" open:a sread:0:9
+	[ "${lines[1]}" = "sread: 9 \"NEW-BYTES\"" ]
+}
+
 @test "failure: kill -9 of a client drops its attachments" {
 	start
 	"$B/prim" open:a pwrite:0:x attachfile touch:r wait:never > p1 3>&- &

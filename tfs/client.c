@@ -2850,20 +2850,20 @@ static int span_by_owner(const void *a, const void *b)
  * the file from @offset): up to PW_CHAIN spans of different owners at a
  * time in flight, in the order of the owners' ids (as pw_flush(), so two
  * threads never wait for each other's endpoints); a span longer than a
- * peer read asks for, or whose owner cannot be reached, one by one.  A
- * span that does not come whole is read from the backing file (see
- * tfs_pread_synced).  Returns 0, or an errno.
+ * peer read asks for, or whose owner cannot be reached, one by one.  The
+ * spans that do not come whole are counted in *@failed: the caller asks
+ * the server again (tfs_pread_synced).
  */
-static int read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uint64_t offset,
-		      int *failed)
+static void read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uint64_t offset,
+		       int *failed)
 {
 	struct tfs_ep *ep[PW_CHAIN];
-	int ok[PW_CHAIN], pfsfd = -1, err = 0;
+	int ok[PW_CHAIN];
 	struct rdchain c = { .fid = file->f->fid, .offset = offset, .buf = buf, .v = v,
 			     .ep = ep, .ok = ok };
 	size_t at = 0, end;
 
-	while (at < n && !err) {
+	while (at < n) {
 		/* spans of different endpoints, each at most a peer read */
 		for (end = at; end < n && end - at < PW_CHAIN; end++) {
 			struct tfs_ep *e;
@@ -2903,26 +2903,11 @@ static int read_spans(tfs_file_t *file, struct span *v, size_t n, char *buf, uin
 					      buf + (v[at].start - offset)) ==
 				(ssize_t)(v[at].end - v[at].start);
 		}
-		for (size_t k = at; k < end && !err; k++) {
-			char *dst = buf + (v[k].start - offset);
-			size_t len = (size_t)(v[k].end - v[k].start);
-
-			if (ok[k - at])
-				continue;
-			(*failed)++;
-			if (pfsfd < 0 && (pfsfd = pfs_fd(file->f)) < 0) {
-				if (errno != ENOENT)
-					err = errno;
-				break;
-			}
-			if (full_pread(pfsfd, dst, len, v[k].start) < 0)
-				err = errno;
-		}
+		for (size_t k = at; k < end; k++)
+			if (!ok[k - at])
+				(*failed)++;
 		at = end;
 	}
-	if (pfsfd >= 0)
-		tfs_fd_close(pfsfd);
-	return err;
 }
 
 static int dirty_end_of(const struct tfs_iv *iv, void *arg)
@@ -2955,7 +2940,7 @@ static uint64_t synced_eof(struct lfile *f)
 }
 
 /* One try of tfs_pread_synced(): the spans whose owner did not deliver
- * counted in *@failed (read from the backing file). */
+ * counted in *@failed (their bytes in @buf are not to be used). */
 static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offset, int *failed)
 {
 	tfs_interval_t *own = NULL;
@@ -2963,7 +2948,7 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 	struct lfile *f;
 	uint64_t eof;
 	size_t n;
-	int nown = 0, err;
+	int nown = 0;
 
 	f = file->f;
 	/*
@@ -3017,48 +3002,51 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 		return -1;
 	}
 	test_pause("peer");
-	/*
-	 * A peer that cannot deliver has written the range to the backing
-	 * file first (a stage-out fsyncs and detaches before its listener
-	 * closes; a flush comes before a detach) or has died with it.  So the
-	 * backing file is read again now, after the failure: the bytes
-	 * fill_local() read from it may predate that stage-out.
-	 */
-	err = read_spans(file, p.v, p.n, buf, offset, failed);
+	read_spans(file, p.v, p.n, buf, offset, failed);
 	free(p.v);
 	free(own);
-	if (err) {
-		errno = err;
-		return -1;
-	}
 	return (ssize_t)n;
 }
 
-/* How many times a read asks the owners again when one did not deliver. */
+/* How many times a read asks an owner the server still names, at least. */
 #define READ_TRIES 4
 
 ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset)
 {
+	long long until;
 	ssize_t r;
 	int failed;
 
 	if (range_ok(file, size, offset) < 0)
 		return -1;
 	/*
-	 * An owner that could not deliver may be gone (the server drops what
-	 * a lost client attached; a stage-out detaches before the listener
-	 * closes), and its bytes are then in the backing file; or the
-	 * connection to it failed for a moment (UCX's connection set-up
-	 * sometimes does, with a dozen processes connecting at once).  So the
-	 * server is asked again, a little later, and what it still names is
-	 * asked again: only the last try takes the backing file's bytes.
+	 * An owner that could not deliver may be gone: a stage-out, or a
+	 * flush, writes the range to the backing file and detaches before the
+	 * listener closes; a client that ended has what it attached rescued
+	 * to the backing file, then the server drops it.  Or the connection
+	 * to it failed for a moment (UCX's connection set-up sometimes does,
+	 * with a dozen processes connecting at once).  So the server is asked
+	 * again, a little later, and what it still names is asked again; what
+	 * it names no longer is read where it is now, the backing file.  The
+	 * backing file is never read in place of an owner the server still
+	 * names: a live owner that does not answer (stopped, hung, cut off)
+	 * holds newer bytes than the backing file, its old ones or none, so
+	 * the read fails with EIO once it has been asked READ_TRIES times and
+	 * TFS_TIMEOUT has passed.  (Not at the first timeout: over UCX, a
+	 * peer's listener may wait a whole TFS_TIMEOUT behind a connection
+	 * set-up of its own, and answers the next ask.)
 	 */
+	until = tfsi_now_ms() + C.timeout_ms;
 	for (int t = 1;; t++) {
 		failed = 0;
 		r = read_synced(file, buf, size, offset, &failed);
-		if (r < 0 || !failed || t == READ_TRIES)
+		if (r < 0 || !failed)
 			return r;
-		usleep(1000u << (2 * t));
+		if (t >= READ_TRIES && tfsi_now_ms() >= until) {
+			errno = EIO;
+			return -1;
+		}
+		usleep(t < 4 ? 1000u << (2 * t) : 100000u);
 	}
 }
 
