@@ -672,3 +672,53 @@ PY
 	[ "$(cat pfs/x/f)" = data ]
 	[ "$(readlink pfs/x/l)" = f ]
 }
+
+@test "a path through a symbolic link on the mount (to a file or a directory, relative or absolute) reaches the target's TangramFS file while it is only in burst buffers; lstat and rm act on the link; a link out of the mount is the kernel's" {
+	start
+	echo outside > outside
+	run -0 on bash -c '
+		echo 0123456789 > /tfs-test/target
+		ln -s target /tfs-test/link
+		echo APPENDED >> /tfs-test/link
+		cat /tfs-test/link
+		stat -L -c "%s %F" /tfs-test/link
+		stat -c %F /tfs-test/link
+		chmod 600 /tfs-test/link
+		stat -c %a /tfs-test/target
+		mkdir /tfs-test/real && ln -s real /tfs-test/alias && ln -s /tfs-test/real /tfs-test/abs
+		echo through-alias > /tfs-test/alias/f
+		cat /tfs-test/real/f /tfs-test/abs/f
+		ln -s "$0" /tfs-test/out
+		cat /tfs-test/out
+		rm /tfs-test/link
+		cat /tfs-test/target' "$PWD/outside" 3>&-
+	[ "${lines[0]}" = 0123456789 ]
+	[ "${lines[1]}" = APPENDED ]
+	[ "${lines[2]}" = "20 regular file" ]
+	[ "${lines[3]}" = "symbolic link" ]
+	[ "${lines[4]}" = 600 ]
+	[ "${lines[5]}" = through-alias ]
+	[ "${lines[6]}" = through-alias ]
+	[ "${lines[7]}" = outside ]
+	[ "${lines[8]}" = 0123456789 ]
+	[ "${lines[9]}" = APPENDED ]
+	run -0 tfs-server --stop srv
+	[ "$(cat pfs/target)" = "$(printf '0123456789\nAPPENDED')" ]
+	[ "$(cat pfs/real/f)" = through-alias ]
+	[ ! -L pfs/link ]
+	[ "$(cat outside)" = outside ]
+	nothing_real
+}
+
+@test "stage-out never writes through a symbolic link made in the backing directory over a file's name: the file is kept, the link's target untouched" {
+	start
+	echo victim > pfs/victim
+	# (session: the file is only in the burst buffer until the shell
+	# ends, which ln must not be exec'd in place of)
+	run -0 on env TFS_CONSISTENCY=session bash -c \
+		'echo bbdata > /tfs-test/f && ln -s victim "$0"/f && true' "$PWD/pfs" 3>&-
+	tfs-server --stop srv 2>&1 || true
+	grep -q "cannot be staged out.*pfs/f: Too many levels of symbolic links (kept)" srv.log
+	[ "$(cat pfs/victim)" = victim ]
+	grep -rq bbdata bb
+}

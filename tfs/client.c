@@ -1060,7 +1060,9 @@ static void lfile_maybe_free(struct lfile *f)
 
 
 /* The backing file of @f at least @length long (made, with its mode, when
- * it does not exist): the end a truncation gave.  Returns 0 or -1. */
+ * it does not exist): the end a truncation gave.  Never through a
+ * symbolic link there (O_NOFOLLOW, as stage-out and recovery): it would
+ * write another file.  Returns 0 or -1. */
 static int backing_extend(struct lfile *f, uint64_t length)
 {
 	char p[PATH_MAX];
@@ -1070,7 +1072,8 @@ static int backing_extend(struct lfile *f, uint64_t length)
 	if (lfile_pfs(f, p, sizeof(p)) < 0)
 		return -1;
 	mkparents(p);
-	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, f->mode ? f->mode & 07777 : 0644));
+	fd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			      f->mode ? f->mode & 07777 : 0644));
 	if (fd < 0)
 		return -1;
 	if ((f->mode && fchmod(fd, f->mode & 07777) < 0) || fstat(fd, &st) < 0 ||
@@ -2033,7 +2036,10 @@ static int copy_one(const struct tfs_iv *iv, void *arg)
 	return copy_range(arg, iv->start, iv->end, iv->base);
 }
 
-/* Open the backing file for writing and set up @c; with f->lock held. */
+/* Open the backing file for writing and set up @c; with f->lock held.
+ * A symbolic link in its place is not written through (ELOOP: the file is
+ * kept, as recover.c does): libtfs-posix resolves the mount's links, so
+ * the link was made over the file's name after it, and names another. */
 static int copy_begin(struct lfile *f, struct copy *c)
 {
 	char p[PATH_MAX];
@@ -2043,7 +2049,7 @@ static int copy_begin(struct lfile *f, struct copy *c)
 	if (lfile_pfs(f, p, sizeof(p)) < 0)
 		return -1;
 	mkparents(p);
-	if ((c->pfsfd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC,
+	if ((c->pfsfd = tfs_fd_high(open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 					 f->mode ? f->mode & 07777 : 0644))) < 0)
 		return -1;
 	/* the mode the program gave (or a chmod since), even when another

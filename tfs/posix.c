@@ -318,17 +318,11 @@ static int norm_path(int dirfd, const char *path, char *out, size_t outlen)
 	return 0;
 }
 
-/*
- * Make @path (relative to @dirfd) absolute and lexically normal; when it is
- * under the mount, put the part below it in @rel ("" for the mount itself)
- * and return 1; return 0 for any other path, -1 when it cannot be resolved.
- */
-int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
+/* 1 when the absolute, lexically normal @out is the mount or under it,
+ * with the part below it in @rel ("" for the mount itself); 0 when not;
+ * -1 when it does not fit. */
+static int below_mount(const char *out, char *rel, size_t rellen)
 {
-	char out[PATH_MAX * 2];
-
-	if (!mountlen || !path || norm_path(dirfd, path, out, sizeof(out)) < 0)
-		return 0;
 	if (strncmp(out, mount, mountlen) != 0 || (out[mountlen] && out[mountlen] != '/'))
 		return 0;
 	if ((size_t)snprintf(rel, rellen, "%s", out + mountlen + (out[mountlen] ? 1 : 0)) >=
@@ -340,12 +334,131 @@ int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
 }
 
 /*
+ * Symbolic links on the mount are made in the backing directory
+ * (do_symlink), and a path through one reaches what its target names, as
+ * the kernel's would: the TangramFS file of the target's own name (a file
+ * only in burst buffers too), never a second file named through the link,
+ * which stage-out would write through the link over the target.  Each
+ * component of @rel but the last is looked up in the backing directory,
+ * and the last too when @follow; a link's target, relative to the link's
+ * directory or absolute (on the mount, or in the backing directory's real
+ * path), replaces it, lexically normal, and the walk starts again.
+ * Returns 1 with @rel the name on the mount; 0 when a link leads out of
+ * the mount, with the backing path through that link in @rel, for the
+ * kernel to follow (it starts with '/': the file is not TangramFS's, see
+ * kpath()); -1 with ELOOP or ENAMETOOLONG.
+ */
+static int mount_links(char *rel, size_t rellen, int follow)
+{
+	char p[PATH_MAX], t[PATH_MAX], abs[PATH_MAX * 2], out[PATH_MAX * 2];
+	size_t i = 0, e;
+	int hops = 0, e0 = errno;
+	ssize_t n;
+
+	for (;; i = e + 1) {
+		for (e = i; rel[e] && rel[e] != '/'; e++)
+			;
+		if (e == i)
+			break;
+		if ((rel[e] || follow) &&
+		    (size_t)snprintf(p, sizeof(p), "%s/%.*s", pfsdir, (int)e, rel) < sizeof(p) &&
+		    (n = readlink(p, t, sizeof(t) - 1)) > 0) {
+			int r;
+
+			t[n] = '\0';
+			if (++hops > 40) {
+				errno = ELOOP;
+				return -1;
+			}
+			if (t[0] == '/')
+				r = snprintf(abs, sizeof(abs), "%s%s", t, rel + e);
+			else
+				r = snprintf(abs, sizeof(abs), "%s/%.*s%s%s", mount, (int)i, rel, t,
+					     rel + e);
+			if ((size_t)r >= sizeof(abs) ||
+			    norm_path(AT_FDCWD, abs, out, sizeof(out)) < 0 ||
+			    pfs_to_mount(out, sizeof(out)) < 0) {
+				errno = ENAMETOOLONG;
+				return -1;
+			}
+			if (strncmp(out, mount, mountlen) != 0 ||
+			    (out[mountlen] && out[mountlen] != '/')) {
+				/* the kernel follows the link in the backing
+				 * directory (by its real path, absolute:
+				 * pfs_to_mount() found it) as it would have */
+				if ((size_t)snprintf(out, sizeof(out), "%s/%s",
+						     pfsreal[0] ? pfsreal : pfsdir, rel) >=
+				    sizeof(out) || strlen(out) >= rellen) {
+					errno = ENAMETOOLONG;
+					return -1;
+				}
+				memcpy(rel, out, strlen(out) + 1);
+				errno = e0;
+				return 0;
+			}
+			if (below_mount(out, rel, rellen) < 0)
+				return -1;
+			e = (size_t)-1;		/* from the start of the new name */
+			continue;
+		}
+		if (!rel[e])
+			break;
+	}
+	errno = e0;
+	return 1;
+}
+
+/*
+ * Make @path (relative to @dirfd) absolute and lexically normal; when it is
+ * under the mount, put the part below it in @rel ("" for the mount itself),
+ * its links resolved (mount_links(): the last component's only when
+ * @follow), and return 1; return 0 for any other path (@rel then "", or
+ * the kernel's path a link on the mount led to), -1 when it cannot be
+ * resolved.
+ */
+static int mount_path_at(int dirfd, const char *path, char *rel, size_t rellen, int follow)
+{
+	char out[PATH_MAX * 2];
+	int t;
+
+	if (rellen)
+		rel[0] = '\0';
+	if (!mountlen || !path || norm_path(dirfd, path, out, sizeof(out)) < 0)
+		return 0;
+	if ((t = below_mount(out, rel, rellen)) <= 0)
+		return t;
+	return mount_links(rel, rellen, follow);
+}
+
+int mount_path(int dirfd, const char *path, char *rel, size_t rellen)
+{
+	return mount_path_at(dirfd, path, rel, rellen, 1);
+}
+
+/* mount_path() for a call on a link itself (lstat, unlink, rename, ...):
+ * the last component is not followed. */
+static int mount_path_nf(int dirfd, const char *path, char *rel, size_t rellen)
+{
+	return mount_path_at(dirfd, path, rel, rellen, 0);
+}
+
+/* The path to give the kernel for @path, which mount_path() found not on
+ * the mount (@rel): what a link on the mount leads to outside it, else
+ * @path itself. */
+static const char *kpath(const char *path, const char *rel)
+{
+	return rel[0] == '/' ? rel : path;
+}
+
+/*
  * A path outside the mount that names it on the way ("/tfs/..", "/tfs/../etc")
  * cannot be given to the kernel as it is (the mount point need not exist):
  * @path lexically normal in @buf then, else @path itself.
  */
 static const char *outside_path(const char *path, char *buf, size_t len)
 {
+	if (buf[0] == '/')
+		return buf;	/* a link on the mount led out of it */
 	if (!mountlen || !path || strncmp(path, mount, mountlen) != 0 ||
 	    path[mountlen] != '/' || norm_path(AT_FDCWD, path, buf, len) < 0)
 		return path;
@@ -1134,19 +1247,28 @@ EXPORT void _Exit(int status)
 
 static int do_open(int dirfd, const char *path, int flags, mode_t mode, int at)
 {
-	char rel[PATH_MAX];
-	int t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	char rel[PATH_MAX] = "", p[PATH_MAX];
+	int nf = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	int t = in_tfs ? 0 : mount_path_at(dirfd, path, rel, sizeof(rel), !nf);
+	struct stat st;
 
 	if (t < 0)
 		return -1;
+	RESOLVE(lstat);
+	if (t > 0 && nf && rel[0] && pfs_path(rel, p, sizeof(p)) == 0 &&
+	    KEEP_ERRNO(real_lstat(p, &st)) == 0 && S_ISLNK(st.st_mode)) {
+		/* a link the open may not follow, as the kernel says */
+		errno = (flags & O_NOFOLLOW) && !(flags & O_EXCL) ? ELOOP : EEXIST;
+		return -1;
+	}
 	if (t > 0)
 		return KEEP_ERRNO(mount_openfd_mode(rel, flags, mode, path));
 	if (at) {
 		RESOLVE(openat);
-		return real_openat(dirfd, path, flags, mode);
+		return real_openat(dirfd, kpath(path, rel), flags, mode);
 	}
 	RESOLVE(open);
-	return real_open(path, flags, mode);
+	return real_open(kpath(path, rel), flags, mode);
 }
 
 static mode_t va_mode(int flags, va_list ap)
@@ -1998,7 +2120,7 @@ EXPORT int truncate(const char *path, off_t len)
 
 	RESOLVE(truncate);
 	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
-		return real_truncate(path, len);
+		return real_truncate(in_tfs ? path : kpath(path, rel), len);
 	if (t < 0)
 		return -1;
 	if (len < 0) {
@@ -2117,7 +2239,7 @@ EXPORT int lstat(const char *path, struct stat *st)
 	RESOLVE(lstat);
 	if (in_tfs)
 		return real_lstat(path, st);
-	if ((t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if ((t = mount_path_nf(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_lstat(outside_path(path, rel, sizeof(rel)), st);
 	return t < 0 ? -1 : path_lstat(rel, st);
 }
@@ -2142,7 +2264,7 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 		return real_fstatat(dirfd, path, st, flags);
 	if ((flags & AT_EMPTY_PATH) && is_empty(path) && ofd_get(dirfd))
 		return fstat(dirfd, st);
-	if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
+	if ((t = mount_path_at(dirfd, path, rel, sizeof(rel), !(flags & AT_SYMLINK_NOFOLLOW))) == 0)
 		return real_fstatat(dirfd, outside_path(path, rel, sizeof(rel)), st, flags);
 	if (t < 0)
 		return -1;
@@ -2215,7 +2337,8 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 		return real_statx(dirfd, path, flags, mask, sx);
 	if ((flags & AT_EMPTY_PATH) && is_empty(path) && ofd_get(dirfd))
 		rc = fstat(dirfd, &st);
-	else if ((t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
+	else if ((t = mount_path_at(dirfd, path, rel, sizeof(rel),
+				    !(flags & AT_SYMLINK_NOFOLLOW))) == 0)
 		return real_statx(dirfd, outside_path(path, rel, sizeof(rel)), flags, mask, sx);
 	else
 		rc = t < 0 ? -1 : (flags & AT_SYMLINK_NOFOLLOW) ? path_lstat(rel, &st) :
@@ -2287,7 +2410,7 @@ EXPORT int access(const char *path, int how)
 
 	RESOLVE(access);
 	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
-		return real_access(path, how);
+		return real_access(in_tfs ? path : kpath(path, rel), how);
 	return t < 0 ? -1 : KEEP_ERRNO(mount_access(rel, how, 0));
 }
 
@@ -2299,7 +2422,7 @@ EXPORT int faccessat(int dirfd, const char *path, int how, int flags)
 
 	RESOLVE(faccessat);
 	if (in_tfs || (t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
-		return real_faccessat(dirfd, path, how, flags);
+		return real_faccessat(dirfd, in_tfs ? path : kpath(path, rel), how, flags);
 	return t < 0 ? -1 : KEEP_ERRNO(mount_access(rel, how, (flags & AT_EACCESS) != 0));
 }
 
@@ -2432,7 +2555,7 @@ static int do_unlink(int dirfd, const char *path, int flags, int at)
 
 	RESOLVE(unlink);
 	RESOLVE(unlinkat);
-	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	t = in_tfs ? 0 : mount_path_nf(dirfd, path, rel, sizeof(rel));
 	if (t == 0)
 		return at ? real_unlinkat(dirfd, path, flags) : real_unlink(path);
 	if (t < 0)
@@ -2490,7 +2613,7 @@ static int do_mkdir(int dirfd, const char *path, mode_t mode, int at)
 
 	RESOLVE(mkdir);
 	RESOLVE(mkdirat);
-	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	t = in_tfs ? 0 : mount_path_nf(dirfd, path, rel, sizeof(rel));
 	if (t == 0)
 		return at ? real_mkdirat(dirfd, path, mode) : real_mkdir(path, mode);
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
@@ -2534,7 +2657,7 @@ EXPORT int rmdir(const char *path)
 	int t;
 
 	RESOLVE(rmdir);
-	t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+	t = in_tfs ? 0 : mount_path_nf(AT_FDCWD, path, rel, sizeof(rel));
 	if (t == 0)
 		return real_rmdir(path);
 	return t < 0 ? -1 : mount_rmdir(rel);
@@ -2547,7 +2670,7 @@ static int do_symlink(const char *target, int dirfd, const char *path, int at)
 
 	RESOLVE(symlink);
 	RESOLVE(symlinkat);
-	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	t = in_tfs ? 0 : mount_path_nf(dirfd, path, rel, sizeof(rel));
 	if (t == 0)
 		return at ? real_symlinkat(target, dirfd, path) : real_symlink(target, path);
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
@@ -2635,8 +2758,8 @@ static int do_link(int odirfd, const char *old, int ndirfd, const char *new, int
 	if ((flags & AT_EMPTY_PATH) && is_empty(old))
 		to = ofd_get(odirfd) ? 1 : 0;
 	else
-		to = mount_path(odirfd, old, orel, sizeof(orel));
-	tn = mount_path(ndirfd, new, nrel, sizeof(nrel));
+		to = mount_path_nf(odirfd, old, orel, sizeof(orel));
+	tn = mount_path_nf(ndirfd, new, nrel, sizeof(nrel));
 	if (to < 0 || tn < 0)
 		return -1;
 	if (to == 0 && tn == 0)
@@ -2674,7 +2797,7 @@ static int do_mknod(int dirfd, const char *path, mode_t mode, dev_t dev)
 	int t, fd;
 
 	RESOLVE(mknodat);
-	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	t = in_tfs ? 0 : mount_path_nf(dirfd, path, rel, sizeof(rel));
 	if (t == 0)
 		return real_mknodat(dirfd, path, mode, dev);
 	if (t < 0)
@@ -2758,7 +2881,8 @@ static int do_chmod(int dirfd, const char *path, mode_t mode, int flags, int at)
 	RESOLVE(chmod);
 	RESOLVE(fchmodat);
 	RESOLVE(lstat);
-	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	t = in_tfs ? 0 : mount_path_at(dirfd, path, rel, sizeof(rel),
+					   !(flags & AT_SYMLINK_NOFOLLOW));
 	if (t == 0)
 		return at ? real_fchmodat(dirfd, path, mode, flags) : real_chmod(path, mode);
 	if (t < 0)
@@ -2836,7 +2960,8 @@ static int do_chown(int dirfd, const char *path, uid_t uid, gid_t gid, int flags
 	RESOLVE(chown);
 	RESOLVE(lchown);
 	RESOLVE(fchownat);
-	t = in_tfs ? 0 : mount_path(dirfd, path, rel, sizeof(rel));
+	t = in_tfs ? 0 : mount_path_at(dirfd, path, rel, sizeof(rel),
+					   which != 1 && !(flags & AT_SYMLINK_NOFOLLOW));
 	if (t == 0)
 		return which == 0 ? real_chown(path, uid, gid) : which == 1 ?
 			real_lchown(path, uid, gid) : real_fchownat(dirfd, path, uid, gid, flags);
@@ -2936,7 +3061,8 @@ static int do_utimens(int dirfd, const char *path, const struct timespec ts[2], 
 	if (!in_tfs && (is_empty(path) && (!path || (flags & AT_EMPTY_PATH))) &&
 	    ofd_get(dirfd))
 		return KEEP_ERRNO(mount_utimens(o_rel(ofd_get(dirfd)), ts, 0));
-	if (in_tfs || is_empty(path) || (t = mount_path(dirfd, path, rel, sizeof(rel))) == 0)
+	if (in_tfs || is_empty(path) ||
+	    (t = mount_path_at(dirfd, path, rel, sizeof(rel), !(flags & AT_SYMLINK_NOFOLLOW))) == 0)
 		return (int)syscall(SYS_utimensat, dirfd, path, ts, flags);
 	return t < 0 ? -1 : KEEP_ERRNO(mount_utimens(rel, ts, flags));
 }
@@ -3019,8 +3145,8 @@ static int do_rename(int odirfd, const char *old, int ndirfd, const char *new, u
 	RESOLVE(rename);
 	RESOLVE(renameat);
 	RESOLVE(renameat2);
-	to = in_tfs ? 0 : mount_path(odirfd, old, orel, sizeof(orel));
-	tn = in_tfs ? 0 : mount_path(ndirfd, new, nrel, sizeof(nrel));
+	to = in_tfs ? 0 : mount_path_nf(odirfd, old, orel, sizeof(orel));
+	tn = in_tfs ? 0 : mount_path_nf(ndirfd, new, nrel, sizeof(nrel));
 	if (to < 0 || tn < 0)
 		return -1;
 	if (to == 0 && tn == 0)
@@ -3269,7 +3395,7 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 
 	RESOLVE(fopen);
 	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
-		return real_fopen(path, mode);
+		return real_fopen(in_tfs ? path : kpath(path, rel), mode);
 	if (t < 0)
 		return NULL;
 	if ((flags = mode_flags(mode)) < 0) {
@@ -3647,7 +3773,7 @@ EXPORT int remove(const char *path)
 	int t, rc;
 
 	RESOLVE(remove);
-	if (in_tfs || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if (in_tfs || (t = mount_path_nf(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_remove(path);
 	if (t < 0)
 		return -1;
@@ -3657,8 +3783,8 @@ EXPORT int remove(const char *path)
 	return rc;
 }
 
-/* The mount's name of @path (lexically normal: a symbolic link under the
- * mount is not followed), when it exists; NULL (errno) otherwise. */
+/* The mount's name of @path (lexically normal, its links on the mount
+ * followed: mount_links()), when it exists; NULL (errno) otherwise. */
 EXPORT char *realpath(const char *path, char *resolved)
 {
 	char rel[PATH_MAX];
@@ -3667,7 +3793,7 @@ EXPORT char *realpath(const char *path, char *resolved)
 
 	RESOLVE(realpath);
 	if (in_tfs || !path || (t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
-		return real_realpath(path, resolved);
+		return real_realpath(in_tfs || !path ? path : kpath(path, rel), resolved);
 	if (t < 0 || stat(path, &st) < 0)
 		return NULL;
 	if (mountlen + 1 + strlen(rel) >= PATH_MAX) {
@@ -3893,7 +4019,7 @@ static ssize_t xattr(const char *path, int follow, const char *name, void *value
 {
 	char rel[PATH_MAX], p[PATH_MAX];
 	struct stat st;
-	int t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+	int t = in_tfs ? 0 : mount_path_at(AT_FDCWD, path, rel, sizeof(rel), follow);
 
 	RESOLVE(getxattr);
 	RESOLVE(lgetxattr);
@@ -3927,7 +4053,7 @@ EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 	RESOLVE(readlink);
 	if (in_tfs)
 		return real_readlink(path, buf, size);
-	if ((t = mount_path(AT_FDCWD, path, rel, sizeof(rel))) == 0)
+	if ((t = mount_path_nf(AT_FDCWD, path, rel, sizeof(rel))) == 0)
 		return real_readlink(outside_path(path, rel, sizeof(rel)), buf, size);
 	if (t < 0 || pfs_path(rel, p, sizeof(p)) < 0)
 		return -1;
@@ -3943,7 +4069,7 @@ static int xattr_set(const char *path, int follow, const char *name, const void 
 {
 	char rel[PATH_MAX], p[PATH_MAX];
 	struct stat st;
-	int t = in_tfs ? 0 : mount_path(AT_FDCWD, path, rel, sizeof(rel));
+	int t = in_tfs ? 0 : mount_path_at(AT_FDCWD, path, rel, sizeof(rel), follow);
 
 	RESOLVE(setxattr);
 	RESOLVE(lsetxattr);
