@@ -516,19 +516,7 @@ for i in range(30):
 	addr=$(awk '$1 == "address" { print $2 }' srv/server)
 	secret=$(awk '$1 == "secret" { print $2 }' srv/server)
 	# HELLO, then each request on the same connection: its reply's status
-	run -0 python3 - "$addr" "$secret" <<'PY'
-import socket, struct, sys
-host, port = sys.argv[1][4:].rsplit(":", 1)
-sec = bytes.fromhex(sys.argv[2])
-s = socket.create_connection((host, int(port)), timeout=5)
-def st(b): return struct.pack("<H", len(b)) + b
-def req(t, body, i):
-    s.sendall(struct.pack("<IBBHIiQ", 0x53465495, 3, 0, t, len(body), 0, i) + sec + body)
-    h = b""
-    while len(h) < 40: h += s.recv(40 - len(h))
-    n, status = struct.unpack("<IBBHIiQ", h[:24])[4:6]
-    while n: n -= len(s.recv(n))
-    return status
+	run -0 python3 "$TG_TOP/tests/tfs/rawframe.py" "$addr" "$secret" <<'PY'
 req(1, struct.pack("<II", 1, 1) + st(b"tcp:127.0.0.1:1"), 1)
 print(req(21, b"", 2), req(21, struct.pack("<I", 16) + st(b"a") + st(b"b"), 3),
       req(21, struct.pack("<I", 0) + st(b"a"), 4), req(21, struct.pack("<I", 0) + st(b"../a") + st(b"b"), 5),
@@ -553,21 +541,9 @@ PY
 	local addr secret
 	addr=$(awk '$1 == "address" { print $2 }' srv/server)
 	secret=$(awk '$1 == "secret" { print $2 }' srv/server)
-	run -0 python3 - "$addr" "$secret" <<'PY'
-import socket, struct, sys
-host, port = sys.argv[1][4:].rsplit(":", 1)
-sec = bytes.fromhex(sys.argv[2])
-s = socket.create_connection((host, int(port)), timeout=5)
-def st(b): return struct.pack("<H", len(b)) + b
-def req(t, body, i):
-    s.sendall(struct.pack("<IBBHIiQ", 0x53465495, 3, 0, t, len(body), 0, i) + sec + body)
-    h = b""
-    while len(h) < 40: h += s.recv(40 - len(h))
-    n, status = struct.unpack("<IBBHIiQ", h[:24])[4:6]
-    while n: n -= len(s.recv(n))
-    return status
+	run -0 python3 "$TG_TOP/tests/tfs/rawframe.py" "$addr" "$secret" <<'PY'
 req(1, struct.pack("<II", 1, 1) + st(b"tcp:127.0.0.1:1"), 1)
-req(2, struct.pack("<IQ", 1, 2**64 - 1) + st(b"d/mine") + struct.pack("<II", 0, 0), 2)
+req(2, struct.pack("<IQ", 1, 2**64 - 1) + st(b"d/mine") + struct.pack("<III", 0o100600, 0, 0), 2)
 t = struct.pack("<QQQQ", 1000000000, 0, 1000000000, 0)
 print(req(22, b"", 3), req(22, struct.pack("<Q", 0) + st(b"../a"), 4), req(22, struct.pack("<Q", 0) + st(b""), 5),
       req(22, struct.pack("<Q", 0) + st(b"d"), 6), req(23, b"", 7),
