@@ -46,6 +46,22 @@ on() {
 	timeout 30 env LD_PRELOAD="$PRELOAD" "$@"
 }
 
+# start_beside_nobody: a server in a directory of its own ($d) that user
+# nobody may search (bats's own is 0700), and nobody's own copy of the
+# server file and burst buffer under nb/
+start_beside_nobody() {
+	d=$(mktemp -d /tmp/tfs-ns.XXXXXX)
+	chmod 755 "$d"
+	cd "$d"
+	mkdir bb pfs
+	export TFS_SERVER=$d/srv/server TFS_BB_DIR=$d/bb TFS_PFS_DIR=$d/pfs
+	start
+	mkdir -p nb/bb
+	cp srv/server nb/server
+	chown -R nobody nb
+	chmod 600 nb/server
+}
+
 # nothing_real: the real path the mount names was never made
 nothing_real() {
 	[ ! -e /tfs-test ] && [ ! -L /tfs-test ]
@@ -207,19 +223,8 @@ nothing_real() {
 	# (UCX's shared memory: another user's client cannot attach the
 	# root server's segments, shmat EACCES, and is refused)
 	[ "${TFS_TRANSPORT:-}" != ucx ] || skip "another user's client over UCX shared memory"
-	# a directory nobody may search (bats's own is 0700)
 	local d
-	d=$(mktemp -d /tmp/tfs-ns.XXXXXX)
-	chmod 755 "$d"
-	cd "$d"
-	mkdir bb pfs
-	export TFS_SERVER=$d/srv/server TFS_BB_DIR=$d/bb TFS_PFS_DIR=$d/pfs
-	start
-	# nobody's own copy of the server file and its own burst buffer
-	mkdir -p nb/bb
-	cp srv/server nb/server
-	chown -R nobody nb
-	chmod 600 nb/server
+	start_beside_nobody
 	chmod 755 . pfs
 	# root's shell makes the files and keeps them buffered meanwhile
 	mkfifo go
@@ -595,16 +600,7 @@ PY
 	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || skip "needs root and setpriv"
 	[ "${TFS_TRANSPORT:-}" != ucx ] || skip "another user's client over UCX shared memory"
 	local d nob
-	d=$(mktemp -d /tmp/tfs-ns.XXXXXX)
-	chmod 755 "$d"
-	cd "$d"
-	mkdir bb pfs
-	export TFS_SERVER=$d/srv/server TFS_BB_DIR=$d/bb TFS_PFS_DIR=$d/pfs
-	start
-	mkdir -p nb/bb
-	cp srv/server nb/server
-	chown -R nobody nb
-	chmod 600 nb/server
+	start_beside_nobody
 	chmod 777 pfs
 	nob="$(id -u nobody):$(getent group nogroup | cut -d: -f3)"
 	echo hi > pfs/owned

@@ -1370,6 +1370,7 @@ static void run_close(const struct rec *r)
 {
 	struct mfile *m;
 	struct desc *d;
+	const char *fd;
 
 	if (r->mpi) {
 		if (!(m = mfile_of(r->k1)))
@@ -1383,8 +1384,7 @@ static void run_close(const struct rec *r)
 		*m = cur->mf[--cur->nmf];
 		return;
 	}
-	const char *fd = std_fd(r->k1);
-
+	fd = std_fd(r->k1);
 	if (r->k1[0] == 's')
 		stdio_flush(r->k1, r);
 	if (!(d = desc_of(r->k1)))
