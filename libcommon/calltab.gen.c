@@ -1318,6 +1318,9 @@ static const struct tg_argdesc a_close_range[] = {
 	{ "last", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "flags", TG_K_HEX, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_argdesc a_perror[] = {
+	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7903,6 +7906,7 @@ static const struct tg_calldesc calls[] = {
 	{ 325, TG_LAYER_STDIO, TG_K_VOID, 4, TG_H_NONE, 1, "setbuffer", a_setbuffer, r_setbuffer, NULL },
 	{ 326, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 1, "setlinebuf", a_setlinebuf, r_setlinebuf, NULL },
 	{ 327, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "close_range", a_close_range, NULL, NULL },
+	{ 328, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, 0, "perror", a_perror, NULL, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

@@ -198,6 +198,7 @@
 #define TG_FN_setbuf 324
 #define TG_FN_setbuffer 325
 #define TG_FN_setlinebuf 326
+#define TG_FN_perror 328
 #define TG_FN_remove 274
 #define TG_FN_MPI_Abort 1000
 #define TG_FN_MPI_Accumulate 1001

@@ -650,6 +650,41 @@ TG_EXPORT int puts(const char *s)
 	return ret;
 }
 
+/* perror(s) writes "s: " (when s is a string of some length), the
+ * message of errno and a newline on stderr, unbuffered: recorded as the
+ * fputs of that line on stderr it is, so that a log that stderr was put
+ * on has its bytes (and later writes to it their places). */
+TG_EXPORT void perror(const char *s)
+{
+	typedef void (*perror_fn)(const char *);
+	static void *real;
+	struct tg_call c;
+	int64_t len;
+	int err = errno;
+
+	RESOLVE(real, "perror");
+	if (!real)
+		return;
+	if (!tg_on(TG_LAYER_STDIO) || tg_fstab_excluded(stderr) ||
+	    !tg_enter(&c, TG_FN_fputs, TG_LAYER_STDIO)) {
+		if (tg_on(TG_LAYER_STDIO) && tg_fstab_excluded(stderr))
+			tg_count_excluded();
+		errno = err;
+		((perror_fn)real)(s);
+		return;
+	}
+	len = (s && *s ? (int64_t)tg_strlen0(s) + 2 : 0) + (int64_t)strlen(strerror(err)) + 1;
+	errno = err;
+	((perror_fn)real)(s);
+	tg_end(&c);
+	tg_rec_begin(&c, 0, 0);
+	tg_put_u(&c, tg_ptr_id(c.t, s));
+	tg_put_u(&c, tg_fstab_id(stderr, NULL));
+	tg_put_s(&c, len);
+	tg_rec_commit(&c);
+	errno = err;
+}
+
 /* putchar(c) is putc(c, stdout) */
 TG_EXPORT int putchar(int ch)
 {

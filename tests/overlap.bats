@@ -119,6 +119,20 @@ recommend() {
 	! grep -q '^#unplaced' of.out || false
 }
 
+# Until 2026-12-04 perror was not traced: its line into a file stderr was
+# put on was missing, and the file's later writes were placed that much
+# early.
+@test "perror: recorded as the fputs of its line on stderr (its length: the prefix, ': ', the message, the newline), placed where stderr's file stands, the write after it behind it" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/perrorlog" "$PWD/e.txt"
+	[ "$(cat e.txt)" = $'no/such/file: No such file or directory\ndone' ]
+	accesses > got
+	cat > want <<-'EOF'
+	e.txt P1 W fputs 0 40
+	e.txt P1 W write 40 45
+	EOF
+	diff -u want got
+}
+
 @test "lines: fputs, fgets and getline (glibc's inline __getdelim) placed by the bytes each moved; the fgets that met the end of the file over what it asked for" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/lines" "$PWD/deck"
 	accesses > got
