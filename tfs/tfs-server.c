@@ -2047,7 +2047,11 @@ static void *rescue_main(void *arg)
 	const char *fate = "died";
 
 	/* its connection also closes when the server ends, and a client
-	 * that runs on, stopped or hung, is rescued as one that died */
+	 * that runs on, stopped or hung, is rescued as one that died; a
+	 * process killed closes its descriptors a moment before it is a
+	 * zombie, so it is asked again for up to 200 ms */
+	for (int i = 0; i < 40 && !tfs_client_dead(S.dir, cl->node, (long)cl->pid); i++)
+		usleep(5000);
 	if (!tfs_client_dead(S.dir, cl->node, (long)cl->pid))
 		fate = atomic_load(&cl->unanswered) ?
 			"did not answer the stage-out ask (it runs: stopped or hung)" :
