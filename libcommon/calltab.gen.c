@@ -1321,6 +1321,34 @@ static const struct tg_argdesc a_close_range[] = {
 static const struct tg_argdesc a_perror[] = {
 	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_argdesc a_vwarn[] = {
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_vwarnx[] = {
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_warn[] = {
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_warnx[] = {
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_verr[] = {
+	{ "eval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_verrx[] = {
+	{ "eval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_err[] = {
+	{ "eval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_errx[] = {
+	{ "eval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7907,6 +7935,14 @@ static const struct tg_calldesc calls[] = {
 	{ 326, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 1, "setlinebuf", a_setlinebuf, r_setlinebuf, NULL },
 	{ 327, TG_LAYER_POSIX, TG_K_INT, 3, TG_H_NONE, 0, "close_range", a_close_range, NULL, NULL },
 	{ 328, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, 0, "perror", a_perror, NULL, NULL },
+	{ 329, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, 0, "vwarn", a_vwarn, NULL, NULL },
+	{ 330, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, 0, "vwarnx", a_vwarnx, NULL, NULL },
+	{ 331, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, 0, "warn", a_warn, NULL, NULL },
+	{ 332, TG_LAYER_STDIO, TG_K_VOID, 1, TG_H_NONE, 0, "warnx", a_warnx, NULL, NULL },
+	{ 333, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 0, "verr", a_verr, NULL, NULL },
+	{ 334, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 0, "verrx", a_verrx, NULL, NULL },
+	{ 335, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 0, "err", a_err, NULL, NULL },
+	{ 336, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 0, "errx", a_errx, NULL, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

@@ -199,6 +199,14 @@
 #define TG_FN_setbuffer 325
 #define TG_FN_setlinebuf 326
 #define TG_FN_perror 328
+#define TG_FN_vwarn 329
+#define TG_FN_vwarnx 330
+#define TG_FN_warn 331
+#define TG_FN_warnx 332
+#define TG_FN_verr 333
+#define TG_FN_verrx 334
+#define TG_FN_err 335
+#define TG_FN_errx 336
 #define TG_FN_remove 274
 #define TG_FN_MPI_Abort 1000
 #define TG_FN_MPI_Accumulate 1001

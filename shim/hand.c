@@ -7,6 +7,7 @@
 #include "wrap-prelude.h"
 #include "../libcommon/exe.h"
 
+#include <err.h>
 #include <limits.h>
 #include <sys/syscall.h>
 
@@ -683,6 +684,113 @@ TG_EXPORT void perror(const char *s)
 	tg_put_s(&c, len);
 	tg_rec_commit(&c);
 	errno = err;
+}
+
+/*
+ * warn(3) and its kin write one line on stderr: the program's short name,
+ * ": ", the message (when there is a format) and, but for the x ones,
+ * ": " (after a message) and errno's message; then a newline.  Each is
+ * recorded as the fputs of that line on stderr it is; err and its kin are
+ * warn's line and exit(3), as glibc makes them.
+ */
+static void traced_warn(const char *name, int with_errno, const char *fmt, va_list ap)
+{
+	typedef void (*vwarn_fn)(const char *, va_list);
+	static void *real[2];
+	struct tg_call c;
+	int64_t len;
+	va_list aq;
+	int err = errno, n = 0;
+
+	if (!real[with_errno])
+		real[with_errno] = tg_real(name, NULL);
+	if (!real[with_errno])
+		return;
+	if (!tg_on(TG_LAYER_STDIO) || tg_fstab_excluded(stderr) ||
+	    !tg_enter(&c, TG_FN_fputs, TG_LAYER_STDIO)) {
+		if (tg_on(TG_LAYER_STDIO) && tg_fstab_excluded(stderr))
+			tg_count_excluded();
+		errno = err;
+		((vwarn_fn)real[with_errno])(fmt, ap);
+		errno = err;
+		return;
+	}
+	if (fmt) {
+		va_copy(aq, ap);
+		n = vsnprintf(NULL, 0, fmt, aq);
+		va_end(aq);
+	}
+	len = n < 0 ? -1 : (int64_t)strlen(program_invocation_short_name) + 2 + n + 1 +
+		(with_errno ? (fmt ? 2 : 0) + (int64_t)strlen(strerror(err)) : 0);
+	errno = err;
+	((vwarn_fn)real[with_errno])(fmt, ap);
+	tg_end(&c);
+	tg_rec_begin(&c, 0, 0);
+	tg_put_u(&c, tg_ptr_id(c.t, fmt));
+	tg_put_u(&c, tg_fstab_id(stderr, NULL));
+	tg_put_s(&c, len);
+	tg_rec_commit(&c);
+	errno = err;
+}
+
+TG_EXPORT void vwarn(const char *fmt, va_list ap)
+{
+	traced_warn("vwarn", 1, fmt, ap);
+}
+
+TG_EXPORT void vwarnx(const char *fmt, va_list ap)
+{
+	traced_warn("vwarnx", 0, fmt, ap);
+}
+
+TG_EXPORT void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	traced_warn("vwarn", 1, fmt, ap);
+	va_end(ap);
+}
+
+TG_EXPORT void warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	traced_warn("vwarnx", 0, fmt, ap);
+	va_end(ap);
+}
+
+TG_EXPORT void verr(int eval, const char *fmt, va_list ap)
+{
+	traced_warn("vwarn", 1, fmt, ap);
+	exit(eval);
+}
+
+TG_EXPORT void verrx(int eval, const char *fmt, va_list ap)
+{
+	traced_warn("vwarnx", 0, fmt, ap);
+	exit(eval);
+}
+
+TG_EXPORT void err(int eval, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	traced_warn("vwarn", 1, fmt, ap);
+	va_end(ap);
+	exit(eval);
+}
+
+TG_EXPORT void errx(int eval, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	traced_warn("vwarnx", 0, fmt, ap);
+	va_end(ap);
+	exit(eval);
 }
 
 /* putchar(c) is putc(c, stdout) */

@@ -119,9 +119,9 @@ recommend() {
 	! grep -q '^#unplaced' of.out || false
 }
 
-# Until 2026-12-04 perror was not traced: its line into a file stderr was
-# put on was missing, and the file's later writes were placed that much
-# early.
+# Until 2026-12-04 perror and the warn family were not traced: their
+# lines into a file stderr was put on were missing, and the file's later
+# writes were placed that much early.
 @test "perror: recorded as the fputs of its line on stderr (its length: the prefix, ': ', the message, the newline), placed where stderr's file stands, the write after it behind it" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/perrorlog" "$PWD/e.txt"
 	[ "$(cat e.txt)" = $'no/such/file: No such file or directory\ndone' ]
@@ -129,6 +129,19 @@ recommend() {
 	cat > want <<-'EOF'
 	e.txt P1 W fputs 0 40
 	e.txt P1 W write 40 45
+	EOF
+	diff -u want got
+}
+
+@test "warn, warnx and errx: each recorded as the fputs of its line on stderr (the program's name, the message, errno's for warn, the newline), in its place; errx exits as it would" {
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/errlog" "$PWD/e.txt"
+	[ "$(cat e.txt)" = $'errlog: open no/such/file: No such file or directory\nerrlog: 3 steps left\ndone\nerrlog: bye' ]
+	accesses > got
+	cat > want <<-'EOF'
+	e.txt P1 W fputs 0 53
+	e.txt P1 W fputs 53 74
+	e.txt P1 W write 74 79
+	e.txt P1 W fputs 79 91
 	EOF
 	diff -u want got
 }
