@@ -517,11 +517,8 @@ for i in range(30):
 @test "a malformed RENAME or SETMODE is refused with EINVAL, a path escaping the mount with EACCES, a chmod by another uid than the creator EPERM; the server goes on" {
 	[ "$TFS_TRANSPORT" = sockets ] || skip "sockets transport only"
 	start
-	local addr secret
-	addr=$(awk '$1 == "address" { print $2 }' srv/server)
-	secret=$(awk '$1 == "secret" { print $2 }' srv/server)
 	# HELLO, then each request on the same connection: its reply's status
-	run -0 python3 "$TG_TOP/tests/tfs/rawframe.py" "$addr" "$secret" <<'PY'
+	run -0 python3 "$TG_TOP/tests/tfs/rawframe.py" srv/server <<'PY'
 req(1, struct.pack("<II", 1, 1) + st(b"tcp:127.0.0.1:1"), 1)
 print(req(21, b"", 2), req(21, struct.pack("<I", 16) + st(b"a") + st(b"b"), 3),
       req(21, struct.pack("<I", 0) + st(b"a"), 4), req(21, struct.pack("<I", 0) + st(b"../a") + st(b"b"), 5),
@@ -543,10 +540,7 @@ PY
 @test "a malformed LIST or SETTIMES is refused with EINVAL, a path escaping the mount with EACCES, SETTIMES of a file the server does not hold ENOENT; the server goes on" {
 	[ "$TFS_TRANSPORT" = sockets ] || skip "sockets transport only"
 	start
-	local addr secret
-	addr=$(awk '$1 == "address" { print $2 }' srv/server)
-	secret=$(awk '$1 == "secret" { print $2 }' srv/server)
-	run -0 python3 "$TG_TOP/tests/tfs/rawframe.py" "$addr" "$secret" <<'PY'
+	run -0 python3 "$TG_TOP/tests/tfs/rawframe.py" srv/server <<'PY'
 req(1, struct.pack("<II", 1, 1) + st(b"tcp:127.0.0.1:1"), 1)
 req(2, struct.pack("<IQ", 1, 2**64 - 1) + st(b"d/mine") + struct.pack("<III", 0o100600, 0, 0), 2)
 t = struct.pack("<QQQQ", 1000000000, 0, 1000000000, 0)

@@ -1,15 +1,16 @@
-# rawframe.py ADDRESS SECRET < PROGRAM: run PROGRAM (Python, on standard
-# input) with a connection to a tfs-server's TCP ADDRESS and two helpers,
-# for tests that send the server frames no client would
-# (man/tfs-protocol.5):
+# rawframe.py SERVERFILE < PROGRAM: run PROGRAM (Python, on standard
+# input) with a connection to the TCP address the tfs-server's SERVERFILE
+# names, its secret, and two helpers, for tests that send the server
+# frames no client would (man/tfs-protocol.5):
 #   st(b)             a string field: its 16-bit length, then its bytes
 #   req(t, body, i)   request type t with body, id i; the reply's status
 import socket
 import struct
 import sys
 
-host, port = sys.argv[1][4:].rsplit(":", 1)
-sec = bytes.fromhex(sys.argv[2])
+fields = dict(line.split(None, 1) for line in open(sys.argv[1]) if " " in line.strip())
+host, port = fields["address"].strip()[4:].rsplit(":", 1)
+sec = bytes.fromhex(fields["secret"].strip())
 s = socket.create_connection((host, int(port)), timeout=5)
 
 
