@@ -612,13 +612,14 @@ TG_EXPORT int __vprintf_chk(int flag, const char *format, va_list ap)
 	return traced_fmt(&f, format, ap);
 }
 
-/* Is a call on stdout recorded (as function @fn, begun in @c)?  Not when
- * stdout is excluded (counted then) or the call is not to be. */
-static int stdout_enter(struct tg_call *c, unsigned fn)
+/* Is a call on standard stream @fp recorded (as function @fn, begun in
+ * @c)?  Not when the stream is excluded (counted then) or the call is not
+ * to be. */
+static int std_enter(struct tg_call *c, unsigned fn, FILE *fp)
 {
 	if (!tg_on(TG_LAYER_STDIO))
 		return 0;
-	if (tg_fstab_excluded(stdout)) {
+	if (tg_fstab_excluded(fp)) {
 		tg_count_excluded();
 		return 0;
 	}
@@ -639,7 +640,7 @@ TG_EXPORT int puts(const char *s)
 		errno = ENOSYS;
 		return EOF;
 	}
-	if (!stdout_enter(&c, TG_FN_fputs))
+	if (!std_enter(&c, TG_FN_fputs, stdout))
 		return ((puts_fn)real)(s);
 	ret = ((puts_fn)real)(s);
 	tg_end(&c);
@@ -655,34 +656,36 @@ TG_EXPORT int puts(const char *s)
  * message of errno and a newline on stderr, unbuffered: recorded as the
  * fputs of that line on stderr it is, so that a log that stderr was put
  * on has its bytes (and later writes to it their places). */
+/* The record of a line @s of @len bytes a call begun in @c wrote on
+ * stderr: an fputs's. */
+static void stderr_line(struct tg_call *c, const void *s, int64_t len)
+{
+	tg_end(c);
+	tg_rec_begin(c, 0, 0);
+	tg_put_u(c, tg_ptr_id(c->t, s));
+	tg_put_u(c, tg_fstab_id(stderr, NULL));
+	tg_put_s(c, len);
+	tg_rec_commit(c);
+}
+
 TG_EXPORT void perror(const char *s)
 {
 	typedef void (*perror_fn)(const char *);
 	static void *real;
 	struct tg_call c;
 	int64_t len;
-	int err = errno;
+	int err = errno, on;
 
 	RESOLVE(real, "perror");
 	if (!real)
 		return;
-	if (!tg_on(TG_LAYER_STDIO) || tg_fstab_excluded(stderr) ||
-	    !tg_enter(&c, TG_FN_fputs, TG_LAYER_STDIO)) {
-		if (tg_on(TG_LAYER_STDIO) && tg_fstab_excluded(stderr))
-			tg_count_excluded();
-		errno = err;
-		((perror_fn)real)(s);
-		return;
-	}
-	len = (s && *s ? (int64_t)tg_strlen0(s) + 2 : 0) + (int64_t)strlen(strerror(err)) + 1;
+	on = std_enter(&c, TG_FN_fputs, stderr);
+	len = !on ? 0 : (s && *s ? (int64_t)tg_strlen0(s) + 2 : 0) +
+			(int64_t)strlen(strerror(err)) + 1;
 	errno = err;
 	((perror_fn)real)(s);
-	tg_end(&c);
-	tg_rec_begin(&c, 0, 0);
-	tg_put_u(&c, tg_ptr_id(c.t, s));
-	tg_put_u(&c, tg_fstab_id(stderr, NULL));
-	tg_put_s(&c, len);
-	tg_rec_commit(&c);
+	if (on)
+		stderr_line(&c, s, len);
 	errno = err;
 }
 
@@ -706,10 +709,7 @@ static void traced_warn(const char *name, int with_errno, const char *fmt, va_li
 		real[with_errno] = tg_real(name, NULL);
 	if (!real[with_errno])
 		return;
-	if (!tg_on(TG_LAYER_STDIO) || tg_fstab_excluded(stderr) ||
-	    !tg_enter(&c, TG_FN_fputs, TG_LAYER_STDIO)) {
-		if (tg_on(TG_LAYER_STDIO) && tg_fstab_excluded(stderr))
-			tg_count_excluded();
+	if (!std_enter(&c, TG_FN_fputs, stderr)) {
 		errno = err;
 		((vwarn_fn)real[with_errno])(fmt, ap);
 		errno = err;
@@ -724,12 +724,7 @@ static void traced_warn(const char *name, int with_errno, const char *fmt, va_li
 		(with_errno ? (fmt ? 2 : 0) + (int64_t)strlen(strerror(err)) : 0);
 	errno = err;
 	((vwarn_fn)real[with_errno])(fmt, ap);
-	tg_end(&c);
-	tg_rec_begin(&c, 0, 0);
-	tg_put_u(&c, tg_ptr_id(c.t, fmt));
-	tg_put_u(&c, tg_fstab_id(stderr, NULL));
-	tg_put_s(&c, len);
-	tg_rec_commit(&c);
+	stderr_line(&c, fmt, len);
 	errno = err;
 }
 
@@ -806,7 +801,7 @@ TG_EXPORT int putchar(int ch)
 		errno = ENOSYS;
 		return EOF;
 	}
-	if (!stdout_enter(&c, TG_FN_putc))
+	if (!std_enter(&c, TG_FN_putc, stdout))
 		return ((putchar_fn)real)(ch);
 	ret = ((putchar_fn)real)(ch);
 	tg_end(&c);
