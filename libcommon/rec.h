@@ -121,6 +121,14 @@ struct tg_rec {
 				 * start) and dur (to the last's end) are set */
 };
 
+/* Whether call record @r is one the program made: at depth 0, or inside a
+ * call the tracer does not see (depth > 0 with no parent: the calls HDF5
+ * linked into the program makes, recorded as made inside an HDF5 call). */
+static inline int tg_rec_top(const struct tg_rec *r)
+{
+	return r->depth == 0 || r->parent < 0;
+}
+
 struct tg_reader;
 
 /*

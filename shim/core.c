@@ -1975,7 +1975,7 @@ void tg_poll_commit(struct tg_call *c)
 	if (seq == TG_SEQ_LATE)
 		seq = atomic_fetch_add_explicit(&tg_seq, 1, memory_order_relaxed);
 	c->seq = seq;
-	p = tg_call_head_put(t->buf + t->len + 4, &t->base, c->fn, t->tid, seq, c->depth,
+	p = tg_call_head_put(t->buf + t->len + 4, &t->base, c->fn, t->tid, seq, c->depth + c->h5lib,
 			     c->parent, c->t0, c->t1 - c->t0, c->ret,
 			     c->failed ? c->err : 0);
 	memmove(p, c->a, alen);

@@ -14,8 +14,10 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -499,13 +501,17 @@ TG_EXPORT herr_t H5open(void)
 
 /* ---- HDF5 linked into the program --------------------------------------- */
 
-/* Whether the ELF file mapped at @m (@n bytes) defines a function @name in
- * its symbol table (.symtab, or .dynsym when it was stripped). */
-static int elf_defines(const unsigned char *m, size_t n, const char *name)
+/* Call @fn(@arg, name, symbol) for each function the ELF file mapped at @m
+ * (@n bytes) defines in its symbol tables (.symtab and .dynsym: one of
+ * them when the file was stripped), until it returns nonzero; returns
+ * that, or 0. */
+static int elf_functions(const unsigned char *m, size_t n,
+			 int (*fn)(void *, const char *, const Elf64_Sym *), void *arg)
 {
 	const Elf64_Ehdr *eh = (const void *)m;
 	const Elf64_Shdr *sh;
 	unsigned i;
+	int rc;
 
 	if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(*sh) ||
@@ -522,22 +528,178 @@ static int elf_defines(const unsigned char *m, size_t n, const char *name)
 		    sh[i].sh_size > n - sh[i].sh_offset)
 			continue;
 		st = &sh[sh[i].sh_link];
-		if (st->sh_offset > n || st->sh_size > n - st->sh_offset)
+		if (st->sh_offset > n || st->sh_size > n - st->sh_offset || !st->sh_size ||
+		    m[st->sh_offset + st->sh_size - 1] != 0)
 			continue;
 		sym = (const void *)(m + sh[i].sh_offset);
 		ns = sh[i].sh_size / sizeof(*sym);
 		for (k = 0; k < ns; k++) {
-			size_t at = sym[k].st_name;
-
 			if (sym[k].st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC ||
-			    at >= st->sh_size)
+			    sym[k].st_name >= st->sh_size)
 				continue;
-			if (strncmp((const char *)m + st->sh_offset + at, name,
-				    st->sh_size - at) == 0)
-				return 1;
+			rc = fn(arg, (const char *)m + st->sh_offset + sym[k].st_name, &sym[k]);
+			if (rc)
+				return rc;
 		}
 	}
 	return 0;
+}
+
+/* Map the program's executable file: returns its bytes (*@n of them), or
+ * NULL; unmapped with munmap_exe. */
+static const unsigned char *map_exe(size_t *n)
+{
+	struct stat st;
+	void *m = MAP_FAILED;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (syscall(SYS_fstat, fd, &st) == 0 && st.st_size > 0) {
+		*n = (size_t)st.st_size;
+		m = (void *)syscall(SYS_mmap, NULL, *n, PROT_READ, MAP_PRIVATE, fd, 0);
+	}
+	syscall(SYS_close, fd);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static int is_h5open(void *arg, const char *name, const Elf64_Sym *sym)
+{
+	(void)arg;
+	(void)sym;
+	return strcmp(name, "H5open") == 0;
+}
+
+/*
+ * HDF5 linked into the program: its code, as address ranges.  The linker
+ * lays out an archive's members one after the other, so HDF5's functions
+ * make a few runs among the program's: each run begins and ends at a
+ * function of HDF5's names (H5..., its portability layer's HD... and
+ * Pflock, Nflock) and takes in the file-local functions between them.
+ */
+#define H5S_MAX 64
+size_t tg_h5s_n;
+static uintptr_t h5s_lo[H5S_MAX], h5s_hi[H5S_MAX];
+
+struct fsym {
+	uintptr_t lo, hi;
+	int kind;	/* 2 HDF5's name, 1 file-local, 0 another's */
+};
+
+struct fsyms {
+	struct fsym *v;
+	size_t n, cap;
+};
+
+static int h5_named(const char *name)
+{
+	return (name[0] == 'H' && (name[1] == '5' || name[1] == 'D')) ||
+	       strcmp(name, "Pflock") == 0 || strcmp(name, "Nflock") == 0;
+}
+
+static int add_fsym(void *arg, const char *name, const Elf64_Sym *sym)
+{
+	struct fsyms *f = arg;
+
+	if (f->n == f->cap)
+		return 1;	/* more than counted: the .dynsym's copies */
+	f->v[f->n].lo = (uintptr_t)sym->st_value;
+	f->v[f->n].hi = (uintptr_t)(sym->st_value + sym->st_size);
+	f->v[f->n].kind = h5_named(name) ? 2 : ELF64_ST_BIND(sym->st_info) == STB_LOCAL;
+	f->n++;
+	return 0;
+}
+
+static int count_fsym(void *arg, const char *name, const Elf64_Sym *sym)
+{
+	(void)name;
+	(void)sym;
+	++*(size_t *)arg;
+	return 0;
+}
+
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uintptr_t *)arg = (uintptr_t)info->dlpi_addr;
+	return 1;	/* the first is the program */
+}
+
+/*
+ * Called once, in MPI_Init: when the HDF5 layer is traced, no shared HDF5
+ * library is loaded and the program's executable defines H5open, find the
+ * runs of HDF5's code in it, so that the MPI, MPI-IO and POSIX calls HDF5
+ * makes are recorded as made inside HDF5 (tg_enter_as), as they are when
+ * HDF5 is a shared library: HDF5's own MPI_File_get_size in H5Fclose is
+ * then not the program's look at the file's size.  (A stripped program
+ * has no table of its local functions: nothing is found there, and its
+ * HDF5's calls stay the program's.)
+ */
+void tg_h5_static_find(void)
+{
+	struct fsyms f = { NULL, 0, 0 };
+	const unsigned char *m;
+	uintptr_t base = 0, hi;
+	size_t n = 0, i, j, runs = 0;
+
+	if (tg_h5s_n || !(tg_layer_mask & (1u << TG_LAYER_HDF5)) ||
+	    dlsym(RTLD_NEXT, "H5Fcreate") || !(m = map_exe(&n)))
+		return;
+	if (elf_functions(m, n, is_h5open, NULL)) {
+		elf_functions(m, n, count_fsym, &f.cap);
+		f.v = (void *)syscall(SYS_mmap, NULL, f.cap * sizeof(*f.v) + 1,
+				      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (f.v == MAP_FAILED)
+			f.v = NULL;
+	}
+	if (f.v) {
+		elf_functions(m, n, add_fsym, &f);
+		qsort(f.v, f.n, sizeof(*f.v), fsym_cmp);
+		dl_iterate_phdr(main_base, &base);
+		for (i = 0; i < f.n && runs < H5S_MAX; i = j) {
+			size_t last;
+
+			if (f.v[i].kind != 2) {
+				j = i + 1;
+				continue;
+			}
+			hi = f.v[i].hi;
+			for (j = last = i; j < f.n && f.v[j].kind; j++)
+				if (f.v[j].kind == 2)
+					last = j;
+			for (j = i; j <= last; j++)
+				if (f.v[j].hi > hi)
+					hi = f.v[j].hi;
+			h5s_lo[runs] = base + f.v[i].lo;
+			h5s_hi[runs++] = base + hi;
+			j = last + 1;
+		}
+		syscall(SYS_munmap, f.v, f.cap * sizeof(*f.v) + 1);
+	}
+	syscall(SYS_munmap, m, n);
+	__atomic_store_n(&tg_h5s_n, runs, __ATOMIC_RELEASE);
+}
+
+int tg_h5s_in(const void *ra)
+{
+	uintptr_t a = (uintptr_t)ra;
+	size_t lo = 0, hi = __atomic_load_n(&tg_h5s_n, __ATOMIC_ACQUIRE);
+
+	while (lo < hi) {	/* the first run ending after a */
+		size_t mid = (lo + hi) / 2;
+		if (h5s_hi[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < tg_h5s_n && h5s_lo[lo] <= a;
 }
 
 /*
@@ -552,26 +714,17 @@ void tg_h5_check_static(int rank)
 {
 	static const char msg[] =
 		"tangram: HDF5 is linked into this program statically (h5pcc's default): "
-		"its HDF5 calls are not traced; build with 'h5pcc -shlib' or link -lhdf5\n";
-	struct stat st;
-	void *m;
-	int fd, found = 0;
+		"its HDF5 calls are not traced, only the MPI and POSIX calls HDF5 makes; "
+		"build with 'h5pcc -shlib' or link -lhdf5\n";
+	const unsigned char *m;
+	size_t n = 0;
+	int found;
 
 	if (rank > 0 || !(tg_layer_mask & (1u << TG_LAYER_HDF5)) ||
-	    dlsym(RTLD_NEXT, "H5Fcreate"))
+	    dlsym(RTLD_NEXT, "H5Fcreate") || !(m = map_exe(&n)))
 		return;
-	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (syscall(SYS_fstat, fd, &st) == 0 && st.st_size > 0) {
-		m = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-				    fd, 0);
-		if (m != MAP_FAILED) {
-			found = elf_defines(m, (size_t)st.st_size, "H5open");
-			syscall(SYS_munmap, m, (size_t)st.st_size);
-		}
-	}
-	syscall(SYS_close, fd);
+	found = elf_functions(m, n, is_h5open, NULL);
+	syscall(SYS_munmap, m, n);
 	if (found)
 		tg_say(msg, sizeof(msg) - 1);
 }

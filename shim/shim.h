@@ -178,6 +178,8 @@ struct tg_thread {
 				 * pointer file, and makes a communicator for it
 				 * through the PMPI_ entries of pmpi.c) */
 	int depth;		/* traced calls in flight */
+	int h5lib;		/* the outermost call in flight was made by
+				 * HDF5 linked into the program (tg_h5s_in) */
 	/* a signal handler's call on this thread must not write while the
 	 * tracer is: inrec from a call's return (tg_end) to its commit,
 	 * writing from its tg_rec_begin to its commit, busy inside tg_str
@@ -214,7 +216,8 @@ struct tg_call {
 	int failed;		/* poll calls: errno is recorded */
 	uint16_t fn;
 	uint8_t layer;
-	uint8_t depth;
+	uint8_t depth;		/* its place in the thread's stack */
+	uint8_t h5lib;		/* recorded one deeper: made inside HDF5 */
 	uint8_t inrec0;		/* the thread's inrec when the call began */
 };
 
@@ -346,11 +349,31 @@ void tg_count_unsafe(void) TG_HIDDEN;
  * so that the call can name it as its parent. */
 void tg_seq_take(struct tg_thread *t) TG_HIDDEN;
 
+/* The code of an HDF5 linked into the program (h5pcc's default), as
+ * address ranges, found at MPI_Init (tg_h5_static_find); none otherwise. */
+#ifndef TG_STATIC
+extern size_t tg_h5s_n TG_HIDDEN;
+void tg_h5_static_find(void) TG_HIDDEN;
+/* Whether return address @ra is in that code. */
+int tg_h5s_in(const void *ra) TG_HIDDEN;
+#else
+#define tg_h5s_n 0	/* the linked tracer has no HDF5 layer */
+#define tg_h5_static_find() ((void)0)
+#define tg_h5s_in(ra) 0
+#endif
+
 /* Begin a traced call: returns 1 if it is to be recorded.  @late: a poll
  * call, whose seq is taken late (TG_SEQ_LATE), when it is written or when a
  * call inside it needs it as its parent, so that a call folded into the one
- * before takes none. */
-static inline int tg_enter_as(struct tg_call *c, unsigned fn, int layer, int late)
+ * before takes none.
+ *
+ * Inlined into the wrapper the program called, so that the return address
+ * is the program's call site: a call HDF5 linked into the program made
+ * (which no wrapper sees called) is recorded one deeper than it is, as
+ * made inside an HDF5 call, with no parent (h5lib), and so is every call
+ * inside it. */
+static inline __attribute__((always_inline)) int tg_enter_as(struct tg_call *c, unsigned fn,
+							     int layer, int late)
 {
 	struct tg_thread *t = tg_self;
 
@@ -374,7 +397,9 @@ static inline int tg_enter_as(struct tg_call *c, unsigned fn, int layer, int lat
 		c->parent = (int64_t)t->stack_seq[t->depth - 1];
 	} else {
 		c->parent = -1;
+		t->h5lib = tg_unlikely(tg_h5s_n) && tg_h5s_in(__builtin_return_address(0));
 	}
+	c->h5lib = (uint8_t)t->h5lib;
 	c->t = t;
 	c->fn = (uint16_t)fn;
 	c->layer = (uint8_t)layer;
@@ -388,12 +413,14 @@ static inline int tg_enter_as(struct tg_call *c, unsigned fn, int layer, int lat
 	return 1;
 }
 
-static inline int tg_enter(struct tg_call *c, unsigned fn, int layer)
+static inline __attribute__((always_inline)) int tg_enter(struct tg_call *c, unsigned fn,
+							   int layer)
 {
 	return tg_enter_as(c, fn, layer, 0);
 }
 
-static inline int tg_enter_poll(struct tg_call *c, unsigned fn, int layer)
+static inline __attribute__((always_inline)) int tg_enter_poll(struct tg_call *c, unsigned fn,
+								int layer)
 {
 	return tg_enter_as(c, fn, layer, 1);
 }
@@ -416,7 +443,7 @@ static inline void tg_rec_begin(struct tg_call *c, int64_t ret, int failed)
 	t->writing = 1;
 	tg_room(t, 0);
 	p = t->buf + t->len + 4;
-	c->p = tg_call_head_put(p, &t->base, c->fn, t->tid, c->seq, c->depth, c->parent,
+	c->p = tg_call_head_put(p, &t->base, c->fn, t->tid, c->seq, c->depth + c->h5lib, c->parent,
 				c->t0, c->t1 - c->t0, ret, failed ? c->err : 0);
 }
 

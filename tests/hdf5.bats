@@ -322,7 +322,7 @@ chains() {
 	h5pcc.mpich -shlib -o shared "$TG_TOP/tests/hdf5/parallel.c"
 	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 2 ./static field.h5
 	[ "$output" = "2 ranks, sum 1840" ]
-	[ "$stderr" = "tangram: HDF5 is linked into this program statically (h5pcc's default): its HDF5 calls are not traced; build with 'h5pcc -shlib' or link -lhdf5" ]
+	[ "$stderr" = "tangram: HDF5 is linked into this program statically (h5pcc's default): its HDF5 calls are not traced, only the MPI and POSIX calls HDF5 makes; build with 'h5pcc -shlib' or link -lhdf5" ]
 	run -0 --separate-stderr trace-decode -l hdf5 t/rank-0.rec
 	[ -z "$(grep -v '^#' <<<"$output")" ]
 	run -0 --separate-stderr trace-run -o t2 -- mpirun.mpich -n 2 ./shared field.h5
@@ -330,6 +330,42 @@ chains() {
 	[ -z "$stderr" ]
 	run -0 --separate-stderr trace-decode -l hdf5 t2/rank-0.rec
 	grep -q $'\tH5Dwrite\t' <<<"$output"
+}
+
+# HDF5 linked into the program (h5pcc's default) makes its MPI-IO calls
+# from the program's own executable: they are recorded one deeper, with no
+# parent, as inside an HDF5 call (the tracer finds HDF5's code in the
+# executable's symbol table), so HDF5's MPI_File_get_size in H5Fclose is
+# not the program's look at the size: the static build's verdicts are the
+# -shlib build's (posix at the MPI-IO layer before, from that look paired
+# with rank 1's write).  The program's own MPI calls stay at depth 0
+# (its MPI_Comm_rank; HDF5 makes its own).
+@test "built with h5pcc: the MPI-IO calls HDF5 makes are recorded as inside HDF5 (depth 1, no parent), and the verdicts are those of the -shlib build" {
+	command -v h5pcc.mpich >/dev/null || skip "h5pcc.mpich is missing (make deps installs libhdf5-mpich-dev)"
+	h5pcc.mpich -o static "$TG_TOP/tests/hdf5/parallel.c"
+	h5pcc.mpich -shlib -o shared "$TG_TOP/tests/hdf5/parallel.c"
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 2 ./static field.h5
+	[ "$output" = "2 ranks, sum 1840" ]
+	run -0 --separate-stderr trace-run -o t2 -- mpirun.mpich -n 2 ./shared field.h5
+	[ "$output" = "2 ranks, sum 1840" ]
+	run -0 trace-decode t/rank-0.rec
+	calls=$(table '!/^#/ && ($8 == "MPI_File_get_size" || $8 == "MPI_File_write_at_all" || $8 == "MPI_Comm_rank") { print $6, $8, ($0 ~ /\tparent=/ ? "parent" : "none") }' | sort -u)
+	expect <<-EOF
+	0 MPI_Comm_rank none
+	1 MPI_Comm_rank none
+	1 MPI_File_get_size none
+	1 MPI_File_write_at_all none
+	EOF
+	# ROMIO's pwrite inside HDF5's collective write: one deeper again
+	[ "$(table '!/^#/ && $8 == "pwrite" { print $6 }' | sort -u)" = 2 ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	static=$output
+	[[ $static == *"MPI-IO layer: recommended consistency: session"* ]]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t2
+	[ "${static//field.h5/}" = "${output//field.h5/}" ]
+	# the calls HDF5 made are the program's for --top
+	run -0 trace-decode --top -l mpiio t/rank-0.rec
+	grep -q $'\tMPI_File_write_at_all\t' <<<"$output"
 }
 
 # Fortran's HDF5 library calls the C one: a program built with h5pfc

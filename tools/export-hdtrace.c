@@ -529,7 +529,7 @@ static int hd_call(struct hd *x, const struct tg_rec *r)
 
 	if (rank_known(x) < 0)
 		return -1;
-	if (r->depth == 0)
+	if (tg_rec_top(r))
 		f = trc_of(x, r->tid);
 	else
 		f = open_memstream(&text, &tlen);	/* held until its caller comes */
@@ -557,7 +557,7 @@ static int hd_call(struct hd *x, const struct tg_rec *r)
 	put_time(f, "time", x->s->h->clock_base + r->tstart);
 	put_time(f, "end", x->s->h->clock_base + r->tstart + r->dur);
 	fputs(" />\n", f);
-	if (r->depth > 0) {
+	if (!tg_rec_top(r)) {
 		if (fclose(f) != 0)
 			err(TG_EXIT_ERROR, "out of memory");
 		if (x->nheld == x->capheld) {

@@ -676,7 +676,7 @@ static int ot_rec(void *p, const struct xstream *s, const struct tg_rec *r)
 		mpi_item(r, it);
 	if (d->nio)
 		io_item(x, s, r, it);
-	if (r->depth == 0)
+	if (tg_rec_top(r))
 		loc_flush(x, l);
 	return 0;
 }

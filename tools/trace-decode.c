@@ -527,7 +527,7 @@ static int kept(const struct tg_rec *r, unsigned layers, int top, unsigned char 
 		return r->tid >= TG_SHOWN || shown[r->tid];
 	if (r->type != TG_REC_CALL)
 		return 1;
-	keep = (layers & (1u << r->call->layer)) && !(top && r->depth > 0);
+	keep = (layers & (1u << r->call->layer)) && !(top && !tg_rec_top(r));
 	if (r->tid < TG_SHOWN)
 		shown[r->tid] = (unsigned char)keep;
 	return keep;

@@ -385,7 +385,7 @@ static int find_threads(struct walk *w, const struct tg_cfg *c, size_t s, char *
 	w->ntids = 0;
 	w->norder = 0;	/* (the other threads' own calls, kept here for now) */
 	while ((rc = tg_cfg_cursor_next(k, &r)) > 0) {
-		if (r.type != TG_REC_CALL || r.depth != 0)
+		if (r.type != TG_REC_CALL || !tg_rec_top(&r))
 			continue;
 		if (r.tid != 0) {
 			if (!program_call(&r))
@@ -526,7 +526,7 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 		 * is not traced */
 		if (r.type == TG_REC_RANK && inmpi == 0)
 			inmpi = 1;
-		if (r.type != TG_REC_CALL || r.depth != 0)
+		if (r.type != TG_REC_CALL || !tg_rec_top(&r))
 			continue;
 		if (r.tid != 0) {
 			/* another thread's: the program's, in the span */
