@@ -363,9 +363,11 @@ chains() {
 	[[ $static == *"MPI-IO layer: recommended consistency: session"* ]]
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t2
 	[ "${static//field.h5/}" = "${output//field.h5/}" ]
-	# the calls HDF5 made are the program's for --top
+	# the calls HDF5 made are the program's for --top, and an export's
 	run -0 trace-decode --top -l mpiio t/rank-0.rec
 	grep -q $'\tMPI_File_write_at_all\t' <<<"$output"
+	run -0 trace-export -f hdtrace -o hd t/*.rec
+	grep -q '<File_get_size ' hd/*_0_0.trc
 }
 
 # Fortran's HDF5 library calls the C one: a program built with h5pfc
