@@ -1349,6 +1349,18 @@ static const struct tg_argdesc a_errx[] = {
 	{ "eval", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
 };
+static const struct tg_argdesc a_error[] = {
+	{ "status", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errnum", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
+static const struct tg_argdesc a_error_at_line[] = {
+	{ "status", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "errnum", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "file", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "line", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
+	{ "fmt", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+};
 static const struct tg_argdesc a_MPI_Abort[] = {
 	{ "comm", TG_K_MPIH, TG_IN, TG_H_COMM, 0, 0 },
 	{ "errorcode", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
@@ -7943,6 +7955,8 @@ static const struct tg_calldesc calls[] = {
 	{ 334, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 0, "verrx", a_verrx, NULL, NULL },
 	{ 335, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 0, "err", a_err, NULL, NULL },
 	{ 336, TG_LAYER_STDIO, TG_K_VOID, 2, TG_H_NONE, 0, "errx", a_errx, NULL, NULL },
+	{ 337, TG_LAYER_STDIO, TG_K_VOID, 3, TG_H_NONE, 0, "error", a_error, NULL, NULL },
+	{ 338, TG_LAYER_STDIO, TG_K_VOID, 5, TG_H_NONE, 0, "error_at_line", a_error_at_line, NULL, NULL },
 	{ 1000, TG_LAYER_MPI, TG_K_INT, 2, TG_H_NONE, 0, "MPI_Abort", a_MPI_Abort, NULL, NULL },
 	{ 1001, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate", a_MPI_Accumulate, NULL, &h_MPI_Accumulate },
 	{ 1002, TG_LAYER_MPI, TG_K_INT, 9, TG_H_NONE, 0, "MPI_Accumulate_c", a_MPI_Accumulate_c, NULL, &h_MPI_Accumulate_c },

@@ -207,6 +207,8 @@
 #define TG_FN_verrx 334
 #define TG_FN_err 335
 #define TG_FN_errx 336
+#define TG_FN_error 337
+#define TG_FN_error_at_line 338
 #define TG_FN_remove 274
 #define TG_FN_MPI_Abort 1000
 #define TG_FN_MPI_Accumulate 1001

@@ -8,6 +8,7 @@
 #include "../libcommon/exe.h"
 
 #include <err.h>
+#include <error.h>
 #include <limits.h>
 #include <sys/syscall.h>
 
@@ -786,6 +787,108 @@ TG_EXPORT void errx(int eval, const char *fmt, ...)
 	traced_warn("vwarnx", 0, fmt, ap);
 	va_end(ap);
 	exit(eval);
+}
+
+/*
+ * error(3) and error_at_line(3) flush stdout, then write one line on
+ * stderr: the program's name (or what error_print_progname prints), for
+ * error_at_line the file and line, ": ", the message, ": " and errnum's
+ * message when errnum is not 0, a newline; then exit(status) when status
+ * is not 0.  glibc exports no form that takes a va_list: the message is
+ * formatted here and handed to the real one as "%s", which prints the
+ * same bytes.  The flush of stdout is the traced fflush, the line the
+ * fputs of it on stderr.  error_at_line prints nothing for a repeat of the
+ * previous file and line when error_one_per_line is set: kept here as
+ * glibc keeps it.
+ */
+static char *error_msg(char *buf, size_t cap, const char *fmt, va_list ap, int *n)
+{
+	va_list aq;
+	char *m = buf;
+
+	va_copy(aq, ap);
+	*n = vsnprintf(buf, cap, fmt, aq);
+	va_end(aq);
+	if (*n >= 0 && (size_t)*n >= cap) {
+		m = mmap(NULL, (size_t)*n + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		vsnprintf(m, (size_t)*n + 1, fmt, ap);
+	}
+	return m;
+}
+
+static void traced_error(int at, int status, int errnum, const char *file, unsigned line,
+			 const char *fmt, va_list ap)
+{
+	typedef void (*error_fn)(int, int, const char *, ...);
+	typedef void (*error_at_fn)(int, int, const char *, unsigned, const char *, ...);
+	static void *real[2];
+	static const char *last_file;
+	static unsigned last_line;
+	char buf[1024], *m;
+	struct tg_call c;
+	int64_t len;
+	int n, err = errno;
+
+	if (!real[at])
+		real[at] = tg_real(at ? "error_at_line" : "error", NULL);
+	if (!real[at] || !(m = error_msg(buf, sizeof(buf), fmt, ap, &n))) {
+		errno = err;
+		return;	/* (no memory for a long message: as glibc, then, nothing) */
+	}
+	if (at && error_one_per_line) {
+		if (line == last_line && (file == last_file ||
+					  (file && last_file && strcmp(file, last_file) == 0)))
+			goto out;	/* glibc prints nothing */
+		last_file = file;
+		last_line = line;
+	}
+	fflush(stdout);
+	if (!std_enter(&c, TG_FN_fputs, stderr)) {
+		errno = err;
+		if (at)
+			((error_at_fn)real[1])(0, errnum, file, line, "%s", m);
+		else
+			((error_fn)real[0])(0, errnum, "%s", m);
+		goto out;
+	}
+	len = n < 0 || error_print_progname ? -1 :
+		(int64_t)strlen(program_invocation_name) + 2 + n + 1 +
+		(errnum ? 2 + (int64_t)strlen(strerror(errnum)) : 0) +
+		(!at ? 0 : file ? (int64_t)strlen(file) + 1 + snprintf(NULL, 0, "%u:", line) : 0);
+	errno = err;
+	if (at)
+		((error_at_fn)real[1])(0, errnum, file, line, "%s", m);
+	else
+		((error_fn)real[0])(0, errnum, "%s", m);
+	stderr_line(&c, fmt, len);
+out:
+	if (m != buf)
+		munmap(m, (size_t)n + 1);
+	errno = err;
+	if (status)
+		exit(status);
+}
+
+TG_EXPORT void error(int status, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	traced_error(0, status, errnum, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+TG_EXPORT void error_at_line(int status, int errnum, const char *file, unsigned line,
+			     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	traced_error(1, status, errnum, file, line, fmt, ap);
+	va_end(ap);
 }
 
 /* putchar(c) is putc(c, stdout) */
