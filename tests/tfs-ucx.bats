@@ -708,6 +708,107 @@ fork: child 0' ]
 # write makes no fsync, so only the posix model, the one verify-io names
 # for its POSIX layer (aio.bats), makes the reads right; under commit the
 # program ends all the same.
+# sread STEP...: tests/tfs/sread.py on the mount (TFS_CONSISTENCY as set);
+# under TFS_STATS=1 its requests on standard error
+sread() {
+	env LD_PRELOAD="$PRELOAD" timeout 60 python3 "$TG_TOP/tests/tfs/sread.py" "$@"
+}
+
+# queries: the QUERY requests of the TFS_STATS line on standard error
+queries() {
+	printf '%s\n' "$stderr" | sed -n 's/.* QUERY=\([0-9]*\)\/.*/\1/p'
+}
+
+@test "session: a reader that opened after the writer's close sees every byte, from the writer's buffer and then the backing file, with one QUERY per open (it was one per read)" {
+	start
+	export TFS_CONSISTENCY=session
+	sread open:1:/tfs-test/s:wt write:1:0:A:20000 write:1:20000:B:12768 close:1 \
+		touch:closed wait:done 3>&- &
+	local w=$!
+	for _ in $(seq 200); do [ -e closed ] && break; sleep 0.05; done
+	[ -e closed ]
+	[ ! -e pfs/s ]
+	run -0 --separate-stderr env TFS_STATS=1 \
+		LD_PRELOAD="$PRELOAD" timeout 60 python3 "$TG_TOP/tests/tfs/sread.py" open:1:/tfs-test/s:r reads:1:512:64 reads:1:4096:8 read:1:32000:4096
+	[ "${lines[*]}" = "reads: A*20000 B*12768 reads: A*20000 B*12768 read 32000: B*768" ]
+	[ "$(queries)" = 1 ]
+	[[ "$stderr" == *" PEER_READ="* ]]
+	touch done
+	wait "$w"
+	[ "$(wc -c < pfs/s)" = 32768 ]
+	run -0 --separate-stderr env TFS_STATS=1 \
+		LD_PRELOAD="$PRELOAD" timeout 60 python3 "$TG_TOP/tests/tfs/sread.py" open:1:/tfs-test/s:r reads:1:512:64 open:2:/tfs-test/s:r reads:2:4096:8
+	[ "${lines[*]}" = "reads: A*20000 B*12768 reads: A*20000 B*12768" ]
+	[ "$(queries)" = 2 ]
+}
+
+@test "session: a reader that opened before another process's close reads its snapshot or the new bytes, never others, by one QUERY; a reopen sees the new bytes" {
+	start
+	export TFS_CONSISTENCY=session
+	sread open:1:/tfs-test/s:wt write:1:0:A:8192 close:1
+	[ "$(cat pfs/s | tr -d A | wc -c)" = 0 ]
+	sread wait:opened open:1:/tfs-test/s:rw write:1:0:B:8192 write:1:8192:C:100 close:1 \
+		touch:closed wait:done 3>&- &
+	local w=$!
+	run -0 --separate-stderr env TFS_STATS=1 \
+		LD_PRELOAD="$PRELOAD" timeout 60 python3 "$TG_TOP/tests/tfs/sread.py" \
+		open:1:/tfs-test/s:r read:1:0:512 touch:opened wait:closed reads:1:512:17 \
+		close:1 open:1:/tfs-test/s:r reads:1:512:17
+	[ "${lines[0]}" = "read 0: A*512" ]
+	# what the model allows: each block the old bytes or the new, the end
+	# the old one or the new, never a mix within a write nor zeros
+	[[ "${lines[1]}" =~ ^"reads: "(A\*8192|B\*8192 C\*100)$ ]]
+	[ "${lines[2]}" = "reads: B*8192 C*100" ]
+	# the cheap path: a QUERY per open, not per read
+	[ "$(queries)" = 2 ]
+	touch done
+	wait "$w"
+}
+
+@test "session: a process reads back its own writes (overwrites, past the end, through another descriptor closed meanwhile, and a dup) over the owner map its first read took" {
+	start
+	export TFS_CONSISTENCY=session
+	sread open:1:/tfs-test/s:wt write:1:0:o:2000 close:1 touch:closed wait:done 3>&- &
+	local w=$!
+	for _ in $(seq 200); do [ -e closed ] && break; sleep 0.05; done
+	run -0 --separate-stderr env TFS_STATS=1 \
+		LD_PRELOAD="$PRELOAD" timeout 60 python3 "$TG_TOP/tests/tfs/sread.py" \
+		open:1:/tfs-test/s:rw open:2:/tfs-test/s:r read:1:0:2000 read:2:0:2000 \
+		write:1:500:x:100 read:1:0:2000 read:2:0:2000 \
+		write:1:3000:e:10 read:1:0:4000 dup:3:1 read:3:2990:100 \
+		open:4:/tfs-test/s:rw write:4:0:y:10 close:4 read:2:0:20 read:1:0:20 \
+		write:1:0:z:5 close:1 read:2:0:20 read:3:0:20
+	[ "${lines[0]}" = "read 0: o*2000" ]
+	[ "${lines[1]}" = "read 0: o*2000" ]
+	[ "${lines[2]}" = "read 0: o*500 x*100 o*1400" ]
+	[ "${lines[3]}" = "read 0: o*500 x*100 o*1400" ]
+	[ "${lines[4]}" = "read 0: o*500 x*100 o*1400 0*1000 e*10" ]
+	[ "${lines[5]}" = "read 2990: 0*10 e*10" ]
+	[ "${lines[6]}" = "read 0: y*10 o*10" ]
+	[ "${lines[7]}" = "read 0: y*10 o*10" ]
+	[ "${lines[8]}" = "read 0: z*5 y*5 o*10" ]
+	[ "${lines[9]}" = "read 0: z*5 y*5 o*10" ]
+	[ "${#lines[@]}" = 10 ]
+	touch done
+	wait "$w"
+}
+
+@test "commit: a reader ordered after another process's fsync sees its bytes without opening again, and asks the server at every read" {
+	start
+	export TFS_CONSISTENCY=commit
+	sread open:1:/tfs-test/c:wt write:1:0:A:4096 close:1
+	sread wait:opened open:1:/tfs-test/c:rw write:1:0:B:4096 write:1:4096:C:10 fsync:1 \
+		touch:synced wait:done 3>&- &
+	local w=$!
+	run -0 --separate-stderr env TFS_STATS=1 \
+		LD_PRELOAD="$PRELOAD" timeout 60 python3 "$TG_TOP/tests/tfs/sread.py" \
+		open:1:/tfs-test/c:r read:1:0:8192 touch:opened wait:synced read:1:0:8192 reads:1:512:9
+	[ "${lines[*]}" = "read 0: A*4096 read 0: B*4096 C*10 reads: B*4096 C*10" ]
+	[ "$(queries)" = 11 ]
+	touch done
+	wait "$w"
+}
+
 @test "MPI_File_iwrite_at and MPI_File_iread_at (ROMIO's POSIX AIO) on the mount: each rank reads its neighbour's part under posix; under commit it ends" {
 	[ -x "$B/iwrite" ] || skip "mpicc.mpich is missing"
 	start

@@ -110,6 +110,13 @@ struct tfs_file {
 	uint64_t pos;
 	unsigned gen;		/* C.gen when opened */
 	int posix;		/* TFS_O_POSIX: writes as pending writer, attached at close */
+	int session;		/* TFS_O_SESSION: synced reads go by snap[] */
+	/* under f->lock: */
+	int pfsfd;		/* the backing file from the first read on, or -1 */
+	tfs_interval_t *snap;	/* TFS_O_SESSION: the owners the first synced read's */
+	int nsnap;		/* QUERY named, kept for the reads after it, */
+	int snapped;		/* while the tree's changes are snap_changes */
+	uint64_t snap_eof, snap_changes;
 };
 
 struct peer {
@@ -869,7 +876,7 @@ static int dir_writable(const char *pp)
 struct pw;
 static int pw_parse(struct tfs_rd *rd, struct pw **v, uint32_t *n);
 static int truncate_settle(struct lfile *f, uint64_t length, struct pw *v, uint32_t n);
-static uint64_t synced_eof(struct lfile *f);
+static uint64_t synced_eof(struct lfile *f, int pfsfd);
 
 tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 {
@@ -887,7 +894,7 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	void *mem;
 
 	if (!pathname || (flags & ~(TFS_O_CREAT | TFS_O_EXCL | TFS_O_TRUNC | TFS_O_POSIX |
-				    TFS_O_READ | TFS_O_WRITE))) {
+				    TFS_O_READ | TFS_O_WRITE | TFS_O_SESSION))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -996,6 +1003,8 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	h->f = f;
 	h->gen = C.gen;
 	h->posix = !!(flags & TFS_O_POSIX);
+	h->session = !!(flags & TFS_O_SESSION);
+	h->pfsfd = -1;
 	/* pending writers' earlier writes, once attached, are cut too */
 	if (truncate_settle(f, 0, pv, np) < 0) {
 		int e = errno;
@@ -1116,6 +1125,9 @@ int tfs_close(tfs_file_t *file)
 	/* a posix handle's writes were visible: they stay so (ATTACH_CLEAN) */
 	if (file->posix && attach_range(f, 0, UINT64_MAX, ATTACH_PENDING) < 0)
 		rc = -1;
+	if (file->pfsfd >= 0)
+		tfs_fd_close(file->pfsfd);
+	free(file->snap);
 	free(file);
 	pthread_mutex_lock(&C.lock);
 	pthread_mutex_lock(&f->lock);
@@ -1490,6 +1502,17 @@ static int pfs_fd(const struct lfile *f)
 	return tfs_fd_high(open(p, O_RDONLY | O_CLOEXEC));
 }
 
+/* @file's backing file, opened by its first read and kept until
+ * tfs_close, as a descriptor of the file itself would be (an open per
+ * read cost more than a small read); -1 while there is none, asked again
+ * at the next read.  With f->lock held. */
+static int file_pfs(struct tfs_file *file)
+{
+	if (file->pfsfd < 0)
+		file->pfsfd = pfs_fd(file->f);
+	return file->pfsfd;
+}
+
 /* Fill [off, off+n) of @buf: local writes where there are any, else the
  * backing file, else zeros.  With f->lock held. */
 struct fill {
@@ -1529,15 +1552,13 @@ static int fill_one(const struct tfs_iv *iv, void *arg)
 	return 0;
 }
 
-static int fill_local(struct lfile *f, void *buf, uint64_t off, size_t n)
+static int fill_local(struct lfile *f, int pfsfd, void *buf, uint64_t off, size_t n)
 {
-	struct fill c = { buf, off, off, f->bbfd, pfs_fd(f), 0 };
+	struct fill c = { buf, off, off, f->bbfd, pfsfd, 0 };
 
 	tfs_itree_each(&f->tree, off, off + n, fill_one, &c);
 	if (!c.err)
 		fill_gap(&c, off + n);
-	if (c.pfsfd >= 0)
-		tfs_fd_close(c.pfsfd);
 	if (c.err) {
 		errno = c.err;
 		return -1;
@@ -1545,19 +1566,27 @@ static int fill_local(struct lfile *f, void *buf, uint64_t off, size_t n)
 	return 0;
 }
 
-/* The end of file as this process knows it; with f->lock held. */
-static uint64_t known_eof(struct lfile *f)
+/* The size of @f's backing file, through @pfsfd when it is open; 0 when
+ * there is none. */
+static uint64_t pfs_size(const struct lfile *f, int pfsfd)
 {
-	uint64_t e = f->eof, t = tfs_itree_end(&f->tree);
 	char p[PATH_MAX];
 	struct stat st;
 
+	if (pfsfd >= 0 ? fstat(pfsfd, &st) == 0
+		       : lfile_pfs(f, p, sizeof(p)) == 0 && stat(p, &st) == 0)
+		return (uint64_t)st.st_size;
+	return 0;
+}
+
+/* The end of file as this process knows it; with f->lock held. */
+static uint64_t known_eof(struct lfile *f, int pfsfd)
+{
+	uint64_t e = f->eof, t = tfs_itree_end(&f->tree), s = pfs_size(f, pfsfd);
+
 	if (t > e)
 		e = t;
-	if (lfile_pfs(f, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
-	    (uint64_t)st.st_size > e)
-		e = (uint64_t)st.st_size;
-	return e;
+	return s > e ? s : e;
 }
 
 ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
@@ -1565,6 +1594,7 @@ ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
 	struct lfile *f;
 	uint64_t eof;
 	size_t n;
+	int pfsfd;
 
 	if (!live(file)) {
 		errno = EBADF;
@@ -1576,9 +1606,10 @@ ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
 	}
 	f = file->f;
 	pthread_mutex_lock(&f->lock);
-	eof = known_eof(f);
+	pfsfd = file_pfs(file);
+	eof = known_eof(f, pfsfd);
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
-	if (n && fill_local(f, buf, offset, n) < 0) {
+	if (n && fill_local(f, pfsfd, buf, offset, n) < 0) {
 		pthread_mutex_unlock(&f->lock);
 		return -1;
 	}
@@ -2171,7 +2202,7 @@ static int server_eof(struct lfile *f, uint64_t atleast, uint64_t *eof)
 	 * process's truncate may have cut since (stat and fstat answered
 	 * the old size to the writer) */
 	f->qeof = *eof;
-	*eof = synced_eof(f);
+	*eof = synced_eof(f, -1);
 	pthread_mutex_unlock(&f->lock);
 	return 0;
 }
@@ -2931,30 +2962,85 @@ static int dirty_end_of(const struct tfs_iv *iv, void *arg)
  * grows: a read past the end another process truncated to found bytes
  * there (zeros).
  */
-static uint64_t synced_eof(struct lfile *f)
+static uint64_t synced_eof(struct lfile *f, int pfsfd)
 {
-	uint64_t e = f->qeof;
-	char p[PATH_MAX];
-	struct stat st;
+	uint64_t e = f->qeof, s = pfs_size(f, pfsfd);
 
 	/* only what lies past the server's end can move it */
 	tfs_itree_each(&f->tree, f->qeof, UINT64_MAX, dirty_end_of, &e);
-	if (lfile_pfs(f, p, sizeof(p)) == 0 && stat(p, &st) == 0 &&
-	    (uint64_t)st.st_size > e)
-		e = (uint64_t)st.st_size;
-	return e;
+	return s > e ? s : e;
 }
 
-/* One try of tfs_pread_synced(): the spans whose owner did not deliver
- * counted in *@failed (their bytes in @buf are not to be used). */
-static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offset, int *failed)
+static int iv_by_offset(const void *a, const void *b)
+{
+	uint64_t x = ((const tfs_interval_t *)a)->offset, y = ((const tfs_interval_t *)b)->offset;
+
+	return (x > y) - (x < y);
+}
+
+/* The intervals of @file's session map (in offset order, disjoint)
+ * overlapping [@offset, @offset + @size), clipped to it, copied into
+ * *@own (the map may be replaced once f->lock is let go), their number
+ * into *@nown.  With f->lock held.  Returns 0 or -1. */
+static int snap_pick(struct tfs_file *file, uint64_t offset, size_t size, tfs_interval_t **own,
+		     int *nown)
+{
+	int lo = 0, hi = file->nsnap, k;
+
+	*own = NULL;
+	*nown = 0;
+	/* the first that ends past @offset: a read costs O(log n), not n */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (file->snap[mid].offset + file->snap[mid].size <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k < file->nsnap && file->snap[k].offset < offset + size; k++)
+		;
+	if (k == lo)
+		return 0;
+	if (!(*own = malloc((size_t)(k - lo) * sizeof(**own)))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int i = lo; i < k; i++) {
+		tfs_interval_t v = file->snap[i];
+		uint64_t s = v.offset, e = v.offset + v.size;
+
+		/* clipped, as the server clips a QUERY's answer */
+		v.offset = s > offset ? s : offset;
+		v.size = (e < offset + size ? e : offset + size) - v.offset;
+		(*own)[(*nown)++] = v;
+	}
+	return 0;
+}
+
+/*
+ * One try of tfs_pread_synced(): the spans whose owner did not deliver
+ * counted in *@failed (their bytes in @buf are not to be used); @fresh:
+ * the server is asked even where a session map is kept.
+ *
+ * A TFS_O_SESSION handle asks the server once, for the whole file, and
+ * keeps the answer (the owners, the end) for its later reads: the
+ * session model owes a reader only what was closed before its open, and
+ * one QUERY per read cost 30 times a small read of the burst buffer.
+ * What this process writes, attaches, detaches or truncates after that
+ * QUERY is not in the map (its tree changed since: a range the map gives
+ * another owner may be newer here), so the next read asks again; so does
+ * a read whose owner did not deliver (@fresh: it may have staged out).
+ */
+static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offset, int fresh,
+			   int *failed)
 {
 	tfs_interval_t *own = NULL;
 	struct plan p = { 0 };
 	struct lfile *f;
 	uint64_t eof;
 	size_t n;
-	int nown = 0;
+	int nown = 0, pfsfd, kept = 0, session;
 
 	f = file->f;
 	/*
@@ -2965,23 +3051,63 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 	 */
 	for (;;) {
 		unsigned seen;
+		uint64_t changes;
 
 		pthread_mutex_lock(&f->lock);
+		session = size && file->session;
+		if (session && file->snapped && !fresh &&
+		    file->snap_changes == f->tree.changes) {
+			if (snap_pick(file, offset, size, &own, &nown) < 0) {
+				pthread_mutex_unlock(&f->lock);
+				return -1;
+			}
+			kept = 1;
+			break;
+		}
 		seen = f->attaches;
+		changes = f->tree.changes;
 		pthread_mutex_unlock(&f->lock);
-		if (size && query(f, offset, size, 0, &own, &nown) < 0)
+		if (session && query(f, 0, UINT64_MAX, 0, &own, &nown) < 0) {
+			if (errno != EOVERFLOW)
+				return -1;
+			/* more owners than one reply holds: a QUERY per read */
+			pthread_mutex_lock(&f->lock);
+			file->session = session = 0;
+			pthread_mutex_unlock(&f->lock);
+		}
+		if (size && !session && query(f, offset, size, 0, &own, &nown) < 0)
 			return -1;
 		pthread_mutex_lock(&f->lock);
-		if (f->attaches == seen)
+		if (f->attaches == seen && (!session || f->tree.changes == changes))
 			break;
 		pthread_mutex_unlock(&f->lock);
 		free(own);
 		own = NULL;
 		nown = 0;
 	}
-	eof = size ? synced_eof(f) : known_eof(f);
+	pfsfd = file_pfs(file);
+	if (kept) {
+		eof = file->snap_eof;
+	} else {
+		eof = size ? synced_eof(f, pfsfd) : known_eof(f, pfsfd);
+		if (session) {
+			tfs_interval_t *all = own;
+
+			qsort(all, (size_t)nown, sizeof(*all), iv_by_offset);
+			free(file->snap);
+			file->snap = all;
+			file->nsnap = nown;
+			file->snap_eof = eof;
+			file->snap_changes = f->tree.changes;
+			file->snapped = 1;
+			if (snap_pick(file, offset, size, &own, &nown) < 0) {
+				pthread_mutex_unlock(&f->lock);
+				return -1;
+			}
+		}
+	}
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
-	if (n && fill_local(f, buf, offset, n) < 0) {
+	if (n && fill_local(f, pfsfd, buf, offset, n) < 0) {
 		pthread_mutex_unlock(&f->lock);
 		free(own);
 		return -1;
@@ -3045,7 +3171,7 @@ ssize_t tfs_pread_synced(tfs_file_t *file, void *buf, size_t size, size_t offset
 	until = tfsi_now_ms() + C.timeout_ms;
 	for (int t = 1;; t++) {
 		failed = 0;
-		r = read_synced(file, buf, size, offset, &failed);
+		r = read_synced(file, buf, size, offset, t > 1, &failed);
 		if (r < 0 || !failed)
 			return r;
 		if (t >= READ_TRIES && tfsi_now_ms() >= until) {

@@ -20,6 +20,7 @@ void tfs_itree_init(struct tfs_itree *t)
 	t->root = NULL;
 	t->count = 0;
 	t->seed = 0x9e3779b97f4a7c15ull;
+	t->changes = 0;
 }
 
 static void free_all(struct tfs_itnode *n)
@@ -38,6 +39,7 @@ void tfs_itree_release(struct tfs_itree *t)
 	free_all(t->root);
 	t->root = NULL;
 	t->count = 0;
+	t->changes++;
 }
 
 static struct tfs_itnode *node_new(struct tfs_itree *t, const struct tfs_iv *iv)
@@ -182,6 +184,7 @@ int tfs_itree_assign(struct tfs_itree *t, const struct tfs_iv *v)
 
 	if (v->end <= v->start)
 		return 0;
+	t->changes++;
 	/* past every interval (a log-structured writer's append): the last
 	 * one grows in place, or @v joins at the right, with nothing cut */
 	x = rightmost(t->root);
@@ -264,6 +267,7 @@ int tfs_itree_remove(struct tfs_itree *t, uint64_t start, uint64_t end,
 
 	if (end <= start)
 		return 0;
+	t->changes++;
 	if (!(spare = node_new(t, &dummy))) {
 		errno = ENOMEM;
 		return -1;

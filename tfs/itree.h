@@ -30,6 +30,9 @@ struct tfs_itree {
 	struct tfs_itnode *root;
 	size_t count;		/* intervals held */
 	uint64_t seed;		/* priorities */
+	uint64_t changes;	/* assigns, removes and releases so far: a
+				 * reader that cached what the tree held sees
+				 * that it may hold something else now */
 };
 
 void tfs_itree_init(struct tfs_itree *t);

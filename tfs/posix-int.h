@@ -111,6 +111,10 @@ uint64_t pos_get(struct ofd *o);
 /* Start this process's TangramFS client, once; with in_tfs raised. */
 void client_start(void);
 
+/* The TFS_O_* flags of the consistency model every handle opens with
+ * (TFS_O_SESSION under session). */
+unsigned model_flags(void);
+
 /* Say, once per process, that @what failed (errno). */
 void warn_once(const char *what);
 

@@ -1042,6 +1042,7 @@ int mount_openfd_mode(const char *rel, int flags, mode_t mode, const char *orig)
 		tf |= TFS_O_READ;
 	if ((flags & O_ACCMODE) != O_RDONLY)
 		tf |= TFS_O_WRITE;
+	tf |= model_flags();
 	in_tfs++;
 	client_start();
 	h = tfs_open_mode(rel, tf, (unsigned)mode);
@@ -1104,7 +1105,7 @@ static tfs_file_t *H(struct ofd *o)
 	pthread_mutex_lock(&fresh_lock);
 	if (atomic_load(&o->stale)) {
 		client_start();
-		if (!o->rel || !(h = tfs_open_flags(o->rel, 0))) {
+		if (!o->rel || !(h = tfs_open_flags(o->rel, model_flags()))) {
 			if (!o->rel)
 				errno = EBADF;
 			pthread_mutex_unlock(&fresh_lock);
@@ -1368,6 +1369,16 @@ EXPORT int close(int fd)
 }
 
 /* ---- data ------------------------------------------------------------------------ */
+
+/* Under session a handle reads by one QUERY until it is closed (the
+ * model owes it only what was closed before its open); posix and commit
+ * ask the server at every read, as their readers must see every write, or
+ * every commit, that came before the read.  The lock design reads under
+ * its locks, never by a QUERY. */
+unsigned model_flags(void)
+{
+	return model == M_SESSION && !lockdesign ? TFS_O_SESSION : 0;
+}
 
 static ssize_t o_read(struct ofd *o, void *buf, size_t n, uint64_t off)
 {

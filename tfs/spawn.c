@@ -803,7 +803,7 @@ static void adopt(const char *list)
 
 			in_tfs++;
 			client_start();
-			h = tfs_open_flags(line + off, 0);
+			h = tfs_open_flags(line + off, model_flags());
 			in_tfs--;
 			if (!h || !(o = calloc(1, sizeof(*o)))) {
 				warn_once(line + off);

@@ -207,6 +207,13 @@ int tfs_lock_stats(uint64_t counts[3]);
  * open's access mode. */
 #define TFS_O_READ 16u
 #define TFS_O_WRITE 32u
+/* The session model's reads on this handle: tfs_pread_synced asks the
+ * server once (QUERY, the whole file) and reads by that answer until
+ * tfs_close; it sees what other processes attached before then, and never
+ * misses this process's own writes (after one, attach, detach or
+ * truncation of the file in this process, the next read asks again).
+ * libtfs-posix.so sets it under TFS_CONSISTENCY=session. */
+#define TFS_O_SESSION 64u
 
 /* Connect to the server named by TFS_SERVER (done by the first call that
  * needs it).  Returns 0 or -1. */
