@@ -577,7 +577,7 @@ static int is_h5open(void *arg, const char *name, const Elf64_Sym *sym)
  * function of HDF5's names (H5..., its portability layer's HD... and
  * Pflock, Nflock) and takes in the file-local functions between them.
  */
-#define H5S_MAX 64
+#define H5S_MAX 256
 size_t tg_h5s_n;
 static uintptr_t h5s_lo[H5S_MAX], h5s_hi[H5S_MAX];
 
