@@ -195,7 +195,11 @@ wait_gone() {
 	"$B/prim" wait:r
 	kill -9 "$c"
 	wait "$c" || true
-	for _ in $(seq 50); do [ -s pfs/a ] && break; sleep 0.1; done
+	# (the server logs the rescue after the copy is in place)
+	for _ in $(seq 50); do
+		[ -s pfs/a ] && grep -q "client pid $c (node 1) died" srv.log && break
+		sleep 0.1
+	done
 	[ "$(cat pfs/a)" = kept ]
 	grep -q "client pid $c (node 1) died: staged out 4 bytes of a it had attached" srv.log
 	run -0 tfs-server --stop srv
