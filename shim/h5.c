@@ -501,15 +501,18 @@ TG_EXPORT herr_t H5open(void)
 
 /* ---- HDF5 linked into the program --------------------------------------- */
 
-/* Call @fn(@arg, name, symbol) for each function the ELF file mapped at @m
- * (@n bytes) defines in its symbol tables (.symtab and .dynsym: one of
- * them when the file was stripped), until it returns nonzero; returns
- * that, or 0. */
+/* Call @fn(@arg, name, symbol, file) for each function the ELF file mapped
+ * at @m (@n bytes) defines in its symbol tables (.symtab and .dynsym: one
+ * of them when the file was stripped), until it returns nonzero; returns
+ * that, or 0.  file: for a file-local function, the name of the object
+ * or source file it came from (the FILE symbol before it), else NULL. */
 static int elf_functions(const unsigned char *m, size_t n,
-			 int (*fn)(void *, const char *, const Elf64_Sym *), void *arg)
+			 int (*fn)(void *, const char *, const Elf64_Sym *, const char *),
+			 void *arg)
 {
 	const Elf64_Ehdr *eh = (const void *)m;
 	const Elf64_Shdr *sh;
+	const char *file;
 	unsigned i;
 	int rc;
 
@@ -533,15 +536,40 @@ static int elf_functions(const unsigned char *m, size_t n,
 			continue;
 		sym = (const void *)(m + sh[i].sh_offset);
 		ns = sh[i].sh_size / sizeof(*sym);
+		file = NULL;
 		for (k = 0; k < ns; k++) {
-			if (sym[k].st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC ||
-			    sym[k].st_name >= st->sh_size)
+			const char *name = (const char *)m + st->sh_offset + sym[k].st_name;
+
+			if (sym[k].st_name >= st->sh_size)
 				continue;
-			rc = fn(arg, (const char *)m + st->sh_offset + sym[k].st_name, &sym[k]);
+			if (ELF64_ST_TYPE(sym[k].st_info) == STT_FILE)
+				file = name;
+			if (sym[k].st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC)
+				continue;
+			rc = fn(arg, name, &sym[k],
+				ELF64_ST_BIND(sym[k].st_info) == STB_LOCAL ? file : NULL);
 			if (rc)
 				return rc;
 		}
 	}
+	return 0;
+}
+
+/* Whether the ELF file mapped at @m (@n bytes, checked by elf_functions)
+ * has a .symtab: it was not stripped. */
+static int elf_symtab(const unsigned char *m, size_t n)
+{
+	const Elf64_Ehdr *eh = (const void *)m;
+	const Elf64_Shdr *sh;
+	unsigned i;
+
+	if (n < sizeof(*eh) || eh->e_shoff > n ||
+	    (size_t)eh->e_shnum * sizeof(*sh) > n - eh->e_shoff)
+		return 0;
+	sh = (const void *)(m + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB)
+			return 1;
 	return 0;
 }
 
@@ -563,57 +591,71 @@ static const unsigned char *map_exe(size_t *n)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-static int is_h5open(void *arg, const char *name, const Elf64_Sym *sym)
+static int is_h5open(void *arg, const char *name, const Elf64_Sym *sym, const char *file)
 {
 	(void)arg;
 	(void)sym;
+	(void)file;
 	return strcmp(name, "H5open") == 0;
 }
 
 /*
  * HDF5 linked into the program: its code, as address ranges.  The linker
  * lays out an archive's members one after the other, so HDF5's functions
- * make a few runs among the program's: each run begins and ends at a
- * function of HDF5's names (H5..., its portability layer's HD... and
- * Pflock, Nflock) and takes in the file-local functions between them.
+ * make a few runs among the program's.  A function is HDF5's by its name
+ * (H5...), or, when file-local, by the file it came from (H5*.c, whose
+ * FILE symbol precedes its local ones); its portability layer's HD...,
+ * Pflock and Nflock, and local functions of no known file, may lie inside
+ * a run, but neither begins nor ends one; a function of another file or
+ * name ends it.  Where the table names files, a run must hold a function
+ * of an HDF5 file: a program's own function named H5_something is not
+ * HDF5's.
  */
 #define H5S_MAX 256
 size_t tg_h5s_n;
 static uintptr_t h5s_lo[H5S_MAX], h5s_hi[H5S_MAX];
 
+enum { FS_OTHER, FS_MAYBE, FS_NAMED, FS_H5FILE };
+
 struct fsym {
 	uintptr_t lo, hi;
-	int kind;	/* 2 HDF5's name, 1 file-local, 0 another's */
+	int kind;	/* FS_* */
 };
 
 struct fsyms {
 	struct fsym *v;
 	size_t n, cap;
+	int files;	/* the table names the files of local functions */
 };
 
-static int h5_named(const char *name)
-{
-	return (name[0] == 'H' && (name[1] == '5' || name[1] == 'D')) ||
-	       strcmp(name, "Pflock") == 0 || strcmp(name, "Nflock") == 0;
-}
-
-static int add_fsym(void *arg, const char *name, const Elf64_Sym *sym)
+static int add_fsym(void *arg, const char *name, const Elf64_Sym *sym, const char *file)
 {
 	struct fsyms *f = arg;
+	struct fsym *v;
 
 	if (f->n == f->cap)
-		return 1;	/* more than counted: the .dynsym's copies */
-	f->v[f->n].lo = (uintptr_t)sym->st_value;
-	f->v[f->n].hi = (uintptr_t)(sym->st_value + sym->st_size);
-	f->v[f->n].kind = h5_named(name) ? 2 : ELF64_ST_BIND(sym->st_info) == STB_LOCAL;
-	f->n++;
+		return 1;
+	v = &f->v[f->n++];
+	v->lo = (uintptr_t)sym->st_value;
+	v->hi = (uintptr_t)(sym->st_value + sym->st_size);
+	if (file) {
+		f->files = 1;
+		v->kind = strncmp(file, "H5", 2) == 0 ? FS_H5FILE : FS_OTHER;
+	} else if (name[0] == 'H' && name[1] == '5') {
+		v->kind = FS_NAMED;
+	} else {
+		v->kind = (name[0] == 'H' && name[1] == 'D') || strcmp(name, "Pflock") == 0 ||
+			  strcmp(name, "Nflock") == 0 || ELF64_ST_BIND(sym->st_info) == STB_LOCAL ?
+			  FS_MAYBE : FS_OTHER;
+	}
 	return 0;
 }
 
-static int count_fsym(void *arg, const char *name, const Elf64_Sym *sym)
+static int count_fsym(void *arg, const char *name, const Elf64_Sym *sym, const char *file)
 {
 	(void)name;
 	(void)sym;
+	(void)file;
 	++*(size_t *)arg;
 	return 0;
 }
@@ -623,6 +665,20 @@ static int fsym_cmp(const void *a, const void *b)
 	const struct fsym *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Add [@lo, @hi) to the runs; past H5S_MAX, the last run is stretched
+ * over it (what lies between is taken as HDF5's, rather than HDF5's code
+ * as the program's). */
+static size_t add_run(size_t runs, uintptr_t lo, uintptr_t hi)
+{
+	if (runs == H5S_MAX) {
+		h5s_hi[runs - 1] = hi;
+		return runs;
+	}
+	h5s_lo[runs] = lo;
+	h5s_hi[runs] = hi;
+	return runs + 1;
 }
 
 static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
@@ -644,7 +700,7 @@ static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
  */
 void tg_h5_static_find(void)
 {
-	struct fsyms f = { NULL, 0, 0 };
+	struct fsyms f = { NULL, 0, 0, 0 };
 	const unsigned char *m;
 	uintptr_t base = 0, hi;
 	size_t n = 0, i, j, runs = 0;
@@ -663,23 +719,26 @@ void tg_h5_static_find(void)
 		elf_functions(m, n, add_fsym, &f);
 		qsort(f.v, f.n, sizeof(*f.v), fsym_cmp);
 		dl_iterate_phdr(main_base, &base);
-		for (i = 0; i < f.n && runs < H5S_MAX; i = j) {
-			size_t last;
+		for (i = 0; i < f.n; i = j) {
+			size_t last = i;
+			int h5file = 0;
 
-			if (f.v[i].kind != 2) {
+			if (f.v[i].kind < FS_NAMED) {
 				j = i + 1;
 				continue;
 			}
 			hi = f.v[i].hi;
-			for (j = last = i; j < f.n && f.v[j].kind; j++)
-				if (f.v[j].kind == 2)
+			for (j = i; j < f.n && f.v[j].kind != FS_OTHER; j++) {
+				if (f.v[j].kind >= FS_NAMED)
 					last = j;
+				h5file |= f.v[j].kind == FS_H5FILE;
+			}
 			for (j = i; j <= last; j++)
 				if (f.v[j].hi > hi)
 					hi = f.v[j].hi;
-			h5s_lo[runs] = base + f.v[i].lo;
-			h5s_hi[runs++] = base + hi;
 			j = last + 1;
+			if (h5file || !f.files)
+				runs = add_run(runs, base + f.v[i].lo, base + hi);
 		}
 		syscall(SYS_munmap, f.v, f.cap * sizeof(*f.v) + 1);
 	}
@@ -716,6 +775,11 @@ void tg_h5_check_static(int rank)
 		"tangram: HDF5 is linked into this program statically (h5pcc's default): "
 		"its HDF5 calls are not traced, only the MPI and POSIX calls HDF5 makes; "
 		"build with 'h5pcc -shlib' or link -lhdf5\n";
+	static const char stripped[] =
+		"tangram: HDF5 is linked into this stripped program statically: "
+		"its HDF5 calls are not traced, and the calls HDF5 makes count as the program's; "
+		"build with 'h5pcc -shlib' or link -lhdf5\n";
+	static const char vers[] = "HDF5 library version: ";
 	const unsigned char *m;
 	size_t n = 0;
 	int found;
@@ -723,8 +787,13 @@ void tg_h5_check_static(int rank)
 	if (rank > 0 || !(tg_layer_mask & (1u << TG_LAYER_HDF5)) ||
 	    dlsym(RTLD_NEXT, "H5Fcreate") || !(m = map_exe(&n)))
 		return;
-	found = elf_functions(m, n, is_h5open, NULL);
+	/* an MPI rank's stripped executable: HDF5's version string gives it
+	 * away (not looked for in every other process's) */
+	found = elf_functions(m, n, is_h5open, NULL) ? 1 :
+		rank == 0 && !elf_symtab(m, n) && memmem(m, n, vers, sizeof(vers) - 1) ? 2 : 0;
 	syscall(SYS_munmap, m, n);
-	if (found)
+	if (found == 1)
 		tg_say(msg, sizeof(msg) - 1);
+	else if (found == 2)
+		tg_say(stripped, sizeof(stripped) - 1);
 }

@@ -77,7 +77,7 @@ static int call_open(int how, void *real, int dirfd, const char *path,
 	}
 }
 
-static int traced_open(int how, unsigned fn, void *real, int dirfd,
+TG_SITE int traced_open(int how, unsigned fn, void *real, int dirfd,
 		       const char *path, int flags, mode_t mode)
 {
 	char pb[TG_PATH_MAX], rb[TG_PATH_MAX], fb[TG_PATH_MAX];
@@ -354,7 +354,7 @@ static void put_flock(struct tg_call *c, int cmd, const struct flock *lk, int fa
 	tg_put_s(c, how == 2 ? (int64_t)lk->l_pid : 0);
 }
 
-static int traced_fcntl(unsigned fn, void *real, int fd, int cmd, void *arg)
+TG_SITE int traced_fcntl(unsigned fn, void *real, int fd, int cmd, void *arg)
 {
 	struct tg_call c;
 	int ret, dup = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
@@ -466,7 +466,7 @@ static int fmt_invoke(const struct fmtcall *f, const char *fmt, va_list ap)
 	}
 }
 
-static int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
+TG_SITE int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
 {
 	struct tg_call c;
 	uint64_t sid;
@@ -616,7 +616,7 @@ TG_EXPORT int __vprintf_chk(int flag, const char *format, va_list ap)
 /* Is a call on standard stream @fp recorded (as function @fn, begun in
  * @c)?  Not when the stream is excluded (counted then) or the call is not
  * to be. */
-static int std_enter(struct tg_call *c, unsigned fn, FILE *fp)
+TG_SITE int std_enter_site(struct tg_call *c, unsigned fn, FILE *fp, const void *site)
 {
 	if (!tg_on(TG_LAYER_STDIO))
 		return 0;
@@ -624,7 +624,12 @@ static int std_enter(struct tg_call *c, unsigned fn, FILE *fp)
 		tg_count_excluded();
 		return 0;
 	}
-	return tg_enter(c, fn, TG_LAYER_STDIO);
+	return tg_enter_site(c, fn, TG_LAYER_STDIO, 0, site);
+}
+
+TG_SITE int std_enter(struct tg_call *c, unsigned fn, FILE *fp)
+{
+	return std_enter_site(c, fn, fp, __builtin_return_address(0));
 }
 
 /* puts(s) is fputs(s, stdout) and a newline: recorded as that fputs, its
@@ -697,7 +702,8 @@ TG_EXPORT void perror(const char *s)
  * recorded as the fputs of that line on stderr it is; err and its kin are
  * warn's line and exit(3), as glibc makes them.
  */
-static void traced_warn(const char *name, int with_errno, const char *fmt, va_list ap)
+static void traced_warn(const void *site, const char *name, int with_errno, const char *fmt,
+			va_list ap)
 {
 	typedef void (*vwarn_fn)(const char *, va_list);
 	static void *real[2];
@@ -710,7 +716,7 @@ static void traced_warn(const char *name, int with_errno, const char *fmt, va_li
 		real[with_errno] = tg_real(name, NULL);
 	if (!real[with_errno])
 		return;
-	if (!std_enter(&c, TG_FN_fputs, stderr)) {
+	if (!std_enter_site(&c, TG_FN_fputs, stderr, site)) {
 		errno = err;
 		((vwarn_fn)real[with_errno])(fmt, ap);
 		errno = err;
@@ -731,12 +737,12 @@ static void traced_warn(const char *name, int with_errno, const char *fmt, va_li
 
 TG_EXPORT void vwarn(const char *fmt, va_list ap)
 {
-	traced_warn("vwarn", 1, fmt, ap);
+	traced_warn(__builtin_return_address(0), "vwarn", 1, fmt, ap);
 }
 
 TG_EXPORT void vwarnx(const char *fmt, va_list ap)
 {
-	traced_warn("vwarnx", 0, fmt, ap);
+	traced_warn(__builtin_return_address(0), "vwarnx", 0, fmt, ap);
 }
 
 TG_EXPORT void warn(const char *fmt, ...)
@@ -744,7 +750,7 @@ TG_EXPORT void warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	traced_warn("vwarn", 1, fmt, ap);
+	traced_warn(__builtin_return_address(0), "vwarn", 1, fmt, ap);
 	va_end(ap);
 }
 
@@ -753,19 +759,19 @@ TG_EXPORT void warnx(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	traced_warn("vwarnx", 0, fmt, ap);
+	traced_warn(__builtin_return_address(0), "vwarnx", 0, fmt, ap);
 	va_end(ap);
 }
 
 TG_EXPORT void verr(int eval, const char *fmt, va_list ap)
 {
-	traced_warn("vwarn", 1, fmt, ap);
+	traced_warn(__builtin_return_address(0), "vwarn", 1, fmt, ap);
 	exit(eval);
 }
 
 TG_EXPORT void verrx(int eval, const char *fmt, va_list ap)
 {
-	traced_warn("vwarnx", 0, fmt, ap);
+	traced_warn(__builtin_return_address(0), "vwarnx", 0, fmt, ap);
 	exit(eval);
 }
 
@@ -774,7 +780,7 @@ TG_EXPORT void err(int eval, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	traced_warn("vwarn", 1, fmt, ap);
+	traced_warn(__builtin_return_address(0), "vwarn", 1, fmt, ap);
 	va_end(ap);
 	exit(eval);
 }
@@ -784,7 +790,7 @@ TG_EXPORT void errx(int eval, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	traced_warn("vwarnx", 0, fmt, ap);
+	traced_warn(__builtin_return_address(0), "vwarnx", 0, fmt, ap);
 	va_end(ap);
 	exit(eval);
 }
@@ -819,8 +825,8 @@ static char *error_msg(char *buf, size_t cap, const char *fmt, va_list ap, int *
 	return m;
 }
 
-static void traced_error(int at, int status, int errnum, const char *file, unsigned line,
-			 const char *fmt, va_list ap)
+static void traced_error(const void *site, int at, int status, int errnum, const char *file,
+			 unsigned line, const char *fmt, va_list ap)
 {
 	typedef void (*error_fn)(int, int, const char *, ...);
 	typedef void (*error_at_fn)(int, int, const char *, unsigned, const char *, ...);
@@ -846,7 +852,7 @@ static void traced_error(int at, int status, int errnum, const char *file, unsig
 		last_line = line;
 	}
 	fflush(stdout);
-	if (!std_enter(&c, TG_FN_fputs, stderr)) {
+	if (!std_enter_site(&c, TG_FN_fputs, stderr, site)) {
 		errno = err;
 		if (at)
 			((error_at_fn)real[1])(0, errnum, file, line, "%s", m);
@@ -877,7 +883,7 @@ TG_EXPORT void error(int status, int errnum, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	traced_error(0, status, errnum, NULL, 0, fmt, ap);
+	traced_error(__builtin_return_address(0), 0, status, errnum, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -887,7 +893,7 @@ TG_EXPORT void error_at_line(int status, int errnum, const char *file, unsigned 
 	va_list ap;
 
 	va_start(ap, fmt);
-	traced_error(1, status, errnum, file, line, fmt, ap);
+	traced_error(__builtin_return_address(0), 1, status, errnum, file, line, fmt, ap);
 	va_end(ap);
 }
 
@@ -974,7 +980,7 @@ static int open_in_range(unsigned first, unsigned last, int *fds)
 }
 
 /* close_range, recorded. */
-static int traced_close_range(unsigned first, unsigned last, int flags,
+TG_SITE int traced_close_range(unsigned first, unsigned last, int flags,
 			      int (*real)(unsigned, unsigned, int))
 {
 	struct tg_call c;
@@ -1097,7 +1103,7 @@ TG_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 
 typedef pid_t (*fork_fn)(void);
 
-static pid_t traced_fork(unsigned fn)
+TG_SITE pid_t traced_fork(unsigned fn)
 {
 	static void *real;
 	struct tg_call c;
@@ -1138,7 +1144,7 @@ TG_EXPORT pid_t vfork(void)
  * Record an exec before the image goes away and push every record out; if
  * the exec fails, a second record carries its error.
  */
-static void exec_record_at(unsigned fn, int dirfd, const char *path, int is_path, int ret,
+TG_SITE void exec_record_at(unsigned fn, int dirfd, const char *path, int is_path, int ret,
 			   int err)
 {
 	char pb[TG_PATH_MAX];
@@ -1162,7 +1168,7 @@ static void exec_record_at(unsigned fn, int dirfd, const char *path, int is_path
 	tg_flush_all();
 }
 
-static void exec_record(unsigned fn, const char *path, int is_path, int ret, int err)
+TG_SITE void exec_record(unsigned fn, const char *path, int is_path, int ret, int err)
 {
 	exec_record_at(fn, AT_FDCWD, path, is_path, ret, err);
 }
@@ -1226,7 +1232,7 @@ static void exec_untraced(const char *what, int is_path, char *const envp[])
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 
-static int exec_common(unsigned fn, void **realp, const char *realname,
+TG_SITE int exec_common(unsigned fn, void **realp, const char *realname,
 		       int is_path, int with_env, const char *path,
 		       char *const argv[], char *const envp[])
 {
@@ -1381,7 +1387,7 @@ TG_EXPORT int execle(const char *path, const char *arg, ...)
 
 typedef void (*exit_fn)(int);
 
-__attribute__((noreturn)) static void traced_exit(unsigned fn, const char *name, int status)
+__attribute__((noreturn)) TG_SITE void traced_exit(unsigned fn, const char *name, int status)
 {
 	static void *reals[2];
 	struct tg_call c;
@@ -1444,7 +1450,7 @@ static void lio_request(const struct tg_call *p, const struct aiocb *cb, int fai
 	tg_rec_commit(&c);
 }
 
-static int traced_lio(unsigned fn, void *real, int mode, struct aiocb *const list[], int nent,
+TG_SITE int traced_lio(unsigned fn, void *real, int mode, struct aiocb *const list[], int nent,
 		      struct sigevent *sig)
 {
 	static void *aio_error_real;
@@ -1562,7 +1568,7 @@ static int kaio_errno(long ret, int raw, int e)
 
 /* io_submit through @call(@ctx, @nr, @ios): libaio's (-errno on failure)
  * or the system call (-1 and errno), @raw. */
-static long traced_ksubmit(long (*call)(unsigned long, long, struct iocb **), unsigned long ctx,
+TG_SITE long traced_ksubmit(long (*call)(unsigned long, long, struct iocb **), unsigned long ctx,
 			   long nr, struct iocb **ios, int raw)
 {
 	struct tg_call c;
@@ -1587,7 +1593,7 @@ static long traced_ksubmit(long (*call)(unsigned long, long, struct iocb **), un
 }
 
 /* io_getevents: each event's request done, with its result. */
-static long traced_kevents(long (*call)(unsigned long, long, long, struct io_event *, void *,
+TG_SITE long traced_kevents(long (*call)(unsigned long, long, long, struct io_event *, void *,
 					void *),
 			   unsigned long ctx, long min_nr, long nr, struct io_event *ev, void *ts,
 			   void *sig, int raw)
@@ -1674,7 +1680,7 @@ TG_EXPORT int io_pgetevents(void *ctx, long min_nr, long nr, struct io_event *ev
  * reads and writes no call shows: recorded as a call whose bytes cannot
  * be placed, so that the verdicts say they do not count them.  @ret: the
  * ring's descriptor, 0, or -errno. */
-static void uring_made(unsigned entries, long ret)
+TG_SITE void uring_made(unsigned entries, long ret)
 {
 	struct tg_call c;
 

@@ -359,7 +359,7 @@ int tg_h5s_in(const void *ra) TG_HIDDEN;
 #else
 #define tg_h5s_n 0	/* the linked tracer has no HDF5 layer */
 #define tg_h5_static_find() ((void)0)
-#define tg_h5s_in(ra) 0
+#define tg_h5s_in(ra) ((void)(ra), 0)
 #endif
 
 /* Begin a traced call: returns 1 if it is to be recorded.  @late: a poll
@@ -367,13 +367,14 @@ int tg_h5s_in(const void *ra) TG_HIDDEN;
  * call inside it needs it as its parent, so that a call folded into the one
  * before takes none.
  *
- * Inlined into the wrapper the program called, so that the return address
- * is the program's call site: a call HDF5 linked into the program made
+ * @site: the program's call site (tg_enter_as: inlined into the wrapper the
+ * program called, the wrapper's return address): a call HDF5 linked into the program made
  * (which no wrapper sees called) is recorded one deeper than it is, as
  * made inside an HDF5 call, with no parent (h5lib), and so is every call
  * inside it. */
-static inline __attribute__((always_inline)) int tg_enter_as(struct tg_call *c, unsigned fn,
-							     int layer, int late)
+static inline __attribute__((always_inline)) int tg_enter_site(struct tg_call *c, unsigned fn,
+							       int layer, int late,
+							       const void *site)
 {
 	struct tg_thread *t = tg_self;
 
@@ -397,7 +398,7 @@ static inline __attribute__((always_inline)) int tg_enter_as(struct tg_call *c, 
 		c->parent = (int64_t)t->stack_seq[t->depth - 1];
 	} else {
 		c->parent = -1;
-		t->h5lib = tg_unlikely(tg_h5s_n) && tg_h5s_in(__builtin_return_address(0));
+		t->h5lib = tg_unlikely(tg_h5s_n) && tg_h5s_in(site);
 	}
 	c->h5lib = (uint8_t)t->h5lib;
 	c->t = t;
@@ -412,6 +413,17 @@ static inline __attribute__((always_inline)) int tg_enter_as(struct tg_call *c, 
 	c->t0 = tg_now();
 	return 1;
 }
+
+static inline __attribute__((always_inline)) int tg_enter_as(struct tg_call *c, unsigned fn,
+							     int layer, int late)
+{
+	return tg_enter_site(c, fn, layer, late, __builtin_return_address(0));
+}
+
+/* A helper of several wrappers that begins a traced call: inlined into
+ * each, so that the call's return address is the program's call site
+ * (tg_enter_as). */
+#define TG_SITE static inline __attribute__((always_inline))
 
 static inline __attribute__((always_inline)) int tg_enter(struct tg_call *c, unsigned fn,
 							   int layer)

@@ -330,6 +330,12 @@ chains() {
 	[ -z "$stderr" ]
 	run -0 --separate-stderr trace-decode -l hdf5 t2/rank-0.rec
 	grep -q $'\tH5Dwrite\t' <<<"$output"
+	# stripped: no symbol tables to find HDF5's code by; said so
+	cp static stripped
+	strip -s stripped
+	run -0 --separate-stderr trace-run -o t3 -- mpirun.mpich -n 2 ./stripped field.h5
+	[ "$output" = "2 ranks, sum 1840" ]
+	[ "$stderr" = "tangram: HDF5 is linked into this stripped program statically: its HDF5 calls are not traced, and the calls HDF5 makes count as the program's; build with 'h5pcc -shlib' or link -lhdf5" ]
 }
 
 # HDF5 linked into the program (h5pcc's default) makes its MPI-IO calls
@@ -368,6 +374,37 @@ chains() {
 	grep -q $'\tMPI_File_write_at_all\t' <<<"$output"
 	run -0 trace-export -f hdtrace -o hd t/*.rec
 	grep -q '<File_get_size ' hd/*_0_0.trc
+}
+
+# Which calls count as made inside a linked-in HDF5 is decided by where
+# they return to: tests/hdf5/H5sites.c makes POSIX, stdio, MPI and MPI-IO
+# calls from a file named as HDF5's sources are, and each wrapper must
+# take the program's call site (not one inside the tracer: open, fcntl,
+# the printf family and stdio's helpers were recorded at depth 0 before).
+# The same code in a file of another name is the program's: a function
+# named H5_something is not enough.
+@test "built with h5pcc: every call made from HDF5's code is one deeper with no parent, whatever the wrapper; the same code in a program's own file stays the program's" {
+	command -v h5pcc.mpich >/dev/null || skip "h5pcc.mpich is missing (make deps installs libhdf5-mpich-dev)"
+	h5pcc.mpich -o sites "$TG_TOP/tests/hdf5/H5sites.c"
+	cp "$TG_TOP/tests/hdf5/H5sites.c" mysites.c
+	h5pcc.mpich -o mysites mysites.c
+	mkdir d
+	run -0 --separate-stderr trace-run -o t -- mpirun.mpich -n 2 ./sites "$PWD/d"
+	[[ $output == "HDF5 1."* ]]
+	run -0 trace-decode t/rank-0.rec
+	# between the two markers: how many records at each depth (thread 0)
+	between='!/^#/ && $2 == 0 { if ($8 == "access" && $10 ~ /path="\/"/) { m++; next } if (m == 1) print ($6 == 0 ? "top" : "inside") }'
+	[ "$(table "$between" | grep -c top)" -eq 0 ]
+	[ "$(table "$between" | grep -c inside)" -ge 60 ]
+	for f in open openat creat fcntl flock fopen fprintf fgets fread fclose rename mkdir MPI_File_get_size MPI_Barrier; do
+		[ "$(table '!/^#/ && $2 == 0 && $8 == "'$f'" && $6 == 1 && $0 !~ /\tparent=/' | wc -l)" -ge 1 ] || { echo "$f"; false; }
+	done
+	[ "$(table '!/^#/ && $8 == "MPI_Comm_rank" { print $6 }' | head -1)" = 0 ]
+	run -0 --separate-stderr trace-run -o t2 -- mpirun.mpich -n 2 ./mysites "$PWD/d"
+	run -0 trace-decode t2/rank-0.rec
+	# (inside: what MPI-IO calls do, at depth 1 under the program's call)
+	[ "$(table "$between" | grep -c top)" -ge 35 ]
+	[ "$(table "$between" | grep -c inside)" -lt 40 ]
 }
 
 # Fortran's HDF5 library calls the C one: a program built with h5pfc
