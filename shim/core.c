@@ -677,6 +677,8 @@ __attribute__((constructor)) static void tg_ctor(void)
 #ifndef TG_STATIC
 	if (tg_state == 1)
 		say_interposers();
+	if (tg_state == 1)
+		tg_h5_static_find();	/* HDF5 linked into the program */
 #endif
 	if (tg_state == 1) {
 		int go = 0;

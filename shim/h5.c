@@ -689,7 +689,8 @@ static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * Called once, in MPI_Init: when the HDF5 layer is traced, no shared HDF5
+ * Called at the start (tg_ctor; MPI_Init's call then does nothing), once:
+ * when the HDF5 layer is traced, no shared HDF5
  * library is loaded and the program's executable defines H5open, find the
  * runs of HDF5's code in it, so that the MPI, MPI-IO and POSIX calls HDF5
  * makes are recorded as made inside HDF5 (tg_enter_as), as they are when
@@ -705,8 +706,11 @@ void tg_h5_static_find(void)
 	uintptr_t base = 0, hi;
 	size_t n = 0, i, j, runs = 0;
 
-	if (tg_h5s_n || !(tg_layer_mask & (1u << TG_LAYER_HDF5)) ||
-	    dlsym(RTLD_NEXT, "H5Fcreate") || !(m = map_exe(&n)))
+	static int done;
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) ||
+	    !(tg_layer_mask & (1u << TG_LAYER_HDF5)) || dlsym(RTLD_NEXT, "H5Fcreate") ||
+	    !(m = map_exe(&n)))
 		return;
 	if (elf_functions(m, n, is_h5open, NULL)) {
 		elf_functions(m, n, count_fsym, &f.cap);

@@ -330,6 +330,11 @@ chains() {
 	[ -z "$stderr" ]
 	run -0 --separate-stderr trace-decode -l hdf5 t2/rank-0.rec
 	grep -q $'\tH5Dwrite\t' <<<"$output"
+	# a program that never starts MPI: HDF5's own opens are HDF5's too
+	h5pcc.mpich -o serial-static "$TG_TOP/tests/hdf5/serial.c"
+	run -0 --separate-stderr trace-run -o t4 -- ./serial-static s.h5
+	run -0 trace-decode t4/*.rec
+	[ "$(table '!/^#/ && $8 == "open" && $10 ~ /s\.h5"/ { print $6, ($0 ~ /\tparent=/) }' | sort -u)" = "1 0" ]
 	# stripped: no symbol tables to find HDF5's code by; said so
 	cp static stripped
 	strip -s stripped
