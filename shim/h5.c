@@ -681,6 +681,41 @@ static size_t add_run(size_t runs, uintptr_t lo, uintptr_t hi)
 	return runs + 1;
 }
 
+/* The code segments of HDF5's shared libraries (libhdf5*.so) loaded now,
+ * added to the runs (*@arg of them). */
+static int shared_runs(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *name = info->dlpi_name, *b;
+	size_t *runs = arg;
+	int i;
+
+	(void)size;
+	if (!name || !(b = strrchr(name, '/')) || strncmp(b + 1, "libhdf5", 7) != 0)
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			*runs = add_run(*runs, info->dlpi_addr + ph->p_vaddr,
+					info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
+	}
+	return 0;
+}
+
+/* The runs in address order (tg_h5s_in searches them). */
+static void sort_runs(size_t runs)
+{
+	size_t i, k;
+
+	for (i = 1; i < runs; i++)
+		for (k = i; k > 0 && h5s_lo[k - 1] > h5s_lo[k]; k--) {
+			uintptr_t lo = h5s_lo[k], hi = h5s_hi[k];
+			h5s_lo[k] = h5s_lo[k - 1];
+			h5s_hi[k] = h5s_hi[k - 1];
+			h5s_lo[k - 1] = lo;
+			h5s_hi[k - 1] = hi;
+		}
+}
+
 static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
@@ -690,14 +725,15 @@ static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
 
 /*
  * Called at the start (tg_ctor; MPI_Init's call then does nothing), once:
- * when the HDF5 layer is traced, no shared HDF5
- * library is loaded and the program's executable defines H5open, find the
- * runs of HDF5's code in it, so that the MPI, MPI-IO and POSIX calls HDF5
- * makes are recorded as made inside HDF5 (tg_enter_as), as they are when
- * HDF5 is a shared library: HDF5's own MPI_File_get_size in H5Fclose is
- * then not the program's look at the file's size.  (A stripped program
- * has no table of its local functions: nothing is found there, and its
- * HDF5's calls stay the program's.)
+ * when no shared HDF5 library is loaded and the program's executable
+ * defines H5open, find the runs of HDF5's code in it, so that the MPI,
+ * MPI-IO and POSIX calls HDF5 makes are recorded as made inside HDF5
+ * (tg_enter_as), as they are when HDF5 is a shared library: HDF5's own
+ * MPI_File_get_size in H5Fclose is then not the program's look at the
+ * file's size.  So too for a shared HDF5 when the HDF5 layer is not
+ * traced (no wrapper nests its calls then): its code segments are the
+ * runs.  (A stripped program has no table of its local functions:
+ * nothing is found there, and its HDF5's calls stay the program's.)
  */
 void tg_h5_static_find(void)
 {
@@ -708,9 +744,19 @@ void tg_h5_static_find(void)
 
 	static int done;
 
-	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) ||
-	    !(tg_layer_mask & (1u << TG_LAYER_HDF5)) || dlsym(RTLD_NEXT, "H5Fcreate") ||
-	    !(m = map_exe(&n)))
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (dlsym(RTLD_NEXT, "H5Fcreate")) {
+		/* a shared HDF5: its wrappers nest its calls, but for a run
+		 * that does not trace the HDF5 layer */
+		if (!(tg_layer_mask & (1u << TG_LAYER_HDF5))) {
+			dl_iterate_phdr(shared_runs, &runs);
+			sort_runs(runs);
+			__atomic_store_n(&tg_h5s_n, runs, __ATOMIC_RELEASE);
+		}
+		return;
+	}
+	if (!(m = map_exe(&n)))
 		return;
 	if (elf_functions(m, n, is_h5open, NULL)) {
 		elf_functions(m, n, count_fsym, &f.cap);

@@ -379,6 +379,12 @@ chains() {
 	grep -q $'\tMPI_File_write_at_all\t' <<<"$output"
 	run -0 trace-export -f hdtrace -o hd t/*.rec
 	grep -q '<File_get_size ' hd/*_0_0.trc
+	# the HDF5 layer not traced: a shared HDF5's calls are HDF5's all the same
+	run -0 --separate-stderr trace-run -l posix,stdio,mpi,mpiio -o t3 -- mpirun.mpich -n 2 ./shared field.h5
+	run -0 trace-decode t3/rank-0.rec
+	[ "$(table '!/^#/ && $8 == "MPI_File_get_size" { print $6, ($0 ~ /\tparent=/) }' | sort -u)" = "1 0" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t3
+	[[ $output == *"MPI-IO layer: recommended consistency: session"* ]]
 }
 
 # Which calls count as made inside a linked-in HDF5 is decided by where
