@@ -295,6 +295,30 @@ opens() {
 	[ "$(verdict "$output")" = "$v1" ]
 }
 
+# HDF5 linked into the program (h5pcc's default): the proxy replays the
+# MPI-IO calls its HDF5 made (depth 1, no parent) as its own, but not
+# HDF5's looks at the size (MPI_File_get_size in H5Fclose), which would
+# be the proxy's own look and make it posix where the program is session.
+@test "hdf5 parallel built with h5pcc (HDF5 linked in): the proxy makes HDF5's MPI-IO calls but not its looks at the size; the same verify-io verdict" {
+	command -v h5pcc.mpich >/dev/null || skip "h5pcc.mpich is missing (make deps installs libhdf5-mpich-dev)"
+	h5pcc.mpich -o static "$TG_TOP/tests/hdf5/parallel.c"
+	mkdir r d
+	(cd r && timeout 120 trace-run -o ../t -- mpirun.mpich -n 2 ../static p.h5 >/dev/null 2>&1)
+	trace-merge t/*.rec > app.cfg
+	trace-proxy -o proxy.c app.cfg 2> warnings
+	grep -q 'MPI_File_write_at_all(' proxy.c
+	! grep -q 'MPI_File_get_size(' proxy.c || false
+	mpicc.mpich -O1 -o proxy proxy.c
+	timeout 120 trace-run -o t2 -- mpirun.mpich -n 2 ./proxy -d d >/dev/null
+	trace-merge t2/*.rec > proxy.cfg
+	run --separate-stderr "$TG_TOP/pipelines/verify-io" app.cfg
+	s1=$status v1=$(verdict "$output")
+	[[ $output == *"MPI-IO layer: recommended consistency: session"* ]]
+	run --separate-stderr "$TG_TOP/pipelines/verify-io" proxy.cfg
+	[ "$status" -eq "$s1" ]
+	[ "$(verdict "$output")" = "$v1" ]
+}
+
 # ---- the size of a proxy (issue 21) ---------------------------------------------
 
 # A 2-D stencil (tests/bench/stencil.c) on 2 ranks, 10 and 1,000 iterations:

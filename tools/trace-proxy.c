@@ -346,6 +346,24 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 		info_args(w, d, r, p);
 }
 
+/* Is call @r a look at a file's size or name made inside a library the
+ * tracer does not see (HDF5 linked into the program: depth > 0 and no
+ * parent)?  It moves no bytes and orders nothing; replayed, it would be
+ * the proxy's own look (HDF5's MPI_File_get_size in H5Fclose made the
+ * proxy posix where the program is session): not replayed. */
+static int inside_look(const struct tg_rec *r)
+{
+	const struct tg_calldesc *d = r->call;
+	unsigned i;
+
+	if (r->depth == 0 || r->parent >= 0 || !d->nio)
+		return 0;
+	for (i = 0; i < d->nio; i++)
+		if (d->io[i].op != TG_IO_SIZE && d->io[i].op != TG_IO_LOOK)
+			return 0;
+	return 1;
+}
+
 /* Does call @r show its thread to be the program's: an MPI, MPI-IO or HDF5
  * call, or one that names a file or a stream?  An MPI library's progress
  * thread or UCX's only polls and reads descriptors it made itself. */
@@ -526,7 +544,7 @@ static int walk_stream(struct walk *w, const struct tg_cfg *c, size_t s, char *e
 		 * is not traced */
 		if (r.type == TG_REC_RANK && inmpi == 0)
 			inmpi = 1;
-		if (r.type != TG_REC_CALL || !tg_rec_top(&r))
+		if (r.type != TG_REC_CALL || !tg_rec_top(&r) || inside_look(&r))
 			continue;
 		if (r.tid != 0) {
 			/* another thread's: the program's, in the span */
