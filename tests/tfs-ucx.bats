@@ -793,6 +793,24 @@ queries() {
 	wait "$w"
 }
 
+@test "session: a read-modify-write under a record lock reads what another process wrote and unlocked after the reader's first read, and writes none of it back stale" {
+	start
+	export TFS_CONSISTENCY=session
+	sread open:1:/tfs-test/s:wt write:1:0:O:8192 close:1
+	sread wait:read open:1:/tfs-test/s:rw lock:1:w:0:8192 write:1:4096:B:4096 \
+		lock:1:u:0:8192 close:1 touch:written wait:done 3>&- &
+	local w=$!
+	# its first read took the owner map; the lock must drop it
+	run -0 sread open:1:/tfs-test/s:rw read:1:0:8192 touch:read wait:written \
+		lock:1:w:0:8192 rmw:1:0:8192:A:100 lock:1:u:0:8192 close:1
+	touch done
+	wait "$w"
+	[ "${lines[0]}" = "read 0: O*8192" ]
+	[ "${lines[1]}" = "rmw 0: O*4096 B*4096" ]
+	run -0 sread open:1:/tfs-test/s:r read:1:0:8192
+	[ "$output" = "read 0: A*100 O*3996 B*4096" ]
+}
+
 @test "commit: a reader ordered after another process's fsync sees its bytes without opening again, and asks the server at every read" {
 	start
 	export TFS_CONSISTENCY=commit

@@ -94,6 +94,13 @@ ssize_t tfsi_lock_append(struct tfs_file *file, const void *buf, size_t size, ui
 ssize_t tfsi_pwrite_end(struct tfs_file *file, const void *buf, size_t size, uint64_t from,
 			int (*held)(void *arg), void *arg, uint64_t *off);
 
+/* A record lock of @file was taken: every handle of the file in this
+ * process asks the server again at its next read (a session map kept
+ * from before would miss what another process published at its unlock,
+ * and a read-modify-write under the lock would write its old bytes back
+ * over them). */
+void tfsi_read_sync(struct tfs_file *file);
+
 /* The end of file as this process last heard it or wrote to it. */
 uint64_t tfsi_end_heard(struct tfs_file *file);
 

@@ -97,6 +97,8 @@ struct lfile {
 	uint64_t dend;		/* while pending: the end of the furthest write unattached
 				 * (an append's candidate end, tfsi_append) */
 	unsigned attaches;	/* attach_locked()s so far: a read's query predates one? */
+	unsigned syncs;		/* record locks taken (tfsi_read_sync): what a
+				 * handle keeps for reads predates one? */
 	int timeset;		/* times[] were set by a utimensat since the last write
 				 * (STAGE's reply): stage-out gives them back after the copy */
 	struct timespec times[2];
@@ -117,6 +119,7 @@ struct tfs_file {
 	int nsnap;		/* QUERY named, kept for the reads after it, */
 	int snapped;		/* while the tree's changes are snap_changes */
 	uint64_t snap_eof, snap_changes;
+	unsigned syncs;		/* f->syncs when snap and pfsfd were taken */
 };
 
 struct peer {
@@ -1502,6 +1505,27 @@ static int pfs_fd(const struct lfile *f)
 	return tfs_fd_high(open(p, O_RDONLY | O_CLOEXEC));
 }
 
+/* Drop @file's session map when a record lock was taken since it was
+ * kept: a read under the lock must see every write published before it
+ * (tfsi_read_sync).  The backing file's descriptor stays: stage-out
+ * writes that file in place.  With f->lock held. */
+static void read_sync(struct tfs_file *file)
+{
+	if (file->syncs == file->f->syncs)
+		return;
+	file->syncs = file->f->syncs;
+	file->snapped = 0;
+}
+
+void tfsi_read_sync(struct tfs_file *file)
+{
+	struct lfile *f = file->f;
+
+	pthread_mutex_lock(&f->lock);
+	f->syncs++;
+	pthread_mutex_unlock(&f->lock);
+}
+
 /* @file's backing file, opened by its first read and kept until
  * tfs_close, as a descriptor of the file itself would be (an open per
  * read cost more than a small read); -1 while there is none, asked again
@@ -1606,6 +1630,7 @@ ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
 	}
 	f = file->f;
 	pthread_mutex_lock(&f->lock);
+	read_sync(file);
 	pfsfd = file_pfs(file);
 	eof = known_eof(f, pfsfd);
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
@@ -3054,6 +3079,7 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 		uint64_t changes;
 
 		pthread_mutex_lock(&f->lock);
+		read_sync(file);
 		session = size && file->session;
 		if (session && file->snapped && !fresh &&
 		    file->snap_changes == f->tree.changes) {

@@ -771,8 +771,11 @@ static int o_rlock_acc(struct ofd *o, int cmd, struct flock *fl, int acc_check)
 		if (nap < 32000)
 			nap *= 2;
 	}
-	if (rc == 0 && set && type)
+	if (rc == 0 && set && type) {
 		atomic_store(&o->rlocked, 1);
+		/* reads under it see what was published before it */
+		tfsi_read_sync(h);
+	}
 	if (rc == 0 && (cmd == F_OFD_GETLK) && fl->l_type != F_UNLCK)
 		fl->l_pid = -1;
 	in_tfs--;

@@ -8,8 +8,12 @@
 #   read:FD:OFF:LEN       prints "read OFF: RUNS"
 #   reads:FD:SIZE:COUNT   COUNT reads of SIZE from 0 on, prints "reads: RUNS"
 #   dup:NEW:FD  close:FD  fsync:FD
+#   lock:FD:w|r|u:OFF:LEN fcntl record lock (F_SETLKW) of [OFF, OFF+LEN)
+#   rmw:FD:OFF:LEN:CHAR:N read [OFF, OFF+LEN), prints "rmw OFF: RUNS", puts
+#                         N CHARs at its start and writes it all back
 #   touch:FILE            make FILE (outside the mount), to say a step is done
 #   wait:FILE             wait up to 30 s for FILE
+import fcntl
 import os
 import sys
 import time
@@ -51,6 +55,15 @@ def main():
             fds[a[1]] = os.dup(fds[a[2]])
         elif a[0] == "close":
             os.close(fds.pop(a[1]))
+        elif a[0] == "lock":
+            how = {"w": fcntl.LOCK_EX, "r": fcntl.LOCK_SH, "u": fcntl.LOCK_UN}[a[2]]
+            fcntl.lockf(fds[a[1]], how, int(a[4]), int(a[3]))
+        elif a[0] == "rmw":
+            b = bytearray(os.pread(fds[a[1]], int(a[3]), int(a[2])))
+            print("rmw %s: %s" % (a[2], runs(bytes(b))))
+            b[0:int(a[5])] = a[4].encode() * int(a[5])
+            if os.pwrite(fds[a[1]], bytes(b), int(a[2])) != len(b):
+                sys.exit("sread: short write")
         elif a[0] == "fsync":
             os.fsync(fds[a[1]])
         elif a[0] == "touch":
