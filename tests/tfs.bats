@@ -811,6 +811,25 @@ queries() {
 	[ "$output" = "read 0: A*100 O*3996 B*4096" ]
 }
 
+@test "session: a reader reads no zeros where another process truncated the file (O_TRUNC, ftruncate) after the reader's first read: the old bytes or the new end" {
+	start
+	export TFS_CONSISTENCY=session
+	sread open:1:/tfs-test/s:wt write:1:0:A:8192 close:1
+	sread wait:go open:1:/tfs-test/s:wt write:1:0:B:100 close:1 touch:done 3>&- &
+	local w=$!
+	run -0 sread open:1:/tfs-test/s:r read:1:0:512 touch:go wait:done read:1:512:7680
+	wait "$w"
+	[ "${lines[0]}" = "read 0: A*512" ]
+	[[ "${lines[1]}" =~ ^"read 512: "(A\*7680|"(none)")$ ]]
+	rm go done
+	sread open:1:/tfs-test/t:wt write:1:0:A:8192 close:1
+	sread wait:go open:1:/tfs-test/t:rw ftrunc:1:4096 close:1 touch:done 3>&- &
+	w=$!
+	run -0 sread open:1:/tfs-test/t:r read:1:0:512 touch:go wait:done read:1:4096:4096
+	wait "$w"
+	[[ "${lines[1]}" =~ ^"read 4096: "(A\*4096|"(none)")$ ]]
+}
+
 @test "commit: a reader ordered after another process's fsync sees its bytes without opening again, and asks the server at every read" {
 	start
 	export TFS_CONSISTENCY=commit

@@ -119,6 +119,7 @@ struct tfs_file {
 	int nsnap;		/* QUERY named, kept for the reads after it, */
 	int snapped;		/* while the tree's changes are snap_changes */
 	uint64_t snap_eof, snap_changes;
+	uint64_t snap_pfs;	/* the backing file's size then */
 	unsigned syncs;		/* f->syncs when snap and pfsfd were taken */
 };
 
@@ -320,9 +321,12 @@ static void mkparents(const char *p)
 	}
 }
 
-static int full_pread(int fd, void *buf, size_t n, uint64_t off)
+/* @n bytes at @off, zeros past the file's end (a hole at its end);
+ * returns how many were in the file, or -1. */
+static ssize_t full_pread(int fd, void *buf, size_t n, uint64_t off)
 {
 	char *p = buf;
+	size_t want = n;
 
 	while (n > 0) {
 		ssize_t r = pread(fd, p, n, (off_t)off);
@@ -334,13 +338,13 @@ static int full_pread(int fd, void *buf, size_t n, uint64_t off)
 		}
 		if (r == 0) {	/* a hole at the end of the file */
 			memset(p, 0, n);
-			return 0;
+			break;
 		}
 		p += r;
 		n -= (size_t)r;
 		off += (uint64_t)r;
 	}
-	return 0;
+	return (ssize_t)(want - n);
 }
 
 static int full_pwrite(int fd, const void *buf, size_t n, uint64_t off)
@@ -1544,20 +1548,25 @@ struct fill {
 	uint64_t off, at;
 	int bbfd, pfsfd;
 	int err;
+	uint64_t pend;		/* the first offset read as zeros past the
+				 * backing file's end, or UINT64_MAX */
 };
 
 static int fill_gap(struct fill *c, uint64_t to)
 {
+	ssize_t r = 0;
+
 	if (to <= c->at)
 		return 0;
-	if (c->pfsfd >= 0) {
-		if (full_pread(c->pfsfd, c->buf + (c->at - c->off), to - c->at, c->at) < 0) {
-			c->err = errno;
-			return 1;
-		}
-	} else {
-		memset(c->buf + (c->at - c->off), 0, to - c->at);
+	if (c->pfsfd >= 0 &&
+	    (r = full_pread(c->pfsfd, c->buf + (c->at - c->off), to - c->at, c->at)) < 0) {
+		c->err = errno;
+		return 1;
 	}
+	if (c->pfsfd < 0)
+		memset(c->buf + (c->at - c->off), 0, to - c->at);
+	if ((uint64_t)r < to - c->at && c->pend == UINT64_MAX)
+		c->pend = c->at + (uint64_t)r;
 	c->at = to;
 	return 0;
 }
@@ -1576,9 +1585,12 @@ static int fill_one(const struct tfs_iv *iv, void *arg)
 	return 0;
 }
 
-static int fill_local(struct lfile *f, int pfsfd, void *buf, uint64_t off, size_t n)
+/* With *@pend (may be NULL): the first offset filled with zeros because
+ * the backing file ended (or there is none), UINT64_MAX if none was. */
+static int fill_local(struct lfile *f, int pfsfd, void *buf, uint64_t off, size_t n,
+		      uint64_t *pend)
 {
-	struct fill c = { buf, off, off, f->bbfd, pfsfd, 0 };
+	struct fill c = { buf, off, off, f->bbfd, pfsfd, 0, UINT64_MAX };
 
 	tfs_itree_each(&f->tree, off, off + n, fill_one, &c);
 	if (!c.err)
@@ -1587,6 +1599,8 @@ static int fill_local(struct lfile *f, int pfsfd, void *buf, uint64_t off, size_
 		errno = c.err;
 		return -1;
 	}
+	if (pend)
+		*pend = c.pend;
 	return 0;
 }
 
@@ -1634,7 +1648,7 @@ ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
 	pfsfd = file_pfs(file);
 	eof = known_eof(f, pfsfd);
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
-	if (n && fill_local(f, pfsfd, buf, offset, n) < 0) {
+	if (n && fill_local(f, pfsfd, buf, offset, n, NULL) < 0) {
 		pthread_mutex_unlock(&f->lock);
 		return -1;
 	}
@@ -3063,11 +3077,15 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 	tfs_interval_t *own = NULL;
 	struct plan p = { 0 };
 	struct lfile *f;
-	uint64_t eof;
+	uint64_t eof, pend;
 	size_t n;
-	int nown = 0, pfsfd, kept = 0, session;
+	int nown, pfsfd, kept, session;
 
 	f = file->f;
+again:
+	own = NULL;
+	nown = 0;
+	kept = 0;
 	/*
 	 * The owners are asked with no lock held.  Should this process attach
 	 * meanwhile (a flush another client asked for), the answer may give
@@ -3124,6 +3142,7 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 			file->snap = all;
 			file->nsnap = nown;
 			file->snap_eof = eof;
+			file->snap_pfs = pfs_size(f, pfsfd);
 			file->snap_changes = f->tree.changes;
 			file->snapped = 1;
 			if (snap_pick(file, offset, size, &own, &nown) < 0) {
@@ -3133,10 +3152,20 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 		}
 	}
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
-	if (n && fill_local(f, pfsfd, buf, offset, n) < 0) {
+	if (n && fill_local(f, pfsfd, buf, offset, n, &pend) < 0) {
 		pthread_mutex_unlock(&f->lock);
 		free(own);
 		return -1;
+	}
+	if (n && kept && pend < file->snap_pfs) {
+		/* the backing file is shorter than when the map was taken:
+		 * another process truncated the file, and what the map says
+		 * lies past its end it does not hold (its zeros were never
+		 * written there) */
+		file->snapped = 0;
+		pthread_mutex_unlock(&f->lock);
+		free(own);
+		goto again;
 	}
 	for (int i = 0; i < nown && n; i++) {
 		uint64_t s = own[i].offset, e = s + own[i].size;

@@ -8,6 +8,7 @@
 #   read:FD:OFF:LEN       prints "read OFF: RUNS"
 #   reads:FD:SIZE:COUNT   COUNT reads of SIZE from 0 on, prints "reads: RUNS"
 #   dup:NEW:FD  close:FD  fsync:FD
+#   ftrunc:FD:LEN         ftruncate
 #   lock:FD:w|r|u:OFF:LEN fcntl record lock (F_SETLKW) of [OFF, OFF+LEN)
 #   rmw:FD:OFF:LEN:CHAR:N read [OFF, OFF+LEN), prints "rmw OFF: RUNS", puts
 #                         N CHARs at its start and writes it all back
@@ -55,6 +56,8 @@ def main():
             fds[a[1]] = os.dup(fds[a[2]])
         elif a[0] == "close":
             os.close(fds.pop(a[1]))
+        elif a[0] == "ftrunc":
+            os.ftruncate(fds[a[1]], int(a[2]))
         elif a[0] == "lock":
             how = {"w": fcntl.LOCK_EX, "r": fcntl.LOCK_SH, "u": fcntl.LOCK_UN}[a[2]]
             fcntl.lockf(fds[a[1]], how, int(a[4]), int(a[3]))
