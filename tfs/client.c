@@ -3099,8 +3099,11 @@ again:
 		pthread_mutex_lock(&f->lock);
 		read_sync(file);
 		session = size && file->session;
+		/* a read that meets the map's end asks again: the file may
+		 * have grown since (tail -f, or a size fstat just gave) */
 		if (session && file->snapped && !fresh &&
-		    file->snap_changes == f->tree.changes) {
+		    file->snap_changes == f->tree.changes &&
+		    size <= file->snap_eof && offset <= file->snap_eof - size) {
 			if (snap_pick(file, offset, size, &own, &nown) < 0) {
 				pthread_mutex_unlock(&f->lock);
 				return -1;
