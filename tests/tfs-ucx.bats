@@ -825,6 +825,34 @@ queries() {
 	[ "${lines[*]}" = "read 0: A*8192 read 8192: (none) read 8192: B*4096 read 12288: (none)" ]
 }
 
+@test "session: after its own write a reader asks for its read's range, not the whole file's owners again at each read" {
+	sockets_only
+	command -v strace >/dev/null || skip "strace is missing"
+	start
+	export TFS_CONSISTENCY=session
+	sread open:1:/tfs-test/s:wt write:1:0:O:8192 close:1
+	# 2048 ranges another process holds: a map of the file is 2048 owners
+	sread open:1:/tfs-test/s:w stride:1:B:4:2048 close:1 touch:written wait:done 3>&- &
+	local w=$!
+	for _ in $(seq 200); do [ -e written ] && break; sleep 0.05; done
+	[ -e written ]
+	# bytes received from the server: one map, then one map and 40
+	# read-after-write rounds
+	strace -f -e trace=recvfrom -o one.st env LD_PRELOAD="$PRELOAD" timeout 60 \
+		python3 "$TG_TOP/tests/tfs/sread.py" open:1:/tfs-test/s:rw read:1:0:32 >/dev/null
+	strace -f -e trace=recvfrom -o many.st env LD_PRELOAD="$PRELOAD" timeout 60 \
+		python3 "$TG_TOP/tests/tfs/sread.py" open:1:/tfs-test/s:rw read:1:0:32 \
+		$(for i in $(seq 40); do echo write:1:$((i * 32 + 8)):x:1 read:1:$((i * 32)):32; done) >many
+	touch done
+	wait "$w"
+	[ "$(sed -n 41p many)" = "read 1280: B*4 O*4 x*1 B*3 O*4 B*4 O*4 B*4 O*4" ]
+	local one many
+	one=$(sed -n 's/.* = \([0-9][0-9]*\)$/\1/p' one.st | awk '{ n += $1 } END { print n }')
+	many=$(sed -n 's/.* = \([0-9][0-9]*\)$/\1/p' many.st | awk '{ n += $1 } END { print n }')
+	[ "$one" -gt 40000 ]
+	[ "$many" -lt $((one * 2)) ]
+}
+
 @test "session: a reader reads no zeros where another process truncated the file (O_TRUNC, ftruncate) after the reader's first read: the old bytes or the new end" {
 	start
 	export TFS_CONSISTENCY=session

@@ -118,6 +118,7 @@ struct tfs_file {
 	tfs_interval_t *snap;	/* TFS_O_SESSION: the owners the first synced read's */
 	int nsnap;		/* QUERY named, kept for the reads after it, */
 	int snapped;		/* while the tree's changes are snap_changes */
+	int mapped;		/* a map was taken (snapped or dropped since) */
 	uint64_t snap_eof, snap_changes;
 	uint64_t snap_pfs;	/* the backing file's size then */
 	unsigned syncs;		/* f->syncs when snap and pfsfd were taken */
@@ -3068,8 +3069,10 @@ static int snap_pick(struct tfs_file *file, uint64_t offset, size_t size, tfs_in
  * one QUERY per read cost 30 times a small read of the burst buffer.
  * What this process writes, attaches, detaches or truncates after that
  * QUERY is not in the map (its tree changed since: a range the map gives
- * another owner may be newer here), so the next read asks again; so does
- * a read whose owner did not deliver (@fresh: it may have staged out).
+ * another owner may be newer here), so from then on the handle asks for
+ * each read's range, as commit does; a read whose owner did not deliver
+ * (@fresh: it may have staged out), or that meets the map's end, asks
+ * again.
  */
 static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offset, int fresh,
 			   int *failed)
@@ -3098,6 +3101,13 @@ again:
 
 		pthread_mutex_lock(&f->lock);
 		read_sync(file);
+		if (file->session && file->mapped && file->snap_changes != f->tree.changes) {
+			/* this process wrote the file since its map: a map of
+			 * the whole file at each read after a write costs O(its
+			 * owners) per read, so a range QUERY per read from now */
+			file->session = 0;
+			file->snapped = 0;
+		}
 		session = size && file->session;
 		/* a read that meets the map's end asks again: the file may
 		 * have grown since (tail -f, or a size fstat just gave) */
@@ -3148,6 +3158,7 @@ again:
 			file->snap_pfs = pfs_size(f, pfsfd);
 			file->snap_changes = f->tree.changes;
 			file->snapped = 1;
+			file->mapped = 1;
 			if (snap_pick(file, offset, size, &own, &nown) < 0) {
 				pthread_mutex_unlock(&f->lock);
 				return -1;

@@ -6,6 +6,7 @@
 #   open:FD:PATH:MODE     MODE r, rw, w (create), wt (create, truncate)
 #   write:FD:OFF:CHAR:LEN LEN bytes CHAR at OFF
 #   read:FD:OFF:LEN       prints "read OFF: RUNS"
+#   stride:FD:CHAR:LEN:N  N runs of LEN CHARs, at 0, 2 LEN, 4 LEN...
 #   reads:FD:SIZE:COUNT   COUNT reads of SIZE from 0 on, prints "reads: RUNS"
 #   dup:NEW:FD  close:FD  fsync:FD
 #   ftrunc:FD:LEN         ftruncate
@@ -45,6 +46,9 @@ def main():
             n = os.pwrite(fds[a[1]], a[3].encode() * int(a[4]), int(a[2]))
             if n != int(a[4]):
                 sys.exit("sread: short write %d" % n)
+        elif a[0] == "stride":
+            for k in range(int(a[4])):
+                os.pwrite(fds[a[1]], a[2].encode() * int(a[3]), 2 * k * int(a[3]))
         elif a[0] == "read":
             print("read %s: %s" % (a[2], runs(os.pread(fds[a[1]], int(a[3]), int(a[2])))))
         elif a[0] == "reads":
