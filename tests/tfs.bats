@@ -853,6 +853,42 @@ queries() {
 	[ "$many" -lt $((one * 2)) ]
 }
 
+@test "session: a process keeps as many files open and read as it could before reads kept the backing file open, and a backing file it cannot open fails the read instead of reading zeros" {
+	start
+	export TFS_CONSISTENCY=session
+	env LD_PRELOAD="$PRELOAD" timeout 60 python3 -c '
+import os
+for i in range(600):
+    fd = os.open("/tfs-test/m%d" % i, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, bytes([97 + i % 26]) * 4096)
+    os.close(fd)'
+	# 600 files under a limit of 1024: the kept descriptors halved it
+	run -0 bash -c 'ulimit -n 1024; env LD_PRELOAD="$PRELOAD" timeout 60 python3 -c "
+import os
+fds = []
+for i in range(600):
+    fds.append(os.open(\"/tfs-test/m%d\" % i, os.O_RDONLY))
+    os.read(fds[-1], 1)
+bad = sum(os.pread(fd, 4096, 0) != bytes([97 + i % 26]) * 4096 for i, fd in enumerate(fds))
+print(len(fds), \"files,\", bad, \"bad\")"'
+	[ "$output" = "600 files, 0 bad" ]
+	# the table full of the program's own: the read fails, no zeros
+	run -0 bash -c 'ulimit -n 200; env LD_PRELOAD="$PRELOAD" timeout 60 python3 -c "
+import os
+fd = os.open(\"/tfs-test/m1\", os.O_RDONLY)
+held = []
+try:
+    while True:
+        held.append(os.open(\"/dev/null\", os.O_RDONLY))
+except OSError:
+    pass
+try:
+    print(os.read(fd, 4096)[:4])
+except OSError as e:
+    print(\"read:\", e.strerror)"'
+	[ "$output" = "read: Too many open files" ]
+}
+
 @test "session: a reader reads no zeros where another process truncated the file (O_TRUNC, ftruncate) after the reader's first read: the old bytes or the new end" {
 	start
 	export TFS_CONSISTENCY=session

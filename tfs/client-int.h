@@ -101,6 +101,11 @@ ssize_t tfsi_pwrite_end(struct tfs_file *file, const void *buf, size_t size, uin
  * over them). */
 void tfsi_read_sync(struct tfs_file *file);
 
+/* Close the backing-file descriptors that open handles keep for their
+ * reads (each opens its own again at its next read): for an open that
+ * found the descriptor table full.  Returns how many were closed. */
+int tfsi_pfs_give_back(void);
+
 /* The end of file as this process last heard it or wrote to it. */
 uint64_t tfsi_end_heard(struct tfs_file *file);
 

@@ -121,7 +121,8 @@ struct tfs_file {
 	int mapped;		/* a map was taken (snapped or dropped since) */
 	uint64_t snap_eof, snap_changes;
 	uint64_t snap_pfs;	/* the backing file's size then */
-	unsigned syncs;		/* f->syncs when snap and pfsfd were taken */
+	unsigned syncs;		/* f->syncs when snap was taken */
+	struct tfs_file *prev, *next;	/* C.handles, under C.lock */
 };
 
 struct peer {
@@ -145,6 +146,7 @@ static struct {
 	char bbdir[PATH_MAX], pfsdir[PATH_MAX];
 	int timeout_ms;
 	struct lfile *files;
+	struct tfs_file *handles;	/* open ones (tfsi_pfs_give_back) */
 	struct peer *peers;
 	int atexit_done;
 	unsigned gen;		/* one more in each forked child */
@@ -527,6 +529,7 @@ static void forked_child(void)
 	C.lsn = NULL;
 	C.id = 0;
 	C.files = NULL;
+	C.handles = NULL;	/* the parent's: their descriptors are closed */
 	C.peers = NULL;
 	C.dead = 0;
 	C.note[0] = '\0';
@@ -989,6 +992,12 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 		C.files = f;
 	}
 	f->refs++;
+	h->f = f;
+	h->pfsfd = -1;
+	h->next = C.handles;
+	if (C.handles)
+		C.handles->prev = h;
+	C.handles = h;
 	pthread_mutex_unlock(&C.lock);
 	pthread_mutex_lock(&f->lock);
 	/* open(2) gives a mode only to a file it creates: one neither the
@@ -1012,7 +1021,6 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	h->gen = C.gen;
 	h->posix = !!(flags & TFS_O_POSIX);
 	h->session = !!(flags & TFS_O_SESSION);
-	h->pfsfd = -1;
 	/* pending writers' earlier writes, once attached, are cut too */
 	if (truncate_settle(f, 0, pv, np) < 0) {
 		int e = errno;
@@ -1133,6 +1141,14 @@ int tfs_close(tfs_file_t *file)
 	/* a posix handle's writes were visible: they stay so (ATTACH_CLEAN) */
 	if (file->posix && attach_range(f, 0, UINT64_MAX, ATTACH_PENDING) < 0)
 		rc = -1;
+	pthread_mutex_lock(&C.lock);
+	if (file->prev)
+		file->prev->next = file->next;
+	else
+		C.handles = file->next;
+	if (file->next)
+		file->next->prev = file->prev;
+	pthread_mutex_unlock(&C.lock);
 	if (file->pfsfd >= 0)
 		tfs_fd_close(file->pfsfd);
 	free(file->snap);
@@ -1532,14 +1548,57 @@ void tfsi_read_sync(struct tfs_file *file)
 }
 
 /* @file's backing file, opened by its first read and kept until
- * tfs_close, as a descriptor of the file itself would be (an open per
- * read cost more than a small read); -1 while there is none, asked again
- * at the next read.  With f->lock held. */
+ * tfs_close (or tfsi_pfs_give_back), as a descriptor of the file itself
+ * would be (an open per read cost more than a small read); -1 with
+ * ENOENT while there is none, asked again at the next read.  With
+ * f->lock held. */
 static int file_pfs(struct tfs_file *file)
 {
 	if (file->pfsfd < 0)
 		file->pfsfd = pfs_fd(file->f);
 	return file->pfsfd;
+}
+
+int tfsi_pfs_give_back(void)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&C.lock);
+	for (struct tfs_file *h = C.handles; h; h = h->next) {
+		pthread_mutex_lock(&h->f->lock);
+		if (h->pfsfd >= 0) {
+			tfs_fd_close(h->pfsfd);
+			h->pfsfd = -1;
+			n++;
+		}
+		pthread_mutex_unlock(&h->f->lock);
+	}
+	pthread_mutex_unlock(&C.lock);
+	return n;
+}
+
+/* file_pfs() for a read: -2 (errno set) when the backing file is there
+ * but could not be opened, as the read cannot go on without it (zeros
+ * would be bytes no one wrote); on EMFILE or ENFILE the other handles'
+ * are given back first and the open tried again, so that a process can
+ * have as many files open as with none kept.  With f->lock held, which
+ * it may let go meanwhile. */
+static int read_pfs(struct tfs_file *file)
+{
+	int fd = file_pfs(file), e = errno;
+
+	if (fd < 0 && (e == EMFILE || e == ENFILE)) {
+		pthread_mutex_unlock(&file->f->lock);
+		tfsi_pfs_give_back();
+		pthread_mutex_lock(&file->f->lock);
+		fd = file_pfs(file);
+		e = errno;
+	}
+	if (fd < 0 && e != ENOENT) {
+		errno = e;
+		return -2;
+	}
+	return fd;
 }
 
 /* Fill [off, off+n) of @buf: local writes where there are any, else the
@@ -1646,7 +1705,10 @@ ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
 	f = file->f;
 	pthread_mutex_lock(&f->lock);
 	read_sync(file);
-	pfsfd = file_pfs(file);
+	if ((pfsfd = read_pfs(file)) == -2) {
+		pthread_mutex_unlock(&f->lock);
+		return -1;
+	}
 	eof = known_eof(f, pfsfd);
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
 	if (n && fill_local(f, pfsfd, buf, offset, n, NULL) < 0) {
@@ -3080,7 +3142,8 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 	tfs_interval_t *own = NULL;
 	struct plan p = { 0 };
 	struct lfile *f;
-	uint64_t eof, pend;
+	uint64_t eof, pend, changes;
+	unsigned attaches;
 	size_t n;
 	int nown, pfsfd, kept, session;
 
@@ -3097,7 +3160,6 @@ again:
 	 */
 	for (;;) {
 		unsigned seen;
-		uint64_t changes;
 
 		pthread_mutex_lock(&f->lock);
 		read_sync(file);
@@ -3142,7 +3204,19 @@ again:
 		own = NULL;
 		nown = 0;
 	}
-	pfsfd = file_pfs(file);
+	attaches = f->attaches;
+	changes = f->tree.changes;
+	if ((pfsfd = read_pfs(file)) == -2) {
+		pthread_mutex_unlock(&f->lock);
+		free(own);
+		return -1;
+	}
+	if ((kept && !file->snapped) || f->attaches != attaches || f->tree.changes != changes) {
+		/* changed while read_pfs() let f->lock go */
+		pthread_mutex_unlock(&f->lock);
+		free(own);
+		goto again;
+	}
 	if (kept) {
 		eof = file->snap_eof;
 	} else {

@@ -1067,6 +1067,17 @@ int mount_openfd_mode(const char *rel, int flags, mode_t mode, const char *orig)
 	if (!atomic_exchange(&exit_registered, 1))
 		atexit(at_exit);
 	fd = real_open("/dev/null", O_PATH | (flags & O_CLOEXEC));
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		/* the backing files other opens keep for their reads take
+		 * descriptors the program counts on: they open them again */
+		e = errno;
+		in_tfs++;
+		if (tfsi_pfs_give_back() > 0)
+			fd = real_open("/dev/null", O_PATH | (flags & O_CLOEXEC));
+		else
+			errno = e;
+		in_tfs--;
+	}
 	if (fd < 0 || fd >= MAXFD || !(o = calloc(1, sizeof(*o)))) {
 		e = fd < 0 ? errno : EMFILE;
 		if (fd >= 0)
