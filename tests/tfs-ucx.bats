@@ -988,6 +988,17 @@ rank 1: size 1060, read past the end 0" ]
 
 # UCX is a plugin loaded for a ucx: address only: a program the POSIX layer
 # is preloaded into does not map it on sockets.
+@test "posix layer: a relative TFS_PFS_DIR is refused in one line, not a crash; the mount is left alone" {
+	start
+	run -1 --separate-stderr env TFS_PFS_DIR=pfs LD_PRELOAD="$PRELOAD" timeout 20 cat /tfs-test/x
+	# one line from each process preloaded (timeout, cat), then cat's
+	[ "${stderr_lines[0]}" = "libtfs-posix: TFS_PFS_DIR 'pfs' is not an absolute path; /tfs-test is not mounted" ]
+	[ "${stderr_lines[1]}" = "${stderr_lines[0]}" ]
+	[ "${stderr_lines[2]}" = "cat: /tfs-test/x: No such file or directory" ]
+	[ "${#stderr_lines[@]}" = 3 ]
+	run -0 --separate-stderr env TFS_PFS_DIR=pfs LD_PRELOAD="$PRELOAD" timeout 20 true
+}
+
 @test "posix layer: a preloaded program maps UCX only when the server is on UCX" {
 	start
 	printf data > pfs/f

@@ -190,8 +190,21 @@ __attribute__((constructor)) static void setup(void)
 		while (mountlen > 1 && mount[mountlen - 1] == '/')
 			mount[--mountlen] = '\0';
 	}
-	if (p && strlen(p) < sizeof(pfsdir))
+	if (mountlen && p && *p && p[0] != '/') {
+		/*
+		 * Refused: the mount's own getcwd and realpath turn the backing
+		 * directory's paths back into the mount's by its real path, which
+		 * a relative one made them ask for again without end (a stack
+		 * overflow), and a child that starts in another directory (a
+		 * shell's after "cd /tfs") would find another backing directory.
+		 */
+		fprintf(stderr, "libtfs-posix: TFS_PFS_DIR '%s' is not an absolute path; "
+			"%s is not mounted\n", p, mount);
+		mountlen = 0;
+		mount[0] = '\0';
+	} else if (p && strlen(p) < sizeof(pfsdir)) {
 		memcpy(pfsdir, p, strlen(p) + 1);
+	}
 	if (d && strcmp(d, "lock") == 0) {
 		lockdesign = 1;
 	} else if (d && *d && strcmp(d, "sync") != 0) {
