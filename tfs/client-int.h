@@ -52,6 +52,11 @@ int tfsi_timeout_ms(void);
  * @err. */
 const char *tfsi_server_hint(int err);
 
+/* Why the last tfs_init() could not use the server file, which it
+ * fails with EACCES for ("No such file or directory", "server file 'F'
+ * is not well formed"), or "" when it could. */
+const char *tfsi_server_file_error(void);
+
 /* Have @fn told, with the error, when a call finds this process's server
  * lost (once per client; not for a start that failed). */
 void tfsi_on_lost(void (*fn)(int err));

@@ -156,6 +156,8 @@ static struct {
 	int dead;		/* errno of the call that lost the server, 0 */
 	void (*on_lost)(int err);	/* told when it is lost (tfsi_on_lost) */
 	char srvaddr[160];	/* the server file's address, "" before it is read */
+	char srverr[256];	/* why the last start could not use the server
+				 * file (tfsi_server_file_error), "" */
 	char note[PATH_MAX];	/* DIR/clients/HOST-NODE-PID, "" when none */
 	int notefd;		/* open on it for note_journal() (O_APPEND), or -1 */
 } C = { .lock = PTHREAD_MUTEX_INITIALIZER, .peer_cv = PTHREAD_COND_INITIALIZER, .notefd = -1 };
@@ -797,10 +799,14 @@ static int init_locked(void)
 	}
 	if (fail && strncmp(fail, "flush:", 6) == 0)
 		C.fail_flush = (int)strtol(fail + 6, NULL, 10);
+	errno = 0;
 	if (tfs_server_file_read(server, 0, &sf, msg, sizeof(msg)) < 0) {
+		/* an open or read's error, else what is wrong with it */
+		snprintf(C.srverr, sizeof(C.srverr), "%s", errno ? strerror(errno) : msg);
 		errno = EACCES;
 		return -1;
 	}
+	C.srverr[0] = '\0';
 	memcpy(C.secret, sf.secret, sizeof(C.secret));
 	snprintf(C.srvaddr, sizeof(C.srvaddr), "%s", sf.addr);
 	if (paddr && *paddr)
@@ -3926,6 +3932,11 @@ const char *tfsi_addr(void)
 void tfsi_on_lost(void (*fn)(int err))
 {
 	C.on_lost = fn;
+}
+
+const char *tfsi_server_file_error(void)
+{
+	return C.srverr;
 }
 
 const char *tfsi_server_hint(int err)

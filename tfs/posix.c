@@ -1013,12 +1013,20 @@ void client_start(void)
 		struct stat st;
 		int e = errno;
 
-		if (pfsdir[0] && (stat(pfsdir, &st) < 0 || !S_ISDIR(st.st_mode)))
+		if (pfsdir[0] && (stat(pfsdir, &st) < 0 || !S_ISDIR(st.st_mode))) {
 			snprintf(what, sizeof(what), "cannot use TFS_PFS_DIR %s", pfsdir);
-		else
+		} else if (*tfsi_server_file_error()) {
+			/* its own reason (missing, not private, not well formed),
+			 * not the EACCES every call on the mount fails with */
+			snprintf(what, sizeof(what), "cannot use the TangramFS server file %s: %s",
+				 sv, tfsi_server_file_error());
+			if (!atomic_exchange(&warned, 1))
+				fprintf(stderr, "libtfs-posix: %s\n", what);
+		} else {
 			snprintf(what, sizeof(what), "cannot use the TangramFS server %s%s",
 				 sv && *sv ? "file " : "",
 				 sv && *sv ? sv : "(TFS_SERVER is not set)");
+		}
 		errno = e;
 		warn_once_hint(what, tfsi_server_hint(e));
 	}
