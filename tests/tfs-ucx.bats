@@ -908,6 +908,24 @@ except OSError as e:
 	[[ "${lines[1]}" =~ ^"read 4096: "(A\*4096|"(none)")$ ]]
 }
 
+@test "posix and commit: a process reads a newer writer's bytes once that writer staged out and ended, not its own older copy of the range" {
+	start
+	local m w r
+	for m in posix commit; do
+		rm -f w1 gone
+		export TFS_CONSISTENCY=$m
+		sread wait:w1 open:1:/tfs-test/$m:rw write:1:0:B:100 fsync:1 close:1 3>&- &
+		w=$!
+		sread open:1:/tfs-test/$m:rw write:1:0:A:4096 fsync:1 touch:w1 wait:gone \
+			read:1:0:200 close:1 open:1:/tfs-test/$m:r read:1:0:200 > $m.out 3>&- &
+		r=$!
+		wait "$w"
+		touch gone
+		wait "$r"
+		[ "$(cat $m.out)" = $'read 0: B*100 A*100\nread 0: B*100 A*100' ]
+	done
+}
+
 @test "commit: a reader ordered after another process's fsync sees its bytes without opening again, and asks the server at every read" {
 	start
 	export TFS_CONSISTENCY=commit

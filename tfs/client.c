@@ -1616,6 +1616,10 @@ struct fill {
 	int err;
 	uint64_t pend;		/* the first offset read as zeros past the
 				 * backing file's end, or UINT64_MAX */
+	int owned;		/* attached bytes are read only where own[] (the
+				 * server's owners, by offset) names this process */
+	const tfs_interval_t *own;
+	int nown;
 };
 
 static int fill_gap(struct fill *c, uint64_t to)
@@ -1637,26 +1641,49 @@ static int fill_gap(struct fill *c, uint64_t to)
 	return 0;
 }
 
+/* [@s, @e) of @iv from the burst buffer into c->buf. */
+static int fill_bb(struct fill *c, const struct tfs_iv *iv, uint64_t s, uint64_t e)
+{
+	if (fill_gap(c, s))
+		return 1;
+	if (full_pread(c->bbfd, c->buf + (s - c->off), e - s, iv->base + (s - iv->start)) < 0) {
+		c->err = errno;
+		return 1;
+	}
+	c->at = e;
+	return 0;
+}
+
 static int fill_one(const struct tfs_iv *iv, void *arg)
 {
 	struct fill *c = arg;
 
-	if (fill_gap(c, iv->start))
-		return 1;
-	if (full_pread(c->bbfd, c->buf + (iv->start - c->off), iv->end - iv->start, iv->base) < 0) {
-		c->err = errno;
-		return 1;
+	if (c->owned && iv->state == ST_ATTACHED) {
+		/* only where this process is still the owner: a newer
+		 * writer's bytes that reached the backing file (it staged out
+		 * and left) are not hidden by this process's older copy; the
+		 * rest of it is a gap, read from there */
+		for (int i = 0; i < c->nown; i++) {
+			uint64_t s = c->own[i].offset, e = s + c->own[i].size;
+
+			if (c->own[i].owner.client != C.id)
+				continue;
+			s = s > iv->start ? s : iv->start;
+			e = e < iv->end ? e : iv->end;
+			if (s < e && fill_bb(c, iv, s, e))
+				return 1;
+		}
+		return 0;
 	}
-	c->at = iv->end;
-	return 0;
+	return fill_bb(c, iv, iv->start, iv->end);
 }
 
 /* With *@pend (may be NULL): the first offset filled with zeros because
  * the backing file ended (or there is none), UINT64_MAX if none was. */
 static int fill_local(struct lfile *f, int pfsfd, void *buf, uint64_t off, size_t n,
-		      uint64_t *pend)
+		      uint64_t *pend, int owned, const tfs_interval_t *own, int nown)
 {
-	struct fill c = { buf, off, off, f->bbfd, pfsfd, 0, UINT64_MAX };
+	struct fill c = { buf, off, off, f->bbfd, pfsfd, 0, UINT64_MAX, owned, own, nown };
 
 	tfs_itree_each(&f->tree, off, off + n, fill_one, &c);
 	if (!c.err)
@@ -1717,7 +1744,7 @@ ssize_t tfs_pread(tfs_file_t *file, void *buf, size_t size, size_t offset)
 	}
 	eof = known_eof(f, pfsfd);
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
-	if (n && fill_local(f, pfsfd, buf, offset, n, NULL) < 0) {
+	if (n && fill_local(f, pfsfd, buf, offset, n, NULL, 0, NULL, 0) < 0) {
 		pthread_mutex_unlock(&f->lock);
 		return -1;
 	}
@@ -3246,7 +3273,9 @@ again:
 		}
 	}
 	n = offset >= eof ? 0 : (eof - offset < size ? (size_t)(eof - offset) : size);
-	if (n && fill_local(f, pfsfd, buf, offset, n, &pend) < 0) {
+	if (!kept && !session)
+		qsort(own, (size_t)nown, sizeof(*own), iv_by_offset);
+	if (n && fill_local(f, pfsfd, buf, offset, n, &pend, 1, own, nown) < 0) {
 		pthread_mutex_unlock(&f->lock);
 		free(own);
 		return -1;
