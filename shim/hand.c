@@ -842,12 +842,19 @@ static void traced_error(const void *site, int at, int status, int errnum, const
 		real[at] = tg_real(at ? "error_at_line" : "error", NULL);
 	if (!real[at] || !(m = error_msg(buf, sizeof(buf), fmt, ap, &n))) {
 		errno = err;
-		return;	/* (no memory for a long message: as glibc, then, nothing) */
+		if (status)
+			exit(status);
+		return;	/* (no memory for a long message: nothing printed) */
 	}
 	if (at && error_one_per_line) {
 		if (line == last_line && (file == last_file ||
-					  (file && last_file && strcmp(file, last_file) == 0)))
-			goto out;	/* glibc prints nothing */
+					  (file && last_file && strcmp(file, last_file) == 0))) {
+			/* glibc prints nothing and returns, whatever the status */
+			if (m != buf)
+				munmap(m, (size_t)n + 1);
+			errno = err;
+			return;
+		}
 		last_file = file;
 		last_line = line;
 	}
