@@ -613,6 +613,7 @@ static int is_h5open(void *arg, const char *name, const Elf64_Sym *sym, const ch
  */
 #define H5S_MAX 256
 size_t tg_h5s_n;
+static int h5_linked;	/* the executable defines H5open (tg_h5_static_find) */
 static uintptr_t h5s_lo[H5S_MAX], h5s_hi[H5S_MAX];
 
 enum { FS_OTHER, FS_MAYBE, FS_NAMED, FS_H5FILE };
@@ -724,7 +725,7 @@ static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * Called at the start (tg_ctor; MPI_Init's call then does nothing), once:
+ * Called once, at the start (tg_ctor):
  * when no shared HDF5 library is loaded and the program's executable
  * defines H5open, find the runs of HDF5's code in it, so that the MPI,
  * MPI-IO and POSIX calls HDF5 makes are recorded as made inside HDF5
@@ -759,6 +760,7 @@ void tg_h5_static_find(void)
 	if (!(m = map_exe(&n)))
 		return;
 	if (elf_functions(m, n, is_h5open, NULL)) {
+		h5_linked = 1;
 		elf_functions(m, n, count_fsym, &f.cap);
 		f.v = (void *)syscall(SYS_mmap, NULL, f.cap * sizeof(*f.v) + 1,
 				      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -815,9 +817,10 @@ int tg_h5s_in(const void *ra)
  * A program built with h5pcc (Debian's links libhdf5.a by default) calls
  * its own copy of HDF5: no preloaded wrapper ever sees those calls, and the
  * trace would have an empty HDF5 layer with nothing said.  At exit, when
- * the HDF5 layer was asked for and no shared HDF5 library was loaded, the
- * program's executable is looked at once; if it defines H5open, rank 0 (or
- * the process, outside MPI) says so.
+ * the HDF5 layer was asked for and no shared HDF5 library was loaded, and
+ * the start found H5open in the executable, rank 0 (or the process,
+ * outside MPI) says so; rank 0 of an MPI run also says when a stripped
+ * executable holds HDF5's version string.
  */
 void tg_h5_check_static(int rank)
 {
@@ -835,15 +838,18 @@ void tg_h5_check_static(int rank)
 	int found;
 
 	if (rank > 0 || !(tg_layer_mask & (1u << TG_LAYER_HDF5)) ||
-	    dlsym(RTLD_NEXT, "H5Fcreate") || !(m = map_exe(&n)))
+	    dlsym(RTLD_NEXT, "H5Fcreate"))
 		return;
+	if (h5_linked) {	/* (the start's look at the executable) */
+		tg_say(msg, sizeof(msg) - 1);
+		return;
+	}
 	/* an MPI rank's stripped executable: HDF5's version string gives it
 	 * away (not looked for in every other process's) */
-	found = elf_functions(m, n, is_h5open, NULL) ? 1 :
-		rank == 0 && !elf_symtab(m, n) && memmem(m, n, vers, sizeof(vers) - 1) ? 2 : 0;
+	if (rank < 0 || !(m = map_exe(&n)))
+		return;
+	found = !elf_symtab(m, n) && memmem(m, n, vers, sizeof(vers) - 1);
 	syscall(SYS_munmap, m, n);
-	if (found == 1)
-		tg_say(msg, sizeof(msg) - 1);
-	else if (found == 2)
+	if (found)
 		tg_say(stripped, sizeof(stripped) - 1);
 }

@@ -1156,7 +1156,6 @@ static void after_init(void)
 	int rank = -1, size = 0;
 
 	tg_hooks_check();	/* a library MPI_Init loaded may have patched */
-	tg_h5_static_find();
 	get_MPI_Comm_rank()(MPI_COMM_WORLD, &rank);
 	get_MPI_Comm_size()(MPI_COMM_WORLD, &size);
 	if (rank >= 0)

@@ -350,7 +350,7 @@ void tg_count_unsafe(void) TG_HIDDEN;
 void tg_seq_take(struct tg_thread *t) TG_HIDDEN;
 
 /* The code of an HDF5 linked into the program (h5pcc's default), as
- * address ranges, found at MPI_Init (tg_h5_static_find); none otherwise. */
+ * address ranges, found at the start (tg_h5_static_find); none otherwise. */
 #ifndef TG_STATIC
 extern size_t tg_h5s_n TG_HIDDEN;
 void tg_h5_static_find(void) TG_HIDDEN;
@@ -358,7 +358,6 @@ void tg_h5_static_find(void) TG_HIDDEN;
 int tg_h5s_in(const void *ra) TG_HIDDEN;
 #else
 #define tg_h5s_n 0	/* the linked tracer has no HDF5 layer */
-#define tg_h5_static_find() ((void)0)
 #define tg_h5s_in(ra) ((void)(ra), 0)
 #endif
 
