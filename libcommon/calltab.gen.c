@@ -848,6 +848,7 @@ static const struct tg_argdesc a_fwrite[] = {
 	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "held", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fwrite[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET_TIMES, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
@@ -866,6 +867,7 @@ static const struct tg_argdesc a_fwrite_unlocked[] = {
 	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "held", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fwrite_unlocked[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET_TIMES, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
@@ -892,6 +894,7 @@ static const struct tg_argdesc a_fputs[] = {
 	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
+	{ "held", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fputs[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ARG, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
@@ -900,6 +903,7 @@ static const struct tg_argdesc a_fputs_unlocked[] = {
 	{ "s", TG_K_BUF, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
+	{ "held", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fputs_unlocked[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ARG, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 2, 0 },
@@ -919,6 +923,7 @@ static const struct tg_iorole r_getc[] = {
 static const struct tg_argdesc a_fputc[] = {
 	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "held", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fputc[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
@@ -926,6 +931,7 @@ static const struct tg_iorole r_fputc[] = {
 static const struct tg_argdesc a_putc[] = {
 	{ "c", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "held", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_putc[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_ONE, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
@@ -964,6 +970,7 @@ static const struct tg_argdesc a_putchar[] = {
 static const struct tg_argdesc a_fprintf[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "held", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fprintf[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
@@ -971,6 +978,7 @@ static const struct tg_iorole r_fprintf[] = {
 static const struct tg_argdesc a_vfprintf[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "format", TG_K_STR, TG_IN, TG_H_NONE, 0, 0 },
+	{ "held", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_vfprintf[] = {
 	{ TG_IO_WRITE, TG_OFF_POS, TG_LEN_RET, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
@@ -7878,25 +7886,25 @@ static const struct tg_calldesc calls[] = {
 	{ 209, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, 1, "popen", a_popen, r_popen, NULL },
 	{ 210, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "pclose", a_pclose, r_pclose, NULL },
 	{ 220, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fread", a_fread, r_fread, NULL },
-	{ 221, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fwrite", a_fwrite, r_fwrite, NULL },
+	{ 221, TG_LAYER_STDIO, TG_K_UINT, 5, TG_H_NONE, 1, "fwrite", a_fwrite, r_fwrite, NULL },
 	{ 222, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fread_unlocked", a_fread_unlocked, r_fread_unlocked, NULL },
-	{ 223, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fwrite_unlocked", a_fwrite_unlocked, r_fwrite_unlocked, NULL },
+	{ 223, TG_LAYER_STDIO, TG_K_UINT, 5, TG_H_NONE, 1, "fwrite_unlocked", a_fwrite_unlocked, r_fwrite_unlocked, NULL },
 	{ 224, TG_LAYER_STDIO, TG_K_BUF, 4, TG_H_NONE, 1, "fgets", a_fgets, r_fgets, NULL },
 	{ 225, TG_LAYER_STDIO, TG_K_BUF, 4, TG_H_NONE, 1, "fgets_unlocked", a_fgets_unlocked, r_fgets_unlocked, NULL },
-	{ 226, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fputs", a_fputs, r_fputs, NULL },
-	{ 227, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fputs_unlocked", a_fputs_unlocked, r_fputs_unlocked, NULL },
+	{ 226, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fputs", a_fputs, r_fputs, NULL },
+	{ 227, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fputs_unlocked", a_fputs_unlocked, r_fputs_unlocked, NULL },
 	{ 228, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fgetc", a_fgetc, r_fgetc, NULL },
 	{ 229, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "getc", a_getc, r_getc, NULL },
-	{ 230, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fputc", a_fputc, r_fputc, NULL },
-	{ 231, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "putc", a_putc, r_putc, NULL },
+	{ 230, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fputc", a_fputc, r_fputc, NULL },
+	{ 231, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "putc", a_putc, r_putc, NULL },
 	{ 232, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "ungetc", a_ungetc, r_ungetc, NULL },
 	{ 233, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "getline", a_getline, r_getline, NULL },
 	{ 234, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "getdelim", a_getdelim, r_getdelim, NULL },
 	{ 235, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "puts", a_puts, NULL, NULL },
 	{ 236, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "putchar", a_putchar, NULL, NULL },
 	{ 237, TG_LAYER_STDIO, TG_K_INT, 0, TG_H_NONE, 0, "getchar", NULL, NULL, NULL },
-	{ 238, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fprintf", a_fprintf, r_fprintf, NULL },
-	{ 239, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "vfprintf", a_vfprintf, r_vfprintf, NULL },
+	{ 238, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fprintf", a_fprintf, r_fprintf, NULL },
+	{ 239, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "vfprintf", a_vfprintf, r_vfprintf, NULL },
 	{ 240, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "printf", a_printf, NULL, NULL },
 	{ 241, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "vprintf", a_vprintf, NULL, NULL },
 	{ 242, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "dprintf", a_dprintf, r_dprintf, NULL },

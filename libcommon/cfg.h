@@ -22,7 +22,7 @@ struct tg_stream;
 
 #define TG_CFG_MAGIC "\x89TGCFG\r\n"
 #define TG_CFG_MAGIC_LEN 8
-#define TG_CFG_VERSION 11		/* the one written */
+#define TG_CFG_VERSION 12		/* the one written */
 #define TG_CFG_VERSION_MIN 1	/* the oldest read */
 
 /* Timing modes (tangram-cfg(5), "Timing"); the numbers are on disk. */

@@ -49,10 +49,11 @@ KINDS = {
     # POSIX pseudo-arguments read before the call, recorded as a
     # descriptor, an offset, a size (an aiocb's fields)
     'prefd': 'TG_K_FD', 'preoff': 'TG_K_SIGNED_OFF', 'preuint': 'TG_K_UINT',
-    # and one read after the call, recorded as a descriptor
-    'postfd': 'TG_K_FD',
+    # and read after the call, recorded as a descriptor, an offset (an
+    # amount that follows the handle's offsets, coded as their change)
+    'postfd': 'TG_K_FD', 'postoff': 'TG_K_SIGNED_OFF',
 }
-PSEUDO = ('pre', 'post', 'prefd', 'preoff', 'preuint', 'postfd')
+PSEUDO = ('pre', 'post', 'prefd', 'preoff', 'preuint', 'postfd', 'postoff')
 
 # MPI handle kinds: NAME (in), NAMEp (new object out), NAMEio (inout: the
 # handle may be freed), NAMEptr (read through a pointer), harr_NAME(n) and
@@ -555,7 +556,7 @@ def put_arg(p, byname):
         return 'tg_put_s(&tgc, px_%s);' % v
     if k == 'preuint':
         return 'tg_put_u(&tgc, (uint64_t)px_%s);' % v
-    if k in ('post', 'postfd'):
+    if k in ('post', 'postfd', 'postoff'):
         return 'tg_put_s(&tgc, px_%s);' % v
     if k == 'sizep':
         return 'tg_put_u(&tgc, %s ? (uint64_t)*%s : 0);' % (v, v)
@@ -737,7 +738,7 @@ def gen_wrapper(r, rec, out):
         o('\tuint64_t sid_%s = tg_str(tgc.t, tg_path_opened(rb_%s, ap_%s, %s, %s, %s));\n'
           '\terrno = e_%s;\n' % (opened, opened, opened, fd, opened, base, opened))
     for p in r.recorded:
-        if p.kind in ('post', 'postfd'):
+        if p.kind in ('post', 'postfd', 'postoff'):
             o('\tint64_t px_%s = (int64_t)(%s);\n' % (p.name, p.karg))
     for p in r.params:
         if p.kind in ('path', 'atpath') and p.dir != 'in':

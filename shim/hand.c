@@ -10,6 +10,7 @@
 #include <err.h>
 #include <error.h>
 #include <limits.h>
+#include <stdio_ext.h>
 #include <sys/syscall.h>
 
 extern char **environ;
@@ -46,6 +47,11 @@ int64_t tg_scan_len(FILE *stream, int64_t at)
 	if (at < 0 || (end = tg_stream_pos(stream)) < at)
 		return -1;
 	return end - at;
+}
+
+int64_t tg_stdio_held(FILE *stream)
+{
+	return stream ? (int64_t)__fpending(stream) : -1;
 }
 
 /* ---- open ------------------------------------------------------------- */
@@ -508,6 +514,8 @@ TG_SITE int traced_fmt(const struct fmtcall *f, const char *fmt, va_list ap)
 	if (f->layer_failed_eof) {
 		tg_put_s(&c, at);
 		tg_put_s(&c, len);
+	} else if (f->how != FMT_FD) {	/* fprintf's held */
+		tg_put_s(&c, tg_stdio_held(f->how == FMT_STREAM ? f->stream : stdout));
 	}
 	tg_rec_commit(&c);
 	return ret;
@@ -654,6 +662,7 @@ TG_EXPORT int puts(const char *s)
 	tg_put_u(&c, tg_ptr_id(c.t, s));
 	tg_put_u(&c, tg_fstab_id(stdout, NULL));
 	tg_put_s(&c, s ? (int64_t)tg_strlen0(s) + 1 : -1);
+	tg_put_s(&c, tg_stdio_held(stdout));
 	tg_rec_commit(&c);
 	return ret;
 }
@@ -671,6 +680,7 @@ static void stderr_line(struct tg_call *c, const void *s, int64_t len)
 	tg_put_u(c, tg_ptr_id(c->t, s));
 	tg_put_u(c, tg_fstab_id(stderr, NULL));
 	tg_put_s(c, len);
+	tg_put_s(c, tg_stdio_held(stderr));
 	tg_rec_commit(c);
 }
 
@@ -924,6 +934,7 @@ TG_EXPORT int putchar(int ch)
 	tg_rec_begin(&c, ret, ret == EOF);
 	tg_put_s(&c, ch);
 	tg_put_u(&c, tg_fstab_id(stdout, NULL));
+	tg_put_s(&c, tg_stdio_held(stdout));
 	tg_rec_commit(&c);
 	return ret;
 }

@@ -100,6 +100,11 @@ static inline size_t tg_strlen0(const char *s)
  * (calls.tab: fseek's at), which a seek to the end takes from the file. */
 int64_t tg_stream_pos(FILE *stream) TG_HIDDEN;
 int64_t tg_scan_len(FILE *stream, int64_t at) TG_HIDDEN;
+/* The bytes @stream's buffer holds after a write to it (__fpending), -1
+ * with no stream: those of the calls so far that have not reached the
+ * file.  A write that leaves fewer than the buffer held before it plus
+ * its own flushed the buffer (calls.tab: the stdio writes' held). */
+int64_t tg_stdio_held(FILE *stream) TG_HIDDEN;
 
 #define tg_likely(x) __builtin_expect(!!(x), 1)
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)

@@ -6177,12 +6177,14 @@ TG_EXPORT size_t fwrite(const void *ptr, size_t size, size_t nmemb, FILE *stream
 	}
 	ret = real(ptr, size, nmemb, stream);
 	tg_end(&tgc);
+	int64_t px_held = (int64_t)(tg_stdio_held(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_held);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6249,12 +6251,14 @@ TG_EXPORT size_t fwrite_unlocked(const void *ptr, size_t size, size_t nmemb, FIL
 	}
 	ret = real(ptr, size, nmemb, stream);
 	tg_end(&tgc);
+	int64_t px_held = (int64_t)(tg_stdio_held(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_held);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6360,11 +6364,13 @@ TG_EXPORT int fputs(const char *s, FILE *stream)
 	ret = real(s, stream);
 	tg_end(&tgc);
 	int64_t px_len = (int64_t)((int)tg_strlen0(s));
+	int64_t px_held = (int64_t)(tg_stdio_held(stream));
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, px_len);
+	tg_put_s(&tgc, px_held);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6396,11 +6402,13 @@ TG_EXPORT int fputs_unlocked(const char *s, FILE *stream)
 	ret = real(s, stream);
 	tg_end(&tgc);
 	int64_t px_len = (int64_t)((int)tg_strlen0(s));
+	int64_t px_held = (int64_t)(tg_stdio_held(stream));
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, px_len);
+	tg_put_s(&tgc, px_held);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6497,10 +6505,12 @@ TG_EXPORT int fputc(int c, FILE *stream)
 	}
 	ret = real(c, stream);
 	tg_end(&tgc);
+	int64_t px_held = (int64_t)(tg_stdio_held(stream));
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_s(&tgc, (int64_t)c);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_held);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6531,10 +6541,12 @@ TG_EXPORT int putc(int c, FILE *stream)
 	}
 	ret = real(c, stream);
 	tg_end(&tgc);
+	int64_t px_held = (int64_t)(tg_stdio_held(stream));
 	int failed = ret == EOF;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_s(&tgc, (int64_t)c);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_held);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6704,10 +6716,12 @@ TG_EXPORT int vfprintf(FILE *stream, const char *format, va_list ap)
 	uint64_t sid_format = tg_str(tgc.t, format);
 	ret = real(stream, format, ap);
 	tg_end(&tgc);
+	int64_t px_held = (int64_t)(tg_stdio_held(stream));
 	int failed = ret < 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, sid_format);
+	tg_put_s(&tgc, px_held);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6813,10 +6827,12 @@ TG_EXPORT int __vfprintf_chk(FILE *stream, int flag, const char *format, va_list
 	uint64_t sid_format = tg_str(tgc.t, format);
 	ret = real(stream, flag, format, ap);
 	tg_end(&tgc);
+	int64_t px_held = (int64_t)(tg_stdio_held(stream));
 	int failed = ret < 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_u(&tgc, sid_format);
+	tg_put_s(&tgc, px_held);
 	tg_rec_commit(&tgc);
 	return ret;
 }

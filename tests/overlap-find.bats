@@ -370,7 +370,37 @@ R fgets 23 54" ]
 	! accesses of.old | grep -q ' 0 4$' || false
 	accesses of.old | grep -q ' 60 64$'
 	run -0 trace-merge -q -o m.cfg "$TG_TOP/tests/fixtures/decode/seek-v7.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 11 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
+}
+
+# A write to a fully buffered stream waits in the buffer until a flush;
+# one that does not fit flushes it (glibc).  The tracer records what the
+# buffer held after each write (held=, since 2026-12-05): printlines 600
+# FILE fills its 4 KiB buffer at the 421st line, whose call flushed the
+# 420 before it; it and the 179 after wait for the fclose.  A trace from
+# before (version 11, held=-1) lets every write wait for the fclose.
+@test "stdio writes wait in the stream's buffer until the write that overflows it flushes them (held=), or the fclose; a version 11 trace, held=-1, until the fclose" {
+	[ "$(stat -c %o .)" -eq 4096 ] || skip "the stdio buffer here is not 4 KiB"
+	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/printlines" 600 "$PWD/f"
+	[ "$(wc -l < f)" -eq 600 ]
+	trace-decode t/*.rec > text
+	[ "$(grep -c $'\tfprintf\t.*\theld=[0-9]*$' text)" -eq 600 ]
+	run -0 overlap-find -a text
+	echo "$output" > of.out
+	awk -F'\t' '$1 == "#done" { print $4 }' of.out | sort | uniq -c | awk '{ print $1, $2 }' > got
+	printf '%s\n' '420 end=421' '180 end=601' > want
+	diff want got
+	[ "$(accesses of.out | grep -c 'W fprintf')" -eq 600 ]
+	# the same program traced before
+	f=$TG_TOP/tests/fixtures/decode/lines600-v11.cfg
+	trace-decode "$f" > old
+	[ "$(grep -c $'\tfprintf\t.*\theld=-1$' old)" -eq 600 ]
+	run -0 overlap-find -a old
+	[ "$(grep -c $'^#done\t.*\tend=601\t' <<<"$output")" -eq 600 ]
+	run -0 trace-merge -q -o m.cfg "$f"
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
+	trace-decode m.cfg | grep -v '^#' | cut -f1-3,6- > got
+	grep -v '^#' old | cut -f1-3,6- | diff - got
 }
 
 @test "fdopen(fd, \"a\") puts the descriptor in append mode (glibc): the stream's and the descriptor's writes go to the end" {

@@ -246,16 +246,16 @@ decode_torn() {
 	calls > got
 	cat > want <<-EOF
 	stdio fopen s3 path="$T/text" mode="w+" fd=3
-	stdio fwrite 10 ptr=b1 size=1 nmemb=10 stream=s3
-	stdio fprintf 5 stream=s3 format="n=%d;"
-	stdio fputs 1 s=b2 stream=s3 len=5
+	stdio fwrite 10 ptr=b1 size=1 nmemb=10 stream=s3 held=10
+	stdio fprintf 5 stream=s3 format="n=%d;" held=15
+	stdio fputs 1 s=b2 stream=s3 len=5 held=20
 	stdio fflush 0 stream=s3
 	stdio fseek 0 stream=s3 offset=2 whence=SEEK_SET at=2
 	stdio ftell 2 stream=s3
 	stdio fread 8 ptr=b3 size=1 nmemb=8 stream=s3
 	stdio fopen NULL path="$T/missing" mode="r" fd=-1 errno=ENOENT
 	stdio fopen s4 path="$T/other" mode="w" fd=4
-	stdio fwrite 1 ptr=b4 size=2 nmemb=1 stream=s4
+	stdio fwrite 1 ptr=b4 size=2 nmemb=1 stream=s4 held=2
 	stdio fclose 0 stream=s4 fd=4
 	stdio fclose 0 stream=s3 fd=3
 	EOF
@@ -274,12 +274,12 @@ decode_torn() {
 	calls > got
 	cat > want <<-EOF
 	stdio fopen s3 path="$T/out" mode="w" fd=3
-	stdio fprintf 7 stream=s3 format="%s-%d\n"
+	stdio fprintf 7 stream=s3 format="%s-%d\n" held=7
 	stdio fclose 0 stream=s3 fd=3
 	posix open 3 path="$T/out" flags=O_RDONLY mode=0
 	posix read 7 fd=3 buf=b1 count=16
 	posix close 0 fd=3
-	stdio fprintf 7 stream=s1 format="read %d\n"
+	stdio fprintf 7 stream=s1 format="read %d\n" held=7
 	EOF
 	same
 }
@@ -302,7 +302,7 @@ decode_torn() {
 	posix pipe 0 fds=[3,4]
 	stdio fflush 0 stream=s1
 	posix fork $child
-	stdio fprintf $printed stream=s1 format="%d %d\n"
+	stdio fprintf $printed stream=s1 format="%d %d\n" held=$printed
 	posix waitpid $child pid=$child options=0x0
 	EOF
 	same
@@ -799,9 +799,9 @@ witness_plain() {
 	calls > got
 	cat > want <<-EOF
 	stdio fopen s3 path="$T/out" mode="w" fd=3
-	stdio fprintf 7 stream=s3 format="%s-%d\n"
+	stdio fprintf 7 stream=s3 format="%s-%d\n" held=7
 	stdio fclose 0 stream=s3 fd=3
-	stdio fprintf 7 stream=s1 format="read %d\n"
+	stdio fprintf 7 stream=s1 format="read %d\n" held=7
 	EOF
 	same
 }
@@ -851,7 +851,7 @@ witness_plain() {
 	cat > want <<-EOF
 	0 0 posix open 3 path="$T/sink" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
 	1 0 stdio fopen s3 path="$T/log" mode="w" fd=4
-	2 0 stdio fwrite 5 ptr=b1 size=1 nmemb=5 stream=s4
+	2 0 stdio fwrite 5 ptr=b1 size=1 nmemb=5 stream=s4 held=5
 	4 1 posix write 5 fd=3 buf=b2 count=5 parent=3
 	3 0 stdio fclose 0 stream=s4 fd=-1
 	5 0 stdio fclose 0 stream=s3 fd=4
@@ -868,8 +868,8 @@ witness_plain() {
 	cat > want <<-EOF
 	0 0 posix open 3 path="$T/sink" flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644
 	1 0 stdio fopen s3 path="$T/log" mode="w" fd=4
-	2 0 stdio fwrite 5 ptr=b1 size=1 nmemb=5 stream=s4
-	4 1 stdio fprintf 8 stream=s3 format="write %zu\n" parent=3
+	2 0 stdio fwrite 5 ptr=b1 size=1 nmemb=5 stream=s4 held=5
+	4 1 stdio fprintf 8 stream=s3 format="write %zu\n" held=8 parent=3
 	5 1 posix write 5 fd=3 buf=b2 count=5 parent=3
 	3 0 stdio fclose 0 stream=s4 fd=-1
 	6 0 stdio fclose 0 stream=s3 fd=4

@@ -316,25 +316,25 @@ valgrind_ok() {
 	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
 	# and merged by this version, then read back
 	run -0 trace-merge -q -o m.cfg "$TG_TOP/tests/fixtures/decode/ordered-old-v4.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 11 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
 	run -0 --separate-stderr trace-decode -l mpiio m.cfg
 	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
 }
 
 # lines-v5.cfg: tests/apps/lines traced and merged by the version 5
 # writer, before fputs and fgets recorded their length (appended6)
-@test "a version 5 .cfg from before fputs and fgets had a length: read with len=-1, unplaced, merged into version 11" {
+@test "a version 5 .cfg from before fputs and fgets had a length: read with len=-1, unplaced, merged into version 12" {
 	local f=$TG_TOP/tests/fixtures/decode/lines-v5.cfg
 	run -0 --separate-stderr trace-decode "$f"
 	[ -z "$stderr" ]
-	[ "$(grep -c $'\tfputs\t1\ts=b[0-9]*\tstream=s3\tlen=-1$' <<<"$output")" -eq 3 ]
+	[ "$(grep -c $'\tfputs\t1\ts=b[0-9]*\tstream=s3\tlen=-1\theld=-1$' <<<"$output")" -eq 3 ]
 	[ "$(grep -c $'\tfgets\t.*\tlen=-1' <<<"$output")" -eq 3 ]
 	local rec=$output
 	printf '%s\n' "$output" > text
 	run -0 overlap-find -a text
 	grep -q $'^#unplaced\t.*\tunplaced=6$' <<<"$output"
 	run -0 trace-merge -q -o m.cfg "$f"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 11 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
 }

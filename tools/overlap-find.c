@@ -637,6 +637,8 @@ struct rec {
 				 * TG_OFF_ORDERED: before it (shared_before,
 				 * not in older streams); or -1 */
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
+	int64_t held;		/* a stdio write: the bytes its stream's buffer
+				 * held after it (its held argument), or -1 */
 	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec, eof;
 	uint8_t creat;		/* open: it may make the file (O_CREAT...) */
 	uint8_t excl;		/* open: O_EXCL, fails if the name is there */
@@ -1567,6 +1569,8 @@ struct nbreq {
 	uint64_t seq;
 	uint32_t file;		/* a buffered append (cur->sw): its file */
 	int64_t acc;		/* and access, or -1 */
+	int64_t held;		/* a buffered write: what its stream's buffer
+				 * held after it, or -1 */
 };
 
 /* Buffered write @q reached the file at @t: an append's place is the
@@ -1902,30 +1906,20 @@ static void aio_done(const struct rec *r)
 			     r);
 }
 
-/*
- * A write to a fully buffered stream (stdio's default for a file) reaches
- * the file when the stream is flushed: fflush, fclose, a seek, exit.  Its
- * bytes are placed at the call, and last until that flush (a #done line),
- * so that a write left in the buffer while another process reads is not
- * taken as ordered before the read.  A stream set unbuffered or line
- * buffered (setvbuf) writes at the call.
- */
-static struct nbreq *stdio_pending(const struct rec *r)
+/* Stream @key (all of them when NULL) is flushed in call @end, its
+ * pending writes done there at @tend. */
+static void stdio_flush_at(const char *key, uint64_t end, int64_t tend)
 {
-	struct slot *sl = slot_find(cur, r->k1);
-	const char *fd = std_fd(r->k1);
-	struct nbreq *q;
+	size_t i, k = 0;
 
-	if (fd ? cur->stdnobuf & (1u << (fd[0] - '0')) : !sl || sl->nobuf)
-		return NULL;
-	if (r->failed || r->len <= 0 || r->aio)
-		return NULL;
-	cur->sw = xrealloc(cur->sw, (cur->nsw + 1) * sizeof(*cur->sw));
-	q = &cur->sw[cur->nsw++];
-	snprintf(q->key, sizeof(q->key), "%s", r->k1);
-	q->seq = r->seq;
-	q->acc = -1;
-	return q;
+	for (i = 0; i < cur->nsw; i++) {
+		if (!key || strcmp(cur->sw[i].key, key) == 0) {
+			print_done(cur->name, cur->sw[i].seq, end, tend);
+			flushed_at(&cur->sw[i], tend);
+		} else
+			cur->sw[k++] = cur->sw[i];
+	}
+	cur->nsw = k;
 }
 
 /* Stream @key (all of them when NULL) is flushed by record @r: its
@@ -1933,16 +1927,59 @@ static struct nbreq *stdio_pending(const struct rec *r)
  * so the done is just before the call starts). */
 static void stdio_flush(const char *key, const struct rec *r)
 {
-	size_t i, k = 0;
+	stdio_flush_at(key, r->seq, r->t0 - 1);
+}
 
-	for (i = 0; i < cur->nsw; i++) {
-		if (!key || strcmp(cur->sw[i].key, key) == 0) {
-			print_done(cur->name, cur->sw[i].seq, r->seq, r->t0 - 1);
-			flushed_at(&cur->sw[i], r->t0 - 1);
-		} else
-			cur->sw[k++] = cur->sw[i];
+/*
+ * A write to a fully buffered stream (stdio's default for a file) reaches
+ * the file when the stream is flushed: fflush, fclose, a seek, exit.  Its
+ * bytes are placed at the call, and last until that flush (a #done line),
+ * so that a write left in the buffer while another process reads is not
+ * taken as ordered before the read.  A stream set unbuffered or line
+ * buffered (setvbuf) writes at the call.  A write also flushes the
+ * buffer when it does not fit in it, and glibc then writes its whole
+ * blocks at once: the tracer records what the buffer held after each
+ * write (held=), so a write that left less than the buffer held before
+ * it plus its own bytes flushed the writes before it there, and one that
+ * left nothing reached the file at its call.  (One that left some of its
+ * bytes is taken to wait whole: the #done of a call covers all of it.)
+ */
+static struct nbreq *stdio_pending(const struct rec *r)
+{
+	struct slot *sl = slot_find(cur, r->k1);
+	const char *fd = std_fd(r->k1);
+	struct nbreq *q, *last = NULL;
+	size_t i;
+
+	if (fd ? cur->stdnobuf & (1u << (fd[0] - '0')) : !sl || sl->nobuf)
+		return NULL;
+	if (r->failed || r->len <= 0 || r->aio)
+		return NULL;
+	/* what the buffer held before (nothing when no write waits in it),
+	 * if the records say: not when another thread's write read before
+	 * this one came after it (the stream's latest is near the end) */
+	if (r->held < 0)
+		goto wait;
+	for (i = cur->nsw; i-- > 0;)
+		if (strcmp(cur->sw[i].key, r->k1) == 0) {
+			last = &cur->sw[i];
+			break;
+		}
+	if (!last || (last->held >= 0 && last->seq < r->seq)) {
+		int64_t before = last ? last->held : 0;
+		if (r->held < before + r->len)
+			stdio_flush_at(r->k1, r->seq, r->t1);
+		if (r->held == 0)
+			return NULL;	/* all of it reached the file */
 	}
-	cur->nsw = k;
+wait:
+	cur->sw = xrealloc(cur->sw, (cur->nsw + 1) * sizeof(*cur->sw));
+	q = &cur->sw[cur->nsw++];
+	snprintf(q->key, sizeof(q->key), "%s", r->k1);
+	q->seq = r->seq;
+	q->acc = -1;
+	q->held = r->held;
+	return q;
 }
 
 static void run_data(const struct rec *r)
@@ -3156,6 +3193,13 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->len = a->len;
 		r->count = a->count;
 		r->eof = a->eof;
+		r->held = -1;
+		if (a->op == TG_IO_WRITE) {
+			const char *v = tg_tline_arg(t, TG_COL_ARGS, "held");
+			int64_t x;
+			if (v && tg_tint(v, &x) == 0 && x >= 0)
+				r->held = x;
+		}
 		r->lock = a->lock;
 		r->lockclass = a->lockclass;
 		memcpy(r->k1, a->h, sizeof(r->k1));
