@@ -39,6 +39,7 @@ struct tg_reader {
 	uint64_t torn_off;	/* first frames no CHECK sealed, or 0 */
 	uint64_t torn_n;	/* calls in frames no CHECK sealed */
 	int stop;		/* 1: the stream ended, 2: it ended with r->err */
+	int ended;		/* the last frame but CHECKs was an END */
 	char err[256];
 };
 
@@ -663,6 +664,8 @@ static int decode_frame(struct tg_reader *r, const unsigned char *f, uint32_t le
 {
 	const unsigned char *p = f + 1, *end = f + len;
 
+	if (f[0] != TG_REC_CHECK)
+		r->ended = f[0] == TG_REC_END;
 	switch (f[0]) {
 	case TG_REC_CALL:
 		return decode_call(r, p, end, out);
@@ -884,6 +887,18 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 				 "torn tail: %llu call records have no checksum, the first at byte "
 				 "%llu (the writer did not finish)",
 				 (unsigned long long)r->torn_n, (unsigned long long)r->torn_off);
+			r->stop = 2;
+			return -1;
+		}
+		if (r->stop == 1 && (r->h.flags & TG_HDR_ENDS) &&
+		    !(r->h.flags & TG_HDR_WINDOWED) && !r->ended) {
+			/* a stream that is not windowed loses what its process
+			 * had not written out when it was killed */
+			snprintf(r->err, sizeof(r->err),
+				 "incomplete: the stream ends without its end record at byte %llu "
+				 "(its process was killed before the tracer finished it, or the "
+				 "file was cut short): calls after its last record may be missing",
+				 (unsigned long long)(r->chunk_off + r->chunklen));
 			r->stop = 2;
 			return -1;
 		}

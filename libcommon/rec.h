@@ -61,11 +61,23 @@ enum tg_rectype {
 	TG_REC_CHECK = 10,	/* (version 2) closes a chunk: CRC-32C of its bytes */
 	TG_REC_REPEAT = 11,	/* the thread's last call repeated: tid, count,
 				 * start of the first, end of the last */
+	TG_REC_END = 12,	/* the image ended here (exit, exec, a fatal
+				 * signal): how (enum tg_endhow), the signal */
+};
+
+/* How an image ended (TG_REC_END). */
+enum tg_endhow {
+	TG_END_EXIT = 0,	/* exit, _exit, MPI_Abort, the end of main */
+	TG_END_EXEC = 1,	/* an exec (records follow if it failed) */
+	TG_END_SIGNAL = 2,	/* a fatal signal the tracer caught */
 };
 
 /* Header flags. */
 #define TG_HDR_WINDOWED 1u	/* written through windows: zeros are padding */
 #define TG_HDR_STOPPED 2u	/* the tracer stopped before its process ended */
+#define TG_HDR_ENDS 4u		/* the writer ends the stream with an END
+				 * record unless it is windowed: one that does
+				 * not was cut short */
 /* In a windowed stream, zeros outside any window run to a multiple of this. */
 #define TG_REC_PAD 4096u
 

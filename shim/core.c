@@ -1236,7 +1236,7 @@ static int sink_open(void)
 			sink_fallocate(0, 0, win_align) == 0;
 	}
 	{
-		int n = write_header(sink_mapped ? TG_HDR_WINDOWED : 0);
+		int n = write_header(TG_HDR_ENDS | (sink_mapped ? TG_HDR_WINDOWED : 0));
 		if (n < 0) {
 			sink_fail("cannot write trace to", errno);
 			return -1;
@@ -1502,6 +1502,49 @@ static void sink_write(const void *buf, size_t n)
 	}
 }
 
+static void flush_all(int final);
+
+/* The END frame of an image that ends @how (a fatal signal: @sig) into
+ * @buf, which has room for 32 bytes; returns its end. */
+static unsigned char *end_frame(unsigned char *buf, unsigned how, int sig)
+{
+	unsigned char *p = buf + 4;
+
+	*p++ = TG_REC_END;
+	p = tg_put_uvar(p, how);
+	p = tg_put_uvar(p, (uint64_t)(sig > 0 ? sig : 0));
+	return tg_frame_close(buf, p);
+}
+
+/* The image ends: a stream that is not windowed says so in its last
+ * frame, so that a reader tells it from one cut short (tangram-rec(5),
+ * END).  A windowed stream keeps every record whatever kills the process,
+ * and its compacted copy gets the frame (sink_compact).  sink_mu held. */
+static void sink_ended(unsigned how, int sig)
+{
+	unsigned char fr[32];
+
+	if (sink_fd < 0 || sink_mapped)
+		return;
+	sink_write(fr, (size_t)(end_frame(fr, how, sig) - fr));
+}
+
+void tg_end_image(void)
+{
+	int e = errno;
+
+	flush_all(0);
+	if (tg_self)
+		tg_self->guard++;
+	pthread_mutex_lock(&sink_mu);
+	if (tg_state == 1)
+		sink_ended(TG_END_EXEC, 0);
+	pthread_mutex_unlock(&sink_mu);
+	if (tg_self)
+		tg_self->guard--;
+	errno = e;
+}
+
 void tg_flush_thread(struct tg_thread *t)
 {
 	int e = errno;
@@ -1666,6 +1709,11 @@ static void sink_compact(void)
 			tg_check_put(check, extents[i].tail, extents[i].ntail);
 			ok = raw_write_all(fd, check, sizeof(check)) == 0;
 		}
+	}
+	if (ok) {	/* no longer windowed: it ends as other streams do */
+		unsigned char fr[32 + TG_REC_CHECK_LEN], *e = end_frame(fr, TG_END_EXIT, 0);
+		e = tg_check_put(e, fr, (size_t)(e - fr));
+		ok = raw_write_all(fd, fr, (size_t)(e - fr)) == 0;
 	}
 	syscall(SYS_close, fd);
 	if (!ok || syscall(SYS_rename, tmp, sink_name) < 0)
@@ -1836,6 +1884,8 @@ void tg_shutdown(void)
 	pthread_mutex_lock(&sink_mu);
 	if (tg_state == 1 && sink_fd < 0)
 		sink_open();	/* a process that recorded nothing still leaves its header */
+	if (tg_state == 1)
+		sink_ended(TG_END_EXIT, 0);
 	tg_state = 2;
 	if (sink_fd >= 0 && sink_mapped)
 		seal_idle_windows();
@@ -2329,6 +2379,7 @@ static void on_fatal(int sig)
 				fold_write(t);
 			sink_write(t->buf, t->len);
 		}
+		sink_ended(TG_END_SIGNAL, sig);
 		if (sink_fd >= 0 && !sink_is_pipe)
 			syscall(SYS_fsync, sink_fd);
 		pthread_mutex_unlock(&sink_mu);

@@ -1263,6 +1263,7 @@ TG_SITE int exec_common(unsigned fn, void **realp, const char *realname,
 	}
 	e = errno;
 	exec_record(fn, path, is_path, 0, 0);
+	tg_end_image();
 	exec_untraced(path, is_path, with_env ? envp : environ);
 	errno = e;
 	ret = with_env ? ((execve_fn)*realp)(path, argv, envp)
@@ -1315,6 +1316,7 @@ TG_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	n = syscall(SYS_readlinkat, AT_FDCWD, link, pb, sizeof(pb) - 1);
 	pb[n > 0 ? n : 0] = 0;
 	exec_record(TG_FN_fexecve, n > 0 ? pb : link, 1, 0, 0);
+	tg_end_image();
 	exec_untraced(n > 0 ? pb : link, 1, envp);
 	errno = e;
 	ret = ((int (*)(int, char *const[], char *const[]))real_fexecve)(fd, argv, envp);
@@ -1336,6 +1338,7 @@ TG_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 	}
 	e = errno;
 	exec_record_at(TG_FN_execveat, dirfd, path, 1, 0, 0);
+	tg_end_image();
 	exec_untraced(path, path[0] == '/' || dirfd == AT_FDCWD ? 1 : 2, envp);
 	errno = e;
 	ret = ((int (*)(int, const char *, char *const[], char *const[], int))real_execveat)(

@@ -111,6 +111,63 @@ killed_ticker() {
 	[[ $stderr =~ ^trace-decode:\ t/g.rec:\ checksum\ mismatch\ in\ the\ chunk\ at\ byte\ [0-9]+$ ]]
 }
 
+# A stream written with write() (TANGRAM_FLUSH=buffered, a pipe) loses the
+# records its process had not written out when it is killed outright, and
+# one cut at a chunk's end looks whole: until 2026-12-05 both decoded as
+# complete, exit 0.  The tracer ends such a stream with an END record
+# (exit, exec, a fatal signal it catches: tangram-rec(5)); a stream whose
+# header says it would and that lacks it is reported incomplete.
+@test "TANGRAM_FLUSH=buffered, killed: the records, then 'incomplete' (no END record), exit 2; verify-io exit 2" {
+	(TANGRAM_FLUSH=buffered TANGRAM_DIR=t LD_PRELOAD=$SHIM exec "$APPS/ticker" -1 10) &
+	pid=$!
+	for ((i = 0; i < 500; i++)); do
+		[ "$(stat -c %s out 2>/dev/null || echo 0)" -gt 150 ] && break
+		sleep 0.01
+	done
+	kill -KILL "$pid"
+	wait "$pid" || true
+	run -2 --separate-stderr trace-decode t/pid-$pid.rec
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "trace-decode: t/pid-$pid.rec: incomplete: the stream ends without its end record at byte "*" (its process was killed before the tracer finished it, or the file was cut short): calls after its last record may be missing" ]]
+	# what was written out is there (the open, the first second's writes)
+	printf '%s\n' "$output" | grep -q $'\topen\t'
+	[ "$(printf '%s\n' "$output" | grep -c $'\twrite\t')" -lt "$(stat -c %s out)" ]
+	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	[ -z "$output" ]
+	[[ $stderr == *"incomplete: the stream ends without its end record"* ]]
+}
+
+@test "an exit, an exec, a caught SIGTERM end a buffered stream with its END record (exit 0); cut before it, buffered or compacted, it is incomplete" {
+	for how in exit exec term; do
+		rm -rf t out
+		case $how in
+		exit) TANGRAM_FLUSH=buffered TANGRAM_DIR=t LD_PRELOAD=$SHIM "$APPS/ticker" 3 0 ;;
+		exec) TANGRAM_FLUSH=buffered TANGRAM_DIR=t LD_PRELOAD=$SHIM \
+			sh -c "$APPS/ticker 2 0 && exec $APPS/ticker 1 0" ;;
+		term)	(TANGRAM_FLUSH=buffered TANGRAM_DIR=t LD_PRELOAD=$SHIM exec "$APPS/ticker" -1 10) &
+			pid=$!
+			while [ "$(stat -c %s out 2>/dev/null || echo 0)" -lt 5 ]; do sleep 0.01; done
+			kill -TERM $pid
+			wait $pid || true ;;
+		esac
+		for f in t/*.rec; do
+			run -0 --separate-stderr trace-decode "$f"
+			[ -z "$stderr" ]
+		done
+	done
+	# the last frames are the END record and its CHECK (8 + 10 bytes):
+	# cut there, the stream ends on a whole chunk, and is not whole
+	rm -rf t && TANGRAM_FLUSH=buffered TANGRAM_DIR=t LD_PRELOAD=$SHIM "$APPS/ticker" 3 0
+	rm -rf d && TANGRAM_DIR=d LD_PRELOAD=$SHIM "$APPS/ticker" 3 0
+	for f in t/*.rec d/*.rec; do
+		[ "$(tail -c 18 "$f" | head -c 5 | od -An -tx1 | tr -d ' ')" = 030000000c ]
+		head -c $(($(stat -c %s "$f") - 18)) "$f" > cut.rec
+		run -2 --separate-stderr trace-decode cut.rec
+		[[ $stderr == "trace-decode: cut.rec: incomplete: the stream ends without its end record at byte "* ]]
+		[ "$(printf '%s\n' "$output" | grep -c $'\twrite\t')" -eq 3 ]
+	done
+}
+
 @test ".rec of a clean exit with another thread alive and idle (a pool's): every record checked, exit 0, compacted" {
 	run -0 env TANGRAM_DIR=t LD_PRELOAD=$SHIM "$APPS/idlethread" out
 	[ "$output" = written ]

@@ -503,14 +503,17 @@ decode_torn() {
 	same
 }
 
-@test "SIGKILL under TANGRAM_FLUSH=buffered: the buffered records are lost, the stream still reads" {
+@test "SIGKILL under TANGRAM_FLUSH=buffered: the buffered records are lost, the stream still reads, and says it is incomplete (no END record)" {
 	(only_012; TANGRAM_FLUSH=buffered TANGRAM_DIR=$T/trace LD_PRELOAD=$SHIM \
 		exec "$APPS/segv" wait) &
 	pid=$!
 	for ((i = 0; i < 2000; i++)); do [ -e ready ] && break; sleep 0.01; done
 	kill -KILL "$pid"
 	wait "$pid" || true
-	decode_all "trace/pid-$pid.rec"
+	run -2 --separate-stderr trace-decode "trace/pid-$pid.rec"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == *": incomplete: the stream ends without its end record at byte "* ]]
+	[[ ${lines[0]} == '#proc	'* ]]
 	[ -z "$(calls)" ]
 }
 
