@@ -475,7 +475,7 @@ fuzz: all test-apps
 DEB_PACKAGES = build-essential pkg-config python3 mpich libmpich-dev zlib1g-dev \
 	libjansson-dev libsqlite3-dev bats libhdf5-mpich-dev hdf5-tools \
 	libucx-dev libotf2-trace-dev mandoc valgrind coreutils tar gfortran \
-	otf2-tools chromium libxml2-utils clang afl++ strace libopenmpi-dev
+	otf2-tools chromium libxml2-utils clang afl++ strace libopenmpi-dev jq sqlite3
 # Applications only tests run (tests/mpi.bats, tests/overlap.bats skip
 # without them), kept apart: nwchem-mpich pulls in Open MPI.
 APP_PACKAGES = netpipe-mpich2 nwchem-mpich python3-mpi4py python3-h5py-mpi
