@@ -1920,14 +1920,18 @@ static void recommend(int after_table)
 	for (i = 0; i < 4 && m < 0 && !name_races; i++)
 		if ((applicable & (1u << order[i])) && counted(order[i]) == 0)
 			m = order[i];
-	/* when even posix leaves conflicts, posix is still the best there is */
+	/* when even posix leaves conflicts, posix is still the best there is;
+	 * the line after the table says that it is not enough, so that no one
+	 * reading it alone takes the run for correct under posix */
 	name = model_names[m < 0 ? M_POSIX : m];
 	if (!after_table)
 		printf("%s\n", name);
 	else if (opt_json)
 		printf("{\"recommended\":\"%s\"}\n", name);
 	else
-		printf("recommended consistency: %s\n", name);
+		printf("recommended consistency: %s%s\n", name,
+		       m < 0 && (counted(M_POSIX) || name_races) ?
+		       " (no model makes this run correct)" : "");
 	if (m < 0 && counted(M_POSIX))
 		warnx("%" PRIu64 " conflicting %s not synchronized: no model makes this "
 		      "run correct", counted(M_POSIX),
