@@ -822,7 +822,8 @@ queries() {
 	run -0 sread open:1:/tfs-test/s:r read:1:0:8192 read:1:8192:512 touch:go wait:done \
 		read:1:8192:8192 read:1:12288:512
 	wait "$w"
-	[ "${lines[*]}" = "read 0: A*8192 read 8192: (none) read 8192: B*4096 read 12288: (none)" ]
+	[ "${lines[*]}" = "read 0: A*8192 read 8192: (none) read 8192: B*4096 read 12288: (none)" ] ||
+		{ printf 'got: %s\n' "${lines[*]}"; false; }
 }
 
 @test "session: after its own write a reader asks for its read's range, not the whole file's owners again at each read" {
