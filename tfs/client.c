@@ -113,6 +113,9 @@ struct tfs_file {
 	unsigned gen;		/* C.gen when opened */
 	int posix;		/* TFS_O_POSIX: writes as pending writer, attached at close */
 	int session;		/* TFS_O_SESSION: synced reads go by snap[] */
+	int keep;		/* else: by snap[] while the server's delegation
+				 * lasts (DROP, lease_until), until this process
+				 * writes the file */
 	/* under f->lock: */
 	int pfsfd;		/* the backing file from the first read on, or -1 */
 	tfs_interval_t *snap;	/* TFS_O_SESSION: the owners the first synced read's */
@@ -122,6 +125,9 @@ struct tfs_file {
 	uint64_t snap_eof, snap_changes;
 	uint64_t snap_pfs;	/* the backing file's size then */
 	unsigned syncs;		/* f->syncs when snap was taken */
+	unsigned long dgen;	/* keep: drops_gen() before its QUERY went */
+	long long lease_until;	/* keep: ms, when it is to be asked again */
+	long long keep_after;	/* keep: ms, range QUERYs until then (refused) */
 	struct tfs_file *prev, *next;	/* C.handles, under C.lock */
 };
 
@@ -153,6 +159,7 @@ static struct {
 	char pause_at[16];	/* TFS_TEST_PAUSE: where, and how long (ms) */
 	long pause_ms;
 	int fail_flush;		/* TFS_TEST_FAIL=flush:N: PEER_FLUSH asks left to fail */
+	int fail_drop;		/* TFS_TEST_FAIL=drop:N: DROPs left to refuse unheeded */
 	int dead;		/* errno of the call that lost the server, 0 */
 	void (*on_lost)(int err);	/* told when it is lost (tfsi_on_lost) */
 	char srvaddr[160];	/* the server file's address, "" before it is read */
@@ -161,6 +168,57 @@ static struct {
 	char note[PATH_MAX];	/* DIR/clients/HOST-NODE-PID, "" when none */
 	int notefd;		/* open on it for note_journal() (O_APPEND), or -1 */
 } C = { .lock = PTHREAD_MUTEX_INITIALIZER, .peer_cv = PTHREAD_COND_INITIALIZER, .notefd = -1 };
+
+/*
+ * Delegations (tfs-protocol(5), DROP): a map of a file kept under the
+ * posix and commit models is good while the server has not told this
+ * process to drop it and its lease lasts.  The listener counts the DROPs
+ * per file here without a lock (it must answer whatever a reader holds:
+ * the server waits), and this process's own changes of a file count too
+ * (the server tells the sender nothing); a read keeps a map only when
+ * the count of its file did not move from before its QUERY went.  Files
+ * share a counter by their id modulo DROP_SLOTS: a drop of one drops the
+ * others' maps too, which only costs them a QUERY.
+ */
+#define DROP_SLOTS 64
+static unsigned long drops[DROP_SLOTS], drops_all;
+
+static unsigned long drops_gen(uint64_t fid)
+{
+	return __atomic_load_n(&drops[fid % DROP_SLOTS], __ATOMIC_SEQ_CST) +
+	       __atomic_load_n(&drops_all, __ATOMIC_SEQ_CST);
+}
+
+/* Drop the kept maps of file @fid, of every file when @fid is 0. */
+static void drops_bump(uint64_t fid)
+{
+	__atomic_add_fetch(fid ? &drops[fid % DROP_SLOTS] : &drops_all, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A request of this process to the server that changes what a read of a
+ * file returns (the server revokes every other holder's map): its own
+ * maps go with it.  @body is the request's. */
+static void drops_sent(uint16_t type, const void *body, size_t len)
+{
+	const unsigned char *b = body;
+	uint64_t fid = 0;
+
+	switch (type) {
+	case TFS_MSG_ATTACH: case TFS_MSG_DETACH: case TFS_MSG_ATTACH_CLEAN:
+	case TFS_MSG_PENDING: case TFS_MSG_APPEND: case TFS_MSG_TRUNCATE:
+		for (int i = 0; i < 8 && (size_t)i < len; i++)
+			fid |= (uint64_t)b[i] << (8 * i);
+		drops_bump(fid);
+		break;
+	case TFS_MSG_OPEN:
+		if (len >= 4 && (b[0] & TFS_OPEN_TRUNC))
+			drops_bump(0);
+		break;
+	case TFS_MSG_UNLINK: case TFS_MSG_RENAME: case TFS_MSG_DETACH_CLIENT:
+		drops_bump(0);
+		break;
+	}
+}
 
 /* A handle of this process's client, not one a forked child inherited
  * (those belong to its parent's client: every call on them fails with
@@ -200,6 +258,8 @@ static int ep_call(struct tfs_ep *ep, uint16_t type, const struct tfs_buf *body,
 		return -1;
 	}
 	rc = tfs_ep_call(ep, type, &v, 1, NULL, 0, &r, &rlen, C.timeout_ms);
+	if (ep == C.ep)
+		drops_sent(type, v.iov_base, v.iov_len);
 	if (rc != 0) {
 		free(r);
 		if (rc > 0) {
@@ -457,6 +517,26 @@ static void on_peer(struct tfs_req *req, void *arg)
 	case TFS_MSG_PEER_FLUSH:
 		serve_flush(req);
 		break;
+	case TFS_MSG_DROP: {
+		struct tfs_rd rd;
+		uint64_t fid;
+
+		tfs_rd_init(&rd, req->body, req->hdr.len);
+		fid = tfs_rd_u64(&rd);
+		if (!tfs_rd_done(&rd)) {
+			tfs_req_reply(req, EINVAL, NULL, 0);
+			break;
+		}
+		if (C.fail_drop > 0 && __atomic_sub_fetch(&C.fail_drop, 1, __ATOMIC_RELAXED) >= 0) {
+			/* (as a holder cut off from the server: its lease
+			 * alone ends its map) */
+			tfs_req_reply(req, EIO, NULL, 0);
+			break;
+		}
+		drops_bump(fid);
+		tfs_req_reply(req, 0, NULL, 0);
+		break;
+	}
 	default:
 		tfs_req_reply(req, EOPNOTSUPP, NULL, 0);
 	}
@@ -799,6 +879,8 @@ static int init_locked(void)
 	}
 	if (fail && strncmp(fail, "flush:", 6) == 0)
 		C.fail_flush = (int)strtol(fail + 6, NULL, 10);
+	if (fail && strncmp(fail, "drop:", 5) == 0)
+		C.fail_drop = (int)strtol(fail + 5, NULL, 10);
 	errno = 0;
 	if (tfs_server_file_read(server, 0, &sf, msg, sizeof(msg)) < 0) {
 		/* an open or read's error, else what is wrong with it */
@@ -1027,6 +1109,8 @@ tfs_file_t *tfs_open_mode(const char *pathname, unsigned flags, unsigned mode)
 	h->gen = C.gen;
 	h->posix = !!(flags & TFS_O_POSIX);
 	h->session = !!(flags & TFS_O_SESSION);
+	/* the server can tell this process to drop a map: its listener */
+	h->keep = !h->session && C.lsn;
 	/* pending writers' earlier writes, once attached, are cut too */
 	if (truncate_settle(f, 0, pv, np) < 0) {
 		int e = errno;
@@ -1299,6 +1383,7 @@ static int call_writing(uint16_t type, struct iovec *v, struct wa *w, void **r, 
 	} else {
 		rc = tfs_ep_call_while(C.ep, type, v, 1, NULL, 0, r, rlen, C.timeout_ms,
 				       wa_write, w);
+		drops_sent(type, v->iov_base, v->iov_len);
 		if (rc < 0 && errno != ENOMEM)
 			C.dead = errno;
 		else if (rc > 0)
@@ -2791,7 +2876,8 @@ int tfs_detach_client(void)
  * *@owners, the end of file into f->eof, the pending writers into *@pv,
  * *@np.  Returns 0 or -1. */
 static int query_once(struct lfile *f, uint64_t off, uint64_t len, int mine,
-		      tfs_interval_t **owners, int *num, struct pw **pv, uint32_t *np)
+		      tfs_interval_t **owners, int *num, struct pw **pv, uint32_t *np,
+		      uint32_t *lease)
 {
 	struct tfs_buf b;
 	struct tfs_rd rd;
@@ -2808,7 +2894,7 @@ static int query_once(struct lfile *f, uint64_t off, uint64_t len, int mine,
 	tfs_buf_u64(&b, f->fid);
 	tfs_buf_u64(&b, off);
 	tfs_buf_u64(&b, len);
-	tfs_buf_u32(&b, mine ? 1 : 0);
+	tfs_buf_u32(&b, (mine ? TFS_QUERY_MINE : 0) | (lease ? TFS_QUERY_KEEP : 0));
 	if (call(TFS_MSG_QUERY, &b, &mem, &rd) < 0) {
 		tfs_buf_release(&b);
 		return -1;
@@ -2844,7 +2930,9 @@ static int query_once(struct lfile *f, uint64_t off, uint64_t len, int mine,
 	}
 	if (pw_parse(&rd, pv, np) < 0)
 		goto bad;
-	if (!tfs_rd_done(&rd)) {
+	if (lease)
+		*lease = tfs_rd_u32(&rd);
+	if (!tfs_rd_done(&rd) || (lease && *lease > TFS_LEASE_MS)) {
 		free(*pv);
 		goto bad;
 	}
@@ -2878,13 +2966,13 @@ bad:
  * writer that could not flush and is still pending: -1 with EIO.
  */
 static int query(struct lfile *f, uint64_t off, uint64_t len, int mine, tfs_interval_t **owners,
-		 int *num)
+		 int *num, uint32_t *lease)
 {
 	struct pw *v, *now = NULL;
 	uint32_t n, m = 0;
 	int rc;
 
-	if (query_once(f, off, len, mine, owners, num, &v, &n) < 0)
+	if (query_once(f, off, len, mine, owners, num, &v, &n, lease) < 0)
 		return -1;
 	if (mine || !n) {
 		free(v);
@@ -2892,7 +2980,7 @@ static int query(struct lfile *f, uint64_t off, uint64_t len, int mine, tfs_inte
 	}
 	free(*owners);
 	pw_flush(f, v, n);
-	rc = query_once(f, off, len, mine, owners, num, &now, &m);
+	rc = query_once(f, off, len, mine, owners, num, &now, &m, lease);
 	if (rc == 0 && (rc = pw_check(v, n, now, m)) < 0) {
 		free(*owners);
 		*owners = NULL;
@@ -2910,7 +2998,7 @@ int tfs_query(tfs_file_t *file, size_t offset, size_t size, tfs_interval_t **own
 		errno = live(file) ? EFAULT : EBADF;
 		return -1;
 	}
-	return query(file->f, offset, size, 0, owners, num_owners);
+	return query(file->f, offset, size, 0, owners, num_owners, NULL);
 }
 
 int tfs_query_file(tfs_file_t *file, tfs_interval_t **owners, int *num_owners)
@@ -2919,7 +3007,7 @@ int tfs_query_file(tfs_file_t *file, tfs_interval_t **owners, int *num_owners)
 		errno = live(file) ? EFAULT : EBADF;
 		return -1;
 	}
-	return query(file->f, 0, UINT64_MAX, 0, owners, num_owners);
+	return query(file->f, 0, UINT64_MAX, 0, owners, num_owners, NULL);
 }
 
 /* ---- the synchronised read ------------------------------------------------------ */
@@ -3167,7 +3255,13 @@ static int snap_pick(struct tfs_file *file, uint64_t offset, size_t size, tfs_in
  * another owner may be newer here), so from then on the handle asks for
  * each read's range, as commit does; a read whose owner did not deliver
  * (@fresh: it may have staged out), or that meets the map's end, asks
- * again.
+ * again.  Any other handle (posix, commit) does the same while the
+ * server holds its delegation of the file: the QUERY asks to keep the
+ * answer (TFS_QUERY_KEEP) and the server, which grants it only while no
+ * other process writes the file unattached, tells this process to drop
+ * it (DROP, drops_gen()) before it answers a change another process
+ * makes, or waits for the lease to end; refused, the handle asks for
+ * each read's range for a lease's time.
  */
 static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offset, int fresh,
 			   int *failed)
@@ -3177,6 +3271,9 @@ static ssize_t read_synced(tfs_file_t *file, void *buf, size_t size, size_t offs
 	struct lfile *f;
 	uint64_t eof, pend, changes;
 	unsigned attaches;
+	unsigned long g0 = 0;
+	long long t0 = 0;
+	uint32_t lease = 0;
 	size_t n;
 	int nown, pfsfd, kept, session;
 
@@ -3196,18 +3293,25 @@ again:
 
 		pthread_mutex_lock(&f->lock);
 		read_sync(file);
-		if (file->session && file->mapped && file->snap_changes != f->tree.changes) {
+		if ((file->session || file->keep) && file->mapped &&
+		    file->snap_changes != f->tree.changes) {
 			/* this process wrote the file since its map: a map of
 			 * the whole file at each read after a write costs O(its
 			 * owners) per read, so a range QUERY per read from now */
 			file->session = 0;
+			file->keep = 0;
 			file->snapped = 0;
 		}
-		session = size && file->session;
+		t0 = file->keep ? tfsi_now_ms() : 0;
+		session = size && (file->session || (file->keep && t0 >= file->keep_after));
 		/* a read that meets the map's end asks again: the file may
-		 * have grown since (tail -f, or a size fstat just gave) */
+		 * have grown since (tail -f, or a size fstat just gave); a
+		 * delegated map is read by while the server did not say drop
+		 * it and its lease lasts */
 		if (session && file->snapped && !fresh &&
 		    file->snap_changes == f->tree.changes &&
+		    (file->session ||
+		     (t0 < file->lease_until && drops_gen(f->fid) == file->dgen)) &&
 		    size <= file->snap_eof && offset <= file->snap_eof - size) {
 			if (snap_pick(file, offset, size, &own, &nown) < 0) {
 				pthread_mutex_unlock(&f->lock);
@@ -3218,16 +3322,22 @@ again:
 		}
 		seen = f->attaches;
 		changes = f->tree.changes;
+		/* (a DROP counted from here on is one this QUERY may predate;
+		 * the lease counts from before it went, as the server's does
+		 * from after it came) */
+		g0 = drops_gen(f->fid);
+		lease = 0;
 		pthread_mutex_unlock(&f->lock);
-		if (session && query(f, 0, UINT64_MAX, 0, &own, &nown) < 0) {
+		if (session && query(f, 0, UINT64_MAX, 0, &own, &nown,
+				     file->session ? NULL : &lease) < 0) {
 			if (errno != EOVERFLOW)
 				return -1;
 			/* more owners than one reply holds: a QUERY per read */
 			pthread_mutex_lock(&f->lock);
-			file->session = session = 0;
+			file->session = file->keep = session = 0;
 			pthread_mutex_unlock(&f->lock);
 		}
-		if (size && !session && query(f, offset, size, 0, &own, &nown) < 0)
+		if (size && !session && query(f, offset, size, 0, &own, &nown, NULL) < 0)
 			return -1;
 		pthread_mutex_lock(&f->lock);
 		if (f->attaches == seen && (!session || f->tree.changes == changes))
@@ -3266,6 +3376,19 @@ again:
 			file->snap_changes = f->tree.changes;
 			file->snapped = 1;
 			file->mapped = 1;
+			if (!file->session && lease && drops_gen(f->fid) == g0) {
+				file->dgen = g0;
+				/* (2 ms for the two clocks' rounding) */
+				file->lease_until = t0 + lease - 2;
+			} else if (!file->session) {
+				/* no delegation (another process writes it
+				 * unattached, or a DROP came meanwhile): this
+				 * read's alone; refused, range QUERYs for a
+				 * lease's time, as a map is not to be had */
+				file->snapped = 0;
+				if (!lease)
+					file->keep_after = t0 + TFS_LEASE_MS;
+			}
 			if (snap_pick(file, offset, size, &own, &nown) < 0) {
 				pthread_mutex_unlock(&f->lock);
 				return -1;
@@ -3679,7 +3802,7 @@ static int stage_file(struct lfile *f)
 		pthread_mutex_lock(&f->lock);
 		return -1;
 	}
-	rc = query(f, 0, UINT64_MAX, 1, &own, &n);
+	rc = query(f, 0, UINT64_MAX, 1, &own, &n, NULL);
 	test_pause("stage");
 	pthread_mutex_lock(&f->lock);
 	/* unlinked: its name is no longer its own (another file may have

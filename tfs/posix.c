@@ -1406,10 +1406,11 @@ EXPORT int close(int fd)
 /* ---- data ------------------------------------------------------------------------ */
 
 /* Under session a handle reads by one QUERY until it is closed (the
- * model owes it only what was closed before its open); posix and commit
- * ask the server at every read, as their readers must see every write, or
- * every commit, that came before the read.  The lock design reads under
- * its locks, never by a QUERY. */
+ * model owes it only what was closed before its open); under posix and
+ * commit by one QUERY while the server's delegation lasts (libtfs drops
+ * it when told another process changed the file), as their readers must
+ * see every write, or every commit, that came before the read.  The lock
+ * design reads under its locks, never by a QUERY. */
 unsigned model_flags(void)
 {
 	return model == M_SESSION && !lockdesign ? TFS_O_SESSION : 0;

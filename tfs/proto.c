@@ -380,6 +380,7 @@ const char *tfs_msg_name(unsigned type)
 		[TFS_MSG_LOCK_PUT] = "LOCK_PUT", [TFS_MSG_LOCK_SPLIT] = "LOCK_SPLIT",
 		[TFS_MSG_LOCK_REVOKE] = "LOCK_REVOKE", [TFS_MSG_LOCK_COUNT] = "LOCK_COUNT",
 		[TFS_MSG_LOCK_BYE] = "LOCK_BYE", [TFS_MSG_PEER_FLUSH] = "PEER_FLUSH",
+		[TFS_MSG_DROP] = "DROP",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : NULL;

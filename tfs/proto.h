@@ -21,6 +21,10 @@
 #define TFS_MAX_PATH	4096		/* longest path, in bytes */
 #define TFS_MAX_RANGES	(1u << 20)	/* ranges in one attach or detach */
 #define TFS_CHUNK	(8u << 20)	/* a peer read asks for at most this */
+/* How long a map a QUERY granted (TFS_QUERY_KEEP) may be read by, from
+ * the asking on: a holder the server cannot tell to drop it (dead, hung)
+ * has stopped using it when a change waits this long at most. */
+#define TFS_LEASE_MS	250
 
 /* Header flags. */
 #define TFS_F_REPLY	1u
@@ -60,7 +64,12 @@ enum tfs_msg_type {
 	TFS_MSG_LOCK_COUNT = 39,/* client → manager: → alpha, beta, gamma */
 	TFS_MSG_LOCK_BYE = 40,	/* client → manager: leaving */
 	TFS_MSG_PEER_FLUSH = 41,/* client → pending writer: file id: attach it all */
+	TFS_MSG_DROP = 42,	/* server → client: file id: drop your kept map of it */
 };
+
+/* QUERY flags. */
+#define TFS_QUERY_MINE	1u	/* only the sender's ranges */
+#define TFS_QUERY_KEEP	2u	/* the sender keeps the map: a lease in the reply */
 
 /* Open flags on the wire (the same values as TFS_O_*). */
 #define TFS_OPEN_CREAT	1u

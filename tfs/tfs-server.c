@@ -56,6 +56,7 @@ struct client {
 	atomic_int gone;	/* disconnected: its attachments are dropped */
 	int dropped;		/* its end handled, its attachments dropped (S.report_lock) */
 	atomic_int unanswered;	/* it runs, and did not answer --stop's stage-out ask */
+	struct tfs_ep *cb;	/* to its listener, for DROP (the revoker thread's) */
 };
 
 /* A node's tokens of one file (lock-based design): intervals with state
@@ -106,8 +107,20 @@ struct rlock {
 	uint32_t type, pid;
 };
 
+/* A client that keeps a QUERY's map of a file for its later reads (a
+ * delegation, granted by QUERY with TFS_QUERY_KEEP): it is told to drop
+ * it (DROP) before any change to the file is acknowledged, and drops it
+ * on its own once TFS_LEASE_MS have passed since it asked.  gen tells a
+ * map granted again apart from the one a DROP under way was sent for. */
+struct holder {
+	uint64_t id, gen;
+	long long until;	/* ms: its lease ends (tfsi_now_ms) */
+};
+
 struct sfile {
 	uint64_t fid;
+	struct holder *hold;	/* under lock: who keeps a map of it */
+	size_t nhold, caphold;
 	struct rlock *rl;	/* under lock: its record locks */
 	size_t nrl, caprl;
 	struct pend *pend;	/* under lock: its pending writers */
@@ -171,9 +184,15 @@ static struct {
 	char dir[PATH_MAX];		/* DIR: the server file's, the clients' notes' */
 	pthread_mutex_t report_lock;	/* report, rescues */
 	int rescues;			/* rescue_main() threads begun, not ended */
+	uint64_t hgen;			/* under lock: delegations granted */
+	pthread_mutex_t rv_lock;	/* the revoker's queue */
+	pthread_cond_t rv_cv;
+	struct revocation *rv_head, *rv_tail;
+	int rv_started;
 	pthread_cond_t rescue_cv;	/* one ended */
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER, .report_lock = PTHREAD_MUTEX_INITIALIZER,
-	.rescue_cv = PTHREAD_COND_INITIALIZER };
+	.rescue_cv = PTHREAD_COND_INITIALIZER, .rv_lock = PTHREAD_MUTEX_INITIALIZER,
+	.rv_cv = PTHREAD_COND_INITIALIZER };
 
 static void usage(int status)
 {
@@ -392,12 +411,58 @@ static int client_owns(uint64_t id)
 
 /* ---- requests ------------------------------------------------------------ */
 
+/* A holder to tell to drop its map of a file before a reply goes. */
+struct drop {
+	uint64_t fid, id, gen;
+	long long until;
+};
+
 struct ctx {
 	struct tfs_req *req;
 	struct tfs_rd rd;
 	struct client *cl;
 	struct tfs_buf out;
+	struct drop *dv;	/* the holders the request's change revokes */
+	size_t ndv, capdv;
+	long long dfailed;	/* no memory to name one: the reply waits until
+				 * then, when every lease met has ended */
 };
+
+/*
+ * The request of @c changes what a read of @f returns: every other
+ * holder of a map of it is to be told before the reply goes (handle());
+ * the sender's own map it drops itself as it sends.  Expired leases are
+ * forgotten here.  f->lock held.
+ */
+static void maps_revoke(struct ctx *c, struct sfile *f)
+{
+	long long now = tfsi_now_ms();
+	size_t i, k = 0;
+
+	for (i = 0; i < f->nhold; i++) {
+		struct holder *h = &f->hold[i];
+
+		if (h->until <= now || h->id == c->cl->id)
+			continue;
+		f->hold[k++] = *h;
+		if (c->ndv == c->capdv) {
+			size_t cap = c->capdv ? 2 * c->capdv : 4;
+			struct drop *v = realloc(c->dv, cap * sizeof(*v));
+
+			if (!v) {
+				/* told nobody: kept listed, the reply waits until
+				 * its lease ends (handle()) */
+				if (h->until > c->dfailed)
+					c->dfailed = h->until;
+				continue;
+			}
+			c->dv = v;
+			c->capdv = cap;
+		}
+		c->dv[c->ndv++] = (struct drop){ f->fid, h->id, h->gen, h->until };
+	}
+	f->nhold = k;
+}
 
 static int bad(struct ctx *c, const char *why)
 {
@@ -699,6 +764,9 @@ static int do_pending(struct ctx *c)
 			if ((rc = pend_hold(f, c->cl->id)) == 0 &&
 			    tfs_itree_assign(&f->preg, &iv) < 0)
 				rc = ENOMEM;
+			/* its writes from now on ask nobody: no map of the
+			 * file is kept while it writes */
+			maps_revoke(c, f);
 		}
 	}
 	eof = visible_eof(f);
@@ -762,6 +830,7 @@ static int do_append(struct ctx *c)
 				rc = ENOMEM;
 			if (!rc)
 				f->eof = off + len;
+			maps_revoke(c, f);
 		}
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -875,6 +944,7 @@ static int do_open(struct ctx *c)
 		f->timeset = 0;
 		pend_drop(f, 0);
 		rc = pend_copy(f, c->cl->id, &pv, &np);
+		maps_revoke(c, f);
 	} else if (pfs != UINT64_MAX && pfs > f->eof) {
 		f->eof = pfs;
 	}
@@ -959,6 +1029,8 @@ static int do_attach(struct ctx *c, int detach)
 	/* with the attach, atomically: nothing of the sender is unattached */
 	if (!rc && clean)
 		pend_drop(f, c->cl->id);
+	if (!rc && (n > 0 || detach))
+		maps_revoke(c, f);
 	eof = visible_eof(f);
 	pthread_mutex_unlock(&f->lock);
 	free(r);
@@ -969,8 +1041,20 @@ static int do_attach(struct ctx *c, int detach)
 
 static int do_detach_client(struct ctx *c)
 {
+	size_t n;
+
 	if (!tfs_rd_done(&c->rd))
 		return bad(c, "bad body");
+	pthread_mutex_lock(&S.lock);
+	n = S.nfiles;
+	pthread_mutex_unlock(&S.lock);
+	for (size_t i = 1; i <= n; i++) {
+		struct sfile *f = file_by_id(i);
+
+		pthread_mutex_lock(&f->lock);
+		maps_revoke(c, f);
+		pthread_mutex_unlock(&f->lock);
+	}
 	drop_client(c->cl->id, 0);
 	return 0;
 }
@@ -1067,6 +1151,33 @@ static int query_one(const struct tfs_iv *iv, void *arg)
 	return 0;
 }
 
+/* Grant @id a delegation of @f, or renew its lease (QUERY with
+ * TFS_QUERY_KEEP).  f->lock held.  Returns 0 or ENOMEM. */
+static int hold(struct sfile *f, uint64_t id)
+{
+	struct holder *h = NULL;
+
+	for (size_t i = 0; i < f->nhold && !h; i++)
+		if (f->hold[i].id == id)
+			h = &f->hold[i];
+	if (!h) {
+		if (f->nhold == f->caphold) {
+			size_t cap = f->caphold ? 2 * f->caphold : 4;
+			struct holder *v = realloc(f->hold, cap * sizeof(*v));
+
+			if (!v)
+				return ENOMEM;
+			f->hold = v;
+			f->caphold = cap;
+		}
+		h = &f->hold[f->nhold++];
+		h->id = id;
+	}
+	h->gen = __atomic_add_fetch(&S.hgen, 1, __ATOMIC_RELAXED);
+	h->until = tfsi_now_ms() + TFS_LEASE_MS;
+	return 0;
+}
+
 static int do_query(struct ctx *c)
 {
 	uint64_t fid = tfs_rd_u64(&c->rd), off = tfs_rd_u64(&c->rd), len = tfs_rd_u64(&c->rd);
@@ -1075,14 +1186,15 @@ static int do_query(struct ctx *c)
 	struct sfile *f;
 	struct pend *pv;
 	size_t at, np;
+	uint32_t lease = 0;
 
-	if (!tfs_rd_done(&c->rd) || (flags & ~1u))
+	if (!tfs_rd_done(&c->rd) || (flags & ~(TFS_QUERY_MINE | TFS_QUERY_KEEP)))
 		return bad(c, "bad body");
 	if (!(f = file_by_id(fid)))
 		return bad(c, "unknown file id");
 	if (len > UINT64_MAX - off)
 		len = UINT64_MAX - off;
-	q.mine = flags & 1 ? c->cl->id : 0;
+	q.mine = flags & TFS_QUERY_MINE ? c->cl->id : 0;
 	pthread_mutex_lock(&f->lock);
 	tfs_buf_u64(&c->out, visible_eof(f));
 	at = c->out.len;
@@ -1090,6 +1202,12 @@ static int do_query(struct ctx *c)
 	tfs_itree_each(&f->tree, off, off + len, query_one, &q);
 	if (pend_copy(f, c->cl->id, &pv, &np))
 		q.failed = 1;
+	/* a map is kept only while no other process writes the file
+	 * unattached (a pending writer's next writes ask nobody), and only
+	 * by a client the revoker can reach */
+	if ((flags & TFS_QUERY_KEEP) && !q.failed && !np && !q.mine && c->cl->addr[0] &&
+	    hold(f, c->cl->id) == 0)
+		lease = TFS_LEASE_MS;
 	pthread_mutex_unlock(&f->lock);
 	if (q.failed || tfs_buf_failed(&c->out)) {
 		free(pv);
@@ -1111,6 +1229,8 @@ static int do_query(struct ctx *c)
 	pthread_mutex_unlock(&S.lock);
 	free(q.owners);
 	pend_put(&c->out, pv, np);
+	if (flags & TFS_QUERY_KEEP)
+		tfs_buf_u32(&c->out, lease);
 	return 0;
 }
 
@@ -1133,6 +1253,7 @@ static int do_eof(struct ctx *c, int truncate)
 		f->timeset = 0;
 		if (v == 0)	/* what was lost is gone anyway */
 			pend_drop(f, 0);
+		maps_revoke(c, f);
 	} else if (v > f->eof) {
 		f->eof = v;
 	}
@@ -1148,9 +1269,10 @@ static int do_eof(struct ctx *c, int truncate)
 
 /* Forget the data of @f, out of the table already (UNLINK, a rename
  * over it); with or without S.lock held. */
-static void file_forget(struct sfile *f)
+static void file_forget(struct ctx *c, struct sfile *f)
 {
 	pthread_mutex_lock(&f->lock);
+	maps_revoke(c, f);
 	f->unlinked = 1;
 	tfs_itree_release(&f->tree);
 	tfs_itree_release(&f->preg);
@@ -1180,7 +1302,7 @@ static int do_unlink(struct ctx *c)
 	}
 	pthread_mutex_unlock(&S.lock);
 	if (f)
-		file_forget(f);
+		file_forget(c, f);
 	return rc;
 }
 
@@ -1356,7 +1478,7 @@ static int do_rename(struct ctx *c)
 			memcpy(np + lt, f->path + lf, strlen(f->path + lf) + 1);
 			if ((fn = file_lookup(np, 0, 0))) {
 				file_unhash(fn);
-				file_forget(fn);
+				file_forget(c, fn);
 			}
 			file_rename(f, np);
 		}
@@ -1382,7 +1504,7 @@ static int do_rename(struct ctx *c)
 		} else {
 			if (fn) {
 				file_unhash(fn);
-				file_forget(fn);
+				file_forget(c, fn);
 			}
 			if (fo) {
 				file_rename(fo, np);
@@ -1826,6 +1948,195 @@ static void lock_client_gone(struct client *cl)
 	pthread_mutex_unlock(&S.lock);
 }
 
+/* ---- revocations --------------------------------------------------------
+ * A request whose change revokes delegations (maps_revoke()) is answered by
+ * the revoker thread once every holder named has acknowledged its DROP
+ * or its lease has ended: the progress thread and the workers never wait
+ * for a client.  The change is made already, so a QUERY served meanwhile
+ * sees it; the sender's call has not returned, so no read that must see
+ * it has begun.  One thread, in order: a holder that does not answer
+ * holds the others up for the rest of its lease at most, TFS_LEASE_MS.
+ */
+struct revocation {
+	struct tfs_req *req;
+	int rc;
+	struct tfs_buf out;
+	struct drop *dv;
+	size_t ndv;
+	long long until;	/* wait at least until then (ctx.dfailed) */
+	struct revocation *next;
+};
+
+#define DROP_CHAIN 8	/* DROPs in flight at once: a stack frame of the transport's each */
+
+/* One DROP of a revocation: to a holder, of one file or (fid 0) of every
+ * file, when it holds several the change revokes (one request to each
+ * client, so that no two of a chain wait on one endpoint). */
+struct dsend {
+	uint64_t id, fid;
+	long long until;	/* the furthest of its leases met */
+	int ok;			/* it said it dropped them */
+};
+
+/* The DROPs [i, end) of a revocation, in flight together. */
+struct dchain {
+	struct dsend *v;
+	size_t i, end;
+};
+
+/*
+ * Send DROP c->i and, while its request is on the way (the transport's
+ * call_while), the ones after it, so that a change several processes
+ * hold costs about one round trip, not one each; as the clients'
+ * PEER_FLUSH chain does.  Where the transport cannot overlap (UCX), or a
+ * request cannot be sent, the rest follows one by one.
+ */
+static void drop_chain(void *arg)
+{
+	struct dchain *c = arg;
+	size_t i = c->i++;
+	struct dsend *d;
+	struct client *cl;
+	unsigned char body[8];
+	struct iovec v = { body, sizeof(body) };
+	long long left;
+	size_t rlen;
+	int rc;
+
+	if (i >= c->end)
+		return;
+	d = &c->v[i];
+	pthread_mutex_lock(&S.lock);
+	cl = client_by_id(d->id);
+	pthread_mutex_unlock(&S.lock);
+	left = d->until - tfsi_now_ms();
+	if (!cl || left <= 0 ||
+	    (!cl->cb && !(cl->cb = tfs_ep_connect(cl->addr, S.secret, (int)left))) ||
+	    (left = d->until - tfsi_now_ms()) <= 0) {
+		drop_chain(c);
+		return;
+	}
+	for (int k = 0; k < 8; k++)
+		body[k] = (unsigned char)(d->fid >> (8 * k));
+	rc = tfs_ep_call_while(cl->cb, TFS_MSG_DROP, &v, 1, NULL, 0, NULL, &rlen, (int)left,
+			       drop_chain, c);
+	d->ok = rc == 0;
+	if (rc < 0 || tfs_ep_broken(cl->cb)) {
+		/* connected again from scratch next time */
+		tfs_ep_close(cl->cb);
+		cl->cb = NULL;
+	}
+	if (c->i == i + 1)	/* not sent: the others were not told yet */
+		drop_chain(c);
+}
+
+static void revocation_run(struct revocation *r)
+{
+	struct dsend *sv = calloc(r->ndv ? r->ndv : 1, sizeof(*sv));
+	size_t *of = calloc(r->ndv ? r->ndv : 1, sizeof(*of)), ns = 0;
+	struct iovec v;
+
+	for (size_t i = 0; sv && of && i < r->ndv; i++) {
+		const struct drop *d = &r->dv[i];
+		size_t k;
+
+		for (k = 0; k < ns && sv[k].id != d->id; k++)
+			;
+		if (k == ns)
+			sv[ns++] = (struct dsend){ d->id, d->fid, d->until, 0 };
+		else if (sv[k].fid != d->fid)
+			sv[k].fid = 0;
+		if (d->until > sv[k].until)
+			sv[k].until = d->until;
+		of[i] = k;
+	}
+	for (size_t at = 0; at < ns; at += DROP_CHAIN) {
+		struct dchain c = { sv, at, at + DROP_CHAIN < ns ? at + DROP_CHAIN : ns };
+
+		drop_chain(&c);
+	}
+	for (size_t i = 0; i < r->ndv; i++) {
+		const struct drop *d = &r->dv[i];
+		struct sfile *f;
+		long long left;
+
+		if (!(sv && of && sv[of[i]].ok) && (left = d->until - tfsi_now_ms()) > 0)
+			/* dead, hung or cut off (or no memory to ask it): it
+			 * stops reading by the map when its lease ends, which
+			 * it counts from before it asked */
+			usleep((useconds_t)left * 1000);
+		if (!(f = file_by_id(d->fid)))
+			continue;
+		pthread_mutex_lock(&f->lock);
+		/* (not one granted again since: that map is newer) */
+		for (size_t k = 0; k < f->nhold; k++)
+			if (f->hold[k].id == d->id && f->hold[k].gen == d->gen) {
+				f->hold[k] = f->hold[--f->nhold];
+				break;
+			}
+		pthread_mutex_unlock(&f->lock);
+	}
+	free(sv);
+	free(of);
+	if (r->until > tfsi_now_ms())
+		usleep((useconds_t)(r->until - tfsi_now_ms()) * 1000);
+	v.iov_base = r->out.p;
+	v.iov_len = r->rc ? 0 : r->out.len;
+	tfs_req_reply(r->req, r->rc, &v, 1);
+	tfs_buf_release(&r->out);
+	free(r->dv);
+	free(r);
+}
+
+static void *revoker_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct revocation *r;
+
+		pthread_mutex_lock(&S.rv_lock);
+		while (!S.rv_head)
+			pthread_cond_wait(&S.rv_cv, &S.rv_lock);
+		r = S.rv_head;
+		if (!(S.rv_head = r->next))
+			S.rv_tail = NULL;
+		pthread_mutex_unlock(&S.rv_lock);
+		revocation_run(r);
+	}
+	return NULL;
+}
+
+/* Hand @c's reply, @rc, to the revoker.  0, or -1 when it cannot be
+ * (out of memory, or no thread). */
+static int defer(struct ctx *c, int rc)
+{
+	struct revocation *r = malloc(sizeof(*r));
+
+	if (!r)
+		return -1;
+	pthread_mutex_lock(&S.rv_lock);
+	if (!S.rv_started) {
+		pthread_t t;
+
+		if (tfs_thread_start(&t, NULL, revoker_main, NULL) != 0) {
+			pthread_mutex_unlock(&S.rv_lock);
+			free(r);
+			return -1;
+		}
+		pthread_detach(t);
+		S.rv_started = 1;
+	}
+	*r = (struct revocation){ c->req, rc, c->out, c->dv, c->ndv, c->dfailed, NULL };
+	if (S.rv_tail)
+		S.rv_tail->next = r;
+	else
+		S.rv_head = r;
+	S.rv_tail = r;
+	pthread_cond_signal(&S.rv_cv);
+	pthread_mutex_unlock(&S.rv_lock);
+	return 0;
+}
+
 static void handle(struct tfs_req *req)
 {
 	struct ctx c = { .req = req };
@@ -1868,10 +2179,24 @@ static void handle(struct tfs_req *req)
 	}
 	if (tfs_buf_failed(&c.out))
 		rc = ENOMEM;
+	if ((c.ndv || c.dfailed) && defer(&c, rc) < 0) {
+		/* no revoker to hand it to: no holder is told, each reads
+		 * by its map until its lease ends, which this waits for */
+		long long until = c.dfailed;
+
+		for (size_t i = 0; i < c.ndv; i++)
+			if (c.dv[i].until > until)
+				until = c.dv[i].until;
+		if (until > tfsi_now_ms())
+			usleep((useconds_t)(until - tfsi_now_ms()) * 1000);
+	} else if (c.ndv || c.dfailed) {
+		return;
+	}
 	v.iov_base = c.out.p;
 	v.iov_len = rc ? 0 : c.out.len;
 	tfs_req_reply(req, rc, &v, 1);
 	tfs_buf_release(&c.out);
+	free(c.dv);
 }
 
 /* ---- workers ------------------------------------------------------------- */
