@@ -128,6 +128,7 @@ struct tfs_file {
 	unsigned long dgen;	/* keep: drops_gen() before its QUERY went */
 	long long lease_until;	/* keep: ms, when it is to be asked again */
 	long long keep_after;	/* keep: ms, range QUERYs until then (refused) */
+	unsigned kept_reads;	/* keep: reads the map served after its own */
 	struct tfs_file *prev, *next;	/* C.handles, under C.lock */
 };
 
@@ -3241,6 +3242,11 @@ static int snap_pick(struct tfs_file *file, uint64_t offset, size_t size, tfs_in
 	return 0;
 }
 
+/* A delegated map of more owners than this that another process's change
+ * drops before any read used it is not asked for again for a lease's
+ * time (read_synced()). */
+#define KEEP_OWNERS 64
+
 /*
  * One try of tfs_pread_synced(): the spans whose owner did not deliver
  * counted in *@failed (their bytes in @buf are not to be used); @fresh:
@@ -3303,6 +3309,14 @@ again:
 			file->snapped = 0;
 		}
 		t0 = file->keep ? tfsi_now_ms() : 0;
+		if (file->keep && file->snapped && file->nsnap > KEEP_OWNERS && !file->kept_reads &&
+		    drops_gen(f->fid) != file->dgen) {
+			/* dropped before any read used it: others change the
+			 * file between this process's reads, and a map of many
+			 * owners at each read costs O(owners) per read */
+			file->snapped = 0;
+			file->keep_after = t0 + TFS_LEASE_MS;
+		}
 		session = size && (file->session || (file->keep && t0 >= file->keep_after));
 		/* a read that meets the map's end asks again: the file may
 		 * have grown since (tail -f, or a size fstat just gave); a
@@ -3317,6 +3331,7 @@ again:
 				pthread_mutex_unlock(&f->lock);
 				return -1;
 			}
+			file->kept_reads++;
 			kept = 1;
 			break;
 		}
@@ -3376,6 +3391,7 @@ again:
 			file->snap_changes = f->tree.changes;
 			file->snapped = 1;
 			file->mapped = 1;
+			file->kept_reads = 0;
 			if (!file->session && lease && drops_gen(f->fid) == g0) {
 				file->dgen = g0;
 				/* (2 ms for the two clocks' rounding) */
