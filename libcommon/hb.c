@@ -349,6 +349,7 @@ struct tg_hb {
 	uint8_t *spans;		/* nranks: 1 if a node of the rank has a span */
 	struct tg_hbrecpos *recpos;	/* the RECPOS section */
 	uint64_t *rpoff;	/* nranks + 1: each rank's entries in it */
+	int lastknown;		/* RANKINFO gave each rank's last seq */
 };
 
 static uint16_t get16(const unsigned char *p) { return p[0] | p[1] << 8; }
@@ -646,6 +647,7 @@ static int copy_small(struct tg_hb *h, const struct found *f, char *err, size_t 
 		fail(err, errlen, "out of memory");
 		return -1;
 	}
+	h->lastknown = f[TG_HBS_RANKINFO].present;
 	for (r = 0; r < p; r++) {
 		if (f[TG_HBS_RANKINFO].present) {
 			const unsigned char *e = b + f[TG_HBS_RANKINFO].off + r * 24;
@@ -977,6 +979,20 @@ static const struct tg_hbrecpos *recpos(const struct tg_hb *h, uint32_t r, uint6
 	return lo > h->rpoff[r] ? &h->recpos[lo - 1] : NULL;
 }
 
+/* A graph without RANKINFO does not say where a rank's records end, so
+ * every seq passes. */
+int tg_hb_has_record(const struct tg_hb *h, uint32_t r, uint64_t seq)
+{
+	uint64_t last;
+
+	if (r >= h->g.nranks)
+		return 0;
+	if (!h->lastknown)
+		return 1;
+	last = h->rankinfo[r].lastseq;
+	return last == TG_HB_NOSEQ ? seq == 0 : seq <= last || seq - 1 == last;
+}
+
 void tg_hb_query_many(const struct tg_hb *h, size_t n, const struct tg_hbq *q,
 		      unsigned char *ans)
 {
@@ -994,8 +1010,10 @@ void tg_hb_query_many(const struct tg_hb *h, size_t n, const struct tg_hbq *q,
 			const struct tg_hbq *x = &q[base + k];
 			live[k] = 0;
 			ans[base + k] = 0;
-			if (x->a >= g->nranks || x->b >= g->nranks)
+			if (!tg_hb_has_record(h, x->a, x->i) || !tg_hb_has_record(h, x->b, x->j)) {
+				ans[base + k] = TG_HB_NOREC;
 				continue;
+			}
 			if (x->a == x->b) {
 				ans[base + k] = x->i < x->j;
 				continue;
@@ -1104,8 +1122,6 @@ int tg_hb_query(const struct tg_hb *h, uint32_t a, uint64_t i, uint32_t b, uint6
 	struct tg_hbq q = { a, b, i, j };
 	unsigned char ans;
 
-	if (a >= h->g.nranks || b >= h->g.nranks)
-		return -1;
 	tg_hb_query_many(h, 1, &q, &ans);
-	return ans;
+	return ans == TG_HB_NOREC ? -1 : ans;
 }

@@ -165,10 +165,19 @@ uint32_t tg_hb_node_rank(const struct tg_hb *g, uint64_t n);
 /*
  * Does record @i of rank @a happen before record @j of rank @b (it
  * returned before the other was called)?  Returns 1 or 0; -1 if a rank is
- * not below the graph's rank count.
+ * not below the graph's rank count or a seq is beyond the last record of
+ * its rank (one beyond is the end of the process, and is asked).
  */
 int tg_hb_query(const struct tg_hb *g, uint32_t a, uint64_t i, uint32_t b,
 		uint64_t j);
+
+/*
+ * Does the graph have record @seq of rank @r: the rank is below its rank
+ * count and the seq not beyond the rank's last record?  One beyond is the
+ * end of the process, where overlap-find closes the files it left open,
+ * and counts.  Returns 1 or 0.
+ */
+int tg_hb_has_record(const struct tg_hb *g, uint32_t r, uint64_t seq);
 
 /* A question for tg_hb_query_many(): record @i of rank @a, @j of @b. */
 struct tg_hbq {
@@ -180,8 +189,10 @@ struct tg_hbq {
  * The answers to @n questions at once, 1 or 0 in @ans[0..n): the same as
  * tg_hb_query() gives one by one, but faster, since the memory the
  * questions need is fetched for several of them at a time.  A question
- * with a rank not below the graph's rank count is answered 0.
+ * about a record the graph does not have (where tg_hb_query() gives -1)
+ * is answered TG_HB_NOREC.
  */
+#define TG_HB_NOREC 2
 void tg_hb_query_many(const struct tg_hb *g, size_t n, const struct tg_hbq *q,
 		      unsigned char *ans);
 

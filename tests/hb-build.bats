@@ -161,6 +161,9 @@ tab() {
 @test "hb-query -h" { run -0 --separate-stderr hb-query -h; [ "$output" = "$QUSAGE" ]; [ -z "$stderr" ]; }
 @test "hb-query, a bad record" { run -2 --separate-stderr hb-query "$F/small.hb" 0:1 1-2; [ -z "$output" ]; [ "$stderr" = "hb-query: bad record '1-2' (expected RANK:SEQ)" ]; }
 @test "hb-query, a rank the graph does not have" { run -2 --separate-stderr hb-query "$F/small.hb" 0:1 7:2; [ -z "$output" ]; [ "$stderr" = "hb-query: no rank 7 in the graph (it has 3)" ]; }
+@test "hb-query, a seq beyond the last record of its rank" { run -2 --separate-stderr hb-query "$F/small.hb" 0:1 1:2 0:1 1:7; [ "$output" = yes ]; [ "$stderr" = "hb-query: no record 7 of rank 1 in the graph (its last is 5)" ]; }
+@test "hb-query, one beyond the last record is the end of the process" { run -0 --separate-stderr hb-query "$F/small.hb" 2:5 0:6 0:6 2:5 1:6 1:5; [ "$output" = "$(printf '%s\n' no no no)" ]; [ -z "$stderr" ]; }
+@test "hb-query -r of all zeros (no run has it)" { run -2 --separate-stderr hb-query -r 0000000000000000 "$F/small.hb" 0:1 1:2; [ -z "$output" ]; [ "$stderr" = "hb-query: bad run id '0000000000000000' (all zeros names no run)" ]; }
 @test "hb-query, a missing graph" { run -2 --separate-stderr hb-query nosuch.hb 0:1 1:2; [ -z "$output" ]; [ "$stderr" = "hb-query: nosuch.hb: cannot open 'nosuch.hb': No such file or directory" ]; }
 
 # ---- bad text input ---------------------------------------------------------
@@ -740,12 +743,14 @@ EOF
 }
 
 @test "batch queries: one answer per line, at once; a bad line answers error" {
-	printf '0:1 1:2\n1:2 0:6\nbogus\n2:0 9:1\n0:5\t2:3\n' > q.txt
+	printf '0:1 1:2\n1:2 0:6\nbogus\n2:0 9:1\n0:5\t2:3\n2:0 0:99\n' > q.txt
 	run -2 --separate-stderr hb-query --batch "$F/small.hb" < q.txt
 	[ "$output" = "$(printf '%s\n' yes yes 'error: not a question "RANK:SEQ RANK:SEQ"' \
-		'error: no rank 9 in the graph (it has 3)' no)" ]
+		'error: no rank 9 in the graph (it has 3)' no \
+		'error: no record 99 of rank 0 in the graph (its last is 6)')" ]
 	[ "$stderr" = "$(printf '%s\n' 'hb-query: line 3: not a question "RANK:SEQ RANK:SEQ"' \
-		'hb-query: line 4: no rank 9 in the graph (it has 3)')" ]
+		'hb-query: line 4: no rank 9 in the graph (it has 3)' \
+		'hb-query: line 6: no record 99 of rank 0 in the graph (its last is 6)')" ]
 }
 
 @test "batch queries answer each line before the next one is written (a coprocess)" {

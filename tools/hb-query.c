@@ -65,18 +65,40 @@ static int record(const char *s, size_t n, uint32_t *rank, uint64_t *seq)
 	return 0;
 }
 
+/* Why the graph has no record @seq of rank @r, in @why. */
+static void no_record(const struct tg_hb *h, uint32_t r, uint64_t seq, char *why,
+		      size_t len)
+{
+	const struct tg_hbgraph *g = tg_hb_graph(h);
+	uint64_t last;
+
+	if (r >= g->nranks) {
+		snprintf(why, len, "no rank %u in the graph (it has %u)", r, g->nranks);
+		return;
+	}
+	last = g->rankinfo[r].lastseq;
+	if (last == TG_HB_NOSEQ)
+		snprintf(why, len, "no record %llu of rank %u in the graph (it has none)",
+			 (unsigned long long)seq, r);
+	else
+		snprintf(why, len, "no record %llu of rank %u in the graph (its last is %llu)",
+			 (unsigned long long)seq, r, (unsigned long long)last);
+}
+
 /* The answer for one pair; NULL with @why set if it cannot be asked. */
 static const char *ask(const struct tg_hb *h, uint32_t a, uint64_t i, uint32_t b,
 		       uint64_t j, char *why, size_t len)
 {
-	uint32_t P = tg_hb_graph(h)->nranks;
 	int rc;
 
 	if (a == UINT32_MAX || b == UINT32_MAX)
 		/* a process without a rank: MPI orders nothing of it */
 		return "no";
-	if (a >= P || b >= P) {
-		snprintf(why, len, "no rank %u in the graph (it has %u)", a >= P ? a : b, P);
+	if (!tg_hb_has_record(h, a, i) || !tg_hb_has_record(h, b, j)) {
+		if (!tg_hb_has_record(h, a, i))
+			no_record(h, a, i, why, len);
+		else
+			no_record(h, b, j, why, len);
 		return NULL;
 	}
 	rc = tg_hb_query(h, a, i, b, j);
@@ -104,7 +126,7 @@ static void answer(const struct tg_hb *h, struct pending *p)
 }
 
 /* The questions are about run @what (16 hex digits): refuse a graph of
- * another run unless -f.  A graph or questions without an id pass. */
+ * another run unless -f.  A graph without an id passes. */
 static void same_run(const struct tg_hb *h, const char *what)
 {
 	uint64_t run, g = tg_hb_graph(h)->run;
@@ -112,7 +134,12 @@ static void same_run(const struct tg_hb *h, const char *what)
 
 	if (tg_run_parse(what, &run) < 0)
 		errx(TG_EXIT_ERROR, "bad run id '%s' (expected 16 hex digits)", what);
-	if (force || !g || !run || g == run)
+	/* 0 is how a file that names no run is held: no run has it */
+	if (!run) {
+		fflush(stdout);
+		errx(TG_EXIT_ERROR, "bad run id '%s' (all zeros names no run)", what);
+	}
+	if (force || !g || g == run)
 		return;
 	tg_run_format(g, a);
 	tg_run_format(run, b);
@@ -130,7 +157,6 @@ static int batch(const struct tg_hb *h)
 	size_t cap = 1 << 16, have = 0, i, start;
 	char *buf = malloc(cap), why[128];
 	struct pending *p = calloc(1, sizeof(*p));
-	uint32_t P = tg_hb_graph(h)->nranks;
 	uint64_t line = 0;
 	int status = TG_EXIT_OK, eof = 0;
 
@@ -186,10 +212,13 @@ static int batch(const struct tg_hb *h)
 			     record(l + k, len - k, &b, &y) == 0;
 			if (!ok)
 				snprintf(why, sizeof(why), "not a question \"RANK:SEQ RANK:SEQ\"");
-			else if ((a >= P && a != UINT32_MAX) || (b >= P && b != UINT32_MAX))
-				snprintf(why, sizeof(why), "no rank %u in the graph (it has %u)",
-					 a >= P && a != UINT32_MAX ? a : b, P);
-			if (!ok || (a >= P && a != UINT32_MAX) || (b >= P && b != UINT32_MAX)) {
+			else if (a != UINT32_MAX && !tg_hb_has_record(h, a, x))
+				no_record(h, a, x, why, sizeof(why));
+			else if (b != UINT32_MAX && !tg_hb_has_record(h, b, y))
+				no_record(h, b, y, why, sizeof(why));
+			else
+				why[0] = 0;
+			if (why[0]) {
 				answer(h, p);
 				printf("error: %s\n", why);
 				warnx("line %llu: %s", (unsigned long long)line, why);
