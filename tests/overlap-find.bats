@@ -19,6 +19,21 @@ accesses() {
 		$1 == "access" { print path["file=" $2], $7, $8, $9, $10 }' "$1"
 }
 
+@test "an empty input, or one without a #proc line: one line, exit 2; a trace without a call is a run" {
+	: > empty
+	run -2 --separate-stderr overlap-find empty
+	[ -z "$output" ] && [ "$stderr" = "overlap-find: empty:0: empty input (no #proc line)" ]
+	printf '#overlap\tversion=1\tlayer=posix\n' > pairs	# a pairs file given back
+	run -2 --separate-stderr overlap-find pairs
+	[ -z "$output" ] && [ "$stderr" = "overlap-find: pairs:1: no #proc line (not text records?)" ]
+	# /bin/true with only the MPI layer traced: no call, its #proc line
+	TANGRAM_LAYERS=mpi TANGRAM_DIR=t LD_PRELOAD=$SHIM /bin/true
+	trace-decode t/*.rec > text
+	[ "$(grep -c '^#proc' text)" = 1 ] && [ "$(grep -vc '^#' text)" = 0 ] || false
+	run -0 --separate-stderr overlap-find text
+	[ "${lines[0]}" = $'#overlap\tversion=1\tlayer=posix' ] && [ -z "$stderr" ]
+}
+
 @test "pwritev2, preadv2 at an offset and at -1, copy_file_range with and without offsets, sendfile, splice: every byte placed" {
 	TANGRAM_DIR=t LD_PRELOAD=$SHIM run -0 "$TG_TOP/build/apps/copyrange"
 	trace-decode t/*.rec > text

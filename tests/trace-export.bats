@@ -285,6 +285,20 @@ needmpi() {
 	[ "$stderr" = "trace-export: bad.json: not a happens-before graph (bad magic)" ]
 }
 
+@test "a --conflicts file empty or cut before its summary: one line, exit 2; a summary alone is no conflict" {
+	needmpi
+	: > v.json
+	run -2 --separate-stderr trace-export -f chrome --conflicts v.json -o x.json "$F/good.rec"
+	[ -z "$output" ] && [ "$stderr" = "trace-export: v.json: empty input (no summary line)" ]
+	head -1 "$W/race/conflicts.json" > v.json
+	grep -q '"kind"' v.json
+	run -2 --separate-stderr trace-export -f chrome --conflicts v.json -o x.json "$W/race/t/rank-"*.rec
+	[ -z "$output" ] && [ "$stderr" = "trace-export: v.json: no summary line (cut short?)" ]
+	grep '^{"summary"' "$W/race/conflicts.json" > v.json
+	run -0 --separate-stderr trace-export -f chrome --conflicts v.json -o x.json "$W/race/t/rank-"*.rec
+	[ -z "$stderr" ]
+}
+
 @test "a damaged .cfg: one line, exit 2" {
 	needmpi
 	head -c 300 "$W/io/app.cfg" > bad.cfg

@@ -128,6 +128,23 @@ wellformed() {
 }
 @test "missing conflicts file" { run -2 --separate-stderr trace-report -c x -o r.html "$D/t1/rank-0.rec"; [ "$stderr" = "trace-report: cannot open 'x': No such file or directory" ]; [ ! -e r.html ]; }
 
+@test "a conflicts file empty or cut before its summary: one line, exit 2, no page" {
+	: > v.json
+	run -2 --separate-stderr trace-report -c v.json -o r.html "$D/t1/rank-0.rec"
+	[ "$stderr" = "trace-report: v.json: empty input (no summary line)" ] && [ ! -e r.html ]
+	trace-decode "$D"/t4/rank-*.rec | overlap-find > pairs
+	conflict-check --json --model all --recommend pairs > full.json
+	head -1 full.json > v.json
+	run -2 --separate-stderr trace-report -c v.json -o r.html "$D"/t4/rank-*.rec
+	[ "$stderr" = "trace-report: v.json: no summary line (cut short?)" ] && [ ! -e r.html ]
+}
+@test "a conflicts file of a run without conflicts: its summary alone is a report" {
+	trace-decode "$D"/t1/rank-0.rec | overlap-find | conflict-check --json > v.json
+	[ "$(wc -l < v.json)" = 1 ] && grep -q '^{"summary":\[\]' v.json
+	run -0 --separate-stderr trace-report -c v.json -o r.html "$D/t1/rank-0.rec"
+	[ -z "$stderr" ] && [ -s r.html ]
+}
+
 # ---- real programs ----------------------------------------------------------
 
 @test "1 rank of mpiio: a well-formed report with every chart" {

@@ -5059,6 +5059,11 @@ int main(int argc, char **argv)
 	}
 	if (lr.err)
 		errx(TG_EXIT_ERROR, "%s: %s", input_name, strerror(lr.err));
+	/* a trace without a call still has a #proc line per stream: none is
+	 * no trace at all (an empty file, or a pairs file given back) */
+	if (!nprocs)
+		die_input(lineno ? "no #proc line (not text records?)" :
+			  "empty input (no #proc line)");
 	finish_proc();
 	run_deferred();
 	place_ordered();

@@ -120,7 +120,7 @@ int rp_conf_read(struct rp_run *run, const char *path, char *msg, size_t msglen)
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
-	int rc = 0;
+	int rc = 0, summary = 0;
 
 	if (!in) {
 		snprintf(msg, msglen, "cannot open '%s': %s", path, strerror(errno));
@@ -139,7 +139,9 @@ int rp_conf_read(struct rp_run *run, const char *path, char *msg, size_t msglen)
 		} else if ((v = json_object_get(o, "recommended"))) {
 			free(run->recommended);
 			run->recommended = tg_xstrdup(json_is_string(v) ? json_string_value(v) : "?");
-		} else if (!json_object_get(o, "summary") && add_pair(run, o) < 0) {
+		} else if (json_object_get(o, "summary")) {
+			summary = 1;
+		} else if (add_pair(run, o) < 0) {
 			snprintf(msg, msglen, "%s: line %zu: not a conflict-check pair", path, lineno);
 			rc = -1;
 		}
@@ -147,6 +149,13 @@ int rp_conf_read(struct rp_run *run, const char *path, char *msg, size_t msglen)
 	}
 	if (rc == 0 && ferror(in)) {
 		snprintf(msg, msglen, "cannot read '%s': %s", path, strerror(errno));
+		rc = -1;
+	}
+	/* conflict-check writes the summary even when no pair conflicts:
+	 * without it the file was cut short, and its pairs are not all */
+	if (rc == 0 && !summary) {
+		snprintf(msg, msglen, lineno ? "%s: no summary line (cut short?)" :
+			 "%s: empty input (no summary line)", path);
 		rc = -1;
 	}
 	free(line);

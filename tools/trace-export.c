@@ -241,6 +241,7 @@ static void conflicts_load(const char *path)
 	char *line = NULL;
 	size_t cap = 0, i;
 	long lineno = 0;
+	int summary = 0;
 
 	if (!f)
 		err(TG_EXIT_ERROR, "cannot open '%s'", path);
@@ -251,6 +252,7 @@ static void conflicts_load(const char *path)
 		if (!(j = json_loads(line, 0, &je)) || !json_is_object(j))
 			errx(TG_EXIT_ERROR, "%s: line %ld: not a conflict-check --json object", path, lineno);
 		if (json_object_get(j, "summary") || json_object_get(j, "recommended")) {
+			summary |= json_object_get(j, "summary") != NULL;
 			json_decref(j);
 			continue;
 		}
@@ -262,6 +264,11 @@ static void conflicts_load(const char *path)
 	}
 	if (ferror(f))
 		err(TG_EXIT_ERROR, "%s", path);
+	/* conflict-check writes the summary even when no pair conflicts:
+	 * without it the file was cut short, and its pairs are not all */
+	if (!summary)
+		errx(TG_EXIT_ERROR, lineno ? "%s: no summary line (cut short?)" :
+		     "%s: empty input (no summary line)", path);
 	free(line);
 	fclose(f);
 	ends = tg_xrealloc(NULL, 2 * opts.npairs * sizeof(*ends) + 1);

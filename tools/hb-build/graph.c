@@ -1368,8 +1368,12 @@ static int parse_line(struct hbb *b, const char *p, size_t n, char *err, size_t 
 		return n && p[0] != '#' ? parse_times(b, p, n) : 0;
 	if (n == 0)
 		return bad(b, err, errlen, "empty line");
-	if (p[0] == '#')
+	if (p[0] == '#') {
+		if (n > 6 && memcmp(p, "#proc\t", 6) == 0)
+			b->seen = 1;
 		return parse_def(b, p, n, err, errlen);
+	}
+	b->seen = 1;
 	return parse_call(b, p, n, err, errlen);
 }
 
@@ -1425,6 +1429,13 @@ int hbb_finish(struct hbb *b, char *err, size_t errlen)
 	if (b->times_pass) {
 		b->times_pass = 0;
 		b->have_times = 1;
+	}
+	/* a trace without a call still has a #proc line per stream: neither
+	 * is no trace at all (an empty file, a graph's pairs given instead) */
+	if (!b->seen) {
+		snprintf(err, errlen, "%s: %s", b->name, b->line ?
+			 "no #proc line (not text records?)" : "empty input (no #proc line)");
+		return -1;
 	}
 	return 0;
 }

@@ -354,6 +354,7 @@ struct hbb {
 	char *carry;
 	size_t ncarry, capcarry;
 	uint64_t line;
+	int seen;		/* a #proc line or a call: text records */
 	const char *name;
 	VEC(struct rst *) st;	/* all process states */
 	ivec rankst;		/* rank -> state */
