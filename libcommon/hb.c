@@ -365,7 +365,8 @@ static void fail(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Read all of @path into memory, mapped when it is a regular file. */
+/* Read all of @path into memory, mapped when it is a regular file.  The
+ * messages leave the path out: the caller names it, once. */
 static int load(struct tg_hb *h, const char *path, char *err, size_t errlen)
 {
 	struct tg_stream *s;
@@ -377,14 +378,14 @@ static int load(struct tg_hb *h, const char *path, char *err, size_t errlen)
 	if (strcmp(path, "-") != 0) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			fail(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+			fail(err, errlen, "%s", strerror(errno));
 			return -1;
 		}
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 			void *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 			close(fd);
 			if (p == MAP_FAILED) {
-				fail(err, errlen, "cannot map '%s': %s", path, strerror(errno));
+				fail(err, errlen, "cannot map: %s", strerror(errno));
 				return -1;
 			}
 			h->base = p;
@@ -415,7 +416,7 @@ static int load(struct tg_hb *h, const char *path, char *err, size_t errlen)
 		}
 	}
 	if (n < 0) {
-		fail(err, errlen, "read error on '%s': %s", tg_stream_name(s), strerror(errno));
+		fail(err, errlen, "read error: %s", strerror(errno));
 		tg_stream_close(s);
 		return -1;
 	}

@@ -139,8 +139,9 @@ struct tg_hb;
 
 /*
  * Open and check the .hb file at @path ("-" for standard input).  Returns
- * the graph, or NULL with a one-line message in @err: the file cannot be
- * read, is not a .hb file, or is damaged ("at offset N: ...").
+ * the graph, or NULL with a one-line message in @err, which the caller
+ * prefixes with the path: the file cannot be read (strerror, or "read
+ * error: " and it), is not a .hb file, or is damaged ("at offset N: ...").
  */
 struct tg_hb *tg_hb_open(const char *path, char *err, size_t errlen);
 

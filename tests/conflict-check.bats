@@ -242,6 +242,11 @@ hbpair() {
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ $stderr == "conflict-check: $C/models.overlap: "* ]]
 	[ -z "$output" ]
+	mkdir adir	# named by its path, not as standard input
+	run -2 --separate-stderr conflict-check --hb adir p
+	[ -z "$output" ] && [ "$stderr" = "conflict-check: adir: read error: Is a directory" ]
+	run -2 --separate-stderr conflict-check --hb nosuch.hb p
+	[ -z "$output" ] && [ "$stderr" = "conflict-check: cannot read 'nosuch.hb': No such file or directory" ]
 }
 
 @test "events of one kind only (a close, no open or commit): judged, no empty list sorted (UBSan under SANITIZE=1)" {

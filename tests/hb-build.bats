@@ -167,7 +167,8 @@ tab() {
 @test "hb-query, a seq beyond the last record of its rank" { run -2 --separate-stderr hb-query "$F/small.hb" 0:1 1:2 0:1 1:7; [ "$output" = yes ]; [ "$stderr" = "hb-query: no record 7 of rank 1 in the graph (its last is 5)" ]; }
 @test "hb-query, one beyond the last record is the end of the process" { run -0 --separate-stderr hb-query "$F/small.hb" 2:5 0:6 0:6 2:5 1:6 1:5; [ "$output" = "$(printf '%s\n' no no no)" ]; [ -z "$stderr" ]; }
 @test "hb-query -r of all zeros (no run has it)" { run -2 --separate-stderr hb-query -r 0000000000000000 "$F/small.hb" 0:1 1:2; [ -z "$output" ]; [ "$stderr" = "hb-query: bad run id '0000000000000000' (all zeros names no run)" ]; }
-@test "hb-query, a missing graph" { run -2 --separate-stderr hb-query nosuch.hb 0:1 1:2; [ -z "$output" ]; [ "$stderr" = "hb-query: nosuch.hb: cannot open 'nosuch.hb': No such file or directory" ]; }
+@test "hb-query, a missing graph" { run -2 --separate-stderr hb-query nosuch.hb 0:1 1:2; [ -z "$output" ]; [ "$stderr" = "hb-query: nosuch.hb: No such file or directory" ]; }
+@test "hb-query, a directory as the graph is named" { mkdir adir; run -2 --separate-stderr hb-query adir 0:1 1:2; [ -z "$output" ]; [ "$stderr" = "hb-query: adir: read error: Is a directory" ]; }
 
 # ---- bad text input ---------------------------------------------------------
 

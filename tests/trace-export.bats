@@ -283,6 +283,9 @@ needmpi() {
 	[ "$stderr" = "trace-export: bad.json: line 1: not a conflict-check --json object" ]
 	run -2 --separate-stderr trace-export -f chrome --hb bad.json -o x.json "$F/good.rec"
 	[ "$stderr" = "trace-export: bad.json: not a happens-before graph (bad magic)" ]
+	mkdir adir	# named by its path, not as standard input
+	run -2 --separate-stderr trace-export -f chrome --hb adir -o x.json "$F/good.rec"
+	[ "$stderr" = "trace-export: adir: read error: Is a directory" ]
 }
 
 @test "a --conflicts file empty or cut before its summary: one line, exit 2; a summary alone is no conflict" {
