@@ -324,6 +324,28 @@ rank 2 read NEWNEWNE' ]
 	[ "$(printf '%s\n' "$output" | grep -c '^batch')" -eq 0 ]
 }
 
+@test "tfs-bench: a bad number, size or name is named by rank 0 in one line, every rank exits 2, no MPI abort; -S takes k, m, g" {
+	[ -x "$B/tfs-bench" ] || skip "mpicc.mpich is missing"
+	local a
+	for a in "-M x|option -M: 'x' is not a number in [1, 2147483647]" \
+		"-M 0|option -M: '0' is not a number in [1, 2147483647]" \
+		"-r 2x|option -r: '2x' is not a number in [1, 2147483647]" \
+		"-o -1|option -o: '-1' is not a number in [0, 2147483647]" \
+		"-S 4q|option -S: '4q' is not a size in [1, 1073741824] (k, m, g: KiB, MiB, GiB)" \
+		"-S 2g|option -S: '2g' is not a size in [1, 1073741824] (k, m, g: KiB, MiB, GiB)" \
+		"-P 3|option -P: 3 ranks per node do not divide the 2 ranks" \
+		"-w bogus|option -w: unknown workload 'bogus' (fpp, contiguous, strided)" \
+		"-m raw,bogus|option -m: unknown model 'bogus' (raw, sync-posix, sync-commit, sync-session, lock-exact, lock-extend-end, lock-extend)"; do
+		run -2 --separate-stderr timeout 60 mpirun.mpich -n 2 "$B/tfs-bench" ${a%%|*}
+		[ -z "$output" ] && [ "$stderr" = "tfs-bench: ${a#*|}" ] || { echo "${a%%|*}: $stderr"; false; }
+	done
+	run -2 --separate-stderr env -u TFS_BB_DIR timeout 60 mpirun.mpich -n 2 "$B/tfs-bench"
+	[ "$stderr" = "tfs-bench: TFS_BB_DIR is not set (the raw files go there)" ]
+	start
+	run -0 --separate-stderr timeout 120 mpirun.mpich -n 2 "$B/tfs-bench" -S 4k -M 2 -r 1 -w fpp -m raw
+	[ "$(awk '$1 == "fpp" { print $6, $7 }' <<< "$output")" = "4096 16384" ]
+}
+
 @test "table 5.8: fpp, lock-extend: alpha = P, beta = MP - P, gamma = 0" {
 	start
 	bench 8 4 4 2 fpp lock-extend

@@ -35,14 +35,17 @@
  * the arrival orders of the lock runs, "order WORKLOAD MODEL REPEAT
  * BATCH RANK...", the ranks in turn (batch 0 only but for strided).
  * A lock run writes a file of its own (its node tokens stay behind), which
- * is removed after it.
+ * is removed after it.  Numbers are whole and checked (-S takes k, m or g
+ * after it); a bad one is named in one line and every rank exits 2.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,22 +366,77 @@ static void print_orders(int wl, int model, long r)
 }
 
 /* Set @on[] from a comma-separated list of @names; 0 when a name is unknown. */
-static int pick(const char *list, const char *const *names, int n, int *on)
+/*
+ * Bad usage: rank 0 says why in one line (every rank parsed the same
+ * arguments and ends here too), and all end with 2 through MPI_Finalize,
+ * not MPI_Abort, whose own lines would bury it.
+ */
+static void __attribute__((format(printf, 1, 2), noreturn)) bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rank == 0) {
+		fputs("tfs-bench: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	MPI_Finalize();
+	exit(2);
+}
+
+/* The value of option -@opt, a whole number in [@min, @max]; for a size,
+ * with k, m or g after it for KiB, MiB or GiB. */
+static long num(int opt, const char *s, long min, long max, int size)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (size && end != s && end[0] && !end[1]) {
+		int sh = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 :
+			 strchr("gG", *end) ? 30 : 0;
+		if (sh && v <= max >> sh) {
+			v <<= sh;
+			end++;
+		}
+	}
+	if (!*s || *end || errno || v < min || v > max)
+		bad("option -%c: '%s' is not a %s in [%ld, %ld]%s", opt, s,
+		    size ? "size" : "number", min, max, size ? " (k, m, g: KiB, MiB, GiB)" : "");
+	return (long)v;
+}
+
+/* The names of comma-separated @list among the @n @names, on in @on. */
+static void pick(int opt, const char *list, const char *const *names, int n, int *on)
 {
 	char tmp[256], *save = NULL, *w;
+	int named = 0;
 
+	if (strlen(list) >= sizeof(tmp))
+		bad("option -%c: '%s' is too long", opt, list);
 	snprintf(tmp, sizeof(tmp), "%s", list);
 	memset(on, 0, (size_t)n * sizeof(*on));
 	for (w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		char known[256] = "";
 		int k;
 
 		for (k = 0; k < n && strcmp(w, names[k]) != 0; k++)
 			;
-		if (k == n)
-			return 0;
+		if (k == n) {
+			for (k = 0; k < n; k++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known),
+					 "%s%s", k ? ", " : "", names[k]);
+			bad("option -%c: unknown %s '%s' (%s)", opt,
+			    opt == 'w' ? "workload" : "model", w, known);
+		}
 		on[k] = 1;
+		named++;
 	}
-	return 1;
+	if (!named)
+		bad("option -%c: no %s named", opt, opt == 'w' ? "workload" : "model");
 }
 
 /* One repeat of workload @wl under @model: its time into *@best when
@@ -444,7 +502,8 @@ static void usage_exit(void)
 {
 	if (rank == 0)
 		fputs(usage, stderr);
-	MPI_Abort(MPI_COMM_WORLD, 2);
+	MPI_Finalize();
+	exit(2);
 }
 
 int main(int argc, char **argv)
@@ -457,6 +516,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	opterr = rank == 0;	/* getopt's word once, not once per rank */
 	while ((c = getopt(argc, argv, "ABbchM:m:Oo:P:r:S:w:")) != -1) {
 		switch (c) {
 		case 'A': attach_each = 1; break;
@@ -469,30 +529,25 @@ int main(int argc, char **argv)
 				fputs(usage, stdout);
 			MPI_Finalize();
 			return 0;
-		case 'M': M = strtol(optarg, NULL, 10); break;
-		case 'o': order = strtol(optarg, NULL, 10); break;
-		case 'm':
-			if (!pick(optarg, model_name, NMODEL, models))
-				usage_exit();
-			break;
-		case 'P': P = strtol(optarg, NULL, 10); break;
-		case 'r': reps = strtol(optarg, NULL, 10); break;
-		case 'S': S = strtol(optarg, NULL, 10); break;
-		case 'w':
-			if (!pick(optarg, wl_name, 3, wls))
-				usage_exit();
-			break;
+		case 'M': M = num(c, optarg, 1, INT_MAX, 0); break;
+		case 'o': order = num(c, optarg, 0, INT_MAX, 0); break;
+		case 'm': pick(c, optarg, model_name, NMODEL, models); break;
+		case 'P': P = num(c, optarg, 1, INT_MAX, 0); break;
+		case 'r': reps = num(c, optarg, 1, INT_MAX, 0); break;
+		case 'S': S = num(c, optarg, 1, 1L << 30, 1); break;
+		case 'w': pick(c, optarg, wl_name, 3, wls); break;
 		default:
 			usage_exit();
 		}
 	}
-	if (M == 0 && S > 0)
+	if (optind < argc)
+		usage_exit();
+	if (M == 0)	/* no -M */
 		M = (16L << 20) / S > 8 ? (16L << 20) / S : 8;
-	if (M < 1 || S < 1 || P < 1 || reps < 1 || np % P || !bb) {
-		if (rank == 0)
-			fprintf(stderr, "tfs-bench: bad -M, -S, -P or -r, or TFS_BB_DIR unset\n");
-		MPI_Abort(MPI_COMM_WORLD, 2);
-	}
+	if (np % P)
+		bad("option -P: %ld ranks per node do not divide the %d ranks", P, np);
+	if (!bb || !*bb)
+		bad("TFS_BB_DIR is not set (the raw files go there)");
 	for (int m = LEXACT; m < NMODEL; m++)
 		anylock |= models[m];
 	if (batches || order >= 0) {	/* a bandwidth run (-B -O) waits MPI's way */
