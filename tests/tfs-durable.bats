@@ -160,6 +160,19 @@ wait_gone() {
 	[ -z "$output" ]
 }
 
+@test "tfs-server --recover on a directory no server ran on: one line, exit 2, no lock file left in it; after a clean stop: nothing to do, exit 0" {
+	mkdir nas
+	run -2 --separate-stderr tfs-server --recover nas
+	[ -z "$output" ]
+	[ "$stderr" = "tfs-server: 'nas' holds no server state (no lock, server file or clients/): nothing to recover" ]
+	[ -z "$(ls -A nas)" ]
+	start
+	run -0 tfs-server --stop srv
+	wait "$SERVER_PID"
+	run -0 --separate-stderr tfs-server --recover srv
+	[ -z "$output" ] && [ -z "$stderr" ]
+}
+
 @test "server stopped past TFS_TIMEOUT: ETIMEDOUT in time; after SIGCONT --stop names the client and stages it out" {
 	start
 	"$B/prim" open:a pwrite:0:hello attachfile touch:r wait:k pwrite:5:world attachfile close \

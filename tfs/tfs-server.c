@@ -2660,8 +2660,21 @@ static void say_log(const char *line)
  * server running on DIR. */
 static int recover_dir(const char *dir)
 {
+	static const char *const state[] = { "lock", "server", "clients" };
 	char msg[PATH_MAX + 128];
+	struct stat st;
+	size_t i;
 
+	/* a directory no server ever ran on (a mistyped job directory) has
+	 * none of them: say so, and leave no lock file behind in it */
+	for (i = 0; i < sizeof(state) / sizeof(*state); i++) {
+		snprintf(msg, sizeof(msg), "%s/%s", dir, state[i]);
+		if (lstat(msg, &st) == 0 || errno != ENOENT)
+			break;
+	}
+	if (i == sizeof(state) / sizeof(*state) && stat(dir, &st) == 0)
+		errx(TG_EXIT_ERROR, "'%s' holds no server state (no lock, server file or "
+		     "clients/): nothing to recover", dir);
 	if (tfs_dir_lock(dir, msg, sizeof(msg)) < 0)
 		errx(TG_EXIT_ERROR, "%s", msg);
 	if (tfs_recover(dir, say_log, NULL))
