@@ -174,6 +174,13 @@ mpi_case() {
 	[ -z "$output" ]
 }
 
+@test "a plain MPI trace (ring): no warning about MPI_Init or MPI_Finalize, which the proxy's main() makes itself" {
+	mpi_case ring 2
+	[ "$(grep -c 'MPI_Init\|MPI_Finalize' warnings)" -eq 0 ]
+	grep -q $'^\tMPI_Init(&argc, &argv);$' proxy.c && grep -q $'^\tMPI_Finalize();$' proxy.c
+	grep -q '^/\* MPI_Init: made in main() \*/$' proxy.c
+}
+
 # verdict OUT: verify-io's output with file names and column widths left
 # out (ROMIO's shared file pointer file has a random name); its standard
 # error, which says what of a .cfg rests on rebuilt times, may differ

@@ -41,7 +41,8 @@ struct occs {
 /* A call signature: its function and its occurrences on each stream. */
 struct term {
 	const struct tg_calldesc *d;
-	int use;		/* 0 never at depth 0, 1 replayed, 2 left out */
+	int use;		/* 0 never at depth 0, 1 replayed, 2 left out,
+				 * 3 made by the skeleton's main() itself */
 	unsigned tid;		/* the thread that made its calls */
 	size_t nslots;		/* the return value, then the arguments */
 	struct occs *per;	/* one per stream */

@@ -477,10 +477,15 @@ void proxy_emit_term(struct gen *g, struct term *t, unsigned ti, struct sb *out)
 	long long cv[TG_MAX_ARGS + 1] = { 0 };
 
 	if (t->use != 1) {
+		/* what main() makes itself is replayed there: no warning */
 		if (!warned[t->d->id]) {
 			warned[t->d->id] = 1;
-			sb_printf(out, "/* %s: not replayed */\n", t->d->name);
-			fprintf(stderr, "trace-proxy: %s: not replayed\n", t->d->name);
+			if (t->use == 3) {
+				sb_printf(out, "/* %s: made in main() */\n", t->d->name);
+			} else {
+				sb_printf(out, "/* %s: not replayed */\n", t->d->name);
+				fprintf(stderr, "trace-proxy: %s: not replayed\n", t->d->name);
+			}
 		}
 		return;
 	}

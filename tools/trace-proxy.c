@@ -65,6 +65,11 @@ static const char *const mpi_not[] = {
 	"MPI_Alloc_mem", "MPI_Free_mem", NULL
 };
 
+/* Of those, the calls the main() that emit_main() writes makes itself. */
+static const char *const mpi_own[] = {
+	"MPI_Init", "MPI_Init_thread", "MPI_Finalize", NULL
+};
+
 static int in_list(const char *n, const char *const *l)
 {
 	for (; *l; l++)
@@ -299,7 +304,7 @@ static void collect(struct walk *w, size_t s, size_t ti, const struct tg_rec *r)
 	}
 	if (d->layer == TG_LAYER_MPI || d->layer == TG_LAYER_MPIIO)
 		w->mpi = 1;
-	t->use = replayable(d) ? 1 : 2;
+	t->use = replayable(d) ? 1 : in_list(d->name, mpi_own) ? 3 : 2;
 	if (t->use != 1)
 		return;
 	t->tid = r->tid;
