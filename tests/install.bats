@@ -38,6 +38,18 @@ programs() { for f in bin/* pipelines/*; do [ -x "$f" ] && echo "${f##*/}"; done
 	done
 }
 
+@test "the man pages keep the No of a quoted \"No such file or directory\" on a macro line; make lint-man catches one lost" {
+	command -v mandoc >/dev/null || skip "mandoc is missing (make deps installs it)"
+	for f in man/*.[0-9]; do
+		! mandoc -T utf8 "$f" | col -b | tr -s ' \n' '  ' | grep -o '[^ ]* such file or directory' |
+			grep -v '^No ' || { echo "$f lost its No"; false; }
+	done
+	mkdir "$BATS_TEST_TMPDIR/m" && cp -r Makefile man "$BATS_TEST_TMPDIR/m/"
+	printf '.Sh BUGS\n.Dl x: No such file or directory\n' >> "$BATS_TEST_TMPDIR/m/man/hb-query.1"
+	run -2 --separate-stderr env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$BATS_TEST_TMPDIR/m" lint-man
+	[ "$output" = "man/hb-query.1: the No macro ate a word: x: such file or directory" ]
+}
+
 @test "every program the README names is built into bin/ or is in pipelines/" {
 	names=$(grep -oP '(?:(?<![/\w-])|(?<=bin/)|(?<=pipelines/))(trace|tfs|hb|overlap|conflict|verify)-[a-z0-9-]+(?![\w/-]|\.\w)' README.md | sort -u)
 	[[ $names == *tfs-bench* ]]
