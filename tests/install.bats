@@ -50,6 +50,11 @@ programs() { for f in bin/* pipelines/*; do [ -x "$f" ] && echo "${f##*/}"; done
 	[ "$output" = "man/hb-query.1: the No macro ate a word: x: such file or directory" ]
 }
 
+@test "the man pages' examples preload a library by its path, not by a bare name the loader finds only in its own path" {
+	run grep -n 'LD_PRELOAD=lib[a-z-]*\.so' man/*.[0-9]
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+}
+
 @test "every program the README names is built into bin/ or is in pipelines/" {
 	names=$(grep -oP '(?:(?<![/\w-])|(?<=bin/)|(?<=pipelines/))(trace|tfs|hb|overlap|conflict|verify)-[a-z0-9-]+(?![\w/-]|\.\w)' README.md | sort -u)
 	[[ $names == *tfs-bench* ]]
