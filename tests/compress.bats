@@ -606,8 +606,11 @@ merged_both() {
 	cmp <(trace-decode --ranks 2-5 m.cfg) <(trace-decode r2.rec r3.rec r4.rec r5.rec)
 	cmp <(trace-decode -r 0,6-7 m.cfg) <(trace-decode r0.rec r6.rec r7.rec)
 	cmp <(trace-decode -r 0,6-7 r?.rec) <(trace-decode r0.rec r6.rec r7.rec)
-	run -0 --separate-stderr trace-decode --rank 9 m.cfg
-	[ -z "$output" ]
+	# a rank no stream has is a typo, not a run without calls
+	run -2 --separate-stderr trace-decode --rank 9 m.cfg
+	[ -z "$output" ] && [ "$stderr" = "trace-decode: option -r: no stream of the input has a rank in '9'" ]
+	run -0 --separate-stderr trace-decode -r 7-9 m.cfg
+	cmp <(printf '%s\n' "$output") <(trace-decode r7.rec)
 }
 
 @test "traces of different runs are refused without -f" {
@@ -1107,6 +1110,18 @@ gen8() {
 	for r in 0 1 2 3 4 5 6 7; do
 		"$GEN" -p mpi -s $((r + 1)) -r $r -w 8 -n 2000 -o r$r.rec
 	done
+}
+
+@test "trace-merge-mpi -h: trace-merge's usage, word for word the SYNOPSIS of trace-merge-mpi(1) after mpirun" {
+	need_mpirun
+	command -v mandoc >/dev/null || skip "mandoc is missing (make deps installs it)"
+	run -0 --separate-stderr timeout 60 trace-merge-mpi -h
+	[ "${lines[0]}" = "$MUSAGE" ]
+	syn=$(mandoc -T utf8 "$TG_TOP/man/trace-merge-mpi.1" | col -b |
+		sed -n '/^SYNOPSIS/,/^DESCRIPTION/{/^[A-Z]/d;p}' | tr -s ' \t\n' '   ')
+	use=$(tr -s ' \n' '  ' <<< "${output#usage: }")
+	[ "${syn% }" = " mpirun.mpich -n P ${use% }" ] ||
+		{ echo "SYNOPSIS: $syn"; false; }
 }
 
 @test "trace-merge links no MPI; trace-merge-mpi does" {

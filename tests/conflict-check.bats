@@ -26,7 +26,7 @@ setup_file() {
 
 setup() {
 	C=$TG_TOP/tests/conflict
-	USAGE='usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|mpiio|all]'
+	USAGE='usage: conflict-check [-hjv] [--hb graph] [--model posix|commit|session|mpiio|all]'
 	cd "$BATS_TEST_TMPDIR"
 }
 

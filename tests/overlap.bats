@@ -591,7 +591,9 @@ hbcheck() {
 	[ ! -e empty.cfg ]
 	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" -Z t
 	[ "${stderr_lines[0]}" = "verify-io: invalid option -- 'Z'" ]
-	[ "${stderr_lines[1]}" = "usage: verify-io [-l posix|mpiio] [-s] TRACE" ]
+	[ "${stderr_lines[1]}" = "usage: verify-io [-hs] [-l posix|mpiio] trace" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" -h
+	[ "$output" = "usage: verify-io [-hs] [-l posix|mpiio] trace" ] && [ -z "$stderr" ]
 	case_run race
 	if [ -c /dev/full ]; then
 		run -2 --separate-stderr bash -c '"$1" t > /dev/full' - "$TG_TOP/pipelines/verify-io"

@@ -23,6 +23,11 @@ setup() {
 @test "--help" { run -0 --separate-stderr trace-decode --help; [ "$output" = "$USAGE" ]; [ -z "$stderr" ]; }
 @test "missing file" { run -2 --separate-stderr trace-decode x; [ -z "$output" ]; [ "$stderr" = "trace-decode: cannot open 'x': No such file or directory" ]; }
 
+@test "-r of a rank no stream has: one line, exit 2, nothing printed" {
+	run -2 --separate-stderr trace-decode -r 9 -r 3 "$F/good.rec"
+	[ -z "$output" ] && [ "$stderr" = "trace-decode: option -r: no stream of the input has a rank in '9,3'" ]
+}
+
 @test "a missing file does not stop the others" {
 	run -2 --separate-stderr trace-decode x "$F/good.rec"
 	[ "$output" = "$(cat "$F/good.txt")" ]
@@ -349,7 +354,12 @@ valgrind_ok() {
 	ls t/pid-*.run3.rec
 	trace-merge -t lossless t/*.rec > x.cfg
 	for f in x.cfg t/*.rec; do
-		run -0 --separate-stderr trace-decode -r 1 $f
+		if [ "$f" = x.cfg ] || [ "$f" = t/rank-1.rec ]; then
+			run -0 --separate-stderr trace-decode -r 1 $f
+		else	# rank 0, and the processes without a rank: none is rank 1
+			run -2 --separate-stderr trace-decode -r 1 $f
+			[ "$stderr" = "trace-decode: option -r: no stream of the input has a rank in '1'" ]
+		fi
 	done
 	[ "$(trace-decode -r 1 x.cfg | grep -c '^#proc')" = 1 ]
 	trace-decode -r 1 x.cfg | grep -q $'^#proc\trank=1\t'

@@ -63,6 +63,7 @@ calls() {
 
 @test "--bogus" { run -2 --separate-stderr trace-proxy --bogus; [ -z "$output" ]; [ "${stderr_lines[-1]}" = "$USAGE" ]; }
 @test "-h" { run -0 --separate-stderr trace-proxy -h; [ "$output" = "$USAGE" ]; [ -z "$stderr" ]; }
+@test "--help, as trace-proxy(1) lists it" { run -0 --separate-stderr trace-proxy --help; [ "$output" = "$USAGE" ]; [ -z "$stderr" ]; grep -q '^\.It Fl h , Fl \\-help$' "$TG_TOP/man/trace-proxy.1"; }
 @test "two files" { run -2 --separate-stderr trace-proxy a b; [ "$stderr" = "$USAGE" ]; }
 @test "missing file" { run -2 --separate-stderr trace-proxy x; [ -z "$output" ]; [ "$stderr" = "trace-proxy: cannot open 'x': No such file or directory" ]; }
 @test "not a .cfg" { echo hello > f; run -2 --separate-stderr trace-proxy f; [ -z "$output" ]; [ "$stderr" = "trace-proxy: f: not a compressed trace (.cfg)" ]; }

@@ -30,7 +30,7 @@
 #include "../libcommon/banned.h"
 
 static const char usage_text[] =
-	"usage: conflict-check [-hjv] [--hb FILE] [--model posix|commit|session|mpiio|all]\n"
+	"usage: conflict-check [-hjv] [--hb graph] [--model posix|commit|session|mpiio|all]\n"
 	"                      [--recommend] [--sites] [--strict] [--fail-on-unsynchronized]\n"
 	"                      [--force] [file]\n";
 

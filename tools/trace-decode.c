@@ -33,6 +33,8 @@ static const char usage_text[] =
 /* -r, --rank, --ranks: the ranks to decode, as ranges; none: all */
 static struct { int64_t lo, hi; } sel[256];
 static int nsel;
+static char sel_text[256];	/* as given, for the message when none is found */
+static size_t nchosen;		/* streams decoded (by the decoding thread) */
 
 static void parse_ranks(const char *s)
 {
@@ -40,6 +42,8 @@ static void parse_ranks(const char *s)
 
 	if (!copy)
 		err(TG_EXIT_ERROR, "out of memory");
+	snprintf(sel_text + strlen(sel_text), sizeof(sel_text) - strlen(sel_text), "%s%s",
+		 *sel_text ? "," : "", s);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (nsel == (int)(sizeof(sel) / sizeof(sel[0])))
 			errx(TG_EXIT_ERROR, "option -r: too many ranges");
@@ -579,6 +583,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		int n;
 		if (!selected(cfg_rank(cs)))
 			continue;
+		nchosen++;
 		if (!(k = tg_cfg_cursor_open(c, i, msg, sizeof(msg)))) {
 			out_warn("%s: %s", tg_stream_name(s), msg);
 			rc = -1;
@@ -638,6 +643,7 @@ static int decode(const char *path, struct tg_textopts *o, unsigned layers, int 
 		tg_stream_close(s);
 		return 0;
 	}
+	nchosen++;
 	if (o->zero == UINT64_MAX || tg_reader_header(r)->clock_base < o->zero)
 		o->zero = tg_reader_header(r)->clock_base;
 	out_proc(tg_reader_header(r), o, first);
@@ -767,6 +773,11 @@ int main(int argc, char **argv)
 		decode_all();
 	}
 	status = job.status;
+	/* a mistyped rank would look like a run without calls */
+	if (nsel && !nchosen && status == TG_EXIT_OK) {
+		warnx("option -r: no stream of the input has a rank in '%s'", sel_text);
+		status = TG_EXIT_ERROR;
+	}
 	tg_close_stdout();
 	return status;
 }
