@@ -17,10 +17,12 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# killed_ticker: the ticker app traced into t/, writing a byte to out
-# every 10 ms, killed (SIGKILL) after 150 of them; its pid in $pid
+# killed_ticker [FLUSH]: the ticker app traced into t/ (with that
+# TANGRAM_FLUSH, if given), writing a byte to out every 10 ms, killed
+# (SIGKILL) after 150 of them; its pid in $pid
 killed_ticker() {
-	(TANGRAM_DIR=t LD_PRELOAD=$SHIM exec "$APPS/ticker" -1 10) &
+	(if [ -n "${1:-}" ]; then export TANGRAM_FLUSH=$1; fi
+	 TANGRAM_DIR=t LD_PRELOAD=$SHIM exec "$APPS/ticker" -1 10) &
 	pid=$!
 	for ((i = 0; i < 500; i++)); do
 		[ "$(stat -c %s out 2>/dev/null || echo 0)" -gt 150 ] && break
@@ -118,14 +120,7 @@ killed_ticker() {
 # (exit, exec, a fatal signal it catches: tangram-rec(5)); a stream whose
 # header says it would and that lacks it is reported incomplete.
 @test "TANGRAM_FLUSH=buffered, killed: the records, then 'incomplete' (no END record), exit 2; verify-io exit 2" {
-	(TANGRAM_FLUSH=buffered TANGRAM_DIR=t LD_PRELOAD=$SHIM exec "$APPS/ticker" -1 10) &
-	pid=$!
-	for ((i = 0; i < 500; i++)); do
-		[ "$(stat -c %s out 2>/dev/null || echo 0)" -gt 150 ] && break
-		sleep 0.01
-	done
-	kill -KILL "$pid"
-	wait "$pid" || true
+	killed_ticker buffered
 	run -2 --separate-stderr trace-decode t/pid-$pid.rec
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ $stderr == "trace-decode: t/pid-$pid.rec: incomplete: the stream ends without its end record at byte "*" (its process was killed before the tracer finished it, or the file was cut short): calls after its last record may be missing" ]]
