@@ -1159,8 +1159,9 @@ TG_EXPORT pid_t vfork(void)
 }
 
 /*
- * Record an exec before the image goes away and push every record out; if
- * the exec fails, a second record carries its error.
+ * Record an exec before the image goes away (tg_end_image() then pushes
+ * every record out, whatever the layers); if the exec fails, a second
+ * record carries its error.
  */
 TG_SITE void exec_record_at(unsigned fn, int dirfd, const char *path, int is_path, int ret,
 			   int err)
@@ -1183,7 +1184,6 @@ TG_SITE void exec_record_at(unsigned fn, int dirfd, const char *path, int is_pat
 	tg_rec_begin(&c, ret, ret == -1);
 	tg_put_u(&c, sid);
 	tg_rec_commit(&c);
-	tg_flush_all();
 }
 
 TG_SITE void exec_record(unsigned fn, const char *path, int is_path, int ret, int err)

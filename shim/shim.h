@@ -272,8 +272,10 @@ void tg_flush_thread(struct tg_thread *t) TG_HIDDEN;
 
 /* Flush every thread; used at exit, exec and fatal signals. */
 void tg_flush_all(void) TG_HIDDEN;
-/* An exec is about to replace the image: its records written out, and a
- * stream that is not windowed ended with an END record (tangram-rec(5)). */
+/* An exec is about to replace the image: its records written out (once:
+ * another thread's buffer is written but not emptied, as it may be
+ * writing), and a stream that is not windowed ended with an END record
+ * (tangram-rec(5)). */
 void tg_end_image(void) TG_HIDDEN;
 
 /* Close the sink for good (exit paths). */
