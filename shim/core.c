@@ -1236,7 +1236,12 @@ static int sink_open(void)
 			sink_fallocate(0, 0, win_align) == 0;
 	}
 	{
-		int n = write_header(TG_HDR_ENDS | (sink_mapped ? TG_HDR_WINDOWED : 0));
+		/* a stream whose records wait in buffers ends in an END
+		 * record; one written record by record (TANGRAM_FLUSH=always)
+		 * loses none when killed, nor does a windowed one, whose
+		 * compacted copy ends in one (sink_compact) */
+		int n = write_header(sink_mapped ? TG_HDR_WINDOWED | TG_HDR_ENDS :
+				     tg_flush_always ? 0 : TG_HDR_ENDS);
 		if (n < 0) {
 			sink_fail("cannot write trace to", errno);
 			return -1;
