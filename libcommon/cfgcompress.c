@@ -239,6 +239,10 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 	}
 	if (rc < 0)
 		damaged = 1;
+	/* records lost at its process's end: the .cfg says so as the
+	 * stream did, by its header's "stopped" flag (tangram-cfg(5)) */
+	if (rc < 0 && tg_reader_incomplete(r))
+		s->v.h.flags |= TG_HDR_STOPPED;
 	s->v.rank = e.st.srank;
 	s->clock = e.st.clock;
 	s->nclock = e.st.nclock;

@@ -40,6 +40,8 @@ struct tg_reader {
 	uint64_t torn_n;	/* calls in frames no CHECK sealed */
 	int stop;		/* 1: the stream ended, 2: it ended with r->err */
 	int ended;		/* the last frame but CHECKs was an END */
+	int incomplete;		/* it ended sound, its process's last calls
+				 * missing (tg_reader_incomplete) */
 	char err[256];
 };
 
@@ -181,6 +183,11 @@ uint64_t tg_reader_skipped(const struct tg_reader *r)
 const char *tg_reader_error(const struct tg_reader *r)
 {
 	return r->err;
+}
+
+int tg_reader_incomplete(const struct tg_reader *r)
+{
+	return r->incomplete;
 }
 
 void tg_reader_free(struct tg_reader *r)
@@ -879,6 +886,7 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 				 "could not write the trace, or see the calls: the process's "
 				 "standard error says why): the calls after its last record are "
 				 "missing");
+			r->incomplete = 1;
 			r->stop = 2;
 			return -1;
 		}
@@ -899,6 +907,7 @@ int tg_reader_next(struct tg_reader *r, struct tg_rec *out)
 				 "(its process was killed before the tracer finished it, or the "
 				 "file was cut short): calls after its last record may be missing",
 				 (unsigned long long)(r->chunk_off + r->chunklen));
+			r->incomplete = 1;
 			r->stop = 2;
 			return -1;
 		}

@@ -170,6 +170,11 @@ uint64_t tg_reader_skipped(const struct tg_reader *r);
 /* "what went wrong at byte N" after tg_reader_next() returned -1. */
 const char *tg_reader_error(const struct tg_reader *r);
 
+/* After tg_reader_next() returned -1: 1 when the records were sound but
+ * the stream is not the whole of its process's calls (the tracer stopped,
+ * or a stream that should end in an END record does not), else 0. */
+int tg_reader_incomplete(const struct tg_reader *r);
+
 void tg_reader_free(struct tg_reader *r);
 
 /* Does @buf (of @len bytes) start with the .rec magic? */

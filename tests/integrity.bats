@@ -130,6 +130,16 @@ killed_ticker() {
 	run -2 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	[ -z "$output" ]
 	[[ $stderr == *"incomplete: the stream ends without its end record"* ]]
+	# compressed (as a '|trace-compress' sink does, whose status no one
+	# sees) and merged again, the .cfg says so too: it read as whole
+	run -2 --separate-stderr trace-compress -o k.cfg t/pid-$pid.rec
+	run -0 trace-merge -q -o m.cfg k.cfg
+	for f in k.cfg m.cfg; do
+		run -2 --separate-stderr trace-decode $f
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ $stderr == "trace-decode: $f: stream 0 (pid $pid): incomplete: its process's last calls are missing"* ]]
+		printf '%s\n' "$output" | grep -q $'\topen\t'
+	done
 }
 
 @test "an exit, an exec, a caught SIGTERM end a buffered stream with its END record (exit 0); cut before it, buffered or compacted, it is incomplete" {

@@ -547,7 +547,7 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 	struct tg_rec rec;
 	char msg[256];
 	size_t i;
-	int rc = 0;
+	int rc = 0, stopped = 0;
 
 	if (!(c = tg_cfg_read(s, msg, sizeof(msg)))) {
 		out_warn("%s: %s", tg_stream_name(s), msg);
@@ -603,9 +603,17 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		tg_cfg_cursor_free(k);
 		if (rc < 0)	/* the file is damaged: one error for it */
 			break;
+		if (cs->h.flags & TG_HDR_STOPPED) {	/* as a .rec says it */
+			out_warn("%s: stream %zu (%s %lld): incomplete: its process's last calls "
+				 "are missing (the tracer stopped, or the stream lost what its "
+				 "process had not written out when it was killed)",
+				 tg_stream_name(s), i, cs->rank >= 0 ? "rank" : "pid",
+				 (long long)(cs->rank >= 0 ? cs->rank : (int64_t)cs->h.pid));
+			stopped = 1;
+		}
 	}
 	tg_cfg_free(c);
-	return rc;
+	return rc < 0 || stopped ? -1 : 0;
 }
 
 /* Decode one input; returns 0, or -1 after reporting an error. */
