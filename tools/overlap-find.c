@@ -1936,7 +1936,8 @@ static void stdio_flush(const char *key, const struct rec *r)
  * bytes are placed at the call, and last until that flush (a #done line),
  * so that a write left in the buffer while another process reads is not
  * taken as ordered before the read.  A stream set unbuffered or line
- * buffered (setvbuf) writes at the call.  A write also flushes the
+ * buffered (setvbuf) writes at the call, in a trace without held (below).
+ * A write also flushes the
  * buffer when it does not fit in it, and glibc then writes its whole
  * blocks at once: the tracer records what the buffer held after each
  * write (held=), so a write that left less than the buffer held before
@@ -1951,7 +1952,12 @@ static struct nbreq *stdio_pending(const struct rec *r)
 	struct nbreq *q, *last = NULL;
 	size_t i;
 
-	if (fd ? cur->stdnobuf & (1u << (fd[0] - '0')) : !sl || sl->nobuf)
+	/* (a stream set unbuffered or line buffered, whose held the trace
+	 * does not give, writes at the call; with held, as any stream: a
+	 * line buffered one keeps what follows its last newline) */
+	if (r->held < 0 && (fd ? cur->stdnobuf & (1u << (fd[0] - '0')) : !sl || sl->nobuf))
+		return NULL;
+	if (!fd && !sl)
 		return NULL;
 	if (r->failed || r->len <= 0 || r->aio)
 		return NULL;

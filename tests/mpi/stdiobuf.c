@@ -8,6 +8,8 @@
  *   fflush   fflush before the barrier: in the file, not committed
  *   fclose   fclose before the barrier (and none after)
  *   unbuf    setvbuf(_IONBF) after the fopen: the fwrite writes
+ *   linebuf  setvbuf(_IOLBF), and the 100 bytes end in a newline: written
+ *   linetail setvbuf(_IOLBF), no newline: they wait in the buffer
  *   blocks   one fwrite of 16 times the stream's buffer: glibc writes
  *            whole blocks straight to the file (rank 1 reads them all)
  *   tail     one fwrite of 2.5 buffers: two reach the file, the half
@@ -49,7 +51,11 @@ int main(int argc, char **argv)
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		if (strcmp(mode, "unbuf") == 0)
 			setvbuf(fp, NULL, _IONBF, 0);
+		if (strcmp(mode, "linebuf") == 0 || strcmp(mode, "linetail") == 0)
+			setvbuf(fp, NULL, _IOLBF, 0);
 		memset(b, 'x', sizeof(b));
+		if (strcmp(mode, "linebuf") == 0)
+			b[99] = '\n';
 		if (bufs) {
 			fputc('x', fp);		/* the buffer is made at the first write */
 			bsz = (long)__fbufsize(fp);
