@@ -839,6 +839,7 @@ static const struct tg_argdesc a_fread[] = {
 	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ahead", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fread[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET_TIMES, 3, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
@@ -858,6 +859,7 @@ static const struct tg_argdesc a_fread_unlocked[] = {
 	{ "size", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "nmemb", TG_K_UINT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ahead", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fread_unlocked[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET_TIMES, 3, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 1, 0 },
@@ -877,6 +879,7 @@ static const struct tg_argdesc a_fgets[] = {
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
+	{ "ahead", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fgets[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
@@ -886,6 +889,7 @@ static const struct tg_argdesc a_fgets_unlocked[] = {
 	{ "size", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
 	{ "len", TG_K_INT, TG_IN, TG_H_NONE, 6, 1 },
+	{ "ahead", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fgets_unlocked[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ARG, 2, 1, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 3, 0 },
@@ -910,12 +914,14 @@ static const struct tg_iorole r_fputs_unlocked[] = {
 };
 static const struct tg_argdesc a_fgetc[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ahead", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_fgetc[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
 };
 static const struct tg_argdesc a_getc[] = {
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ahead", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_getc[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_ONE, 0, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, 0 },
@@ -948,6 +954,7 @@ static const struct tg_argdesc a_getline[] = {
 	{ "lineptr", TG_K_BUF, TG_INOUT, TG_H_NONE, 0, 0 },
 	{ "n", TG_K_UINT, TG_INOUT, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ahead", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_getline[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 2, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_LINE },
@@ -957,6 +964,7 @@ static const struct tg_argdesc a_getdelim[] = {
 	{ "n", TG_K_UINT, TG_INOUT, TG_H_NONE, 0, 0 },
 	{ "delim", TG_K_INT, TG_IN, TG_H_NONE, 0, 0 },
 	{ "stream", TG_K_STREAM, TG_IN, TG_H_NONE, 0, 0 },
+	{ "ahead", TG_K_SIGNED_OFF, TG_IN, TG_H_NONE, 12, 1 },
 };
 static const struct tg_iorole r_getdelim[] = {
 	{ TG_IO_READ, TG_OFF_POS, TG_LEN_RET, 3, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_ARG_NONE, TG_IOF_LINE },
@@ -7885,21 +7893,21 @@ static const struct tg_calldesc calls[] = {
 	{ 208, TG_LAYER_STDIO, TG_K_STREAM, 3, TG_H_NONE, 0, "fmemopen", a_fmemopen, NULL, NULL },
 	{ 209, TG_LAYER_STDIO, TG_K_STREAM, 2, TG_H_NONE, 1, "popen", a_popen, r_popen, NULL },
 	{ 210, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "pclose", a_pclose, r_pclose, NULL },
-	{ 220, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fread", a_fread, r_fread, NULL },
+	{ 220, TG_LAYER_STDIO, TG_K_UINT, 5, TG_H_NONE, 1, "fread", a_fread, r_fread, NULL },
 	{ 221, TG_LAYER_STDIO, TG_K_UINT, 5, TG_H_NONE, 1, "fwrite", a_fwrite, r_fwrite, NULL },
-	{ 222, TG_LAYER_STDIO, TG_K_UINT, 4, TG_H_NONE, 1, "fread_unlocked", a_fread_unlocked, r_fread_unlocked, NULL },
+	{ 222, TG_LAYER_STDIO, TG_K_UINT, 5, TG_H_NONE, 1, "fread_unlocked", a_fread_unlocked, r_fread_unlocked, NULL },
 	{ 223, TG_LAYER_STDIO, TG_K_UINT, 5, TG_H_NONE, 1, "fwrite_unlocked", a_fwrite_unlocked, r_fwrite_unlocked, NULL },
-	{ 224, TG_LAYER_STDIO, TG_K_BUF, 4, TG_H_NONE, 1, "fgets", a_fgets, r_fgets, NULL },
-	{ 225, TG_LAYER_STDIO, TG_K_BUF, 4, TG_H_NONE, 1, "fgets_unlocked", a_fgets_unlocked, r_fgets_unlocked, NULL },
+	{ 224, TG_LAYER_STDIO, TG_K_BUF, 5, TG_H_NONE, 1, "fgets", a_fgets, r_fgets, NULL },
+	{ 225, TG_LAYER_STDIO, TG_K_BUF, 5, TG_H_NONE, 1, "fgets_unlocked", a_fgets_unlocked, r_fgets_unlocked, NULL },
 	{ 226, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fputs", a_fputs, r_fputs, NULL },
 	{ 227, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "fputs_unlocked", a_fputs_unlocked, r_fputs_unlocked, NULL },
-	{ 228, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "fgetc", a_fgetc, r_fgetc, NULL },
-	{ 229, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 1, "getc", a_getc, r_getc, NULL },
+	{ 228, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "fgetc", a_fgetc, r_fgetc, NULL },
+	{ 229, TG_LAYER_STDIO, TG_K_INT, 2, TG_H_NONE, 1, "getc", a_getc, r_getc, NULL },
 	{ 230, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "fputc", a_fputc, r_fputc, NULL },
 	{ 231, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "putc", a_putc, r_putc, NULL },
 	{ 232, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "ungetc", a_ungetc, r_ungetc, NULL },
-	{ 233, TG_LAYER_STDIO, TG_K_INT, 3, TG_H_NONE, 1, "getline", a_getline, r_getline, NULL },
-	{ 234, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "getdelim", a_getdelim, r_getdelim, NULL },
+	{ 233, TG_LAYER_STDIO, TG_K_INT, 4, TG_H_NONE, 1, "getline", a_getline, r_getline, NULL },
+	{ 234, TG_LAYER_STDIO, TG_K_INT, 5, TG_H_NONE, 1, "getdelim", a_getdelim, r_getdelim, NULL },
 	{ 235, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "puts", a_puts, NULL, NULL },
 	{ 236, TG_LAYER_STDIO, TG_K_INT, 1, TG_H_NONE, 0, "putchar", a_putchar, NULL, NULL },
 	{ 237, TG_LAYER_STDIO, TG_K_INT, 0, TG_H_NONE, 0, "getchar", NULL, NULL, NULL },

@@ -54,6 +54,16 @@ int64_t tg_stdio_held(FILE *stream)
 	return stream ? (int64_t)__fpending(stream) : -1;
 }
 
+int64_t tg_stdio_ahead(FILE *stream)
+{
+	/* glibc's FILE (bits/types/struct_FILE.h): the read buffer's part
+	 * not yet returned; none when the stream is writing */
+	if (!stream)
+		return -1;
+	return stream->_IO_read_end > stream->_IO_read_ptr && !__fwriting(stream) ?
+	       (int64_t)(stream->_IO_read_end - stream->_IO_read_ptr) : 0;
+}
+
 /* ---- open ------------------------------------------------------------- */
 
 typedef int (*open_fn)(const char *, int, ...);

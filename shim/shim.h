@@ -105,6 +105,10 @@ int64_t tg_scan_len(FILE *stream, int64_t at) TG_HIDDEN;
  * file.  A write that leaves fewer than the buffer held before it plus
  * its own flushed the buffer (calls.tab: the stdio writes' held). */
 int64_t tg_stdio_held(FILE *stream) TG_HIDDEN;
+/* The bytes @stream's buffer holds ahead after a read from it, read from
+ * the file but not yet returned (glibc fills a whole buffer), -1 with no
+ * stream (calls.tab: the stdio reads' ahead). */
+int64_t tg_stdio_ahead(FILE *stream) TG_HIDDEN;
 
 #define tg_likely(x) __builtin_expect(!!(x), 1)
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)

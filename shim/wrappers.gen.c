@@ -6141,12 +6141,14 @@ TG_EXPORT size_t fread(void *ptr, size_t size, size_t nmemb, FILE *stream)
 	}
 	ret = real(ptr, size, nmemb, stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6215,12 +6217,14 @@ TG_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t nmemb, FILE *stre
 	}
 	ret = real(ptr, size, nmemb, stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6290,12 +6294,14 @@ TG_EXPORT char *fgets(char *s, int size, FILE *stream)
 	ret = real(s, size, stream);
 	tg_end(&tgc);
 	int64_t px_len = (int64_t)((int)tg_strlen0(ret));
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = ret == NULL;
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, px_len);
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6327,12 +6333,14 @@ TG_EXPORT char *fgets_unlocked(char *s, int size, FILE *stream)
 	ret = real(s, size, stream);
 	tg_end(&tgc);
 	int64_t px_len = (int64_t)((int)tg_strlen0(ret));
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = ret == NULL;
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, px_len);
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6439,9 +6447,11 @@ TG_EXPORT int fgetc(FILE *stream)
 	}
 	ret = real(stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6472,9 +6482,11 @@ TG_EXPORT int getc(FILE *stream)
 	}
 	ret = real(stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6613,11 +6625,13 @@ TG_EXPORT ssize_t getline(char **lineptr, size_t *n, FILE *stream)
 	}
 	ret = real(lineptr, n, stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, lineptr ? *lineptr : NULL));
 	tg_put_u(&tgc, n ? (uint64_t)*n : 0);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6648,12 +6662,14 @@ TG_EXPORT ssize_t getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
 	}
 	ret = real(lineptr, n, delim, stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, lineptr ? *lineptr : NULL));
 	tg_put_u(&tgc, n ? (uint64_t)*n : 0);
 	tg_put_s(&tgc, (int64_t)delim);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6863,12 +6879,14 @@ TG_EXPORT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t nmemb
 	}
 	ret = real(ptr, ptrlen, size, nmemb, stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6900,12 +6918,14 @@ TG_EXPORT char *__fgets_chk(char *s, size_t slen, int size, FILE *stream)
 	ret = real(s, slen, size, stream);
 	tg_end(&tgc);
 	int64_t px_len = (int64_t)((int)tg_strlen0(ret));
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = ret == NULL;
 	tg_rec_begin(&tgc, (int64_t)tg_ptr_id(tgc.t, ret), failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, s));
 	tg_put_s(&tgc, (int64_t)size);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
 	tg_put_s(&tgc, px_len);
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -6936,12 +6956,14 @@ TG_EXPORT ssize_t __getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
 	}
 	ret = real(lineptr, n, delim, stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, lineptr ? *lineptr : NULL));
 	tg_put_u(&tgc, n ? (uint64_t)*n : 0);
 	tg_put_s(&tgc, (int64_t)delim);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }
@@ -7011,12 +7033,14 @@ TG_EXPORT size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, siz
 	}
 	ret = real(ptr, ptrlen, size, nmemb, stream);
 	tg_end(&tgc);
+	int64_t px_ahead = (int64_t)(tg_stdio_ahead(stream));
 	int failed = 0;
 	tg_rec_begin(&tgc, (int64_t)ret, failed);
 	tg_put_u(&tgc, tg_ptr_id(tgc.t, ptr));
 	tg_put_u(&tgc, (uint64_t)size);
 	tg_put_u(&tgc, (uint64_t)nmemb);
 	tg_put_u(&tgc, tg_fstab_id(stream, NULL));
+	tg_put_s(&tgc, px_ahead);
 	tg_rec_commit(&tgc);
 	return ret;
 }

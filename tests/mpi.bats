@@ -1091,6 +1091,33 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	done
 }
 
+# glibc's first fread of a stream reads a whole buffer ahead (4 KiB here):
+# the bytes rank 1 reads after the barrier were read from the file at its
+# first fread, before rank 0's write of them, with nothing ordering the
+# two (tests/mpi/rdahead.c race): until 2026-12-05 the read was placed at
+# the later fread, after the barrier, and the run was commit.  The tracer
+# records the bytes a stdio read left in the buffer (ahead=), and the
+# read covers them.  With a barrier between the first fread and the
+# write, the bytes read are the old ones, in order (plain: commit); an
+# fseek drops the buffer, read again after the write (seek: commit).
+@test "stdio read-ahead: a read covers what it left in the stream's buffer (ahead=): the fill races a write no barrier orders after it" {
+	[ "$(stat -c %o .)" -eq 4096 ] || skip "the stdio buffer here is not 4 KiB"
+	mpicc.mpich -O2 -Wall -o rdahead "$TG_TOP/tests/mpi/rdahead.c"
+	for m in "race:race:old" "plain:commit:old" "seek:commit:new"; do
+		IFS=: read -r mode want got <<<"$m"
+		rm -rf t f
+		mpitrace 2 ./rdahead $mode "$PWD/f"
+		[ "$output" = "read 1000, byte 1000 $got" ]
+		if [ $want = race ]; then
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized"* ]]
+		else
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -qx "POSIX layer: recommended consistency: $want" <<<"$output"
+		fi
+	done
+}
+
 @test "passive-target locks order what the ranks do around them (a mutex built on MPI_Compare_and_swap, a flag put under an exclusive lock and polled under a shared one): session; without the wait, a race; times rebuilt from means order no epoch" {
 	mpicc.mpich -O2 -Wall -o rmalock "$TG_TOP/tests/mpi/rmalock.c"
 	for mode in mutex flag; do

@@ -252,7 +252,7 @@ decode_torn() {
 	stdio fflush 0 stream=s3
 	stdio fseek 0 stream=s3 offset=2 whence=SEEK_SET at=2
 	stdio ftell 2 stream=s3
-	stdio fread 8 ptr=b3 size=1 nmemb=8 stream=s3
+	stdio fread 8 ptr=b3 size=1 nmemb=8 stream=s3 ahead=10
 	stdio fopen NULL path="$T/missing" mode="r" fd=-1 errno=ENOENT
 	stdio fopen s4 path="$T/other" mode="w" fd=4
 	stdio fwrite 1 ptr=b4 size=2 nmemb=1 stream=s4 held=2

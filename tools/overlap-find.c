@@ -638,7 +638,9 @@ struct rec {
 				 * not in older streams); or -1 */
 	int64_t parent;		/* seq of the enclosing traced call, or -1 */
 	int64_t held;		/* a stdio write: the bytes its stream's buffer
-				 * held after it (its held argument), or -1 */
+				 * held after it (its held argument); a stdio
+				 * read: those it held ahead, read from the file
+				 * and not yet returned (ahead); or -1 */
 	uint8_t op, off, write, failed, append, trunc, mpi, aio, all, cloexec, eof;
 	uint8_t creat;		/* open: it may make the file (O_CREAT...) */
 	uint8_t excl;		/* open: O_EXCL, fails if the name is there */
@@ -2006,6 +2008,13 @@ static void run_data(const struct rec *r)
 	 * file: it read that the rest held nothing (a write there at the same
 	 * time, or before it but unseen, conflicts with it) */
 	want = !r->write && (!r->failed || r->eof) && r->count > r->len ? r->count : r->len;
+	/* a stdio read fills the stream's buffer (glibc reads a whole one
+	 * ahead): the bytes it holds ahead after the call were read from the
+	 * file by then, at this call or an earlier one of the stream (taken
+	 * at this one: a read of them ordered after a later write by another
+	 * process returns the old bytes, a race the fill makes) */
+	if (!r->write && r->k1[0] == 's' && r->held > 0 && r->off == TG_OFF_POS && want == r->len)
+		want = r->len + r->held;
 	if (want <= 0)
 		return;
 	if (!(d = desc_of(r->k1))) {
@@ -3200,8 +3209,9 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		r->count = a->count;
 		r->eof = a->eof;
 		r->held = -1;
-		if (a->op == TG_IO_WRITE) {
-			const char *v = tg_tline_arg(t, TG_COL_ARGS, "held");
+		if (a->op == TG_IO_WRITE || a->op == TG_IO_READ) {
+			const char *v = tg_tline_arg(t, TG_COL_ARGS,
+						     a->op == TG_IO_WRITE ? "held" : "ahead");
 			int64_t x;
 			if (v && tg_tint(v, &x) == 0 && x >= 0)
 				r->held = x;
