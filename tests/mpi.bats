@@ -1058,6 +1058,18 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 	[ "$(grep -c '^munmap$' <<<"$own")" -ge 4 ]
 }
 
+# posix_verdict WANT: verify-io of t says WANT at the POSIX layer, or, for
+# WANT race, exit 1 with one pair there not synchronized
+posix_verdict() {
+	if [ "$1" = race ]; then
+		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized"* ]]
+	else
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+		grep -qx "POSIX layer: recommended consistency: $1" <<<"$output"
+	fi
+}
+
 # A write through a stdio stream reaches the file when the stream is
 # flushed (tests/mpi/stdiobuf.c): left in rank 0's buffer over the barrier,
 # rank 1 reads none of it.  Until 2026-12-03 the bytes were placed at the
@@ -1081,13 +1093,7 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 		rm -rf t f
 		mpitrace 2 ./stdiobuf $mode "$PWD/f"
 		[ "$output" = "read $n" ]
-		if [ $want = race ]; then
-			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
-			[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized"* ]]
-		else
-			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
-			grep -qx "POSIX layer: recommended consistency: $want" <<<"$output"
-		fi
+		posix_verdict "$want"
 	done
 }
 
@@ -1108,13 +1114,7 @@ rank 1 mmap: 1 mmap events, 1 munmap events" ]
 		rm -rf t f
 		mpitrace 2 ./rdahead $mode "$PWD/f"
 		[ "$output" = "read 1000, byte 1000 $got" ]
-		if [ $want = race ]; then
-			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
-			[[ $stderr == *"POSIX layer: 1 conflicting pair is not synchronized"* ]]
-		else
-			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
-			grep -qx "POSIX layer: recommended consistency: $want" <<<"$output"
-		fi
+		posix_verdict "$want"
 	done
 }
 
