@@ -1103,13 +1103,15 @@ posix_verdict() {
 # two (tests/mpi/rdahead.c race): until 2026-12-05 the read was placed at
 # the later fread, after the barrier, and the run was commit.  The tracer
 # records the bytes a stdio read left in the buffer (ahead=), and the
-# read covers them.  With a barrier between the first fread and the
-# write, the bytes read are the old ones, in order (plain: commit); an
-# fseek drops the buffer, read again after the write (seek: commit).
-@test "stdio read-ahead: a read covers what it left in the stream's buffer (ahead=): the fill races a write no barrier orders after it" {
+# reads the buffer serves are placed as read at the fill, at its time.
+# With a barrier between the first fread and the write, the bytes read are
+# the old ones, fetched before the write, in order: nothing for the file
+# system to provide (plain: session); an fseek drops the buffer, read
+# again after the write (seek: commit).
+@test "stdio read-ahead: reads the stream's buffer serves are placed at the read that filled it (ahead=): the fill races a write no barrier orders after it" {
 	[ "$(stat -c %o .)" -eq 4096 ] || skip "the stdio buffer here is not 4 KiB"
 	mpicc.mpich -O2 -Wall -o rdahead "$TG_TOP/tests/mpi/rdahead.c"
-	for m in "race:race:old" "plain:commit:old" "seek:commit:new"; do
+	for m in "race:race:old" "plain:session:old" "seek:commit:new"; do
 		IFS=: read -r mode want got <<<"$m"
 		rm -rf t f
 		mpitrace 2 ./rdahead $mode "$PWD/f"

@@ -462,6 +462,13 @@ struct slot {
 	int32_t next;		/* the next slot of its hash bucket, or -1 */
 	uint8_t cloexec;	/* a descriptor that closes at an exec */
 	uint8_t nobuf;		/* a stream set unbuffered or line buffered */
+	/* a stream's read buffer (stdio reads' ahead): the bytes [rb_start,
+	 * rb_end) the read that filled it fetched from the file, at its time */
+	uint8_t rb;
+	uint8_t rb_tid;
+	uint16_t rb_func;
+	uint64_t rb_start, rb_end, rb_seq;
+	int64_t rb_t0, rb_t1;
 };
 
 struct proc {
@@ -604,6 +611,7 @@ static void slot_set(struct proc *p, const char *key, struct desc *d)
 	s->d = d;
 	s->cloexec = 0;
 	s->nobuf = 0;
+	s->rb = 0;
 	d->refs++;
 	h = slot_hash(p, s->key);
 	s->next = p->bucket[h];
@@ -1929,7 +1937,14 @@ static void stdio_flush_at(const char *key, uint64_t end, int64_t tend)
  * so the done is just before the call starts). */
 static void stdio_flush(const char *key, const struct rec *r)
 {
+	size_t i;
+
 	stdio_flush_at(key, r->seq, r->t0 - 1);
+	/* (and a read buffer is dropped: glibc reads again after a seek or
+	 * an fflush of a reading stream) */
+	for (i = 0; i < cur->nslots; i++)
+		if (!key || strcmp(cur->slots[i].key, key) == 0)
+			cur->slots[i].rb = 0;
 }
 
 /*
@@ -1990,6 +2005,54 @@ wait:
 	return q;
 }
 
+/*
+ * A stdio read fills the stream's buffer: glibc reads a whole one ahead,
+ * and the reads after it that the buffer serves return bytes fetched from
+ * the file then.  The tracer records what a read left in the buffer
+ * (ahead=): a read that the bytes the last fill fetched hold is placed as
+ * read at that fill's time (a write of them by another process that
+ * nothing orders after the fill races it, whatever orders the later read),
+ * and bytes fetched that no read returns are no access.  A write, a seek
+ * out of the buffer, or a read without ahead ends it.  Returns 1 when the
+ * read was placed here.
+ */
+static int stdio_buffered_read(const struct rec *r, struct desc *d, int64_t want)
+{
+	struct slot *sl = slot_find(cur, r->k1);
+	uint64_t p0 = d->off, p1;
+	struct rec f;
+
+	if (!sl)
+		return 0;
+	if (r->write || r->held < 0 || r->off != TG_OFF_POS || want != r->len || r->failed) {
+		sl->rb = 0;
+		return 0;
+	}
+	p1 = p0 + (uint64_t)r->len;
+	if (sl->rb && p0 >= sl->rb_start && p1 <= sl->rb_end) {
+		memset(&f, 0, sizeof(f));
+		f.seq = sl->rb_seq;
+		f.t0 = sl->rb_t0;
+		f.t1 = sl->rb_t1;
+		f.func = sl->rb_func;
+		f.tid = sl->rb_tid;
+		f.off = TG_OFF_POS;
+		add_access(d->file, &f, p0, p1 - p0, 0);
+		d->off = p1;
+		return 1;
+	}
+	/* this read fetched: its own bytes and those it left ahead */
+	sl->rb = r->held > 0;
+	sl->rb_start = p0;
+	sl->rb_end = p1 + (uint64_t)r->held;
+	sl->rb_seq = r->seq;
+	sl->rb_t0 = r->t0;
+	sl->rb_t1 = r->t1;
+	sl->rb_func = r->func;
+	sl->rb_tid = r->tid;
+	return 0;
+}
+
 static void run_data(const struct rec *r)
 {
 	struct nbreq *pq = NULL;
@@ -2008,13 +2071,6 @@ static void run_data(const struct rec *r)
 	 * file: it read that the rest held nothing (a write there at the same
 	 * time, or before it but unseen, conflicts with it) */
 	want = !r->write && (!r->failed || r->eof) && r->count > r->len ? r->count : r->len;
-	/* a stdio read fills the stream's buffer (glibc reads a whole one
-	 * ahead): the bytes it holds ahead after the call were read from the
-	 * file by then, at this call or an earlier one of the stream (taken
-	 * at this one: a read of them ordered after a later write by another
-	 * process returns the old bytes, a race the fill makes) */
-	if (!r->write && r->k1[0] == 's' && r->held > 0 && r->off == TG_OFF_POS && want == r->len)
-		want = r->len + r->held;
 	if (want <= 0)
 		return;
 	if (!(d = desc_of(r->k1))) {
@@ -2022,6 +2078,8 @@ static void run_data(const struct rec *r)
 			cur->untracked++;
 		return;
 	}
+	if (r->k1[0] == 's' && stdio_buffered_read(r, d, want))
+		return;
 	if (r->write && r->k1[0] == 's')
 		pq = stdio_pending(r);
 	if (r->off == TG_OFF_POS && want > r->len) {
