@@ -275,7 +275,7 @@ hbpair() {
 	[ "$stderr" = "conflict-check: u:$(wc -l < u): malformed #unplaced line" ]
 }
 
-@test "#done: an access of a nonblocking call lasts until the call that completed it (by the clocks: a read after the submission but before the completion is a race); a malformed #done, or one after the pairs: one line, exit 2" {
+@test "#done: an access of a nonblocking call lasts until the call that completed it (by the clocks: a read after the submission but before the completion is a race), with from= only its bytes from there; a malformed #done, or one after the pairs: one line, exit 2" {
 	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/nb"\n' > head
 	printf 'pair\t0\t0\t2\t1.000000000\t1.100000000\tW\taio_write\t0\t100\t1\t3\t1.500000000\t1.600000000\tR\tpread\t0\t100\n' > pair
 	cat head pair > plain
@@ -291,6 +291,18 @@ hbpair() {
 	sed 's/seq=2/seq=3/' nb > other
 	[ "$(conflict-check -v other)" = "$(conflict-check -v plain)" ]
 	sed 's/end=7/end=x/' nb > bad
+	run -2 --separate-stderr conflict-check bad
+	[ "$stderr" = "conflict-check: bad:3: malformed #done line" ]
+	# from=: only the bytes from 60 on waited (a stdio write that sent its
+	# first bytes out at the call); the read of 0-100 shares some of them,
+	# a read of 0-50 none
+	sed 's/tend=2.000000000/&\tfrom=60/' nb > from
+	run -0 conflict-check -v from
+	[[ ${lines[0]} == RAW-D$'\t'*$'\tposix=conflict\t'*$'\tsynchronized=no'* ]]
+	sed 's/\tpread\t0\t100$/\tpread\t0\t50/' from > head60
+	run -0 conflict-check -v head60
+	[[ ${lines[0]} == RAW-D$'\t'*$'\tposix=ok\t'*$'\tsynchronized=yes'* ]]
+	sed 's/from=60/from=-1/' from > bad
 	run -2 --separate-stderr conflict-check bad
 	[ "$stderr" = "conflict-check: bad:3: malformed #done line" ]
 	cat head pair > late

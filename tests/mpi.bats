@@ -1080,15 +1080,19 @@ posix_verdict() {
 # whole blocks at once: until 2026-12-05 they too waited for the fclose,
 # a race where rank 1 read them all (blocks) or the first buffer's worth
 # of lines (lines); the tracer now records what the buffer held after
-# each write (held=).  What stayed in the buffer is still a race (tail).
+# each write (held=).  What stayed in the buffer is still a race (tail);
+# the blocks such a write sent out before it were taken to wait with it
+# until 2026-12-05, a race where rank 1 read only those (head): posix now
+# (a #done with from=).
 # A line buffered stream (setvbuf _IOLBF) was taken to write at each call:
 # 100 bytes without a newline waited in it, and rank 1 read none, posix
 # (linetail, a race now); with a newline, written (linebuf, posix).
-@test "stdio buffering: a write left in the stream's buffer over the barrier is a race; flushed, commit; closed, session; unbuffered, posix; whole blocks and a full buffer's flush reach the file at the call; a line buffered stream keeps a line without its newline" {
+@test "stdio buffering: a write left in the stream's buffer over the barrier is a race; flushed, commit; closed, session; unbuffered, posix; whole blocks and a full buffer's flush reach the file at the call, the tail left waits; a line buffered stream keeps a line without its newline" {
 	mpicc.mpich -O2 -Wall -o stdiobuf "$TG_TOP/tests/mpi/stdiobuf.c"
 	for m in noflush:race:0 fflush:commit:100 fclose:session:100 unbuf:posix:100 \
 		 linebuf:posix:100 linetail:race:0 \
-		 "blocks:posix:16 of 16" "tail:race:2 of 2.5" "lines:posix:1 of 2.5"; do
+		 "blocks:posix:16 of 16" "tail:race:2 of 2.5" "head:posix:2 of 2.5" \
+		 "lines:posix:1 of 2.5"; do
 		IFS=: read -r mode want n <<<"$m"
 		rm -rf t f
 		mpitrace 2 ./stdiobuf $mode "$PWD/f"

@@ -1451,12 +1451,15 @@ static int parse_pieces(struct tg_tline *t, const struct acc *a, const struct ac
 /*
  * Nonblocking calls (#done lines): each access of call seq of a process
  * lasts until call end of it completed it, at tend.  What comes after it
- * needs that call's order; what it comes after, the call's own.
+ * needs that call's order; what it comes after, the call's own.  With
+ * from=, only its bytes from that offset on waited (a stdio write that
+ * wrote the rest out at its call).
  */
 struct done {
 	char *rank;
 	uint64_t seq, end;
 	int64_t tend;
+	int64_t from;		/* or -1 */
 };
 static struct done *dones;
 static size_t ndones, capdones;
@@ -1473,11 +1476,13 @@ static int cmp_done(const void *x, const void *y)
 static void done_line(struct tg_tline *t)
 {
 	const char *rank = tg_tline_arg(t, 1, "rank"), *seq = tg_tline_arg(t, 1, "seq"),
-		   *end = tg_tline_arg(t, 1, "end"), *ts = tg_tline_arg(t, 1, "tend");
-	int64_t s, e, tm;
+		   *end = tg_tline_arg(t, 1, "end"), *ts = tg_tline_arg(t, 1, "tend"),
+		   *fr = tg_tline_arg(t, 1, "from");
+	int64_t s, e, tm, from = -1;
 
 	if (!rank || !seq || !end || !ts || tg_tint(seq, &s) < 0 || s < 0 ||
-	    tg_tint(end, &e) < 0 || e < s || (tm = tg_ttime(ts)) < 0)
+	    tg_tint(end, &e) < 0 || e < s || (tm = tg_ttime(ts)) < 0 ||
+	    (fr && (tg_tint(fr, &from) < 0 || from < 0)))
 		die_input("malformed #done line");
 	if (dones_sorted || events_sorted)	/* (both set at the first pair) */
 		die_input("#done line after the pairs");
@@ -1485,11 +1490,12 @@ static void done_line(struct tg_tline *t)
 		capdones = capdones ? 2 * capdones : 16;
 		dones = xrealloc(dones, capdones * sizeof(*dones));
 	}
-	dones[ndones++] = (struct done){ xstrdup(rank), (uint64_t)s, (uint64_t)e, tm };
+	dones[ndones++] = (struct done){ xstrdup(rank), (uint64_t)s, (uint64_t)e, tm, from };
 }
 
-/* Access @a lasts until the call that completed it, if it had to wait. */
-static void done_of(struct acc *a)
+/* Access @a lasts until the call that completed it, if it had to wait
+ * and the bytes it shares with @b did. */
+static void done_of(struct acc *a, const struct acc *b)
 {
 	struct done key, *d;
 
@@ -1503,7 +1509,8 @@ static void done_of(struct acc *a)
 	}
 	key.rank = a->rank;
 	key.seq = a->seq;
-	if ((d = bsearch(&key, dones, ndones, sizeof(*dones), cmp_done))) {
+	if ((d = bsearch(&key, dones, ndones, sizeof(*dones), cmp_done)) &&
+	    (d->from < 0 || (a->end < b->end ? a->end : b->end) > (uint64_t)d->from)) {
 		a->done = d->end;
 		if (d->tend > a->tdone)
 			a->tdone = d->tend;
@@ -1571,8 +1578,8 @@ static void pair_line(struct tg_tline *t)
 		return;
 	if (!events_sorted)
 		sort_events();
-	done_of(&a);
-	done_of(&b);
+	done_of(&a, &b);
+	done_of(&b, &a);
 	/* the graph knows MPI ranks; processes without one (a program
 	 * without MPI, a fork'd child) are ordered by their clocks */
 	use_hb = graph_orders(&a, &b);

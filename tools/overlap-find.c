@@ -1581,6 +1581,10 @@ struct nbreq {
 	int64_t acc;		/* and access, or -1 */
 	int64_t held;		/* a buffered write: what its stream's buffer
 				 * held after it, or -1 */
+	int64_t skip;		/* and of its bytes, how many its call wrote
+				 * out (the rest wait), or 0 */
+	int64_t from;		/* where in the file those that wait start,
+				 * or -1: all of it waits */
 };
 
 /* Buffered write @q reached the file at @t: an append's place is the
@@ -1596,12 +1600,22 @@ static void flushed_at(const struct nbreq *q, int64_t t)
 	fl->afl[fl->nafl++] = (struct aflush){ (size_t)q->acc, t };
 }
 
-static void print_done(const char *rank, uint64_t seq, uint64_t end, int64_t tend)
+/* @from: the file offset from which the call's bytes waited, or -1 */
+static void print_done_from(const char *rank, uint64_t seq, uint64_t end, int64_t tend,
+			    int64_t from)
 {
 	if (end == seq)
 		return;
-	printf("#done\trank=%s\tseq=%" PRIu64 "\tend=%" PRIu64 "\ttend=%" PRId64 ".%09" PRId64
-	       "\n", rank, seq, end, tend / 1000000000, tend % 1000000000);
+	printf("#done\trank=%s\tseq=%" PRIu64 "\tend=%" PRIu64 "\ttend=%" PRId64 ".%09" PRId64,
+	       rank, seq, end, tend / 1000000000, tend % 1000000000);
+	if (from >= 0)
+		printf("\tfrom=%" PRId64, from);
+	putchar('\n');
+}
+
+static void print_done(const char *rank, uint64_t seq, uint64_t end, int64_t tend)
+{
+	print_done_from(rank, seq, end, tend, -1);
 }
 
 /*
@@ -1924,7 +1938,7 @@ static void stdio_flush_at(const char *key, uint64_t end, int64_t tend)
 
 	for (i = 0; i < cur->nsw; i++) {
 		if (!key || strcmp(cur->sw[i].key, key) == 0) {
-			print_done(cur->name, cur->sw[i].seq, end, tend);
+			print_done_from(cur->name, cur->sw[i].seq, end, tend, cur->sw[i].from);
 			flushed_at(&cur->sw[i], tend);
 		} else
 			cur->sw[k++] = cur->sw[i];
@@ -1959,14 +1973,18 @@ static void stdio_flush(const char *key, const struct rec *r)
  * blocks at once: the tracer records what the buffer held after each
  * write (held=), so a write that left less than the buffer held before
  * it plus its own bytes flushed the writes before it there, and one that
- * left nothing reached the file at its call.  (One that left some of its
- * bytes is taken to wait whole: the #done of a call covers all of it.)
+ * left nothing reached the file at its call.  One that flushed and left
+ * some of its own bytes wrote the rest out at its call (glibc keeps only
+ * the tail that follows the last block or, line buffered, the last
+ * newline): only those it left wait (#done from=, set by run_data where
+ * the bytes go; an append's place is known at its flush, and waits whole).
  */
 static struct nbreq *stdio_pending(const struct rec *r)
 {
 	struct slot *sl = slot_find(cur, r->k1);
 	const char *fd = std_fd(r->k1);
 	struct nbreq *q, *last = NULL;
+	int64_t skip = 0;
 	size_t i;
 
 	/* (a stream set unbuffered or line buffered, whose held the trace
@@ -1990,8 +2008,11 @@ static struct nbreq *stdio_pending(const struct rec *r)
 		}
 	if (!last || (last->held >= 0 && last->seq < r->seq)) {
 		int64_t before = last ? last->held : 0;
-		if (r->held < before + r->len)
+		if (r->held < before + r->len) {
 			stdio_flush_at(r->k1, r->seq, r->t1);
+			if (r->held < r->len)
+				skip = r->len - r->held;
+		}
 		if (r->held == 0)
 			return NULL;	/* all of it reached the file */
 	}
@@ -2002,6 +2023,8 @@ wait:
 	q->seq = r->seq;
 	q->acc = -1;
 	q->held = r->held;
+	q->skip = skip;
+	q->from = -1;
 	return q;
 }
 
@@ -2085,9 +2108,11 @@ static void run_data(const struct rec *r)
 	if (r->off == TG_OFF_POS && want > r->len) {
 		add_access(d->file, r, d->off, (uint64_t)want, 0);
 		d->off += (uint64_t)r->len;
-	} else if (r->off == TG_OFF_POS)
+	} else if (r->off == TG_OFF_POS) {
+		if (pq && pq->skip > 0 && !d->append)
+			pq->from = (int64_t)d->off + pq->skip;
 		data_at_pos(d, r, (uint64_t)r->len, r->write);
-	else if (r->write && (d->append || r->append))
+	} else if (r->write && (d->append || r->append))
 		/* Linux: pwrite on an O_APPEND description writes at the end
 		 * whatever its offset (pwrite(2), BUGS), and moves nothing;
 		 * so does pwritev2 with RWF_APPEND */
@@ -2805,7 +2830,7 @@ static void end_proc(struct proc *p)
 	for (size_t i = 0; i < p->nnb; i++)
 		print_done(p->name, p->nb[i].seq, p->endseq, p->endt);
 	for (size_t i = 0; i < p->nsw; i++) {
-		print_done(p->name, p->sw[i].seq, p->endseq, p->endt);
+		print_done_from(p->name, p->sw[i].seq, p->endseq, p->endt, p->sw[i].from);
 		flushed_at(&p->sw[i], p->endt);
 	}
 	free(p->sw);

@@ -14,6 +14,8 @@
  *            whole blocks straight to the file (rank 1 reads them all)
  *   tail     one fwrite of 2.5 buffers: two reach the file, the half
  *            waits in the buffer (rank 1 reads two of the 2.5)
+ *   head     the same fwrite, and rank 1 reads only the first two
+ *            buffers, which reached the file at the fwrite
  *   lines    fprintf of 10-byte lines, 2.5 buffers of them: each time
  *            the buffer fills it is flushed (rank 1 reads the first
  *            buffer's worth, which reached the file)
@@ -34,7 +36,8 @@
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "noflush";
-	int bufs = strcmp(mode, "blocks") == 0 || strcmp(mode, "tail") == 0 ||
+	int head = strcmp(mode, "head") == 0;
+	int bufs = strcmp(mode, "blocks") == 0 || strcmp(mode, "tail") == 0 || head ||
 		   strcmp(mode, "lines") == 0;
 	static char b[1 << 20];
 	FILE *fp = NULL;
@@ -65,7 +68,7 @@ int main(int argc, char **argv)
 		}
 		if (strcmp(mode, "blocks") == 0)
 			len = 16 * bsz;
-		else if (strcmp(mode, "tail") == 0 || strcmp(mode, "lines") == 0)
+		else if (strcmp(mode, "tail") == 0 || head || strcmp(mode, "lines") == 0)
 			len = 5 * bsz / 2 / 10 * 10;
 		if (strcmp(mode, "lines") == 0)
 			for (i = 0; i < len / 10; i++)
@@ -83,7 +86,7 @@ int main(int argc, char **argv)
 	MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 1) {
-		long want = strcmp(mode, "lines") == 0 ? bsz : len;
+		long want = strcmp(mode, "lines") == 0 ? bsz : head ? 2 * bsz : len;
 		if ((fd = open(argv[2], O_RDONLY)) >= 0) {
 			n = pread(fd, b, (size_t)want, 0);
 			close(fd);
