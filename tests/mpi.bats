@@ -1101,6 +1101,34 @@ posix_verdict() {
 	done
 }
 
+# ROMIO's data sieving reads the whole extent an independent read's view
+# spans and keeps the pieces it asked for (tests/mpi/dsread.c): until
+# 2026-12-05 the POSIX layer placed the pread over all of it, so ranks
+# reading back their own pieces while the others wrote theirs were 8,184
+# unsynchronised pairs, "no model makes this run correct" (own).  A read
+# inside an independent MPI-IO read is now placed on the bytes the call
+# asked for: session.  Reading the neighbour's pieces keeps its pairs
+# (other: posix at the POSIX layer, where set_view's collective orders
+# the write; a race at the MPI-IO layer, where MPI orders nothing).
+@test "data sieving: the bytes ROMIO reads and drops are no access (a read inside an independent MPI-IO read is placed on what the call asked for)" {
+	mpicc.mpich -O2 -Wall -o dsread "$TG_TOP/tests/mpi/dsread.c"
+	rm -rf t f
+	mpitrace 2 ./dsread own "$PWD/f"
+	[ "$output" = ok ]
+	# (ROMIO did read more than a piece at a time)
+	run -0 trace-decode -r 0 t/rank-0.rec
+	grep -Eq $'\tpread(64)?\t.*count=([0-9]{3,})' <<<"$output"
+	posix_verdict session
+	grep -qx "MPI-IO layer: recommended consistency: session" <<<"$output"
+	rm -rf t f
+	mpitrace 2 ./dsread other "$PWD/f"
+	[ "$output" = ok ]
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx "POSIX layer: recommended consistency: posix" <<<"$output"
+	[[ $stderr == *"MPI-IO layer: 32 conflicting pairs are not synchronized"* ]]
+	[[ $stderr != *"POSIX layer"* ]]
+}
+
 # glibc's first fread of a stream reads a whole buffer ahead (4 KiB here):
 # the bytes rank 1 reads after the barrier were read from the file at its
 # first fread, before rank 0's write of them, with nothing ordering the

@@ -454,6 +454,8 @@ struct mfile {
 	struct tg_flat *etype, *ftype;
 	uint64_t ptr;		/* individual pointer, in etypes */
 	int atomic;		/* MPI_File_set_atomicity(fh, 1) in effect */
+	char base[64];		/* the POSIX layer: the last part of its name
+				 * (without a ROMIO "ufs:" prefix), or "" */
 };
 
 struct slot {
@@ -516,6 +518,13 @@ struct proc {
 	uint8_t stdnobuf;	/* bit k: standard stream sk set unbuffered or
 				 * line buffered (stderr's bit is set at start) */
 	uint64_t clock_base;	/* its #proc line's: when its image began */
+	/* the POSIX layer: the bytes of the file its last independent MPI-IO
+	 * read asked for (clip_read) */
+	uint64_t clip_seq;
+	struct mfile *clip_mf;	/* (its handle, while open) */
+	struct tg_extent *clip;
+	size_t nclip, capclip;
+	int clip_ok;
 };
 
 static struct proc *procs;
@@ -2076,6 +2085,8 @@ static int stdio_buffered_read(const struct rec *r, struct desc *d, int64_t want
 	return 0;
 }
 
+static int clip_read(const struct rec *r, struct desc *d, uint64_t p0, uint64_t n);
+
 static void run_data(const struct rec *r)
 {
 	struct nbreq *pq = NULL;
@@ -2103,6 +2114,12 @@ static void run_data(const struct rec *r)
 	}
 	if (r->k1[0] == 's' && stdio_buffered_read(r, d, want))
 		return;
+	if (r->depth == 1 && clip_read(r, d, r->off == TG_OFF_POS ? d->off : (uint64_t)r->pos,
+					(uint64_t)want)) {
+		if (r->off == TG_OFF_POS)
+			d->off += (uint64_t)r->len;
+		return;
+	}
 	if (r->write && r->k1[0] == 's')
 		pq = stdio_pending(r);
 	if (r->off == TG_OFF_POS && want > r->len) {
@@ -2664,6 +2681,138 @@ static void run_exit(const struct rec *r)
 	}
 }
 
+/*
+ * The POSIX layer keeps of the MPI-IO calls only what says which bytes an
+ * independent read asked for: its handle's opens, views and closes, and
+ * the reads (clip_read).
+ */
+static int mpi_indep_read(const struct tg_calldesc *d)
+{
+	const char *n = d->name;
+
+	if (strncmp(n, "MPI_File_read", 13) != 0 && strncmp(n, "MPI_File_iread", 14) != 0)
+		return 0;
+	return !strstr(n, "_all") && !strstr(n, "_shared") && !strstr(n, "_ordered");
+}
+
+/* The last part of @path, without a ROMIO file system prefix ("ufs:"). */
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/'), *c;
+
+	b = b ? b + 1 : path;
+	if (b == path && (c = strchr(path, ':')))
+		b = c + 1;
+	return b;
+}
+
+#define CLIP_MAX (1u << 20)	/* extents kept of one read, at most */
+
+static void run_mpi_shadow(const struct rec *r)
+{
+	struct mfile *m;
+	struct tg_flat *dt;
+	uint64_t esz, want, done = 0;
+
+	switch (r->op) {
+	case TG_IO_OPEN:
+		if (r->failed || !r->s)
+			return;
+		cur->mf = xrealloc(cur->mf, (cur->nmf + 1) * sizeof(*cur->mf));
+		cur->clip_mf = NULL;	/* (the array may have moved) */
+		m = &cur->mf[cur->nmf++];
+		memset(m, 0, sizeof(*m));
+		snprintf(m->id, sizeof(m->id), "%s", r->k1);
+		m->file = UINT32_MAX;
+		m->etype = m->ftype = tg_types_get(cur->types, "MPI_BYTE");
+		if (strlen(base_name(r->s)) < sizeof(m->base))
+			snprintf(m->base, sizeof(m->base), "%s", base_name(r->s));
+		return;
+	case TG_IO_CLOSE:
+		if ((m = mfile_of(r->k1))) {
+			*m = cur->mf[--cur->nmf];
+			cur->clip_mf = NULL;
+		}
+		return;
+	case TG_IO_VIEW:
+		if (!(m = mfile_of(r->k1)))
+			return;
+		m->ftype = NULL;
+		if (!r->failed && (m->etype = tg_types_get(cur->types, r->s)))
+			m->ftype = tg_types_get(cur->types, r->s + strlen(r->s) + 1);
+		m->disp = (uint64_t)r->pos;
+		return;
+	case TG_IO_READ:
+		break;
+	default:
+		return;
+	}
+	cur->clip_ok = 0;
+	if (r->failed || r->pos < 0 || (r->off != TG_OFF_AT && r->off != TG_OFF_IND) || !r->s ||
+	    r->count <= 0 || !(m = mfile_of(r->k1)) || !m->ftype || !m->base[0] ||
+	    !(dt = tg_types_get(cur->types, r->s)))
+		return;
+	esz = tg_flat_size(m->etype);
+	want = (uint64_t)r->count * tg_flat_size(dt);
+	cur->nclip = 0;
+	while (done < want) {
+		size_t k;
+		if (cur->capclip - cur->nclip < 256) {
+			if (cur->capclip >= CLIP_MAX)
+				return;		/* too many pieces to keep */
+			cur->capclip = cur->capclip ? 2 * cur->capclip : 1024;
+			cur->clip = xrealloc(cur->clip, cur->capclip * sizeof(*cur->clip));
+		}
+		k = tg_flat_map(m->ftype, m->disp, (uint64_t)r->pos * (esz ? esz : 1) + done,
+				want - done, cur->clip + cur->nclip, 256);
+		if (k == 0)
+			return;
+		for (size_t i = 0; i < k; i++)
+			done += cur->clip[cur->nclip + i].len;
+		cur->nclip += k;
+	}
+	cur->clip_seq = r->seq;
+	cur->clip_mf = m;
+	cur->clip_ok = 1;
+}
+
+/*
+ * ROMIO's data sieving reads a whole extent of the file for an
+ * independent read through a view with holes, and keeps only the bytes
+ * the view selects: the others, which other processes may be writing,
+ * are read by no one.  A read made inside such an MPI-IO read (of its
+ * file) is placed on the bytes the MPI-IO call asked for only.  Returns
+ * 1 when @r was placed here.  (A collective's aggregator reads for the
+ * other processes too, and is placed whole.)
+ */
+static int clip_read(const struct rec *r, struct desc *d, uint64_t p0, uint64_t n)
+{
+	const struct tg_extent *c = cur->clip;
+	uint64_t p1 = p0 + n;
+	size_t lo = 0, hi;
+
+	if (layer_mpiio || r->write || !cur->clip_ok || r->parent < 0 ||
+	    (uint64_t)r->parent != cur->clip_seq || !cur->clip_mf ||
+	    !files[d->file].path || !streq(base_name(files[d->file].path), cur->clip_mf->base))
+		return 0;
+	/* (a view's pieces come in the order of the file) */
+	hi = cur->nclip;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c[mid].off + c[mid].len <= p0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < cur->nclip && c[lo].off < p1; lo++) {
+		uint64_t a = c[lo].off > p0 ? c[lo].off : p0;
+		uint64_t b = c[lo].off + c[lo].len < p1 ? c[lo].off + c[lo].len : p1;
+		if (a < b)
+			add_access(d->file, r, a, b - a, 0);
+	}
+	return 1;
+}
+
 static void run_rec(struct rec *r)
 {
 	struct desc *d;
@@ -2677,6 +2826,10 @@ static void run_rec(struct rec *r)
 		through_dirs(r);
 	if (r->nested) {
 		run_inner(r);
+		return;
+	}
+	if (!layer_mpiio && r->mpi) {
+		run_mpi_shadow(r);
 		return;
 	}
 	switch (r->op) {
@@ -3473,7 +3626,10 @@ static void call_line(struct tg_tline *t)
 		if (tg_tint(v, &parent) < 0 || parent < 0)
 			die_input("bad parent");
 		nested = 1;
-	} else if (!layer_mpiio && d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO) {
+	} else if (!layer_mpiio && d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO &&
+		   !(d->layer == TG_LAYER_MPIIO && depth == 0 &&
+		     (d->id == TG_FN_MPI_File_open || d->id == TG_FN_MPI_File_close ||
+		      d->id == TG_FN_MPI_File_set_view || mpi_indep_read(d)))) {
 		return;
 	}
 	t0 = tg_ttime(t->f[TG_COL_TSTART]);
@@ -3486,7 +3642,8 @@ static void call_line(struct tg_tline *t)
 		r->depth = (uint8_t)(depth < 255 ? depth : 255);
 		/* (a look at the size, an open: the program's when inside its
 		 * own MPI-IO call, mpi_top; an AIO request: lio_listio's) */
-		if ((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN || r->op == TG_IO_LOOK || r->aio) &&
+		if ((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN || r->op == TG_IO_LOOK || r->aio ||
+		     r->op == TG_IO_READ) &&
 		    r->depth == 1 && r->parent < 0) {
 			const char *v = tg_tline_arg(t, TG_COL_ARGS, "parent");
 			if (v && tg_tint(v, &r->parent) < 0)
