@@ -1101,6 +1101,30 @@ posix_verdict() {
 	done
 }
 
+# MPI 4.1 §14.6.1: atomic mode makes the accesses through the handles of
+# one collective MPI_File_open sequentially consistent, not those of two
+# opens (tests/mpi/atomicopen.c).  Until 2026-12-05 the MPI-IO layer took
+# two accesses as atomic whenever each process had some handle of the
+# file in atomic mode: each rank's own MPI_COMM_SELF open (self), two
+# collective opens (twice) and a second, nonatomic handle (plain) were
+# mpiio; they are races now, and one open on MPI_COMM_WORLD stays mpiio.
+@test "atomic mode: only the handles of one collective open are atomic with each other; two opens, or a nonatomic handle, race" {
+	mpicc.mpich -O2 -Wall -o atomicopen "$TG_TOP/tests/mpi/atomicopen.c"
+	for m in world:mpiio self:race twice:race plain:race; do
+		IFS=: read -r mode want <<<"$m"
+		rm -rf t f
+		mpitrace 2 ./atomicopen $mode "$PWD/f"
+		[ "$output" = ok ]
+		if [ "$want" = race ]; then
+			run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			[[ $stderr == *"MPI-IO layer: "*" conflicting pairs are not synchronized"* ]]
+		else
+			run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+			grep -qx "MPI-IO layer: recommended consistency: mpiio" <<<"$output"
+		fi
+	done
+}
+
 # ROMIO's data sieving reads the whole extent an independent read's view
 # spans and keeps the pieces it asked for (tests/mpi/dsread.c): until
 # 2026-12-05 the POSIX layer placed the pread over all of it, so ranks

@@ -131,7 +131,7 @@ calls() {
 	[[ $output == *"MPI-IO layer: recommended consistency: mpiio"* ]]
 }
 
-@test "overlap-find: MPI_File_set_atomicity turns a handle's mode into atomic/nonatomic events, and its close ends it" {
+@test "overlap-find: MPI_File_set_atomicity turns a handle's mode into atomic/nonatomic events, naming its collective open, and its close ends it" {
 	run -0 --separate-stderr awk -F'\t' '$1 == "#event" && $6 ~ /atomic$/ { print $3, $6, $7 }' "$W/atomic/pairs"
 	[ "$output" = "rank=0 kind=atomic func=MPI_File_set_atomicity
 rank=0 kind=nonatomic func=MPI_File_close
@@ -142,6 +142,9 @@ rank=1 kind=nonatomic func=MPI_File_close" ]
 rank=0 kind=nonatomic func=MPI_File_set_atomicity
 rank=1 kind=atomic func=MPI_File_set_atomicity
 rank=1 kind=nonatomic func=MPI_File_set_atomicity" ]
+	# the two ranks' handles are of one collective open: one open= id
+	run -0 awk -F'\t' '$1 == "#event" && $6 == "kind=atomic" { print $8 }' "$W/atomic/pairs"
+	[ "${#lines[@]}" -eq 2 ] && [[ ${lines[0]} == open=[0-9]* ]] && [ "${lines[0]}" = "${lines[1]}" ]
 }
 
 @test "close, barrier, open: the close and the open are the syncs; session suffices" {

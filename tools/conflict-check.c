@@ -65,6 +65,8 @@ static const char *ev_names[EV_KINDS] = { "open", "close", "commit", "atomic", "
 struct event {
 	int64_t t;
 	uint64_t seq;
+	int64_t open;		/* atomic: the open whose handles it is of
+				 * (open=), or -1 */
 };
 
 /* The events of one process on one file, by kind, in time order. */
@@ -1325,14 +1327,16 @@ struct mpiio_why {
 	int atomic;			/* both accesses were in atomic mode */
 };
 
-/* Was atomic mode on for the access (@seq) of process list @l?  The
- * events are the process's own, so program order decides. */
-static int atomic_at(const struct evlist *l, uint64_t seq)
+/* Was atomic mode on for the access (@seq) of process list @l: its
+ * event, or NULL?  The events are the process's own, so program order
+ * decides; one of the access's own call says which handle it went
+ * through. */
+static const struct event *atomic_at(const struct evlist *l, uint64_t seq)
 {
-	const struct event *on = last_before_seq(l, EV_ATOMIC, seq, 0),
-			   *off = last_before_seq(l, EV_NONATOMIC, seq, 0);
+	const struct event *on = last_before_seq(l, EV_ATOMIC, seq, 1),
+			   *off = last_before_seq(l, EV_NONATOMIC, seq, 1);
 
-	return on && (!off || off->seq < on->seq);
+	return on && (!off || off->seq < on->seq) ? on : NULL;
 }
 
 /* The later, by program order, of two events of one process (or NULL). */
@@ -1363,8 +1367,11 @@ static const struct event *later_t(const struct event *x, const struct event *y)
 static int mpiio_conflict(const struct acc *a, const struct acc *b, const struct evlist *la,
 			  const struct evlist *lb, int ordered, int by_hb, struct mpiio_why *w)
 {
+	const struct event *ea, *eb;
+
 	memset(w, 0, sizeof(*w));
-	if (atomic_at(la, a->seq) && atomic_at(lb, b->seq)) {
+	/* (MPI 4.1 §14.6.1: of the handles of one collective open) */
+	if ((ea = atomic_at(la, a->seq)) && (eb = atomic_at(lb, b->seq)) && ea->open == eb->open) {
 		w->atomic = 1;	/* sequentially consistent: nothing to sync */
 		return 0;
 	}
@@ -1794,13 +1801,14 @@ static void event_line(struct tg_tline *t)
 {
 	const char *fs = tg_tline_arg(t, 1, "file"), *rank = tg_tline_arg(t, 1, "rank"),
 		   *seq = tg_tline_arg(t, 1, "seq"), *ts = tg_tline_arg(t, 1, "t"),
-		   *kind = tg_tline_arg(t, 1, "kind");
-	int64_t f, s, tm;
+		   *kind = tg_tline_arg(t, 1, "kind"), *op = tg_tline_arg(t, 1, "open");
+	int64_t f, s, tm, open = -1;
 	struct evlist *l;
 	int k;
 
 	if (!fs || !rank || !seq || !ts || !kind || tg_tint(fs, &f) < 0 || f < 0 ||
-	    (size_t)f >= npaths || tg_tint(seq, &s) < 0 || s < 0 || (tm = tg_ttime(ts)) < 0)
+	    (size_t)f >= npaths || tg_tint(seq, &s) < 0 || s < 0 || (tm = tg_ttime(ts)) < 0 ||
+	    (op && (tg_tint(op, &open) < 0 || open < 0)))
 		die_input("malformed #event line");
 	for (k = 0; k < EV_KINDS && !streq(kind, ev_names[k]); k++)
 		;
@@ -1815,6 +1823,7 @@ static void event_line(struct tg_tline *t)
 	}
 	l->ev[k][l->n[k]].t = tm;
 	l->ev[k][l->n[k]].seq = (uint64_t)s;
+	l->ev[k][l->n[k]].open = open;
 	l->n[k]++;
 }
 

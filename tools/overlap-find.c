@@ -456,6 +456,22 @@ struct mfile {
 	int atomic;		/* MPI_File_set_atomicity(fh, 1) in effect */
 	char base[64];		/* the POSIX layer: the last part of its name
 				 * (without a ROMIO "ufs:" prefix), or "" */
+	uint32_t open;		/* -l mpiio: which collective open made it
+				 * (open_id) */
+};
+
+/* -l mpiio: the atomic mode a process's accesses of a file were last said
+ * to have (#event atomic/nonatomic): that of the handle they went
+ * through, and its open. */
+struct fmode {
+	uint32_t file, open;
+	int atomic;
+};
+
+/* -l mpiio: a communicator of a process (#comm lines) by its members */
+struct commdef {
+	char id[24];
+	char *members;
 };
 
 struct slot {
@@ -525,6 +541,10 @@ struct proc {
 	struct tg_extent *clip;
 	size_t nclip, capclip;
 	int clip_ok;
+	struct fmode *fm;	/* -l mpiio: atomic mode said, by file */
+	size_t nfm;
+	struct commdef *comms;	/* -l mpiio: its communicators */
+	size_t ncomms;
 };
 
 static struct proc *procs;
@@ -676,7 +696,8 @@ struct rec {
 				 * read of length bytes at pos */
 	int8_t whence;
 	uint8_t depth;		/* the record's depth, 255 for deeper */
-	uint32_t tord;		/* OP_TYPE: its place among the #type lines */
+	uint32_t tord;		/* OP_TYPE: its place among the #type lines;
+				 * -l mpiio, MPI_File_open: open_id's */
 	int8_t lock;		/* lock: enum tg_lockop */
 	uint8_t lockclass;	/* lock: enum tg_lockclass */
 	uint16_t func;
@@ -750,12 +771,51 @@ static int cmp_rec(const void *a, const void *b)
 	return (y->op == OP_TYPE) - (x->op == OP_TYPE);
 }
 
-static void event(uint32_t f, const struct rec *r, const char *kind)
+/* @open: for kind atomic, the open whose handles it is of (open_id) */
+static void event_open(uint32_t f, const struct rec *r, const char *kind, uint32_t open)
 {
 	announce(f);
 	printf("#event\tfile=%u\trank=%s\tseq=%" PRIu64 "\tt=%" PRId64 ".%09" PRId64
-	       "\tkind=%s\tfunc=%s\n", f, cur->name, r->seq, r->t0 / 1000000000,
+	       "\tkind=%s\tfunc=%s", f, cur->name, r->seq, r->t0 / 1000000000,
 	       r->t0 % 1000000000, kind, fname(r->func));
+	if (open)
+		printf("\topen=%" PRIu32, open);
+	putchar('\n');
+}
+
+static void event(uint32_t f, const struct rec *r, const char *kind)
+{
+	event_open(f, r, kind, 0);
+}
+
+/*
+ * -l mpiio: the atomic mode of a process's accesses of a file is that of
+ * the handle they go through (one of them may be in atomic mode and
+ * another, of another open, not), and its open: said (#event atomic with
+ * open=, or nonatomic) when a call on handle @m, record @r, changes it.
+ */
+static void mode_say(const struct mfile *m, const struct rec *r)
+{
+	struct fmode *fm = NULL;
+	size_t i;
+
+	for (i = 0; i < cur->nfm; i++)
+		if (cur->fm[i].file == m->file)
+			fm = &cur->fm[i];
+	if (!fm) {
+		if (!m->atomic)
+			return;
+		cur->fm = xrealloc(cur->fm, (cur->nfm + 1) * sizeof(*cur->fm));
+		fm = &cur->fm[cur->nfm++];
+		fm->file = m->file;
+		fm->atomic = 0;
+		fm->open = 0;
+	}
+	if (fm->atomic == m->atomic && (!m->atomic || fm->open == m->open))
+		return;
+	fm->atomic = m->atomic;
+	fm->open = m->open;
+	event_open(m->file, r, m->atomic ? "atomic" : "nonatomic", m->atomic ? m->open : 0);
 }
 
 static struct access *add_access(uint32_t f, const struct rec *r, uint64_t start,
@@ -1360,6 +1420,7 @@ static void run_open(const struct rec *r)
 		memset(m, 0, sizeof(*m));
 		snprintf(m->id, sizeof(m->id), "%s", r->k1);
 		m->file = f;
+		m->open = r->tord;
 		m->etype = m->ftype = tg_types_get(cur->types, "MPI_BYTE");
 	} else {
 		if (r->op == TG_IO_REOPEN && (d = desc_of(r->k2)))
@@ -1399,8 +1460,10 @@ static void run_close(const struct rec *r)
 		if (!r->failed) {
 			event(m->file, r, "commit");
 			event(m->file, r, "close");
-			if (m->atomic)	/* the mode ends with the handle */
-				event(m->file, r, "nonatomic");
+			if (m->atomic) {	/* the mode ends with the handle */
+				m->atomic = 0;
+				mode_say(m, r);
+			}
 		}
 		*m = cur->mf[--cur->nmf];
 		return;
@@ -1542,6 +1605,7 @@ static void run_mpi_data(const struct rec *r)
 
 	if (!m || r->failed)
 		return;
+	mode_say(m, r);
 	bytes = mpi_bytes(r);
 	if (!r->write && r->len >= 0 && r->s &&
 	    (r->off == TG_OFF_AT || r->off == TG_OFF_IND)) {
@@ -2543,7 +2607,7 @@ static void run_atomic(const struct rec *r)
 	if (!m || r->failed || on == m->atomic)
 		return;
 	m->atomic = on;
-	event(m->file, r, on ? "atomic" : "nonatomic");
+	mode_say(m, r);
 }
 
 static void run_fork(const struct rec *r)
@@ -3346,6 +3410,95 @@ static void print_children(void)
 }
 
 /* MPI_File_open line @t: its file is one the program opens with MPI-IO. */
+/*
+ * MPI 4.1 §14.6.1: atomic mode makes the accesses through the handles of
+ * one collective MPI_File_open sequentially consistent, not those of two
+ * opens of the file.  An open is known across processes by the members
+ * of its communicator, the file's name and how many opens of that name
+ * on those members came before it in the process (collective calls on
+ * one communicator come in one order).  open_id numbers them.
+ */
+struct strmap {
+	char **keys;
+	uint32_t *vals;
+	size_t n, cap;		/* cap: a power of 2, or 0 */
+};
+
+/* The value of @key in @m, made 0 if it had none. */
+static uint32_t *strmap_at(struct strmap *m, const char *key)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct strmap g = { NULL, NULL, 0, m->cap ? 2 * m->cap : 64 };
+		g.keys = xrealloc(NULL, g.cap * sizeof(*g.keys));
+		g.vals = xrealloc(NULL, g.cap * sizeof(*g.vals));
+		memset(g.keys, 0, g.cap * sizeof(*g.keys));
+		memset(g.vals, 0, g.cap * sizeof(*g.vals));
+		for (i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				*strmap_at(&g, m->keys[i]) = m->vals[i];
+		for (i = 0; i < m->cap; i++)
+			free(m->keys[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = g;
+	}
+	for (const char *k = key; *k; k++)
+		h = (h ^ (unsigned char)*k) * 0x100000001b3ull;
+	for (i = (size_t)h & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (streq(m->keys[i], key))
+			return &m->vals[i];
+	m->keys[i] = xstrdup(key);
+	m->n++;
+	return &m->vals[i];
+}
+
+static struct strmap opens_seen;	/* rank, members, name: opens so far */
+static struct strmap open_ids;		/* members, name, k: its id */
+static uint32_t nopen_ids;
+
+static void comm_line(struct tg_tline *t)
+{
+	const char *id = tg_tline_arg(t, 1, "id"), *mem = tg_tline_arg(t, 1, "members");
+
+	if (!cur || !id || !mem || strlen(id) >= sizeof(cur->comms->id))
+		return;		/* (hb-build judges a malformed one) */
+	cur->comms = xrealloc(cur->comms, (cur->ncomms + 1) * sizeof(*cur->comms));
+	snprintf(cur->comms[cur->ncomms].id, sizeof(cur->comms->id), "%s", id);
+	cur->comms[cur->ncomms++].members = xstrdup(mem);
+}
+
+/* The id of the collective MPI_File_open of record @t (a new one, never
+ * another's, when its communicator is not known). */
+static uint32_t open_id(const struct tg_tline *t)
+{
+	const char *comm = tg_tline_arg(t, TG_COL_ARGS, "comm"),
+		   *name = tg_tline_arg(t, TG_COL_ARGS, "filename"), *mem = NULL;
+	char *key;
+	uint32_t *v, k;
+	size_t i, n;
+
+	if (comm && streq(comm, "MPI_COMM_WORLD"))
+		mem = "world";
+	for (i = cur->ncomms; comm && !mem && i-- > 0;)
+		if (streq(cur->comms[i].id, comm))
+			mem = cur->comms[i].members;
+	if (!mem || !name)
+		return ++nopen_ids;	/* (MPI_COMM_SELF: its own) */
+	n = strlen(cur->name) + strlen(mem) + strlen(name) + 16;
+	key = xrealloc(NULL, n);
+	snprintf(key, n, "%s\x1f%s\x1f%s", cur->name, mem, name);
+	k = ++*strmap_at(&opens_seen, key);
+	snprintf(key, n, "%s\x1f%s\x1f%" PRIu32, mem, name, k);
+	v = strmap_at(&open_ids, key);
+	free(key);
+	if (!*v)
+		*v = ++nopen_ids;
+	return *v;
+}
+
 static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq)
 {
 	struct tg_ioact act[4];
@@ -3567,6 +3720,7 @@ static void call_line(struct tg_tline *t)
 	int64_t seq, t0, t1, parent = -1, depth;
 	size_t first_size;
 	int nested = 0;
+	uint32_t oid = 0;	/* an MPI_File_open's open_id */
 
 	if (t->nf < TG_COL_ARGS)
 		die_input("not a call record (too few fields)");
@@ -3616,8 +3770,11 @@ static void call_line(struct tg_tline *t)
 	first_size = nrecs;
 	if (!d || !d->nio)
 		return;		/* touches no file (or a name this build does not know) */
-	if (d->id == TG_FN_MPI_File_open)
+	if (d->id == TG_FN_MPI_File_open) {
 		note_mpiio_file(t, d, (uint64_t)seq);
+		if (layer_mpiio)
+			oid = open_id(t);
+	}
 	if (layer_mpiio && d->layer != TG_LAYER_MPIIO) {
 		/* a POSIX call the MPI library made inside an MPI call */
 		if ((d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO) ||
@@ -3640,6 +3797,8 @@ static void call_line(struct tg_tline *t)
 	for (; first_size < nrecs; first_size++) {
 		struct rec *r = &recs[first_size];
 		r->depth = (uint8_t)(depth < 255 ? depth : 255);
+		if (r->op == TG_IO_OPEN && r->mpi)
+			r->tord = oid;
 		/* (a look at the size, an open: the program's when inside its
 		 * own MPI-IO call, mpi_top; an AIO request: lio_listio's) */
 		if ((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN || r->op == TG_IO_LOOK || r->aio ||
@@ -5304,6 +5463,11 @@ int main(int argc, char **argv)
 			}
 			if (strncmp(line, "#timing\t", 8) == 0)
 				times_rebuilt = 1;
+			if (layer_mpiio && strncmp(line, "#comm\t", 6) == 0) {
+				tg_tline_split(line, &t);
+				comm_line(&t);
+				continue;
+			}
 			if (strncmp(line, "#proc\t", 6) != 0)
 				continue;
 			tg_tline_split(line, &t);
