@@ -883,6 +883,52 @@ void tg_put_iostatus(struct tg_call *c, const MPI_Status *st)
  * pointer's query does I/O that can fail, so it runs with the file's
  * handler set to MPI_ERRORS_RETURN and the program's put back.
  */
+/*
+ * Files whose shared pointer could not be read: not asked again, since
+ * the MPI library may say so on stderr each time (Open MPI's sharedfp
+ * "individual" prints "NOT IMPLEMENTED").  A handle the library gives
+ * again to another file after a close stays here: that file's shared
+ * pointer calls are unplaced, and the analysis says so.
+ */
+#define NOSHARED 64
+static MPI_File noshared[NOSHARED];
+static unsigned nnoshared;
+static pthread_mutex_t noshared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int noshared_has(MPI_File fh)
+{
+	unsigned i, n;
+	int has = 0;
+
+	pthread_mutex_lock(&noshared_lock);
+	n = nnoshared < NOSHARED ? nnoshared : NOSHARED;
+	for (i = 0; i < n && !has; i++)
+		has = noshared[i] == fh;
+	pthread_mutex_unlock(&noshared_lock);
+	return has;
+}
+
+static void noshared_add(MPI_File fh)
+{
+	pthread_mutex_lock(&noshared_lock);
+	noshared[nnoshared++ % NOSHARED] = fh;
+	pthread_mutex_unlock(&noshared_lock);
+}
+
+/* Open MPI told to use its sharedfp "individual" component, which cannot
+ * read a shared pointer (MCA parameters come to the ranks through the
+ * environment: --mca sharedfp individual, OMPI_MCA_sharedfp). */
+static int individual_sharedfp(void)
+{
+	static int known = -1;
+	const char *v;
+
+	if (known < 0)
+		known = (v = getenv("OMPI_MCA_sharedfp")) && strstr(v, "individual") &&
+			!strstr(v, "^");
+	return known;
+}
+
 static int64_t io_pointer(MPI_File fh, int shared)
 {
 	struct tg_thread *t = tg_self;
@@ -890,6 +936,10 @@ static int64_t io_pointer(MPI_File fh, int shared)
 	MPI_Offset off = -1;
 	int rc, amode = 0, swapped = 0;
 
+	if (shared && fh != MPI_FILE_NULL && noshared_has(fh))
+		return -1;
+	if (shared && individual_sharedfp())
+		return -1;	/* (it would say so on the first query too) */
 	if (fh == MPI_FILE_NULL || !get_MPI_File_get_amode() ||
 	    get_MPI_File_get_amode()(fh, &amode) != MPI_SUCCESS || (amode & MPI_MODE_SEQUENTIAL))
 		return -1;
@@ -917,6 +967,9 @@ static int64_t io_pointer(MPI_File fh, int shared)
 		t->guard_io--;
 		t->guard--;
 	}
+	/* (Open MPI's "individual" says MPI_SUCCESS and leaves the offset) */
+	if (shared && swapped && (rc != MPI_SUCCESS || off < 0))
+		noshared_add(fh);
 	return rc == MPI_SUCCESS ? (int64_t)off : -1;
 }
 

@@ -125,6 +125,29 @@ same() {
 	[ -z "$stderr" ]
 }
 
+# Open MPI's sharedfp "individual" component cannot give a shared pointer:
+# MPI_File_get_position_shared returns MPI_SUCCESS, leaves the offset and
+# prints "NOT IMPLEMENTED".  The tracer asked before and after every
+# shared-pointer call, so a traced run printed two lines per call that the
+# untraced run did not (32 for this program until 2026-12-05); it now asks
+# no file of a run told to use that component, nor again a file that gave
+# no pointer.  Those calls are unplaced, and verify-io says so.
+@test "Open MPI with --mca sharedfp individual: the traced program prints what the untraced one does; its shared-pointer calls are unplaced, and said to be" {
+	mpicc.openmpi -O2 -Wall -o shared-mix "$TG_TOP/tests/mpi/shared-mix.c"
+	run -0 --separate-stderr timeout 120 mpirun.openmpi -n 2 --mca sharedfp individual \
+		./shared-mix 4
+	# (its seek_shared says NOT IMPLEMENTED by itself)
+	local want=$output n
+	n=$(grep -c "NOT IMPLEMENTED" <<<"$stderr")
+	rm -f log content
+	run -0 --separate-stderr timeout 120 trace-run -o t -- mpirun.openmpi -n 2 \
+		--mca sharedfp individual ./shared-mix 4
+	[ "$output" = "$want" ]
+	[ "$(grep -c "NOT IMPLEMENTED" <<<"$stderr")" -eq "$n" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" -l mpiio t
+	[[ $stderr == *"MPI-IO layer: "*" calls of 2 processes could not be placed in the file (#unplaced)"* ]]
+}
+
 # MPI_File_open of a path through a symbolic link: the MPI-IO layer takes
 # the file the library opened inside the call.  It took the first, which
 # under Open MPI is OMPIO's shared pointer's (NAME_cid-C-N.sm): two ranks
