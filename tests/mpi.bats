@@ -1588,6 +1588,21 @@ posix_verdict() {
 	trace-decode t/rank-1.rec | grep -q $'\tMPI_File_open\t0\t.*filename="'"$PWD"'/link.dat"'
 }
 
+# A child a rank forks reads the file through the descriptor it inherited
+# while another rank writes it, nothing ordering the two
+# (tests/mpi/forkread.c): a race.  The child's stream, pid-N.rec, comes
+# before rank-0.rec in the directory, and until 2026-12-05 a child was run
+# with its parent (inheriting its descriptors) only when the parent's
+# stream came first: its read was untracked, and the run session.
+@test "a forked child reading through an inherited descriptor, its stream read before its parent's: placed, a race with the other rank's write" {
+	mpicc.mpich -O2 -Wall -o forkread "$TG_TOP/tests/mpi/forkread.c"
+	rm -rf t f
+	mpitrace 2 ./forkread "$PWD/f"
+	[ "$output" = "child read" ]
+	[[ $(ls t) == pid-*.rec$'\n'rank-0.rec$'\n'rank-1.rec ]]
+	posix_verdict race
+}
+
 @test "children of a rank (tests/mpi/children.c): a file written by system's shell, a popen'd cat, a forked or posix_spawn'd child, waited for, then a barrier: session; without the barrier, or run after it, a race the clocks alone would hide; a child nothing waited for: a race" {
 	mpicc.mpich -O2 -Wall -o children "$TG_TOP/tests/mpi/children.c"
 	for how in system popen fork spawn; do

@@ -3144,6 +3144,11 @@ static int cmp_drec(const void *a, const void *b)
 		return (x->idx > y->idx) - (x->idx < y->idx);
 	if (x->r.t0 != y->r.t0)
 		return x->r.t0 < y->r.t0 ? -1 : 1;
+	/* a fork's record in its parent before the child's own (the same
+	 * start), whichever stream was read first: the child inherits the
+	 * parent's descriptors there */
+	if ((x->r.op == TG_IO_FORK && x->r.ret > 0) != (y->r.op == TG_IO_FORK && y->r.ret > 0))
+		return x->r.op == TG_IO_FORK && x->r.ret > 0 ? -1 : 1;
 	return (x->proc > y->proc) - (x->proc < y->proc);
 }
 
@@ -5257,6 +5262,19 @@ static void read_removals(int fd)
 		const char *f, *v;
 		int mpiio;
 
+		if (line[0] != '#' && (strstr(line, "\tfork\t") || strstr(line, "\tvfork\t"))) {
+			/* a child a fork made: run with its parent, whichever
+			 * of their streams comes first (finish_proc) */
+			int64_t pid;
+			tg_tline_split(line, &t);
+			if (t.nf > TG_COL_RET && (d = tg_call_byname(t.f[TG_COL_FUNC])) && d->nio &&
+			    d->io[0].op == TG_IO_FORK && tg_tint(t.f[TG_COL_RET], &pid) == 0 &&
+			    pid > 0) {
+				family = xrealloc(family, (nfamily + 1) * sizeof(*family));
+				family[nfamily++] = pid;
+			}
+			continue;
+		}
 		if (strncmp(line, "#proc\t", 6) == 0) {
 			tg_tline_split(line, &t);
 			free(cwd);
