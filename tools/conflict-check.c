@@ -1998,9 +1998,8 @@ static void recommend(int after_table)
 		      "write the same bytes", coll_unsync);
 	if (m < 0 && same_unsync)
 		warnx("%" PRIu64 " of them are writes of one range by two processes in the same "
-		      "function, not ordered (every rank writing the same small dataset, as HDF5 "
-		      "does with H5S_ALL from every rank): harmless only when they write the same "
-		      "bytes", same_unsync);
+		      "function, not ordered (as when every rank writes one small dataset with "
+		      "H5S_ALL): harmless only when they write the same bytes", same_unsync);
 }
 
 static int opt_recommend, opt_model, opt_fail_unsync;
