@@ -79,6 +79,8 @@ enum acckind {
 	ACC_END,	/* E: the byte before an append, the end of file it found */
 	ACC_SIZE,	/* S: the last byte of a size a call saw (run_size) */
 	ACC_TRUNC,	/* T: the bytes a truncation took away (place_truncs) */
+	ACC_REWRITE,	/* W: bytes a read-modify-write wrote back as it had just
+			 * read them (clip_write): no pair with a read */
 };
 
 /* A size a process set by truncating (or opening with O_TRUNC), when. */
@@ -537,6 +539,9 @@ struct proc {
 	/* the POSIX layer: the bytes of the file its last independent MPI-IO
 	 * read asked for (clip_read) */
 	uint64_t clip_seq;
+	int clip_write;		/* (or write) */
+	uint64_t rmw_seq, rmw_lo, rmw_hi;	/* the bytes a read inside that
+						 * write call got, seq clip_seq */
 	struct mfile *clip_mf;	/* (its handle, while open) */
 	struct tg_extent *clip;
 	size_t nclip, capclip;
@@ -2178,7 +2183,8 @@ static void run_data(const struct rec *r)
 	}
 	if (r->k1[0] == 's' && stdio_buffered_read(r, d, want))
 		return;
-	if (r->depth == 1 && clip_read(r, d, r->off == TG_OFF_POS ? d->off : (uint64_t)r->pos,
+	if (r->depth == 1 && !(r->write && (d->append || r->append)) &&
+	    clip_read(r, d, r->off == TG_OFF_POS ? d->off : (uint64_t)r->pos,
 					(uint64_t)want)) {
 		if (r->off == TG_OFF_POS)
 			d->off += (uint64_t)r->len;
@@ -2750,11 +2756,12 @@ static void run_exit(const struct rec *r)
  * independent read asked for: its handle's opens, views and closes, and
  * the reads (clip_read).
  */
-static int mpi_indep_read(const struct tg_calldesc *d)
+static int mpi_indep_io(const struct tg_calldesc *d)
 {
 	const char *n = d->name;
 
-	if (strncmp(n, "MPI_File_read", 13) != 0 && strncmp(n, "MPI_File_iread", 14) != 0)
+	if (strncmp(n, "MPI_File_read", 13) != 0 && strncmp(n, "MPI_File_iread", 14) != 0 &&
+	    strncmp(n, "MPI_File_write", 14) != 0 && strncmp(n, "MPI_File_iwrite", 15) != 0)
 		return 0;
 	return !strstr(n, "_all") && !strstr(n, "_shared") && !strstr(n, "_ordered");
 }
@@ -2807,17 +2814,24 @@ static void run_mpi_shadow(const struct rec *r)
 		m->disp = (uint64_t)r->pos;
 		return;
 	case TG_IO_READ:
+	case TG_IO_WRITE:
 		break;
 	default:
 		return;
 	}
 	cur->clip_ok = 0;
-	if (r->failed || r->pos < 0 || (r->off != TG_OFF_AT && r->off != TG_OFF_IND) || !r->s ||
-	    r->count <= 0 || !(m = mfile_of(r->k1)) || !m->ftype || !m->base[0] ||
-	    !(dt = tg_types_get(cur->types, r->s)))
+	if (r->failed || r->pos < 0 || (r->off != TG_OFF_AT && r->off != TG_OFF_IND) ||
+	    !(m = mfile_of(r->k1)) || !m->ftype || !m->base[0])
+		return;
+	/* (a read: the bytes it asked for; a write with a status: those it
+	 * wrote, the type then left out) */
+	if (r->s && r->count > 0 && (dt = tg_types_get(cur->types, r->s)))
+		want = (uint64_t)r->count * tg_flat_size(dt);
+	else if (r->write && r->len > 0)
+		want = (uint64_t)r->len;
+	else
 		return;
 	esz = tg_flat_size(m->etype);
-	want = (uint64_t)r->count * tg_flat_size(dt);
 	cur->nclip = 0;
 	while (done < want) {
 		size_t k;
@@ -2836,8 +2850,37 @@ static void run_mpi_shadow(const struct rec *r)
 		cur->nclip += k;
 	}
 	cur->clip_seq = r->seq;
+	cur->clip_write = r->write;
 	cur->clip_mf = m;
 	cur->clip_ok = 1;
+}
+
+/*
+ * Bytes [@lo, @hi) a write inside an independent MPI-IO write put outside
+ * the call's view: ROMIO's data sieving writes back a whole extent under
+ * a lock, the bytes between the call's as its read of the extent, in the
+ * same call, just got them.  Those are a write that changes nothing for
+ * a reader, and pair only with writes (another process's write of them
+ * meanwhile is lost: the pair says so, and so does the one with the
+ * read).  Bytes the read did not get are a write as any other.
+ */
+static void rewrite(uint32_t f, const struct rec *r, uint64_t lo, uint64_t hi)
+{
+	struct access *a;
+	uint64_t l2 = lo, h2 = hi;
+
+	if (cur->rmw_seq == cur->clip_seq && cur->rmw_lo < hi && cur->rmw_hi > lo) {
+		l2 = lo > cur->rmw_lo ? lo : cur->rmw_lo;
+		h2 = hi < cur->rmw_hi ? hi : cur->rmw_hi;
+		if ((a = add_access(f, r, l2, h2 - l2, 1)))
+			a->kind = ACC_REWRITE;
+	} else {
+		l2 = h2 = hi;
+	}
+	if (lo < l2)
+		add_access(f, r, lo, l2 - lo, 1);
+	if (h2 < hi)
+		add_access(f, r, h2, hi - h2, 1);
 }
 
 /*
@@ -2847,17 +2890,29 @@ static void run_mpi_shadow(const struct rec *r)
  * are read by no one.  A read made inside such an MPI-IO read (of its
  * file) is placed on the bytes the MPI-IO call asked for only.  Returns
  * 1 when @r was placed here.  (A collective's aggregator reads for the
- * other processes too, and is placed whole.)
+ * other processes too, and is placed whole.)  A write inside an
+ * independent MPI-IO write is placed on the call's bytes as a write, and
+ * on the others as a rewrite where the read before it in the call got
+ * them (rewrite()); that read is placed whole.
  */
 static int clip_read(const struct rec *r, struct desc *d, uint64_t p0, uint64_t n)
 {
 	const struct tg_extent *c = cur->clip;
-	uint64_t p1 = p0 + n;
+	uint64_t p1 = p0 + n, at;
 	size_t lo = 0, hi;
 
-	if (layer_mpiio || r->write || !cur->clip_ok || r->parent < 0 ||
+	if (layer_mpiio || !cur->clip_ok || r->parent < 0 ||
 	    (uint64_t)r->parent != cur->clip_seq || !cur->clip_mf ||
 	    !files[d->file].path || !streq(base_name(files[d->file].path), cur->clip_mf->base))
+		return 0;
+	if (cur->clip_write && !r->write) {
+		/* the read of a read-modify-write: placed whole (clip_write) */
+		cur->rmw_seq = cur->clip_seq;
+		cur->rmw_lo = p0;
+		cur->rmw_hi = p0 + (r->len > 0 ? (uint64_t)r->len : 0);
+		return 0;
+	}
+	if (cur->clip_write != r->write)
 		return 0;
 	/* (a view's pieces come in the order of the file) */
 	hi = cur->nclip;
@@ -2868,12 +2923,18 @@ static int clip_read(const struct rec *r, struct desc *d, uint64_t p0, uint64_t 
 		else
 			hi = mid;
 	}
-	for (; lo < cur->nclip && c[lo].off < p1; lo++) {
+	for (at = p0; lo < cur->nclip && c[lo].off < p1; lo++) {
 		uint64_t a = c[lo].off > p0 ? c[lo].off : p0;
 		uint64_t b = c[lo].off + c[lo].len < p1 ? c[lo].off + c[lo].len : p1;
+		if (r->write && at < a)
+			rewrite(d->file, r, at, a);
 		if (a < b)
-			add_access(d->file, r, a, b - a, 0);
+			add_access(d->file, r, a, b - a, r->write);
+		if (b > at)
+			at = b;
 	}
+	if (r->write && at < p1)
+		rewrite(d->file, r, at, p1);
 	return 1;
 }
 
@@ -3791,7 +3852,7 @@ static void call_line(struct tg_tline *t)
 	} else if (!layer_mpiio && d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO &&
 		   !(d->layer == TG_LAYER_MPIIO && depth == 0 &&
 		     (d->id == TG_FN_MPI_File_open || d->id == TG_FN_MPI_File_close ||
-		      d->id == TG_FN_MPI_File_set_view || mpi_indep_read(d)))) {
+		      d->id == TG_FN_MPI_File_set_view || mpi_indep_io(d)))) {
 		return;
 	}
 	t0 = tg_ttime(t->f[TG_COL_TSTART]);
@@ -3807,7 +3868,7 @@ static void call_line(struct tg_tline *t)
 		/* (a look at the size, an open: the program's when inside its
 		 * own MPI-IO call, mpi_top; an AIO request: lio_listio's) */
 		if ((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN || r->op == TG_IO_LOOK || r->aio ||
-		     r->op == TG_IO_READ) &&
+		     r->op == TG_IO_READ || r->op == TG_IO_WRITE) &&
 		    r->depth == 1 && r->parent < 0) {
 			const char *v = tg_tline_arg(t, TG_COL_ARGS, "parent");
 			if (v && tg_tint(v, &r->parent) < 0)
@@ -4210,6 +4271,9 @@ static int skip_pair(const struct access *a, const struct access *b)
 	if (a->proc == b->proc && a->seq == b->seq)
 		return 1;
 	if (a->kind == ACC_TRUNC && b->kind == ACC_TRUNC)
+		return 1;
+	/* (a rewrite changes no byte a reader gets) */
+	if ((a->kind == ACC_REWRITE && !b->write) || (b->kind == ACC_REWRITE && !a->write))
 		return 1;
 	/* (one process: one stream, or the streams before and after an exec) */
 	return (a->kind == ACC_END || b->kind == ACC_END || a->kind == ACC_TRUNC ||
@@ -4732,6 +4796,13 @@ static void agg_flush(struct agg *g, struct file *fl, uint32_t f, uint32_t i)
 
 static const struct access *call_acc;	/* the accesses cmp_call sorts */
 
+/* An access's kind as its call's pieces are grouped (a rewrite is one of
+ * its call's writes) */
+static int call_kind(const struct access *x)
+{
+	return x->kind == ACC_REWRITE ? ACC_DATA : x->kind;
+}
+
 static int cmp_call(const void *a, const void *b)
 {
 	const struct access *x = call_acc + *(const uint32_t *)a,
@@ -4741,8 +4812,8 @@ static int cmp_call(const void *a, const void *b)
 		return x->proc < y->proc ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
-	if (x->kind != y->kind)	/* an append's 'E' apart from its write */
-		return x->kind < y->kind ? -1 : 1;
+	if (call_kind(x) != call_kind(y))	/* an append's 'E' apart from its write */
+		return call_kind(x) < call_kind(y) ? -1 : 1;
 	return (x > y) - (x < y);
 }
 
@@ -4764,7 +4835,7 @@ static void agg_calls(struct agg *g, struct file *fl, const struct key *k)
 		uint32_t last = 0;
 		const struct access *a = &fl->acc[ord[i]];
 		for (e = i; e < fl->nacc && fl->acc[ord[e]].proc == a->proc &&
-			    fl->acc[ord[e]].seq == a->seq && fl->acc[ord[e]].kind == a->kind;
+			    fl->acc[ord[e]].seq == a->seq && call_kind(&fl->acc[ord[e]]) == call_kind(a);
 		     e++)
 			if (pos[ord[e]] > last)
 				last = pos[ord[e]];

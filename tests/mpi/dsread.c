@@ -10,6 +10,13 @@
  *          dropped)
  *   other  each rank reads its neighbour's pieces, nothing ordering the
  *          neighbour's write: a race
+ *   rmw    as own, but with data sieving for writes and not for reads
+ *          (romio_ds_write=enable, romio_ds_read=disable), and the file
+ *          filled by rank 0 first (written, closed, a barrier): each
+ *          write reads the extent under a lock, puts its pieces in and
+ *          writes it all back, the others' pieces as it read them;
+ *          correct (a reader of its own pieces gets the same bytes
+ *          whichever comes first)
  * Rank 0 prints "ok" when every rank read back what it wrote (own) or
  * the run ended (other).
  *
@@ -24,7 +31,7 @@
 
 int main(int argc, char **argv)
 {
-	int np, rank, other, bad = 0, all, i, it;
+	int np, rank, other, rmw, bad = 0, all, i, it;
 	MPI_Datatype ft;
 	MPI_File fh;
 	MPI_Info info;
@@ -36,15 +43,24 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	other = strcmp(argv[1], "other") == 0;
+	rmw = strcmp(argv[1], "rmw") == 0;
+	b = calloc((size_t)N * (size_t)np, sizeof(int));
+	r = malloc(N * sizeof(int));
+	if (rmw && rank == 0) {
+		if (MPI_File_open(MPI_COMM_SELF, argv[2], MPI_MODE_CREATE | MPI_MODE_WRONLY,
+				  MPI_INFO_NULL, &fh))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		MPI_File_write_at(fh, 0, b, N * np, MPI_INT, MPI_STATUS_IGNORE);
+		MPI_File_close(&fh);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Info_create(&info);
-	MPI_Info_set(info, "romio_ds_read", "enable");
-	MPI_Info_set(info, "romio_ds_write", "disable");
+	MPI_Info_set(info, "romio_ds_read", rmw ? "disable" : "enable");
+	MPI_Info_set(info, "romio_ds_write", rmw ? "enable" : "disable");
 	if (MPI_File_open(MPI_COMM_WORLD, argv[2], MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh))
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Type_vector(N / 4, 4, 4 * np, MPI_INT, &ft);
 	MPI_Type_commit(&ft);
-	b = malloc(N * sizeof(int));
-	r = malloc(N * sizeof(int));
 	for (i = 0; i < N; i++)
 		b[i] = rank * 1000000 + i;
 	for (it = 0; it < 4; it++) {
