@@ -10,7 +10,7 @@
 
 bats_require_minimum_version 1.5.0
 
-MODES="sieve getlk cur lockf flock half race shared ds"
+MODES="sieve getlk cur lockf flock half race handoff shared ds"
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -152,6 +152,19 @@ fileno() {
 		[ "$waw" -gt 0 ] && [ "$raw" -gt 0 ]
 		[[ $stderr == *"$((waw + raw)) conflicting pairs are not synchronized"* ]]
 	done
+}
+
+# A lock's handoff orders what its holder did before the release before
+# what the next holder does after the grant, locked or not: rank 1 writes
+# under the lock, rank 0 takes and releases it 0.2 s later and reads the
+# bytes without it.  Until 2026-12-05 only two accesses both made under
+# the locks were ordered by them: a race; now ordered, and nothing commits
+# between: posix.
+@test "verify-io: a write before a lock's release and a read after another rank's later grant of it are ordered (posix), the read unlocked" {
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/handoff/t"
+	grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
+	[[ $output == *"posix    (all files)                                    0       0       0       0"* ]]
+	[[ $output == *"commit   (all files)                                    0       0       0       1"* ]]
 }
 
 @test "ROMIO's shared file pointer (write_shared, write_ordered): its hidden file is read and written under locks, and no pair is a race" {

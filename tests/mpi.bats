@@ -1163,6 +1163,14 @@ posix_verdict() {
 	run -0 trace-decode -r 0 t/rank-0.rec
 	grep -q $'\tF_SETLKW\t\|cmd=F_SETLKW' <<<"$output"
 	posix_verdict session
+	# the first write-back into the empty file writes the other's pieces
+	# past its end: ordered before that rank's reads by the lock's handoff
+	# (posix), or, the other rank first, a rewrite (session)
+	rm -rf t f
+	mpitrace 2 ./dsread fresh "$PWD/f"
+	[ "$output" = ok ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -Eqx "POSIX layer: recommended consistency: (posix|session)" <<<"$output"
 }
 
 # glibc's first fread of a stream reads a whole buffer ahead (4 KiB here):

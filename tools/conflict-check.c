@@ -1249,6 +1249,73 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
 }
 
 /*
+ * Are @a and @b (of different processes, not ordered otherwise) ordered
+ * through their processes' locks: @a's released one after @a, @b's took
+ * one before @b, the two sharing a byte the accesses share (of one
+ * class, one a write lock), and the first released before the second was
+ * granted?  An unlocked read of a rank's own pieces after its locked
+ * write, and another rank's locked write of them before (ROMIO's data
+ * sieving).  1 if @a comes first, 2 if @b does, else 0.  Unlike
+ * lock_order's, such a pair is only ordered: the models judge it.
+ */
+static int lock_chain1(uint32_t f, const struct acc *a, const struct acc *b)
+{
+	struct lockset *la = lockset_of(f, a->rank, 0), *lb = lockset_of(f, b->rank, 0);
+	uint64_t lo = a->start > b->start ? a->start : b->start;
+	uint64_t hi = a->end < b->end ? a->end : b->end;
+	const struct hold *x = NULL, *y = NULL, *h;
+	size_t i, n;
+
+	if (!la || !lb || lo >= hi)
+		return 0;
+	if (!la->built)
+		holds_build(la);
+	if (!lb->built)
+		holds_build(lb);
+	/* @a's: the first released after it (a few looked at, each way) */
+	for (i = holds_from(la, a->done), n = 0; i-- > 0 && la->h[i].maxto > a->done && n++ < 64;) {
+		h = &la->h[i];
+		if (h->seq_to > a->done && h->start < hi && lo < h->end &&
+		    (!x || h->seq_to < x->seq_to))
+			x = h;
+	}
+	for (i = holds_from(la, a->done), n = 0; i < la->nh && n++ < 64; i++) {
+		h = &la->h[i];
+		if (h->start < hi && lo < h->end) {
+			if (!x || h->seq_to < x->seq_to)
+				x = h;
+			break;
+		}
+	}
+	if (!x || x->seq_to == LK_EOF)
+		return 0;
+	if (x->start > lo)
+		lo = x->start;
+	if (x->end < hi)
+		hi = x->end;
+	/* @b's: the last granted before it, on a byte of @x's */
+	for (i = holds_from(lb, b->seq), n = 0; i-- > 0 && n++ < 64;) {
+		h = &lb->h[i];
+		if (h->start < hi && lo < h->end) {
+			y = h;
+			break;
+		}
+	}
+	if (!y || x->cls != y->cls || (x->type != 2 && y->type != 2))
+		return 0;
+	if (hbx(a, x->seq_to, b, y->seq_from))
+		return 1;
+	if (hbx(b, y->seq_to, a, x->seq_from))
+		return 0;
+	return x->t_release <= y->t_grant;
+}
+
+static int lock_chain(uint32_t f, const struct acc *a, const struct acc *b)
+{
+	return lock_chain1(f, a, b) ? 1 : lock_chain1(f, b, a) ? 2 : 0;
+}
+
+/*
  * A pair of different processes ordered by their locks: counted as
  * synchronised and conflicting under no model, reported with the records
  * that release and grant the locks.  Returns 0 (not such a pair: the
@@ -1570,7 +1637,7 @@ static void pair_line(struct tg_tline *t)
 	struct acc a, b, tmp;
 	uint64_t pieces, bytes;
 	int64_t f;
-	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, unsync, use_hb, self_open;
+	int kind, d, m, conf[M_COUNT], ordered = 1, concurrent, unsync, use_hb, self_open, lk;
 	const struct event *c = NULL, *cl = NULL, *op = NULL;
 	struct event self;
 	struct evlist *la, *lb;
@@ -1603,6 +1670,12 @@ static void pair_line(struct tg_tline *t)
 				tmp = a;
 				a = b;
 				b = tmp;
+			} else if (!streq(a.rank, b.rank) && (lk = lock_chain((uint32_t)f, &a, &b))) {
+				if (lk == 2) {
+					tmp = a;
+					a = b;
+					b = tmp;
+				}
 			} else {
 				ordered = 0;
 			}

@@ -2906,10 +2906,18 @@ static int clip_read(const struct rec *r, struct desc *d, uint64_t p0, uint64_t 
 	    !files[d->file].path || !streq(base_name(files[d->file].path), cur->clip_mf->base))
 		return 0;
 	if (cur->clip_write && !r->write) {
-		/* the read of a read-modify-write: placed whole (clip_write) */
-		cur->rmw_seq = cur->clip_seq;
-		cur->rmw_lo = p0;
-		cur->rmw_hi = p0 + (r->len > 0 ? (uint64_t)r->len : 0);
+		/* the read of a read-modify-write: placed whole (clip_write);
+		 * what it got (with the reads just before, of the bytes
+		 * around: ROMIO asks again for what a read left) */
+		uint64_t got = p0 + (r->len > 0 ? (uint64_t)r->len : 0);
+		if (cur->rmw_seq == cur->clip_seq && p0 <= cur->rmw_hi && got >= cur->rmw_lo) {
+			cur->rmw_lo = p0 < cur->rmw_lo ? p0 : cur->rmw_lo;
+			cur->rmw_hi = got > cur->rmw_hi ? got : cur->rmw_hi;
+		} else {
+			cur->rmw_seq = cur->clip_seq;
+			cur->rmw_lo = p0;
+			cur->rmw_hi = got;
+		}
 		return 0;
 	}
 	if (cur->clip_write != r->write)

@@ -17,6 +17,10 @@
  *          writes it all back, the others' pieces as it read them;
  *          correct (a reader of its own pieces gets the same bytes
  *          whichever comes first)
+ *   fresh  as rmw, the file not filled first: the first write-back into
+ *          the short file writes the others' pieces past its end with
+ *          what its buffer held, under its lock, before their own
+ *          locked writes (posix: the locks order them, no commit)
  * Rank 0 prints "ok" when every rank read back what it wrote (own) or
  * the run ended (other).
  *
@@ -31,7 +35,7 @@
 
 int main(int argc, char **argv)
 {
-	int np, rank, other, rmw, bad = 0, all, i, it;
+	int np, rank, other, rmw, fresh, bad = 0, all, i, it;
 	MPI_Datatype ft;
 	MPI_File fh;
 	MPI_Info info;
@@ -43,10 +47,11 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	other = strcmp(argv[1], "other") == 0;
-	rmw = strcmp(argv[1], "rmw") == 0;
+	fresh = strcmp(argv[1], "fresh") == 0;
+	rmw = fresh || strcmp(argv[1], "rmw") == 0;
 	b = calloc((size_t)N * (size_t)np, sizeof(int));
 	r = malloc(N * sizeof(int));
-	if (rmw && rank == 0) {
+	if (rmw && !fresh && rank == 0) {
 		if (MPI_File_open(MPI_COMM_SELF, argv[2], MPI_MODE_CREATE | MPI_MODE_WRONLY,
 				  MPI_INFO_NULL, &fh))
 			MPI_Abort(MPI_COMM_WORLD, 1);

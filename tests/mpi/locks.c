@@ -12,6 +12,10 @@
  *   flock    sieve with flock(LOCK_EX) / flock(LOCK_UN): the whole file
  *   half     sieve, but only rank 0 takes the locks
  *   race     sieve without any lock
+ *   handoff  rank 1 writes [0, 64) under the write lock; rank 0, 0.2 s
+ *            later, takes the lock and releases it, then reads the bytes
+ *            without it: the lock's handoff orders the write before the
+ *            read (posix: nothing commits between)
  *   shared   MPI_File_write_shared of 8 bytes per rank, R times, then
  *            MPI_File_write_ordered of 8 bytes
  *   ds       a noncontiguous MPI_File_write through a vector view (rank
@@ -72,6 +76,19 @@ static int posix_modes(const char *mode, int rank)
 	if (fd < 0) {
 		perror("f");
 		return 1;
+	}
+	if (strcmp(mode, "handoff") == 0) {
+		memset(buf, 'a' + rank, sizeof(buf));
+		if (rank == 0)
+			usleep(200000);
+		lock(fd, mode, 0);
+		if (rank == 1 && pwrite(fd, buf, LEN, 0) != LEN)
+			perror("pwrite");
+		lock(fd, mode, 1);
+		if (rank == 0 && pread(fd, buf, LEN, 0) < 0)
+			perror("pread");
+		close(fd);
+		return 0;
 	}
 	for (k = 0; k < R; k++) {
 		if (uselock)
@@ -139,7 +156,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (argc != 2) {
-		fprintf(stderr, "usage: locks sieve|getlk|cur|lockf|flock|half|race|shared|ds\n");
+		fprintf(stderr, "usage: locks sieve|getlk|cur|lockf|flock|half|race|handoff|shared|ds\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	if (strcmp(argv[1], "shared") == 0 || strcmp(argv[1], "ds") == 0)
