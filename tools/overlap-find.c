@@ -2951,6 +2951,10 @@ static void run_rec(struct rec *r)
 	struct desc *d;
 	struct slot *sl;
 
+	if (!layer_mpiio && r->mpi) {
+		run_mpi_shadow(r);
+		return;
+	}
 	/* the paths the call went through (at the POSIX layer, which sees
 	 * the mkdir; the opens inside an MPI_File_open are there too) */
 	if (!layer_mpiio && (r->op == TG_IO_OPEN || r->op == TG_IO_REOPEN || r->op == TG_IO_LOOK ||
@@ -2959,10 +2963,6 @@ static void run_rec(struct rec *r)
 		through_dirs(r);
 	if (r->nested) {
 		run_inner(r);
-		return;
-	}
-	if (!layer_mpiio && r->mpi) {
-		run_mpi_shadow(r);
 		return;
 	}
 	switch (r->op) {
@@ -3152,7 +3152,7 @@ static void finish_proc(void)
 	/* its end: the latest end of its calls (in rebuilt times, those of
 	 * a .cfg merged with aggregate timing, not always its last call's) */
 	for (i = 0; i < nrecs; i++)
-		if (recs[i].t1 > cur->endt)
+		if (recs[i].t1 > cur->endt && !(recs[i].mpi && !layer_mpiio))
 			cur->endt = recs[i].t1;
 	if (!layer_mpiio && cur->endseq) {
 		struct rec *r = rec_add();
