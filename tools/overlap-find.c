@@ -1136,7 +1136,7 @@ static int through_later(const struct rec *r, const char *dir, size_t n)
 	const struct rec *x;
 	uintptr_t at = (uintptr_t)r;
 
-	/* (a process of a fork'd family is run from its kept records) */
+	/* (recs holds the process's records, kept ones too: run_deferred) */
 	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
 		return 0;
 	for (x = r + 1; x < recs + nrecs; x++)
@@ -1320,7 +1320,7 @@ static void missing_pair(const struct rec *r)
 	 * by every rank, whose removal may find the file gone) */
 	if (r->depth > 0 && r->s && mpi_lib_file(r->s))
 		return;
-	/* (a process of a fork'd family is run from its kept records) */
+	/* (recs holds the process's records, kept ones too: run_deferred) */
 	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
 		return;
 	/* (with times rebuilt, not made before it looked cannot be told: the
@@ -1387,7 +1387,7 @@ static const char *mpi_open_path(const struct rec *r)
 	const char *base = strrchr(r->s, '/') ? strrchr(r->s, '/') + 1 : r->s;
 	uintptr_t at = (uintptr_t)r;
 
-	/* (a process of a fork'd family is run from its kept records) */
+	/* (recs holds the process's records, kept ones too: run_deferred) */
 	if (at < (uintptr_t)recs || at >= (uintptr_t)(recs + nrecs))
 		return r->s;
 	for (x = r + 1; x < recs + nrecs && x->t0 <= r->t1; x++) {
@@ -3289,22 +3289,50 @@ static void order_images(void)
 	free(ord);
 }
 
+/*
+ * The kept records run in time order; while one runs, recs holds the rest
+ * of its process's, in their own order, as when a process is run alone:
+ * what looks at the calls after it (missing_pair, through_later,
+ * mpi_open_path) sees them.
+ */
 static void run_deferred(void)
 {
-	size_t i;
+	struct rec *own = recs, *kept, *r;
+	size_t i, *lo, *n;
+	uint64_t gen = recs_gen + 1;
 
 	order_images();
+	kept = xrealloc(NULL, (ndeferred ? ndeferred : 1) * sizeof(*kept));
+	lo = xrealloc(NULL, (nprocs ? nprocs : 1) * sizeof(*lo));
+	n = xrealloc(NULL, (nprocs ? nprocs : 1) * sizeof(*n));
+	for (i = 0; i < nprocs; i++)
+		n[i] = 0;
+	for (i = 0; i < ndeferred; i++) {	/* (a process's, one after the other) */
+		kept[i] = deferred[i].r;
+		if (!n[deferred[i].proc]++)
+			lo[deferred[i].proc] = i;
+	}
 	if (ndeferred)	/* (never qsort a NULL array, even empty) */
 		qsort(deferred, ndeferred, sizeof(*deferred), cmp_drec);
 	for (i = 0; i < ndeferred; i++) {
 		cur = &procs[deferred[i].proc];
+		recs = kept + lo[deferred[i].proc];
+		nrecs = n[deferred[i].proc];
+		recs_gen = gen + deferred[i].proc;
+		r = &kept[deferred[i].idx];
 		if (!cur->started) {
 			cur->started = 1;
 			take_fork(cur);
 		}
-		run_rec(&deferred[i].r);
-		free(deferred[i].r.s);
+		run_rec(r);
+		free(r->s);
 	}
+	recs = own;
+	nrecs = 0;
+	recs_gen = gen + nprocs;
+	free(kept);
+	free(lo);
+	free(n);
 	for (i = 0; i < nprocs; i++)
 		if (procs[i].deferred)
 			end_proc(&procs[i]);
