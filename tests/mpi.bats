@@ -1652,6 +1652,23 @@ posix_verdict() {
 	grep -Eq '	posix	waitpid	[1-9][0-9]*	pid=[1-9]' r0.txt
 }
 
+@test "a rank's standard output put on a file (dup2) is written by the program it runs (tests/mpi/children.c stdout, pstdout, sstdout): system's shell, a popen'd cat, a posix_spawn'd shell write through the descriptor they inherit: read after the wait and a barrier, session; with nothing between, a race (until 2026-12-05 their writes were untracked: session)" {
+	mpicc.mpich -O2 -Wall -o children "$TG_TOP/tests/mpi/children.c"
+	for how in stdout pstdout sstdout; do
+		rm -rf t w && mkdir w
+		mpitrace 2 ./children $how nosync "$PWD/w"
+		[[ $output == "rank 1 read: written by "* ]]
+		posix_verdict race
+		rm -rf t w && mkdir w
+		mpitrace 2 ./children $how barrier "$PWD/w"
+		posix_verdict session
+		# the pair is there: the child's write, rank 1's read
+		trace-decode t/*.rec > d.txt
+		overlap-find d.txt > o.txt
+		grep -Eq '^pair	[0-9]+	p[0-9]+	[0-9]+	[^	]*	[^	]*	W	write	0	1[45]	1	' o.txt
+	done
+}
+
 @test "Linux AIO by number (tests/mpi/kaio.c): io_submit's requests recorded as the aio_write they amount to, io_getevents' events as their aio_return: waited for, closed, a barrier: session; the barrier before the wait: a race; an io_uring's making recorded, its bytes said to be unplaced" {
 	mpicc.mpich -O2 -Wall -o kaio "$TG_TOP/tests/mpi/kaio.c"
 	mpitrace 2 ./kaio done "$PWD/f"

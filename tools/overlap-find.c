@@ -555,7 +555,8 @@ struct proc {
 static struct proc *procs;
 static size_t nprocs;
 
-/* The descriptors a fork gave a child, by its pid. */
+/* The descriptors a fork, or a system, popen or posix_spawn, gave a
+ * child, or an exec its next program, by its pid. */
 struct forked {
 	int64_t pid;
 	struct slot *slots;
@@ -2616,6 +2617,37 @@ static void run_atomic(const struct rec *r)
 	mode_say(m, r);
 }
 
+/* A new entry of forks for process @pid, its slots to be filled. */
+static struct forked *forked_add(int64_t pid)
+{
+	struct forked *fk;
+
+	forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
+	fk = &forks[nforks++];
+	fk->pid = pid;
+	fk->stdnobuf = 4;	/* a new image: stderr unbuffered */
+	fk->nslots = 0;
+	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
+	return fk;
+}
+
+/* The current process's descriptors that live on in the program it runs
+ * (not its streams, not those that close on exec) into @fk, but
+ * descriptor @skip (-1: none). */
+static void exec_slots(struct forked *fk, int64_t skip)
+{
+	char sk[24];
+	size_t i;
+
+	snprintf(sk, sizeof(sk), "%" PRId64, skip);
+	for (i = 0; i < cur->nslots; i++)
+		if (cur->slots[i].key[0] >= '0' && cur->slots[i].key[0] <= '9' &&
+		    !cur->slots[i].cloexec && !streq(cur->slots[i].key, sk)) {
+			fk->slots[fk->nslots] = cur->slots[i];
+			fk->slots[fk->nslots++].d->refs++;
+		}
+}
+
 static void run_fork(const struct rec *r)
 {
 	struct forked *fk;
@@ -2623,12 +2655,9 @@ static void run_fork(const struct rec *r)
 
 	if (r->ret <= 0)
 		return;
-	forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
-	fk = &forks[nforks++];
-	fk->pid = r->ret;
+	fk = forked_add(r->ret);
 	fk->stdnobuf = cur->stdnobuf;
 	fk->nslots = cur->nslots;
-	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
 	if (cur->nslots)
 		memcpy(fk->slots, cur->slots, cur->nslots * sizeof(*fk->slots));
 	for (i = 0; i < fk->nslots; i++)
@@ -2662,26 +2691,27 @@ static void fork_cancel(int64_t pid)
  */
 static void run_exec(const struct rec *r)
 {
-	struct forked *fk;
-	size_t i;
-
 	fork_cancel(cur->pid);
 	cur->execd = 0;
 	if (r->failed || r->ret < 0)
 		return;
-	forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
-	fk = &forks[nforks++];
-	fk->pid = cur->pid;
-	fk->stdnobuf = 4;	/* a new image: stderr unbuffered */
-	fk->nslots = 0;
-	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
-	for (i = 0; i < cur->nslots; i++)
-		if (cur->slots[i].key[0] >= '0' && cur->slots[i].key[0] <= '9' &&
-		    !cur->slots[i].cloexec) {
-			fk->slots[fk->nslots] = cur->slots[i];
-			fk->slots[fk->nslots++].d->refs++;
-		}
+	exec_slots(forked_add(cur->pid), -1);
 	cur->execd = 1;
+}
+
+/*
+ * system, popen, posix_spawn: the child (its pid found ahead for the first
+ * two, spawn_pid) runs a program with the descriptors of its parent that
+ * do not close on exec, as after an exec: a shell's echo writes to the
+ * rank's standard output put on a file.  popen's child has the pipe in
+ * place of the parent's standard input ("w") or output ("r"), @r's len.
+ * posix_spawn's file actions are not recorded: its child is given the
+ * parent's descriptors as they were.
+ */
+static void run_spawn(const struct rec *r)
+{
+	if (!r->failed && r->pos > 0)
+		exec_slots(forked_add(r->pos), r->len);
 }
 
 /* fdopen, dup, dup2: handle k1 shares k2's description.  A descriptor
@@ -3019,6 +3049,9 @@ static void run_rec(struct rec *r)
 	case TG_IO_FORK:
 		run_fork(r);
 		return;
+	case TG_IO_SPAWN:
+		run_spawn(r);
+		return;
 	case TG_IO_UNPLACED:
 		run_unplaced(r);
 		return;
@@ -3064,7 +3097,7 @@ static void run_rec(struct rec *r)
 	}
 }
 
-/* Inherit the descriptors a fork gave this process. */
+/* Inherit the descriptors a fork, a spawn or an exec gave this process. */
 static void take_fork(struct proc *p)
 {
 	size_t i, j;
@@ -3099,8 +3132,21 @@ struct drec {
 };
 static struct drec *deferred;
 static size_t ndeferred, capdeferred;
-static int64_t *family;		/* pids of fork'd children seen in fork records */
+static int64_t *family;		/* pids of the processes that fork or spawn, of
+				 * their children (read_removals, finish_proc) */
 static size_t nfamily;
+
+static void family_add(int64_t pid)
+{
+	family = xrealloc(family, (nfamily + 1) * sizeof(*family));
+	family[nfamily++] = pid;
+}
+
+/* Does record @r give a child its parent's descriptors? */
+static int gives(const struct rec *r)
+{
+	return (r->op == TG_IO_FORK && r->ret > 0) || (r->op == TG_IO_SPAWN && r->pos > 0);
+}
 
 static void end_proc(struct proc *p)
 {
@@ -3167,10 +3213,9 @@ static void finish_proc(void)
 	for (i = 0; i < nfamily && !defer; i++)
 		defer = family[i] == cur->pid;
 	for (i = 0; i < nrecs; i++)
-		if (recs[i].op == TG_IO_FORK && recs[i].ret > 0) {
+		if (gives(&recs[i])) {
 			defer = 1;
-			family = xrealloc(family, (nfamily + 1) * sizeof(*family));
-			family[nfamily++] = recs[i].ret;
+			family_add(recs[i].op == TG_IO_FORK ? recs[i].ret : recs[i].pos);
 		}
 	for (i = 1; i < nrecs && cmp_rec(&recs[i - 1], &recs[i]) <= 0; i++)
 		;
@@ -3213,11 +3258,11 @@ static int cmp_drec(const void *a, const void *b)
 		return (x->idx > y->idx) - (x->idx < y->idx);
 	if (x->r.t0 != y->r.t0)
 		return x->r.t0 < y->r.t0 ? -1 : 1;
-	/* a fork's record in its parent before the child's own (the same
-	 * start), whichever stream was read first: the child inherits the
-	 * parent's descriptors there */
-	if ((x->r.op == TG_IO_FORK && x->r.ret > 0) != (y->r.op == TG_IO_FORK && y->r.ret > 0))
-		return x->r.op == TG_IO_FORK && x->r.ret > 0 ? -1 : 1;
+	/* a fork's or spawn's record in its parent before the child's own
+	 * (the same start), whichever stream was read first: the child
+	 * inherits the parent's descriptors there */
+	if (gives(&x->r) != gives(&y->r))
+		return gives(&x->r) ? -1 : 1;
 	return (x->proc > y->proc) - (x->proc < y->proc);
 }
 
@@ -3617,6 +3662,63 @@ static void note_mpiio_file(const struct tg_tline *t, const struct tg_calldesc *
 	}
 }
 
+/*
+ * The children of system and popen, which record no pid, are found ahead
+ * (read_removals), as print_children finds them: so that the records of
+ * a child whose stream comes first are kept to run with its parent's.
+ */
+struct spawnline {
+	int64_t ppid;		/* the parent's pid */
+	char *host;
+	uint64_t seq;
+	int64_t t0, t1;
+	int64_t pid;		/* the child's, or -1 */
+	int stream;		/* popen's: it gave one */
+};
+static struct spawnline *spawnlines;
+static size_t nspawnlines;
+
+/* A process as read ahead: all its images, from the first call of the
+ * first (a pid is taken to name one process). */
+struct startline {
+	int64_t pid, ppid;
+	char *host;
+	int64_t firstt;
+	int rank;
+};
+static struct startline *startlines;
+static size_t nstartlines;
+
+/* The child's pid of the system or popen of process @pid on @host in its
+ * call @seq, or -1. */
+static int64_t spawn_pid(int64_t pid, const char *host, uint64_t seq)
+{
+	for (size_t i = 0; i < nspawnlines; i++)
+		if (spawnlines[i].ppid == pid && spawnlines[i].seq == seq &&
+		    streq(spawnlines[i].host, host))
+			return spawnlines[i].pid;
+	return -1;
+}
+
+/* system, popen, posix_spawn (action @a of call line @t): a record to run
+ * in its place, which gives the child its descriptors (run_spawn). */
+static void keep_spawn(const struct tg_tline *t, uint16_t func, const struct tg_ioact *a,
+		       uint64_t seq, int64_t t0, int64_t t1)
+{
+	const char *type = a->h[0] ? tg_tline_arg(t, TG_COL_ARGS, "type") : NULL;
+	struct rec *r = rec_add();
+
+	r->seq = seq;
+	r->t0 = t0;
+	r->t1 = t1;
+	r->op = TG_IO_SPAWN;
+	r->func = func;
+	r->pos = a->pos > 0 ? a->pos : spawn_pid(cur->pid, cur->host, seq);
+	/* popen: the descriptor the pipe takes in the child */
+	r->len = !type ? -1 : strchr(type, 'w') ? 0 : 1;
+	r->pos2 = r->held = -1;
+}
+
 /* Keep what call line @t of @d did, as records to run with its process. */
 static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, uint64_t seq,
 			 int64_t t0, int64_t t1, int64_t parent, int nested)
@@ -3643,6 +3745,8 @@ static void keep_actions(const struct tg_tline *t, const struct tg_calldesc *d, 
 		if (a->op == TG_IO_SPAWN || a->op == TG_IO_REAP) {
 			if (!a->failed && a->pos != 0)	/* (WNOHANG: nothing ended) */
 				spawn_add(a, seq, t0, t1);
+			if (a->op == TG_IO_SPAWN && !a->failed && d->io[0].op != TG_IO_FORK)
+				keep_spawn(t, d->id, a, seq, t0, t1);
 			continue;
 		}
 		if (a->op == TG_IO_UNPLACED && anonymous_map(t, d))
@@ -5352,15 +5456,126 @@ static void drop_nested_removals(void)
 	free(dv);
 }
 
+/* When call line @line started (its own text, not split), or -1. */
+static int64_t line_t0(const char *line)
+{
+	char buf[32];
+	size_t n;
+	int i;
+
+	for (i = 0; i < TG_COL_TSTART; i++)
+		if (!(line = strchr(line, '\t')))
+			return -1;
+		else
+			line++;
+	n = strcspn(line, "\t");
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, line, n);
+	buf[n] = 0;
+	return tg_ttime(buf);
+}
+
+/* #proc line @t, read ahead: the process it is an image of. */
+static struct startline *start_line(const struct tg_tline *t)
+{
+	const char *r = tg_tline_arg(t, 1, "rank"), *p = tg_tline_arg(t, 1, "pid"),
+		   *pp = tg_tline_arg(t, 1, "ppid"), *h = tg_tline_arg(t, 1, "host");
+	struct startline *s;
+	int64_t pid, ppid;
+
+	if (!r || !p || tg_tint(p, &pid) < 0)
+		return NULL;
+	if (!pp || tg_tint(pp, &ppid) < 0)
+		ppid = -1;
+	h = h ? h : "";
+	for (size_t i = 0; i < nstartlines; i++)
+		if (startlines[i].pid == pid && streq(startlines[i].host, h))
+			return &startlines[i];
+	startlines = xrealloc(startlines, (nstartlines + 1) * sizeof(*startlines));
+	s = &startlines[nstartlines++];
+	s->pid = pid;
+	s->ppid = ppid;
+	s->host = xstrdup(h);
+	s->firstt = INT64_MAX;
+	s->rank = is_rank(r);
+	return s;
+}
+
+/* system, popen or posix_spawn line @t of @d, by process @p, read ahead */
+static void spawn_line(const struct tg_tline *t, const struct tg_calldesc *d,
+		       const struct startline *p)
+{
+	struct tg_ioact act[4];
+	struct spawnline *s;
+	const char *why;
+	int64_t seq;
+
+	if (d->nio > 4 || tg_io_actions(t, d, NULL, act, &why) < 1 || act[0].failed ||
+	    tg_tint(t->f[TG_COL_SEQ], &seq) < 0 || seq < 0)
+		return;
+	spawnlines = xrealloc(spawnlines, (nspawnlines + 1) * sizeof(*spawnlines));
+	s = &spawnlines[nspawnlines++];
+	s->ppid = p->pid;
+	s->host = p->host;
+	s->seq = (uint64_t)seq;
+	s->t0 = tg_ttime(t->f[TG_COL_TSTART]);
+	s->t1 = tg_ttime(t->f[TG_COL_TEND]);
+	s->pid = act[0].pos > 0 ? act[0].pos : -1;
+	s->stream = act[0].h[0] != 0;
+}
+
+/*
+ * The child of each system and popen read ahead, as spawn_of finds it:
+ * a process of its pid whose first call came while system ran, or after
+ * the popen (the last one before it), not a fork's.  The processes that
+ * spawn and their children are kept to run together (finish_proc).
+ */
+static void spawn_children(void)
+{
+	size_t i, j, k;
+
+	if (layer_mpiio)
+		return;		/* (POSIX descriptors: not followed there) */
+	for (i = 0; i < nstartlines; i++) {
+		const struct startline *c = &startlines[i];
+		struct spawnline *best = NULL;
+
+		if (c->rank || c->firstt == INT64_MAX)
+			continue;
+		for (k = 0; k < nfamily && family[k] != c->pid; k++)
+			;
+		if (k < nfamily)
+			continue;	/* a fork's */
+		for (j = 0; j < nspawnlines; j++) {
+			struct spawnline *s = &spawnlines[j];
+			if (s->ppid != c->ppid || !streq(s->host, c->host) || s->t0 > c->firstt)
+				continue;
+			if ((s->pid == c->pid || (s->pid < 0 && (c->firstt <= s->t1 || s->stream))) &&
+			    (!best || s->t0 >= best->t0))
+				best = s;
+		}
+		if (best && best->pid < 0)
+			best->pid = c->pid;
+	}
+	for (j = 0; j < nspawnlines; j++)
+		if (spawnlines[j].pid > 0) {
+			family_add(spawnlines[j].ppid);
+			family_add(spawnlines[j].pid);
+		}
+}
+
 /* The removals and renames of every process, read ahead from input file
  * @fd (then rewound); a line that is neither is only looked at for its
- * name. */
+ * name.  And which processes fork or spawn, and their children. */
 static void read_removals(int fd)
 {
 	struct tg_lines lr;
 	struct tg_tline t;
 	char *line, *cwd = NULL, buf[8192], buf2[8192];
 	size_t len, cap = 0, ccap = 0, dcap = 0;
+	struct startline *sp = NULL;	/* the process of the lines */
+	int first = 0;			/* its first call line is to come */
 
 	if (tg_lines_open(&lr, fd) < 0)
 		errx(TG_EXIT_ERROR, "out of memory");
@@ -5369,6 +5584,21 @@ static void read_removals(int fd)
 		const char *f, *v;
 		int mpiio;
 
+		if (first && line[0] != '#' && line[0]) {
+			int64_t t0 = line_t0(line);
+			if (t0 >= 0 && t0 < sp->firstt)
+				sp->firstt = t0;
+			first = 0;
+		}
+		if (sp && line[0] != '#' && (strstr(line, "\tsystem\t") || strstr(line, "\tpopen\t") ||
+					      strstr(line, "\tposix_spawn"))) {
+			tg_tline_split(line, &t);
+			if (t.nf > TG_COL_ARGS && (d = tg_call_byname(t.f[TG_COL_FUNC])) && d->nio &&
+			    d->io[0].op == TG_IO_SPAWN)
+				spawn_line(&t, d, sp);
+			continue;
+		}
+
 		if (line[0] != '#' && (strstr(line, "\tfork\t") || strstr(line, "\tvfork\t"))) {
 			/* a child a fork made: run with its parent, whichever
 			 * of their streams comes first (finish_proc) */
@@ -5376,14 +5606,14 @@ static void read_removals(int fd)
 			tg_tline_split(line, &t);
 			if (t.nf > TG_COL_RET && (d = tg_call_byname(t.f[TG_COL_FUNC])) && d->nio &&
 			    d->io[0].op == TG_IO_FORK && tg_tint(t.f[TG_COL_RET], &pid) == 0 &&
-			    pid > 0) {
-				family = xrealloc(family, (nfamily + 1) * sizeof(*family));
-				family[nfamily++] = pid;
-			}
+			    pid > 0)
+				family_add(pid);
 			continue;
 		}
 		if (strncmp(line, "#proc\t", 6) == 0) {
 			tg_tline_split(line, &t);
+			sp = start_line(&t);
+			first = sp != NULL;
 			free(cwd);
 			cwd = (v = tg_tline_arg(&t, 1, "cwd")) &&
 			      tg_tunquote(v, buf, sizeof(buf)) == 0 ? xstrdup(buf) : NULL;
@@ -5457,6 +5687,7 @@ static void read_removals(int fd)
 			removals[nremovals - 1].parent = -1;
 	}
 	drop_nested_removals();
+	spawn_children();
 	if (lr.err)
 		errx(TG_EXIT_ERROR, "%s: %s", input_name, strerror(lr.err));
 	tg_lines_close(&lr);

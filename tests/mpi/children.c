@@ -12,6 +12,11 @@
  *   spawn   posix_spawn of /bin/sh -c "echo ... > DIR/out"; waitpid
  *   nowait  fork as above, but rank 0 waits by sleeping 0.3 s, not for
  *           the child (nothing orders the child before the barrier)
+ *   stdout  rank 0 puts its standard output on DIR/out (dup2, as a job
+ *           script's per-rank log) and runs system("echo ..."): the shell
+ *           writes through the descriptor it inherited
+ *   pstdout the same with popen("cat", "w") (cat's output is rank 0's)
+ *   sstdout the same with posix_spawn of /bin/sh -c "echo ..."
  * SYNC:
  *   barrier  rank 0 waits for its child, then a barrier; the other ranks
  *            read DIR/out (system: DIR/sub/out) after the barrier
@@ -21,6 +26,7 @@
  *   early    a barrier first, then rank 0 runs the child while the others
  *            sleep 0.5 s and read (a race)
  */
+#include <fcntl.h>
 #include <mpi.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -37,6 +43,34 @@ static void die(const char *what)
 	MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/* Rank 0's standard output on DIR/out, then its child writes it. */
+static void to_stdout(const char *how, const char *path)
+{
+	char *argv[] = { "sh", "-c", "echo written by sh", NULL };
+	pid_t pid;
+	FILE *p;
+	int fd, st;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0 || fflush(stdout) != 0 ||
+	    dup2(fd, 1) < 0 || close(fd) < 0)
+		die(path);
+	if (strcmp(how, "stdout") == 0) {
+		if (system(argv[2]) != 0)
+			die("system");
+	} else if (strcmp(how, "pstdout") == 0) {
+		if (!(p = popen("cat", "w")))
+			die("popen");
+		fputs("written by cat\n", p);
+		if (pclose(p) != 0)
+			die("pclose");
+	} else {
+		if (posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ) != 0)
+			die("posix_spawn");
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			die("waitpid");
+	}
+}
+
 static void run_child(const char *how, const char *dir)
 {
 	char cmd[4096], path[4096];
@@ -44,7 +78,10 @@ static void run_child(const char *how, const char *dir)
 	int st;
 
 	snprintf(path, sizeof(path), "%s/out", dir);
-	if (strcmp(how, "system") == 0) {
+	if (strcmp(how, "stdout") == 0 || strcmp(how, "pstdout") == 0 ||
+	    strcmp(how, "sstdout") == 0) {
+		to_stdout(how, path);
+	} else if (strcmp(how, "system") == 0) {
 		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/sub' && echo written by sh > '%s/sub/out'",
 			 dir, dir);
 		if (system(cmd) != 0)
