@@ -67,6 +67,8 @@ struct event {
 	uint64_t seq;
 	int64_t open;		/* atomic: the open whose handles it is of
 				 * (open=), or -1 */
+	int before;		/* open: of a descriptor the process inherited
+				 * (inherited=1), there before its record seq */
 };
 
 /* The events of one process on one file, by kind, in time order. */
@@ -191,7 +193,9 @@ static int cmp_event_seq(const void *a, const void *b)
 {
 	const struct event *x = a, *y = b;
 
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	if (x->seq != y->seq)
+		return (x->seq > y->seq) - (x->seq < y->seq);
+	return y->before - x->before;	/* (seq_below) */
 }
 
 static int events_sorted;
@@ -259,7 +263,9 @@ static size_t seq_below(const struct evlist *l, int kind, uint64_t seq, int or_a
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		uint64_t s = l->byseq[kind][mid].seq;
-		if (s < seq || (or_at && s == seq))
+		/* (an inherited open comes before its record: a child's
+		 * first call may read through the descriptor) */
+		if (s < seq || (s == seq && (or_at || l->byseq[kind][mid].before)))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1874,7 +1880,8 @@ static void event_line(struct tg_tline *t)
 {
 	const char *fs = tg_tline_arg(t, 1, "file"), *rank = tg_tline_arg(t, 1, "rank"),
 		   *seq = tg_tline_arg(t, 1, "seq"), *ts = tg_tline_arg(t, 1, "t"),
-		   *kind = tg_tline_arg(t, 1, "kind"), *op = tg_tline_arg(t, 1, "open");
+		   *kind = tg_tline_arg(t, 1, "kind"), *op = tg_tline_arg(t, 1, "open"),
+		   *inh = tg_tline_arg(t, 1, "inherited");
 	int64_t f, s, tm, open = -1;
 	struct evlist *l;
 	int k;
@@ -1897,6 +1904,7 @@ static void event_line(struct tg_tline *t)
 	l->ev[k][l->n[k]].t = tm;
 	l->ev[k][l->n[k]].seq = (uint64_t)s;
 	l->ev[k][l->n[k]].open = open;
+	l->ev[k][l->n[k]].before = inh && streq(inh, "1");
 	l->n[k]++;
 }
 

@@ -109,6 +109,7 @@ struct file {
 	int announced;
 	int locked;		/* a #lock line was written for it */
 	uint64_t closed;	/* the last process end that closed it (run_exit) */
+	uint64_t inherited;	/* the last child start that opened it (child_opens) */
 	int mpiio;		/* named by an MPI_File_open (any layer) */
 	uint32_t gen;		/* of its path: removals of the path before it */
 	struct trunc *tr;	/* its truncations, kept when it has appends */
@@ -562,6 +563,9 @@ struct forked {
 	struct slot *slots;
 	size_t nslots;
 	uint8_t stdnobuf;	/* the parent's, for a fork; none after exec */
+	uint8_t child;		/* another process's (not an exec's): it opens
+				 * their files as it starts (child_opens) */
+	uint16_t func;		/* the call that gave them */
 };
 static struct forked *forks;
 static size_t nforks;
@@ -777,14 +781,18 @@ static int cmp_rec(const void *a, const void *b)
 	return (y->op == OP_TYPE) - (x->op == OP_TYPE);
 }
 
-/* @open: for kind atomic, the open whose handles it is of (open_id) */
+/* @open: for kind atomic, the open whose handles it is of (open_id);
+ * for kind open, OPEN_INHERITED: one a child starts with (child_opens) */
+#define OPEN_INHERITED UINT32_MAX
 static void event_open(uint32_t f, const struct rec *r, const char *kind, uint32_t open)
 {
 	announce(f);
 	printf("#event\tfile=%u\trank=%s\tseq=%" PRIu64 "\tt=%" PRId64 ".%09" PRId64
 	       "\tkind=%s\tfunc=%s", f, cur->name, r->seq, r->t0 / 1000000000,
 	       r->t0 % 1000000000, kind, fname(r->func));
-	if (open)
+	if (open == OPEN_INHERITED)
+		printf("\tinherited=1");
+	else if (open)
 		printf("\topen=%" PRIu32, open);
 	putchar('\n');
 }
@@ -2617,14 +2625,17 @@ static void run_atomic(const struct rec *r)
 	mode_say(m, r);
 }
 
-/* A new entry of forks for process @pid, its slots to be filled. */
-static struct forked *forked_add(int64_t pid)
+/* A new entry of forks for process @pid, made by call @r of the current
+ * process (@child: for another process), its slots to be filled. */
+static struct forked *forked_add(int64_t pid, const struct rec *r, int child)
 {
 	struct forked *fk;
 
 	forks = xrealloc(forks, (nforks + 1) * sizeof(*forks));
 	fk = &forks[nforks++];
 	fk->pid = pid;
+	fk->child = (uint8_t)child;
+	fk->func = r->func;
 	fk->stdnobuf = 4;	/* a new image: stderr unbuffered */
 	fk->nslots = 0;
 	fk->slots = xrealloc(NULL, (cur->nslots ? cur->nslots : 1) * sizeof(*fk->slots));
@@ -2655,7 +2666,7 @@ static void run_fork(const struct rec *r)
 
 	if (r->ret <= 0)
 		return;
-	fk = forked_add(r->ret);
+	fk = forked_add(r->ret, r, 1);
 	fk->stdnobuf = cur->stdnobuf;
 	fk->nslots = cur->nslots;
 	if (cur->nslots)
@@ -2695,7 +2706,7 @@ static void run_exec(const struct rec *r)
 	cur->execd = 0;
 	if (r->failed || r->ret < 0)
 		return;
-	exec_slots(forked_add(cur->pid), -1);
+	exec_slots(forked_add(cur->pid, r, 0), -1);
 	cur->execd = 1;
 }
 
@@ -2711,7 +2722,7 @@ static void run_exec(const struct rec *r)
 static void run_spawn(const struct rec *r)
 {
 	if (!r->failed && r->pos > 0)
-		exec_slots(forked_add(r->pos), r->len);
+		exec_slots(forked_add(r->pos, r, 1), r->len);
 }
 
 /* fdopen, dup, dup2: handle k1 shares k2's description.  A descriptor
@@ -3097,14 +3108,45 @@ static void run_rec(struct rec *r)
 	}
 }
 
-/* Inherit the descriptors a fork, a spawn or an exec gave this process. */
-static void take_fork(struct proc *p)
+/*
+ * A child's session of a file it inherited a descriptor of begins as it
+ * starts, after its parent's fork or spawn, not at the parent's open: it
+ * opens each such file then (@first: its first record), as the cat of a
+ * shell's "cat < f" reads what the shell opened after another rank closed
+ * it.  (TangramFS's libtfs-posix opens an inherited descriptor again in
+ * the program a child runs.)  Its closes, and its end, close them for it
+ * alone; the parent's, for the parent.
+ */
+static void child_opens(const struct proc *p, const struct forked *fk, const struct rec *first)
+{
+	static uint64_t starts;	/* children started so far: a file once each */
+	struct rec x = *first;
+	size_t j;
+
+	starts++;
+	x.func = fk->func;
+	if (p->firstt != INT64_MAX && p->firstt > 0)
+		x.t0 = p->firstt - 1;	/* (before its first call began) */
+	for (j = 0; j < fk->nslots; j++) {
+		uint32_t f = fk->slots[j].d->file;
+		if (files[f].inherited == starts)
+			continue;
+		files[f].inherited = starts;
+		event_open(f, &x, "open", OPEN_INHERITED);
+	}
+}
+
+/* Inherit the descriptors a fork, a spawn or an exec gave this process,
+ * whose first record is @first (NULL: it has none). */
+static void take_fork(struct proc *p, const struct rec *first)
 {
 	size_t i, j;
 
 	for (i = 0; i < nforks; i++) {
 		if (forks[i].pid != p->pid)
 			continue;
+		if (forks[i].child && first)
+			child_opens(p, &forks[i], first);
 		for (j = 0; j < forks[i].nslots; j++) {
 			slot_set(p, forks[i].slots[j].key, forks[i].slots[j].d);
 			slot_find(p, forks[i].slots[j].key)->cloexec = forks[i].slots[j].cloexec;
@@ -3239,7 +3281,7 @@ static void finish_proc(void)
 		cur = NULL;
 		return;
 	}
-	take_fork(cur);
+	take_fork(cur, nrecs ? &recs[0] : NULL);
 	for (i = 0; i < nrecs; i++) {
 		run_rec(&recs[i]);
 		free(recs[i].s);
@@ -3367,7 +3409,7 @@ static void run_deferred(void)
 		r = &kept[deferred[i].idx];
 		if (!cur->started) {
 			cur->started = 1;
-			take_fork(cur);
+			take_fork(cur, r);
 		}
 		run_rec(r);
 		free(r->s);
