@@ -79,8 +79,10 @@ enum acckind {
 	ACC_END,	/* E: the byte before an append, the end of file it found */
 	ACC_SIZE,	/* S: the last byte of a size a call saw (run_size) */
 	ACC_TRUNC,	/* T: the bytes a truncation took away (place_truncs) */
-	ACC_REWRITE,	/* W: bytes a read-modify-write wrote back as it had just
-			 * read them (clip_write): no pair with a read */
+	ACC_SIEVE,	/* R, W: the bytes a call inside an independent MPI-IO
+			 * call moved, which selected only some of them (struct
+			 * sieve): its pairs with reads or writes depend on which
+			 * (sieve_skip), and it stands for no other access */
 };
 
 /* A size a process set by truncating (or opening with O_TRUNC), when. */
@@ -538,15 +540,13 @@ struct proc {
 				 * line buffered (stderr's bit is set at start) */
 	uint64_t clock_base;	/* its #proc line's: when its image began */
 	/* the POSIX layer: the bytes of the file its last independent MPI-IO
-	 * read asked for (clip_read) */
+	 * call selected (struct sieve) */
 	uint64_t clip_seq;
-	int clip_write;		/* (or write) */
+	int clip_write;		/* (a write) */
 	uint64_t rmw_seq, rmw_lo, rmw_hi;	/* the bytes a read inside that
 						 * write call got, seq clip_seq */
 	struct mfile *clip_mf;	/* (its handle, while open) */
-	struct tg_extent *clip;
-	size_t nclip, capclip;
-	int clip_ok;
+	struct sel *clip;	/* or NULL */
 	struct fmode *fm;	/* -l mpiio: atomic mode said, by file */
 	size_t nfm;
 	struct commdef *comms;	/* -l mpiio: its communicators */
@@ -2163,13 +2163,14 @@ static int stdio_buffered_read(const struct rec *r, struct desc *d, int64_t want
 	return 0;
 }
 
-static int clip_read(const struct rec *r, struct desc *d, uint64_t p0, uint64_t n);
+static int note_sieve(const struct rec *r, struct desc *d, uint64_t p0, uint64_t n);
 
 static void run_data(const struct rec *r)
 {
 	struct nbreq *pq = NULL;
 	struct desc *d;
 	int64_t want;
+	int sieve = 0;
 
 	if (r->mpi) {
 		run_mpi_data(r);
@@ -2192,13 +2193,9 @@ static void run_data(const struct rec *r)
 	}
 	if (r->k1[0] == 's' && stdio_buffered_read(r, d, want))
 		return;
-	if (r->depth == 1 && !(r->write && (d->append || r->append)) &&
-	    clip_read(r, d, r->off == TG_OFF_POS ? d->off : (uint64_t)r->pos,
-					(uint64_t)want)) {
-		if (r->off == TG_OFF_POS)
-			d->off += (uint64_t)r->len;
-		return;
-	}
+	if (r->depth == 1 && !(r->write && (d->append || r->append)))
+		sieve = note_sieve(r, d, r->off == TG_OFF_POS ? d->off : (uint64_t)r->pos,
+				   (uint64_t)want);
 	if (r->write && r->k1[0] == 's')
 		pq = stdio_pending(r);
 	if (r->off == TG_OFF_POS && want > r->len) {
@@ -2215,6 +2212,10 @@ static void run_data(const struct rec *r)
 		add_append(d->file, r, (uint64_t)r->len);
 	else
 		add_access(d->file, r, (uint64_t)r->pos, (uint64_t)want, r->write);
+	if (sieve && files[d->file].nacc &&
+	    files[d->file].acc[files[d->file].nacc - 1].seq == r->seq &&
+	    files[d->file].acc[files[d->file].nacc - 1].kind == ACC_DATA)
+		files[d->file].acc[files[d->file].nacc - 1].kind = ACC_SIEVE;
 	/* an append through a buffer: its place is the end at its flush */
 	if (pq && files[d->file].nacc &&
 	    files[d->file].acc[files[d->file].nacc - 1].seq == r->seq &&
@@ -2795,7 +2796,7 @@ static void run_exit(const struct rec *r)
 /*
  * The POSIX layer keeps of the MPI-IO calls only what says which bytes an
  * independent read asked for: its handle's opens, views and closes, and
- * the reads (clip_read).
+ * the reads and writes (note_sieve).
  */
 static int mpi_indep_io(const struct tg_calldesc *d)
 {
@@ -2818,13 +2819,23 @@ static const char *base_name(const char *path)
 	return b;
 }
 
-#define CLIP_MAX (1u << 20)	/* extents kept of one read, at most */
+/*
+ * The bytes an independent MPI-IO call's view selected, in the order of
+ * the file (a view's pieces are), shared by the POSIX calls made inside
+ * the call (struct sieve).
+ */
+struct sel {
+	struct tg_extent *ext;
+	size_t n;
+};
 
 static void run_mpi_shadow(const struct rec *r)
 {
 	struct mfile *m;
 	struct tg_flat *dt;
+	struct sel *c;
 	uint64_t esz, want, done = 0;
+	size_t cap = 0;
 
 	switch (r->op) {
 	case TG_IO_OPEN:
@@ -2860,7 +2871,7 @@ static void run_mpi_shadow(const struct rec *r)
 	default:
 		return;
 	}
-	cur->clip_ok = 0;
+	cur->clip = NULL;
 	if (r->failed || r->pos < 0 || (r->off != TG_OFF_AT && r->off != TG_OFF_IND) ||
 	    !(m = mfile_of(r->k1)) || !m->ftype || !m->base[0])
 		return;
@@ -2873,83 +2884,170 @@ static void run_mpi_shadow(const struct rec *r)
 	else
 		return;
 	esz = tg_flat_size(m->etype);
-	cur->nclip = 0;
+	c = xrealloc(NULL, sizeof(*c));
+	c->ext = NULL;
+	c->n = 0;
 	while (done < want) {
 		size_t k;
-		if (cur->capclip - cur->nclip < 256) {
-			if (cur->capclip >= CLIP_MAX)
-				return;		/* too many pieces to keep */
-			cur->capclip = cur->capclip ? 2 * cur->capclip : 1024;
-			cur->clip = xrealloc(cur->clip, cur->capclip * sizeof(*cur->clip));
+		if (cap - c->n < 256) {
+			cap = cap ? 2 * cap : 256;
+			c->ext = xrealloc(c->ext, cap * sizeof(*c->ext));
 		}
 		k = tg_flat_map(m->ftype, m->disp, (uint64_t)r->pos * (esz ? esz : 1) + done,
-				want - done, cur->clip + cur->nclip, 256);
+				want - done, c->ext + c->n, 256);
 		if (k == 0)
-			return;
+			break;
 		for (size_t i = 0; i < k; i++)
-			done += cur->clip[cur->nclip + i].len;
-		cur->nclip += k;
+			done += c->ext[c->n + i].len;
+		c->n += k;
 	}
+	if (done < want || c->n < 2) {
+		/* (an unplaceable view; or one piece: nothing to tell) */
+		free(c->ext);
+		free(c);
+		return;
+	}
+	c->ext = xrealloc(c->ext, c->n * sizeof(*c->ext));
+	cur->clip = c;
 	cur->clip_seq = r->seq;
 	cur->clip_write = r->write;
 	cur->clip_mf = m;
-	cur->clip_ok = 1;
 }
 
 /*
- * Bytes [@lo, @hi) a write inside an independent MPI-IO write put outside
- * the call's view: ROMIO's data sieving writes back a whole extent under
- * a lock, the bytes between the call's as its read of the extent, in the
- * same call, just got them.  Those are a write that changes nothing for
- * a reader, and pair only with writes (another process's write of them
- * meanwhile is lost: the pair says so, and so does the one with the
- * read).  Bytes the read did not get are a write as any other.
+ * ROMIO's data sieving, for an independent read through a view with
+ * holes, reads a whole extent of the file and keeps the bytes the view
+ * selects: the others, which other processes may be writing, are read by
+ * no one.  For such a write it locks the extent, reads it, puts the
+ * call's bytes in and writes it all back: the others as the read just
+ * got them, a write that changes nothing a reader gets.  A POSIX call
+ * made inside an independent MPI-IO call of its file is placed whole, as
+ * any other, but of kind ACC_SIEVE, with the call's selection and, for a
+ * write, the bytes the read before it in the call got: sieve_skip leaves
+ * out its pairs that only such bytes make.  (A collective's aggregator
+ * moves the other processes' bytes: not such a call.)
  */
-static void rewrite(uint32_t f, const struct rec *r, uint64_t lo, uint64_t hi)
-{
-	struct access *a;
-	uint64_t l2 = lo, h2 = hi;
+struct sieve {
+	uint32_t proc;
+	uint64_t seq;
+	const struct sel *sel;
+	uint64_t mlo, mhi;	/* a write: what the read before it got */
+};
+static struct sieve *sieves;	/* a hash table by process and seq */
+static size_t nsieves, capsieves;	/* (capsieves a power of 2, or 0) */
 
-	if (cur->rmw_seq == cur->clip_seq && cur->rmw_lo < hi && cur->rmw_hi > lo) {
-		l2 = lo > cur->rmw_lo ? lo : cur->rmw_lo;
-		h2 = hi < cur->rmw_hi ? hi : cur->rmw_hi;
-		if ((a = add_access(f, r, l2, h2 - l2, 1)))
-			a->kind = ACC_REWRITE;
-	} else {
-		l2 = h2 = hi;
+static size_t sieve_hash(uint32_t proc, uint64_t seq)
+{
+	return (size_t)(((uint64_t)proc * 0x9e3779b97f4a7c15ull ^ seq) *
+			0xff51afd7ed558ccdull >> 17) & (capsieves - 1);
+}
+
+static const struct sieve *sieve_of(const struct access *a)
+{
+	size_t i;
+
+	if (a->kind != ACC_SIEVE || !capsieves)
+		return NULL;
+	for (i = sieve_hash(a->proc, a->seq); sieves[i].sel; i = (i + 1) & (capsieves - 1))
+		if (sieves[i].proc == a->proc && sieves[i].seq == a->seq)
+			return &sieves[i];
+	return NULL;
+}
+
+static void sieve_add(const struct sieve *v)
+{
+	size_t i;
+
+	if (2 * (nsieves + 1) > capsieves) {
+		struct sieve *old = sieves;
+		size_t oldcap = capsieves;
+		capsieves = capsieves ? 2 * capsieves : 256;
+		sieves = xrealloc(NULL, capsieves * sizeof(*sieves));
+		memset(sieves, 0, capsieves * sizeof(*sieves));
+		nsieves = 0;
+		for (i = 0; i < oldcap; i++)
+			if (old[i].sel)
+				sieve_add(&old[i]);
+		free(old);
 	}
-	if (lo < l2)
-		add_access(f, r, lo, l2 - lo, 1);
-	if (h2 < hi)
-		add_access(f, r, h2, hi - h2, 1);
+	for (i = sieve_hash(v->proc, v->seq); sieves[i].sel; i = (i + 1) & (capsieves - 1))
+		;
+	sieves[i] = *v;
+	nsieves++;
+}
+
+/* The first extent of @c that ends past @off. */
+static size_t sel_from(const struct sel *c, uint64_t off)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->ext[mid].off + c->ext[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
- * ROMIO's data sieving reads a whole extent of the file for an
- * independent read through a view with holes, and keeps only the bytes
- * the view selects: the others, which other processes may be writing,
- * are read by no one.  A read made inside such an MPI-IO read (of its
- * file) is placed on the bytes the MPI-IO call asked for only.  Returns
- * 1 when @r was placed here.  (A collective's aggregator reads for the
- * other processes too, and is placed whole.)  A write inside an
- * independent MPI-IO write is placed on the call's bytes as a write, and
- * on the others as a rewrite where the read before it in the call got
- * them (rewrite()); that read is placed whole.
+ * Do write @w and read @rd (of other processes) make no pair: every byte
+ * they share that the read selected is one the write wrote back as its
+ * read had got it?
  */
-static int clip_read(const struct rec *r, struct desc *d, uint64_t p0, uint64_t n)
+static int sieve_skip(const struct access *w, const struct access *rd)
 {
-	const struct tg_extent *c = cur->clip;
-	uint64_t p1 = p0 + n, at;
-	size_t lo = 0, hi;
+	const struct sieve *sw = sieve_of(w), *sr = sieve_of(rd);
+	uint64_t lo = w->start > rd->start ? w->start : rd->start;
+	uint64_t hi = w->end < rd->end ? w->end : rd->end, p, q;
+	size_t i = 0, j;
 
-	if (layer_mpiio || !cur->clip_ok || r->parent < 0 ||
-	    (uint64_t)r->parent != cur->clip_seq || !cur->clip_mf ||
-	    !files[d->file].path || !streq(base_name(files[d->file].path), cur->clip_mf->base))
+	if (sr)
+		i = sel_from(sr->sel, lo);
+	for (;;) {
+		if (sr) {
+			if (i >= sr->sel->n || sr->sel->ext[i].off >= hi)
+				return 1;	/* (none, or none left) */
+			p = sr->sel->ext[i].off > lo ? sr->sel->ext[i].off : lo;
+			q = sr->sel->ext[i].off + sr->sel->ext[i].len;
+			q = q < hi ? q : hi;
+			i++;
+		} else {
+			p = lo;
+			q = hi;
+		}
+		/* [p, q): bytes the read got; the write must have put back
+		 * what its read got there, none of its call's own */
+		if (!sw || p < sw->mlo || q > sw->mhi)
+			return 0;
+		j = sel_from(sw->sel, p);
+		if (j < sw->sel->n && sw->sel->ext[j].off < q)
+			return 0;
+		if (!sr)
+			return 1;
+	}
+}
+
+/*
+ * A read or write @r made inside the current process's last independent
+ * MPI-IO call, of the bytes [@p0, @p0 + @n) of file @d's: noted for
+ * sieve_skip; 1 if its access is to be of kind ACC_SIEVE.  The read of a
+ * write's read-modify-write is noted as what it got.
+ */
+static int note_sieve(const struct rec *r, struct desc *d, uint64_t p0, uint64_t n)
+{
+	const struct sel *c = cur->clip;
+	struct sieve v;
+	size_t i;
+
+	if (layer_mpiio || !c || r->parent < 0 || (uint64_t)r->parent != cur->clip_seq ||
+	    !cur->clip_mf || !files[d->file].path ||
+	    !streq(base_name(files[d->file].path), cur->clip_mf->base))
 		return 0;
 	if (cur->clip_write && !r->write) {
-		/* the read of a read-modify-write: placed whole (clip_write);
-		 * what it got (with the reads just before, of the bytes
-		 * around: ROMIO asks again for what a read left) */
+		/* (with the reads just before, of the bytes around: ROMIO
+		 * asks again for what a read left) */
 		uint64_t got = p0 + (r->len > 0 ? (uint64_t)r->len : 0);
 		if (cur->rmw_seq == cur->clip_seq && p0 <= cur->rmw_hi && got >= cur->rmw_lo) {
 			cur->rmw_lo = p0 < cur->rmw_lo ? p0 : cur->rmw_lo;
@@ -2961,29 +3059,21 @@ static int clip_read(const struct rec *r, struct desc *d, uint64_t p0, uint64_t 
 		}
 		return 0;
 	}
-	if (cur->clip_write != r->write)
+	if (cur->clip_write != r->write || n == 0)
 		return 0;
-	/* (a view's pieces come in the order of the file) */
-	hi = cur->nclip;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c[mid].off + c[mid].len <= p0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* (all of it selected: nothing to leave out) */
+	i = sel_from(c, p0);
+	if (i < c->n && c->ext[i].off <= p0 && c->ext[i].off + c->ext[i].len >= p0 + n)
+		return 0;
+	v.proc = (uint32_t)(cur - procs);
+	v.seq = r->seq;
+	v.sel = c;
+	v.mlo = v.mhi = 0;
+	if (r->write && cur->rmw_seq == cur->clip_seq) {
+		v.mlo = cur->rmw_lo;
+		v.mhi = cur->rmw_hi;
 	}
-	for (at = p0; lo < cur->nclip && c[lo].off < p1; lo++) {
-		uint64_t a = c[lo].off > p0 ? c[lo].off : p0;
-		uint64_t b = c[lo].off + c[lo].len < p1 ? c[lo].off + c[lo].len : p1;
-		if (r->write && at < a)
-			rewrite(d->file, r, at, a);
-		if (a < b)
-			add_access(d->file, r, a, b - a, r->write);
-		if (b > at)
-			at = b;
-	}
-	if (r->write && at < p1)
-		rewrite(d->file, r, at, p1);
+	sieve_add(&v);
 	return 1;
 }
 
@@ -4454,8 +4544,11 @@ static int skip_pair(const struct access *a, const struct access *b)
 		return 1;
 	if (a->kind == ACC_TRUNC && b->kind == ACC_TRUNC)
 		return 1;
-	/* (a rewrite changes no byte a reader gets) */
-	if ((a->kind == ACC_REWRITE && !b->write) || (b->kind == ACC_REWRITE && !a->write))
+	/* (bytes a call did not select, or wrote back as it read them) */
+	if ((a->kind == ACC_SIEVE || b->kind == ACC_SIEVE) && a->write != b->write &&
+	    (b->kind == ACC_DATA || b->kind == ACC_SIEVE) &&
+	    (a->kind == ACC_DATA || a->kind == ACC_SIEVE) && a->proc != b->proc &&
+	    sieve_skip(a->write ? a : b, a->write ? b : a))
 		return 1;
 	/* (one process: one stream, or the streams before and after an exec) */
 	return (a->kind == ACC_END || b->kind == ACC_END || a->kind == ACC_TRUNC ||
@@ -4536,7 +4629,8 @@ static int opt_all_pairs;
  * end of file or a truncation. */
 static int runs_in(const struct access *x)
 {
-	return x->kind == ACC_DATA || x->kind == ACC_APPEND || x->kind == ACC_SIZE;
+	return x->kind == ACC_DATA || x->kind == ACC_APPEND || x->kind == ACC_SIZE ||
+	       x->kind == ACC_SIEVE;
 }
 
 /* The runs of @fl's accesses sorted as @k; @alone per access (NULL:
@@ -4982,7 +5076,7 @@ static const struct access *call_acc;	/* the accesses cmp_call sorts */
  * its call's writes) */
 static int call_kind(const struct access *x)
 {
-	return x->kind == ACC_REWRITE ? ACC_DATA : x->kind;
+	return x->kind == ACC_SIEVE ? ACC_DATA : x->kind;
 }
 
 static int cmp_call(const void *a, const void *b)
