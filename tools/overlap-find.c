@@ -3754,8 +3754,8 @@ static void comm_line(struct tg_tline *t)
 static uint32_t open_id(const struct tg_tline *t)
 {
 	const char *comm = tg_tline_arg(t, TG_COL_ARGS, "comm"),
-		   *name = tg_tline_arg(t, TG_COL_ARGS, "filename"), *mem = NULL;
-	char *key;
+		   *q = tg_tline_arg(t, TG_COL_ARGS, "filename"), *mem = NULL;
+	char *key, *name = NULL, buf[8192];
 	uint32_t *v, k;
 	size_t i, n;
 
@@ -3764,8 +3764,13 @@ static uint32_t open_id(const struct tg_tline *t)
 	for (i = cur->ncomms; comm && !mem && i-- > 0;)
 		if (streq(cur->comms[i].id, comm))
 			mem = cur->comms[i].members;
-	if (!mem || !name)
+	/* (the names may differ, naming one file: "d/f", "d/./f") */
+	if (q && tg_tunquote(q, buf, sizeof(buf)) == 0)
+		name = tg_io_abspath(buf, cur->cwd, 1);
+	if (!mem || !name) {
+		free(name);
 		return ++nopen_ids;	/* (MPI_COMM_SELF: its own) */
+	}
 	n = strlen(cur->name) + strlen(mem) + strlen(name) + 16;
 	key = xrealloc(NULL, n);
 	snprintf(key, n, "%s\x1f%s\x1f%s", cur->name, mem, name);
@@ -3773,6 +3778,7 @@ static uint32_t open_id(const struct tg_tline *t)
 	snprintf(key, n, "%s\x1f%s\x1f%" PRIu32, mem, name, k);
 	v = strmap_at(&open_ids, key);
 	free(key);
+	free(name);
 	if (!*v)
 		*v = ++nopen_ids;
 	return *v;

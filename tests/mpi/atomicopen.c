@@ -6,6 +6,8 @@
  * sequentially consistent in atomic mode, not those of two opens.  The
  * mode is the first argument:
  *   world   one open on MPI_COMM_WORLD: correct in atomic mode
+ *   names   the same, the ranks but 0 naming FILE as DIR/./NAME: one open
+ *           all the same (MPI asks the names to name one file)
  *   self    each rank opens the file on MPI_COMM_SELF: two opens, a race
  *   twice   two opens on MPI_COMM_WORLD, both atomic; rank 0 writes
  *           through the first, the others read through the second: a race
@@ -25,7 +27,8 @@ int main(int argc, char **argv)
 {
 	MPI_File fh, rd = MPI_FILE_NULL, io;
 	int rank, buf[N], i, it;
-	const char *mode = argc > 1 ? argv[1] : "world";
+	const char *mode = argc > 1 ? argv[1] : "world", *slash;
+	char name[4096];
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -39,7 +42,11 @@ int main(int argc, char **argv)
 		MPI_File_close(&fh);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
-	MPI_File_open(strcmp(mode, "self") == 0 ? MPI_COMM_SELF : MPI_COMM_WORLD, argv[2],
+	snprintf(name, sizeof(name), "%s", argv[2]);
+	if (strcmp(mode, "names") == 0 && rank != 0 && (slash = strrchr(argv[2], '/')))
+		snprintf(name, sizeof(name), "%.*s/./%s", (int)(slash - argv[2]), argv[2],
+			 slash + 1);
+	MPI_File_open(strcmp(mode, "self") == 0 ? MPI_COMM_SELF : MPI_COMM_WORLD, name,
 		      MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
 	MPI_File_set_atomicity(fh, 1);
 	if (strcmp(mode, "twice") == 0) {
