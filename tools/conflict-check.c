@@ -1214,21 +1214,34 @@ static int hold_at(const struct hold *h, const struct acc *x, uint64_t lo, uint6
  * by the happens-before graph between the release of one and the grant
  * of the other when there is one, else by the clocks.
  */
+/* The locks of @a's and @b's processes on @f, built, and the bytes
+ * [*@lo, *@hi) the two share; 0 if either took none or they share none. */
+static int lock_sets(uint32_t f, const struct acc *a, const struct acc *b, struct lockset **la,
+		     struct lockset **lb, uint64_t *lo, uint64_t *hi)
+{
+	*la = lockset_of(f, a->rank, 0);
+	*lb = lockset_of(f, b->rank, 0);
+	*lo = a->start > b->start ? a->start : b->start;
+	*hi = a->end < b->end ? a->end : b->end;
+	if (!*la || !*lb || *lo >= *hi)
+		return 0;
+	if (!(*la)->built)
+		holds_build(*la);
+	if (!(*lb)->built)
+		holds_build(*lb);
+	return 1;
+}
+
 static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int use_hb,
 		      const struct hold **ha, const struct hold **hb_)
 {
-	struct lockset *la = lockset_of(f, a->rank, 0), *lb = lockset_of(f, b->rank, 0);
-	uint64_t lo = a->start > b->start ? a->start : b->start;
-	uint64_t hi = a->end < b->end ? a->end : b->end, s, e;
+	struct lockset *la, *lb;
+	uint64_t lo, hi, s, e;
 	const struct hold *x, *y;
 	size_t i, j;
 
-	if (!la || !lb || lo >= hi)
+	if (!lock_sets(f, a, b, &la, &lb, &lo, &hi))
 		return 0;
-	if (!la->built)
-		holds_build(la);
-	if (!lb->built)
-		holds_build(lb);
 	for (i = holds_from(la, a->seq); i-- > 0 && la->h[i].maxto > a->seq;) {
 		x = &la->h[i];
 		if (!hold_at(x, a, lo, hi))
@@ -1266,18 +1279,13 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
  */
 static int lock_chain1(uint32_t f, const struct acc *a, const struct acc *b)
 {
-	struct lockset *la = lockset_of(f, a->rank, 0), *lb = lockset_of(f, b->rank, 0);
-	uint64_t lo = a->start > b->start ? a->start : b->start;
-	uint64_t hi = a->end < b->end ? a->end : b->end;
+	struct lockset *la, *lb;
+	uint64_t lo, hi;
 	const struct hold *x = NULL, *y = NULL, *h;
 	size_t i, n;
 
-	if (!la || !lb || lo >= hi)
+	if (!lock_sets(f, a, b, &la, &lb, &lo, &hi))
 		return 0;
-	if (!la->built)
-		holds_build(la);
-	if (!lb->built)
-		holds_build(lb);
 	/* @a's: the first released after it (a few looked at, each way) */
 	for (i = holds_from(la, a->done), n = 0; i-- > 0 && la->h[i].maxto > a->done && n++ < 64;) {
 		h = &la->h[i];
