@@ -2193,7 +2193,7 @@ static void run_data(const struct rec *r)
 	}
 	if (r->k1[0] == 's' && stdio_buffered_read(r, d, want))
 		return;
-	if (r->depth == 1 && !(r->write && (d->append || r->append)))
+	if (r->depth >= 1 && !(r->write && (d->append || r->append)))
 		sieve = note_sieve(r, d, r->off == TG_OFF_POS ? d->off : (uint64_t)r->pos,
 				   (uint64_t)want);
 	if (r->write && r->k1[0] == 's')
@@ -4128,7 +4128,7 @@ static void call_line(struct tg_tline *t)
 			die_input("bad parent");
 		nested = 1;
 	} else if (!layer_mpiio && d->layer != TG_LAYER_POSIX && d->layer != TG_LAYER_STDIO &&
-		   !(d->layer == TG_LAYER_MPIIO && depth == 0 &&
+		   !(d->layer == TG_LAYER_MPIIO &&
 		     (d->id == TG_FN_MPI_File_open || d->id == TG_FN_MPI_File_close ||
 		      d->id == TG_FN_MPI_File_set_view || mpi_indep_io(d)))) {
 		return;
@@ -4145,9 +4145,10 @@ static void call_line(struct tg_tline *t)
 			r->tord = oid;
 		/* (a look at the size, an open: the program's when inside its
 		 * own MPI-IO call, mpi_top; an AIO request: lio_listio's) */
-		if ((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN || r->op == TG_IO_LOOK || r->aio ||
-		     r->op == TG_IO_READ || r->op == TG_IO_WRITE) &&
-		    r->depth == 1 && r->parent < 0) {
+		if ((((r->op == TG_IO_SIZE || r->op == TG_IO_OPEN || r->op == TG_IO_LOOK ||
+		       r->aio) && r->depth == 1) ||
+		     ((r->op == TG_IO_READ || r->op == TG_IO_WRITE) && r->depth >= 1)) &&
+		    r->parent < 0) {
 			const char *v = tg_tline_arg(t, TG_COL_ARGS, "parent");
 			if (v && tg_tint(v, &r->parent) < 0)
 				die_input("bad parent");
