@@ -2795,8 +2795,8 @@ static void run_exit(const struct rec *r)
 
 /*
  * The POSIX layer keeps of the MPI-IO calls only what says which bytes an
- * independent read asked for: its handle's opens, views and closes, and
- * the reads and writes (note_sieve).
+ * independent read or write selected: its handle's opens, views and
+ * closes, and the reads and writes (struct sieve).
  */
 static int mpi_indep_io(const struct tg_calldesc *d)
 {
