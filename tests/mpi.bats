@@ -1172,6 +1172,14 @@ posix_verdict() {
 	[ "$output" = ok ]
 	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
 	grep -Eqx "POSIX layer: recommended consistency: (posix|session)" <<<"$output"
+	# a view whose tiles interleave selects bytes out of order: sorted,
+	# the byte another rank writes meanwhile is one the read got (a
+	# race: session until the pieces were sorted, 2026-12-05)
+	mpicc.mpich -O2 -Wall -o tiles "$TG_TOP/tests/mpi/tiles.c"
+	rm -rf t f
+	mpitrace 2 ./tiles "$PWD/f"
+	[ "$output" = ok ]
+	posix_verdict race
 }
 
 # glibc's first fread of a stream reads a whole buffer ahead (4 KiB here):

@@ -2821,13 +2821,39 @@ static const char *base_name(const char *path)
 
 /*
  * The bytes an independent MPI-IO call's view selected, in the order of
- * the file (a view's pieces are), shared by the POSIX calls made inside
- * the call (struct sieve).
+ * the file, apart, shared by the POSIX calls made inside the call
+ * (struct sieve).
  */
 struct sel {
 	struct tg_extent *ext;
 	size_t n;
 };
+
+static int cmp_extent(const void *a, const void *b)
+{
+	const struct tg_extent *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* Sort @c's pieces and join those that touch: a view's tiles may
+ * interleave (a filetype resized to less than its blocks span). */
+static void sel_tidy(struct sel *c)
+{
+	size_t i, k = 0;
+
+	qsort(c->ext, c->n, sizeof(*c->ext), cmp_extent);
+	for (i = 1; i < c->n; i++) {
+		struct tg_extent *l = &c->ext[k];
+		if (c->ext[i].off <= l->off + l->len) {
+			if (c->ext[i].off + c->ext[i].len > l->off + l->len)
+				l->len = c->ext[i].off + c->ext[i].len - l->off;
+		} else {
+			c->ext[++k] = c->ext[i];
+		}
+	}
+	c->n = c->n ? k + 1 : 0;
+}
 
 static void run_mpi_shadow(const struct rec *r)
 {
@@ -2901,6 +2927,7 @@ static void run_mpi_shadow(const struct rec *r)
 			done += c->ext[c->n + i].len;
 		c->n += k;
 	}
+	sel_tidy(c);
 	if (done < want || c->n < 2) {
 		/* (an unplaceable view; or one piece: nothing to tell) */
 		free(c->ext);
