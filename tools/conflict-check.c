@@ -1254,14 +1254,27 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
 				continue;
 			*ha = x;
 			*hb_ = y;
-			/* a lock never released was granted after the other's release */
+			/* a lock never released was granted after the other's
+			 * release */
+			if (x->seq_to == LK_EOF && y->seq_to != LK_EOF &&
+			    y->t_release <= x->t_grant)
+				return 2;
+			if (y->seq_to == LK_EOF && x->seq_to != LK_EOF &&
+			    x->t_release <= y->t_grant)
+				return 1;
 			if (x->seq_to == LK_EOF || y->seq_to == LK_EOF)
-				return x->seq_to == LK_EOF ? 2 : 1;
+				continue;
 			if (use_hb && hbx(a, x->seq_to, b, y->seq_from))
 				return 1;
 			if (use_hb && hbx(b, y->seq_to, a, x->seq_from))
 				return 2;
-			return x->t_release <= y->t_grant ? 1 : 2;
+			if (x->t_release <= y->t_grant)
+				return 1;
+			if (y->t_release <= x->t_grant)
+				return 2;
+			/* (held at once: they did not exclude each other, as a
+			 * flock or open file description lock a fork shares
+			 * does not) */
 		}
 	}
 	return 0;

@@ -12,6 +12,10 @@
  *   flock    sieve with flock(LOCK_EX) / flock(LOCK_UN): the whole file
  *   half     sieve, but only rank 0 takes the locks
  *   race     sieve without any lock
+ *   forked   rank 0 takes flock(LOCK_EX) and forks; the child takes it
+ *            too, granted at once (the lock is the open file description's,
+ *            which the two share), and writes [0, 64) while rank 0 reads
+ *            them: the locks exclude nothing, a race
  *   handoff  rank 1 writes [0, 64) under the write lock; rank 0, 0.2 s
  *            later, takes the lock and releases it, then reads the bytes
  *            without it: the lock's handoff orders the write before the
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define R 4
@@ -76,6 +81,28 @@ static int posix_modes(const char *mode, int rank)
 	if (fd < 0) {
 		perror("f");
 		return 1;
+	}
+	if (strcmp(mode, "forked") == 0) {
+		pid_t pid;
+		if (rank == 0) {
+			memset(buf, 'c', sizeof(buf));
+			if (flock(fd, LOCK_EX) < 0 || (pid = fork()) < 0)
+				perror("forked");
+			else if (pid == 0) {
+				if (flock(fd, LOCK_EX) < 0 || pwrite(fd, buf, LEN, 0) != LEN)
+					perror("child");
+				usleep(100000);
+				_exit(0);
+			} else {
+				usleep(30000);
+				if (pread(fd, buf, LEN, 0) < 0)
+					perror("pread");
+				waitpid(pid, NULL, 0);
+				flock(fd, LOCK_UN);
+			}
+		}
+		close(fd);
+		return 0;
 	}
 	if (strcmp(mode, "handoff") == 0) {
 		memset(buf, 'a' + rank, sizeof(buf));
@@ -156,7 +183,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (argc != 2) {
-		fprintf(stderr, "usage: locks sieve|getlk|cur|lockf|flock|half|race|handoff|shared|ds\n");
+		fprintf(stderr, "usage: locks sieve|getlk|cur|lockf|flock|half|race|forked|handoff|shared|ds\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	if (strcmp(argv[1], "shared") == 0 || strcmp(argv[1], "ds") == 0)
