@@ -1678,7 +1678,7 @@ posix_verdict() {
 	done
 }
 
-@test "a file read through a descriptor the reader's parent opened after the writer's close and a barrier (tests/mpi/inherited.c): system's cat < in, a forked child, a posix_spawn'd program reading in its first call: session (was commit: the child had no open of its own; it opens the file as it starts); without the barrier, a race" {
+@test "a file read through a descriptor the reader's parent opened after the writer's close and a barrier (tests/mpi/inherited.c): system's cat < in, a forked child, a posix_spawn'd program reading in its first call: session (was commit: the child had no open of its own; its session is the one the parent's open began); opened before the close, commit; without the barrier, a race" {
 	mpicc.mpich -O2 -Wall -o inherited "$TG_TOP/tests/mpi/inherited.c"
 	for how in redir fork spawn; do
 		rm -rf t w && mkdir w
@@ -1695,10 +1695,16 @@ posix_verdict() {
 	# the child said to open the file as it starts, by the call that started it
 	trace-decode t/*.rec > d.txt
 	overlap-find d.txt > o.txt
-	grep -Eq '^#event	file=[0-9]+	rank=p[0-9]+	seq=0	t=[0-9.]+	kind=open	func=(fork|vfork|system)	inherited=1$' o.txt
+	grep -Eq '^#event	file=[0-9]+	rank=p[0-9]+	seq=0	t=[0-9.]+	kind=open	func=(fork|vfork|system)	inherited=1	origin=p[0-9]+	originseq=[0-9]+$' o.txt
 	rm -rf t w && mkdir w
 	mpitrace 2 ./inherited nobar "$PWD/w"
 	posix_verdict race
+	# the parent's open before the writer's close began the child's
+	# session too (session until 2026-12-05's afternoon: the child was
+	# taken to open the file as it started)
+	rm -rf t w && mkdir w
+	mpitrace 2 ./inherited early "$PWD/w"
+	posix_verdict commit
 }
 
 @test "Linux AIO by number (tests/mpi/kaio.c): io_submit's requests recorded as the aio_write they amount to, io_getevents' events as their aio_return: waited for, closed, a barrier: session; the barrier before the wait: a race; an io_uring's making recorded, its bytes said to be unplaced" {

@@ -69,6 +69,10 @@ struct event {
 				 * (open=), or -1 */
 	int before;		/* open: of a descriptor the process inherited
 				 * (inherited=1), there before its record seq */
+	char *orank;		/* and the process and seq of the open that made
+				 * that description (origin=, originseq=), or
+				 * NULL */
+	uint64_t oseq;
 };
 
 /* The events of one process on one file, by kind, in time order. */
@@ -1723,6 +1727,7 @@ static void pair_line(struct tg_tline *t)
 	/* truncate(path), stat(path), dlopen(path): the call opens the
 	 * file itself */
 	self_open = (b.trunc || b.size || !b.write) && by_path(b.func);
+	memset(&self, 0, sizeof(self));
 	self.t = b.t0;
 	self.seq = b.seq;
 	/* appends are atomic under POSIX: whatever else runs at the time,
@@ -1743,6 +1748,15 @@ static void pair_line(struct tg_tline *t)
 		cl = first_from_seq(la, EV_CLOSE, a.done, a.done != a.seq);
 		op = self_open ? &self : last_before_seq(lb, EV_OPEN, b.seq, b.trunc);
 		conf[M_SESSION] = !cl || !op || !hbx(&a, cl->seq, &b, op->seq);
+		if (op && op->orank) {
+			/* (an inherited description: its session began at the
+			 * open that made it, in whichever process) */
+			struct acc o = b;
+			o.rank = op->orank;
+			if (tg_tint(o.rank, &o.r) < 0 || o.r < 0)
+				o.r = -1;
+			conf[M_SESSION] = !cl || !hbx(&a, cl->seq, &o, op->oseq);
+		}
 	}
 	conf[M_MPIIO] = (applicable & (1u << M_MPIIO)) &&
 			mpiio_conflict(&a, &b, la, lb, !concurrent, use_hb, &mw);
@@ -1902,14 +1916,16 @@ static void event_line(struct tg_tline *t)
 	const char *fs = tg_tline_arg(t, 1, "file"), *rank = tg_tline_arg(t, 1, "rank"),
 		   *seq = tg_tline_arg(t, 1, "seq"), *ts = tg_tline_arg(t, 1, "t"),
 		   *kind = tg_tline_arg(t, 1, "kind"), *op = tg_tline_arg(t, 1, "open"),
-		   *inh = tg_tline_arg(t, 1, "inherited");
-	int64_t f, s, tm, open = -1;
+		   *inh = tg_tline_arg(t, 1, "inherited"), *orank = tg_tline_arg(t, 1, "origin"),
+		   *oseq = tg_tline_arg(t, 1, "originseq");
+	int64_t f, s, tm, open = -1, os = -1;
 	struct evlist *l;
 	int k;
 
 	if (!fs || !rank || !seq || !ts || !kind || tg_tint(fs, &f) < 0 || f < 0 ||
 	    (size_t)f >= npaths || tg_tint(seq, &s) < 0 || s < 0 || (tm = tg_ttime(ts)) < 0 ||
-	    (op && (tg_tint(op, &open) < 0 || open < 0)))
+	    (op && (tg_tint(op, &open) < 0 || open < 0)) || !orank != !oseq ||
+	    (oseq && (tg_tint(oseq, &os) < 0 || os < 0)))
 		die_input("malformed #event line");
 	for (k = 0; k < EV_KINDS && !streq(kind, ev_names[k]); k++)
 		;
@@ -1926,6 +1942,8 @@ static void event_line(struct tg_tline *t)
 	l->ev[k][l->n[k]].seq = (uint64_t)s;
 	l->ev[k][l->n[k]].open = open;
 	l->ev[k][l->n[k]].before = inh && streq(inh, "1");
+	l->ev[k][l->n[k]].orank = orank ? xstrdup(orank) : NULL;
+	l->ev[k][l->n[k]].oseq = (uint64_t)os;
 	l->n[k]++;
 }
 

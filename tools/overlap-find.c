@@ -449,6 +449,12 @@ struct desc {
 	uint64_t off;
 	int append;
 	int refs;
+	/* the open that made it, which a child that inherits it began its
+	 * session with (child_opens): its process (procs), seq and start;
+	 * oproc UINT32_MAX when not known */
+	uint32_t oproc;
+	uint64_t oseq;
+	int64_t ot0;
 };
 
 /* An MPI file handle with its view. */
@@ -665,6 +671,9 @@ static struct desc *desc_new(uint32_t file, int append)
 	d->off = 0;
 	d->append = append;
 	d->refs = 0;
+	d->oproc = UINT32_MAX;
+	d->oseq = 0;
+	d->ot0 = 0;
 	return d;
 }
 
@@ -1440,6 +1449,9 @@ static void run_open(const struct rec *r)
 		if (r->op == TG_IO_REOPEN && (d = desc_of(r->k2)))
 			event(d->file, r, "close");
 		d = desc_new(f, r->append);
+		d->oproc = (uint32_t)(cur - procs);
+		d->oseq = r->seq;
+		d->ot0 = r->t0;
 		slot_set(cur, r->k1, d);
 		slot_cloexec(r->k1, r->cloexec);
 	}
@@ -3226,13 +3238,15 @@ static void run_rec(struct rec *r)
 }
 
 /*
- * A child's session of a file it inherited a descriptor of begins as it
- * starts, after its parent's fork or spawn, not at the parent's open: it
- * opens each such file then (@first: its first record), as the cat of a
+ * A child reads and writes through the descriptors it inherited in the
+ * session that the open of their description began (the cat of a
  * shell's "cat < f" reads what the shell opened after another rank closed
- * it.  (TangramFS's libtfs-posix opens an inherited descriptor again in
- * the program a child runs.)  Its closes, and its end, close them for it
- * alone; the parent's, for the parent.
+ * it; one whose parent opened before that close does not): it opens each
+ * such file as it starts (@first: its first record), an open that
+ * conflict-check takes as that open (origin=, originseq=; its start is
+ * the event's time) when the trace has it, else as the child's start.
+ * Its closes, and its end, close them for it alone; the parent's, for
+ * the parent.
  */
 static void child_opens(const struct proc *p, const struct forked *fk, const struct rec *first)
 {
@@ -3245,11 +3259,24 @@ static void child_opens(const struct proc *p, const struct forked *fk, const str
 	if (p->firstt != INT64_MAX && p->firstt > 0)
 		x.t0 = p->firstt - 1;	/* (before its first call began) */
 	for (j = 0; j < fk->nslots; j++) {
-		uint32_t f = fk->slots[j].d->file;
+		const struct desc *d = fk->slots[j].d;
+		uint32_t f = d->file;
+		int64_t t;
 		if (files[f].inherited == starts)
 			continue;
 		files[f].inherited = starts;
-		event_open(f, &x, "open", OPEN_INHERITED);
+		if (d->oproc == UINT32_MAX) {
+			event_open(f, &x, "open", OPEN_INHERITED);
+			continue;
+		}
+		/* (its session began at the open that made the description,
+		 * in whichever process: origin=, at that open's start) */
+		t = d->ot0;
+		announce(f);
+		printf("#event\tfile=%u\trank=%s\tseq=%" PRIu64 "\tt=%" PRId64 ".%09" PRId64
+		       "\tkind=open\tfunc=%s\tinherited=1\torigin=%s\toriginseq=%" PRIu64 "\n", f,
+		       cur->name, x.seq, t / 1000000000, t % 1000000000, fname(x.func),
+		       procs[d->oproc].name, d->oseq);
 	}
 }
 

@@ -11,6 +11,9 @@
  *   spawn  opens DIR/in onto its standard input and posix_spawns this
  *          program as "inherited read", which reads it in its first call
  *   nobar  as redir, but without the barrier: rank 0 sleeps 0.5 s (a race)
+ *   early  as fork, but rank 0 opens DIR/in (made empty by it first)
+ *          before rank 1's write and close: the child reads in the
+ *          session that open began (commit, not session)
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -47,6 +50,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/in", argv[2]);
+	fd = -1;
+	if (strcmp(argv[1], "early") == 0) {
+		if (rank == 0 && ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644)) < 0))
+			die(path);
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
 	if (rank == 1 && (!(f = fopen(path, "w")) || fputs("written by rank 1\n", f) < 0 ||
 			  fclose(f) != 0))
 		die(path);
@@ -54,8 +63,8 @@ int main(int argc, char **argv)
 		usleep(rank == 0 ? 500000 : 0);
 	else
 		MPI_Barrier(MPI_COMM_WORLD);
-	if (rank == 0 && strcmp(argv[1], "fork") == 0) {
-		if ((fd = open(path, O_RDONLY)) < 0)
+	if (rank == 0 && (strcmp(argv[1], "fork") == 0 || strcmp(argv[1], "early") == 0)) {
+		if (fd < 0 && (fd = open(path, O_RDONLY)) < 0)
 			die(path);
 		if ((pid = fork()) < 0)
 			die("fork");
