@@ -320,7 +320,9 @@ sread: 8 "AAAAAAAA"' ]
 	SECONDS=0
 	TFS_TIMEOUT=6 TFS_NODE=3 prim open:a peer:0:4
 	[ "$SECONDS" -le 2 ]
-	[ "${lines[1]}" = 'peer: 4 "AAAA"' ]
+	# (what the reader got, when it is not that: seen twice in CI under
+	# load, 2026-12-05)
+	[ "${lines[1]}" = 'peer: 4 "AAAA"' ] || { printf 'reader: %s\n' "$output" >&2; false; }
 	kill -CONT "$b"
 	run -0 timeout 20 tail --pid="$a" -f /dev/null
 }
