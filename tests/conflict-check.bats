@@ -381,6 +381,20 @@ hbpair() {
 	[ -z "$stderr" ]
 }
 
+@test "a malformed #event line (an open= or originseq= that is no number, an origin= without its seq): one line, exit 2" {
+	local e
+	for e in 'kind=atomic\tfunc=MPI_File_set_atomicity\topen=x' \
+		 'kind=open\tfunc=fork\tinherited=1\torigin=0' \
+		 'kind=open\tfunc=fork\tinherited=1\torigin=0\toriginseq=-4'; do
+		printf "#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath=\"/d/f\"\n#event\tfile=0\trank=1\tseq=3\tt=1.000000000\t$e\n" > bad
+		run -2 --separate-stderr conflict-check bad
+		[ "$stderr" = "conflict-check: bad:3: malformed #event line" ]
+	done
+	printf '#overlap\tversion=1\tlayer=posix\n#file\tfile=0\tpath="/d/f"\n#event\tfile=0\trank=1\tseq=3\tt=1.000000000\tkind=open\tfunc=fork\tinherited=1\torigin=0\toriginseq=4\n' > good
+	run -0 --separate-stderr conflict-check good
+	[ -z "$stderr" ]
+}
+
 @test "a malformed #name line (a file never announced, a seq that is no number): one line, exit 2" {
 	printf '#overlap\tversion=1\tlayer=posix\n#name\tfile=0\trank=1\tseq=3\tfrom=0\tfromseq=4\n' > bad
 	run -2 --separate-stderr conflict-check bad
