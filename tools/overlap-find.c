@@ -2854,7 +2854,10 @@ static void sel_tidy(struct sel *c)
 {
 	size_t i, k = 0;
 
-	qsort(c->ext, c->n, sizeof(*c->ext), cmp_extent);
+	for (i = 1; i < c->n && c->ext[i - 1].off <= c->ext[i].off; i++)
+		;
+	if (i < c->n)	/* (most views' pieces come in order) */
+		qsort(c->ext, c->n, sizeof(*c->ext), cmp_extent);
 	for (i = 1; i < c->n; i++) {
 		struct tg_extent *l = &c->ext[k];
 		if (c->ext[i].off <= l->off + l->len) {
@@ -3040,7 +3043,7 @@ static int sieve_skip(const struct access *w, const struct access *rd)
 	const struct sieve *sw = sieve_of(w), *sr = sieve_of(rd);
 	uint64_t lo = w->start > rd->start ? w->start : rd->start;
 	uint64_t hi = w->end < rd->end ? w->end : rd->end, p, q;
-	size_t i = 0, j;
+	size_t i = 0, j = SIZE_MAX;
 
 	if (sr)
 		i = sel_from(sr->sel, lo);
@@ -3060,7 +3063,12 @@ static int sieve_skip(const struct access *w, const struct access *rd)
 		 * what its read got there, none of its call's own */
 		if (!sw || p < sw->mlo || q > sw->mhi)
 			return 0;
-		j = sel_from(sw->sel, p);
+		/* (the read's pieces come in order: the write's are walked
+		 * along with them) */
+		if (j == SIZE_MAX)
+			j = sel_from(sw->sel, p);
+		while (j < sw->sel->n && sw->sel->ext[j].off + sw->sel->ext[j].len <= p)
+			j++;
 		if (j < sw->sel->n && sw->sel->ext[j].off < q)
 			return 0;
 		if (!sr)
