@@ -1236,6 +1236,21 @@ static int lock_sets(uint32_t f, const struct acc *a, const struct acc *b, struc
 	return 1;
 }
 
+/* Can a lock of class @x's that @a's process holds be held at once by
+ * @b's?  An fcntl lock belongs to its process: never.  A flock or open
+ * file description lock belongs to the description, which a forked child
+ * shares with its parent: when the two are of one family. */
+static int shareable(const struct acc *a, const struct acc *b, const struct hold *x)
+{
+	const struct child *ua[CHAIN], *ub[CHAIN];
+	int i, j;
+
+	if (x->cls == 0)
+		return 0;
+	chains_meet(a, ua, chain(a->rank, ua), b, ub, chain(b->rank, ub), &i, &j);
+	return i >= 0;
+}
+
 static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int use_hb,
 		      const struct hold **ha, const struct hold **hb_)
 {
@@ -1243,6 +1258,7 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
 	uint64_t lo, hi, s, e;
 	const struct hold *x, *y;
 	size_t i, j;
+	int excl;
 
 	if (!lock_sets(f, a, b, &la, &lb, &lo, &hi))
 		return 0;
@@ -1258,13 +1274,14 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
 				continue;
 			*ha = x;
 			*hb_ = y;
+			excl = !shareable(a, b, x);
 			/* a lock never released was granted after the other's
 			 * release */
 			if (x->seq_to == LK_EOF && y->seq_to != LK_EOF &&
-			    y->t_release <= x->t_grant)
+			    (excl || y->t_release <= x->t_grant))
 				return 2;
 			if (y->seq_to == LK_EOF && x->seq_to != LK_EOF &&
-			    x->t_release <= y->t_grant)
+			    (excl || x->t_release <= y->t_grant))
 				return 1;
 			if (x->seq_to == LK_EOF || y->seq_to == LK_EOF)
 				continue;
@@ -1276,9 +1293,14 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
 				return 1;
 			if (y->t_release <= x->t_grant)
 				return 2;
-			/* (held at once: they did not exclude each other, as a
+			/* held at once by the clocks: locks that exclude each
+			 * other did, and the clocks are off (rebuilt from a
+			 * .cfg's aggregate timing): the first granted went
+			 * first.  Else they did not exclude each other, as a
 			 * flock or open file description lock a fork shares
-			 * does not) */
+			 * does not. */
+			if (excl)
+				return x->t_grant <= y->t_grant ? 1 : 2;
 		}
 	}
 	return 0;
@@ -1338,7 +1360,14 @@ static int lock_chain1(uint32_t f, const struct acc *a, const struct acc *b)
 		return 1;
 	if (hbx(b, y->seq_to, a, x->seq_from))
 		return 0;
-	return x->t_release <= y->t_grant;
+	if (x->t_release <= y->t_grant)
+		return 1;
+	/* (off clocks, as in lock_order: locks that exclude each other) */
+	if (shareable(a, b, x))
+		return 0;
+	if (y->seq_to == LK_EOF)
+		return 1;
+	return y->t_release > x->t_grant && x->t_grant <= y->t_grant;
 }
 
 static int lock_chain(uint32_t f, const struct acc *a, const struct acc *b)
