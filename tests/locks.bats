@@ -11,6 +11,7 @@
 bats_require_minimum_version 1.5.0
 
 MODES="sieve getlk cur lockf flock half race forked handoff shared ds"
+LOCKFILE_MODES="file fsync reopen flock byte half shared own"
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -25,6 +26,12 @@ setup_file() {
 			>/dev/null && trace-decode t/rank-*.rec > text &&
 			overlap-find text > pairs && overlap-find --all-pairs text > allpairs &&
 			hb-build text > app.hb) || return 0
+	done
+	mpicc.mpich -O2 -Wall -o "$W/lockfile" "$TG_TOP/tests/mpi/lockfile.c" || return 0
+	for m in $LOCKFILE_MODES; do
+		mkdir -p "$W/lf-$m"
+		(cd "$W/lf-$m" && timeout 120 trace-run -o t -- mpirun.mpich -n 3 "$W/lockfile" "$m" \
+			>out) || return 0
 	done
 	touch "$W/mpi-ok"
 }
@@ -175,6 +182,31 @@ fileno() {
 	grep -qx 'POSIX layer: recommended consistency: posix' <<<"$output"
 	[[ $output == *"posix    (all files)                                    0       0       0       0"* ]]
 	[[ $output == *"commit   (all files)                                    0       0       0       1"* ]]
+}
+
+# A lock orders through its handoffs whatever bytes it covers: ranks add
+# one to a counter under a lock on a separate lock file (fcntl or flock)
+# or on a byte of the file far from the counter (SQLite's way), with no
+# MPI call between (tests/mpi/lockfile.c).  Until 2026-12-05 a lock
+# ordered only accesses over its bytes, and all five were races; the
+# model is then what the holder did before its release: nothing (posix),
+# an fsync (commit), a close, the next holder opening after its grant
+# (session).  A lock one side does not take, read locks, and two lock
+# files order nothing.
+@test "verify-io: a lock file, or a lock on other bytes, orders through its handoffs: posix, commit after an fsync, session after a close; one side's lock, read locks or two lock files: a race" {
+	local m want
+	for m in file:posix fsync:commit reopen:session flock:posix byte:posix; do
+		want=${m#*:} m=${m%%:*}
+		grep -qx '9 of 9' "$W/lf-$m/out"
+		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/lf-$m/t"
+		grep -qx "POSIX layer: recommended consistency: $want" <<<"$output" ||
+			{ echo "$m: $output"; false; }
+	done
+	for m in half shared own; do
+		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/lf-$m/t"
+		grep -qx 'POSIX layer: recommended consistency: posix (no model makes this run correct)' <<<"$output" ||
+			{ echo "$m: $output"; false; }
+	done
 }
 
 @test "ROMIO's shared file pointer (write_shared, write_ordered): its hidden file is read and written under locks, and no pair is a race" {

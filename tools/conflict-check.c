@@ -1306,73 +1306,117 @@ static int lock_order(uint32_t f, const struct acc *a, const struct acc *b, int 
 	return 0;
 }
 
-/*
- * Are @a and @b (of different processes, not ordered otherwise) ordered
- * through their processes' locks: @a's released one after @a, @b's took
- * one before @b, the two sharing a byte the accesses share (of one
- * class, one a write lock), and the first released before the second was
- * granted?  An unlocked read of a rank's own pieces after its locked
- * write, and another rank's locked write of them before (ROMIO's data
- * sieving).  1 if @a comes first, 2 if @b does, else 0.  Unlike
- * lock_order's, such a pair is only ordered: the models judge it.
- */
-static int lock_chain1(uint32_t f, const struct acc *a, const struct acc *b)
-{
-	struct lockset *la, *lb;
-	uint64_t lo, hi;
-	const struct hold *x = NULL, *y = NULL, *h;
-	size_t i, n;
+/* The locksets by process, then file: where a process's locks are. */
+static size_t *lkr;
+static size_t nlkr = SIZE_MAX;
 
-	if (!lock_sets(f, a, b, &la, &lb, &lo, &hi))
-		return 0;
-	/* @a's: the first released after it (a few looked at, each way) */
-	for (i = holds_from(la, a->done), n = 0; i-- > 0 && la->h[i].maxto > a->done && n++ < 64;) {
-		h = &la->h[i];
-		if (h->seq_to > a->done && h->start < hi && lo < h->end &&
-		    (!x || h->seq_to < x->seq_to))
-			x = h;
+static int cmp_lkr(const void *x, const void *y)
+{
+	const struct lockset *a = &lks[*(const size_t *)x], *b = &lks[*(const size_t *)y];
+	int c = strcmp(a->rank, b->rank);
+
+	return c ? c : (a->file > b->file) - (a->file < b->file);
+}
+
+/* The first of @rank's locksets in lkr; *@n how many it has. */
+static size_t locksets_of(const char *rank, size_t *n)
+{
+	size_t lo = 0, hi, i;
+
+	if (nlkr == SIZE_MAX) {
+		lkr = xrealloc(NULL, (nlks ? nlks : 1) * sizeof(*lkr));
+		for (i = 0; i < nlks; i++)
+			lkr[i] = i;
+		qsort(lkr, nlks, sizeof(*lkr), cmp_lkr);
+		nlkr = nlks;
 	}
-	for (i = holds_from(la, a->done), n = 0; i < la->nh && n++ < 64; i++) {
-		h = &la->h[i];
-		if (h->start < hi && lo < h->end) {
-			if (!x || h->seq_to < x->seq_to)
-				x = h;
-			break;
-		}
+	hi = nlkr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(lks[lkr[mid]].rank, rank) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (!x || x->seq_to == LK_EOF)
-		return 0;
-	if (x->start > lo)
-		lo = x->start;
-	if (x->end < hi)
-		hi = x->end;
-	/* @b's: the last granted before it, on a byte of @x's */
-	for (i = holds_from(lb, b->seq), n = 0; i-- > 0 && n++ < 64;) {
-		h = &lb->h[i];
-		if (h->start < hi && lo < h->end) {
-			y = h;
-			break;
-		}
-	}
-	if (!y || x->cls != y->cls || (x->type != 2 && y->type != 2))
+	for (i = lo; i < nlkr && streq(lks[lkr[i]].rank, rank); i++)
+		;
+	*n = i - lo;
+	return lo;
+}
+
+/* Did hold @x of @a's process end before hold @y of @b's began, the two
+ * excluding each other (overlapping, of one class, one a write lock, not
+ * of a description the two share)?  By the graph when it orders the
+ * release and the grant either way; else by the clocks, and when these
+ * show the two held at once (rebuilt from a .cfg), by the grants. */
+static int handed(const struct acc *a, const struct hold *x, const struct acc *b,
+		  const struct hold *y)
+{
+	if (x->seq_to == LK_EOF || y->start >= x->end || x->start >= y->end ||
+	    x->cls != y->cls || (x->type != 2 && y->type != 2) || shareable(a, b, x))
 		return 0;
 	if (hbx(a, x->seq_to, b, y->seq_from))
 		return 1;
-	if (hbx(b, y->seq_to, a, x->seq_from))
+	if (y->seq_to != LK_EOF && hbx(b, y->seq_to, a, x->seq_from))
 		return 0;
-	if (x->t_release <= y->t_grant)
-		return 1;
-	/* (off clocks, as in lock_order: locks that exclude each other) */
-	if (shareable(a, b, x))
+	if (y->seq_to == LK_EOF || x->t_release <= y->t_grant)
+		return 1;	/* (a hold never released came last) */
+	if (y->t_release <= x->t_grant)
 		return 0;
-	if (y->seq_to == LK_EOF)
-		return 1;
-	return y->t_release > x->t_grant && x->t_grant <= y->t_grant;
+	return x->t_grant <= y->t_grant;
 }
 
-static int lock_chain(uint32_t f, const struct acc *a, const struct acc *b)
+/*
+ * Is point @sa of @a's process before point @sb of @b's through a lock's
+ * handoff: on some file (the accessed one, or a lock file), @a's process
+ * released a lock at or after @sa, @b's took one before @sb, the two
+ * excluding each other and the release first?  What a holder did before
+ * its release comes before what the next holder does after its grant, as
+ * with a mutex, whichever bytes the lock covers: the accessed ones, a
+ * lock byte (SQLite's), a separate lock file (flock(1) in a job script).
+ * A few holds each way are looked at.
+ */
+static int handoff(const struct acc *a, uint64_t sa, const struct acc *b, uint64_t sb)
 {
-	return lock_chain1(f, a, b) ? 1 : lock_chain1(f, b, a) ? 2 : 0;
+	size_t k, nk, k0, i, j, n, m, lo;
+
+	if (streq(a->rank, b->rank))
+		return 0;
+	for (k0 = locksets_of(a->rank, &nk), k = k0; k < k0 + nk; k++) {
+		struct lockset *la = &lks[lkr[k]], *lb = lockset_of(la->file, b->rank, 0);
+		if (!lb)
+			continue;
+		if (!la->built)
+			holds_build(la);
+		if (!lb->built)
+			holds_build(lb);
+		/* @a's released after @sa: held at @sa, then granted after */
+		lo = holds_from(la, sa);
+		for (i = lo; i-- > 0 && la->h[i].maxto >= sa && lo - i <= 16;)
+			for (j = holds_from(lb, sb), m = 0; j-- > 0 && m++ < 64;)
+				if (la->h[i].seq_to >= sa && handed(a, &la->h[i], b, &lb->h[j]))
+					return 1;
+		for (i = lo, n = 0; i < la->nh && n++ < 16; i++)
+			for (j = holds_from(lb, sb), m = 0; j-- > 0 && m++ < 64;)
+				if (handed(a, &la->h[i], b, &lb->h[j]))
+					return 1;
+	}
+	return 0;
+}
+
+/* Is @a before @b, or @b before @a, through a lock's handoff: 1, 2, or 0.
+ * Unlike lock_order's, such a pair is only ordered: the models judge it
+ * (nothing commits at a release). */
+static int lock_chain(const struct acc *a, const struct acc *b)
+{
+	return handoff(a, a->done, b, b->seq) ? 1 : handoff(b, b->done, a, a->seq) ? 2 : 0;
+}
+
+/* Does point @sa of @a's process happen before point @sb of @b's, by the
+ * graph or through a lock's handoff? */
+static int before(const struct acc *a, uint64_t sa, const struct acc *b, uint64_t sb)
+{
+	return hbx(a, sa, b, sb) || handoff(a, sa, b, sb);
 }
 
 /*
@@ -1730,7 +1774,7 @@ static void pair_line(struct tg_tline *t)
 				tmp = a;
 				a = b;
 				b = tmp;
-			} else if (!streq(a.rank, b.rank) && (lk = lock_chain((uint32_t)f, &a, &b))) {
+			} else if (!streq(a.rank, b.rank) && (lk = lock_chain(&a, &b))) {
 				if (lk == 2) {
 					tmp = a;
 					a = b;
@@ -1773,10 +1817,10 @@ static void pair_line(struct tg_tline *t)
 		conf[M_COMMIT] = conf[M_SESSION] = 1;
 	} else {
 		c = first_from_seq(la, EV_COMMIT, a.done, a.done != a.seq);
-		conf[M_COMMIT] = !c || !hbx(&a, c->seq, &b, b.seq);
+		conf[M_COMMIT] = !c || !before(&a, c->seq, &b, b.seq);
 		cl = first_from_seq(la, EV_CLOSE, a.done, a.done != a.seq);
 		op = self_open ? &self : last_before_seq(lb, EV_OPEN, b.seq, b.trunc);
-		conf[M_SESSION] = !cl || !op || !hbx(&a, cl->seq, &b, op->seq);
+		conf[M_SESSION] = !cl || !op || !before(&a, cl->seq, &b, op->seq);
 		if (op && op->orank) {
 			/* (an inherited description: its session began at the
 			 * open that made it, in whichever process) */
@@ -1784,7 +1828,7 @@ static void pair_line(struct tg_tline *t)
 			o.rank = op->orank;
 			if (tg_tint(o.rank, &o.r) < 0 || o.r < 0)
 				o.r = -1;
-			conf[M_SESSION] = !cl || !hbx(&a, cl->seq, &o, op->oseq);
+			conf[M_SESSION] = !cl || !before(&a, cl->seq, &o, op->oseq);
 		}
 	}
 	conf[M_MPIIO] = (applicable & (1u << M_MPIIO)) &&
