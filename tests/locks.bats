@@ -11,7 +11,7 @@
 bats_require_minimum_version 1.5.0
 
 MODES="sieve getlk cur lockf flock half race forked handoff shared ds"
-LOCKFILE_MODES="file fsync reopen flock byte half shared own"
+LOCKFILE_MODES="file fsync reopen flock byte replace half shared own"
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -191,11 +191,12 @@ fileno() {
 # ordered only accesses over its bytes, and all five were races; the
 # model is then what the holder did before its release: nothing (posix),
 # an fsync (commit), a close, the next holder opening after its grant
-# (session).  A lock one side does not take, read locks, and two lock
-# files order nothing.
+# (session); a name removed and made again under the lock (replace) is
+# ordered with the other ranks' opens of it too.  A lock one side does
+# not take, read locks, and two lock files order nothing.
 @test "verify-io: a lock file, or a lock on other bytes, orders through its handoffs: posix, commit after an fsync, session after a close; one side's lock, read locks or two lock files: a race" {
 	local m want
-	for m in file:posix fsync:commit reopen:session flock:posix byte:posix; do
+	for m in file:posix fsync:commit reopen:session flock:posix byte:posix replace:session; do
 		want=${m#*:} m=${m%%:*}
 		grep -qx '9 of 9' "$W/lf-$m/out"
 		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/lf-$m/t"
@@ -280,6 +281,47 @@ fileno() {
 		run -0 --separate-stderr conflict-check -v skew
 		[ "${lines[0]}" = $'RAW-D\t/d/f\t0:2 pwrite W [0,8)\t1:2 pread R [0,8)\tposix=ok\tcommit=ok\tsession=ok\tsynchronized=yes\tunlock=0:3\tlock=1:1' ]
 	done
+}
+
+# Times rebuilt from a .cfg (#timing): a lock's handoff orders two
+# processes' accesses only when its direction is known, from the graph or
+# from times the .cfg kept for the lock calls (#timing anchored=1).  In a
+# .cfg without them (of version 12) the clocks could put one rank's hold
+# after another's that came before it: a race was judged posix (an
+# unlocked write of one rank, an unlocked read of another that had held
+# the lock before).  Such a handoff now orders nothing, and a line says so.
+@test "conflict-check: a lock's handoff by times rebuilt from a .cfg that kept no anchors orders nothing, and says so" {
+	trace-merge "$W"/lf-file/t/rank-*.rec > app.cfg
+	trace-decode app.cfg > text0
+	sed 's/\tanchored=1//' text0 > text
+	grep -q '^#timing' text
+	overlap-find text > pairs
+	grep -qx $'#timing\trebuilt=1' pairs
+	hb-build text > app.hb
+	run -1 --separate-stderr conflict-check --hb app.hb --fail-on-unsynchronized pairs
+	[[ $stderr == *" pairs nothing else orders may be ordered by the handoff of a record lock, whose direction times rebuilt from a .cfg of an older version (#timing without anchored=1) do not keep: taken as unordered; merge again, or judge the .rec streams"* ]]
+}
+
+# A lock's grant is its call's end, an unlock its call's start; times
+# rebuilt from a .cfg can put a contended lock's end after its own
+# unlock's start, and the hold then ran from the grant to the close,
+# over an unlocked write after the unlock: a race judged session.
+@test "conflict-check: with times rebuilt, a process's lock calls and closes in their seq order: a write after the unlock is not under the lock" {
+	{
+		printf '#overlap\tversion=1\tlayer=posix\n#timing\trebuilt=1\tanchored=1\n#file\tfile=0\tpath="/d/f"\n'
+		printf '#event\tkind=close\tfile=0\trank=1\tseq=9\tt=0.900000000\n'
+		lk() {
+			printf '#lock\tfile=0\trank=%s\tseq=%s\tt=%s\ttend=%s\tkind=%s\ttype=%s\tclass=posix\tstart=0\tend=8\tfunc=fcntl\n' "$@"
+		}
+		lk 0 1 0.700000000 0.710000000 lock W
+		lk 0 3 0.800000000 0.810000000 unlock -
+		lk 1 1 0.300000000 0.500000000 lock W
+		lk 1 2 0.400000000 0.410000000 unlock -
+		printf 'pair\t0\t1\t3\t0.600000000\t0.610000000\tW\tpwrite\t0\t8\t0\t2\t0.750000000\t0.760000000\tR\tpread\t0\t8\n'
+	} > swallow
+	run -0 --separate-stderr conflict-check -v swallow
+	[[ ${lines[0]} == $'RAW-D\t/d/f\t1:3 pwrite W [0,8)\t0:2 pread R [0,8)\tposix=ok\tcommit=conflict\tsession=conflict\t'* ]]
+	[[ ${lines[0]} != *unlock=* ]]
 }
 
 @test "conflict-check: a malformed #lock line, or one after the pairs, is one line and exit 2" {

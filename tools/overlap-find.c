@@ -183,6 +183,17 @@ static size_t ndirmade;
 static int by_time;	/* a removal of another process was placed by time */
 static int times_rebuilt;	/* a #timing line: not the run's times, which
 				 * do not tell two processes' calls apart */
+static int times_anchored;	/* ... anchored=1: but for the calls whose
+				 * order between processes is placed by time
+				 * (locks, spawns, shared-pointer calls, all
+				 * of a process without a rank: tangram-cfg(5)) */
+
+/* Do the times order two processes' locks, spawns and shared-pointer
+ * calls as they ran? */
+static int sync_times(void)
+{
+	return !times_rebuilt || times_anchored;
+}
 
 /* The first of the @n entries at @base (of @size bytes each, sorted by
  * path, which is their first member) whose path is @path or after it. */
@@ -4298,7 +4309,7 @@ static int ordered_broken(uint32_t file, int64_t lo, int64_t hi, int64_t t0, int
 
 		if (q->block || q->file != file || q->n <= 0)
 			continue;
-		if (!times_rebuilt && (q->r.t1 < t0 || q->r.t0 > t1))
+		if (sync_times() && (q->r.t1 < t0 || q->r.t0 > t1))
 			continue;
 		if (esz <= 0)
 			esz = 1;
@@ -6022,8 +6033,10 @@ int main(int argc, char **argv)
 				type_line(line);
 				continue;
 			}
-			if (strncmp(line, "#timing\t", 8) == 0)
+			if (strncmp(line, "#timing\t", 8) == 0) {
 				times_rebuilt = 1;
+				times_anchored = strstr(line, "\tanchored=1") != NULL;
+			}
 			if (layer_mpiio && strncmp(line, "#comm\t", 6) == 0) {
 				tg_tline_split(line, &t);
 				comm_line(&t);
@@ -6066,6 +6079,8 @@ int main(int argc, char **argv)
 		tg_run_format(run_id, id);
 		printf("#run\tid=%s\n", id);
 	}
+	if (times_rebuilt)	/* (before the lines whose times conflict-check uses) */
+		printf("#timing\trebuilt=1%s\n", times_anchored ? "\tanchored=1" : "");
 	fwrite(held, 1, nheld, stdout);
 	free(held);
 	for (f = 0; f < nfiles; f++) {

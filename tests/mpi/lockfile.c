@@ -10,6 +10,10 @@
  *   reopen   file, "f" opened after the lock and closed before the
  *            unlock: session
  *   flock    file with flock(LOCK_EX) on "f.lock": posix
+ *   replace  file, the counter read through an open of its own, "f"
+ *            removed, made again (O_EXCL) with the new value and closed
+ *            before the unlock: a name removed and made under a lock
+ *            file, session
  *   byte     a write lock on one byte of "f" itself, at 1 GiB (SQLite's
  *            pending byte), far from the counter: posix
  *   half     file, but only rank 0 takes the lock: a race
@@ -83,11 +87,25 @@ int main(int argc, char **argv)
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	lfd = open(lname, O_CREAT | O_RDWR, 0644);
-	df = open("f", O_RDWR);
+	df = is("replace") ? lfd : open("f", O_RDWR);	/* (its "f" changes) */
 	if (lfd < 0 || df < 0)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	for (i = 0; i < n; i++) {
 		lock(lfd, df, rank, 1);
+		if (is("replace")) {
+			fd = open("f", O_RDONLY);
+			if (fd < 0 || pread(fd, &v, sizeof(v), 0) != (ssize_t)sizeof(v))
+				MPI_Abort(MPI_COMM_WORLD, 1);
+			close(fd);
+			v++;
+			unlink("f");
+			fd = open("f", O_CREAT | O_EXCL | O_WRONLY, 0644);
+			if (fd < 0 || pwrite(fd, &v, sizeof(v), 0) != (ssize_t)sizeof(v))
+				MPI_Abort(MPI_COMM_WORLD, 1);
+			close(fd);
+			lock(lfd, df, rank, 0);
+			continue;
+		}
 		fd = is("reopen") ? open("f", O_RDWR) : df;
 		if (fd < 0 || pread(fd, &v, sizeof(v), 0) != (ssize_t)sizeof(v))
 			MPI_Abort(MPI_COMM_WORLD, 1);
@@ -100,7 +118,8 @@ int main(int argc, char **argv)
 			close(fd);
 		lock(lfd, df, rank, 0);
 	}
-	close(df);
+	if (df != lfd)
+		close(df);
 	close(lfd);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0) {
