@@ -421,3 +421,17 @@ hbpair() {
 	run -2 --separate-stderr conflict-check bad
 	[ "$stderr" = "conflict-check: bad:4: #child line after the pairs" ]
 }
+
+# Times rebuilt from a .cfg (the #timing line overlap-find passes on) do
+# not order two processes' calls: without a graph the pairs were judged
+# by them in silence (a race from a default .cfg came out commit).
+@test "without --hb, pairs of two processes ordered by times rebuilt from a .cfg: a line says so and names the way out" {
+	{ printf '#overlap\tversion=1\tlayer=posix\n#timing\trebuilt=1\n#file\tfile=0\tpath="/d/f"\n'
+	  printf 'pair\t0\t0\t3\t0.1\t0.2\tW\twrite\t0\t4\t1\t5\t0.3\t0.4\tR\tread\t0\t4\n'; } > rebuilt
+	run -0 --separate-stderr conflict-check --recommend rebuilt
+	[ "$output" = posix ]
+	[ "$stderr" = "conflict-check: 1 pair of two processes was ordered by times rebuilt from a .cfg (#timing), which do not keep the order of two processes' calls: give the graph (--hb, from hb-build), as verify-io does, or merge with -t lossless" ]
+	sed '/^#timing/d' rebuilt > real
+	run -0 --separate-stderr conflict-check --recommend real
+	[ -z "$stderr" ]
+}

@@ -687,6 +687,7 @@ static void after_line(struct tg_tline *t)
 	afters[nafters++] = (struct after){ vfr, vr, (uint64_t)vfs, (uint64_t)vs };
 }
 
+static uint64_t rebuilt_pairs;	/* without a graph, of two processes, times rebuilt */
 static uint64_t clock_pairs;	/* with a graph, pairs it has no rank for */
 
 /*
@@ -1799,6 +1800,8 @@ static void pair_line(struct tg_tline *t)
 	use_hb = graph_orders(&a, &b);
 	if (hbg && !use_hb)
 		clock_pairs++;
+	else if (!hbg && times_rebuilt && !streq(a.rank, b.rank))
+		rebuilt_pairs++;
 	tallies[f].pieces += pieces;
 	tallies[f].bytes += bytes;
 	if (lock_pair((uint32_t)f, &a, &b, use_hb, pieces, bytes))
@@ -2418,6 +2421,12 @@ int main(int argc, char **argv)
 		      "processes' calls, which times rebuilt from a .cfg (#timing) do not keep: "
 		      "merge with -t lossless, or judge the .rec streams",
 		      bytime_files, bytime_files == 1 ? "" : "s");
+	if (rebuilt_pairs)
+		warnx("%" PRIu64 " pair%s of two processes %s ordered by times rebuilt from a .cfg "
+		      "(#timing), which do not keep the order of two processes' calls: give the "
+		      "graph (--hb, from hb-build), as verify-io does, or merge with -t lossless",
+		      rebuilt_pairs, rebuilt_pairs == 1 ? "" : "s",
+		      rebuilt_pairs == 1 ? "was" : "were");
 	if (clock_handoffs)
 		warnx("%" PRIu64 " pair%s nothing else orders may be ordered by the handoff of a "
 		      "record lock, whose direction times rebuilt from a .cfg of an older version "
