@@ -37,7 +37,7 @@ COMMON_SRC = libcommon/stream.c libcommon/rec.c libcommon/rechead.c libcommon/na
 	libcommon/hb.c libcommon/cfg.c libcommon/cfgsig.c libcommon/cfgtime.c libcommon/kinds.c libcommon/kindtext.c \
 	libcommon/cfgcst.c libcommon/cfgrebuild.c libcommon/cfgcompress.c libcommon/cfgmerge.c \
 	libcommon/cfgopt.c libcommon/cfgunify.c libcommon/cfgreshape.c libcommon/cfgwrite.c libcommon/cfgread.c libcommon/cfgdecode.c \
-	libcommon/cfgpack.c libcommon/cfggram.c \
+	libcommon/cfgpack.c libcommon/cfggram.c libcommon/cfgxtime.c \
 	libcommon/sequitur.c libcommon/cfgcli.c libcommon/role.c libcommon/runs.c \
 	libcommon/exe.c
 COMMON_HDR = $(wildcard libcommon/*.h)

@@ -75,6 +75,7 @@ static void stream_release(struct tg_cstream *s)
 	free(s->lstr);
 	free(s->foreign);
 	free(s->tz);
+	free(s->xz);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -22,7 +22,7 @@ struct tg_stream;
 
 #define TG_CFG_MAGIC "\x89TGCFG\r\n"
 #define TG_CFG_MAGIC_LEN 8
-#define TG_CFG_VERSION 12		/* the one written */
+#define TG_CFG_VERSION 13		/* the one written */
 #define TG_CFG_VERSION_MIN 1	/* the oldest read */
 
 /* Timing modes (tangram-cfg(5), "Timing"); the numbers are on disk. */
@@ -50,6 +50,9 @@ struct tg_cfg_stream {
 	uint64_t end;		/* latest end of a call, ns after time zero */
 	int timing;		/* enum tg_cfg_timing */
 	uint32_t err_ppm, bits, samples;
+	int anchored;		/* 0: aggregate times from a file of version 12
+				 * or before, whose calls that need their exact
+				 * times (tangram-cfg(5), XTIME) have none */
 };
 
 struct tg_cfg;

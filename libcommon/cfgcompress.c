@@ -35,6 +35,7 @@ struct enc {
 	size_t ntt;
 	uint64_t *td, *tdep;	/* per thread: last duration and depth (lossless) */
 	size_t ntd;
+	struct tg_xtenc xt;	/* aggregate: the anchored calls */
 };
 
 static void enc_release(struct enc *e)
@@ -55,6 +56,7 @@ static void enc_release(struct enc *e)
 	free(e->tr);
 	free(e->td);
 	free(e->tdep);
+	tg_xtenc_release(&e->xt);
 }
 
 
@@ -195,6 +197,7 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 	if (!(s = tg_cfg_stream_new(c)) || tg_cfg_header_copy(&s->v.h, h) < 0)
 		goto oom;
 	s->v.timing = tp.mode;
+	s->v.anchored = 1;
 	s->v.err_ppm = tp.err_ppm;
 	s->v.bits = tp.bits;
 	s->v.samples = tp.samples;
@@ -228,6 +231,14 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 		s->v.calls++;
 		if (tg_cfg_thread_room(&e.tt, &e.tr, &e.ntt, rec.tid) < 0)
 			goto oom;
+		/* aggregate: the calls whose order between processes counts
+		 * keep their times, and so does every call made while the
+		 * stream has no rank (those of a process without one; those
+		 * before MPI_Init of a stream whose header could not be given
+		 * it, written to a pipe), which only clocks order */
+		if (tp.mode == TG_T_AGG && (e.st.srank < 0 || tg_xtime_wanted(&rec)) &&
+		    tg_xtenc_put(&e.xt, s->v.calls - 1, &rec) < 0)
+			goto oom;
 		c->agg[t].count++;
 		c->agg[t].dur += rec.dur;
 		c->agg[t].gap += (int64_t)(rec.tstart - e.tt[rec.tid]);
@@ -257,6 +268,8 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 	e.st.local = NULL;
 	e.st.nlocal = 0;
 	if (tp.mode != TG_T_AGG && stime_build(&e, &tp, s) < 0)
+		goto oom;
+	if (tp.mode == TG_T_AGG && tg_xtenc_finish(&e.xt, s) < 0)
 		goto oom;
 	if (tg_seq_export(e.seq, &syms, &off, &nr) < 0 ||
 	    !(map = malloc((nr ? nr : 1) * sizeof(uint32_t))))

@@ -68,6 +68,8 @@ struct tg_cfg_cursor {
 	int form1;		/* lossless times in form 1 (TG_STIME_FORM1) */
 	uint64_t *ld, *ldep;	/* form 1, per thread: last duration and depth */
 	size_t nld;
+	struct tg_xtdec xt;	/* aggregate: the anchored calls */
+	uint64_t ncalls;	/* CALL records emitted */
 	uint64_t emitted;
 	int done;
 	char err[256];
@@ -185,7 +187,17 @@ struct tg_cfg_cursor *tg_cfg_cursor_open(const struct tg_cfg *cc, size_t i, char
 	k->stk[0].end = c->roff[k->s->rule + 1];
 	k->stk[0].left = 0;
 	k->nstk = 1;
+	k->xt.next = UINT64_MAX;	/* no anchors but those XTIME gives */
 	if (k->tp.mode != TG_T_AGG && stime_open(k, err, errlen) < 0) {
+		tg_cfg_cursor_free(k);
+		return NULL;
+	}
+	if (k->tp.mode == TG_T_AGG && tg_xtdec_open(&k->xt, k->s) < 0) {
+		if (k->s->xzat)
+			snprintf(err, errlen, "corrupt section XTIME at byte %llu "
+				 "(anchored times of stream %zu)", (unsigned long long)k->s->xzat, i);
+		else
+			snprintf(err, errlen, "corrupt section XTIME of stream %zu", i);
 		tg_cfg_cursor_free(k);
 		return NULL;
 	}
@@ -231,6 +243,7 @@ void tg_cfg_cursor_free(struct tg_cfg_cursor *k)
 	free(k->tl2);
 	free(k->ld);
 	free(k->ldep);
+	tg_xtdec_release(&k->xt);
 	free(k);
 }
 
@@ -329,6 +342,15 @@ int tg_cfg_cursor_next(struct tg_cfg_cursor *k, struct tg_rec *out)
 			k->tl[out->tid] += (uint64_t)gap;
 		out->tstart = k->tl[out->tid];
 		out->dur = (uint64_t)dur;
+		/* an anchored call has its own times, and the thread's next
+		 * calls are rebuilt from its start: drift stops there */
+		if (k->xt.next == k->ncalls) {
+			out->tstart = k->tl[out->tid] = k->xt.start;
+			out->dur = k->xt.dur;
+			if (tg_xtdec_step(&k->xt) < 0)
+				return cursor_fail(k, "anchored times malformed (corrupt section XTIME)");
+		}
+		k->ncalls++;
 	} else if (out->type == TG_REC_RANK) {
 		k->h.rank = out->rank;
 		k->h.world = out->world;

@@ -366,7 +366,7 @@ void tg_tdec_release(struct tg_tdec *d);
 
 /* Section types and the section header (tangram-cfg(5), "File layout"). */
 enum { TG_S_END = 0, TG_S_META, TG_S_STRINGS, TG_S_CST, TG_S_AGG, TG_S_GRAMMAR, TG_S_STREAMS,
-       TG_S_STIME, TG_S_NTYPES };
+       TG_S_STIME, TG_S_XTIME, TG_S_NTYPES };
 
 /* The fields of a stream header (tangram-cfg(5), STREAMS), in order: in a
  * version 1 file each header is a row of them, from version 2 on each
@@ -374,7 +374,12 @@ enum { TG_S_END = 0, TG_S_META, TG_S_STRINGS, TG_S_CST, TG_S_AGG, TG_S_GRAMMAR, 
 enum { TG_F_FLAGS, TG_F_HRANK, TG_F_HWORLD, TG_F_PID, TG_F_PPID, TG_F_CLOCK, TG_F_HOST,
        TG_F_CWD, TG_F_ARGV, TG_F_RANK, TG_F_RECORDS, TG_F_CALLS, TG_F_RULE, TG_F_END,
        TG_F_TIMING, TG_F_ERROR, TG_F_BITS, TG_F_SAMPLES, TG_F_CLOCKS, TG_F_LOCAL,
-       TG_F_FOREIGN, TG_F_RUN, TG_F_REPEATS, TG_F_SLOCAL, TG_F_N };
+       TG_F_FOREIGN, TG_F_RUN, TG_F_REPEATS, TG_F_SLOCAL, TG_F_XTIME, TG_F_N };
+
+/* A STREAMS flags bit that no stream header has (theirs are 16 bits): the
+ * stream's times are aggregate and its anchored calls have no XTIME, as
+ * in a file of version 12 or before it was merged from. */
+#define TG_CFG_UNANCHORED 0x10000u
 
 #define TG_SEC_ZLIB 1u
 #define TG_SEC_HDR 24
@@ -409,6 +414,12 @@ struct tg_cstream {
 	size_t tzlen;
 	uint64_t tzat;		/* where its section was in the file read, 0 */
 	uint64_t traw;		/* its inflated length */
+	uint64_t nx;		/* anchored calls, in its XTIME payload */
+	unsigned char *xz;	/* XTIME payload as stored (zlib if xzlib) */
+	size_t xzlen;
+	int xzlib;
+	uint64_t xraw;		/* its inflated length */
+	uint64_t xzat;		/* where its section was in the file read, 0 */
 };
 
 struct tg_cfg {
@@ -488,6 +499,53 @@ void tg_cfg_rules_give(struct tg_cfg *c, struct tg_rules *r);
 /* tg_rules_add on the rule set of @c. */
 uint32_t tg_cfg_rule_add(struct tg_cfg *c, const struct tg_sym *b, size_t n);
 uint32_t tg_cfg_rule_add_from(struct tg_cfg *c, const struct tg_sym *b, size_t n, uint32_t from);
+
+/* cfgxtime.c: the exact times of a stream's anchored calls (XTIME) */
+
+/* Is @r a call whose exact times a stream in aggregate timing keeps: a
+ * record lock taken or dropped, a call that makes or replaces a process,
+ * an MPI-IO shared file pointer call?  (Every call made while the stream
+ * has no rank is kept too, whatever this says.) */
+int tg_xtime_wanted(const struct tg_rec *r);
+
+/* The anchored calls of a stream being compressed, as XTIME's columns. */
+struct tg_xtenc {
+	struct tg_bytes skip, start, dur;
+	uint64_t next;		/* the index of the call after the last one */
+	uint64_t end;		/* the last one's end */
+	uint64_t n;
+};
+
+/* Keep the times of @r, the stream's CALL number @call (calls in order);
+ * -1 out of memory. */
+int tg_xtenc_put(struct tg_xtenc *e, uint64_t call, const struct tg_rec *r);
+
+/* Make @s's XTIME payload of the calls kept (none kept: none).  0, or -1
+ * out of memory. */
+int tg_xtenc_finish(struct tg_xtenc *e, struct tg_cstream *s);
+void tg_xtenc_release(struct tg_xtenc *e);
+
+/* The anchored calls of a stream, read in order. */
+struct tg_xtdec {
+	unsigned char *raw;	/* the payload inflated, NULL if stored plain */
+	const unsigned char *p, *pst, *pdu, *end;	/* in each column */
+	uint64_t left;		/* anchors not yet read */
+	uint64_t calls;		/* the stream's calls: every index is below */
+	uint64_t from;		/* the first index the next may have */
+	uint64_t next;		/* the current anchor's call, UINT64_MAX: none */
+	uint64_t start, dur;	/* its times */
+};
+
+/* Open @s's anchors at the first (none: next is UINT64_MAX); 0, or -1
+ * when the payload is malformed or memory ran out. */
+int tg_xtdec_open(struct tg_xtdec *d, const struct tg_cstream *s);
+/* Move to the next anchor; 0, or -1 when malformed. */
+int tg_xtdec_step(struct tg_xtdec *d);
+void tg_xtdec_release(struct tg_xtdec *d);
+
+/* Does @s's XTIME payload hold its nx anchors, in order, and nothing
+ * else?  0, or -1. */
+int tg_xtime_check(const struct tg_cstream *s);
 
 /* cfgrebuild.c */
 

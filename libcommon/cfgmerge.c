@@ -1,7 +1,7 @@
 /*
  * cfgmerge.c - merging a compressed trace into another: strings,
  * signatures and rules are renumbered into the destination's, streams are
- * copied with their STIME payload as it is.
+ * copied with their STIME and XTIME payloads as they are.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -118,6 +118,15 @@ int tg_cfg_merge(struct tg_cfg *dst, const struct tg_cfg *src, char *err, size_t
 			memcpy(ds->tz, ss->tz, ss->tzlen);
 			ds->tzlen = ss->tzlen;
 			ds->traw = ss->traw;
+		}
+		if (ss->nx) {	/* the anchored calls' times, as stored */
+			if (!(ds->xz = malloc(ss->xzlen ? ss->xzlen : 1)))
+				goto oom;
+			memcpy(ds->xz, ss->xz, ss->xzlen);
+			ds->xzlen = ss->xzlen;
+			ds->xzlib = ss->xzlib;
+			ds->xraw = ss->xraw;
+			ds->nx = ss->nx;
 		}
 	}
 	dst->ready = 0;

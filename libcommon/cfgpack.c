@@ -91,6 +91,10 @@ int tg_cfg_pack(const struct tg_cfg *c, unsigned char **buf, size_t *len)
 		       pk_put(&b, s->tz, s->tz ? s->tzlen : 0) < 0 ||
 		       pk_u64(&b, h->run) < 0 || pk_u64(&b, s->nrep) < 0 ||
 		       pk_put(&b, s->rep, s->nrep * sizeof(uint64_t)) < 0;
+		bad |= pk_u32(&b, (uint32_t)s->v.anchored) < 0 || pk_u64(&b, s->nx) < 0 ||
+		       pk_u32(&b, (uint32_t)s->xzlib) < 0 || pk_u64(&b, s->xzlen) < 0 ||
+		       pk_u64(&b, s->xraw) < 0 || pk_u64(&b, s->xzat) < 0 ||
+		       pk_put(&b, s->xz, s->nx ? s->xzlen : 0) < 0;
 	}
 	if (bad) {
 		tg_bytes_release(&b);
@@ -341,6 +345,21 @@ static void unpack_stream(struct upk *k, struct tg_cstream *s)
 			return;
 		}
 		memcpy(s->rep, p, s->nrep * sizeof(uint64_t));
+	}
+	s->v.anchored = (int)upk_u32(k);
+	s->nx = upk_u64(k);
+	s->xzlib = (int)upk_u32(k);
+	s->xzlen = (size_t)upk_u64(k);
+	s->xraw = upk_u64(k);
+	s->xzat = upk_u64(k);
+	if (!k->bad && s->nx) {
+		const void *p = upk_get(k, s->xzlen);
+		if (!p || !(s->xz = malloc(s->xzlen ? s->xzlen : 1))) {
+			s->nx = 0;
+			k->bad = 1;
+			return;
+		}
+		memcpy(s->xz, p, s->xzlen);
 	}
 }
 

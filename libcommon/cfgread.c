@@ -21,7 +21,7 @@
 #include "banned.h"
 
 static const char *const secname[TG_S_NTYPES] = {
-	"END", "META", "STRINGS", "CST", "AGG", "GRAMMAR", "STREAMS", "STIME",
+	"END", "META", "STRINGS", "CST", "AGG", "GRAMMAR", "STREAMS", "STIME", "XTIME",
 };
 
 struct sec {
@@ -337,6 +337,19 @@ static int parse_slocal(const struct tg_cfg *c, struct pc *x, struct tg_cstream 
 	return 0;
 }
 
+/* The number of anchored calls, in the stream's XTIME section: only times
+ * rebuilt from the means have any, and no more than there are calls. */
+static int parse_nx(struct pc *x, struct tg_cstream *s)
+{
+	if (pu(x, &s->nx) < 0)
+		return -1;
+	if (s->nx > s->v.calls)
+		return perr(x, "more anchored calls than calls");
+	if (s->nx && s->v.timing != TG_CFG_AGGREGATE)
+		return perr(x, "anchored calls in times kept whole");
+	return 0;
+}
+
 /* One stream header, its field k read from @f[k]: all the same row in a
  * version 1 file, whose last fields are optional. */
 static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr *pv,
@@ -352,6 +365,9 @@ static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr 
 	    parse_counts(f, v2, pv, s, rmap, rlen, nrules) < 0 ||
 	    plist(f[TG_F_CLOCKS], &s->clock, &s->nclock, 0, NULL, 0) < 0)
 		return -1;
+	/* not a header flag: whether aggregate times kept their anchors */
+	s->v.anchored = !(s->v.h.flags & TG_CFG_UNANCHORED);
+	s->v.h.flags &= ~TG_CFG_UNANCHORED;
 	s->v.h.run = 1;
 	pv->n++;
 	if (!v2 && row->p == row->end)	/* written before local values */
@@ -373,7 +389,9 @@ static int parse_stream(struct tg_cfg *c, struct pc **f, int v2, struct prevhdr 
 		return 0;
 	if (parse_repeats(f[TG_F_REPEATS], s) < 0)
 		return -1;
-	return v2 && f[TG_F_SLOCAL] ? parse_slocal(c, f[TG_F_SLOCAL], s) : 0;
+	if (v2 && f[TG_F_SLOCAL] && parse_slocal(c, f[TG_F_SLOCAL], s) < 0)
+		return -1;
+	return v2 && f[TG_F_XTIME] ? parse_nx(f[TG_F_XTIME], s) : 0;
 }
 
 static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const uint32_t *rmap,
@@ -397,6 +415,8 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const
 				f[k] = &col[0];
 			if (parse_stream(c, f, 0, &pv, rmap, rlen, nrules) < 0)
 				return -1;
+			if (c->st[c->nst - 1].v.timing == TG_CFG_AGGREGATE)
+				c->st[c->nst - 1].v.anchored = 0;
 		}
 	} else {		/* columns: a count, then each a byte count and values */
 		if (pcount(x, &ncol, 1) < 0)
@@ -405,6 +425,7 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const
 			return perr(x, "too few columns");
 		f[TG_F_REPEATS] = NULL;	/* optional: newer than the rest */
 		f[TG_F_SLOCAL] = NULL;
+		f[TG_F_XTIME] = NULL;
 		for (k = 0; k < ncol; k++) {
 			if (pcount(x, &len, 1) < 0)
 				return -1;
@@ -415,9 +436,13 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const
 			}
 			x->p += len;
 		}
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			if (parse_stream(c, f, 1, &pv, rmap, rlen, nrules) < 0)
 				return -1;
+			/* before version 13, aggregate times kept no call's */
+			if (version < 13 && c->st[c->nst - 1].v.timing == TG_CFG_AGGREGATE)
+				c->st[c->nst - 1].v.anchored = 0;
+		}
 		for (k = 0; k < TG_F_N && k < ncol; k++)
 			if (col[k].p != col[k].end)
 				return perr(&col[k], "trailing bytes in a column");
@@ -428,11 +453,12 @@ static int parse_streams(struct tg_cfg *c, struct pc *x, unsigned version, const
 }
 
 /* The sections of a file as they are found: one of each type but STIME,
- * which has one for each stream whose times are kept, in stream order. */
+ * which has one for each stream whose times are kept, and XTIME, one for
+ * each stream with anchored calls, in stream order. */
 struct secs {
 	struct sec sec[TG_S_NTYPES];
-	struct sec *stime;
-	size_t nstime, capstime;
+	struct sec *stime, *xtime;
+	size_t nstime, capstime, nxtime, capxtime;
 };
 
 /* Where the section at @pos goes in @ss, NULL when out of memory or
@@ -444,18 +470,21 @@ static struct sec *sec_slot(struct secs *ss, unsigned type, uint64_t pos, int *s
 	struct sec *sc;
 
 	*skip = 0;
-	if (type == TG_S_STIME) {
-		if (ss->nstime == ss->capstime) {
-			size_t nc = ss->capstime ? ss->capstime * 2 : 16;
-			struct sec *ns = realloc(ss->stime, nc * sizeof(*ns));
+	if (type == TG_S_STIME || type == TG_S_XTIME) {
+		struct sec **v = type == TG_S_STIME ? &ss->stime : &ss->xtime;
+		size_t *n = type == TG_S_STIME ? &ss->nstime : &ss->nxtime;
+		size_t *cap = type == TG_S_STIME ? &ss->capstime : &ss->capxtime;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 16;
+			struct sec *ns = realloc(*v, nc * sizeof(*ns));
 			if (!ns) {
 				snprintf(err, errlen, "out of memory");
 				return NULL;
 			}
-			ss->stime = ns;
-			ss->capstime = nc;
+			*v = ns;
+			*cap = nc;
 		}
-		sc = &ss->stime[ss->nstime++];
+		sc = &(*v)[(*n)++];
 		memset(sc, 0, sizeof(*sc));
 	} else if (type < TG_S_NTYPES) {
 		sc = &ss->sec[type];
@@ -784,6 +813,45 @@ static int attach_stime(struct tg_cfg *c, const struct sec *stime, size_t nstime
 	return 0;
 }
 
+/* XTIME: in stream order, one for each stream with anchored calls, kept
+ * as stored and checked whole, so that a merge copies no damage. */
+static int attach_xtime(struct tg_cfg *c, const struct sec *xtime, size_t nxtime, char *err,
+			size_t errlen)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < c->nst; i++) {
+		struct tg_cstream *st = &c->st[i];
+		if (!st->nx)
+			continue;
+		if (k == nxtime) {
+			snprintf(err, errlen, "corrupt file: no XTIME section for stream %zu", i);
+			return -1;
+		}
+		if (!(st->xz = malloc(xtime[k].stored ? xtime[k].stored : 1))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		memcpy(st->xz, xtime[k].p, xtime[k].stored);
+		st->xzlen = xtime[k].stored;
+		st->xzlib = (xtime[k].flags & TG_SEC_ZLIB) != 0;
+		st->xraw = xtime[k].raw;
+		st->xzat = xtime[k].at;
+		if (tg_xtime_check(st) < 0) {
+			snprintf(err, errlen, "corrupt section XTIME at byte %llu "
+				 "(anchored times of stream %zu)", (unsigned long long)xtime[k].at, i);
+			return -1;
+		}
+		k++;
+	}
+	if (k != nxtime) {
+		snprintf(err, errlen, "corrupt section XTIME at byte %llu (no stream for it)",
+			 (unsigned long long)xtime[k].at);
+		return -1;
+	}
+	return 0;
+}
+
 struct tg_cfg *tg_cfg_read(struct tg_stream *s, char *err, size_t errlen)
 {
 	struct secs ss;
@@ -815,13 +883,15 @@ struct tg_cfg *tg_cfg_read(struct tg_stream *s, char *err, size_t errlen)
 	if (sec_open(&ss.sec[TG_S_STREAMS], TG_S_STREAMS, &x, err, errlen) < 0 ||
 	    parse_streams(c, &x, buf[8], rmap, rlen, nr) < 0)
 		goto out;
-	if (attach_stime(c, ss.stime, ss.nstime, err, errlen) < 0)
+	if (attach_stime(c, ss.stime, ss.nstime, err, errlen) < 0 ||
+	    attach_xtime(c, ss.xtime, ss.nxtime, err, errlen) < 0)
 		goto out;
 	ok = 1;
 out:
 	for (i = 0; i < TG_S_NTYPES; i++)
 		free(ss.sec[i].data);
 	free(ss.stime);
+	free(ss.xtime);
 	free(buf);
 	free(rmap);
 	free(rlen);

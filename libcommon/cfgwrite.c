@@ -49,16 +49,17 @@ static int put_section(struct tg_stream *s, unsigned type, const unsigned char *
 	return rc;
 }
 
-/* A stored section: the STIME payload, already deflated. */
-static int put_stored(struct tg_stream *s, unsigned type, const unsigned char *z, size_t zn,
-		      uint64_t raw)
+/* A stored section: an STIME payload, already deflated, or an XTIME one,
+ * deflated if @flags says so. */
+static int put_stored(struct tg_stream *s, unsigned type, unsigned flags, const unsigned char *z,
+		      size_t zn, uint64_t raw)
 {
 	unsigned char hdr[TG_SEC_HDR];
 	int i;
 
 	hdr[0] = (unsigned char)type;
 	hdr[1] = (unsigned char)(type >> 8);
-	hdr[2] = TG_SEC_ZLIB;
+	hdr[2] = (unsigned char)flags;
 	hdr[3] = 0;
 	for (i = 0; i < 8; i++) {
 		hdr[4 + i] = (unsigned char)((uint64_t)zn >> (8 * i));
@@ -176,7 +177,8 @@ static int put_stream(struct tg_cfg *c, const struct tg_cstream *st,
 	int a, bad = 0;
 	size_t k, prevk;
 
-	bad |= tg_bytes_uvar(&f[TG_F_FLAGS], h->flags) < 0;
+	bad |= tg_bytes_uvar(&f[TG_F_FLAGS], h->flags | (st->v.timing == TG_CFG_AGGREGATE &&
+						    !st->v.anchored ? TG_CFG_UNANCHORED : 0)) < 0;
 	bad |= tg_bytes_svar(&f[TG_F_HRANK], (int64_t)((uint64_t)h->rank - pv[0])) < 0;
 	bad |= tg_bytes_uvar(&f[TG_F_HWORLD], h->world) < 0;
 	/* ranks of a run have close pids and clock bases, and end together */
@@ -229,6 +231,9 @@ static int put_stream(struct tg_cfg *c, const struct tg_cstream *st,
 			bad |= tg_bytes_uvar(&f[TG_F_SLOCAL], k - prevk) < 0;
 			prevk = k;
 		}
+	/* anchored calls, in the stream's XTIME (the column is left out
+	 * when no stream has any) */
+	bad |= tg_bytes_uvar(&f[TG_F_XTIME], st->nx) < 0;
 	pv[0] = (uint64_t)h->rank;
 	pv[1] = h->pid;
 	pv[2] = h->ppid;
@@ -254,11 +259,15 @@ static int put_streams(struct tg_cfg *c, struct tg_bytes *b)
 		if (put_stream(c, &c->st[i], i ? &c->st[i - 1] : NULL, f, pv) < 0)
 			goto out;
 	/* no string local values: the column of their indexes (all 0) is
-	 * left out, so that a trace without them reads as before */
+	 * left out, so that a trace without them reads as before; and so is
+	 * that of anchored calls when no stream has any */
 	for (i = 0, ncol = TG_F_SLOCAL; i < c->nst; i++)
 		for (j = 0; c->st[i].lstr && j < c->st[i].nlocal; j++)
 			if (c->st[i].lstr[j])
-				ncol = TG_F_N;
+				ncol = TG_F_XTIME;
+	for (i = 0; i < c->nst; i++)
+		if (c->st[i].nx)
+			ncol = TG_F_N;
 	if (tg_bytes_uvar(b, c->nst) < 0 || tg_bytes_uvar(b, (uint64_t)ncol) < 0)
 		goto out;
 	for (k = 0; k < ncol; k++)
@@ -355,7 +364,13 @@ int tg_cfg_write(struct tg_cfg *c, struct tg_stream *s, const char *writer)
 		goto out;
 	for (i = 0; i < c->nst; i++)
 		if (c->st[i].v.timing != TG_CFG_AGGREGATE &&
-		    put_stored(s, TG_S_STIME, c->st[i].tz, c->st[i].tzlen, c->st[i].traw) < 0)
+		    put_stored(s, TG_S_STIME, TG_SEC_ZLIB, c->st[i].tz, c->st[i].tzlen,
+			       c->st[i].traw) < 0)
+			goto out;
+	for (i = 0; i < c->nst; i++)
+		if (c->st[i].nx &&
+		    put_stored(s, TG_S_XTIME, c->st[i].xzlib ? TG_SEC_ZLIB : 0, c->st[i].xz,
+			       c->st[i].xzlen, c->st[i].xraw) < 0)
 			goto out;
 	if (put_section(s, TG_S_END, NULL, 0, 0) < 0)
 		goto out;

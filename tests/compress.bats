@@ -753,9 +753,9 @@ EOF
 		run -2 --separate-stderr trace-merge -o x.cfg c.cfg
 		[[ "$stderr" == "trace-merge: c.cfg: corrupt section $s at byte $at ("* ]]
 	done
-	printf '\211TGCFG\r\n\015\000\000\000' > v.cfg
+	printf '\211TGCFG\r\n\016\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
-	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 13" ]
+	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 14" ]
 	printf '\211TGCFG\r\n\000\000\000\000' > v.cfg
 	run -2 --separate-stderr trace-decode v.cfg
 	[ "$stderr" = "trace-decode: v.cfg: unsupported compressed trace version 0" ]
@@ -772,7 +772,7 @@ EOF
 	[ "$(od -An -tu1 -j8 -N2 "$F/v2-mpi.cfg" | tr -s ' ')" = " 2 0" ]
 }
 
-@test "a version 1 .cfg (row headers) is still read, and merged into version 12" {
+@test "a version 1 .cfg (row headers) is still read, and merged into version 13" {
 	run -0 --separate-stderr trace-decode "$F/v1.cfg"
 	diff <(printf '%s\n' "$output" | grep -v $'^#timing\t') "$F/good.txt"
 	zcat "$F/v1-mpi.txt.gz" > want.txt
@@ -781,7 +781,7 @@ EOF
 	grep -q '^#proc' want.txt
 	# the ranks' rules kept apart, the means of each signature stay
 	TANGRAM_UNIFY=0 run -0 trace-merge -q -o m.cfg "$F/v1-mpi.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 13 0" ]
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(printf '%s\n' "$output" | grep -v $'^#timing\t') want.txt
 	# unified, a signature's mean is that of all the calls it stands for
@@ -845,7 +845,7 @@ PY
 		done
 		[ "$(grep -c $'\tmkstemp\t.*template=".*/sc'$n'/scratch-' <(trace-decode u$n.cfg))" -eq $((3 * n)) ]
 	done
-	[ "$(od -An -tu1 -j8 -N2 u4.cfg | tr -s ' ')" = " 12 0" ]
+	[ "$(od -An -tu1 -j8 -N2 u4.cfg | tr -s ' ')" = " 13 0" ]
 	echo "mkstemp signatures: unified $(nsigs u2.cfg mkstemp) $(nsigs u4.cfg mkstemp), apart $(nsigs p2.cfg mkstemp) $(nsigs p4.cfg mkstemp)"
 	[ "$(nsigs u4.cfg mkstemp)" -eq "$(nsigs u2.cfg mkstemp)" ]
 	[ "$(nsigs p4.cfg mkstemp)" -ge $(($(nsigs u4.cfg mkstemp) + 12)) ]

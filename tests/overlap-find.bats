@@ -432,7 +432,7 @@ R fgets 23 54" ]
 	! accesses of.old | grep -q ' 0 4$' || false
 	accesses of.old | grep -q ' 60 64$'
 	run -0 trace-merge -q -o m.cfg "$TG_TOP/tests/fixtures/decode/seek-v7.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 13 0" ]
 }
 
 # A write to a fully buffered stream waits in the buffer until a flush;
@@ -460,7 +460,7 @@ R fgets 23 54" ]
 	run -0 overlap-find -a old
 	[ "$(grep -c $'^#done\t.*\tend=601\t' <<<"$output")" -eq 600 ]
 	run -0 trace-merge -q -o m.cfg "$f"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 13 0" ]
 	trace-decode m.cfg | grep -v '^#' | cut -f1-3,6- > got
 	grep -v '^#' old | cut -f1-3,6- | diff - got
 }

@@ -321,14 +321,14 @@ valgrind_ok() {
 	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
 	# and merged by this version, then read back
 	run -0 trace-merge -q -o m.cfg "$TG_TOP/tests/fixtures/decode/ordered-old-v4.cfg"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 13 0" ]
 	run -0 --separate-stderr trace-decode -l mpiio m.cfg
 	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
 }
 
 # lines-v5.cfg: tests/apps/lines traced and merged by the version 5
 # writer, before fputs and fgets recorded their length (appended6)
-@test "a version 5 .cfg from before fputs and fgets had a length: read with len=-1, unplaced, merged into version 12" {
+@test "a version 5 .cfg from before fputs and fgets had a length: read with len=-1, unplaced, merged into version 13" {
 	local f=$TG_TOP/tests/fixtures/decode/lines-v5.cfg
 	run -0 --separate-stderr trace-decode "$f"
 	[ -z "$stderr" ]
@@ -339,7 +339,7 @@ valgrind_ok() {
 	run -0 overlap-find -a text
 	grep -q $'^#unplaced\t.*\tunplaced=6$' <<<"$output"
 	run -0 trace-merge -q -o m.cfg "$f"
-	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 12 0" ]
+	[ "$(od -An -tu1 -j8 -N2 m.cfg | tr -s ' ')" = " 13 0" ]
 	run -0 --separate-stderr trace-decode m.cfg
 	diff <(grep -v '^#' <<<"$rec" | cut -f1-3,6-) <(grep -v '^#' <<<"$output" | cut -f1-3,6-)
 }
