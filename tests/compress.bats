@@ -229,8 +229,8 @@ EOF
 	same_as g.cfg "$F/good.rec"
 	run -0 --separate-stderr trace-decode g.cfg
 	# the times are rebuilt, which the first line says (hb-build orders
-	# no lock epochs by them)
-	[ "${lines[0]}" = $'#timing\tmode=aggregate' ]
+	# no lock epochs by them), but for the anchored calls' (XTIME)
+	[ "${lines[0]}" = $'#timing\tmode=aggregate\tanchored=1' ]
 	[ "${#lines[@]}" -eq 18 ]
 	[ -z "$stderr" ]
 }

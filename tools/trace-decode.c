@@ -537,6 +537,21 @@ static int kept(const struct tg_rec *r, unsigned layers, int top, unsigned char 
 	return keep;
 }
 
+/* Do the selected streams of @c whose times are aggregate all have the
+ * exact times of the calls whose order between processes counts (a file
+ * of version 12 or before kept none)? */
+static int anchored(const struct tg_cfg *c)
+{
+	size_t i;
+
+	for (i = 0; i < tg_cfg_nstreams(c); i++) {
+		const struct tg_cfg_stream *cs = tg_cfg_stream(c, i);
+		if (selected(cfg_rank(cs)) && cs->timing == TG_CFG_AGGREGATE && !cs->anchored)
+			return 0;
+	}
+	return 1;
+}
+
 /* Decode the selected streams of a compressed trace, as decode() does a
  * record stream, up to the first damaged one; returns 0, or -1 after
  * reporting an error. */
@@ -570,9 +585,10 @@ static int decode_cfg(struct tg_stream *s, struct tg_textopts *o, unsigned layer
 		if (t == TG_CFG_LOSSLESS ||
 		    !selected(cfg_rank(tg_cfg_stream(c, i))))
 			continue;
-		snprintf(line, sizeof(line), o->json ? "{\"def\":\"timing\",\"mode\":\"%s\"}\n"
-						     : "#timing\tmode=%s\n",
-			 t >= 0 && t < 4 ? modes[t] : "other");
+		snprintf(line, sizeof(line), o->json ? "{\"def\":\"timing\",\"mode\":\"%s\"%s}\n"
+						     : "#timing\tmode=%s%s\n",
+			 t >= 0 && t < 4 ? modes[t] : "other",
+			 !anchored(c) ? "" : o->json ? ",\"anchored\":1" : "\tanchored=1");
 		out_text(line);
 		break;
 	}
