@@ -349,6 +349,15 @@ int tg_cfg_cursor_next(struct tg_cfg_cursor *k, struct tg_rec *out)
 			out->dur = k->xt.dur;
 			if (tg_xtdec_step(&k->xt) < 0)
 				return cursor_fail(k, "anchored times malformed (corrupt section XTIME)");
+		} else if (k->xt.next != UINT64_MAX && out->tstart >= k->xt.start) {
+			/* nor does a rebuilt call reach the next anchored one,
+			 * which the process made after it (or around it, were
+			 * it nested): a parent's open rebuilt after its exact
+			 * fork put the child first.  Just before it, then */
+			out->tstart = k->tl[out->tid] = k->xt.start ? k->xt.start - 1 : 0;
+			out->dur = 0;
+		} else if (k->xt.next != UINT64_MAX && out->tstart + out->dur > k->xt.start) {
+			out->dur = k->xt.start - out->tstart;
 		}
 		k->ncalls++;
 	} else if (out->type == TG_REC_RANK) {

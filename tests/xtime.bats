@@ -227,3 +227,28 @@ EOF
 	[ -z "$output" ]
 	[ "$stderr" = "trace-decode: cut.cfg: truncated section XTIME at byte $at" ]
 }
+
+# A rebuilt time may run past the exact one of the anchored call that
+# came after it: rank 0's open, rebuilt after its own fork, put the child
+# (whose every call is exact) first, and the child's read through the
+# descriptor it inherited was untracked: a race judged session from the
+# .cfg (a flock a fork shares; tests/mpi/forkread.c too).  A rebuilt call
+# now ends before the next anchored call starts, and a process's calls
+# are placed among the others' by the earliest start of them and the
+# calls after them.
+@test "a rebuilt call ends before the anchored call after it, and the .cfg's verdict of a forked child sharing a flock is the streams' (a race)" {
+	trace-merge -o d.cfg "$W"/forked/t/*.rec
+	trace-decode d.cfg > cfg.txt
+	run -0 awk -F'\t' '$1 == "0" && $8 == "fork" { f = $3; t = $4 } END { print f, t }' cfg.txt
+	read -r fseq ft <<<"$output"
+	[ -n "$fseq" ]
+	# (its main thread's: another thread's calls are written later)
+	run -0 awk -F'\t' -v f="$fseq" -v t="$ft" \
+		'$1 == "0" && $2 == "0" && $3 ~ /^[0-9]+$/ && $3 + 0 < f + 0 && $5 + 0 > t + 0 { n++ } END { print n + 0 }' cfg.txt
+	[ "$output" -eq 0 ]
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W"/forked/t
+	want=$output
+	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" d.cfg
+	[ "$(grep 'recommended' <<<"$output")" = "$(grep 'recommended' <<<"$want")" ]
+	grep -qx 'POSIX layer: recommended consistency: posix (no model makes this run correct)' <<<"$output"
+}

@@ -3334,6 +3334,7 @@ struct drec {
 	struct rec r;
 	uint32_t proc;
 	size_t idx;		/* position in the process's own order */
+	int64_t key;		/* its start, or a later call's if earlier */
 };
 static struct drec *deferred;
 static size_t ndeferred, capdeferred;
@@ -3461,8 +3462,8 @@ static int cmp_drec(const void *a, const void *b)
 
 	if (x->proc == y->proc)		/* a process keeps its own order */
 		return (x->idx > y->idx) - (x->idx < y->idx);
-	if (x->r.t0 != y->r.t0)
-		return x->r.t0 < y->r.t0 ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	/* a fork's or spawn's record in its parent before the child's own
 	 * (the same start), whichever stream was read first: the child
 	 * inherits the parent's descriptors there */
@@ -3562,6 +3563,18 @@ static void run_deferred(void)
 		if (!n[deferred[i].proc]++)
 			lo[deferred[i].proc] = i;
 	}
+	/*
+	 * Each record is placed among the other processes' by the earliest
+	 * start of it and the process's records after it, so that a
+	 * process's keys never go down and the sort is an order: a thread's
+	 * call written after another thread's later ones, or rebuilt times
+	 * (a .cfg's) that put a call after the exact fork that followed it,
+	 * would otherwise let the child run before its parent's fork.
+	 */
+	for (i = ndeferred; i-- > 0;)
+		deferred[i].key = i + 1 < ndeferred && deferred[i + 1].proc == deferred[i].proc &&
+					  deferred[i + 1].key < deferred[i].r.t0
+				  ? deferred[i + 1].key : deferred[i].r.t0;
 	if (ndeferred)	/* (never qsort a NULL array, even empty) */
 		qsort(deferred, ndeferred, sizeof(*deferred), cmp_drec);
 	for (i = 0; i < ndeferred; i++) {
