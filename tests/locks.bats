@@ -210,6 +210,23 @@ fileno() {
 	done
 }
 
+# The same from the default .cfg, whose rebuilt times do not order two
+# ranks' lock calls but which keeps theirs (#timing anchored=1): the
+# streams' verdicts, and no line about a handoff it could not order.
+@test "verify-io of a default .cfg: a lock file's handoffs judged as from the streams" {
+	local m
+	for m in $LOCKFILE_MODES; do
+		trace-merge "$W"/lf-$m/t/*.rec > $m.cfg
+		run --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/lf-$m/t"
+		local want=$output st=$status
+		run --separate-stderr "$TG_TOP/pipelines/verify-io" $m.cfg
+		[ "$status" -eq "$st" ]
+		[ "$(grep recommended <<<"$output")" = "$(grep recommended <<<"$want")" ] ||
+			{ echo "$m: $output"; false; }
+		[[ $stderr != *"handoff of a record lock"* ]]
+	done
+}
+
 @test "ROMIO's shared file pointer (write_shared, write_ordered): its hidden file is read and written under locks, and no pair is a race" {
 	f=$(fileno shared shfp)
 	[ -n "$f" ]
