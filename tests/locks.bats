@@ -11,7 +11,7 @@
 bats_require_minimum_version 1.5.0
 
 MODES="sieve getlk cur lockf flock half race forked handoff shared ds"
-LOCKFILE_MODES="file fsync reopen flock byte replace half shared own"
+LOCKFILE_MODES="file fsync reopen flock byte replace cmd half shared own cmdbare"
 
 setup_file() {
 	export W=$BATS_FILE_TMPDIR
@@ -192,18 +192,20 @@ fileno() {
 # model is then what the holder did before its release: nothing (posix),
 # an fsync (commit), a close, the next holder opening after its grant
 # (session); a name removed and made again under the lock (replace) is
-# ordered with the other ranks' opens of it too.  A lock one side does
-# not take, read locks, and two lock files order nothing.
-@test "verify-io: a lock file, or a lock on other bytes, orders through its handoffs: posix, commit after an fsync, session after a close; one side's lock, read locks or two lock files: a race" {
+# ordered with the other ranks' opens of it too, and so are shell
+# commands flock(1) runs holding the lock, through system() (cmd).  A
+# lock one side does not take, read locks, two lock files, or commands
+# run without flock(1) order nothing.
+@test "verify-io: a lock file, or a lock on other bytes, orders through its handoffs (flock(1)'s too): posix, commit after an fsync, session after a close; one side's lock, read locks or two lock files: a race" {
 	local m want
-	for m in file:posix fsync:commit reopen:session flock:posix byte:posix replace:session; do
+	for m in file:posix fsync:commit reopen:session flock:posix byte:posix replace:session cmd:session; do
 		want=${m#*:} m=${m%%:*}
 		grep -qx '9 of 9' "$W/lf-$m/out"
 		run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/lf-$m/t"
 		grep -qx "POSIX layer: recommended consistency: $want" <<<"$output" ||
 			{ echo "$m: $output"; false; }
 	done
-	for m in half shared own; do
+	for m in half shared own cmdbare; do
 		run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" "$W/lf-$m/t"
 		grep -qx 'POSIX layer: recommended consistency: posix (no model makes this run correct)' <<<"$output" ||
 			{ echo "$m: $output"; false; }

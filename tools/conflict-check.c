@@ -1403,17 +1403,9 @@ static int handed(const struct acc *a, const struct hold *x, const struct acc *b
 	return x->t_grant <= y->t_grant;
 }
 
-/*
- * Is point @sa of @a's process before point @sb of @b's through a lock's
- * handoff: on some file (the accessed one, or a lock file), @a's process
- * released a lock at or after @sa, @b's took one before @sb, the two
- * excluding each other and the release first?  What a holder did before
- * its release comes before what the next holder does after its grant, as
- * with a mutex, whichever bytes the lock covers: the accessed ones, a
- * lock byte (SQLite's), a separate lock file (flock(1) in a job script).
- * A few holds each way are looked at.
- */
-static int handoff(const struct acc *a, uint64_t sa, const struct acc *b, uint64_t sb)
+/* Is point @sa of @a's process before point @sb of @b's through the
+ * handoff of a lock the two processes themselves took? */
+static int handoff1(const struct acc *a, uint64_t sa, const struct acc *b, uint64_t sb)
 {
 	size_t k, nk, k0, i, j, n, m, lo;
 
@@ -1437,6 +1429,50 @@ static int handoff(const struct acc *a, uint64_t sa, const struct acc *b, uint64
 			for (j = holds_from(lb, sb), m = 0; j-- > 0 && m++ < 64;)
 				if (handed(a, &la->h[i], b, &lb->h[j]))
 					return 1;
+	}
+	return 0;
+}
+
+/*
+ * Is point @sa of @a's process before point @sb of @b's through a lock's
+ * handoff: on some file (the accessed one, or a lock file), a process
+ * released a lock after @sa (@a's, or a parent of it after it waited for
+ * it), another took one before @sb (@b's, or a parent before it started
+ * it), the two excluding each other and the release first?  What a
+ * holder did before its release comes before what the next holder does
+ * after its grant, as with a mutex, whichever bytes the lock covers: the
+ * accessed ones, a lock byte far from the data (SQLite's), a separate
+ * lock file; and a command flock(1) ran holding a lock (through
+ * system()) is between that grant and release.  A few holds each way are
+ * looked at.
+ */
+static int handoff(const struct acc *a, uint64_t sa, const struct acc *b, uint64_t sb)
+{
+	const struct child *ua[CHAIN], *ub[CHAIN];
+	int na, nb, i, j;
+	struct acc pa, pb;
+	uint64_t s = sa, t;
+
+	if (streq(a->rank, b->rank) || !nlks)
+		return 0;
+	na = chain(a->rank, ua);
+	nb = chain(b->rank, ub);
+	memset(&pa, 0, sizeof(pa));
+	memset(&pb, 0, sizeof(pb));
+	for (i = 0; i < na; i++) {
+		pa.rank = (char *)chain_name(a, ua, i);
+		pa.r = i ? rank_no(pa.rank) : a->r;
+		for (j = 0, t = sb; j < nb; j++) {
+			pb.rank = (char *)chain_name(b, ub, j);
+			pb.r = j ? rank_no(pb.rank) : b->r;
+			if (handoff1(&pa, s, &pb, t))
+				return 1;
+			if (j + 1 < nb)
+				t = ub[j]->spawn;
+		}
+		if (i + 1 >= na || ua[i]->reap == NOREAP)
+			break;
+		s = ua[i]->reap;
 	}
 	return 0;
 }

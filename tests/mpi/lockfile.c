@@ -16,6 +16,10 @@
  *            file, session
  *   byte     a write lock on one byte of "f" itself, at 1 GiB (SQLite's
  *            pending byte), far from the counter: posix
+ *   cmd      the counter in "c" as text, each increment a shell command
+ *            flock(1) runs holding "f.lock", through system(): the
+ *            flock processes' handoffs order their commands: session
+ *   cmdbare  cmd without flock(1): a race
  *   half     file, but only rank 0 takes the lock: a race
  *   shared   file with read locks, which exclude nothing: a race
  *   own      file, each rank locking a lock file of its own: a race
@@ -84,8 +88,26 @@ int main(int argc, char **argv)
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		close(fd);
 		close(open("f.lock", O_CREAT | O_WRONLY, 0644));
+		if ((is("cmd") || is("cmdbare")) && system("echo 0 > c") != 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
+	if (is("cmd") || is("cmdbare")) {
+		for (i = 0; i < n; i++)
+			if (system(is("cmd") ? "flock f.lock sh -c 'v=$(cat c); echo $((v + 1)) > c'"
+					     : "sh -c 'v=$(cat c); echo $((v + 1)) > c'") != 0)
+				MPI_Abort(MPI_COMM_WORLD, 1);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0) {
+			FILE *f = fopen("c", "r");
+			if (!f || fscanf(f, "%ld", &v) != 1)
+				MPI_Abort(MPI_COMM_WORLD, 1);
+			fclose(f);
+			printf("%ld of %ld\n", v, (long)n * size);
+		}
+		MPI_Finalize();
+		return 0;
+	}
 	lfd = open(lname, O_CREAT | O_RDWR, 0644);
 	df = is("replace") ? lfd : open("f", O_RDWR);	/* (its "f" changes) */
 	if (lfd < 0 || df < 0)
