@@ -257,7 +257,7 @@ chains() {
 	done
 	# the offsets, lock ranges, starts and displacements are local values
 	[ "$(stat -c %s u.cfg)" -lt "$(stat -c %s p.cfg)" ]
-	[ "$(od -An -tu1 -j8 -N1 u.cfg | tr -d ' ')" = 12 ]
+	[ "$(od -An -tu1 -j8 -N1 u.cfg | tr -d ' ')" = 13 ]
 	# ranks 1 and 2 make their datatypes with the same signatures: each
 	# takes the one mean duration of all of them (whether the rule around
 	# their locks is shared too depends on which of the merge's cuts gives
