@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cfgint.h"
+#include "tg.h"
 #include "stream.h"
 #include "sequitur.h"
 #include "banned.h"
@@ -36,6 +37,8 @@ struct enc {
 	uint64_t *td, *tdep;	/* per thread: last duration and depth (lossless) */
 	size_t ntd;
 	struct tg_xtenc xt;	/* aggregate: the anchored calls */
+	uint8_t deep[8];	/* per depth d: an MPI call deeper than d since
+				 * the last call at depth d or above */
 };
 
 static void enc_release(struct enc *e)
@@ -236,9 +239,17 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 		 * stream has no rank (those of a process without one; those
 		 * before MPI_Init of a stream whose header could not be given
 		 * it, written to a pipe), which only clocks order */
-		if (tp.mode == TG_T_AGG && (e.st.srank < 0 || tg_xtime_wanted(&rec)) &&
+		if (tp.mode == TG_T_AGG &&
+		    (e.st.srank < 0 || tg_xtime_wanted(&rec, rec.depth < 8 && e.deep[rec.depth])) &&
 		    tg_xtenc_put(&e.xt, s->v.calls - 1, &rec) < 0)
 			goto oom;
+		/* (a call's nested calls come before it: what this one held
+		 * is done, and an MPI call is inside those above it) */
+		for (k = rec.depth < 8 ? rec.depth : 8; k < 8; k++)
+			e.deep[k] = 0;
+		if (rec.call && rec.call->layer == TG_LAYER_MPI)
+			for (k = 0; k < rec.depth && k < 8; k++)
+				e.deep[k] = 1;
 		c->agg[t].count++;
 		c->agg[t].dur += rec.dur;
 		c->agg[t].gap += (int64_t)(rec.tstart - e.tt[rec.tid]);

@@ -504,9 +504,10 @@ uint32_t tg_cfg_rule_add_from(struct tg_cfg *c, const struct tg_sym *b, size_t n
 
 /* Is @r a call whose exact times a stream in aggregate timing keeps: a
  * record lock taken or dropped, a call that makes or replaces a process,
- * an MPI-IO shared file pointer call?  (Every call made while the stream
- * has no rank is kept too, whatever this says.) */
-int tg_xtime_wanted(const struct tg_rec *r);
+ * an MPI-IO shared file pointer call, a file collective in which no MPI
+ * call was made (@nested_mpi 0)?  (Every call made while the stream has
+ * no rank is kept too, whatever this says.) */
+int tg_xtime_wanted(const struct tg_rec *r, int nested_mpi);
 
 /* The anchored calls of a stream being compressed, as XTIME's columns. */
 struct tg_xtenc {

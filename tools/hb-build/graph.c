@@ -506,9 +506,13 @@ static int parse_def(struct hbb *b, const char *p, size_t n, char *err, size_t e
 	na = split_args(t + 1, n - wl - 1, a);
 	if (wl == 7 && memcmp(p, "#timing", 7) == 0) {
 		/* times rebuilt, not the run's: they order no lock epochs */
-		const struct arg *m = find(a, na, "mode");
+		const struct arg *m = find(a, na, "mode"), *an = find(a, na, "anchored");
 		if (!m || m->vl != 8 || memcmp(m->v, "lossless", 8) != 0)
 			b->notimes = 1;
+		/* but for the calls a .cfg keeps exact: file collectives
+		 * without a message seen in them among those */
+		if (an && an->vl == 1 && an->v[0] == '1')
+			b->anchored = 1;
 		return 0;
 	}
 	if (wl == 5 && memcmp(p, "#proc", 5) == 0) {

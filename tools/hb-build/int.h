@@ -389,6 +389,7 @@ struct hbb {
 	VEC(struct pscwep) pscw;
 	VEC(struct passop) pops;
 	uint8_t notimes;		/* the times are not the run's (#timing) */
+	uint8_t anchored;	/* ... but for the calls a .cfg kept (anchored=1) */
 	uint8_t hosts;		/* 2 when the processes ran on more than one host */
 	uint64_t host;		/* the first #proc line's host, hashed */
 	uint8_t keep_times;	/* keep every record's times while parsing (the

@@ -613,7 +613,7 @@ static const int32_t *file_flow(const struct walk *w)
 	return w->b->iosplit || w->b->mpionly ? no_flow : NULL;
 }
 
-static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
+static uint32_t file_coll(struct walk *w, int32_t fd, int blocking, int exact)
 {
 	struct fdef *f;
 	uint32_t i;
@@ -624,8 +624,12 @@ static uint32_t file_coll(struct walk *w, int32_t fd, int blocking)
 	}
 	f = &w->r->fdef.v[fd];
 	i = add_inst(w, f->gid, f->pos, 0, blocking ? w->node : NONE, file_flow(w));
-	/* times from one clock: the run's own, on one host */
-	w->b->insts.v[i].timed = !file_flow(w) && !w->b->notimes && w->b->hosts < 2;
+	/* times from one clock: the run's own, on one host; of a .cfg
+	 * whose times are rebuilt, those it kept of such a call and of the
+	 * end of a split one (tangram-cfg(5), XTIME), not of the wait that
+	 * ends a nonblocking one */
+	w->b->insts.v[i].timed = !file_flow(w) && w->b->hosts < 2 &&
+				 (!w->b->notimes || (w->b->anchored && exact));
 	return i;
 }
 
@@ -1481,14 +1485,14 @@ static void walk_call(struct walk *w)
 		break;
 	case TG_MK_FCOLL:
 	case TG_MK_FCLOSE:
-		file_coll(w, a[0], 1);
+		file_coll(w, a[0], 1, 1);
 		break;
 	case TG_MK_FICOLL:
-		s = file_coll(w, a[0], 0);
+		s = file_coll(w, a[0], 0, 0);
 		set_rq(w, a[1], RQ_COLL, s, NONE, 0);
 		break;
 	case TG_MK_FBEGIN:
-		s = file_coll(w, a[0], 0);
+		s = file_coll(w, a[0], 0, 1);
 		if (a[0] >= 0 && (size_t)a[0] < w->r->fdef.n)
 			w->r->fdef.v[a[0]].split = s;
 		break;
