@@ -39,6 +39,9 @@ struct tg_cfg_opts {
 	uint32_t err_ppm;	/* binned, hist: relative error, millionths */
 	uint32_t bits;		/* hist: K */
 	uint32_t samples;	/* hist: M */
+	int lone;		/* the trace's only stream: a process without a
+				 * rank has no other to be ordered with, and
+				 * keeps no times beyond aggregate's (XTIME) */
 };
 
 /* What a compressed trace says about one of its streams. */

@@ -240,7 +240,8 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 		 * before MPI_Init of a stream whose header could not be given
 		 * it, written to a pipe), which only clocks order */
 		if (tp.mode == TG_T_AGG &&
-		    (e.st.srank < 0 || tg_xtime_wanted(&rec, rec.depth < 8 && e.deep[rec.depth])) &&
+		    ((e.st.srank < 0 && !o->lone) ||
+		     tg_xtime_wanted(&rec, rec.depth < 8 && e.deep[rec.depth])) &&
 		    tg_xtenc_put(&e.xt, s->v.calls - 1, &rec) < 0)
 			goto oom;
 		/* (a call's nested calls come before it: what this one held
@@ -282,6 +283,10 @@ int tg_cfg_add_rec_foreign(struct tg_cfg *c, struct tg_reader *r, const struct t
 		goto oom;
 	if (tp.mode == TG_T_AGG && tg_xtenc_finish(&e.xt, s) < 0)
 		goto oom;
+	/* a lone stream without a rank kept only some: merged with others
+	 * later, its calls are not ordered by their times */
+	if (o->lone && s->v.rank < 0)
+		s->v.anchored = 0;
 	if (tg_seq_export(e.seq, &syms, &off, &nr) < 0 ||
 	    !(map = malloc((nr ? nr : 1) * sizeof(uint32_t))))
 		goto oom;

@@ -69,6 +69,12 @@ struct tg_cfg_cursor {
 	uint64_t *ld, *ldep;	/* form 1, per thread: last duration and depth */
 	size_t nld;
 	struct tg_xtdec xt;	/* aggregate: the anchored calls */
+	int mono;		/* ... with some: rebuilt starts kept in order */
+	int anchor;		/* the call being decoded is anchored */
+	uint64_t *smin;		/* mono: the least start of anchors i.. on */
+	uint64_t xi;		/* the anchors passed */
+	uint64_t *flr;		/* per thread, per depth 0-7: the last start */
+	size_t nflr;		/* threads flr has room for */
 	uint64_t ncalls;	/* CALL records emitted */
 	uint64_t emitted;
 	int done;
@@ -141,6 +147,30 @@ bad:
 	return -1;
 }
 
+/* The least start of the stream's anchored calls from each on: a call
+ * the program made at depth 0 before an anchored one made later (or
+ * inside one made later) started before every one of those. */
+static int anchors_min(struct tg_cfg_cursor *k)
+{
+	struct tg_xtdec d;
+	uint64_t n = k->s->nx, i = 0;
+
+	if (!(k->smin = malloc((n ? n : 1) * sizeof(*k->smin))) || tg_xtdec_open(&d, k->s) < 0)
+		return -1;
+	for (; d.next != UINT64_MAX && i < n; i++) {
+		k->smin[i] = d.start;
+		if (tg_xtdec_step(&d) < 0)
+			break;
+	}
+	tg_xtdec_release(&d);
+	if (i != n)
+		return -1;
+	while (i-- > 1)
+		if (k->smin[i] < k->smin[i - 1])
+			k->smin[i - 1] = k->smin[i];
+	return 0;
+}
+
 struct tg_cfg_cursor *tg_cfg_cursor_open(const struct tg_cfg *cc, size_t i, char *err,
 					 size_t errlen)
 {
@@ -189,6 +219,12 @@ struct tg_cfg_cursor *tg_cfg_cursor_open(const struct tg_cfg *cc, size_t i, char
 	k->nstk = 1;
 	k->xt.next = UINT64_MAX;	/* no anchors but those XTIME gives */
 	if (k->tp.mode != TG_T_AGG && stime_open(k, err, errlen) < 0) {
+		tg_cfg_cursor_free(k);
+		return NULL;
+	}
+	k->mono = k->tp.mode == TG_T_AGG && k->s->nx > 0;
+	if (k->mono && anchors_min(k) < 0) {
+		snprintf(err, errlen, "out of memory, or corrupt section XTIME of stream %zu", i);
 		tg_cfg_cursor_free(k);
 		return NULL;
 	}
@@ -241,6 +277,8 @@ void tg_cfg_cursor_free(struct tg_cfg_cursor *k)
 	free(k->clmap);
 	free(k->tl);
 	free(k->tl2);
+	free(k->flr);
+	free(k->smin);
 	free(k->ld);
 	free(k->ldep);
 	tg_xtdec_release(&k->xt);
@@ -293,6 +331,42 @@ static int form1_from(struct tg_cfg_cursor *k, unsigned tid, unsigned depth, uin
 	return 0;
 }
 
+/*
+ * A rebuilt start no earlier than that of any call of its thread at its
+ * depth or above decoded before it: those ended before it ended, and
+ * none is around it, so each began before it (a call's nested calls
+ * come before it, deeper).  Between anchored calls the rebuilt times,
+ * pressed before the next one, would otherwise put an MPI_File_open
+ * before the MPI_File_delete and the barrier the program made first.
+ * An anchored call keeps its own start.
+ */
+static int keep_order(struct tg_cfg_cursor *k, struct tg_rec *out)
+{
+	unsigned d = out->depth < 8 ? out->depth : 7, i;
+	uint64_t *f, floor = 0;
+
+	if (out->tid >= k->nflr) {
+		size_t n = k->nflr ? k->nflr : 8;
+		while (n <= out->tid)
+			n *= 2;
+		if (!(f = realloc(k->flr, n * 8 * sizeof(*f))))
+			return -1;
+		memset(f + k->nflr * 8, 0, (n - k->nflr) * 8 * sizeof(*f));
+		k->flr = f;
+		k->nflr = n;
+	}
+	f = k->flr + out->tid * 8;
+	for (i = 0; i <= d; i++)
+		if (f[i] > floor)
+			floor = f[i];
+	if (!k->anchor && out->tstart < floor) {
+		out->dur = out->tstart + out->dur > floor ? out->tstart + out->dur - floor : 0;
+		out->tstart = floor;
+	}
+	f[d] = out->tstart;
+	return 0;
+}
+
 int tg_cfg_cursor_next(struct tg_cfg_cursor *k, struct tg_rec *out)
 {
 	const struct tg_cfg *c = k->c;
@@ -316,6 +390,7 @@ int tg_cfg_cursor_next(struct tg_cfg_cursor *k, struct tg_rec *out)
 	}
 	if (out->type == TG_REC_CALL) {
 		int64_t dur, gap;
+		uint64_t bound;
 		if (out->tid >= k->ntl && tg_cfg_thread_room(&k->tl, &k->tl2, &k->ntl, out->tid) < 0)
 			return cursor_fail(k, "out of memory");
 		if (k->tp.mode == TG_T_AGG) {
@@ -344,21 +419,30 @@ int tg_cfg_cursor_next(struct tg_cfg_cursor *k, struct tg_rec *out)
 		out->dur = (uint64_t)dur;
 		/* an anchored call has its own times, and the thread's next
 		 * calls are rebuilt from its start: drift stops there */
-		if (k->xt.next == k->ncalls) {
+		k->anchor = k->xt.next == k->ncalls;
+		/* (the bound of a call at depth 0: the least start of the
+		 * anchored calls to come, around it or not; deeper, the
+		 * next one's, which may be around it) */
+		bound = k->xt.next == UINT64_MAX ? UINT64_MAX :
+			!k->mono || out->depth ? k->xt.start : k->smin[k->xi];
+		if (k->anchor) {
 			out->tstart = k->tl[out->tid] = k->xt.start;
 			out->dur = k->xt.dur;
+			k->xi++;
 			if (tg_xtdec_step(&k->xt) < 0)
 				return cursor_fail(k, "anchored times malformed (corrupt section XTIME)");
-		} else if (k->xt.next != UINT64_MAX && out->tstart >= k->xt.start) {
+		} else if (k->xt.next != UINT64_MAX && out->tstart >= bound) {
 			/* nor does a rebuilt call reach the next anchored one,
 			 * which the process made after it (or around it, were
 			 * it nested): a parent's open rebuilt after its exact
 			 * fork put the child first.  Just before it, then */
-			out->tstart = k->tl[out->tid] = k->xt.start ? k->xt.start - 1 : 0;
+			out->tstart = bound ? bound - 1 : 0;
 			out->dur = 0;
-		} else if (k->xt.next != UINT64_MAX && out->tstart + out->dur > k->xt.start) {
-			out->dur = k->xt.start - out->tstart;
+		} else if (k->xt.next != UINT64_MAX && out->tstart + out->dur > bound) {
+			out->dur = bound - out->tstart;
 		}
+		if (k->mono && keep_order(k, out) < 0)
+			return cursor_fail(k, "out of memory");
 		k->ncalls++;
 	} else if (out->type == TG_REC_RANK) {
 		k->h.rank = out->rank;

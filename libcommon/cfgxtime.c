@@ -53,10 +53,12 @@ int tg_xtime_wanted(const struct tg_rec *r, int nested_mpi)
 	 * of the tracer's sight (Open MPI's OMPIO; ROMIO's messages are
 	 * recorded inside its calls), and hb-build orders its members by
 	 * their times (a member that returned before another called waited
-	 * for nobody).  Not a nonblocking one, which ends at its wait. */
+	 * for nobody).  Not a nonblocking one, which ends at its wait, nor
+	 * MPI_File_close, which OMPIO ends with a barrier (and which every
+	 * program makes: each stream would carry an XTIME for it). */
 	if (d->hb && !nested_mpi &&
-	    (d->hb->kind == TG_MK_FCOLL || d->hb->kind == TG_MK_FCLOSE ||
-	     d->hb->kind == TG_MK_FBEGIN || d->hb->kind == TG_MK_FEND))
+	    (d->hb->kind == TG_MK_FCOLL || d->hb->kind == TG_MK_FBEGIN ||
+	     d->hb->kind == TG_MK_FEND))
 		return 1;
 	for (i = 0; i < d->nio; i++) {
 		const struct tg_iorole *io = &d->io[i];
@@ -69,6 +71,7 @@ int tg_xtime_wanted(const struct tg_rec *r, int nested_mpi)
 		case TG_IO_FORK:
 		case TG_IO_SPAWN:
 		case TG_IO_EXEC:
+		case TG_IO_REAP:	/* (its end after the child's, exact) */
 			return 1;
 		case TG_IO_READ:
 		case TG_IO_WRITE:

@@ -434,4 +434,10 @@ hbpair() {
 	sed '/^#timing/d' rebuilt > real
 	run -0 --separate-stderr conflict-check --recommend real
 	[ -z "$stderr" ]
+	# two processes without a rank, whose calls a .cfg keeps exact
+	# (anchored=1): no such line
+	{ printf '#overlap\tversion=1\tlayer=posix\n#timing\trebuilt=1\tanchored=1\n#file\tfile=0\tpath="/d/f"\n'
+	  printf 'pair\t0\tp7\t3\t0.1\t0.2\tW\twrite\t0\t4\tp8\t5\t0.3\t0.4\tR\tread\t0\t4\n'; } > norank
+	run -0 --separate-stderr conflict-check --recommend norank
+	[ -z "$stderr" ]
 }

@@ -49,14 +49,16 @@ anchors() {
 	trace-decode "$cfg" > cfg.txt
 	awk -F'\t' '
 	function anchored() {
-		return $1 ~ /^p/ || $8 ~ /^(flock|lockf|lockf64|fork|vfork|system|popen|posix_spawnp?|exec[lv]p?e?|fexecve|execveat)$/ ||
+		return $1 ~ /^p/ || $8 ~ /^(flock|lockf|lockf64|fork|vfork|system|popen|posix_spawnp?|exec[lv]p?e?|fexecve|execveat|wait|waitpid|wait3|wait4|waitid|pclose)$/ ||
 		       ($8 ~ /^fcntl(64)?$/ && $0 ~ /\tcmd=F_(OFD_)?SETLKW?\t/) ||
 		       $8 ~ /^MPI_File_.*(shared|ordered)/
 	}
-	FNR == NR { if ($0 !~ /^#/) t[$1 FS $2 FS $3] = $4 FS $5; next }
+	FNR == NR { if ($0 !~ /^#/) t[$1 FS $2 FS $3 FS $8] = $4 FS $5; next }
 	/^#/ { next }
 	{
-		same = t[$1 FS $2 FS $3] == $4 FS $5
+		# (keyed by the function too: the images of a process an
+		# exec made have seqs of their own)
+		same = t[$1 FS $2 FS $3 FS $8] == $4 FS $5
 		if (anchored()) { if (same) e++; else o++ }
 		else if (!same) r++
 	}
@@ -251,4 +253,60 @@ EOF
 	run -1 --separate-stderr "$TG_TOP/pipelines/verify-io" d.cfg
 	[ "$(grep 'recommended' <<<"$output")" = "$(grep 'recommended' <<<"$want")" ]
 	grep -qx 'POSIX layer: recommended consistency: posix (no model makes this run correct)' <<<"$output"
+}
+
+# A wait for a child (waitpid, pclose) keeps its times: rebuilt, its end
+# came before the exact end of the child it waited for, whose calls were
+# then not before what its parent did next (a race judged from the .cfg
+# where the streams said session: tests/mpi/pclosewait.c).
+@test "a pclose keeps its times: a command's write before the pclose and a barrier is session from the .cfg as from the streams" {
+	mpicc.mpich -O2 -Wall -o pclosewait "$TG_TOP/tests/mpi/pclosewait.c"
+	run -0 timeout 120 trace-run -o t -- mpirun.mpich -n 2 ./pclosewait "$PWD/data"
+	[ "$output" = "500 bytes" ]
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" t
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	trace-merge -o d.cfg t/*.rec
+	run -0 --separate-stderr "$TG_TOP/pipelines/verify-io" d.cfg
+	grep -qx 'POSIX layer: recommended consistency: session' <<<"$output"
+	run -0 anchors d.cfg t/*.rec
+	read -r _ e o _ r <<<"$output"
+	[ "$o" -eq 0 ]
+}
+
+# Between two anchored calls, rebuilt starts (pressed before the next)
+# went out of the program's order: an MPI_File_open before the
+# MPI_File_delete and the barrier made first, and a file split in two.
+# A call's start is no earlier than that of any call of its thread at its
+# depth or above decoded before it.
+# (A stream without anchored calls is rebuilt as before: rank 1 of
+# forked.)
+@test "a rank's calls at depth 0 start in the order of their seqs in a default .cfg with anchors" {
+	for m in shared:0,1 forked:0; do
+		local ranks=${m#*:}
+		m=${m%%:*}
+		trace-merge -o d.cfg "$W"/$m/t/*.rec
+		trace-decode d.cfg > cfg.txt
+		run -0 awk -F'\t' -v r=",$ranks," 'index(r, "," $1 ",") && $6 == "0" { print $1, $2, $3, $4 }' cfg.txt
+		run -0 awk '{ k = $1 " " $2; print k, $3, $4 }' <<<"$output"
+		sort -k1,1n -k2,2n -k3,3n <<<"$output" > bys
+		run -0 awk '{ k = $1 " " $2; if (k == pk && $4 + 0 < pt + 0) n++; pk = k; pt = $4 } END { print n + 0 }' bys
+		[ "$output" -eq 0 ] || { echo "$m: $output out of order"; false; }
+	done
+}
+
+# A lone stream has no other process to be ordered with: a process
+# without a rank merged alone keeps no times beyond aggregate's (a
+# serial program's default .cfg was as large as a lossless one), and
+# says so; merged with another, all of its calls keep theirs.
+@test "a process without a rank merged alone keeps no anchors; merged with another, it does" {
+	local p
+	p=$(ls "$W"/system/t/pid-*.rec | head -n 1)
+	trace-merge -o one.cfg "$p"
+	run -0 trace-decode one.cfg
+	[ "${lines[0]}" = $'#timing\tmode=aggregate' ]
+	trace-merge -t lossless -o ll.cfg "$p"
+	[ "$(stat -c %s one.cfg)" -lt "$(stat -c %s ll.cfg)" ]
+	trace-merge -o two.cfg "$p" "$W"/system/t/rank-0.rec
+	run -0 trace-decode two.cfg
+	[ "${lines[0]}" = $'#timing\tmode=aggregate\tanchored=1' ]
 }

@@ -1836,8 +1836,10 @@ static void pair_line(struct tg_tline *t)
 	use_hb = graph_orders(&a, &b);
 	if (hbg && !use_hb)
 		clock_pairs++;
-	else if (!hbg && times_rebuilt && !streq(a.rank, b.rank))
-		rebuilt_pairs++;
+	else if (!hbg && times_rebuilt && !streq(a.rank, b.rank) &&
+		 (!times_anchored || a.r >= 0 || b.r >= 0))
+		rebuilt_pairs++;	/* (the calls of processes without a rank
+					 * are anchored: their times are the run's) */
 	tallies[f].pieces += pieces;
 	tallies[f].bytes += bytes;
 	if (lock_pair((uint32_t)f, &a, &b, use_hb, pieces, bytes))

@@ -88,7 +88,7 @@ static const struct option longopts[] = {
 
 void tg_merge_args(struct tg_merge *m, int argc, char **argv)
 {
-	struct tg_cfg_opts o = { TG_CFG_AGGREGATE, 100000, 4, 100 };
+	struct tg_cfg_opts o = { TG_CFG_AGGREGATE, 100000, 4, 100, 0 };
 	int ch, i, stdin_used = 0;
 
 	memset(m, 0, sizeof(*m));
@@ -131,6 +131,7 @@ void tg_merge_args(struct tg_merge *m, int argc, char **argv)
 	if (m->nfiles == 0)
 		usage(TG_EXIT_ERROR);
 	expand_dirs(m);
+	m->o.lone = m->nfiles == 1;
 	for (i = 0; i < m->nfiles; i++)
 		if (strcmp(m->files[i], "-") == 0 && stdin_used++)
 			errx(TG_EXIT_ERROR, "standard input named twice");

@@ -1301,6 +1301,9 @@ static void name_pairs(uint32_t f, const struct rec *r, const char *path)
 		announce(f);
 		printf("#name\tfile=%" PRIu32 "\trank=%s\tseq=%" PRIu64 "\tfrom=%s\tfromseq=%"
 		       PRIu64 "\n", f, cur->name, r->seq, m[i]->rank, m[i]->seq);
+		/* (which side of the other's removal the open came was
+		 * told by the times: rebuilt ones do not keep it) */
+		files[f].xname = 1;
 	}
 }
 

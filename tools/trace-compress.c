@@ -33,7 +33,7 @@ static void usage(int status)
 
 int main(int argc, char **argv)
 {
-	struct tg_cfg_opts o = { TG_CFG_AGGREGATE, 100000, 4, 100 };
+	struct tg_cfg_opts o = { TG_CFG_AGGREGATE, 100000, 4, 100, 1 };
 	const char *in = "-", *out = NULL;
 	struct tg_stream *is;
 	struct tg_reader *r;

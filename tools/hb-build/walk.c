@@ -1484,8 +1484,10 @@ static void walk_call(struct walk *w)
 		file_open(w, a);
 		break;
 	case TG_MK_FCOLL:
-	case TG_MK_FCLOSE:
 		file_coll(w, a[0], 1, 1);
+		break;
+	case TG_MK_FCLOSE:	/* (a .cfg keeps no close's times) */
+		file_coll(w, a[0], 1, 0);
 		break;
 	case TG_MK_FICOLL:
 		s = file_coll(w, a[0], 0, 0);
