@@ -166,22 +166,7 @@ EOF
 # stime_damage FILE.cfg OUT short|long: the first STIME payload one byte
 # shorter or longer, with a matching checksum
 stime_damage() {
-	python3 - "$1" "$2" "$3" <<'EOF'
-import struct, sys, zlib
-d = open(sys.argv[1], 'rb').read()
-p = 12
-while p < len(d):
-    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
-    if t == 7:
-        pay = d[p + 24:p + 24 + st]
-        pay = zlib.decompress(pay) if f & 1 else pay
-        pay = pay[:-1] if sys.argv[3] == 'short' else pay + b'\x00'
-        z = zlib.compress(pay) if f & 1 else pay
-        hdr = struct.pack('<HHQQI', t, f, len(z), len(pay), zlib.crc32(z))
-        open(sys.argv[2], 'wb').write(d[:p] + hdr + z + d[p + 24 + st:])
-        break
-    p += 24 + st
-EOF
+	python3 "$TG_TOP/tests/helpers/cfg-damage.py" "$1" "$2" 7 "$3"
 }
 
 # ---- arguments ----------------------------------------------------------

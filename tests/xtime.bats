@@ -85,28 +85,7 @@ EOF
 # shorter, a byte longer, or naming a call past the stream's last, with a
 # matching checksum
 xtime_damage() {
-	python3 - "$1" "$2" "$3" <<'EOF'
-import struct, sys, zlib
-d = open(sys.argv[1], 'rb').read()
-p = 12
-while p < len(d):
-    t, f, st, raw, crc = struct.unpack('<HHQQI', d[p:p + 24])
-    if t == 8:
-        pay = d[p + 24:p + 24 + st]
-        pay = zlib.decompress(pay) if f & 1 else pay
-        how = sys.argv[3]
-        if how == 'short':
-            pay = pay[:-1]
-        elif how == 'long':
-            pay = pay + b'\x00'
-        else:
-            pay = b'\xff\xff\xff\x7f' + pay[1:]
-        z = zlib.compress(pay) if f & 1 else pay
-        hdr = struct.pack('<HHQQI', t, f, len(z), len(pay), zlib.crc32(z))
-        open(sys.argv[2], 'wb').write(d[:p] + hdr + z + d[p + 24 + st:])
-        break
-    p += 24 + st
-EOF
+	python3 "$TG_TOP/tests/helpers/cfg-damage.py" "$1" "$2" 8 "$3"
 }
 
 # ---- the anchored calls keep their times ---------------------------------------
